@@ -1,0 +1,68 @@
+import type { ChannelRef, ConversationRef } from './conversation-ref.js';
+import type { InboundSink } from './inbound.js';
+
+/** A button the runtime asks for; `actionId` comes from src/chat/action-id.ts. */
+export interface OutboundButton {
+  readonly actionId: string;
+  readonly label: string;
+  readonly style?: 'primary' | 'danger';
+}
+
+/** A message to post. `text` is Markdown; the adapter converts it to the platform's dialect. */
+export interface OutboundMessage {
+  readonly text: string;
+  /** Mention this user at the start (questions mention the asker). */
+  readonly mentionUserId?: string;
+  readonly buttons?: readonly OutboundButton[];
+}
+
+export interface PostedMessage {
+  /** Platform id of the (last) posted message; long texts are split into several. */
+  readonly id: string;
+}
+
+/** What the runtime shows while a run works (typing, reaction, status line with a Stop button). */
+export interface WorkingStatus {
+  readonly runId: string;
+  /** The message that started the work, when there is one (reactions go on it). */
+  readonly sourceMessageId?: string;
+  /** Action id for a Stop button. */
+  readonly stopActionId: string;
+}
+
+export interface AdapterCapabilities {
+  /** Buttons (Block Kit, message components) can be posted. */
+  readonly buttons: boolean;
+  /** Replies visible only to one user. */
+  readonly ephemeral: boolean;
+  /** Hard limit of one message's text; longer texts are split by the adapter. */
+  readonly maxMessageLength: number;
+}
+
+/**
+ * The platform port. Every method may throw AdapterError; outbound calls are rate limited
+ * and queued per channel by the adapter, and resolve once the platform accepted them, in order.
+ */
+export interface ChatAdapter {
+  /** Platform name, the first part of every ConversationRef it produces. */
+  readonly platform: string;
+  readonly capabilities: AdapterCapabilities;
+  /** Connects and starts delivering inbound events to the sink. */
+  start(sink: InboundSink): Promise<void>;
+  /** Disconnects; pending outbound messages are flushed first where possible. */
+  stop(): Promise<void>;
+  /** The bot's own user id once connected, else null. */
+  botUserId(): string | null;
+  /** Posts into the conversation (its thread when it has one); splits long text. */
+  postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage>;
+  /** Replaces a posted message's text (and buttons: omitted = removed). */
+  editMessage(conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void>;
+  /** Shows (status) or clears (null) the working indicator; never delays a reply. */
+  setWorking(conversation: ConversationRef, status: WorkingStatus | null): Promise<void>;
+  /** Opens a thread rooted at a channel message and returns its conversation. */
+  openThread(channel: ChannelRef, messageId: string, name: string): Promise<ConversationRef>;
+  /** A notice only `userId` sees (falls back to a normal post where unsupported). */
+  postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void>;
+  /** The user's IANA timezone when the platform knows it (cached by the adapter), else null. */
+  fetchUserTimezone(userId: string): Promise<string | null>;
+}

@@ -1,0 +1,63 @@
+import type { ChannelRef, ConversationRef } from './conversation-ref.js';
+
+/** A person's message, normalised by an adapter. Adapters drop bot and self messages before this. */
+export interface InboundMessage {
+  /** Platform message id; with the platform and workspace it de-duplicates redeliveries. */
+  readonly messageId: string;
+  /** Where the message belongs (the thread for thread replies and Slack mentions). */
+  readonly conversation: ConversationRef;
+  /**
+   * Set when the conversation should become a new thread rooted at this message (Discord
+   * mention in a channel): the runtime opens it through `ChatAdapter.openThread` after de-duplication.
+   */
+  readonly startThread?: { readonly name: string };
+  readonly userId: string;
+  readonly userName?: string;
+  /** Text with the bot's own mention removed. */
+  readonly text: string;
+  /** IANA timezone of the author, when the adapter already knows it. */
+  readonly timezone?: string;
+}
+
+/** The slash commands every adapter wires. */
+export type CommandName = 'tasks' | 'stop' | 'schedules' | 'help';
+
+export interface InboundCommand {
+  readonly name: CommandName;
+  /** Everything after the command name, trimmed. */
+  readonly args: string;
+  readonly channel: ChannelRef;
+  /** The thread the command was used in; null when the platform gives none (Slack): act channel-wide. */
+  readonly conversation: ConversationRef | null;
+  readonly userId: string;
+}
+
+/** A button click, decoded from the action id the runtime put on the button. */
+export type InboundAction =
+  | { readonly kind: 'stop'; readonly runId: string; readonly userId: string; readonly conversation: ConversationRef }
+  | {
+      readonly kind: 'answer';
+      readonly runId: string;
+      /** The option's label, used as the answer text. */
+      readonly answer: string;
+      readonly userId: string;
+      readonly conversation: ConversationRef;
+      /** Platform id of the click (de-duplication). */
+      readonly eventId: string;
+    };
+
+/** What a command or action answers; Markdown, shown ephemerally where the platform can. */
+export interface CommandReply {
+  readonly text: string;
+}
+
+/**
+ * The one way back into the core. Adapters call it and never import agent/, tasks/,
+ * schedules/ or db/. Each method resolves once the event is safely persisted (fast),
+ * not when the work it starts is done.
+ */
+export interface InboundSink {
+  onMessage(message: InboundMessage): Promise<void>;
+  onCommand(command: InboundCommand): Promise<CommandReply>;
+  onAction(action: InboundAction): Promise<CommandReply | null>;
+}

@@ -1,0 +1,158 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+const boolish = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback;
+      const s = v.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+      if (['0', 'false', 'no', 'off'].includes(s)) return false;
+      ctx.addIssue({ code: 'custom', message: `expected true or false, got "${v}"` });
+      return z.NEVER;
+    });
+
+const int = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback;
+      const n = Number(v.trim());
+      if (!Number.isInteger(n)) {
+        ctx.addIssue({ code: 'custom', message: `expected a whole number, got "${v}"` });
+        return z.NEVER;
+      }
+      if (n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `expected a number from ${min} to ${max}, got ${n}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const url = (what: string) =>
+  optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
+    message: `expected an http(s) URL for ${what}, e.g. http://127.0.0.1:8080/`,
+  });
+
+const timezone = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const tz = v === undefined || v.trim() === '' ? 'UTC' : v.trim();
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return tz;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `"${tz}" is not an IANA timezone (e.g. Europe/Berlin, America/New_York, UTC)` });
+      return z.NEVER;
+    }
+  });
+
+const envSchema = z.object({
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
+  OPENAI_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
+  OPENAI_TIMEOUT_SECONDS: int(120, 1, 3600),
+  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
+    message: 'expected a bot token starting with "xoxb-" (Slack app → OAuth & Permissions → Bot User OAuth Token)',
+  }),
+  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    message: 'expected an app-level token starting with "xapp-" (Slack app → Basic Information → App-Level Tokens, scope connections:write)',
+  }),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_MODE: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? 'socket' : v.trim().toLowerCase()))
+    .pipe(z.enum(['socket', 'http'], { message: 'expected "socket" or "http"' })),
+  SLACK_PORT: int(3000, 0, 65535),
+  SLACK_API_URL: url('SLACK_API_URL'),
+  DISCORD_TOKEN: optionalString,
+  DISCORD_API_URL: url('DISCORD_API_URL'),
+  DISCORD_THREADS: boolish(true),
+  DISCORD_GUILD_ID: optionalString.refine((v) => v === undefined || /^\d{5,25}$/.test(v), {
+    message: 'expected a numeric guild (server) id; enable Developer Mode in Discord and use "Copy Server ID"',
+  }),
+  DATABASE_PATH: optionalString.transform((v) => v ?? './data/errand.db'),
+  HEARTBEAT_SECONDS: int(60, 1, 86_400),
+  MAX_CONCURRENT_RUNS: int(8, 1, 1000),
+  MAX_STEPS: int(25, 1, 1000),
+  MAX_RUN_MINUTES: int(30, 1, 24 * 60),
+  ASK_TIMEOUT_MINUTES: int(1440, 1, 60 * 24 * 30),
+  CONTEXT_TOKEN_BUDGET: int(16_000, 500, 2_000_000),
+  DEFAULT_TIMEZONE: timezone,
+  MIN_INTERVAL_MINUTES: int(5, 1, 60 * 24 * 365),
+  MAX_SCHEDULES_PER_CHANNEL: int(50, 1, 10_000),
+  MISSED_GRACE_MINUTES: int(60, 0, 60 * 24 * 30),
+  LOG_LEVEL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? 'info' : v.trim().toLowerCase()))
+    .pipe(
+      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        message: 'expected one of fatal, error, warn, info, debug, trace, silent',
+      }),
+    ),
+});
+
+/** Every setting Errand reads, validated and with defaults applied. */
+export type Config = z.infer<typeof envSchema> & {
+  /** Which platforms to connect; console when none has a token. */
+  readonly platforms: readonly ('slack' | 'discord' | 'console')[];
+};
+
+/**
+ * Parses the environment into a Config, collecting every problem at once so a user
+ * fixes their `.env` in one pass. Throws ConfigError (one line per problem, no stack).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? 'environment');
+      problems.push(`${name}: ${issue.message}. Set it in .env or the environment (see .env.example).`);
+    }
+    throw new ConfigError(problems);
+  }
+  const c = parsed.data;
+  if (c.SLACK_BOT_TOKEN && c.SLACK_MODE === 'socket' && !c.SLACK_APP_TOKEN) {
+    problems.push(
+      'SLACK_APP_TOKEN: required when SLACK_MODE=socket (the default). Create an app-level token with connections:write, or set SLACK_MODE=http with SLACK_SIGNING_SECRET.',
+    );
+  }
+  if (c.SLACK_BOT_TOKEN && c.SLACK_MODE === 'http' && !c.SLACK_SIGNING_SECRET) {
+    problems.push('SLACK_SIGNING_SECRET: required when SLACK_MODE=http. Copy it from the Slack app → Basic Information → Signing Secret.');
+  }
+  if (!c.SLACK_BOT_TOKEN && (c.SLACK_APP_TOKEN || c.SLACK_SIGNING_SECRET)) {
+    problems.push('SLACK_BOT_TOKEN: missing while other SLACK_* credentials are set. Add the xoxb- bot token, or remove the other Slack settings.');
+  }
+  if (!c.OPENAI_API_KEY && !c.OPENAI_BASE_URL) {
+    problems.push(
+      'OPENAI_API_KEY: required for the OpenAI endpoint. Set your key, or point OPENAI_BASE_URL at a local OpenAI-compatible server (Ollama, vLLM, LM Studio) that needs none.',
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const platforms: ('slack' | 'discord' | 'console')[] = [];
+  if (c.SLACK_BOT_TOKEN) platforms.push('slack');
+  if (c.DISCORD_TOKEN) platforms.push('discord');
+  if (platforms.length === 0) platforms.push('console');
+  return { ...c, platforms };
+}
+
+/** Loads `.env` into process.env when the file exists; real environment variables win. */
+export function loadDotEnv(path = '.env'): void {
+  if (!existsSync(path)) return;
+  const before = { ...process.env };
+  process.loadEnvFile(path);
+  for (const [k, v] of Object.entries(before)) process.env[k] = v;
+}

@@ -1,0 +1,38 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema.js';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+/** Where the committed drizzle-kit migrations live. */
+export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+/**
+ * Opens (creating if needed) the SQLite database with WAL, foreign keys and a busy timeout,
+ * and applies pending migrations. Safe to call on every start: applied migrations are skipped.
+ */
+export function openDatabase(path: string, options: { migrationsDir?: string } = {}): Db {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new Database(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
+  return db;
+}
+
+/** Closes the database, checkpointing the WAL so the file is self-contained. */
+export function closeDatabase(db: Db): void {
+  if (!db.$client.open) return;
+  try {
+    db.$client.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.$client.close();
+  }
+}

@@ -1,0 +1,186 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** Run states; `running` and `waiting_user` are "active" (at most one per conversation). */
+export const RUN_STATUSES = ['running', 'waiting_user', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const SCHEDULE_STATUSES = ['active', 'paused', 'completed', 'error'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
+
+/** A tool call as the model produced it, stored with the assistant message. */
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The question a `waiting_user` run is parked on. */
+export interface PendingQuestion {
+  question: string;
+  options: string[];
+  toolCallId: string;
+  askedAt: number;
+  /** Platform id of the posted question (buttons live on it). */
+  messageId: string | null;
+  /** The user to mention and whose answer is expected. */
+  userId: string | null;
+}
+
+/** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */
+export const conversations = sqliteTable(
+  'conversations',
+  {
+    id: text('id').primaryKey(),
+    platform: text('platform').notNull(),
+    workspace: text('workspace').notNull(),
+    channel: text('channel').notNull(),
+    thread: text('thread'),
+    /** IANA timezone of the last person who spoke here, when the platform tells it. */
+    timezone: text('timezone'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('conversations_channel_idx').on(t.platform, t.workspace, t.channel)],
+);
+
+/** One execution of the agent loop for one goal. */
+export const runs = sqliteTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    taskId: integer('task_id').references(() => tasks.id, { onDelete: 'set null' }),
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
+    steps: integer('steps').notNull().default(0),
+    question: text('question', { mode: 'json' }).$type<PendingQuestion>(),
+    askExpiresAt: integer('ask_expires_at'),
+    summary: text('summary'),
+    error: text('error'),
+    startedAt: integer('started_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    endedAt: integer('ended_at'),
+  },
+  (t) => [
+    uniqueIndex('runs_one_active_per_conversation')
+      .on(t.conversationId)
+      .where(sql`status in ('running', 'waiting_user')`),
+    index('runs_ask_expiry_idx').on(t.askExpiresAt).where(sql`status = 'waiting_user'`),
+    index('runs_conversation_idx').on(t.conversationId, t.startedAt),
+  ],
+);
+
+/** The per-conversation to-do list; every run works on exactly one task. */
+export const tasks = sqliteTable(
+  'tasks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull(),
+    status: text('status', { enum: TASK_STATUSES }).notNull().default('pending'),
+    sequence: integer('sequence').notNull(),
+    blockedBy: text('blocked_by', { mode: 'json' }).$type<number[]>().notNull().default(sql`'[]'`),
+    /** 1 while any task in blockedBy is not completed; kept in step so readiness is an index lookup. */
+    blocked: integer('blocked', { mode: 'boolean' }).notNull().default(false),
+    resultSummary: text('result_summary'),
+    failReason: text('fail_reason'),
+    attempts: integer('attempts').notNull().default(0),
+    /** Earliest start (retry backoff); 0 = now. */
+    notBefore: integer('not_before').notNull().default(0),
+    createdBy: text('created_by', { enum: ['user', 'agent', 'schedule'] }).notNull(),
+    /** Platform user who asked (mentioned in questions), when known. */
+    requestedBy: text('requested_by'),
+    /** Platform message that created it, when it came from a message. */
+    sourceMessageId: text('source_message_id'),
+    scheduleId: integer('schedule_id'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    startedAt: integer('started_at'),
+    finishedAt: integer('finished_at'),
+  },
+  (t) => [
+    index('tasks_ready_idx')
+      .on(t.notBefore, t.conversationId)
+      .where(sql`status = 'pending' and blocked = 0`),
+    index('tasks_conversation_idx').on(t.conversationId, t.sequence),
+  ],
+);
+
+/** The transcript: every user message, model step and tool result, in order. */
+export const messages = sqliteTable(
+  'messages',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    runId: text('run_id'),
+    role: text('role').$type<MessageRole>().notNull(),
+    content: text('content'),
+    toolCalls: text('tool_calls', { mode: 'json' }).$type<StoredToolCall[]>(),
+    toolCallId: text('tool_call_id'),
+    /** Who wrote a user message (platform user id). */
+    authorId: text('author_id'),
+    platformMessageId: text('platform_message_id'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id)],
+);
+
+/** Inbound events already handled, so a redelivery (even after a restart) is ignored. */
+export const processedEvents = sqliteTable(
+  'processed_events',
+  {
+    key: text('key').primaryKey(),
+    receivedAt: integer('received_at').notNull(),
+  },
+  (t) => [index('processed_events_received_idx').on(t.receivedAt)],
+);
+
+/** Prompts that run later or repeatedly. */
+export const schedules = sqliteTable(
+  'schedules',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    platform: text('platform').notNull(),
+    workspace: text('workspace').notNull(),
+    channel: text('channel').notNull(),
+    /** `channel`: post top-level and open a thread; `thread`: queue a task in conversationId. */
+    target: text('target', { enum: ['channel', 'thread'] }).notNull(),
+    conversationId: text('conversation_id'),
+    prompt: text('prompt').notNull(),
+    kind: text('kind', { enum: ['once', 'cron', 'interval'] }).notNull(),
+    spec: text('spec').notNull(),
+    timezone: text('timezone').notNull(),
+    status: text('status', { enum: SCHEDULE_STATUSES }).notNull(),
+    /** Interval anchor: fires at anchorAt + k·interval, so it never drifts. */
+    anchorAt: integer('anchor_at').notNull(),
+    nextRunAt: integer('next_run_at'),
+    lastRunAt: integer('last_run_at'),
+    runCount: integer('run_count').notNull().default(0),
+    createdBy: text('created_by').notNull(),
+    failReason: text('fail_reason'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('schedules_due_idx').on(t.status, t.nextRunAt),
+    index('schedules_channel_idx').on(t.platform, t.workspace, t.channel, t.status),
+  ],
+);
+
+export type ConversationRow = typeof conversations.$inferSelect;
+export type RunRow = typeof runs.$inferSelect;
+export type TaskRow = typeof tasks.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;
+export type ScheduleRow = typeof schedules.$inferSelect;

@@ -1,0 +1,76 @@
+/**
+ * The small error model: one base class with a machine-readable `code`, a few subclasses.
+ * Expected outcomes (bad tool arguments, unknown ids) are returned as values, not thrown;
+ * these errors are for what the caller cannot reasonably handle inline.
+ */
+export type ErrandErrorCode =
+  | 'config_invalid'
+  | 'adapter_failed'
+  | 'rate_limited'
+  | 'validation_failed'
+  | 'model_failed'
+  | 'run_aborted'
+  | 'database_failed';
+
+/** Base error: branch on `code`, never on `message`. */
+export class ErrandError extends Error {
+  readonly code: ErrandErrorCode;
+
+  constructor(code: ErrandErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Start-up configuration is missing or malformed; `problems` holds one readable line each. */
+export class ConfigError extends ErrandError {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super('config_invalid', `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+/** A chat platform call failed in a way the adapter could not absorb. */
+export class AdapterError extends ErrandError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('adapter_failed', message, options);
+  }
+}
+
+/** A platform or model answered 429; `retryAfterMs` says when to try again. */
+export class RateLimitError extends ErrandError {
+  readonly retryAfterMs: number;
+
+  constructor(message: string, retryAfterMs: number, options?: { cause?: unknown }) {
+    super('rate_limited', message, options);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** Input from outside did not match its schema. */
+export class ValidationError extends ErrandError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('validation_failed', message, options);
+  }
+}
+
+/** The model endpoint failed after retries; `cause` holds the SDK error. */
+export class ModelError extends ErrandError {
+  /** True when a later attempt may succeed (timeouts, 429, 5xx). */
+  readonly transient: boolean;
+
+  constructor(message: string, transient: boolean, options?: { cause?: unknown }) {
+    super('model_failed', message, options);
+    this.transient = transient;
+  }
+}
+
+/** A run was stopped through its AbortController. */
+export class RunAbortedError extends ErrandError {
+  constructor(message = 'The run was stopped.') {
+    super('run_aborted', message);
+  }
+}
