@@ -1,0 +1,31 @@
+import type { Benchmark, BenchFigure } from './benchmark.js';
+
+/** Every benchmark module; each exports `benchmark`. Loaded lazily so one can run alone. */
+const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {};
+
+function format(f: BenchFigure): string {
+  const v = Number.isInteger(f.value) ? String(f.value) : f.value.toFixed(f.value < 10 ? 3 : 1);
+  return `${f.name}: ${v} ${f.unit}${f.detail ? `\n  ${f.detail}` : ''}`;
+}
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => a !== '--');
+  let ran = 0;
+  for (const [file, load] of Object.entries(MODULES)) {
+    const { benchmark } = await load();
+    if (wanted.length > 0 && !wanted.some((w) => w === benchmark.name || benchmark.figures.includes(w) || w === file)) continue;
+    ran++;
+    const figures = await benchmark.run();
+    for (const f of figures) {
+      if (wanted.length === 0 || wanted.includes(f.name) || wanted.includes(benchmark.name) || wanted.includes(file)) {
+        process.stdout.write(`${format(f)}\n`);
+      }
+    }
+  }
+  if (ran === 0) {
+    process.stderr.write(`No benchmark named ${wanted.join(', ')}. Known: ${Object.keys(MODULES).join(', ')}\n`);
+    process.exit(2);
+  }
+}
+
+await main();

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import type { ConversationRef } from '../../chat/conversation-ref.js';
+
+/** What a tool knows about the run that called it. */
+export interface ToolContext {
+  readonly conversationId: string;
+  readonly conversation: ConversationRef;
+  readonly runId: string;
+  /** The task this run works on. */
+  readonly taskId: number | null;
+  /** The person who asked, when known (mentioned in questions). */
+  readonly userId: string | null;
+  /** The user's IANA timezone, else DEFAULT_TIMEZONE. */
+  readonly timezone: string;
+  now(): number;
+}
+
+/** A tool's answer to the model. Expected failures are `{ ok: false, error }`, never thrown. */
+export type ToolResult = { ok: true; [key: string]: unknown } | { ok: false; error: string };
+
+/** How the loop goes on after a control tool. */
+export type ToolEffect =
+  | { kind: 'ask'; question: string; options: string[] }
+  | { kind: 'complete'; summary: string };
+
+export interface ToolOutcome {
+  readonly result: ToolResult;
+  readonly effect?: ToolEffect;
+}
+
+/** One tool the model can call; arguments are validated against `parameters` before `execute`. */
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: S;
+  execute(args: z.infer<S>, context: ToolContext): Promise<ToolOutcome> | ToolOutcome;
+}
+
+/** Keeps the argument type attached to `execute` while collecting heterogeneous tools in one list. */
+export function defineTool<S extends z.ZodType>(tool: ToolDefinition<S>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+/** Shorthands for tool results. */
+export const ok = (fields: Record<string, unknown> = {}): ToolOutcome => ({ result: { ok: true, ...fields } });
+export const fail = (error: string): ToolOutcome => ({ result: { ok: false, error } });
