@@ -20,6 +20,7 @@ export type ToolResult = { ok: true; [key: string]: unknown } | { ok: false; err
 
 /** How the loop goes on after a control tool. */
 export type ToolEffect =
+  | { kind: 'update'; text: string }
   | { kind: 'ask'; question: string; options: string[] }
   | { kind: 'complete'; summary: string };
 

@@ -1,0 +1,150 @@
+import { createOpenAiClient, type LlmClient } from './agent/llm-client.js';
+import { createControlTools } from './agent/tools/control-tools.js';
+import { createTaskTools } from './agent/tools/task-tools.js';
+import { createToolRegistry } from './agent/tools/tool-registry.js';
+import type { ToolDefinition } from './agent/tools/tool.js';
+import type { ChatAdapter } from './chat/chat-adapter.js';
+import type { ChannelRef } from './chat/conversation-ref.js';
+import type { CommandReply } from './chat/inbound.js';
+import { systemClock, type Clock } from './clock.js';
+import type { CommandDeps } from './commands/command-deps.js';
+import type { Config } from './config.js';
+import { createConversationStore, type ConversationStore } from './conversations/conversation-store.js';
+import { createTranscriptStore, type TranscriptStore } from './conversations/transcript-store.js';
+import { closeDatabase, openDatabase, type Db } from './db/client.js';
+import { silentLogger, type Logger } from './logger.js';
+import { createRunStore, type RunStore } from './runs/run-store.js';
+import { createEventDedupe } from './runtime/dedupe.js';
+import { Dispatcher } from './runtime/dispatcher.js';
+import { Heartbeat } from './runtime/heartbeat.js';
+import { recoverInterruptedRuns } from './runtime/recovery.js';
+import { RunCoordinator } from './runtime/run-coordinator.js';
+import { createTaskService, type TaskService } from './tasks/task-service.js';
+
+export interface AppOptions {
+  config: Config;
+  adapters: readonly ChatAdapter[];
+  logger?: Logger;
+  clock?: Clock;
+  /** An open database; when omitted, DATABASE_PATH is opened (and closed on stop). */
+  db?: Db;
+  /** The model; when omitted, the OpenAI-compatible endpoint from the config. */
+  llm?: LlmClient;
+  /** Backoff between model retries (tests shorten it). */
+  modelBackoffMs?: (attempt: number) => number;
+  /** Delay before a task whose run failed transiently is retried. */
+  taskRetryDelayMs?: (attempts: number) => number;
+}
+
+/** The running system, for main.ts, tests and benchmarks. */
+export interface App {
+  readonly db: Db;
+  readonly dispatcher: Dispatcher;
+  readonly coordinator: RunCoordinator;
+  readonly heartbeat: Heartbeat;
+  readonly conversations: ConversationStore;
+  readonly transcript: TranscriptStore;
+  readonly tasks: TaskService;
+  readonly runs: RunStore;
+  /** Connects adapters, recovers interrupted runs, starts the heartbeat and queued work. */
+  start(): Promise<void>;
+  /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */
+  stop(): Promise<void>;
+}
+
+/** Builds Errand from its parts; nothing starts until `start()`. */
+export function createApp(options: AppOptions): App {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger();
+  const ownsDb = options.db === undefined;
+  const db = options.db ?? openDatabase(config.DATABASE_PATH);
+  const adapters = new Map(options.adapters.map((a) => [a.platform, a]));
+
+  const conversations = createConversationStore(db, clock);
+  const transcript = createTranscriptStore(db, clock);
+  const tasks = createTaskService(db, clock);
+  const runs = createRunStore(db, clock);
+  const dedupe = createEventDedupe(db);
+  const llm =
+    options.llm ??
+    createOpenAiClient({
+      apiKey: config.OPENAI_API_KEY,
+      baseUrl: config.OPENAI_BASE_URL,
+      model: config.OPENAI_MODEL,
+      timeoutMs: config.OPENAI_TIMEOUT_SECONDS * 1000,
+      ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
+    });
+
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks)];
+  const promptExtras: string[] = [];
+  let schedulesCommand: ((args: string, channel: ChannelRef) => Promise<CommandReply>) | undefined;
+  let schedulesHelp: string | undefined;
+
+  const coordinator = new RunCoordinator({
+    db,
+    conversations,
+    transcript,
+    tasks,
+    runs,
+    adapters,
+    llm,
+    tools: createToolRegistry(tools),
+    clock,
+    logger,
+    promptExtras,
+    limits: {
+      maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+      maxSteps: config.MAX_STEPS,
+      maxRunMs: config.MAX_RUN_MINUTES * 60_000,
+      contextBudget: config.CONTEXT_TOKEN_BUDGET,
+      askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000,
+      defaultTimezone: config.DEFAULT_TIMEZONE,
+      maxAttempts: 3,
+      retryDelayMs: options.taskRetryDelayMs ?? ((attempts) => 30_000 * 2 ** (attempts - 1)),
+    },
+  });
+  const commandDeps: CommandDeps = {
+    conversations,
+    tasks,
+    runs,
+    coordinator,
+    adapters,
+    get schedules() {
+      return schedulesCommand;
+    },
+    get schedulesHelp() {
+      return schedulesHelp;
+    },
+  };
+  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps });
+  const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
+
+  let started = false;
+  return {
+    db,
+    dispatcher,
+    coordinator,
+    heartbeat,
+    conversations,
+    transcript,
+    tasks,
+    runs,
+    async start() {
+      if (started) return;
+      started = true;
+      for (const adapter of adapters.values()) await adapter.start(dispatcher);
+      await recoverInterruptedRuns({ runs, tasks, conversations, adapters, logger });
+      heartbeat.start();
+      coordinator.pump();
+    },
+    async stop() {
+      heartbeat.stop();
+      await coordinator.shutdown();
+      for (const adapter of adapters.values()) {
+        await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
+      }
+      if (ownsDb) closeDatabase(db);
+    },
+  };
+}

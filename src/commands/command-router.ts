@@ -1,0 +1,19 @@
+import type { CommandReply, InboundCommand } from '../chat/inbound.js';
+import type { CommandDeps } from './command-deps.js';
+import { handleHelpCommand } from './help-command.js';
+import { handleStopCommand } from './stop-command.js';
+import { handleTasksCommand } from './tasks-command.js';
+
+/** Routes a slash command to its platform-neutral handler. */
+export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Promise<CommandReply> {
+  switch (cmd.name) {
+    case 'tasks':
+      return handleTasksCommand(cmd, deps);
+    case 'stop':
+      return handleStopCommand(cmd, deps);
+    case 'help':
+      return handleHelpCommand(deps.schedulesHelp);
+    case 'schedules':
+      return deps.schedules ? deps.schedules(cmd.args, cmd.channel) : { text: 'Schedules are not available in this installation.' };
+  }
+}

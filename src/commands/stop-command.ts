@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { CommandReply, InboundCommand } from '../chat/inbound.js';
+import type { CommandDeps } from './command-deps.js';
+
+const stopArgs = z.union([z.literal(''), z.literal('all'), z.string().regex(/^#?\d+$/).transform((s) => Number(s.replace('#', '')))]);
+
+/** Posts the stop note in the conversation where work stopped. */
+export async function announceStop(deps: CommandDeps, ref: ConversationRef, userId: string, taskId: number | null, cancelled: number): Promise<void> {
+  const parts = [taskId !== null ? `⏹️ Stopped #${taskId} (requested by <@${userId}>).` : `⏹️ Stopped by <@${userId}>.`];
+  if (cancelled > 0) parts.push(`Cancelled ${cancelled} pending task${cancelled === 1 ? '' : 's'}.`);
+  await deps.adapters.get(ref.platform)?.postMessage(ref, { text: parts.join(' ') });
+}
+
+/** `/stop [task-id|all]`: in a thread, that conversation; without one (Slack), every conversation of the channel. */
+export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps): Promise<CommandReply> {
+  const parsed = stopArgs.safeParse(cmd.args.trim().toLowerCase());
+  if (!parsed.success) return { text: `I don't understand "${cmd.args}". Use \`/stop\`, \`/stop all\` or \`/stop <task-id>\` (see \`/tasks\` for ids).` };
+  const arg = parsed.data;
+
+  if (typeof arg === 'number') {
+    const task = deps.tasks.get(arg);
+    const ref = task ? deps.conversations.refOf(task.conversationId) : null;
+    if (!task || !ref || ref.platform !== cmd.channel.platform || ref.workspace !== cmd.channel.workspace || ref.channel !== cmd.channel.channel) {
+      return { text: `There is no task #${arg} in this channel. Use \`/tasks\` to see the ids.` };
+    }
+    if (task.status === 'pending') {
+      deps.tasks.cancel(task.conversationId, task.id);
+      return { text: `Cancelled pending task #${arg}.` };
+    }
+    if (task.status !== 'in_progress') return { text: `Task #${arg} is already ${task.status}.` };
+    const r = deps.coordinator.stopConversation(task.conversationId, false);
+    await announceStop(deps, ref, cmd.userId, r.stoppedTaskId, 0);
+    return { text: `Stopped task #${arg}.` };
+  }
+
+  const all = arg === 'all';
+  const targets = cmd.conversation ? [deps.conversations.ensure(cmd.conversation)] : deps.conversations.listInChannel(cmd.channel).map((c) => c.id);
+  let stopped = 0;
+  let cancelled = 0;
+  for (const id of targets) {
+    const r = deps.coordinator.stopConversation(id, all);
+    const ref = deps.conversations.refOf(id);
+    if ((r.stoppedRun || r.cancelledPending > 0) && ref) await announceStop(deps, ref, cmd.userId, r.stoppedTaskId, r.cancelledPending);
+    if (r.stoppedRun) stopped++;
+    cancelled += r.cancelledPending;
+  }
+  if (stopped === 0 && cancelled === 0) return { text: 'Nothing is running here.' };
+  const what = [stopped > 0 ? `stopped ${stopped} run${stopped === 1 ? '' : 's'}` : '', cancelled > 0 ? `cancelled ${cancelled} pending task${cancelled === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+  return { text: `Done: ${what}.` };
+}

@@ -1,0 +1,42 @@
+import type { CommandReply, InboundCommand } from '../chat/inbound.js';
+import type { ConversationRow, RunRow, TaskRow } from '../db/schema.js';
+import type { CommandDeps } from './command-deps.js';
+
+const RECENT_FINISHED = 5;
+const ICON: Record<TaskRow['status'], string> = { pending: '•', in_progress: '▶️', completed: '✅', failed: '❌', cancelled: '⏹️' };
+
+/** One line per task, with what it waits for. */
+export function formatTask(t: TaskRow, run: RunRow | null): string {
+  let line = `${ICON[t.status]} #${t.id} ${t.title}`;
+  if (t.status === 'in_progress' && run?.status === 'waiting_user') line += ` — waiting for an answer: "${run.question?.question ?? ''}"`;
+  else if (t.status === 'in_progress') line += ` — working${run ? ` (step ${run.steps})` : ''}`;
+  else if (t.status === 'pending' && t.blocked) line += ` — waiting for #${t.blockedBy.join(', #')}`;
+  else if (t.status === 'pending' && t.attempts > 0) line += ` — retrying (attempt ${t.attempts + 1})`;
+  if (t.status === 'failed' && t.failReason) line += ` — ${t.failReason}`;
+  return line;
+}
+
+function describeConversation(deps: CommandDeps, c: ConversationRow, heading: string | null): string | null {
+  const tasks = deps.tasks.list(c.id);
+  const open = tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress');
+  const finished = tasks.filter((t) => t.status !== 'pending' && t.status !== 'in_progress').slice(-RECENT_FINISHED);
+  if (heading !== null && open.length === 0) return null;
+  const run = deps.runs.active(c.id);
+  const lines = [...finished, ...open].map((t) => formatTask(t, t.status === 'in_progress' ? run : null));
+  if (lines.length === 0) return null;
+  return [heading, ...lines].filter((l): l is string => l !== null).join('\n');
+}
+
+/** `/tasks`: the active run and to-do list of this conversation, or of every conversation of the channel. */
+export function handleTasksCommand(cmd: InboundCommand, deps: CommandDeps): CommandReply {
+  if (cmd.conversation) {
+    const id = deps.conversations.ensure(cmd.conversation);
+    const body = describeConversation(deps, deps.conversations.get(id)!, null);
+    return { text: body ? `**To-do list of this conversation**\n${body}` : 'No tasks here yet. Mention me with a request and I will get to work.' };
+  }
+  const sections = deps.conversations
+    .listInChannel(cmd.channel)
+    .map((c) => describeConversation(deps, c, `**${c.thread ? `Thread ${c.thread}` : 'Channel'}**`))
+    .filter((s): s is string => s !== null);
+  return { text: sections.length > 0 ? `**Open tasks in this channel**\n${sections.join('\n\n')}` : 'No open tasks in this channel.' };
+}

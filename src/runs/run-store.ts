@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, lte } from 'drizzle-orm';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import { runs, type PendingQuestion, type RunRow, type RunStatus } from '../db/schema.js';
+
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_user'];
+
+/** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
+export interface RunStore {
+  create(conversationId: string, taskId: number | null): RunRow;
+  get(id: string): RunRow | null;
+  /** The conversation's running or waiting run, if any. */
+  active(conversationId: string): RunRow | null;
+  /** Moves a run from one of `from` to `to`; false when it was no longer in `from`. */
+  transition(id: string, from: readonly RunStatus[], to: RunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): boolean;
+  park(id: string, question: PendingQuestion, expiresAt: number): boolean;
+  /** Takes a waiting run back to running; returns its question, or null when it was not waiting. */
+  unpark(id: string): PendingQuestion | null;
+  countStep(id: string): number;
+  /** Runs that were `running` (the process died under them): marked interrupted, returned. */
+  interruptAllRunning(): RunRow[];
+  /** Waiting runs whose question expired by now. */
+  expiredQuestions(limit: number): RunRow[];
+}
+
+export function createRunStore(db: Db, clock: Clock): RunStore {
+  const get = (id: string) => db.select().from(runs).where(eq(runs.id, id)).get() ?? null;
+  return {
+    create(conversationId, taskId) {
+      const now = clock.now();
+      return db.insert(runs).values({ id: randomUUID(), conversationId, taskId, status: 'running', startedAt: now, updatedAt: now }).returning().get();
+    },
+    get,
+    active(conversationId) {
+      return db.select().from(runs).where(and(eq(runs.conversationId, conversationId), inArray(runs.status, [...ACTIVE_RUN_STATUSES]))).get() ?? null;
+    },
+    transition(id, from, to, fields = {}) {
+      const now = clock.now();
+      const final = !ACTIVE_RUN_STATUSES.includes(to);
+      const res = db
+        .update(runs)
+        .set({ ...fields, status: to, updatedAt: now, ...(final ? { endedAt: now, question: null, askExpiresAt: null } : {}) })
+        .where(and(eq(runs.id, id), inArray(runs.status, [...from])))
+        .run();
+      return res.changes === 1;
+    },
+    park(id, question, expiresAt) {
+      const res = db
+        .update(runs)
+        .set({ status: 'waiting_user', question, askExpiresAt: expiresAt, updatedAt: clock.now() })
+        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
+        .run();
+      return res.changes === 1;
+    },
+    unpark(id) {
+      return db.transaction(() => {
+        const r = get(id);
+        if (!r || r.status !== 'waiting_user' || !r.question) return null;
+        db.update(runs).set({ status: 'running', question: null, askExpiresAt: null, updatedAt: clock.now() }).where(eq(runs.id, id)).run();
+        return r.question;
+      });
+    },
+    countStep(id) {
+      const r = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps').get(clock.now(), id) as { steps: number } | undefined;
+      return r?.steps ?? 0;
+    },
+    interruptAllRunning() {
+      return db.transaction(() => {
+        const stuck = db.select().from(runs).where(eq(runs.status, 'running')).all();
+        const now = clock.now();
+        if (stuck.length > 0) db.update(runs).set({ status: 'interrupted', updatedAt: now, endedAt: now }).where(eq(runs.status, 'running')).run();
+        return stuck;
+      });
+    },
+    expiredQuestions(limit) {
+      return db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.status, 'waiting_user'), lte(runs.askExpiresAt, clock.now())))
+        .limit(limit)
+        .all();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import { channelOf, type ConversationRef } from '../chat/conversation-ref.js';
+import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
+import type { Clock } from '../clock.js';
+import { handleCommand } from '../commands/command-router.js';
+import type { CommandDeps } from '../commands/command-deps.js';
+import { announceStop } from '../commands/stop-command.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import type { Db } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import type { RunStore } from '../runs/run-store.js';
+import type { TaskService } from '../tasks/task-service.js';
+import type { EventDedupe } from './dedupe.js';
+import { titleFrom } from './goal-message.js';
+import type { RunCoordinator } from './run-coordinator.js';
+import { parseStopMessage } from './stop-words.js';
+
+export interface DispatcherDeps {
+  db: Db;
+  conversations: ConversationStore;
+  tasks: TaskService;
+  runs: RunStore;
+  dedupe: EventDedupe;
+  coordinator: RunCoordinator;
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  clock: Clock;
+  logger: Logger;
+  commands: CommandDeps;
+}
+
+/**
+ * Routes every inbound event: de-duplicate first (persisted), then stop fast path, answer to a
+ * waiting question, queue behind a busy run, or start a run. The decision and the write happen in
+ * one synchronous transaction, so a message arriving while a run finishes is never lost: it is either
+ * a pending task the finishing run's successor claims, or it starts a run itself.
+ */
+export class Dispatcher implements InboundSink {
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  async onMessage(message: InboundMessage): Promise<void> {
+    const { deps } = this;
+    const ref0 = message.conversation;
+    if (!deps.dedupe.firstSight(`msg:${ref0.platform}:${ref0.workspace}:${message.messageId}`, deps.clock.now())) {
+      deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
+      return;
+    }
+    const adapter = deps.adapters.get(ref0.platform);
+    if (!adapter) {
+      deps.logger.error({ platform: ref0.platform }, 'message from a platform without an adapter');
+      return;
+    }
+    let ref: ConversationRef = ref0;
+    if (message.startThread) {
+      try {
+        ref = await adapter.openThread(channelOf(ref0), message.messageId, message.startThread.name);
+      } catch (err) {
+        deps.logger.warn({ err }, 'opening a thread failed; answering in the channel');
+      }
+    }
+    const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
+    const stop = parseStopMessage(message.text);
+    if (stop) {
+      const r = deps.coordinator.stopConversation(conversationId, stop.all);
+      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, message.userId, r.stoppedTaskId, r.cancelledPending);
+      else await this.say(adapter, ref, 'Nothing is running here.');
+      return;
+    }
+
+    const decision = deps.db.transaction(() => {
+      const active = deps.runs.active(conversationId);
+      if (active?.status === 'waiting_user') return { kind: 'answer' as const, run: active };
+      const added = deps.tasks.add({
+        conversationId,
+        title: titleFrom(message.text),
+        description: message.text.trim() === '' ? '(The user mentioned you without a message.)' : message.text,
+        createdBy: 'user',
+        requestedBy: message.userId,
+        sourceMessageId: message.messageId,
+      });
+      if (!added.ok) throw new Error(added.error);
+      return { kind: 'task' as const, taskId: added.task.id, busy: active !== null };
+    });
+
+    if (decision.kind === 'answer') {
+      if (!deps.coordinator.answer(decision.run, message.text, message.userId)) {
+        deps.logger.warn({ runId: decision.run.id }, 'answer arrived for a run that is no longer waiting');
+      }
+      return;
+    }
+    const started = deps.coordinator.startNext(conversationId);
+    if (started === 'started') {
+      const running = deps.runs.active(conversationId);
+      if (running?.taskId === decision.taskId) return;
+    }
+    if (started === 'stopping') return;
+    const why = decision.busy || started === 'busy_conversation' || started === 'started' ? "I'll start on it when I finish what I'm doing here." : started === 'busy_global' ? "I'm busy in other conversations and will start on it as soon as I can." : "It is waiting for the tasks ahead of it.";
+    await this.say(adapter, ref, `📝 Queued as task #${decision.taskId}. ${why}`);
+  }
+
+  async onCommand(command: InboundCommand): Promise<CommandReply> {
+    try {
+      return await handleCommand(command, this.deps.commands);
+    } catch (err) {
+      this.deps.logger.error({ err, command: command.name }, 'command failed');
+      return { text: `Sorry, \`/${command.name}\` failed. The error was logged; try again in a moment.` };
+    }
+  }
+
+  async onAction(action: InboundAction): Promise<CommandReply | null> {
+    const { deps } = this;
+    const run = deps.runs.get(action.runId);
+    if (!run) return { text: 'That run no longer exists.' };
+    const ref = deps.conversations.refOf(run.conversationId);
+    if (action.kind === 'stop') {
+      if (run.status !== 'running' && run.status !== 'waiting_user') return { text: 'That run has already finished.' };
+      const r = deps.coordinator.stopConversation(run.conversationId, false);
+      if (ref && r.stoppedRun) await announceStop(deps.commands, ref, action.userId, r.stoppedTaskId, 0);
+      return null;
+    }
+    if (!deps.dedupe.firstSight(`action:${action.eventId}`, deps.clock.now())) return null;
+    if (run.status !== 'waiting_user') return { text: 'That question has already been answered.' };
+    deps.coordinator.answer(run, action.answer, action.userId);
+    return null;
+  }
+
+  private async say(adapter: ChatAdapter, ref: ConversationRef, text: string): Promise<void> {
+    await adapter.postMessage(ref, { text }).catch((err: unknown) => this.deps.logger.error({ err }, 'posting a notice failed'));
+  }
+}

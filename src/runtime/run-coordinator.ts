@@ -1,0 +1,274 @@
+import { executeRun, type RunOutcome } from '../agent/runner.js';
+import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { LlmClient } from '../agent/llm-client.js';
+import type { ToolRegistry } from '../agent/tools/tool-registry.js';
+import { stopActionId } from '../chat/action-id.js';
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { Clock } from '../clock.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import type { TranscriptStore } from '../conversations/transcript-store.js';
+import type { Db } from '../db/client.js';
+import type { RunRow, TaskRow } from '../db/schema.js';
+import type { Logger } from '../logger.js';
+import type { RunStore } from '../runs/run-store.js';
+import type { TaskService } from '../tasks/task-service.js';
+import { goalMessage } from './goal-message.js';
+
+export interface RunLimits {
+  maxConcurrentRuns: number;
+  maxSteps: number;
+  maxRunMs: number;
+  contextBudget: number;
+  askTimeoutMs: number;
+  defaultTimezone: string;
+  /** Attempts a task gets when failures are transient. */
+  maxAttempts: number;
+  /** Delay before retry after `attempts` transient failures. */
+  retryDelayMs(attempts: number): number;
+}
+
+export interface CoordinatorDeps {
+  db: Db;
+  conversations: ConversationStore;
+  transcript: TranscriptStore;
+  tasks: TaskService;
+  runs: RunStore;
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  llm: LlmClient;
+  tools: ToolRegistry;
+  clock: Clock;
+  logger: Logger;
+  limits: RunLimits;
+  /** Paragraphs added to every system prompt (e.g. scheduling help). */
+  promptExtras?: readonly string[];
+}
+
+type AbortReason = 'stop' | 'timeout' | 'shutdown';
+
+interface ActiveRun {
+  runId: string;
+  taskId: number | null;
+  controller: AbortController;
+  reason: AbortReason | null;
+  done: Promise<void>;
+}
+
+export type StartResult = 'started' | 'busy_conversation' | 'busy_global' | 'nothing_ready' | 'stopping';
+
+export interface StopResult {
+  /** The task of the run that was stopped, if a run was active. */
+  stoppedTaskId: number | null;
+  stoppedRun: boolean;
+  cancelledPending: number;
+}
+
+/**
+ * Owns the runs in flight: at most one per conversation, at most `maxConcurrentRuns` overall.
+ * Runs are claimed from the database (task → in_progress and a run row in one transaction), so
+ * nothing is held only in memory; when a run ends the next ready task starts at once.
+ */
+export class RunCoordinator {
+  private readonly active = new Map<string, ActiveRun>();
+  private stopping = false;
+
+  constructor(private readonly deps: CoordinatorDeps) {}
+
+  /** Conversations with a runner executing now. */
+  get inFlight(): number {
+    return this.active.size;
+  }
+
+  isExecuting(conversationId: string): boolean {
+    return this.active.has(conversationId);
+  }
+
+  /** Starts the conversation's next ready task if it is idle and a slot is free. */
+  startNext(conversationId: string): StartResult {
+    if (this.stopping) return 'stopping';
+    if (this.active.has(conversationId)) return 'busy_conversation';
+    if (this.active.size >= this.deps.limits.maxConcurrentRuns) return 'busy_global';
+    const { runs, tasks } = this.deps;
+    const claimed = this.deps.db.transaction(() => {
+      if (runs.active(conversationId)) return null;
+      const task = tasks.claimNext(conversationId);
+      if (!task) return null;
+      return { task, run: runs.create(conversationId, task.id) };
+    });
+    if (!claimed) return runs.active(conversationId) ? 'busy_conversation' : 'nothing_ready';
+    this.launch(conversationId, claimed.run, claimed.task, false);
+    return 'started';
+  }
+
+  /** Starts `prefer` first, then other ready conversations while slots are free. Returns how many started. */
+  pump(prefer?: string): number {
+    let started = 0;
+    if (prefer !== undefined && this.startNext(prefer) === 'started') started++;
+    const free = this.deps.limits.maxConcurrentRuns - this.active.size;
+    if (free <= 0 || this.stopping) return started;
+    for (const id of this.deps.tasks.findReadyConversations(free, new Set(this.active.keys()))) {
+      if (this.startNext(id) === 'started') started++;
+    }
+    return started;
+  }
+
+  /** Delivers an answer (or `null`: nobody answered in time) to a waiting run and resumes it. */
+  answer(run: RunRow, answer: string | null, userId: string | null): boolean {
+    if (this.stopping || this.active.has(run.conversationId)) return false;
+    const question = this.deps.runs.unpark(run.id);
+    if (!question) return false;
+    const minutes = Math.round(this.deps.limits.askTimeoutMs / 60_000);
+    const result =
+      answer === null
+        ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
+        : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
+    this.deps.transcript.append({ conversationId: run.conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
+    const task = run.taskId !== null ? this.deps.tasks.get(run.taskId) : null;
+    this.launch(run.conversationId, { ...run, status: 'running' }, task, true);
+    return true;
+  }
+
+  /** Stops the conversation's active run (and with `all` its pending tasks). Takes effect at once. */
+  stopConversation(conversationId: string, all: boolean): StopResult {
+    const { runs, tasks } = this.deps;
+    const run = runs.active(conversationId);
+    let stoppedTaskId: number | null = null;
+    if (run && runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' })) {
+      stoppedTaskId = run.taskId;
+      if (run.taskId !== null) tasks.cancel(conversationId, run.taskId);
+      const entry = this.active.get(conversationId);
+      if (entry && entry.runId === run.id) {
+        entry.reason = 'stop';
+        entry.controller.abort();
+      }
+    }
+    const cancelledPending = all ? tasks.cancelPending(conversationId) : 0;
+    if (!this.active.has(conversationId)) this.pump(conversationId);
+    return { stoppedTaskId, stoppedRun: run !== null, cancelledPending };
+  }
+
+  /** Aborts every run for shutdown; their rows stay `running` and are recovered as interrupted on the next start. */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    for (const entry of this.active.values()) {
+      entry.reason = 'shutdown';
+      entry.controller.abort();
+    }
+    await Promise.allSettled([...this.active.values()].map((e) => e.done));
+  }
+
+  /** Resolves when no run is executing (tests and benchmarks). */
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done));
+  }
+
+  private launch(conversationId: string, run: RunRow, task: TaskRow | null, resumed: boolean): void {
+    const ref = this.deps.conversations.refOf(conversationId);
+    const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
+    if (!ref || !adapter) {
+      this.deps.logger.error({ conversationId }, 'no adapter for this conversation; failing the run');
+      this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' });
+      if (task) this.deps.tasks.fail(conversationId, task.id, 'No chat adapter is connected for this platform.');
+      return;
+    }
+    const controller = new AbortController();
+    const entry: ActiveRun = { runId: run.id, taskId: task?.id ?? null, controller, reason: null, done: Promise.resolve() };
+    this.active.set(conversationId, entry);
+    const timer = this.deps.clock.setTimer(() => {
+      entry.reason ??= 'timeout';
+      controller.abort();
+    }, this.deps.limits.maxRunMs);
+    entry.done = this.execute(conversationId, ref, adapter, run, task, resumed, entry)
+      .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run crashed'))
+      .finally(() => {
+        this.deps.clock.clearTimer(timer);
+        this.active.delete(conversationId);
+        adapter.setWorking(ref, null).catch((err: unknown) => this.deps.logger.warn({ err }, 'clearing the working status failed'));
+        if (!this.stopping) this.pump(conversationId);
+      });
+  }
+
+  private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, resumed: boolean, entry: ActiveRun): Promise<void> {
+    const { deps } = this;
+    adapter
+      .setWorking(ref, { runId: run.id, stopActionId: stopActionId(run.id), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'showing the working status failed'));
+    if (task && !resumed && task.attempts === 1) {
+      deps.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId });
+    }
+    const timezone = await this.timezoneFor(conversationId, adapter, task);
+    const outcome = await executeRun(
+      {
+        runId: run.id,
+        conversation: ref,
+        adapter,
+        signal: entry.controller.signal,
+        systemPrompt: buildSystemPrompt({ platform: ref.platform, now: deps.clock.now(), timezone, task, maxSteps: deps.limits.maxSteps, extra: deps.promptExtras ?? [] }),
+        toolContext: { conversationId, conversation: ref, runId: run.id, taskId: task?.id ?? null, userId: task?.requestedBy ?? null, timezone, now: () => deps.clock.now() },
+      },
+      {
+        llm: deps.llm,
+        tools: deps.tools,
+        transcript: deps.transcript,
+        runs: deps.runs,
+        logger: deps.logger,
+        maxSteps: deps.limits.maxSteps,
+        contextBudget: deps.limits.contextBudget,
+        askTimeoutMs: deps.limits.askTimeoutMs,
+        now: () => deps.clock.now(),
+      },
+    );
+    await this.settle(conversationId, ref, adapter, run, task, outcome, entry.reason);
+  }
+
+  private async timezoneFor(conversationId: string, adapter: ChatAdapter, task: TaskRow | null): Promise<string> {
+    const stored = this.deps.conversations.get(conversationId)?.timezone;
+    if (stored) return stored;
+    if (task?.requestedBy) {
+      const tz = await adapter.fetchUserTimezone(task.requestedBy).catch(() => null);
+      if (tz) return tz;
+    }
+    return this.deps.limits.defaultTimezone;
+  }
+
+  private async settle(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, outcome: RunOutcome, reason: AbortReason | null): Promise<void> {
+    const { runs, tasks, limits, clock, logger } = this.deps;
+    const say = (text: string) => adapter.postMessage(ref, { text }).catch((err: unknown) => logger.error({ err }, 'posting a run note failed'));
+    const taskOpen = () => (task ? tasks.get(task.id)?.status === 'in_progress' : false);
+    switch (outcome.kind) {
+      case 'waiting':
+        return;
+      case 'completed':
+        if (runs.transition(run.id, ['running'], 'completed', { summary: outcome.summary }) && task && taskOpen()) {
+          tasks.complete(conversationId, task.id, outcome.summary ?? 'Answered.');
+        }
+        return;
+      case 'aborted':
+        if (reason === 'timeout' && runs.transition(run.id, ['running'], 'failed', { error: 'time limit' })) {
+          if (task && taskOpen()) tasks.fail(conversationId, task.id, `Stopped after the ${Math.round(limits.maxRunMs / 60_000)}-minute time limit.`);
+          await say(`⏱️ I stopped: this run reached its time limit of ${Math.round(limits.maxRunMs / 60_000)} minutes (MAX_RUN_MINUTES).`);
+        }
+        return;
+      case 'step_limit':
+        if (runs.transition(run.id, ['running'], 'failed', { error: 'step limit' })) {
+          if (task && taskOpen()) tasks.fail(conversationId, task.id, `Stopped after ${outcome.steps} steps (MAX_STEPS).`);
+          await say(`🛑 I stopped after ${outcome.steps} steps (the MAX_STEPS limit) without finishing. Ask me to continue if you want me to keep going.`);
+        }
+        return;
+      case 'failed': {
+        if (!runs.transition(run.id, ['running'], 'failed', { error: outcome.reason })) return;
+        const attempts = task ? (tasks.get(task.id)?.attempts ?? limits.maxAttempts) : limits.maxAttempts;
+        if (task && taskOpen() && outcome.transient && attempts < limits.maxAttempts) {
+          const delay = limits.retryDelayMs(attempts);
+          tasks.requeue(task.id, clock.now() + delay, outcome.reason);
+          clock.setTimer(() => this.pump(conversationId), delay);
+          await say(`⚠️ I couldn't finish: ${outcome.reason}. I'll try again in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${attempts + 1} of ${limits.maxAttempts}).`);
+        } else {
+          if (task && taskOpen()) tasks.fail(conversationId, task.id, outcome.reason);
+          await say(`❌ I couldn't finish this: ${outcome.reason}.`);
+        }
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,230 @@
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import { tasks, type TaskRow, type TaskStatus } from '../db/schema.js';
+
+export type TaskResult = { ok: true; task: TaskRow } | { ok: false; error: string };
+
+export interface NewTask {
+  conversationId: string;
+  title: string;
+  description: string;
+  createdBy: TaskRow['createdBy'];
+  requestedBy?: string | null;
+  sourceMessageId?: string | null;
+  scheduleId?: number | null;
+  blockedBy?: number[];
+}
+
+export interface TaskEdit {
+  title?: string;
+  description?: string;
+  addBlockedBy?: number[];
+}
+
+const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * The per-conversation to-do queue. Serial by construction: `claimNext` only hands out a task
+ * when none of the conversation is in progress. `blocked` is recomputed whenever a blocker
+ * changes, so "ready" stays an index lookup for the heartbeat.
+ */
+export interface TaskService {
+  add(task: NewTask): TaskResult;
+  get(id: number): TaskRow | null;
+  /** Tasks of a conversation in queue order. */
+  list(conversationId: string): TaskRow[];
+  update(conversationId: string, id: number, edit: TaskEdit): TaskResult;
+  complete(conversationId: string, id: number, summary: string): TaskResult;
+  fail(conversationId: string, id: number, reason: string): TaskResult;
+  cancel(conversationId: string, id: number): TaskResult;
+  delete(conversationId: string, id: number): TaskResult;
+  /** Cancels every pending task of the conversation; returns how many. */
+  cancelPending(conversationId: string): number;
+  /** Marks the next ready task in_progress (attempts + 1) and returns it, or null. */
+  claimNext(conversationId: string): TaskRow | null;
+  /** Puts an in-progress task back to pending, startable from `notBefore`. */
+  requeue(id: number, notBefore: number, failReason?: string | null): void;
+  /** Conversations with a ready task (pending, unblocked, due), up to `limit`, skipping `exclude`. */
+  findReadyConversations(limit: number, exclude: ReadonlySet<string>): string[];
+}
+
+export function createTaskService(db: Db, clock: Clock): TaskService {
+  const sqlite = db.$client;
+  const readyStmt = sqlite.prepare(
+    `select t.conversation_id as id from tasks t indexed by tasks_ready_idx
+     where t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
+       and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user'))`,
+  );
+  const byId = (id: number) => db.select().from(tasks).where(eq(tasks.id, id)).get() ?? null;
+  const inConversation = (conversationId: string, id: number): TaskRow | null => {
+    const t = byId(id);
+    return t && t.conversationId === conversationId ? t : null;
+  };
+  const notFound = (id: number): TaskResult => ({ ok: false, error: `No task #${id} in this conversation. Call list_tasks to see the ids.` });
+
+  /** Recomputes `blocked` for the conversation's pending tasks: blocked while any blocker exists unfinished-or-failed. */
+  const recomputeBlocked = (conversationId: string) => {
+    const all = db.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
+    const status = new Map(all.map((t) => [t.id, t.status]));
+    for (const t of all) {
+      if (t.status !== 'pending') continue;
+      const blocked = t.blockedBy.some((b) => status.has(b) && status.get(b) !== 'completed');
+      if (blocked !== t.blocked) db.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, t.id)).run();
+    }
+  };
+
+  const checkBlockers = (conversationId: string, selfId: number | null, ids: number[]): string | null => {
+    const all = db.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
+    const graph = new Map(all.map((t) => [t.id, t.blockedBy]));
+    for (const id of ids) {
+      if (!graph.has(id)) return `blocked_by refers to task #${id}, which is not in this conversation. Call list_tasks to see the ids.`;
+      if (id === selfId) return 'A task cannot be blocked by itself.';
+    }
+    if (selfId === null) return null;
+    const seen = new Set<number>();
+    const stack = [...ids];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (id === selfId) return `That would create a cycle: task #${selfId} would end up waiting for itself.`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      stack.push(...(graph.get(id) ?? []));
+    }
+    return null;
+  };
+
+  const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
+    return db.transaction(() => {
+      const t = inConversation(conversationId, id);
+      if (!t) return notFound(id);
+      if (FINISHED.includes(t.status) && t.status !== status) return { ok: false, error: `Task #${id} is already ${t.status}.` };
+      const now = clock.now();
+      db.update(tasks).set({ ...fields, status, updatedAt: now, finishedAt: now }).where(eq(tasks.id, id)).run();
+      recomputeBlocked(conversationId);
+      return { ok: true, task: byId(id)! };
+    });
+  };
+
+  return {
+    add(n) {
+      return db.transaction(() => {
+        const blockedBy = [...new Set(n.blockedBy ?? [])];
+        const problem = checkBlockers(n.conversationId, null, blockedBy);
+        if (problem) return { ok: false, error: problem };
+        const now = clock.now();
+        const seq = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?').get(n.conversationId) as { s: number };
+        const row = db
+          .insert(tasks)
+          .values({
+            conversationId: n.conversationId,
+            title: n.title,
+            description: n.description,
+            sequence: seq.s,
+            blockedBy,
+            createdBy: n.createdBy,
+            requestedBy: n.requestedBy ?? null,
+            sourceMessageId: n.sourceMessageId ?? null,
+            scheduleId: n.scheduleId ?? null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+          .get();
+        recomputeBlocked(n.conversationId);
+        return { ok: true, task: byId(row.id)! };
+      });
+    },
+    get: byId,
+    list(conversationId) {
+      return db.select().from(tasks).where(eq(tasks.conversationId, conversationId)).orderBy(asc(tasks.sequence)).all();
+    },
+    update(conversationId, id, edit) {
+      return db.transaction(() => {
+        const t = inConversation(conversationId, id);
+        if (!t) return notFound(id);
+        if (FINISHED.includes(t.status)) return { ok: false, error: `Task #${id} is ${t.status}; only pending or in-progress tasks can be edited.` };
+        const add = [...new Set(edit.addBlockedBy ?? [])].filter((b) => !t.blockedBy.includes(b));
+        const problem = checkBlockers(conversationId, id, add);
+        if (problem) return { ok: false, error: problem };
+        db.update(tasks)
+          .set({
+            ...(edit.title !== undefined ? { title: edit.title } : {}),
+            ...(edit.description !== undefined ? { description: edit.description } : {}),
+            blockedBy: [...t.blockedBy, ...add],
+            updatedAt: clock.now(),
+          })
+          .where(eq(tasks.id, id))
+          .run();
+        recomputeBlocked(conversationId);
+        return { ok: true, task: byId(id)! };
+      });
+    },
+    complete: (c, id, summary) => setFinal(c, id, 'completed', { resultSummary: summary }),
+    fail: (c, id, reason) => setFinal(c, id, 'failed', { failReason: reason }),
+    cancel: (c, id) => setFinal(c, id, 'cancelled', {}),
+    delete(conversationId, id) {
+      return db.transaction(() => {
+        const t = inConversation(conversationId, id);
+        if (!t) return notFound(id);
+        if (t.status === 'in_progress') return { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` };
+        db.delete(tasks).where(eq(tasks.id, id)).run();
+        for (const other of this.list(conversationId)) {
+          if (other.blockedBy.includes(id)) {
+            db.update(tasks).set({ blockedBy: other.blockedBy.filter((b) => b !== id) }).where(eq(tasks.id, other.id)).run();
+          }
+        }
+        recomputeBlocked(conversationId);
+        return { ok: true, task: t };
+      });
+    },
+    cancelPending(conversationId) {
+      return db.transaction(() => {
+        const now = clock.now();
+        const res = db
+          .update(tasks)
+          .set({ status: 'cancelled', updatedAt: now, finishedAt: now })
+          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending')))
+          .run();
+        return res.changes;
+      });
+    },
+    claimNext(conversationId) {
+      return db.transaction(() => {
+        const busy = db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'in_progress'))).get();
+        if (busy) return null;
+        const now = clock.now();
+        const next = db
+          .select()
+          .from(tasks)
+          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, now)))
+          .orderBy(asc(tasks.sequence))
+          .get();
+        if (!next) return null;
+        db.update(tasks)
+          .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: now, updatedAt: now })
+          .where(eq(tasks.id, next.id))
+          .run();
+        return byId(next.id);
+      });
+    },
+    requeue(id, notBefore, failReason) {
+      db.update(tasks)
+        .set({ status: 'pending', notBefore, updatedAt: clock.now(), ...(failReason !== undefined ? { failReason } : {}) })
+        .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])))
+        .run();
+    },
+    findReadyConversations(limit, exclude) {
+      const found: string[] = [];
+      if (limit <= 0) return found;
+      const seen = new Set<string>();
+      for (const row of readyStmt.iterate(clock.now()) as IterableIterator<{ id: string }>) {
+        if (seen.has(row.id) || exclude.has(row.id)) continue;
+        seen.add(row.id);
+        found.push(row.id);
+        if (found.length >= limit) break;
+      }
+      return found;
+    },
+  };
+}
