@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /** One scripted model step: assistant text, tool calls, or an HTTP error. */
 export type FakeStep =
-  | { text: string; toolCalls?: FakeToolCall[] }
-  | { toolCalls: FakeToolCall[]; text?: string }
+  | { text: string; toolCalls?: FakeToolCall[]; gate?: Promise<void> }
+  | { toolCalls: FakeToolCall[]; text?: string; gate?: Promise<void> }
   | { status: number; error?: string; retryAfterSeconds?: number }
   | { hang: true };
 
@@ -111,6 +111,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         res.writeHead(step.status, headers).end(JSON.stringify({ error: { message: step.error ?? `fake error ${step.status}`, type: 'fake' } }));
         return;
       }
+      if (step.gate) await step.gate;
+      if (record.aborted) return;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(step, parsed.model)));
     })();
   });

@@ -1,0 +1,44 @@
+import type { Clock } from '../../src/clock.js';
+
+/** A clock that moves only when told; timers fire in time order as it advances. */
+export class FakeClock implements Clock {
+  private current: number;
+  private seq = 0;
+  private readonly timers = new Map<number, { at: number; fn: () => void }>();
+
+  constructor(start = Date.UTC(2026, 0, 5, 9, 0, 0)) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimer(fn: () => void, ms: number): unknown {
+    const id = ++this.seq;
+    this.timers.set(id, { at: this.current + Math.max(0, ms), fn });
+    return id;
+  }
+
+  clearTimer(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+
+  /** Moves time forward, firing every timer that falls due, in order. */
+  advance(ms: number): void {
+    const target = this.current + ms;
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | null = null;
+      for (const entry of this.timers) if (entry[1].at <= target && (next === null || entry[1].at < next[1].at)) next = entry;
+      if (!next) break;
+      this.timers.delete(next[0]);
+      this.current = next[1].at;
+      next[1].fn();
+    }
+    this.current = target;
+  }
+
+  pendingTimers(): number {
+    return this.timers.size;
+  }
+}

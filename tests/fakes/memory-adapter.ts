@@ -1,0 +1,141 @@
+import { parseActionId } from '../../src/chat/action-id.js';
+import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
+import { conversationKey, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
+import type { CommandName, CommandReply, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
+import { splitText } from '../../src/chat/split-text.js';
+
+/** A message the adapter "posted", as the platform would store it. */
+export interface MemoryPost {
+  id: string;
+  conversation: string;
+  text: string;
+  mentionUserId?: string;
+  buttons: { actionId: string; label: string }[];
+  edited: boolean;
+}
+
+/**
+ * The in-memory ChatAdapter: records what the core posts and drives inbound events. It passes
+ * the same contract suite as the real adapters, so integration tests can trust it.
+ */
+export class MemoryAdapter implements ChatAdapter {
+  readonly platform = 'memory';
+  readonly capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 500 };
+  readonly posts: MemoryPost[] = [];
+  readonly ephemerals: { conversation: string; userId: string; text: string }[] = [];
+  readonly working = new Map<string, WorkingStatus>();
+  /** Every setWorking call, in order (null = cleared). */
+  readonly workingLog: { conversation: string; status: WorkingStatus | null }[] = [];
+  timezones = new Map<string, string>();
+  /** When set, postMessage waits for this before "sending" (simulates a slow platform). */
+  postGate: Promise<void> | null = null;
+  private sink: InboundSink | null = null;
+  private seq = 0;
+  private started = false;
+
+  constructor(readonly workspace = 'W1') {}
+
+  async start(sink: InboundSink): Promise<void> {
+    this.sink = sink;
+    this.started = true;
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+  }
+
+  botUserId(): string | null {
+    return this.started ? 'UBOT' : null;
+  }
+
+  async postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> {
+    if (this.postGate) await this.postGate;
+    const text = `${message.mentionUserId ? `<@${message.mentionUserId}> ` : ''}${message.text}`;
+    const pieces = splitText(text, this.capabilities.maxMessageLength);
+    let id = '';
+    pieces.forEach((piece, i) => {
+      id = `m${++this.seq}`;
+      this.posts.push({
+        id,
+        conversation: conversationKey(conversation),
+        text: piece,
+        ...(message.mentionUserId ? { mentionUserId: message.mentionUserId } : {}),
+        buttons: i === pieces.length - 1 ? [...(message.buttons ?? [])] : [],
+        edited: false,
+      });
+    });
+    return { id };
+  }
+
+  async editMessage(_conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void> {
+    const post = this.posts.find((p) => p.id === messageId);
+    if (!post) throw new Error(`message_not_found: ${messageId}`);
+    post.text = message.text;
+    post.buttons = [...(message.buttons ?? [])];
+    post.edited = true;
+  }
+
+  async setWorking(conversation: ConversationRef, status: WorkingStatus | null): Promise<void> {
+    const key = conversationKey(conversation);
+    this.workingLog.push({ conversation: key, status });
+    if (status) this.working.set(key, status);
+    else this.working.delete(key);
+  }
+
+  async openThread(channel: ChannelRef, messageId: string): Promise<ConversationRef> {
+    return { ...channel, thread: messageId };
+  }
+
+  async postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void> {
+    this.ephemerals.push({ conversation: conversationKey(conversation), userId, text });
+  }
+
+  async fetchUserTimezone(userId: string): Promise<string | null> {
+    return this.timezones.get(userId) ?? null;
+  }
+
+  // ---- drivers ----
+
+  /** A conversation ref on this fake platform. */
+  thread(channel = 'C1', thread: string | null = 'T1'): ConversationRef {
+    return { platform: this.platform, workspace: this.workspace, channel, thread };
+  }
+
+  /** Delivers a user's message; returns its message id (reuse it to simulate a redelivery). */
+  async say(conversation: ConversationRef, text: string, opts: { userId?: string; messageId?: string; startThread?: boolean } = {}): Promise<string> {
+    const messageId = opts.messageId ?? `in${++this.seq}`;
+    const msg: InboundMessage = {
+      messageId,
+      conversation,
+      userId: opts.userId ?? 'U1',
+      text,
+      ...(opts.startThread ? { startThread: { name: text.slice(0, 50) || 'Errand' } } : {}),
+    };
+    await this.requireSink().onMessage(msg);
+    return messageId;
+  }
+
+  async command(name: CommandName, args: string, channel: ChannelRef, conversation: ConversationRef | null, userId = 'U1'): Promise<CommandReply> {
+    return this.requireSink().onCommand({ name, args, channel, conversation, userId });
+  }
+
+  /** Clicks a button that the core posted. */
+  async click(actionId: string, conversation: ConversationRef, label = '', userId = 'U1'): Promise<CommandReply | null> {
+    const ref = parseActionId(actionId);
+    if (!ref) throw new Error(`not an Errand action id: ${actionId}`);
+    const sink = this.requireSink();
+    if (ref.kind === 'stop') return sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation });
+    return sink.onAction({ kind: 'answer', runId: ref.runId, answer: label, userId, conversation, eventId: `click${++this.seq}` });
+  }
+
+  /** Texts posted in one conversation, in order. */
+  textsIn(conversation: ConversationRef): string[] {
+    const key = conversationKey(conversation);
+    return this.posts.filter((p) => p.conversation === key).map((p) => p.text);
+  }
+
+  private requireSink(): InboundSink {
+    if (!this.sink) throw new Error('MemoryAdapter not started');
+    return this.sink;
+  }
+}
