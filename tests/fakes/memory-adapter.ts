@@ -18,6 +18,9 @@ export interface MemoryPost {
  * The in-memory ChatAdapter: records what the core posts and drives inbound events. It passes
  * the same contract suite as the real adapters, so integration tests can trust it.
  */
+/** Shared across instances so ids stay unique across a simulated restart, as platform ids are. */
+let idCounter = 0;
+
 export class MemoryAdapter implements ChatAdapter {
   readonly platform = 'memory';
   readonly capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 500 };
@@ -30,8 +33,7 @@ export class MemoryAdapter implements ChatAdapter {
   /** When set, postMessage waits for this before "sending" (simulates a slow platform). */
   postGate: Promise<void> | null = null;
   private sink: InboundSink | null = null;
-  private seq = 0;
-  private started = false;
+    private started = false;
 
   constructor(readonly workspace = 'W1') {}
 
@@ -54,7 +56,7 @@ export class MemoryAdapter implements ChatAdapter {
     const pieces = splitText(text, this.capabilities.maxMessageLength);
     let id = '';
     pieces.forEach((piece, i) => {
-      id = `m${++this.seq}`;
+      id = `m${++idCounter}`;
       this.posts.push({
         id,
         conversation: conversationKey(conversation),
@@ -103,7 +105,7 @@ export class MemoryAdapter implements ChatAdapter {
 
   /** Delivers a user's message; returns its message id (reuse it to simulate a redelivery). */
   async say(conversation: ConversationRef, text: string, opts: { userId?: string; messageId?: string; startThread?: boolean } = {}): Promise<string> {
-    const messageId = opts.messageId ?? `in${++this.seq}`;
+    const messageId = opts.messageId ?? `in${++idCounter}`;
     const msg: InboundMessage = {
       messageId,
       conversation,
@@ -125,7 +127,7 @@ export class MemoryAdapter implements ChatAdapter {
     if (!ref) throw new Error(`not an Errand action id: ${actionId}`);
     const sink = this.requireSink();
     if (ref.kind === 'stop') return sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation });
-    return sink.onAction({ kind: 'answer', runId: ref.runId, answer: label, userId, conversation, eventId: `click${++this.seq}` });
+    return sink.onAction({ kind: 'answer', runId: ref.runId, answer: label, userId, conversation, eventId: `click${++idCounter}` });
   }
 
   /** Texts posted in one conversation, in order. */
