@@ -1,34 +1,73 @@
-import { loadConfig, loadDotEnv } from './config.js';
+import { dirname, join } from 'node:path';
+import { pino } from 'pino';
+import { createApp } from './app.js';
+import type { ChatAdapter } from './chat/chat-adapter.js';
+import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { ConfigError } from './errors.js';
-import { createLogger } from './logger.js';
-import { closeDatabase, openDatabase } from './db/client.js';
+import { createLogger, type Logger } from './logger.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * Composition root: config → database → services → adapters → start, and the reverse on
- * SIGINT/SIGTERM. Everything with a side effect is created here and nowhere else.
+ * Builds the adapters the configuration enables. The composition root is the one place in src/
+ * that reaches into adapters/, and only through dynamic imports, so a console-only start never
+ * loads a platform SDK.
  */
+async function createAdapters(config: Config, logger: Logger, shutdown: (reason: string) => void): Promise<ChatAdapter[]> {
+  const adapters: ChatAdapter[] = [];
+  if (config.platforms.includes('console')) {
+    const { createConsoleAdapter } = await import('../adapters/console/console-adapter.js');
+    adapters.push(createConsoleAdapter({ input: process.stdin, output: process.stdout, onClose: () => shutdown('console closed') }));
+  }
+  void logger;
+  return adapters;
+}
+
 async function main(): Promise<void> {
   loadDotEnv();
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`Errand cannot start.\n${err.message}\n`);
+      process.stderr.write(`Errand cannot start: fix these settings in .env or the environment.\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`);
       process.exit(1);
     }
     throw err;
   }
-  const logger = createLogger(config.LOG_LEVEL);
-  const db = openDatabase(config.DATABASE_PATH);
-  logger.info({ database: config.DATABASE_PATH, platforms: config.platforms }, 'errand started');
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    closeDatabase(db);
-    process.exit(0);
+  const consoleMode = config.platforms.includes('console');
+  const logFile = join(dirname(config.DATABASE_PATH), 'errand.log');
+  const logger = createLogger(config.LOG_LEVEL, consoleMode ? pino.destination({ dest: logFile, mkdir: true, sync: false }) : undefined);
+  if (consoleMode) process.stderr.write(`No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console adapter. Logs go to ${logFile}.\n`);
+
+  let stopping = false;
+  let app: ReturnType<typeof createApp> | null = null;
+  const shutdown = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.warn('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    void (app?.stop() ?? Promise.resolve())
+      .catch((err: unknown) => logger.error({ err }, 'error during shutdown'))
+      .finally(() => {
+        logger.flush?.();
+        process.exit(0);
+      });
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+
+  const adapters = await createAdapters(config, logger, shutdown);
+  app = createApp({ config, adapters, logger });
+  await app.start();
+  logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
 }
 
-await main();
+main().catch((err: unknown) => {
+  process.stderr.write(`Errand failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
