@@ -5,6 +5,7 @@ import { parseActionId } from '../../src/chat/action-id.js';
 import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
+import { splitText } from '../../src/chat/split-text.js';
 import { renderConsoleMessage } from './render.js';
 
 export interface ConsoleAdapterOptions {
@@ -28,7 +29,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const session = randomUUID().slice(0, 8);
   const conversation: ConversationRef = { platform: 'console', workspace: 'local', channel: 'console', thread: session };
   const channel: ChannelRef = { platform: 'console', workspace: 'local', channel: 'console' };
-  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 100_000 };
+  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 4000 };
   const out = options.output;
   let rl: Interface | null = null;
   let seq = 0;
@@ -90,7 +91,10 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       const isQuestion = buttons.some((b) => parseActionId(b.actionId)?.kind === 'answer');
       if (isQuestion) lastQuestion = { buttons };
       const options = isQuestion ? `\n${buttons.map((b, i) => `  ${i + 1}. ${b.label}`).join('\n')}\n  (type a number or your own answer)` : '';
-      print(renderConsoleMessage('errand', `${message.mentionUserId ? '@you ' : ''}${message.text}${options}`));
+      for (const piece of splitText(`${message.mentionUserId ? '@you ' : ''}${message.text}`, capabilities.maxMessageLength)) {
+        print(renderConsoleMessage('errand', piece));
+      }
+      if (options) print(options.slice(1));
       return { id };
     },
     async editMessage(_ref, _id, message) {
