@@ -1,7 +1,9 @@
 import type { Benchmark, BenchFigure } from './benchmark.js';
 
 /** Every benchmark module; each exports `benchmark`. Loaded lazily so one can run alone. */
-const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {};
+const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
+  heartbeat: () => import('./heartbeat.js'),
+};
 
 function format(f: BenchFigure): string {
   const v = Number.isInteger(f.value) ? String(f.value) : f.value.toFixed(f.value < 10 ? 3 : 1);

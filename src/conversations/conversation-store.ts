@@ -17,21 +17,20 @@ export interface ConversationStore {
 }
 
 export function createConversationStore(db: Db, clock: Clock): ConversationStore {
+  const upsert = db.$client.prepare(
+    `insert into conversations (id, platform, workspace, channel, thread, timezone, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (id) do update set updated_at = excluded.updated_at, timezone = coalesce(excluded.timezone, conversations.timezone)`,
+  );
+  const getStmt = db.select().from(conversations).where(eq(conversations.id, sql.placeholder('id'))).prepare();
   return {
     ensure(ref, timezone) {
       const id = conversationKey(ref);
       const now = clock.now();
-      db.insert(conversations)
-        .values({ id, platform: ref.platform, workspace: ref.workspace, channel: ref.channel, thread: ref.thread, timezone: timezone ?? null, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: conversations.id,
-          set: { updatedAt: now, timezone: timezone ? timezone : sql`${conversations.timezone}` },
-        })
-        .run();
+      upsert.run(id, ref.platform, ref.workspace, ref.channel, ref.thread, timezone ? timezone : null, now, now);
       return id;
     },
     get(id) {
-      return db.select().from(conversations).where(eq(conversations.id, id)).get() ?? null;
+      return getStmt.get({ id }) ?? null;
     },
     refOf(id) {
       return parseConversationKey(id);

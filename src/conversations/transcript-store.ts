@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
 import { messages, type MessageRole, type MessageRow, type StoredToolCall } from '../db/schema.js';
@@ -22,26 +22,24 @@ export interface TranscriptStore {
 }
 
 export function createTranscriptStore(db: Db, clock: Clock): TranscriptStore {
+  const insert = db.$client.prepare(
+    'insert into messages (conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const recentStmt = db
+    .select()
+    .from(messages)
+    .where(eq(messages.conversationId, sql.placeholder('conversationId')))
+    .orderBy(desc(messages.id))
+    .limit(sql.placeholder('limit'))
+    .prepare();
   return {
     append(e) {
-      const row = db
-        .insert(messages)
-        .values({
-          conversationId: e.conversationId,
-          runId: e.runId,
-          role: e.role,
-          content: e.content,
-          toolCalls: e.toolCalls && e.toolCalls.length > 0 ? e.toolCalls : null,
-          toolCallId: e.toolCallId ?? null,
-          authorId: e.authorId ?? null,
-          platformMessageId: e.platformMessageId ?? null,
-          createdAt: clock.now(),
-        })
-        .returning({ id: messages.id })
-        .get();
-      return row.id;
+      const toolCalls = e.toolCalls && e.toolCalls.length > 0 ? JSON.stringify(e.toolCalls) : null;
+      const r = insert.run(e.conversationId, e.runId, e.role, e.content, toolCalls, e.toolCallId ?? null, e.authorId ?? null, e.platformMessageId ?? null, clock.now());
+      return Number(r.lastInsertRowid);
     },
     recent(conversationId, limit, beforeId) {
+      if (beforeId === undefined) return recentStmt.all({ conversationId, limit }).reverse();
       const where = beforeId === undefined ? eq(messages.conversationId, conversationId) : and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId));
       return db.select().from(messages).where(where).orderBy(desc(messages.id)).limit(limit).all().reverse();
     },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, lte } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
 import { runs, type PendingQuestion, type RunRow, type RunStatus } from '../db/schema.js';
@@ -25,15 +25,33 @@ export interface RunStore {
 }
 
 export function createRunStore(db: Db, clock: Clock): RunStore {
-  const get = (id: string) => db.select().from(runs).where(eq(runs.id, id)).get() ?? null;
+  const getStmt = db.select().from(runs).where(eq(runs.id, sql.placeholder('id'))).prepare();
+  const activeStmt = db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.conversationId, sql.placeholder('conversationId')), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+    .limit(1)
+    .prepare();
+  const createStmt = db
+    .insert(runs)
+    .values({
+      id: sql.placeholder('id'),
+      conversationId: sql.placeholder('conversationId'),
+      taskId: sql.placeholder('taskId'),
+      status: 'running',
+      startedAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .returning()
+    .prepare();
+  const get = (id: string) => getStmt.get({ id }) ?? null;
   return {
     create(conversationId, taskId) {
-      const now = clock.now();
-      return db.insert(runs).values({ id: randomUUID(), conversationId, taskId, status: 'running', startedAt: now, updatedAt: now }).returning().get();
+      return createStmt.get({ id: randomUUID(), conversationId, taskId, now: clock.now() })!;
     },
     get,
     active(conversationId) {
-      return db.select().from(runs).where(and(eq(runs.conversationId, conversationId), inArray(runs.status, [...ACTIVE_RUN_STATUSES]))).get() ?? null;
+      return activeStmt.get({ conversationId }) ?? null;
     },
     transition(id, from, to, fields = {}) {
       const now = clock.now();

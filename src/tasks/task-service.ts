@@ -56,7 +56,26 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
      where t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
        and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user'))`,
   );
-  const byId = (id: number) => db.select().from(tasks).where(eq(tasks.id, id)).get() ?? null;
+  const byIdStmt = db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))).prepare();
+  const busyStmt = db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.conversationId, sql.placeholder('conversationId')), eq(tasks.status, 'in_progress')))
+    .limit(1)
+    .prepare();
+  const nextStmt = db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.conversationId, sql.placeholder('conversationId')), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, sql.placeholder('now'))))
+    .orderBy(asc(tasks.sequence))
+    .limit(1)
+    .prepare();
+  const claimStmt = db
+    .update(tasks)
+    .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}` })
+    .where(eq(tasks.id, sql.placeholder('id')))
+    .prepare();
+  const byId = (id: number) => byIdStmt.get({ id }) ?? null;
   const inConversation = (conversationId: string, id: number): TaskRow | null => {
     const t = byId(id);
     return t && t.conversationId === conversationId ? t : null;
@@ -191,20 +210,11 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
     },
     claimNext(conversationId) {
       return db.transaction(() => {
-        const busy = db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'in_progress'))).get();
-        if (busy) return null;
+        if (busyStmt.get({ conversationId })) return null;
         const now = clock.now();
-        const next = db
-          .select()
-          .from(tasks)
-          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, now)))
-          .orderBy(asc(tasks.sequence))
-          .get();
+        const next = nextStmt.get({ conversationId, now });
         if (!next) return null;
-        db.update(tasks)
-          .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: now, updatedAt: now })
-          .where(eq(tasks.id, next.id))
-          .run();
+        claimStmt.run({ id: next.id, now });
         return byId(next.id);
       });
     },
