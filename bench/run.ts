@@ -3,6 +3,7 @@ import type { Benchmark, BenchFigure } from './benchmark.js';
 /** Every benchmark module; each exports `benchmark`. Loaded lazily so one can run alone. */
 const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   heartbeat: () => import('./heartbeat.js'),
+  dispatcher: () => import('./dispatcher.js'),
 };
 
 function format(f: BenchFigure): string {

@@ -10,17 +10,20 @@ export interface SystemPromptInput {
   extra?: readonly string[];
 }
 
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Building an Intl.DateTimeFormat costs far more than using one: keep one per timezone. */
+function formatterFor(timezone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timezone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false });
+    formatters.set(timezone, f);
+  }
+  return f;
+}
+
 function formatNow(now: number, timezone: string): string {
-  const local = new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    weekday: 'long',
-    year: 'numeric',
-    month: 'long',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    hour12: false,
-  }).format(now);
+  const local = formatterFor(timezone).format(now);
   return `${local} (${timezone}; ${new Date(now).toISOString()})`;
 }
 

@@ -44,6 +44,10 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
     })
     .returning()
     .prepare();
+  const finalStmt = db.$client.prepare(
+    `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
+     where id = ? and status in (select value from json_each(?))`,
+  );
   const get = (id: string) => getStmt.get({ id }) ?? null;
   return {
     create(conversationId, taskId) {
@@ -56,6 +60,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
     transition(id, from, to, fields = {}) {
       const now = clock.now();
       const final = !ACTIVE_RUN_STATUSES.includes(to);
+      if (final) return finalStmt.run(to, fields.summary ?? null, fields.error ?? null, now, now, id, JSON.stringify(from)).changes === 1;
       const res = db
         .update(runs)
         .set({ ...fields, status: to, updatedAt: now, ...(final ? { endedAt: now, question: null, askExpiresAt: null } : {}) })

@@ -75,6 +75,28 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
     .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}` })
     .where(eq(tasks.id, sql.placeholder('id')))
     .prepare();
+  const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and blocked_by != '[]' limit 1");
+  const nextSequenceStmt = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?');
+  const insertStmt = db
+    .insert(tasks)
+    .values({
+      conversationId: sql.placeholder('conversationId'),
+      title: sql.placeholder('title'),
+      description: sql.placeholder('description'),
+      sequence: sql.placeholder('sequence'),
+      blockedBy: sql.placeholder('blockedBy'),
+      createdBy: sql.placeholder('createdBy'),
+      requestedBy: sql.placeholder('requestedBy'),
+      sourceMessageId: sql.placeholder('sourceMessageId'),
+      scheduleId: sql.placeholder('scheduleId'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .returning({ id: tasks.id })
+    .prepare();
+  const finishStmt = sqlite.prepare(
+    'update tasks set status = ?, result_summary = coalesce(?, result_summary), fail_reason = coalesce(?, fail_reason), updated_at = ?, finished_at = ? where id = ?',
+  );
   const byId = (id: number) => byIdStmt.get({ id }) ?? null;
   const inConversation = (conversationId: string, id: number): TaskRow | null => {
     const t = byId(id);
@@ -84,6 +106,7 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
 
   /** Recomputes `blocked` for the conversation's pending tasks: blocked while any blocker exists unfinished-or-failed. */
   const recomputeBlocked = (conversationId: string) => {
+    if (!anyDependentStmt.get(conversationId)) return;
     const all = db.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
     const status = new Map(all.map((t) => [t.id, t.status]));
     for (const t of all) {
@@ -94,6 +117,7 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
   };
 
   const checkBlockers = (conversationId: string, selfId: number | null, ids: number[]): string | null => {
+    if (ids.length === 0) return null;
     const all = db.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
     const graph = new Map(all.map((t) => [t.id, t.blockedBy]));
     for (const id of ids) {
@@ -119,7 +143,7 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
       if (!t) return notFound(id);
       if (FINISHED.includes(t.status) && t.status !== status) return { ok: false, error: `Task #${id} is already ${t.status}.` };
       const now = clock.now();
-      db.update(tasks).set({ ...fields, status, updatedAt: now, finishedAt: now }).where(eq(tasks.id, id)).run();
+      finishStmt.run(status, fields.resultSummary ?? null, fields.failReason ?? null, now, now, id);
       recomputeBlocked(conversationId);
       return { ok: true, task: byId(id)! };
     });
@@ -132,25 +156,20 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
         const problem = checkBlockers(n.conversationId, null, blockedBy);
         if (problem) return { ok: false, error: problem };
         const now = clock.now();
-        const seq = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?').get(n.conversationId) as { s: number };
-        const row = db
-          .insert(tasks)
-          .values({
-            conversationId: n.conversationId,
-            title: n.title,
-            description: n.description,
-            sequence: seq.s,
-            blockedBy,
-            createdBy: n.createdBy,
-            requestedBy: n.requestedBy ?? null,
-            sourceMessageId: n.sourceMessageId ?? null,
-            scheduleId: n.scheduleId ?? null,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning()
-          .get();
-        recomputeBlocked(n.conversationId);
+        const seq = nextSequenceStmt.get(n.conversationId) as { s: number };
+        const row = insertStmt.get({
+          conversationId: n.conversationId,
+          title: n.title,
+          description: n.description,
+          sequence: seq.s,
+          blockedBy,
+          createdBy: n.createdBy,
+          requestedBy: n.requestedBy ?? null,
+          sourceMessageId: n.sourceMessageId ?? null,
+          scheduleId: n.scheduleId ?? null,
+          now,
+        })!;
+        if (blockedBy.length > 0) recomputeBlocked(n.conversationId);
         return { ok: true, task: byId(row.id)! };
       });
     },

@@ -30,6 +30,8 @@ export class MemoryAdapter implements ChatAdapter {
   /** Every setWorking call, in order (null = cleared). */
   readonly workingLog: { conversation: string; status: WorkingStatus | null }[] = [];
   timezones = new Map<string, string>();
+  /** Called after every post (benchmarks wait on it instead of polling). */
+  onPost: ((post: MemoryPost) => void) | null = null;
   /** When set, postMessage waits for this before "sending" (simulates a slow platform). */
   postGate: Promise<void> | null = null;
   private sink: InboundSink | null = null;
@@ -65,6 +67,7 @@ export class MemoryAdapter implements ChatAdapter {
         buttons: i === pieces.length - 1 ? [...(message.buttons ?? [])] : [],
         edited: false,
       });
+      this.onPost?.(this.posts.at(-1)!);
     });
     return { id };
   }
