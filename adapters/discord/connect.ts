@@ -1,0 +1,43 @@
+import { DiscordAPIError, DiscordjsError, DiscordjsErrorCodes, Events, GatewayCloseCodes, type Client } from 'discord.js';
+import { AdapterError } from '../../src/errors.js';
+
+/** What to tell the operator for the gateway close codes that mean "fix your setup". */
+const FATAL_CLOSE: Partial<Record<number, string>> = {
+  [GatewayCloseCodes.AuthenticationFailed]: 'DISCORD_TOKEN was rejected. Copy the bot token again from the Developer Portal (Bot → Reset Token).',
+  [GatewayCloseCodes.DisallowedIntents]:
+    'the privileged Message Content intent is not enabled. In the Developer Portal open your application → Bot → Privileged Gateway Intents and turn on MESSAGE CONTENT INTENT.',
+  [GatewayCloseCodes.InvalidIntents]: 'Discord rejected the requested gateway intents.',
+  [GatewayCloseCodes.ShardingRequired]: 'Discord requires sharding for this bot (it is in too many servers for one connection).',
+};
+
+/**
+ * Logs the client in and resolves once it is ready (READY and every guild received). Rejects with
+ * an AdapterError that says what to fix when the token is wrong, the Message Content intent is
+ * not enabled, or the gateway does not become ready in time; the client is destroyed then.
+ */
+export async function connectClient(client: Client, token: string, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onDisconnect: ((event: { code: number }) => void) | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    client.once(Events.ClientReady, () => resolve());
+    onDisconnect = (event) => reject(new AdapterError(`Discord refused the connection: ${FATAL_CLOSE[event.code] ?? `gateway closed with code ${event.code}`}`));
+    client.on(Events.ShardDisconnect, onDisconnect);
+    timer = setTimeout(() => reject(new AdapterError(`Discord did not become ready within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+  });
+  ready.catch(() => undefined);
+  try {
+    await client.login(token).catch((err: unknown) => {
+      const unauthorized =
+        (err instanceof DiscordAPIError && err.status === 401) ||
+        (err instanceof DiscordjsError && (err.code === DiscordjsErrorCodes.TokenInvalid || err.code === DiscordjsErrorCodes.TokenMissing));
+      throw new AdapterError(unauthorized ? `Discord refused the connection: ${FATAL_CLOSE[GatewayCloseCodes.AuthenticationFailed]}` : 'Discord login failed', { cause: err });
+    });
+    await ready;
+  } catch (err) {
+    await client.destroy().catch(() => undefined);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (onDisconnect) client.off(Events.ShardDisconnect, onDisconnect);
+  }
+}

@@ -1,0 +1,190 @@
+import { ButtonStyle, Client, DiscordAPIError, Events, GatewayIntentBits, Partials, RESTEvents, RESTJSONErrorCodes, Routes, type Message } from 'discord.js';
+import { z } from 'zod';
+import type { AdapterCapabilities, ChatAdapter, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
+import type { InboundSink } from '../../src/chat/inbound.js';
+import type { Config } from '../../src/config.js';
+import { AdapterError } from '../../src/errors.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
+import { createBotThreads } from './bot-threads.js';
+import { DISCORD_PLATFORM, fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
+import { handleInteraction } from './interactions.js';
+import { inviteUrl } from './invite-url.js';
+import { toInboundMessage } from './message-handler.js';
+import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type MessageBody } from './outbound-message.js';
+import { registerCommands } from './slash-commands.js';
+import { connectClient } from './connect.js';
+import { createWorkingIndicator } from './typing.js';
+
+/** Timings that production leaves at Discord's values and tests shorten. */
+export interface DiscordTuning {
+  messageLimit?: { count: number; windowMs: number };
+  typingIntervalMs?: number;
+  workingNoticeDelayMs?: number;
+  deferAfterMs?: number;
+  readyTimeoutMs?: number;
+  /** REST retries on 5xx/network errors (429s are always waited out by discord.js). */
+  restRetries?: number;
+}
+
+export interface DiscordAdapterOptions {
+  token: string;
+  /** REST base (DISCORD_API_URL), e.g. `http://127.0.0.1:8080/api`; the gateway URL follows from it. */
+  apiUrl?: string;
+  /** DISCORD_THREADS: open a thread per mention (default true). */
+  threads?: boolean;
+  /** DISCORD_GUILD_ID: register slash commands in this guild only (instantly available). */
+  guildId?: string;
+  logger?: Logger;
+  tuning?: DiscordTuning;
+}
+
+/** The adapter options from Errand's configuration (DISCORD_TOKEN must be set). */
+export function discordOptionsFromConfig(config: Config, logger?: Logger): DiscordAdapterOptions {
+  if (!config.DISCORD_TOKEN) throw new AdapterError('DISCORD_TOKEN is not set');
+  return { token: config.DISCORD_TOKEN, apiUrl: config.DISCORD_API_URL, threads: config.DISCORD_THREADS, guildId: config.DISCORD_GUILD_ID, ...(logger ? { logger } : {}) };
+}
+
+const postedSchema = z.object({ id: z.string() });
+const threadSchema = z.object({ id: z.string(), parent_id: z.string().nullable().optional() });
+const WORKING_TEXT = '⏳ Working… press **Stop** to stop me.';
+
+/** Wraps a REST failure as AdapterError, keeping Discord's error code in the message and the cause. */
+async function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = await call();
+  } catch (err) {
+    const detail = err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    throw new AdapterError(`Discord ${what} failed (${detail})`, { cause: err });
+  }
+  return schema.parse(raw);
+}
+
+/**
+ * Errand on Discord through discord.js 14: mentions, thread replies and DMs become inbound
+ * messages; slash commands and buttons go to the sink; posts are split, rate limited per channel
+ * and kept in order. Building it connects nothing; `start` logs in and registers the commands.
+ */
+export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapter {
+  const logger = (options.logger ?? silentLogger()).child({ platform: DISCORD_PLATFORM });
+  const tuning = options.tuning ?? {};
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+    partials: [Partials.Channel, Partials.Message],
+    rest: { ...(options.apiUrl ? { api: options.apiUrl.replace(/\/+$/, '') } : {}), retries: tuning.restRetries ?? 3 },
+  });
+  const api = client.rest;
+  const botId = () => client.user?.id ?? null;
+  const botThreads = createBotThreads(api, botId);
+  const queue = createOutboundQueue(tuning.messageLimit ?? DISCORD_MESSAGE_LIMIT);
+  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: false, maxMessageLength: MAX_MESSAGE_LENGTH };
+
+  const locate = (ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): DiscordLocation => {
+    const loc = fromConversationRef(ref);
+    if (!loc) throw new AdapterError(`Not a Discord conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
+    return loc;
+  };
+  const post = (channelId: string, body: MessageBody | Record<string, unknown>) => rest('post', () => api.post(Routes.channelMessages(channelId), { body }), postedSchema);
+
+  const working = createWorkingIndicator({
+    logger,
+    typingIntervalMs: tuning.typingIntervalMs,
+    noticeDelayMs: tuning.workingNoticeDelayMs,
+    sendTyping: async (channelId) => void (await api.post(Routes.channelTyping(channelId))),
+    postNotice: (channelId, stopActionId) =>
+      queue
+        .enqueue(channelId, (send) =>
+          send(() => post(channelId, { content: WORKING_TEXT, components: [{ type: 1, components: [{ type: 2, style: ButtonStyle.Danger, label: 'Stop', custom_id: stopActionId }] }] })),
+        )
+        .then((m) => m.id),
+    deleteNotice: async (channelId, id) => void (await api.delete(Routes.channelMessage(channelId, id))),
+  });
+
+  const onMessage = (sink: InboundSink, message: Message) => {
+    const me = botId();
+    if (!me) return;
+    toInboundMessage(message, { botId: me, threads: options.threads ?? true, botThreads })
+      .then((inbound) => (inbound ? sink.onMessage(inbound) : undefined))
+      .catch((err: unknown) => logger.error({ err, messageId: message.id }, 'handling a Discord message failed'));
+  };
+
+  return {
+    platform: DISCORD_PLATFORM,
+    capabilities,
+    async start(sink) {
+      client.on(Events.MessageCreate, (message) => onMessage(sink, message));
+      client.on(Events.InteractionCreate, (interaction) => {
+        handleInteraction(interaction, { sink, logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark }).catch((err: unknown) =>
+          logger.error({ err, interactionId: interaction.id }, 'answering a Discord interaction failed'),
+        );
+      });
+      client.on(Events.ThreadMembersUpdate, (added, removed, thread) => {
+        const me = botId();
+        if (me && added.has(me)) botThreads.mark(thread.id);
+        if (me && removed.has(me)) botThreads.unmark(thread.id);
+      });
+      client.on(Events.Error, (err) => logger.error({ err }, 'Discord client error'));
+      client.on(Events.Warn, (message) => logger.warn({ message }, 'Discord client warning'));
+      api.on(RESTEvents.RateLimited, (info) => logger.debug({ route: info.route, retryAfter: info.retryAfter }, 'Discord rate limit: waiting'));
+      await connectClient(client, options.token, tuning.readyTimeoutMs ?? 30_000);
+      const applicationId = client.application?.id ?? botId() ?? '';
+      logger.info({ botUserId: botId(), inviteUrl: inviteUrl(applicationId) }, 'Discord connected. Add Errand to a server with the invite URL.');
+      await registerCommands(api, applicationId, options.guildId).catch((err: unknown) =>
+        logger.error({ err, guildId: options.guildId ?? null }, 'registering Discord slash commands failed; mentions still work'),
+      );
+    },
+    async stop() {
+      await working.stopAll();
+      await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      await client.destroy();
+    },
+    botUserId: botId,
+    async postMessage(conversation, message: OutboundMessage) {
+      const loc = locate(conversation);
+      const target = postTargetOf(loc);
+      const bodies = toMessageBodies(message);
+      if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Discord.');
+      const last = await queue.enqueue(target, async (send) => {
+        let posted = { id: '' };
+        for (const body of bodies) posted = await send(() => post(target, body));
+        return posted;
+      });
+      if (loc.threadId) botThreads.mark(loc.threadId);
+      return { id: last.id };
+    },
+    async editMessage(conversation, messageId, message) {
+      const target = postTargetOf(locate(conversation));
+      const body = toEditBody(message);
+      await queue.enqueue(target, () => rest('edit', () => api.patch(Routes.channelMessage(target, messageId), { body }), z.unknown()));
+    },
+    async setWorking(conversation, status) {
+      working.set(postTargetOf(locate(conversation)), status);
+    },
+    async openThread(channel: ChannelRef, messageId: string, name: string) {
+      const loc = locate({ ...channel, thread: null });
+      const body = { name: name.trim().slice(0, 100) || 'Errand', auto_archive_duration: 1440 };
+      let threadId: string;
+      try {
+        threadId = (await rest('thread creation', () => api.post(Routes.threads(loc.channelId, messageId), { body }), threadSchema)).id;
+      } catch (err) {
+        const cause = err instanceof AdapterError ? err.cause : null;
+        if (!(cause instanceof DiscordAPIError) || cause.code !== RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage) throw err;
+        const existing = await rest('thread lookup', () => api.get(Routes.channel(messageId)), threadSchema);
+        if (existing.parent_id !== loc.channelId) throw err;
+        threadId = existing.id;
+      }
+      botThreads.mark(threadId);
+      const ref = toConversationRef({ ...loc, threadId });
+      if (!ref) throw new AdapterError(`Discord returned a malformed thread id: ${threadId}`);
+      return ref;
+    },
+    async postEphemeral(conversation, userId, text) {
+      await this.postMessage(conversation, { text, mentionUserId: userId });
+    },
+    async fetchUserTimezone() {
+      return null;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import {
+  ApplicationIntegrationType,
+  InteractionContextType,
+  Routes,
+  SlashCommandBuilder,
+  type ChatInputCommandInteraction,
+  type REST,
+  type RESTPostAPIChatInputApplicationCommandsJSONBody,
+} from 'discord.js';
+import type { CommandName } from '../../src/chat/inbound.js';
+
+const SCHEDULE_ACTIONS = ['pause', 'resume', 'delete'] as const;
+
+const base = (name: CommandName, description: string) =>
+  new SlashCommandBuilder()
+    .setName(name)
+    .setDescription(description)
+    .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM);
+
+/** The slash commands Errand registers: the same four every adapter wires. */
+export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+  const schedules = base('schedules', 'List or manage scheduled prompts in this channel').addSubcommand((s) =>
+    s.setName('list').setDescription('List the schedules of this channel'),
+  );
+  for (const action of SCHEDULE_ACTIONS) {
+    schedules.addSubcommand((s) =>
+      s
+        .setName(action)
+        .setDescription(`${action[0]?.toUpperCase()}${action.slice(1)} a schedule`)
+        .addStringOption((o) => o.setName('id').setDescription('The schedule id (see /schedules list)').setRequired(true).setMaxLength(40)),
+    );
+  }
+  return [
+    base('tasks', "Show what I'm working on and the to-do list here").toJSON(),
+    base('stop', 'Stop the current run (or a task by id, or all)')
+      .addStringOption((o) => o.setName('target').setDescription('A task id, or "all" to also cancel the pending tasks').setMaxLength(40))
+      .toJSON(),
+    schedules.toJSON(),
+    base('help', 'How to use Errand').toJSON(),
+  ];
+}
+
+/**
+ * Registers the commands with one bulk overwrite (PUT), so removed commands disappear and a
+ * restart never duplicates them. Per guild when a guild id is given: those are available at once,
+ * while global commands can take a while to reach every client.
+ */
+export async function registerCommands(rest: REST, applicationId: string, guildId: string | undefined): Promise<void> {
+  const route = guildId ? Routes.applicationGuildCommands(applicationId, guildId) : Routes.applicationCommands(applicationId);
+  await rest.put(route, { body: commandDefinitions() });
+}
+
+const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'help'];
+
+/** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
+export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {
+  const name = NAMES.find((n) => n === interaction.commandName);
+  if (!name) return null;
+  if (name === 'stop') return { name, args: (interaction.options.getString('target') ?? '').trim() };
+  if (name === 'schedules') {
+    const sub = interaction.options.getSubcommand(false) ?? 'list';
+    if (sub === 'list') return { name, args: '' };
+    return { name, args: `${sub} ${(interaction.options.getString('id') ?? '').trim()}`.trim() };
+  }
+  return { name, args: '' };
+}

@@ -1,0 +1,64 @@
+import { createDiscordAdapter, type DiscordTuning } from '../../adapters/discord/create-discord-adapter.js';
+import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
+import type { InboundSink } from '../../src/chat/inbound.js';
+import { RecordingSink } from '../contract/chat-adapter-contract.js';
+import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/fake-discord.js';
+
+export interface DiscordHarness {
+  fake: FakeDiscord;
+  adapter: ChatAdapter;
+  sink: RecordingSink;
+  close(): Promise<void>;
+}
+
+/** Timings short enough for tests; the fake enforces the same message window. */
+export const TEST_TUNING: DiscordTuning = {
+  messageLimit: { count: 5, windowMs: 400 },
+  restRetries: 0,
+  workingNoticeDelayMs: 60,
+  typingIntervalMs: 80,
+  deferAfterMs: 100,
+  readyTimeoutMs: 5000,
+};
+
+export interface HarnessOptions {
+  threads?: boolean;
+  /** Register commands per guild (default) or globally (false). */
+  perGuild?: boolean;
+  fake?: FakeDiscordOptions;
+  tuning?: DiscordTuning;
+  sink?: InboundSink;
+}
+
+/** Creates a discord.js-backed adapter for a (new or given) fake Discord. */
+export function makeAdapter(fake: FakeDiscord, options: HarnessOptions = {}): ChatAdapter {
+  return createDiscordAdapter({
+    token: FAKE_DISCORD_TOKEN,
+    apiUrl: fake.apiUrl,
+    threads: options.threads ?? true,
+    ...(options.perGuild === false ? {} : { guildId: fake.guildId }),
+    tuning: { ...TEST_TUNING, ...options.tuning },
+  });
+}
+
+/** The real discord.js client, started against a fresh fake Discord, delivering to a recording sink. */
+export async function startDiscordHarness(options: HarnessOptions = {}): Promise<DiscordHarness> {
+  const fake = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit, ...options.fake });
+  const sink = new RecordingSink();
+  const adapter = makeAdapter(fake, options);
+  try {
+    await adapter.start(options.sink ?? sink);
+  } catch (err) {
+    await fake.close();
+    throw err;
+  }
+  return {
+    fake,
+    adapter,
+    sink,
+    async close() {
+      await adapter.stop();
+      await fake.close();
+    },
+  };
+}
