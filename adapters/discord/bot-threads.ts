@@ -1,5 +1,4 @@
-import { RESTJSONErrorCodes, Routes, type REST } from 'discord.js';
-import { DiscordAPIError } from 'discord.js';
+import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from 'discord.js';
 
 /** What the tracker needs to know about a thread from the gateway cache. */
 export interface ThreadFacts {
@@ -23,7 +22,8 @@ const MAX_ENTRIES = 10_000;
 /**
  * Tracks which threads are the bot's. Owner and cached membership answer most cases; after a
  * restart the gateway does not say whether the bot is a member, so the answer comes from
- * `GET /channels/{id}/thread-members/@me` once and is cached (both yes and no), bounded in size.
+ * `GET /channels/{id}/thread-members/@me` once (concurrent asks share one request) and is cached
+ * (both yes and no), bounded in size.
  */
 export function createBotThreads(rest: REST, botId: () => string | null): BotThreads {
   const known = new Map<string, boolean>();
@@ -36,6 +36,17 @@ export function createBotThreads(rest: REST, botId: () => string | null): BotThr
     }
   };
 
+  const inFlight = new Map<string, Promise<boolean>>();
+  const lookUp = async (threadId: string): Promise<boolean> => {
+    try {
+      await rest.get(Routes.threadMembers(threadId, '@me'));
+      return true;
+    } catch (err) {
+      if (err instanceof DiscordAPIError && err.code === RESTJSONErrorCodes.UnknownMember) return false;
+      throw err;
+    }
+  };
+
   return {
     async isBotThread(thread) {
       const cached = known.get(thread.id);
@@ -45,17 +56,17 @@ export function createBotThreads(rest: REST, botId: () => string | null): BotThr
         remember(thread.id, true);
         return true;
       }
-      try {
-        await rest.get(Routes.threadMembers(thread.id, '@me'));
-        remember(thread.id, true);
-        return true;
-      } catch (err) {
-        if (err instanceof DiscordAPIError && err.code === RESTJSONErrorCodes.UnknownMember) {
-          remember(thread.id, false);
-          return false;
-        }
-        throw err;
+      let pending = inFlight.get(thread.id);
+      if (!pending) {
+        pending = lookUp(thread.id)
+          .then((member) => {
+            if (!known.has(thread.id)) remember(thread.id, member);
+            return known.get(thread.id) ?? member;
+          })
+          .finally(() => inFlight.delete(thread.id));
+        inFlight.set(thread.id, pending);
       }
+      return pending;
     },
     mark: (id) => remember(id, true),
     unmark: (id) => remember(id, false),

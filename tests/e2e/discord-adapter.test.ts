@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { answerActionId, stopActionId } from '../../src/chat/action-id.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { makeAdapter, startDiscordHarness, type DiscordHarness } from './discord-harness.js';
+import { makeAdapter, startDiscordHarness, until, type DiscordHarness } from './discord-harness.js';
 import { RecordingSink } from '../contract/chat-adapter-contract.js';
 
 let h: DiscordHarness;
@@ -15,7 +15,7 @@ describe('Discord adapter: inbound mapping', () => {
     h = await startDiscordHarness();
     const { fake, sink, adapter } = h;
     const msg = fake.userMessage(fake.general.id, `<@${fake.bot.id}> summarise the release notes please`);
-    const inbound = await waitFor(() => sink.messages[0]);
+    const inbound = await until(() => sink.messages[0]);
     expect(inbound).toMatchObject({
       messageId: msg.id,
       userId: fake.alice.id,
@@ -45,7 +45,7 @@ describe('Discord adapter: inbound mapping', () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, sink, adapter } = h;
     fake.userMessage(fake.general.id, `hey <@${fake.bot.id}>, what time is it?`);
-    const inbound = await waitFor(() => sink.messages[0]);
+    const inbound = await until(() => sink.messages[0]);
     expect(inbound.startThread).toBeUndefined();
     expect(inbound.text).toBe('hey , what time is it?');
     await adapter.postMessage(inbound.conversation, { text: 'Noon.' });
@@ -69,27 +69,37 @@ describe('Discord adapter: inbound mapping', () => {
     expect(sink.messages[1]!.startThread).toBeUndefined();
   });
 
-  it('after a restart, membership of an older thread is looked up once and cached', async () => {
+  it("after a restart, a user's thread the bot joined is recognised: looked up once, then cached", async () => {
     h = await startDiscordHarness();
     const { fake } = h;
-    const msg = fake.userMessage(fake.general.id, `<@${fake.bot.id}> start`);
-    await h.adapter.openThread({ platform: 'discord', workspace: fake.guildId, channel: fake.general.id }, msg.id, 'older');
+    const thread = fake.userThread(fake.general.id, 'a human thread');
+    fake.userMessage(thread.id, `<@${fake.bot.id}> join us`);
+    const asked = await until(() => h.sink.messages[0]);
+    await h.adapter.postMessage(asked.conversation, { text: 'Joined.' });
     await h.adapter.stop();
     const sink = new RecordingSink();
-    const restarted = makeAdapter(fake);
-    h.adapter = restarted;
-    await restarted.start(sink);
-    fake.userMessage(msg.id, 'still there?');
-    fake.userMessage(msg.id, 'hello again');
+    h.adapter = makeAdapter(fake);
+    await h.adapter.start(sink);
+    fake.userMessage(thread.id, 'still there?');
+    fake.userMessage(thread.id, 'hello again');
+    const other = fake.userThread(fake.general.id, 'another human thread');
+    fake.userMessage(other.id, 'not for the bot');
+    fake.userMessage(other.id, 'still not for the bot');
     await waitFor(() => sink.messages.length === 2);
-    expect(sink.messages.every((m) => m.conversation.thread === msg.id)).toBe(true);
+    await quiet();
+    expect(sink.messages.map((m) => [m.text, m.conversation.thread])).toEqual([
+      ['still there?', thread.id],
+      ['hello again', thread.id],
+    ]);
+    expect(fake.callsTo('GET', new RegExp(`/channels/${thread.id}/thread-members/@me$`))).toHaveLength(1);
+    expect(fake.callsTo('GET', new RegExp(`/channels/${other.id}/thread-members/@me$`))).toHaveLength(1);
   });
 
   it('a DM is its own conversation, answered in the DM channel', async () => {
     h = await startDiscordHarness();
     const { fake, sink, adapter } = h;
     const dm = fake.directMessage('remind me what you can do');
-    const inbound = await waitFor(() => sink.messages[0]);
+    const inbound = await until(() => sink.messages[0]);
     expect(inbound).toMatchObject({ messageId: dm.id, text: 'remind me what you can do', conversation: { platform: 'discord', workspace: '@me', channel: dm.channel_id, thread: null } });
     expect(inbound.startThread).toBeUndefined();
     await adapter.postMessage(inbound.conversation, { text: 'Plenty.' });
@@ -169,12 +179,24 @@ describe('Discord adapter: outbound', () => {
     for (let i = 5; i < times.length; i++) expect(times[i]! - times[i - 5]!).toBeGreaterThanOrEqual(400);
   });
 
-  it('discord.js waits out a 429 from Discord and the order still holds', async () => {
-    h = await startDiscordHarness({ threads: false, tuning: { messageLimit: { count: 50, windowMs: 1 } } });
+  it('without the adapter pacing, discord.js follows the rate-limit headers: in order, at most 5 per window', async () => {
+    h = await startDiscordHarness({ threads: false, tuning: { messageLimit: { count: 1000, windowMs: 1 } } });
     const { fake, adapter } = h;
     const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
     await Promise.all(Array.from({ length: 8 }, (_, i) => adapter.postMessage(channel, { text: `m${i}` })));
     expect(fake.botMessagesIn(fake.general.id).map((m) => m.content)).toEqual(Array.from({ length: 8 }, (_, i) => `m${i}`));
+    const accepted = fake.callsTo('POST', /^\/channels\/\d+\/messages$/).filter((c) => c.status === 200).map((c) => c.at);
+    expect(accepted[5]! - accepted[0]!).toBeGreaterThanOrEqual(400);
+  });
+
+  it('a 429 from Discord is waited out and retried; the order still holds', async () => {
+    h = await startDiscordHarness({ threads: false });
+    const { fake, adapter } = h;
+    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    fake.forceRateLimit(fake.general.id);
+    await Promise.all(Array.from({ length: 3 }, (_, i) => adapter.postMessage(channel, { text: `m${i}` })));
+    expect(fake.stats.rateLimited).toBe(1);
+    expect(fake.botMessagesIn(fake.general.id).map((m) => m.content)).toEqual(['m0', 'm1', 'm2']);
   });
 
   it('shows typing at once, a Stop notice only when still working, and removes it when done', async () => {
@@ -189,7 +211,7 @@ describe('Discord adapter: outbound', () => {
     expect(fake.botMessagesIn(fake.general.id).map((m) => m.content)).toEqual(['fast answer']);
 
     await adapter.setWorking(channel, { runId: 'slow', stopActionId: stopActionId('slow') });
-    const notice = await waitFor(() => fake.botMessagesIn(fake.general.id).find((m) => m.content.includes('Working')));
+    const notice = await until(() => fake.botMessagesIn(fake.general.id).find((m) => m.content.includes('Working')));
     expect(JSON.stringify(notice.components)).toContain('errand:stop:slow');
     await waitFor(() => fake.callsTo('POST', /\/typing$/).length >= 3);
     await adapter.setWorking(channel, null);

@@ -2,6 +2,7 @@ import { createDiscordAdapter, type DiscordTuning } from '../../adapters/discord
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import { RecordingSink } from '../contract/chat-adapter-contract.js';
+import { waitFor } from '../fakes/wait-for.js';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/fake-discord.js';
 
 export interface DiscordHarness {
@@ -61,4 +62,9 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
       await fake.close();
     },
   };
+}
+
+/** Polls until `check` yields a value and returns it (waitFor, typed without the falsy cases). */
+export async function until<T>(check: () => T | undefined | null | false, timeoutMs = 5000): Promise<NonNullable<T>> {
+  return (await waitFor(check, timeoutMs)) as NonNullable<T>;
 }

@@ -153,6 +153,7 @@ export class FakeDiscord {
   readonly closeCodes: number[] = [];
   private readonly sessions = new Map<string, Session>();
   private readonly buckets = new Map<string, { start: number; count: number }>();
+  private readonly forced429 = new Set<string>();
   private readonly options: Required<FakeDiscordOptions>;
   private server: Server | null = null;
   private wss: WebSocketServer | null = null;
@@ -246,6 +247,11 @@ export class FakeDiscord {
       session.socket?.send(JSON.stringify({ op: 7, d: null }));
       session.socket = null;
     }
+  }
+
+  /** Answers the next message POST in a channel with a 429 (as a shared or global bucket would). */
+  forceRateLimit(channelId: string): void {
+    this.forced429.add(channelId);
   }
 
   /** Messages in a channel, oldest first, not deleted. */
@@ -595,6 +601,10 @@ export class FakeDiscord {
       'x-ratelimit-reset-after': resetAfter.toFixed(3),
       'x-ratelimit-bucket': `messages-${channelId}`,
     });
+    if (this.forced429.delete(channelId)) {
+      this.stats.rateLimited++;
+      throw new HttpError(429, { message: 'You are being rate limited.', retry_after: 0.05, global: false }, { 'retry-after': '1', 'x-ratelimit-scope': 'shared' });
+    }
     if (bucket.count >= count) {
       this.stats.rateLimited++;
       throw new HttpError(429, { message: 'You are being rate limited.', retry_after: resetAfter, global: false }, { ...limitHeaders(0), 'retry-after': String(Math.ceil(resetAfter)), 'x-ratelimit-scope': 'user' });
