@@ -17,20 +17,31 @@ const FATAL_CLOSE: Partial<Record<number, string>> = {
  */
 export async function connectClient(client: Client, token: string, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  let onDisconnect: ((event: { code: number }) => void) | undefined;
+  let closeCode: number | null = null;
+  const closed = new Promise<number>((resolve) => {
+    const onDisconnect = (event: { code: number }) => {
+      closeCode = event.code;
+      resolve(event.code);
+    };
+    client.once(Events.ShardDisconnect, onDisconnect);
+  });
+  const refused = (code: number, cause?: unknown) =>
+    new AdapterError(`Discord refused the connection: ${FATAL_CLOSE[code] ?? `gateway closed with code ${code}`}`, { cause });
   const ready = new Promise<void>((resolve, reject) => {
     client.once(Events.ClientReady, () => resolve());
-    onDisconnect = (event) => reject(new AdapterError(`Discord refused the connection: ${FATAL_CLOSE[event.code] ?? `gateway closed with code ${event.code}`}`));
-    client.on(Events.ShardDisconnect, onDisconnect);
+    void closed.then((code) => reject(refused(code)));
     timer = setTimeout(() => reject(new AdapterError(`Discord did not become ready within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
   });
   ready.catch(() => undefined);
   try {
-    await client.login(token).catch((err: unknown) => {
+    await client.login(token).catch(async (err: unknown) => {
       const unauthorized =
         (err instanceof DiscordAPIError && err.status === 401) ||
         (err instanceof DiscordjsError && (err.code === DiscordjsErrorCodes.TokenInvalid || err.code === DiscordjsErrorCodes.TokenMissing));
-      throw new AdapterError(unauthorized ? `Discord refused the connection: ${FATAL_CLOSE[GatewayCloseCodes.AuthenticationFailed]}` : 'Discord login failed', { cause: err });
+      if (unauthorized) throw new AdapterError(`Discord refused the connection: ${FATAL_CLOSE[GatewayCloseCodes.AuthenticationFailed]}`, { cause: err });
+      // A refused gateway session rejects login just before the close code is reported.
+      const code = closeCode ?? (await Promise.race([closed, new Promise<null>((r) => setTimeout(() => r(null), 250))]));
+      throw code === null ? new AdapterError('Discord login failed', { cause: err }) : refused(code, err);
     });
     await ready;
   } catch (err) {
@@ -38,6 +49,5 @@ export async function connectClient(client: Client, token: string, timeoutMs: nu
     throw err;
   } finally {
     clearTimeout(timer);
-    if (onDisconnect) client.off(Events.ShardDisconnect, onDisconnect);
   }
 }
