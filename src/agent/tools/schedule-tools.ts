@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { channelOf } from '../../chat/conversation-ref.js';
+import type { ScheduleRow } from '../../db/schema.js';
+import type { ScheduleResult, ScheduleService } from '../../schedules/schedule-service.js';
+import { formatInZone, isoInZone } from '../../schedules/zoned-time.js';
+import { defineTool, fail, ok, type ToolDefinition, type ToolOutcome } from './tool.js';
+
+/** A paragraph for the system prompt: how to turn "every weekday at 9" into a schedule. */
+export const SCHEDULES_PROMPT =
+  '- You can run prompts later or repeatedly with schedule_prompt: kind "once" (spec = ISO 8601 date-time, read in the timezone unless it has an offset), "cron" (spec = 5-field cron in the timezone, e.g. "0 9 * * 1-5" = weekdays at 09:00) or "interval" (spec = minutes). Target "channel" (default) posts each run as a new thread in this channel; "thread" queues it in this conversation. Use the user\'s timezone unless they name another, and confirm with the description and next fire times from the result. list_schedules, pause_schedule, resume_schedule and delete_schedule manage them.';
+
+const scheduleId = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .trim()
+    .regex(/^#?\d+$/, 'schedule_id must be a schedule number (see list_schedules)')
+    .transform((s) => Number(s.replace('#', ''))),
+]);
+
+/** The shape the model sees for a schedule: description and times in the schedule's own timezone. */
+export function scheduleView(row: ScheduleRow, service: ScheduleService) {
+  const { description, nextRuns } = service.preview(row);
+  return {
+    id: row.id,
+    description,
+    prompt: row.prompt,
+    kind: row.kind,
+    spec: row.spec,
+    timezone: row.timezone,
+    target: row.target,
+    status: row.status,
+    next_runs: nextRuns.map((at) => ({ local: formatInZone(at, row.timezone), iso: isoInZone(at, row.timezone) })),
+    run_count: row.runCount,
+    ...(row.lastRunAt !== null ? { last_run: formatInZone(row.lastRunAt, row.timezone) } : {}),
+    ...(row.failReason ? { fail_reason: row.failReason } : {}),
+  };
+}
+
+/** Scheduled-prompt tools, scoped to the channel of the calling run. */
+export function createScheduleTools(service: ScheduleService): ToolDefinition[] {
+  const result = (r: ScheduleResult, extra: Record<string, unknown> = {}): ToolOutcome =>
+    r.ok ? ok({ schedule: scheduleView(r.schedule, service), ...extra }) : fail(r.error);
+  const idArgs = z.object({ schedule_id: scheduleId });
+  return [
+    defineTool({
+      name: 'schedule_prompt',
+      description:
+        'Run a prompt later or repeatedly. kind "once": spec is an ISO 8601 date-time; "cron": a 5-field cron expression evaluated in the timezone; "interval": a number of minutes. timezone defaults to the user\'s. target "channel" (default) starts a new thread in this channel each time; "thread" queues the prompt in this conversation. Returns the id, a description and the next fire times: confirm them to the user.',
+      parameters: z.object({
+        prompt: z.string().trim().min(1, 'prompt must say what to do when the schedule fires').max(8000),
+        kind: z.enum(['once', 'cron', 'interval'], { message: 'kind must be "once", "cron" or "interval"' }),
+        spec: z.union([z.string(), z.number()]).transform(String),
+        timezone: z.string().trim().min(1).max(64).optional(),
+        target: z.enum(['channel', 'thread'], { message: 'target must be "channel" or "thread"' }).optional(),
+      }),
+      execute: (args, ctx) =>
+        result(
+          service.create({
+            channel: channelOf(ctx.conversation),
+            target: args.target ?? 'channel',
+            conversationId: ctx.conversationId,
+            prompt: args.prompt,
+            kind: args.kind,
+            spec: args.spec,
+            timezone: args.timezone ?? ctx.timezone,
+            createdBy: ctx.userId ?? 'agent',
+          }),
+        ),
+    }),
+    defineTool({
+      name: 'list_schedules',
+      description: "This channel's schedules with ids, descriptions, status and next fire times.",
+      parameters: z.object({}),
+      execute: (_args, ctx) => ok({ schedules: service.list(channelOf(ctx.conversation)).map((row) => scheduleView(row, service)) }),
+    }),
+    defineTool({
+      name: 'pause_schedule',
+      description: 'Pause a schedule: it stops firing until resumed.',
+      parameters: idArgs,
+      execute: ({ schedule_id }, ctx) => result(service.pause(channelOf(ctx.conversation), schedule_id)),
+    }),
+    defineTool({
+      name: 'resume_schedule',
+      description: 'Resume a paused schedule from now on (times missed while paused are not made up).',
+      parameters: idArgs,
+      execute: ({ schedule_id }, ctx) => result(service.resume(channelOf(ctx.conversation), schedule_id)),
+    }),
+    defineTool({
+      name: 'delete_schedule',
+      description: 'Delete a schedule for good.',
+      parameters: idArgs,
+      execute: ({ schedule_id }, ctx) => {
+        const r = service.delete(channelOf(ctx.conversation), schedule_id);
+        return r.ok ? ok({ deleted: schedule_id, description: service.preview(r.schedule).description }) : fail(r.error);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { ChannelRef } from '../chat/conversation-ref.js';
+import type { CommandReply } from '../chat/inbound.js';
+import type { ScheduleRow } from '../db/schema.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
+import { formatInZone } from '../schedules/zoned-time.js';
+
+/** Lines for `/help`. */
+export const SCHEDULES_HELP = [
+  '• `/schedules` — this channel\'s scheduled prompts · `/schedules pause|resume|delete <id>` — manage one',
+  '• To schedule something, just ask me: "every weekday at 9:00 post a summary of open tasks", "remind this thread in 2 hours".',
+].join('\n');
+
+const USAGE = 'Use `/schedules` to list this channel\'s schedules, or `/schedules pause <id>`, `/schedules resume <id>`, `/schedules delete <id>`.';
+const ICON: Record<ScheduleRow['status'], string> = { active: '▶️', paused: '⏸️', completed: '✅', error: '⚠️' };
+const PROMPT_PREVIEW = 80;
+
+const actionArgs = z.tuple([z.enum(['pause', 'resume', 'delete']), z.string().regex(/^#?\d+$/).transform((s) => Number(s.replace('#', '')))]);
+
+/** One line per schedule: id, description, next run, status (and why it failed, when it did). */
+export function formatScheduleLine(row: ScheduleRow, service: ScheduleService): string {
+  const { description, nextRuns } = service.preview(row, 1);
+  const prompt = row.prompt.length > PROMPT_PREVIEW ? `${row.prompt.slice(0, PROMPT_PREVIEW - 1)}…` : row.prompt;
+  const when = nextRuns[0] !== undefined ? `next: ${formatInZone(nextRuns[0], row.timezone)}` : row.status;
+  const target = row.target === 'thread' ? ' · in its thread' : '';
+  let line = `${ICON[row.status]} #${row.id} ${description} — ${when} · ${row.status}${target}\n    "${prompt}"`;
+  if (row.failReason) line += `\n    ⚠️ ${row.failReason}`;
+  return line;
+}
+
+/** `/schedules [pause|resume|delete <id>]`, for the channel the command came from. */
+export async function handleSchedulesCommand(args: string, channel: ChannelRef, service: ScheduleService): Promise<CommandReply> {
+  const words = args.trim().toLowerCase().split(/\s+/).filter((w) => w !== '');
+  if (words.length === 0 || (words.length === 1 && words[0] === 'list')) {
+    const rows = service.list(channel);
+    if (rows.length === 0) return { text: 'No schedules in this channel. Ask me, e.g. "every weekday at 9:00 summarise the open tasks here".' };
+    return { text: [`**Schedules in this channel**`, ...rows.map((r) => formatScheduleLine(r, service))].join('\n') };
+  }
+  const parsed = actionArgs.safeParse(words);
+  if (!parsed.success) {
+    if (words.length === 1 && ['pause', 'resume', 'delete'].includes(words[0]!)) return { text: `Which one? Add the schedule id: \`/schedules ${words[0]} <id>\` (see \`/schedules\` for ids).` };
+    return { text: `I don't understand "${args.trim()}". ${USAGE}` };
+  }
+  const [action, id] = parsed.data;
+  const r = action === 'pause' ? service.pause(channel, id) : action === 'resume' ? service.resume(channel, id) : service.delete(channel, id);
+  if (!r.ok) return { text: r.error };
+  const description = service.preview(r.schedule, 1).description;
+  if (action === 'delete') return { text: `Deleted schedule #${id} (${description}).` };
+  if (action === 'pause') return { text: `Paused schedule #${id} (${description}). Resume it with \`/schedules resume ${id}\`.` };
+  return { text: `Resumed schedule #${id}: ${formatScheduleLine(r.schedule, service)}` };
+}

@@ -1,0 +1,132 @@
+import type { ChannelRef } from '../chat/conversation-ref.js';
+import type { Clock } from '../clock.js';
+import type { ScheduleRow } from '../db/schema.js';
+import type { Scheduler } from './scheduler.js';
+import type { ScheduleStore } from './schedule-store.js';
+import { describeTiming, nextRuns, parseScheduleSpec, type ScheduleKind } from './schedule-timing.js';
+
+/** Expected failures are values: the message says what was wrong and how to fix it. */
+export type ScheduleResult = { ok: true; schedule: ScheduleRow } | { ok: false; error: string };
+
+export interface CreateScheduleInput {
+  channel: ChannelRef;
+  /** `thread` queues the prompt in `conversationId`; `channel` starts a new thread each time. */
+  target: 'channel' | 'thread';
+  conversationId: string | null;
+  prompt: string;
+  kind: ScheduleKind;
+  spec: string;
+  timezone: string;
+  /** Who asked: a platform user id, or `agent`. */
+  createdBy: string;
+}
+
+export interface ScheduleLimits {
+  minIntervalMinutes: number;
+  maxActivePerChannel: number;
+}
+
+/**
+ * Create, list, pause, resume and delete schedules, keeping the scheduler's timers in step
+ * with the table. Every id is looked up within the caller's channel, so one channel can
+ * never touch another's schedules.
+ */
+export class ScheduleService {
+  constructor(
+    private readonly store: ScheduleStore,
+    private readonly scheduler: Pick<Scheduler, 'arm' | 'disarm'>,
+    private readonly clock: Clock,
+    private readonly limits: ScheduleLimits,
+  ) {}
+
+  create(input: CreateScheduleInput): ScheduleResult {
+    const prompt = input.prompt.trim();
+    if (prompt === '') return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
+    if (input.target === 'thread' && !input.conversationId) return { ok: false, error: 'A thread target needs a conversation; use target "channel" here.' };
+    const now = this.clock.now();
+    const parsed = parseScheduleSpec(input.kind, input.spec, input.timezone, now, this.limits);
+    if (!parsed.ok) return parsed;
+    const full = this.checkRoom(input.channel);
+    if (full) return full;
+    const row = this.store.insert({
+      platform: input.channel.platform,
+      workspace: input.channel.workspace,
+      channel: input.channel.channel,
+      target: input.target,
+      conversationId: input.target === 'thread' ? input.conversationId : null,
+      prompt,
+      kind: input.kind,
+      spec: parsed.spec,
+      timezone: parsed.timezone,
+      status: 'active',
+      anchorAt: now,
+      nextRunAt: parsed.firstRunAt,
+      createdBy: input.createdBy,
+      createdAt: now,
+    });
+    this.scheduler.arm(row);
+    return { ok: true, schedule: row };
+  }
+
+  /** This channel's schedules, oldest first. */
+  list(channel: ChannelRef): ScheduleRow[] {
+    return this.store.listInChannel(channel);
+  }
+
+  get(channel: ChannelRef, id: number): ScheduleResult {
+    const row = this.store.get(id);
+    if (!row || row.platform !== channel.platform || row.workspace !== channel.workspace || row.channel !== channel.channel) {
+      return { ok: false, error: `There is no schedule #${id} in this channel. /schedules (or the list_schedules tool) shows the ids.` };
+    }
+    return { ok: true, schedule: row };
+  }
+
+  pause(channel: ChannelRef, id: number): ScheduleResult {
+    const found = this.get(channel, id);
+    if (!found.ok) return found;
+    if (found.schedule.status !== 'active') return { ok: false, error: `Schedule #${id} is ${found.schedule.status}, not active, so there is nothing to pause.` };
+    this.scheduler.disarm(id);
+    return this.saved(this.store.update(id, { status: 'paused', nextRunAt: null }, this.clock.now()), found.schedule);
+  }
+
+  /** Re-arms a paused (or errored) schedule from now on: missed times while paused are not made up. */
+  resume(channel: ChannelRef, id: number): ScheduleResult {
+    const found = this.get(channel, id);
+    if (!found.ok) return found;
+    const row = found.schedule;
+    if (row.status === 'active') return { ok: false, error: `Schedule #${id} is already active.` };
+    if (row.status === 'completed') return { ok: false, error: `Schedule #${id} already ran and is completed. Create a new schedule instead.` };
+    const now = this.clock.now();
+    const next = nextRuns(row, now, 1)[0];
+    if (next === undefined) return { ok: false, error: `Schedule #${id} has no future fire time (a one-off time that has passed). Create a new schedule instead.` };
+    const full = this.checkRoom(channel);
+    if (full) return full;
+    const updated = this.store.update(id, { status: 'active', nextRunAt: next, failReason: null }, now);
+    if (updated) this.scheduler.arm(updated);
+    return this.saved(updated, row);
+  }
+
+  delete(channel: ChannelRef, id: number): ScheduleResult {
+    const found = this.get(channel, id);
+    if (!found.ok) return found;
+    this.scheduler.disarm(id);
+    this.store.delete(id);
+    return found;
+  }
+
+  /** A human-readable description and the next `count` fire times (from now) of a schedule. */
+  preview(row: ScheduleRow, count = 3): { description: string; nextRuns: number[] } {
+    const upcoming = row.status === 'active' && row.nextRunAt !== null ? [row.nextRunAt, ...nextRuns(row, row.nextRunAt, count - 1)] : [];
+    return { description: describeTiming(row), nextRuns: upcoming.slice(0, count) };
+  }
+
+  private checkRoom(channel: ChannelRef): { ok: false; error: string } | null {
+    const active = this.store.countActiveInChannel(channel);
+    if (active < this.limits.maxActivePerChannel) return null;
+    return { ok: false, error: `This channel already has ${active} active schedules (the maximum is ${this.limits.maxActivePerChannel}). Pause or delete one first.` };
+  }
+
+  private saved(row: ScheduleRow | null, fallback: ScheduleRow): ScheduleResult {
+    return { ok: true, schedule: row ?? fallback };
+  }
+}

@@ -1,0 +1,207 @@
+import schedule from 'node-schedule';
+import { systemClock, type Clock } from '../clock.js';
+import type { ScheduleRow } from '../db/schema.js';
+import type { Logger } from '../logger.js';
+import { DueQueue } from './due-queue.js';
+import type { ScheduleLauncher } from './schedule-launcher.js';
+import type { ScheduleStore } from './schedule-store.js';
+import { nextRunAfter } from './schedule-timing.js';
+import { formatInZone } from './zoned-time.js';
+
+/** The one real timer the scheduler needs: "wake me at `at`" (replacing any earlier request). */
+export interface WakeTimer {
+  set(at: number, fn: () => void): void;
+  clear(): void;
+}
+
+/** setTimeout caps delays at 2^31-1 ms (~24.8 days); longer waits are taken in hops. */
+const MAX_DELAY_MS = 2_147_483_647;
+
+/** A WakeTimer on an injected Clock, so tests drive schedules with a fake clock. */
+export function clockWakeTimer(clock: Clock): WakeTimer {
+  let handle: unknown = null;
+  const clear = () => {
+    if (handle !== null) clock.clearTimer(handle);
+    handle = null;
+  };
+  const set = (at: number, fn: () => void): void => {
+    clear();
+    const delay = at - clock.now();
+    handle = delay > MAX_DELAY_MS ? clock.setTimer(() => set(at, fn), MAX_DELAY_MS) : clock.setTimer(fn, Math.max(0, delay));
+  };
+  return { set, clear };
+}
+
+/** The production WakeTimer: a node-schedule job at a Date (it handles long waits itself). */
+export function nodeScheduleWakeTimer(): WakeTimer {
+  let job: schedule.Job | null = null;
+  let immediate: NodeJS.Immediate | null = null;
+  const clear = () => {
+    job?.cancel();
+    job = null;
+    if (immediate) clearImmediate(immediate);
+    immediate = null;
+  };
+  return {
+    clear,
+    set(at, fn) {
+      clear();
+      if (at > Date.now()) job = schedule.scheduleJob(new Date(at), fn);
+      if (!job) immediate = setImmediate(fn);
+    },
+  };
+}
+
+/** node-schedule for the real clock; the injected clock's timers for any other (tests, benchmarks). */
+export function wakeTimerFor(clock: Clock): WakeTimer {
+  return clock === systemClock ? nodeScheduleWakeTimer() : clockWakeTimer(clock);
+}
+
+export interface SchedulerOptions {
+  store: ScheduleStore;
+  clock: Clock;
+  logger: Logger;
+  /** How late a fire may be (process down, machine asleep) and still run; later ones are skipped and recorded. */
+  graceMs: number;
+  timer?: WakeTimer;
+}
+
+/**
+ * Arms active schedules and fires them through the ScheduleLauncher. Every armed schedule
+ * sits in an in-memory due queue; one wake timer points at the earliest. The database stays
+ * the truth: a fire re-reads its row, and `next_run_at` is written before the launch, so a
+ * crash mid-launch never fires twice.
+ */
+export class Scheduler {
+  private readonly queue = new DueQueue();
+  private readonly timer: WakeTimer;
+  private readonly inFlight = new Set<Promise<void>>();
+  private launcher: ScheduleLauncher | null = null;
+  private wakeAt: number | null = null;
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.timer = opts.timer ?? wakeTimerFor(opts.clock);
+  }
+
+  /** Number of schedules currently armed. */
+  get armedCount(): number {
+    return this.queue.size;
+  }
+
+  /**
+   * Arms every active schedule. One whose time passed while Errand was down is due at once:
+   * it fires a single time if within the grace, else it is skipped and the skip recorded.
+   */
+  start(launcher: ScheduleLauncher): { armed: number; overdue: number } {
+    this.launcher = launcher;
+    const now = this.opts.clock.now();
+    let overdue = 0;
+    for (const { id, nextRunAt } of this.opts.store.listActiveDue()) {
+      if (nextRunAt === null) {
+        const row = this.opts.store.get(id);
+        if (row) this.reschedule(row, now);
+        continue;
+      }
+      if (nextRunAt <= now) overdue++;
+      this.queue.set(id, nextRunAt);
+    }
+    this.rewake();
+    this.opts.logger.info({ armed: this.queue.size, overdue }, 'schedules armed');
+    return { armed: this.queue.size, overdue };
+  }
+
+  /** Disarms everything and waits for launches already under way. */
+  async stop(): Promise<void> {
+    this.launcher = null;
+    this.timer.clear();
+    this.wakeAt = null;
+    this.queue.clear();
+    await this.idle();
+  }
+
+  /** Resolves when no launch is in flight (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Arms (or re-arms) an active schedule at its `nextRunAt`. Before `start` this is a no-op: start loads from the database. */
+  arm(row: ScheduleRow): void {
+    if (!this.launcher) return;
+    if (row.status !== 'active' || row.nextRunAt === null) return this.disarm(row.id);
+    this.queue.set(row.id, row.nextRunAt);
+    this.rewake();
+  }
+
+  disarm(id: number): void {
+    if (!this.queue.has(id)) return;
+    this.queue.delete(id);
+    this.rewake();
+  }
+
+  private rewake(): void {
+    const at = this.queue.peekAt();
+    if (at === this.wakeAt) return;
+    this.wakeAt = at;
+    if (at === null) this.timer.clear();
+    else this.timer.set(at, () => this.onWake());
+  }
+
+  private onWake(): void {
+    this.wakeAt = null;
+    const now = this.opts.clock.now();
+    for (const { id, at } of this.queue.popDue(now)) {
+      try {
+        this.fireDue(id, at, now);
+      } catch (err) {
+        this.opts.logger.error({ err, scheduleId: id }, 'schedule fire failed');
+      }
+    }
+    this.rewake();
+  }
+
+  /** Computes a next run for an active row that has none (or a bad one), persisting the result. */
+  private reschedule(row: ScheduleRow, now: number): void {
+    const next = nextRunAfter(row, now);
+    const change = next === null ? { status: 'error' as const, nextRunAt: null, failReason: 'No future fire time could be computed from this schedule.' } : { nextRunAt: next };
+    this.arm(this.opts.store.update(row.id, change, now) ?? row);
+  }
+
+  private fireDue(id: number, dueAt: number, now: number): void {
+    const row = this.opts.store.get(id);
+    if (!row || row.status !== 'active' || row.nextRunAt !== dueAt) return;
+    const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
+    const status = row.kind === 'once' ? 'completed' : next === null ? 'error' : 'active';
+    const lateMs = now - dueAt;
+    if (lateMs > this.opts.graceMs) {
+      const failReason = `Skipped the run due ${formatInZone(dueAt, row.timezone)}: it was ${Math.round(lateMs / 60_000)} min late (Errand was not running), more than the ${Math.round(this.opts.graceMs / 60_000)} min grace.`;
+      this.opts.logger.warn({ scheduleId: id, dueAt, lateMs }, 'missed schedule skipped');
+      this.arm(this.opts.store.update(id, { status: row.kind === 'once' ? 'error' : status, nextRunAt: next, failReason }, now) ?? row);
+      return;
+    }
+    const fired = this.opts.store.update(id, { status, nextRunAt: next, lastRunAt: now, incrementRunCount: true }, now) ?? row;
+    this.arm(fired);
+    this.launch(fired, now);
+  }
+
+  private launch(row: ScheduleRow, firedAt: number): void {
+    const launcher = this.launcher;
+    if (!launcher) return;
+    const started =
+      row.target === 'thread' && row.conversationId !== null
+        ? launcher.queueInConversation(row.conversationId, row.prompt, row.id)
+        : launcher.startInChannel({ platform: row.platform, workspace: row.workspace, channel: row.channel }, row.prompt, row.id);
+    const p = started.then(
+      () => {
+        if (row.failReason !== null) this.opts.store.update(row.id, { failReason: null }, this.opts.clock.now());
+      },
+      (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        this.opts.logger.warn({ err, scheduleId: row.id }, 'schedule launch failed');
+        const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;
+        this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
+      },
+    );
+    const tracked = p.finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+  }
+}

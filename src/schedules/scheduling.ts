@@ -1,0 +1,42 @@
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { ScheduleService } from './schedule-service.js';
+import { createScheduleStore } from './schedule-store.js';
+import { Scheduler, type WakeTimer } from './scheduler.js';
+
+export interface SchedulingOptions {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<Config, 'MIN_INTERVAL_MINUTES' | 'MAX_SCHEDULES_PER_CHANNEL' | 'MISSED_GRACE_MINUTES'>;
+  /** Replaces the wake timer (default: node-schedule on the system clock, the clock's timers otherwise). */
+  timer?: WakeTimer;
+}
+
+/** The scheduling feature, assembled: the service for tools and commands, the scheduler to start and stop. */
+export interface Scheduling {
+  readonly service: ScheduleService;
+  readonly scheduler: Scheduler;
+}
+
+/**
+ * Builds store, scheduler and service over one database. Nothing is armed until
+ * `scheduler.start(launcher)`, so the launcher (which needs the runtime) can come later.
+ */
+export function createScheduling(options: SchedulingOptions): Scheduling {
+  const store = createScheduleStore(options.db);
+  const scheduler = new Scheduler({
+    store,
+    clock: options.clock,
+    logger: options.logger,
+    graceMs: options.config.MISSED_GRACE_MINUTES * 60_000,
+    ...(options.timer ? { timer: options.timer } : {}),
+  });
+  const service = new ScheduleService(store, scheduler, options.clock, {
+    minIntervalMinutes: options.config.MIN_INTERVAL_MINUTES,
+    maxActivePerChannel: options.config.MAX_SCHEDULES_PER_CHANNEL,
+  });
+  return { service, scheduler };
+}
