@@ -216,6 +216,13 @@ export class FakeDiscord {
     return this.createMessage(dm, author, { content, components: [], flags: 0 });
   }
 
+  /** Delivers an existing message's MESSAGE_CREATE again (a duplicate delivery, same id). */
+  redeliver(messageId: string): void {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`no message ${messageId}`);
+    this.dispatchMessage('MESSAGE_CREATE', message);
+  }
+
   /** A thread a user opened on their own message (the bot is not a member). */
   userThread(channelId: string, name: string, author: FakeUser = this.alice): FakeChannel {
     const starter = this.userMessage(channelId, name, author);
