@@ -1,0 +1,105 @@
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
+import { parseActionId } from '../../src/chat/action-id.js';
+import type { InboundAction, InboundSink } from '../../src/chat/inbound.js';
+import type { Logger } from '../../src/logger.js';
+import { markdownToMrkdwn } from './mrkdwn.js';
+import { toConversationRef } from './slack-thread-id.js';
+
+const actionBodySchema = z
+  .object({
+    type: z.literal('block_actions'),
+    user: z.object({ id: z.string().min(1) }).loose(),
+    team: z.object({ id: z.string().min(1) }).loose().nullable().optional(),
+    channel: z.object({ id: z.string().min(1) }).loose().optional(),
+    container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional(), thread_ts: z.string().optional() }).loose().optional(),
+    message: z.object({ ts: z.string(), thread_ts: z.string().optional(), text: z.string().optional() }).loose().optional(),
+    trigger_id: z.string().optional(),
+    actions: z
+      .array(
+        z
+          .object({
+            action_id: z.string(),
+            value: z.string().optional(),
+            text: z.object({ text: z.string() }).loose().optional(),
+            action_ts: z.string().optional(),
+          })
+          .loose(),
+      )
+      .min(1),
+  })
+  .loose();
+
+export type SlackActionBody = z.infer<typeof actionBodySchema>;
+
+/** A click accepted as the answer to a question: the adapter replaces the buttons with who chose what. */
+export interface AnsweredQuestion {
+  readonly channelId: string;
+  readonly messageTs: string;
+  readonly questionText: string;
+  readonly userId: string;
+  readonly answer: string;
+}
+
+/**
+ * Decodes a Block Kit click into an InboundAction: the action id says stop or answer and which
+ * run; the answer text is the option's label, carried in full in the button's value. The
+ * conversation is where the clicked message sits. Null for clicks that are not Errand's.
+ */
+export function toInboundAction(raw: unknown, teamFallback: string | null): InboundAction | null {
+  const parsed = actionBodySchema.safeParse(raw);
+  if (!parsed.success) return null;
+  const body = parsed.data;
+  const action = body.actions[0]!;
+  const ref = parseActionId(action.action_id);
+  const teamId = body.team?.id ?? teamFallback;
+  const channelId = body.channel?.id ?? body.container?.channel_id;
+  const messageTs = body.message?.ts ?? body.container?.message_ts;
+  if (!ref || !teamId || !channelId || !messageTs) return null;
+  const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+  const conversation = toConversationRef({ teamId, channelId, threadTs: threadTs && threadTs !== messageTs ? threadTs : null });
+  if (!conversation) return null;
+  const userId = body.user.id;
+  if (ref.kind === 'stop') return { kind: 'stop', runId: ref.runId, userId, conversation };
+  const answer = action.value ?? action.text?.text ?? '';
+  const eventId = `${channelId}/${messageTs}/${action.action_ts ?? body.trigger_id ?? userId}`;
+  return { kind: 'answer', runId: ref.runId, answer, userId, conversation, eventId };
+}
+
+export interface ActionDeps {
+  readonly sink: () => InboundSink | null;
+  readonly logger: Logger;
+  readonly onAnswered: (answered: AnsweredQuestion) => Promise<void>;
+}
+
+/**
+ * Wires clicks on Errand's buttons (`errand:…` action ids): acknowledged at once, then handed to
+ * the sink; a reply from the core goes back ephemerally to the clicker.
+ */
+export function registerActions(app: App, deps: ActionDeps): void {
+  app.action(/^errand:/, async ({ ack, body, respond, context }) => {
+    await ack();
+    const sink = deps.sink();
+    const action = toInboundAction(body, context.teamId ?? null);
+    if (!sink || !action) {
+      deps.logger.warn({ type: body.type }, 'ignoring a Slack click that is not one of Errand\'s buttons');
+      return;
+    }
+    try {
+      const reply = await sink.onAction(action);
+      if (reply) await respond({ response_type: 'ephemeral', replace_original: false, text: markdownToMrkdwn(reply.text) });
+      else if (action.kind === 'answer') {
+        const parsed = actionBodySchema.parse(body);
+        await deps.onAnswered({
+          channelId: action.conversation.channel,
+          messageTs: parsed.message?.ts ?? parsed.container?.message_ts ?? '',
+          questionText: parsed.message?.text ?? '',
+          userId: action.userId,
+          answer: action.answer,
+        });
+      }
+    } catch (err) {
+      deps.logger.error({ err, kind: action.kind, runId: action.runId }, 'handling a Slack button click failed');
+    }
+  });
+}

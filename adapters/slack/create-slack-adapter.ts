@@ -1,0 +1,236 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
+import { z } from 'zod';
+import type { AdapterCapabilities, ChatAdapter, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
+import type { InboundSink } from '../../src/chat/inbound.js';
+import type { Config } from '../../src/config.js';
+import { AdapterError } from '../../src/errors.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
+import { registerActions, type AnsweredQuestion } from './actions.js';
+import { createBotThreads } from './bot-threads.js';
+import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
+import { escapeText } from './mrkdwn.js';
+import { createOutboundQueue, SLACK_MESSAGE_RATE, type PacedSend, type RateLimit } from './outbound-queue.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type SlackMessageBody } from './outbound-message.js';
+import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
+import { registerSlashCommands } from './slash-commands.js';
+import { fromConversationRef, isSlackTs, SLACK_PLATFORM, toConversationRef, type SlackLocation } from './slack-thread-id.js';
+import { createUserTimezones } from './user-timezones.js';
+import { createWorkingIndicator, WORKING_REACTION } from './working-status.js';
+
+/** Timings that production leaves at Slack's values and tests or benchmarks change. */
+export interface SlackTuning {
+  /** Outbound pace per channel (default: bursts of 3, then 1 message/s). */
+  messageRate?: RateLimit;
+  /** Delay before the "Working…" notice with its Stop button appears (default 2 s). */
+  workingNoticeDelayMs?: number;
+  /** How long a slash command waits for its reply before acknowledging empty (default 2 s; Slack allows 3). */
+  commandAckBudgetMs?: number;
+  /** Web API retries on network errors and 5xx (429s are waited out per channel instead). */
+  webApiRetries?: number;
+}
+
+export interface SlackAdapterOptions {
+  /** SLACK_BOT_TOKEN (`xoxb-…`). */
+  botToken: string;
+  /** SLACK_APP_TOKEN (`xapp-…`), for Socket Mode. */
+  appToken?: string;
+  /** SLACK_SIGNING_SECRET, for the HTTP receiver. */
+  signingSecret?: string;
+  /** SLACK_MODE: `socket` (default, no public URL needed) or `http` (`POST /slack/events`). */
+  mode?: 'socket' | 'http';
+  /** SLACK_PORT for the HTTP receiver; 0 picks a free port. */
+  port?: number;
+  /** Interface the HTTP receiver binds to (default: all). */
+  host?: string;
+  /** SLACK_API_URL: the Web API base, e.g. `http://127.0.0.1:9000/api/`. */
+  apiUrl?: string;
+  logger?: Logger;
+  tuning?: SlackTuning;
+}
+
+/** The Slack ChatAdapter, plus where the HTTP receiver listens (tests and benchmarks post there). */
+export interface SlackAdapter extends ChatAdapter {
+  /** The HTTP receiver's port once started in `http` mode, else null. */
+  httpPort(): number | null;
+}
+
+/** The adapter options from Errand's configuration (SLACK_BOT_TOKEN must be set). */
+export function slackOptionsFromConfig(config: Config, logger?: Logger): SlackAdapterOptions {
+  if (!config.SLACK_BOT_TOKEN) throw new AdapterError('SLACK_BOT_TOKEN is not set');
+  return {
+    botToken: config.SLACK_BOT_TOKEN,
+    appToken: config.SLACK_APP_TOKEN,
+    signingSecret: config.SLACK_SIGNING_SECRET,
+    mode: config.SLACK_MODE,
+    port: config.SLACK_PORT,
+    apiUrl: config.SLACK_API_URL,
+    ...(logger ? { logger } : {}),
+  };
+}
+
+const postedSchema = z.object({ ts: z.string() }).loose();
+const okSchema = z.object({ ok: z.literal(true) }).loose();
+const authSchema = z.object({ user_id: z.string(), bot_id: z.string(), team_id: z.string().optional() }).loose();
+const WORKING_TEXT = '⏳ Working… press *Stop* to stop me.';
+
+/**
+ * Errand on Slack through Bolt: mentions, thread replies and DMs become inbound messages; slash
+ * commands and button clicks go to the sink; posts are converted to mrkdwn, split, paced per
+ * channel and kept in order. Building it connects nothing; `start` checks the token
+ * (`auth.test`) and connects Socket Mode or opens the HTTP receiver.
+ */
+export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
+  const logger = (options.logger ?? silentLogger()).child({ platform: SLACK_PLATFORM });
+  const tuning = options.tuning ?? {};
+  const mode = options.mode ?? 'socket';
+  const slackApiUrl = options.apiUrl ? options.apiUrl.replace(/\/*$/, '/') : undefined;
+  const boltLog = boltLogger(logger);
+  const clientOptions: webApi.WebClientOptions = {
+    ...(slackApiUrl ? { slackApiUrl } : {}),
+    logger: boltLog,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: tuning.webApiRetries ?? 2, factor: 2, minTimeout: 250, maxTimeout: 2000 },
+    timeout: 30_000,
+  };
+  const client = new webApi.WebClient(options.botToken, clientOptions);
+  const api = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) => callSlack(method, () => client.apiCall(method, args), schema);
+
+  let sink: InboundSink | null = null;
+  let bot: BotIdentity | null = null;
+  let app: App | null = null;
+  let server: Server | null = null;
+  const queue = createOutboundQueue({ rate: tuning.messageRate ?? SLACK_MESSAGE_RATE, retryAfterMs });
+  const botThreads = createBotThreads({ client, bot: () => bot, logger });
+  const timezones = createUserTimezones(client);
+  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: MAX_MESSAGE_LENGTH };
+
+  const locate = (ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): SlackLocation => {
+    const loc = fromConversationRef(ref);
+    if (!loc) throw new AdapterError(`Not a Slack conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
+    return loc;
+  };
+  const post = (send: PacedSend, loc: SlackLocation, body: SlackMessageBody) =>
+    send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...body, unfurl_links: false }, postedSchema));
+  const update = (channelId: string, ts: string, body: SlackMessageBody) =>
+    queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...body }, okSchema)));
+  const ignoring = (...codes: string[]) => (err: unknown) => {
+    if (!codes.includes(platformError(err) ?? '')) throw err;
+  };
+
+  const working = createWorkingIndicator({
+    logger,
+    noticeDelayMs: tuning.workingNoticeDelayMs ?? 2000,
+    addReaction: (channel, ts) => api('reactions.add', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(() => undefined, ignoring('already_reacted')),
+    removeReaction: (channel, ts) => api('reactions.remove', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(() => undefined, ignoring('no_reaction', 'message_not_found')),
+    postNotice: (conversation, stopActionId) => {
+      const loc = locate(conversation);
+      const body: SlackMessageBody = {
+        text: WORKING_TEXT,
+        blocks: [
+          { type: 'section', text: { type: 'mrkdwn', text: WORKING_TEXT } },
+          { type: 'actions', elements: [toSlackButton({ actionId: stopActionId, label: 'Stop', style: 'danger' })] },
+        ],
+      };
+      return queue.enqueue(loc.channelId, (send) => post(send, loc, body)).then((m) => m.ts);
+    },
+    deleteNotice: (channel, ts) => api('chat.delete', { channel, ts }, okSchema).then(() => undefined, ignoring('message_not_found')),
+  });
+
+  const onAnswered = async (a: AnsweredQuestion) => {
+    if (!isSlackTs(a.messageTs)) return;
+    const question = a.questionText || '…';
+    const note = `✅ <@${a.userId}> answered: *${escapeText(a.answer)}*`;
+    await update(a.channelId, a.messageTs, {
+      text: question,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: question } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: note.slice(0, 3000) }] },
+      ],
+    });
+  };
+
+  const buildApp = (identity: BotIdentity): App => {
+    const receiver =
+      mode === 'http'
+        ? new HTTPReceiver({ signingSecret: options.signingSecret ?? '', endpoints: '/slack/events', logger: boltLog })
+        : new SocketModeReceiver({ appToken: options.appToken ?? '', logger: boltLog, installerOptions: { clientOptions } });
+    const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
+    const deps = { sink: () => sink, logger };
+    registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => timezones.cached(u) });
+    registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000 });
+    registerActions(built, { ...deps, onAnswered });
+    built.error(async (err) => logger.error({ err }, 'Bolt listener error'));
+    return built;
+  };
+
+  return {
+    platform: SLACK_PLATFORM,
+    capabilities,
+    async start(inbound) {
+      if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
+      if (mode === 'socket' && !options.appToken) throw new AdapterError('SLACK_APP_TOKEN is required in socket mode');
+      const auth = await callSlack('auth.test', () => client.auth.test(), authSchema);
+      bot = { userId: auth.user_id, botId: auth.bot_id };
+      sink = inbound;
+      app = buildApp(bot);
+      if (mode === 'http') {
+        server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
+      } else await app.start();
+      logger.info({ botUserId: bot.userId, team: auth.team_id, mode, port: this.httpPort() }, 'Slack connected');
+    },
+    async stop() {
+      await working.stopAll();
+      await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      const running = app;
+      app = null;
+      server = null;
+      sink = null;
+      if (running) await running.stop();
+    },
+    botUserId: () => bot?.userId ?? null,
+    httpPort() {
+      const address = server?.address();
+      return address && typeof address === 'object' ? (address as AddressInfo).port : null;
+    },
+    async postMessage(conversation, message: OutboundMessage) {
+      const loc = locate(conversation);
+      const bodies = toMessageBodies(message);
+      if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Slack.');
+      if (loc.threadTs) botThreads.mark(loc.channelId, loc.threadTs);
+      const ts = await queue.enqueue(loc.channelId, async (send) => {
+        let last = '';
+        for (const body of bodies) last = (await post(send, loc, body)).ts;
+        return last;
+      });
+      return { id: ts };
+    },
+    async editMessage(conversation, messageId, message) {
+      await update(locate(conversation).channelId, messageId, toEditBody(message));
+    },
+    async setWorking(conversation, status) {
+      working.set(conversation, status);
+    },
+    async openThread(channel: ChannelRef, messageId: string) {
+      const loc = locate({ ...channel, thread: null });
+      const ref = toConversationRef({ ...loc, threadTs: messageId });
+      if (!ref) throw new AdapterError(`Not a Slack message ts: ${messageId}`);
+      botThreads.mark(loc.channelId, messageId);
+      return ref;
+    },
+    async postEphemeral(conversation, userId, text) {
+      const loc = locate(conversation);
+      const [first, ...rest] = toMessageBodies({ text });
+      if (!first) return;
+      if (rest.length > 0) first.text = `${first.text.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+      await queue.enqueue(loc.channelId, (send) =>
+        send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: first.text }, okSchema)),
+      );
+    },
+    async fetchUserTimezone(userId) {
+      return timezones.fetch(userId);
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
+import type { z } from 'zod';
+import { AdapterError } from '../../src/errors.js';
+import type { Logger } from '../../src/logger.js';
+
+export type WebClient = webApi.WebClient;
+
+/** Milliseconds Slack asked us to wait, when `err` is a 429; else null. */
+export function retryAfterMs(err: unknown): number | null {
+  if (err instanceof webApi.WebAPIRateLimitedError) return Math.max(0, err.retryAfter) * 1000;
+  if (err instanceof webApi.WebAPIPlatformError && err.data.error === 'ratelimited') return 1000;
+  return null;
+}
+
+/** Slack's error string (`message_not_found`, `already_reacted`, …) of a failed call, else null. */
+export function platformError(err: unknown): string | null {
+  if (err instanceof AdapterError) return platformError(err.cause);
+  return err instanceof webApi.WebAPIPlatformError ? err.data.error : null;
+}
+
+/**
+ * Runs one Web API call and validates the part of the answer we use. A failure becomes an
+ * AdapterError that names the method and Slack's error string and keeps the SDK error as cause;
+ * a 429 is rethrown untouched so the outbound queue can wait it out.
+ */
+export async function callSlack<T>(method: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = await call();
+  } catch (err) {
+    if (retryAfterMs(err) !== null) throw err;
+    const detail = platformError(err) ?? (err instanceof Error ? err.message : String(err));
+    throw new AdapterError(`Slack ${method} failed (${detail})`, { cause: err });
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new AdapterError(`Slack ${method} answered in an unexpected shape: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** Bolt and the Web API log through this bridge into Errand's pino logger. */
+export function boltLogger(logger: Logger): BoltLogger {
+  let level: LogLevel = LogLevel.INFO;
+  const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  return {
+    // Bolt's debug output echoes whole payloads; keep it at trace so debug logs stay readable.
+    debug: (...msg: unknown[]) => logger.trace(text(msg)),
+    info: (...msg: unknown[]) => logger.debug(text(msg)),
+    warn: (...msg: unknown[]) => logger.warn(text(msg)),
+    error: (...msg: unknown[]) => logger.error(text(msg)),
+    setLevel: (l: LogLevel) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
