@@ -144,7 +144,7 @@ describe('Errand on Discord, end to end', () => {
     await waitFor(() => texts(d, msg.id).some((t) => t.includes('Stopped')));
     await waitFor(() => d.messages.get(notice.id)!.deleted);
     await waitFor(() => model.requests[0]!.aborted);
-    expect(click.callbacks).toHaveLength(1);
+    await waitFor(() => click.callbacks.length === 1);
     expect(d.calls.filter((c) => c.status >= 400)).toEqual([]);
   });
 
