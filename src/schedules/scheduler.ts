@@ -4,7 +4,7 @@ import type { ScheduleRow } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { DueQueue } from './due-queue.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
-import type { ScheduleStore } from './schedule-store.js';
+import type { ScheduleChange, ScheduleStore } from './schedule-store.js';
 import { nextRunAfter } from './schedule-timing.js';
 import { formatInZone } from './zoned-time.js';
 
@@ -146,17 +146,55 @@ export class Scheduler {
     else this.timer.set(at, () => this.onWake());
   }
 
+  /**
+   * Fires everything due in two passes: first record and launch each (cheap, so a batch due at
+   * the same instant starts together), then compute and persist the next runs. Between the
+   * passes a recurring row has `next_run_at` null, which a restart treats as "from now on".
+   */
   private onWake(): void {
     this.wakeAt = null;
     const now = this.opts.clock.now();
+    const later: { row: ScheduleRow; dueAt: number; skipped: boolean }[] = [];
     for (const { id, at } of this.queue.popDue(now)) {
-      try {
-        this.fireDue(id, at, now);
-      } catch (err) {
-        this.opts.logger.error({ err, scheduleId: id }, 'schedule fire failed');
+      const row = this.guard(id, () => this.opts.store.get(id));
+      if (!row || row.status !== 'active' || row.nextRunAt !== at) continue;
+      if (now - at > this.opts.graceMs) {
+        later.push({ row, dueAt: at, skipped: true });
+        continue;
       }
+      const fired = this.guard(id, () =>
+        this.opts.store.update(id, { status: row.kind === 'once' ? 'completed' : 'active', nextRunAt: null, lastRunAt: now, incrementRunCount: true }, now),
+      );
+      if (!fired) continue;
+      this.launch(fired, now);
+      if (fired.kind !== 'once') later.push({ row: fired, dueAt: at, skipped: false });
     }
+    for (const { row, dueAt, skipped } of later) this.guard(row.id, () => this.advance(row, dueAt, now, skipped));
     this.rewake();
+  }
+
+  private guard<T>(scheduleId: number, fn: () => T): T | null {
+    try {
+      return fn();
+    } catch (err) {
+      this.opts.logger.error({ err, scheduleId }, 'schedule bookkeeping failed');
+      return null;
+    }
+  }
+
+  /** Persists and arms the run after `dueAt`; a skipped run is recorded in `fail_reason`. */
+  private advance(row: ScheduleRow, dueAt: number, now: number, skipped: boolean): void {
+    const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
+    const change: ScheduleChange = { nextRunAt: next, status: next === null ? 'error' : 'active' };
+    if (skipped) {
+      const late = Math.round((now - dueAt) / 60_000);
+      change.failReason = `Skipped the run due ${formatInZone(dueAt, row.timezone)}: it was ${late} min late (Errand was not running), more than the ${Math.round(this.opts.graceMs / 60_000)} min grace.`;
+      this.opts.logger.warn({ scheduleId: row.id, dueAt, lateMs: now - dueAt }, 'missed schedule skipped');
+    } else if (next === null) {
+      change.failReason = 'No future fire time could be computed from this schedule.';
+    }
+    const updated = this.opts.store.update(row.id, change, now);
+    if (updated) this.arm(updated);
   }
 
   /** Computes a next run for an active row that has none (or a bad one), persisting the result. */
@@ -166,30 +204,18 @@ export class Scheduler {
     this.arm(this.opts.store.update(row.id, change, now) ?? row);
   }
 
-  private fireDue(id: number, dueAt: number, now: number): void {
-    const row = this.opts.store.get(id);
-    if (!row || row.status !== 'active' || row.nextRunAt !== dueAt) return;
-    const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
-    const status = row.kind === 'once' ? 'completed' : next === null ? 'error' : 'active';
-    const lateMs = now - dueAt;
-    if (lateMs > this.opts.graceMs) {
-      const failReason = `Skipped the run due ${formatInZone(dueAt, row.timezone)}: it was ${Math.round(lateMs / 60_000)} min late (Errand was not running), more than the ${Math.round(this.opts.graceMs / 60_000)} min grace.`;
-      this.opts.logger.warn({ scheduleId: id, dueAt, lateMs }, 'missed schedule skipped');
-      this.arm(this.opts.store.update(id, { status: row.kind === 'once' ? 'error' : status, nextRunAt: next, failReason }, now) ?? row);
-      return;
-    }
-    const fired = this.opts.store.update(id, { status, nextRunAt: next, lastRunAt: now, incrementRunCount: true }, now) ?? row;
-    this.arm(fired);
-    this.launch(fired, now);
-  }
-
   private launch(row: ScheduleRow, firedAt: number): void {
     const launcher = this.launcher;
     if (!launcher) return;
-    const started =
-      row.target === 'thread' && row.conversationId !== null
-        ? launcher.queueInConversation(row.conversationId, row.prompt, row.id)
-        : launcher.startInChannel({ platform: row.platform, workspace: row.workspace, channel: row.channel }, row.prompt, row.id);
+    let started: Promise<void>;
+    try {
+      started =
+        row.target === 'thread' && row.conversationId !== null
+          ? launcher.queueInConversation(row.conversationId, row.prompt, row.id)
+          : launcher.startInChannel({ platform: row.platform, workspace: row.workspace, channel: row.channel }, row.prompt, row.id);
+    } catch (err) {
+      started = Promise.reject(err);
+    }
     const p = started.then(
       () => {
         if (row.failReason !== null) this.opts.store.update(row.id, { failReason: null }, this.opts.clock.now());

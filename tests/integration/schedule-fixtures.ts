@@ -1,0 +1,66 @@
+import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
+import { conversationKey } from '../../src/chat/conversation-ref.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Db } from '../../src/db/client.js';
+import { silentLogger } from '../../src/logger.js';
+import type { ScheduleLauncher } from '../../src/schedules/schedule-launcher.js';
+import { createScheduling, type Scheduling } from '../../src/schedules/scheduling.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+
+/** What a recording launcher saw: which way the schedule fired, when, with what. */
+export interface LaunchRecord {
+  readonly via: 'thread' | 'channel';
+  readonly at: number;
+  readonly scheduleId: number;
+  readonly prompt: string;
+  readonly conversationId?: string;
+  readonly channel?: ChannelRef;
+}
+
+/** A ScheduleLauncher that records every launch; `failWith` makes the next launches reject. */
+export class RecordingLauncher implements ScheduleLauncher {
+  readonly launches: LaunchRecord[] = [];
+  failWith: string | null = null;
+
+  constructor(private readonly clock: FakeClock) {}
+
+  async queueInConversation(conversationId: string, prompt: string, scheduleId: number): Promise<void> {
+    this.launches.push({ via: 'thread', at: this.clock.now(), scheduleId, prompt, conversationId });
+    if (this.failWith) throw new Error(this.failWith);
+  }
+
+  async startInChannel(channel: ChannelRef, prompt: string, scheduleId: number): Promise<void> {
+    this.launches.push({ via: 'channel', at: this.clock.now(), scheduleId, prompt, channel });
+    if (this.failWith) throw new Error(this.failWith);
+  }
+}
+
+export const CHANNEL: ChannelRef = { platform: 'memory', workspace: 'W1', channel: 'C1' };
+export const THREAD: ConversationRef = { ...CHANNEL, thread: 'T1' };
+export const THREAD_ID = conversationKey(THREAD);
+/** Monday 5 January 2026, 09:00 UTC. */
+export const START = Date.UTC(2026, 0, 5, 9, 0, 0);
+export const MINUTE = 60_000;
+
+export interface ScheduleWorld extends Scheduling {
+  readonly db: Db;
+  readonly clock: FakeClock;
+  readonly launcher: RecordingLauncher;
+  /** A second scheduling stack over the same database, as after a process restart. */
+  restart(): ScheduleWorld;
+}
+
+/** An in-memory database, a fake clock and the scheduling stack over them (not started). */
+export function scheduleWorld(env: Record<string, string> = {}, shared?: { db: Db; clock: FakeClock }): ScheduleWorld {
+  const db = shared?.db ?? openDatabase(':memory:');
+  const clock = shared?.clock ?? new FakeClock(START);
+  const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env });
+  const scheduling = createScheduling({ db, clock, logger: silentLogger(), config });
+  const launcher = new RecordingLauncher(clock);
+  return { ...scheduling, db, clock, launcher, restart: () => scheduleWorld(env, { db, clock }) };
+}
+
+/** Lets launches settle (they are promises) after the clock fired them. */
+export async function settle(world: ScheduleWorld): Promise<void> {
+  await world.scheduler.idle();
+}
