@@ -1,0 +1,553 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** One Web API call the fake received (also the ones it refused). */
+export interface RecordedCall {
+  readonly method: string;
+  readonly args: Record<string, unknown>;
+  readonly token: string | null;
+  readonly at: number;
+  /** HTTP status answered (429 for rate limits). */
+  status: number;
+  /** Slack's `error` string when the answer was `ok: false`. */
+  error: string | null;
+}
+
+/** A message as the fake stores it, like Slack's history. */
+export interface StoredMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: unknown[];
+  user: string;
+  bot_id?: string;
+  reactions: Set<string>;
+  reply_count: number;
+}
+
+/** What a delivery to the app got back: the HTTP answer, or the Socket Mode ack payload. */
+export interface Delivery {
+  readonly status: number;
+  readonly body: string;
+  /** Milliseconds until the app acknowledged. */
+  readonly ms: number;
+}
+
+export interface FakeSlackOptions {
+  teamId?: string;
+  botUserId?: string;
+  botId?: string;
+  appId?: string;
+  signingSecret?: string;
+  /** Per-channel message limit enforced with 429 + Retry-After; null disables it. Default: bursts of 4, 1/s. */
+  rateLimit?: { burst: number; perSecond: number } | null;
+  /** Echo the bot's posts, edits and deletions back as `message` events, like Slack (default true). */
+  echo?: boolean;
+}
+
+type Failure = { status: 429; retryAfter: number } | { error: string };
+
+const MAX_BLOCKS = 50;
+const MAX_SECTION_TEXT = 3000;
+const MAX_TEXT = 40_000;
+
+let tsCounter = 0;
+let lastMicros = 0;
+/** Unique, increasing Slack timestamps (`1700000000.000123`). */
+export function nextTs(): string {
+  const micros = Math.max(Date.now() * 1000 + (tsCounter++ % 1000), lastMicros + 1);
+  lastMicros = micros;
+  return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')}`;
+}
+
+/** Signs a request body the way Slack does (`v0=` + HMAC-SHA256 of `v0:<ts>:<body>`). */
+export function signSlackRequest(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature };
+}
+
+function channelTypeOf(channel: string): string {
+  return channel.startsWith('D') ? 'im' : channel.startsWith('G') ? 'group' : 'channel';
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** POSTs with a fresh connection (no keep-alive sockets left behind) and times the answer. */
+export function httpPost(url: string, body: string, headers: Record<string, string>): Promise<Delivery> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function parseArgs(raw: string, contentType: string): Record<string, unknown> {
+  if (contentType.includes('application/json')) return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    args[k] = (k === 'blocks' || k === 'attachments') && v.startsWith('[') ? JSON.parse(v) : v;
+  }
+  return args;
+}
+
+/** A rich_text block like Slack attaches to a person's message, with mentions as user elements. */
+function richText(text: string): unknown[] {
+  const elements = text
+    .split(/(<@[A-Z0-9]+>)/)
+    .filter((p) => p !== '')
+    .map((p) => (/^<@[A-Z0-9]+>$/.test(p) ? { type: 'user', user_id: p.slice(2, -1) } : { type: 'text', text: p }));
+  return [{ type: 'rich_text', block_id: randomUUID().slice(0, 5), elements: [{ type: 'rich_text_section', elements }] }];
+}
+
+function blockProblem(blocks: unknown[]): string | null {
+  if (blocks.length > MAX_BLOCKS) return `more than ${MAX_BLOCKS} blocks`;
+  for (const b of blocks as { type?: string; text?: { text?: string }; elements?: { type?: string; text?: { text?: string }; action_id?: string }[] }[]) {
+    if (b.type === 'section' && (b.text?.text ?? '').length > MAX_SECTION_TEXT) return 'section text longer than 3000';
+    if (b.type === 'section' && (b.text?.text ?? '') === '') return 'empty section text';
+    if (b.type === 'actions') {
+      if (!b.elements || b.elements.length === 0 || b.elements.length > 25) return 'actions block needs 1 to 25 elements';
+      for (const e of b.elements) if ((e.text?.text ?? '').length > 75 || (e.action_id ?? '').length > 255) return 'button text or action_id too long';
+    }
+  }
+  return null;
+}
+
+/**
+ * A fake Slack for the real Bolt app: the Web API (`/api/<method>`) with Slack's limits and
+ * errors, message storage, echoes of the bot's own posts as events, response_url endpoints, and
+ * drivers that deliver signed Events API / slash-command / interactivity requests to the HTTP
+ * receiver or envelopes over a fake Socket Mode websocket.
+ */
+export class FakeSlack {
+  readonly teamId: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly appId: string;
+  readonly signingSecret: string;
+  readonly calls: RecordedCall[] = [];
+  /** Bodies POSTed to response_url (slash command and button answers). */
+  readonly responses: { id: string; body: Record<string, unknown> }[] = [];
+  readonly ephemerals: { channel: string; user: string; text: string; thread_ts?: string }[] = [];
+  /** Every event delivered to the app, with its answer. */
+  readonly deliveries: { event: Record<string, unknown>; delivery: Delivery }[] = [];
+  rateLimit: { burst: number; perSecond: number } | null;
+  echo: boolean;
+  users = new Map<string, { name: string; tz?: string }>();
+  private readonly channels = new Map<string, StoredMessage[]>();
+  private readonly failures = new Map<string, Failure[]>();
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly sockets = new Set<WebSocket>();
+  private readonly acks = new Map<string, (payload: string) => void>();
+  private httpTarget: string | null = null;
+  private server!: Server;
+  private wss!: WebSocketServer;
+  private base = '';
+
+  private constructor(options: FakeSlackOptions) {
+    this.teamId = options.teamId ?? 'T0FAKE01';
+    this.botUserId = options.botUserId ?? 'U0BOT001';
+    this.botId = options.botId ?? 'B0BOT001';
+    this.appId = options.appId ?? 'A0APP001';
+    this.signingSecret = options.signingSecret ?? 'fake-signing-secret';
+    this.rateLimit = options.rateLimit === undefined ? { burst: 4, perSecond: 1 } : options.rateLimit;
+    this.echo = options.echo ?? true;
+  }
+
+  /** Starts the fake on 127.0.0.1 with a free port. */
+  static async start(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+    const fake = new FakeSlack(options);
+    fake.server = createServer((req, res) => void fake.handle(req, res));
+    fake.server.keepAliveTimeout = 500;
+    fake.wss = new WebSocketServer({ noServer: true });
+    fake.server.on('upgrade', (req, socket, head) => {
+      if (!req.url?.startsWith('/socket')) return socket.destroy();
+      fake.wss.handleUpgrade(req, socket, head, (ws) => fake.onSocket(ws));
+    });
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    fake.base = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
+    return fake;
+  }
+
+  /** The Web API base for `SLACK_API_URL` / Bolt `clientOptions.slackApiUrl`. */
+  get apiUrl(): string {
+    return `${this.base}/api/`;
+  }
+
+  /** Sends events, commands and clicks to a Bolt HTTP receiver at this URL (`…/slack/events`). */
+  useHttpReceiver(url: string): void {
+    this.httpTarget = url;
+  }
+
+  /** Open Socket Mode connections. */
+  socketCount(): number {
+    return this.sockets.size;
+  }
+
+  /** The next call of `method` fails like this (queued; one failure per call). */
+  failNext(method: string, failure: Failure): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
+  }
+
+  callsOf(method: string): RecordedCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  /** Messages of a channel (optionally only one thread: its root and replies), oldest first. */
+  messages(channel: string, threadTs?: string | null): StoredMessage[] {
+    const all = this.channels.get(channel) ?? [];
+    if (threadTs === undefined) return [...all];
+    if (threadTs === null) return all.filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
+    return all.filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
+  }
+
+  /** Texts the bot posted in a thread (or top level when null), oldest first. */
+  botTexts(channel: string, threadTs: string | null): string[] {
+    return this.messages(channel, threadTs)
+      .filter((m) => m.user === this.botUserId && (threadTs === null || m.ts !== threadTs))
+      .map((m) => m.text);
+  }
+
+  // ---------- drivers: what people (and other bots) do ----------
+
+  /** A person @mentions the bot: stored, then delivered as both `app_mention` and `message` twins. */
+  async mention(input: { user: string; channel: string; text: string; threadTs?: string; order?: 'mention-first' | 'message-first' | 'together' }): Promise<{ ts: string; deliveries: Delivery[] }> {
+    const text = `<@${this.botUserId}> ${input.text}`;
+    const msg = this.store({ channel: input.channel, user: input.user, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    const base = this.personEvent(msg);
+    const twins: Record<string, unknown>[] = [
+      { ...base, type: 'app_mention', channel_type: undefined },
+      { ...base, type: 'message' },
+    ];
+    if (input.order === 'message-first') twins.reverse();
+    const deliveries = input.order === 'together' ? await Promise.all(twins.map((e) => this.sendEvent(e))) : [await this.sendEvent(twins[0]!), await this.sendEvent(twins[1]!)];
+    return { ts: msg.ts, deliveries };
+  }
+
+  /** A person posts without mentioning the bot (a thread reply, a DM, a channel message). */
+  async userMessage(input: { user: string; channel: string; text: string; threadTs?: string }): Promise<{ ts: string; delivery: Delivery }> {
+    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    return { ts: msg.ts, delivery: await this.sendEvent(this.personEvent(msg)) };
+  }
+
+  /** Another app's bot posts (Slack delivers it as a `message` with `bot_id`). */
+  async otherBotMessage(input: { channel: string; text: string; threadTs?: string }): Promise<Delivery> {
+    const msg = this.store({ channel: input.channel, user: 'U0OTHERBOT', bot_id: 'B0OTHER01', text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    return this.sendEvent({ ...this.personEvent(msg), bot_id: msg.bot_id, app_id: 'A0OTHER01', client_msg_id: undefined });
+  }
+
+  /** Delivers one event in an `event_callback` envelope; `retryNum` imitates Slack's redelivery. */
+  async sendEvent(event: Record<string, unknown>, opts: { eventId?: string; retryNum?: number } = {}): Promise<Delivery> {
+    const body = {
+      token: 'legacy-verification-token',
+      team_id: this.teamId,
+      api_app_id: this.appId,
+      event,
+      type: 'event_callback',
+      event_id: opts.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ enterprise_id: null, team_id: this.teamId, user_id: this.botUserId, is_bot: true, is_enterprise_install: false }],
+      is_ext_shared_channel: false,
+    };
+    const delivery = await this.deliver('events_api', body, JSON.stringify(body), 'application/json', opts.retryNum);
+    this.deliveries.push({ event, delivery });
+    return delivery;
+  }
+
+  /** A person runs a slash command; its response_url points at this fake. */
+  async slashCommand(input: { command: string; text?: string; user: string; channel: string }): Promise<Delivery & { responseId: string }> {
+    const responseId = randomUUID();
+    const fields = {
+      token: 'legacy-verification-token',
+      team_id: this.teamId,
+      team_domain: 'fake',
+      channel_id: input.channel,
+      channel_name: 'general',
+      user_id: input.user,
+      user_name: input.user.toLowerCase(),
+      command: input.command,
+      text: input.text ?? '',
+      api_app_id: this.appId,
+      is_enterprise_install: 'false',
+      response_url: `${this.base}/response/${responseId}`,
+      trigger_id: `trig.${randomUUID()}`,
+    };
+    const delivery = await this.deliver('slash_commands', fields, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
+    return { ...delivery, responseId };
+  }
+
+  /** A person clicks the button `actionId` on a stored message. */
+  async click(input: { user: string; channel: string; messageTs: string; actionId: string }): Promise<Delivery & { responseId: string }> {
+    const msg = this.find(input.channel, input.messageTs);
+    if (!msg) throw new Error(`fake-slack: no message ${input.messageTs} in ${input.channel}`);
+    const block = (msg.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as { block_id?: string; elements: { action_id: string; value?: string; text: unknown }[] } | undefined;
+    const button = block?.elements.find((e) => e.action_id === input.actionId);
+    if (!button) throw new Error(`fake-slack: message ${input.messageTs} has no button ${input.actionId}`);
+    const responseId = randomUUID();
+    const payload = {
+      type: 'block_actions',
+      user: { id: input.user, username: input.user.toLowerCase(), team_id: this.teamId },
+      api_app_id: this.appId,
+      token: 'legacy-verification-token',
+      container: { type: 'message', message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
+      trigger_id: `trig.${randomUUID()}`,
+      team: { id: this.teamId, domain: 'fake' },
+      channel: { id: msg.channel, name: 'general' },
+      message: { type: 'message', user: msg.user, ts: msg.ts, text: msg.text, blocks: msg.blocks, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}), ...(msg.bot_id ? { bot_id: msg.bot_id } : {}) },
+      response_url: `${this.base}/response/${responseId}`,
+      actions: [{ action_id: button.action_id, block_id: block?.block_id ?? 'b1', text: button.text, value: button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+    };
+    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    return { ...delivery, responseId };
+  }
+
+  /** Asks Socket Mode clients to reconnect, as Slack does every few hours. */
+  disconnectSockets(): void {
+    for (const ws of this.sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested' }));
+  }
+
+  /** Resolves once every echo event sent so far was acknowledged. */
+  async settle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  async close(): Promise<void> {
+    await Promise.race([this.settle(), new Promise((r) => setTimeout(r, 500))]);
+    for (const ws of this.sockets) ws.terminate();
+    this.wss.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // ---------- delivery ----------
+
+  private async deliver(kind: 'events_api' | 'slash_commands' | 'interactive', payload: unknown, raw: string, contentType: string, retryNum?: number): Promise<Delivery> {
+    const ws = [...this.sockets][0];
+    if (ws) {
+      const envelopeId = randomUUID();
+      const started = performance.now();
+      const acked = new Promise<string>((resolve) => this.acks.set(envelopeId, resolve));
+      ws.send(JSON.stringify({ envelope_id: envelopeId, type: kind, accepts_response_payload: kind !== 'events_api', payload, ...(retryNum ? { retry_attempt: retryNum, retry_reason: 'timeout' } : { retry_attempt: 0, retry_reason: '' }) }));
+      const body = await acked;
+      return { status: 200, body, ms: performance.now() - started };
+    }
+    if (!this.httpTarget) throw new Error('fake-slack: no Socket Mode connection and no HTTP receiver to deliver to');
+    const headers: Record<string, string> = { 'content-type': contentType, ...signSlackRequest(this.signingSecret, raw) };
+    if (retryNum) Object.assign(headers, { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' });
+    return httpPost(this.httpTarget, raw, headers);
+  }
+
+  private onSocket(ws: WebSocket): void {
+    this.sockets.add(ws);
+    ws.on('message', (data) => {
+      const msg = JSON.parse(String(data)) as { envelope_id?: string; payload?: unknown };
+      const resolve = msg.envelope_id ? this.acks.get(msg.envelope_id) : undefined;
+      if (resolve && msg.envelope_id) {
+        this.acks.delete(msg.envelope_id);
+        resolve(msg.payload === undefined ? '' : JSON.stringify(msg.payload));
+      }
+    });
+    ws.on('close', () => this.sockets.delete(ws));
+    ws.send(JSON.stringify({ type: 'hello', num_connections: this.sockets.size, debug_info: { host: 'fake', approximate_connection_time: 18060 }, connection_info: { app_id: this.appId } }));
+  }
+
+  private echoEvent(event: Record<string, unknown>): void {
+    if (!this.echo || (this.sockets.size === 0 && !this.httpTarget)) return;
+    const p = this.sendEvent(event).catch(() => undefined);
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
+  }
+
+  // ---------- storage ----------
+
+  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[] }): StoredMessage {
+    const msg: StoredMessage = { ...m, ts: nextTs(), reactions: new Set(), reply_count: 0 };
+    const list = this.channels.get(m.channel) ?? [];
+    list.push(msg);
+    this.channels.set(m.channel, list);
+    if (m.thread_ts) {
+      const root = this.find(m.channel, m.thread_ts);
+      if (root) {
+        root.thread_ts = root.ts;
+        root.reply_count++;
+      }
+    }
+    return msg;
+  }
+
+  private find(channel: string, ts: string): StoredMessage | undefined {
+    return this.channels.get(channel)?.find((m) => m.ts === ts);
+  }
+
+  private personEvent(msg: StoredMessage): Record<string, unknown> {
+    const root = msg.thread_ts ? this.find(msg.channel, msg.thread_ts) : undefined;
+    return {
+      type: 'message',
+      client_msg_id: randomUUID(),
+      text: msg.text,
+      user: msg.user,
+      ts: msg.ts,
+      team: this.teamId,
+      blocks: richText(msg.text),
+      channel: msg.channel,
+      event_ts: msg.ts,
+      channel_type: channelTypeOf(msg.channel),
+      ...(msg.thread_ts ? { thread_ts: msg.thread_ts, parent_user_id: root?.user } : {}),
+    };
+  }
+
+  private botEcho(msg: StoredMessage): Record<string, unknown> {
+    return {
+      type: 'message',
+      user: this.botUserId,
+      bot_id: this.botId,
+      app_id: this.appId,
+      text: msg.text,
+      ...(msg.blocks ? { blocks: msg.blocks } : {}),
+      ts: msg.ts,
+      team: this.teamId,
+      bot_profile: { id: this.botId, app_id: this.appId, name: 'errand' },
+      ...(msg.thread_ts && msg.thread_ts !== msg.ts ? { thread_ts: msg.thread_ts, parent_user_id: this.find(msg.channel, msg.thread_ts)?.user } : {}),
+      channel: msg.channel,
+      event_ts: msg.ts,
+      channel_type: channelTypeOf(msg.channel),
+    };
+  }
+
+  // ---------- Web API ----------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const url = req.url ?? '';
+    if (url.startsWith('/response/')) {
+      this.responses.push({ id: url.slice('/response/'.length), body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      return;
+    }
+    const method = url.startsWith('/api/') ? url.slice('/api/'.length).split('?')[0]! : '';
+    const args = parseArgs(raw, String(req.headers['content-type'] ?? ''));
+    const auth = String(req.headers.authorization ?? '');
+    const call: RecordedCall = { method, args, token: auth.startsWith('Bearer ') ? auth.slice(7) : null, at: Date.now(), status: 200, error: null };
+    this.calls.push(call);
+    const answer = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      call.status = status;
+      if (body.ok === false) call.error = String(body.error);
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    };
+    if (!call.token) return answer(200, { ok: false, error: 'not_authed' });
+    const failure = this.failures.get(method)?.shift();
+    if (failure) {
+      if ('status' in failure) return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+      return answer(200, { ok: false, error: failure.error });
+    }
+    if (method === 'chat.postMessage' && this.rateLimited(String(args.channel ?? ''))) return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
+    const result = this.api(method, args, call.token);
+    answer(200, result);
+  }
+
+  /** Token bucket per channel, as Slack enforces about one message per second. */
+  private rateLimited(channel: string): boolean {
+    if (!this.rateLimit) return false;
+    const now = performance.now();
+    const b = this.buckets.get(channel) ?? { tokens: this.rateLimit.burst, at: now };
+    b.tokens = Math.min(this.rateLimit.burst, b.tokens + ((now - b.at) / 1000) * this.rateLimit.perSecond);
+    b.at = now;
+    this.buckets.set(channel, b);
+    if (b.tokens < 1) return true;
+    b.tokens -= 1;
+    return false;
+  }
+
+  private api(method: string, a: Record<string, unknown>, token: string): Record<string, unknown> {
+    const channel = String(a.channel ?? '');
+    const ts = String(a.ts ?? a.timestamp ?? '');
+    const validChannel = /^[CDG][A-Z0-9]{2,}$/.test(channel);
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'errand', team_id: this.teamId, user_id: this.botUserId, bot_id: this.botId, is_enterprise_install: false };
+      case 'apps.connections.open':
+        if (!token.startsWith('xapp-')) return { ok: false, error: 'invalid_auth' };
+        return { ok: true, url: `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/socket?ticket=${randomUUID()}` };
+      case 'chat.postMessage': {
+        if (!validChannel) return { ok: false, error: 'channel_not_found' };
+        const blocks = Array.isArray(a.blocks) ? (a.blocks as unknown[]) : undefined;
+        const text = typeof a.text === 'string' ? a.text : '';
+        if (text.trim() === '' && (!blocks || blocks.length === 0)) return { ok: false, error: 'no_text' };
+        if (blocks && blockProblem(blocks)) return { ok: false, error: 'invalid_blocks', errors: [blockProblem(blocks)] };
+        const threadTs = typeof a.thread_ts === 'string' && a.thread_ts !== '' ? a.thread_ts : undefined;
+        if (threadTs && !this.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
+        const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: text.slice(0, MAX_TEXT), ...(threadTs ? { thread_ts: threadTs } : {}), ...(blocks ? { blocks } : {}) });
+        this.echoEvent(this.botEcho(msg));
+        return { ok: true, channel, ts: msg.ts, message: { type: 'message', text: msg.text, user: this.botUserId, bot_id: this.botId, ts: msg.ts, ...(threadTs ? { thread_ts: threadTs } : {}) } };
+      }
+      case 'chat.update': {
+        const msg = this.find(channel, ts);
+        if (!msg) return { ok: false, error: 'message_not_found' };
+        if (msg.user !== this.botUserId) return { ok: false, error: 'cant_update_message' };
+        const blocks = Array.isArray(a.blocks) ? (a.blocks as unknown[]) : undefined;
+        if (blocks && blockProblem(blocks)) return { ok: false, error: 'invalid_blocks', errors: [blockProblem(blocks)] };
+        const text = typeof a.text === 'string' ? a.text : msg.text;
+        if (text.trim() === '' && !(blocks ?? msg.blocks)?.length) return { ok: false, error: 'no_text' };
+        const previous = this.botEcho(msg);
+        msg.text = text.slice(0, MAX_TEXT);
+        if (blocks) msg.blocks = blocks.length > 0 ? blocks : undefined;
+        this.echoEvent({ type: 'message', subtype: 'message_changed', hidden: true, channel, ts: nextTs(), event_ts: nextTs(), channel_type: channelTypeOf(channel), message: { ...this.botEcho(msg), edited: { user: this.botUserId, ts: nextTs() } }, previous_message: previous });
+        return { ok: true, channel, ts, text: msg.text };
+      }
+      case 'chat.delete': {
+        const list = this.channels.get(channel) ?? [];
+        const i = list.findIndex((m) => m.ts === ts);
+        if (i < 0) return { ok: false, error: 'message_not_found' };
+        const [gone] = list.splice(i, 1);
+        this.echoEvent({ type: 'message', subtype: 'message_deleted', hidden: true, channel, ts: nextTs(), deleted_ts: ts, event_ts: nextTs(), channel_type: channelTypeOf(channel), previous_message: this.botEcho(gone!) });
+        return { ok: true, channel, ts };
+      }
+      case 'chat.postEphemeral': {
+        if (!validChannel) return { ok: false, error: 'channel_not_found' };
+        const text = typeof a.text === 'string' ? a.text : '';
+        if (text.trim() === '' && !Array.isArray(a.blocks)) return { ok: false, error: 'no_text' };
+        this.ephemerals.push({ channel, user: String(a.user ?? ''), text, ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}) });
+        return { ok: true, message_ts: nextTs() };
+      }
+      case 'reactions.add':
+      case 'reactions.remove': {
+        const msg = this.find(channel, ts);
+        const name = String(a.name ?? '');
+        if (!msg) return { ok: false, error: 'message_not_found' };
+        if (method === 'reactions.add') {
+          if (msg.reactions.has(name)) return { ok: false, error: 'already_reacted' };
+          msg.reactions.add(name);
+        } else if (!msg.reactions.delete(name)) return { ok: false, error: 'no_reaction' };
+        return { ok: true };
+      }
+      case 'conversations.replies': {
+        const root = this.find(channel, ts);
+        if (!root) return { ok: false, error: 'thread_not_found' };
+        const messages = this.messages(channel, root.thread_ts ?? root.ts).map(({ reactions: _r, ...m }) => ({ type: 'message', ...m, ...(m.bot_id ? {} : { client_msg_id: randomUUID() }) }));
+        return { ok: true, messages, has_more: false };
+      }
+      case 'users.info': {
+        const id = String(a.user ?? '');
+        const user = this.users.get(id) ?? (/^[UW][A-Z0-9]{2,}$/.test(id) ? { name: id.toLowerCase(), tz: 'UTC' } : undefined);
+        if (!user) return { ok: false, error: 'user_not_found' };
+        return { ok: true, user: { id, team_id: this.teamId, name: user.name, real_name: user.name, tz: user.tz ?? 'America/Los_Angeles', tz_offset: -28800, profile: { display_name: user.name } } };
+      }
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+}
