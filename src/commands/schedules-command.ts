@@ -21,9 +21,9 @@ const actionArgs = z.tuple([z.enum(['pause', 'resume', 'delete']), z.string().re
 export function formatScheduleLine(row: ScheduleRow, service: ScheduleService): string {
   const { description, nextRuns } = service.preview(row, 1);
   const prompt = row.prompt.length > PROMPT_PREVIEW ? `${row.prompt.slice(0, PROMPT_PREVIEW - 1)}…` : row.prompt;
-  const when = nextRuns[0] !== undefined ? `next: ${formatInZone(nextRuns[0], row.timezone)}` : row.status;
+  const when = nextRuns[0] !== undefined ? `next: ${formatInZone(nextRuns[0], row.timezone)} · ${row.status}` : row.status;
   const target = row.target === 'thread' ? ' · in its thread' : '';
-  let line = `${ICON[row.status]} #${row.id} ${description} — ${when} · ${row.status}${target}\n    "${prompt}"`;
+  let line = `${ICON[row.status]} #${row.id} ${description} — ${when}${target}\n    "${prompt}"`;
   if (row.failReason) line += `\n    ⚠️ ${row.failReason}`;
   return line;
 }
