@@ -151,6 +151,8 @@ export class FakeDiscord {
   readonly stats = { identifies: 0, resumes: 0, heartbeats: 0, rateLimited: 0 };
   /** Gateway close codes the fake sent (4014 for disallowed intents). */
   readonly closeCodes: number[] = [];
+  /** Called after each REST call is answered (benchmarks time replies with it). */
+  onCall: ((call: RestCall) => void) | null = null;
   private readonly sessions = new Map<string, Session>();
   private readonly buckets = new Map<string, { start: number; count: number }>();
   private readonly forced429 = new Set<string>();
@@ -528,6 +530,7 @@ export class FakeDiscord {
     call.status = status;
     res.writeHead(status, status === 204 ? headers : { 'content-type': 'application/json', ...headers });
     res.end(status === 204 ? undefined : JSON.stringify(body));
+    this.onCall?.(call);
   }
 
   private route(call: RestCall): { status?: number; body?: unknown; headers?: Record<string, string> } {
