@@ -30,6 +30,8 @@ export interface SlackTuning {
   commandAckBudgetMs?: number;
   /** Web API retries on network errors and 5xx (429s are waited out per channel instead). */
   webApiRetries?: number;
+  /** Socket Mode ping timeout, which is also its delay before reconnecting (default 5 s). */
+  socketPingTimeoutMs?: number;
 }
 
 export interface SlackAdapterOptions {
@@ -156,7 +158,12 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     const receiver =
       mode === 'http'
         ? new HTTPReceiver({ signingSecret: options.signingSecret ?? '', endpoints: '/slack/events', logger: boltLog })
-        : new SocketModeReceiver({ appToken: options.appToken ?? '', logger: boltLog, installerOptions: { clientOptions } });
+        : new SocketModeReceiver({
+            appToken: options.appToken ?? '',
+            logger: boltLog,
+            installerOptions: { clientOptions },
+            ...(tuning.socketPingTimeoutMs ? { clientPingTimeout: tuning.socketPingTimeoutMs } : {}),
+          });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
     registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => timezones.cached(u) });
