@@ -63,6 +63,6 @@ describe('Slack slash commands (real Bolt, HTTP receiver)', () => {
     expect(r.ms).toBeLessThan(250);
     expect(r.body).toBe('');
     const response = await waitFor(() => h!.fake.responses.find((x) => x.id === r.responseId));
-    expect(response.body).toMatchObject({ response_type: 'ephemeral', text: 'command reply' });
+    expect(response!.body).toMatchObject({ response_type: 'ephemeral', text: 'command reply' });
   });
 });

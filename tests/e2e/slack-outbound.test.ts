@@ -84,7 +84,7 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     await h.adapter.setWorking(thread, { runId: 'run-9', sourceMessageId: source, stopActionId: stopActionId('run-9') });
     await waitFor(() => h!.fake.messages(CHANNEL, thread.thread).find((m) => m.ts === source)!.reactions.size === 1);
     const notice = await waitFor(() => h!.fake.messages(CHANNEL, thread.thread).find((m) => m.text.includes('Working')));
-    await h.fake.click({ user: ALICE, channel: CHANNEL, messageTs: notice.ts, actionId: stopActionId('run-9') });
+    await h.fake.click({ user: ALICE, channel: CHANNEL, messageTs: notice!.ts, actionId: stopActionId('run-9') });
     await waitFor(() => sink.actions.length === 1);
     expect(sink.actions[0]).toEqual({ kind: 'stop', runId: 'run-9', userId: ALICE, conversation: thread });
     await h.adapter.setWorking(thread, null);
