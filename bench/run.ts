@@ -4,6 +4,7 @@ import type { Benchmark, BenchFigure } from './benchmark.js';
 const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   heartbeat: () => import('./heartbeat.js'),
   dispatcher: () => import('./dispatcher.js'),
+  schedules: () => import('./schedules.js'),
   discord: () => import('./discord.js'),
 };
 

@@ -19,6 +19,12 @@ export interface ScheduleStore {
   /** Id and due time of every active schedule: all the scheduler needs to arm at start-up. */
   listActiveDue(): { id: number; nextRunAt: number | null }[];
   update(id: number, change: ScheduleChange, now: number): ScheduleRow | null;
+  /**
+   * The hot path of a fire, one prepared statement: if the row is still active and due at
+   * `dueAt`, count the run, clear `next_run_at` (the scheduler sets it next) and complete a
+   * `once`. Null when the schedule changed meanwhile (paused, deleted, rescheduled).
+   */
+  recordFire(id: number, dueAt: number, now: number): ScheduleRow | null;
   delete(id: number): boolean;
 }
 
@@ -26,7 +32,22 @@ const inChannel = (c: ChannelRef) => and(eq(schedules.platform, c.platform), eq(
 
 export function createScheduleStore(db: Db): ScheduleStore {
   const byId = db.select().from(schedules).where(eq(schedules.id, sql.placeholder('id'))).prepare();
+  const fire = db
+    .update(schedules)
+    .set({
+      status: sql`case when ${schedules.kind} = 'once' then 'completed' else 'active' end`,
+      nextRunAt: null,
+      lastRunAt: sql`${sql.placeholder('now')}`,
+      runCount: sql`${schedules.runCount} + 1`,
+      updatedAt: sql`${sql.placeholder('now')}`,
+    })
+    .where(and(eq(schedules.id, sql.placeholder('id')), eq(schedules.status, 'active'), eq(schedules.nextRunAt, sql.placeholder('dueAt'))))
+    .returning()
+    .prepare();
   return {
+    recordFire(id, dueAt, now) {
+      return fire.get({ id, dueAt, now }) ?? null;
+    },
     insert(row) {
       return db.insert(schedules).values({ ...row, updatedAt: row.createdAt }).returning().get();
     },

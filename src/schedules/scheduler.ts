@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import schedule from 'node-schedule';
 import { systemClock, type Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
@@ -16,6 +17,8 @@ export interface WakeTimer {
 
 /** setTimeout caps delays at 2^31-1 ms (~24.8 days); longer waits are taken in hops. */
 const MAX_DELAY_MS = 2_147_483_647;
+/** How long one slice of rescheduling may hold the event loop. */
+const ADVANCE_SLICE_MS = 4;
 
 /** A WakeTimer on an injected Clock, so tests drive schedules with a fake clock. */
 export function clockWakeTimer(clock: Clock): WakeTimer {
@@ -78,6 +81,9 @@ export class Scheduler {
   private readonly inFlight = new Set<Promise<void>>();
   private launcher: ScheduleLauncher | null = null;
   private wakeAt: number | null = null;
+  /** Fired recurring schedules (and skips) whose next run is still to be computed. */
+  private readonly pending: { row: ScheduleRow; dueAt: number; now: number; skipped: boolean }[] = [];
+  private drainHandle: unknown = null;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
@@ -115,6 +121,9 @@ export class Scheduler {
     this.launcher = null;
     this.timer.clear();
     this.wakeAt = null;
+    if (this.drainHandle !== null) this.opts.clock.clearTimer(this.drainHandle);
+    this.drainHandle = null;
+    this.pending.length = 0;
     this.queue.clear();
     await this.idle();
   }
@@ -156,21 +165,39 @@ export class Scheduler {
     const now = this.opts.clock.now();
     const later: { row: ScheduleRow; dueAt: number; skipped: boolean }[] = [];
     for (const { id, at } of this.queue.popDue(now)) {
-      const row = this.guard(id, () => this.opts.store.get(id));
-      if (!row || row.status !== 'active' || row.nextRunAt !== at) continue;
       if (now - at > this.opts.graceMs) {
-        later.push({ row, dueAt: at, skipped: true });
+        const row = this.guard(id, () => this.opts.store.get(id));
+        if (row && row.status === 'active' && row.nextRunAt === at) later.push({ row, dueAt: at, skipped: true });
         continue;
       }
-      const fired = this.guard(id, () =>
-        this.opts.store.update(id, { status: row.kind === 'once' ? 'completed' : 'active', nextRunAt: null, lastRunAt: now, incrementRunCount: true }, now),
-      );
+      const fired = this.guard(id, () => this.opts.store.recordFire(id, at, now));
       if (!fired) continue;
       this.launch(fired, now);
       if (fired.kind !== 'once') later.push({ row: fired, dueAt: at, skipped: false });
     }
-    for (const { row, dueAt, skipped } of later) this.guard(row.id, () => this.advance(row, dueAt, now, skipped));
     this.rewake();
+    if (later.length > 0) {
+      this.pending.push(...later.map((l) => ({ ...l, now })));
+      this.drainPending();
+    }
+  }
+
+  /**
+   * Second pass, in slices of a few milliseconds: evaluating cron in a timezone is the slow
+   * part, and a big batch must not hold up timers that fall due meanwhile.
+   */
+  private drainPending(): void {
+    if (this.drainHandle !== null) return;
+    const t0 = performance.now();
+    while (this.pending.length > 0 && performance.now() - t0 < ADVANCE_SLICE_MS) {
+      const { row, dueAt, now, skipped } = this.pending.shift()!;
+      this.guard(row.id, () => this.advance(row, dueAt, now, skipped));
+    }
+    if (this.pending.length === 0 || !this.launcher) return;
+    this.drainHandle = this.opts.clock.setTimer(() => {
+      this.drainHandle = null;
+      this.drainPending();
+    }, 0);
   }
 
   private guard<T>(scheduleId: number, fn: () => T): T | null {
