@@ -1,6 +1,6 @@
 import { ButtonStyle, Client, DiscordAPIError, Events, GatewayIntentBits, Partials, RESTEvents, RESTJSONErrorCodes, Routes, type Message } from 'discord.js';
 import { z } from 'zod';
-import type { AdapterCapabilities, ChatAdapter, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { Config } from '../../src/config.js';
@@ -110,6 +110,20 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       .catch((err: unknown) => logger.error({ err, messageId: message.id }, 'handling a Discord message failed'));
   };
 
+  const postMessage = async (conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> => {
+    const loc = locate(conversation);
+    const target = postTargetOf(loc);
+    const bodies = toMessageBodies(message);
+    if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Discord.');
+    const last = await queue.enqueue(target, async (send) => {
+      let posted = { id: '' };
+      for (const body of bodies) posted = await send(() => post(target, body));
+      return posted;
+    });
+    if (loc.threadId) botThreads.mark(loc.threadId);
+    return { id: last.id };
+  };
+
   return {
     platform: DISCORD_PLATFORM,
     capabilities,
@@ -141,19 +155,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       await client.destroy();
     },
     botUserId: botId,
-    async postMessage(conversation, message: OutboundMessage) {
-      const loc = locate(conversation);
-      const target = postTargetOf(loc);
-      const bodies = toMessageBodies(message);
-      if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Discord.');
-      const last = await queue.enqueue(target, async (send) => {
-        let posted = { id: '' };
-        for (const body of bodies) posted = await send(() => post(target, body));
-        return posted;
-      });
-      if (loc.threadId) botThreads.mark(loc.threadId);
-      return { id: last.id };
-    },
+    postMessage,
     async editMessage(conversation, messageId, message) {
       const target = postTargetOf(locate(conversation));
       const body = toEditBody(message);
@@ -181,7 +183,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       return ref;
     },
     async postEphemeral(conversation, userId, text) {
-      await this.postMessage(conversation, { text, mentionUserId: userId });
+      await postMessage(conversation, { text, mentionUserId: userId });
     },
     async fetchUserTimezone() {
       return null;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -8,8 +8,20 @@ import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
+/** The nearest `drizzle/` folder above this file: works from src/ (tsx) and from the compiled dist/. */
+function findMigrationsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = resolve(dir, 'drizzle');
+    if (existsSync(resolve(candidate, 'meta/_journal.json'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('Cannot find the drizzle/ migrations folder next to the Errand installation.');
+    dir = parent;
+  }
+}
+
 /** Where the committed drizzle-kit migrations live. */
-export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+export const MIGRATIONS_DIR = findMigrationsDir();
 
 /**
  * Opens (creating if needed) the SQLite database with WAL, foreign keys and a busy timeout,

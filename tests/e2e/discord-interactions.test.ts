@@ -95,6 +95,21 @@ describe('Discord slash commands', () => {
     expect(sink.commands[0]).toMatchObject({ conversation: thread, channel: { platform: 'discord', workspace: fake.guildId, channel: fake.general.id } });
   });
 
+  it('in a DM a command acts on the DM conversation', async () => {
+    h = await startDiscordHarness();
+    const { fake, sink } = h;
+    const dm = fake.directMessage('hello');
+    await waitFor(() => sink.messages.length === 1);
+    const use = fake.slashCommand('help', dm.channel_id);
+    await waitFor(() => use.responses.length === 1);
+    expect(sink.commands[0]).toMatchObject({
+      name: 'help',
+      channel: { platform: 'discord', workspace: '@me', channel: dm.channel_id },
+      conversation: { platform: 'discord', workspace: '@me', channel: dm.channel_id, thread: null },
+    });
+    expect(use.responses[0]).toMatchObject({ ephemeral: true });
+  });
+
   it('defers when the core is slow, then edits the deferred reply (Discord allows 3 s)', async () => {
     const sink = new ScriptedSink();
     sink.delayMs = 300;
