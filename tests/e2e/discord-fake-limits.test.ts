@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
+
+let fake: FakeDiscord;
+beforeEach(async () => {
+  fake = await startFakeDiscord({ messageLimit: { count: 5, windowMs: 5000 }, interactionTimeoutMs: 100 });
+});
+afterEach(async () => fake.close());
+
+async function call(method: string, path: string, body?: unknown, auth = true): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(`${fake.apiUrl}/v10${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bot ${FAKE_DISCORD_TOKEN}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers };
+}
+
+describe('the fake Discord enforces the real limits', () => {
+  it('message content: at most 2000 characters (50035), never empty (50006); no auth → 401', async () => {
+    const path = `/channels/${fake.general.id}/messages`;
+    expect((await call('POST', path, { content: 'x'.repeat(2001) })).json).toMatchObject({ code: 50035 });
+    expect((await call('POST', path, { content: '' })).json).toMatchObject({ code: 50006 });
+    expect((await call('POST', path, { content: 'x'.repeat(2000) })).status).toBe(200);
+    expect((await call('POST', path, { content: 'hi' }, false)).status).toBe(401);
+  });
+
+  it('about 5 messages per 5 s per channel, then 429 with retry_after and X-RateLimit headers', async () => {
+    const path = `/channels/${fake.general.id}/messages`;
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push(await call('POST', path, { content: `m${i}` }));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(results[4]!.headers.get('x-ratelimit-remaining')).toBe('0');
+    const limited = results[5]!;
+    expect(Number(limited.json.retry_after)).toBeGreaterThan(0);
+    expect(limited.headers.get('retry-after')).toBeTruthy();
+    expect(limited.headers.get('x-ratelimit-limit')).toBe('5');
+    const other = fake.addTextChannel('other');
+    expect((await call('POST', `/channels/${other.id}/messages`, { content: 'elsewhere' })).status).toBe(200);
+  });
+
+  it('threads: name 1–100 characters (50035), one thread per message (160004)', async () => {
+    const msg = fake.userMessage(fake.general.id, 'start here');
+    const path = `/channels/${fake.general.id}/messages/${msg.id}/threads`;
+    expect((await call('POST', path, { name: 'n'.repeat(101) })).json).toMatchObject({ code: 50035 });
+    expect((await call('POST', path, { name: '' })).json).toMatchObject({ code: 50035 });
+    expect((await call('POST', path, { name: 'fine' })).status).toBe(201);
+    expect((await call('POST', path, { name: 'again' })).json).toMatchObject({ code: 160004 });
+    expect(fake.messages.get(msg.id)!.thread).toBe(msg.id);
+  });
+
+  it('interactions: one callback (40060), and only within the time limit (10062)', async () => {
+    const first = fake.slashCommand('help', fake.general.id);
+    const path = `/interactions/${first.id}/${first.token}/callback`;
+    expect((await call('POST', path, { type: 4, data: { content: 'ok' } }, false)).status).toBe(204);
+    expect((await call('POST', path, { type: 4, data: { content: 'again' } }, false)).json).toMatchObject({ code: 40060 });
+    const late = fake.slashCommand('help', fake.general.id);
+    await new Promise((r) => setTimeout(r, 120));
+    expect((await call('POST', `/interactions/${late.id}/${late.token}/callback`, { type: 5 }, false)).json).toMatchObject({ code: 10062 });
+  });
+});
