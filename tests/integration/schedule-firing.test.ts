@@ -104,6 +104,23 @@ describe('firing', () => {
   });
 });
 
+describe('a large batch due at the same instant', () => {
+  it('fires every schedule once and reschedules each to its own next time', async () => {
+    const w = scheduleWorld({ MAX_SCHEDULES_PER_CHANNEL: '500' });
+    w.scheduler.start(w.launcher);
+    const ids = Array.from({ length: 60 }, (_, i) => create(w, 'cron', `${i % 30} 10 * * ${i < 20 ? '*' : i < 40 ? '1-5' : '0'}`, { timezone: 'America/New_York' }).id);
+    w.clock.advance(24 * 60 * MINUTE);
+    await settle(w);
+    expect(w.launcher.launches).toHaveLength(40);
+    expect(new Set(w.launcher.launches.map((l) => l.scheduleId)).size).toBe(40);
+    for (const id of ids) {
+      const r = w.service.get(CHANNEL, id);
+      expect(r.ok && r.schedule.nextRunAt! > w.clock.now()).toBe(true);
+    }
+    expect(w.scheduler.armedCount).toBe(60);
+  });
+});
+
 describe('pause, resume, delete', () => {
   it('a paused schedule does not fire; resumed, it goes on from now on its grid', async () => {
     const w = scheduleWorld();
