@@ -68,9 +68,15 @@ export class ScheduleService {
     return { ok: true, schedule: row };
   }
 
-  /** This channel's schedules, oldest first. */
-  list(channel: ChannelRef): ScheduleRow[] {
-    return this.store.listInChannel(channel);
+  /**
+   * This channel's schedules, oldest first: every live one (active, paused, error) and only the
+   * `recentCompleted` latest completed one-offs, so the list does not grow forever.
+   */
+  list(channel: ChannelRef, recentCompleted = 5): ScheduleRow[] {
+    const rows = this.store.listInChannel(channel);
+    const completed = rows.filter((r) => r.status === 'completed');
+    const keep = new Set(completed.slice(Math.max(0, completed.length - recentCompleted)));
+    return rows.filter((r) => r.status !== 'completed' || keep.has(r));
   }
 
   get(channel: ChannelRef, id: number): ScheduleResult {

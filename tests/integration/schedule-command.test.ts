@@ -63,3 +63,16 @@ describe('/schedules', () => {
     expect(SCHEDULES_HELP).toMatch(/`\/schedules`.*`\/schedules pause\|resume\|delete <id>`/);
   });
 });
+
+describe('/schedules over time', () => {
+  it('keeps only the five latest completed one-offs in the list', async () => {
+    const { run, add, w } = setup();
+    for (let i = 0; i < 8; i++) add(`one-off ${i}`, 'once', `2026-01-05T10:${String(10 + i).padStart(2, '0')}`);
+    w.clock.advance(60 * MINUTE);
+    await settle(w);
+    const text = await run('');
+    expect(text.match(/✅/g)).toHaveLength(5);
+    expect(text).toContain('"one-off 7"');
+    expect(text).not.toContain('"one-off 2"');
+  });
+});
