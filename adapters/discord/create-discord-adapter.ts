@@ -1,4 +1,4 @@
-import { ButtonStyle, Client, DiscordAPIError, Events, GatewayIntentBits, Partials, RESTEvents, RESTJSONErrorCodes, Routes, type Message } from 'discord.js';
+import { Client, DiscordAPIError, Events, GatewayIntentBits, Partials, RESTEvents, RESTJSONErrorCodes, Routes, type Message } from 'discord.js';
 import { z } from 'zod';
 import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
@@ -12,7 +12,7 @@ import { handleInteraction } from './interactions.js';
 import { inviteUrl } from './invite-url.js';
 import { toInboundMessage } from './message-handler.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type MessageBody } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toActionRows, toEditBody, toMessageBodies, type MessageBody } from './outbound-message.js';
 import { registerCommands } from './slash-commands.js';
 import { connectClient } from './connect.js';
 import { createWorkingIndicator } from './typing.js';
@@ -59,7 +59,9 @@ async function rest<T>(what: string, call: () => Promise<unknown>, schema: z.Zod
     const detail = err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err);
     throw new AdapterError(`Discord ${what} failed (${detail})`, { cause: err });
   }
-  return schema.parse(raw);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new AdapterError(`Discord ${what} returned an unexpected response`, { cause: parsed.error });
+  return parsed.data;
 }
 
 /**
@@ -96,7 +98,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     postNotice: (channelId, stopActionId) =>
       queue
         .enqueue(channelId, (send) =>
-          send(() => post(channelId, { content: WORKING_TEXT, components: [{ type: 1, components: [{ type: 2, style: ButtonStyle.Danger, label: 'Stop', custom_id: stopActionId }] }] })),
+          send(() => post(channelId, { content: WORKING_TEXT, components: toActionRows([{ actionId: stopActionId, label: 'Stop', style: 'danger' }]) })),
         )
         .then((m) => m.id),
     deleteNotice: async (channelId, id) => void (await api.delete(Routes.channelMessage(channelId, id))),
