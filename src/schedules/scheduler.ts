@@ -72,8 +72,9 @@ export interface SchedulerOptions {
 /**
  * Arms active schedules and fires them through the ScheduleLauncher. Every armed schedule
  * sits in an in-memory due queue; one wake timer points at the earliest. The database stays
- * the truth: a fire re-reads its row, and `next_run_at` is written before the launch, so a
- * crash mid-launch never fires twice.
+ * the truth: a fire is recorded (run counted, `next_run_at` cleared) by one conditional update
+ * before the launch, so a crash mid-launch never fires twice; the next run is computed and
+ * persisted right after (a restart in between computes it from then).
  */
 export class Scheduler {
   private readonly queue = new DueQueue();
@@ -210,7 +211,9 @@ export class Scheduler {
   }
 
   /** Persists and arms the run after `dueAt`; a skipped run is recorded in `fail_reason`. */
-  private advance(row: ScheduleRow, dueAt: number, now: number, skipped: boolean): void {
+  private advance(fired: ScheduleRow, dueAt: number, now: number, skipped: boolean): void {
+    const row = this.opts.store.get(fired.id);
+    if (!row || row.status !== 'active') return;
     const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
     const change: ScheduleChange = { nextRunAt: next, status: next === null ? 'error' : 'active' };
     if (skipped) {

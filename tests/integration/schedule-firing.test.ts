@@ -170,3 +170,25 @@ describe('pause, resume, delete', () => {
     expect(w.service.resume(CHANNEL, s.id)).toMatchObject({ ok: false, error: expect.stringMatching(/no future fire time/) });
   });
 });
+
+describe('a schedule changed while its fire is being recorded', () => {
+  it('stays paused when paused between its launch and its rescheduling', async () => {
+    const w = scheduleWorld();
+    let pauseOnLaunch: number | null = null;
+    const launcher = {
+      queueInConversation: w.launcher.queueInConversation.bind(w.launcher),
+      startInChannel: async (...args: Parameters<typeof w.launcher.startInChannel>) => {
+        if (pauseOnLaunch !== null) w.service.pause(CHANNEL, pauseOnLaunch);
+        return w.launcher.startInChannel(...args);
+      },
+    };
+    w.scheduler.start(launcher);
+    const s = create(w, 'interval', '10');
+    pauseOnLaunch = s.id;
+    w.clock.advance(10 * MINUTE);
+    await settle(w);
+    expect(w.service.get(CHANNEL, s.id)).toMatchObject({ ok: true, schedule: { status: 'paused', nextRunAt: null, runCount: 1 } });
+    w.clock.advance(60 * MINUTE);
+    expect(w.launcher.launches).toHaveLength(1);
+  });
+});
