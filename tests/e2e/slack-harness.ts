@@ -1,6 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSlackAdapter, slackOptionsFromConfig, type SlackAdapter, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
+import { createApp, type App } from '../../src/app.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
-import { createSlackAdapter, type SlackAdapter, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
-import { FakeSlack, type FakeSlackOptions } from '../fakes/fake-slack.js';
+import { loadConfig } from '../../src/config.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import { FakeSlack, type FakeSlackOptions, type StoredMessage } from '../fakes/fake-slack.js';
 
 export interface SlackHarness {
   fake: FakeSlack;
@@ -41,4 +48,55 @@ export async function startSlackAdapter(
       if (!opts.existingFake) await fake.close();
     },
   };
+}
+
+export interface Errand {
+  app: App;
+  slack: FakeSlack;
+  model: FakeOpenAI;
+  clock: FakeClock;
+  close(): Promise<void>;
+}
+
+/** Errand for real: runtime, SQLite, the openai SDK on a fake model, Bolt's HTTP receiver on a fake Slack. */
+export async function startErrand(): Promise<Errand> {
+  const dir = mkdtempSync(join(tmpdir(), 'errand-slack-'));
+  const model = await startFakeOpenAI();
+  const slack = await FakeSlack.start({ rateLimit: { burst: 20, perSecond: 400 } });
+  const clock = new FakeClock(Date.now());
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_MODE: 'http',
+    SLACK_SIGNING_SECRET: slack.signingSecret,
+    SLACK_PORT: '0',
+    SLACK_API_URL: slack.apiUrl,
+  });
+  const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: FAST_TUNING });
+  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
+  await app.start();
+  slack.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
+  return {
+    app,
+    slack,
+    model,
+    clock,
+    async close() {
+      await app.stop();
+      await slack.close();
+      await model.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The bot's texts in a thread (null: top level), without the transient working notice. */
+export const texts = (s: FakeSlack, thread: string | null, channel = 'C0GENERAL') => s.botTexts(channel, thread).filter((t) => !t.startsWith('⏳ Working'));
+
+/** The buttons of a stored message. */
+export function buttonsOf(message: StoredMessage): { action_id: string }[] {
+  const actions = (message.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as { elements: { action_id: string }[] } | undefined;
+  return actions?.elements ?? [];
 }
