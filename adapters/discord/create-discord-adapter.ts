@@ -12,7 +12,7 @@ import { handleInteraction } from './interactions.js';
 import { inviteUrl } from './invite-url.js';
 import { toInboundMessage } from './message-handler.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
-import { MAX_MESSAGE_LENGTH, toActionRows, toEditBody, toMessageBodies, type MessageBody } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type MessageBody } from './outbound-message.js';
 import { registerCommands } from './slash-commands.js';
 import { connectClient } from './connect.js';
 import { createWorkingIndicator } from './typing.js';
@@ -88,7 +88,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     if (!loc) throw new AdapterError(`Not a Discord conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
     return loc;
   };
-  const post = (channelId: string, body: MessageBody | Record<string, unknown>) => rest('post', () => api.post(Routes.channelMessages(channelId), { body }), postedSchema);
+  const post = (channelId: string, body: MessageBody) => rest('post', () => api.post(Routes.channelMessages(channelId), { body }), postedSchema);
 
   const working = createWorkingIndicator({
     logger,
@@ -98,7 +98,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     postNotice: (channelId, stopActionId) =>
       queue
         .enqueue(channelId, (send) =>
-          send(() => post(channelId, { content: WORKING_TEXT, components: toActionRows([{ actionId: stopActionId, label: 'Stop', style: 'danger' }]) })),
+          send(() => post(channelId, toMessageBodies({ text: WORKING_TEXT, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] })[0]!)),
         )
         .then((m) => m.id),
     deleteNotice: async (channelId, id) => void (await api.delete(Routes.channelMessage(channelId, id))),
