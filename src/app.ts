@@ -1,13 +1,13 @@
 import { createOpenAiClient, type LlmClient } from './agent/llm-client.js';
 import { createControlTools } from './agent/tools/control-tools.js';
+import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
 import { createTaskTools } from './agent/tools/task-tools.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
-import type { ChannelRef } from './chat/conversation-ref.js';
-import type { CommandReply } from './chat/inbound.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
+import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
 import type { Config } from './config.js';
 import { createConversationStore, type ConversationStore } from './conversations/conversation-store.js';
 import { createTranscriptStore, type TranscriptStore } from './conversations/transcript-store.js';
@@ -19,6 +19,10 @@ import { Dispatcher } from './runtime/dispatcher.js';
 import { Heartbeat } from './runtime/heartbeat.js';
 import { recoverInterruptedRuns } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
+import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
+import type { ScheduleService } from './schedules/schedule-service.js';
+import { createScheduling } from './schedules/scheduling.js';
+import type { WakeTimer } from './schedules/scheduler.js';
 import { createTaskService, type TaskService } from './tasks/task-service.js';
 
 export interface AppOptions {
@@ -34,6 +38,8 @@ export interface AppOptions {
   modelBackoffMs?: (attempt: number) => number;
   /** Delay before a task whose run failed transiently is retried. */
   taskRetryDelayMs?: (attempts: number) => number;
+  /** Replaces the scheduler's wake timer (default: node-schedule on the system clock, else the clock's timers). */
+  scheduleTimer?: WakeTimer;
 }
 
 /** The running system, for main.ts, tests and benchmarks. */
@@ -46,6 +52,7 @@ export interface App {
   readonly transcript: TranscriptStore;
   readonly tasks: TaskService;
   readonly runs: RunStore;
+  readonly schedules: ScheduleService;
   /** Connects adapters, recovers interrupted runs, starts the heartbeat and queued work. */
   start(): Promise<void>;
   /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */
@@ -76,10 +83,9 @@ export function createApp(options: AppOptions): App {
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
 
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks)];
-  const promptExtras: string[] = [];
-  let schedulesCommand: ((args: string, channel: ChannelRef) => Promise<CommandReply>) | undefined;
-  let schedulesHelp: string | undefined;
+  const scheduling = createScheduling({ db, clock, logger, config, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service)];
+  const promptExtras: string[] = [SCHEDULES_PROMPT];
 
   const coordinator = new RunCoordinator({
     db,
@@ -110,12 +116,8 @@ export function createApp(options: AppOptions): App {
     runs,
     coordinator,
     adapters,
-    get schedules() {
-      return schedulesCommand;
-    },
-    get schedulesHelp() {
-      return schedulesHelp;
-    },
+    schedules: (args, channel) => handleSchedulesCommand(args, channel, scheduling.service),
+    schedulesHelp: SCHEDULES_HELP,
   };
   const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
@@ -130,16 +132,20 @@ export function createApp(options: AppOptions): App {
     transcript,
     tasks,
     runs,
+    schedules: scheduling.service,
     async start() {
       if (started) return;
       started = true;
       for (const adapter of adapters.values()) await adapter.start(dispatcher);
       await recoverInterruptedRuns({ runs, tasks, conversations, adapters, logger });
+      const armed = scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
+      logger.info(armed, 'schedules armed');
       heartbeat.start();
       coordinator.pump();
     },
     async stop() {
       heartbeat.stop();
+      await scheduling.scheduler.stop();
       await coordinator.shutdown();
       for (const adapter of adapters.values()) {
         await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));

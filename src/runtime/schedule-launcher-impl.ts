@@ -1,0 +1,39 @@
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ChannelRef } from '../chat/conversation-ref.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import { AdapterError } from '../errors.js';
+import type { ScheduleLauncher } from '../schedules/schedule-launcher.js';
+import type { TaskService } from '../tasks/task-service.js';
+import { titleFrom } from './goal-message.js';
+import type { RunCoordinator } from './run-coordinator.js';
+
+/**
+ * How a firing schedule becomes work: a task in an existing conversation (it runs when that
+ * conversation is idle), or a new top-level post in a channel whose thread becomes the conversation.
+ * Errors are thrown so the scheduler records them as the schedule's fail_reason.
+ */
+export function createScheduleLauncher(deps: {
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  conversations: ConversationStore;
+  tasks: TaskService;
+  coordinator: RunCoordinator;
+}): ScheduleLauncher {
+  const queue = (conversationId: string, prompt: string, scheduleId: number) => {
+    const added = deps.tasks.add({ conversationId, title: `⏰ ${titleFrom(prompt)}`, description: prompt, createdBy: 'schedule', scheduleId });
+    if (!added.ok) throw new Error(added.error);
+    deps.coordinator.pump(conversationId);
+  };
+  return {
+    async queueInConversation(conversationId, prompt, scheduleId) {
+      if (!deps.conversations.get(conversationId)) throw new Error(`the conversation ${conversationId} no longer exists`);
+      queue(conversationId, prompt, scheduleId);
+    },
+    async startInChannel(channel: ChannelRef, prompt, scheduleId) {
+      const adapter = deps.adapters.get(channel.platform);
+      if (!adapter) throw new AdapterError(`no ${channel.platform} adapter is connected`);
+      const posted = await adapter.postMessage({ ...channel, thread: null }, { text: `⏰ **Scheduled prompt #${scheduleId}:** ${prompt}` });
+      const thread = await adapter.openThread(channel, posted.id, `⏰ ${titleFrom(prompt)}`.slice(0, 100));
+      queue(deps.conversations.ensure(thread), prompt, scheduleId);
+    },
+  };
+}
