@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../fakes/wait-for.js';
+import { gate, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => h.close());
+
+const lastUser = (req: { messages: { role: string; content?: unknown }[] }) => String([...req.messages].reverse().find((m) => m.role === 'user')?.content);
+
+describe('scheduled prompts through the runtime', () => {
+  it('a channel-target schedule made by the model posts top-level when due, then runs in the new thread', async () => {
+    h = await startHarness();
+    const due = new Date(h.clock.now() + 10 * 60_000).toISOString();
+    h.model.reply(
+      { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'Post the open tasks summary', kind: 'once', spec: due, timezone: 'UTC' } }] },
+      { text: 'Scheduled.' },
+    );
+    const thread = h.adapter.thread('C5', 'T5');
+    await h.adapter.say(thread, 'in ten minutes, post the open tasks summary');
+    await waitFor(() => h.adapter.textsIn(thread).includes('Scheduled.'));
+    const result = JSON.parse(String(h.model.requests[1]!.messages.find((m) => m.role === 'tool')?.content)) as { ok: boolean };
+    expect(result.ok).toBe(true);
+
+    h.model.reply({ text: 'Here is the summary: nothing open.' });
+    h.clock.advance(10 * 60_000);
+    const channel = h.adapter.thread('C5', null);
+    await waitFor(() => h.adapter.textsIn(channel).length === 1);
+    const top = h.adapter.posts.find((p) => p.conversation === 'memory:W1:C5:-')!;
+    expect(top.text).toMatch(/Scheduled prompt #1:\*\* Post the open tasks summary/);
+    const newThread = h.adapter.thread('C5', top.id);
+    await waitFor(() => h.adapter.textsIn(newThread).includes('Here is the summary: nothing open.'));
+    expect(lastUser(h.model.requests.at(-1)!)).toBe('[Scheduled prompt #1] Post the open tasks summary');
+    await h.app.coordinator.idle();
+    expect(h.app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C5' })[0]).toMatchObject({ status: 'completed', runCount: 1 });
+  });
+
+  it('a thread-target schedule queues behind a busy run and runs when the conversation is idle', async () => {
+    h = await startHarness();
+    const thread = h.adapter.thread('C6', 'T6');
+    const conv = h.app.conversations.ensure(thread);
+    const created = h.app.schedules.create({
+      channel: { platform: 'memory', workspace: 'W1', channel: 'C6' },
+      target: 'thread',
+      conversationId: conv,
+      prompt: 'check the build',
+      kind: 'interval',
+      spec: '5',
+      timezone: 'UTC',
+      createdBy: 'U1',
+    });
+    expect(created.ok).toBe(true);
+    const busy = gate();
+    h.model.reply({ text: 'long work done', gate: busy.promise }, { text: 'build is green' });
+    await h.adapter.say(thread, 'long work');
+    await waitFor(() => h.model.requests.length === 1);
+    h.clock.advance(5 * 60_000);
+    await waitFor(() => h.app.tasks.list(conv).some((t) => t.createdBy === 'schedule'));
+    expect(h.app.tasks.list(conv).find((t) => t.createdBy === 'schedule')).toMatchObject({ status: 'pending', scheduleId: 1 });
+    expect(h.model.requests).toHaveLength(1);
+    busy.open();
+    await waitFor(() => h.adapter.textsIn(thread).includes('build is green'));
+    expect(h.adapter.textsIn(thread)).toEqual(['long work done', 'build is green']);
+  });
+
+  it("/schedules lists and manages this channel's schedules", async () => {
+    h = await startHarness();
+    const channel = { platform: 'memory', workspace: 'W1', channel: 'C8' };
+    h.app.schedules.create({ channel, target: 'channel', conversationId: null, prompt: 'standup reminder', kind: 'cron', spec: '0 9 * * 1-5', timezone: 'Europe/Berlin', createdBy: 'U1' });
+    const list = await h.adapter.command('schedules', '', channel, null);
+    expect(list.text).toContain('#1');
+    expect(list.text).toContain('standup reminder');
+    expect((await h.adapter.command('schedules', 'pause 1', channel, null)).text).toMatch(/[Pp]aused/);
+    expect((await h.adapter.command('schedules', 'delete 7', channel, null)).text).toMatch(/no schedule #7/);
+    expect((await h.adapter.command('help', '', channel, null)).text).toContain('/schedules');
+  });
+});
