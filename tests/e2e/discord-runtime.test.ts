@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, discordOptionsFromConfig } from '../../adapters/discord/create-discord-adapter.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { FakeClock } from '../fakes/fake-clock.js';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
@@ -12,6 +13,7 @@ import { TEST_TUNING, until } from './discord-harness.js';
 
 interface Errand {
   app: App;
+  clock: FakeClock;
   discord: FakeDiscord;
   model: FakeOpenAI;
   close(): Promise<void>;
@@ -35,10 +37,12 @@ async function startErrand(env: Record<string, string> = {}): Promise<Errand> {
     ...env,
   });
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
-  const app = createApp({ config, adapters: [adapter], modelBackoffMs: () => 5 });
+  const clock = new FakeClock();
+  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
   await app.start();
   return {
     app,
+    clock,
     discord,
     model,
     async close() {
@@ -186,5 +190,23 @@ describe('Errand on Discord, end to end', () => {
     const replies = texts(d, msg.id).filter((t) => t.endsWith('done.'));
     expect(replies).toEqual(['First done.', 'Second done.']);
     expect(model.requests).toHaveLength(2);
+  });
+
+  it('a scheduled prompt posts at the top level of the channel, opens a thread on it and answers there', async () => {
+    e = await startErrand();
+    const { discord: d, model, clock } = e;
+    const at = new Date(clock.now() + 60 * 60_000).toISOString();
+    model.reply(
+      { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'summarise the day', kind: 'once', spec: at, timezone: 'UTC' } }] },
+      { text: 'Scheduled for in an hour.' },
+      { text: 'Here is the summary.' },
+    );
+    const msg = d.userMessage(d.general.id, `<@${d.bot.id}> in an hour, summarise the day`);
+    await waitFor(() => texts(d, msg.id).includes('Scheduled for in an hour.'));
+    await e.app.coordinator.idle();
+    clock.advance(60 * 60_000 + 1000);
+    const top = await until(() => d.botMessagesIn(d.general.id).find((m) => m.content.includes('summarise the day')));
+    await waitFor(() => texts(d, top.id).includes('Here is the summary.'));
+    expect(d.channels.get(top.id)).toMatchObject({ parent_id: d.general.id, owner_id: d.bot.id });
   });
 });
