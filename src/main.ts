@@ -19,7 +19,14 @@ async function createAdapters(config: Config, logger: Logger, shutdown: (reason:
     const { createConsoleAdapter } = await import('../adapters/console/console-adapter.js');
     adapters.push(createConsoleAdapter({ input: process.stdin, output: process.stdout, onClose: () => shutdown('console closed') }));
   }
-  void logger;
+  if (config.platforms.includes('slack')) {
+    const { createSlackAdapter, slackOptionsFromConfig } = await import('../adapters/slack/create-slack-adapter.js');
+    adapters.push(createSlackAdapter(slackOptionsFromConfig(config, logger)));
+  }
+  if (config.platforms.includes('discord')) {
+    const { createDiscordAdapter, discordOptionsFromConfig } = await import('../adapters/discord/create-discord-adapter.js');
+    adapters.push(createDiscordAdapter(discordOptionsFromConfig(config, logger)));
+  }
   return adapters;
 }
 
