@@ -6,6 +6,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   dispatcher: () => import('./dispatcher.js'),
   schedules: () => import('./schedules.js'),
   discord: () => import('./discord.js'),
+  slack: () => import('./slack.js'),
   'idle-memory': () => import('./idle-memory.js'),
 };
 

@@ -146,6 +146,8 @@ export class FakeSlack {
   readonly deliveries: { event: Record<string, unknown>; delivery: Delivery }[] = [];
   rateLimit: { burst: number; perSecond: number } | null;
   echo: boolean;
+  /** Called after every Web API call was answered (benchmarks wait on it instead of polling). */
+  onCall: ((call: RecordedCall) => void) | null = null;
   users = new Map<string, { name: string; tz?: string }>();
   private readonly channels = new Map<string, StoredMessage[]>();
   private readonly failures = new Map<string, Failure[]>();
@@ -447,6 +449,7 @@ export class FakeSlack {
       call.status = status;
       if (body.ok === false) call.error = String(body.error);
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+      this.onCall?.(call);
     };
     if (!call.token) return answer(200, { ok: false, error: 'not_authed' });
     const failure = this.failures.get(method)?.shift();
