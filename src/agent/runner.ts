@@ -107,17 +107,12 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
     if (ask) {
       const userId = input.toolContext.userId;
       const { question, options } = ask.effect;
+      const pending: PendingQuestion = { question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
+      // Park before posting: an answer typed the moment the question appears must find the run waiting.
+      if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
       const buttons = options.map((label, i) => ({ actionId: answerActionId(runId, i), label }));
       const posted = await post(question, { ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
-      const pending: PendingQuestion = {
-        question,
-        options,
-        toolCallId: ask.call.id,
-        askedAt: deps.now(),
-        messageId: posted?.id ?? null,
-        userId,
-      };
-      if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
+      if (posted) deps.runs.setQuestionMessage(runId, posted.id);
       return { kind: 'waiting', question: pending };
     }
   }

@@ -15,6 +15,8 @@ export interface RunStore {
   /** Moves a run from one of `from` to `to`; false when it was no longer in `from`. */
   transition(id: string, from: readonly RunStatus[], to: RunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): boolean;
   park(id: string, question: PendingQuestion, expiresAt: number): boolean;
+  /** Records the platform id of the posted question of a waiting run. */
+  setQuestionMessage(id: string, messageId: string): void;
   /** Takes a waiting run back to running; returns its question, or null when it was not waiting. */
   unpark(id: string): PendingQuestion | null;
   countStep(id: string): number;
@@ -75,6 +77,11 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
         .where(and(eq(runs.id, id), eq(runs.status, 'running')))
         .run();
       return res.changes === 1;
+    },
+    setQuestionMessage(id, messageId) {
+      db.$client
+        .prepare("update runs set question = json_set(question, '$.messageId', ?) where id = ? and status = 'waiting_user' and question is not null")
+        .run(messageId, id);
     },
     unpark(id) {
       return db.transaction(() => {

@@ -112,9 +112,23 @@ export class RunCoordinator {
     return started;
   }
 
-  /** Delivers an answer (or `null`: nobody answered in time) to a waiting run and resumes it. */
+  /**
+   * Delivers an answer (or `null`: nobody answered in time) to a waiting run and resumes it.
+   * When the run's loop is still unwinding after parking, the answer is applied once it has.
+   */
   answer(run: RunRow, answer: string | null, userId: string | null): boolean {
-    if (this.stopping || this.active.has(run.conversationId)) return false;
+    if (this.stopping) return false;
+    const entry = this.active.get(run.conversationId);
+    if (entry) {
+      if (entry.runId !== run.id) return false;
+      void entry.done.then(() => {
+        const fresh = this.deps.runs.get(run.id);
+        if (fresh?.status === 'waiting_user' && !this.answer(fresh, answer, userId)) {
+          this.deps.logger.warn({ runId: run.id }, 'a deferred answer could not be delivered');
+        }
+      });
+      return true;
+    }
     const question = this.deps.runs.unpark(run.id);
     if (!question) return false;
     const minutes = Math.round(this.deps.limits.askTimeoutMs / 60_000);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
-import { startHarness, type Harness } from './harness.js';
+import { gate, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -30,6 +30,24 @@ describe('ask_user', () => {
     await waitFor(() => h.adapter.textsIn(thread).includes('Markdown it is.'));
     expect(toolResults(h.model.requests[1]!)).toEqual([{ ok: true, answer: 'markdown please', answered_by: 'U42' }]);
     expect(h.app.tasks.list(conv)).toHaveLength(1);
+  });
+
+  it('takes an answer that arrives while the question is still being posted', async () => {
+    h = await startHarness();
+    h.model.reply(askStep, { text: 'Got it.' });
+    const posting = gate();
+    h.adapter.postGate = posting.promise;
+    const thread = h.adapter.thread();
+    const first = h.adapter.say(thread, 'write the report');
+    await waitFor(() => h.model.requests.length === 1);
+    await new Promise((r) => setTimeout(r, 20));
+    h.adapter.postGate = null;
+    await h.adapter.say(thread, 'PDF');
+    posting.open();
+    await first;
+    await waitFor(() => h.adapter.textsIn(thread).includes('Got it.'));
+    expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'PDF' });
+    expect(h.app.tasks.list(h.app.conversations.ensure(thread))).toHaveLength(1);
   });
 
   it('accepts a click on an option button as the answer, once', async () => {
