@@ -75,7 +75,7 @@ export function createTaskService(db: Db, clock: Clock): TaskService {
     .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}` })
     .where(eq(tasks.id, sql.placeholder('id')))
     .prepare();
-  const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and blocked_by != '[]' limit 1");
+  const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and (blocked_by != '[]' or blocked = 1) limit 1");
   const nextSequenceStmt = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?');
   const insertStmt = db
     .insert(tasks)
