@@ -69,3 +69,8 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   });
   return { promise, open };
 }
+
+/** The content of the last user message of a recorded model request (the goal of its run). */
+export function lastUserMessage(req: { messages: { role: string; content?: unknown }[] }): string {
+  return String([...req.messages].reverse().find((m) => m.role === 'user')?.content);
+}

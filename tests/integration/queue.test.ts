@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
-import { gate, startHarness, type Harness } from './harness.js';
+import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 afterEach(async () => h.close());
 
-const lastUser = (req: { messages: { role: string; content?: unknown }[] }) => String([...req.messages].reverse().find((m) => m.role === 'user')?.content);
 
 describe('dispatcher and to-do queue', () => {
   it('answers a duplicate delivery once', async () => {
@@ -44,7 +43,7 @@ describe('dispatcher and to-do queue', () => {
     g.open();
     await waitFor(() => h.adapter.textsIn(thread).includes('second done'));
     expect(h.adapter.textsIn(thread).slice(1)).toEqual(['first done', 'second done']);
-    expect(lastUser(h.model.requests[1]!)).toBe('second request');
+    expect(lastUserMessage(h.model.requests[1]!)).toBe('second request');
   });
 
   it('loses no message that arrives while a run is finishing (posting its last answer)', async () => {
@@ -77,7 +76,7 @@ describe('dispatcher and to-do queue', () => {
     await waitFor(() => h.adapter.textsIn(thread).includes('Here is the summary.'));
     await h.app.coordinator.idle();
     expect(h.model.requests).toHaveLength(2);
-    expect(lastUser(h.model.requests[1]!)).toBe('[To-do #2] Write the summary\n\nSummarise the findings');
+    expect(lastUserMessage(h.model.requests[1]!)).toBe('[To-do #2] Write the summary\n\nSummarise the findings');
     const conv = h.app.conversations.ensure(thread);
     expect(h.app.tasks.list(conv).map((t) => [t.id, t.status, t.createdBy])).toEqual([
       [1, 'completed', 'user'],
@@ -102,8 +101,8 @@ describe('dispatcher and to-do queue', () => {
     await h.app.coordinator.idle();
     const cycle = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as { ok: boolean; error?: string });
     expect(cycle[3]!.error).toMatch(/cycle/);
-    expect(lastUser(h.model.requests[1]!)).toBe('[To-do #3] build');
-    expect(lastUser(h.model.requests[2]!)).toBe('[To-do #2] deploy');
+    expect(lastUserMessage(h.model.requests[1]!)).toBe('[To-do #3] build');
+    expect(lastUserMessage(h.model.requests[2]!)).toBe('[To-do #2] deploy');
   });
 
   it('runs different conversations in parallel up to MAX_CONCURRENT_RUNS', async () => {

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
-import { gate, startHarness, type Harness } from './harness.js';
+import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 afterEach(async () => h.close());
 
-const lastUser = (req: { messages: { role: string; content?: unknown }[] }) => String([...req.messages].reverse().find((m) => m.role === 'user')?.content);
 
 describe('scheduled prompts through the runtime', () => {
   it('a channel-target schedule made by the model posts top-level when due, then runs in the new thread', async () => {
@@ -29,7 +28,7 @@ describe('scheduled prompts through the runtime', () => {
     expect(top.text).toMatch(/Scheduled prompt #1:\*\* Post the open tasks summary/);
     const newThread = h.adapter.thread('C5', top.id);
     await waitFor(() => h.adapter.textsIn(newThread).includes('Here is the summary: nothing open.'));
-    expect(lastUser(h.model.requests.at(-1)!)).toBe('[Scheduled prompt #1] Post the open tasks summary');
+    expect(lastUserMessage(h.model.requests.at(-1)!)).toBe('[Scheduled prompt #1] Post the open tasks summary');
     await h.app.coordinator.idle();
     expect(h.app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C5' })[0]).toMatchObject({ status: 'completed', runCount: 1 });
   });
