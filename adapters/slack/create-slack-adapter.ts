@@ -24,6 +24,8 @@ import { createWorkingIndicator, WORKING_REACTION } from './working-status.js';
 export interface SlackTuning {
   /** Outbound pace per channel (default: bursts of 3, then 1 message/s). */
   messageRate?: RateLimit;
+  /** Delay before the ⏳ reaction appears on the triggering message (default 400 ms; quicker answers get none). */
+  workingReactionDelayMs?: number;
   /** Delay before the "Working…" notice with its Stop button appears (default 2 s). */
   workingNoticeDelayMs?: number;
   /** How long a slash command waits for its reply before acknowledging empty (default 2 s; Slack allows 3). */
@@ -124,6 +126,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
 
   const working = createWorkingIndicator({
     logger,
+    reactionDelayMs: tuning.workingReactionDelayMs ?? 400,
     noticeDelayMs: tuning.workingNoticeDelayMs ?? 2000,
     addReaction: (channel, ts) => api('reactions.add', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(() => undefined, ignoring('already_reacted')),
     removeReaction: (channel, ts) => api('reactions.remove', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(() => undefined, ignoring('no_reaction', 'message_not_found')),

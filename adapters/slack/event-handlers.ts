@@ -119,6 +119,9 @@ export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
     return delivery;
   };
   const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
+    // Bolt has already sent the ack; yielding one turn of the event loop lets other requests that
+    // are waiting for their ack go first, so a burst of events never queues acks behind handling.
+    await new Promise((resolve) => setImmediate(resolve));
     await onEvent(event, body).catch((err: unknown) => deps.logger.error({ err }, 'handing a Slack message to the core failed'));
   };
   app.event('app_mention', listener);

@@ -11,6 +11,8 @@ export interface WorkingIndicatorDeps {
   /** Posts the "Working…" notice with a Stop button; resolves to its ts. */
   postNotice(conversation: ConversationRef, stopActionId: string): Promise<string>;
   deleteNotice(channelId: string, ts: string): Promise<void>;
+  /** Runs that finish sooner get no reaction: an instant answer needs no hourglass flashing on and off. */
+  reactionDelayMs: number;
   /** Runs that finish sooner get no notice, so quick answers stay uncluttered. */
   noticeDelayMs: number;
   logger: Logger;
@@ -27,15 +29,16 @@ interface Shown {
   runId: string;
   channelId: string;
   timer: NodeJS.Timeout | null;
+  reactionTimer: NodeJS.Timeout | null;
   reaction: Promise<boolean> | null;
   sourceTs: string | null;
   notice: Promise<string | null> | null;
 }
 
 /**
- * The working status on Slack: a reaction on the triggering message at once and, when the run is
- * still going after `noticeDelayMs`, a small notice with a Stop button; both are removed when the
- * run ends. Nothing here is awaited by the caller, so it never delays a reply, and every call's
+ * The working status on Slack: a reaction on the triggering message once the run has taken
+ * `reactionDelayMs` and, when it is still going after `noticeDelayMs`, a small notice with a Stop
+ * button; both are removed when the run ends. Nothing here is awaited by the caller, so it never delays a reply, and every call's
  * failure is caught and logged (an un-awaited Web API rejection would crash the process).
  */
 export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndicator {
@@ -53,7 +56,8 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
 
   const clear = (s: Shown) => {
     if (s.timer) clearTimeout(s.timer);
-    s.timer = null;
+    if (s.reactionTimer) clearTimeout(s.reactionTimer);
+    s.timer = s.reactionTimer = null;
     const { reaction, sourceTs, notice } = s;
     if (reaction && sourceTs) {
       track(
@@ -81,14 +85,19 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
         clear(current);
       }
       if (!status) return;
-      const s: Shown = { runId: status.runId, channelId: conversation.channel, timer: null, reaction: null, sourceTs: status.sourceMessageId ?? null, notice: null };
+      const s: Shown = { runId: status.runId, channelId: conversation.channel, timer: null, reactionTimer: null, reaction: null, sourceTs: status.sourceMessageId ?? null, notice: null };
       if (s.sourceTs) {
         const ts = s.sourceTs;
-        s.reaction = track(
-          deps.addReaction(s.channelId, ts).then(() => true),
-          'adding the working reaction',
-          false,
-        );
+        s.reactionTimer = setTimeout(() => {
+          s.reactionTimer = null;
+          if (shown.get(key) !== s) return;
+          s.reaction = track(
+            deps.addReaction(s.channelId, ts).then(() => true),
+            'adding the working reaction',
+            false,
+          );
+        }, deps.reactionDelayMs);
+        s.reactionTimer.unref();
       }
       s.timer = setTimeout(() => {
         s.timer = null;

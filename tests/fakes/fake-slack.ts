@@ -174,7 +174,7 @@ export class FakeSlack {
   static async start(options: FakeSlackOptions = {}): Promise<FakeSlack> {
     const fake = new FakeSlack(options);
     fake.server = createServer((req, res) => void fake.handle(req, res));
-    fake.server.keepAliveTimeout = 500;
+    fake.server.keepAliveTimeout = 5000;
     fake.wss = new WebSocketServer({ noServer: true });
     fake.server.on('upgrade', (req, socket, head) => {
       if (!req.url?.startsWith('/socket')) return socket.destroy();
