@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SLASH_COMMANDS } from '../../adapters/slack/slash-commands.js';
+
+const manifest = readFileSync(join(import.meta.dirname, '../../adapters/slack/manifest.yaml'), 'utf8');
+
+describe('Slack app manifest', () => {
+  it('declares every slash command the adapter handles', () => {
+    for (const name of SLASH_COMMANDS) expect(manifest).toMatch(new RegExp(`- command: /${name}\\n`));
+  });
+
+  it('subscribes to the events and grants the scopes the adapter relies on', () => {
+    for (const event of ['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']) expect(manifest).toMatch(new RegExp(`- ${event.replace('.', '\\.')}\\n`));
+    for (const scope of ['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'chat:write', 'reactions:write', 'users:read', 'commands']) {
+      expect(manifest).toMatch(new RegExp(`- ${scope}\\s`));
+    }
+    expect(manifest).toMatch(/interactivity:\n(\s+#.*\n)*\s+is_enabled: true/);
+    expect(manifest).toMatch(/socket_mode_enabled: true/);
+  });
+});
