@@ -80,6 +80,11 @@ const okSchema = z.object({ ok: z.literal(true) }).loose();
 const authSchema = z.object({ user_id: z.string(), bot_id: z.string(), team_id: z.string().optional() }).loose();
 const WORKING_TEXT = '⏳ Working… press *Stop* to stop me.';
 
+function portOf(server: Server | null): number | null {
+  const address = server?.address();
+  return address && typeof address === 'object' ? (address as AddressInfo).port : null;
+}
+
 /**
  * Errand on Slack through Bolt: mentions, thread replies and DMs become inbound messages; slash
  * commands and button clicks go to the sink; posts are converted to mrkdwn, split, paced per
@@ -182,14 +187,20 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     async start(inbound) {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
       if (mode === 'socket' && !options.appToken) throw new AdapterError('SLACK_APP_TOKEN is required in socket mode');
-      const auth = await callSlack('auth.test', () => client.auth.test(), authSchema);
+      const auth = await callSlack('auth.test', () => client.auth.test(), authSchema).catch((err: unknown) => {
+        throw new AdapterError(`${err instanceof Error ? err.message : String(err)}. Check SLACK_BOT_TOKEN (the xoxb- Bot User OAuth Token) and SLACK_API_URL.`, { cause: err });
+      });
       bot = { userId: auth.user_id, botId: auth.bot_id };
       sink = inbound;
       app = buildApp(bot);
-      if (mode === 'http') {
-        server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
-      } else await app.start();
-      logger.info({ botUserId: bot.userId, team: auth.team_id, mode, port: this.httpPort() }, 'Slack connected');
+      try {
+        if (mode === 'http') server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
+        else await app.start();
+      } catch (err) {
+        const hint = mode === 'http' ? `Is SLACK_PORT ${options.port ?? 3000} free?` : 'Check SLACK_APP_TOKEN (an xapp- token with connections:write) and that Socket Mode is enabled for the app.';
+        throw new AdapterError(`Slack ${mode === 'http' ? 'HTTP receiver' : 'Socket Mode'} failed to start: ${err instanceof Error ? err.message : String(err)}. ${hint}`, { cause: err });
+      }
+      logger.info({ botUserId: bot.userId, team: auth.team_id, mode, port: portOf(server) }, 'Slack connected');
     },
     async stop() {
       await working.stopAll();
@@ -201,10 +212,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (running) await running.stop();
     },
     botUserId: () => bot?.userId ?? null,
-    httpPort() {
-      const address = server?.address();
-      return address && typeof address === 'object' ? (address as AddressInfo).port : null;
-    },
+    httpPort: () => portOf(server),
     async postMessage(conversation, message: OutboundMessage) {
       const loc = locate(conversation);
       const bodies = toMessageBodies(message);

@@ -142,4 +142,18 @@ describe('Errand on Slack, end to end', () => {
     expect(s.callsOf('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
     expect(texts(s, ts)).toEqual(['Eventually.']);
   });
+
+  it('"@Errand stop" in the thread stops the run within a second', async () => {
+    e = await startErrand();
+    const { slack: s, model } = e;
+    model.reply({ hang: true });
+    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'take forever' });
+    await waitFor(() => model.requests.length === 1);
+    const asked = Date.now();
+    await s.mention({ user: ALICE, channel: CHANNEL, text: 'stop', threadTs: ts });
+    await waitFor(() => model.requests[0]!.aborted, 1000);
+    await waitFor(() => texts(s, ts).some((t) => t.includes('Stopped')));
+    expect(Date.now() - asked).toBeLessThan(1000);
+    expect(model.requests).toHaveLength(1);
+  });
 });

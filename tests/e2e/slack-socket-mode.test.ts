@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSlackAdapter } from '../../adapters/slack/create-slack-adapter.js';
 import { RecordingSink } from '../contract/chat-adapter-contract.js';
+import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startSlackAdapter, type SlackHarness } from './slack-harness.js';
 
@@ -32,5 +34,19 @@ describe('Slack adapter in Socket Mode (real Bolt, fake websocket)', () => {
     await waitFor(() => sink.messages.some((m) => m.messageId === after.ts));
     await h.adapter.postMessage(sink.messages[0]!.conversation, { text: 'still here' });
     expect(h.fake.botTexts(CHANNEL, ts)).toEqual(['still here']);
+  });
+
+  it('fails to start with a message that names the setting to fix', async () => {
+    const fake = await FakeSlack.start();
+    try {
+      const wrongApp = createSlackAdapter({ botToken: 'xoxb-test', appToken: 'xoxb-not-an-app-token', mode: 'socket', apiUrl: fake.apiUrl, tuning: { webApiRetries: 0 } });
+      await expect(wrongApp.start(new RecordingSink())).rejects.toThrow(/SLACK_APP_TOKEN/);
+      await wrongApp.stop();
+      fake.failNext('auth.test', { error: 'invalid_auth' });
+      const wrongBot = createSlackAdapter({ botToken: 'xoxb-revoked', appToken: 'xapp-test', mode: 'socket', apiUrl: fake.apiUrl });
+      await expect(wrongBot.start(new RecordingSink())).rejects.toThrow(/invalid_auth.*SLACK_BOT_TOKEN/);
+    } finally {
+      await fake.close();
+    }
   });
 });
