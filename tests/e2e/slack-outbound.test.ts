@@ -94,7 +94,7 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
 
   it('a quick run gets no notice, and setWorking never delays the reply', async () => {
     const sink = new RecordingSink();
-    h = await startSlackAdapter(sink, { tuning: { workingNoticeDelayMs: 300 } });
+    h = await startSlackAdapter(sink, { tuning: { workingNoticeDelayMs: 5000 } });
     const thread = await threadOf(h, sink);
     const source = sink.messages.at(-1)!.messageId;
     h.fake.failNext('reactions.add', { error: 'internal_error' });
