@@ -169,7 +169,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         : new SocketModeReceiver({
             appToken: options.appToken ?? '',
             logger: boltLog,
-            installerOptions: { clientOptions },
+            // apps.connections.open goes to the same API base; its own client keeps the SDK's 429 handling.
+            installerOptions: { clientOptions: slackApiUrl ? { slackApiUrl } : {} },
             ...(tuning.socketPingTimeoutMs ? { clientPingTimeout: tuning.socketPingTimeoutMs } : {}),
           });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
