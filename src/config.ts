@@ -122,31 +122,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const name = String(issue.path[0] ?? 'environment');
       problems.push(`${name}: ${issue.message}. Set it in .env or the environment (see .env.example).`);
     }
-    throw new ConfigError(problems);
   }
+  problems.push(...crossFieldProblems(env));
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const c = parsed.data;
-  if (c.SLACK_BOT_TOKEN && c.SLACK_MODE === 'socket' && !c.SLACK_APP_TOKEN) {
-    problems.push(
-      'SLACK_APP_TOKEN: required when SLACK_MODE=socket (the default). Create an app-level token with connections:write, or set SLACK_MODE=http with SLACK_SIGNING_SECRET.',
-    );
-  }
-  if (c.SLACK_BOT_TOKEN && c.SLACK_MODE === 'http' && !c.SLACK_SIGNING_SECRET) {
-    problems.push('SLACK_SIGNING_SECRET: required when SLACK_MODE=http. Copy it from the Slack app → Basic Information → Signing Secret.');
-  }
-  if (!c.SLACK_BOT_TOKEN && (c.SLACK_APP_TOKEN || c.SLACK_SIGNING_SECRET)) {
-    problems.push('SLACK_BOT_TOKEN: missing while other SLACK_* credentials are set. Add the xoxb- bot token, or remove the other Slack settings.');
-  }
-  if (!c.OPENAI_API_KEY && !c.OPENAI_BASE_URL) {
-    problems.push(
-      'OPENAI_API_KEY: required for the OpenAI endpoint. Set your key, or point OPENAI_BASE_URL at a local OpenAI-compatible server (Ollama, vLLM, LM Studio) that needs none.',
-    );
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
   const platforms: ('slack' | 'discord' | 'console')[] = [];
   if (c.SLACK_BOT_TOKEN) platforms.push('slack');
   if (c.DISCORD_TOKEN) platforms.push('discord');
   if (platforms.length === 0) platforms.push('console');
   return { ...c, platforms };
+}
+
+/** Checks that involve several variables, on the raw values, so they are reported beside malformed ones. */
+function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const mode = (env.SLACK_MODE ?? '').trim().toLowerCase() || 'socket';
+  const problems: string[] = [];
+  if (set('SLACK_BOT_TOKEN') && mode === 'socket' && !set('SLACK_APP_TOKEN')) {
+    problems.push(
+      'SLACK_APP_TOKEN: required when SLACK_MODE=socket (the default). Create an app-level token with connections:write, or set SLACK_MODE=http with SLACK_SIGNING_SECRET.',
+    );
+  }
+  if (set('SLACK_BOT_TOKEN') && mode === 'http' && !set('SLACK_SIGNING_SECRET')) {
+    problems.push('SLACK_SIGNING_SECRET: required when SLACK_MODE=http. Copy it from the Slack app → Basic Information → Signing Secret.');
+  }
+  if (!set('SLACK_BOT_TOKEN') && (set('SLACK_APP_TOKEN') || set('SLACK_SIGNING_SECRET'))) {
+    problems.push('SLACK_BOT_TOKEN: missing while other SLACK_* credentials are set. Add the xoxb- bot token, or remove the other Slack settings.');
+  }
+  if (!set('OPENAI_API_KEY') && !set('OPENAI_BASE_URL')) {
+    problems.push(
+      'OPENAI_API_KEY: required for the OpenAI endpoint. Set your key, or point OPENAI_BASE_URL at a local OpenAI-compatible server (Ollama, vLLM, LM Studio) that needs none.',
+    );
+  }
+  return problems;
 }
 
 /** Loads `.env` into process.env when the file exists; real environment variables win. */

@@ -65,6 +65,13 @@ describe('config', () => {
     );
   });
 
+  it('reports missing companions beside malformed values, in one pass', () => {
+    const problems = problemsOf({ SLACK_BOT_TOKEN: 'xoxb-1', HEARTBEAT_SECONDS: 'fast' }).join('\n');
+    expect(problems).toMatch(/HEARTBEAT_SECONDS: expected a whole number/);
+    expect(problems).toMatch(/SLACK_APP_TOKEN: required/);
+    expect(problems).toMatch(/OPENAI_API_KEY: required/);
+  });
+
   it('requires a model key unless a custom endpoint is set', () => {
     expect(problemsOf({}).join()).toMatch(/OPENAI_API_KEY: required/);
     expect(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).OPENAI_API_KEY).toBeUndefined();
