@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { App } from '@slack/bolt';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../adapters/slack/create-slack-adapter.js';
@@ -58,40 +60,53 @@ function configFor(dir: string, fake: FakeSlack, model: FakeOpenAI, extra: Recor
   });
 }
 
-/** The baseline: a bare Bolt app on the same receiver and fakes that asks the model and answers in the thread. */
-async function bareBolt(fake: FakeSlack, model: FakeOpenAI): Promise<number[]> {
+/** The baseline: a bare Bolt app on its own fake Slack that asks the model and answers in the thread. */
+async function startBareBolt(fake: FakeSlack, model: FakeOpenAI): Promise<App> {
   const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: model.baseUrl, model: 'bench', timeoutMs: 10_000 });
   const app = new App({ token: BOT_TOKEN, signingSecret: fake.signingSecret, botId: fake.botId, botUserId: fake.botUserId, clientOptions: { slackApiUrl: fake.apiUrl } });
   app.event('app_mention', async ({ event, client }) => {
     const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: event.text }], tools: [], signal: new AbortController().signal });
     await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: r.text ?? 'ok' });
   });
-  const server = (await app.start({ port: 0, host: '127.0.0.1' })) as import('node:http').Server;
-  fake.useHttpReceiver(`http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/slack/events`);
-  const times: number[] = [];
-  for (let i = 0; i < WARMUP + MESSAGES; i++) {
-    const ms = await mentionAndTime(fake, 'C0BAREBOT', i);
-    if (i >= WARMUP) times.push(ms);
-  }
-  await app.stop();
-  return times;
+  const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
+  fake.useHttpReceiver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
+  return app;
 }
 
-/** Errand's mention → reply latency, one mention at a time. */
-async function errandLatency(dir: string, fake: FakeSlack, model: FakeOpenAI): Promise<number[]> {
-  const config = configFor(dir, fake, model);
+/**
+ * Mention → reply latency of both bots, alternating one mention to each, so both see the same
+ * machine (other processes, GC, JIT) and the ratio compares like with like.
+ */
+async function latencies(dir: string, model: FakeOpenAI): Promise<{ bare: number[]; errand: number[] }> {
+  const bareFake = await FakeSlack.start({ rateLimit: null });
+  const errandFake = await FakeSlack.start({ rateLimit: null });
+  const bareApp = await startBareBolt(bareFake, model);
+  const config = configFor(dir, errandFake, model);
   const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: TUNING });
   const app = createApp({ config, adapters: [adapter] });
   await app.start();
-  fake.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
-  const times: number[] = [];
-  for (let i = 0; i < WARMUP + MESSAGES; i++) {
-    const ms = await mentionAndTime(fake, 'C0ERRAND1', i);
-    if (i >= WARMUP) times.push(ms);
-    await app.coordinator.idle();
+  errandFake.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
+  const bare: number[] = [];
+  const errand: number[] = [];
+  try {
+    for (let i = 0; i < WARMUP + MESSAGES; i++) {
+      const b = await mentionAndTime(bareFake, 'C0BAREBOT', i);
+      await bareFake.settle();
+      const e = await mentionAndTime(errandFake, 'C0ERRAND1', i);
+      await app.coordinator.idle();
+      await errandFake.settle();
+      if (i >= WARMUP) {
+        bare.push(b);
+        errand.push(e);
+      }
+    }
+  } finally {
+    await app.stop();
+    await bareApp.stop();
+    await bareFake.close();
+    await errandFake.close();
   }
-  await app.stop();
-  return times;
+  return { bare, errand };
 }
 
 /**
@@ -152,8 +167,7 @@ export const benchmark: Benchmark = {
     const fake = await FakeSlack.start({ rateLimit: null });
     const dir = mkdtempSync(join(tmpdir(), 'errand-bench-slack-'));
     try {
-      const bare = await bareBolt(fake, model);
-      const errand = await errandLatency(dir, fake, model);
+      const { bare, errand } = await latencies(dir, model);
       const load = await ackUnderLoad(dir, fake, model);
       const b = percentile(bare, 50);
       const e = percentile(errand, 50);
@@ -165,7 +179,7 @@ export const benchmark: Benchmark = {
           name: 'slack_overhead_ratio',
           value: e / b,
           unit: 'x',
-          detail: `median mention → reply: Errand ${e.toFixed(2)} ms vs bare Bolt app ${b.toFixed(2)} ms, ${MESSAGES} mentions each (both twins delivered, signed, over HTTP)`,
+          detail: `median mention → reply: Errand ${e.toFixed(2)} ms vs bare Bolt app ${b.toFixed(2)} ms, ${MESSAGES} mentions each, alternating (both twins delivered, signed, over HTTP)`,
         },
         {
           name: 'slack_ack_p99_ms',

@@ -3,7 +3,7 @@ import type { Logger } from '../../src/logger.js';
 import { callSlack, type WebClient } from './slack-api.js';
 
 const repliesSchema = z.object({
-  messages: z.array(z.object({ user: z.string().optional(), bot_id: z.string().optional(), text: z.string().optional() }).loose()).default([]),
+  messages: z.array(z.object({ user: z.string().optional(), bot_id: z.string().optional(), text: z.string().optional() })).default([]),
 });
 
 export interface BotThreads {

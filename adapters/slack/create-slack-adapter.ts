@@ -75,9 +75,9 @@ export function slackOptionsFromConfig(config: Config, logger?: Logger): SlackAd
   };
 }
 
-const postedSchema = z.object({ ts: z.string() }).loose();
-const okSchema = z.object({ ok: z.literal(true) }).loose();
-const authSchema = z.object({ user_id: z.string(), bot_id: z.string(), team_id: z.string().optional() }).loose();
+const postedSchema = z.object({ ts: z.string() });
+const okSchema = z.object({ ok: z.literal(true) });
+const authSchema = z.object({ user_id: z.string(), bot_id: z.string(), team_id: z.string().optional() });
 const WORKING_TEXT = '⏳ Working… press *Stop* to stop me.';
 
 function portOf(server: Server | null): number | null {

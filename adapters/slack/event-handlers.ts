@@ -19,9 +19,8 @@ const messageEventSchema = z
     text: z.string().default(''),
     ts: z.string().min(1),
     thread_ts: z.string().optional(),
-    user_profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).loose().optional(),
-  })
-  .loose();
+    user_profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).optional(),
+  });
 
 export type SlackMessageEvent = z.infer<typeof messageEventSchema>;
 
@@ -91,7 +90,7 @@ export interface EventHandlerDeps {
   readonly logger: Logger;
 }
 
-const bodySchema = z.object({ team_id: z.string().min(1) }).loose();
+const bodySchema = z.object({ team_id: z.string().min(1) });
 
 /**
  * Wires `app_mention` and `message` events to the sink. Bolt has acknowledged the event before

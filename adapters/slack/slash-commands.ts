@@ -15,8 +15,7 @@ const commandSchema = z
     user_id: z.string().min(1),
     channel_id: z.string().min(1),
     team_id: z.string().min(1),
-  })
-  .loose();
+  });
 
 /** `/tasks`, `/errand-tasks`, `/errand_tasks` → `tasks`; null for a command that is not Errand's. */
 export function commandNameOf(command: string): CommandName | null {

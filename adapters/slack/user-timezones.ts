@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { callSlack, type WebClient } from './slack-api.js';
 
-const userInfoSchema = z.object({ user: z.object({ tz: z.string().nullable().optional() }).loose() }).loose();
+const userInfoSchema = z.object({ user: z.object({ tz: z.string().nullable().optional() }) });
 
 export interface UserTimezones {
   /** The user's IANA timezone from `users.info`; cached, also when Slack has none (null). */

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -80,11 +80,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** POSTs with a fresh connection (no keep-alive sockets left behind) and times the answer. */
-export function httpPost(url: string, body: string, headers: Record<string, string>): Promise<Delivery> {
+/** POSTs and times the answer; without an agent on a fresh connection, so no keep-alive socket is left behind. */
+export function httpPost(url: string, body: string, headers: Record<string, string>, agent?: Agent): Promise<Delivery> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+    const req = request(url, { method: 'POST', agent: agent ?? false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
@@ -156,6 +156,8 @@ export class FakeSlack {
   private readonly sockets = new Set<WebSocket>();
   private readonly acks = new Map<string, (payload: string) => void>();
   private httpTarget: string | null = null;
+  /** Slack keeps its connections to an app open between deliveries. */
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
   private server!: Server;
   private wss!: WebSocketServer;
   private base = '';
@@ -330,6 +332,7 @@ export class FakeSlack {
   async close(): Promise<void> {
     await Promise.race([this.settle(), new Promise((r) => setTimeout(r, 500))]);
     for (const ws of this.sockets) ws.terminate();
+    this.agent.destroy();
     this.wss.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -350,7 +353,7 @@ export class FakeSlack {
     if (!this.httpTarget) throw new Error('fake-slack: no Socket Mode connection and no HTTP receiver to deliver to');
     const headers: Record<string, string> = { 'content-type': contentType, ...signSlackRequest(this.signingSecret, raw) };
     if (retryNum) Object.assign(headers, { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' });
-    return httpPost(this.httpTarget, raw, headers);
+    return httpPost(this.httpTarget, raw, headers, this.agent);
   }
 
   private onSocket(ws: WebSocket): void {
