@@ -16,7 +16,7 @@ export interface SlackHarness {
 }
 
 /** Timings for tests: fast pacing (the fake is just as lenient) and a short working-notice delay. */
-export const FAST_TUNING: SlackTuning = { messageRate: { burst: 10, perSecond: 200 }, workingReactionDelayMs: 0, workingNoticeDelayMs: 40, commandAckBudgetMs: 1000, webApiRetries: 0, socketPingTimeoutMs: 300 };
+export const FAST_TUNING: SlackTuning = { messageRate: { burst: 10, perSecond: 200 }, workingReactionDelayMs: 0, workingNoticeDelayMs: 40, commandAckBudgetMs: 1000, webApiRetries: 0, socketPingTimeoutMs: 1000 };
 
 /**
  * The real Slack adapter (real Bolt) against the fake Slack, started with `sink` in HTTP mode
