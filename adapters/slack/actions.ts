@@ -6,27 +6,25 @@ import type { Logger } from '../../src/logger.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { toConversationRef } from './slack-thread-id.js';
 
-const actionBodySchema = z
-  .object({
-    type: z.literal('block_actions'),
-    user: z.object({ id: z.string().min(1) }),
-    team: z.object({ id: z.string().min(1) }).nullable().optional(),
-    channel: z.object({ id: z.string().min(1) }).optional(),
-    container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional(), thread_ts: z.string().optional() }).optional(),
-    message: z.object({ ts: z.string(), thread_ts: z.string().optional(), text: z.string().optional() }).optional(),
-    trigger_id: z.string().optional(),
-    actions: z
-      .array(
-        z
-          .object({
-            action_id: z.string(),
-            value: z.string().optional(),
-            text: z.object({ text: z.string() }).optional(),
-            action_ts: z.string().optional(),
-          }),
-      )
-      .min(1),
-  });
+const actionBodySchema = z.object({
+  type: z.literal('block_actions'),
+  user: z.object({ id: z.string().min(1) }),
+  team: z.object({ id: z.string().min(1) }).nullable().optional(),
+  channel: z.object({ id: z.string().min(1) }).optional(),
+  container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional(), thread_ts: z.string().optional() }).optional(),
+  message: z.object({ ts: z.string(), thread_ts: z.string().optional(), text: z.string().optional() }).optional(),
+  trigger_id: z.string().optional(),
+  actions: z
+    .array(
+      z.object({
+        action_id: z.string(),
+        value: z.string().optional(),
+        text: z.object({ text: z.string() }).optional(),
+        action_ts: z.string().optional(),
+      }),
+    )
+    .min(1),
+});
 
 export type SlackActionBody = z.infer<typeof actionBodySchema>;
 

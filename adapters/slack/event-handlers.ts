@@ -8,19 +8,18 @@ import { conversationOfMessage, isDmChannel } from './slack-thread-id.js';
 /** Subtypes that are still a person talking; every other subtype (edits, joins, bot posts…) is ignored. */
 const PERSON_SUBTYPES = new Set(['thread_broadcast', 'file_share', 'me_message']);
 
-const messageEventSchema = z
-  .object({
-    type: z.enum(['message', 'app_mention']),
-    subtype: z.string().optional(),
-    channel: z.string().min(1),
-    channel_type: z.string().optional(),
-    user: z.string().optional(),
-    bot_id: z.string().optional(),
-    text: z.string().default(''),
-    ts: z.string().min(1),
-    thread_ts: z.string().optional(),
-    user_profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).optional(),
-  });
+const messageEventSchema = z.object({
+  type: z.enum(['message', 'app_mention']),
+  subtype: z.string().optional(),
+  channel: z.string().min(1),
+  channel_type: z.string().optional(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  text: z.string().default(''),
+  ts: z.string().min(1),
+  thread_ts: z.string().optional(),
+  user_profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).optional(),
+});
 
 export type SlackMessageEvent = z.infer<typeof messageEventSchema>;
 

@@ -8,14 +8,13 @@ import { toChannelRef } from './slack-thread-id.js';
 /** The slash commands of the manifest; `/errand-<name>` works too, for workspaces where a name is taken. */
 export const SLASH_COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'help'];
 
-const commandSchema = z
-  .object({
-    command: z.string(),
-    text: z.string().default(''),
-    user_id: z.string().min(1),
-    channel_id: z.string().min(1),
-    team_id: z.string().min(1),
-  });
+const commandSchema = z.object({
+  command: z.string(),
+  text: z.string().default(''),
+  user_id: z.string().min(1),
+  channel_id: z.string().min(1),
+  team_id: z.string().min(1),
+});
 
 /** `/tasks`, `/errand-tasks`, `/errand_tasks` → `tasks`; null for a command that is not Errand's. */
 export function commandNameOf(command: string): CommandName | null {
