@@ -17,7 +17,7 @@ import { createRunStore, type RunStore } from './runs/run-store.js';
 import { createEventDedupe } from './runtime/dedupe.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { Heartbeat } from './runtime/heartbeat.js';
-import { recoverInterruptedRuns } from './runtime/recovery.js';
+import { announceInterruptedRuns, requeueInterruptedRuns } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
@@ -136,8 +136,9 @@ export function createApp(options: AppOptions): App {
     async start() {
       if (started) return;
       started = true;
+      const interrupted = requeueInterruptedRuns({ runs, tasks, logger });
       for (const adapter of adapters.values()) await adapter.start(dispatcher);
-      await recoverInterruptedRuns({ runs, tasks, conversations, adapters, logger });
+      await announceInterruptedRuns(interrupted, { conversations, adapters, logger });
       const armed = scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       logger.info(armed, 'schedules armed');
       heartbeat.start();
