@@ -139,8 +139,7 @@ export function createApp(options: AppOptions): App {
       const interrupted = requeueInterruptedRuns({ runs, tasks, logger });
       for (const adapter of adapters.values()) await adapter.start(dispatcher);
       await announceInterruptedRuns(interrupted, { conversations, adapters, logger });
-      const armed = scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
-      logger.info(armed, 'schedules armed');
+      scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       heartbeat.start();
       coordinator.pump();
     },
