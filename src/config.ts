@@ -104,6 +104,9 @@ const envSchema = z.object({
     ),
 });
 
+/** The names of every environment variable Errand reads (documented in .env.example and the README). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /** Every setting Errand reads, validated and with defaults applied. */
 export type Config = z.infer<typeof envSchema> & {
   /** Which platforms to connect; console when none has a token. */
