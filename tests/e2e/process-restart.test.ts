@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
+import { FakeSlack } from '../fakes/fake-slack.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 
@@ -106,5 +107,35 @@ describe('the Errand process (npm start entry point) against fake Discord', () =
     expect(await exited(p)).toBe(1);
     expect(err).toContain('MAX_STEPS: expected a whole number, got "lots"');
     expect(err).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('the Errand process against fake Slack (Socket Mode, the default)', () => {
+  it('connects with the environment contract alone and answers a mention in its thread', async () => {
+    const slack = await FakeSlack.start();
+    const p = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        SLACK_BOT_TOKEN: 'xoxb-process-test',
+        SLACK_APP_TOKEN: 'xapp-process-test',
+        SLACK_API_URL: slack.apiUrl,
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'test-key',
+        DATABASE_PATH: join(dir, 'slack.db'),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    try {
+      await waitFor(() => slack.socketCount() > 0, 20_000, 'Errand to open a Socket Mode connection');
+      model.reply({ text: 'Hello from the process.' });
+      const { ts } = await slack.mention({ user: 'U0ALICE1', channel: 'C0GENERAL', text: 'say hello' });
+      await waitFor(() => slack.botTexts('C0GENERAL', ts).includes('Hello from the process.'), 10_000, 'the threaded answer');
+    } finally {
+      p.kill('SIGTERM');
+      expect(await exited(p)).toBe(0);
+      await slack.close();
+    }
   });
 });
