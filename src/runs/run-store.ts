@@ -31,8 +31,8 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
   const activeStmt = db
     .select()
     .from(runs)
-    .where(and(eq(runs.conversationId, sql.placeholder('conversationId')), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
-    .limit(1)
+    // Literal statuses, so SQLite can use the partial unique index of active runs.
+    .where(and(eq(runs.conversationId, sql.placeholder('conversationId')), sql`${runs.status} in ('running', 'waiting_user')`))
     .prepare();
   const createStmt = db
     .insert(runs)
