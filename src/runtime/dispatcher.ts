@@ -40,10 +40,7 @@ export class Dispatcher implements InboundSink {
   async onMessage(message: InboundMessage): Promise<void> {
     const { deps } = this;
     const ref0 = message.conversation;
-    if (!deps.dedupe.firstSight(`msg:${ref0.platform}:${ref0.workspace}:${message.messageId}`, deps.clock.now())) {
-      deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
-      return;
-    }
+    const dedupeKey = `msg:${ref0.platform}:${ref0.workspace}:${message.messageId}`;
     const adapter = deps.adapters.get(ref0.platform);
     if (!adapter) {
       deps.logger.error({ platform: ref0.platform }, 'message from a platform without an adapter');
@@ -51,22 +48,20 @@ export class Dispatcher implements InboundSink {
     }
     let ref: ConversationRef = ref0;
     if (message.startThread) {
+      // De-duplicate before opening a thread, so a redelivery never opens a second one.
+      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return;
       try {
         ref = await adapter.openThread(channelOf(ref0), message.messageId, message.startThread.name);
       } catch (err) {
         deps.logger.warn({ err }, 'opening a thread failed; answering in the channel');
       }
     }
-    const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
     const stop = parseStopMessage(message.text);
-    if (stop) {
-      const r = deps.coordinator.stopConversation(conversationId, stop.all);
-      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, message.userId, r.stoppedTaskId, r.cancelledPending);
-      else await this.say(adapter, ref, 'Nothing is running here.');
-      return;
-    }
 
     const decision = deps.db.transaction(() => {
+      if (!message.startThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' as const };
+      const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
+      if (stop) return { kind: 'stop' as const, conversationId };
       const active = deps.runs.active(conversationId);
       if (active?.status === 'waiting_user') return { kind: 'answer' as const, run: active };
       const added = deps.tasks.add({
@@ -78,15 +73,26 @@ export class Dispatcher implements InboundSink {
         sourceMessageId: message.messageId,
       });
       if (!added.ok) throw new Error(added.error);
-      return { kind: 'task' as const, taskId: added.task.id, busy: active !== null };
+      return { kind: 'task' as const, conversationId, taskId: added.task.id, busy: active !== null };
     });
 
+    if (decision.kind === 'duplicate') {
+      deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
+      return;
+    }
+    if (decision.kind === 'stop') {
+      const r = deps.coordinator.stopConversation(decision.conversationId, stop!.all);
+      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, message.userId, r.stoppedTaskId, r.cancelledPending);
+      else await this.say(adapter, ref, 'Nothing is running here.');
+      return;
+    }
     if (decision.kind === 'answer') {
       if (!deps.coordinator.answer(decision.run, message.text, message.userId)) {
         deps.logger.warn({ runId: decision.run.id }, 'answer arrived for a run that is no longer waiting');
       }
       return;
     }
+    const { conversationId } = decision;
     const started = deps.coordinator.startNext(conversationId);
     if (started === 'started') {
       const running = deps.runs.active(conversationId);

@@ -93,10 +93,14 @@ export class RunCoordinator {
       if (runs.active(conversationId)) return null;
       const task = tasks.claimNext(conversationId);
       if (!task) return null;
-      return { task, run: runs.create(conversationId, task.id) };
+      const run = runs.create(conversationId, task.id);
+      if (task.attempts === 1) {
+        this.deps.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId });
+      }
+      return { task, run };
     });
     if (!claimed) return runs.active(conversationId) ? 'busy_conversation' : 'nothing_ready';
-    this.launch(conversationId, claimed.run, claimed.task, false);
+    this.launch(conversationId, claimed.run, claimed.task);
     return 'started';
   }
 
@@ -138,7 +142,7 @@ export class RunCoordinator {
         : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
     this.deps.transcript.append({ conversationId: run.conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
     const task = run.taskId !== null ? this.deps.tasks.get(run.taskId) : null;
-    this.launch(run.conversationId, { ...run, status: 'running' }, task, true);
+    this.launch(run.conversationId, { ...run, status: 'running' }, task);
     return true;
   }
 
@@ -176,7 +180,7 @@ export class RunCoordinator {
     while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done));
   }
 
-  private launch(conversationId: string, run: RunRow, task: TaskRow | null, resumed: boolean): void {
+  private launch(conversationId: string, run: RunRow, task: TaskRow | null): void {
     const ref = this.deps.conversations.refOf(conversationId);
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
     if (!ref || !adapter) {
@@ -192,7 +196,7 @@ export class RunCoordinator {
       entry.reason ??= 'timeout';
       controller.abort();
     }, this.deps.limits.maxRunMs);
-    entry.done = this.execute(conversationId, ref, adapter, run, task, resumed, entry)
+    entry.done = this.execute(conversationId, ref, adapter, run, task, entry)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run crashed'))
       .finally(() => {
         this.deps.clock.clearTimer(timer);
@@ -202,14 +206,11 @@ export class RunCoordinator {
       });
   }
 
-  private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, resumed: boolean, entry: ActiveRun): Promise<void> {
+  private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, entry: ActiveRun): Promise<void> {
     const { deps } = this;
     adapter
       .setWorking(ref, { runId: run.id, stopActionId: stopActionId(run.id), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) })
       .catch((err: unknown) => deps.logger.warn({ err }, 'showing the working status failed'));
-    if (task && !resumed && task.attempts === 1) {
-      deps.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId });
-    }
     const timezone = await this.timezoneFor(conversationId, adapter, task);
     const outcome = await executeRun(
       {
@@ -253,9 +254,11 @@ export class RunCoordinator {
       case 'waiting':
         return;
       case 'completed':
-        if (runs.transition(run.id, ['running'], 'completed', { summary: outcome.summary }) && task && taskOpen()) {
-          tasks.complete(conversationId, task.id, outcome.summary ?? 'Answered.');
-        }
+        this.deps.db.transaction(() => {
+          if (runs.transition(run.id, ['running'], 'completed', { summary: outcome.summary }) && task && taskOpen()) {
+            tasks.complete(conversationId, task.id, outcome.summary ?? 'Answered.');
+          }
+        });
         return;
       case 'aborted':
         if (reason === 'timeout' && runs.transition(run.id, ['running'], 'failed', { error: 'time limit' })) {
