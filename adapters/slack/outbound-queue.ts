@@ -1,3 +1,4 @@
+import { createChannelQueue, type OutboundQueue } from '../../src/chat/channel-queue.js';
 import { RateLimitError } from '../../src/errors.js';
 
 /** Slack allows about one message per second per channel, with short bursts tolerated. */
@@ -10,19 +11,7 @@ export interface RateLimit {
   readonly perSecond: number;
 }
 
-/** Sends one call within the channel's rate, retrying after a 429 until it goes through. */
-export type PacedSend = <R>(call: () => Promise<R>) => Promise<R>;
-
-export interface OutboundQueue {
-  /**
-   * Runs `job` after every job queued before it for the same channel (FIFO), so the pieces of a
-   * long reply are never interleaved with another post. Each call the job makes through `send`
-   * waits for a token of the channel's bucket; a failed job does not block the next.
-   */
-  enqueue<T>(channelId: string, job: (send: PacedSend) => Promise<T>): Promise<T>;
-  /** Resolves once every job queued so far has settled. */
-  drain(): Promise<void>;
-}
+export type { OutboundQueue, PacedSend } from '../../src/chat/channel-queue.js';
 
 export interface OutboundQueueOptions {
   rate?: RateLimit;
@@ -34,8 +23,6 @@ export interface OutboundQueueOptions {
 }
 
 interface Bucket {
-  tail: Promise<void>;
-  pending: number;
   tokens: number;
   refilledAt: number;
   /** A 429 told us to keep quiet until then. */
@@ -54,8 +41,6 @@ export function createOutboundQueue(options: OutboundQueueOptions): OutboundQueu
   const now = options.now ?? Date.now;
   const maxRetries = options.maxRateLimitRetries ?? 20;
   const intervalMs = 1000 / rate.perSecond;
-  const buckets = new Map<string, Bucket>();
-  const all = new Set<Promise<void>>();
 
   const refill = (b: Bucket) => {
     const t = now();
@@ -79,9 +64,14 @@ export function createOutboundQueue(options: OutboundQueueOptions): OutboundQueu
     }
   };
 
-  const pacedFor =
-    (b: Bucket): PacedSend =>
-    async (call) => {
+  return createChannelQueue<Bucket>({
+    create: () => ({ tokens: rate.burst, refilledAt: now(), blockedUntil: 0 }),
+    // A full bucket that is not blocked carries no state worth keeping.
+    idle: (b) => {
+      refill(b);
+      return b.tokens >= rate.burst && b.blockedUntil <= now();
+    },
+    async send(b, call) {
       for (let attempt = 0; ; attempt++) {
         await takeToken(b);
         try {
@@ -94,48 +84,6 @@ export function createOutboundQueue(options: OutboundQueueOptions): OutboundQueu
           b.tokens = 0;
         }
       }
-    };
-
-  /** Forgets idle channels whose bucket has refilled, so memory stays flat across many channels. */
-  const sweep = () => {
-    for (const [id, b] of buckets) {
-      refill(b);
-      if (b.pending === 0 && b.tokens >= rate.burst && b.blockedUntil <= now()) buckets.delete(id);
-    }
-  };
-
-  const bucketOf = (channelId: string): Bucket => {
-    let b = buckets.get(channelId);
-    if (!b) {
-      if (buckets.size >= 1024) sweep();
-      b = { tail: Promise.resolve(), pending: 0, tokens: rate.burst, refilledAt: now(), blockedUntil: 0 };
-      buckets.set(channelId, b);
-    }
-    return b;
-  };
-
-  return {
-    enqueue(channelId, job) {
-      const b = bucketOf(channelId);
-      b.pending++;
-      const result = b.tail.then(() => job(pacedFor(b)));
-      const settled = result.then(
-        () => undefined,
-        () => undefined,
-      );
-      b.tail = settled;
-      all.add(settled);
-      void settled.then(() => {
-        all.delete(settled);
-        b.pending--;
-        refill(b);
-        // A full bucket with nothing queued carries no state worth keeping.
-        if (b.pending === 0 && b.tokens >= rate.burst && b.blockedUntil <= now()) buckets.delete(channelId);
-      });
-      return result;
     },
-    async drain() {
-      while (all.size > 0) await Promise.all([...all]);
-    },
-  };
+  });
 }
