@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
 import { runs, type PendingQuestion, type RunRow, type RunStatus } from '../db/schema.js';
 
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_user'];
+
+/** The statuses a run ends in; `park`/`unpark` move between the active ones. */
+export type FinalRunStatus = Exclude<RunStatus, 'running' | 'waiting_user'>;
 
 /** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
 export interface RunStore {
@@ -12,8 +15,8 @@ export interface RunStore {
   get(id: string): RunRow | null;
   /** The conversation's running or waiting run, if any. */
   active(conversationId: string): RunRow | null;
-  /** Moves a run from one of `from` to `to`; false when it was no longer in `from`. */
-  transition(id: string, from: readonly RunStatus[], to: RunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): boolean;
+  /** Ends a run: moves it from one of `from` to a final status; false when it was no longer in `from`. */
+  transition(id: string, from: readonly RunStatus[], to: FinalRunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): boolean;
   park(id: string, question: PendingQuestion, expiresAt: number): boolean;
   /** Records the platform id of the posted question of a waiting run. */
   setQuestionMessage(id: string, messageId: string): void;
@@ -50,6 +53,9 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
     `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
      where id = ? and status in (select value from json_each(?))`,
   );
+  const questionMessageStmt = db.$client.prepare(
+    "update runs set question = json_set(question, '$.messageId', ?) where id = ? and status = 'waiting_user' and question is not null",
+  );
   const get = (id: string) => getStmt.get({ id }) ?? null;
   return {
     create(conversationId, taskId) {
@@ -61,14 +67,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
     },
     transition(id, from, to, fields = {}) {
       const now = clock.now();
-      const final = !ACTIVE_RUN_STATUSES.includes(to);
-      if (final) return finalStmt.run(to, fields.summary ?? null, fields.error ?? null, now, now, id, JSON.stringify(from)).changes === 1;
-      const res = db
-        .update(runs)
-        .set({ ...fields, status: to, updatedAt: now, ...(final ? { endedAt: now, question: null, askExpiresAt: null } : {}) })
-        .where(and(eq(runs.id, id), inArray(runs.status, [...from])))
-        .run();
-      return res.changes === 1;
+      return finalStmt.run(to, fields.summary ?? null, fields.error ?? null, now, now, id, JSON.stringify(from)).changes === 1;
     },
     park(id, question, expiresAt) {
       const res = db
@@ -79,9 +78,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       return res.changes === 1;
     },
     setQuestionMessage(id, messageId) {
-      db.$client
-        .prepare("update runs set question = json_set(question, '$.messageId', ?) where id = ? and status = 'waiting_user' and question is not null")
-        .run(messageId, id);
+      questionMessageStmt.run(messageId, id);
     },
     unpark(id) {
       return db.transaction(() => {
