@@ -69,6 +69,9 @@ export interface App {
   stop(): Promise<void>;
 }
 
+/** Attempts a task gets, counting transient failures and restarts that interrupted it. */
+const MAX_TASK_ATTEMPTS = 3;
+
 /** Builds Errand from its parts; nothing starts until `start()`. */
 export function createApp(options: AppOptions): App {
   const { config } = options;
@@ -118,7 +121,7 @@ export function createApp(options: AppOptions): App {
       contextBudget: config.CONTEXT_TOKEN_BUDGET,
       askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000,
       defaultTimezone: config.DEFAULT_TIMEZONE,
-      maxAttempts: 3,
+      maxAttempts: MAX_TASK_ATTEMPTS,
       retryDelayMs: options.taskRetryDelayMs ?? ((attempts) => 30_000 * 2 ** (attempts - 1)),
     },
   });
@@ -148,7 +151,7 @@ export function createApp(options: AppOptions): App {
     async start() {
       if (started) return;
       started = true;
-      const interrupted = requeueInterruptedRuns({ runs, tasks, logger });
+      const interrupted = requeueInterruptedRuns({ runs, tasks, logger, maxAttempts: MAX_TASK_ATTEMPTS });
       await options.externalTools?.start?.();
       for (const adapter of adapters.values()) await adapter.start(dispatcher);
       await announceInterruptedRuns(interrupted, { conversations, adapters, logger });

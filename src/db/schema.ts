@@ -42,6 +42,8 @@ export interface PendingQuestion {
   messageId: string | null;
   /** The user to mention and whose answer is expected. */
   userId: string | null;
+  /** An answer that arrived while no run slot was free (or during shutdown): applied when the run resumes. */
+  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' };
 }
 
 /** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */

@@ -20,12 +20,17 @@ export interface RunStore {
   park(id: string, question: PendingQuestion, expiresAt: number): boolean;
   /** Records the platform id of the posted question of a waiting run. */
   setQuestionMessage(id: string, messageId: string): void;
+  /**
+   * Keeps an answer with a waiting run that cannot resume yet (no free slot, or shutting down) and makes
+   * it due at once, so the next free slot or start-up resumes it. False when the run was not waiting.
+   */
+  recordAnswer(id: string, answer: NonNullable<PendingQuestion['answer']>): boolean;
   /** Takes a waiting run back to running; returns its question, or null when it was not waiting. */
   unpark(id: string): PendingQuestion | null;
   countStep(id: string): number;
   /** Runs that were `running` (the process died under them): marked interrupted, returned. */
   interruptAllRunning(): RunRow[];
-  /** Waiting runs whose question expired by now. */
+  /** Waiting runs due to resume: their question expired, or an answer is recorded for them. */
   expiredQuestions(limit: number): RunRow[];
 }
 
@@ -56,6 +61,9 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
   const questionMessageStmt = db.$client.prepare(
     "update runs set question = json_set(question, '$.messageId', ?) where id = ? and status = 'waiting_user' and question is not null",
   );
+  const recordAnswerStmt = db.$client.prepare(
+    "update runs set question = json_set(question, '$.answer', json(?)), ask_expires_at = 0, updated_at = ? where id = ? and status = 'waiting_user' and question is not null",
+  );
   const get = (id: string) => getStmt.get({ id }) ?? null;
   return {
     create(conversationId, taskId) {
@@ -76,6 +84,9 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
         .where(and(eq(runs.id, id), eq(runs.status, 'running')))
         .run();
       return res.changes === 1;
+    },
+    recordAnswer(id, answer) {
+      return recordAnswerStmt.run(JSON.stringify(answer), clock.now(), id).changes === 1;
     },
     setQuestionMessage(id, messageId) {
       questionMessageStmt.run(messageId, id);

@@ -14,6 +14,7 @@ import type { TaskService } from '../tasks/task-service.js';
 import type { EventDedupe } from './dedupe.js';
 import { titleFrom } from './goal-message.js';
 import type { RunCoordinator } from './run-coordinator.js';
+import { notices } from './run-notices.js';
 import { parseStopMessage } from './stop-words.js';
 
 export interface DispatcherDeps {
@@ -35,10 +36,6 @@ export interface DispatcherDeps {
  * one synchronous transaction, so a message arriving while a run finishes is never lost: it is either
  * a pending task the finishing run's successor claims, or it starts a run itself.
  */
-function notAllowedToDecide(approver: string): string {
-  return `Only <@${approver}>, who asked for this, can allow or deny this tool call.`;
-}
-
 export class Dispatcher implements InboundSink {
   constructor(private readonly deps: DispatcherDeps) {}
 
@@ -96,11 +93,11 @@ export class Dispatcher implements InboundSink {
     if (decision.kind === 'stop') {
       const r = deps.coordinator.stopConversation(decision.conversationId, stop!.all);
       if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, message.userId, r.stoppedTaskId, r.cancelledPending);
-      else await this.say(adapter, ref, 'Nothing is running here.');
+      else await this.say(adapter, ref, notices.nothingRunning);
       return;
     }
     if (decision.kind === 'refuse') {
-      await adapter.postEphemeral(ref, message.userId, notAllowedToDecide(decision.approver)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      await adapter.postEphemeral(ref, message.userId, notices.notAllowedToDecide(decision.approver)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
       return;
     }
     if (decision.kind === 'answer') {
@@ -111,17 +108,16 @@ export class Dispatcher implements InboundSink {
     }
     const { conversationId } = decision;
     const started = deps.coordinator.startNext(conversationId);
-    if (started === 'started') {
-      const running = deps.runs.active(conversationId);
-      if (running?.taskId === decision.taskId) return;
-    }
-    if (started === 'stopping') return;
-    if (decision.awaitingApproval) {
-      await this.say(adapter, ref, `📝 Queued as task #${decision.taskId}. I'm waiting for a decision on a tool call first: reply **allow**, **always** or **deny**.`);
-      return;
-    }
-    const why = decision.busy || started === 'busy_conversation' || started === 'started' ? "I'll start on it when I finish what I'm doing here." : started === 'busy_global' ? "I'm busy in other conversations and will start on it as soon as I can." : "It is waiting for the tasks ahead of it.";
-    await this.say(adapter, ref, `📝 Queued as task #${decision.taskId}. ${why}`);
+    if (started.kind === 'started' && started.taskId === decision.taskId) return;
+    if (started.kind === 'stopping') return;
+    if (decision.awaitingApproval) return this.say(adapter, ref, notices.queuedBehindApproval(decision.taskId));
+    const why =
+      decision.busy || started.kind === 'busy_conversation' || started.kind === 'started'
+        ? "I'll start on it when I finish what I'm doing here."
+        : started.kind === 'busy_global'
+          ? "I'm busy in other conversations and will start on it as soon as I can."
+          : 'It is waiting for the tasks ahead of it.';
+    await this.say(adapter, ref, notices.queued(decision.taskId, why));
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {
@@ -147,7 +143,7 @@ export class Dispatcher implements InboundSink {
     if (!deps.dedupe.firstSight(`action:${action.eventId}`, deps.clock.now())) return null;
     if (run.status !== 'waiting_user') return { text: 'That question has already been answered.' };
     const approver = run.question?.approval ? (run.question.userId ?? null) : null;
-    if (approver !== null && approver !== action.userId) return { text: notAllowedToDecide(approver) };
+    if (approver !== null && approver !== action.userId) return { text: notices.notAllowedToDecide(approver) };
     deps.coordinator.answer(run, action.answer, action.userId, 'click');
     return null;
   }

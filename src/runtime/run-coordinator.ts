@@ -1,5 +1,5 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
-import { executeRun, type RunInput, type RunOutcome } from '../agent/runner.js';
+import { executeRun, type RunInput } from '../agent/runner.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
@@ -17,6 +17,7 @@ import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { goalMessage } from './goal-message.js';
+import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
 
 export interface RunLimits {
   maxConcurrentRuns: number;
@@ -53,7 +54,6 @@ export interface CoordinatorDeps {
 /** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
 export type AnswerSource = 'click' | 'typed' | 'timeout';
 
-type AbortReason = 'stop' | 'timeout' | 'shutdown';
 
 type RunResume = NonNullable<RunInput['resume']>;
 
@@ -65,7 +65,9 @@ interface ActiveRun {
   done: Promise<void>;
 }
 
-export type StartResult = 'started' | 'busy_conversation' | 'busy_global' | 'nothing_ready' | 'stopping';
+export type StartResult =
+  | { readonly kind: 'started'; readonly taskId: number }
+  | { readonly kind: 'busy_conversation' | 'busy_global' | 'nothing_ready' | 'stopping' };
 
 export interface StopResult {
   /** The task of the run that was stopped, if a run was active. */
@@ -96,9 +98,9 @@ export class RunCoordinator {
 
   /** Starts the conversation's next ready task if it is idle and a slot is free. */
   startNext(conversationId: string): StartResult {
-    if (this.stopping) return 'stopping';
-    if (this.active.has(conversationId)) return 'busy_conversation';
-    if (this.active.size >= this.deps.limits.maxConcurrentRuns) return 'busy_global';
+    if (this.stopping) return { kind: 'stopping' };
+    if (this.active.has(conversationId)) return { kind: 'busy_conversation' };
+    if (this.active.size >= this.deps.limits.maxConcurrentRuns) return { kind: 'busy_global' };
     const { runs, tasks } = this.deps;
     const claimed = this.deps.db.transaction(() => {
       if (runs.active(conversationId)) return null;
@@ -110,21 +112,34 @@ export class RunCoordinator {
       }
       return { task, run };
     });
-    if (!claimed) return runs.active(conversationId) ? 'busy_conversation' : 'nothing_ready';
+    if (!claimed) return { kind: runs.active(conversationId) ? 'busy_conversation' : 'nothing_ready' };
     this.launch(conversationId, claimed.run, claimed.task);
-    return 'started';
+    return { kind: 'started', taskId: claimed.task.id };
   }
 
   /** Starts `prefer` first, then other ready conversations while slots are free. Returns how many started. */
   pump(prefer?: string): number {
-    let started = 0;
-    if (prefer !== undefined && this.startNext(prefer) === 'started') started++;
+    if (this.stopping) return 0;
+    // Runs with an answer (or an expired question) go first: someone is already waiting on them.
+    let started = this.resumeDue();
+    if (prefer !== undefined && this.startNext(prefer).kind === 'started') started++;
     const free = this.deps.limits.maxConcurrentRuns - this.active.size;
-    if (free <= 0 || this.stopping) return started;
+    if (free <= 0) return started;
     for (const id of this.deps.tasks.findReadyConversations(free, new Set(this.active.keys()))) {
-      if (this.startNext(id) === 'started') started++;
+      if (this.startNext(id).kind === 'started') started++;
     }
     return started;
+  }
+
+  /** Resumes waiting runs whose answer is recorded or whose question expired, while slots are free. */
+  private resumeDue(): number {
+    const free = this.deps.limits.maxConcurrentRuns - this.active.size;
+    if (free <= 0) return 0;
+    let resumed = 0;
+    for (const run of this.deps.runs.expiredQuestions(free)) {
+      if (!this.active.has(run.conversationId) && this.answer(run, null, null)) resumed++;
+    }
+    return resumed;
   }
 
   /**
@@ -132,7 +147,8 @@ export class RunCoordinator {
    * When the run's loop is still unwinding after parking, the answer is applied once it has.
    */
   answer(run: RunRow, answer: string | null, userId: string | null, source: AnswerSource = answer === null ? 'timeout' : 'typed'): boolean {
-    if (this.stopping) return false;
+    const recorded = run.question?.answer;
+    if (recorded && answer === null) return this.answer({ ...run, question: { ...run.question!, answer: undefined } }, recorded.text, recorded.userId, recorded.source);
     const entry = this.active.get(run.conversationId);
     if (entry) {
       if (entry.runId !== run.id) return false;
@@ -143,6 +159,10 @@ export class RunCoordinator {
         }
       });
       return true;
+    }
+    if (this.stopping || this.active.size >= this.deps.limits.maxConcurrentRuns) {
+      // No slot (or shutting down): keep the answer with the run; the next free slot or start-up resumes it.
+      return this.deps.runs.recordAnswer(run.id, { text: answer, userId, source });
     }
     const question = this.deps.runs.unpark(run.id);
     if (!question) return false;
@@ -227,7 +247,13 @@ export class RunCoordinator {
       controller.abort();
     }, this.deps.limits.maxRunMs);
     entry.done = this.execute(conversationId, ref, adapter, run, task, entry, resume)
-      .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run crashed'))
+      .catch(async (err: unknown) => {
+        // An exception nobody expected (a failed write, a bug): end the run so the conversation is free again.
+        this.deps.logger.error({ err, runId: run.id, conversationId }, 'run crashed');
+        await this.settle(conversationId, ref, adapter, run, task, { kind: 'crashed', error: err }, entry.reason).catch((again: unknown) => {
+          this.deps.logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
+        });
+      })
       .finally(() => {
         this.deps.clock.clearTimer(timer);
         this.active.delete(conversationId);
@@ -291,46 +317,36 @@ export class RunCoordinator {
     return this.deps.limits.defaultTimezone;
   }
 
-  private async settle(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, outcome: RunOutcome, reason: AbortReason | null): Promise<void> {
+  /** Records how a run ended (run status and task change in one transaction), then posts its note. */
+  private async settle(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
     const { runs, tasks, limits, clock, logger } = this.deps;
-    const say = (text: string) => adapter.postMessage(ref, { text }).catch((err: unknown) => logger.error({ err }, 'posting a run note failed'));
-    const taskOpen = () => (task ? tasks.get(task.id)?.status === 'in_progress' : false);
-    switch (outcome.kind) {
-      case 'waiting':
-        return;
-      case 'completed':
-        this.deps.db.transaction(() => {
-          if (runs.transition(run.id, ['running'], 'completed', { summary: outcome.summary }) && task && taskOpen()) {
-            tasks.complete(conversationId, task.id, outcome.summary ?? 'Answered.');
-          }
-        });
-        return;
-      case 'aborted':
-        if (reason === 'timeout' && runs.transition(run.id, ['running'], 'failed', { error: 'time limit' })) {
-          if (task && taskOpen()) tasks.fail(conversationId, task.id, `Stopped after the ${Math.round(limits.maxRunMs / 60_000)}-minute time limit.`);
-          await say(`⏱️ I stopped: this run reached its time limit of ${Math.round(limits.maxRunMs / 60_000)} minutes (MAX_RUN_MINUTES).`);
-        }
-        return;
-      case 'step_limit':
-        if (runs.transition(run.id, ['running'], 'failed', { error: 'step limit' })) {
-          if (task && taskOpen()) tasks.fail(conversationId, task.id, `Stopped after ${outcome.steps} steps (MAX_STEPS).`);
-          await say(`🛑 I stopped after ${outcome.steps} steps (the MAX_STEPS limit) without finishing. Ask me to continue if you want me to keep going.`);
-        }
-        return;
-      case 'failed': {
-        if (!runs.transition(run.id, ['running'], 'failed', { error: outcome.reason })) return;
-        const attempts = task ? (tasks.get(task.id)?.attempts ?? limits.maxAttempts) : limits.maxAttempts;
-        if (task && taskOpen() && outcome.transient && attempts < limits.maxAttempts) {
-          const delay = limits.retryDelayMs(attempts);
-          tasks.requeue(task.id, clock.now() + delay, outcome.reason);
-          clock.setTimer(() => this.pump(conversationId), delay);
-          await say(`⚠️ I couldn't finish: ${outcome.reason}. I'll try again in ${Math.max(1, Math.round(delay / 1000))} s (attempt ${attempts + 1} of ${limits.maxAttempts}).`);
-        } else {
-          if (task && taskOpen()) tasks.fail(conversationId, task.id, outcome.reason);
-          await say(`❌ I couldn't finish this: ${outcome.reason}.`);
-        }
-        return;
+    const attempts = task ? (tasks.get(task.id)?.attempts ?? limits.maxAttempts) : limits.maxAttempts;
+    const settlement = settleRun({
+      ending,
+      abortReason: reason,
+      attempts,
+      maxAttempts: limits.maxAttempts,
+      maxRunMinutes: Math.round(limits.maxRunMs / 60_000),
+      retryDelayMs: limits.retryDelayMs,
+    });
+    const change = settlement.run;
+    if (!change) return;
+    const applied = this.deps.db.transaction(() => {
+      if (!runs.transition(run.id, ['running'], change.to, { ...(change.summary !== undefined ? { summary: change.summary } : {}), ...(change.error ? { error: change.error } : {}) })) return false;
+      const open = task !== null && tasks.get(task.id)?.status === 'in_progress';
+      if (task && open && settlement.task) {
+        const t = settlement.task;
+        if (t.kind === 'complete') tasks.complete(conversationId, task.id, t.summary);
+        else if (t.kind === 'fail') tasks.fail(conversationId, task.id, t.reason);
+        else tasks.requeue(task.id, clock.now() + t.delayMs, t.reason);
       }
+      return true;
+    });
+    if (!applied) return;
+    if (settlement.task?.kind === 'requeue') {
+      const delay = settlement.task.delayMs;
+      clock.setTimer(() => this.pump(conversationId), delay);
     }
+    if (settlement.note) await adapter.postMessage(ref, { text: settlement.note }).catch((err: unknown) => logger.error({ err }, 'posting a run note failed'));
   }
 }

@@ -93,7 +93,7 @@ describe('agent loop', () => {
     h.model.respondWith(() => ({ status: 500 }));
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'flaky');
-    await waitFor(() => h.adapter.textsIn(thread).some((t) => /attempt 2 of 3/.test(t)));
+    await waitFor(() => h.adapter.textsIn(thread).some((t) => /I'll try again in 60 s\.$/.test(t)));
     await h.app.coordinator.idle();
     const conv = h.app.conversations.ensure(thread);
     expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'pending', attempts: 1 });

@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../fakes/wait-for.js';
+import { gate, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => h.close());
+
+const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?' } }] };
+
+describe('runs that fail unexpectedly', () => {
+  it('ends a run whose transcript write fails, re-queues its task, says so, and frees the conversation', async () => {
+    h = await startHarness();
+    // A real write failure inside the run, as a full disk would give.
+    h.app.db.$client.exec("create trigger fail_write before insert on messages when new.content like '%WRITE-FAILS%' begin select raise(abort, 'disk I/O error'); end");
+    h.model.reply({ text: 'this answer WRITE-FAILS' }, { text: 'Second request answered.' });
+    const thread = h.adapter.thread();
+    await h.adapter.say(thread, 'first request');
+    await waitFor(() => h.adapter.textsIn(thread).some((t) => /something went wrong on my side/.test(t)));
+    await h.app.coordinator.idle();
+    const conv = h.app.conversations.ensure(thread);
+    expect(h.app.runs.active(conv)).toBeNull();
+    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'pending', attempts: 1 });
+
+    await h.adapter.say(thread, 'second request');
+    await waitFor(() => h.adapter.textsIn(thread).includes('Second request answered.'));
+    expect(h.adapter.textsIn(thread).some((t) => t.startsWith('📝 Queued'))).toBe(false);
+  });
+
+  it('gives up, with one note, on a task that is interrupted by restarts again and again', async () => {
+    h = await startHarness();
+    const never = gate();
+    h.model.respondWith(() => ({ text: 'never sent', gate: never.promise }));
+    const thread = h.adapter.thread();
+    await h.adapter.say(thread, 'a task that kills the process');
+    for (let i = 1; i <= 3; i++) {
+      await waitFor(() => h.model.requests.length === i);
+      await h.restart();
+    }
+    const conv = h.app.conversations.ensure(thread);
+    await waitFor(() => h.adapter.textsIn(thread).some((t) => t.startsWith('❌ I gave up on task #1')));
+    expect(h.adapter.textsIn(thread)).toEqual(['❌ I gave up on task #1: I was restarted in the middle of it 3 times. Ask again if you still need it.']);
+    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(h.model.requests).toHaveLength(3);
+  });
+});
+
+describe('resuming waiting runs', () => {
+  it('an answer that arrives while every run slot is busy resumes the run when a slot frees', async () => {
+    h = await startHarness({ MAX_CONCURRENT_RUNS: '1' });
+    const a = h.adapter.thread('C1', 'TA');
+    const b = h.adapter.thread('C1', 'TB');
+    const slow = gate();
+    h.model.reply(askStep, { text: 'B done.', gate: slow.promise }, { text: 'A done.' });
+    await h.adapter.say(a, 'task A');
+    await waitFor(() => h.adapter.textsIn(a).length === 1);
+    await h.app.coordinator.idle();
+    await h.adapter.say(b, 'task B');
+    await waitFor(() => h.model.requests.length === 2);
+    await h.adapter.say(a, 'PDF');
+    expect(h.app.coordinator.inFlight).toBe(1);
+    expect(h.app.runs.active(h.app.conversations.ensure(a))).toMatchObject({ status: 'waiting_user' });
+    slow.open();
+    await waitFor(() => h.adapter.textsIn(a).includes('A done.'));
+    expect(h.adapter.textsIn(b)).toContain('B done.');
+    const resumed = h.model.requests[2]!;
+    expect(resumed.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)))).toEqual([{ ok: true, answer: 'PDF', answered_by: 'U1' }]);
+  });
+
+  it('keeps an answer that arrives during shutdown and resumes with it after the restart', async () => {
+    h = await startHarness();
+    h.model.reply(askStep, { text: 'Resumed with the answer.' });
+    const thread = h.adapter.thread();
+    await h.adapter.say(thread, 'write the report');
+    await waitFor(() => h.adapter.textsIn(thread).length === 1);
+    await h.app.coordinator.idle();
+    await h.app.coordinator.shutdown();
+    await h.adapter.say(thread, 'Markdown');
+    await h.restart();
+    await waitFor(() => h.adapter.textsIn(thread).includes('Resumed with the answer.'));
+    expect(h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)))).toEqual([{ ok: true, answer: 'Markdown', answered_by: 'U1' }]);
+  });
+});

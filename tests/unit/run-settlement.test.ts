@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { settleRun, type SettlementInput } from '../../src/runtime/run-settlement.js';
+
+const base: Omit<SettlementInput, 'ending'> = { abortReason: null, attempts: 1, maxAttempts: 3, maxRunMinutes: 30, retryDelayMs: (n) => 30_000 * 2 ** (n - 1) };
+
+describe('how a run ending is recorded', () => {
+  it('a plain answer completes run and task, with no note', () => {
+    expect(settleRun({ ...base, ending: { kind: 'completed', summary: null } })).toEqual({
+      run: { to: 'completed', summary: null },
+      task: { kind: 'complete', summary: 'Answered.' },
+      note: null,
+    });
+  });
+
+  it('a waiting run, a stop and a shutdown leave the run as it is', () => {
+    expect(settleRun({ ...base, ending: { kind: 'waiting', question: { question: 'q', options: [], toolCallId: 'c', askedAt: 0, messageId: null, userId: null } } }).run).toBeNull();
+    expect(settleRun({ ...base, ending: { kind: 'aborted' }, abortReason: 'stop' }).run).toBeNull();
+    expect(settleRun({ ...base, ending: { kind: 'aborted' }, abortReason: 'shutdown' }).run).toBeNull();
+  });
+
+  it('a transient failure re-queues with one plain note, until the attempts are used up', () => {
+    const retry = settleRun({ ...base, ending: { kind: 'failed', reason: 'the model endpoint failed (HTTP 500)', transient: true } });
+    expect(retry.task).toEqual({ kind: 'requeue', delayMs: 30_000, reason: 'the model endpoint failed (HTTP 500)' });
+    expect(retry.note).toBe("⚠️ I couldn't finish: the model endpoint failed (HTTP 500). I'll try again in 30 s.");
+    const last = settleRun({ ...base, attempts: 3, ending: { kind: 'failed', reason: 'the model endpoint failed (HTTP 500)', transient: true } });
+    expect(last.task).toEqual({ kind: 'fail', reason: 'the model endpoint failed (HTTP 500)' });
+    expect(last.note).toBe("❌ I couldn't finish this: the model endpoint failed (HTTP 500).");
+  });
+
+  it('an unexpected exception ends the run as failed and retries the task, without leaking the error text to the thread', () => {
+    const s = settleRun({ ...base, ending: { kind: 'crashed', error: new Error('SQLITE_FULL: database or disk is full') } });
+    expect(s.run).toEqual({ to: 'failed', error: 'internal error: SQLITE_FULL: database or disk is full' });
+    expect(s.task?.kind).toBe('requeue');
+    expect(s.note).toMatch(/something went wrong on my side \(it has been logged\)/);
+    expect(s.note).not.toMatch(/SQLITE/);
+  });
+
+  it('the time and step limits fail the task with their own note', () => {
+    expect(settleRun({ ...base, ending: { kind: 'aborted' }, abortReason: 'timeout' }).note).toBe('⏱️ I stopped: this run reached its time limit of 30 minutes.');
+    expect(settleRun({ ...base, ending: { kind: 'step_limit', steps: 25 } }).task).toEqual({ kind: 'fail', reason: 'Stopped after 25 steps (MAX_STEPS).' });
+  });
+});
