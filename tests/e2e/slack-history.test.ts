@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { readMessages } from './history-results.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
 
 const CHANNEL = 'C0GENERAL';
@@ -13,23 +13,6 @@ afterEach(async () => {
   await e?.close();
   e = null;
 });
-
-interface ToolMessage {
-  author: string;
-  time: string;
-  text: string;
-  bot?: true;
-  self?: true;
-  replies?: number;
-}
-type ToolResult = { ok: true; messages: ToolMessage[]; truncated?: true } | { ok: false; error: string };
-
-/** The last tool result the model was sent in a request. */
-const toolResult = (req: RecordedRequest): ToolResult => JSON.parse(String(req.messages.filter((m) => m.role === 'tool').at(-1)?.content)) as ToolResult;
-const messagesOf = (r: ToolResult): ToolMessage[] => {
-  if (!r.ok) throw new Error(`tool failed: ${r.error}`);
-  return r.messages;
-};
 
 function people(e: Errand): void {
   e.slack.users.set(ALICE, { name: 'alice', displayName: 'Alice' });
@@ -51,7 +34,7 @@ describe('history tools on Slack, end to end', () => {
     await s.mention({ user: ALICE, channel: CHANNEL, text: 'who said what?', threadTs: root });
     await waitFor(() => texts(s, root).includes('Bob blames the cache, Carol the migration.'), 15_000);
 
-    const read = messagesOf(toolResult(model.requests[1]!)).filter((m) => !m.self);
+    const read = readMessages(model.requests[1]!).filter((m) => !m.self);
     expect(read.map((m) => [m.author, m.text, m.bot ?? false])).toEqual([
       ['Alice', 'Deploy is failing on main', false],
       ['Bob Builder', 'I think it is the cache', false],
@@ -77,7 +60,7 @@ describe('history tools on Slack, end to end', () => {
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'what is going on here?' });
     await waitFor(() => texts(s, ts).includes('Lunch at noon, two replies.'), 15_000);
 
-    const read = messagesOf(toolResult(model.requests[1]!));
+    const read = readMessages(model.requests[1]!);
     expect(read.map((m) => [m.author, m.text, m.replies ?? 0])).toEqual([
       ['Bob Builder', 'lunch at noon?', 2],
       ['Alice', expect.stringContaining('what is going on here?'), expect.any(Number)],
@@ -102,7 +85,7 @@ describe('history tools on Slack, end to end', () => {
     await s.userMessage({ user: ALICE, channel: DM, text: 'what did I say first?' });
     await waitFor(() => s.botTexts(DM, null).includes('You said hello.'), 15_000);
 
-    const read = messagesOf(toolResult(model.requests[2]!)).filter((m) => !m.text.startsWith('⏳'));
+    const read = readMessages(model.requests[2]!).filter((m) => !m.text.startsWith('⏳'));
     expect(read.map((m) => [m.author, m.text, m.self ?? false, m.bot ?? false])).toEqual([
       ['Alice', 'hello', false, false],
       [expect.any(String), 'Hi Alice.', true, true],
