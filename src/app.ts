@@ -1,5 +1,6 @@
 import { createOpenAiClient, type LlmClient } from './agent/llm-client.js';
 import { createControlTools } from './agent/tools/control-tools.js';
+import { createHistoryTools } from './agent/tools/history-tools.js';
 import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
 import { createTaskTools } from './agent/tools/task-tools.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
@@ -97,7 +98,7 @@ export function createApp(options: AppOptions): App {
     });
 
   const scheduling = createScheduling({ db, clock, logger, config, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service)];
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
 
   const coordinator = new RunCoordinator({

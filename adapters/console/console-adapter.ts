@@ -7,6 +7,7 @@ import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-re
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 import { renderConsoleMessage } from './render.js';
+import { createSessionTranscript } from './session-transcript.js';
 
 export interface ConsoleAdapterOptions {
   input: Readable;
@@ -15,6 +16,8 @@ export interface ConsoleAdapterOptions {
   timezone?: string;
   /** Called when the input ends (Ctrl-D), so the process can shut down. */
   onClose?: () => void;
+  /** Clock for the transcript's times (default: the system clock). */
+  now?: () => number;
 }
 
 const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'help'];
@@ -23,7 +26,8 @@ const USER = 'you';
 /**
  * A terminal chat for trying Errand without any platform account: one conversation per session,
  * the bot's messages and questions printed as they come, `/tasks`, `/stop`, `/schedules`, `/help`
- * typed directly, and a question's options answered by typing their number.
+ * typed directly, and a question's options answered by typing their number. Its history is the
+ * session's own transcript.
  */
 export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapter & { readonly conversation: ConversationRef } {
   const session = randomUUID().slice(0, 8);
@@ -35,6 +39,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   let seq = 0;
   let lastQuestion: { buttons: { actionId: string; label: string }[] } | null = null;
   let working = false;
+  const transcript = createSessionTranscript(options.now);
 
   const print = (text: string) => {
     out.write(`${text}\n`);
@@ -59,11 +64,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       const ref = parseActionId(choice.actionId);
       lastQuestion = null;
       if (ref?.kind === 'answer') {
+        transcript.add('user', choice.label);
         await sink.onAction({ kind: 'answer', runId: ref.runId, answer: choice.label, userId: USER, conversation, eventId: `console-${session}-${++seq}` });
         return;
       }
     }
     lastQuestion = null;
+    transcript.add('user', text);
     await sink.onMessage({ messageId: `${session}-${++seq}`, conversation, userId: USER, text, timezone: options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
   };
 
@@ -95,9 +102,11 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         print(renderConsoleMessage('errand', piece));
       }
       if (options) print(options.slice(1));
+      transcript.add('bot', `${message.mentionUserId ? '@you ' : ''}${message.text}`, id);
       return { id };
     },
-    async editMessage(_ref, _id, message) {
+    async editMessage(_ref, id, message) {
+      transcript.edit(id, message.text);
       print(renderConsoleMessage('errand (edited)', message.text));
     },
     async setWorking(_ref, status: WorkingStatus | null) {
@@ -108,10 +117,12 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       return { ...ch, thread: messageId };
     },
     async postEphemeral(_ref, _userId, text) {
+      transcript.add('bot', text);
       print(renderConsoleMessage('errand (only you see this)', text));
     },
     async fetchUserTimezone() {
       return options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     },
+    history: transcript.history,
   };
 }

@@ -7,6 +7,7 @@ import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { createBotThreads } from './bot-threads.js';
+import { createDiscordHistory } from './discord-history.js';
 import { DISCORD_PLATFORM, fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
 import { handleInteraction } from './interactions.js';
 import { inviteUrl } from './invite-url.js';
@@ -104,6 +105,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     deleteNotice: async (channelId, id) => void (await api.delete(Routes.channelMessage(channelId, id))),
   });
 
+  const history = createDiscordHistory({
+    get: (what, route, query) => rest(what, () => api.get(route, query ? { query } : {}), z.unknown()),
+    botId,
+    nickname: (guildId, userId) => client.guilds.cache.get(guildId)?.members.cache.get(userId)?.nickname ?? null,
+    locate,
+  });
+
   const onMessage = (sink: InboundSink, message: Message) => {
     const me = botId();
     if (!me) return;
@@ -190,5 +198,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     async fetchUserTimezone() {
       return null;
     },
+    history,
   };
 }

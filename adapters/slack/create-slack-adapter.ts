@@ -15,9 +15,10 @@ import { escapeText } from './mrkdwn.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type PacedSend, type RateLimit } from './outbound-queue.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type SlackMessageBody } from './outbound-message.js';
 import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
+import { createSlackHistory } from './slack-history.js';
 import { registerSlashCommands } from './slash-commands.js';
 import { fromConversationRef, isSlackTs, SLACK_PLATFORM, toConversationRef, type SlackLocation } from './slack-thread-id.js';
-import { createUserTimezones } from './user-timezones.js';
+import { createUserProfiles } from './user-profiles.js';
 import { createWorkingIndicator, WORKING_REACTION } from './working-status.js';
 
 /** Timings that production leaves at Slack's values and tests or benchmarks change. */
@@ -113,7 +114,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   let server: Server | null = null;
   const queue = createOutboundQueue({ rate: tuning.messageRate ?? SLACK_MESSAGE_RATE, retryAfterMs });
   const botThreads = createBotThreads({ client, bot: () => bot, logger });
-  const timezones = createUserTimezones(client);
+  const profiles = createUserProfiles(client);
   const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: MAX_MESSAGE_LENGTH };
 
   const locate = (ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): SlackLocation => {
@@ -149,6 +150,13 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     deleteNotice: (channel, ts) => api('chat.delete', { channel, ts }, okSchema).then(() => undefined, ignoring('message_not_found')),
   });
 
+  const history = createSlackHistory({
+    call: (method, args) => client.apiCall(method, args),
+    bot: () => bot,
+    userName: async (userId) => (await profiles.fetch(userId)).name,
+    locate,
+  });
+
   const onAnswered = async (a: AnsweredQuestion) => {
     if (!isSlackTs(a.messageTs)) return;
     const question = a.questionText || '…';
@@ -175,7 +183,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
           });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
-    registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => timezones.cached(u) });
+    registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => profiles.cachedTimezone(u) });
     registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000 });
     registerActions(built, { ...deps, onAnswered });
     built.error(async (err) => logger.error({ err }, 'Bolt listener error'));
@@ -249,7 +257,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       );
     },
     async fetchUserTimezone(userId) {
-      return timezones.fetch(userId);
+      return (await profiles.fetch(userId)).tz;
     },
+    history,
   };
 }

@@ -1,3 +1,4 @@
+import type { ConversationHistory } from './conversation-history.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 import type { InboundSink } from './inbound.js';
 
@@ -65,4 +66,6 @@ export interface ChatAdapter {
   postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void>;
   /** The user's IANA timezone when the platform knows it (cached by the adapter), else null. */
   fetchUserTimezone(userId: string): Promise<string | null>;
+  /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
+  readonly history?: ConversationHistory;
 }

@@ -18,6 +18,17 @@ async function call(method: string, path: string, body?: unknown, auth = true): 
 }
 
 describe('the fake Discord enforces the real limits', () => {
+  it('message history: newest first, windows by before and after, limit 1–100 (else 50035)', async () => {
+    const path = `/channels/${fake.general.id}/messages`;
+    const ids = [1, 2, 3, 4].map((i) => fake.userMessage(fake.general.id, `m${i}`).id);
+    const list = async (query: string) => ((await call('GET', `${path}?${query}`)).json as unknown as { content: string }[]).map((m) => m.content);
+    expect(await list('limit=2')).toEqual(['m4', 'm3']);
+    expect(await list(`limit=2&before=${ids[2]}`)).toEqual(['m2', 'm1']);
+    expect(await list(`limit=2&after=${ids[0]}`)).toEqual(['m3', 'm2']);
+    expect((await call('GET', `${path}?limit=101`)).json).toMatchObject({ code: 50035 });
+    expect((await call('GET', `${path}?limit=0`)).status).toBe(400);
+  });
+
   it('message content: at most 2000 characters (50035), never empty (50006); no auth → 401', async () => {
     const path = `/channels/${fake.general.id}/messages`;
     expect((await call('POST', path, { content: 'x'.repeat(2001) })).json).toMatchObject({ code: 50035 });

@@ -1,6 +1,13 @@
-import { createDiscordAdapter, type DiscordTuning } from '../../adapters/discord/create-discord-adapter.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDiscordAdapter, discordOptionsFromConfig, type DiscordTuning } from '../../adapters/discord/create-discord-adapter.js';
+import { createApp, type App } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import { loadConfig } from '../../src/config.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { RecordingSink } from '../contract/chat-adapter-contract.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/fake-discord.js';
@@ -67,4 +74,44 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
 /** Polls until `check` yields a value and returns it (waitFor, typed without the falsy cases). */
 export async function until<T>(check: () => T | undefined | null | false, timeoutMs = 5000): Promise<NonNullable<T>> {
   return (await waitFor(check, timeoutMs)) as NonNullable<T>;
+}
+
+export interface DiscordErrand {
+  app: App;
+  clock: FakeClock;
+  discord: FakeDiscord;
+  model: FakeOpenAI;
+  close(): Promise<void>;
+}
+
+/** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
+export async function startDiscordErrand(env: Record<string, string> = {}): Promise<DiscordErrand> {
+  const dir = mkdtempSync(join(tmpdir(), 'errand-discord-'));
+  const model = await startFakeOpenAI();
+  const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+    DISCORD_API_URL: discord.apiUrl,
+    DISCORD_GUILD_ID: discord.guildId,
+    ...env,
+  });
+  const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
+  const clock = new FakeClock();
+  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
+  await app.start();
+  return {
+    app,
+    clock,
+    discord,
+    model,
+    async close() {
+      await app.stop();
+      await discord.close();
+      await model.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

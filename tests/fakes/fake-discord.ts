@@ -22,6 +22,10 @@ export interface FakeUser {
   id: string;
   username: string;
   bot?: boolean;
+  /** Discord's display name; null when the user set none (default: the username). */
+  globalName?: string | null;
+  /** Server nickname in the fake's guild. */
+  nick?: string;
 }
 
 export interface FakeChannel {
@@ -46,6 +50,8 @@ export interface FakeMessage {
   mentions: FakeUser[];
   thread?: string;
   deleted: boolean;
+  /** ISO time the message was created. */
+  timestamp: string;
 }
 
 /** One REST request as the fake received it. */
@@ -130,7 +136,7 @@ export function nextSnowflake(): string {
   return String(snowflake);
 }
 
-const userObject = (u: FakeUser) => ({ id: u.id, username: u.username, global_name: u.username, discriminator: '0', avatar: null, ...(u.bot ? { bot: true } : {}) });
+const userObject = (u: FakeUser) => ({ id: u.id, username: u.username, global_name: u.globalName === undefined ? u.username : u.globalName, discriminator: '0', avatar: null, ...(u.bot ? { bot: true } : {}) });
 
 /** The running fake; see startFakeDiscord. */
 export class FakeDiscord {
@@ -297,7 +303,7 @@ export class FakeDiscord {
 
   private createMessage(channel: FakeChannel, author: FakeUser, body: { content: string; components: unknown[]; flags: number }): FakeMessage {
     const mentions = [...body.content.matchAll(/<@!?(\d+)>/g)].map((m) => this.users.get(m[1] ?? '')).filter((u): u is FakeUser => u !== undefined);
-    const message: FakeMessage = { id: nextSnowflake(), channel_id: channel.id, author, mentions, deleted: false, ...body, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) };
+    const message: FakeMessage = { id: nextSnowflake(), channel_id: channel.id, author, mentions, deleted: false, timestamp: new Date().toISOString(), ...body, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) };
     this.messages.set(message.id, message);
     if (channel.type === CHANNEL.PublicThread) channel.members.add(author.id);
     this.dispatchMessage('MESSAGE_CREATE', message);
@@ -355,7 +361,7 @@ export class FakeDiscord {
         owner_id: c.owner_id,
         name: c.name,
         rate_limit_per_user: 0,
-        message_count: 0,
+        message_count: this.messagesIn(c.id).length,
         member_count: c.members.size,
         thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false },
       };
@@ -369,10 +375,10 @@ export class FakeDiscord {
       id: m.id,
       channel_id: m.channel_id,
       channel_type: this.channels.get(m.channel_id)?.type,
-      ...(m.guild_id ? { guild_id: m.guild_id, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } } : {}),
+      ...(m.guild_id ? { guild_id: m.guild_id, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, ...(m.author.nick ? { nick: m.author.nick } : {}) } } : {}),
       author: userObject(m.author),
       content: m.content,
-      timestamp: new Date().toISOString(),
+      timestamp: m.timestamp,
       edited_timestamp: null,
       tts: false,
       mention_everyone: false,
@@ -544,6 +550,13 @@ export class FakeDiscord {
     if (is('PUT', /^\/applications\/\d+\/commands$/)) return { body: this.overwriteCommands('global', call.body) };
     if (is('PUT', /^\/applications\/\d+\/guilds\/\d+\/commands$/)) return { body: this.overwriteCommands(seg[3] ?? '', call.body) };
     if (is('POST', /^\/channels\/\d+\/messages$/)) return this.postChannelMessage(seg[1] ?? '', call.body);
+    if (is('GET', /^\/channels\/\d+\/messages$/)) return { body: this.listMessages(seg[1] ?? '', call.query) };
+    if (is('GET', /^\/channels\/\d+\/messages\/\d+$/)) {
+      const m = this.messages.get(seg[3] ?? '');
+      this.requireChannel(seg[1] ?? '');
+      if (!m || m.deleted || m.channel_id !== seg[1]) throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
+      return { body: this.readableMessage(m) };
+    }
     if (is('PATCH', /^\/channels\/\d+\/messages\/\d+$/)) return { body: this.editMessage(seg[1] ?? '', seg[3] ?? '', call.body) };
     if (is('DELETE', /^\/channels\/\d+\/messages\/\d+$/)) {
       const m = this.messages.get(seg[3] ?? '');
@@ -623,6 +636,30 @@ export class FakeDiscord {
     bucket.count++;
     const message = this.createMessage(channel, this.bot, { content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0 });
     return { body: this.messageObject(message), headers: limitHeaders(count - bucket.count) };
+  }
+
+  /**
+   * GET /channels/{id}/messages as Discord answers it: newest first; `before`, `after` or `around`
+   * pick the window (`after` gives the messages right after the id); `limit` 1–100, default 50.
+   */
+  private listMessages(channelId: string, query: URLSearchParams): unknown[] {
+    this.requireChannel(channelId);
+    const limit = Number(query.get('limit') ?? 50);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidForm('limit', 'NUMBER_TYPE_MAX', 'int value should be less than or equal to 100.');
+    const all = this.messagesIn(channelId).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    const before = query.get('before');
+    const after = query.get('after');
+    let window: FakeMessage[];
+    if (after !== null) window = all.filter((m) => BigInt(m.id) > BigInt(after)).slice(0, limit);
+    else window = all.filter((m) => before === null || BigInt(m.id) < BigInt(before)).slice(-limit);
+    return window.reverse().map((m) => this.readableMessage(m));
+  }
+
+  /** A message as REST returns it: content is empty without the Message Content intent, unless it mentions the bot or is a DM. */
+  private readableMessage(m: FakeMessage): Record<string, unknown> {
+    const full = this.messageObject(m);
+    const privileged = m.guild_id === undefined || m.author.id === this.bot.id || m.mentions.some((u) => u.id === this.bot.id);
+    return privileged || this.options.messageContentEnabled ? full : { ...full, content: '', embeds: [], attachments: [], components: [] };
   }
 
   private editMessage(channelId: string, messageId: string, raw: unknown): unknown {

@@ -47,6 +47,11 @@ export interface FakeSlackOptions {
   rateLimit?: { burst: number; perSecond: number } | null;
   /** Echo the bot's posts, edits and deletions back as `message` events, like Slack (default true). */
   echo?: boolean;
+  /**
+   * Most messages one `conversations.history`/`conversations.replies` page holds, whatever `limit`
+   * asks (Slack: 999/1000; 15 for apps distributed outside the Marketplace since 2025).
+   */
+  maxPageSize?: number;
 }
 
 type Failure = { status: 429; retryAfter: number } | { error: string };
@@ -148,7 +153,9 @@ export class FakeSlack {
   echo: boolean;
   /** Called after every Web API call was answered (benchmarks wait on it instead of polling). */
   onCall: ((call: RecordedCall) => void) | null = null;
-  users = new Map<string, { name: string; tz?: string }>();
+  /** People `users.info` knows: `name` is the handle; `displayName` may be empty, as on Slack. */
+  users = new Map<string, { name: string; tz?: string; displayName?: string; realName?: string }>();
+  maxPageSize: number;
   private readonly channels = new Map<string, StoredMessage[]>();
   private readonly failures = new Map<string, Failure[]>();
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -170,6 +177,7 @@ export class FakeSlack {
     this.signingSecret = options.signingSecret ?? 'fake-signing-secret';
     this.rateLimit = options.rateLimit === undefined ? { burst: 4, perSecond: 1 } : options.rateLimit;
     this.echo = options.echo ?? true;
+    this.maxPageSize = options.maxPageSize ?? 1000;
   }
 
   /** Starts the fake on 127.0.0.1 with a free port. */
@@ -433,6 +441,37 @@ export class FakeSlack {
     };
   }
 
+  /** A stored message as Slack's history methods return it. */
+  private wire({ reactions: _r, reply_count, channel, ...m }: StoredMessage): Record<string, unknown> {
+    const isParent = m.thread_ts === m.ts;
+    const app = m.bot_id === this.botId ? { app_id: this.appId, bot_profile: { id: this.botId, app_id: this.appId, name: 'errand' } } : { app_id: 'A0OTHER01', bot_profile: { id: m.bot_id, app_id: 'A0OTHER01', name: 'otherbot' } };
+    return {
+      type: 'message',
+      ...m,
+      ...(m.bot_id ? app : { client_msg_id: randomUUID() }),
+      ...(isParent ? { reply_count } : {}),
+      ...(m.thread_ts && !isParent ? { parent_user_id: this.find(channel, m.thread_ts)?.user } : {}),
+    };
+  }
+
+  /** One page of `items` (oldest first) in `order`, after the request's cursor: `next_ts:<ts>` in base64, like Slack's. */
+  private page(items: StoredMessage[], a: Record<string, unknown>, order: 'asc' | 'desc'): { items: StoredMessage[]; next: string | null } | { error: string } {
+    const limit = a.limit === undefined ? 100 : Number(a.limit);
+    if (!Number.isInteger(limit) || limit < 1) return { error: 'invalid_limit' };
+    const size = Math.min(limit, this.maxPageSize);
+    const sorted = order === 'asc' ? items : [...items].reverse();
+    let start = 0;
+    if (typeof a.cursor === 'string' && a.cursor !== '') {
+      const decoded = /^next_ts:(\d+\.\d+)$/.exec(Buffer.from(a.cursor, 'base64').toString('utf8'));
+      if (!decoded) return { error: 'invalid_cursor' };
+      start = sorted.findIndex((m) => m.ts === decoded[1]);
+      if (start < 0) return { error: 'invalid_cursor' };
+    }
+    const slice = sorted.slice(start, start + size);
+    const following = sorted[start + size];
+    return { items: slice, next: following ? Buffer.from(`next_ts:${following.ts}`).toString('base64') : null };
+  }
+
   // ---------- Web API ----------
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -541,16 +580,33 @@ export class FakeSlack {
         return { ok: true };
       }
       case 'conversations.replies': {
+        if (!validChannel) return { ok: false, error: 'channel_not_found' };
         const root = this.find(channel, ts);
         if (!root) return { ok: false, error: 'thread_not_found' };
-        const messages = this.messages(channel, root.thread_ts ?? root.ts).map(({ reactions: _r, ...m }) => ({ type: 'message', ...m, ...(m.bot_id ? {} : { client_msg_id: randomUUID() }) }));
-        return { ok: true, messages, has_more: false };
+        const [parent, ...replies] = this.messages(channel, root.thread_ts ?? root.ts);
+        // Slack repeats the parent at the top of every page; the cursor walks the replies.
+        const page = this.page(replies, a, 'asc');
+        if ('error' in page) return { ok: false, error: page.error };
+        return { ok: true, messages: [parent!, ...page.items].map((m) => this.wire(m)), has_more: page.next !== null, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
+      }
+      case 'conversations.history': {
+        if (!validChannel) return { ok: false, error: 'channel_not_found' };
+        const inclusive = a.inclusive === true || a.inclusive === 'true' || a.inclusive === '1';
+        const after = (m: StoredMessage, bound: unknown, strict: boolean) => bound === undefined || (strict ? Number(m.ts) > Number(bound) : Number(m.ts) >= Number(bound));
+        const inRange = this.messages(channel, null).filter((m) => after(m, a.oldest, !inclusive) && (a.latest === undefined || !after(m, a.latest, inclusive)));
+        const page = this.page(inRange, a, 'desc');
+        if ('error' in page) return { ok: false, error: page.error };
+        return { ok: true, messages: page.items.map((m) => this.wire(m)), has_more: page.next !== null, pin_count: 0, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
       }
       case 'users.info': {
         const id = String(a.user ?? '');
         const user = this.users.get(id) ?? (/^[UW][A-Z0-9]{2,}$/.test(id) ? { name: id.toLowerCase(), tz: 'UTC' } : undefined);
         if (!user) return { ok: false, error: 'user_not_found' };
-        return { ok: true, user: { id, team_id: this.teamId, name: user.name, real_name: user.name, tz: user.tz ?? 'America/Los_Angeles', tz_offset: -28800, profile: { display_name: user.name } } };
+        const realName = user.realName ?? user.name;
+        return {
+          ok: true,
+          user: { id, team_id: this.teamId, name: user.name, real_name: realName, tz: user.tz ?? 'America/Los_Angeles', tz_offset: -28800, is_bot: id === this.botUserId, profile: { display_name: user.displayName ?? '', real_name: realName } },
+        };
       }
       default:
         return { ok: false, error: 'unknown_method' };

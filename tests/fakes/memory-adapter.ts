@@ -1,6 +1,7 @@
 import { parseActionId } from '../../src/chat/action-id.js';
 import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
-import { conversationKey, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
+import type { ConversationHistory, HistoryMessage } from '../../src/chat/conversation-history.js';
+import { channelKey, conversationKey, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, CommandReply, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 
@@ -34,8 +35,23 @@ export class MemoryAdapter implements ChatAdapter {
   onPost: ((post: MemoryPost) => void) | null = null;
   /** When set, postMessage waits for this before "sending" (simulates a slow platform). */
   postGate: Promise<void> | null = null;
+  /** Everything said on this fake platform, people's and the bot's, oldest first. */
+  readonly said: { conversation: string; channel: string; topLevel: boolean; message: HistoryMessage }[] = [];
+  /** Reads `said`: a conversation's messages, or a channel's top-level ones (thread-less conversations). */
+  readonly history: ConversationHistory = {
+    readThread: async (conversation, { limit }) => {
+      const key = conversationKey(conversation);
+      const all = this.said.filter((s) => s.conversation === key).map((s) => s.message);
+      return { messages: conversation.thread ? all.slice(0, limit) : all.slice(-limit), truncated: all.length > limit };
+    },
+    readChannel: async (conversation, { limit, since }) => {
+      const key = channelKey(conversation);
+      const all = this.said.filter((s) => s.channel === key && s.topLevel && (since === undefined || Date.parse(s.message.time) >= since)).map((s) => s.message);
+      return { messages: all.slice(-limit), truncated: all.length > limit };
+    },
+  };
   private sink: InboundSink | null = null;
-    private started = false;
+  private started = false;
 
   constructor(readonly workspace = 'W1') {}
 
@@ -69,6 +85,7 @@ export class MemoryAdapter implements ChatAdapter {
       });
       this.onPost?.(this.posts.at(-1)!);
     });
+    this.record(conversation, { id, author: { id: 'UBOT', name: 'Errand', isBot: true, isSelf: true }, time: new Date().toISOString(), text });
     return { id };
   }
 
@@ -109,10 +126,12 @@ export class MemoryAdapter implements ChatAdapter {
   /** Delivers a user's message; returns its message id (reuse it to simulate a redelivery). */
   async say(conversation: ConversationRef, text: string, opts: { userId?: string; messageId?: string; startThread?: boolean } = {}): Promise<string> {
     const messageId = opts.messageId ?? `in${++idCounter}`;
+    const userId = opts.userId ?? 'U1';
+    if (!this.said.some((s) => s.message.id === messageId)) this.record(conversation, { id: messageId, author: { id: userId, name: userId, isBot: false, isSelf: false }, time: new Date().toISOString(), text });
     const msg: InboundMessage = {
       messageId,
       conversation,
-      userId: opts.userId ?? 'U1',
+      userId,
       text,
       ...(opts.startThread ? { startThread: { name: text.slice(0, 50) || 'Errand' } } : {}),
     };
@@ -137,6 +156,10 @@ export class MemoryAdapter implements ChatAdapter {
   textsIn(conversation: ConversationRef): string[] {
     const key = conversationKey(conversation);
     return this.posts.filter((p) => p.conversation === key).map((p) => p.text);
+  }
+
+  private record(conversation: ConversationRef, message: HistoryMessage): void {
+    this.said.push({ conversation: conversationKey(conversation), channel: channelKey(conversation), topLevel: conversation.thread === null, message });
   }
 
   private requireSink(): InboundSink {

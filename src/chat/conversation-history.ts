@@ -1,0 +1,54 @@
+import type { ConversationRef } from './conversation-ref.js';
+
+/** Who wrote a message in a platform's history. */
+export interface HistoryAuthor {
+  readonly id: string;
+  /** Display name where the platform gives one, else the id. */
+  readonly name: string;
+  /** Any bot or app, this one included. */
+  readonly isBot: boolean;
+  /** This bot itself, so the model can tell its own words from everyone else's. */
+  readonly isSelf: boolean;
+}
+
+/** One message as the platform stores it, in platform-neutral form. */
+export interface HistoryMessage {
+  readonly id: string;
+  readonly author: HistoryAuthor;
+  /** ISO 8601 (UTC) time the message was posted. */
+  readonly time: string;
+  readonly text: string;
+  /** Replies in the thread started on this message, for channel listings. */
+  readonly replyCount?: number;
+}
+
+/** A page of history, oldest first; `truncated` when the platform holds more than was read. */
+export interface HistoryPage {
+  readonly messages: readonly HistoryMessage[];
+  readonly truncated: boolean;
+}
+
+export interface ReadThreadOptions {
+  readonly limit: number;
+}
+
+export interface ReadChannelOptions {
+  readonly limit: number;
+  /** Only messages posted at or after this time (epoch ms). */
+  readonly since?: number;
+}
+
+/**
+ * Reading what people wrote on the platform, also what the bot was never asked about. Scoped
+ * to one conversation by construction: callers pass the conversation, never a channel id, so a
+ * tool can never read a channel other than the one it was called from.
+ */
+export interface ConversationHistory {
+  /**
+   * The conversation's own messages, oldest first: a thread from its start (root first), or, for
+   * a conversation without a thread (a DM, a channel), the channel's latest `limit` messages.
+   */
+  readThread(conversation: ConversationRef, options: ReadThreadOptions): Promise<HistoryPage>;
+  /** The latest `limit` top-level messages of the conversation's channel (or DM), oldest first, with reply counts. */
+  readChannel(conversation: ConversationRef, options: ReadChannelOptions): Promise<HistoryPage>;
+}
