@@ -8,6 +8,8 @@ import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import { buildContext } from './context-builder.js';
 import type { LlmClient } from './llm-client.js';
+import { calibrateTokenScale } from './token-calibration.js';
+import { estimateTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { ToolContext, ToolEffect } from './tools/tool.js';
 
@@ -39,6 +41,8 @@ export interface RunInput {
   adapter: ChatAdapter;
   toolContext: ToolContext;
   systemPrompt: string;
+  /** The run's goal (`goalMessage(task)`), sent with every request whatever the budget; null: the newest user message. */
+  goal: string | null;
   signal: AbortSignal;
 }
 
@@ -64,22 +68,25 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
     }
   };
 
+  const toolTokens = estimateTokens(JSON.stringify(deps.tools.specs));
+  let tokenScale = 1;
   for (;;) {
     if (signal.aborted) return { kind: 'aborted' };
     const steps = deps.runs.countStep(runId);
     if (steps > deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
     const history = deps.transcript.recent(conversationId, deps.historyRows ?? 400);
-    const messages = [{ role: 'system' as const, content: input.systemPrompt }, ...buildContext(history, deps.contextBudget)];
+    const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, rows: history, budgetTokens: deps.contextBudget, tokenScale });
     let response;
     try {
-      response = await deps.llm.complete({ messages, tools: deps.tools.specs, signal });
+      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specs, signal });
     } catch (err) {
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;
     }
     if (signal.aborted) return { kind: 'aborted' };
+    tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);
 
     const text = response.text?.trim() ? response.text : null;
     deps.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });

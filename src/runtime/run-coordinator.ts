@@ -219,6 +219,7 @@ export class RunCoordinator {
         adapter,
         signal: entry.controller.signal,
         systemPrompt: buildSystemPrompt({ platform: ref.platform, now: deps.clock.now(), timezone, task, maxSteps: deps.limits.maxSteps, extra: deps.promptExtras ?? [] }),
+        goal: task ? goalMessage(task) : null,
         toolContext: { conversationId, conversation: ref, runId: run.id, taskId: task?.id ?? null, userId: task?.requestedBy ?? null, timezone, now: () => deps.clock.now() },
       },
       {
