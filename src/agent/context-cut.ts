@@ -10,12 +10,13 @@ function cutNote(cutChars: number, kind: CutKind): string {
 }
 
 /**
- * Shortens `text` to at most `maxChars` characters (never below the length of the note itself),
+ * Shortens `text` to at most `maxChars` characters (never below the length of the note itself:
+ * a text shorter than its note stays whole),
  * keeping its beginning and ending with a note that says how much was cut, so the model knows
  * it saw only part of a tool result or message and can ask for less (a filter, a smaller page).
  */
 export function cutText(text: string, maxChars: number, kind: CutKind): string {
-  if (text.length <= maxChars) return text;
+  if (text.length <= maxChars || text.length <= cutNote(text.length, kind).length) return text;
   let keep = Math.max(0, maxChars - cutNote(text.length, kind).length - 1);
   const last = text.charCodeAt(keep - 1);
   if (keep > 0 && last >= 0xd800 && last <= 0xdbff) keep--;
