@@ -3,6 +3,7 @@ import { createControlTools } from './agent/tools/control-tools.js';
 import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
 import { createTaskTools } from './agent/tools/task-tools.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
+import type { ExternalToolSource } from './agent/tools/external-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import { systemClock, type Clock } from './clock.js';
@@ -10,6 +11,7 @@ import type { CommandDeps } from './commands/command-deps.js';
 import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
 import type { Config } from './config.js';
 import { createConversationStore, type ConversationStore } from './conversations/conversation-store.js';
+import { createToolGrantStore } from './conversations/tool-grant-store.js';
 import { createTranscriptStore, type TranscriptStore } from './conversations/transcript-store.js';
 import { closeDatabase, openDatabase, type Db } from './db/client.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -40,6 +42,14 @@ export interface AppOptions {
   taskRetryDelayMs?: (attempts: number) => number;
   /** Replaces the scheduler's wake timer (default: node-schedule on the system clock, else the clock's timers). */
   scheduleTimer?: WakeTimer;
+  /** Tools from outside Errand (MCP servers); started with the app and closed with it. */
+  externalTools?: ManagedToolSource;
+}
+
+/** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
+export interface ManagedToolSource extends ExternalToolSource {
+  start?(): Promise<void>;
+  close?(): Promise<void>;
 }
 
 /** The running system, for main.ts, tests and benchmarks. */
@@ -95,7 +105,9 @@ export function createApp(options: AppOptions): App {
     runs,
     adapters,
     llm,
-    tools: createToolRegistry(tools),
+    tools: createToolRegistry(tools, options.externalTools),
+    grants: createToolGrantStore(db, clock),
+    scheduleCreator: (id) => scheduling.service.creatorOf(id),
     clock,
     logger,
     promptExtras,
@@ -137,6 +149,7 @@ export function createApp(options: AppOptions): App {
       if (started) return;
       started = true;
       const interrupted = requeueInterruptedRuns({ runs, tasks, logger });
+      await options.externalTools?.start?.();
       for (const adapter of adapters.values()) await adapter.start(dispatcher);
       await announceInterruptedRuns(interrupted, { conversations, adapters, logger });
       scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
@@ -150,6 +163,7 @@ export function createApp(options: AppOptions): App {
       for (const adapter of adapters.values()) {
         await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
       }
+      await options.externalTools?.close?.().catch((err: unknown) => logger.warn({ err }, 'closing the tool servers failed'));
       if (ownsDb) closeDatabase(db);
     },
   };

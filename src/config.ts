@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { loadErrandFile, type LoadedErrandFile } from './settings/errand-file.js';
 
 const boolish = (fallback: boolean) =>
   z
@@ -93,6 +94,7 @@ const envSchema = z.object({
   MIN_INTERVAL_MINUTES: int(5, 1, 60 * 24 * 365),
   MAX_SCHEDULES_PER_CHANNEL: int(50, 1, 10_000),
   MISSED_GRACE_MINUTES: int(60, 0, 60 * 24 * 30),
+  ERRAND_CONFIG: optionalString,
   LOG_LEVEL: z
     .string()
     .optional()
@@ -111,13 +113,15 @@ export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 export type Config = z.infer<typeof envSchema> & {
   /** Which platforms to connect; console when none has a token. */
   readonly platforms: readonly ('slack' | 'discord' | 'console')[];
+  /** The configuration file (ERRAND_CONFIG or ./errand.json): MCP servers and other structured settings. */
+  readonly file: LoadedErrandFile;
 };
 
 /**
  * Parses the environment into a Config, collecting every problem at once so a user
  * fixes their `.env` in one pass. Throws ConfigError (one line per problem, no stack).
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
   const problems: string[] = [];
   if (!parsed.success) {
@@ -127,13 +131,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   problems.push(...crossFieldProblems(env));
+  const { file, problems: fileProblems } = loadErrandFile(env, cwd);
+  problems.push(...fileProblems);
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const c = parsed.data;
   const platforms: ('slack' | 'discord' | 'console')[] = [];
   if (c.SLACK_BOT_TOKEN) platforms.push('slack');
   if (c.DISCORD_TOKEN) platforms.push('discord');
   if (platforms.length === 0) platforms.push('console');
-  return { ...c, platforms };
+  return { ...c, platforms, file };
 }
 
 /** Checks that involve several variables, on the raw values, so they are reported beside malformed ones. */

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`Errand cannot start: fix these settings in .env or the environment.\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+      process.stderr.write(`Errand cannot start: fix these settings (in .env, the environment or the configuration file).\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`);
       process.exit(1);
     }
     throw err;

@@ -1,17 +1,18 @@
-import { answerActionId } from '../chat/action-id.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PendingQuestion, StoredToolCall } from '../db/schema.js';
+import type { PendingApproval, PendingQuestion } from '../db/schema.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
+import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
 import { buildContext } from './context-builder.js';
 import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
 import { estimateTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
-import type { ToolContext, ToolEffect } from './tools/tool.js';
+import { runToolCalls, type PostFn, type ToolStepDeps } from './tool-step.js';
+import type { ToolContext } from './tools/tool.js';
 
 /** How a run's loop ended; the coordinator turns it into statuses and notes. */
 export type RunOutcome =
@@ -21,7 +22,7 @@ export type RunOutcome =
   | { kind: 'step_limit'; steps: number }
   | { kind: 'failed'; reason: string; transient: boolean };
 
-export interface RunnerDeps {
+export interface RunnerDeps extends ToolStepDeps {
   llm: LlmClient;
   tools: ToolRegistry;
   transcript: TranscriptStore;
@@ -44,6 +45,10 @@ export interface RunInput {
   /** The run's goal (`goalMessage(task)`), sent with every request whatever the budget; null: the newest user message. */
   goal: string | null;
   signal: AbortSignal;
+  /** Who decides tool approvals in this run (null: whoever is in the thread). */
+  approverId?: string | null;
+  /** Set when the run resumes after a person decided on a tool approval. */
+  resume?: { approval: PendingApproval; decision: ApprovalDecision | 'timeout' };
 }
 
 function isAbort(err: unknown, signal: AbortSignal): boolean {
@@ -58,7 +63,7 @@ function isAbort(err: unknown, signal: AbortSignal): boolean {
 export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<RunOutcome> {
   const { runId, conversation, adapter, signal } = input;
   const conversationId = input.toolContext.conversationId;
-  const post = async (text: string, extra: { mentionUserId?: string; buttons?: { actionId: string; label: string }[] } = {}) => {
+  const post: PostFn = async (text, extra = {}) => {
     if (signal.aborted) return null;
     try {
       return await adapter.postMessage(conversation, { text, ...extra });
@@ -68,7 +73,31 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
     }
   };
 
-  const toolTokens = estimateTokens(JSON.stringify(deps.tools.specs));
+  if (input.resume) {
+    const { approval, decision } = input.resume;
+    const allowed = decision === 'once' || decision === 'always';
+    if (!allowed) {
+      const minutes = Math.round(deps.askTimeoutMs / 60_000);
+      const result = decision === 'deny' ? DENIED_RESULT : { ok: false, error: `Nobody approved this tool call within ${minutes} minutes, so it was not run.` };
+      deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(result), toolCallId: approval.call.id });
+    }
+    const resumed = await runToolCalls(
+      {
+        runId,
+        calls: allowed ? [approval.call, ...approval.remaining] : approval.remaining,
+        context: input.toolContext,
+        signal,
+        post,
+        approverId: input.approverId ?? null,
+        completeSummary: approval.completeSummary,
+        ...(allowed ? { approvedCallId: approval.call.id } : {}),
+      },
+      deps,
+    );
+    if (resumed) return resumed;
+  }
+
+  const toolTokens = estimateTokens(JSON.stringify(deps.tools.specsFor(input.toolContext)));
   let tokenScale = 1;
   for (;;) {
     if (signal.aborted) return { kind: 'aborted' };
@@ -79,7 +108,7 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
     const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, rows: history, budgetTokens: deps.contextBudget, tokenScale });
     let response;
     try {
-      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specs, signal });
+      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal });
     } catch (err) {
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
@@ -93,34 +122,7 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
     if (text) await post(text);
     if (response.toolCalls.length === 0) return { kind: 'completed', summary: text };
 
-    let ask: { call: StoredToolCall; effect: Extract<ToolEffect, { kind: 'ask' }> } | null = null;
-    let complete: string | null = null;
-    for (const call of response.toolCalls) {
-      if (signal.aborted) return { kind: 'aborted' };
-      let outcome = await deps.tools.execute(call, input.toolContext);
-      if (outcome.effect?.kind === 'ask' && ask !== null) {
-        outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
-      }
-      if (outcome.effect?.kind === 'ask') {
-        ask = { call, effect: outcome.effect };
-        continue;
-      }
-      if (outcome.effect?.kind === 'update') await post(outcome.effect.text);
-      if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
-      deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(outcome.result), toolCallId: call.id });
-    }
-    if (signal.aborted) return { kind: 'aborted' };
-    if (complete !== null) return { kind: 'completed', summary: complete };
-    if (ask) {
-      const userId = input.toolContext.userId;
-      const { question, options } = ask.effect;
-      const pending: PendingQuestion = { question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
-      // Park before posting: an answer typed the moment the question appears must find the run waiting.
-      if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
-      const buttons = options.map((label, i) => ({ actionId: answerActionId(runId, i), label }));
-      const posted = await post(question, { ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
-      if (posted) deps.runs.setQuestionMessage(runId, posted.id);
-      return { kind: 'waiting', question: pending };
-    }
+    const stepOutcome = await runToolCalls({ runId, calls: response.toolCalls, context: input.toolContext, signal, post, approverId: input.approverId ?? null }, deps);
+    if (stepOutcome) return stepOutcome;
   }
 }

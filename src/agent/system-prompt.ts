@@ -8,6 +8,39 @@ export interface SystemPromptInput {
   maxSteps: number;
   /** Extra paragraphs from optional capabilities (schedules). */
   extra?: readonly string[];
+  /** The names of the tools offered in this run, so the prompt speaks only of tools the model has. */
+  toolNames?: readonly string[];
+}
+
+/** Groups `<server>__<tool>` names by server for a compact listing. */
+function externalToolsByServer(names: readonly string[]): Map<string, string[]> {
+  const byServer = new Map<string, string[]>();
+  for (const name of names) {
+    const at = name.indexOf('__');
+    if (at <= 0) continue;
+    const server = name.slice(0, at);
+    byServer.set(server, [...(byServer.get(server) ?? []), name.slice(at + 2)]);
+  }
+  return byServer;
+}
+
+function toolParagraphs(names: readonly string[]): string[] {
+  const lines: string[] = [];
+  const has = (n: string) => names.includes(n);
+  if (has('read_thread') || has('read_channel')) {
+    lines.push(
+      '- You can read the platform itself: read_thread gives this conversation\'s messages (including ones you were never mentioned in), read_channel the recent top-level messages of this channel (in a DM: the DM). Before you summarise or answer anything about what was said here or in the channel, read it first; never guess or invent what people wrote.',
+    );
+  }
+  const servers = externalToolsByServer(names);
+  if (servers.size > 0) {
+    const listing = [...servers].map(([server, tools]) => `${server} (${tools.join(', ')})`).join('; ');
+    lines.push(
+      `- Tools from connected services, named <service>__<tool>: ${listing}. Use them to look things up instead of guessing.`,
+      '- Some of those tools need a person\'s approval before they run (anything that changes something). Just call the tool: the person is asked with Allow / Deny buttons and the run waits. If the result says the user denied the call, do not retry it; say what you would have done, or find another way.',
+    );
+  }
+  return lines;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -46,6 +79,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     '- For multi-step work, every text you write is posted in the thread at once. Use send_update for short progress notes, then call task_complete with a summary when the work is done.',
     '- If you cannot go on without information from the person, call ask_user (with 2–5 short options when the answer is a choice). The run pauses until they answer; "no_answer" means nobody answered in time.',
     '- The conversation has a persistent to-do list (add_task, list_tasks, update_task, complete_task, fail_task, delete_task). Items run one at a time after the current run, in order; use blocked_by for dependencies. Break large requests into to-dos instead of doing everything in one run.',
+    ...toolParagraphs(input.toolNames ?? []),
     `- You have at most ${input.maxSteps} model steps per run. Tool errors come back as { ok: false, error }: read the error, fix the call, and try again.`,
     ...(input.extra ?? []),
   ]

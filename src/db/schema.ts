@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Run states; `running` and `waiting_user` are "active" (at most one per conversation). */
 export const RUN_STATUSES = ['running', 'waiting_user', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
@@ -20,8 +20,20 @@ export interface StoredToolCall {
   arguments: string;
 }
 
+/** A tool call waiting for a person's approval, and the calls of the same step that come after it. */
+export interface PendingApproval {
+  /** The model-facing tool name (`<server>__<tool>`). */
+  tool: string;
+  call: StoredToolCall;
+  remaining: StoredToolCall[];
+  /** A task_complete summary given earlier in the same step, applied once the step finishes. */
+  completeSummary: string | null;
+}
+
 /** The question a `waiting_user` run is parked on. */
 export interface PendingQuestion {
+  /** Set when the run waits for a tool approval rather than an ask_user answer. */
+  approval?: PendingApproval;
   question: string;
   options: string[];
   toolCallId: string;
@@ -145,6 +157,20 @@ export const processedEvents = sqliteTable(
     receivedAt: integer('received_at').notNull(),
   },
   (t) => [index('processed_events_received_idx').on(t.receivedAt)],
+);
+
+/** Tools a person allowed for a whole conversation ("Always allow here"). */
+export const toolGrants = sqliteTable(
+  'tool_grants',
+  {
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    tool: text('tool').notNull(),
+    grantedBy: text('granted_by'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.tool] })],
 );
 
 /** Prompts that run later or repeatedly. */

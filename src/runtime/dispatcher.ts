@@ -1,3 +1,4 @@
+import { parseApprovalDecision } from '../agent/approval-decision.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
@@ -34,6 +35,10 @@ export interface DispatcherDeps {
  * one synchronous transaction, so a message arriving while a run finishes is never lost: it is either
  * a pending task the finishing run's successor claims, or it starts a run itself.
  */
+function notAllowedToDecide(approver: string): string {
+  return `Only <@${approver}>, who asked for this, can allow or deny this tool call.`;
+}
+
 export class Dispatcher implements InboundSink {
   constructor(private readonly deps: DispatcherDeps) {}
 
@@ -63,7 +68,15 @@ export class Dispatcher implements InboundSink {
       const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
       if (stop) return { kind: 'stop' as const, conversationId };
       const active = deps.runs.active(conversationId);
-      if (active?.status === 'waiting_user') return { kind: 'answer' as const, run: active };
+      const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
+      if (active?.status === 'waiting_user') {
+        if (!approval) return { kind: 'answer' as const, run: active };
+        if (parseApprovalDecision(message.text) !== null) {
+          const approver = active.question?.userId ?? null;
+          if (approver !== null && approver !== message.userId) return { kind: 'refuse' as const, approver };
+          return { kind: 'answer' as const, run: active };
+        }
+      }
       const added = deps.tasks.add({
         conversationId,
         title: titleFrom(message.text),
@@ -73,7 +86,7 @@ export class Dispatcher implements InboundSink {
         sourceMessageId: message.messageId,
       });
       if (!added.ok) throw new Error(added.error);
-      return { kind: 'task' as const, conversationId, taskId: added.task.id, busy: active !== null };
+      return { kind: 'task' as const, conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined };
     });
 
     if (decision.kind === 'duplicate') {
@@ -84,6 +97,10 @@ export class Dispatcher implements InboundSink {
       const r = deps.coordinator.stopConversation(decision.conversationId, stop!.all);
       if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, message.userId, r.stoppedTaskId, r.cancelledPending);
       else await this.say(adapter, ref, 'Nothing is running here.');
+      return;
+    }
+    if (decision.kind === 'refuse') {
+      await adapter.postEphemeral(ref, message.userId, notAllowedToDecide(decision.approver)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
       return;
     }
     if (decision.kind === 'answer') {
@@ -99,6 +116,10 @@ export class Dispatcher implements InboundSink {
       if (running?.taskId === decision.taskId) return;
     }
     if (started === 'stopping') return;
+    if (decision.awaitingApproval) {
+      await this.say(adapter, ref, `📝 Queued as task #${decision.taskId}. I'm waiting for a decision on a tool call first: reply **allow**, **always** or **deny**.`);
+      return;
+    }
     const why = decision.busy || started === 'busy_conversation' || started === 'started' ? "I'll start on it when I finish what I'm doing here." : started === 'busy_global' ? "I'm busy in other conversations and will start on it as soon as I can." : "It is waiting for the tasks ahead of it.";
     await this.say(adapter, ref, `📝 Queued as task #${decision.taskId}. ${why}`);
   }
@@ -125,7 +146,9 @@ export class Dispatcher implements InboundSink {
     }
     if (!deps.dedupe.firstSight(`action:${action.eventId}`, deps.clock.now())) return null;
     if (run.status !== 'waiting_user') return { text: 'That question has already been answered.' };
-    deps.coordinator.answer(run, action.answer, action.userId);
+    const approver = run.question?.approval ? (run.question.userId ?? null) : null;
+    if (approver !== null && approver !== action.userId) return { text: notAllowedToDecide(approver) };
+    deps.coordinator.answer(run, action.answer, action.userId, 'click');
     return null;
   }
 

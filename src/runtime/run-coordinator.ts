@@ -1,7 +1,9 @@
-import { executeRun, type RunOutcome } from '../agent/runner.js';
+import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
+import { executeRun, type RunInput, type RunOutcome } from '../agent/runner.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
+import type { ToolContext } from '../agent/tools/tool.js';
 import { stopActionId } from '../chat/action-id.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
@@ -9,7 +11,8 @@ import type { Clock } from '../clock.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { Db } from '../db/client.js';
-import type { RunRow, TaskRow } from '../db/schema.js';
+import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
+import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -42,9 +45,17 @@ export interface CoordinatorDeps {
   limits: RunLimits;
   /** Paragraphs added to every system prompt (e.g. scheduling help). */
   promptExtras?: readonly string[];
+  grants: ToolGrantStore;
+  /** Who created a schedule: they decide the tool approvals of its runs. */
+  scheduleCreator?(scheduleId: number): string | null;
 }
 
+/** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
+export type AnswerSource = 'click' | 'typed' | 'timeout';
+
 type AbortReason = 'stop' | 'timeout' | 'shutdown';
+
+type RunResume = NonNullable<RunInput['resume']>;
 
 interface ActiveRun {
   runId: string;
@@ -120,14 +131,14 @@ export class RunCoordinator {
    * Delivers an answer (or `null`: nobody answered in time) to a waiting run and resumes it.
    * When the run's loop is still unwinding after parking, the answer is applied once it has.
    */
-  answer(run: RunRow, answer: string | null, userId: string | null): boolean {
+  answer(run: RunRow, answer: string | null, userId: string | null, source: AnswerSource = answer === null ? 'timeout' : 'typed'): boolean {
     if (this.stopping) return false;
     const entry = this.active.get(run.conversationId);
     if (entry) {
       if (entry.runId !== run.id) return false;
       void entry.done.then(() => {
         const fresh = this.deps.runs.get(run.id);
-        if (fresh?.status === 'waiting_user' && !this.answer(fresh, answer, userId)) {
+        if (fresh?.status === 'waiting_user' && !this.answer(fresh, answer, userId, source)) {
           this.deps.logger.warn({ runId: run.id }, 'a deferred answer could not be delivered');
         }
       });
@@ -135,13 +146,20 @@ export class RunCoordinator {
     }
     const question = this.deps.runs.unpark(run.id);
     if (!question) return false;
+    const task = run.taskId !== null ? this.deps.tasks.get(run.taskId) : null;
+    if (question.approval) {
+      const decision = answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny');
+      if (decision === 'always') this.deps.grants.grant(run.conversationId, question.approval.tool, userId);
+      if (source !== 'click') this.showDecision(run.conversationId, question, decision, userId);
+      this.launch(run.conversationId, { ...run, status: 'running' }, task, { approval: question.approval, decision });
+      return true;
+    }
     const minutes = Math.round(this.deps.limits.askTimeoutMs / 60_000);
     const result =
       answer === null
         ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
         : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
     this.deps.transcript.append({ conversationId: run.conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
-    const task = run.taskId !== null ? this.deps.tasks.get(run.taskId) : null;
     this.launch(run.conversationId, { ...run, status: 'running' }, task);
     return true;
   }
@@ -180,7 +198,19 @@ export class RunCoordinator {
     while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done));
   }
 
-  private launch(conversationId: string, run: RunRow, task: TaskRow | null): void {
+  /** Edits an approval post to say what was decided, removing its buttons. */
+  private showDecision(conversationId: string, question: PendingQuestion, decision: ApprovalDecision | 'timeout', userId: string | null): void {
+    const ref = this.deps.conversations.refOf(conversationId);
+    const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
+    if (!ref || !adapter || !question.messageId) return;
+    const by = userId ? ` by <@${userId}>` : '';
+    const outcome = { once: `✅ Allowed once${by}.`, always: `✅ Always allowed here${by}.`, deny: `🚫 Denied${by}.`, timeout: '⌛ Nobody decided in time: not run.' }[decision];
+    adapter
+      .editMessage(ref, question.messageId, { text: `${question.question}\n\n${outcome}` })
+      .catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'showing the approval decision failed'));
+  }
+
+  private launch(conversationId: string, run: RunRow, task: TaskRow | null, resume?: RunResume): void {
     const ref = this.deps.conversations.refOf(conversationId);
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
     if (!ref || !adapter) {
@@ -196,7 +226,7 @@ export class RunCoordinator {
       entry.reason ??= 'timeout';
       controller.abort();
     }, this.deps.limits.maxRunMs);
-    entry.done = this.execute(conversationId, ref, adapter, run, task, entry)
+    entry.done = this.execute(conversationId, ref, adapter, run, task, entry, resume)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run crashed'))
       .finally(() => {
         this.deps.clock.clearTimer(timer);
@@ -206,24 +236,39 @@ export class RunCoordinator {
       });
   }
 
-  private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, entry: ActiveRun): Promise<void> {
+  private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, entry: ActiveRun, resume: RunResume | undefined): Promise<void> {
     const { deps } = this;
     adapter
       .setWorking(ref, { runId: run.id, stopActionId: stopActionId(run.id), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) })
       .catch((err: unknown) => deps.logger.warn({ err }, 'showing the working status failed'));
     const timezone = await this.timezoneFor(conversationId, adapter, task);
+    const toolContext: ToolContext = {
+      conversationId,
+      conversation: ref,
+      runId: run.id,
+      taskId: task?.id ?? null,
+      userId: task?.requestedBy ?? null,
+      timezone,
+      scheduled: task?.createdBy === 'schedule',
+      signal: entry.controller.signal,
+      now: () => deps.clock.now(),
+    };
+    const toolNames = deps.tools.specsFor(toolContext).map((t) => t.name);
     const outcome = await executeRun(
       {
         runId: run.id,
         conversation: ref,
         adapter,
         signal: entry.controller.signal,
-        systemPrompt: buildSystemPrompt({ platform: ref.platform, now: deps.clock.now(), timezone, task, maxSteps: deps.limits.maxSteps, extra: deps.promptExtras ?? [] }),
+        systemPrompt: buildSystemPrompt({ platform: ref.platform, now: deps.clock.now(), timezone, task, maxSteps: deps.limits.maxSteps, extra: deps.promptExtras ?? [], toolNames }),
         goal: task ? goalMessage(task) : null,
-        toolContext: { conversationId, conversation: ref, runId: run.id, taskId: task?.id ?? null, userId: task?.requestedBy ?? null, timezone, now: () => deps.clock.now() },
+        toolContext,
+        approverId: task?.requestedBy ?? (task?.scheduleId != null ? (deps.scheduleCreator?.(task.scheduleId) ?? null) : null),
+        ...(resume ? { resume } : {}),
       },
       {
         llm: deps.llm,
+        grants: deps.grants,
         tools: deps.tools,
         transcript: deps.transcript,
         runs: deps.runs,

@@ -39,6 +39,12 @@ export class ScheduleService {
     private readonly limits: ScheduleLimits,
   ) {}
 
+  /** The person who created a schedule (they decide tool approvals of its runs); null for the agent or an unknown id. */
+  creatorOf(id: number): string | null {
+    const createdBy = this.store.get(id)?.createdBy ?? null;
+    return createdBy === 'agent' ? null : createdBy;
+  }
+
   create(input: CreateScheduleInput): ScheduleResult {
     const prompt = input.prompt.trim();
     if (prompt === '') return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };

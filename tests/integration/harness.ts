@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -23,7 +23,7 @@ export interface Harness {
  * Errand with the in-memory adapter, a fake clock, and the real `openai` SDK talking to the
  * fake model server. Each harness has its own database file.
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, extra: Pick<AppOptions, 'externalTools'> = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-it-'));
   const dbPath = join(dir, 'errand.db');
   const model = await startFakeOpenAI();
@@ -31,7 +31,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: dbPath, ...env });
   const make = () => {
     const adapter = new MemoryAdapter();
-    const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000 });
+    const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000, ...extra });
     return { app, adapter };
   };
   let current = make();

@@ -91,8 +91,8 @@ describe('managing schedules through tools', () => {
   });
 
   it('publishes the argument names of DESIGN.md to the model', () => {
-    const { registry } = setup();
-    const props = Object.fromEntries(registry.specs.map((s) => [s.name, Object.keys((s.parameters as { properties?: object }).properties ?? {})]));
+    const { registry, ctx } = setup();
+    const props = Object.fromEntries(registry.specsFor(ctx).map((s) => [s.name, Object.keys((s.parameters as { properties?: object }).properties ?? {})]));
     expect(props).toEqual({
       schedule_prompt: ['prompt', 'kind', 'spec', 'timezone', 'target'],
       list_schedules: [],
@@ -100,5 +100,15 @@ describe('managing schedules through tools', () => {
       resume_schedule: ['schedule_id'],
       delete_schedule: ['schedule_id'],
     });
+  });
+
+  it('offers a scheduled run no way to create schedules, so a prompt cannot multiply itself', async () => {
+    const { registry, ctx, call } = setup();
+    const scheduled = { ...ctx, scheduled: true };
+    expect(registry.specsFor(scheduled).map((s) => s.name)).not.toContain('schedule_prompt');
+    expect(registry.specsFor(scheduled).map((s) => s.name)).toContain('list_schedules');
+    const result = await call('schedule_prompt', { prompt: 'again', kind: 'interval', spec: '60' }, scheduled);
+    expect(result).toMatchObject({ ok: false });
+    expect(String(result.ok === false ? result.error : '')).toMatch(/"schedule_prompt" is not available in this run/);
   });
 });

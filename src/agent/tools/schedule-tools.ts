@@ -45,6 +45,8 @@ export function createScheduleTools(service: ScheduleService): ToolDefinition[] 
   return [
     defineTool({
       name: 'schedule_prompt',
+      // A scheduled run that could schedule would let one prompt multiply itself up to the channel's cap.
+      availableIn: (ctx) => ctx.scheduled !== true,
       description:
         'Run a prompt later or repeatedly. kind "once": spec is an ISO 8601 date-time; "cron": a 5-field cron expression evaluated in the timezone; "interval": a number of minutes. timezone defaults to the user\'s. target "channel" (default) starts a new thread in this channel each time; "thread" queues the prompt in this conversation. Returns the id, a description and the next fire times: confirm them to the user.',
       parameters: z.object({

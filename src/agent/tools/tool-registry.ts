@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import type { StoredToolCall } from '../../db/schema.js';
 import type { LlmTool } from '../llm-client.js';
+import type { ExternalTool, ExternalToolSource } from './external-tool.js';
 import { fail, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
 
 /** The tools of a run: their JSON Schemas for the model, and validated execution. */
 export interface ToolRegistry {
-  readonly specs: LlmTool[];
+  /** What the model is offered in this run now (external tools can change between steps). */
+  specsFor(context: ToolContext): LlmTool[];
+  /** The external tool a call names when a person must approve it first, else null. */
+  approvalNeeded(call: StoredToolCall, context: ToolContext): ExternalTool | null;
   /** Parses and validates arguments, then runs the tool. Never throws for bad input: returns `{ ok:false }`. */
   execute(call: StoredToolCall, context: ToolContext): Promise<ToolOutcome>;
 }
@@ -21,21 +25,59 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-export function createToolRegistry(tools: readonly ToolDefinition[]): ToolRegistry {
+function parseArguments(call: StoredToolCall): { ok: true; value: unknown } | { ok: false; outcome: ToolOutcome } {
+  try {
+    return { ok: true, value: call.arguments.trim() === '' ? {} : JSON.parse(call.arguments) };
+  } catch {
+    return { ok: false, outcome: fail(`The arguments for ${call.name} are not valid JSON. Send a JSON object matching its parameters.`) };
+  }
+}
+
+const externalSpecs = new WeakMap<ExternalTool, LlmTool>();
+
+function specOfExternal(tool: ExternalTool): LlmTool {
+  let spec = externalSpecs.get(tool);
+  if (!spec) {
+    spec = { name: tool.name, description: tool.description, parameters: tool.inputSchema };
+    externalSpecs.set(tool, spec);
+  }
+  return spec;
+}
+
+/**
+ * Errand's own tools (zod-validated) plus, when given, tools from an external source such as MCP
+ * servers. Built once per app: schemas are converted once, and per-run filtering is a cheap pass.
+ */
+export function createToolRegistry(tools: readonly ToolDefinition[], external?: ExternalToolSource): ToolRegistry {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const specs = tools.map((t) => ({ name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) }));
+  const specs = tools.map((t) => ({ tool: t, spec: { name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) } }));
+  const available = (t: ToolDefinition, context: ToolContext) => t.availableIn?.(context) ?? true;
+  const externalFor = (context: ToolContext) => (external ? external.toolsFor(context.conversation) : []);
+  const findExternal = (name: string, context: ToolContext) => externalFor(context).find((t) => t.name === name) ?? null;
+
   return {
-    specs,
+    specsFor(context) {
+      const own = specs.filter((s) => available(s.tool, context)).map((s) => s.spec);
+      const extra = externalFor(context).filter((t) => !byName.has(t.name)).map(specOfExternal);
+      return extra.length > 0 ? [...own, ...extra] : own;
+    },
+    approvalNeeded(call, context) {
+      if (byName.has(call.name)) return null;
+      const tool = findExternal(call.name, context);
+      return tool?.needsApproval ? tool : null;
+    },
     async execute(call, context) {
       const tool = byName.get(call.name);
-      if (!tool) return fail(`Unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(', ')}.`);
-      let raw: unknown;
-      try {
-        raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-      } catch {
-        return fail(`The arguments for ${call.name} are not valid JSON. Send a JSON object matching its parameters.`);
+      const args = parseArguments(call);
+      if (!tool || !available(tool, context)) {
+        const outside = tool ? null : findExternal(call.name, context);
+        if (outside) return executeExternal(outside, call, args, context);
+        const names = [...this.specsFor(context).map((s) => s.name)].join(', ');
+        const why = tool ? `"${call.name}" is not available in this run` : `Unknown tool "${call.name}"`;
+        return fail(`${why}. Available tools: ${names}.`);
       }
-      const parsed = tool.parameters.safeParse(raw);
+      if (!args.ok) return args.outcome;
+      const parsed = tool.parameters.safeParse(args.value);
       if (!parsed.success) return fail(`Invalid arguments for ${call.name}: ${describeIssues(parsed.error)}. Fix them and call the tool again.`);
       try {
         return await tool.execute(parsed.data, context);
@@ -44,4 +86,16 @@ export function createToolRegistry(tools: readonly ToolDefinition[]): ToolRegist
       }
     },
   };
+}
+
+async function executeExternal(tool: ExternalTool, call: StoredToolCall, args: ReturnType<typeof parseArguments>, context: ToolContext): Promise<ToolOutcome> {
+  if (!args.ok) return args.outcome;
+  if (args.value === null || typeof args.value !== 'object' || Array.isArray(args.value)) {
+    return fail(`The arguments for ${call.name} must be a JSON object matching its input schema.`);
+  }
+  try {
+    return { result: await tool.call(args.value as Record<string, unknown>, context, context.signal ?? new AbortController().signal) };
+  } catch (err) {
+    return fail(`${call.name} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

@@ -12,6 +12,10 @@ export interface ToolContext {
   readonly userId: string | null;
   /** The user's IANA timezone, else DEFAULT_TIMEZONE. */
   readonly timezone: string;
+  /** The run was started by a scheduled prompt (it may not create schedules, so one prompt cannot multiply itself). */
+  readonly scheduled?: boolean;
+  /** Aborted when the run is stopped; long tool calls pass it on. */
+  readonly signal?: AbortSignal;
   now(): number;
 }
 
@@ -34,6 +38,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
   readonly parameters: S;
+  /** Whether the tool is offered in this run (default: always). */
+  availableIn?(context: ToolContext): boolean;
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolOutcome> | ToolOutcome;
 }
 

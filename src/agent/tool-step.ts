@@ -1,0 +1,115 @@
+import { answerActionId } from '../chat/action-id.js';
+import type { OutboundButton, PostedMessage } from '../chat/chat-adapter.js';
+import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
+import type { TranscriptStore } from '../conversations/transcript-store.js';
+import type { PendingQuestion, StoredToolCall } from '../db/schema.js';
+import type { RunStore } from '../runs/run-store.js';
+import { APPROVAL_OPTIONS } from './approval-decision.js';
+import type { RunOutcome } from './runner.js';
+import type { ToolRegistry } from './tools/tool-registry.js';
+import type { ToolContext, ToolEffect } from './tools/tool.js';
+
+export interface ToolStepDeps {
+  tools: ToolRegistry;
+  transcript: TranscriptStore;
+  runs: RunStore;
+  grants: ToolGrantStore;
+  askTimeoutMs: number;
+  now(): number;
+}
+
+export type PostFn = (text: string, extra?: { mentionUserId?: string; buttons?: OutboundButton[] }) => Promise<PostedMessage | null>;
+
+export interface ToolStepInput {
+  runId: string;
+  calls: readonly StoredToolCall[];
+  context: ToolContext;
+  signal: AbortSignal;
+  post: PostFn;
+  /** The call a person just allowed: it runs without asking again. */
+  approvedCallId?: string;
+  /** A task_complete summary from earlier in the same step (a step resumed after an approval). */
+  completeSummary?: string | null;
+  /** Who decides approvals: the requester (or, for a scheduled run, whoever created the schedule). */
+  approverId: string | null;
+}
+
+const MAX_ARGS_SHOWN = 1500;
+
+function approvalText(tool: string, call: StoredToolCall): string {
+  let args = call.arguments.trim() || '{}';
+  try {
+    args = JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    // shown as the model wrote it
+  }
+  if (args.length > MAX_ARGS_SHOWN) args = `${args.slice(0, MAX_ARGS_SHOWN)}\n… (${args.length - MAX_ARGS_SHOWN} more characters)`;
+  return `🔐 **Approval needed:** I want to run \`${tool}\` with:\n\`\`\`json\n${args}\n\`\`\`\nAllow it? Reply **allow** (once), **always** (this tool in this conversation) or **deny**.`;
+}
+
+/**
+ * Executes one model step's tool calls in order. A call that needs approval parks the run (like
+ * ask_user) and records the calls after it, so the step resumes exactly where it stopped once a person
+ * decides; other control effects (updates, questions, completion) behave as in a plain step.
+ * Returns the run's outcome when the step ends the run or parks it, else null: call the model again.
+ */
+export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Promise<RunOutcome | null> {
+  const { runId, context, signal } = input;
+  const { conversationId } = context;
+  let ask: { call: StoredToolCall; effect: Extract<ToolEffect, { kind: 'ask' }> } | null = null;
+  let complete: string | null = input.completeSummary ?? null;
+  const record = (callId: string, result: unknown) =>
+    deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(result), toolCallId: callId });
+
+  for (let i = 0; i < input.calls.length; i++) {
+    const call = input.calls[i]!;
+    if (signal.aborted) return { kind: 'aborted' };
+    const gated = call.id === input.approvedCallId ? null : deps.tools.approvalNeeded(call, context);
+    if (gated && !deps.grants.isGranted(conversationId, gated.name)) {
+      if (ask) {
+        record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
+        ask = null;
+      }
+      const question = approvalText(gated.name, call);
+      const pending: PendingQuestion = {
+        approval: { tool: gated.name, call, remaining: input.calls.slice(i + 1), completeSummary: complete },
+        question,
+        options: APPROVAL_OPTIONS.map((o) => o.label),
+        toolCallId: call.id,
+        askedAt: deps.now(),
+        messageId: null,
+        userId: input.approverId,
+      };
+      if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
+      const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
+      const posted = await input.post(question, { ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
+      if (posted) deps.runs.setQuestionMessage(runId, posted.id);
+      return { kind: 'waiting', question: pending };
+    }
+    let outcome = await deps.tools.execute(call, context);
+    if (outcome.effect?.kind === 'ask' && ask !== null) {
+      outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
+    }
+    if (outcome.effect?.kind === 'ask') {
+      ask = { call, effect: outcome.effect };
+      continue;
+    }
+    if (outcome.effect?.kind === 'update') await input.post(outcome.effect.text);
+    if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
+    record(call.id, outcome.result);
+  }
+  if (signal.aborted) return { kind: 'aborted' };
+  if (complete !== null) return { kind: 'completed', summary: complete };
+  if (ask) {
+    const userId = context.userId;
+    const { question, options } = ask.effect;
+    const pending: PendingQuestion = { question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
+    // Park before posting: an answer typed the moment the question appears must find the run waiting.
+    if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
+    const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, n), label }));
+    const posted = await input.post(question, { ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
+    if (posted) deps.runs.setQuestionMessage(runId, posted.id);
+    return { kind: 'waiting', question: pending };
+  }
+  return null;
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+/** Characters allowed in a tool name the model sees; everything else becomes `_`. */
+export function sanitizeToolNamePart(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+const channelId = z
+  .string()
+  .regex(/^(slack|discord|console):[A-Za-z0-9_-]+$/, 'expected "slack:<channel id>" or "discord:<channel id>", e.g. "slack:C0123ABCD"');
+
+const toolList = z.array(z.string().min(1, 'tool names must not be empty')).refine((l) => new Set(l).size === l.length, 'lists a tool twice');
+
+/** Errand's own per-server keys, beside the transport keys other MCP clients use. */
+const errandKeys = {
+  /** `auto`: ask before any tool not annotated readOnlyHint; `always`: ask before every tool; `never`: never ask. */
+  approval: z.enum(['auto', 'always', 'never'], { message: 'expected "auto", "always" or "never"' }).default('auto'),
+  tools: toolList.optional(),
+  disabledTools: toolList.optional(),
+  channels: z.array(channelId).optional(),
+  timeoutSeconds: z.number().int('expected a whole number of seconds').min(1, 'expected at least 1 second').max(3600, 'expected at most 3600 seconds').default(60),
+  /** Other clients' switch to keep a server listed but off. */
+  disabled: z.boolean().default(false),
+};
+
+const stdioServer = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().trim().min(1, 'command must not be empty'),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().min(1).optional(),
+  ...errandKeys,
+});
+
+const httpUrl = z.string().refine(
+  (v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected an http(s) URL, e.g. "https://mcp.example.com/mcp"' },
+);
+
+const httpServer = z.strictObject({
+  /** `sse` forces the old SSE transport; otherwise Streamable HTTP, falling back to SSE. */
+  type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
+  url: httpUrl,
+  headers: z.record(z.string(), z.string()).default({}),
+  ...errandKeys,
+});
+
+export type StdioServerSettings = z.infer<typeof stdioServer>;
+export type HttpServerSettings = z.infer<typeof httpServer>;
+export type McpServerSettings = StdioServerSettings | HttpServerSettings;
+
+/**
+ * One entry of `mcpServers`: `command` → stdio, `url` → Streamable HTTP (SSE fallback). The transport is
+ * chosen by key rather than by a zod union, so a typo inside a server reports that key, not "no union matched".
+ */
+export const mcpServerSchema = z.unknown().transform((raw, ctx): McpServerSettings => {
+  const isObject = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
+  const has = (key: string) => isObject && key in raw;
+  if (!isObject || has('command') === has('url')) {
+    ctx.addIssue({ code: 'custom', message: 'give either "command" (a local stdio server) or "url" (a remote HTTP server), not both' });
+    return z.NEVER;
+  }
+  const parsed = has('command') ? stdioServer.safeParse(raw) : httpServer.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as Parameters<typeof ctx.addIssue>[0]);
+  return z.NEVER;
+});
+
+export const mcpServersSchema = z
+  .record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, 'server names use letters, digits, "_", "-" or "." (at most 40)'), mcpServerSchema)
+  .superRefine((servers, ctx) => {
+    const seen = new Map<string, string>();
+    for (const name of Object.keys(servers)) {
+      const key = sanitizeToolNamePart(name);
+      const other = seen.get(key);
+      if (other !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `gives the same tool prefix "${key}__" as server "${other}"; rename one of them` });
+      }
+      seen.set(key, name);
+    }
+  });

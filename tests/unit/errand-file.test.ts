@@ -1,0 +1,110 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
+import { loadErrandFile } from '../../src/settings/errand-file.js';
+
+function dirWith(file: string, content: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'errand-file-'));
+  writeFileSync(join(dir, file), typeof content === 'string' ? content : JSON.stringify(content));
+  return dir;
+}
+
+function problemsFor(content: unknown, env: Record<string, string> = {}): string[] {
+  const dir = dirWith('errand.json', content);
+  return loadErrandFile(env, dir).problems;
+}
+
+describe('configuration file', () => {
+  it('is optional: without ERRAND_CONFIG or ./errand.json every default applies', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'errand-file-'));
+    const { file, problems } = loadErrandFile({}, dir);
+    expect(problems).toEqual([]);
+    expect(file.path).toBeNull();
+    expect(file.settings.mcpServers).toEqual({});
+  });
+
+  it('reads ./errand.json and fills ${VAR} from the environment, with defaults for Errand keys', () => {
+    const dir = dirWith('errand.json', {
+      mcpServers: {
+        github: { command: 'npx', args: ['-y', 'server-github'], env: { TOKEN: '${GITHUB_TOKEN}', HOME: '${NOPE:-/tmp}' } },
+        docs: { url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer ${DOCS_KEY}' }, approval: 'never', channels: ['slack:C0123'] },
+      },
+    });
+    const { file, problems } = loadErrandFile({ GITHUB_TOKEN: 'ghp_1', DOCS_KEY: 'k2' }, dir);
+    expect(problems).toEqual([]);
+    expect(file.path).toBe(join(dir, 'errand.json'));
+    expect(file.settings.mcpServers.github).toMatchObject({ command: 'npx', env: { TOKEN: 'ghp_1', HOME: '/tmp' }, approval: 'auto', timeoutSeconds: 60 });
+    expect(file.settings.mcpServers.docs).toMatchObject({ url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer k2' }, approval: 'never' });
+  });
+
+  it('reports every problem at once, each with its JSON path and the fix', () => {
+    const problems = problemsFor({
+      mcpServers: {
+        a: { command: 'x', comand: 'typo' },
+        b: { url: 'not a url' },
+        c: { command: 'y', env: { T: '${MISSING_TOKEN}' }, timeoutSeconds: 0 },
+        d: { args: [] },
+      },
+      acess: {},
+    });
+    const text = problems.join('\n');
+    expect(text).toMatch(/errand\.json → mcpServers\.a: unknown key "comand"; remove it or fix the spelling/);
+    expect(text).toMatch(/errand\.json → mcpServers\.b\.url: expected an http\(s\) URL/);
+    expect(text).toMatch(/errand\.json → mcpServers\.c\.env\.T: \$\{MISSING_TOKEN\} is not set in the environment\. Set MISSING_TOKEN/);
+    expect(text).toMatch(/errand\.json → mcpServers\.c\.timeoutSeconds: expected at least 1 second/);
+    expect(text).toMatch(/errand\.json → mcpServers\.d: give either "command" .* or "url"/);
+    expect(text).toMatch(/errand\.json → \(top level\): unknown key "acess"/);
+    expect(problems).toHaveLength(6);
+  });
+
+  it('rejects server names that give the same tool prefix after sanitising', () => {
+    const problems = problemsFor({ mcpServers: { 'my.files': { command: 'a' }, my_files: { command: 'b' } } });
+    expect(problems.join('\n')).toMatch(/mcpServers\.my_files: gives the same tool prefix "my_files__" as server "my\.files"; rename one/);
+  });
+
+  it('says where invalid JSON is and that comments are not allowed', () => {
+    const problems = problemsFor('{ "mcpServers": { // no\n } }');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^errand\.json: not valid JSON \(.+line 1, column 19\)\. Fix the syntax/);
+  });
+
+  it('requires the file ERRAND_CONFIG names to exist', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'errand-file-'));
+    const { problems } = loadErrandFile({ ERRAND_CONFIG: 'team.json' }, dir);
+    expect(problems[0]).toMatch(/^ERRAND_CONFIG: the file .*team\.json does not exist/);
+  });
+
+  it('is reported together with environment problems by loadConfig', () => {
+    const dir = dirWith('custom.json', { mcpServers: { x: { url: 'ftp://x' } } });
+    try {
+      loadConfig({ ERRAND_CONFIG: 'custom.json', HEARTBEAT_SECONDS: 'soon' }, dir);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const text = (err as ConfigError).problems.join('\n');
+      expect(text).toMatch(/HEARTBEAT_SECONDS/);
+      expect(text).toMatch(/custom\.json → mcpServers\.x\.url/);
+      expect(text).toMatch(/OPENAI_API_KEY/);
+    }
+  });
+});
+
+describe('errand.example.json', () => {
+  const root = join(import.meta.dirname, '../..');
+  it('is a valid configuration file', () => {
+    const { problems, file } = loadErrandFile({ ERRAND_CONFIG: 'errand.example.json', GITHUB_TOKEN: 'x', DOCS_API_KEY: 'y' }, root);
+    expect(problems).toEqual([]);
+    expect(Object.keys(file.settings.mcpServers)).toEqual(['files', 'github', 'docs']);
+  });
+
+  it('shows every per-server key', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(join(root, 'errand.example.json'), 'utf8');
+    for (const key of ['command', 'args', 'env', 'cwd', 'type', 'url', 'headers', 'approval', 'tools', 'disabledTools', 'channels', 'timeoutSeconds', 'disabled']) {
+      expect(text).toContain(`"${key}":`);
+    }
+  });
+});
