@@ -8,6 +8,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   discord: () => import('./discord.js'),
   slack: () => import('./slack.js'),
   'idle-memory': () => import('./idle-memory.js'),
+  'context-build': () => import('./context-build.js'),
 };
 
 function format(f: BenchFigure): string {

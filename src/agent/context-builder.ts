@@ -1,62 +1,124 @@
 import type { MessageRow } from '../db/schema.js';
+import { cutText, fairCutLevel } from './context-cut.js';
 import type { LlmMessage } from './llm-client.js';
+import { CHARS_PER_TOKEN, estimateMessageTokens, estimateRequestTokens, estimateTokens } from './token-estimate.js';
+import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
-/** Rough token count (4 characters a token): good enough to keep a context within budget. */
-export function estimateTokens(text: string | null | undefined): number {
-  return Math.ceil((text?.length ?? 0) / 4) + 4;
+export interface ContextRequest {
+  systemPrompt: string;
+  /**
+   * What the run is for (the user's request, or the to-do / scheduled prompt as `goalMessage`
+   * words it): always sent, whatever the budget. Null: the newest user row stands for it.
+   */
+  goal: string | null;
+  /** Transcript rows of the conversation, oldest first. */
+  rows: readonly MessageRow[];
+  /** CONTEXT_TOKEN_BUDGET: estimated tokens of system prompt plus messages (tool definitions not counted). */
+  budgetTokens: number;
+  /** How much denser than the estimate this model's tokens are (see `calibrateTokenScale`); default 1. */
+  tokenScale?: number;
+  /** The question a waiting run is parked on: its call is left out. */
+  pendingToolCallId?: string;
 }
 
-const INTERRUPTED_RESULT = JSON.stringify({ ok: false, error: 'This tool call was interrupted before it finished (restart or stop).' });
+export interface BuiltContext {
+  messages: LlmMessage[];
+  /** Estimated tokens of `messages` before scaling: what calibration compares with the model's usage. */
+  estimatedTokens: number;
+  /** Messages of the transcript left out to fit the budget. */
+  omittedMessages: number;
+}
+
+/** Room kept for the "(N older messages … left out)" note, so adding it never breaks the budget. */
+const NOTE_RESERVE_TOKENS = 24;
+/** A single tool result never takes more than this share of the budget. */
+const RESULT_SHARE = 4;
+const MIN_RESULT_CAP_CHARS = 400;
+
+function omissionNote(count: number): string {
+  return `(${count} older message${count === 1 ? ' was' : 's were'} left out of this conversation to fit the context.)`;
+}
+
+function capResults(unit: ContextUnit, capChars: number): ContextUnit {
+  if (!unit.some((m) => m.role === 'tool' && m.content.length > capChars)) return unit;
+  return unit.map((m) => (m.role === 'tool' && m.content.length > capChars ? { ...m, content: cutText(m.content, capChars, 'result') } : m));
+}
 
 /**
- * Turns stored transcript rows into the model's context within `budgetTokens`: oldest turns are
- * dropped first, an assistant message and its tool results are kept or dropped together, and a
- * tool call that never got a result (a crash mid-step) gets an "interrupted" result so the request
- * stays valid. `pendingToolCallId` (the question a run waits on) is left out entirely.
+ * Cuts a unit's texts (tool results, assistant text, a user message) evenly until its estimate
+ * fits `allowance` tokens, or down to the cut notes when it cannot. Tool-call arguments stay whole
+ * so the calls remain what the model sent.
  */
-export function buildContext(rows: readonly MessageRow[], budgetTokens: number, pendingToolCallId?: string): LlmMessage[] {
-  const units: LlmMessage[][] = [];
-  for (const row of rows) {
-    if (row.role === 'tool') {
-      const unit = units.at(-1);
-      const owner = unit?.[0];
-      if (owner?.role === 'assistant' && owner.toolCalls?.some((c) => c.id === row.toolCallId)) {
-        unit!.push({ role: 'tool', toolCallId: row.toolCallId ?? '', content: row.content ?? '' });
-      }
-      continue;
-    }
-    if (row.role === 'assistant') {
-      units.push([{ role: 'assistant', content: row.content, ...(row.toolCalls ? { toolCalls: row.toolCalls } : {}) }]);
-    } else if (row.role === 'user' || row.role === 'system') {
-      units.push([{ role: row.role === 'system' ? 'user' : 'user', content: row.content ?? '' }]);
-    }
+function shrinkUnit(unit: ContextUnit, allowance: number): ContextUnit {
+  let fixed = 0;
+  const lengths: number[] = [];
+  for (const m of unit) {
+    fixed += estimateMessageTokens(m) - estimateTokens(m.content) + estimateTokens('') + 1;
+    if (m.content) lengths.push(m.content.length);
   }
-  for (const unit of units) repairToolResults(unit, pendingToolCallId);
-
-  const kept: LlmMessage[][] = [];
-  let used = 0;
-  for (let i = units.length - 1; i >= 0; i--) {
-    const unit = units[i]!;
-    const cost = unit.reduce((n, m) => n + estimateTokens(m.content) + ('toolCalls' in m && m.toolCalls ? estimateTokens(JSON.stringify(m.toolCalls)) : 0), 0);
-    if (kept.length > 0 && used + cost > budgetTokens) break;
-    kept.push(unit);
-    used += cost;
-  }
-  const flat = kept.reverse().flat();
-  while (flat.length > 1 && flat[0]!.role !== 'user') flat.shift();
-  return flat;
+  const level = fairCutLevel(lengths, (allowance - fixed) * CHARS_PER_TOKEN);
+  return unit.map((m): LlmMessage => {
+    if (!m.content || m.content.length <= level) return m;
+    return { ...m, content: cutText(m.content, level, m.role === 'tool' ? 'result' : 'message') } as LlmMessage;
+  });
 }
 
-function repairToolResults(unit: LlmMessage[], pendingToolCallId: string | undefined): void {
-  const head = unit[0];
-  if (!head || head.role !== 'assistant' || !head.toolCalls) return;
-  if (pendingToolCallId && head.toolCalls.some((c) => c.id === pendingToolCallId)) {
-    const calls = head.toolCalls.filter((c) => c.id !== pendingToolCallId);
-    unit[0] = { role: 'assistant', content: head.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) };
+/**
+ * Builds the messages of one model request so that it is always valid and always carries the goal:
+ * `[system, goal, …newest whole units that fit]`. Units (a user message, or an assistant message
+ * with all its tool results) are kept or dropped whole, newest first; older turns are dropped, not
+ * summarised, and a note after the goal says how many. The newest step is never dropped: when it alone
+ * is too big its texts are cut with a note instead. Every tool result is capped at a quarter of the
+ * budget. When the run's own steps all fit, the goal row stays where it is in the transcript and
+ * older turns of the conversation (earlier requests and answers) fill what is left before it, so
+ * `[1]` is then the oldest kept user message; otherwise the goal is `[1]`.
+ */
+export function buildContext(request: ContextRequest): BuiltContext {
+  const scale = Math.max(1, request.tokenScale ?? 1);
+  const budget = Math.floor(request.budgetTokens / scale);
+  const capChars = Math.max(MIN_RESULT_CAP_CHARS, Math.floor(budget / RESULT_SHARE) * CHARS_PER_TOKEN);
+  const { units, goalIndex } = transcriptUnits(request.rows, request.goal, request.pendingToolCallId);
+
+  const system: LlmMessage = { role: 'system', content: request.systemPrompt };
+  const goalText = request.goal ?? (goalIndex >= 0 ? (units[goalIndex]![0]!.content ?? '') : '');
+  let remaining = budget - estimateTokens(system.content) - estimateTokens(goalText) - NOTE_RESERVE_TOKENS;
+
+  const after = units.slice(goalIndex + 1);
+  const keptAfter: ContextUnit[] = [];
+  let next = after.length - 1;
+  for (; next >= 0; next--) {
+    let unit = capResults(after[next]!, capChars);
+    let cost = estimateRequestTokens(unit);
+    if (cost > remaining) {
+      if (keptAfter.length > 0) break;
+      unit = shrinkUnit(unit, remaining);
+      cost = estimateRequestTokens(unit);
+    }
+    keptAfter.push(unit);
+    remaining -= cost;
   }
-  const answered = new Set(unit.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId));
-  const first = unit[0] as Extract<LlmMessage, { role: 'assistant' }>;
-  for (const call of first.toolCalls ?? []) {
-    if (!answered.has(call.id)) unit.push({ role: 'tool', toolCallId: call.id, content: INTERRUPTED_RESULT });
+  let omittedAfter = 0;
+  for (let i = 0; i <= next; i++) omittedAfter += after[i]!.length;
+
+  const before = goalIndex > 0 ? units.slice(0, goalIndex) : [];
+  const keptBefore: ContextUnit[] = [];
+  if (next < 0) {
+    for (let i = before.length - 1; i >= 0; i--) {
+      const unit = capResults(before[i]!, capChars);
+      const cost = estimateRequestTokens(unit);
+      if (cost > remaining) break;
+      keptBefore.push(unit);
+      remaining -= cost;
+    }
+    keptBefore.reverse();
+    while (keptBefore.length > 0 && keptBefore[0]![0]!.role !== 'user') keptBefore.shift();
   }
+  let omittedBefore = 0;
+  for (let i = 0; i < before.length - keptBefore.length; i++) omittedBefore += before[i]!.length;
+
+  const omitted = omittedAfter + omittedBefore;
+  const goal = omitted > 0 ? `${goalText}\n\n${omissionNote(omitted)}` : goalText;
+
+  const messages: LlmMessage[] = [system, ...keptBefore.flat(), { role: 'user', content: goal }, ...keptAfter.reverse().flat()];
+  return { messages, estimatedTokens: estimateRequestTokens(messages), omittedMessages: omitted };
 }

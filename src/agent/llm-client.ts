@@ -23,9 +23,16 @@ export interface LlmRequest {
   signal: AbortSignal;
 }
 
+/** Tokens the endpoint says a request used (OpenAI's `usage`); absent when it does not report them. */
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
 export interface LlmResponse {
   text: string | null;
   toolCalls: StoredToolCall[];
+  usage?: LlmUsage;
 }
 
 /** The model as the agent loop sees it. */
@@ -60,6 +67,7 @@ const responseSchema = z.object({
       }),
     )
     .min(1),
+  usage: z.object({ prompt_tokens: z.number().nonnegative(), completion_tokens: z.number().nonnegative() }).nullish().catch(null),
 });
 
 /** Waits, giving up early when the signal aborts. */
@@ -158,9 +166,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
           const parsed = responseSchema.safeParse(raw);
           if (!parsed.success) throw new ModelError('the model endpoint answered with an unexpected shape', false);
           const message = parsed.data.choices[0]!.message;
+          const usage = parsed.data.usage;
           return {
             text: message.content ?? null,
             toolCalls: (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+            ...(usage ? { usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } } : {}),
           };
         } catch (err) {
           if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw new RunAbortedError();

@@ -8,6 +8,8 @@ import type { RunStore } from '../runs/run-store.js';
 import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
 import { buildContext } from './context-builder.js';
 import type { LlmClient } from './llm-client.js';
+import { calibrateTokenScale } from './token-calibration.js';
+import { estimateTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import { runToolCalls, type PostFn, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from './tools/tool.js';
@@ -40,6 +42,8 @@ export interface RunInput {
   adapter: ChatAdapter;
   toolContext: ToolContext;
   systemPrompt: string;
+  /** The run's goal (`goalMessage(task)`), sent with every request whatever the budget; null: the newest user message. */
+  goal: string | null;
   signal: AbortSignal;
   /** Who decides tool approvals in this run (null: whoever is in the thread). */
   approverId?: string | null;
@@ -93,22 +97,25 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
     if (resumed) return resumed;
   }
 
+  const toolTokens = estimateTokens(JSON.stringify(deps.tools.specsFor(input.toolContext)));
+  let tokenScale = 1;
   for (;;) {
     if (signal.aborted) return { kind: 'aborted' };
     const steps = deps.runs.countStep(runId);
     if (steps > deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
     const history = deps.transcript.recent(conversationId, deps.historyRows ?? 400);
-    const messages = [{ role: 'system' as const, content: input.systemPrompt }, ...buildContext(history, deps.contextBudget)];
+    const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, rows: history, budgetTokens: deps.contextBudget, tokenScale });
     let response;
     try {
-      response = await deps.llm.complete({ messages, tools: deps.tools.specsFor(input.toolContext), signal });
+      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal });
     } catch (err) {
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;
     }
     if (signal.aborted) return { kind: 'aborted' };
+    tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);
 
     const text = response.text?.trim() ? response.text : null;
     deps.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });

@@ -287,6 +287,7 @@ export class RunCoordinator {
         adapter,
         signal: entry.controller.signal,
         systemPrompt: buildSystemPrompt({ platform: ref.platform, now: deps.clock.now(), timezone, task, maxSteps: deps.limits.maxSteps, extra: deps.promptExtras ?? [], toolNames }),
+        goal: task ? goalMessage(task) : null,
         toolContext,
         approverId: task?.requestedBy ?? (task?.scheduleId != null ? (deps.scheduleCreator?.(task.scheduleId) ?? null) : null),
         ...(resume ? { resume } : {}),

@@ -22,14 +22,20 @@ export interface RecordedRequest {
   receivedAt: number;
   /** Resolves when the client closed the connection before the answer (aborted). */
   aborted: boolean;
+  /** Why the fake refused the request with HTTP 400, as the real API would; null when it was valid. */
+  problem: string | null;
 }
+
+/** What `usage` reports for a request. */
+export type UsageFn = (request: RecordedRequest) => { promptTokens: number; completionTokens: number };
 
 export type StepFn = (request: RecordedRequest) => FakeStep;
 
 /**
  * A local OpenAI-compatible `/v1/chat/completions` server for the real `openai` SDK.
  * Steps are scripted in order (`reply`), or computed (`respondWith`); when the script is empty
- * it answers with the fallback (a plain "ok" text by default).
+ * it answers with the fallback (a plain "ok" text by default). Requests are validated like the
+ * real API: an invalid message sequence gets HTTP 400 (and `problem` on its record).
  */
 export interface FakeOpenAI {
   readonly baseUrl: string;
@@ -38,6 +44,8 @@ export interface FakeOpenAI {
   reply(...steps: FakeStep[]): void;
   /** Answers every request not covered by the queue. */
   respondWith(fn: StepFn): void;
+  /** Sets what `usage` reports (default: 1 prompt and 1 completion token). */
+  usageWith(fn: UsageFn): void;
   /** Requests currently held open by `{ hang: true }`. */
   hanging(): number;
   close(): Promise<void>;
@@ -45,7 +53,57 @@ export interface FakeOpenAI {
 
 let callCounter = 0;
 
-function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: string): unknown {
+type Message = RecordedRequest['messages'][number];
+
+function toolCallIds(m: Message): string[] | null {
+  if (!Array.isArray(m.tool_calls) || m.tool_calls.length === 0) return null;
+  return m.tool_calls.map((c: unknown) => String((c as { id?: unknown }).id));
+}
+
+/**
+ * Checks a request's messages the way OpenAI-compatible endpoints do (and the stricter ones:
+ * some chat templates need a user message first), returning the 400 message or null.
+ */
+export function requestProblem(messages: unknown): string | null {
+  if (!Array.isArray(messages) || messages.length === 0) return "[] is too short - 'messages'";
+  const list = messages as Message[];
+  let first = 0;
+  while (first < list.length && list[first]!.role === 'system') first++;
+  if (first === list.length) return 'The request must contain a user message after the system messages.';
+  if (list[first]!.role !== 'user') return `The first message after the system messages must have role 'user', got '${list[first]!.role}'.`;
+  let open: Set<string> | null = null;
+  for (const m of list) {
+    if (m.role === 'tool') {
+      if (!open || m.tool_call_id === undefined || !open.delete(m.tool_call_id)) {
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      }
+      continue;
+    }
+    if (open && open.size > 0) {
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
+    }
+    open = null;
+    if (m.role === 'assistant') {
+      const ids = toolCallIds(m);
+      if (ids) {
+        open = new Set(ids);
+        if (open.size !== ids.length) return 'Duplicate tool_call ids in one assistant message.';
+      } else if (typeof m.content !== 'string') {
+        return "Invalid value for 'content': expected a string, got null.";
+      }
+    } else if (m.role !== 'user' && m.role !== 'system') {
+      return `Invalid value: '${m.role}'. Supported values are: 'system', 'assistant', 'user' and 'tool'.`;
+    } else if (typeof m.content !== 'string') {
+      return `Invalid type for 'content' of a ${m.role} message: expected a string.`;
+    }
+  }
+  if (open && open.size > 0) {
+    return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
+  }
+  return null;
+}
+
+function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: string, usage: { promptTokens: number; completionTokens: number }): unknown {
   const toolCalls = (step.toolCalls ?? []).map((c) => ({
     id: c.id ?? `call_${++callCounter}`,
     type: 'function',
@@ -63,7 +121,7 @@ function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: 
         message: { role: 'assistant', content: step.text ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
       },
     ],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
   };
 }
 
@@ -79,6 +137,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
   const open = new Set<ServerResponse>();
   let fallback: StepFn = () => ({ text: 'ok' });
+  let usage: UsageFn = () => ({ promptTokens: 1, completionTokens: 1 });
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -94,8 +153,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         tools: parsed.tools ?? [],
         receivedAt: Date.now(),
         aborted: false,
+        problem: requestProblem(parsed.messages),
       };
       requests.push(record);
+      if (record.problem !== null) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: record.problem, type: 'invalid_request_error', param: 'messages', code: null } }));
+        return;
+      }
       res.on('close', () => {
         if (!res.writableEnded) record.aborted = true;
         open.delete(res);
@@ -113,7 +177,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       }
       if (step.gate) await step.gate;
       if (record.aborted) return;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(step, parsed.model)));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(step, parsed.model, usage(record))));
     })();
   });
   server.keepAliveTimeout = 1000;
@@ -125,6 +189,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     reply: (...steps) => void queue.push(...steps),
     respondWith: (fn) => {
       fallback = fn;
+    },
+    usageWith: (fn) => {
+      usage = fn;
     },
     hanging: () => open.size,
     close: async () => {

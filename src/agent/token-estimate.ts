@@ -1,0 +1,32 @@
+import type { LlmMessage } from './llm-client.js';
+
+/** Characters per token the estimate assumes before the model's own `usage` corrects it. */
+export const CHARS_PER_TOKEN = 4;
+
+/** Tokens a message costs beyond its text (role, separators), as chat formats add them. */
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/**
+ * Rough token count of one piece of text (4 characters a token, plus a message's framing):
+ * cheap enough to run over thousands of transcript rows on every step; `tokenScale` in the
+ * context builder corrects it from the model's reported usage.
+ */
+export function estimateTokens(text: string | null | undefined): number {
+  return Math.ceil((text?.length ?? 0) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+/** Estimated tokens of one message, its tool calls' names and arguments included. */
+export function estimateMessageTokens(message: LlmMessage): number {
+  let tokens = estimateTokens(message.content);
+  if (message.role === 'assistant' && message.toolCalls) {
+    for (const call of message.toolCalls) tokens += Math.ceil((call.id.length + call.name.length + call.arguments.length) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
+  }
+  return tokens;
+}
+
+/** Estimated tokens of a whole request's messages. */
+export function estimateRequestTokens(messages: readonly LlmMessage[]): number {
+  let tokens = 0;
+  for (const m of messages) tokens += estimateMessageTokens(m);
+  return tokens;
+}
