@@ -19,6 +19,8 @@ export interface RecordedRequest {
   model: string;
   messages: { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[];
   tools: { function: { name: string } }[];
+  /** The request's `max_tokens`, when it set one. */
+  maxTokens: number | null;
   receivedAt: number;
   /** Resolves when the client closed the connection before the answer (aborted). */
   aborted: boolean;
@@ -87,11 +89,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
       }
-      const parsed = JSON.parse(body) as { model: string; messages: RecordedRequest['messages']; tools?: RecordedRequest['tools'] };
+      const parsed = JSON.parse(body) as { model: string; messages: RecordedRequest['messages']; tools?: RecordedRequest['tools']; max_tokens?: number };
       const record: RecordedRequest = {
         model: parsed.model,
         messages: parsed.messages,
         tools: parsed.tools ?? [],
+        maxTokens: parsed.max_tokens ?? null,
         receivedAt: Date.now(),
         aborted: false,
       };
