@@ -13,6 +13,7 @@ import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
 import { escapeText } from './mrkdwn.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type PacedSend, type RateLimit } from './outbound-queue.js';
+import { neutraliseBody, neutraliseSpecialMentions } from './special-mentions.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type SlackMessageBody } from './outbound-message.js';
 import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
 import { registerSlashCommands } from './slash-commands.js';
@@ -121,10 +122,11 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     if (!loc) throw new AdapterError(`Not a Slack conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
     return loc;
   };
+  // Every post and edit leaves through these two, so crowd pings are neutralised here once for all.
   const post = (send: PacedSend, loc: SlackLocation, body: SlackMessageBody) =>
-    send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...body, unfurl_links: false }, postedSchema));
+    send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false }, postedSchema));
   const update = (channelId: string, ts: string, body: SlackMessageBody) =>
-    queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...body }, okSchema)));
+    queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...neutraliseBody(body) }, okSchema)));
   const ignoring = (...codes: string[]) => (err: unknown) => {
     if (!codes.includes(platformError(err) ?? '')) throw err;
   };
@@ -245,7 +247,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (!first) return;
       if (rest.length > 0) first.text = `${first.text.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
       await queue.enqueue(loc.channelId, (send) =>
-        send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: first.text }, okSchema)),
+        send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: neutraliseSpecialMentions(first.text) }, okSchema)),
       );
     },
     async fetchUserTimezone(userId) {
