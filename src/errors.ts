@@ -75,6 +75,13 @@ export class ModelError extends ErrandError {
   }
 }
 
+/** The database cannot be opened or written; the message names DATABASE_PATH and the fix. */
+export class DatabaseError extends ErrandError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('database_failed', message, options);
+  }
+}
+
 /** A run was stopped through its AbortController. */
 export class RunAbortedError extends ErrandError {
   constructor(message = 'The run was stopped.') {
