@@ -13,6 +13,7 @@ import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
 import { escapeText } from './mrkdwn.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type PacedSend, type RateLimit } from './outbound-queue.js';
+import { explainAuthFailure } from './auth-failure.js';
 import { neutraliseBody, neutraliseSpecialMentions } from './special-mentions.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type SlackMessageBody } from './outbound-message.js';
 import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
@@ -191,7 +192,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
       if (mode === 'socket' && !options.appToken) throw new AdapterError('SLACK_APP_TOKEN is required in socket mode');
       const auth = await callSlack('auth.test', () => client.auth.test(), authSchema).catch((err: unknown) => {
-        throw new AdapterError(`${err instanceof Error ? err.message : String(err)}. Check SLACK_BOT_TOKEN (the xoxb- Bot User OAuth Token) and SLACK_API_URL.`, { cause: err });
+        throw new AdapterError(explainAuthFailure(err, slackApiUrl ?? 'https://slack.com/api/'), { cause: err });
       });
       bot = { userId: auth.user_id, botId: auth.bot_id };
       sink = inbound;
