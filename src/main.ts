@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { pino } from 'pino';
+import { checkModelEndpoint } from './agent/model-endpoint-check.js';
 import { createApp } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
@@ -88,6 +89,12 @@ async function main(): Promise<void> {
   app = createApp({ config, adapters, logger });
   await app.start();
   logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
+  // A warning, not a reason to exit: the endpoint may come up later, or not list models at all.
+  void checkModelEndpoint({ baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: config.OPENAI_MODEL, fetch: globalThis.fetch }).then((problem) => {
+    if (problem === null) return;
+    logger.warn({ baseUrl: config.OPENAI_BASE_URL ?? null, model: config.OPENAI_MODEL }, problem);
+    if (consoleMode) process.stderr.write(`Warning: ${problem}\n`);
+  });
 }
 
 main().catch((err: unknown) => {

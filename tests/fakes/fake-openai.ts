@@ -40,6 +40,8 @@ export interface FakeOpenAI {
   reply(...steps: FakeStep[]): void;
   /** Answers every request not covered by the queue. */
   respondWith(fn: StepFn): void;
+  /** The model ids `GET /v1/models` lists (default: gpt-4o-mini). */
+  models: string[];
   /** Requests currently held open by `{ hang: true }`. */
   hanging(): number;
   close(): Promise<void>;
@@ -85,6 +87,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        const data = fake.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+        return;
+      }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
@@ -122,7 +129,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const fake: FakeOpenAI = {
+    models: ['gpt-4o-mini'],
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     reply: (...steps) => void queue.push(...steps),
@@ -136,4 +144,5 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }

@@ -101,6 +101,15 @@ describe('files Errand creates in console mode', () => {
     expect(await exited(run.child)).toBe(0);
   });
 
+  it('warns at start-up, and keeps running, when OPENAI_BASE_URL lacks /v1', async () => {
+    const withoutV1 = model.baseUrl.replace(/\/v1$/, '');
+    const run = startErrand({ DATABASE_PATH: join(dir, 'warn', 'errand.db'), OPENAI_BASE_URL: withoutV1 }, 'pipe');
+    await waitFor(() => run.output().includes('OPENAI_BASE_URL probably lacks /v1'), 20_000, `the warning (output: ${run.output()})`);
+    expect(run.child.exitCode).toBeNull();
+    run.child.stdin?.end();
+    expect(await exited(run.child)).toBe(0);
+  });
+
   it('a DATABASE_PATH in an unusable place stops console mode with one line naming the variable, no stack trace', async () => {
     const blocker = join(dir, 'not-a-directory');
     writeFileSync(blocker, 'x');
