@@ -94,6 +94,8 @@ export function createApp(options: AppOptions): App {
       baseUrl: config.OPENAI_BASE_URL,
       model: config.OPENAI_MODEL,
       timeoutMs: config.OPENAI_TIMEOUT_SECONDS * 1000,
+      maxTokens: config.OPENAI_MAX_TOKENS,
+      logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
 

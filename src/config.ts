@@ -63,6 +63,7 @@ const envSchema = z.object({
   OPENAI_BASE_URL: url('OPENAI_BASE_URL'),
   OPENAI_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
   OPENAI_TIMEOUT_SECONDS: int(120, 1, 3600),
+  OPENAI_MAX_TOKENS: int(4096, 1, 1_000_000),
   SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
     message: 'expected a bot token starting with "xoxb-" (Slack app → OAuth & Permissions → Bot User OAuth Token)',
   }),

@@ -57,14 +57,28 @@ export class ValidationError extends ErrandError {
   }
 }
 
-/** The model endpoint failed after retries; `cause` holds the SDK error. */
+/**
+ * The model endpoint failed after retries; `cause` holds the SDK error. `message` is a plain
+ * sentence fit for the chat thread; `operatorHint` names the setting to check and goes to the log
+ * only, because people in a channel cannot fix OPENAI_BASE_URL.
+ */
 export class ModelError extends ErrandError {
   /** True when a later attempt may succeed (timeouts, 429, 5xx). */
   readonly transient: boolean;
+  /** For the operator: what failed (with the HTTP status) and which setting to check. */
+  readonly operatorHint: string;
 
-  constructor(message: string, transient: boolean, options?: { cause?: unknown }) {
-    super('model_failed', message, options);
+  constructor(userText: string, transient: boolean, options?: { cause?: unknown; operatorHint?: string }) {
+    super('model_failed', userText, options);
     this.transient = transient;
+    this.operatorHint = options?.operatorHint ?? userText;
+  }
+}
+
+/** The database cannot be opened or written; the message names DATABASE_PATH and the fix. */
+export class DatabaseError extends ErrandError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('database_failed', message, options);
   }
 }
 

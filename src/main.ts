@@ -1,9 +1,12 @@
 import { dirname, join } from 'node:path';
 import { pino } from 'pino';
+import { checkModelEndpoint } from './agent/model-endpoint-check.js';
 import { createApp } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
-import { ConfigError } from './errors.js';
+import { prepareDatabaseLocation, PRIVATE_FILE_MODE } from './db/database-location.js';
+import { acquireProcessLock, LOCK_REFRESH_MS, type ProcessLock } from './db/process-lock.js';
+import { ConfigError, DatabaseError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -42,9 +45,23 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  let lock: ProcessLock;
+  try {
+    // Before the logger: in console mode the log file sits beside the database.
+    prepareDatabaseLocation(config.DATABASE_PATH);
+    lock = acquireProcessLock(config.DATABASE_PATH);
+  } catch (err) {
+    if (err instanceof DatabaseError) {
+      process.stderr.write(`Errand cannot start: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  process.once('exit', () => lock.release());
+  setInterval(() => lock.refresh(), LOCK_REFRESH_MS).unref();
   const consoleMode = config.platforms.includes('console');
   const logFile = join(dirname(config.DATABASE_PATH), 'errand.log');
-  const logger = createLogger(config.LOG_LEVEL, consoleMode ? pino.destination({ dest: logFile, mkdir: true, sync: false }) : undefined);
+  const logger = createLogger(config.LOG_LEVEL, consoleMode ? pino.destination({ dest: logFile, mkdir: true, sync: false, mode: PRIVATE_FILE_MODE }) : undefined);
   if (consoleMode) process.stderr.write(`No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console adapter. Logs go to ${logFile}.\n`);
 
   let stopping = false;
@@ -72,6 +89,12 @@ async function main(): Promise<void> {
   app = createApp({ config, adapters, logger });
   await app.start();
   logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
+  // A warning, not a reason to exit: the endpoint may come up later, or not list models at all.
+  void checkModelEndpoint({ baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: config.OPENAI_MODEL, fetch: globalThis.fetch }).then((problem) => {
+    if (problem === null) return;
+    logger.warn({ baseUrl: config.OPENAI_BASE_URL ?? null, model: config.OPENAI_MODEL }, problem);
+    if (consoleMode) process.stderr.write(`Warning: ${problem}\n`);
+  });
 }
 
 main().catch((err: unknown) => {

@@ -10,12 +10,24 @@ const FATAL_CLOSE: Partial<Record<number, string>> = {
   [GatewayCloseCodes.ShardingRequired]: 'Discord requires sharding for this bot (it is in too many servers for one connection).',
 };
 
+const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_\w+)$/;
+
+/** The system error code when `err` (or a cause under it) says the host could not be reached; else null. */
+export function unreachableCode(err: unknown): string | null {
+  let e: unknown = err;
+  for (let depth = 0; e instanceof Error && depth < 6; depth++, e = e.cause) {
+    const code: unknown = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.test(code)) return code;
+  }
+  return null;
+}
+
 /**
  * Logs the client in and resolves once it is ready (READY and every guild received). Rejects with
  * an AdapterError that says what to fix when the token is wrong, the Message Content intent is
  * not enabled, or the gateway does not become ready in time; the client is destroyed then.
  */
-export async function connectClient(client: Client, token: string, timeoutMs: number): Promise<void> {
+export async function connectClient(client: Client, token: string, timeoutMs: number, apiUrl = 'https://discord.com/api'): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let closeCode: number | null = null;
   const closed = new Promise<number>((resolve) => {
@@ -39,9 +51,12 @@ export async function connectClient(client: Client, token: string, timeoutMs: nu
         (err instanceof DiscordAPIError && err.status === 401) ||
         (err instanceof DiscordjsError && (err.code === DiscordjsErrorCodes.TokenInvalid || err.code === DiscordjsErrorCodes.TokenMissing));
       if (unauthorized) throw new AdapterError(`Discord refused the connection: ${FATAL_CLOSE[GatewayCloseCodes.AuthenticationFailed]}`, { cause: err });
+      const network = unreachableCode(err);
+      if (network) throw new AdapterError(`Could not reach Discord at ${apiUrl} (${network}); check the network or DISCORD_API_URL.`, { cause: err });
       // A refused gateway session rejects login just before the close code is reported.
       const code = closeCode ?? (await Promise.race([closed, new Promise<null>((r) => setTimeout(() => r(null), 250))]));
-      throw code === null ? new AdapterError('Discord login failed', { cause: err }) : refused(code, err);
+      const detail = err instanceof Error ? err.message : String(err);
+      throw code === null ? new AdapterError(`Discord login failed (${detail}); check DISCORD_API_URL and DISCORD_TOKEN.`, { cause: err }) : refused(code, err);
     });
     await ready;
   } catch (err) {

@@ -152,7 +152,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       client.on(Events.Error, (err) => logger.error({ err }, 'Discord client error'));
       client.on(Events.Warn, (message) => logger.warn({ message }, 'Discord client warning'));
       api.on(RESTEvents.RateLimited, (info) => logger.debug({ route: info.route, retryAfter: info.retryAfter }, 'Discord rate limit: waiting'));
-      await connectClient(client, options.token, tuning.readyTimeoutMs ?? 30_000);
+      await connectClient(client, options.token, tuning.readyTimeoutMs ?? 30_000, options.apiUrl);
       const applicationId = client.application?.id ?? botId() ?? '';
       logger.info({ botUserId: botId(), inviteUrl: inviteUrl(applicationId) }, 'Discord connected. Add Errand to a server with the invite URL.');
       await registerCommands(api, applicationId, options.guildId).catch((err: unknown) =>

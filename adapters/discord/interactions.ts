@@ -59,10 +59,11 @@ async function answerInTime(
   const reply = first === 'slow' ? await guarded : first;
   if (!reply) return void (await onQuiet(deferred));
   const [head = '…', ...rest] = splitText(reply.text.trim() === '' ? '…' : reply.text, 2000);
-  if (deferred && interaction.isChatInputCommand()) await interaction.editReply({ content: head });
-  else if (deferred) await interaction.followUp({ content: head, flags: MessageFlags.Ephemeral });
-  else await interaction.reply({ content: head, flags: MessageFlags.Ephemeral });
-  for (const piece of rest) await interaction.followUp({ content: piece, flags: MessageFlags.Ephemeral });
+  const allowedMentions = { parse: [] };
+  if (deferred && interaction.isChatInputCommand()) await interaction.editReply({ content: head, allowedMentions });
+  else if (deferred) await interaction.followUp({ content: head, flags: MessageFlags.Ephemeral, allowedMentions });
+  else await interaction.reply({ content: head, flags: MessageFlags.Ephemeral, allowedMentions });
+  for (const piece of rest) await interaction.followUp({ content: piece, flags: MessageFlags.Ephemeral, allowedMentions });
 }
 
 async function handleCommand(interaction: ChatInputCommandInteraction, ctx: InteractionContext): Promise<void> {

@@ -36,13 +36,19 @@ function allowedMentions(message: OutboundMessage): MessageBody['allowed_mention
   return { parse: [], users: message.mentionUserId ? [message.mentionUserId] : [] };
 }
 
+/** `@everyone`/`@here` with a zero-width space after the `@`: shown the same, never a ping (Discord's own advice). */
+export function neutraliseCrowdMentions(text: string): string {
+  return text.replace(/@(everyone|here)\b/g, '@\u200b$1');
+}
+
 /**
  * The bodies to post for one outbound message, in order: Markdown passes through unchanged, a
  * mention prefixes the text, long text is split at 2 000 characters without breaking code fences,
  * and buttons go on the last piece. Empty when there is nothing to send.
  */
 export function toMessageBodies(message: OutboundMessage): MessageBody[] {
-  const text = message.mentionUserId ? `<@${message.mentionUserId}> ${message.text}` : message.text;
+  const said = neutraliseCrowdMentions(message.text);
+  const text = message.mentionUserId ? `<@${message.mentionUserId}> ${said}` : said;
   const components = toActionRows(message.buttons);
   const pieces = text.trim() === '' ? (components.length > 0 ? [''] : []) : splitText(text, MAX_MESSAGE_LENGTH);
   return pieces.map((content, i) => ({

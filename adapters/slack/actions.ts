@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseActionId } from '../../src/chat/action-id.js';
 import type { InboundAction, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
+import { neutraliseSpecialMentions } from './special-mentions.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { toConversationRef } from './slack-thread-id.js';
 
@@ -83,7 +84,7 @@ export function registerActions(app: App, deps: ActionDeps): void {
     }
     try {
       const reply = await sink.onAction(action);
-      if (reply) await respond({ response_type: 'ephemeral', replace_original: false, text: markdownToMrkdwn(reply.text) });
+      if (reply) await respond({ response_type: 'ephemeral', replace_original: false, text: neutraliseSpecialMentions(markdownToMrkdwn(reply.text)) });
       else if (action.kind === 'answer') {
         const parsed = actionBodySchema.parse(body);
         await deps.onAnswered({

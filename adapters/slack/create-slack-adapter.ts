@@ -13,6 +13,8 @@ import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
 import { escapeText } from './mrkdwn.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type PacedSend, type RateLimit } from './outbound-queue.js';
+import { explainAuthFailure } from './auth-failure.js';
+import { neutraliseBody, neutraliseSpecialMentions } from './special-mentions.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type SlackMessageBody } from './outbound-message.js';
 import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
 import { createSlackHistory } from './slack-history.js';
@@ -122,10 +124,11 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     if (!loc) throw new AdapterError(`Not a Slack conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
     return loc;
   };
+  // Every post and edit leaves through these two, so crowd pings are neutralised here once for all.
   const post = (send: PacedSend, loc: SlackLocation, body: SlackMessageBody) =>
-    send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...body, unfurl_links: false }, postedSchema));
+    send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false }, postedSchema));
   const update = (channelId: string, ts: string, body: SlackMessageBody) =>
-    queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...body }, okSchema)));
+    queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...neutraliseBody(body) }, okSchema)));
   const ignoring = (...codes: string[]) => (err: unknown) => {
     if (!codes.includes(platformError(err) ?? '')) throw err;
   };
@@ -197,7 +200,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
       if (mode === 'socket' && !options.appToken) throw new AdapterError('SLACK_APP_TOKEN is required in socket mode');
       const auth = await callSlack('auth.test', () => client.auth.test(), authSchema).catch((err: unknown) => {
-        throw new AdapterError(`${err instanceof Error ? err.message : String(err)}. Check SLACK_BOT_TOKEN (the xoxb- Bot User OAuth Token) and SLACK_API_URL.`, { cause: err });
+        throw new AdapterError(explainAuthFailure(err, slackApiUrl ?? 'https://slack.com/api/'), { cause: err });
       });
       bot = { userId: auth.user_id, botId: auth.bot_id };
       sink = inbound;
@@ -253,7 +256,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (!first) return;
       if (rest.length > 0) first.text = `${first.text.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
       await queue.enqueue(loc.channelId, (send) =>
-        send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: first.text }, okSchema)),
+        send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: neutraliseSpecialMentions(first.text) }, okSchema)),
       );
     },
     async fetchUserTimezone(userId) {

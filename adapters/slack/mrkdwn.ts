@@ -1,3 +1,5 @@
+import { replacePairs } from './emphasis-pairs.js';
+
 /**
  * Markdown (what the model writes) → Slack mrkdwn (what Slack renders). Slack has its own
  * dialect: `*bold*`, `_italic_`, `~strike~`, `<url|text>` links, no headings, no tables, and
@@ -74,16 +76,16 @@ export function inline(text: string): string {
   const hold = (s: string) => `${HOLD}${held.push(s) - 1}${HOLD}`;
   let s = text.replace(/(`+)([^`]|[^`].*?[^`])\1(?!`)/g, (m) => hold(escapeText(m)));
   s = s.replace(SLACK_TOKEN, (m) => hold(m));
-  s = s.replace(/!?\[([^\]]*)\]\(\s*<?([^\s<>()]+(?:\([^\s()]*\))?)>?(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) => {
+  s = s.replace(/!?\[([^\][]*)\]\(\s*<?([^\s<>()]+(?:\([^\s()]*\))?)>?(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) => {
     const text = label.trim().replace(/\*\*|__/g, '');
     const cleanUrl = url.replace(/\|/g, '%7C').replace(/&/g, '&amp;');
     return hold(text === '' || text === url ? `<${cleanUrl}>` : `<${cleanUrl}|${escapeText(text).replace(/\|/g, '¦')}>`);
   });
   s = escapeText(s);
-  s = s.replace(/(\*\*\*|___)(?=\S)(.+?)(?<=\S)\1/g, `${BOLD}_$2_${BOLD}`);
-  s = s.replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, `${BOLD}$2${BOLD}`);
+  s = replacePairs(s, ['***', '___'], (c) => `${BOLD}_${c}_${BOLD}`);
+  s = replacePairs(s, ['**', '__'], (c) => `${BOLD}${c}${BOLD}`);
   s = s.replace(/(?<![*\w])\*(?=[^\s*])([^*\n]*?[^\s*])\*(?![*\w])/g, '_$1_');
-  s = s.replace(/~~(?=\S)(.+?)(?<=\S)~~/g, '~$1~');
+  s = replacePairs(s, ['~~'], (c) => `~${c}~`);
   s = s.replaceAll(BOLD, '*');
   return s.replace(new RegExp(`${HOLD}(\\d+)${HOLD}`, 'g'), (_m, i: string) => held[Number(i)] ?? '');
 }

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { CommandName, CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
+import { neutraliseSpecialMentions } from './special-mentions.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { toChannelRef } from './slack-thread-id.js';
 
@@ -29,7 +30,7 @@ export interface SlashCommandDeps {
   readonly ackBudgetMs: number;
 }
 
-const ephemeral = (reply: CommandReply) => ({ response_type: 'ephemeral' as const, text: markdownToMrkdwn(reply.text) });
+const ephemeral = (reply: CommandReply) => ({ response_type: 'ephemeral' as const, text: neutraliseSpecialMentions(markdownToMrkdwn(reply.text)) });
 
 /**
  * Wires the slash commands. Slack gives a command no thread, so it reaches the core with

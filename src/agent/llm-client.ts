@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import type { StoredToolCall } from '../db/schema.js';
 import { ModelError, RunAbortedError } from '../errors.js';
+import type { Logger } from '../logger.js';
 
 /** A message in the model's context, independent of the SDK's types. */
 export type LlmMessage =
@@ -45,6 +46,10 @@ export interface OpenAiClientOptions {
   baseUrl: string | undefined;
   model: string;
   timeoutMs: number;
+  /** `max_tokens` of every request: bounds how much one answer can post (and cost). */
+  maxTokens?: number;
+  /** Where every failed model request is logged, with its status and what to check. */
+  logger?: Logger;
   /** Attempts after the first for transient failures (timeouts, 429, 5xx, connection errors). */
   retries?: number;
   /** Delay before retry n (0-based) when the server gives no Retry-After. */
@@ -112,24 +117,46 @@ function toSdkMessage(m: LlmMessage): OpenAI.Chat.ChatCompletionMessageParam {
 
 interface Classified {
   transient: boolean;
-  message: string;
+  /** For the chat thread: a plain sentence without settings or status codes. */
+  userText: string;
+  /** For the log: what failed and which setting to check. */
+  operatorHint: string;
+  status: number | null;
   retryAfterMs: number | null;
 }
 
-function classify(err: unknown, model: string): Classified {
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return { transient: true, message: 'the model request timed out', retryAfterMs: null };
-  if (err instanceof OpenAI.APIConnectionError) return { transient: true, message: 'could not connect to the model endpoint', retryAfterMs: null };
+const UNREACHABLE = 'the model service could not be reached just now';
+const REFUSED = 'the model service refused the request';
+
+function classify(err: unknown, model: string, endpoint: string, timeoutMs: number): Classified {
+  const base = { status: null, retryAfterMs: null };
+  if (err instanceof OpenAI.APIConnectionTimeoutError) {
+    return { ...base, transient: true, userText: UNREACHABLE, operatorHint: `the model request to ${endpoint} timed out after ${Math.round(timeoutMs / 1000)} s; check the endpoint's load or raise OPENAI_TIMEOUT_SECONDS` };
+  }
+  if (err instanceof OpenAI.APIConnectionError) {
+    return { ...base, transient: true, userText: UNREACHABLE, operatorHint: `could not connect to the model endpoint ${endpoint}; check OPENAI_BASE_URL and the network` };
+  }
   if (err instanceof OpenAI.APIError) {
     const status = err.status ?? 0;
     const header = err.headers?.get?.('retry-after') ?? null;
     const retryAfterMs = header !== null && Number.isFinite(Number(header)) ? Number(header) * 1000 : null;
-    if (status === 401 || status === 403) return { transient: false, message: `the model endpoint rejected the API key (HTTP ${status}); check OPENAI_API_KEY`, retryAfterMs };
-    if (status === 404) return { transient: false, message: `the model endpoint does not know model "${model}" (HTTP 404); check OPENAI_MODEL`, retryAfterMs };
-    if (status === 429) return { transient: true, message: 'the model endpoint is rate limiting (HTTP 429)', retryAfterMs };
-    if (status === 408 || status === 409 || status >= 500) return { transient: true, message: `the model endpoint failed (HTTP ${status})`, retryAfterMs };
-    return { transient: false, message: `the model endpoint refused the request (HTTP ${status}: ${err.message.slice(0, 200)})`, retryAfterMs };
+    const http = { status, retryAfterMs };
+    const detail = err.message.slice(0, 200);
+    if (status === 401 || status === 403) return { ...http, transient: false, userText: REFUSED, operatorHint: `the model endpoint ${endpoint} rejected the API key (HTTP ${status}); check OPENAI_API_KEY` };
+    if (status === 404) {
+      return {
+        ...http,
+        transient: false,
+        userText: REFUSED,
+        operatorHint: `the model endpoint ${endpoint} answered HTTP 404 for model "${model}": check OPENAI_MODEL, and OPENAI_BASE_URL (most servers expect it to end in /v1)`,
+      };
+    }
+    if (status === 429) return { ...http, transient: true, userText: 'the model service is busy right now', operatorHint: `the model endpoint ${endpoint} is rate limiting (HTTP 429)` };
+    if (status === 408 || status === 409 || status >= 500) return { ...http, transient: true, userText: UNREACHABLE, operatorHint: `the model endpoint ${endpoint} failed (HTTP ${status}: ${detail})` };
+    return { ...http, transient: false, userText: REFUSED, operatorHint: `the model endpoint ${endpoint} refused the request (HTTP ${status}: ${detail}); check OPENAI_MODEL and OPENAI_MAX_TOKENS` };
   }
-  return { transient: false, message: err instanceof Error ? err.message : String(err), retryAfterMs: null };
+  const message = err instanceof Error ? err.message : String(err);
+  return { ...base, transient: false, userText: 'the model request failed', operatorHint: `the model request to ${endpoint} failed: ${message}` };
 }
 
 /**
@@ -147,6 +174,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
   const retries = options.retries ?? 3;
   const backoff = options.backoffMs ?? ((n: number) => 1000 * 2 ** n);
   const sleep = options.sleep ?? abortableSleep;
+  const endpoint = options.baseUrl ?? sdk.baseURL;
 
   return {
     async complete({ messages, tools, signal }) {
@@ -157,6 +185,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
             {
               model: options.model,
               messages: messages.map(toSdkMessage),
+              ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
               ...(tools.length > 0
                 ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
                 : {}),
@@ -164,7 +193,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
             { signal },
           );
           const parsed = responseSchema.safeParse(raw);
-          if (!parsed.success) throw new ModelError('the model endpoint answered with an unexpected shape', false);
+          if (!parsed.success) {
+            const operatorHint = `the model endpoint ${endpoint} answered with an unexpected shape (${parsed.error.issues[0]?.message ?? 'no choices'}); check OPENAI_BASE_URL points at an OpenAI-compatible API`;
+            options.logger?.error({ model: options.model }, operatorHint);
+            throw new ModelError('the model service sent an answer I could not read', false, { operatorHint });
+          }
           const message = parsed.data.choices[0]!.message;
           const usage = parsed.data.usage;
           return {
@@ -175,10 +208,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
         } catch (err) {
           if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw new RunAbortedError();
           if (err instanceof ModelError) throw err;
-          const c = classify(err, options.model);
-          if (!c.transient || attempt >= retries) {
-            throw new ModelError(attempt > 0 ? `${c.message} (after ${attempt + 1} attempts)` : c.message, c.transient, { cause: err });
-          }
+          const c = classify(err, options.model, endpoint, options.timeoutMs);
+          const last = !c.transient || attempt >= retries;
+          const operatorHint = attempt > 0 ? `${c.operatorHint} (after ${attempt + 1} attempts)` : c.operatorHint;
+          options.logger?.[last ? 'error' : 'warn']({ status: c.status, attempt: attempt + 1, model: options.model, transient: c.transient }, operatorHint);
+          if (last) throw new ModelError(c.userText, c.transient, { cause: err, operatorHint });
           await sleep(c.retryAfterMs ?? backoff(attempt), signal);
         }
       }

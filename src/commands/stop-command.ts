@@ -35,7 +35,7 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
   }
 
   const all = arg === 'all';
-  const targets = cmd.conversation ? [deps.conversations.ensure(cmd.conversation)] : deps.conversations.listInChannel(cmd.channel).map((c) => c.id);
+  const targets = cmd.conversation ? [deps.conversations.ensure(cmd.conversation)] : deps.conversations.listWithOpenWork(cmd.channel).map((c) => c.id);
   let stopped = 0;
   let cancelled = 0;
   for (const id of targets) {

@@ -35,7 +35,7 @@ export function handleTasksCommand(cmd: InboundCommand, deps: CommandDeps): Comm
     return { text: body ? `**To-do list of this conversation**\n${body}` : 'No tasks here yet. Mention me with a request and I will get to work.' };
   }
   const sections = deps.conversations
-    .listInChannel(cmd.channel)
+    .listWithOpenWork(cmd.channel)
     .map((c) => describeConversation(deps, c, `**${c.thread ? `Thread ${c.thread}` : 'Channel'}**`))
     .filter((s): s is string => s !== null);
   return { text: sections.length > 0 ? `**Open tasks in this channel**\n${sections.join('\n\n')}` : 'No open tasks in this channel.' };

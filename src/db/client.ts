@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { databaseOpenError, prepareDatabaseLocation } from './database-location.js';
 import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -24,19 +25,26 @@ function findMigrationsDir(): string {
 export const MIGRATIONS_DIR = findMigrationsDir();
 
 /**
- * Opens (creating if needed) the SQLite database with WAL, foreign keys and a busy timeout,
- * and applies pending migrations. Safe to call on every start: applied migrations are skipped.
+ * Opens (creating if needed, owner-only) the SQLite database with WAL, foreign keys and a busy
+ * timeout, and applies pending migrations. Safe to call on every start: applied migrations are
+ * skipped. Throws DatabaseError naming DATABASE_PATH when the file cannot be used.
  */
 export function openDatabase(path: string, options: { migrationsDir?: string } = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new Database(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = drizzle(sqlite, { schema }) as Db;
-  migrate(db, { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
-  return db;
+  prepareDatabaseLocation(path);
+  let sqlite: Database.Database | null = null;
+  try {
+    sqlite = new Database(path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = drizzle(sqlite, { schema }) as Db;
+    migrate(db, { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
+    return db;
+  } catch (err) {
+    sqlite?.close();
+    throw databaseOpenError(path, err);
+  }
 }
 
 /** Closes the database, checkpointing the WAL so the file is self-contained. */

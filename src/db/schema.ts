@@ -127,6 +127,10 @@ export const tasks = sqliteTable(
       .on(t.notBefore, t.conversationId)
       .where(sql`status = 'pending' and blocked = 0`),
     index('tasks_conversation_idx').on(t.conversationId, t.sequence),
+    /** Open work by conversation key: channel-wide /tasks and /stop read a key range of it. */
+    index('tasks_open_idx')
+      .on(t.conversationId)
+      .where(sql`status in ('pending', 'in_progress')`),
   ],
 );
 

@@ -42,7 +42,9 @@ export class Dispatcher implements InboundSink {
   async onMessage(message: InboundMessage): Promise<void> {
     const { deps } = this;
     const ref0 = message.conversation;
-    const dedupeKey = `msg:${ref0.platform}:${ref0.workspace}:${message.messageId}`;
+    // Slack's `ts` is unique per channel only, so the channel is part of the key. Keys written
+    // before it was are not consulted: a redelivery in the minutes around that upgrade may be answered once more.
+    const dedupeKey = `msg:${ref0.platform}:${ref0.workspace}:${ref0.channel}:${message.messageId}`;
     const adapter = deps.adapters.get(ref0.platform);
     if (!adapter) {
       deps.logger.error({ platform: ref0.platform }, 'message from a platform without an adapter');
@@ -140,7 +142,8 @@ export class Dispatcher implements InboundSink {
       if (ref && r.stoppedRun) await announceStop(deps.commands, ref, action.userId, r.stoppedTaskId, 0);
       return null;
     }
-    if (!deps.dedupe.firstSight(`action:${action.eventId}`, deps.clock.now())) return null;
+    const where = action.conversation;
+    if (!deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now())) return null;
     if (run.status !== 'waiting_user') return { text: 'That question has already been answered.' };
     const approver = run.question?.approval ? (run.question.userId ?? null) : null;
     if (approver !== null && approver !== action.userId) return { text: notices.notAllowedToDecide(approver) };

@@ -19,6 +19,8 @@ export interface RecordedRequest {
   model: string;
   messages: { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[];
   tools: { function: { name: string } }[];
+  /** The request's `max_tokens`, when it set one. */
+  maxTokens: number | null;
   receivedAt: number;
   /** Resolves when the client closed the connection before the answer (aborted). */
   aborted: boolean;
@@ -46,6 +48,8 @@ export interface FakeOpenAI {
   respondWith(fn: StepFn): void;
   /** Sets what `usage` reports (default: 1 prompt and 1 completion token). */
   usageWith(fn: UsageFn): void;
+  /** The model ids `GET /v1/models` lists (default: gpt-4o-mini). */
+  models: string[];
   /** Requests currently held open by `{ hang: true }`. */
   hanging(): number;
   close(): Promise<void>;
@@ -142,15 +146,21 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        const data = fake.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+        return;
+      }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
       }
-      const parsed = JSON.parse(body) as { model: string; messages: RecordedRequest['messages']; tools?: RecordedRequest['tools'] };
+      const parsed = JSON.parse(body) as { model: string; messages: RecordedRequest['messages']; tools?: RecordedRequest['tools']; max_tokens?: number };
       const record: RecordedRequest = {
         model: parsed.model,
         messages: parsed.messages,
         tools: parsed.tools ?? [],
+        maxTokens: parsed.max_tokens ?? null,
         receivedAt: Date.now(),
         aborted: false,
         problem: requestProblem(parsed.messages),
@@ -183,7 +193,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const fake: FakeOpenAI = {
+    models: ['gpt-4o-mini'],
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     reply: (...steps) => void queue.push(...steps),
@@ -200,4 +211,5 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }

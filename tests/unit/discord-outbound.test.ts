@@ -7,7 +7,7 @@ describe('Discord message bodies', () => {
   it('pass Markdown through, prefix the mention, and let only the asker be pinged', () => {
     const [body, ...rest] = toMessageBodies({ text: '**Done** — see `notes.md` @everyone', mentionUserId: '42' });
     expect(rest).toEqual([]);
-    expect(body).toEqual({ content: '<@42> **Done** — see `notes.md` @everyone', allowed_mentions: { parse: [], users: ['42'] } });
+    expect(body).toEqual({ content: '<@42> **Done** — see `notes.md` @\u200beveryone', allowed_mentions: { parse: [], users: ['42'] } });
   });
 
   it('split long text at 2000 characters with fences balanced and buttons on the last piece only', () => {

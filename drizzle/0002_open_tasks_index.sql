@@ -1,0 +1,1 @@
+CREATE INDEX `tasks_open_idx` ON `tasks` (`conversation_id`) WHERE status in ('pending', 'in_progress');

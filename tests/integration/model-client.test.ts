@@ -1,0 +1,65 @@
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOpenAiClient } from '../../src/agent/llm-client.js';
+import { ModelError } from '../../src/errors.js';
+import { createLogger } from '../../src/logger.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+
+let model: FakeOpenAI;
+beforeEach(async () => {
+  model = await startFakeOpenAI();
+});
+afterEach(async () => model.close());
+
+function captureLogger() {
+  const entries: { level: number; msg: string; status?: number | null }[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      entries.push(JSON.parse(chunk.toString('utf8')) as (typeof entries)[number]);
+      cb();
+    },
+  });
+  return { entries, logger: createLogger('info', stream) };
+}
+
+const ask = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
+
+describe('model client', () => {
+  it('sends OPENAI_MAX_TOKENS as max_tokens with every request', async () => {
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, maxTokens: 321 });
+    await client.complete({ ...ask, signal: new AbortController().signal });
+    expect(model.requests[0]!.maxTokens).toBe(321);
+  });
+
+  it('gives the chat a plain sentence and logs the status with the settings to check', async () => {
+    model.respondWith(() => ({ status: 404, error: 'The model `gpt-4o-mini` does not exist' }));
+    const { entries, logger } = captureLogger();
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'gpt-4o-mini', timeoutMs: 5000, logger });
+    const err = await client.complete({ ...ask, signal: new AbortController().signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    const modelError = err as ModelError;
+    expect(modelError.message).toBe('the model service refused the request');
+    expect(modelError.operatorHint).toMatch(/HTTP 404.*OPENAI_MODEL.*OPENAI_BASE_URL.*\/v1/);
+    expect(entries).toEqual([expect.objectContaining({ level: 50, status: 404, msg: modelError.operatorHint })]);
+  });
+
+  it('logs every failed attempt of a transient failure, not only the last', async () => {
+    model.reply({ status: 503 }, { status: 502 }, { text: 'fine' });
+    const { entries, logger } = captureLogger();
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, logger, backoffMs: () => 1 });
+    await expect(client.complete({ ...ask, signal: new AbortController().signal })).resolves.toMatchObject({ text: 'fine' });
+    expect(entries.map((e) => [e.level, e.status])).toEqual([
+      [40, 503],
+      [40, 502],
+    ]);
+  });
+
+  it('says the model could not be reached when nothing listens at the base URL, naming OPENAI_BASE_URL in the log only', async () => {
+    const { entries, logger } = captureLogger();
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', timeoutMs: 5000, logger, retries: 0 });
+    const err = (await client.complete({ ...ask, signal: new AbortController().signal }).catch((e: unknown) => e)) as ModelError;
+    expect(err.message).toBe('the model service could not be reached just now');
+    expect(err.message).not.toMatch(/OPENAI_/);
+    expect(entries.at(-1)!.msg).toMatch(/could not connect to the model endpoint http:\/\/127\.0\.0\.1:1\/v1; check OPENAI_BASE_URL/);
+  });
+});
