@@ -5,7 +5,8 @@ import type { ToolResult } from '../agent/tools/tool.js';
 export const DEFAULT_MAX_RESULT_CHARS = 16_000;
 
 function sizeOfBase64(data: string): string {
-  const bytes = Math.floor((data.length * 3) / 4);
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  const bytes = Math.floor((data.length * 3) / 4) - padding;
   return bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`;
 }
 
