@@ -31,6 +31,7 @@ export function httpStatusOf(err: unknown): number | null {
  * <stderr>", "HTTP 401 from <url>" — for the log and for the model's error result. Never branches on messages.
  */
 export function describeFailure(err: unknown, where: FailureContext): string {
+  if (err === null || err === undefined) return where.exitReason ?? 'the connection closed';
   const code = errnoCode(err);
   if (code === 'ENOENT' && where.command) return `command not found: "${where.command}" (check the command and PATH)`;
   if (code === 'EACCES' && where.command) return `permission denied running "${where.command}"`;

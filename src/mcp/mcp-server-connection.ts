@@ -128,7 +128,7 @@ export class McpServerConnection {
     if (this.state.kind === 'closed') return { ok: false, error: `${exposedName} did not finish: Errand is shutting down.` };
     const lost = err instanceof McpError ? err.code === ErrorCode.ConnectionClosed : 'url' in this.o.settings;
     if (lost || session !== this.session || this.state.kind !== 'connected') {
-      if (session === this.session && this.state.kind === 'connected') this.crashed(session, session.describe(err));
+      this.crashed(session, err);
       await afterIo();
       const reason = this.state.kind === 'restarting' ? this.state.reason : session.describe(err);
       return { ok: false, error: `The MCP server "${this.o.name}" stopped while running ${exposedName} (it crashed: ${reason}); it is being restarted. Try again later or do without it.` };
@@ -148,13 +148,7 @@ export class McpServerConnection {
     const session = createMcpSession({
       settings: this.o.settings,
       logger: this.o.logger,
-      onUnexpectedClose: () => {
-        // The exit code and the last stderr lines arrive just after the close.
-        this.crashed(session, 'the connection closed');
-        void afterIo().then(() => {
-          if (this.state.kind === 'restarting' && this.session === session) this.state = { kind: 'restarting', reason: session.describe(null) };
-        });
-      },
+      onUnexpectedClose: () => this.crashed(session, null),
       onToolListChanged: () => void this.refreshTools(session),
     });
     this.session = session;
@@ -208,13 +202,22 @@ export class McpServerConnection {
     }
   }
 
-  private crashed(session: McpSession, reason: string): void {
+  /**
+   * Marks the server as restarting at once (so calls fail fast), then — once the process's exit code and
+   * last stderr lines have arrived — records the reason and schedules the restart.
+   */
+  private crashed(session: McpSession, err: unknown): void {
     if (session !== this.session || this.state.kind !== 'connected') return;
     if (this.o.clock.now() - this.connectedAt >= STABLE_MS) this.restartAttempt = 0;
-    this.state = { kind: 'restarting', reason };
+    const provisional: McpServerState = { kind: 'restarting', reason: 'the connection closed' };
+    this.state = provisional;
     this.session = null;
     void session.close();
-    this.scheduleRestart();
+    void afterIo().then(() => {
+      if (this.state !== provisional) return;
+      this.state = { kind: 'restarting', reason: session.describe(err) };
+      this.scheduleRestart();
+    });
   }
 
   private scheduleRestart(): void {
