@@ -45,7 +45,7 @@ describe('MCP servers that fail to start', () => {
     const clock = new FakeClock();
     const hub = createMcpHub({ servers: { mute: settings({ command: node, args: ['-e', 'setInterval(() => {}, 1000)'] }) }, logger: capturingLogger().logger, clock, startTimeoutMs: 30_000 });
     const starting = hub.start();
-    const pid = await waitFor(() => hub.status()[0]!.pid, 10_000, 'the process to spawn');
+    const pid = (await waitFor(() => hub.status()[0]!.pid, 10_000, 'the process to spawn'))!;
     expect(hub.status()[0]!.state).toBe('starting');
     clock.advance(30_000);
     await starting;

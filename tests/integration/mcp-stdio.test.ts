@@ -3,7 +3,7 @@ import type { ExternalTool } from '../../src/agent/tools/external-tool.js';
 import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { capturingLogger, eventsFile, otherChannel, processGone, slackChannel, stdioFixture, toolContext } from '../fixtures/mcp/mcp-test-kit.js';
+import { capturingLogger, contentOf, eventsFile, otherChannel, processGone, slackChannel, stdioFixture, toolContext } from '../fixtures/mcp/mcp-test-kit.js';
 
 function find(hub: McpHub, name: string): ExternalTool {
   const tool = hub.toolsFor(slackChannel).find((t) => t.name === name);
@@ -61,8 +61,8 @@ describe('MCP client over stdio', () => {
 
   it('caps a large result with a note, summarises images and passes structured content', async () => {
     const big = await call(hub, 'notes__big', { n: 10_000 });
-    expect((big as { content: string }).content).toMatch(/\[cut: \d+ more characters\]$/);
-    expect((big as { content: string }).content.length).toBeLessThanOrEqual(2000);
+    expect(contentOf(big)).toMatch(/\[cut: \d+ more characters\]$/);
+    expect(contentOf(big).length).toBeLessThanOrEqual(2000);
     expect(await call(hub, 'notes__mixed')).toEqual({ ok: true, content: 'chart attached\n\n[image image/png, 12 KB]\n\n[resource file:///tmp/report.csv]' });
     expect(await call(hub, 'notes__stats')).toEqual({ ok: true, structured: { count: 2, names: ['a', 'b'] } });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toToolResult } from '../../src/mcp/mcp-tool-result.js';
+import { contentOf } from '../fixtures/mcp/mcp-test-kit.js';
 
 describe('MCP tool results for the model', () => {
   it('joins text blocks and summarises images, audio, links and embedded resources', () => {
@@ -31,7 +32,7 @@ describe('MCP tool results for the model', () => {
   it('cuts a long result to the cap with a note saying how much was left out', () => {
     const result = toToolResult({ content: [{ type: 'text', text: 'x'.repeat(5000) }] }, 1000);
     expect(result.ok).toBe(true);
-    const content = (result as { content: string }).content;
+    const content = contentOf(result);
     expect(content.length).toBeLessThanOrEqual(1000);
     const cut = Number(/\[cut: (\d+) more characters\]$/.exec(content)?.[1]);
     expect(content.indexOf('\n[cut')).toBe(5000 - cut);
@@ -42,7 +43,7 @@ describe('MCP tool results for the model', () => {
     const result = toToolResult({ content: [], structuredContent }, 300);
     expect(result).toMatchObject({ ok: true });
     expect(result).not.toHaveProperty('structured');
-    expect((result as { content: string }).content).toMatch(/^\{"rows":\[.*\[cut: \d+ more characters\]$/s);
+    expect(contentOf(result)).toMatch(/^\{"rows":\[.*\[cut: \d+ more characters\]$/s);
   });
 
   it('turns isError into { ok: false } with the server text', () => {
