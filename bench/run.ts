@@ -8,6 +8,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   discord: () => import('./discord.js'),
   slack: () => import('./slack.js'),
   'idle-memory': () => import('./idle-memory.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 function format(f: BenchFigure): string {
