@@ -41,16 +41,20 @@ describe('MCP servers that fail to start', () => {
     }
   });
 
-  it('gives up on a server that never answers after the start timeout, and leaves no process behind', async () => {
+  it('starts servers in parallel and gives up on one that never answers after the start timeout, leaving no process behind', async () => {
     const clock = new FakeClock();
-    const hub = createMcpHub({ servers: { mute: settings({ command: node, args: ['-e', 'setInterval(() => {}, 1000)'] }) }, logger: capturingLogger().logger, clock, startTimeoutMs: 30_000 });
+    const mute = settings({ command: node, args: ['-e', 'setInterval(() => {}, 1000)'] });
+    const hub = createMcpHub({ servers: { mute1: mute, mute2: mute }, logger: capturingLogger().logger, clock, startTimeoutMs: 30_000 });
     const starting = hub.start();
-    const pid = (await waitFor(() => hub.status()[0]!.pid, 10_000, 'the process to spawn'))!;
-    expect(hub.status()[0]!.state).toBe('starting');
+    const pids = (await waitFor(() => {
+      const p = hub.status().map((s) => s.pid);
+      return p.every((x) => x !== null) ? (p as number[]) : null;
+    }, 10_000, 'both processes to spawn'))!;
+    expect(hub.status().map((s) => s.state)).toEqual(['starting', 'starting']);
     clock.advance(30_000);
     await starting;
-    expect(hub.status()[0]).toMatchObject({ state: 'failed', reason: 'did not answer within 30 s', pid: null });
-    await waitFor(() => processGone(pid), 10_000, 'the mute process to end');
+    for (const s of hub.status()) expect(s).toMatchObject({ state: 'failed', reason: 'did not answer within 30 s', pid: null });
+    await waitFor(() => pids.every(processGone), 10_000, 'the mute processes to end');
     await hub.close();
   });
 });

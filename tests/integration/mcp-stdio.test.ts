@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExternalTool } from '../../src/agent/tools/external-tool.js';
 import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
@@ -92,16 +93,36 @@ describe('MCP client over stdio', () => {
     expect(await call(hub, 'notes__late')).toEqual({ ok: true, content: 'late' });
   });
 
-  it('close ends the server process', async () => {
+  it('close ends the server process, and a call still in flight says Errand is shutting down', async () => {
     const pid = hub.status()[0]!.pid!;
     expect(processGone(pid)).toBe(false);
+    const started = events.read().filter((e) => e === 'started slow').length;
+    const pending = call(hub, 'notes__slow');
+    await waitFor(() => events.read().filter((e) => e === 'started slow').length === started + 1, 10_000, 'the slow tool to start');
     await hub.close();
     expect(processGone(pid)).toBe(true);
+    expect(await pending).toEqual({ ok: false, error: 'notes__slow did not finish: Errand is shutting down.' });
     expect(hub.status()[0]!.state).toBe('closed');
   });
 });
 
 describe('MCP server settings', () => {
+  it('a stdio server gets its own env over a minimal safe environment, and its cwd', async () => {
+    process.env.ERRAND_TEST_PARENT_SECRET = 'do-not-leak';
+    const cwd = import.meta.dirname;
+    const hub = createMcpHub({ servers: { w: stdioFixture({ tools: ['whereami'], cwd }, { SERVER_TOKEN: 'given' }) }, logger: capturingLogger().logger });
+    try {
+      await hub.start();
+      const result = await call(hub, 'w__whereami', { names: ['SERVER_TOKEN', 'ERRAND_TEST_PARENT_SECRET', 'PATH'] });
+      const seen = JSON.parse(contentOf(result)) as { cwd: string; env: Record<string, string | null> };
+      expect(realpathSync(seen.cwd)).toBe(realpathSync(cwd));
+      expect(seen.env).toEqual({ SERVER_TOKEN: 'given', ERRAND_TEST_PARENT_SECRET: null, PATH: process.env.PATH });
+    } finally {
+      delete process.env.ERRAND_TEST_PARENT_SECRET;
+      await hub.close();
+    }
+  });
+
   it('"tools" and "disabledTools" filter the offer, and unknown names are warned about', async () => {
     const log = capturingLogger();
     const hub = createMcpHub({ servers: { n: stdioFixture({ tools: ['read_note', 'write_note', 'nope'], disabledTools: ['write_note'] }) }, logger: log.logger });
