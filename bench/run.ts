@@ -9,6 +9,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   slack: () => import('./slack.js'),
   'idle-memory': () => import('./idle-memory.js'),
   'context-build': () => import('./context-build.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 function format(f: BenchFigure): string {

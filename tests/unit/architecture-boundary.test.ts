@@ -23,6 +23,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   '@slack/bolt': (f) => f.startsWith('adapters/slack/'),
   '@slack/web-api': (f) => f.startsWith('adapters/slack/'),
   'discord.js': (f) => f.startsWith('adapters/discord/'),
+  '@modelcontextprotocol/sdk': (f) => f.startsWith('src/mcp/'),
 };
 
 describe('architecture', () => {

@@ -1,0 +1,128 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
+import { describeFailure, httpStatusOf, type FailureContext } from './failure-reason.js';
+import { watchStdioProcess, type StdioProcessWatch } from './stdio-process-watch.js';
+
+const CLIENT_INFO = { name: 'errand', version: '0.1.0' };
+
+/** Statuses a Streamable HTTP endpoint answers when it only speaks the old HTTP+SSE protocol. */
+const STREAMABLE_NOT_SUPPORTED = new Set([400, 404, 405]);
+
+export interface McpSessionOptions {
+  readonly settings: McpServerSettings;
+  readonly logger: Logger;
+  /** The session ended without `close()`: the process exited or the HTTP connection was lost. */
+  readonly onUnexpectedClose: () => void;
+  /** The server sent notifications/tools/list_changed. */
+  readonly onToolListChanged: () => void;
+}
+
+/** One live connection to one MCP server: a client plus its transport. A restart makes a new session. */
+export interface McpSession {
+  /** The stdio child's pid (null for HTTP, or before the process started). */
+  readonly pid: number | null;
+  connect(): Promise<void>;
+  listTools(signal?: AbortSignal): Promise<Tool[]>;
+  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult>;
+  /** A readable reason for an error of this session ("exited with code 1: …", "HTTP 401 from …"). */
+  describe(err: unknown): string;
+  close(): Promise<void>;
+}
+
+function isHttp(settings: McpServerSettings): settings is HttpServerSettings {
+  return 'url' in settings;
+}
+
+/** Creates a session for a configured server; nothing is spawned or fetched until `connect()`. */
+export function createMcpSession(options: McpSessionOptions): McpSession {
+  const { settings, logger } = options;
+  let client: Client | null = null;
+  let stdio: StdioClientTransport | null = null;
+  let watch: StdioProcessWatch | null = null;
+  let connected = false;
+  let closing = false;
+
+  const newClient = (): Client => {
+    const c = new Client(CLIENT_INFO, { capabilities: {} });
+    c.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged());
+    c.onclose = () => {
+      if (connected && !closing && c === client) options.onUnexpectedClose();
+    };
+    c.onerror = (err) => logger.debug({ err }, 'MCP transport error');
+    return c;
+  };
+
+  const where = (): FailureContext =>
+    isHttp(settings) ? { url: settings.url } : { command: settings.command, exitReason: watch?.exitReason() ?? null };
+
+  async function connectWith(transport: Transport): Promise<void> {
+    client = newClient();
+    await client.connect(transport);
+  }
+
+  async function connectHttp(s: HttpServerSettings): Promise<void> {
+    const url = new URL(s.url);
+    const requestInit = { headers: s.headers };
+    if (s.type === 'sse') return connectWith(new SSEClientTransport(url, { requestInit }));
+    try {
+      await connectWith(new StreamableHTTPClientTransport(url, { requestInit }));
+    } catch (err) {
+      const status = httpStatusOf(err);
+      if (closing || status === null || !STREAMABLE_NOT_SUPPORTED.has(status)) throw err;
+      logger.info({ status }, 'MCP server does not speak Streamable HTTP; trying the older HTTP+SSE transport');
+      await client?.close().catch(() => {});
+      await connectWith(new SSEClientTransport(url, { requestInit }));
+    }
+  }
+
+  return {
+    get pid() {
+      return stdio?.pid ?? null;
+    },
+    async connect() {
+      if (isHttp(settings)) {
+        await connectHttp(settings);
+      } else {
+        stdio = new StdioClientTransport({ command: settings.command, args: settings.args, env: settings.env, cwd: settings.cwd, stderr: 'pipe' });
+        watch = watchStdioProcess(stdio, logger);
+        try {
+          await connectWith(stdio);
+        } catch (err) {
+          // The exit code and the last stderr lines arrive just after the connection reports the close.
+          await new Promise((resolve) => setImmediate(resolve));
+          throw err;
+        }
+      }
+      connected = true;
+    },
+    async listTools(signal) {
+      if (!client) throw new Error('not connected');
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, signal ? { signal } : undefined);
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return tools;
+    },
+    async callTool(name, args, { signal, timeoutMs }) {
+      if (!client) throw new Error('not connected');
+      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs });
+      return result as CallToolResult;
+    },
+    describe: (err) => describeFailure(err, where()),
+    async close() {
+      closing = true;
+      await client?.close().catch((err: unknown) => logger.debug({ err }, 'closing the MCP client failed'));
+      // A transport whose connect never finished is not yet owned by the client.
+      await stdio?.close().catch(() => {});
+    },
+  };
+}
