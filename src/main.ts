@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { pino } from 'pino';
 import { checkModelEndpoint } from './agent/model-endpoint-check.js';
-import { createApp } from './app.js';
+import { createApp, type ManagedToolSource } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { prepareDatabaseLocation, PRIVATE_FILE_MODE } from './db/database-location.js';
@@ -31,6 +31,14 @@ async function createAdapters(config: Config, logger: Logger, shutdown: (reason:
     adapters.push(createDiscordAdapter(discordOptionsFromConfig(config, logger)));
   }
   return adapters;
+}
+
+/** The MCP servers of the configuration file; the SDK is loaded only when some are configured. */
+async function createToolServers(config: Config, logger: Logger): Promise<ManagedToolSource | null> {
+  const servers = config.file.settings.mcpServers;
+  if (Object.keys(servers).length === 0) return null;
+  const { createMcpHub } = await import('./mcp/mcp-hub.js');
+  return createMcpHub({ servers, logger });
 }
 
 async function main(): Promise<void> {
@@ -86,7 +94,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 
   const adapters = await createAdapters(config, logger, shutdown);
-  app = createApp({ config, adapters, logger });
+  const externalTools = await createToolServers(config, logger);
+  app = createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}) });
   await app.start();
   logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
   // A warning, not a reason to exit: the endpoint may come up later, or not list models at all.

@@ -99,6 +99,7 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
 
   const toolTokens = estimateTokens(JSON.stringify(deps.tools.specsFor(input.toolContext)));
   let tokenScale = 1;
+  let blankReplies = 0;
   for (;;) {
     if (signal.aborted) return { kind: 'aborted' };
     const steps = deps.runs.countStep(runId);
@@ -118,6 +119,12 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
     tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);
 
     const text = response.text?.trim() ? response.text : null;
+    if (text === null && response.toolCalls.length === 0) {
+      // A blank reply answers nobody: ask once more, then give up visibly rather than "complete" in silence.
+      if (++blankReplies >= 2) return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
+      deps.logger.warn({ runId }, 'the model sent an empty answer; asking again');
+      continue;
+    }
     deps.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
     if (text) await post(text);
     if (response.toolCalls.length === 0) return { kind: 'completed', summary: text };

@@ -80,3 +80,25 @@ describe('resuming waiting runs', () => {
     expect(h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)))).toEqual([{ ok: true, answer: 'Markdown', answered_by: 'U1' }]);
   });
 });
+
+describe('blank model replies', () => {
+  it('asks the model again after an empty answer and posts the second one', async () => {
+    h = await startHarness();
+    h.model.reply({ text: '' }, { text: 'Here is the answer.' });
+    const thread = h.adapter.thread();
+    await h.adapter.say(thread, 'hello?');
+    await waitFor(() => h.adapter.textsIn(thread).includes('Here is the answer.'));
+    expect(h.model.requests).toHaveLength(2);
+  });
+
+  it('says so when the model answers blank twice, instead of completing in silence', async () => {
+    h = await startHarness();
+    h.model.reply({ text: '  ' }, { text: '' });
+    const thread = h.adapter.thread();
+    await h.adapter.say(thread, 'hello?');
+    await waitFor(() => h.adapter.textsIn(thread).length === 1);
+    expect(h.adapter.textsIn(thread)).toEqual(["❌ I couldn't finish this: the model sent an empty answer twice."]);
+    await h.app.coordinator.idle();
+    expect(h.app.tasks.list(h.app.conversations.ensure(thread))[0]).toMatchObject({ status: 'failed' });
+  });
+});
