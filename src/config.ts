@@ -96,6 +96,11 @@ const envSchema = z.object({
   MAX_SCHEDULES_PER_CHANNEL: int(50, 1, 10_000),
   MISSED_GRACE_MINUTES: int(60, 0, 60 * 24 * 30),
   ERRAND_CONFIG: optionalString,
+  ERRAND_CONSOLE: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? 'auto' : v.trim().toLowerCase()))
+    .pipe(z.enum(['auto', 'on'], { message: 'expected "auto" (console only on a terminal) or "on" (console even with piped input)' })),
   LOG_LEVEL: z
     .string()
     .optional()

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { checkModelEndpoint } from './agent/model-endpoint-check.js';
 import { createApp, type ManagedToolSource } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
-import { loadConfig, loadDotEnv, type Config } from './config.js';
+import { ENV_VARIABLES, loadConfig, loadDotEnv, type Config } from './config.js';
 import { prepareDatabaseLocation, PRIVATE_FILE_MODE } from './db/database-location.js';
 import { acquireProcessLock, LOCK_REFRESH_MS, type ProcessLock } from './db/process-lock.js';
 import { ConfigError, DatabaseError } from './errors.js';
@@ -41,6 +41,21 @@ async function createToolServers(config: Config, logger: Logger): Promise<Manage
   return createMcpHub({ servers, logger });
 }
 
+/**
+ * Why Errand will not start the console adapter with piped input: a service started without its platform
+ * token (or with a misspelled one) must fail loudly rather than sit in a console nobody reads.
+ */
+function consoleRefusal(env: NodeJS.ProcessEnv): string {
+  const known = new Set(ENV_VARIABLES);
+  const lookalikes = Object.keys(env).filter((k) => /^(SLACK|DISCORD)/i.test(k) && !known.has(k));
+  return [
+    'Errand cannot start: neither SLACK_BOT_TOKEN nor DISCORD_TOKEN is set, and standard input is not a terminal, so the console adapter would have nobody to talk to.',
+    ...(lookalikes.length > 0 ? [`  These variables look like misspelled tokens: ${lookalikes.join(', ')}.`] : []),
+    '  Set SLACK_BOT_TOKEN (with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET) or DISCORD_TOKEN in .env or the environment,',
+    '  or set ERRAND_CONSOLE=on to use the console adapter with piped input.',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   loadDotEnv();
   let config: Config;
@@ -52,6 +67,10 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     throw err;
+  }
+  if (config.platforms.includes('console') && !process.stdin.isTTY && config.ERRAND_CONSOLE !== 'on') {
+    process.stderr.write(`${consoleRefusal(process.env)}\n`);
+    process.exit(1);
   }
   let lock: ProcessLock;
   try {

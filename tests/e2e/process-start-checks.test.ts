@@ -92,7 +92,7 @@ describe('files Errand creates in console mode', () => {
   it('creates the data directory 0700 and the database and console log 0600', async () => {
     const data = join(dir, 'console-data');
     const database = join(data, 'errand.db');
-    const run = startErrand({ DATABASE_PATH: database, LOG_LEVEL: 'info' }, 'pipe');
+    const run = startErrand({ DATABASE_PATH: database, LOG_LEVEL: 'info', ERRAND_CONSOLE: 'on' }, 'pipe');
     await waitFor(() => existsSync(join(data, 'errand.log')) && statSync(join(data, 'errand.log')).size > 0, 20_000, `the console log (output: ${run.output()})`);
     expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(statSync(database).mode & 0o777).toBe(0o600);
@@ -103,7 +103,7 @@ describe('files Errand creates in console mode', () => {
 
   it('warns at start-up, and keeps running, when OPENAI_BASE_URL lacks /v1', async () => {
     const withoutV1 = model.baseUrl.replace(/\/v1$/, '');
-    const run = startErrand({ DATABASE_PATH: join(dir, 'warn', 'errand.db'), OPENAI_BASE_URL: withoutV1 }, 'pipe');
+    const run = startErrand({ DATABASE_PATH: join(dir, 'warn', 'errand.db'), OPENAI_BASE_URL: withoutV1, ERRAND_CONSOLE: 'on' }, 'pipe');
     await waitFor(() => run.output().includes('OPENAI_BASE_URL probably lacks /v1'), 20_000, `the warning (output: ${run.output()})`);
     expect(run.child.exitCode).toBeNull();
     run.child.stdin?.end();
@@ -113,9 +113,18 @@ describe('files Errand creates in console mode', () => {
   it('a DATABASE_PATH in an unusable place stops console mode with one line naming the variable, no stack trace', async () => {
     const blocker = join(dir, 'not-a-directory');
     writeFileSync(blocker, 'x');
-    const run = startErrand({ DATABASE_PATH: join(blocker, 'errand.db') }, 'pipe');
+    const run = startErrand({ DATABASE_PATH: join(blocker, 'errand.db'), ERRAND_CONSOLE: 'on' }, 'pipe');
     expect(await exited(run.child)).toBe(1);
     expect(run.output()).toMatch(/Errand cannot start: DATABASE_PATH=.*not-a-directory\/errand\.db: .*not-a-directory is a file, not a directory/);
     expect(run.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses the console adapter when no platform token is set and input is not a terminal, naming the variables', async () => {
+    const run = startErrand({ DATABASE_PATH: join(dir, 'refuse', 'errand.db'), DISCORD_BOT_TOKEN: 'misspelled' }, 'pipe');
+    expect(await exited(run.child)).toBe(1);
+    expect(run.output()).toMatch(/Errand cannot start: neither SLACK_BOT_TOKEN nor DISCORD_TOKEN is set, and standard input is not a terminal/);
+    expect(run.output()).toMatch(/These variables look like misspelled tokens: DISCORD_BOT_TOKEN/);
+    expect(run.output()).toMatch(/ERRAND_CONSOLE=on/);
+    expect(existsSync(join(dir, 'refuse'))).toBe(false);
   });
 });
