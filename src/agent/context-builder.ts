@@ -1,4 +1,4 @@
-import type { MessageRow } from '../db/schema.js';
+import type { TranscriptRow } from './agent-types.js';
 import { cutText, fairCutLevel } from './context-cut.js';
 import type { LlmMessage } from './llm-client.js';
 import { CHARS_PER_TOKEN, estimateMessageTokens, estimateRequestTokens, estimateTokens } from './token-estimate.js';
@@ -12,7 +12,7 @@ export interface ContextRequest {
    */
   goal: string | null;
   /** Transcript rows of the conversation, oldest first. */
-  rows: readonly MessageRow[];
+  rows: readonly TranscriptRow[];
   /** CONTEXT_TOKEN_BUDGET: estimated tokens of system prompt plus messages (tool definitions not counted). */
   budgetTokens: number;
   /** How much denser than the estimate this model's tokens are (see `calibrateTokenScale`); default 1. */

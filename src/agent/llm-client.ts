@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
-import type { StoredToolCall } from '../db/schema.js';
+import type { StoredToolCall } from './agent-types.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 

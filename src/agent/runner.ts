@@ -1,7 +1,7 @@
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PendingApproval, PendingQuestion } from '../db/schema.js';
+import type { PendingApproval, PendingQuestion } from './agent-types.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';

@@ -1,10 +1,10 @@
-import type { TaskRow } from '../db/schema.js';
+import type { Task } from '../tasks/task-service.js';
 
 export interface SystemPromptInput {
   platform: string;
   now: number;
   timezone: string;
-  task: Pick<TaskRow, 'id' | 'title' | 'createdBy'> | null;
+  task: Pick<Task, 'id' | 'title' | 'createdBy'> | null;
   maxSteps: number;
   /** Extra paragraphs from optional capabilities (schedules). */
   extra?: readonly string[];

@@ -2,7 +2,7 @@ import { answerActionId } from '../chat/action-id.js';
 import type { OutboundButton, PostedMessage } from '../chat/chat-adapter.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PendingQuestion, StoredToolCall } from '../db/schema.js';
+import type { PendingQuestion, StoredToolCall } from './agent-types.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import type { RunOutcome } from './runner.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MessageRow, StoredToolCall } from '../db/schema.js';
+import type { StoredToolCall, TranscriptRow } from './agent-types.js';
 import type { LlmMessage } from './llm-client.js';
 
 /**
@@ -49,7 +49,7 @@ function parseToolCalls(raw: unknown, pendingToolCallId: string | undefined): St
  * Assistant rows with neither text nor tool calls are skipped: the API refuses them.
  * With `goal` null, the newest user row is taken as the goal.
  */
-export function transcriptUnits(rows: readonly MessageRow[], goal: string | null, pendingToolCallId?: string): TranscriptUnits {
+export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | null, pendingToolCallId?: string): TranscriptUnits {
   const drafts: Draft[] = [];
   const owner = new Map<string, number>();
   let goalIndex = -1;

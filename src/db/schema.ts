@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { MessageRole, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Run states; `running` and `waiting_user` are "active" (at most one per conversation). */
@@ -11,40 +12,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const SCHEDULE_STATUSES = ['active', 'paused', 'completed', 'error'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
-export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
-
-/** A tool call as the model produced it, stored with the assistant message. */
-export interface StoredToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-/** A tool call waiting for a person's approval, and the calls of the same step that come after it. */
-export interface PendingApproval {
-  /** The model-facing tool name (`<server>__<tool>`). */
-  tool: string;
-  call: StoredToolCall;
-  remaining: StoredToolCall[];
-  /** A task_complete summary given earlier in the same step, applied once the step finishes. */
-  completeSummary: string | null;
-}
-
-/** The question a `waiting_user` run is parked on. */
-export interface PendingQuestion {
-  /** Set when the run waits for a tool approval rather than an ask_user answer. */
-  approval?: PendingApproval;
-  question: string;
-  options: string[];
-  toolCallId: string;
-  askedAt: number;
-  /** Platform id of the posted question (buttons live on it). */
-  messageId: string | null;
-  /** The user to mention and whose answer is expected. */
-  userId: string | null;
-  /** An answer that arrived while no run slot was free (or during shutdown): applied when the run resumes. */
-  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' };
-}
+export type { MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
 
 /** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */
 export const conversations = sqliteTable(

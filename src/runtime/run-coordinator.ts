@@ -8,6 +8,7 @@ import { stopActionId } from '../chat/action-id.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
+import type { RunControl, StopResult } from '../commands/command-deps.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { Db } from '../db/client.js';
@@ -69,19 +70,13 @@ export type StartResult =
   | { readonly kind: 'started'; readonly taskId: number }
   | { readonly kind: 'busy_conversation' | 'busy_global' | 'nothing_ready' | 'stopping' };
 
-export interface StopResult {
-  /** The task of the run that was stopped, if a run was active. */
-  stoppedTaskId: number | null;
-  stoppedRun: boolean;
-  cancelledPending: number;
-}
 
 /**
  * Owns the runs in flight: at most one per conversation, at most `maxConcurrentRuns` overall.
  * Runs are claimed from the database (task → in_progress and a run row in one transaction), so
  * nothing is held only in memory; when a run ends the next ready task starts at once.
  */
-export class RunCoordinator {
+export class RunCoordinator implements RunControl {
   private readonly active = new Map<string, ActiveRun>();
   private stopping = false;
 

@@ -6,6 +6,9 @@ import type { ScheduleStore } from './schedule-store.js';
 import { describeTiming, nextRuns, parseScheduleSpec, type ScheduleKind } from './schedule-timing.js';
 
 /** Expected failures are values: the message says what was wrong and how to fix it. */
+/** A scheduled prompt as the rest of Errand sees it. */
+export type Schedule = ScheduleRow;
+
 export type ScheduleResult = { ok: true; schedule: ScheduleRow } | { ok: false; error: string };
 
 export interface CreateScheduleInput {

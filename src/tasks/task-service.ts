@@ -3,6 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
 import { tasks, type TaskRow, type TaskStatus } from '../db/schema.js';
 
+/** A to-do item as the rest of Errand sees it. */
+export type Task = TaskRow;
+
 export type TaskResult = { ok: true; task: TaskRow } | { ok: false; error: string };
 
 export interface NewTask {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
@@ -11,53 +12,79 @@ function sources(dir: string): string[] {
   });
 }
 
-function imports(file: string): string[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+const compilerOptions: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowJs: false };
+const host = ts.createCompilerHost(compilerOptions);
+
+/** One import of a file: the specifier as written, and where TypeScript resolves it (repo-relative, or null for packages). */
+interface ResolvedImport {
+  readonly specifier: string;
+  readonly target: string | null;
+  /** The npm package it names, when it is one. */
+  readonly pkg: string | null;
 }
 
-/** Each SDK may be imported only by the one module that wraps it. */
+/**
+ * Every import of a file as TypeScript sees it: static and dynamic imports, re-exports, `require()` and
+ * `import x = require()`, resolved by the compiler's own resolver, so `../chat/../agent/x.js` counts as agent/.
+ */
+function importsOf(file: string): ResolvedImport[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const info = ts.preProcessFile(text, true, true);
+  return info.importedFiles.map(({ fileName: specifier }) => {
+    const resolved = ts.resolveModuleName(specifier, join(root, file), compilerOptions, host).resolvedModule;
+    const external = resolved ? resolved.isExternalLibraryImport === true : !specifier.startsWith('.');
+    const target = resolved && !external ? relative(root, resolved.resolvedFileName) : null;
+    const pkg = external ? (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!) : null;
+    return { specifier, target, pkg };
+  });
+}
+
+const all = [...sources('src'), ...sources('adapters')];
+const graph = new Map(all.map((f) => [f, importsOf(f)]));
+const offenders = (files: readonly string[], bad: (i: ResolvedImport, file: string) => boolean) =>
+  files.flatMap((f) => graph.get(f)!.filter((i) => bad(i, f)).map((i) => `${f} imports ${i.specifier}`));
+const inside = (dir: string) => (f: string) => f.startsWith(dir);
+
+/** Each SDK may be imported only by the modules that wrap it. */
 const SDK_OWNERS: Record<string, (file: string) => boolean> = {
-  openai: (f) => f === 'src/agent/llm-client.ts',
-  'node-schedule': (f) => f.startsWith('src/schedules/'),
-  '@slack/bolt': (f) => f.startsWith('adapters/slack/'),
-  '@slack/web-api': (f) => f.startsWith('adapters/slack/'),
-  'discord.js': (f) => f.startsWith('adapters/discord/'),
-  '@modelcontextprotocol/sdk': (f) => f.startsWith('src/mcp/'),
+  openai: (f) => f === 'src/agent/llm-client.ts' || f === 'src/agent/model-endpoint-check.ts',
+  'node-schedule': inside('src/schedules/'),
+  '@slack/bolt': inside('adapters/slack/'),
+  '@slack/web-api': inside('adapters/slack/'),
+  'discord.js': inside('adapters/discord/'),
+  '@modelcontextprotocol/sdk': inside('src/mcp/'),
+  'prom-client': inside('src/metrics/'),
 };
 
 describe('architecture', () => {
+  it('resolves imports the way TypeScript does (the checks below would otherwise see nothing)', () => {
+    const resolved = [...graph.values()].flat().filter((i) => i.target !== null);
+    expect(resolved.length).toBeGreaterThan(300);
+    expect(graph.get('src/runtime/dispatcher.ts')!.map((i) => i.target)).toContain('src/runtime/run-coordinator.ts');
+  });
+
   it('core (src/) never imports an adapter or a platform SDK; only main.ts composes adapters', () => {
-    const offenders = sources('src').flatMap((f) =>
-      imports(f)
-        .filter((i) => i.startsWith('@slack/') || i.startsWith('discord.js') || (i.includes('adapters/') && f !== 'src/main.ts'))
-        .map((i) => `${f} imports ${i}`),
-    );
-    expect(offenders).toEqual([]);
+    const bad = offenders(sources('src'), (i, f) => i.pkg === 'discord.js' || i.pkg?.startsWith('@slack/') === true || (i.target?.startsWith('adapters/') === true && f !== 'src/main.ts'));
+    expect(bad).toEqual([]);
   });
 
   it('adapters reach the core only through src/chat (and shared leaf modules)', () => {
-    const allowed = /^\.\.\/\.\.\/src\/(chat\/|errors\.js|logger\.js|config\.js|clock\.js)/;
-    const offenders = sources('adapters').flatMap((f) =>
-      imports(f)
-        .filter((i) => i.includes('/src/') && !allowed.test(i))
-        .map((i) => `${relative(root, join(root, f))} imports ${i}`),
-    );
-    expect(offenders).toEqual([]);
+    const allowed = /^src\/(chat\/|errors\.ts$|logger\.ts$|config\.ts$|clock\.ts$)/;
+    expect(offenders(sources('adapters'), (i) => i.target?.startsWith('src/') === true && !allowed.test(i.target))).toEqual([]);
+  });
+
+  it('commands do not import the runtime, and the agent does not import the database', () => {
+    expect(offenders(sources('src/commands'), (i) => i.target?.startsWith('src/runtime/') === true)).toEqual([]);
+    expect(offenders(sources('src/agent'), (i) => i.target?.startsWith('src/db/') === true)).toEqual([]);
   });
 
   it('each SDK is imported only by the module that wraps it', () => {
-    const offenders = [...sources('src'), ...sources('adapters')].flatMap((f) =>
-      imports(f)
-        .filter((i) => Object.keys(SDK_OWNERS).some((sdk) => i === sdk || i.startsWith(`${sdk}/`)))
-        .filter((i) => !SDK_OWNERS[Object.keys(SDK_OWNERS).find((sdk) => i === sdk || i.startsWith(`${sdk}/`))!]!(f))
-        .map((i) => `${f} imports ${i}`),
-    );
-    expect(offenders).toEqual([]);
+    expect(offenders(all, (i, f) => i.pkg !== null && i.pkg in SDK_OWNERS && !SDK_OWNERS[i.pkg]!(f))).toEqual([]);
   });
 
-  it('no console.log outside the console adapter', () => {
-    const offenders = [...sources('src'), ...sources('adapters')].filter((f) => !f.startsWith('adapters/console/') && /console\.log\(/.test(readFileSync(join(root, f), 'utf8')));
-    expect(offenders).toEqual([]);
+  it('no createRequire (it would hide imports from these checks), no console.log outside the console adapter', () => {
+    const texts = all.map((f) => [f, readFileSync(join(root, f), 'utf8')] as const);
+    expect(texts.filter(([, t]) => /\bcreateRequire\b/.test(t)).map(([f]) => f)).toEqual([]);
+    expect(texts.filter(([f, t]) => !f.startsWith('adapters/console/') && /console\.log\(/.test(t)).map(([f]) => f)).toEqual([]);
   });
 });

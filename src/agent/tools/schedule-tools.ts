@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { channelOf } from '../../chat/conversation-ref.js';
-import type { ScheduleRow } from '../../db/schema.js';
+import type { Schedule } from '../../schedules/schedule-service.js';
 import type { ScheduleResult, ScheduleService } from '../../schedules/schedule-service.js';
 import { formatInZone, isoInZone } from '../../schedules/zoned-time.js';
 import { defineTool, fail, ok, type ToolDefinition, type ToolOutcome } from './tool.js';
@@ -19,7 +19,7 @@ const scheduleId = z.union([
 ]);
 
 /** The shape the model sees for a schedule: description and times in the schedule's own timezone. */
-export function scheduleView(row: ScheduleRow, service: ScheduleService) {
+export function scheduleView(row: Schedule, service: ScheduleService) {
   const { description, nextRuns } = service.preview(row);
   return {
     id: row.id,

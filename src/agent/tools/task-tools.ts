@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { TaskRow } from '../../db/schema.js';
+import type { Task } from '../../tasks/task-service.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import { defineTool, fail, ok, type ToolOutcome } from './tool.js';
 
 const taskId = z.number({ message: 'task_id must be a number (see list_tasks)' }).int().positive();
 
 /** The shape the model sees for a task. */
-export function taskView(t: TaskRow) {
+export function taskView(t: Task) {
   return {
     id: t.id,
     title: t.title,
@@ -19,7 +19,7 @@ export function taskView(t: TaskRow) {
   };
 }
 
-const result = (r: { ok: true; task: TaskRow } | { ok: false; error: string }): ToolOutcome =>
+const result = (r: { ok: true; task: Task } | { ok: false; error: string }): ToolOutcome =>
   r.ok ? ok({ task: taskView(r.task) }) : fail(r.error);
 
 /** To-do list tools, scoped to the calling run's conversation. */

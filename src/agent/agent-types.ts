@@ -1,0 +1,49 @@
+/**
+ * The agent's own vocabulary, independent of how it is stored: the database schema imports these for
+ * its JSON columns, never the other way round.
+ */
+
+export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
+
+/** A tool call as the model produced it, stored with the assistant message. */
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A tool call waiting for a person's approval, and the calls of the same step that come after it. */
+export interface PendingApproval {
+  /** The model-facing tool name (`<server>__<tool>`). */
+  tool: string;
+  call: StoredToolCall;
+  remaining: StoredToolCall[];
+  /** A task_complete summary given earlier in the same step, applied once the step finishes. */
+  completeSummary: string | null;
+}
+
+/** The question a `waiting_user` run is parked on. */
+export interface PendingQuestion {
+  /** Set when the run waits for a tool approval rather than an ask_user answer. */
+  approval?: PendingApproval;
+  question: string;
+  options: string[];
+  toolCallId: string;
+  askedAt: number;
+  /** Platform id of the posted question (buttons live on it). */
+  messageId: string | null;
+  /** The user to mention and whose answer is expected. */
+  userId: string | null;
+  /** An answer that arrived while no run slot was free (or during shutdown): applied when the run resumes. */
+  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' };
+}
+
+/** A stored transcript row as the context builder reads it. */
+export interface TranscriptRow {
+  readonly id: number;
+  readonly runId: string | null;
+  readonly role: MessageRole;
+  readonly content: string | null;
+  readonly toolCalls: StoredToolCall[] | null;
+  readonly toolCallId: string | null;
+}
