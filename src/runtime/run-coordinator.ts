@@ -15,9 +15,9 @@ import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
+import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { goalMessage } from './goal-message.js';
-import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
 
 export interface RunLimits {

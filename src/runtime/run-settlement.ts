@@ -21,7 +21,6 @@ export interface SettlementInput {
   fromSchedule?: boolean;
 }
 
-
 /** The task change a settlement asks for; applied only while the task is still in progress. */
 export type TaskChange = { kind: 'complete'; summary: string } | { kind: 'fail'; reason: string } | { kind: 'requeue'; delayMs: number; reason: string };
 

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import schedule from 'node-schedule';
 import { systemClock, type Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
+import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { DueQueue } from './due-queue.js';
 import { failureChange, successChange } from './schedule-failures.js';
@@ -258,6 +259,11 @@ export class Scheduler {
         const message = err instanceof Error ? err.message : String(err);
         this.opts.logger.warn({ err, scheduleId: row.id }, 'schedule launch failed');
         const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;
+        // Only a target that is gone counts towards pausing: an outage of the platform passes by itself.
+        if (!isTargetGone(err)) {
+          this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
+          return;
+        }
         const current = this.opts.store.get(row.id);
         if (!current) return;
         const updated = this.opts.store.update(row.id, failureChange(current, failReason), this.opts.clock.now());
