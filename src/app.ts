@@ -114,6 +114,7 @@ export function createApp(options: AppOptions): App {
     tools: createToolRegistry(tools, options.externalTools),
     grants: createToolGrantStore(db, clock),
     scheduleCreator: (id) => scheduling.service.creatorOf(id),
+    scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     clock,
     logger,
     promptExtras,

@@ -6,6 +6,7 @@
 export type ErrandErrorCode =
   | 'config_invalid'
   | 'adapter_failed'
+  | 'target_gone'
   | 'rate_limited'
   | 'validation_failed'
   | 'model_failed'
@@ -35,9 +36,30 @@ export class ConfigError extends ErrandError {
 
 /** A chat platform call failed in a way the adapter could not absorb. */
 export class AdapterError extends ErrandError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('adapter_failed', message, options);
+  constructor(message: string, options?: { cause?: unknown }, code: Extract<ErrandErrorCode, 'adapter_failed' | 'target_gone'> = 'adapter_failed') {
+    super(code, message, options);
   }
+}
+
+/**
+ * The place a post goes to is gone for good (deleted or archived channel or thread, the bot
+ * removed or refused access): retrying cannot help, so the run working there stops and a schedule
+ * aiming there counts a failure. Adapters map their platform's permanent errors to it; the core
+ * branches on the class (or code `target_gone`), never on the message. `platformCode` is the
+ * platform's own error (`is_archived`, `10003`) for logs and the recorded reason.
+ */
+export class TargetGoneError extends AdapterError {
+  readonly platformCode: string;
+
+  constructor(message: string, platformCode: string, options?: { cause?: unknown }) {
+    super(message, options, 'target_gone');
+    this.platformCode = platformCode;
+  }
+}
+
+/** True when `err` says the post target is gone for good (see TargetGoneError). */
+export function isTargetGone(err: unknown): err is TargetGoneError {
+  return err instanceof TargetGoneError;
 }
 
 /** A platform or model answered 429; `retryAfterMs` says when to try again. */

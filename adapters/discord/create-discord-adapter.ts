@@ -4,7 +4,7 @@ import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage }
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { Config } from '../../src/config.js';
-import { AdapterError } from '../../src/errors.js';
+import { AdapterError, TargetGoneError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { createBotThreads } from './bot-threads.js';
 import { createDiscordHistory } from './discord-history.js';
@@ -51,13 +51,29 @@ const postedSchema = z.object({ id: z.string() });
 const threadSchema = z.object({ id: z.string(), parent_id: z.string().nullable().optional() });
 const WORKING_TEXT = '⏳ Working… press **Stop** to stop me.';
 
-/** Wraps a REST failure as AdapterError, keeping Discord's error code in the message and the cause. */
+/**
+ * Discord errors that say a channel or thread cannot take the bot's posts and will not by itself:
+ * Unknown Channel (deleted), Missing Access, Missing Permissions, Cannot send messages to this user
+ * (DMs closed), an archived or locked thread. Unknown Message is left out: it is about one
+ * message, not the place. Retrying never helps with these.
+ */
+export const TARGET_GONE_CODES: ReadonlySet<number | string> = new Set<number | string>([
+  RESTJSONErrorCodes.UnknownChannel,
+  RESTJSONErrorCodes.MissingAccess,
+  RESTJSONErrorCodes.MissingPermissions,
+  RESTJSONErrorCodes.CannotSendMessagesToThisUser,
+  RESTJSONErrorCodes.InvalidActionOnArchivedThread,
+  RESTJSONErrorCodes.ThreadLocked,
+]);
+
+/** Wraps a REST failure as AdapterError (TargetGoneError for TARGET_GONE_CODES), keeping Discord's error code in the message and the cause. */
 async function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
   let raw: unknown;
   try {
     raw = await call();
   } catch (err) {
     const detail = err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    if (err instanceof DiscordAPIError && TARGET_GONE_CODES.has(err.code)) throw new TargetGoneError(`Discord ${what} failed (${detail})`, String(err.code), { cause: err });
     throw new AdapterError(`Discord ${what} failed (${detail})`, { cause: err });
   }
   const parsed = schema.safeParse(raw);
@@ -176,6 +192,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
     async openThread(channel: ChannelRef, messageId: string, name: string) {
       const loc = locate({ ...channel, thread: null });
+      // DMs have no threads, and DISCORD_THREADS=false means the bot talks in the channel: the work goes there.
+      if (loc.guildId === null || options.threads === false) return { ...channel, thread: null };
       const body = { name: name.trim().slice(0, 100) || 'Errand', auto_archive_duration: 1440 };
       let threadId: string;
       try {

@@ -1,6 +1,6 @@
 import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
 import type { z } from 'zod';
-import { AdapterError } from '../../src/errors.js';
+import { AdapterError, TargetGoneError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 
 export type WebClient = webApi.WebClient;
@@ -19,9 +19,25 @@ export function platformError(err: unknown): string | null {
 }
 
 /**
+ * Slack errors that say the channel cannot take the bot's posts and will not by itself: deleted
+ * or unknown, archived, the bot removed, or a workspace rule that forbids it. Retrying never helps.
+ */
+export const TARGET_GONE_ERRORS: ReadonlySet<string> = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'channel_is_archived',
+  'restricted_action',
+  'restricted_action_read_only_channel',
+  'restricted_action_thread_only_channel',
+  'team_access_not_granted',
+]);
+
+/**
  * Runs one Web API call and validates the part of the answer we use. A failure becomes an
- * AdapterError that names the method and Slack's error string and keeps the SDK error as cause;
- * a 429 is rethrown untouched so the outbound queue can wait it out.
+ * AdapterError that names the method and Slack's error string and keeps the SDK error as cause
+ * (a TargetGoneError when the channel is gone for good: TARGET_GONE_ERRORS); a 429 is rethrown
+ * untouched so the outbound queue can wait it out.
  */
 export async function callSlack<T>(method: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
   let raw: unknown;
@@ -29,7 +45,9 @@ export async function callSlack<T>(method: string, call: () => Promise<unknown>,
     raw = await call();
   } catch (err) {
     if (retryAfterMs(err) !== null) throw err;
-    const detail = platformError(err) ?? (err instanceof Error ? err.message : String(err));
+    const code = platformError(err);
+    const detail = code ?? (err instanceof Error ? err.message : String(err));
+    if (code !== null && TARGET_GONE_ERRORS.has(code)) throw new TargetGoneError(`Slack ${method} failed (${code}): the channel cannot take posts`, code, { cause: err });
     throw new AdapterError(`Slack ${method} failed (${detail})`, { cause: err });
   }
   const parsed = schema.safeParse(raw);

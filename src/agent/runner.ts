@@ -2,7 +2,7 @@ import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { PendingApproval, PendingQuestion } from './agent-types.js';
-import { ModelError, RunAbortedError } from '../errors.js';
+import { isTargetGone, ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
@@ -20,7 +20,9 @@ export type RunOutcome =
   | { kind: 'waiting'; question: PendingQuestion }
   | { kind: 'aborted' }
   | { kind: 'step_limit'; steps: number }
-  | { kind: 'failed'; reason: string; transient: boolean };
+  | { kind: 'failed'; reason: string; transient: boolean }
+  /** A post failed because its channel or thread is gone for good: the run stopped there. */
+  | { kind: 'target_gone'; reason: string };
 
 export interface RunnerDeps extends ToolStepDeps {
   llm: LlmClient;
@@ -59,16 +61,29 @@ function isAbort(err: unknown, signal: AbortSignal): boolean {
  * The agent loop for one run: context → model → post text → tools → repeat, until a plain
  * answer, task_complete, ask_user, the step limit, a failure, or an abort. Every step is
  * persisted before the next begins, so a restart can pick the run up from the transcript.
+ * A post that fails because the conversation's place is gone for good ends the run at once
+ * (`target_gone`): nobody would see another answer, so the model is not called again.
  */
 export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<RunOutcome> {
+  try {
+    return await executeSteps(input, deps);
+  } catch (err) {
+    if (isTargetGone(err)) return { kind: 'target_gone', reason: err.message };
+    throw err;
+  }
+}
+
+async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutcome> {
   const { runId, conversation, adapter, signal } = input;
   const conversationId = input.toolContext.conversationId;
+  // Other post failures are logged and the run goes on; a gone target is thrown to end the run.
   const post: PostFn = async (text, extra = {}) => {
     if (signal.aborted) return null;
     try {
       return await adapter.postMessage(conversation, { text, ...extra });
     } catch (err) {
       deps.logger.error({ err, runId, conversationId }, 'posting to the platform failed');
+      if (isTargetGone(err)) throw err;
       return null;
     }
   };

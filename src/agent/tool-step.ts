@@ -3,6 +3,7 @@ import type { OutboundButton, PostedMessage } from '../chat/chat-adapter.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { PendingQuestion, StoredToolCall } from './agent-types.js';
+import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import type { RunOutcome } from './runner.js';
@@ -18,6 +19,7 @@ export interface ToolStepDeps {
   now(): number;
 }
 
+/** Posts into the run's conversation: null when the post failed (logged); throws TargetGoneError when the place is gone for good. */
 export type PostFn = (text: string, extra?: { mentionUserId?: string; buttons?: OutboundButton[] }) => Promise<PostedMessage | null>;
 
 export interface ToolStepInput {
@@ -45,6 +47,19 @@ function approvalText(tool: string, call: StoredToolCall): string {
   }
   if (args.length > MAX_ARGS_SHOWN) args = `${args.slice(0, MAX_ARGS_SHOWN)}\n… (${args.length - MAX_ARGS_SHOWN} more characters)`;
   return `🔐 **Approval needed:** I want to run \`${tool}\` with:\n\`\`\`json\n${args}\n\`\`\`\nAllow it? Reply **allow** (once), **always** (this tool in this conversation) or **deny**.`;
+}
+
+/**
+ * Posts the question a run was just parked on. When the place is gone for good the run is unparked
+ * before the error goes on, so no question waits where nobody can see it.
+ */
+async function postQuestion(input: ToolStepInput, runs: RunStore, text: string, extra: Parameters<PostFn>[1]): Promise<PostedMessage | null> {
+  try {
+    return await input.post(text, extra);
+  } catch (err) {
+    if (isTargetGone(err)) runs.unpark(input.runId);
+    throw err;
+  }
 }
 
 /**
@@ -82,7 +97,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       };
       if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
       const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
-      const posted = await input.post(question, { ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
+      const posted = await postQuestion(input, deps.runs, question, { ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
       if (posted) deps.runs.setQuestionMessage(runId, posted.id);
       return { kind: 'waiting', question: pending };
     }
@@ -107,7 +122,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     // Park before posting: an answer typed the moment the question appears must find the run waiting.
     if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
     const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, n), label }));
-    const posted = await input.post(question, { ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
+    const posted = await postQuestion(input, deps.runs, question, { ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
     if (posted) deps.runs.setQuestionMessage(runId, posted.id);
     return { kind: 'waiting', question: pending };
   }

@@ -60,7 +60,10 @@ export interface ChatAdapter {
   editMessage(conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void>;
   /** Shows (status) or clears (null) the working indicator; never delays a reply. */
   setWorking(conversation: ConversationRef, status: WorkingStatus | null): Promise<void>;
-  /** Opens a thread rooted at a channel message and returns its conversation. */
+  /**
+   * Opens a thread rooted at a channel message and returns its conversation. Where no thread can
+   * be opened there (a DM, threads turned off) it opens none and returns the channel's conversation.
+   */
   openThread(channel: ChannelRef, messageId: string, name: string): Promise<ConversationRef>;
   /** A notice only `userId` sees (falls back to a normal post where unsupported). */
   postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { CommandReply } from '../chat/inbound.js';
 import type { ScheduleRow } from '../db/schema.js';
+import { PAUSE_AFTER_FAILURES } from '../schedules/schedule-failures.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import { formatInZone } from '../schedules/zoned-time.js';
 
@@ -25,6 +26,9 @@ export function formatScheduleLine(row: ScheduleRow, service: ScheduleService): 
   const target = row.target === 'thread' ? ' · in its thread' : '';
   let line = `${ICON[row.status]} #${row.id} ${description} — ${when}${target}\n    "${prompt}"`;
   if (row.failReason) line += `\n    ⚠️ ${row.failReason}`;
+  if (row.status === 'active' && row.consecutiveFailures > 0) {
+    line += ` (${row.consecutiveFailures} failed run${row.consecutiveFailures === 1 ? '' : 's'} in a row; paused after ${PAUSE_AFTER_FAILURES})`;
+  }
   return line;
 }
 

@@ -170,6 +170,8 @@ export const schedules = sqliteTable(
     runCount: integer('run_count').notNull().default(0),
     createdBy: text('created_by').notNull(),
     failReason: text('fail_reason'),
+    /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

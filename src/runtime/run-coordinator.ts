@@ -16,6 +16,7 @@ import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
+import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { goalMessage } from './goal-message.js';
 import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
@@ -50,6 +51,8 @@ export interface CoordinatorDeps {
   grants: ToolGrantStore;
   /** Who created a schedule: they decide the tool approvals of its runs. */
   scheduleCreator?(scheduleId: number): string | null;
+  /** A scheduled run ended in a way its schedule records (a success, or a target that is gone). */
+  scheduleRunEnded?(scheduleId: number, result: ScheduleRunResult): void;
 }
 
 /** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
@@ -324,6 +327,7 @@ export class RunCoordinator implements RunControl {
       maxAttempts: limits.maxAttempts,
       maxRunMinutes: Math.round(limits.maxRunMs / 60_000),
       retryDelayMs: limits.retryDelayMs,
+      fromSchedule: task?.scheduleId != null,
     });
     const change = settlement.run;
     if (!change) return;
@@ -339,6 +343,7 @@ export class RunCoordinator implements RunControl {
       return true;
     });
     if (!applied) return;
+    if (settlement.schedule && task?.scheduleId != null) this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
     if (settlement.task?.kind === 'requeue') {
       const delay = settlement.task.delayMs;
       clock.setTimer(() => this.pump(conversationId), delay);

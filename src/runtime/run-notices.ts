@@ -10,6 +10,7 @@ export const notices = {
   stepLimit: (steps: number) => `🛑 I stopped after ${steps} steps without finishing. Ask me to continue if you want me to keep going.`,
   retrying: (reason: string, delayMs: number) => `⚠️ I couldn't finish: ${reason}. I'll try again in ${Math.max(1, Math.round(delayMs / 1000))} s.`,
   failed: (reason: string) => `❌ I couldn't finish this: ${reason}.`,
+  targetGone: (reason: string) => `Stopped: the conversation can no longer be posted to (${reason}).`,
   crashed: 'something went wrong on my side (it has been logged)',
   emptyAnswer: 'the model sent an empty answer twice',
   queued: (taskId: number, why: string) => `📝 Queued as task #${taskId}. ${why}`,

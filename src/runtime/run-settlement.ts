@@ -1,5 +1,6 @@
 import type { RunOutcome } from '../agent/runner.js';
 import type { FinalRunStatus } from '../runs/run-store.js';
+import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import { notices } from './run-notices.js';
 
 /** Why a run's controller was aborted, when it was. */
@@ -16,6 +17,8 @@ export interface SettlementInput {
   maxAttempts: number;
   maxRunMinutes: number;
   retryDelayMs(attempts: number): number;
+  /** The run worked on a schedule's task: its outcome counts for (or against) that schedule. */
+  fromSchedule?: boolean;
 }
 
 /** The task change a settlement asks for; applied only while the task is still in progress. */
@@ -27,6 +30,8 @@ export interface Settlement {
   run: { to: FinalRunStatus; summary?: string | null; error?: string } | null;
   task: TaskChange | null;
   note: string | null;
+  /** How the run's schedule should record it; null: not a scheduled run, or an ending that says nothing about the schedule. */
+  schedule: ScheduleRunResult | null;
 }
 
 /**
@@ -34,8 +39,21 @@ export interface Settlement {
  * database or a platform; the coordinator applies it in one transaction.
  */
 export function settleRun(input: SettlementInput): Settlement {
+  const decided = decide(input);
   const { ending } = input;
-  const retryOrFail = (reason: string, error: string, transient: boolean): Settlement => {
+  const schedule: ScheduleRunResult | null = !input.fromSchedule
+    ? null
+    : ending.kind === 'completed'
+      ? { ok: true }
+      : ending.kind === 'target_gone'
+        ? { ok: false, reason: ending.reason }
+        : null;
+  return { ...decided, schedule };
+}
+
+function decide(input: SettlementInput): Omit<Settlement, 'schedule'> {
+  const { ending } = input;
+  const retryOrFail = (reason: string, error: string, transient: boolean): Omit<Settlement, 'schedule'> => {
     if (transient && input.attempts < input.maxAttempts) {
       const delayMs = input.retryDelayMs(input.attempts);
       return { run: { to: 'failed', error }, task: { kind: 'requeue', delayMs, reason }, note: notices.retrying(reason, delayMs) };
@@ -58,6 +76,9 @@ export function settleRun(input: SettlementInput): Settlement {
       return { run: { to: 'failed', error: 'step limit' }, task: { kind: 'fail', reason: `Stopped after ${ending.steps} steps (MAX_STEPS).` }, note: notices.stepLimit(ending.steps) };
     case 'failed':
       return retryOrFail(ending.reason, ending.reason, ending.transient);
+    case 'target_gone':
+      // Nobody can read a note there, so none is posted; the reason is kept on the run and the task.
+      return { run: { to: 'failed', error: `target gone: ${ending.reason}` }, task: { kind: 'fail', reason: notices.targetGone(ending.reason) }, note: null };
     case 'crashed': {
       const error = ending.error instanceof Error ? ending.error.message : String(ending.error);
       return retryOrFail(notices.crashed, `internal error: ${error}`, true);

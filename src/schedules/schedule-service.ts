@@ -1,9 +1,11 @@
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
+import { failureChange, successChange, type ScheduleRunResult } from './schedule-failures.js';
 import type { Scheduler } from './scheduler.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { describeTiming, nextRuns, parseScheduleSpec, type ScheduleKind } from './schedule-timing.js';
+import { formatInZone } from './zoned-time.js';
 
 /** Expected failures are values: the message says what was wrong and how to fix it. */
 /** A scheduled prompt as the rest of Errand sees it. */
@@ -46,6 +48,24 @@ export class ScheduleService {
   creatorOf(id: number): string | null {
     const createdBy = this.store.get(id)?.createdBy ?? null;
     return createdBy === 'agent' ? null : createdBy;
+  }
+
+  /**
+   * Records how a scheduled run ended: a completed run clears the failure count; a run that stopped
+   * because its target is gone counts as a failed run (paused after PAUSE_AFTER_FAILURES in a row).
+   */
+  recordRunResult(id: number, result: ScheduleRunResult): void {
+    const row = this.store.get(id);
+    if (!row) return;
+    const now = this.clock.now();
+    if (result.ok) {
+      const change = successChange(row);
+      if (change) this.store.update(id, change, now);
+      return;
+    }
+    const when = row.lastRunAt !== null ? ` at ${formatInZone(row.lastRunAt, row.timezone)}` : '';
+    const updated = this.store.update(id, failureChange(row, `The run${when} could not post: ${result.reason}`), now);
+    if (updated && updated.status !== 'active') this.scheduler.disarm(id);
   }
 
   create(input: CreateScheduleInput): ScheduleResult {
@@ -116,7 +136,7 @@ export class ScheduleService {
     if (next === undefined) return { ok: false, error: `Schedule #${id} has no future fire time (a one-off time that has passed). Create a new schedule instead.` };
     const full = this.checkRoom(channel);
     if (full) return full;
-    const updated = this.store.update(id, { status: 'active', nextRunAt: next, failReason: null }, now);
+    const updated = this.store.update(id, { status: 'active', nextRunAt: next, failReason: null, consecutiveFailures: 0 }, now);
     if (updated) this.scheduler.arm(updated);
     return this.saved(updated, row);
   }

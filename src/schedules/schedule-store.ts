@@ -4,10 +4,10 @@ import type { Db } from '../db/client.js';
 import { schedules, type ScheduleRow, type ScheduleStatus } from '../db/schema.js';
 
 /** A new schedule as the service validated it. */
-export type NewSchedule = Omit<typeof schedules.$inferInsert, 'id' | 'runCount' | 'lastRunAt' | 'failReason' | 'updatedAt'>;
+export type NewSchedule = Omit<typeof schedules.$inferInsert, 'id' | 'runCount' | 'lastRunAt' | 'failReason' | 'consecutiveFailures' | 'updatedAt'>;
 
 /** The fields a fire, a skip, a pause or a resume changes. */
-export type ScheduleChange = Partial<Pick<ScheduleRow, 'status' | 'nextRunAt' | 'lastRunAt' | 'failReason'>> & { incrementRunCount?: boolean };
+export type ScheduleChange = Partial<Pick<ScheduleRow, 'status' | 'nextRunAt' | 'lastRunAt' | 'failReason' | 'consecutiveFailures'>> & { incrementRunCount?: boolean };
 
 /** Queries over the `schedules` table; the one place that knows its columns. */
 export interface ScheduleStore {

@@ -2,8 +2,10 @@ import { performance } from 'node:perf_hooks';
 import schedule from 'node-schedule';
 import { systemClock, type Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
+import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { DueQueue } from './due-queue.js';
+import { failureChange, successChange } from './schedule-failures.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
 import type { ScheduleChange, ScheduleStore } from './schedule-store.js';
 import { nextRunAfter } from './schedule-timing.js';
@@ -248,13 +250,24 @@ export class Scheduler {
     }
     const p = started.then(
       () => {
-        if (row.failReason !== null) this.opts.store.update(row.id, { failReason: null }, this.opts.clock.now());
+        // A channel launch posted into the channel, so the target works again; a thread launch only
+        // queued a task, so its failures in a row stay until a run there completes (the runtime reports it).
+        const change = row.target === 'channel' ? successChange(row) : row.consecutiveFailures === 0 && row.failReason !== null ? { failReason: null } : null;
+        if (change) this.opts.store.update(row.id, change, this.opts.clock.now());
       },
       (err: unknown) => {
         const message = err instanceof Error ? err.message : String(err);
         this.opts.logger.warn({ err, scheduleId: row.id }, 'schedule launch failed');
         const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;
-        this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
+        // Only a target that is gone counts towards pausing: an outage of the platform passes by itself.
+        if (!isTargetGone(err)) {
+          this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
+          return;
+        }
+        const current = this.opts.store.get(row.id);
+        if (!current) return;
+        const updated = this.opts.store.update(row.id, failureChange(current, failReason), this.opts.clock.now());
+        if (updated?.status === 'paused') this.disarm(row.id);
       },
     );
     const tracked = p.finally(() => this.inFlight.delete(tracked));

@@ -37,6 +37,8 @@ export interface FakeChannel {
   owner_id?: string;
   recipients?: FakeUser[];
   members: Set<string>;
+  /** Set when the channel refuses the bot's posts (a locked thread, access taken away): Discord's answer. */
+  refusal?: { status: number; code: number; message: string };
 }
 
 export interface FakeMessage {
@@ -262,6 +264,24 @@ export class FakeDiscord {
       session.socket?.send(JSON.stringify({ op: 7, d: null }));
       session.socket = null;
     }
+  }
+
+  /** Deletes a channel or thread (announced like Discord does): anything sent there answers 404 Unknown Channel (10003). */
+  deleteChannel(channelId: string): void {
+    const channel = this.requireChannel(channelId);
+    this.channels.delete(channelId);
+    if (channel.type === CHANNEL.PublicThread) this.dispatch('THREAD_DELETE', { id: channel.id, type: channel.type, guild_id: channel.guild_id, parent_id: channel.parent_id }, INTENT.Guilds);
+    else if (channel.guild_id) this.dispatch('CHANNEL_DELETE', this.channelObject(channel), INTENT.Guilds);
+  }
+
+  /** Archives and locks a thread: the bot's posts there answer 400 code 50083. */
+  lockThread(threadId: string): void {
+    this.requireChannel(threadId).refusal = { status: 400, code: 50083, message: 'Thread is archived' };
+  }
+
+  /** Takes the bot's access to a channel away: its posts there answer 403 Missing Access (50001). */
+  revokeAccess(channelId: string): void {
+    this.requireChannel(channelId).refusal = { status: 403, code: 50001, message: 'Missing Access' };
   }
 
   /** Answers the next message POST in a channel with a 429 (as a shared or global bucket would). */
@@ -609,6 +629,7 @@ export class FakeDiscord {
 
   private postChannelMessage(channelId: string, raw: unknown): { status?: number; body?: unknown; headers?: Record<string, string> } {
     const channel = this.requireChannel(channelId);
+    if (channel.refusal) throw new HttpError(channel.refusal.status, { message: channel.refusal.message, code: channel.refusal.code });
     const { count, windowMs } = this.options.messageLimit;
     const now = Date.now();
     let bucket = this.buckets.get(channelId);

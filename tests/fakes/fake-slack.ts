@@ -158,6 +158,8 @@ export class FakeSlack {
   maxPageSize: number;
   private readonly channels = new Map<string, StoredMessage[]>();
   private readonly failures = new Map<string, Failure[]>();
+  /** Channels that refuse every write, with Slack's error (`is_archived`, `not_in_channel`, `channel_not_found`). */
+  private readonly closed = new Map<string, string>();
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly sockets = new Set<WebSocket>();
@@ -213,6 +215,21 @@ export class FakeSlack {
   /** The next call of `method` fails like this (queued; one failure per call). */
   failNext(method: string, failure: Failure): void {
     this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
+  }
+
+  /** The channel is archived: every post, edit and reaction there answers `is_archived` from now on. */
+  archiveChannel(channel: string): void {
+    this.closed.set(channel, 'is_archived');
+  }
+
+  /** The bot was removed from the channel: writes answer `not_in_channel`. */
+  removeBot(channel: string): void {
+    this.closed.set(channel, 'not_in_channel');
+  }
+
+  /** The channel was deleted: writes answer `channel_not_found`. */
+  deleteChannel(channel: string): void {
+    this.closed.set(channel, 'channel_not_found');
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -521,6 +538,8 @@ export class FakeSlack {
     const channel = String(a.channel ?? '');
     const ts = String(a.ts ?? a.timestamp ?? '');
     const validChannel = /^[CDG][A-Z0-9]{2,}$/.test(channel);
+    const refusal = this.closed.get(channel);
+    if (refusal && /^(chat\.|reactions\.)/.test(method)) return { ok: false, error: refusal };
     switch (method) {
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'errand', team_id: this.teamId, user_id: this.botUserId, bot_id: this.botId, is_enterprise_install: false };

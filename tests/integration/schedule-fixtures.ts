@@ -17,21 +17,21 @@ export interface LaunchRecord {
   readonly channel?: ChannelRef;
 }
 
-/** A ScheduleLauncher that records every launch; `failWith` makes the next launches reject. */
+/** A ScheduleLauncher that records every launch; `failWith` (a message or an error) makes the next launches reject. */
 export class RecordingLauncher implements ScheduleLauncher {
   readonly launches: LaunchRecord[] = [];
-  failWith: string | null = null;
+  failWith: string | Error | null = null;
 
   constructor(private readonly clock: FakeClock) {}
 
   async queueInConversation(conversationId: string, prompt: string, scheduleId: number): Promise<void> {
     this.launches.push({ via: 'thread', at: this.clock.now(), scheduleId, prompt, conversationId });
-    if (this.failWith) throw new Error(this.failWith);
+    if (this.failWith) throw typeof this.failWith === 'string' ? new Error(this.failWith) : this.failWith;
   }
 
   async startInChannel(channel: ChannelRef, prompt: string, scheduleId: number): Promise<void> {
     this.launches.push({ via: 'channel', at: this.clock.now(), scheduleId, prompt, channel });
-    if (this.failWith) throw new Error(this.failWith);
+    if (this.failWith) throw typeof this.failWith === 'string' ? new Error(this.failWith) : this.failWith;
   }
 }
 

@@ -9,7 +9,22 @@ describe('how a run ending is recorded', () => {
       run: { to: 'completed', summary: null },
       task: { kind: 'complete', summary: 'Answered.' },
       note: null,
+      schedule: null,
     });
+  });
+
+  it('a target that is gone fails run and task with the reason and posts no note there', () => {
+    const s = settleRun({ ...base, ending: { kind: 'target_gone', reason: 'Slack chat.postMessage failed (is_archived)' } });
+    expect(s.run).toEqual({ to: 'failed', error: 'target gone: Slack chat.postMessage failed (is_archived)' });
+    expect(s.task).toEqual({ kind: 'fail', reason: 'Stopped: the conversation can no longer be posted to (Slack chat.postMessage failed (is_archived)).' });
+    expect(s.note).toBeNull();
+    expect(s.schedule).toBeNull();
+  });
+
+  it('a scheduled run counts for its schedule when it completes and against it when its target is gone', () => {
+    expect(settleRun({ ...base, fromSchedule: true, ending: { kind: 'completed', summary: 'done' } }).schedule).toEqual({ ok: true });
+    expect(settleRun({ ...base, fromSchedule: true, ending: { kind: 'target_gone', reason: 'gone' } }).schedule).toEqual({ ok: false, reason: 'gone' });
+    expect(settleRun({ ...base, fromSchedule: true, ending: { kind: 'failed', reason: 'model down', transient: true } }).schedule).toBeNull();
   });
 
   it('a waiting run, a stop and a shutdown leave the run as it is', () => {
