@@ -115,7 +115,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   let app: App | null = null;
   let server: Server | null = null;
   const queue = createOutboundQueue({ rate: tuning.messageRate ?? SLACK_MESSAGE_RATE, retryAfterMs });
-  const botThreads = createBotThreads({ client, bot: () => bot, logger });
+  const botThreads = createBotThreads({
+    client,
+    bot: () => bot,
+    logger,
+    known: (thread) => {
+      const ref = toConversationRef(thread);
+      return ref !== null && sink !== null && sink.knowsConversation(ref);
+    },
+  });
   const profiles = createUserProfiles(client);
   const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: MAX_MESSAGE_LENGTH };
 

@@ -64,7 +64,7 @@ export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise
   const mentioned = e.type === 'app_mention' || e.text.includes(`<@${ctx.bot.userId}`);
   const threadTs = e.thread_ts && e.thread_ts !== e.ts ? e.thread_ts : undefined;
   if (!isDm && !mentioned) {
-    if (!threadTs || !(await ctx.botThreads.includesBot(e.channel, threadTs))) return null;
+    if (!threadTs || !(await ctx.botThreads.includesBot(e.channel, threadTs, ctx.teamId))) return null;
   }
   const conversation = conversationOfMessage({ teamId: ctx.teamId, channelId: e.channel, channelType: e.channel_type, ts: e.ts, threadTs });
   if (!conversation) return null;

@@ -256,6 +256,15 @@ export class FakeSlack {
     return { ts: msg.ts, delivery: await this.sendEvent(this.personEvent(msg)) };
   }
 
+  /**
+   * A person posts while the app is unreachable past Slack's redeliveries: the message is stored
+   * (history shows it) but no event is ever delivered for it.
+   */
+  postUndelivered(input: { user: string; channel: string; text: string; threadTs?: string }): { ts: string } {
+    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    return { ts: msg.ts };
+  }
+
   /** Another app's bot posts (Slack delivers it as a `message` with `bot_id`). */
   async otherBotMessage(input: { channel: string; text: string; threadTs?: string }): Promise<Delivery> {
     const msg = this.store({ channel: input.channel, user: 'U0OTHERBOT', bot_id: 'B0OTHER01', text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
