@@ -92,8 +92,8 @@ export interface EventHandlerDeps {
 const bodySchema = z.object({ team_id: z.string().min(1) });
 
 /**
- * Wires `app_mention` and `message` events to the sink. Bolt has acknowledged the event before
- * this runs. Twins and redeliveries of a message already handed over (or in flight) are dropped
+ * Wires `app_mention` and `message` events to the sink. The listener resolves once the sink has
+ * stored the message, and the receiver acknowledges the event only then (ack-after-handling.ts). Twins and redeliveries of a message already handed over (or in flight) are dropped
  * here, cheaply; the core de-duplicates again, durably.
  */
 export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
@@ -117,9 +117,6 @@ export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
     return delivery;
   };
   const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
-    // Bolt has already sent the ack; yielding one turn of the event loop lets other requests that
-    // are waiting for their ack go first, so a burst of events never queues acks behind handling.
-    await new Promise((resolve) => setImmediate(resolve));
     await onEvent(event, body).catch((err: unknown) => deps.logger.error({ err }, 'handing a Slack message to the core failed'));
   };
   app.event('app_mention', listener);
