@@ -6,7 +6,7 @@ import type { BotThreads } from './bot-threads.js';
 import { conversationOfMessage, isDmChannel } from './slack-thread-id.js';
 
 /** Subtypes that are still a person talking; every other subtype (edits, joins, bot posts…) is ignored. */
-const PERSON_SUBTYPES = new Set(['thread_broadcast', 'file_share', 'me_message']);
+export const PERSON_SUBTYPES: ReadonlySet<string> = new Set(['thread_broadcast', 'file_share', 'me_message']);
 
 const messageEventSchema = z.object({
   type: z.enum(['message', 'app_mention']),

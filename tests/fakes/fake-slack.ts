@@ -592,8 +592,10 @@ export class FakeSlack {
         if (!validChannel) return { ok: false, error: 'channel_not_found' };
         const root = this.find(channel, ts);
         if (!root) return { ok: false, error: 'thread_not_found' };
-        const [parent, ...replies] = this.messages(channel, root.thread_ts ?? root.ts);
-        // Slack repeats the parent at the top of every page; the cursor walks the replies.
+        const [parent, ...all] = this.messages(channel, root.thread_ts ?? root.ts);
+        const inclusive = a.inclusive === true || a.inclusive === 'true' || a.inclusive === '1';
+        const replies = a.oldest === undefined ? all : all.filter((m) => (inclusive ? Number(m.ts) >= Number(a.oldest) : Number(m.ts) > Number(a.oldest)));
+        // Slack repeats the parent at the top of every page, whatever `oldest` says; the cursor walks the replies.
         const page = this.page(replies, a, 'asc');
         if ('error' in page) return { ok: false, error: page.error };
         return { ok: true, messages: [parent!, ...page.items].map((m) => this.wire(m)), has_more: page.next !== null, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
