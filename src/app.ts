@@ -19,7 +19,8 @@ import { silentLogger, type Logger } from './logger.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 import { createEventDedupe } from './runtime/dedupe.js';
 import { Dispatcher } from './runtime/dispatcher.js';
-import { Heartbeat } from './runtime/heartbeat.js';
+import { catchUpMissedMessages } from './runtime/catch-up.js';
+import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { announceInterruptedRuns, requeueInterruptedRuns } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
@@ -72,6 +73,9 @@ export interface App {
 
 /** Attempts a task gets, counting transient failures and restarts that interrupted it. */
 const MAX_TASK_ATTEMPTS = 3;
+
+/** Catch-up after a restart: bounded, and never older than de-duplication remembers (10 minutes' margin for clock skew). */
+const CATCH_UP_LIMITS = { conversations: 200, messagesPerConversation: 50, totalMs: 60_000, maxAgeMs: DEDUPE_RETENTION_MS - 10 * 60_000 };
 
 /** Builds Errand from its parts; nothing starts until `start()`. */
 export function createApp(options: AppOptions): App {
@@ -142,6 +146,8 @@ export function createApp(options: AppOptions): App {
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;
+  let stopping = false;
+  let catchingUp: Promise<void> = Promise.resolve();
   return {
     db,
     dispatcher,
@@ -162,8 +168,15 @@ export function createApp(options: AppOptions): App {
       scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       heartbeat.start();
       coordinator.pump();
+      // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
+      catchingUp = catchUpMissedMessages({ db, adapters, sink: dispatcher, clock, logger, limits: CATCH_UP_LIMITS, cancelled: () => stopping }).then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err }, 'catching up on missed messages failed'),
+      );
     },
     async stop() {
+      stopping = true;
+      await catchingUp;
       heartbeat.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();

@@ -8,6 +8,7 @@ import type { InboundSink } from '../../src/chat/inbound.js';
 import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
+import { ackAfterHandling } from './ack-after-handling.js';
 import { registerActions, type AnsweredQuestion } from './actions.js';
 import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
@@ -35,6 +36,8 @@ export interface SlackTuning {
   commandAckBudgetMs?: number;
   /** Web API retries on network errors and 5xx (429s are waited out per channel instead). */
   webApiRetries?: number;
+  /** Longest a message event waits for being stored before it is acknowledged anyway (default 2.5 s; Slack allows 3). */
+  eventAckDeadlineMs?: number;
   /** Socket Mode ping timeout, which is also its delay before reconnecting (default 5 s). */
   socketPingTimeoutMs?: number;
 }
@@ -115,7 +118,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   let app: App | null = null;
   let server: Server | null = null;
   const queue = createOutboundQueue({ rate: tuning.messageRate ?? SLACK_MESSAGE_RATE, retryAfterMs });
-  const botThreads = createBotThreads({ client, bot: () => bot, logger });
+  const botThreads = createBotThreads({
+    client,
+    bot: () => bot,
+    logger,
+    known: (thread) => {
+      const ref = toConversationRef(thread);
+      return ref !== null && sink !== null && sink.knowsConversation(ref);
+    },
+  });
   const profiles = createUserProfiles(client);
   const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: MAX_MESSAGE_LENGTH };
 
@@ -174,7 +185,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   };
 
   const buildApp = (identity: BotIdentity): App => {
-    const receiver =
+    const boltReceiver =
       mode === 'http'
         ? new HTTPReceiver({ signingSecret: options.signingSecret ?? '', endpoints: '/slack/events', logger: boltLog })
         : new SocketModeReceiver({
@@ -184,6 +195,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
             installerOptions: { clientOptions: slackApiUrl ? { slackApiUrl } : {} },
             ...(tuning.socketPingTimeoutMs ? { clientPingTimeout: tuning.socketPingTimeoutMs } : {}),
           });
+    // Message events are acknowledged once stored, not before (see ack-after-handling.ts).
+    const receiver = ackAfterHandling(boltReceiver, { deadlineMs: tuning.eventAckDeadlineMs ?? 2500, logger });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
     registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => profiles.cachedTimezone(u) });

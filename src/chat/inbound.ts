@@ -57,7 +57,13 @@ export interface CommandReply {
  * not when the work it starts is done.
  */
 export interface InboundSink {
+  /** Resolves once the message, its de-duplication record and what it asks for are stored; throws when storing failed. */
   onMessage(message: InboundMessage): Promise<void>;
+  /**
+   * Whether the core already holds this conversation (the bot took part in it). Synchronous and
+   * cheap, so an adapter asks it before any platform lookup to decide whether a reply is for the bot.
+   */
+  knowsConversation(conversation: ConversationRef): boolean;
   onCommand(command: InboundCommand): Promise<CommandReply>;
   onAction(action: InboundAction): Promise<CommandReply | null>;
 }

@@ -1,6 +1,6 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
-import { channelOf, type ConversationRef } from '../chat/conversation-ref.js';
+import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import type { Clock } from '../clock.js';
 import { handleCommand } from '../commands/command-router.js';
@@ -30,6 +30,22 @@ export interface DispatcherDeps {
   commands: CommandDeps;
 }
 
+/** What storing an inbound message decided, inside the same transaction that stored it. */
+type Decision =
+  | { kind: 'duplicate' }
+  | { kind: 'stop'; conversationId: string; all: boolean }
+  | { kind: 'refuse'; approver: string }
+  | { kind: 'answer'; runId: string }
+  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean };
+
+/** A stored message and what is left to do about it once the platform may be acknowledged. */
+interface StoredMessage {
+  decision: Exclude<Decision, { kind: 'duplicate' }>;
+  adapter: ChatAdapter;
+  ref: ConversationRef;
+  userId: string;
+}
+
 /**
  * Routes every inbound event: de-duplicate first (persisted), then stop fast path, answer to a
  * waiting question, queue behind a busy run, or start a run. The decision and the write happen in
@@ -39,7 +55,22 @@ export interface DispatcherDeps {
 export class Dispatcher implements InboundSink {
   constructor(private readonly deps: DispatcherDeps) {}
 
+  /**
+   * Resolves once the message is stored (de-duplication record plus its task, recorded answer or
+   * stop), so an adapter may acknowledge the platform then. What follows — starting the run,
+   * posting the "queued" note, announcing a stop — goes on without delaying that; its errors are logged.
+   */
   async onMessage(message: InboundMessage): Promise<void> {
+    const stored = await this.store(message);
+    if (stored) void this.followUp(stored).catch((err: unknown) => this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'));
+  }
+
+  /** Whether Errand holds this conversation: one indexed lookup, so adapters may ask before any platform call. */
+  knowsConversation(ref: ConversationRef): boolean {
+    return this.deps.conversations.get(conversationKey(ref)) !== null;
+  }
+
+  private async store(message: InboundMessage): Promise<StoredMessage | null> {
     const { deps } = this;
     const ref0 = message.conversation;
     // Slack's `ts` is unique per channel only, so the channel is part of the key. Keys written
@@ -48,12 +79,13 @@ export class Dispatcher implements InboundSink {
     const adapter = deps.adapters.get(ref0.platform);
     if (!adapter) {
       deps.logger.error({ platform: ref0.platform }, 'message from a platform without an adapter');
-      return;
+      return null;
     }
     let ref: ConversationRef = ref0;
     if (message.startThread) {
-      // De-duplicate before opening a thread, so a redelivery never opens a second one.
-      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return;
+      // De-duplicate before opening a thread, so a redelivery never opens a second one. The
+      // thread's conversation is only known once it is open, so this path stores after that call.
+      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
       try {
         ref = await adapter.openThread(channelOf(ref0), message.messageId, message.startThread.name);
       } catch (err) {
@@ -62,18 +94,20 @@ export class Dispatcher implements InboundSink {
     }
     const stop = parseStopMessage(message.text);
 
-    const decision = deps.db.transaction(() => {
-      if (!message.startThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' as const };
+    const decision = deps.db.transaction((): Decision => {
+      if (!message.startThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
       const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
-      if (stop) return { kind: 'stop' as const, conversationId };
+      if (stop) return { kind: 'stop', conversationId, all: stop.all };
       const active = deps.runs.active(conversationId);
       const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
       if (active?.status === 'waiting_user') {
-        if (!approval) return { kind: 'answer' as const, run: active };
-        if (parseApprovalDecision(message.text) !== null) {
-          const approver = active.question?.userId ?? null;
-          if (approver !== null && approver !== message.userId) return { kind: 'refuse' as const, approver };
-          return { kind: 'answer' as const, run: active };
+        const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
+        const approver = approval ? (active.question?.userId ?? null) : null;
+        if (isDecision && approver !== null && approver !== message.userId) return { kind: 'refuse', approver };
+        if (isDecision) {
+          // Stored with the run, so the answer survives a crash before the run resumes.
+          deps.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
+          return { kind: 'answer', runId: active.id };
         }
       }
       const added = deps.tasks.add({
@@ -85,26 +119,32 @@ export class Dispatcher implements InboundSink {
         sourceMessageId: message.messageId,
       });
       if (!added.ok) throw new Error(added.error);
-      return { kind: 'task' as const, conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined };
+      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined };
     });
-
     if (decision.kind === 'duplicate') {
       deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
-      return;
+      return null;
     }
+    return { decision, adapter, ref, userId: message.userId };
+  }
+
+  private async followUp({ decision, adapter, ref, userId }: StoredMessage): Promise<void> {
+    const { deps } = this;
     if (decision.kind === 'stop') {
-      const r = deps.coordinator.stopConversation(decision.conversationId, stop!.all);
-      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, message.userId, r.stoppedTaskId, r.cancelledPending);
+      const r = deps.coordinator.stopConversation(decision.conversationId, decision.all);
+      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, userId, r.stoppedTaskId, r.cancelledPending);
       else await this.say(adapter, ref, notices.nothingRunning);
       return;
     }
     if (decision.kind === 'refuse') {
-      await adapter.postEphemeral(ref, message.userId, notices.notAllowedToDecide(decision.approver)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      await adapter.postEphemeral(ref, userId, notices.notAllowedToDecide(decision.approver)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
       return;
     }
     if (decision.kind === 'answer') {
-      if (!deps.coordinator.answer(decision.run, message.text, message.userId)) {
-        deps.logger.warn({ runId: decision.run.id }, 'answer arrived for a run that is no longer waiting');
+      const run = deps.runs.get(decision.runId);
+      // The recorded answer is delivered from the run itself; a resume that finds no slot keeps it there.
+      if (!run || run.status !== 'waiting_user' || !deps.coordinator.answer(run, null, null)) {
+        deps.logger.warn({ runId: decision.runId }, 'answer arrived for a run that is no longer waiting');
       }
       return;
     }
