@@ -100,7 +100,7 @@ const events = () => {
 async function started(p: ChildProcess, identifiesBefore: number): Promise<number> {
   await waitFor(() => discord.stats.identifies > identifiesBefore, 30_000, `Errand to connect to the gateway (output: ${output})`);
   const servers = () => childrenOf(p.pid!).filter((c) => cmdline(c).includes('stdio-fixture-server'));
-  const [pid] = await waitFor((): number[] | false => (servers().length === 1 ? servers() : false), 10_000, `the MCP server process (children: ${childrenOf(p.pid!).map(cmdline).join('; ')}; output: ${output})`);
+  const pid = await waitFor(() => (servers().length === 1 ? servers()[0] : undefined), 10_000, `the MCP server process (children: ${childrenOf(p.pid!).map(cmdline).join('; ')}; output: ${output})`);
   return pid!;
 }
 
