@@ -49,7 +49,8 @@ describe('MCP tools in the console', () => {
     await waitFor(() => printed.includes('Saved from the console.'), 10_000, 'the answer');
     expect(count(server.events(), 'wrote plan=from-console')).toBe(1);
     expect(toolResults(model.requests[1]!)).toEqual([{ ok: true, content: 'saved plan' }]);
-    expect(printed).toContain('✅ Allowed once by <@you>.');
+    expect(printed).toContain('✅ Allowed once by @you.');
+    expect(printed).not.toContain('<@you>');
   });
 
   it('choosing "3" (Deny) by number keeps the tool from running', async () => {
