@@ -17,9 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 afterEach(async () => {
-  // Echoes still being delivered would keep Bolt's receiver open until its keep-alive timeout.
   await e?.app.coordinator.idle();
-  await e?.slack.settle();
   await e?.close();
   e = null;
 });
