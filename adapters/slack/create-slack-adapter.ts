@@ -231,10 +231,21 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       await working.stopAll();
       await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
       const running = app;
+      const listening = server;
       app = null;
       server = null;
       sink = null;
-      if (running) await running.stop();
+      if (!running) return;
+      const stopped = running.stop();
+      // A delivery answered while stopping leaves its keep-alive connection open, and Node then waits out
+      // the receiver's keep-alive timeout (5 s) before close() resolves; nothing more is read on it.
+      listening?.closeIdleConnections();
+      const idle = setInterval(() => listening?.closeIdleConnections(), 50);
+      try {
+        await stopped;
+      } finally {
+        clearInterval(idle);
+      }
     },
     botUserId: () => bot?.userId ?? null,
     httpPort: () => portOf(server),
