@@ -34,6 +34,19 @@ const int = (fallback: number, min: number, max: number) =>
       return n;
     });
 
+const optionalPort = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return undefined;
+    const n = Number(v.trim());
+    if (!Number.isInteger(n) || n < 0 || n > 65535) {
+      ctx.addIssue({ code: 'custom', message: `expected a port number from 0 to 65535, got "${v}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
 const optionalString = z
   .string()
   .optional()
@@ -96,6 +109,8 @@ const envSchema = z.object({
   MAX_SCHEDULES_PER_CHANNEL: int(50, 1, 10_000),
   MISSED_GRACE_MINUTES: int(60, 0, 60 * 24 * 30),
   ERRAND_CONFIG: optionalString,
+  METRICS_PORT: optionalPort,
+  METRICS_HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
   LOG_LEVEL: z
     .string()
     .optional()

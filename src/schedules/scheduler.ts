@@ -3,6 +3,7 @@ import schedule from 'node-schedule';
 import { systemClock, type Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
 import type { Logger } from '../logger.js';
+import { noopMetrics, type Metrics } from '../metrics/metrics.js';
 import { DueQueue } from './due-queue.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
 import type { ScheduleChange, ScheduleStore } from './schedule-store.js';
@@ -67,6 +68,8 @@ export interface SchedulerOptions {
   /** How late a fire may be (process down, machine asleep) and still run; later ones are skipped and recorded. */
   graceMs: number;
   timer?: WakeTimer;
+  /** Where fires are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 /**
@@ -85,9 +88,11 @@ export class Scheduler {
   /** Fired recurring schedules (and skips) whose next run is still to be computed. */
   private readonly pending: { row: ScheduleRow; dueAt: number; now: number; skipped: boolean }[] = [];
   private drainHandle: unknown = null;
+  private readonly metrics: Metrics;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
+    this.metrics = opts.metrics ?? noopMetrics;
   }
 
   /** Number of schedules currently armed. */
@@ -168,7 +173,10 @@ export class Scheduler {
     for (const { id, at } of this.queue.popDue(now)) {
       if (now - at > this.opts.graceMs) {
         const row = this.guard(id, () => this.opts.store.get(id));
-        if (row && row.status === 'active' && row.nextRunAt === at) later.push({ row, dueAt: at, skipped: true });
+        if (row && row.status === 'active' && row.nextRunAt === at) {
+          later.push({ row, dueAt: at, skipped: true });
+          this.metrics.scheduleFired('skipped');
+        }
         continue;
       }
       const fired = this.guard(id, () => this.opts.store.recordFire(id, at, now));
@@ -248,9 +256,11 @@ export class Scheduler {
     }
     const p = started.then(
       () => {
+        this.metrics.scheduleFired('started');
         if (row.failReason !== null) this.opts.store.update(row.id, { failReason: null }, this.opts.clock.now());
       },
       (err: unknown) => {
+        this.metrics.scheduleFired('failed');
         const message = err instanceof Error ? err.message : String(err);
         this.opts.logger.warn({ err, scheduleId: row.id }, 'schedule launch failed');
         const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;
