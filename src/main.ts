@@ -3,7 +3,6 @@ import { pino } from 'pino';
 import { checkModelEndpoint } from './agent/model-endpoint-check.js';
 import { createApp, type ManagedToolSource } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
-import type { PlatformTraffic } from './chat/platform-traffic.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { prepareDatabaseLocation, PRIVATE_FILE_MODE } from './db/database-location.js';
 import { acquireProcessLock, LOCK_REFRESH_MS, type ProcessLock } from './db/process-lock.js';
@@ -11,6 +10,7 @@ import { ConfigError, DatabaseError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { noopMetrics, type Metrics } from './metrics/metrics.js';
 import { loadMonitoring, type Monitoring } from './metrics/monitoring.js';
+import { trafficCounter } from './metrics/traffic-counter.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -20,7 +20,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * loads a platform SDK.
  */
 async function createAdapters(config: Config, logger: Logger, shutdown: (reason: string) => void, metrics: Metrics): Promise<ChatAdapter[]> {
-  const traffic = (platform: string): PlatformTraffic => ({ posted: () => metrics.outbound(platform), rateLimited: () => metrics.rateLimited(platform) });
+  const traffic = (platform: string) => trafficCounter(metrics, platform);
   const adapters: ChatAdapter[] = [];
   if (config.platforms.includes('console')) {
     const { createConsoleAdapter } = await import('../adapters/console/console-adapter.js');
