@@ -174,6 +174,10 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
   if (!set('SLACK_BOT_TOKEN') && (set('SLACK_APP_TOKEN') || set('SLACK_SIGNING_SECRET'))) {
     problems.push('SLACK_BOT_TOKEN: missing while other SLACK_* credentials are set. Add the xoxb- bot token, or remove the other Slack settings.');
   }
+  const slackPort = (env.SLACK_PORT ?? '').trim() || '3000';
+  if (set('SLACK_BOT_TOKEN') && mode === 'http' && set('METRICS_PORT') && Number(env.METRICS_PORT) !== 0 && Number(env.METRICS_PORT) === Number(slackPort)) {
+    problems.push(`METRICS_PORT: ${slackPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give /healthz and /metrics a port of their own (e.g. 9464).`);
+  }
   if (!set('OPENAI_API_KEY') && !set('OPENAI_BASE_URL')) {
     problems.push(
       'OPENAI_API_KEY: required for the OpenAI endpoint. Set your key, or point OPENAI_BASE_URL at a local OpenAI-compatible server (Ollama, vLLM, LM Studio) that needs none.',

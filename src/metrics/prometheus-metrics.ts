@@ -50,7 +50,7 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
     help: 'Runs running or waiting for an answer.',
     registers,
     collect() {
-      setOrReset(this, current?.runsActive);
+      setOrUnknown(this, current?.runsActive);
     },
   });
   new Gauge({
@@ -58,7 +58,7 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
     help: 'To-do items waiting to start.',
     registers,
     collect() {
-      setOrReset(this, current?.tasksPending);
+      setOrUnknown(this, current?.tasksPending);
     },
   });
 
@@ -89,7 +89,7 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
   };
 }
 
-function setOrReset(gauge: Gauge, value: number | undefined): void {
-  if (value === undefined) gauge.reset();
-  else gauge.set(value);
+/** An unreadable gauge shows NaN (unknown), never a made-up 0. */
+function setOrUnknown(gauge: Gauge, value: number | undefined): void {
+  gauge.set(value ?? NaN);
 }

@@ -101,10 +101,10 @@ describe('/metrics', () => {
     fake.userMessage(third.id, 'stop');
     await waitFor(() => m!.app.coordinator.inFlight === 0, 10_000);
 
-    const metrics = await waitFor(async () => {
+    const metrics = (await waitFor(async () => {
       const e = await scrape(m!);
       return e.value('errand_model_request_duration_seconds_count') === model.requests.length ? e : null;
-    }, 10_000);
+    }, 10_000))!;
     expect(metrics.value('errand_runs_total', { outcome: 'completed' })).toBe(1);
     expect(metrics.value('errand_runs_total', { outcome: 'failed' })).toBe(1);
     expect(metrics.value('errand_runs_total', { outcome: 'cancelled' })).toBe(1);
@@ -141,10 +141,10 @@ describe('/healthz', () => {
     expect(up.body).toMatchObject({ status: 'ok', problems: [], database: { writable: true }, platforms: { discord: { connected: true } } });
 
     m.discord.dropGateway();
-    const down = await waitFor(async () => {
+    const down = (await waitFor(async () => {
       const h = await health(m!);
       return h.status === 503 ? h : null;
-    }, 10_000);
+    }, 10_000))!;
     expect(down.body.status).toBe('unhealthy');
     expect(down.body.platforms.discord!.connected).toBe(false);
     expect(down.body.problems).toEqual([expect.stringMatching(/^discord is not connected \(gateway \w+\)$/)]);

@@ -18,10 +18,12 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 const SUFFIXES: Record<string, readonly string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['_sum', '_count', ''], counter: ['', '_total'], gauge: [''], untyped: [''] };
 
+/** Values are read like Go's strconv.ParseFloat, as Prometheus does: NaN and Inf in any case (prom-client writes `Nan`). */
 function parseValue(text: string, line: string): number {
-  if (text === '+Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  const special = text.toLowerCase();
+  if (special === 'nan') return NaN;
+  if (/^\+?inf(inity)?$/.test(special)) return Infinity;
+  if (/^-inf(inity)?$/.test(special)) return -Infinity;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new Error(`bad value "${text}" in: ${line}`);
   return Number(text);
 }

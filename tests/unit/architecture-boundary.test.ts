@@ -24,6 +24,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   '@slack/web-api': (f) => f.startsWith('adapters/slack/'),
   'discord.js': (f) => f.startsWith('adapters/discord/'),
   '@modelcontextprotocol/sdk': (f) => f.startsWith('src/mcp/'),
+  'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
 };
 
 describe('architecture', () => {
@@ -54,6 +55,18 @@ describe('architecture', () => {
         .map((i) => `${f} imports ${i}`),
     );
     expect(offenders).toEqual([]);
+  });
+
+  it('prom-client is reached only through the dynamic import that METRICS_PORT triggers', () => {
+    const prometheusModules = /\/prometheus-(metrics|monitoring)\.js$/;
+    const offenders = [...sources('src'), ...sources('adapters')].flatMap((f) => {
+      const text = readFileSync(join(root, f), 'utf8');
+      const staticImports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^;(]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+      const allowed = f.startsWith('src/metrics/prometheus-');
+      return allowed ? [] : staticImports.filter((i) => prometheusModules.test(i)).map((i) => `${f} statically imports ${i}`);
+    });
+    expect(offenders).toEqual([]);
+    expect(readFileSync(join(root, 'src/metrics/monitoring.ts'), 'utf8')).toMatch(/await import\('\.\/prometheus-monitoring\.js'\)/);
   });
 
   it('no console.log outside the console adapter', () => {
