@@ -246,8 +246,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       app = null;
       server = null;
       sink = null;
-      connection = { connected: false, detail: 'stopped' };
       if (running) await running.stop();
+      // After the socket's own disconnect events, which would otherwise have the last word.
+      connection = { connected: false, detail: 'stopped' };
     },
     connectionState: () => connection,
     botUserId: () => bot?.userId ?? null,
