@@ -178,7 +178,7 @@ export function createApp(options: AppOptions): App {
       coordinator.pump();
       const tools = options.externalTools;
       await monitoring?.start({
-        health: () => checkHealth({ db, adapters, ...(tools?.status ? { toolServers: () => tools.status!() } : {}) }),
+        health: () => checkHealth({ db, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
         gauges: createGaugeReader(db),
       });
     },
