@@ -16,6 +16,12 @@ import { createToolGrantStore } from './conversations/tool-grant-store.js';
 import { createTranscriptStore, type TranscriptStore } from './conversations/transcript-store.js';
 import { closeDatabase, openDatabase, type Db } from './db/client.js';
 import { silentLogger, type Logger } from './logger.js';
+import { countingSink } from './metrics/counting-sink.js';
+import { checkHealth, type ToolServerState } from './metrics/health-check.js';
+import { instrumentLlm } from './metrics/instrumented-llm.js';
+import { createGaugeReader } from './metrics/metric-gauges.js';
+import { noopMetrics } from './metrics/metrics.js';
+import type { Monitoring } from './metrics/monitoring.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 import { createEventDedupe } from './runtime/dedupe.js';
 import { Dispatcher } from './runtime/dispatcher.js';
@@ -46,12 +52,16 @@ export interface AppOptions {
   scheduleTimer?: WakeTimer;
   /** Tools from outside Errand (MCP servers); started with the app and closed with it. */
   externalTools?: ManagedToolSource;
+  /** `/healthz` and `/metrics` (METRICS_PORT): counts what happens, served from start to stop. Absent: nothing is counted. */
+  monitoring?: Monitoring;
 }
 
 /** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
 export interface ManagedToolSource extends ExternalToolSource {
   start?(): Promise<void>;
   close?(): Promise<void>;
+  /** Each server's state, shown by `/healthz`. */
+  status?(): readonly ToolServerState[];
 }
 
 /** The running system, for main.ts, tests and benchmarks. */
@@ -85,13 +95,15 @@ export function createApp(options: AppOptions): App {
   const ownsDb = options.db === undefined;
   const db = options.db ?? openDatabase(config.DATABASE_PATH);
   const adapters = new Map(options.adapters.map((a) => [a.platform, a]));
+  const { monitoring } = options;
+  const metrics = monitoring?.metrics ?? noopMetrics;
 
   const conversations = createConversationStore(db, clock);
   const transcript = createTranscriptStore(db, clock);
   const tasks = createTaskService(db, clock);
   const runs = createRunStore(db, clock);
   const dedupe = createEventDedupe(db);
-  const llm =
+  const model =
     options.llm ??
     createOpenAiClient({
       apiKey: config.OPENAI_API_KEY,
@@ -102,8 +114,9 @@ export function createApp(options: AppOptions): App {
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
+  const llm = monitoring ? instrumentLlm(model, metrics) : model;
 
-  const scheduling = createScheduling({ db, clock, logger, config, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
+  const scheduling = createScheduling({ db, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
 
@@ -121,6 +134,7 @@ export function createApp(options: AppOptions): App {
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     clock,
     logger,
+    metrics,
     promptExtras,
     limits: {
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
@@ -162,12 +176,18 @@ export function createApp(options: AppOptions): App {
       if (started) return;
       started = true;
       const interrupted = requeueInterruptedRuns({ runs, tasks, logger, maxAttempts: MAX_TASK_ATTEMPTS });
+      interrupted.forEach(() => metrics.runFinished('interrupted', null));
       await options.externalTools?.start?.();
-      for (const adapter of adapters.values()) await adapter.start(dispatcher);
+      for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
       await announceInterruptedRuns(interrupted, { conversations, adapters, logger });
       scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       heartbeat.start();
       coordinator.pump();
+      const tools = options.externalTools;
+      await monitoring?.start({
+        health: () => checkHealth({ db, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
+        gauges: createGaugeReader(db),
+      });
       // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
       catchingUp = catchUpMissedMessages({ db, adapters, sink: dispatcher, clock, logger, limits: CATCH_UP_LIMITS, cancelled: () => stopping }).then(
         () => undefined,
@@ -177,6 +197,7 @@ export function createApp(options: AppOptions): App {
     async stop() {
       stopping = true;
       await catchingUp;
+      await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();

@@ -92,6 +92,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       rl = null;
     },
     botUserId: () => 'errand',
+    /** The terminal is always there while the process runs. */
+    connectionState: () => ({ connected: true }),
     async postMessage(_ref, message: OutboundMessage): Promise<PostedMessage> {
       const id = `out-${++seq}`;
       const buttons = (message.buttons ?? []).map((b) => ({ actionId: b.actionId, label: b.label }));

@@ -2,9 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import { z } from 'zod';
-import type { AdapterCapabilities, ChatAdapter, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
@@ -59,6 +60,8 @@ export interface SlackAdapterOptions {
   apiUrl?: string;
   logger?: Logger;
   tuning?: SlackTuning;
+  /** Told about every accepted post and every 429 (metrics). */
+  traffic?: PlatformTraffic;
 }
 
 /** The Slack ChatAdapter, plus where the HTTP receiver listens (tests and benchmarks post there). */
@@ -117,7 +120,16 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   let bot: BotIdentity | null = null;
   let app: App | null = null;
   let server: Server | null = null;
-  const queue = createOutboundQueue({ rate: tuning.messageRate ?? SLACK_MESSAGE_RATE, retryAfterMs });
+  const traffic = options.traffic;
+  const queue = createOutboundQueue({
+    rate: tuning.messageRate ?? SLACK_MESSAGE_RATE,
+    retryAfterMs: (err) => {
+      const wait = retryAfterMs(err);
+      if (wait !== null) traffic?.rateLimited();
+      return wait;
+    },
+  });
+  let connection: ConnectionState = { connected: false, detail: 'not started' };
   const botThreads = createBotThreads({
     client,
     bot: () => bot,
@@ -136,8 +148,11 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     return loc;
   };
   // Every post and edit leaves through these two, so crowd pings are neutralised here once for all.
-  const post = (send: PacedSend, loc: SlackLocation, body: SlackMessageBody) =>
-    send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false }, postedSchema));
+  const post = async (send: PacedSend, loc: SlackLocation, body: SlackMessageBody) => {
+    const posted = await send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false }, postedSchema));
+    traffic?.posted();
+    return posted;
+  };
   const update = (channelId: string, ts: string, body: SlackMessageBody) =>
     queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...neutraliseBody(body) }, okSchema)));
   const ignoring = (...codes: string[]) => (err: unknown) => {
@@ -203,6 +218,14 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000 });
     registerActions(built, { ...deps, onAnswered });
     built.error(async (err) => logger.error({ err }, 'Bolt listener error'));
+    if (boltReceiver instanceof SocketModeReceiver) {
+      // The socket reconnects by itself; between `close` and the next `connected` nothing arrives.
+      const socket = boltReceiver.client;
+      socket.on('connected', () => (connection = { connected: true }));
+      for (const state of ['close', 'reconnecting', 'disconnecting', 'disconnected'] as const) {
+        socket.on(state, () => (connection = { connected: false, detail: state === 'close' ? 'socket closed, reconnecting' : `socket ${state}` }));
+      }
+    }
     return built;
   };
 
@@ -219,8 +242,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       sink = inbound;
       app = buildApp(bot);
       try {
-        if (mode === 'http') server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
-        else await app.start();
+        if (mode === 'http') {
+          server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
+          connection = { connected: true, detail: `receiving events on port ${portOf(server)}` };
+        } else await app.start();
       } catch (err) {
         const hint = mode === 'http' ? `Is SLACK_PORT ${options.port ?? 3000} free?` : 'Check SLACK_APP_TOKEN (an xapp- token with connections:write) and that Socket Mode is enabled for the app.';
         throw new AdapterError(`Slack ${mode === 'http' ? 'HTTP receiver' : 'Socket Mode'} failed to start: ${err instanceof Error ? err.message : String(err)}. ${hint}`, { cause: err });
@@ -246,7 +271,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       } finally {
         clearInterval(idle);
       }
+      // After the socket's own disconnect events, which would otherwise have the last word.
+      connection = { connected: false, detail: 'stopped' };
     },
+    connectionState: () => connection,
     botUserId: () => bot?.userId ?? null,
     httpPort: () => portOf(server),
     async postMessage(conversation, message: OutboundMessage) {
@@ -282,6 +310,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       await queue.enqueue(loc.channelId, (send) =>
         send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: neutraliseSpecialMentions(first.text) }, okSchema)),
       );
+      traffic?.posted();
     },
     async fetchUserTimezone(userId) {
       return (await profiles.fetch(userId)).tz;

@@ -40,6 +40,12 @@ export interface AdapterCapabilities {
   readonly maxMessageLength: number;
 }
 
+/** Whether an adapter can currently receive and send; `detail` says what it is doing when not. */
+export interface ConnectionState {
+  readonly connected: boolean;
+  readonly detail?: string;
+}
+
 /**
  * The platform port. Every method may throw AdapterError; outbound calls are rate limited
  * and queued per channel by the adapter, and resolve once the platform accepted them, in order.
@@ -71,4 +77,6 @@ export interface ChatAdapter {
   fetchUserTimezone(userId: string): Promise<string | null>;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
   readonly history?: ConversationHistory;
+  /** The live connection state for `/healthz`; absent: the adapter is taken as connected once started. */
+  connectionState?(): ConnectionState;
 }
