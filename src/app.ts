@@ -12,7 +12,9 @@ import type { CommandDeps } from './commands/command-deps.js';
 import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
 import type { Config } from './config.js';
 import { createConversationStore, type ConversationStore } from './conversations/conversation-store.js';
+import { createAccessPolicy } from './access/access-policy.js';
 import { createToolGrantStore } from './conversations/tool-grant-store.js';
+import { createAuthority } from './runtime/authority.js';
 import { createTranscriptStore, type TranscriptStore } from './conversations/transcript-store.js';
 import { closeDatabase, openDatabase, type Db } from './db/client.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -102,6 +104,8 @@ export function createApp(options: AppOptions): App {
   const transcript = createTranscriptStore(db, clock);
   const tasks = createTaskService(db, clock);
   const runs = createRunStore(db, clock);
+  const access = createAccessPolicy(config.file.settings.access);
+  const authority = createAuthority({ access, runs, tasks });
   const dedupe = createEventDedupe(db);
   const model =
     options.llm ??
@@ -121,6 +125,7 @@ export function createApp(options: AppOptions): App {
   const promptExtras: string[] = [SCHEDULES_PROMPT];
 
   const coordinator = new RunCoordinator({
+    access,
     db,
     conversations,
     transcript,
@@ -148,6 +153,7 @@ export function createApp(options: AppOptions): App {
     },
   });
   const commandDeps: CommandDeps = {
+    authority,
     conversations,
     tasks,
     runs,
@@ -156,7 +162,7 @@ export function createApp(options: AppOptions): App {
     schedules: (args, channel) => handleSchedulesCommand(args, channel, scheduling.service),
     schedulesHelp: SCHEDULES_HELP,
   };
-  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps });
+  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;

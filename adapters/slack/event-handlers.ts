@@ -78,6 +78,7 @@ export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise
     text: cleanText(e.text, ctx.bot.userId),
     ...(userName ? { userName } : {}),
     ...(timezone ? { timezone } : {}),
+    ...(isDm ? { direct: true } : {}),
   };
 }
 

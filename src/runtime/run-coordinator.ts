@@ -14,6 +14,7 @@ import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { Db } from '../db/client.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
+import type { AccessPolicy } from '../access/access-policy.js';
 import type { Logger } from '../logger.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -50,6 +51,8 @@ export interface CoordinatorDeps {
   /** Paragraphs added to every system prompt (e.g. scheduling help). */
   promptExtras?: readonly string[];
   grants: ToolGrantStore;
+  /** Access rules: whether the requester may create channel schedules (default: everyone may). */
+  access?: AccessPolicy;
   /** Who created a schedule: they decide the tool approvals of its runs. */
   scheduleCreator?(scheduleId: number): string | null;
   /** A scheduled run ended in a way its schedule records (a success, or a target that is gone). */
@@ -283,6 +286,7 @@ export class RunCoordinator implements RunControl {
       userId: task?.requestedBy ?? null,
       timezone,
       scheduled: task?.createdBy === 'schedule',
+      mayCreateChannelSchedules: task?.requestedBy ? (deps.access?.mayCreateChannelSchedules({ platform: ref.platform, userId: task.requestedBy }) ?? true) : true,
       signal: entry.controller.signal,
       now: () => deps.clock.now(),
     };
