@@ -1,3 +1,4 @@
+import { createAccessPolicy } from './access/access-policy.js';
 import { createOpenAiClient, type LlmClient } from './agent/llm-client.js';
 import { createControlTools } from './agent/tools/control-tools.js';
 import { createHistoryTools } from './agent/tools/history-tools.js';
@@ -6,6 +7,8 @@ import { createTaskTools } from './agent/tools/task-tools.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
 import type { ExternalToolSource } from './agent/tools/external-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
+import { createBudget } from './budget/budget.js';
+import { createUsageStore } from './budget/usage-store.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
@@ -106,6 +109,9 @@ export function createApp(options: AppOptions): App {
   const scheduling = createScheduling({ db, clock, logger, config, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
+  const usage = createUsageStore(db);
+  const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now() });
+  const access = createAccessPolicy(config.file.settings.access);
 
   const coordinator = new RunCoordinator({
     db,
@@ -119,6 +125,8 @@ export function createApp(options: AppOptions): App {
     grants: createToolGrantStore(db, clock),
     scheduleCreator: (id) => scheduling.service.creatorOf(id),
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
+    budget,
+    channels: config.file.settings.channels,
     clock,
     logger,
     promptExtras,
@@ -141,8 +149,9 @@ export function createApp(options: AppOptions): App {
     adapters,
     schedules: (args, channel) => handleSchedulesCommand(args, channel, scheduling.service),
     schedulesHelp: SCHEDULES_HELP,
+    usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
   };
-  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps });
+  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, budget });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;

@@ -1,4 +1,5 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
+import type { Budget } from '../budget/budget.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
@@ -28,6 +29,8 @@ export interface DispatcherDeps {
   clock: Clock;
   logger: Logger;
   commands: CommandDeps;
+  /** Daily token budgets: a new request past one is refused privately. Absent: no limits. */
+  budget?: Pick<Budget, 'refusalFor'>;
 }
 
 /** What storing an inbound message decided, inside the same transaction that stored it. */
@@ -35,6 +38,7 @@ type Decision =
   | { kind: 'duplicate' }
   | { kind: 'stop'; conversationId: string; all: boolean }
   | { kind: 'refuse'; approver: string }
+  | { kind: 'over_budget'; note: string }
   | { kind: 'answer'; runId: string }
   | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean };
 
@@ -81,8 +85,13 @@ export class Dispatcher implements InboundSink {
       deps.logger.error({ platform: ref0.platform }, 'message from a platform without an adapter');
       return null;
     }
+    const stop = parseStopMessage(message.text);
+    // From memory (today's totals are cached), so the hot path gains no query; stops and answers are never refused.
+    const budgetNote = stop ? null : (deps.budget?.refusalFor({ platform: ref0.platform, userId: message.userId }) ?? null);
     let ref: ConversationRef = ref0;
-    if (message.startThread) {
+    // A refused request gets no thread of its own: the refusal is private and nothing else follows.
+    const opensThread = message.startThread !== undefined && budgetNote === null;
+    if (opensThread) {
       // De-duplicate before opening a thread, so a redelivery never opens a second one. The
       // thread's conversation is only known once it is open, so this path stores after that call.
       if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
@@ -92,10 +101,9 @@ export class Dispatcher implements InboundSink {
         deps.logger.warn({ err }, 'opening a thread failed; answering in the channel');
       }
     }
-    const stop = parseStopMessage(message.text);
 
     const decision = deps.db.transaction((): Decision => {
-      if (!message.startThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
+      if (!opensThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
       const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
       if (stop) return { kind: 'stop', conversationId, all: stop.all };
       const active = deps.runs.active(conversationId);
@@ -110,6 +118,7 @@ export class Dispatcher implements InboundSink {
           return { kind: 'answer', runId: active.id };
         }
       }
+      if (budgetNote !== null) return { kind: 'over_budget', note: budgetNote };
       const added = deps.tasks.add({
         conversationId,
         title: titleFrom(message.text),
@@ -138,6 +147,10 @@ export class Dispatcher implements InboundSink {
     }
     if (decision.kind === 'refuse') {
       await adapter.postEphemeral(ref, userId, notices.notAllowedToDecide(decision.approver)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      return;
+    }
+    if (decision.kind === 'over_budget') {
+      await adapter.postEphemeral(ref, userId, decision.note).catch((err: unknown) => deps.logger.warn({ err }, 'posting a budget refusal failed'));
       return;
     }
     if (decision.kind === 'answer') {
