@@ -7,9 +7,9 @@ const n = (tokens: number) => tokens.toLocaleString('en-US');
 export function dailyRefusalText(stop: Exclude<BudgetStop, { scope: 'run' }>): string {
   const reset = describeReset(stop.resetsInMs);
   if (stop.scope === 'user_day') {
-    return `🪙 You've used your daily budget of ${n(stop.limit)} tokens (${n(stop.used)} today), so I can't take this request. It ${reset}.`;
+    return `🪙 You've used your daily budget of ${n(stop.limit)} tokens (${n(stop.used)} today), so I can't take this request. It resets at ${reset}.`;
   }
-  return `🪙 Today's token budget for everyone here (${n(stop.limit)} tokens) is used up, so I can't take this request. It ${reset}.`;
+  return `🪙 Today's token budget for everyone here (${n(stop.limit)} tokens) is used up, so I can't take this request. It resets at ${reset}.`;
 }
 
 /**
@@ -22,5 +22,5 @@ export function budgetStopNote(stop: BudgetStop, runTokens: number): string {
   }
   const whose = stop.scope === 'user_day' ? `<@${stop.userId}>'s daily token budget (${n(stop.limit)})` : `Today's token budget for everyone (${n(stop.limit)})`;
   const what = runTokens > 0 ? `I stopped after ${n(runTokens)} tokens` : "I didn't start this";
-  return `🪙 ${what}: ${whose} is used up. It ${describeReset(stop.resetsInMs)}.`;
+  return `🪙 ${what}: ${whose} is used up. It resets at ${describeReset(stop.resetsInMs)}.`;
 }

@@ -48,7 +48,7 @@ export function buildUsageReport(input: UsageReportInput): string {
   ].filter((l) => l !== '');
   if (limitLines.length > 0) {
     lines.push('', '**Limits**', ...limitLines);
-    if (limits.tokensPerUserPerDay !== undefined || limits.tokensPerDay !== undefined) lines.push(`Daily budgets ${describeReset(msUntilUtcMidnight(now))}.`);
+    if (limits.tokensPerUserPerDay !== undefined || limits.tokensPerDay !== undefined) lines.push(`Daily budgets reset at ${describeReset(msUntilUtcMidnight(now))}.`);
   }
 
   if (input.admin && team) {

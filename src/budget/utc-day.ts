@@ -15,11 +15,11 @@ export function msUntilUtcMidnight(ms: number): number {
   return DAY_MS - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
 }
 
-/** "resets at 00:00 UTC, in 3 h 12 min": when a daily budget resets, in words a person reads at a glance. */
+/** "00:00 UTC, in 3 h 12 min": when daily budgets reset, in words a person reads at a glance. */
 export function describeReset(msLeft: number): string {
   const minutes = Math.max(1, Math.ceil(msLeft / 60_000));
   const h = Math.floor(minutes / 60);
   const m = minutes % 60;
   const parts = [h > 0 ? `${h} h` : '', m > 0 ? `${m} min` : ''].filter((p) => p !== '');
-  return `resets at 00:00 UTC, in ${parts.join(' ')}`;
+  return `00:00 UTC, in ${parts.join(' ')}`;
 }
