@@ -86,7 +86,7 @@ export class Dispatcher implements InboundSink {
       return null;
     }
     const stop = parseStopMessage(message.text);
-    // From memory (today's totals are cached), so the hot path gains no query; stops and answers are never refused.
+    // Answered from memory after a person's first message of the day (one indexed lookup); stops and answers are never refused.
     const budgetNote = stop ? null : (deps.budget?.refusalFor({ platform: ref0.platform, userId: message.userId }) ?? null);
     let ref: ConversationRef = ref0;
     // A refused request gets no thread of its own: the refusal is private and nothing else follows.
