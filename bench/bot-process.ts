@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** CPU microseconds a process has used, from its own `process.cpuUsage()`. */
+export interface CpuSample {
+  readonly user: number;
+  readonly system: number;
+  readonly rss: number;
+}
+
+/** A bot running in its own process, driven by the benchmark in this one. */
+export interface BotProcess {
+  /** What the bot reported when it was up (e.g. `port`). */
+  readonly info: Record<string, unknown>;
+  cpu(): Promise<CpuSample>;
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** CPU milliseconds between two samples. */
+export function cpuMs(from: CpuSample, to: CpuSample): number {
+  return (to.user - from.user + to.system - from.system) / 1000;
+}
+
+/**
+ * Starts `script` (a bench file, run through tsx like the bench itself) in a child process with
+ * `env`. `BENCH_NODE_FLAGS` adds node flags to the child whose `KIND` matches `BENCH_PROFILE`
+ * (e.g. `BENCH_PROFILE=errand BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`).
+ */
+export async function startBotProcess(script: string, env: Record<string, string>): Promise<BotProcess> {
+  const profiled = process.env.BENCH_PROFILE !== undefined && process.env.BENCH_PROFILE === env.KIND;
+  const flags = profiled ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
+  const child: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  let next = 1;
+  const pending = new Map<number, (m: Record<string, unknown>) => void>();
+  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
+    pending.set(0, resolve);
+    child.once('exit', (code) => reject(new Error(`bench bot ${script} exited with ${code}`)));
+  });
+  child.on('message', (raw) => {
+    const m = raw as Record<string, unknown>;
+    const resolve = pending.get(Number(m.id));
+    pending.delete(Number(m.id));
+    resolve?.(m);
+  });
+  const ask = (type: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const id = next++;
+      pending.set(id, resolve);
+      child.send({ id, type });
+    });
+  const info = await ready;
+  return {
+    info,
+    cpu: async () => {
+      const m = await ask('cpu');
+      return { user: Number(m.user), system: Number(m.system), rss: Number(m.rss) };
+    },
+    idle: async () => void (await ask('idle')),
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      await ask('stop');
+      await exited;
+    },
+  };
+}
