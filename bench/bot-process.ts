@@ -24,11 +24,11 @@ export function cpuMs(from: CpuSample, to: CpuSample): number {
 
 /**
  * Starts `script` (a bench file, run through tsx like the bench itself) in a child process with
- * `env`. `BENCH_NODE_FLAGS` adds node flags to the child whose `KIND` matches `BENCH_PROFILE`
+ * `env`. `BENCH_NODE_FLAGS` adds node flags to the children whose `KIND` is listed in `BENCH_PROFILE`
  * (e.g. `BENCH_PROFILE=errand BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`).
  */
 export async function startBotProcess(script: string, env: Record<string, string>): Promise<BotProcess> {
-  const profiled = process.env.BENCH_PROFILE !== undefined && process.env.BENCH_PROFILE === env.KIND;
+  const profiled = env.KIND !== undefined && (process.env.BENCH_PROFILE ?? '').split(',').includes(env.KIND);
   const flags = profiled ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
   const child: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
     env: { ...process.env, ...env },

@@ -4,6 +4,15 @@ import type { BenchFigure } from './benchmark.js';
 export interface OverheadSample {
   readonly latencies: Record<'bare' | 'errand', number[]>;
   readonly cpuPerMessage: Record<'bare' | 'errand', number>;
+  /** Platform API calls per measured message, by method (e.g. `chat.postMessage 1.00`). */
+  readonly callsPerMessage?: Record<'bare' | 'errand', string>;
+}
+
+/** `method n` per message for the calls a fake recorded during the measured window. */
+export function callMix(methods: string[], messages: number): string {
+  const counts = new Map<string, number>();
+  for (const m of methods) counts.set(m, (counts.get(m) ?? 0) + 1);
+  return [...counts].map(([m, n]) => `${m} ${(n / messages).toFixed(2)}`).join(', ');
 }
 
 /** The value at percentile `p` (0–100) of `xs`. */
@@ -32,7 +41,7 @@ export function overheadFigures(platform: string, bareName: string, s: OverheadS
       name: `${platform}_cpu_ratio`,
       value: s.cpuPerMessage.errand / s.cpuPerMessage.bare,
       unit: 'x',
-      detail: `CPU per message (bot process only, user + system, echoes included): Errand ${s.cpuPerMessage.errand.toFixed(2)} ms vs ${bareName} ${s.cpuPerMessage.bare.toFixed(2)} ms`,
+      detail: `CPU per message (bot process only, user + system, echoes included): Errand ${s.cpuPerMessage.errand.toFixed(2)} ms vs ${bareName} ${s.cpuPerMessage.bare.toFixed(2)} ms${s.callsPerMessage ? `; API calls per message: Errand ${s.callsPerMessage.errand}; ${bareName} ${s.callsPerMessage.bare}` : ''}`,
     },
   ];
 }

@@ -3,7 +3,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../tests/fakes/fake-openai.js'
 import { FakeSlack, type Delivery } from '../tests/fakes/fake-slack.js';
 import type { Benchmark } from './benchmark.js';
 import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-process.js';
-import { overheadFigures, percentile, type OverheadSample } from './overhead-figures.js';
+import { callMix, overheadFigures, percentile, type OverheadSample } from './overhead-figures.js';
 
 const WARMUP = 30;
 const MESSAGES = 200;
@@ -73,20 +73,26 @@ async function overhead(model: FakeOpenAI): Promise<OverheadSample> {
   const { bots, close } = await startBots(model);
   const latencies: Record<Kind, number[]> = { bare: [], errand: [] };
   const cpuStart: Partial<Record<Kind, CpuSample>> = {};
+  const callsStart = { bare: 0, errand: 0 };
   try {
     for (let i = 0; i < WARMUP + MESSAGES; i++) {
       for (const kind of ['bare', 'errand'] as const) {
         const { fake, bot } = bots[kind];
-        if (i === WARMUP) cpuStart[kind] = await bot.cpu();
+        if (i === WARMUP) {
+          cpuStart[kind] = await bot.cpu();
+          callsStart[kind] = fake.calls.length;
+        }
         const ms = await mentionAndTime(fake, kind === 'bare' ? 'C0BAREBOT' : 'C0ERRAND1', i);
-        await bot.idle();
+        // The bare bot has nothing to wait for; asking it would only add IPC to its CPU figure.
+        if (kind === 'errand') await bot.idle();
         await fake.settle();
         if (i >= WARMUP) latencies[kind].push(ms);
       }
     }
     const cpuPerMessage = { bare: 0, errand: 0 };
     for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
-    return { latencies, cpuPerMessage };
+    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), MESSAGES);
+    return { latencies, cpuPerMessage, callsPerMessage: { bare: calls('bare'), errand: calls('errand') } };
   } finally {
     await close();
   }
