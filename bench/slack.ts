@@ -83,12 +83,12 @@ async function overhead(model: FakeOpenAI): Promise<OverheadSample> {
           callsStart[kind] = fake.calls.length;
         }
         const ms = await mentionAndTime(fake, kind === 'bare' ? 'C0BAREBOT' : 'C0ERRAND1', i);
-        // The bare bot has nothing to wait for; asking it would only add IPC to its CPU figure.
-        if (kind === 'errand') await bot.idle();
         await fake.settle();
         if (i >= WARMUP) latencies[kind].push(ms);
       }
     }
+    await bots.errand.bot.idle();
+    await Promise.all([bots.bare.fake.settle(), bots.errand.fake.settle()]);
     const cpuPerMessage = { bare: 0, errand: 0 };
     for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
     const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), MESSAGES);
