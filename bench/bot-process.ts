@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startCommand } from './start-command.js';
 
 /** CPU microseconds a process has used, from its own `process.cpuUsage()`. */
 export interface CpuSample {
@@ -30,8 +31,10 @@ export function cpuMs(from: CpuSample, to: CpuSample): number {
 export async function startBotProcess(script: string, env: Record<string, string>): Promise<BotProcess> {
   const profiled = env.KIND !== undefined && (process.env.BENCH_PROFILE ?? '').split(',').includes(env.KIND);
   const flags = profiled ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
-  const child: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
-    env: { ...process.env, ...env },
+  // Errand runs with the flags and environment of `npm start`; the bare bot with node's defaults.
+  const start = env.KIND === 'errand' ? startCommand() : { env: {}, flags: [] };
+  const child: ChildProcess = spawn(process.execPath, [...start.flags, ...flags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
+    env: { ...process.env, ...start.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   let next = 1;
