@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { compiledBenchFile } from './compiled.js';
 import { startCommand } from './start-command.js';
 
 /** CPU microseconds a process has used, from its own `process.cpuUsage()`. */
@@ -24,7 +24,7 @@ export function cpuMs(from: CpuSample, to: CpuSample): number {
 }
 
 /**
- * Starts `script` (a bench file, run through tsx like the bench itself) in a child process with
+ * Starts `script` (a bench entry point, compiled: see compiled.ts) in a child process with
  * `env`. `BENCH_NODE_FLAGS` adds node flags to the children whose `KIND` is listed in `BENCH_PROFILE`
  * (e.g. `BENCH_PROFILE=errand BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`).
  */
@@ -33,7 +33,7 @@ export async function startBotProcess(script: string, env: Record<string, string
   const flags = profiled ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
   // Errand runs with the flags and environment of `npm start`; the bare bot with node's defaults.
   const start = env.KIND === 'errand' ? startCommand() : { env: {}, flags: [] };
-  const child: ChildProcess = spawn(process.execPath, [...start.flags, ...flags, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
+  const child: ChildProcess = spawn(process.execPath, [...start.flags, ...flags, compiledBenchFile(`bench/${script}`)], {
     env: { ...process.env, ...start.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -43,7 +43,7 @@ export const benchmark: Benchmark = {
     try {
       const start = async (kind: Kind) => {
         const fake = await startFakeDiscord();
-        const bot = await startBotProcess('./discord-bot.ts', { KIND: kind, MODEL_URL: model.baseUrl, DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: fake.guildId });
+        const bot = await startBotProcess('discord-bot.js', { KIND: kind, MODEL_URL: model.baseUrl, DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: fake.guildId });
         started.push({ fake, bot });
         return { fake, bot };
       };

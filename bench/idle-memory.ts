@@ -1,8 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { startFakeOpenAI } from '../tests/fakes/fake-openai.js';
 import { FakeSlack } from '../tests/fakes/fake-slack.js';
 import type { Benchmark } from './benchmark.js';
+import { compiledBenchFile } from './compiled.js';
 import { startCommand, type StartCommand } from './start-command.js';
 
 const MB = 1024 * 1024;
@@ -15,7 +16,7 @@ type ChildReport = { type: 'idle'; afterLoad: number; rss: number; heapUsed: num
 
 /** RSS (MB) of a fresh node, started like `npm start`, after importing the app and these compiled modules. */
 function importedRss(start: StartCommand, modules: string[]): number {
-  const urls = ['src/app.js', ...modules].map((m) => new URL(`../dist-bench/${m}`, import.meta.url).href);
+  const urls = ['src/app.js', ...modules].map((m) => pathToFileURL(compiledBenchFile(m)).href);
   const script = `for (const u of ${JSON.stringify(urls)}) await import(u); await new Promise((r) => setTimeout(r, 500)); process.stdout.write(String(process.memoryUsage.rss()));`;
   const out = execFileSync(process.execPath, [...start.flags, '--input-type=module', '-e', script], { env: { ...process.env, ...start.env } });
   return Number(out.toString('utf8')) / MB;
@@ -33,10 +34,8 @@ export const benchmark: Benchmark = {
     const model = await startFakeOpenAI();
     const fake = await FakeSlack.start({ rateLimit: null });
     try {
-      const root = fileURLToPath(new URL('..', import.meta.url));
-      execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.bench.json'], { cwd: root, stdio: 'inherit' });
       const start = startCommand();
-      const child = spawn(process.execPath, [...start.flags, fileURLToPath(new URL('../dist-bench/bench/idle-memory-child.js', import.meta.url))], {
+      const child = spawn(process.execPath, [...start.flags, compiledBenchFile('bench/idle-memory-child.js')], {
         env: { ...process.env, ...start.env, MODEL_URL: model.baseUrl, SLACK_API_URL: fake.apiUrl, SIGNING_SECRET: fake.signingSecret },
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       });

@@ -35,7 +35,7 @@ async function startBots(model: FakeOpenAI, extra: Record<string, string> = {}):
   const started: { fake: FakeSlack; bot: BotProcess }[] = [];
   const start = async (kind: Kind) => {
     const fake = await FakeSlack.start({ rateLimit: null });
-    const bot = await startBotProcess('./slack-bot.ts', {
+    const bot = await startBotProcess('slack-bot.js', {
       KIND: kind,
       MODEL_URL: model.baseUrl,
       SLACK_API_URL: fake.apiUrl,
@@ -107,7 +107,7 @@ async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; star
   const gate = new Promise<void>((r) => (release = r));
   model.respondWith(() => ({ text: 'done', gate }));
   const fake = await FakeSlack.start({ rateLimit: null });
-  const bot = await startBotProcess('./slack-bot.ts', {
+  const bot = await startBotProcess('slack-bot.js', {
     KIND: 'errand',
     MODEL_URL: model.baseUrl,
     SLACK_API_URL: fake.apiUrl,
