@@ -26,7 +26,8 @@ export function cpuMs(from: CpuSample, to: CpuSample): number {
 /**
  * Starts `script` (a bench entry point, compiled: see compiled.ts) in a child process with
  * `env`. `BENCH_NODE_FLAGS` adds node flags to the children whose `KIND` is listed in `BENCH_PROFILE`
- * (e.g. `BENCH_PROFILE=errand BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`).
+ * (e.g. `BENCH_PROFILE=errand BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`); `BENCH_BOT_STDOUT=1`
+ * shows the bots' stdout (Errand's log lines), which is otherwise discarded as a production log would be shipped.
  */
 export async function startBotProcess(script: string, env: Record<string, string>): Promise<BotProcess> {
   const profiled = env.KIND !== undefined && (process.env.BENCH_PROFILE ?? '').split(',').includes(env.KIND);
@@ -35,7 +36,7 @@ export async function startBotProcess(script: string, env: Record<string, string
   const start = env.KIND === 'errand' ? startCommand() : { env: {}, flags: [] };
   const child: ChildProcess = spawn(process.execPath, [...start.flags, ...flags, compiledBenchFile(`bench/${script}`)], {
     env: { ...process.env, ...start.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', process.env.BENCH_BOT_STDOUT === '1' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
   let next = 1;
   const pending = new Map<number, (m: Record<string, unknown>) => void>();
