@@ -27,7 +27,7 @@ export function cpuMs(from: CpuSample, to: CpuSample): number {
  * Starts `script` (a bench entry point, compiled: see compiled.ts) in a child process with
  * `env`. `BENCH_NODE_FLAGS` adds node flags to the children whose `KIND` is listed in `BENCH_PROFILE`
  * (e.g. `BENCH_PROFILE=errand BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`); `BENCH_BOT_STDOUT=1`
- * shows the bots' stdout (Errand's log lines), which is otherwise discarded as a production log would be shipped.
+ * shows the bots' stdout (Errand's log lines); otherwise it goes to /dev/null, still written by pino.
  */
 export async function startBotProcess(script: string, env: Record<string, string>): Promise<BotProcess> {
   const profiled = env.KIND !== undefined && (process.env.BENCH_PROFILE ?? '').split(',').includes(env.KIND);
