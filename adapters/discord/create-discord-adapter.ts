@@ -23,6 +23,8 @@ import { createWorkingIndicator } from './typing.js';
 export interface DiscordTuning {
   messageLimit?: { count: number; windowMs: number };
   typingIntervalMs?: number;
+  /** Delay before "typing…" first shows (default 400 ms; quicker answers show none). */
+  typingDelayMs?: number;
   workingNoticeDelayMs?: number;
   deferAfterMs?: number;
   readyTimeoutMs?: number;
@@ -125,6 +127,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const working = createWorkingIndicator({
     logger,
     typingIntervalMs: tuning.typingIntervalMs,
+    typingDelayMs: tuning.typingDelayMs,
     noticeDelayMs: tuning.workingNoticeDelayMs,
     sendTyping: async (channelId) => void (await api.post(Routes.channelTyping(channelId))),
     postNotice: (channelId, stopActionId) =>
