@@ -206,7 +206,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       const down = [...client.ws.shards.values()].find((shard) => shard.status !== Status.Ready);
       return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}` } : { connected: true };
     },
-    botUserId: botId,
     postMessage,
     async editMessage(conversation, messageId, message) {
       const target = postTargetOf(locate(conversation));
@@ -238,9 +237,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
     async postEphemeral(conversation, userId, text) {
       await postMessage(conversation, { text, mentionUserId: userId });
-    },
-    async fetchUserTimezone() {
-      return null;
     },
     history,
   };

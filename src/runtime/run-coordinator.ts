@@ -345,7 +345,7 @@ export class RunCoordinator implements RunControl {
     const stored = this.deps.conversations.get(conversationId)?.timezone;
     if (stored) return stored;
     if (task?.requestedBy) {
-      const tz = await adapter.fetchUserTimezone(task.requestedBy).catch(() => null);
+      const tz = (await adapter.fetchUserTimezone?.(task.requestedBy).catch(() => null)) ?? null;
       if (tz) return tz;
     }
     return this.deps.limits.defaultTimezone;
