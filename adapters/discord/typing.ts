@@ -1,5 +1,6 @@
 import type { WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { Logger } from '../../src/logger.js';
+import { createWorkingIndicator as createSharedIndicator, type WorkingSignal } from '../../src/chat/working-indicator.js';
 
 /** Discord shows "typing…" for 10 s per request; refreshing every 8 s keeps it steady. */
 export const TYPING_INTERVAL_MS = 8000;
@@ -30,73 +31,29 @@ export interface WorkingIndicator {
   stopAll(): Promise<void>;
 }
 
-interface Active {
-  runId: string;
-  /** The first typing request, then the refresh every TYPING_INTERVAL_MS. */
-  typingTimer: NodeJS.Timeout | null;
-  interval: NodeJS.Timeout | null;
-  noticeTimer: NodeJS.Timeout;
-  notice: Promise<string | null> | null;
-}
-
 /**
- * What Discord users see while Errand works: the typing indicator (once the run took longer than
- * a quick answer), refreshed while the run is active, and — only when the run is still going after a couple of seconds — a small "Working…"
- * message with a Stop button, removed when the work ends. Nothing here is awaited by the caller,
- * so a slow typing request can never hold back the first reply.
+ * What Discord users see while Errand works: the typing indicator (once the run took longer than a quick
+ * answer), refreshed while the run is active, and — only when the run is still going after a couple of
+ * seconds — a small "Working…" message with a Stop button, removed when the work ends. Built on the shared
+ * skeleton in src/chat/working-indicator.ts; nothing here is awaited by the caller.
  */
 export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndicator {
-  const active = new Map<string, Active>();
+  const indicator = createSharedIndicator(deps.logger);
   const typingEvery = deps.typingIntervalMs ?? TYPING_INTERVAL_MS;
   const typingAfter = deps.typingDelayMs ?? TYPING_DELAY_MS;
   const noticeAfter = deps.noticeDelayMs ?? WORKING_NOTICE_DELAY_MS;
-
-  const typing = (channelId: string) => {
-    deps.sendTyping(channelId).catch((err: unknown) => deps.logger.debug({ err, channelId }, 'typing indicator failed'));
-  };
-
-  const end = (channelId: string): Promise<void> => {
-    const state = active.get(channelId);
-    if (!state) return Promise.resolve();
-    active.delete(channelId);
-    if (state.typingTimer) clearTimeout(state.typingTimer);
-    if (state.interval) clearInterval(state.interval);
-    clearTimeout(state.noticeTimer);
-    if (!state.notice) return Promise.resolve();
-    return state.notice
-      .then((id) => (id ? deps.deleteNotice(channelId, id) : undefined))
-      .catch((err: unknown) => deps.logger.warn({ err, channelId }, 'removing the working notice failed'));
-  };
-
   return {
     set(channelId, status) {
-      const current = active.get(channelId);
-      if (status && current?.runId === status.runId) return;
-      void end(channelId);
-      if (!status) return;
-      const startTyping = () => {
-        state.typingTimer = null;
-        typing(channelId);
-        state.interval = setInterval(() => typing(channelId), typingEvery);
-      };
-      const state: Active = {
-        runId: status.runId,
-        typingTimer: null,
-        interval: null,
-        noticeTimer: setTimeout(() => {
-          state.notice = deps.postNotice(channelId, status.stopActionId).catch((err: unknown) => {
-            deps.logger.warn({ err, channelId }, 'posting the working notice failed');
-            return null;
-          });
-        }, noticeAfter),
-        notice: null,
-      };
-      active.set(channelId, state);
-      if (typingAfter > 0) state.typingTimer = setTimeout(startTyping, typingAfter);
-      else startTyping();
+      indicator.set(channelId, status?.runId ?? null, () => [
+        { name: 'typing indicator', afterMs: typingAfter, everyMs: typingEvery, show: () => deps.sendTyping(channelId).then(() => null) },
+        {
+          name: 'working notice',
+          afterMs: noticeAfter,
+          show: () => deps.postNotice(channelId, status!.stopActionId),
+          hide: (id: string) => deps.deleteNotice(channelId, id),
+        } satisfies WorkingSignal<string>,
+      ]);
     },
-    async stopAll() {
-      await Promise.all([...active.keys()].map((id) => end(id)));
-    },
+    stopAll: () => indicator.stopAll(),
   };
 }
