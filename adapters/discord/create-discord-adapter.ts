@@ -5,7 +5,8 @@ import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-re
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import type { Config } from '../../src/config.js';
-import { AdapterError, TargetGoneError } from '../../src/errors.js';
+import { callPlatform } from '../../src/chat/platform-call.js';
+import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { createBotThreads } from './bot-threads.js';
 import { createDiscordHistory } from './discord-history.js';
@@ -72,18 +73,12 @@ export const TARGET_GONE_CODES: ReadonlySet<number | string> = new Set<number | 
 ]);
 
 /** Wraps a REST failure as AdapterError (TargetGoneError for TARGET_GONE_CODES), keeping Discord's error code in the message and the cause. */
-async function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
-  let raw: unknown;
-  try {
-    raw = await call();
-  } catch (err) {
-    const detail = err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err);
-    if (err instanceof DiscordAPIError && TARGET_GONE_CODES.has(err.code)) throw new TargetGoneError(`Discord ${what} failed (${detail})`, String(err.code), { cause: err });
-    throw new AdapterError(`Discord ${what} failed (${detail})`, { cause: err });
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AdapterError(`Discord ${what} returned an unexpected response`, { cause: parsed.error });
-  return parsed.data;
+function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+  return callPlatform(`Discord ${what}`, call, schema, (err) => ({
+    code: err instanceof DiscordAPIError ? String(err.code) : null,
+    detail: err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err),
+    targetGone: err instanceof DiscordAPIError && TARGET_GONE_CODES.has(err.code),
+  }));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
 import type { z } from 'zod';
-import { AdapterError, TargetGoneError } from '../../src/errors.js';
+import { callPlatform } from '../../src/chat/platform-call.js';
+import { AdapterError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 
 export type WebClient = webApi.WebClient;
@@ -39,20 +40,16 @@ export const TARGET_GONE_ERRORS: ReadonlySet<string> = new Set([
  * (a TargetGoneError when the channel is gone for good: TARGET_GONE_ERRORS); a 429 is rethrown
  * untouched so the outbound queue can wait it out.
  */
-export async function callSlack<T>(method: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
-  let raw: unknown;
-  try {
-    raw = await call();
-  } catch (err) {
-    if (retryAfterMs(err) !== null) throw err;
+export function callSlack<T>(method: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+  return callPlatform(`Slack ${method}`, call, schema, (err) => {
     const code = platformError(err);
-    const detail = code ?? (err instanceof Error ? err.message : String(err));
-    if (code !== null && TARGET_GONE_ERRORS.has(code)) throw new TargetGoneError(`Slack ${method} failed (${code}): the channel cannot take posts`, code, { cause: err });
-    throw new AdapterError(`Slack ${method} failed (${detail})`, { cause: err });
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AdapterError(`Slack ${method} answered in an unexpected shape: ${parsed.error.message}`);
-  return parsed.data;
+    return {
+      passThrough: retryAfterMs(err) !== null,
+      code,
+      detail: code ?? (err instanceof Error ? err.message : String(err)),
+      targetGone: code !== null && TARGET_GONE_ERRORS.has(code),
+    };
+  });
 }
 
 /** Bolt and the Web API log through this bridge into Errand's pino logger. */
