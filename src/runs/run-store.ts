@@ -72,6 +72,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
   const recordAnswerStmt = db.$client.prepare(
     "update runs set question = json_set(question, '$.answer', json(?)), ask_expires_at = 0, updated_at = ? where id = ? and status = 'waiting_user' and question is not null",
   );
+  const countStepStmt = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps');
   const get = (id: string) => getStmt.get({ id }) ?? null;
   return {
     create(conversationId, taskId) {
@@ -108,7 +109,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       });
     },
     countStep(id) {
-      const r = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps').get(clock.now(), id) as { steps: number } | undefined;
+      const r = countStepStmt.get(clock.now(), id) as { steps: number } | undefined;
       return r?.steps ?? 0;
     },
     interruptAllRunning() {

@@ -354,7 +354,8 @@ export class RunCoordinator implements RunControl {
   /** Records how a run ended (run status and task change in one transaction), then posts its note. */
   private async settle(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
     const { runs, tasks, limits, clock, logger } = this.deps;
-    const attempts = task ? (tasks.get(task.id)?.attempts ?? limits.maxAttempts) : limits.maxAttempts;
+    const current = task ? tasks.get(task.id) : null;
+    const attempts = current?.attempts ?? limits.maxAttempts;
     const settlement = settleRun({
       ending,
       abortReason: reason,
@@ -368,7 +369,7 @@ export class RunCoordinator implements RunControl {
     if (!change) return;
     const applied = this.deps.db.transaction(() => {
       if (!runs.transition(run.id, ['running'], change.to, { ...(change.summary !== undefined ? { summary: change.summary } : {}), ...(change.error ? { error: change.error } : {}) })) return false;
-      const open = task !== null && tasks.get(task.id)?.status === 'in_progress';
+      const open = current?.status === 'in_progress';
       if (task && open && settlement.task) {
         const t = settlement.task;
         if (t.kind === 'complete') tasks.complete(conversationId, task.id, t.summary);
