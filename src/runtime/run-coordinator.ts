@@ -1,6 +1,7 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
 import { executeRun, type RunInput } from '../agent/runner.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import type { ToolContext } from '../agent/tools/tool.js';
@@ -49,6 +50,8 @@ export interface CoordinatorDeps {
   /** Paragraphs added to every system prompt (e.g. scheduling help). */
   promptExtras?: readonly string[];
   grants: ToolGrantStore;
+  /** Where runs post: recorded with the step that produced the post, delivered by the outbox. */
+  posts: RunPosts;
   /** Who created a schedule: they decide the tool approvals of its runs. */
   scheduleCreator?(scheduleId: number): string | null;
   /** A scheduled run ended in a way its schedule records (a success, or a target that is gone). */
@@ -248,7 +251,7 @@ export class RunCoordinator implements RunControl {
       .catch(async (err: unknown) => {
         // An exception nobody expected (a failed write, a bug): end the run so the conversation is free again.
         this.deps.logger.error({ err, runId: run.id, conversationId }, 'run crashed');
-        await this.settle(conversationId, ref, adapter, run, task, { kind: 'crashed', error: err }, entry.reason).catch((again: unknown) => {
+        await this.settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason).catch((again: unknown) => {
           this.deps.logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
         });
       })
@@ -282,7 +285,6 @@ export class RunCoordinator implements RunControl {
       {
         runId: run.id,
         conversation: ref,
-        adapter,
         signal: entry.controller.signal,
         systemPrompt: buildSystemPrompt({ platform: ref.platform, now: deps.clock.now(), timezone, task, maxSteps: deps.limits.maxSteps, extra: deps.promptExtras ?? [], toolNames }),
         goal: task ? goalMessage(task) : null,
@@ -300,10 +302,11 @@ export class RunCoordinator implements RunControl {
         maxSteps: deps.limits.maxSteps,
         contextBudget: deps.limits.contextBudget,
         askTimeoutMs: deps.limits.askTimeoutMs,
+        posts: deps.posts,
         now: () => deps.clock.now(),
       },
     );
-    await this.settle(conversationId, ref, adapter, run, task, outcome, entry.reason);
+    await this.settle(conversationId, run, task, outcome, entry.reason);
   }
 
   private async timezoneFor(conversationId: string, adapter: ChatAdapter, task: TaskRow | null): Promise<string> {
@@ -316,9 +319,9 @@ export class RunCoordinator implements RunControl {
     return this.deps.limits.defaultTimezone;
   }
 
-  /** Records how a run ended (run status and task change in one transaction), then posts its note. */
-  private async settle(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
-    const { runs, tasks, limits, clock, logger } = this.deps;
+  /** Records how a run ended: run status, task change and the note for the thread in one transaction. */
+  private async settle(conversationId: string, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
+    const { runs, tasks, limits, clock, posts } = this.deps;
     const attempts = task ? (tasks.get(task.id)?.attempts ?? limits.maxAttempts) : limits.maxAttempts;
     const settlement = settleRun({
       ending,
@@ -340,6 +343,7 @@ export class RunCoordinator implements RunControl {
         else if (t.kind === 'fail') tasks.fail(conversationId, task.id, t.reason);
         else tasks.requeue(task.id, clock.now() + t.delayMs, t.reason);
       }
+      if (settlement.note) posts.record(conversationId, run.id, { purpose: 'note', text: settlement.note });
       return true;
     });
     if (!applied) return;
@@ -348,6 +352,5 @@ export class RunCoordinator implements RunControl {
       const delay = settlement.task.delayMs;
       clock.setTimer(() => this.pump(conversationId), delay);
     }
-    if (settlement.note) await adapter.postMessage(ref, { text: settlement.note }).catch((err: unknown) => logger.error({ err }, 'posting a run note failed'));
   }
 }
