@@ -39,6 +39,8 @@ export const idempotencyKeyOf = (id: number): string => `e${id}`;
 export class OutboxPoster {
   private readonly workers = new Map<string, Promise<void>>();
   private readonly timers = new Map<string, unknown>();
+  /** Conversations kicked while their worker was finishing: it starts again once it has. */
+  private readonly rekick = new Set<string>();
   private readonly waiters = new Map<number, ((s: PostSettled) => void)[]>();
   private started = false;
   private stopping = false;
@@ -54,13 +56,23 @@ export class OutboxPoster {
 
   /** Delivers the conversation's pending rows (no-op before start and after stop). */
   kick(conversationId: string): void {
-    if (!this.started || this.stopping || this.workers.has(conversationId)) return;
+    if (!this.started || this.stopping) return;
+    if (this.workers.has(conversationId)) {
+      this.rekick.add(conversationId);
+      return;
+    }
     const timer = this.timers.get(conversationId);
     if (timer !== undefined) {
       this.deps.clock.clearTimer(timer);
       this.timers.delete(conversationId);
     }
-    const work = this.work(conversationId).catch((err: unknown) => this.deps.logger.error({ err, conversationId }, 'the outbox worker failed'));
+    const work = this.work(conversationId)
+      .catch((err: unknown) => this.deps.logger.error({ err, conversationId }, 'the outbox worker failed'))
+      .finally(() => {
+        if (this.workers.get(conversationId) !== work) return;
+        this.workers.delete(conversationId);
+        if (this.rekick.delete(conversationId)) this.kick(conversationId);
+      });
     this.workers.set(conversationId, work);
   }
 
@@ -82,6 +94,7 @@ export class OutboxPoster {
     this.stopping = true;
     for (const t of this.timers.values()) this.deps.clock.clearTimer(t);
     this.timers.clear();
+    this.rekick.clear();
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.workers.values()]), new Promise<void>((r) => (timeout = setTimeout(r, graceMs)))]);
     clearTimeout(timeout);
@@ -96,25 +109,25 @@ export class OutboxPoster {
   }
 
   private async work(conversationId: string): Promise<void> {
-    try {
-      while (!this.stopping) {
-        const row = this.deps.store.nextPending(conversationId);
-        if (!row) return;
-        const wait = row.notBefore - this.deps.clock.now();
-        if (wait > 0) {
-          this.timers.set(
-            conversationId,
-            this.deps.clock.setTimer(() => {
-              this.timers.delete(conversationId);
-              this.kick(conversationId);
-            }, wait),
-          );
-          return;
-        }
-        await this.deliver(row);
+    // Starts on the next tick, so the worker is registered before it can finish.
+    await Promise.resolve();
+    while (!this.stopping) {
+      const row = this.deps.store.nextPending(conversationId);
+      if (!row) return;
+      const wait = row.notBefore - this.deps.clock.now();
+      if (wait > 0) {
+        const earlier = this.timers.get(conversationId);
+        if (earlier !== undefined) this.deps.clock.clearTimer(earlier);
+        this.timers.set(
+          conversationId,
+          this.deps.clock.setTimer(() => {
+            this.timers.delete(conversationId);
+            this.kick(conversationId);
+          }, wait),
+        );
+        return;
       }
-    } finally {
-      this.workers.delete(conversationId);
+      await this.deliver(row);
     }
   }
 
