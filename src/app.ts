@@ -12,14 +12,23 @@ import type { CommandDeps } from './commands/command-deps.js';
 import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
 import type { Config } from './config.js';
 import { createConversationStore, type ConversationStore } from './conversations/conversation-store.js';
+import { createAccessPolicy } from './access/access-policy.js';
 import { createToolGrantStore } from './conversations/tool-grant-store.js';
+import { createAuthority } from './runtime/authority.js';
 import { createTranscriptStore, type TranscriptStore } from './conversations/transcript-store.js';
 import { closeDatabase, openDatabase, type Db } from './db/client.js';
 import { silentLogger, type Logger } from './logger.js';
+import { countingSink } from './metrics/counting-sink.js';
+import { checkHealth, type ToolServerState } from './metrics/health-check.js';
+import { instrumentLlm } from './metrics/instrumented-llm.js';
+import { createGaugeReader } from './metrics/metric-gauges.js';
+import { noopMetrics } from './metrics/metrics.js';
+import type { Monitoring } from './metrics/monitoring.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 import { createEventDedupe } from './runtime/dedupe.js';
 import { Dispatcher } from './runtime/dispatcher.js';
-import { Heartbeat } from './runtime/heartbeat.js';
+import { catchUpMissedMessages } from './runtime/catch-up.js';
+import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox, type Outbox } from './outbox/outbox.js';
 import { requeueInterruptedRuns } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
@@ -48,12 +57,16 @@ export interface AppOptions {
   scheduleTimer?: WakeTimer;
   /** Tools from outside Errand (MCP servers); started with the app and closed with it. */
   externalTools?: ManagedToolSource;
+  /** `/healthz` and `/metrics` (METRICS_PORT): counts what happens, served from start to stop. Absent: nothing is counted. */
+  monitoring?: Monitoring;
 }
 
 /** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
 export interface ManagedToolSource extends ExternalToolSource {
   start?(): Promise<void>;
   close?(): Promise<void>;
+  /** Each server's state, shown by `/healthz`. */
+  status?(): readonly ToolServerState[];
 }
 
 /** The running system, for main.ts, tests and benchmarks. */
@@ -79,6 +92,9 @@ const MAX_TASK_ATTEMPTS = 3;
 /** How long a stop waits for the posts already on their way; the rest is posted after the next start. */
 const OUTBOX_STOP_GRACE_MS = 3000;
 
+/** Catch-up after a restart: bounded, and never older than de-duplication remembers (10 minutes' margin for clock skew). */
+const CATCH_UP_LIMITS = { conversations: 200, messagesPerConversation: 50, totalMs: 60_000, maxAgeMs: DEDUPE_RETENTION_MS - 10 * 60_000 };
+
 /** Builds Errand from its parts; nothing starts until `start()`. */
 export function createApp(options: AppOptions): App {
   const { config } = options;
@@ -87,11 +103,15 @@ export function createApp(options: AppOptions): App {
   const ownsDb = options.db === undefined;
   const db = options.db ?? openDatabase(config.DATABASE_PATH);
   const adapters = new Map(options.adapters.map((a) => [a.platform, a]));
+  const { monitoring } = options;
+  const metrics = monitoring?.metrics ?? noopMetrics;
 
   const conversations = createConversationStore(db, clock);
   const transcript = createTranscriptStore(db, clock);
   const tasks = createTaskService(db, clock);
   const runs = createRunStore(db, clock);
+  const access = createAccessPolicy(config.file.settings.access);
+  const authority = createAuthority({ access, runs, tasks });
   const dedupe = createEventDedupe(db);
   const outbox = createOutbox({
     db,
@@ -102,7 +122,7 @@ export function createApp(options: AppOptions): App {
     onQuestionPosted: (runId, messageId) => runs.setQuestionMessage(runId, messageId),
     ...(options.outboxBackoffMs ? { backoffMs: options.outboxBackoffMs } : {}),
   });
-  const llm =
+  const model =
     options.llm ??
     createOpenAiClient({
       apiKey: config.OPENAI_API_KEY,
@@ -113,12 +133,14 @@ export function createApp(options: AppOptions): App {
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
+  const llm = monitoring ? instrumentLlm(model, metrics) : model;
 
-  const scheduling = createScheduling({ db, clock, logger, config, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
+  const scheduling = createScheduling({ db, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
 
   const coordinator = new RunCoordinator({
+    access,
     db,
     conversations,
     transcript,
@@ -133,6 +155,7 @@ export function createApp(options: AppOptions): App {
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     clock,
     logger,
+    metrics,
     promptExtras,
     limits: {
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
@@ -146,6 +169,7 @@ export function createApp(options: AppOptions): App {
     },
   });
   const commandDeps: CommandDeps = {
+    authority,
     conversations,
     tasks,
     runs,
@@ -154,10 +178,12 @@ export function createApp(options: AppOptions): App {
     schedules: (args, channel) => handleSchedulesCommand(args, channel, scheduling.service),
     schedulesHelp: SCHEDULES_HELP,
   };
-  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps });
+  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;
+  let stopping = false;
+  let catchingUp: Promise<void> = Promise.resolve();
   return {
     db,
     dispatcher,
@@ -172,16 +198,30 @@ export function createApp(options: AppOptions): App {
     async start() {
       if (started) return;
       started = true;
-      requeueInterruptedRuns({ runs, tasks, posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS });
+      const interrupted = requeueInterruptedRuns({ runs, tasks, posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS });
+      interrupted.forEach(() => metrics.runFinished('interrupted', null));
       await options.externalTools?.start?.();
-      for (const adapter of adapters.values()) await adapter.start(dispatcher);
+      for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
       // What was recorded and not posted before this start goes first: new work posts behind it.
       outbox.start();
       scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       heartbeat.start();
       coordinator.pump();
+      const tools = options.externalTools;
+      await monitoring?.start({
+        health: () => checkHealth({ db, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
+        gauges: createGaugeReader(db),
+      });
+      // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
+      catchingUp = catchUpMissedMessages({ db, adapters, sink: dispatcher, clock, logger, limits: CATCH_UP_LIMITS, cancelled: () => stopping }).then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err }, 'catching up on missed messages failed'),
+      );
     },
     async stop() {
+      stopping = true;
+      await catchingUp;
+      await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();

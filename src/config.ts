@@ -34,6 +34,19 @@ const int = (fallback: number, min: number, max: number) =>
       return n;
     });
 
+const optionalPort = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return undefined;
+    const n = Number(v.trim());
+    if (!Number.isInteger(n) || n < 0 || n > 65535) {
+      ctx.addIssue({ code: 'custom', message: `expected a port number from 0 to 65535, got "${v}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
 const optionalString = z
   .string()
   .optional()
@@ -101,6 +114,8 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? 'auto' : v.trim().toLowerCase()))
     .pipe(z.enum(['auto', 'on'], { message: 'expected "auto" (console only on a terminal) or "on" (console even with piped input)' })),
+  METRICS_PORT: optionalPort,
+  METRICS_HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -163,6 +178,10 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
   }
   if (!set('SLACK_BOT_TOKEN') && (set('SLACK_APP_TOKEN') || set('SLACK_SIGNING_SECRET'))) {
     problems.push('SLACK_BOT_TOKEN: missing while other SLACK_* credentials are set. Add the xoxb- bot token, or remove the other Slack settings.');
+  }
+  const slackPort = (env.SLACK_PORT ?? '').trim() || '3000';
+  if (set('SLACK_BOT_TOKEN') && mode === 'http' && set('METRICS_PORT') && Number(env.METRICS_PORT) !== 0 && Number(env.METRICS_PORT) === Number(slackPort)) {
+    problems.push(`METRICS_PORT: ${slackPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give /healthz and /metrics a port of their own (e.g. 9464).`);
   }
   if (!set('OPENAI_API_KEY') && !set('OPENAI_BASE_URL')) {
     problems.push(

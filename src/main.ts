@@ -8,6 +8,9 @@ import { prepareDatabaseLocation, PRIVATE_FILE_MODE } from './db/database-locati
 import { acquireProcessLock, LOCK_REFRESH_MS, type ProcessLock } from './db/process-lock.js';
 import { ConfigError, DatabaseError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
+import { noopMetrics, type Metrics } from './metrics/metrics.js';
+import { loadMonitoring, type Monitoring } from './metrics/monitoring.js';
+import { trafficCounter } from './metrics/traffic-counter.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -16,7 +19,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * that reaches into adapters/, and only through dynamic imports, so a console-only start never
  * loads a platform SDK.
  */
-async function createAdapters(config: Config, logger: Logger, shutdown: (reason: string) => void): Promise<ChatAdapter[]> {
+async function createAdapters(config: Config, logger: Logger, shutdown: (reason: string) => void, metrics: Metrics): Promise<ChatAdapter[]> {
+  const traffic = (platform: string) => trafficCounter(metrics, platform);
   const adapters: ChatAdapter[] = [];
   if (config.platforms.includes('console')) {
     const { createConsoleAdapter } = await import('../adapters/console/console-adapter.js');
@@ -24,11 +28,11 @@ async function createAdapters(config: Config, logger: Logger, shutdown: (reason:
   }
   if (config.platforms.includes('slack')) {
     const { createSlackAdapter, slackOptionsFromConfig } = await import('../adapters/slack/create-slack-adapter.js');
-    adapters.push(createSlackAdapter(slackOptionsFromConfig(config, logger)));
+    adapters.push(createSlackAdapter({ ...slackOptionsFromConfig(config, logger), traffic: traffic('slack') }));
   }
   if (config.platforms.includes('discord')) {
     const { createDiscordAdapter, discordOptionsFromConfig } = await import('../adapters/discord/create-discord-adapter.js');
-    adapters.push(createDiscordAdapter(discordOptionsFromConfig(config, logger)));
+    adapters.push(createDiscordAdapter({ ...discordOptionsFromConfig(config, logger), traffic: traffic('discord') }));
   }
   return adapters;
 }
@@ -112,9 +116,11 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 
-  const adapters = await createAdapters(config, logger, shutdown);
+  // prom-client is loaded only when METRICS_PORT is set.
+  const monitoring: Monitoring | null = config.METRICS_PORT === undefined ? null : await loadMonitoring({ port: config.METRICS_PORT, host: config.METRICS_HOST, logger });
+  const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics);
   const externalTools = await createToolServers(config, logger);
-  app = createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}) });
+  app = createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}) });
   await app.start();
   logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
   // A warning, not a reason to exit: the endpoint may come up later, or not list models at all.

@@ -51,7 +51,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     if (text === '') return;
     const cmd = /^\/(\w+)\s*(.*)$/.exec(text);
     if (cmd && COMMANDS.includes(cmd[1] as CommandName)) {
-      const reply = await sink.onCommand({ name: cmd[1] as CommandName, args: cmd[2] ?? '', channel, conversation, userId: USER });
+      const reply = await sink.onCommand({ name: cmd[1] as CommandName, args: cmd[2] ?? '', channel, conversation, userId: USER, direct: true });
       print(renderConsoleMessage('errand (only you see this)', reply.text));
       return;
     }
@@ -65,13 +65,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       lastQuestion = null;
       if (ref?.kind === 'answer') {
         transcript.add('user', choice.label);
-        await sink.onAction({ kind: 'answer', runId: ref.runId, answer: choice.label, userId: USER, conversation, eventId: `console-${session}-${++seq}` });
+        await sink.onAction({ kind: 'answer', runId: ref.runId, answer: choice.label, userId: USER, conversation, eventId: `console-${session}-${++seq}`, direct: true });
         return;
       }
     }
     lastQuestion = null;
     transcript.add('user', text);
-    await sink.onMessage({ messageId: `${session}-${++seq}`, conversation, userId: USER, text, timezone: options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
+    await sink.onMessage({ messageId: `${session}-${++seq}`, conversation, userId: USER, direct: true, text, timezone: options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
   };
 
   return {
@@ -92,6 +92,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       rl = null;
     },
     botUserId: () => 'errand',
+    /** The terminal is always there while the process runs. */
+    connectionState: () => ({ connected: true }),
     async postMessage(_ref, message: OutboundMessage): Promise<PostedMessage> {
       const id = `out-${++seq}`;
       const buttons = (message.buttons ?? []).map((b) => ({ actionId: b.actionId, label: b.label }));

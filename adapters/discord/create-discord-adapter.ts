@@ -1,8 +1,9 @@
-import { Client, DiscordAPIError, Events, GatewayIntentBits, Partials, RESTEvents, RESTJSONErrorCodes, Routes, type Message } from 'discord.js';
+import { Client, DiscordAPIError, Events, GatewayIntentBits, Partials, RESTEvents, RESTJSONErrorCodes, Routes, Status, type Message } from 'discord.js';
 import { z } from 'zod';
 import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import type { Config } from '../../src/config.js';
 import { AdapterError, TargetGoneError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
@@ -39,6 +40,8 @@ export interface DiscordAdapterOptions {
   guildId?: string;
   logger?: Logger;
   tuning?: DiscordTuning;
+  /** Told about every accepted post and every 429 (metrics). */
+  traffic?: PlatformTraffic;
 }
 
 /** The adapter options from Errand's configuration (DISCORD_TOKEN must be set). */
@@ -105,7 +108,19 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     if (!loc) throw new AdapterError(`Not a Discord conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
     return loc;
   };
-  const post = (channelId: string, body: MessageBody) => rest('post', () => api.post(Routes.channelMessages(channelId), { body }), postedSchema);
+  const traffic = options.traffic;
+  const post = async (channelId: string, body: MessageBody) => {
+    const posted = await rest('post', () => api.post(Routes.channelMessages(channelId), { body }), postedSchema);
+    traffic?.posted();
+    return posted;
+  };
+  // discord.js waits out a 429 by itself; every response is visible only through this event.
+  if (traffic) {
+    api.on(RESTEvents.Response, (_request, response) => {
+      if (response.status === 429) traffic.rateLimited();
+    });
+  }
+  let started = false;
 
   const working = createWorkingIndicator({
     logger,
@@ -170,6 +185,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       client.on(Events.Warn, (message) => logger.warn({ message }, 'Discord client warning'));
       api.on(RESTEvents.RateLimited, (info) => logger.debug({ route: info.route, retryAfter: info.retryAfter }, 'Discord rate limit: waiting'));
       await connectClient(client, options.token, tuning.readyTimeoutMs ?? 30_000, options.apiUrl);
+      started = true;
       const applicationId = client.application?.id ?? botId() ?? '';
       logger.info({ botUserId: botId(), inviteUrl: inviteUrl(applicationId) }, 'Discord connected. Add Errand to a server with the invite URL.');
       await registerCommands(api, applicationId, options.guildId).catch((err: unknown) =>
@@ -179,7 +195,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     async stop() {
       await working.stopAll();
       await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      started = false;
       await client.destroy();
+    },
+    connectionState() {
+      if (!started) return { connected: false, detail: 'not started' };
+      // Each shard's status follows its gateway session: Connecting/Resuming after a drop, Ready again once resumed.
+      const down = [...client.ws.shards.values()].find((shard) => shard.status !== Status.Ready);
+      return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}` } : { connected: true };
     },
     botUserId: botId,
     postMessage,

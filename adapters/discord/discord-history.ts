@@ -1,9 +1,10 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes } from 'discord.js';
 import { z } from 'zod';
-import type { ConversationHistory, HistoryMessage, HistoryPage } from '../../src/chat/conversation-history.js';
+import type { ConversationHistory, HistoryMessage, HistoryPage, MissedMessage } from '../../src/chat/conversation-history.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { AdapterError } from '../../src/errors.js';
 import type { DiscordLocation } from './discord-thread-id.js';
+import { stripMention } from './message-handler.js';
 
 const messageSchema = z.object({
   id: z.string(),
@@ -124,6 +125,30 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
       const loc = options.locate(conversation);
       const read = await readLatest(loc.channelId, limit, since);
       return toHistory(loc, read.messages, read.truncated, true);
+    },
+    async readAfter(conversation, { afterId, limit }) {
+      const loc = options.locate(conversation);
+      const me = options.botId();
+      const channelId = loc.threadId ?? loc.channelId;
+      const collected: DiscordMessage[] = [];
+      let after = afterId;
+      let more = true;
+      while (more && collected.length < limit) {
+        const ask = Math.min(PAGE_SIZE, limit - collected.length);
+        const got = (await page(channelId, { limit: String(ask), after })).sort(byId);
+        collected.push(...got);
+        more = got.length === ask;
+        after = got.at(-1)?.id ?? after;
+      }
+      const raw = new Map(collected.map((m) => [m.id, m]));
+      const history = toHistory(loc, collected.slice(0, limit), more, false);
+      const messages = history.messages.map((h): MissedMessage => {
+        const content = raw.get(h.id)?.content ?? '';
+        const mentioned = me !== null && new RegExp(`<@!?${me}>`).test(content);
+        const text = me ? stripMention(content, me, null) : content;
+        return { ...h, text, addressedToBot: !h.author.isBot && (loc.threadId !== null || loc.guildId === null || mentioned) };
+      });
+      return { messages, truncated: history.truncated };
     },
   };
 }

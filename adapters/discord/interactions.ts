@@ -1,5 +1,6 @@
 import { ComponentType, MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js';
 import { z } from 'zod';
+import { memberRoleIds, rolesOf } from './member-roles.js';
 import { parseActionId } from '../../src/chat/action-id.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
@@ -75,7 +76,14 @@ async function handleCommand(interaction: ChatInputCommandInteraction, ctx: Inte
     return;
   }
   if (where.conversation.thread) ctx.markThread(where.conversation.thread);
-  const work = ctx.sink.onCommand({ ...command, channel, conversation: where.conversation, userId: interaction.user.id });
+  const work = ctx.sink.onCommand({
+    ...command,
+    channel,
+    conversation: where.conversation,
+    userId: interaction.user.id,
+    ...rolesOf(memberRoleIds(interaction.member, interaction.guildId)),
+    ...(interaction.guildId === null ? { direct: true } : {}),
+  });
   await answerInTime(interaction, work, ctx, async () => undefined);
 }
 
@@ -87,14 +95,15 @@ async function handleButton(interaction: ButtonInteraction, ctx: InteractionCont
     return;
   }
   const userId = interaction.user.id;
+  const roles = rolesOf(memberRoleIds(interaction.member, interaction.guildId));
   const conversation = where.conversation;
   if (ref.kind === 'stop') {
-    const work = ctx.sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation });
+    const work = ctx.sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation, ...roles, ...(interaction.guildId === null ? { direct: true } : {}) });
     await answerInTime(interaction, work, ctx, (deferred) => (deferred ? Promise.resolve() : interaction.deferUpdate()));
     return;
   }
   const answer = buttonLabel(interaction.component);
-  const work = ctx.sink.onAction({ kind: 'answer', runId: ref.runId, answer, userId, conversation, eventId: interaction.id });
+  const work = ctx.sink.onAction({ kind: 'answer', runId: ref.runId, answer, userId, conversation, eventId: interaction.id, ...roles, ...(interaction.guildId === null ? { direct: true } : {}) });
   const chosen = `${interaction.message.content}\n\n✅ <@${userId}> chose **${answer}**`;
   const edit = { content: chosen.length <= 2000 ? chosen : interaction.message.content, components: [], allowedMentions: { parse: [] } };
   await answerInTime(interaction, work, ctx, (deferred) => (deferred ? interaction.editReply(edit) : interaction.update(edit)));

@@ -2,6 +2,7 @@ import { ChannelType, type Message } from 'discord.js';
 import type { InboundMessage } from '../../src/chat/inbound.js';
 import type { BotThreads } from './bot-threads.js';
 import { toConversationRef } from './discord-thread-id.js';
+import { memberRoleIds, rolesOf } from './member-roles.js';
 
 export interface MessageContext {
   readonly botId: string;
@@ -30,11 +31,12 @@ export async function toInboundMessage(message: Message, ctx: MessageContext): P
     userId: message.author.id,
     userName: message.member?.displayName ?? message.author.globalName ?? message.author.username,
     text,
+    ...rolesOf(memberRoleIds(message.member, message.guildId)),
   };
 
   if (channel.type === ChannelType.DM) {
     const conversation = toConversationRef({ guildId: null, channelId: channel.id, threadId: null });
-    return conversation ? { ...base, conversation } : null;
+    return conversation ? { ...base, conversation, direct: true } : null;
   }
   if (message.guildId === null) return null;
   if (channel.isThread()) {

@@ -5,7 +5,7 @@ import type { InboundAction, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
-import { toConversationRef } from './slack-thread-id.js';
+import { isDmChannel, toConversationRef } from './slack-thread-id.js';
 
 const actionBodySchema = z.object({
   type: z.literal('block_actions'),
@@ -57,10 +57,11 @@ export function toInboundAction(raw: unknown, teamFallback: string | null): Inbo
   const conversation = toConversationRef({ teamId, channelId, threadTs: threadTs && threadTs !== messageTs ? threadTs : null });
   if (!conversation) return null;
   const userId = body.user.id;
-  if (ref.kind === 'stop') return { kind: 'stop', runId: ref.runId, userId, conversation };
+  const direct = isDmChannel(channelId) ? { direct: true } : {};
+  if (ref.kind === 'stop') return { kind: 'stop', runId: ref.runId, userId, conversation, ...direct };
   const answer = action.value ?? action.text?.text ?? '';
   const eventId = `${channelId}/${messageTs}/${action.action_ts ?? body.trigger_id ?? userId}`;
-  return { kind: 'answer', runId: ref.runId, answer, userId, conversation, eventId };
+  return { kind: 'answer', runId: ref.runId, answer, userId, conversation, eventId, ...direct };
 }
 
 export interface ActionDeps {

@@ -2,12 +2,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import { z } from 'zod';
-import type { AdapterCapabilities, ChatAdapter, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
+import { ackAfterHandling } from './ack-after-handling.js';
 import { registerActions, type AnsweredQuestion } from './actions.js';
 import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
@@ -36,6 +38,8 @@ export interface SlackTuning {
   commandAckBudgetMs?: number;
   /** Web API retries on network errors and 5xx (429s are waited out per channel instead). */
   webApiRetries?: number;
+  /** Longest a message event waits for being stored before it is acknowledged anyway (default 2.5 s; Slack allows 3). */
+  eventAckDeadlineMs?: number;
   /** Socket Mode ping timeout, which is also its delay before reconnecting (default 5 s). */
   socketPingTimeoutMs?: number;
 }
@@ -57,6 +61,8 @@ export interface SlackAdapterOptions {
   apiUrl?: string;
   logger?: Logger;
   tuning?: SlackTuning;
+  /** Told about every accepted post and every 429 (metrics). */
+  traffic?: PlatformTraffic;
 }
 
 /** The Slack ChatAdapter, plus where the HTTP receiver listens (tests and benchmarks post there). */
@@ -115,8 +121,25 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   let bot: BotIdentity | null = null;
   let app: App | null = null;
   let server: Server | null = null;
-  const queue = createOutboundQueue({ rate: tuning.messageRate ?? SLACK_MESSAGE_RATE, retryAfterMs });
-  const botThreads = createBotThreads({ client, bot: () => bot, logger });
+  const traffic = options.traffic;
+  const queue = createOutboundQueue({
+    rate: tuning.messageRate ?? SLACK_MESSAGE_RATE,
+    retryAfterMs: (err) => {
+      const wait = retryAfterMs(err);
+      if (wait !== null) traffic?.rateLimited();
+      return wait;
+    },
+  });
+  let connection: ConnectionState = { connected: false, detail: 'not started' };
+  const botThreads = createBotThreads({
+    client,
+    bot: () => bot,
+    logger,
+    known: (thread) => {
+      const ref = toConversationRef(thread);
+      return ref !== null && sink !== null && sink.knowsConversation(ref);
+    },
+  });
   const profiles = createUserProfiles(client);
   const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: MAX_MESSAGE_LENGTH };
 
@@ -126,14 +149,17 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     return loc;
   };
   // Every post and edit leaves through these two, so crowd pings are neutralised here once for all.
-  const post = (send: PacedSend, loc: SlackLocation, body: SlackMessageBody, key?: string) =>
-    send(() =>
+  const post = async (send: PacedSend, loc: SlackLocation, body: SlackMessageBody, key?: string) => {
+    const posted = await send(() =>
       api(
         'chat.postMessage',
         { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false, ...(key ? { metadata: outboxMetadata(key) } : {}) },
         postedSchema,
       ),
     );
+    traffic?.posted();
+    return posted;
+  };
   const update = (channelId: string, ts: string, body: SlackMessageBody) =>
     queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...neutraliseBody(body) }, okSchema)));
   const ignoring = (...codes: string[]) => (err: unknown) => {
@@ -181,7 +207,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   };
 
   const buildApp = (identity: BotIdentity): App => {
-    const receiver =
+    const boltReceiver =
       mode === 'http'
         ? new HTTPReceiver({ signingSecret: options.signingSecret ?? '', endpoints: '/slack/events', logger: boltLog })
         : new SocketModeReceiver({
@@ -191,12 +217,22 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
             installerOptions: { clientOptions: slackApiUrl ? { slackApiUrl } : {} },
             ...(tuning.socketPingTimeoutMs ? { clientPingTimeout: tuning.socketPingTimeoutMs } : {}),
           });
+    // Message events are acknowledged once stored, not before (see ack-after-handling.ts).
+    const receiver = ackAfterHandling(boltReceiver, { deadlineMs: tuning.eventAckDeadlineMs ?? 2500, logger });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
     registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => profiles.cachedTimezone(u) });
     registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000 });
     registerActions(built, { ...deps, onAnswered });
     built.error(async (err) => logger.error({ err }, 'Bolt listener error'));
+    if (boltReceiver instanceof SocketModeReceiver) {
+      // The socket reconnects by itself; between `close` and the next `connected` nothing arrives.
+      const socket = boltReceiver.client;
+      socket.on('connected', () => (connection = { connected: true }));
+      for (const state of ['close', 'reconnecting', 'disconnecting', 'disconnected'] as const) {
+        socket.on(state, () => (connection = { connected: false, detail: state === 'close' ? 'socket closed, reconnecting' : `socket ${state}` }));
+      }
+    }
     return built;
   };
 
@@ -213,8 +249,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       sink = inbound;
       app = buildApp(bot);
       try {
-        if (mode === 'http') server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
-        else await app.start();
+        if (mode === 'http') {
+          server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
+          connection = { connected: true, detail: `receiving events on port ${portOf(server)}` };
+        } else await app.start();
       } catch (err) {
         const hint = mode === 'http' ? `Is SLACK_PORT ${options.port ?? 3000} free?` : 'Check SLACK_APP_TOKEN (an xapp- token with connections:write) and that Socket Mode is enabled for the app.';
         throw new AdapterError(`Slack ${mode === 'http' ? 'HTTP receiver' : 'Socket Mode'} failed to start: ${err instanceof Error ? err.message : String(err)}. ${hint}`, { cause: err });
@@ -225,11 +263,25 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       await working.stopAll();
       await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
       const running = app;
+      const listening = server;
       app = null;
       server = null;
       sink = null;
-      if (running) await running.stop();
+      if (!running) return;
+      const stopped = running.stop();
+      // A delivery answered while stopping leaves its keep-alive connection open, and Node then waits out
+      // the receiver's keep-alive timeout (5 s) before close() resolves; nothing more is read on it.
+      listening?.closeIdleConnections();
+      const idle = setInterval(() => listening?.closeIdleConnections(), 50);
+      try {
+        await stopped;
+      } finally {
+        clearInterval(idle);
+      }
+      // After the socket's own disconnect events, which would otherwise have the last word.
+      connection = { connected: false, detail: 'stopped' };
     },
+    connectionState: () => connection,
     botUserId: () => bot?.userId ?? null,
     httpPort: () => portOf(server),
     async postMessage(conversation, message: OutboundMessage) {
@@ -266,6 +318,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       await queue.enqueue(loc.channelId, (send) =>
         send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: neutraliseSpecialMentions(first.text) }, okSchema)),
       );
+      traffic?.posted();
     },
     async fetchUserTimezone(userId) {
       return (await profiles.fetch(userId)).tz;

@@ -6,7 +6,7 @@ import type { BotThreads } from './bot-threads.js';
 import { conversationOfMessage, isDmChannel } from './slack-thread-id.js';
 
 /** Subtypes that are still a person talking; every other subtype (edits, joins, bot posts…) is ignored. */
-const PERSON_SUBTYPES = new Set(['thread_broadcast', 'file_share', 'me_message']);
+export const PERSON_SUBTYPES: ReadonlySet<string> = new Set(['thread_broadcast', 'file_share', 'me_message']);
 
 const messageEventSchema = z.object({
   type: z.enum(['message', 'app_mention']),
@@ -64,7 +64,7 @@ export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise
   const mentioned = e.type === 'app_mention' || e.text.includes(`<@${ctx.bot.userId}`);
   const threadTs = e.thread_ts && e.thread_ts !== e.ts ? e.thread_ts : undefined;
   if (!isDm && !mentioned) {
-    if (!threadTs || !(await ctx.botThreads.includesBot(e.channel, threadTs))) return null;
+    if (!threadTs || !(await ctx.botThreads.includesBot(e.channel, threadTs, ctx.teamId))) return null;
   }
   const conversation = conversationOfMessage({ teamId: ctx.teamId, channelId: e.channel, channelType: e.channel_type, ts: e.ts, threadTs });
   if (!conversation) return null;
@@ -78,6 +78,7 @@ export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise
     text: cleanText(e.text, ctx.bot.userId),
     ...(userName ? { userName } : {}),
     ...(timezone ? { timezone } : {}),
+    ...(isDm ? { direct: true } : {}),
   };
 }
 
@@ -92,8 +93,8 @@ export interface EventHandlerDeps {
 const bodySchema = z.object({ team_id: z.string().min(1) });
 
 /**
- * Wires `app_mention` and `message` events to the sink. Bolt has acknowledged the event before
- * this runs. Twins and redeliveries of a message already handed over (or in flight) are dropped
+ * Wires `app_mention` and `message` events to the sink. The listener resolves once the sink has
+ * stored the message, and the receiver acknowledges the event only then (ack-after-handling.ts). Twins and redeliveries of a message already handed over (or in flight) are dropped
  * here, cheaply; the core de-duplicates again, durably.
  */
 export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
@@ -117,9 +118,6 @@ export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
     return delivery;
   };
   const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
-    // Bolt has already sent the ack; yielding one turn of the event loop lets other requests that
-    // are waiting for their ack go first, so a burst of events never queues acks behind handling.
-    await new Promise((resolve) => setImmediate(resolve));
     await onEvent(event, body).catch((err: unknown) => deps.logger.error({ err }, 'handing a Slack message to the core failed'));
   };
   app.event('app_mention', listener);

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { ConversationHistory, HistoryMessage, HistoryPage } from '../../src/chat/conversation-history.js';
+import type { ConversationHistory, HistoryMessage, HistoryPage, MissedMessage } from '../../src/chat/conversation-history.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { RateLimitError } from '../../src/errors.js';
+import { cleanText, PERSON_SUBTYPES } from './event-handlers.js';
 import { callSlack, retryAfterMs } from './slack-api.js';
-import type { SlackLocation } from './slack-thread-id.js';
+import { isDmChannel, type SlackLocation } from './slack-thread-id.js';
 
 const slackMessageSchema = z.object({
   ts: z.string(),
@@ -110,6 +111,21 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
     return { messages: all.slice(0, limit), truncated: cursor !== null || all.length > limit };
   };
 
+  /** Messages after `afterTs` (exclusive), oldest first: a thread's replies, or a DM's messages. */
+  const readAfter = async (loc: SlackLocation, afterTs: string, limit: number): Promise<{ messages: SlackMessage[]; truncated: boolean }> => {
+    const method = loc.threadTs ? 'conversations.replies' : 'conversations.history';
+    const byTs = new Map<string, SlackMessage>();
+    let cursor: string | null = null;
+    do {
+      const page = await fetchPage(method, { channel: loc.channelId, ...(loc.threadTs ? { ts: loc.threadTs } : {}), oldest: afterTs, limit: Math.min(pageSize, limit + 1), ...(cursor ? { cursor } : {}) });
+      // conversations.replies repeats the thread's root on every page, whatever `oldest` says.
+      for (const m of page.messages) if (Number(m.ts) > Number(afterTs) && m.ts !== loc.threadTs) byTs.set(m.ts, m);
+      cursor = nextCursor(page);
+    } while (cursor && byTs.size < limit);
+    const all = [...byTs.values()].sort((a, b) => Number(a.ts) - Number(b.ts));
+    return { messages: all.slice(0, limit), truncated: cursor !== null || all.length > limit };
+  };
+
   const names = async (ids: Iterable<string>): Promise<Map<string, string>> => {
     const unique = [...new Set(ids)];
     const resolved = await Promise.all(unique.map((id) => options.userName(id).catch(() => null)));
@@ -148,6 +164,20 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
       const loc = options.locate(conversation);
       const read = await readLatest(loc.channelId, limit, since);
       return toHistory(read.messages, read.truncated, true);
+    },
+    async readAfter(conversation, { afterId, limit }) {
+      const loc = options.locate(conversation);
+      const bot = options.bot();
+      const read = await readAfter(loc, afterId, limit);
+      const people = new Map(read.messages.map((m) => [m.ts, m]));
+      const page = await toHistory(read.messages, read.truncated, false);
+      const messages = page.messages.map((h): MissedMessage => {
+        const raw = people.get(h.id)!;
+        const person = (raw.subtype === undefined || PERSON_SUBTYPES.has(raw.subtype)) && !h.author.isBot;
+        const mentioned = bot !== null && (raw.text ?? '').includes(`<@${bot.userId}`);
+        return { ...h, text: bot ? cleanText(raw.text ?? '', bot.userId) : (raw.text ?? ''), addressedToBot: person && (loc.threadTs !== null || isDmChannel(loc.channelId) || mentioned) };
+      });
+      return { messages, truncated: page.truncated };
     },
   };
 }

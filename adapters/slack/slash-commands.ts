@@ -4,7 +4,7 @@ import type { CommandName, CommandReply, InboundSink } from '../../src/chat/inbo
 import type { Logger } from '../../src/logger.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
-import { toChannelRef } from './slack-thread-id.js';
+import { isDmChannel, toChannelRef } from './slack-thread-id.js';
 
 /** The slash commands of the manifest; `/errand-<name>` works too, for workspaces where a name is taken. */
 export const SLASH_COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'help'];
@@ -49,7 +49,7 @@ export function registerSlashCommands(app: App, deps: SlashCommandDeps): void {
       return;
     }
     const reply = sink
-      .onCommand({ name, args: parsed.data.text.trim(), channel, conversation: null, userId: parsed.data.user_id })
+      .onCommand({ name, args: parsed.data.text.trim(), channel, conversation: null, userId: parsed.data.user_id, ...(isDmChannel(parsed.data.channel_id) ? { direct: true } : {}) })
       .catch((err: unknown): CommandReply => {
         deps.logger.error({ err, command: name }, 'slash command failed');
         return { text: `Sorry, \`/${name}\` failed. The error was logged; try again in a moment.` };

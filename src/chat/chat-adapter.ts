@@ -47,6 +47,12 @@ export interface AdapterCapabilities {
   readonly maxMessageLength: number;
 }
 
+/** Whether an adapter can currently receive and send; `detail` says what it is doing when not. */
+export interface ConnectionState {
+  readonly connected: boolean;
+  readonly detail?: string;
+}
+
 /**
  * The platform port. Every method may throw AdapterError; outbound calls are rate limited
  * and queued per channel by the adapter, and resolve once the platform accepted them, in order.
@@ -85,4 +91,6 @@ export interface ChatAdapter {
   findPosted?(conversation: ConversationRef, keys: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
   readonly history?: ConversationHistory;
+  /** The live connection state for `/healthz`; absent: the adapter is taken as connected once started. */
+  connectionState?(): ConnectionState;
 }

@@ -38,6 +38,24 @@ export interface ReadChannelOptions {
   readonly since?: number;
 }
 
+export interface ReadAfterOptions {
+  /** The platform id of the last message Errand saw in the conversation; only later ones are read. */
+  readonly afterId: string;
+  readonly limit: number;
+}
+
+/** A message a restart may have missed, in the form the adapter would have delivered it. */
+export interface MissedMessage extends HistoryMessage {
+  /** Whether the adapter would have handed it to the core as an inbound message (a bot thread reply, a DM, a mention). */
+  readonly addressedToBot: boolean;
+}
+
+/** Missed messages, oldest first; `truncated` when more followed than were read. */
+export interface MissedPage {
+  readonly messages: readonly MissedMessage[];
+  readonly truncated: boolean;
+}
+
 /**
  * Reading what people wrote on the platform, also what the bot was never asked about. Scoped
  * to one conversation by construction: callers pass the conversation, never a channel id, so a
@@ -51,4 +69,10 @@ export interface ConversationHistory {
   readThread(conversation: ConversationRef, options: ReadThreadOptions): Promise<HistoryPage>;
   /** The latest `limit` top-level messages of the conversation's channel (or DM), oldest first, with reply counts. */
   readChannel(conversation: ConversationRef, options: ReadChannelOptions): Promise<HistoryPage>;
+  /**
+   * Messages of the conversation posted after `afterId`, oldest first — what arrived while Errand
+   * was down. Texts are as inbound messages carry them (the bot's mention removed, nothing else changed).
+   * Absent where nothing outlives a restart (the console).
+   */
+  readAfter?(conversation: ConversationRef, options: ReadAfterOptions): Promise<MissedPage>;
 }

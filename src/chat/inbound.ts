@@ -17,6 +17,10 @@ export interface InboundMessage {
   readonly text: string;
   /** IANA timezone of the author, when the adapter already knows it. */
   readonly timezone?: string;
+  /** A direct message (DM) rather than a channel or its thread: access rules treat DMs on their own. */
+  readonly direct?: boolean;
+  /** The author's Discord role ids, where the platform gives them (access rules may name roles). */
+  readonly roles?: readonly string[];
 }
 
 /** The slash commands every adapter wires. */
@@ -30,11 +34,13 @@ export interface InboundCommand {
   /** The thread the command was used in; null when the platform gives none (Slack): act channel-wide. */
   readonly conversation: ConversationRef | null;
   readonly userId: string;
+  readonly direct?: boolean;
+  readonly roles?: readonly string[];
 }
 
 /** A button click, decoded from the action id the runtime put on the button. */
 export type InboundAction =
-  | { readonly kind: 'stop'; readonly runId: string; readonly userId: string; readonly conversation: ConversationRef }
+  | { readonly kind: 'stop'; readonly runId: string; readonly userId: string; readonly conversation: ConversationRef; readonly roles?: readonly string[]; readonly direct?: boolean }
   | {
       readonly kind: 'answer';
       readonly runId: string;
@@ -44,6 +50,8 @@ export type InboundAction =
       readonly conversation: ConversationRef;
       /** Platform id of the click (de-duplication). */
       readonly eventId: string;
+      readonly roles?: readonly string[];
+      readonly direct?: boolean;
     };
 
 /** What a command or action answers; Markdown, shown ephemerally where the platform can. */
@@ -57,7 +65,13 @@ export interface CommandReply {
  * not when the work it starts is done.
  */
 export interface InboundSink {
+  /** Resolves once the message, its de-duplication record and what it asks for are stored; throws when storing failed. */
   onMessage(message: InboundMessage): Promise<void>;
+  /**
+   * Whether the core already holds this conversation (the bot took part in it). Synchronous and
+   * cheap, so an adapter asks it before any platform lookup to decide whether a reply is for the bot.
+   */
+  knowsConversation(conversation: ConversationRef): boolean;
   onCommand(command: InboundCommand): Promise<CommandReply>;
   onAction(action: InboundAction): Promise<CommandReply | null>;
 }

@@ -19,6 +19,21 @@ export interface RunControl {
   stopConversation(conversationId: string, all: boolean): StopResult;
 }
 
+/** Someone using a command, as access rules name them. */
+export interface CommandPerson {
+  readonly platform: string;
+  readonly userId: string;
+  readonly roles?: readonly string[];
+}
+
+/** Who may stop what. */
+export interface StopAuthority {
+  /** The requester of the conversation's active run, or an admin. */
+  mayStop(conversationId: string, person: CommandPerson): boolean;
+  /** The person who asked for this task, or an admin. */
+  mayStopTask(requestedBy: string | null, person: CommandPerson): boolean;
+}
+
 /** What the platform-neutral command handlers need. */
 export interface CommandDeps {
   conversations: ConversationStore;
@@ -28,6 +43,8 @@ export interface CommandDeps {
   adapters: ReadonlyMap<string, ChatAdapter>;
   /** `/schedules …`, when scheduling is wired. */
   schedules?: (args: string, channel: ChannelRef) => Promise<CommandReply>;
+  /** Whose work it is, under the access rules (default: anyone may stop anything, as without rules). */
+  authority?: StopAuthority;
   /** Help lines about schedules, when scheduling is wired. */
   schedulesHelp?: string;
 }

@@ -17,6 +17,9 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
   const parsed = stopArgs.safeParse(cmd.args.trim().toLowerCase());
   if (!parsed.success) return { text: `I don't understand "${cmd.args}". Use \`/stop\`, \`/stop all\` or \`/stop <task-id>\` (see \`/tasks\` for ids).` };
   const arg = parsed.data;
+  const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
+  const mayStop = (conversationId: string) => deps.authority?.mayStop(conversationId, person) ?? true;
+  const refusal = { text: 'Only the person who asked for this work, or an admin, can stop it.' };
 
   if (typeof arg === 'number') {
     const task = deps.tasks.get(arg);
@@ -24,6 +27,7 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
     if (!task || !ref || ref.platform !== cmd.channel.platform || ref.workspace !== cmd.channel.workspace || ref.channel !== cmd.channel.channel) {
       return { text: `There is no task #${arg} in this channel. Use \`/tasks\` to see the ids.` };
     }
+    if (deps.authority && !deps.authority.mayStopTask(task.requestedBy, person)) return refusal;
     if (task.status === 'pending') {
       deps.tasks.cancel(task.conversationId, task.id);
       return { text: `Cancelled pending task #${arg}.` };
@@ -35,7 +39,9 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
   }
 
   const all = arg === 'all';
-  const targets = cmd.conversation ? [deps.conversations.ensure(cmd.conversation)] : deps.conversations.listWithOpenWork(cmd.channel).map((c) => c.id);
+  const candidates = cmd.conversation ? [deps.conversations.ensure(cmd.conversation)] : deps.conversations.listWithOpenWork(cmd.channel).map((c) => c.id);
+  const targets = candidates.filter(mayStop);
+  if (targets.length === 0 && candidates.length > 0) return refusal;
   let stopped = 0;
   let cancelled = 0;
   for (const id of targets) {

@@ -1,6 +1,6 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
-import { channelOf, type ConversationRef } from '../chat/conversation-ref.js';
+import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import type { Clock } from '../clock.js';
 import { handleCommand } from '../commands/command-router.js';
@@ -16,6 +16,13 @@ import { titleFrom } from './goal-message.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';
 import { parseStopMessage } from './stop-words.js';
+import { createAccessPolicy, refusalText, type AccessPolicy, type Person, type RefusalReason } from '../access/access-policy.js';
+import { createAuthority, type Authority } from './authority.js';
+
+/** The person behind an event, as access rules name them. */
+function personOf(platform: string, userId: string, roles: readonly string[] | undefined): Person {
+  return roles && roles.length > 0 ? { platform, userId, roles } : { platform, userId };
+}
 
 export interface DispatcherDeps {
   db: Db;
@@ -28,6 +35,27 @@ export interface DispatcherDeps {
   clock: Clock;
   logger: Logger;
   commands: CommandDeps;
+  /** Who may use Errand where (default: everyone, everywhere). */
+  access?: AccessPolicy;
+  /** Whose work it is: answers, approvals, stops (default: from the access policy). */
+  authority?: Authority;
+}
+
+/** What storing an inbound message decided, inside the same transaction that stored it. */
+type Decision =
+  | { kind: 'duplicate' }
+  | { kind: 'stop'; conversationId: string; all: boolean }
+  | { kind: 'refuse'; text: string }
+  | { kind: 'denied'; reason: RefusalReason }
+  | { kind: 'answer'; runId: string }
+  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean };
+
+/** A stored message and what is left to do about it once the platform may be acknowledged. */
+interface StoredMessage {
+  decision: Exclude<Decision, { kind: 'duplicate' }>;
+  adapter: ChatAdapter;
+  ref: ConversationRef;
+  userId: string;
 }
 
 /**
@@ -37,9 +65,32 @@ export interface DispatcherDeps {
  * a pending task the finishing run's successor claims, or it starts a run itself.
  */
 export class Dispatcher implements InboundSink {
-  constructor(private readonly deps: DispatcherDeps) {}
+  private readonly access: AccessPolicy;
+  private readonly authority: Authority;
+  /** Conversations (and people) already told they may not use Errand there: told once, not at every message. */
+  private readonly refused = new Set<string>();
 
+  constructor(private readonly deps: DispatcherDeps) {
+    this.access = deps.access ?? createAccessPolicy(undefined);
+    this.authority = deps.authority ?? createAuthority({ access: this.access, runs: deps.runs, tasks: deps.tasks });
+  }
+
+  /**
+   * Resolves once the message is stored (de-duplication record plus its task, recorded answer or
+   * stop), so an adapter may acknowledge the platform then. What follows — starting the run,
+   * posting the "queued" note, announcing a stop — goes on without delaying that; its errors are logged.
+   */
   async onMessage(message: InboundMessage): Promise<void> {
+    const stored = await this.store(message);
+    if (stored) void this.followUp(stored).catch((err: unknown) => this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'));
+  }
+
+  /** Whether Errand holds this conversation: one indexed lookup, so adapters may ask before any platform call. */
+  knowsConversation(ref: ConversationRef): boolean {
+    return this.deps.conversations.get(conversationKey(ref)) !== null;
+  }
+
+  private async store(message: InboundMessage): Promise<StoredMessage | null> {
     const { deps } = this;
     const ref0 = message.conversation;
     // Slack's `ts` is unique per channel only, so the channel is part of the key. Keys written
@@ -48,12 +99,20 @@ export class Dispatcher implements InboundSink {
     const adapter = deps.adapters.get(ref0.platform);
     if (!adapter) {
       deps.logger.error({ platform: ref0.platform }, 'message from a platform without an adapter');
-      return;
+      return null;
+    }
+    const person = personOf(ref0.platform, message.userId, message.roles);
+    const verdict = this.access.check(person, { platform: ref0.platform, channel: ref0.channel, direct: message.direct === true });
+    if (!verdict.allowed) {
+      // No model call, no task: only the de-duplication record, so a redelivery is not refused twice.
+      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
+      return { decision: { kind: 'denied', reason: verdict.reason }, adapter, ref: ref0, userId: message.userId };
     }
     let ref: ConversationRef = ref0;
     if (message.startThread) {
-      // De-duplicate before opening a thread, so a redelivery never opens a second one.
-      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return;
+      // De-duplicate before opening a thread, so a redelivery never opens a second one. The
+      // thread's conversation is only known once it is open, so this path stores after that call.
+      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
       try {
         ref = await adapter.openThread(channelOf(ref0), message.messageId, message.startThread.name);
       } catch (err) {
@@ -62,18 +121,24 @@ export class Dispatcher implements InboundSink {
     }
     const stop = parseStopMessage(message.text);
 
-    const decision = deps.db.transaction(() => {
-      if (!message.startThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' as const };
+    const decision = deps.db.transaction((): Decision => {
+      if (!message.startThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
       const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
-      if (stop) return { kind: 'stop' as const, conversationId };
+      if (stop) {
+        if (!this.authority.mayStop(conversationId, person)) return { kind: 'refuse', text: notices.notAllowedToStop };
+        return { kind: 'stop', conversationId, all: stop.all };
+      }
       const active = deps.runs.active(conversationId);
       const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
       if (active?.status === 'waiting_user') {
-        if (!approval) return { kind: 'answer' as const, run: active };
-        if (parseApprovalDecision(message.text) !== null) {
-          const approver = active.question?.userId ?? null;
-          if (approver !== null && approver !== message.userId) return { kind: 'refuse' as const, approver };
-          return { kind: 'answer' as const, run: active };
+        const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
+        const allowed = this.authority.mayAnswer(active.question, person);
+        // Someone else's decision word is refused; someone else's message to a waiting question becomes a to-do.
+        if (isDecision && approval && !allowed) return { kind: 'refuse', text: notices.notAllowedToDecide(active.question?.userId ?? '') };
+        if (isDecision && allowed) {
+          // Stored with the run, so the answer survives a crash before the run resumes.
+          deps.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
+          return { kind: 'answer', runId: active.id };
         }
       }
       const added = deps.tasks.add({
@@ -85,26 +150,41 @@ export class Dispatcher implements InboundSink {
         sourceMessageId: message.messageId,
       });
       if (!added.ok) throw new Error(added.error);
-      return { kind: 'task' as const, conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined };
+      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined };
     });
-
     if (decision.kind === 'duplicate') {
       deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
-      return;
+      return null;
     }
+    return { decision, adapter, ref, userId: message.userId };
+  }
+
+  private async followUp({ decision, adapter, ref, userId }: StoredMessage): Promise<void> {
+    const { deps } = this;
     if (decision.kind === 'stop') {
-      const r = deps.coordinator.stopConversation(decision.conversationId, stop!.all);
-      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, message.userId, r.stoppedTaskId, r.cancelledPending);
+      const r = deps.coordinator.stopConversation(decision.conversationId, decision.all);
+      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, userId, r.stoppedTaskId, r.cancelledPending);
       else await this.say(adapter, ref, notices.nothingRunning);
       return;
     }
     if (decision.kind === 'refuse') {
-      await adapter.postEphemeral(ref, message.userId, notices.notAllowedToDecide(decision.approver)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      await adapter.postEphemeral(ref, userId, decision.text).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      return;
+    }
+    if (decision.kind === 'denied') {
+      deps.logger.info({ platform: ref.platform, channel: ref.channel, userId, reason: decision.reason }, 'access refused');
+      const once = `${conversationKey(ref)}|${userId}`;
+      if (this.refused.has(once)) return;
+      if (this.refused.size >= 10_000) this.refused.clear();
+      this.refused.add(once);
+      await adapter.postEphemeral(ref, userId, refusalText(decision.reason)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
       return;
     }
     if (decision.kind === 'answer') {
-      if (!deps.coordinator.answer(decision.run, message.text, message.userId)) {
-        deps.logger.warn({ runId: decision.run.id }, 'answer arrived for a run that is no longer waiting');
+      const run = deps.runs.get(decision.runId);
+      // The recorded answer is delivered from the run itself; a resume that finds no slot keeps it there.
+      if (!run || run.status !== 'waiting_user' || !deps.coordinator.answer(run, null, null)) {
+        deps.logger.warn({ runId: decision.runId }, 'answer arrived for a run that is no longer waiting');
       }
       return;
     }
@@ -123,6 +203,12 @@ export class Dispatcher implements InboundSink {
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {
+    const person = personOf(command.channel.platform, command.userId, command.roles);
+    const verdict = this.access.check(person, { platform: command.channel.platform, channel: command.channel.channel, direct: command.direct === true });
+    if (!verdict.allowed) {
+      this.deps.logger.info({ platform: command.channel.platform, channel: command.channel.channel, userId: command.userId, command: command.name, reason: verdict.reason }, 'access refused');
+      return { text: refusalText(verdict.reason) };
+    }
     try {
       return await handleCommand(command, this.deps.commands);
     } catch (err) {
@@ -136,17 +222,26 @@ export class Dispatcher implements InboundSink {
     const run = deps.runs.get(action.runId);
     if (!run) return { text: 'That run no longer exists.' };
     const ref = deps.conversations.refOf(run.conversationId);
+    const where = action.conversation;
+    const person = personOf(where.platform, action.userId, action.roles);
+    const verdict = this.access.check(person, { platform: where.platform, channel: where.channel, direct: action.direct === true });
+    if (!verdict.allowed) {
+      deps.logger.info({ platform: where.platform, channel: where.channel, userId: action.userId, action: action.kind, reason: verdict.reason }, 'access refused');
+      return { text: refusalText(verdict.reason) };
+    }
     if (action.kind === 'stop') {
       if (run.status !== 'running' && run.status !== 'waiting_user') return { text: 'That run has already finished.' };
+      if (!this.authority.mayStop(run.conversationId, person)) return { text: notices.notAllowedToStop };
       const r = deps.coordinator.stopConversation(run.conversationId, false);
       if (ref && r.stoppedRun) await announceStop(deps.commands, ref, action.userId, r.stoppedTaskId, 0);
       return null;
     }
-    const where = action.conversation;
     if (!deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now())) return null;
     if (run.status !== 'waiting_user') return { text: 'That question has already been answered.' };
-    const approver = run.question?.approval ? (run.question.userId ?? null) : null;
-    if (approver !== null && approver !== action.userId) return { text: notices.notAllowedToDecide(approver) };
+    if (!this.authority.mayAnswer(run.question, person)) {
+      const owner = run.question?.userId ?? '';
+      return { text: run.question?.approval ? notices.notAllowedToDecide(owner) : notices.notAllowedToAnswer(owner) };
+    }
     deps.coordinator.answer(run, action.answer, action.userId, 'click');
     return null;
   }

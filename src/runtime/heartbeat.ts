@@ -24,7 +24,7 @@ export interface HeartbeatDeps {
 }
 
 /** Redelivered events stop arriving after minutes; keys older than this are forgotten. */
-const DEDUPE_RETENTION_MS = 3 * 24 * 3600_000;
+export const DEDUPE_RETENTION_MS = 3 * 24 * 3600_000;
 
 /**
  * The safety net: every period, expire unanswered questions (the model gets "no_answer") and

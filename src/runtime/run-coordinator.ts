@@ -15,7 +15,9 @@ import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { Db } from '../db/client.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
+import type { AccessPolicy } from '../access/access-policy.js';
 import type { Logger } from '../logger.js';
+import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -52,10 +54,14 @@ export interface CoordinatorDeps {
   grants: ToolGrantStore;
   /** Where runs post: recorded with the step that produced the post, delivered by the outbox. */
   posts: RunPosts;
+  /** Access rules: whether the requester may create channel schedules (default: everyone may). */
+  access?: AccessPolicy;
   /** Who created a schedule: they decide the tool approvals of its runs. */
   scheduleCreator?(scheduleId: number): string | null;
   /** A scheduled run ended in a way its schedule records (a success, or a target that is gone). */
   scheduleRunEnded?(scheduleId: number, result: ScheduleRunResult): void;
+  /** Where run outcomes are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 /** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
@@ -191,6 +197,7 @@ export class RunCoordinator implements RunControl {
     const run = runs.active(conversationId);
     let stoppedTaskId: number | null = null;
     if (run && runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' })) {
+      this.countEnd('cancelled', run);
       stoppedTaskId = run.taskId;
       if (run.taskId !== null) tasks.cancel(conversationId, run.taskId);
       const entry = this.active.get(conversationId);
@@ -219,6 +226,11 @@ export class RunCoordinator implements RunControl {
     while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done));
   }
 
+  /** Counts a run that reached a final status, with its time since it started. */
+  private countEnd(outcome: RunOutcomeLabel, run: RunRow): void {
+    (this.deps.metrics ?? noopMetrics).runFinished(outcome, (this.deps.clock.now() - run.startedAt) / 1000);
+  }
+
   /** Edits an approval post to say what was decided, removing its buttons. */
   private showDecision(conversationId: string, question: PendingQuestion, decision: ApprovalDecision | 'timeout', userId: string | null): void {
     const ref = this.deps.conversations.refOf(conversationId);
@@ -236,7 +248,7 @@ export class RunCoordinator implements RunControl {
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
     if (!ref || !adapter) {
       this.deps.logger.error({ conversationId }, 'no adapter for this conversation; failing the run');
-      this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' });
+      if (this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' })) this.countEnd('failed', run);
       if (task) this.deps.tasks.fail(conversationId, task.id, 'No chat adapter is connected for this platform.');
       return;
     }
@@ -277,6 +289,7 @@ export class RunCoordinator implements RunControl {
       userId: task?.requestedBy ?? null,
       timezone,
       scheduled: task?.createdBy === 'schedule',
+      mayCreateChannelSchedules: task?.requestedBy ? (deps.access?.mayCreateChannelSchedules({ platform: ref.platform, userId: task.requestedBy }) ?? true) : true,
       signal: entry.controller.signal,
       now: () => deps.clock.now(),
     };
@@ -348,6 +361,7 @@ export class RunCoordinator implements RunControl {
     });
     if (!applied) return;
     if (settlement.schedule && task?.scheduleId != null) this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
+    this.countEnd(change.to, run);
     if (settlement.task?.kind === 'requeue') {
       const delay = settlement.task.delayMs;
       clock.setTimer(() => this.pump(conversationId), delay);

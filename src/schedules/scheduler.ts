@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { noopMetrics, type Metrics } from '../metrics/metrics.js';
 import { DueQueue } from './due-queue.js';
 import { failureChange, successChange } from './schedule-failures.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
@@ -69,6 +70,8 @@ export interface SchedulerOptions {
   /** How late a fire may be (process down, machine asleep) and still run; later ones are skipped and recorded. */
   graceMs: number;
   timer?: WakeTimer;
+  /** Where fires are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 /**
@@ -87,9 +90,11 @@ export class Scheduler {
   /** Fired recurring schedules (and skips) whose next run is still to be computed. */
   private readonly pending: { row: ScheduleRow; dueAt: number; now: number; skipped: boolean }[] = [];
   private drainHandle: unknown = null;
+  private readonly metrics: Metrics;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
+    this.metrics = opts.metrics ?? noopMetrics;
   }
 
   /** Number of schedules currently armed. */
@@ -170,7 +175,10 @@ export class Scheduler {
     for (const { id, at } of this.queue.popDue(now)) {
       if (now - at > this.opts.graceMs) {
         const row = this.guard(id, () => this.opts.store.get(id));
-        if (row && row.status === 'active' && row.nextRunAt === at) later.push({ row, dueAt: at, skipped: true });
+        if (row && row.status === 'active' && row.nextRunAt === at) {
+          later.push({ row, dueAt: at, skipped: true });
+          this.metrics.scheduleFired('skipped');
+        }
         continue;
       }
       const fired = this.guard(id, () => this.opts.store.recordFire(id, at, now));
@@ -250,12 +258,14 @@ export class Scheduler {
     }
     const p = started.then(
       () => {
+        this.metrics.scheduleFired('started');
         // A channel launch posted into the channel, so the target works again; a thread launch only
         // queued a task, so its failures in a row stay until a run there completes (the runtime reports it).
         const change = row.target === 'channel' ? successChange(row) : row.consecutiveFailures === 0 && row.failReason !== null ? { failReason: null } : null;
         if (change) this.opts.store.update(row.id, change, this.opts.clock.now());
       },
       (err: unknown) => {
+        this.metrics.scheduleFired('failed');
         const message = err instanceof Error ? err.message : String(err);
         this.opts.logger.warn({ err, scheduleId: row.id }, 'schedule launch failed');
         const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { ScheduleService } from './schedule-service.js';
 import { createScheduleStore } from './schedule-store.js';
 import { Scheduler, type WakeTimer } from './scheduler.js';
@@ -13,6 +14,8 @@ export interface SchedulingOptions {
   config: Pick<Config, 'MIN_INTERVAL_MINUTES' | 'MAX_SCHEDULES_PER_CHANNEL' | 'MISSED_GRACE_MINUTES'>;
   /** Replaces the wake timer (default: node-schedule on the system clock, the clock's timers otherwise). */
   timer?: WakeTimer;
+  /** Where schedule fires are counted. */
+  metrics?: Metrics;
 }
 
 /** The scheduling feature, assembled: the service for tools and commands, the scheduler to start and stop. */
@@ -33,6 +36,7 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
     logger: options.logger,
     graceMs: options.config.MISSED_GRACE_MINUTES * 60_000,
     ...(options.timer ? { timer: options.timer } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const service = new ScheduleService(store, scheduler, options.clock, {
     minIntervalMinutes: options.config.MIN_INTERVAL_MINUTES,

@@ -3,15 +3,19 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { expandEnv } from './expand-env.js';
 import { mcpServersSchema } from './mcp-server-settings.js';
+import { accessSchema, channelsSchema, limitsSchema } from './team-settings.js';
 
 /**
- * The configuration file's schema. Only structured settings live here (MCP servers today; access, limits and
- * per-channel settings extend it); simple values stay in the environment. Strict, so a misspelled key is an error.
+ * The configuration file's schema. Only structured settings live here (MCP servers, access, spending limits,
+ * per-channel settings); simple values stay in the environment. Strict, so a misspelled key is an error.
  */
 export const errandFileSchema = z.strictObject({
   $schema: z.string().optional(),
   $comment: z.string().optional(),
   mcpServers: mcpServersSchema.default({}),
+  access: accessSchema.optional(),
+  limits: limitsSchema.default({}),
+  channels: channelsSchema.default({}),
 });
 
 export type ErrandFile = z.infer<typeof errandFileSchema>;

@@ -10,9 +10,15 @@ export class RecordingSink implements InboundSink {
   readonly commands: InboundCommand[] = [];
   readonly actions: InboundAction[] = [];
   commandReply: CommandReply = { text: 'command reply' };
+  /** Conversations `knowsConversation` answers true for (what the core would have stored). */
+  readonly known: ConversationRef[] = [];
 
   async onMessage(message: InboundMessage): Promise<void> {
     this.messages.push(message);
+  }
+
+  knowsConversation(conversation: ConversationRef): boolean {
+    return this.known.some((k) => k.platform === conversation.platform && k.workspace === conversation.workspace && k.channel === conversation.channel && k.thread === conversation.thread);
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {

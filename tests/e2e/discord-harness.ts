@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDiscordAdapter, discordOptionsFromConfig, type DiscordTuning } from '../../adapters/discord/create-discord-adapter.js';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import { loadConfig } from '../../src/config.js';
@@ -85,7 +85,7 @@ export interface DiscordErrand {
 }
 
 /** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
-export async function startDiscordErrand(env: Record<string, string> = {}): Promise<DiscordErrand> {
+export async function startDiscordErrand(env: Record<string, string> = {}, options: { externalTools?: ManagedToolSource } = {}): Promise<DiscordErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-discord-'));
   const model = await startFakeOpenAI();
   const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
@@ -100,7 +100,7 @@ export async function startDiscordErrand(env: Record<string, string> = {}): Prom
   });
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
   const clock = new FakeClock();
-  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
+  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
   await app.start();
   return {
     app,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackAdapter, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import { loadConfig } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -58,8 +58,13 @@ export interface Errand {
   close(): Promise<void>;
 }
 
+export interface ErrandOptions {
+  /** Tools from outside Errand (an MCP hub); the app starts and closes it like main.ts does. */
+  externalTools?: ManagedToolSource;
+}
+
 /** Errand for real: runtime, SQLite, the openai SDK on a fake model, Bolt's HTTP receiver on a fake Slack. */
-export async function startErrand(): Promise<Errand> {
+export async function startErrand(options: ErrandOptions = {}): Promise<Errand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-'));
   const model = await startFakeOpenAI();
   const slack = await FakeSlack.start({ rateLimit: { burst: 20, perSecond: 400 } });
@@ -75,7 +80,7 @@ export async function startErrand(): Promise<Errand> {
     SLACK_API_URL: slack.apiUrl,
   });
   const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: FAST_TUNING });
-  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
+  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
   await app.start();
   slack.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
   return {

@@ -170,6 +170,8 @@ export class FakeDiscord {
   /** Nonces of posts sent with enforce_nonce, keyed channel:author:nonce (Discord keeps them a few minutes). */
   private readonly nonces = new Map<string, { messageId: string; at: number }>();
   private held: { pattern: RegExp; waiting: (() => void)[] } | null = null;
+  private gatewayDown = false;
+  private readonly heldSockets: WebSocket[] = [];
   private readonly options: Required<FakeDiscordOptions>;
   private server: Server | null = null;
   private wss: WebSocketServer | null = null;
@@ -288,6 +290,22 @@ export class FakeDiscord {
   /** Takes the bot's access to a channel away: its posts there answer 403 Missing Access (50001). */
   revokeAccess(channelId: string): void {
     this.requireChannel(channelId).refusal = { status: 403, code: 50001, message: 'Missing Access' };
+  }
+
+  /**
+   * An outage: drops every gateway connection abnormally and holds new ones without HELLO until
+   * `restoreGateway()`, so the client stays reconnecting. Sessions are kept, so it then RESUMEs.
+   */
+  dropGateway(): void {
+    this.gatewayDown = true;
+    for (const session of this.sessions.values()) session.socket = null;
+    for (const client of this.wss?.clients ?? []) client.terminate();
+  }
+
+  /** Ends the outage: held connections get their HELLO now. */
+  restoreGateway(): void {
+    this.gatewayDown = false;
+    for (const ws of this.heldSockets.splice(0)) this.hello(ws);
   }
 
   /** Answers the next message POST in a channel with a 429 (as a shared or global bucket would). */
@@ -475,7 +493,8 @@ export class FakeDiscord {
 
   private handleSocket(ws: WebSocket): void {
     let session: Session | null = null;
-    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: this.options.heartbeatIntervalMs } }));
+    if (this.gatewayDown) this.heldSockets.push(ws);
+    else this.hello(ws);
     ws.on('message', (raw: Buffer) => {
       const frame = frameSchema.safeParse(JSON.parse(raw.toString('utf8')));
       if (!frame.success) return ws.close(4002, 'Decode error');
@@ -519,6 +538,10 @@ export class FakeDiscord {
       session.socket = null;
       if (code === 1000 || code === 1001) this.sessions.delete(session.id);
     });
+  }
+
+  private hello(ws: WebSocket): void {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: this.options.heartbeatIntervalMs } }));
   }
 
   private guildObject(): Record<string, unknown> {

@@ -309,6 +309,15 @@ export class FakeSlack {
     return { ts: msg.ts, delivery: await this.sendEvent(this.personEvent(msg)) };
   }
 
+  /**
+   * A person posts while the app is unreachable past Slack's redeliveries: the message is stored
+   * (history shows it) but no event is ever delivered for it.
+   */
+  postUndelivered(input: { user: string; channel: string; text: string; threadTs?: string }): { ts: string } {
+    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    return { ts: msg.ts };
+  }
+
   /** Another app's bot posts (Slack delivers it as a `message` with `bot_id`). */
   async otherBotMessage(input: { channel: string; text: string; threadTs?: string }): Promise<Delivery> {
     const msg = this.store({ channel: input.channel, user: 'U0OTHERBOT', bot_id: 'B0OTHER01', text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
@@ -644,8 +653,10 @@ export class FakeSlack {
         if (!validChannel) return { ok: false, error: 'channel_not_found' };
         const root = this.find(channel, ts);
         if (!root) return { ok: false, error: 'thread_not_found' };
-        const [parent, ...replies] = this.messages(channel, root.thread_ts ?? root.ts);
-        // Slack repeats the parent at the top of every page; the cursor walks the replies.
+        const [parent, ...all] = this.messages(channel, root.thread_ts ?? root.ts);
+        const inclusive = a.inclusive === true || a.inclusive === 'true' || a.inclusive === '1';
+        const replies = a.oldest === undefined ? all : all.filter((m) => (inclusive ? Number(m.ts) >= Number(a.oldest) : Number(m.ts) > Number(a.oldest)));
+        // Slack repeats the parent at the top of every page, whatever `oldest` says; the cursor walks the replies.
         const page = this.page(replies, a, 'asc');
         if ('error' in page) return { ok: false, error: page.error };
         return { ok: true, messages: [parent!, ...page.items].map((m) => this.wire(m, wantsMetadata(a))), has_more: page.next !== null, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };

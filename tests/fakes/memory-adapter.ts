@@ -23,7 +23,6 @@ export interface MemoryPost {
 let idCounter = 0;
 
 export class MemoryAdapter implements ChatAdapter {
-  readonly platform = 'memory';
   readonly capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 500 };
   readonly posts: MemoryPost[] = [];
   readonly ephemerals: { conversation: string; userId: string; text: string }[] = [];
@@ -53,7 +52,11 @@ export class MemoryAdapter implements ChatAdapter {
   private sink: InboundSink | null = null;
   private started = false;
 
-  constructor(readonly workspace = 'W1') {}
+  constructor(
+    readonly workspace = 'W1',
+    /** Another platform name lets access rules written for Slack or Discord ids apply to it. */
+    readonly platform = 'memory',
+  ) {}
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
@@ -124,7 +127,11 @@ export class MemoryAdapter implements ChatAdapter {
   }
 
   /** Delivers a user's message; returns its message id (reuse it to simulate a redelivery). */
-  async say(conversation: ConversationRef, text: string, opts: { userId?: string; messageId?: string; startThread?: boolean } = {}): Promise<string> {
+  async say(
+    conversation: ConversationRef,
+    text: string,
+    opts: { userId?: string; messageId?: string; startThread?: boolean; direct?: boolean; roles?: readonly string[] } = {},
+  ): Promise<string> {
     const messageId = opts.messageId ?? `in${++idCounter}`;
     const userId = opts.userId ?? 'U1';
     if (!this.said.some((s) => s.message.id === messageId)) this.record(conversation, { id: messageId, author: { id: userId, name: userId, isBot: false, isSelf: false }, time: new Date().toISOString(), text });
@@ -134,6 +141,8 @@ export class MemoryAdapter implements ChatAdapter {
       userId,
       text,
       ...(opts.startThread ? { startThread: { name: text.slice(0, 50) || 'Errand' } } : {}),
+      ...(opts.direct ? { direct: true } : {}),
+      ...(opts.roles ? { roles: opts.roles } : {}),
     };
     await this.requireSink().onMessage(msg);
     return messageId;

@@ -53,7 +53,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   '@slack/web-api': inside('adapters/slack/'),
   'discord.js': inside('adapters/discord/'),
   '@modelcontextprotocol/sdk': inside('src/mcp/'),
-  'prom-client': inside('src/metrics/'),
+  'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
 };
 
 describe('architecture', () => {
@@ -80,6 +80,18 @@ describe('architecture', () => {
 
   it('each SDK is imported only by the module that wraps it', () => {
     expect(offenders(all, (i, f) => i.pkg !== null && i.pkg in SDK_OWNERS && !SDK_OWNERS[i.pkg]!(f))).toEqual([]);
+  });
+
+  it('prom-client is reached only through the dynamic import that METRICS_PORT triggers', () => {
+    const prometheusModules = /\/prometheus-(metrics|monitoring)\.js$/;
+    const offenders = [...sources('src'), ...sources('adapters')].flatMap((f) => {
+      const text = readFileSync(join(root, f), 'utf8');
+      const staticImports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^;(]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+      const allowed = f.startsWith('src/metrics/prometheus-');
+      return allowed ? [] : staticImports.filter((i) => prometheusModules.test(i)).map((i) => `${f} statically imports ${i}`);
+    });
+    expect(offenders).toEqual([]);
+    expect(readFileSync(join(root, 'src/metrics/monitoring.ts'), 'utf8')).toMatch(/await import\('\.\/prometheus-monitoring\.js'\)/);
   });
 
   it('no createRequire (it would hide imports from these checks), no console.log outside the console adapter', () => {

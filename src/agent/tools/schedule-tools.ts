@@ -57,7 +57,9 @@ export function createScheduleTools(service: ScheduleService): ToolDefinition[] 
         target: z.enum(['channel', 'thread'], { message: 'target must be "channel" or "thread"' }).optional(),
       }),
       execute: (args, ctx) =>
-        result(
+        (args.target ?? 'channel') === 'channel' && ctx.mayCreateChannelSchedules === false
+          ? fail('Only admins may create schedules that post into a channel here. Tell the person to ask an admin, or use target "thread" to repeat the prompt in this conversation.')
+          : result(
           service.create({
             channel: channelOf(ctx.conversation),
             target: args.target ?? 'channel',

@@ -14,6 +14,8 @@ export interface ToolContext {
   readonly timezone: string;
   /** The run was started by a scheduled prompt (it may not create schedules, so one prompt cannot multiply itself). */
   readonly scheduled?: boolean;
+  /** False when access rules reserve channel schedules for admins and the requester is not one. */
+  readonly mayCreateChannelSchedules?: boolean;
   /** Aborted when the run is stopped; long tool calls pass it on. */
   readonly signal?: AbortSignal;
   now(): number;

@@ -1,0 +1,48 @@
+import type { ChatAdapter, ConnectionState } from '../chat/chat-adapter.js';
+import type { Db } from '../db/client.js';
+import { databaseWriteProblem } from './database-writable.js';
+
+/** One tool server's state as its source reports it (the MCP hub's `status()`). */
+export interface ToolServerState {
+  readonly name: string;
+  readonly state: string;
+  readonly reason: string | null;
+}
+
+/** The body of `/healthz`: healthy when the database is writable and every platform is connected. */
+export interface HealthReport {
+  readonly status: 'ok' | 'unhealthy';
+  /** What is wrong, one sentence each; empty when healthy. */
+  readonly problems: readonly string[];
+  readonly database: { readonly writable: boolean; readonly detail?: string };
+  readonly platforms: Readonly<Record<string, ConnectionState>>;
+  /** Informational: an MCP server that is down makes its tools fail, not the bot unhealthy. */
+  readonly mcp?: readonly ToolServerState[];
+}
+
+export interface HealthSources {
+  db: Db;
+  adapters: ReadonlyMap<string, Pick<ChatAdapter, 'platform' | 'connectionState'>>;
+  toolServers?: () => readonly ToolServerState[];
+}
+
+/** Runs the health checks now (a rolled-back write and each adapter's connection state). */
+export function checkHealth(sources: HealthSources): HealthReport {
+  const problems: string[] = [];
+  const writeProblem = databaseWriteProblem(sources.db);
+  if (writeProblem) problems.push(writeProblem);
+  const platforms: Record<string, ConnectionState> = {};
+  for (const adapter of sources.adapters.values()) {
+    const state = adapter.connectionState?.() ?? { connected: true };
+    platforms[adapter.platform] = state;
+    if (!state.connected) problems.push(`${adapter.platform} is not connected${state.detail ? ` (${state.detail})` : ''}`);
+  }
+  const mcp = sources.toolServers?.();
+  return {
+    status: problems.length === 0 ? 'ok' : 'unhealthy',
+    problems,
+    database: writeProblem ? { writable: false, detail: writeProblem } : { writable: true },
+    platforms,
+    ...(mcp ? { mcp } : {}),
+  };
+}

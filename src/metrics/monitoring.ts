@@ -1,0 +1,35 @@
+import type { Logger } from '../logger.js';
+import type { HealthReport } from './health-check.js';
+import type { GaugeReadings } from './metric-gauges.js';
+import type { Metrics } from './metrics.js';
+
+/** What the monitoring server reads at request time; the app provides it once it is built. */
+export interface MonitoringSources {
+  health(): HealthReport;
+  gauges(): GaugeReadings;
+}
+
+/** `/healthz` and `/metrics`: the metrics the core reports into, and the server that shows them. */
+export interface Monitoring {
+  readonly metrics: Metrics;
+  /** Starts listening on METRICS_HOST:METRICS_PORT. */
+  start(sources: MonitoringSources): Promise<void>;
+  stop(): Promise<void>;
+  /** The bound port once started (METRICS_PORT=0 picks one), else null. */
+  port(): number | null;
+}
+
+export interface MonitoringOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+}
+
+/**
+ * Loads the prom-client implementation. A dynamic import, so with METRICS_PORT unset prom-client
+ * is never loaded and costs no memory.
+ */
+export async function loadMonitoring(options: MonitoringOptions): Promise<Monitoring> {
+  const { createPrometheusMonitoring } = await import('./prometheus-monitoring.js');
+  return createPrometheusMonitoring(options);
+}

@@ -1,0 +1,95 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Logger } from '../logger.js';
+import type { GaugeReadings } from './metric-gauges.js';
+import type { Metrics } from './metrics.js';
+
+/** Errand's metrics on a prom-client registry of their own (never the global one). */
+export interface PrometheusMetrics {
+  readonly metrics: Metrics;
+  /** Where `errand_runs_active` and `errand_tasks_pending` are read at scrape time. */
+  readGaugesFrom(read: () => GaugeReadings): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+const RUN_SECONDS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
+const MODEL_SECONDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
+
+/**
+ * Builds every Errand metric plus the default process metrics. Counters are bumped by the
+ * `Metrics` calls; the two gauges query the database only when Prometheus scrapes.
+ */
+export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const runs = new Counter({ name: 'errand_runs_total', help: 'Agent runs that ended, by final status.', labelNames: ['outcome'] as const, registers });
+  const runSeconds = new Histogram({ name: 'errand_run_duration_seconds', help: 'Run duration from start to end, waiting for answers included.', buckets: RUN_SECONDS, registers });
+  const modelSeconds = new Histogram({ name: 'errand_model_request_duration_seconds', help: 'Model requests (one agent step, retries included).', buckets: MODEL_SECONDS, registers });
+  const tokens = new Counter({ name: 'errand_model_tokens_total', help: 'Tokens the model endpoint reported, by kind.', labelNames: ['kind'] as const, registers });
+  const inbound = new Counter({ name: 'errand_inbound_events_total', help: 'Events adapters delivered (messages, commands, clicks; redeliveries included).', labelNames: ['platform'] as const, registers });
+  const outbound = new Counter({ name: 'errand_outbound_messages_total', help: 'Messages posted on the platform.', labelNames: ['platform'] as const, registers });
+  const rateLimited = new Counter({ name: 'errand_platform_rate_limited_total', help: 'HTTP 429 answers from the platform.', labelNames: ['platform'] as const, registers });
+  const scheduleFires = new Counter({ name: 'errand_schedule_fires_total', help: 'Schedule fires, by what became of them.', labelNames: ['outcome'] as const, registers });
+
+  let readGauges: (() => GaugeReadings) | null = null;
+  // Read once per scrape, before the registry collects: both gauges come from the same reading.
+  let current: GaugeReadings | null = null;
+  const readNow = (): GaugeReadings | null => {
+    if (!readGauges) return null;
+    try {
+      return readGauges();
+    } catch (err) {
+      logger.warn({ err }, 'reading the metric gauges from the database failed');
+      return null;
+    }
+  };
+  new Gauge({
+    name: 'errand_runs_active',
+    help: 'Runs running or waiting for an answer.',
+    registers,
+    collect() {
+      setOrUnknown(this, current?.runsActive);
+    },
+  });
+  new Gauge({
+    name: 'errand_tasks_pending',
+    help: 'To-do items waiting to start.',
+    registers,
+    collect() {
+      setOrUnknown(this, current?.tasksPending);
+    },
+  });
+
+  return {
+    metrics: {
+      runFinished(outcome, seconds) {
+        runs.inc({ outcome });
+        if (seconds !== null) runSeconds.observe(Math.max(0, seconds));
+      },
+      modelRequest(seconds, usage) {
+        modelSeconds.observe(Math.max(0, seconds));
+        if (!usage) return;
+        tokens.inc({ kind: 'prompt' }, usage.promptTokens);
+        tokens.inc({ kind: 'completion' }, usage.completionTokens);
+      },
+      inbound: (platform) => inbound.inc({ platform }),
+      outbound: (platform) => outbound.inc({ platform }),
+      rateLimited: (platform) => rateLimited.inc({ platform }),
+      scheduleFired: (outcome) => scheduleFires.inc({ outcome }),
+    },
+    readGaugesFrom(read) {
+      readGauges = read;
+    },
+    async render() {
+      current = readNow();
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** An unreadable gauge shows NaN (unknown), never a made-up 0. */
+function setOrUnknown(gauge: Gauge, value: number | undefined): void {
+  gauge.set(value ?? NaN);
+}

@@ -1,0 +1,35 @@
+import type { PendingQuestion } from '../agent/agent-types.js';
+import type { AccessPolicy, Person } from '../access/access-policy.js';
+import type { RunStore } from '../runs/run-store.js';
+import type { TaskService } from '../tasks/task-service.js';
+
+/**
+ * Who may act on work already under way: answer a question, decide an approval, stop a run. The
+ * access policy says who may use Errand at all; this says whose work it is.
+ */
+export interface Authority {
+  /** The asker of an ask_user question (or, for an approval, its approver), or an admin. Nobody named: anyone. */
+  mayAnswer(question: PendingQuestion | null | undefined, person: Person): boolean;
+  /** With access rules: the requester of the conversation's active run, or an admin. Without: anyone, as before. */
+  mayStop(conversationId: string, person: Person): boolean;
+  /** With access rules: the task's requester, or an admin. */
+  mayStopTask(requestedBy: string | null, person: Person): boolean;
+}
+
+export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; tasks: TaskService }): Authority {
+  return {
+    mayAnswer(question, person) {
+      const owner = question?.userId ?? null;
+      return owner === null || owner === person.userId || deps.access.isAdmin(person);
+    },
+    mayStopTask(requestedBy, person) {
+      return !deps.access.configured || requestedBy === null || requestedBy === person.userId || deps.access.isAdmin(person);
+    },
+    mayStop(conversationId, person) {
+      if (!deps.access.configured) return true;
+      const run = deps.runs.active(conversationId);
+      if (!run || run.taskId === null) return true;
+      return this.mayStopTask(deps.tasks.get(run.taskId)?.requestedBy ?? null, person);
+    },
+  };
+}

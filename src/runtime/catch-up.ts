@@ -1,0 +1,93 @@
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import { parseConversationKey } from '../chat/conversation-ref.js';
+import type { InboundSink } from '../chat/inbound.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import type { Logger } from '../logger.js';
+
+/** How much catching up one start-up may do, so a long outage never stalls start-up or floods a platform. */
+export interface CatchUpLimits {
+  /** Conversations read at most. */
+  readonly conversations: number;
+  /** Messages read at most per conversation. */
+  readonly messagesPerConversation: number;
+  /** Time spent at most, all conversations together. */
+  readonly totalMs: number;
+  /** Messages older than this are never handed over: de-duplication may have forgotten them. */
+  readonly maxAgeMs: number;
+}
+
+export interface CatchUpDeps {
+  readonly db: Db;
+  readonly adapters: ReadonlyMap<string, ChatAdapter>;
+  /** The normal inbound path (the dispatcher): de-duplication, stop words, answers, queuing. */
+  readonly sink: InboundSink;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly limits: CatchUpLimits;
+  /** Checked between messages; true stops catching up (shutdown). */
+  readonly cancelled?: () => boolean;
+}
+
+export interface CatchUpReport {
+  readonly conversations: number;
+  readonly handedOver: number;
+  /** Conversations whose platform could not be read (logged at warn). */
+  readonly failed: number;
+}
+
+/** Conversations with work that a missed message could change: an active or waiting run, or open tasks. */
+const OPEN_CONVERSATIONS_SQL = `select conversation_id as id from runs where status in ('running', 'waiting_user')
+  union select conversation_id from tasks where status in ('pending', 'in_progress') limit ?`;
+const LAST_TRANSCRIPT_ID_SQL = `select platform_message_id as id, created_at as at from messages
+  where conversation_id = ? and platform_message_id is not null order by id desc limit 1`;
+const LAST_TASK_ID_SQL = `select source_message_id as id, created_at as at from tasks
+  where conversation_id = ? and source_message_id is not null order by id desc limit 1`;
+
+interface SeenRow {
+  id: string;
+  at: number;
+}
+
+/**
+ * After a restart, reads what people wrote in conversations with open work while Errand was down
+ * past the platforms' redeliveries, and hands every person's message after the last one Errand saw
+ * to the normal inbound path, oldest first. De-duplication makes a message already handled a no-op.
+ * A platform that cannot be read is logged and skipped; nothing here fails start-up.
+ */
+export async function catchUpMissedMessages(deps: CatchUpDeps): Promise<CatchUpReport> {
+  const { limits } = deps;
+  const started = deps.clock.now();
+  const ids = (deps.db.$client.prepare(OPEN_CONVERSATIONS_SQL).all(limits.conversations) as { id: string }[]).map((r) => r.id);
+  const lastTranscript = deps.db.$client.prepare(LAST_TRANSCRIPT_ID_SQL);
+  const lastTask = deps.db.$client.prepare(LAST_TASK_ID_SQL);
+  let handedOver = 0;
+  let failed = 0;
+  let visited = 0;
+  for (const id of ids) {
+    if (deps.cancelled?.() || deps.clock.now() - started > limits.totalMs) break;
+    const ref = parseConversationKey(id);
+    const history = ref ? deps.adapters.get(ref.platform)?.history : undefined;
+    if (!ref || !history?.readAfter) continue;
+    const seen = [lastTranscript.get(id) as SeenRow | undefined, lastTask.get(id) as SeenRow | undefined].filter((r): r is SeenRow => r !== undefined);
+    const last = seen.sort((a, b) => b.at - a.at)[0];
+    if (!last) continue;
+    visited++;
+    try {
+      const page = await history.readAfter(ref, { afterId: last.id, limit: limits.messagesPerConversation });
+      const oldest = deps.clock.now() - limits.maxAgeMs;
+      for (const m of page.messages) {
+        if (deps.cancelled?.()) break;
+        if (!m.addressedToBot || m.author.isBot || m.author.isSelf || Date.parse(m.time) < oldest) continue;
+        await deps.sink.onMessage({ messageId: m.id, conversation: ref, userId: m.author.id, userName: m.author.name, text: m.text });
+        handedOver++;
+      }
+      if (page.truncated) deps.logger.warn({ conversationId: id, read: page.messages.length }, 'more messages arrived while Errand was down than catch-up reads; the rest are not answered');
+    } catch (err) {
+      failed++;
+      deps.logger.warn({ err, conversationId: id }, 'reading messages missed while Errand was down failed; skipping this conversation');
+    }
+  }
+  if (visited > 0) deps.logger.info({ conversations: visited, handedOver, failed }, 'caught up on messages sent while Errand was down');
+  return { conversations: visited, handedOver, failed };
+}

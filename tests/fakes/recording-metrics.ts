@@ -1,0 +1,30 @@
+import type { Metrics, RunOutcomeLabel, ScheduleFireOutcome, TokenUsage } from '../../src/metrics/metrics.js';
+
+/** A Metrics that records every call, for tests that check what the core reports. */
+export class RecordingMetrics implements Metrics {
+  readonly runs: { outcome: RunOutcomeLabel; seconds: number | null }[] = [];
+  readonly modelRequests: { seconds: number; usage: TokenUsage | null }[] = [];
+  readonly inbounds: string[] = [];
+  readonly outbounds: string[] = [];
+  readonly rateLimits: string[] = [];
+  readonly scheduleFires: ScheduleFireOutcome[] = [];
+
+  runFinished(outcome: RunOutcomeLabel, seconds: number | null): void {
+    this.runs.push({ outcome, seconds });
+  }
+  modelRequest(seconds: number, usage: TokenUsage | null): void {
+    this.modelRequests.push({ seconds, usage });
+  }
+  inbound(platform: string): void {
+    this.inbounds.push(platform);
+  }
+  outbound(platform: string): void {
+    this.outbounds.push(platform);
+  }
+  rateLimited(platform: string): void {
+    this.rateLimits.push(platform);
+  }
+  scheduleFired(outcome: ScheduleFireOutcome): void {
+    this.scheduleFires.push(outcome);
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
+import { silentLogger } from '../../src/logger.js';
+import { createScheduling } from '../../src/schedules/scheduling.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { RecordingMetrics } from '../fakes/recording-metrics.js';
+import { CHANNEL, MINUTE, RecordingLauncher, START, THREAD_ID } from './schedule-fixtures.js';
+
+function world(env: Record<string, string> = {}) {
+  const db = openDatabase(':memory:');
+  const clock = new FakeClock(START);
+  const metrics = new RecordingMetrics();
+  const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env });
+  const scheduling = createScheduling({ db, clock, logger: silentLogger(), config, metrics });
+  return { ...scheduling, clock, metrics, launcher: new RecordingLauncher(clock) };
+}
+
+function create(w: ReturnType<typeof world>, kind: 'once' | 'interval', spec: string) {
+  const r = w.service.create({ channel: CHANNEL, target: 'channel', conversationId: THREAD_ID, prompt: `run ${spec}`, kind, spec, timezone: 'UTC', createdBy: 'U1' });
+  if (!r.ok) throw new Error(r.error);
+  return r.schedule;
+}
+
+describe('schedule fire metrics', () => {
+  it('counts each fire as started, or failed when the launch is refused', async () => {
+    const w = world();
+    w.scheduler.start(w.launcher);
+    create(w, 'interval', '10');
+    w.clock.advance(10 * MINUTE);
+    await w.scheduler.idle();
+    w.launcher.failWith = 'no adapter';
+    w.clock.advance(10 * MINUTE);
+    await w.scheduler.idle();
+    expect(w.launcher.launches).toHaveLength(2);
+    expect(w.metrics.scheduleFires).toEqual(['started', 'failed']);
+  });
+
+  it('counts a fire missed beyond the grace as skipped, not started', async () => {
+    const w = world({ MISSED_GRACE_MINUTES: '60' });
+    create(w, 'once', '2026-01-05T09:30');
+    w.clock.advance(3 * 60 * MINUTE);
+    w.scheduler.start(w.launcher);
+    w.clock.advance(0);
+    await w.scheduler.idle();
+    expect(w.launcher.launches).toEqual([]);
+    expect(w.metrics.scheduleFires).toEqual(['skipped']);
+  });
+});
