@@ -159,9 +159,11 @@ export class RunCoordinator implements RunControl {
     const entry = this.active.get(run.conversationId);
     if (entry) {
       if (entry.runId !== run.id) return false;
+      // Kept with the run first: a crash before the loop has unwound must not lose it (start-up resumes it).
+      if (!this.deps.runs.recordAnswer(run.id, { text: answer, userId, source })) return false;
       void entry.done.then(() => {
         const fresh = this.deps.runs.get(run.id);
-        if (fresh?.status === 'waiting_user' && !this.answer(fresh, answer, userId, source)) {
+        if (fresh?.status === 'waiting_user' && !this.answer(fresh, null, null)) {
           this.deps.logger.warn({ runId: run.id }, 'a deferred answer could not be delivered');
         }
       });

@@ -151,13 +151,14 @@ describe('restarts lose nothing and post nothing twice', () => {
     try {
       for (let kill = 1; kill <= KILLS; kill++) {
         await sleep(800 + Math.floor(rand() * 2500));
+        // The person holds back from here to the restart, and everything they sent has reached the model.
+        up = false;
         await waitFor(() => unconfirmed.size === 0, 30_000, 'the model to see what people sent');
         const inWindow = rand() < 0.5;
         if (inWindow) {
           discord.holdAnswers(/^\/channels\/\d+\/messages$/);
           await waitFor(() => discord.heldAnswers() > 0, 5000).catch(() => undefined);
         }
-        up = false;
         log.push(`kill ${kill}${inWindow ? ` with ${discord.heldAnswers()} answers held` : ''}`);
         await errand!.kill();
         discord.releaseAnswers();
