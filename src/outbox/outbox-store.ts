@@ -33,6 +33,8 @@ export interface OutboxStore {
   failConversation(conversationId: string, error: string): number[];
   /** Leaves a row pending until `notBefore` (retry backoff). */
   defer(id: number, notBefore: number, error: string): void;
+  /** Deletes posted and failed rows created before `before`; returns how many. */
+  prune(before: number): number;
   /** A row's status and platform id; null when unknown. */
   state(id: number): { status: 'pending' | 'posted' | 'failed'; platformMessageId: string | null } | null;
 }
@@ -63,6 +65,7 @@ export function createOutboxStore(db: Db, clock: Clock): OutboxStore {
   const failAll = c.prepare("update outbox set status = 'failed', error = ? where conversation_id = ? and status = 'pending' returning id");
   const defer = c.prepare("update outbox set not_before = ?, error = ? where id = ? and status = 'pending'");
   const state = c.prepare('select status, platform_message_id from outbox where id = ?');
+  const prune = c.prepare("delete from outbox where status != 'pending' and created_at < ?");
   return {
     add(conversationId, runId, purpose, pieces) {
       const now = clock.now();
@@ -102,6 +105,9 @@ export function createOutboxStore(db: Db, clock: Clock): OutboxStore {
     },
     defer(id, notBefore, error) {
       defer.run(notBefore, error, id);
+    },
+    prune(before) {
+      return prune.run(before).changes;
     },
     state(id) {
       const r = state.get(id) as { status: 'pending' | 'posted' | 'failed'; platform_message_id: string | null } | undefined;

@@ -9,6 +9,9 @@ import { OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
 import { createOutboxStore, type OutboxStore } from './outbox-store.js';
 import { toPieces } from './post-pieces.js';
 
+/** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
+export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
 /** Used when no adapter is connected for a conversation's platform (its rows fail at delivery anyway). */
 const FALLBACK_MAX_LENGTH = 2000;
 
@@ -62,7 +65,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       settled.catch(() => undefined);
       return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
     },
-    start: () => poster.start(),
+    start() {
+      const pruned = store.prune(deps.clock.now() - OUTBOX_RETENTION_MS);
+      if (pruned > 0) deps.logger.debug({ pruned }, 'old outbox rows deleted');
+      poster.start();
+    },
     stop: (graceMs) => poster.stop(graceMs),
   };
 }

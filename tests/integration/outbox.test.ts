@@ -162,6 +162,21 @@ describe('the outbox', () => {
     expect(texts()).toEqual([]);
   });
 
+  it('forgets delivered posts after a week, never pending ones', async () => {
+    const first = makeOutbox();
+    first.start();
+    const posted = first.record(conversationId, null, { purpose: 'answer', text: 'Old news.' });
+    await first.delivered(posted);
+    await first.stop(100);
+    const pending = makeOutbox().record(conversationId, null, { purpose: 'answer', text: 'Still to say.' });
+    clock.advance(8 * 24 * 60 * 60_000);
+    adapter.postGate = new Promise(() => undefined);
+    const later = makeOutbox();
+    later.start();
+    expect(later.store.state(posted[0]!)).toBeNull();
+    expect(later.store.state(pending[0]!)?.status).toBe('pending');
+  });
+
   it('skips a row whose stored payload cannot be read', async () => {
     const outbox = makeOutbox();
     db.$client.prepare("insert into outbox (conversation_id, purpose, payload, status, created_at) values (?, 'answer', '{\"nope\":1}', 'pending', 0)").run(conversationId);
