@@ -10,6 +10,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'idle-memory': () => import('./idle-memory.js'),
   'context-build': () => import('./context-build.js'),
   mcp: () => import('./mcp.js'),
+  'access-check': () => import('./access-check.js'),
 };
 
 function format(f: BenchFigure): string {

@@ -6,6 +6,8 @@ import { createTaskTools } from './agent/tools/task-tools.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
 import type { ExternalToolSource } from './agent/tools/external-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
+import { createBudget } from './budget/budget.js';
+import { createUsageStore } from './budget/usage-store.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
@@ -138,6 +140,8 @@ export function createApp(options: AppOptions): App {
   const scheduling = createScheduling({ db, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
+  const usage = createUsageStore(db);
+  const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now() });
 
   const coordinator = new RunCoordinator({
     access,
@@ -153,6 +157,8 @@ export function createApp(options: AppOptions): App {
     posts: outbox,
     scheduleCreator: (id) => scheduling.service.creatorOf(id),
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
+    budget,
+    channels: config.file.settings.channels,
     clock,
     logger,
     metrics,
@@ -177,8 +183,9 @@ export function createApp(options: AppOptions): App {
     adapters,
     schedules: (args, channel) => handleSchedulesCommand(args, channel, scheduling.service),
     schedulesHelp: SCHEDULES_HELP,
+    usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
   };
-  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority });
+  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;

@@ -20,12 +20,12 @@ export interface ConsoleAdapterOptions {
   now?: () => number;
 }
 
-const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'help'];
+const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'help'];
 const USER = 'you';
 
 /**
  * A terminal chat for trying Errand without any platform account: one conversation per session,
- * the bot's messages and questions printed as they come, `/tasks`, `/stop`, `/schedules`, `/help`
+ * the bot's messages and questions printed as they come, `/tasks`, `/stop`, `/schedules`, `/usage`, `/help`
  * typed directly, and a question's options answered by typing their number. Its history is the
  * session's own transcript.
  */
@@ -91,7 +91,6 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       rl?.close();
       rl = null;
     },
-    botUserId: () => 'errand',
     /** The terminal is always there while the process runs. */
     connectionState: () => ({ connected: true }),
     async postMessage(_ref, message: OutboundMessage): Promise<PostedMessage> {

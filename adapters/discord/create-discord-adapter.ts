@@ -23,6 +23,8 @@ import { createWorkingIndicator } from './typing.js';
 export interface DiscordTuning {
   messageLimit?: { count: number; windowMs: number };
   typingIntervalMs?: number;
+  /** Delay before "typing…" first shows (default 400 ms; quicker answers show none). */
+  typingDelayMs?: number;
   workingNoticeDelayMs?: number;
   deferAfterMs?: number;
   readyTimeoutMs?: number;
@@ -125,6 +127,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const working = createWorkingIndicator({
     logger,
     typingIntervalMs: tuning.typingIntervalMs,
+    typingDelayMs: tuning.typingDelayMs,
     noticeDelayMs: tuning.workingNoticeDelayMs,
     sendTyping: async (channelId) => void (await api.post(Routes.channelTyping(channelId))),
     postNotice: (channelId, stopActionId) =>
@@ -204,7 +207,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       const down = [...client.ws.shards.values()].find((shard) => shard.status !== Status.Ready);
       return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}` } : { connected: true };
     },
-    botUserId: botId,
     postMessage,
     async editMessage(conversation, messageId, message) {
       const target = postTargetOf(locate(conversation));
@@ -236,9 +238,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
     async postEphemeral(conversation, userId, text) {
       await postMessage(conversation, { text, mentionUserId: userId });
-    },
-    async fetchUserTimezone() {
-      return null;
     },
     history,
   };

@@ -18,7 +18,7 @@ const base = (name: CommandName, description: string) =>
     .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
     .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM);
 
-/** The slash commands Errand registers: the same four every adapter wires. */
+/** The slash commands Errand registers: the same ones every adapter wires. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
   const schedules = base('schedules', 'List or manage scheduled prompts in this channel').addSubcommand((s) =>
     s.setName('list').setDescription('List the schedules of this channel'),
@@ -37,6 +37,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       .addStringOption((o) => o.setName('target').setDescription('A task id, or "all" to also cancel the pending tasks').setMaxLength(40))
       .toJSON(),
     schedules.toJSON(),
+    base('usage', "Your tokens today and over 30 days, and the limits (admins: everyone's)").toJSON(),
     base('help', 'How to use Errand').toJSON(),
   ];
 }
@@ -51,7 +52,7 @@ export async function registerCommands(rest: REST, applicationId: string, guildI
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'help'];
+const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'help'];
 
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
 export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {

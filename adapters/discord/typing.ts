@@ -3,6 +3,11 @@ import type { Logger } from '../../src/logger.js';
 
 /** Discord shows "typing…" for 10 s per request; refreshing every 8 s keeps it steady. */
 export const TYPING_INTERVAL_MS = 8000;
+/**
+ * Answers quicker than this never show "typing…" (as on Slack, where the working reaction waits as
+ * long): the request would only compete with the answer for the event loop and the REST queue.
+ */
+export const TYPING_DELAY_MS = 400;
 /** Runs that finish quickly never show the Stop notice: it appears only after this long. */
 export const WORKING_NOTICE_DELAY_MS = 2000;
 
@@ -13,6 +18,8 @@ export interface WorkingIndicatorDeps {
   deleteNotice(channelId: string, messageId: string): Promise<void>;
   logger: Logger;
   typingIntervalMs?: number;
+  /** Wait before the first typing request (0: at once). */
+  typingDelayMs?: number;
   noticeDelayMs?: number;
 }
 
@@ -25,20 +32,23 @@ export interface WorkingIndicator {
 
 interface Active {
   runId: string;
-  interval: NodeJS.Timeout;
+  /** The first typing request, then the refresh every TYPING_INTERVAL_MS. */
+  typingTimer: NodeJS.Timeout | null;
+  interval: NodeJS.Timeout | null;
   noticeTimer: NodeJS.Timeout;
   notice: Promise<string | null> | null;
 }
 
 /**
- * What Discord users see while Errand works: the typing indicator, refreshed while the run is
- * active, and — only when the run is still going after a couple of seconds — a small "Working…"
+ * What Discord users see while Errand works: the typing indicator (once the run took longer than
+ * a quick answer), refreshed while the run is active, and — only when the run is still going after a couple of seconds — a small "Working…"
  * message with a Stop button, removed when the work ends. Nothing here is awaited by the caller,
  * so a slow typing request can never hold back the first reply.
  */
 export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndicator {
   const active = new Map<string, Active>();
   const typingEvery = deps.typingIntervalMs ?? TYPING_INTERVAL_MS;
+  const typingAfter = deps.typingDelayMs ?? TYPING_DELAY_MS;
   const noticeAfter = deps.noticeDelayMs ?? WORKING_NOTICE_DELAY_MS;
 
   const typing = (channelId: string) => {
@@ -49,7 +59,8 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
     const state = active.get(channelId);
     if (!state) return Promise.resolve();
     active.delete(channelId);
-    clearInterval(state.interval);
+    if (state.typingTimer) clearTimeout(state.typingTimer);
+    if (state.interval) clearInterval(state.interval);
     clearTimeout(state.noticeTimer);
     if (!state.notice) return Promise.resolve();
     return state.notice
@@ -63,10 +74,15 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
       if (status && current?.runId === status.runId) return;
       void end(channelId);
       if (!status) return;
-      typing(channelId);
+      const startTyping = () => {
+        state.typingTimer = null;
+        typing(channelId);
+        state.interval = setInterval(() => typing(channelId), typingEvery);
+      };
       const state: Active = {
         runId: status.runId,
-        interval: setInterval(() => typing(channelId), typingEvery),
+        typingTimer: null,
+        interval: null,
         noticeTimer: setTimeout(() => {
           state.notice = deps.postNotice(channelId, status.stopActionId).catch((err: unknown) => {
             deps.logger.warn({ err, channelId }, 'posting the working notice failed');
@@ -76,6 +92,8 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
         notice: null,
       };
       active.set(channelId, state);
+      if (typingAfter > 0) state.typingTimer = setTimeout(startTyping, typingAfter);
+      else startTyping();
     },
     async stopAll() {
       await Promise.all([...active.keys()].map((id) => end(id)));

@@ -282,7 +282,6 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       connection = { connected: false, detail: 'stopped' };
     },
     connectionState: () => connection,
-    botUserId: () => bot?.userId ?? null,
     httpPort: () => portOf(server),
     async postMessage(conversation, message: OutboundMessage) {
       const loc = locate(conversation);

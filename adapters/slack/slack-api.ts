@@ -60,9 +60,10 @@ export function boltLogger(logger: Logger): BoltLogger {
   let level: LogLevel = LogLevel.INFO;
   const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   return {
-    // Bolt's debug output echoes whole payloads; keep it at trace so debug logs stay readable.
-    debug: (...msg: unknown[]) => logger.trace(text(msg)),
-    info: (...msg: unknown[]) => logger.debug(text(msg)),
+    // Bolt's debug output echoes whole payloads; keep it at trace so debug logs stay readable. Bolt and
+    // the Web API call these on every event and request: format only what pino will write.
+    debug: (...msg: unknown[]) => (logger.isLevelEnabled('trace') ? logger.trace(text(msg)) : undefined),
+    info: (...msg: unknown[]) => (logger.isLevelEnabled('debug') ? logger.debug(text(msg)) : undefined),
     warn: (...msg: unknown[]) => logger.warn(text(msg)),
     error: (...msg: unknown[]) => logger.error(text(msg)),
     setLevel: (l: LogLevel) => {

@@ -7,7 +7,7 @@ import { markdownToMrkdwn } from './mrkdwn.js';
 import { isDmChannel, toChannelRef } from './slack-thread-id.js';
 
 /** The slash commands of the manifest; `/errand-<name>` works too, for workspaces where a name is taken. */
-export const SLASH_COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'help'];
+export const SLASH_COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'help'];
 
 const commandSchema = z.object({
   command: z.string(),
@@ -39,7 +39,7 @@ const ephemeral = (reply: CommandReply) => ({ response_type: 'ephemeral' as cons
  * are ephemeral: only the person who typed the command sees them.
  */
 export function registerSlashCommands(app: App, deps: SlashCommandDeps): void {
-  app.command(/^\/(errand[-_])?(tasks|stop|schedules|help)$/i, async ({ command, ack, respond }) => {
+  app.command(/^\/(errand[-_])?(tasks|stop|schedules|usage|help)$/i, async ({ command, ack, respond }) => {
     const parsed = commandSchema.safeParse(command);
     const name = parsed.success ? commandNameOf(parsed.data.command) : null;
     const sink = deps.sink();

@@ -22,6 +22,8 @@ export interface LlmRequest {
   messages: LlmMessage[];
   tools: LlmTool[];
   signal: AbortSignal;
+  /** Another model than the client's default (a channel's own model). */
+  model?: string;
 }
 
 /** Tokens the endpoint says a request used (OpenAI's `usage`); absent when it does not report them. */
@@ -177,13 +179,14 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
   const endpoint = options.baseUrl ?? sdk.baseURL;
 
   return {
-    async complete({ messages, tools, signal }) {
+    async complete({ messages, tools, signal, model: requested }) {
+      const model = requested ?? options.model;
       for (let attempt = 0; ; attempt++) {
         if (signal.aborted) throw new RunAbortedError();
         try {
           const raw = await sdk.chat.completions.create(
             {
-              model: options.model,
+              model,
               messages: messages.map(toSdkMessage),
               ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
               ...(tools.length > 0
@@ -195,7 +198,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
           const parsed = responseSchema.safeParse(raw);
           if (!parsed.success) {
             const operatorHint = `the model endpoint ${endpoint} answered with an unexpected shape (${parsed.error.issues[0]?.message ?? 'no choices'}); check OPENAI_BASE_URL points at an OpenAI-compatible API`;
-            options.logger?.error({ model: options.model }, operatorHint);
+            options.logger?.error({ model }, operatorHint);
             throw new ModelError('the model service sent an answer I could not read', false, { operatorHint });
           }
           const message = parsed.data.choices[0]!.message;
@@ -208,10 +211,10 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
         } catch (err) {
           if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw new RunAbortedError();
           if (err instanceof ModelError) throw err;
-          const c = classify(err, options.model, endpoint, options.timeoutMs);
+          const c = classify(err, model, endpoint, options.timeoutMs);
           const last = !c.transient || attempt >= retries;
           const operatorHint = attempt > 0 ? `${c.operatorHint} (after ${attempt + 1} attempts)` : c.operatorHint;
-          options.logger?.[last ? 'error' : 'warn']({ status: c.status, attempt: attempt + 1, model: options.model, transient: c.transient }, operatorHint);
+          options.logger?.[last ? 'error' : 'warn']({ status: c.status, attempt: attempt + 1, model, transient: c.transient }, operatorHint);
           if (last) throw new ModelError(c.userText, c.transient, { cause: err, operatorHint });
           await sleep(c.retryAfterMs ?? backoff(attempt), signal);
         }

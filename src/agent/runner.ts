@@ -1,3 +1,4 @@
+import type { BudgetStop, RunBudget } from '../budget/budget-stop.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { PendingApproval, PendingQuestion } from './agent-types.js';
@@ -21,7 +22,9 @@ export type RunOutcome =
   | { kind: 'step_limit'; steps: number }
   | { kind: 'failed'; reason: string; transient: boolean }
   /** A post failed because its channel or thread is gone for good: the run stopped there. */
-  | { kind: 'target_gone'; reason: string };
+  | { kind: 'target_gone'; reason: string }
+  /** A token budget ran out before the next model call; `runTokens` is what this run used (0: it never called the model). */
+  | { kind: 'over_budget'; stop: BudgetStop; runTokens: number };
 
 export interface RunnerDeps extends ToolStepDeps {
   llm: LlmClient;
@@ -47,6 +50,10 @@ export interface RunInput {
   signal: AbortSignal;
   /** Who decides tool approvals in this run (null: whoever is in the thread). */
   approverId?: string | null;
+  /** Token accounting and limits; absent: usage is neither recorded nor limited. */
+  budget?: RunBudget;
+  /** The model for this run's requests (a channel's own); absent: the configured one. */
+  model?: string;
   /** Set when the run resumes after a person decided on a tool approval. */
   resume?: { approval: PendingApproval; decision: ApprovalDecision | 'timeout' };
 }
@@ -106,6 +113,8 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   let blankReplies = 0;
   for (;;) {
     if (signal.aborted) return { kind: 'aborted' };
+    const overBudget = input.budget?.exceeded();
+    if (overBudget) return { kind: 'over_budget', stop: overBudget, runTokens: input.budget?.spent() ?? 0 };
     const steps = deps.runs.countStep(runId);
     if (steps > deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
@@ -113,12 +122,14 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, rows: history, budgetTokens: deps.contextBudget, tokenScale });
     let response;
     try {
-      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal });
+      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, ...(input.model ? { model: input.model } : {}) });
     } catch (err) {
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;
     }
+    // Charged even when the run was stopped meanwhile: the tokens were spent.
+    if (response.usage) input.budget?.record(response.usage);
     if (signal.aborted) return { kind: 'aborted' };
     tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);
 

@@ -10,6 +10,8 @@ export interface SystemPromptInput {
   extra?: readonly string[];
   /** The names of the tools offered in this run, so the prompt speaks only of tools the model has. */
   toolNames?: readonly string[];
+  /** The operator's instructions for this channel (the `channels` key of the configuration file). */
+  channelPrompt?: string;
 }
 
 /** Groups `<server>__<tool>` names by server for a compact listing. */
@@ -82,6 +84,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     ...toolParagraphs(input.toolNames ?? []),
     `- You have at most ${input.maxSteps} model steps per run. Tool errors come back as { ok: false, error }: read the error, fix the call, and try again.`,
     ...(input.extra ?? []),
+    input.channelPrompt ? `Instructions for this channel, from the people who run Errand here (follow them):\n${input.channelPrompt}` : '',
   ]
     .filter((l) => l !== '')
     .join('\n');

@@ -65,8 +65,6 @@ export interface ChatAdapter {
   start(sink: InboundSink): Promise<void>;
   /** Disconnects; pending outbound messages are flushed first where possible. */
   stop(): Promise<void>;
-  /** The bot's own user id once connected, else null. */
-  botUserId(): string | null;
   /** Posts into the conversation (its thread when it has one); splits long text. */
   postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage>;
   /** Replaces a posted message's text (and buttons: omitted = removed). */
@@ -80,8 +78,8 @@ export interface ChatAdapter {
   openThread(channel: ChannelRef, messageId: string, name: string): Promise<ConversationRef>;
   /** A notice only `userId` sees (falls back to a normal post where unsupported). */
   postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void>;
-  /** The user's IANA timezone when the platform knows it (cached by the adapter), else null. */
-  fetchUserTimezone(userId: string): Promise<string | null>;
+  /** Where the platform knows people's timezones (Slack; the console's own): the user's IANA timezone, else null. */
+  fetchUserTimezone?(userId: string): Promise<string | null>;
   /**
    * Which of these idempotency keys the bot already posted in the conversation (key → platform id).
    * The outbox asks before posting again a message whose earlier attempt may have reached the

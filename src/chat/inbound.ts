@@ -24,7 +24,7 @@ export interface InboundMessage {
 }
 
 /** The slash commands every adapter wires. */
-export type CommandName = 'tasks' | 'stop' | 'schedules' | 'help';
+export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'help';
 
 export interface InboundCommand {
   readonly name: CommandName;

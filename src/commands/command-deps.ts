@@ -4,6 +4,7 @@ import type { CommandReply } from '../chat/inbound.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { UsageCommandDeps } from './usage-command.js';
 
 /** What stopping a conversation did. */
 export interface StopResult {
@@ -47,4 +48,6 @@ export interface CommandDeps {
   authority?: StopAuthority;
   /** Help lines about schedules, when scheduling is wired. */
   schedulesHelp?: string;
+  /** `/usage`, when usage is recorded. */
+  usage?: UsageCommandDeps;
 }

@@ -3,6 +3,7 @@ import type { CommandDeps } from './command-deps.js';
 import { handleHelpCommand } from './help-command.js';
 import { handleStopCommand } from './stop-command.js';
 import { handleTasksCommand } from './tasks-command.js';
+import { handleUsageCommand } from './usage-command.js';
 
 /** Routes a slash command to its platform-neutral handler. */
 export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Promise<CommandReply> {
@@ -11,6 +12,8 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
       return handleTasksCommand(cmd, deps);
     case 'stop':
       return handleStopCommand(cmd, deps);
+    case 'usage':
+      return handleUsageCommand(cmd, deps.usage);
     case 'help':
       return handleHelpCommand(deps.schedulesHelp);
     case 'schedules':

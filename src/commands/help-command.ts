@@ -13,6 +13,7 @@ export function handleHelpCommand(schedulesHelp?: string): CommandReply {
       '• `/tasks` — the current run and the to-do list',
       '• `/stop` — stop the current run · `/stop all` — and cancel pending tasks · `/stop <task-id>` — one task',
       ...(schedulesHelp ? [schedulesHelp] : []),
+      '• `/usage` — your model tokens today and over the last 30 days, and the limits (admins: everyone\'s)',
       '• `/help` — this message',
     ].join('\n'),
   };

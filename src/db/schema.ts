@@ -60,6 +60,8 @@ export const runs = sqliteTable(
     askExpiresAt: integer('ask_expires_at'),
     summary: text('summary'),
     error: text('error'),
+    /** Model tokens (prompt + completion) this run has used, from the endpoint's reported usage. */
+    tokens: integer('tokens').notNull().default(0),
     startedAt: integer('started_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     endedAt: integer('ended_at'),
@@ -223,9 +225,24 @@ export const schedules = sqliteTable(
   ],
 );
 
+/** Model tokens per person per UTC day: what daily budgets and `/usage` read. */
+export const usageDaily = sqliteTable(
+  'usage_daily',
+  {
+    /** UTC day, `YYYY-MM-DD`. */
+    day: text('day').notNull(),
+    /** Who was charged: `platform:user id` (a schedule's creator for scheduled runs). */
+    user: text('user').notNull(),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.user] }), index('usage_daily_user_idx').on(t.user, t.day)],
+);
+
 export type ConversationRow = typeof conversations.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
 export type ScheduleRow = typeof schedules.$inferSelect;
+export type UsageDailyRow = typeof usageDaily.$inferSelect;
 export type OutboxRow = typeof outbox.$inferSelect;

@@ -54,6 +54,14 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
     })
     .returning()
     .prepare();
+  // Prepared once (pump() asks after every run; building the query cost more than running it), with the
+  // status literal so SQLite can use the partial index of waiting runs.
+  const expiredStmt = db
+    .select()
+    .from(runs)
+    .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, sql.placeholder('now'))))
+    .limit(sql.placeholder('limit'))
+    .prepare();
   const finalStmt = db.$client.prepare(
     `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
      where id = ? and status in (select value from json_each(?))`,
@@ -112,12 +120,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       });
     },
     expiredQuestions(limit) {
-      return db
-        .select()
-        .from(runs)
-        .where(and(eq(runs.status, 'waiting_user'), lte(runs.askExpiresAt, clock.now())))
-        .limit(limit)
-        .all();
+      return expiredStmt.all({ now: clock.now(), limit });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
+import type { Budget } from '../budget/budget.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
@@ -39,6 +40,8 @@ export interface DispatcherDeps {
   access?: AccessPolicy;
   /** Whose work it is: answers, approvals, stops (default: from the access policy). */
   authority?: Authority;
+  /** Daily token budgets: a new request past one is refused privately. Absent: no limits. */
+  budget?: Pick<Budget, 'refusalFor'>;
 }
 
 /** What storing an inbound message decided, inside the same transaction that stored it. */
@@ -47,6 +50,7 @@ type Decision =
   | { kind: 'stop'; conversationId: string; all: boolean }
   | { kind: 'refuse'; text: string }
   | { kind: 'denied'; reason: RefusalReason }
+  | { kind: 'over_budget'; note: string }
   | { kind: 'answer'; runId: string }
   | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean };
 
@@ -108,8 +112,13 @@ export class Dispatcher implements InboundSink {
       if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
       return { decision: { kind: 'denied', reason: verdict.reason }, adapter, ref: ref0, userId: message.userId };
     }
+    const stop = parseStopMessage(message.text);
+    // Answered from memory after a person's first message of the day (one indexed lookup); stops and answers are never refused.
+    const budgetNote = stop ? null : (deps.budget?.refusalFor({ platform: ref0.platform, userId: message.userId }) ?? null);
     let ref: ConversationRef = ref0;
-    if (message.startThread) {
+    // A refused request gets no thread of its own: the refusal is private and nothing else follows.
+    const opensThread = message.startThread !== undefined && budgetNote === null;
+    if (opensThread) {
       // De-duplicate before opening a thread, so a redelivery never opens a second one. The
       // thread's conversation is only known once it is open, so this path stores after that call.
       if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
@@ -119,10 +128,9 @@ export class Dispatcher implements InboundSink {
         deps.logger.warn({ err }, 'opening a thread failed; answering in the channel');
       }
     }
-    const stop = parseStopMessage(message.text);
 
     const decision = deps.db.transaction((): Decision => {
-      if (!message.startThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
+      if (!opensThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
       const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
       if (stop) {
         if (!this.authority.mayStop(conversationId, person)) return { kind: 'refuse', text: notices.notAllowedToStop };
@@ -141,6 +149,7 @@ export class Dispatcher implements InboundSink {
           return { kind: 'answer', runId: active.id };
         }
       }
+      if (budgetNote !== null) return { kind: 'over_budget', note: budgetNote };
       const added = deps.tasks.add({
         conversationId,
         title: titleFrom(message.text),
@@ -178,6 +187,10 @@ export class Dispatcher implements InboundSink {
       if (this.refused.size >= 10_000) this.refused.clear();
       this.refused.add(once);
       await adapter.postEphemeral(ref, userId, refusalText(decision.reason)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      return;
+    }
+    if (decision.kind === 'over_budget') {
+      await adapter.postEphemeral(ref, userId, decision.note).catch((err: unknown) => deps.logger.warn({ err }, 'posting a budget refusal failed'));
       return;
     }
     if (decision.kind === 'answer') {

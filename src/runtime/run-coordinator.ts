@@ -5,6 +5,7 @@ import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import type { ToolContext } from '../agent/tools/tool.js';
+import type { Budget, Payer } from '../budget/budget.js';
 import { stopActionId } from '../chat/action-id.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
@@ -20,6 +21,8 @@ import type { Logger } from '../logger.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
+import { channelOverridesFor } from '../settings/channel-overrides.js';
+import type { ChannelSettings } from '../settings/team-settings.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { goalMessage } from './goal-message.js';
 import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
@@ -62,6 +65,10 @@ export interface CoordinatorDeps {
   scheduleRunEnded?(scheduleId: number, result: ScheduleRunResult): void;
   /** Where run outcomes are counted (default: nowhere). */
   metrics?: Metrics;
+  /** Token budgets: every run records its usage here and stops when one runs out. Absent: nothing is counted. */
+  budget?: Budget;
+  /** Per-channel prompt and model (the `channels` key of the configuration file). */
+  channels?: ChannelSettings;
 }
 
 /** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
@@ -296,15 +303,30 @@ export class RunCoordinator implements RunControl {
       now: () => deps.clock.now(),
     };
     const toolNames = deps.tools.specsFor(toolContext).map((t) => t.name);
+    const channel = channelOverridesFor(deps.channels ?? {}, ref);
+    const approverId = task?.requestedBy ?? (task?.scheduleId != null ? (deps.scheduleCreator?.(task.scheduleId) ?? null) : null);
+    // The requester pays; a scheduled run is charged to the schedule's creator.
+    const payer: Payer | null = approverId !== null ? { platform: ref.platform, userId: approverId } : null;
     const outcome = await executeRun(
       {
         runId: run.id,
         conversation: ref,
         signal: entry.controller.signal,
-        systemPrompt: buildSystemPrompt({ platform: ref.platform, now: deps.clock.now(), timezone, task, maxSteps: deps.limits.maxSteps, extra: deps.promptExtras ?? [], toolNames }),
+        systemPrompt: buildSystemPrompt({
+          platform: ref.platform,
+          now: deps.clock.now(),
+          timezone,
+          task,
+          maxSteps: deps.limits.maxSteps,
+          extra: deps.promptExtras ?? [],
+          toolNames,
+          ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
+        }),
         goal: task ? goalMessage(task) : null,
         toolContext,
-        approverId: task?.requestedBy ?? (task?.scheduleId != null ? (deps.scheduleCreator?.(task.scheduleId) ?? null) : null),
+        approverId,
+        ...(deps.budget ? { budget: deps.budget.forRun(run.id, payer, run.tokens) } : {}),
+        ...(channel.model ? { model: channel.model } : {}),
         ...(resume ? { resume } : {}),
       },
       {
@@ -328,7 +350,7 @@ export class RunCoordinator implements RunControl {
     const stored = this.deps.conversations.get(conversationId)?.timezone;
     if (stored) return stored;
     if (task?.requestedBy) {
-      const tz = await adapter.fetchUserTimezone(task.requestedBy).catch(() => null);
+      const tz = (await adapter.fetchUserTimezone?.(task.requestedBy).catch(() => null)) ?? null;
       if (tz) return tz;
     }
     return this.deps.limits.defaultTimezone;

@@ -1,3 +1,5 @@
+import { budgetStopNote } from '../budget/budget-notices.js';
+
 /**
  * Every note Errand posts about its own work, in one place, so the wording stays consistent and
  * plain: one counter per message, no operator hints (those go to the log).
@@ -11,6 +13,7 @@ export const notices = {
   retrying: (reason: string, delayMs: number) => `⚠️ I couldn't finish: ${reason}. I'll try again in ${Math.max(1, Math.round(delayMs / 1000))} s.`,
   failed: (reason: string) => `❌ I couldn't finish this: ${reason}.`,
   targetGone: (reason: string) => `Stopped: the conversation can no longer be posted to (${reason}).`,
+  overBudget: budgetStopNote,
   crashed: 'something went wrong on my side (it has been logged)',
   emptyAnswer: 'the model sent an empty answer twice',
   queued: (taskId: number, why: string) => `📝 Queued as task #${taskId}. ${why}`,

@@ -76,6 +76,10 @@ function decide(input: SettlementInput): Omit<Settlement, 'schedule'> {
       return { run: { to: 'failed', error: 'step limit' }, task: { kind: 'fail', reason: `Stopped after ${ending.steps} steps (MAX_STEPS).` }, note: notices.stepLimit(ending.steps) };
     case 'failed':
       return retryOrFail(ending.reason, ending.reason, ending.transient);
+    case 'over_budget': {
+      const note = notices.overBudget(ending.stop, ending.runTokens);
+      return { run: { to: 'failed', error: `token budget (${ending.stop.scope})` }, task: { kind: 'fail', reason: note }, note };
+    }
     case 'target_gone':
       // Nobody can read a note there, so none is posted; the reason is kept on the run and the task.
       return { run: { to: 'failed', error: `target gone: ${ending.reason}` }, task: { kind: 'fail', reason: notices.targetGone(ending.reason) }, note: null };

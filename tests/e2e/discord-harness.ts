@@ -25,6 +25,7 @@ export const TEST_TUNING: DiscordTuning = {
   restRetries: 0,
   workingNoticeDelayMs: 60,
   typingIntervalMs: 80,
+  typingDelayMs: 0,
   deferAfterMs: 100,
   readyTimeoutMs: 5000,
 };
@@ -85,7 +86,10 @@ export interface DiscordErrand {
 }
 
 /** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
-export async function startDiscordErrand(env: Record<string, string> = {}, options: { externalTools?: ManagedToolSource } = {}): Promise<DiscordErrand> {
+export async function startDiscordErrand(
+  env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
+  options: { externalTools?: ManagedToolSource } = {},
+): Promise<DiscordErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-discord-'));
   const model = await startFakeOpenAI();
   const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
@@ -96,7 +100,7 @@ export async function startDiscordErrand(env: Record<string, string> = {}, optio
     DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
     DISCORD_API_URL: discord.apiUrl,
     DISCORD_GUILD_ID: discord.guildId,
-    ...env,
+    ...(typeof env === 'function' ? env(discord) : env),
   });
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
   const clock = new FakeClock();

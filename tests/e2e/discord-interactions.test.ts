@@ -30,12 +30,12 @@ class ScriptedSink extends RecordingSink {
 }
 
 describe('Discord slash commands', () => {
-  it('registers /tasks, /stop, /schedules, /help with one bulk overwrite in the configured guild', async () => {
+  it('registers /tasks, /stop, /schedules, /usage, /help with one bulk overwrite in the configured guild', async () => {
     h = await startDiscordHarness();
     const puts = h.fake.callsTo('PUT', /commands$/);
     expect(puts.map((c) => c.path)).toEqual([`/applications/${h.fake.applicationId}/guilds/${h.fake.guildId}/commands`]);
     const commands = puts[0]!.body as { name: string; options?: { name: string; type: number; options?: { name: string; required?: boolean }[] }[] }[];
-    expect(commands.map((c) => c.name)).toEqual(['tasks', 'stop', 'schedules', 'help']);
+    expect(commands.map((c) => c.name)).toEqual(['tasks', 'stop', 'schedules', 'usage', 'help']);
     expect(commands[1]!.options).toMatchObject([{ name: 'target', type: 3 }]);
     expect(commands[2]!.options!.map((o) => [o.name, o.type])).toEqual([
       ['list', 1],
@@ -49,7 +49,7 @@ describe('Discord slash commands', () => {
   it('registers globally when no guild is configured', async () => {
     h = await startDiscordHarness({ perGuild: false });
     expect(h.fake.callsTo('PUT', /commands$/).map((c) => c.path)).toEqual([`/applications/${h.fake.applicationId}/commands`]);
-    expect(h.fake.registeredCommands.get('global')).toHaveLength(4);
+    expect(h.fake.registeredCommands.get('global')).toHaveLength(5);
   });
 
   it('hands each command to the sink with its arguments and answers ephemerally', async () => {

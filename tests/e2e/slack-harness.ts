@@ -61,6 +61,8 @@ export interface Errand {
 export interface ErrandOptions {
   /** Tools from outside Errand (an MCP hub); the app starts and closes it like main.ts does. */
   externalTools?: ManagedToolSource;
+  /** More environment (e.g. ERRAND_CONFIG for access, limits and channel settings). */
+  env?: Record<string, string>;
 }
 
 /** Errand for real: runtime, SQLite, the openai SDK on a fake model, Bolt's HTTP receiver on a fake Slack. */
@@ -78,6 +80,7 @@ export async function startErrand(options: ErrandOptions = {}): Promise<Errand> 
     SLACK_SIGNING_SECRET: slack.signingSecret,
     SLACK_PORT: '0',
     SLACK_API_URL: slack.apiUrl,
+    ...options.env,
   });
   const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: FAST_TUNING });
   const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });

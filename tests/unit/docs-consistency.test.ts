@@ -20,6 +20,6 @@ describe('documentation stays current', () => {
 
   it('the Slack manifest declares every slash command the README documents', () => {
     const manifest = read('adapters/slack/manifest.yaml');
-    for (const cmd of ['/tasks', '/stop', '/schedules', '/help']) expect(manifest).toContain(`command: ${cmd}`);
+    for (const cmd of ['/tasks', '/stop', '/schedules', '/usage', '/help']) expect(manifest).toContain(`command: ${cmd}`);
   });
 });

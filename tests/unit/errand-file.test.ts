@@ -98,6 +98,8 @@ describe('errand.example.json', () => {
     const { problems, file } = loadErrandFile({ ERRAND_CONFIG: 'errand.example.json', GITHUB_TOKEN: 'x', DOCS_API_KEY: 'y' }, root);
     expect(problems).toEqual([]);
     expect(Object.keys(file.settings.mcpServers)).toEqual(['files', 'github', 'docs']);
+    expect(file.settings.limits).toEqual({ tokensPerRun: 50000, tokensPerUserPerDay: 200000, tokensPerDay: 2000000 });
+    expect(Object.keys(file.settings.channels)).toEqual(['slack:C0123ABCD', 'discord:112233445566778899']);
   });
 
   it('shows every per-server key', async () => {

@@ -1,0 +1,34 @@
+/**
+ * Why a run may not call the model (again): the vocabulary shared by the budget, the agent loop and
+ * the notes, with no dependency on how usage is stored.
+ */
+export type BudgetStop =
+  | { readonly scope: 'run'; readonly used: number; readonly limit: number }
+  | {
+      readonly scope: 'user_day';
+      readonly used: number;
+      readonly limit: number;
+      /** The person whose budget it is (platform user id), as notes mention them. */
+      readonly userId: string;
+      readonly resetsInMs: number;
+    }
+  | { readonly scope: 'team_day'; readonly used: number; readonly limit: number; readonly resetsInMs: number };
+
+/** Tokens one model response used, as the endpoint reported them. */
+export interface TokenUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/**
+ * The budget of one run, as the agent loop sees it: it records each response's usage and asks,
+ * before every model call, whether it may make it. Implemented by src/budget/budget.ts.
+ */
+export interface RunBudget {
+  /** Charges one response's tokens to the run and its payer's day (one write). */
+  record(usage: TokenUsage): void;
+  /** Tokens the run has used so far. */
+  spent(): number;
+  /** Why the run must stop before its next model call, or null when it may go on. */
+  exceeded(): BudgetStop | null;
+}

@@ -1,0 +1,23 @@
+import type { Person } from '../access/access-policy.js';
+import { buildUsageReport } from '../budget/usage-report.js';
+import type { UsageStore } from '../budget/usage-store.js';
+import type { CommandReply, InboundCommand } from '../chat/inbound.js';
+import type { LimitsSettings } from '../settings/team-settings.js';
+
+/** What `/usage` reads: recorded usage, the limits, and who may see everyone's. */
+export interface UsageCommandDeps {
+  readonly store: UsageStore;
+  readonly limits: LimitsSettings;
+  /** Admins (the `access` key) also see everyone's totals and the heaviest users. */
+  isAdmin(person: Person): boolean;
+  now(): number;
+}
+
+/** `/usage`: your tokens today and over the last 30 days (admins: everyone's too), with the limits and what is left. */
+export function handleUsageCommand(cmd: InboundCommand, deps: UsageCommandDeps | undefined): CommandReply {
+  if (!deps) return { text: 'Usage is not recorded in this installation.' };
+  const person = { platform: cmd.channel.platform, userId: cmd.userId };
+  return {
+    text: buildUsageReport({ store: deps.store, limits: deps.limits, platform: person.platform, userId: person.userId, admin: deps.isAdmin(person), now: deps.now() }),
+  };
+}
