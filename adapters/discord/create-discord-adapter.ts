@@ -15,7 +15,7 @@ import { handleInteraction } from './interactions.js';
 import { inviteUrl } from './invite-url.js';
 import { toInboundMessage } from './message-handler.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type MessageBody } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, withNonces, type MessageBody } from './outbound-message.js';
 import { registerCommands } from './slash-commands.js';
 import { connectClient } from './connect.js';
 import { createWorkingIndicator } from './typing.js';
@@ -152,7 +152,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const postMessage = async (conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> => {
     const loc = locate(conversation);
     const target = postTargetOf(loc);
-    const bodies = toMessageBodies(message);
+    // With a nonce and enforce_nonce, a repeated post (a REST retry, a restart) returns the first message.
+    const bodies = withNonces(toMessageBodies(message), message.idempotencyKey);
     if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Discord.');
     const last = await queue.enqueue(target, async (send) => {
       let posted = { id: '' };
