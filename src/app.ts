@@ -176,6 +176,7 @@ export function createApp(options: AppOptions): App {
   });
   const commandDeps: CommandDeps = {
     authority,
+    note: (conversationId, text) => void outbox.record(conversationId, null, { purpose: 'note', text }),
     conversations,
     tasks,
     runs,

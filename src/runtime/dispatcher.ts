@@ -172,8 +172,8 @@ export class Dispatcher implements InboundSink {
     const { deps } = this;
     if (decision.kind === 'stop') {
       const r = deps.coordinator.stopConversation(decision.conversationId, decision.all);
-      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, userId, r.stoppedTaskId, r.cancelledPending);
-      else await this.say(adapter, ref, notices.nothingRunning);
+      if (r.stoppedRun || r.cancelledPending > 0) announceStop(deps.commands, decision.conversationId, userId, r.stoppedTaskId, r.cancelledPending);
+      else deps.commands.note(decision.conversationId, notices.nothingRunning);
       return;
     }
     if (decision.kind === 'refuse') {
@@ -205,14 +205,14 @@ export class Dispatcher implements InboundSink {
     const started = deps.coordinator.startNext(conversationId);
     if (started.kind === 'started' && started.taskId === decision.taskId) return;
     if (started.kind === 'stopping') return;
-    if (decision.awaitingApproval) return this.say(adapter, ref, notices.queuedBehindApproval(decision.taskId));
+    if (decision.awaitingApproval) return deps.commands.note(conversationId, notices.queuedBehindApproval(decision.taskId));
     const why =
       decision.busy || started.kind === 'busy_conversation' || started.kind === 'started'
         ? "I'll start on it when I finish what I'm doing here."
         : started.kind === 'busy_global'
           ? "I'm busy in other conversations and will start on it as soon as I can."
           : 'It is waiting for the tasks ahead of it.';
-    await this.say(adapter, ref, notices.queued(decision.taskId, why));
+    deps.commands.note(conversationId, notices.queued(decision.taskId, why));
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {
@@ -246,7 +246,7 @@ export class Dispatcher implements InboundSink {
       if (run.status !== 'running' && run.status !== 'waiting_user') return { text: 'That run has already finished.' };
       if (!this.authority.mayStop(run.conversationId, person)) return { text: notices.notAllowedToStop };
       const r = deps.coordinator.stopConversation(run.conversationId, false);
-      if (ref && r.stoppedRun) await announceStop(deps.commands, ref, action.userId, r.stoppedTaskId, 0);
+      if (r.stoppedRun) announceStop(deps.commands, run.conversationId, action.userId, r.stoppedTaskId, 0);
       return null;
     }
     if (!deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now())) return null;
@@ -257,9 +257,5 @@ export class Dispatcher implements InboundSink {
     }
     deps.coordinator.answer(run, action.answer, action.userId, 'click');
     return null;
-  }
-
-  private async say(adapter: ChatAdapter, ref: ConversationRef, text: string): Promise<void> {
-    await adapter.postMessage(ref, { text }).catch((err: unknown) => this.deps.logger.error({ err }, 'posting a notice failed'));
   }
 }
