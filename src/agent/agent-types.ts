@@ -78,4 +78,6 @@ export interface RunPosts {
    * TargetGoneError when the conversation's place is gone for good.
    */
   delivered(ticket: PostTicket, signal?: AbortSignal): Promise<string | null>;
+  /** Drops a stopped run's answers and updates that are not posted yet; returns how many. */
+  dropUnsent(runId: string): number;
 }

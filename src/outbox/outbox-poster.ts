@@ -102,6 +102,11 @@ export class OutboxPoster {
     this.waiters.clear();
   }
 
+  /** Tells whoever waits on these rows that they will not be posted. */
+  dropped(ids: readonly number[]): void {
+    for (const id of ids) this.settle(id, { kind: 'failed', error: new Error('stopped before it was posted') });
+  }
+
   private settle(id: number, s: PostSettled): void {
     const list = this.waiters.get(id);
     this.waiters.delete(id);

@@ -33,6 +33,8 @@ export interface OutboxStore {
   failConversation(conversationId: string, error: string): number[];
   /** Leaves a row pending until `notBefore` (retry backoff). */
   defer(id: number, notBefore: number, error: string): void;
+  /** A stopped run's answers and updates not posted yet: dropped (failed, `stopped`); returns their ids. */
+  dropUnsent(runId: string): number[];
   /** Deletes posted and failed rows created before `before`; returns how many. */
   prune(before: number): number;
   /** A row's status and platform id; null when unknown. */
@@ -63,6 +65,7 @@ export function createOutboxStore(db: Db, clock: Clock): OutboxStore {
   const posted = c.prepare("update outbox set status = 'posted', platform_message_id = ?, posted_at = ?, error = null where id = ? and status = 'pending'");
   const failed = c.prepare("update outbox set status = 'failed', error = ? where id = ? and status = 'pending'");
   const failAll = c.prepare("update outbox set status = 'failed', error = ? where conversation_id = ? and status = 'pending' returning id");
+  const dropUnsent = c.prepare("update outbox set status = 'failed', error = 'stopped before it was posted' where run_id = ? and status = 'pending' and purpose in ('answer', 'update') returning id");
   const defer = c.prepare("update outbox set not_before = ?, error = ? where id = ? and status = 'pending'");
   const state = c.prepare('select status, platform_message_id from outbox where id = ?');
   const prune = c.prepare("delete from outbox where status != 'pending' and created_at < ?");
@@ -102,6 +105,9 @@ export function createOutboxStore(db: Db, clock: Clock): OutboxStore {
     },
     failConversation(conversationId, error) {
       return (failAll.all(error, conversationId) as { id: number }[]).map((r) => r.id);
+    },
+    dropUnsent(runId) {
+      return (dropUnsent.all(runId) as { id: number }[]).map((r) => r.id);
     },
     defer(id, notBefore, error) {
       defer.run(notBefore, error, id);

@@ -18,6 +18,8 @@ const FALLBACK_MAX_LENGTH = 2000;
 /** Every message Errand posts into a conversation goes through here: recorded durably, then delivered in order. */
 export interface Outbox extends RunPosts {
   readonly store: OutboxStore;
+  /** Stop means stop: the stopped run's answers and updates not posted yet are dropped. Returns how many. */
+  dropUnsent(runId: string): number;
   /** Starts delivering, beginning with what was left pending before this start (adapters connected). */
   start(): void;
   /** Stops taking rows; waits up to `graceMs` for the posts in flight; the rest waits for the next start. */
@@ -64,6 +66,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       // The wait may be abandoned (abort) before a gone target rejects it: never an unhandled rejection.
       settled.catch(() => undefined);
       return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
+    },
+    dropUnsent(runId) {
+      const ids = store.dropUnsent(runId);
+      poster.dropped(ids);
+      return ids.length;
     },
     start() {
       const pruned = store.prune(deps.clock.now() - OUTBOX_RETENTION_MS);

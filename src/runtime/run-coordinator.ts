@@ -207,6 +207,9 @@ export class RunCoordinator implements RunControl {
     let stoppedTaskId: number | null = null;
     if (run && runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' })) {
       this.countEnd('cancelled', run);
+      // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
+      const dropped = this.deps.posts.dropUnsent(run.id);
+      if (dropped > 0) this.deps.logger.debug({ runId: run.id, dropped }, 'unsent pieces of a stopped run dropped');
       stoppedTaskId = run.taskId;
       if (run.taskId !== null) tasks.cancel(conversationId, run.taskId);
       const entry = this.active.get(conversationId);
