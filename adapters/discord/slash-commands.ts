@@ -20,9 +20,9 @@ const base = (name: CommandName, description: string) =>
 
 /** The slash commands Errand registers: the same ones every adapter wires. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
-  const schedules = base('schedules', 'List or manage scheduled prompts in this channel').addSubcommand((s) =>
-    s.setName('list').setDescription('List the schedules of this channel'),
-  );
+  const schedules = base('schedules', 'List or manage scheduled prompts in this channel')
+    .addSubcommand((s) => s.setName('list').setDescription('List the schedules of this channel, with buttons'))
+    .addSubcommand((s) => s.setName('add').setDescription('Open a form for a new schedule in this channel'));
   for (const action of SCHEDULE_ACTIONS) {
     schedules.addSubcommand((s) =>
       s
@@ -62,6 +62,7 @@ export function commandFromInteraction(interaction: ChatInputCommandInteraction)
   if (name === 'schedules') {
     const sub = interaction.options.getSubcommand(false) ?? 'list';
     if (sub === 'list') return { name, args: '' };
+    if (sub === 'add') return { name, args: 'add' };
     return { name, args: `${sub} ${(interaction.options.getString('id') ?? '').trim()}`.trim() };
   }
   return { name, args: '' };

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { scheduleActionId } from '../../src/chat/action-id.js';
+import type { StoredView } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startErrand, type Errand } from './slack-harness.js';
 
@@ -15,11 +16,12 @@ afterEach(async () => {
 
 const homeText = (e: Errand, user: string) => JSON.stringify(e.slack.homeOf(user)?.view.blocks ?? []);
 
-async function openedModal(e: Errand, user: string, before: number) {
-  return waitFor(() => {
+async function openedModal(e: Errand, user: string, before: number): Promise<StoredView> {
+  const modal = await waitFor(() => {
     const modal = e.slack.modalOf(user);
     return modal && e.slack.callsOf('views.open').length > before ? modal : null;
   }, 10_000, 'the schedule modal');
+  return modal!;
 }
 
 describe('Slack App Home and the schedule form, end to end', () => {
