@@ -20,9 +20,9 @@ const base = (name: CommandName, description: string) =>
 
 /** The slash commands Errand registers: the same ones every adapter wires. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
-  const schedules = base('schedules', 'List or manage scheduled prompts in this channel')
-    .addSubcommand((s) => s.setName('list').setDescription('List the schedules of this channel, with buttons'))
-    .addSubcommand((s) => s.setName('add').setDescription('Open a form for a new schedule in this channel'));
+  const schedules = base('schedules', 'List or manage scheduled prompts in this channel').addSubcommand((s) =>
+    s.setName('list').setDescription('List the schedules of this channel, with buttons'),
+  );
   for (const action of SCHEDULE_ACTIONS) {
     schedules.addSubcommand((s) =>
       s
@@ -31,6 +31,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
         .addStringOption((o) => o.setName('id').setDescription('The schedule id (see /schedules list)').setRequired(true).setMaxLength(40)),
     );
   }
+  schedules.addSubcommand((s) => s.setName('add').setDescription('Open a form for a new schedule in this channel'));
   return [
     base('tasks', "Show what I'm working on and the to-do list here").toJSON(),
     base('stop', 'Stop the current run (or a task by id, or all)')

@@ -119,3 +119,19 @@ describe('Slack App Home and the schedule form, end to end', () => {
     expect(e.app.schedules.list(TEAM_CHANNEL)).toHaveLength(1);
   });
 });
+
+describe('/tasks on Slack', () => {
+  it('carries a Stop button per running task, and the button stops it', async () => {
+    e = await startErrand();
+    const { slack: s, model } = e;
+    model.reply({ toolCalls: [{ name: 'send_update', arguments: { text: 'Starting.' } }] }, { hang: true });
+    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'do a long thing' });
+    await waitFor(() => s.botTexts(CHANNEL, ts).includes('Starting.'), 10_000, 'the run to start');
+    const command = await s.slashCommand({ command: '/tasks', user: ALICE, channel: CHANNEL });
+    const reply = JSON.parse(command.body) as { blocks?: unknown[] };
+    const stop = (JSON.stringify(reply.blocks ?? []).match(/errand:stop:[^"]+/) ?? [])[0];
+    expect(stop).toBeDefined();
+    await s.clickInReply({ user: ALICE, channel: CHANNEL, responseId: command.responseId, actionId: stop! });
+    await waitFor(() => e!.app.runs.active(`slack:${s.teamId}:${CHANNEL}:${ts}`) === null, 10_000, 'the run to stop');
+  });
+});

@@ -340,6 +340,8 @@ export class FakeSlack {
       trigger_id: this.trigger(input.user),
     };
     const delivery = await this.deliver('slash_commands', fields, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
+    // An answer in the acknowledgement is shown like one sent to response_url: record it the same way.
+    if (delivery.body.trim().startsWith('{')) this.responses.push({ id: responseId, body: JSON.parse(delivery.body) as Record<string, unknown> });
     return { ...delivery, responseId };
   }
 
