@@ -12,6 +12,11 @@ import type { ChatAdapter } from './chat/chat-adapter.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
 import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
+import { buildHomeModel } from './commands/home-view.js';
+import { createScheduleEditor } from './commands/schedule-editor.js';
+import { createScheduleRights } from './commands/schedule-rights.js';
+import { createOpenWorkByPerson } from './conversations/open-work-by-person.js';
+import { createWhenInterpreter } from './schedules/when-interpreter.js';
 import type { Config } from './config.js';
 import { createConversationStore, type ConversationStore } from './conversations/conversation-store.js';
 import { createAccessPolicy } from './access/access-policy.js';
@@ -174,6 +179,18 @@ export function createApp(options: AppOptions): App {
       retryDelayMs: options.taskRetryDelayMs ?? ((attempts) => 30_000 * 2 ** (attempts - 1)),
     },
   });
+  const rights = createScheduleRights(access);
+  const editor = createScheduleEditor({
+    service: scheduling.service,
+    rights,
+    interpretWhen: createWhenInterpreter(llm),
+    userTimezone: async (platform, userId) => (await adapters.get(platform)?.fetchUserTimezone?.(userId).catch(() => null)) ?? null,
+    defaultTimezone: config.DEFAULT_TIMEZONE,
+    now: () => clock.now(),
+  });
+  const openWork = createOpenWorkByPerson(db);
+  const home = (request: Parameters<typeof buildHomeModel>[0]) =>
+    buildHomeModel(request, { openWork, runs, schedules: scheduling.service, rights, authority, parseConversation: (id) => conversations.refOf(id) });
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) => void outbox.record(conversationId, null, { purpose: 'note', text }),
@@ -182,11 +199,16 @@ export function createApp(options: AppOptions): App {
     runs,
     coordinator,
     adapters,
-    schedules: (args, channel) => handleSchedulesCommand(args, channel, scheduling.service),
+    schedules: (cmd) =>
+      handleSchedulesCommand(cmd.args, cmd.channel, scheduling.service, {
+        person: { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) },
+        rights,
+        editor,
+      }),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
   };
-  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget });
+  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, scheduleManagement: { editor, home } });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;

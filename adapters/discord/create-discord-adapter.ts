@@ -12,6 +12,7 @@ import { createBotThreads } from './bot-threads.js';
 import { createDiscordHistory } from './discord-history.js';
 import { DISCORD_PLATFORM, fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
 import { handleInteraction } from './interactions.js';
+import { createScheduleModals } from './schedule-modal.js';
 import { inviteUrl } from './invite-url.js';
 import { toInboundMessage } from './message-handler.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
@@ -97,6 +98,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const api = client.rest;
   const botId = () => client.user?.id ?? null;
   const botThreads = createBotThreads(api, botId);
+  const modals = createScheduleModals();
   const queue = createOutboundQueue(tuning.messageLimit ?? DISCORD_MESSAGE_LIMIT);
   const capabilities: AdapterCapabilities = { buttons: true, ephemeral: false, maxMessageLength: MAX_MESSAGE_LENGTH };
 
@@ -170,7 +172,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     async start(sink) {
       client.on(Events.MessageCreate, (message) => onMessage(sink, message));
       client.on(Events.InteractionCreate, (interaction) => {
-        handleInteraction(interaction, { sink, logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark }).catch((err: unknown) =>
+        handleInteraction(interaction, { sink, logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals }).catch((err: unknown) =>
           logger.error({ err, interactionId: interaction.id }, 'answering a Discord interaction failed'),
         );
       });

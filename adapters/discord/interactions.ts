@@ -1,12 +1,14 @@
-import { ComponentType, MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js';
+import { ComponentType, MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction } from 'discord.js';
 import { z } from 'zod';
 import { memberRoleIds, rolesOf } from './member-roles.js';
-import { parseActionId } from '../../src/chat/action-id.js';
+import { parseActionId, parseScheduleActionId } from '../../src/chat/action-id.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 import type { Logger } from '../../src/logger.js';
 import { toChannelRef, toConversationRef } from './discord-thread-id.js';
+import { toActionRows } from './outbound-message.js';
+import type { ScheduleModals } from './schedule-modal.js';
 import { commandFromInteraction } from './slash-commands.js';
 
 /** Discord drops an interaction not acknowledged within 3 s; defer well before that. */
@@ -18,6 +20,8 @@ export interface InteractionContext {
   readonly deferAfterMs?: number;
   /** Called for a thread the bot is used in, so later messages there need no mention. */
   readonly markThread: (threadId: string) => void;
+  /** The schedule form as modals (`/schedules add`, Edit, reopening after errors). */
+  readonly modals: ScheduleModals;
 }
 
 const SORRY: CommandReply = { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
@@ -59,11 +63,14 @@ async function answerInTime(
   }
   const reply = first === 'slow' ? await guarded : first;
   if (!reply) return void (await onQuiet(deferred));
+  // A modal must be the first answer; once deferred, the text (with a way to open it) goes instead.
+  if (reply.form && !deferred) return void (await interaction.showModal(ctx.modals.modal(reply.form)));
   const [head = '…', ...rest] = splitText(reply.text.trim() === '' ? '…' : reply.text, 2000);
   const allowedMentions = { parse: [] };
-  if (deferred && interaction.isChatInputCommand()) await interaction.editReply({ content: head, allowedMentions });
-  else if (deferred) await interaction.followUp({ content: head, flags: MessageFlags.Ephemeral, allowedMentions });
-  else await interaction.reply({ content: head, flags: MessageFlags.Ephemeral, allowedMentions });
+  const components = toActionRows(reply.buttons);
+  if (deferred && interaction.isChatInputCommand()) await interaction.editReply({ content: head, allowedMentions, components });
+  else if (deferred) await interaction.followUp({ content: head, flags: MessageFlags.Ephemeral, allowedMentions, components });
+  else await interaction.reply({ content: head, flags: MessageFlags.Ephemeral, allowedMentions, components });
   for (const piece of rest) await interaction.followUp({ content: piece, flags: MessageFlags.Ephemeral, allowedMentions });
 }
 
@@ -87,7 +94,74 @@ async function handleCommand(interaction: ChatInputCommandInteraction, ctx: Inte
   await answerInTime(interaction, work, ctx, async () => undefined);
 }
 
+/** Schedule buttons (Pause, Resume, Delete, Edit, New) and the button that reopens a refused form. */
+async function handleScheduleButton(interaction: ButtonInteraction, ctx: InteractionContext): Promise<boolean> {
+  const kept = ctx.modals.reopened(interaction.customId);
+  if (kept !== undefined) {
+    if (kept) await interaction.showModal(ctx.modals.modal(kept));
+    else await interaction.reply({ content: 'This form has expired. Use `/schedules add` again.', flags: MessageFlags.Ephemeral });
+    return true;
+  }
+  const ref = parseScheduleActionId(interaction.customId);
+  if (!ref) return false;
+  const where = whereOf(interaction);
+  const channel = where && interaction.guildId ? toChannelRef(interaction.guildId, where.channelConversation.channel) : null;
+  if (!where || !interaction.guildId || !channel) {
+    await interaction.reply({ content: 'Schedules belong to a server channel: use this there.', flags: MessageFlags.Ephemeral });
+    return true;
+  }
+  const work = ctx.sink.onAction({
+    kind: 'schedule',
+    ...ref,
+    platform: channel.platform,
+    workspace: channel.workspace,
+    userId: interaction.user.id,
+    channel,
+    memberOf: null,
+    ...rolesOf(memberRoleIds(interaction.member, interaction.guildId)),
+  });
+  await answerInTime(interaction, work, ctx, (deferred) => (deferred ? Promise.resolve() : interaction.deferUpdate()));
+  return true;
+}
+
+/** A submitted schedule modal: saved, or the errors (or the interpretation to confirm) with a button to reopen it. */
+async function handleModalSubmit(interaction: ModalSubmitInteraction, ctx: InteractionContext): Promise<void> {
+  const form = ctx.modals.formOf(interaction.customId);
+  if (!form || !interaction.guildId || !ctx.sink.onScheduleForm) {
+    await interaction.reply({ content: 'This form is no longer active.', flags: MessageFlags.Ephemeral });
+    return;
+  }
+  const field = (id: string) => {
+    try {
+      return interaction.fields.getTextInputValue(id);
+    } catch {
+      return '';
+    }
+  };
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const result = await ctx.sink
+    .onScheduleForm({
+      platform: 'discord',
+      workspace: interaction.guildId,
+      userId: interaction.user.id,
+      ...rolesOf(memberRoleIds(interaction.member, interaction.guildId)),
+      scheduleId: form.scheduleId,
+      values: { channel: form.channel, prompt: field('prompt'), when: field('when'), timezone: field('timezone') },
+      memberOf: null,
+    })
+    .catch((err: unknown) => {
+      ctx.logger.error({ err }, 'handling a schedule form failed');
+      return null;
+    });
+  if (!result) return void (await interaction.editReply({ content: SORRY.text }));
+  const answer = ctx.modals.answer(result);
+  const components = answer.reopenId ? toActionRows([{ actionId: answer.reopenId, label: answer.label, style: 'primary' }]) : [];
+  const [head = '…'] = splitText(answer.text || '…', 2000);
+  await interaction.editReply({ content: head, components, allowedMentions: { parse: [] } });
+}
+
 async function handleButton(interaction: ButtonInteraction, ctx: InteractionContext): Promise<void> {
+  if (await handleScheduleButton(interaction, ctx)) return;
   const ref = parseActionId(interaction.customId);
   const where = whereOf(interaction);
   if (!ref || !where) {
@@ -116,8 +190,9 @@ function buttonLabel(component: ButtonInteraction['component']): string {
   return parsed.success ? parsed.data.label : '';
 }
 
-/** Routes slash commands and Errand's buttons to the sink; every reply is ephemeral. */
+/** Routes slash commands, Errand's buttons and its schedule modal to the sink; every reply is ephemeral. */
 export async function handleInteraction(interaction: Interaction, ctx: InteractionContext): Promise<void> {
   if (interaction.isChatInputCommand()) return handleCommand(interaction, ctx);
   if (interaction.isButton()) return handleButton(interaction, ctx);
+  if (interaction.isModalSubmit()) return handleModalSubmit(interaction, ctx);
 }

@@ -21,7 +21,7 @@ const base = (name: CommandName, description: string) =>
 /** The slash commands Errand registers: the same ones every adapter wires. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
   const schedules = base('schedules', 'List or manage scheduled prompts in this channel').addSubcommand((s) =>
-    s.setName('list').setDescription('List the schedules of this channel'),
+    s.setName('list').setDescription('List the schedules of this channel, with buttons'),
   );
   for (const action of SCHEDULE_ACTIONS) {
     schedules.addSubcommand((s) =>
@@ -31,6 +31,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
         .addStringOption((o) => o.setName('id').setDescription('The schedule id (see /schedules list)').setRequired(true).setMaxLength(40)),
     );
   }
+  schedules.addSubcommand((s) => s.setName('add').setDescription('Open a form for a new schedule in this channel'));
   return [
     base('tasks', "Show what I'm working on and the to-do list here").toJSON(),
     base('stop', 'Stop the current run (or a task by id, or all)')
@@ -62,6 +63,7 @@ export function commandFromInteraction(interaction: ChatInputCommandInteraction)
   if (name === 'schedules') {
     const sub = interaction.options.getSubcommand(false) ?? 'list';
     if (sub === 'list') return { name, args: '' };
+    if (sub === 'add') return { name, args: 'add' };
     return { name, args: `${sub} ${(interaction.options.getString('id') ?? '').trim()}`.trim() };
   }
   return { name, args: '' };

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { parseActionId } from '../../src/chat/action-id.js';
 import type { InboundAction, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
-import { neutraliseSpecialMentions } from './special-mentions.js';
-import { markdownToMrkdwn } from './mrkdwn.js';
+import { replyBody } from './home-views.js';
 import { isDmChannel, toConversationRef } from './slack-thread-id.js';
 
 const actionBodySchema = z.object({
@@ -75,7 +74,8 @@ export interface ActionDeps {
  * the sink; a reply from the core goes back ephemerally to the clicker.
  */
 export function registerActions(app: App, deps: ActionDeps): void {
-  app.action(/^errand:/, async ({ ack, body, respond, context }) => {
+  // Schedule buttons and the App Home's Stop buttons are wired in schedule-ui.ts.
+  app.action({ action_id: /^errand:(stop|answer):/, block_id: /^(?!errand-home-stop)/ }, async ({ ack, body, respond, context }) => {
     await ack();
     const sink = deps.sink();
     const action = toInboundAction(body, context.teamId ?? null);
@@ -85,7 +85,7 @@ export function registerActions(app: App, deps: ActionDeps): void {
     }
     try {
       const reply = await sink.onAction(action);
-      if (reply) await respond({ response_type: 'ephemeral', replace_original: false, text: neutraliseSpecialMentions(markdownToMrkdwn(reply.text)) });
+      if (reply) await respond({ response_type: 'ephemeral', replace_original: false, ...replyBody(reply) });
       else if (action.kind === 'answer') {
         const parsed = actionBodySchema.parse(body);
         await deps.onAnswered({
@@ -97,7 +97,7 @@ export function registerActions(app: App, deps: ActionDeps): void {
         });
       }
     } catch (err) {
-      deps.logger.error({ err, kind: action.kind, runId: action.runId }, 'handling a Slack button click failed');
+      deps.logger.error({ err, kind: action.kind }, 'handling a Slack button click failed');
     }
   });
 }

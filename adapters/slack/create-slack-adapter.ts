@@ -21,6 +21,7 @@ import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type Sl
 import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
 import { createSlackHistory } from './slack-history.js';
 import { findPostedKeys, outboxMetadata } from './posted-lookup.js';
+import { registerScheduleUi } from './schedule-ui.js';
 import { registerSlashCommands } from './slash-commands.js';
 import { fromConversationRef, isSlackTs, SLACK_PLATFORM, toConversationRef, type SlackLocation } from './slack-thread-id.js';
 import { createUserProfiles } from './user-profiles.js';
@@ -222,7 +223,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
     registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => profiles.cachedTimezone(u) });
-    registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000 });
+    const scheduleUi = registerScheduleUi(built, { ...deps, call: api });
+    registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000, scheduleUi });
     registerActions(built, { ...deps, onAnswered });
     built.error(async (err) => logger.error({ err }, 'Bolt listener error'));
     if (boltReceiver instanceof SocketModeReceiver) {

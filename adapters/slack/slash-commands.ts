@@ -2,8 +2,8 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { CommandName, CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
-import { neutraliseSpecialMentions } from './special-mentions.js';
-import { markdownToMrkdwn } from './mrkdwn.js';
+import { replyBody } from './home-views.js';
+import type { ScheduleUi } from './schedule-ui.js';
 import { isDmChannel, toChannelRef } from './slack-thread-id.js';
 
 /** The slash commands of the manifest; `/errand-<name>` works too, for workspaces where a name is taken. */
@@ -15,6 +15,7 @@ const commandSchema = z.object({
   user_id: z.string().min(1),
   channel_id: z.string().min(1),
   team_id: z.string().min(1),
+  trigger_id: z.string().optional(),
 });
 
 /** `/tasks`, `/errand-tasks`, `/errand_tasks` → `tasks`; null for a command that is not Errand's. */
@@ -28,9 +29,11 @@ export interface SlashCommandDeps {
   readonly logger: Logger;
   /** How long to wait for the reply before acknowledging empty and answering via response_url (Slack allows 3 s). */
   readonly ackBudgetMs: number;
+  /** Opens the schedule modal (`/schedules add`). */
+  readonly scheduleUi: ScheduleUi;
 }
 
-const ephemeral = (reply: CommandReply) => ({ response_type: 'ephemeral' as const, text: neutraliseSpecialMentions(markdownToMrkdwn(reply.text)) });
+const ephemeral = (reply: CommandReply) => ({ response_type: 'ephemeral' as const, ...replyBody(reply) });
 
 /**
  * Wires the slash commands. Slack gives a command no thread, so it reaches the core with
@@ -60,6 +63,12 @@ export function registerSlashCommands(app: App, deps: SlashCommandDeps): void {
     });
     const quick = await Promise.race([reply, late]);
     clearTimeout(timer);
+    const triggerId = parsed.data.trigger_id;
+    if (quick?.form && triggerId) {
+      await ack();
+      await deps.scheduleUi.openForm(triggerId, quick.form).catch((err: unknown) => deps.logger.error({ err }, 'opening the schedule form failed'));
+      return;
+    }
     if (quick) {
       await ack(ephemeral(quick));
       return;

@@ -1,4 +1,7 @@
+import type { ScheduleOp } from './action-id.js';
+import type { OutboundButton } from './chat-adapter.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
+import type { HomeModel, HomeRequest, ScheduleFormRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
 
 /** A person's message, normalised by an adapter. Adapters drop bot and self messages before this. */
 export interface InboundMessage {
@@ -40,7 +43,30 @@ export interface InboundCommand {
 
 /** A button click, decoded from the action id the runtime put on the button. */
 export type InboundAction =
-  | { readonly kind: 'stop'; readonly runId: string; readonly userId: string; readonly conversation: ConversationRef; readonly roles?: readonly string[]; readonly direct?: boolean }
+  | {
+      readonly kind: 'stop';
+      readonly runId: string;
+      readonly userId: string;
+      /** Where the button was clicked; null outside any conversation (Slack App Home): the run's own conversation counts. */
+      readonly conversation: ConversationRef | null;
+      readonly roles?: readonly string[];
+      readonly direct?: boolean;
+    }
+  | {
+      readonly kind: 'schedule';
+      /** `new` opens an empty form; `edit` a prefilled one; the others act at once. */
+      readonly op: ScheduleOp | 'new';
+      readonly scheduleId: number | null;
+      readonly platform: string;
+      readonly workspace: string;
+      readonly userId: string;
+      /** The channel the click came from (a new schedule's default); null on the Slack App Home. */
+      readonly channel: ChannelRef | null;
+      /** The channels the person is in where the platform tells (Slack); null: not known. */
+      readonly memberOf: ReadonlySet<string> | null;
+      readonly roles?: readonly string[];
+      readonly direct?: boolean;
+    }
   | {
       readonly kind: 'answer';
       readonly runId: string;
@@ -57,6 +83,12 @@ export type InboundAction =
 /** What a command or action answers; Markdown, shown ephemerally where the platform can. */
 export interface CommandReply {
   readonly text: string;
+  /** Buttons under the text (Stop per running task, Pause/Resume/Edit/Delete per schedule). */
+  readonly buttons?: readonly OutboundButton[];
+  /** Open the schedule form instead of (Slack, Discord) or besides the text: `/schedules add`, Edit. */
+  readonly form?: ScheduleFormRequest;
+  /** The App Home (Slack) shows something else now: adapters that keep one re-render it. */
+  readonly homeChanged?: boolean;
 }
 
 /**
@@ -74,4 +106,8 @@ export interface InboundSink {
   knowsConversation(conversation: ConversationRef): boolean;
   onCommand(command: InboundCommand): Promise<CommandReply>;
   onAction(action: InboundAction): Promise<CommandReply | null>;
+  /** The person's conversations with work under way and the schedules of their channels (Slack App Home). Absent: no Home. */
+  onHomeOpened?(request: HomeRequest): Promise<HomeModel>;
+  /** A submitted schedule form: saved, field errors, or an interpretation of plain words to confirm. Absent: no forms. */
+  onScheduleForm?(submission: ScheduleFormSubmission): Promise<ScheduleFormResult>;
 }

@@ -1,6 +1,5 @@
 import type { ChatAdapter } from '../chat/chat-adapter.js';
-import type { ChannelRef } from '../chat/conversation-ref.js';
-import type { CommandReply } from '../chat/inbound.js';
+import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -45,7 +44,7 @@ export interface CommandDeps {
   /** Posts a note in a conversation through the outbox (recorded, delivered once, in order). */
   note(conversationId: string, text: string): void;
   /** `/schedules …`, when scheduling is wired. */
-  schedules?: (args: string, channel: ChannelRef) => Promise<CommandReply>;
+  schedules?: (command: InboundCommand) => Promise<CommandReply>;
   /** Whose work it is, under the access rules (default: anyone may stop anything, as without rules). */
   authority?: StopAuthority;
   /** Help lines about schedules, when scheduling is wired. */

@@ -17,6 +17,6 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
     case 'help':
       return handleHelpCommand(deps.schedulesHelp);
     case 'schedules':
-      return deps.schedules ? deps.schedules(cmd.args, cmd.channel) : { text: 'Schedules are not available in this installation.' };
+      return deps.schedules ? deps.schedules(cmd) : { text: 'Schedules are not available in this installation.' };
   }
 }

@@ -1,14 +1,25 @@
 import { z } from 'zod';
+import type { Person } from '../access/access-policy.js';
+import type { OutboundButton } from '../chat/chat-adapter.js';
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { CommandReply } from '../chat/inbound.js';
 import type { ScheduleRow } from '../db/schema.js';
 import { PAUSE_AFTER_FAILURES } from '../schedules/schedule-failures.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import { formatInZone } from '../schedules/zoned-time.js';
+import type { ScheduleEditor } from './schedule-editor.js';
+import { scheduleButtons, type ScheduleRights } from './schedule-rights.js';
+
+/** With these, the list carries buttons, `add` opens the form, and every change checks the person's rights. */
+export interface ScheduleManagement {
+  readonly person: Person;
+  readonly rights: ScheduleRights;
+  readonly editor: ScheduleEditor;
+}
 
 /** Lines for `/help`. */
 export const SCHEDULES_HELP = [
-  '• `/schedules` — this channel\'s scheduled prompts · `/schedules pause|resume|delete <id>` — manage one',
+  '• `/schedules` — this channel\'s scheduled prompts, with buttons · `/schedules add` — a form for a new one · `/schedules pause|resume|delete <id>` — manage one',
   '• To schedule something, just ask me: "every weekday at 9:00 post a summary of open tasks", "remind this thread in 2 hours".',
 ].join('\n');
 
@@ -33,12 +44,17 @@ export function formatScheduleLine(row: ScheduleRow, service: ScheduleService): 
 }
 
 /** `/schedules [pause|resume|delete <id>]`, for the channel the command came from. */
-export async function handleSchedulesCommand(args: string, channel: ChannelRef, service: ScheduleService): Promise<CommandReply> {
+export async function handleSchedulesCommand(args: string, channel: ChannelRef, service: ScheduleService, manage?: ScheduleManagement): Promise<CommandReply> {
   const words = args.trim().toLowerCase().split(/\s+/).filter((w) => w !== '');
   if (words.length === 0 || (words.length === 1 && words[0] === 'list')) {
     const rows = service.list(channel);
-    if (rows.length === 0) return { text: 'No schedules in this channel. Ask me, e.g. "every weekday at 9:00 summarise the open tasks here".' };
-    return { text: [`**Schedules in this channel**`, ...rows.map((r) => formatScheduleLine(r, service))].join('\n') };
+    const mayManage = (row: ScheduleRow) => manage !== undefined && manage.rights.refusal(manage.person, channel.channel, null, row) === null;
+    const buttons: OutboundButton[] = rows.flatMap((r) => (mayManage(r) ? scheduleButtons(r) : []));
+    if (rows.length === 0) return { text: `No schedules in this channel. Ask me, e.g. "every weekday at 9:00 summarise the open tasks here"${manage ? ', or use `/schedules add`' : ''}.` };
+    return { text: [`**Schedules in this channel**`, ...rows.map((r) => formatScheduleLine(r, service))].join('\n'), ...(buttons.length > 0 ? { buttons } : {}) };
+  }
+  if (manage && words.length === 1 && (words[0] === 'add' || words[0] === 'new')) {
+    return manage.editor.onAction({ kind: 'schedule', op: 'new', scheduleId: null, platform: channel.platform, workspace: channel.workspace, userId: manage.person.userId, channel, memberOf: null }, manage.person);
   }
   const parsed = actionArgs.safeParse(words);
   if (!parsed.success) {
@@ -46,6 +62,9 @@ export async function handleSchedulesCommand(args: string, channel: ChannelRef, 
     return { text: `I don't understand "${args.trim()}". ${USAGE}` };
   }
   const [action, id] = parsed.data;
+  const row = service.find(id);
+  const refusal = manage && row ? manage.rights.refusal(manage.person, channel.channel, null, row) : null;
+  if (refusal) return { text: refusal };
   const r = action === 'pause' ? service.pause(channel, id) : action === 'resume' ? service.resume(channel, id) : service.delete(channel, id);
   if (!r.ok) return { text: r.error };
   const description = service.preview(r.schedule, 1).description;

@@ -1,3 +1,5 @@
+import { stopActionId } from '../chat/action-id.js';
+import type { OutboundButton } from '../chat/chat-adapter.js';
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { ConversationRow, RunRow, TaskRow } from '../db/schema.js';
 import type { CommandDeps } from './command-deps.js';
@@ -27,16 +29,30 @@ function describeConversation(deps: CommandDeps, c: ConversationRow, heading: st
   return [heading, ...lines].filter((l): l is string => l !== null).join('\n');
 }
 
+/** A Stop button per conversation whose run the person may stop, named after the task it works on. */
+function stopButtons(cmd: InboundCommand, deps: CommandDeps, conversationIds: readonly string[]): OutboundButton[] {
+  const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
+  const buttons: OutboundButton[] = [];
+  for (const id of conversationIds) {
+    const run = deps.runs.active(id);
+    if (!run || (deps.authority && !deps.authority.mayStop(id, person))) continue;
+    buttons.push({ actionId: stopActionId(run.id), label: run.taskId !== null ? `Stop #${run.taskId}` : 'Stop', style: 'danger' });
+  }
+  return buttons;
+}
+
+const withButtons = (text: string, buttons: OutboundButton[]): CommandReply => (buttons.length > 0 ? { text, buttons } : { text });
+
 /** `/tasks`: the active run and to-do list of this conversation, or of every conversation of the channel. */
 export function handleTasksCommand(cmd: InboundCommand, deps: CommandDeps): CommandReply {
   if (cmd.conversation) {
     const id = deps.conversations.ensure(cmd.conversation);
     const body = describeConversation(deps, deps.conversations.get(id)!, null);
-    return { text: body ? `**To-do list of this conversation**\n${body}` : 'No tasks here yet. Mention me with a request and I will get to work.' };
+    if (!body) return { text: 'No tasks here yet. Mention me with a request and I will get to work.' };
+    return withButtons(`**To-do list of this conversation**\n${body}`, stopButtons(cmd, deps, [id]));
   }
-  const sections = deps.conversations
-    .listWithOpenWork(cmd.channel)
-    .map((c) => describeConversation(deps, c, `**${c.thread ? `Thread ${c.thread}` : 'Channel'}**`))
-    .filter((s): s is string => s !== null);
-  return { text: sections.length > 0 ? `**Open tasks in this channel**\n${sections.join('\n\n')}` : 'No open tasks in this channel.' };
+  const open = deps.conversations.listWithOpenWork(cmd.channel);
+  const sections = open.map((c) => describeConversation(deps, c, `**${c.thread ? `Thread ${c.thread}` : 'Channel'}**`)).filter((s): s is string => s !== null);
+  if (sections.length === 0) return { text: 'No open tasks in this channel.' };
+  return withButtons(`**Open tasks in this channel**\n${sections.join('\n\n')}`, stopButtons(cmd, deps, open.map((c) => c.id)));
 }

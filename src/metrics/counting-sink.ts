@@ -1,4 +1,5 @@
 import type { InboundSink } from '../chat/inbound.js';
+import type { HomeRequest, ScheduleFormSubmission } from '../chat/schedule-form.js';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -19,6 +20,22 @@ export function countingSink(sink: InboundSink, platform: string, metrics: Metri
       metrics.inbound(platform);
       return sink.onAction(action);
     },
+    ...(sink.onHomeOpened
+      ? {
+          onHomeOpened: (request: HomeRequest) => {
+            metrics.inbound(platform);
+            return sink.onHomeOpened!(request);
+          },
+        }
+      : {}),
+    ...(sink.onScheduleForm
+      ? {
+          onScheduleForm: (submission: ScheduleFormSubmission) => {
+            metrics.inbound(platform);
+            return sink.onScheduleForm!(submission);
+          },
+        }
+      : {}),
     knowsConversation(ref) {
       return sink.knowsConversation(ref);
     },

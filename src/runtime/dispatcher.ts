@@ -3,6 +3,8 @@ import type { Budget } from '../budget/budget.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
+import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../chat/schedule-form.js';
+import type { ScheduleEditor } from '../commands/schedule-editor.js';
 import type { Clock } from '../clock.js';
 import { handleCommand } from '../commands/command-router.js';
 import type { CommandDeps } from '../commands/command-deps.js';
@@ -42,7 +44,11 @@ export interface DispatcherDeps {
   authority?: Authority;
   /** Daily token budgets: a new request past one is refused privately. Absent: no limits. */
   budget?: Pick<Budget, 'refusalFor'>;
+  /** Schedule buttons, forms and the App Home, when scheduling is wired. */
+  scheduleManagement?: { editor: ScheduleEditor; home: (request: HomeRequest) => HomeModel };
 }
+
+const NO_SCHEDULES = 'Schedules are not available in this installation.';
 
 /** What storing an inbound message decided, inside the same transaction that stored it. */
 type Decision =
@@ -230,12 +236,36 @@ export class Dispatcher implements InboundSink {
     }
   }
 
+  async onHomeOpened(request: HomeRequest): Promise<HomeModel> {
+    const management = this.deps.scheduleManagement;
+    if (!management) return { conversations: [], schedules: [], newSchedule: null };
+    return management.home(request);
+  }
+
+  async onScheduleForm(submission: ScheduleFormSubmission): Promise<ScheduleFormResult> {
+    const management = this.deps.scheduleManagement;
+    if (!management) return { kind: 'errors', errors: { prompt: NO_SCHEDULES }, form: { scheduleId: submission.scheduleId, values: submission.values } };
+    return management.editor.onSubmit(submission);
+  }
+
   async onAction(action: InboundAction): Promise<CommandReply | null> {
     const { deps } = this;
+    if (action.kind === 'schedule') {
+      const management = deps.scheduleManagement;
+      if (!management) return { text: NO_SCHEDULES };
+      const person = personOf(action.platform, action.userId, action.roles);
+      try {
+        return await management.editor.onAction(action, person);
+      } catch (err) {
+        deps.logger.error({ err, op: action.op, scheduleId: action.scheduleId }, 'schedule button failed');
+        return { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
+      }
+    }
     const run = deps.runs.get(action.runId);
     if (!run) return { text: 'That run no longer exists.' };
     const ref = deps.conversations.refOf(run.conversationId);
-    const where = action.conversation;
+    const where = action.conversation ?? ref;
+    if (!where) return { text: 'That run no longer exists.' };
     const person = personOf(where.platform, action.userId, action.roles);
     const verdict = this.access.check(person, { platform: where.platform, channel: where.channel, direct: action.direct === true });
     if (!verdict.allowed) {

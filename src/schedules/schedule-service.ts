@@ -4,7 +4,7 @@ import type { ScheduleRow } from '../db/schema.js';
 import { failureChange, successChange, type ScheduleRunResult } from './schedule-failures.js';
 import type { Scheduler } from './scheduler.js';
 import type { ScheduleStore } from './schedule-store.js';
-import { describeTiming, nextRuns, parseScheduleSpec, type ScheduleKind } from './schedule-timing.js';
+import { describeTiming, nextRuns, parseScheduleSpec, type ParsedSpec, type ScheduleKind } from './schedule-timing.js';
 import { formatInZone } from './zoned-time.js';
 
 /** Expected failures are values: the message says what was wrong and how to fix it. */
@@ -108,6 +108,11 @@ export class ScheduleService {
     return rows.filter((r) => r.status !== 'completed' || keep.has(r));
   }
 
+  /** A schedule by id in any channel: callers check the person's rights on its channel themselves. */
+  find(id: number): ScheduleRow | null {
+    return this.store.get(id);
+  }
+
   get(channel: ChannelRef, id: number): ScheduleResult {
     const row = this.store.get(id);
     if (!row || row.platform !== channel.platform || row.workspace !== channel.workspace || row.channel !== channel.channel) {
@@ -141,12 +146,44 @@ export class ScheduleService {
     return this.saved(updated, row);
   }
 
+  /**
+   * Changes what and when (same rules and messages as create). Timing starts over from now; a paused
+   * schedule stays paused, any other one becomes active with its new first fire time.
+   */
+  edit(channel: ChannelRef, id: number, input: Pick<CreateScheduleInput, 'prompt' | 'kind' | 'spec' | 'timezone'>): ScheduleResult {
+    const found = this.get(channel, id);
+    if (!found.ok) return found;
+    const prompt = input.prompt.trim();
+    if (prompt === '') return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
+    const now = this.clock.now();
+    const parsed = parseScheduleSpec(input.kind, input.spec, input.timezone, now, this.limits);
+    if (!parsed.ok) return parsed;
+    const paused = found.schedule.status === 'paused';
+    if (!paused && found.schedule.status !== 'active') {
+      const full = this.checkRoom(channel);
+      if (full) return full;
+    }
+    this.scheduler.disarm(id);
+    const updated = this.store.update(
+      id,
+      { prompt, kind: input.kind, spec: parsed.spec, timezone: parsed.timezone, anchorAt: now, status: paused ? 'paused' : 'active', nextRunAt: paused ? null : parsed.firstRunAt, failReason: null, consecutiveFailures: 0 },
+      now,
+    );
+    if (updated) this.scheduler.arm(updated);
+    return this.saved(updated, found.schedule);
+  }
+
   delete(channel: ChannelRef, id: number): ScheduleResult {
     const found = this.get(channel, id);
     if (!found.ok) return found;
     this.scheduler.disarm(id);
     this.store.delete(id);
     return found;
+  }
+
+  /** Checks a timing with this installation's limits, exactly as create and edit do: the form shows the same messages. */
+  checkTiming(kind: ScheduleKind, spec: string, timezone: string): ParsedSpec {
+    return parseScheduleSpec(kind, spec, timezone, this.clock.now(), this.limits);
   }
 
   /** A human-readable description and the next `count` fire times (from now) of a schedule. */

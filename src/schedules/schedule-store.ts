@@ -6,8 +6,8 @@ import { schedules, type ScheduleRow, type ScheduleStatus } from '../db/schema.j
 /** A new schedule as the service validated it. */
 export type NewSchedule = Omit<typeof schedules.$inferInsert, 'id' | 'runCount' | 'lastRunAt' | 'failReason' | 'consecutiveFailures' | 'updatedAt'>;
 
-/** The fields a fire, a skip, a pause or a resume changes. */
-export type ScheduleChange = Partial<Pick<ScheduleRow, 'status' | 'nextRunAt' | 'lastRunAt' | 'failReason' | 'consecutiveFailures'>> & { incrementRunCount?: boolean };
+/** The fields a fire, a skip, a pause, a resume or an edit changes. */
+export type ScheduleChange = Partial<Pick<ScheduleRow, 'status' | 'nextRunAt' | 'lastRunAt' | 'failReason' | 'consecutiveFailures' | 'prompt' | 'kind' | 'spec' | 'timezone' | 'anchorAt'>> & { incrementRunCount?: boolean };
 
 /** Queries over the `schedules` table; the one place that knows its columns. */
 export interface ScheduleStore {

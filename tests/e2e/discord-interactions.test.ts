@@ -42,6 +42,7 @@ describe('Discord slash commands', () => {
       ['pause', 1],
       ['resume', 1],
       ['delete', 1],
+      ['add', 1],
     ]);
     expect(commands[2]!.options![1]!.options).toMatchObject([{ name: 'id', required: true }]);
   });

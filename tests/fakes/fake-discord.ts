@@ -70,6 +70,8 @@ export interface RestCall {
 
 export interface InteractionRecord {
   id: string;
+  /** 2 command, 3 component, 5 modal submit. */
+  type: number;
   token: string;
   createdAt: number;
   /** The message whose button was clicked (component interactions). */
@@ -78,6 +80,8 @@ export interface InteractionRecord {
   callbacks: { type: number; data?: Record<string, unknown> }[];
   /** What the user sees as the response: content, ephemeral flag, and later edits/follow-ups. */
   responses: { content: string; ephemeral: boolean; components: unknown[] }[];
+  /** The modal shown in answer (callback type 9). */
+  modal?: FakeModal;
 }
 
 export interface FakeDiscordOptions {
@@ -118,7 +122,20 @@ const messageBodySchema = z.object({
   enforce_nonce: z.boolean().optional(),
 });
 const threadBodySchema = z.object({ name: z.string(), auto_archive_duration: z.number().optional() });
-const callbackSchema = z.object({ type: z.number(), data: messageBodySchema.optional() });
+const textInputSchema = z.object({
+  type: z.literal(4),
+  custom_id: z.string().min(1).max(100),
+  label: z.string().min(1).max(45),
+  style: z.union([z.literal(1), z.literal(2)]),
+  value: z.string().max(4000).optional(),
+  required: z.boolean().optional(),
+  max_length: z.number().optional(),
+  placeholder: z.string().max(100).optional(),
+});
+/** A modal (callback type 9): 1 to 5 rows of one text input each, a title of at most 45 characters. */
+const modalSchema = z.object({ custom_id: z.string().min(1).max(100), title: z.string().min(1).max(45), components: z.array(z.object({ type: z.literal(1), components: z.array(textInputSchema).length(1) })).min(1).max(5) });
+export type FakeModal = z.infer<typeof modalSchema>;
+const callbackSchema = z.object({ type: z.number(), data: z.unknown().optional() });
 
 class HttpError extends Error {
   constructor(
@@ -156,6 +173,7 @@ export class FakeDiscord {
   readonly messages = new Map<string, FakeMessage>();
   readonly calls: RestCall[] = [];
   readonly interactions = new Map<string, InteractionRecord>();
+  private readonly lastInteractionChannel = new Map<string, string>();
   /** Commands last written by a bulk overwrite, keyed `global` or the guild id. */
   readonly registeredCommands = new Map<string, unknown[]>();
   readonly stats = { identifies: 0, resumes: 0, heartbeats: 0, rateLimited: 0 };
@@ -254,6 +272,27 @@ export class FakeDiscord {
       (c) => (c as { name?: string }).name === name,
     ) as { id?: string } | undefined;
     return this.interaction(2, channel, user, { id: command?.id ?? nextSnowflake(), name, type: 1, options });
+  }
+
+  /**
+   * A person submits the modal shown in answer to `record`: each field keeps the value it was
+   * shown with unless `values` (by custom_id) says otherwise. Dispatched as MODAL_SUBMIT (type 5).
+   */
+  submitModal(record: InteractionRecord, values: Record<string, string> = {}, channelId?: string, user: FakeUser = this.alice): InteractionRecord {
+    const modal = record.modal;
+    if (!modal) throw new Error(`interaction ${record.id} showed no modal`);
+    const channel = this.requireChannel(channelId ?? this.lastInteractionChannel.get(record.token) ?? '');
+    const components = modal.components.map((row) => ({ type: 1, components: row.components.map((i) => ({ type: 4, custom_id: i.custom_id, value: values[i.custom_id] ?? i.value ?? '' })) }));
+    return this.interaction(5, channel, user, { custom_id: modal.custom_id, components });
+  }
+
+  /** A click on a button of an ephemeral interaction response (those are no stored messages). */
+  clickInResponse(record: InteractionRecord, customId: string, user: FakeUser = this.alice): InteractionRecord {
+    const response = [...record.responses].reverse().find((r) => JSON.stringify(r.components).includes(`"custom_id":${JSON.stringify(customId)}`));
+    if (!response) throw new Error(`no response of interaction ${record.id} has a button ${customId}`);
+    const channel = this.requireChannel(this.lastInteractionChannel.get(record.token) ?? '');
+    const message = { id: nextSnowflake(), type: 20, channel_id: channel.id, content: response.content, components: response.components, flags: EPHEMERAL, author: userObject(this.bot), timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false };
+    return this.interaction(3, channel, user, { custom_id: customId, component_type: 2 }, message);
   }
 
   /** A click on a button (custom_id) of a message the bot posted. */
@@ -393,9 +432,10 @@ export class FakeDiscord {
     return thread;
   }
 
-  private interaction(type: 2 | 3, channel: FakeChannel, user: FakeUser, data: Record<string, unknown>, message?: unknown): InteractionRecord {
-    const record: InteractionRecord = { id: nextSnowflake(), token: `itoken-${nextSnowflake()}`, createdAt: Date.now(), callbacks: [], responses: [] };
+  private interaction(type: 2 | 3 | 5, channel: FakeChannel, user: FakeUser, data: Record<string, unknown>, message?: unknown): InteractionRecord {
+    const record: InteractionRecord = { id: nextSnowflake(), token: `itoken-${nextSnowflake()}`, type, createdAt: Date.now(), callbacks: [], responses: [] };
     this.interactions.set(record.token, record);
+    this.lastInteractionChannel.set(record.token, channel.id);
     const inGuild = channel.guild_id !== undefined;
     this.dispatch('INTERACTION_CREATE', {
       id: record.id,
@@ -765,7 +805,18 @@ export class FakeDiscord {
     if (record.callbacks.length > 0) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
     const body = callbackSchema.safeParse(call.body);
     if (!body.success) throw invalidForm('type', 'BASE_TYPE_CHOICES', body.error.message);
-    const { type, data } = body.data;
+    const { type } = body.data;
+    if (type === 9) {
+      if (record.type === 5) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+      const modal = modalSchema.safeParse(body.data.data);
+      if (!modal.success) throw invalidForm('data', 'BASE_TYPE_INVALID', modal.error.message);
+      record.callbacks.push({ type, data: modal.data as unknown as Record<string, unknown> });
+      record.modal = modal.data;
+      return { status: 204 };
+    }
+    const parsedData = body.data.data === undefined ? undefined : messageBodySchema.safeParse(body.data.data);
+    if (parsedData && !parsedData.success) throw invalidForm('data', 'BASE_TYPE_INVALID', parsedData.error.message);
+    const data = parsedData?.data;
     if (type === 4 || type === 7) this.validateBody(data, type === 4);
     record.callbacks.push({ type, ...(data ? { data } : {}) });
     if (type === 4) record.responses.push({ content: data?.content ?? '', ephemeral: ((data?.flags ?? 0) & EPHEMERAL) !== 0, components: data?.components ?? [] });

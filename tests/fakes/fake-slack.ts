@@ -56,6 +56,15 @@ export interface FakeSlackOptions {
   maxPageSize?: number;
 }
 
+/** A Block Kit view the app published or opened. */
+export interface StoredView {
+  readonly id: string;
+  readonly user: string;
+  view: { type: string; blocks: unknown[]; private_metadata?: string; callback_id?: string; title?: unknown; [k: string]: unknown };
+  /** Each views.open, views.update, views.publish and response_action update bumps it. */
+  updates: number;
+}
+
 type Failure = { status: 429; retryAfter: number } | { error: string };
 
 const MAX_BLOCKS = 50;
@@ -171,6 +180,12 @@ export class FakeSlack {
   /** People `users.info` knows: `name` is the handle; `displayName` may be empty, as on Slack. */
   users = new Map<string, { name: string; tz?: string; displayName?: string; realName?: string }>();
   maxPageSize: number;
+  /** Views the app published (Home tabs) or opened (modals), by view id. */
+  readonly views = new Map<string, StoredView>();
+  /** Channels each person is in, for `users.conversations` (default: C0GENERAL). */
+  memberships = new Map<string, string[]>();
+  /** trigger_ids handed to the app that it has not used yet (Slack: one use, a few seconds). */
+  private readonly triggers = new Map<string, string>();
   private readonly channels = new Map<string, StoredMessage[]>();
   private readonly failures = new Map<string, Failure[]>();
   /** Channels that refuse every write, with Slack's error (`is_archived`, `not_in_channel`, `channel_not_found`). */
@@ -358,9 +373,11 @@ export class FakeSlack {
       api_app_id: this.appId,
       is_enterprise_install: 'false',
       response_url: `${this.base}/response/${responseId}`,
-      trigger_id: `trig.${randomUUID()}`,
+      trigger_id: this.trigger(input.user),
     };
     const delivery = await this.deliver('slash_commands', fields, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
+    // An answer in the acknowledgement is shown like one sent to response_url: record it the same way.
+    if (delivery.body.trim().startsWith('{')) this.responses.push({ id: responseId, body: JSON.parse(delivery.body) as Record<string, unknown> });
     return { ...delivery, responseId };
   }
 
@@ -378,7 +395,7 @@ export class FakeSlack {
       api_app_id: this.appId,
       token: 'legacy-verification-token',
       container: { type: 'message', message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
-      trigger_id: `trig.${randomUUID()}`,
+      trigger_id: this.trigger(input.user),
       team: { id: this.teamId, domain: 'fake' },
       channel: { id: msg.channel, name: 'general' },
       message: { type: 'message', user: msg.user, ts: msg.ts, text: msg.text, blocks: msg.blocks, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}), ...(msg.bot_id ? { bot_id: msg.bot_id } : {}) },
@@ -387,6 +404,112 @@ export class FakeSlack {
     };
     const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
     return { ...delivery, responseId };
+  }
+
+  /** A person clicks a button of an ephemeral reply (the body POSTed to a response_url), as Slack delivers it. */
+  async clickInReply(input: { user: string; channel: string; responseId: string; actionId: string }): Promise<Delivery & { responseId: string }> {
+    const reply = [...this.responses].reverse().find((r) => r.id === input.responseId);
+    const blocks = (reply?.body.blocks ?? []) as { type?: string; block_id?: string; elements?: { action_id: string; value?: string; text: unknown }[] }[];
+    const block = blocks.find((b) => b.type === 'actions' && b.elements?.some((e) => e.action_id === input.actionId));
+    const button = block?.elements?.find((e) => e.action_id === input.actionId);
+    if (!button) throw new Error(`fake-slack: reply ${input.responseId} has no button ${input.actionId}`);
+    const responseId = randomUUID();
+    const ts = nextTs();
+    const payload = {
+      type: 'block_actions',
+      user: { id: input.user, username: input.user.toLowerCase(), team_id: this.teamId },
+      api_app_id: this.appId,
+      token: 'legacy-verification-token',
+      container: { type: 'message', message_ts: ts, channel_id: input.channel, is_ephemeral: true },
+      trigger_id: this.trigger(input.user),
+      team: { id: this.teamId, domain: 'fake' },
+      channel: { id: input.channel, name: 'general' },
+      response_url: `${this.base}/response/${responseId}`,
+      actions: [{ action_id: button.action_id, block_id: block?.block_id ?? 'b1', text: button.text, value: button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+    };
+    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    return { ...delivery, responseId };
+  }
+
+  /** A person opens the app's Home tab: `app_home_opened` (Slack sends it on every visit). */
+  async openHome(user: string): Promise<Delivery> {
+    const id = [...this.views.values()].find((v) => v.user === user && v.view.type === 'home')?.id;
+    return this.sendEvent({ type: 'app_home_opened', user, channel: `D0${user.slice(1, 9)}`, tab: 'home', event_ts: nextTs(), ...(id ? { view: { id, ...this.views.get(id)!.view } } : {}) });
+  }
+
+  /** The Home view published for a person, if any. */
+  homeOf(user: string): StoredView | undefined {
+    return [...this.views.values()].find((v) => v.user === user && v.view.type === 'home');
+  }
+
+  /** The modal most recently opened for a person, if any. */
+  modalOf(user: string): StoredView | undefined {
+    return [...this.views.values()].reverse().find((v) => v.user === user && v.view.type === 'modal');
+  }
+
+  /** A person clicks a button (a block's accessory or an actions element) in a view. */
+  async clickInView(input: { user: string; viewId: string; actionId: string }): Promise<Delivery> {
+    const stored = this.views.get(input.viewId);
+    if (!stored) throw new Error(`fake-slack: no view ${input.viewId}`);
+    type B = { type?: string; block_id?: string; accessory?: { action_id: string; value?: string; text: unknown }; elements?: { action_id: string; value?: string; text: unknown }[] };
+    let found: { block: B; button: { action_id: string; value?: string; text: unknown } } | null = null;
+    for (const block of stored.view.blocks as B[]) {
+      const button = block.accessory?.action_id === input.actionId ? block.accessory : block.elements?.find((e) => e.action_id === input.actionId);
+      if (button) found = { block, button };
+    }
+    if (!found) throw new Error(`fake-slack: view ${input.viewId} has no button ${input.actionId}`);
+    const payload = {
+      type: 'block_actions',
+      user: { id: input.user, username: input.user.toLowerCase(), team_id: this.teamId },
+      api_app_id: this.appId,
+      token: 'legacy-verification-token',
+      container: { type: 'view', view_id: stored.id },
+      trigger_id: this.trigger(input.user),
+      team: { id: this.teamId, domain: 'fake' },
+      view: { id: stored.id, team_id: this.teamId, ...stored.view },
+      actions: [{ action_id: found.button.action_id, block_id: found.block.block_id ?? 'b1', text: found.button.text, value: found.button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+    };
+    return this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+  }
+
+  /**
+   * A person submits a modal: each input keeps its prefilled value unless `values` (by block id)
+   * says otherwise. The answer is the app's acknowledgement body (`response_action` and the like);
+   * an `update` replaces the stored view like Slack does.
+   */
+  async submitView(input: { user: string; viewId: string; values?: Record<string, string> }): Promise<{ delivery: Delivery; response: Record<string, unknown> | null }> {
+    const stored = this.views.get(input.viewId);
+    if (!stored) throw new Error(`fake-slack: no view ${input.viewId}`);
+    const state: Record<string, Record<string, unknown>> = {};
+    for (const block of stored.view.blocks as { type?: string; block_id?: string; element?: { type: string; action_id: string; initial_value?: string; initial_conversation?: string } }[]) {
+      if (block.type !== 'input' || !block.block_id || !block.element) continue;
+      const e = block.element;
+      const given = input.values?.[block.block_id];
+      state[block.block_id] = {
+        [e.action_id]:
+          e.type === 'conversations_select'
+            ? { type: e.type, selected_conversation: given ?? e.initial_conversation ?? null }
+            : { type: e.type, value: given ?? e.initial_value ?? null },
+      };
+    }
+    const payload = {
+      type: 'view_submission',
+      team: { id: this.teamId, domain: 'fake' },
+      user: { id: input.user, username: input.user.toLowerCase(), team_id: this.teamId },
+      api_app_id: this.appId,
+      token: 'legacy-verification-token',
+      trigger_id: this.trigger(input.user),
+      view: { id: stored.id, team_id: this.teamId, ...stored.view, state: { values: state }, hash: randomUUID() },
+      response_urls: [],
+    };
+    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    const response = delivery.body.trim() === '' ? null : (JSON.parse(delivery.body) as Record<string, unknown>);
+    if (response?.response_action === 'update' && response.view) {
+      stored.view = response.view as StoredView['view'];
+      stored.updates++;
+    }
+    if (response === null || response.response_action === 'clear') this.views.delete(stored.id);
+    return { delivery, response };
   }
 
   /** Asks Socket Mode clients to reconnect, as Slack does every few hours. */
@@ -409,6 +532,30 @@ export class FakeSlack {
   }
 
   // ---------- delivery ----------
+
+  /** A trigger_id for an interaction of `user`; views.open takes it once, within 3 s. */
+  private trigger(user: string): string {
+    const id = `${Date.now()}.${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    this.triggers.set(id, user);
+    return id;
+  }
+
+  private parseView(raw: unknown): StoredView['view'] | null {
+    const view = typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw;
+    if (!view || typeof view !== 'object' || !Array.isArray((view as { blocks?: unknown }).blocks)) return null;
+    return view as StoredView['view'];
+  }
+
+  /** What Slack refuses in a view: too many blocks, an input without a label, a modal without a title. */
+  private viewProblem(view: StoredView['view']): string | null {
+    if (view.blocks.length > 100) return 'more than 100 blocks';
+    if (view.type === 'modal' && !view.title) return 'a modal needs a title';
+    for (const b of view.blocks as { type?: string; label?: unknown; element?: unknown; text?: { text?: string } }[]) {
+      if (b.type === 'input' && (!b.label || !b.element)) return 'input block needs a label and an element';
+      if (b.type === 'section' && (b.text?.text ?? '').length > MAX_SECTION_TEXT) return 'section text longer than 3000';
+    }
+    return blockProblem(view.blocks.filter((b) => (b as { type?: string }).type !== 'input'));
+  }
 
   private async deliver(kind: 'events_api' | 'slash_commands' | 'interactive', payload: unknown, raw: string, contentType: string, retryNum?: number): Promise<Delivery> {
     const ws = [...this.sockets][0];
@@ -669,6 +816,46 @@ export class FakeSlack {
         const page = this.page(inRange, a, 'desc');
         if ('error' in page) return { ok: false, error: page.error };
         return { ok: true, messages: page.items.map((m) => this.wire(m, wantsMetadata(a))), has_more: page.next !== null, pin_count: 0, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
+      }
+      case 'views.publish': {
+        const view = this.parseView(a.view);
+        const user = String(a.user_id ?? '');
+        if (!view || view.type !== 'home') return { ok: false, error: 'invalid_arguments' };
+        if (this.viewProblem(view)) return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [this.viewProblem(view)] } };
+        const existing = this.homeOf(user);
+        const id = existing?.id ?? `V${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
+        this.views.set(id, { id, user, view, updates: (existing?.updates ?? 0) + 1 });
+        return { ok: true, view: { id, ...view } };
+      }
+      case 'views.open': {
+        const trigger = String(a.trigger_id ?? '');
+        const user = this.triggers.get(trigger);
+        if (user === undefined || !this.triggers.delete(trigger)) return { ok: false, error: 'invalid_trigger_id' };
+        if (Date.now() - Number(trigger.split('.')[0]) > 3000) return { ok: false, error: 'expired_trigger_id' };
+        const view = this.parseView(a.view);
+        if (!view || view.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
+        if (this.viewProblem(view)) return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [this.viewProblem(view)] } };
+        const id = `V${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
+        this.views.set(id, { id, user, view, updates: 1 });
+        return { ok: true, view: { id, ...view } };
+      }
+      case 'views.update': {
+        const stored = this.views.get(String(a.view_id ?? ''));
+        const view = this.parseView(a.view);
+        if (!stored) return { ok: false, error: 'not_found' };
+        if (!view) return { ok: false, error: 'invalid_arguments' };
+        stored.view = view;
+        stored.updates++;
+        return { ok: true, view: { id: stored.id, ...view } };
+      }
+      case 'users.conversations': {
+        const user = String(a.user ?? '');
+        return { ok: true, channels: (this.memberships.get(user) ?? ['C0GENERAL']).map((id) => ({ id, name: id.toLowerCase(), is_channel: true, is_member: true })), response_metadata: { next_cursor: '' } };
+      }
+      case 'chat.getPermalink': {
+        const msg = this.find(channel, String(a.message_ts ?? ''));
+        if (!msg) return { ok: false, error: 'message_not_found' };
+        return { ok: true, channel, permalink: `https://fake.slack.com/archives/${channel}/p${msg.ts.replace('.', '')}` };
       }
       case 'users.info': {
         const id = String(a.user ?? '');

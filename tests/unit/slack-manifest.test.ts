@@ -18,4 +18,10 @@ describe('Slack app manifest', () => {
     expect(manifest).toMatch(/interactivity:\n(\s+#.*\n)*\s+is_enabled: true/);
     expect(manifest).toMatch(/socket_mode_enabled: true/);
   });
+
+  it('enables the Home tab and subscribes to app_home_opened, with the scopes to read who is in which channel', () => {
+    expect(manifest).toMatch(/app_home:\n(\s+#.*\n)*\s+home_tab_enabled: true/);
+    expect(manifest).toMatch(/- app_home_opened\n/);
+    for (const scope of ['channels:read', 'groups:read']) expect(manifest).toMatch(new RegExp(`- ${scope}\\s`));
+  });
 });

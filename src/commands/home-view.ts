@@ -1,0 +1,57 @@
+import type { Person } from '../access/access-policy.js';
+import { scheduleActionId, stopActionId } from '../chat/action-id.js';
+import type { ChannelRef } from '../chat/conversation-ref.js';
+import type { HomeConversation, HomeModel, HomeRequest, HomeSchedule } from '../chat/schedule-form.js';
+import type { PersonOpenWork } from '../conversations/open-work-by-person.js';
+import type { RunStore } from '../runs/run-store.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
+import type { StopAuthority } from './command-deps.js';
+import { formatScheduleLine } from './schedules-command.js';
+import { scheduleButtons, type ScheduleRights } from './schedule-rights.js';
+
+export interface HomeViewDeps {
+  openWork: (platform: string, workspace: string, userId: string, limit: number) => PersonOpenWork[];
+  runs: Pick<RunStore, 'active'>;
+  schedules: ScheduleService;
+  rights: ScheduleRights;
+  authority: StopAuthority;
+  parseConversation: (id: string) => HomeConversation['conversation'] | null;
+}
+
+/** A screenful: Slack's Home view holds at most 100 blocks. */
+const MAX_CONVERSATIONS = 15;
+const MAX_SCHEDULES = 20;
+
+/**
+ * What the App Home shows one person: their conversations with work under way or queued (with
+ * Stop where they may stop it), and the schedules of the channels they are in where Errand is
+ * theirs to use, each with the buttons they may press.
+ */
+export function buildHomeModel(request: HomeRequest, deps: HomeViewDeps): HomeModel {
+  const person: Person = request.roles && request.roles.length > 0 ? { platform: request.platform, userId: request.userId, roles: request.roles } : { platform: request.platform, userId: request.userId };
+  const conversations: HomeConversation[] = [];
+  for (const work of deps.openWork(request.platform, request.workspace, request.userId, MAX_CONVERSATIONS)) {
+    const conversation = deps.parseConversation(work.conversationId);
+    if (!conversation) continue;
+    const run = deps.runs.active(work.conversationId);
+    const state = run?.status === 'waiting_user' ? 'waiting' : run || work.inProgress ? 'running' : 'pending';
+    const stop = run && deps.authority.mayStop(work.conversationId, person) ? { actionId: stopActionId(run.id), label: 'Stop', style: 'danger' as const } : null;
+    conversations.push({ conversation, title: work.title, state, pending: Math.max(0, work.pending - (state === 'pending' ? 1 : 0)), stop });
+  }
+  const memberOf = new Set(request.channels);
+  const schedules: HomeSchedule[] = [];
+  for (const channelId of request.channels) {
+    if (schedules.length >= MAX_SCHEDULES) break;
+    const channel: ChannelRef = { platform: request.platform, workspace: request.workspace, channel: channelId };
+    for (const row of deps.schedules.list(channel, 1)) {
+      // Listed either way, so people see what runs in their channels; only the buttons need rights.
+      const mayManage = deps.rights.refusal(person, channelId, memberOf, row) === null;
+      schedules.push({ id: row.id, channel, text: formatScheduleLine(row, deps.schedules), buttons: mayManage ? scheduleButtons(row) : [] });
+      if (schedules.length >= MAX_SCHEDULES) break;
+    }
+  }
+  // Offered when there is at least one channel the person could pick in the form.
+  const somewhere = request.channels.some((c) => deps.rights.refusal(person, c, memberOf) === null);
+  const newSchedule = somewhere ? { actionId: scheduleActionId('new'), label: 'New schedule', style: 'primary' as const } : null;
+  return { conversations, schedules, newSchedule };
+}
