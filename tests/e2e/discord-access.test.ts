@@ -86,15 +86,22 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
     expect(model.requests).toHaveLength(1);
   });
 
-  it('a channel not in channels is refused with one reply there; a listed channel is answered', async () => {
+  it('a channel not in channels is refused with one reply there; in a listed channel its threads take replies, commands and clicks', async () => {
     const { discord: d, model, random } = await start((fake) => ({ channels: [`discord:${fake.general.id}`] }));
-    model.reply({ text: 'Answered in general.' });
+    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }] }, { text: 'PDF it is.' }, { text: 'Noted.' });
     mention(d, random, 'hello');
     const refusal = await until(() => texts(d, random).find((t) => t.includes('Sorry')), 5000);
     expect(refusal).toBe(`<@${d.alice.id}> Sorry, Errand isn't enabled in this channel. Ask an admin, or use a channel where it is.`);
-    const here = mention(d, d.general.id, 'hello');
-    await waitFor(() => texts(d, here.id).includes('Answered in general.'), 10_000, 'the answer');
-    expect(model.requests).toHaveLength(1);
+
+    const here = mention(d, d.general.id, 'write the report');
+    const question = await until(() => d.botMessagesIn(here.id).find((m) => m.content.includes('Which format?')), 10_000);
+    await e!.app.coordinator.idle();
+    expect(await ephemeralReply(d.slashCommand('tasks', here.id))).toContain('write the report');
+    d.clickButton(question.id, buttonsOf(question)[0]!.custom_id);
+    await waitFor(() => texts(d, here.id).includes('PDF it is.'), 10_000, 'the answer after the click');
+    d.userMessage(here.id, 'thanks, also add a summary');
+    await waitFor(() => texts(d, here.id).includes('Noted.'), 10_000, 'the answer to a thread reply');
+    expect(texts(d, here.id).filter((t) => t.includes('Sorry'))).toEqual([]);
   });
 
   it('directMessages "off": a DM gets one reply and a slash command in the DM an ephemeral refusal; admins are still answered', async () => {

@@ -103,7 +103,7 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     expect(listed.text).not.toMatch(/not on the list/);
   });
 
-  it("Stop from someone else is refused privately and the run goes on; an admin's Stop stops it", async () => {
+  it("Stop from someone else (button, typed, /stop) is refused privately and the run goes on; an admin's Stop stops it", async () => {
     const { slack: s, model, app } = await start(ALLOWED);
     model.reply({ hang: true });
     const { ts } = await s.mention({ user: ALICE, channel: GENERAL, text: 'a long job' });
@@ -113,6 +113,11 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     const bob = await s.click({ user: BOB, channel: GENERAL, messageTs: notice.ts, actionId: stop });
     expect(bob.status).toBe(200);
     expect(await clickReply(s, bob)).toMatchObject({ response_type: 'ephemeral', text: 'Only the person who asked for this work, or an admin, can stop it.' });
+    expect(model.requests[0]!.aborted).toBe(false);
+    await s.userMessage({ user: BOB, channel: GENERAL, text: 'stop', threadTs: ts });
+    const typed = await waitFor(() => s.ephemerals.find((x) => x.user === BOB), 5000, 'the refusal of a typed stop');
+    expect(typed).toMatchObject({ channel: GENERAL, thread_ts: ts, text: 'Only the person who asked for this work, or an admin, can stop it.' });
+    expect((await commandReply(s, '/stop', BOB)).text).toBe('Only the person who asked for this work, or an admin, can stop it.');
     expect(model.requests[0]!.aborted).toBe(false);
     expect(app.runs.get(parseActionId(stop)!.runId)?.status).toBe('running');
 
