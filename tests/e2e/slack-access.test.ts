@@ -25,8 +25,9 @@ async function start(access: Record<string, unknown>, tools?: ExternalToolsFixtu
 }
 
 /** The answer Bolt sent in the slash command's acknowledgement. */
-const commandReply = async (s: Errand['slack'], command: string, user: string, channel = GENERAL) => {
-  const r = await s.slashCommand({ command, user, channel });
+const commandReply = async (s: Errand['slack'], line: string, user: string, channel = GENERAL) => {
+  const [command = '', ...args] = line.split(' ');
+  const r = await s.slashCommand({ command, text: args.join(' '), user, channel });
   expect(r.status).toBe(200);
   return JSON.parse(r.body) as { response_type: string; text: string };
 };
@@ -124,6 +125,25 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     await s.click({ user: ADMIN, channel: GENERAL, messageTs: notice.ts, actionId: stop });
     await waitFor(() => texts(s, ts).some((t) => t.includes('Stopped')), 10_000, 'the stop note');
     await waitFor(() => model.requests[0]!.aborted, 5000, 'the model request to be aborted');
+  });
+
+  it("someone else's `stop all` or `/stop all` does not cancel another person's queued to-do", async () => {
+    e = await startErrand({ env: { ...errandFileEnv({ access: ALLOWED }), MAX_CONCURRENT_RUNS: '1' } });
+    const { slack: s, model, app } = e;
+    model.reply({ hang: true }, { text: 'Done for Alice.' });
+    const bobs = await s.mention({ user: BOB, channel: GENERAL, text: 'a long job' });
+    await waitFor(() => model.requests.length === 1, 10_000, "Bob's run");
+    const alices = await s.mention({ user: ALICE, channel: GENERAL, text: 'my report' });
+    await waitFor(() => texts(s, alices.ts).some((t) => t.startsWith('📝 Queued as task #2')), 10_000, "Alice's queued note");
+
+    await s.userMessage({ user: BOB, channel: GENERAL, text: 'stop all', threadTs: alices.ts });
+    const typed = await waitFor(() => s.ephemerals.find((x) => x.user === BOB && x.thread_ts === alices.ts), 5000, 'the refusal of a typed stop all');
+    expect(typed!.text).toMatch(/^Only the person who asked for this work, or an admin, can stop it\./);
+    expect(app.tasks.get(2)?.status).toBe('pending');
+    expect((await commandReply(s, '/stop all', BOB)).text).toBe('Done: stopped 1 run.');
+    await waitFor(() => texts(s, bobs.ts).some((t) => t.includes('Stopped')), 10_000, "Bob's stop note");
+    await waitFor(() => texts(s, alices.ts).includes('Done for Alice.'), 10_000, "Alice's to-do, still there, runs");
+    await waitFor(() => app.tasks.get(2)?.status === 'completed', 10_000, "Alice's to-do done");
   });
 
   it('a tool approval clicked by someone other than the requester is refused; an admin allows it and the tool runs', async () => {
