@@ -32,6 +32,8 @@ export interface StopAuthority {
   mayStop(conversationId: string, person: CommandPerson): boolean;
   /** The person who asked for this task, or an admin. */
   mayStopTask(requestedBy: string | null, person: CommandPerson): boolean;
+  /** `/stop all`: may stop the run and cancel every queued to-do of the conversation. */
+  mayStopAll(conversationId: string, person: CommandPerson): boolean;
 }
 
 /** What the platform-neutral command handlers need. */

@@ -18,7 +18,8 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
   if (!parsed.success) return { text: `I don't understand "${cmd.args}". Use \`/stop\`, \`/stop all\` or \`/stop <task-id>\` (see \`/tasks\` for ids).` };
   const arg = parsed.data;
   const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
-  const mayStop = (conversationId: string) => deps.authority?.mayStop(conversationId, person) ?? true;
+  const all = arg === 'all';
+  const mayStop = (conversationId: string) => (all ? deps.authority?.mayStopAll(conversationId, person) : deps.authority?.mayStop(conversationId, person)) ?? true;
   const refusal = { text: 'Only the person who asked for this work, or an admin, can stop it.' };
 
   if (typeof arg === 'number') {
@@ -38,7 +39,6 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
     return { text: `Stopped task #${arg}.` };
   }
 
-  const all = arg === 'all';
   const candidates = cmd.conversation ? [deps.conversations.ensure(cmd.conversation)] : deps.conversations.listWithOpenWork(cmd.channel).map((c) => c.id);
   const targets = candidates.filter(mayStop);
   if (targets.length === 0 && candidates.length > 0) return refusal;

@@ -14,6 +14,8 @@ export interface Authority {
   mayStop(conversationId: string, person: Person): boolean;
   /** With access rules: the task's requester, or an admin. */
   mayStopTask(requestedBy: string | null, person: Person): boolean;
+  /** `stop all`: as mayStop, and with access rules every queued to-do there is the person's own (or they are an admin). */
+  mayStopAll(conversationId: string, person: Person): boolean;
 }
 
 export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; tasks: TaskService }): Authority {
@@ -30,6 +32,10 @@ export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; ta
       const run = deps.runs.active(conversationId);
       if (!run || run.taskId === null) return true;
       return this.mayStopTask(deps.tasks.get(run.taskId)?.requestedBy ?? null, person);
+    },
+    mayStopAll(conversationId, person) {
+      if (!this.mayStop(conversationId, person)) return false;
+      return deps.tasks.list(conversationId).every((t) => t.status !== 'pending' || this.mayStopTask(t.requestedBy, person));
     },
   };
 }

@@ -139,7 +139,8 @@ export class Dispatcher implements InboundSink {
       if (!opensThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
       const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
       if (stop) {
-        if (!this.authority.mayStop(conversationId, person)) return { kind: 'refuse', text: notices.notAllowedToStop };
+        const may = stop.all ? this.authority.mayStopAll(conversationId, person) : this.authority.mayStop(conversationId, person);
+        if (!may) return { kind: 'refuse', text: notices.notAllowedToStop };
         return { kind: 'stop', conversationId, all: stop.all };
       }
       const active = deps.runs.active(conversationId);

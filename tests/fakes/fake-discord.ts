@@ -26,6 +26,14 @@ export interface FakeUser {
   globalName?: string | null;
   /** Server nickname in the fake's guild. */
   nick?: string;
+  /** Ids of the guild roles the member has (never @everyone, as Discord sends them); see `addRole`. */
+  roles?: string[];
+}
+
+/** A role of the fake's guild, as GUILD_CREATE and GUILD_ROLE_CREATE carry it. */
+export interface FakeRole {
+  id: string;
+  name: string;
 }
 
 export interface FakeChannel {
@@ -169,6 +177,8 @@ export class FakeDiscord {
   readonly otherBot: FakeUser = { id: nextSnowflake(), username: 'otherbot', bot: true };
   readonly general: FakeChannel;
   readonly users = new Map<string, FakeUser>();
+  /** The guild's roles besides @everyone (whose id is the guild id). */
+  readonly roles: FakeRole[] = [];
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
   readonly calls: RestCall[] = [];
@@ -237,6 +247,14 @@ export class FakeDiscord {
     const channel = this.addChannel({ id: nextSnowflake(), type: CHANNEL.GuildText, guild_id: this.guildId, name, members: new Set() });
     this.dispatch('CHANNEL_CREATE', this.channelObject(channel), INTENT.Guilds);
     return channel;
+  }
+
+  /** Adds a guild role (announced with GUILD_ROLE_CREATE when a client is connected); give it to people through `FakeUser.roles`. */
+  addRole(name: string): FakeRole {
+    const role = { id: nextSnowflake(), name };
+    this.roles.push(role);
+    this.dispatch('GUILD_ROLE_CREATE', { guild_id: this.guildId, role: this.roleObject(role, this.roles.length) }, INTENT.Guilds);
+    return role;
   }
 
   /** A user posts in a guild channel or thread; `<@id>` in the content mentions that user. */
@@ -446,7 +464,7 @@ export class FakeDiscord {
       channel_id: channel.id,
       channel: this.channelObject(channel),
       ...(inGuild
-        ? { guild_id: channel.guild_id, guild_locale: 'en-US', member: { user: userObject(user), roles: [], permissions: ALL_PERMISSIONS, joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } }
+        ? { guild_id: channel.guild_id, guild_locale: 'en-US', member: { user: userObject(user), ...this.memberObject(user), permissions: ALL_PERMISSIONS } }
         : { user: userObject(user) }),
       data,
       ...(message ? { message } : {}),
@@ -479,13 +497,22 @@ export class FakeDiscord {
     return { ...base, guild_id: c.guild_id, name: c.name, position: 0, permission_overwrites: [], parent_id: null, nsfw: false, topic: null, rate_limit_per_user: 0 };
   }
 
+  /** A guild member as messages and interactions carry it (without `user` in messages): role ids, nickname. */
+  private memberObject(u: FakeUser): Record<string, unknown> {
+    return { roles: [...(u.roles ?? [])], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, ...(u.nick ? { nick: u.nick } : {}) };
+  }
+
+  private roleObject(r: FakeRole, position: number): Record<string, unknown> {
+    return { id: r.id, name: r.name, permissions: '0', position, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 };
+  }
+
   private messageObject(m: FakeMessage): Record<string, unknown> {
     const thread = m.thread ? this.channels.get(m.thread) : undefined;
     return {
       id: m.id,
       channel_id: m.channel_id,
       channel_type: this.channels.get(m.channel_id)?.type,
-      ...(m.guild_id ? { guild_id: m.guild_id, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, ...(m.author.nick ? { nick: m.author.nick } : {}) } } : {}),
+      ...(m.guild_id ? { guild_id: m.guild_id, member: this.memberObject(m.author) } : {}),
       author: userObject(m.author),
       content: m.content,
       timestamp: m.timestamp,
@@ -595,7 +622,10 @@ export class FakeDiscord {
       large: false,
       member_count: 3,
       joined_at: new Date().toISOString(),
-      roles: [{ id: this.guildId, name: '@everyone', permissions: ALL_PERMISSIONS, position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+      roles: [
+        { id: this.guildId, name: '@everyone', permissions: ALL_PERMISSIONS, position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
+        ...this.roles.map((r, i) => this.roleObject(r, i + 1)),
+      ],
       channels: channels.filter((c) => c.type !== CHANNEL.PublicThread).map((c) => this.channelObject(c)),
       threads: channels.filter((c) => c.type === CHANNEL.PublicThread).map((c) => this.channelObject(c)),
       members: [{ user: userObject(this.bot), roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 }],

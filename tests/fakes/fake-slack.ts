@@ -172,7 +172,7 @@ export class FakeSlack {
   readonly responses: { id: string; body: Record<string, unknown> }[] = [];
   readonly ephemerals: { channel: string; user: string; text: string; thread_ts?: string }[] = [];
   /** Every event delivered to the app, with its answer. */
-  readonly deliveries: { event: Record<string, unknown>; delivery: Delivery }[] = [];
+  readonly deliveries: { event: Record<string, unknown>; eventId: string; delivery: Delivery }[] = [];
   rateLimit: { burst: number; perSecond: number } | null;
   echo: boolean;
   /** Called after every Web API call was answered (benchmarks wait on it instead of polling). */
@@ -341,19 +341,20 @@ export class FakeSlack {
 
   /** Delivers one event in an `event_callback` envelope; `retryNum` imitates Slack's redelivery. */
   async sendEvent(event: Record<string, unknown>, opts: { eventId?: string; retryNum?: number } = {}): Promise<Delivery> {
+    const eventId = opts.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
     const body = {
       token: 'legacy-verification-token',
       team_id: this.teamId,
       api_app_id: this.appId,
       event,
       type: 'event_callback',
-      event_id: opts.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`,
+      event_id: eventId,
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [{ enterprise_id: null, team_id: this.teamId, user_id: this.botUserId, is_bot: true, is_enterprise_install: false }],
       is_ext_shared_channel: false,
     };
     const delivery = await this.deliver('events_api', body, JSON.stringify(body), 'application/json', opts.retryNum);
-    this.deliveries.push({ event, delivery });
+    this.deliveries.push({ event, eventId, delivery });
     return delivery;
   }
 

@@ -100,6 +100,14 @@ describe('errand.example.json', () => {
     expect(Object.keys(file.settings.mcpServers)).toEqual(['files', 'github', 'docs']);
     expect(file.settings.limits).toEqual({ tokensPerRun: 50000, tokensPerUserPerDay: 200000, tokensPerDay: 2000000 });
     expect(Object.keys(file.settings.channels)).toEqual(['slack:C0123ABCD', 'discord:112233445566778899']);
+    expect(file.settings.access).toMatchObject({ directMessages: 'allowlist', schedules: 'admins', admins: ['slack:U0ADMIN01', 'discord:445566778899001122'] });
+    expect(file.settings.access?.users).toContain('discord:role:334455667788990011');
+  });
+
+  it('shows every access key, written out rather than left to defaults', async () => {
+    const { readFileSync } = await import('node:fs');
+    const raw = JSON.parse(readFileSync(join(root, 'errand.example.json'), 'utf8')) as { access?: Record<string, unknown> };
+    expect(Object.keys(raw.access ?? {}).sort()).toEqual(['admins', 'channels', 'directMessages', 'schedules', 'users']);
   });
 
   it('shows every per-server key', async () => {
