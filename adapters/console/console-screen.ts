@@ -25,6 +25,16 @@ export function createPlainScreen(out: Writable): ConsoleScreen {
 }
 
 /**
+ * The rows readline believes its cursor is below the prompt's start (`prevRows`, a plain property it
+ * has kept since Node 0.x but does not document). It differs from `getCursorPos().rows` after typed
+ * text wrapped without a redraw; readline's own redraw moves up by this number, so the console must too.
+ */
+function believedRows(rl: Interface): number {
+  const rows: unknown = (rl as unknown as { prevRows?: unknown }).prevRows;
+  return typeof rows === 'number' ? rows : rl.getCursorPos().rows;
+}
+
+/**
  * A terminal, with readline in terminal mode: the bottom of the screen is the region "prompt and what
  * the user is typing, then the status line". Printing erases that region, writes the text where the
  * prompt was, and draws the region again below it with the half-typed input intact, so the bot's lines
@@ -33,15 +43,15 @@ export function createPlainScreen(out: Writable): ConsoleScreen {
 export function createTerminalScreen(rl: Interface, out: Writable & { columns?: number }): ConsoleScreen {
   let statusText: string | null = null;
   let drawn = false;
-  // Rows between the prompt's start and the cursor when the region was erased. readline moves up
-  // that many rows before it redraws, so the redraw starts that many rows further down.
+  // readline redraws by first moving up the rows it believes the cursor is below the prompt's start;
+  // after an erase the redraw starts that many rows further down, so it lands where the region was.
   let rowsToSkip = 0;
   const columns = () => Math.max(1, out.columns ?? 80);
 
   const erase = () => {
     if (!drawn) return;
-    rowsToSkip = rl.getCursorPos().rows;
-    moveCursor(out, 0, -rowsToSkip);
+    moveCursor(out, 0, -rl.getCursorPos().rows);
+    rowsToSkip = believedRows(rl);
     cursorTo(out, 0);
     clearScreenDown(out);
     drawn = false;
