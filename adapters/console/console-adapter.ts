@@ -23,7 +23,7 @@ export interface ConsoleAdapterOptions {
   onClose?: () => void;
   /** Clock for the transcript's times and the elapsed time of runs (default: the system clock). */
   clock?: Clock;
-  /** Where `FORCE_COLOR`/`NO_COLOR` are read (default: the process environment). */
+  /** Where `FORCE_COLOR`/`NO_COLOR` are read (default: none, so colour follows the output being a terminal). */
   env?: ColorEnv;
 }
 
@@ -45,7 +45,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const out = options.output;
   const clock = options.clock ?? systemClock;
   const interactive = options.input.isTTY === true && out.isTTY === true;
-  const color = wantsColor(out, options.env ?? process.env);
+  const color = wantsColor(out, options.env ?? {});
   let look: ConsoleLook = { color, markdown: null };
   let rl: Interface | null = null;
   let screen: ConsoleScreen = createPlainScreen(out);
