@@ -24,6 +24,13 @@ export function createPlainScreen(out: Writable): ConsoleScreen {
   };
 }
 
+/** The status line cut to fit one row (its style dropped then): a wrapped status would break the redraw's arithmetic. */
+function fitStatus(status: string, columns: number): string {
+  const plain = status.replace(/\u001b\[[0-9;]*m/g, '');
+  if (displayWidth(plain) < columns) return status;
+  return `${[...plain].slice(0, Math.max(0, columns - 2)).join('')}…`;
+}
+
 /**
  * The rows readline believes its cursor is below the prompt's start (`prevRows`, a plain property it
  * has kept since Node 0.x but does not document). It differs from `getCursorPos().rows` after typed
@@ -66,7 +73,7 @@ export function createTerminalScreen(rl: Interface, out: Writable & { columns?: 
     const cursor = rl.getCursorPos();
     const down = Math.floor(displayWidth(`${rl.getPrompt()}${rl.line}`) / columns()) - cursor.rows;
     if (down > 0) moveCursor(out, 0, down);
-    out.write(`\n${statusText}`);
+    out.write(`\n${fitStatus(statusText, columns())}`);
     moveCursor(out, 0, -(down + 1));
     cursorTo(out, cursor.cols);
   };

@@ -93,6 +93,16 @@ describe('the console on a terminal', () => {
     expect(lastLines(term, 5)).toEqual(['errand:', '  Done.', '── done in 3 s ──', `> ${long.slice(0, 38)}`, long.slice(38)]);
   });
 
+  it('cuts the status line to the width of a narrow terminal', async () => {
+    const term = new FakeTerminal(24);
+    const keys = new FakeKeyboard();
+    const { model } = await start(keys, term);
+    model.reply({ hang: true });
+    keys.type('go\r');
+    await waitFor(() => lastLines(term, 1)[0] === '… working (0 s) — type…', 10_000, 'the cut working line');
+    expect(lastLines(term, 3)).toEqual(['> go', '>', '… working (0 s) — type…']);
+  });
+
   it('numbers a question\'s options, marks the run as waiting, and takes the number as the answer', async () => {
     const term = new FakeTerminal(80);
     const keys = new FakeKeyboard();
