@@ -55,6 +55,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const transcript = createSessionTranscript(() => clock.now());
   const keyOf = (ref: ConversationRef) => `${ref.channel}:${ref.thread}`;
   const print = (text: string) => screen.print(text);
+  /** The look for one message: on a terminal, word-wrapped to its current width under the two-space indent. */
+  const styled = (): ConsoleLook => (out.isTTY === true ? { ...look, wrapWidth: Math.max(20, (out.columns ?? 80) - 2) } : look);
 
   const handleLine = async (sink: InboundSink, line: string) => {
     const text = line.trim();
@@ -62,7 +64,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     const cmd = /^\/(\w+)\s*(.*)$/.exec(text);
     if (cmd && COMMANDS.includes(cmd[1] as CommandName)) {
       const reply = await sink.onCommand({ name: cmd[1] as CommandName, args: cmd[2] ?? '', channel, conversation, userId: USER, direct: true });
-      print(renderConsoleMessage('errand (only you see this)', reply.text, look));
+      print(renderConsoleMessage('errand (only you see this)', reply.text, styled()));
       return;
     }
     if (cmd) {
@@ -127,14 +129,14 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         working?.asked(keyOf(ref));
       }
       const text = `${message.mentionUserId ? '@you ' : ''}${message.text}`;
-      for (const piece of splitText(text, capabilities.maxMessageLength)) print(renderConsoleMessage('errand', piece, look));
+      for (const piece of splitText(text, capabilities.maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
       if (isQuestion) print(renderOptions(buttons.map((b) => b.label), look));
       transcript.add('bot', text, id);
       return { id };
     },
     async editMessage(_ref, id, message) {
       transcript.edit(id, message.text);
-      print(renderConsoleMessage('errand (edited)', message.text, look));
+      print(renderConsoleMessage('errand (edited)', message.text, styled()));
     },
     async setWorking(ref, status: WorkingStatus | null) {
       if (status) working?.begin(keyOf(ref));
@@ -145,7 +147,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     },
     async postEphemeral(_ref, _userId, text) {
       transcript.add('bot', text);
-      print(renderConsoleMessage('errand (only you see this)', text, look));
+      print(renderConsoleMessage('errand (only you see this)', text, styled()));
     },
     async fetchUserTimezone() {
       return options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;

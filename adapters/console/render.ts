@@ -1,4 +1,5 @@
 import type { MarkdownRenderer } from './markdown-renderer.js';
+import { wrapLines } from './wrap-lines.js';
 import { ansi, stripControlChars, unstyled, type Style } from './terminal-style.js';
 
 /** How console output looks: colour and Markdown on a terminal, plain text when piped. */
@@ -6,6 +7,8 @@ export interface ConsoleLook {
   readonly color: boolean;
   /** Renders Markdown for the terminal; null prints the Markdown source as it is (readable as plain text). */
   readonly markdown: MarkdownRenderer | null;
+  /** Columns to word-wrap a message's text to (under its two-space indent); null leaves lines as they are. */
+  readonly wrapWidth?: number | null;
 }
 
 /** Output for a pipe or a log: no escape codes, Markdown left as written. */
@@ -28,7 +31,8 @@ const indent = (text: string) =>
  */
 export function renderConsoleMessage(speaker: string, text: string, look: ConsoleLook = PLAIN_LOOK): string {
   const source = stripControlChars(text.replace(MENTION, '@$1'));
-  const body = look.markdown ? look.markdown(source) : source;
+  const rendered = look.markdown ? look.markdown(source) : source;
+  const body = look.wrapWidth ? wrapLines(rendered, look.wrapWidth) : rendered;
   const space = speaker.indexOf(' ');
   const name = space < 0 ? speaker : speaker.slice(0, space);
   const note = space < 0 ? '' : style(look, ansi.dim)(speaker.slice(space));

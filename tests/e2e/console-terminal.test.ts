@@ -75,12 +75,12 @@ describe('the console on a terminal', () => {
     expect(term.raw).toContain('\u001b[1mtoday\u001b[22m');
   });
 
-  it('keeps input that wraps past the edge whole while the status line ticks and the answer is printed', async () => {
+  it('keeps input that wraps past the edge whole while the status line ticks, and wraps the answer under its indent', async () => {
     const term = new FakeTerminal(40);
     const keys = new FakeKeyboard();
     const { model, clock } = await start(keys, term);
     const answer = gate();
-    model.reply({ text: 'Done.', gate: answer.promise });
+    model.reply({ text: 'Done: the follow-up is queued and will run next.', gate: answer.promise });
     keys.type('go\r');
     await waitFor(() => lastLines(term, 1)[0] === '… working (0 s) — type stop to stop', 10_000, 'the working line');
     const long = 'a follow-up that is longer than one row of this narrow terminal';
@@ -90,7 +90,7 @@ describe('the console on a terminal', () => {
     expect(lastLines(term, 4)).toEqual(['> go', `> ${long.slice(0, 38)}`, long.slice(38), '… working (3 s) — type stop to stop']);
     answer.open();
     await waitFor(() => term.screen().includes('── done in 3 s ──'), 10_000, 'the end marker');
-    expect(lastLines(term, 5)).toEqual(['errand:', '  Done.', '── done in 3 s ──', `> ${long.slice(0, 38)}`, long.slice(38)]);
+    expect(lastLines(term, 6)).toEqual(['errand:', '  Done: the follow-up is queued and will', '  run next.', '── done in 3 s ──', `> ${long.slice(0, 38)}`, long.slice(38)]);
   });
 
   it('cuts the status line to the width of a narrow terminal', async () => {
