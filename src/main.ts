@@ -24,7 +24,7 @@ async function createAdapters(config: Config, logger: Logger, shutdown: (reason:
   const adapters: ChatAdapter[] = [];
   if (config.platforms.includes('console')) {
     const { createConsoleAdapter } = await import('../adapters/console/console-adapter.js');
-    adapters.push(createConsoleAdapter({ input: process.stdin, output: process.stdout, onClose: () => shutdown('console closed') }));
+    adapters.push(createConsoleAdapter({ input: process.stdin, output: process.stdout, env: process.env, onClose: () => shutdown('console closed') }));
   }
   if (config.platforms.includes('slack')) {
     const { createSlackAdapter, slackOptionsFromConfig } = await import('../adapters/slack/create-slack-adapter.js');

@@ -6,18 +6,25 @@ import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage, 
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
-import { renderConsoleMessage } from './render.js';
+import { systemClock, type Clock } from '../../src/clock.js';
+import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './console-screen.js';
+import { loadMarkdownRenderer } from './markdown-renderer.js';
+import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
 import { createSessionTranscript } from './session-transcript.js';
+import { wantsColor, type ColorEnv } from './terminal-style.js';
+import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
 
 export interface ConsoleAdapterOptions {
-  input: Readable;
-  output: Writable;
+  input: Readable & { isTTY?: boolean };
+  output: Writable & { isTTY?: boolean; columns?: number };
   /** Timezone reported for the local user (the machine's, by default). */
   timezone?: string;
-  /** Called when the input ends (Ctrl-D), so the process can shut down. */
+  /** Called when the input ends (Ctrl-D, Ctrl-C), so the process can shut down. */
   onClose?: () => void;
-  /** Clock for the transcript's times (default: the system clock). */
-  now?: () => number;
+  /** Clock for the transcript's times and the elapsed time of runs (default: the system clock). */
+  clock?: Clock;
+  /** Where `FORCE_COLOR`/`NO_COLOR` are read (default: none, so colour follows the output being a terminal). */
+  env?: ColorEnv;
 }
 
 const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'help'];
@@ -27,7 +34,8 @@ const USER = 'you';
  * A terminal chat for trying Errand without any platform account: one conversation per session,
  * the bot's messages and questions printed as they come, `/tasks`, `/stop`, `/schedules`, `/usage`, `/help`
  * typed directly, and a question's options answered by typing their number. Its history is the
- * session's own transcript.
+ * session's own transcript. On a terminal it renders Markdown, keeps the prompt below the bot's lines
+ * and shows how long a run has been working; piped, it writes plain lines a log can keep.
  */
 export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapter & { readonly conversation: ConversationRef } {
   const session = randomUUID().slice(0, 8);
@@ -35,16 +43,20 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const channel: ChannelRef = { platform: 'console', workspace: 'local', channel: 'console' };
   const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 4000 };
   const out = options.output;
+  const clock = options.clock ?? systemClock;
+  const interactive = options.input.isTTY === true && out.isTTY === true;
+  const color = wantsColor(out, options.env ?? {});
+  let look: ConsoleLook = { color, markdown: null };
   let rl: Interface | null = null;
+  let screen: ConsoleScreen = createPlainScreen(out);
+  let working: WorkingIndicator | null = null;
   let seq = 0;
   let lastQuestion: { buttons: { actionId: string; label: string }[] } | null = null;
-  let working = false;
-  const transcript = createSessionTranscript(options.now);
-
-  const print = (text: string) => {
-    out.write(`${text}\n`);
-    if (rl) rl.prompt(true);
-  };
+  const transcript = createSessionTranscript(() => clock.now());
+  const keyOf = (ref: ConversationRef) => `${ref.channel}:${ref.thread}`;
+  const print = (text: string) => screen.print(text);
+  /** The look for one message: on a terminal, word-wrapped to its current width under the two-space indent. */
+  const styled = (): ConsoleLook => (out.isTTY === true ? { ...look, wrapWidth: Math.max(20, (out.columns ?? 80) - 2) } : look);
 
   const handleLine = async (sink: InboundSink, line: string) => {
     const text = line.trim();
@@ -52,7 +64,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     const cmd = /^\/(\w+)\s*(.*)$/.exec(text);
     if (cmd && COMMANDS.includes(cmd[1] as CommandName)) {
       const reply = await sink.onCommand({ name: cmd[1] as CommandName, args: cmd[2] ?? '', channel, conversation, userId: USER, direct: true });
-      print(renderConsoleMessage('errand (only you see this)', reply.text));
+      print(renderConsoleMessage('errand (only you see this)', reply.text, styled()));
       return;
     }
     if (cmd) {
@@ -79,47 +91,62 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     capabilities,
     conversation,
     async start(sink) {
-      rl = createInterface({ input: options.input, output: out, terminal: false, prompt: '> ' });
-      out.write('Errand console — type a request, /help for commands, Ctrl-D to quit.\n');
-      rl.prompt();
-      rl.on('line', (line) => {
+      // marked and marked-terminal are loaded here, on a colour terminal only: a pipe prints the Markdown as written.
+      if (color) look = { color, markdown: await loadMarkdownRenderer(Math.max(20, (out.columns ?? 80) - 2)) };
+      const reader = createInterface({ input: options.input, output: out, terminal: interactive, prompt: '> ' });
+      rl = reader;
+      screen = interactive ? createTerminalScreen(reader, out) : createPlainScreen(out);
+      working = createWorkingIndicator({ clock, look, live: interactive, show: (status) => screen.status(status), print });
+      print(look.color ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.' : 'Errand console — type a request, /help for commands, Ctrl-D to quit.');
+      reader.on('line', (line) => {
+        screen.lineEntered();
         handleLine(sink, line).catch((err: unknown) => print(`(error: ${err instanceof Error ? err.message : String(err)})`));
       });
-      rl.on('close', () => options.onClose?.());
+      // In terminal mode readline takes Ctrl-C from the process: it quits, as it would without readline.
+      reader.on('SIGINT', () => reader.close());
+      reader.on('close', () => {
+        if (rl === reader) options.onClose?.();
+      });
     },
     async stop() {
-      rl?.close();
+      working?.dispose();
+      working = null;
+      screen.clear();
+      screen = createPlainScreen(out);
+      const reader = rl;
       rl = null;
+      reader?.close();
     },
     /** The terminal is always there while the process runs. */
     connectionState: () => ({ connected: true }),
-    async postMessage(_ref, message: OutboundMessage): Promise<PostedMessage> {
+    async postMessage(ref, message: OutboundMessage): Promise<PostedMessage> {
       const id = `out-${++seq}`;
       const buttons = (message.buttons ?? []).map((b) => ({ actionId: b.actionId, label: b.label }));
       const isQuestion = buttons.some((b) => parseActionId(b.actionId)?.kind === 'answer');
-      if (isQuestion) lastQuestion = { buttons };
-      const options = isQuestion ? `\n${buttons.map((b, i) => `  ${i + 1}. ${b.label}`).join('\n')}\n  (type a number or your own answer)` : '';
-      for (const piece of splitText(`${message.mentionUserId ? '@you ' : ''}${message.text}`, capabilities.maxMessageLength)) {
-        print(renderConsoleMessage('errand', piece));
+      if (isQuestion) {
+        lastQuestion = { buttons };
+        working?.asked(keyOf(ref));
       }
-      if (options) print(options.slice(1));
-      transcript.add('bot', `${message.mentionUserId ? '@you ' : ''}${message.text}`, id);
+      const text = `${message.mentionUserId ? '@you ' : ''}${message.text}`;
+      for (const piece of splitText(text, capabilities.maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
+      if (isQuestion) print(renderOptions(buttons.map((b) => b.label), look));
+      transcript.add('bot', text, id);
       return { id };
     },
     async editMessage(_ref, id, message) {
       transcript.edit(id, message.text);
-      print(renderConsoleMessage('errand (edited)', message.text));
+      print(renderConsoleMessage('errand (edited)', message.text, styled()));
     },
-    async setWorking(_ref, status: WorkingStatus | null) {
-      if (status && !working) print('  … working (type "stop" to stop)');
-      working = status !== null;
+    async setWorking(ref, status: WorkingStatus | null) {
+      if (status) working?.begin(keyOf(ref));
+      else working?.end(keyOf(ref));
     },
     async openThread(ch, messageId) {
       return { ...ch, thread: messageId };
     },
     async postEphemeral(_ref, _userId, text) {
       transcript.add('bot', text);
-      print(renderConsoleMessage('errand (only you see this)', text));
+      print(renderConsoleMessage('errand (only you see this)', text, styled()));
     },
     async fetchUserTimezone() {
       return options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -127,3 +154,4 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     history: transcript.history,
   };
 }
+

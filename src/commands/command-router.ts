@@ -15,7 +15,7 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
     case 'usage':
       return handleUsageCommand(cmd, deps.usage);
     case 'help':
-      return handleHelpCommand(deps.schedulesHelp);
+      return handleHelpCommand({ platform: cmd.channel.platform, ...(deps.schedulesHelp ? { schedulesHelp: deps.schedulesHelp } : {}) });
     case 'schedules':
       return deps.schedules ? deps.schedules(cmd) : { text: 'Schedules are not available in this installation.' };
   }

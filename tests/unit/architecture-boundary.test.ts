@@ -58,6 +58,8 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   'discord.js': inside('adapters/discord/'),
   '@modelcontextprotocol/sdk': inside('src/mcp/'),
   'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
+  marked: inside('adapters/console/'),
+  'marked-terminal': inside('adapters/console/'),
 };
 
 describe('architecture', () => {
@@ -96,6 +98,18 @@ describe('architecture', () => {
     });
     expect(offenders).toEqual([]);
     expect(readFileSync(join(root, 'src/metrics/monitoring.ts'), 'utf8')).toMatch(/await import\('\.\/prometheus-monitoring\.js'\)/);
+  });
+
+  it('marked and marked-terminal are loaded only on demand (a colour console), never at start-up', () => {
+    const offenders = all
+      .filter((f) => !f.endsWith('.d.ts'))
+      .flatMap((f) => {
+        const text = readFileSync(join(root, f), 'utf8');
+        const valueImports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)(?!\s+type\b)[^;(]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+        return valueImports.filter((i) => i === 'marked' || i === 'marked-terminal').map((i) => `${f} statically imports ${i}`);
+      });
+    expect(offenders).toEqual([]);
+    expect(readFileSync(join(root, 'adapters/console/markdown-renderer.ts'), 'utf8')).toMatch(/import\('marked-terminal'\)/);
   });
 
   it('sees the modules createRequire loads, and no console.log outside the console adapter', () => {
