@@ -4,7 +4,7 @@ import { createSlackFileDownloader } from '../../adapters/slack/slack-files.js';
 /** A fetch that records where it was asked to go and with which headers. */
 function recordingFetch(answer: () => Response) {
   const seen: { url: string; auth: string | null; redirect: string | undefined }[] = [];
-  const f = (async (input: URL | RequestInfo, init?: RequestInit) => {
+  const f = (async (input: string | URL | Request, init?: RequestInit) => {
     seen.push({ url: String(input), auth: new Headers(init?.headers).get('authorization'), redirect: init?.redirect });
     return answer();
   }) as typeof fetch;
