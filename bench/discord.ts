@@ -1,23 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
-import { createDiscordAdapter, discordOptionsFromConfig } from '../adapters/discord/create-discord-adapter.js';
-import { createOpenAiClient } from '../src/agent/llm-client.js';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../tests/fakes/fake-discord.js';
 import { startFakeOpenAI } from '../tests/fakes/fake-openai.js';
 import type { Benchmark } from './benchmark.js';
+import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-process.js';
+import { callMix, overheadFigures } from './overhead-figures.js';
 
 const WARMUP = 30;
 const MESSAGES = 200;
+/** How long the bots get to take in the echoes of their last posts before CPU is read. */
+const ECHO_GRACE_MS = 200;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-}
+type Kind = 'bare' | 'errand';
 
 /** Mentions the bot once and resolves with the time until its reply reached the fake, in ms. */
 function mentionAndTime(fake: FakeDiscord, i: number): Promise<number> {
@@ -33,79 +26,55 @@ function mentionAndTime(fake: FakeDiscord, i: number): Promise<number> {
   });
 }
 
-/** The baseline: a bare discord.js bot that asks the same model and answers in a new thread. */
-async function bareBot(fake: FakeDiscord, modelUrl: string): Promise<number[]> {
-  const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: modelUrl, model: 'bench', timeoutMs: 10_000 });
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
-    partials: [Partials.Channel],
-    rest: { api: fake.apiUrl },
-  });
-  client.on(Events.MessageCreate, (message) => {
-    if (message.author.bot || !client.user || !message.mentions.users.has(client.user.id)) return;
-    void (async () => {
-      const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }], tools: [], signal: new AbortController().signal });
-      const thread = await message.startThread({ name: 'reply' });
-      await thread.send(r.text ?? 'ok');
-    })();
-  });
-  const ready = new Promise((r) => client.once(Events.ClientReady, r));
-  await client.login(FAKE_DISCORD_TOKEN);
-  await ready;
-  const times: number[] = [];
-  for (let i = 0; i < WARMUP + MESSAGES; i++) {
-    const ms = await mentionAndTime(fake, i);
-    if (i >= WARMUP) times.push(ms);
-  }
-  await client.destroy();
-  return times;
-}
-
 /**
- * Mention → reply latency of Errand on Discord (dedupe, thread, persistence, agent loop, queue)
- * against a bare discord.js bot doing the same platform work (model call, thread, reply), both with
- * the real discord.js on the same fake Discord and the real openai SDK on a zero-latency fake model.
+ * Mention → reply latency and CPU per message of Errand on Discord (dedupe, thread, persistence,
+ * agent loop, queue) against a bare discord.js bot doing the same platform work (model call,
+ * thread, reply). Each bot runs in its own process with the real discord.js on its own fake
+ * Discord, which echoes every post (MESSAGE_CREATE) and thread start (MESSAGE_UPDATE) back as
+ * Discord does; one mention to each in turn, so both see the same machine. CPU is each bot
+ * process's own `process.cpuUsage()` over the measured mentions (fakes and model run here).
  */
 export const benchmark: Benchmark = {
   name: 'discord',
-  figures: ['discord_overhead_ratio'],
+  figures: ['discord_overhead_ratio', 'discord_cpu_ratio'],
   async run() {
     const model = await startFakeOpenAI();
-    const fake = await startFakeDiscord();
-    const dir = mkdtempSync(join(tmpdir(), 'errand-bench-discord-'));
+    const started: { fake: FakeDiscord; bot: BotProcess }[] = [];
     try {
-      const bare = await bareBot(fake, model.baseUrl);
-      const config = loadConfig({
-        OPENAI_BASE_URL: model.baseUrl,
-        OPENAI_API_KEY: 'bench',
-        DATABASE_PATH: join(dir, 'errand.db'),
-        DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
-        DISCORD_API_URL: fake.apiUrl,
-        DISCORD_GUILD_ID: fake.guildId,
-      });
-      const app = createApp({ config, adapters: [createDiscordAdapter(discordOptionsFromConfig(config))] });
-      await app.start();
-      const errand: number[] = [];
+      const start = async (kind: Kind) => {
+        const fake = await startFakeDiscord();
+        const bot = await startBotProcess('discord-bot.js', { KIND: kind, MODEL_URL: model.baseUrl, DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: fake.guildId });
+        started.push({ fake, bot });
+        return { fake, bot };
+      };
+      const bots = { bare: await start('bare'), errand: await start('errand') };
+      const latencies: Record<Kind, number[]> = { bare: [], errand: [] };
+      const cpuStart: Partial<Record<Kind, CpuSample>> = {};
+      const callsStart = { bare: 0, errand: 0 };
       for (let i = 0; i < WARMUP + MESSAGES; i++) {
-        const ms = await mentionAndTime(fake, i);
-        if (i >= WARMUP) errand.push(ms);
-        await app.coordinator.idle();
+        for (const kind of ['bare', 'errand'] as const) {
+          const { fake, bot } = bots[kind];
+          if (i === WARMUP) {
+            cpuStart[kind] = await bot.cpu();
+            callsStart[kind] = fake.calls.length;
+          }
+          const ms = await mentionAndTime(fake, i);
+          if (i >= WARMUP) latencies[kind].push(ms);
+        }
       }
-      await app.stop();
-      const b = median(bare);
-      const e = median(errand);
-      return [
-        {
-          name: 'discord_overhead_ratio',
-          value: e / b,
-          unit: 'x',
-          detail: `median mention → reply: Errand ${e.toFixed(2)} ms vs bare discord.js bot ${b.toFixed(2)} ms, ${MESSAGES} mentions each`,
-        },
-      ];
+      await bots.errand.bot.idle();
+      // Gateway echoes carry no acknowledgement: give both bots the same short grace to take them in.
+      await new Promise((r) => setTimeout(r, ECHO_GRACE_MS));
+      const cpuPerMessage = { bare: 0, errand: 0 };
+      for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
+      const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => `${c.method} ${c.path.replace(/\d{15,}/g, ':id')}`), MESSAGES);
+      return overheadFigures('discord', 'bare discord.js bot', { latencies, cpuPerMessage, callsPerMessage: { bare: calls('bare'), errand: calls('errand') } }, 'each bot in its own process on its own fake Discord, every bot post and thread start echoed back');
     } finally {
-      await fake.close();
+      for (const { fake, bot } of started) {
+        await bot.stop();
+        await fake.close();
+      }
       await model.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   },
 };

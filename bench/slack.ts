@@ -1,17 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { App } from '@slack/bolt';
-import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../adapters/slack/create-slack-adapter.js';
-import { createOpenAiClient } from '../src/agent/llm-client.js';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../tests/fakes/fake-openai.js';
 import { FakeSlack, type Delivery } from '../tests/fakes/fake-slack.js';
 import type { Benchmark } from './benchmark.js';
+import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-process.js';
+import { callMix, overheadFigures, percentile, type OverheadSample } from './overhead-figures.js';
 
 const WARMUP = 30;
 const MESSAGES = 200;
@@ -20,14 +12,6 @@ const EXTRA_EVENTS = 1000;
 /** 200 conversations each getting an event every second: far busier than people type. */
 const EVENTS_PER_SECOND = 200;
 const USER = 'U0BENCH01';
-const BOT_TOKEN = 'xoxb-bench-token';
-/** Pacing is Slack's business, not the pipeline's: both bots post without waiting for tokens here. */
-const TUNING: SlackTuning = { messageRate: { burst: 10_000, perSecond: 10_000 }, webApiRetries: 0 };
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
-}
 
 /** Mentions the bot in `channel` and resolves with the ms until its reply reached the fake. */
 function mentionAndTime(fake: FakeSlack, channel: string, i: number): Promise<number> {
@@ -41,87 +25,98 @@ function mentionAndTime(fake: FakeSlack, channel: string, i: number): Promise<nu
       }
     };
     // mention() stores the person's message before it awaits the deliveries, so its ts is known here.
-    fake.mention({ user: USER, channel, text: `hello ${i}` }).catch(reject);
+    fake.mention({ user: USER, channel, text: `hello ${i}`, order: 'together' }).catch(reject);
     root = fake.messages(channel).at(-1)?.ts ?? '';
   });
 }
 
-function configFor(dir: string, fake: FakeSlack, model: FakeOpenAI, extra: Record<string, string> = {}) {
-  return loadConfig({
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'bench',
-    DATABASE_PATH: join(dir, `errand-${Math.random().toString(36).slice(2)}.db`),
-    SLACK_BOT_TOKEN: BOT_TOKEN,
-    SLACK_MODE: 'http',
-    SLACK_SIGNING_SECRET: fake.signingSecret,
-    SLACK_PORT: '0',
-    SLACK_API_URL: fake.apiUrl,
-    ...extra,
-  });
+/** Both bots in their own processes, each on its own fake Slack, on the same zero-latency model. */
+async function startBots(model: FakeOpenAI, extra: Record<string, string> = {}): Promise<{ bots: Record<Kind, { fake: FakeSlack; bot: BotProcess }>; close: () => Promise<void> }> {
+  const started: { fake: FakeSlack; bot: BotProcess }[] = [];
+  const start = async (kind: Kind) => {
+    const fake = await FakeSlack.start({ rateLimit: null });
+    const bot = await startBotProcess('slack-bot.js', {
+      KIND: kind,
+      MODEL_URL: model.baseUrl,
+      SLACK_API_URL: fake.apiUrl,
+      SIGNING_SECRET: fake.signingSecret,
+      BOT_ID: fake.botId,
+      BOT_USER_ID: fake.botUserId,
+      ...extra,
+    });
+    fake.useHttpReceiver(`http://127.0.0.1:${String(bot.info.port)}/slack/events`);
+    started.push({ fake, bot });
+    return { fake, bot };
+  };
+  const bots = { bare: await start('bare'), errand: await start('errand') };
+  return {
+    bots,
+    close: async () => {
+      for (const { fake, bot } of started) {
+        await bot.stop();
+        await fake.close();
+      }
+    },
+  };
 }
 
-/** The baseline: a bare Bolt app on its own fake Slack that asks the model and answers in the thread. */
-async function startBareBolt(fake: FakeSlack, model: FakeOpenAI): Promise<App> {
-  const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: model.baseUrl, model: 'bench', timeoutMs: 10_000 });
-  const app = new App({ token: BOT_TOKEN, signingSecret: fake.signingSecret, botId: fake.botId, botUserId: fake.botUserId, clientOptions: { slackApiUrl: fake.apiUrl } });
-  app.event('app_mention', async ({ event, client }) => {
-    const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: event.text }], tools: [], signal: new AbortController().signal });
-    await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: r.text ?? 'ok' });
-  });
-  const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
-  fake.useHttpReceiver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
-  return app;
-}
+type Kind = 'bare' | 'errand';
 
 /**
- * Mention → reply latency of both bots, alternating one mention to each, so both see the same
- * machine (other processes, GC, JIT) and the ratio compares like with like.
+ * Mention → reply latency and CPU per message of both bots, alternating one mention to each, so
+ * both see the same machine (other processes, GC, JIT) and the ratio compares like with like. Each
+ * mention arrives as `app_mention` and `message` together, and every post of a bot comes back to
+ * it as a `message` event, as on Slack. CPU is each bot process's own `process.cpuUsage()` from the
+ * first measured mention until the last echo was acknowledged (the fakes and the model run here).
  */
-async function latencies(dir: string, model: FakeOpenAI): Promise<{ bare: number[]; errand: number[] }> {
-  const bareFake = await FakeSlack.start({ rateLimit: null });
-  const errandFake = await FakeSlack.start({ rateLimit: null });
-  const bareApp = await startBareBolt(bareFake, model);
-  const config = configFor(dir, errandFake, model);
-  const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: TUNING });
-  const app = createApp({ config, adapters: [adapter] });
-  await app.start();
-  errandFake.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
-  const bare: number[] = [];
-  const errand: number[] = [];
+async function overhead(model: FakeOpenAI): Promise<OverheadSample> {
+  const { bots, close } = await startBots(model);
+  const latencies: Record<Kind, number[]> = { bare: [], errand: [] };
+  const cpuStart: Partial<Record<Kind, CpuSample>> = {};
+  const callsStart = { bare: 0, errand: 0 };
   try {
     for (let i = 0; i < WARMUP + MESSAGES; i++) {
-      const b = await mentionAndTime(bareFake, 'C0BAREBOT', i);
-      await bareFake.settle();
-      const e = await mentionAndTime(errandFake, 'C0ERRAND1', i);
-      await app.coordinator.idle();
-      await errandFake.settle();
-      if (i >= WARMUP) {
-        bare.push(b);
-        errand.push(e);
+      for (const kind of ['bare', 'errand'] as const) {
+        const { fake, bot } = bots[kind];
+        if (i === WARMUP) {
+          cpuStart[kind] = await bot.cpu();
+          callsStart[kind] = fake.calls.length;
+        }
+        const ms = await mentionAndTime(fake, kind === 'bare' ? 'C0BAREBOT' : 'C0ERRAND1', i);
+        await fake.settle();
+        if (i >= WARMUP) latencies[kind].push(ms);
       }
     }
+    await bots.errand.bot.idle();
+    await Promise.all([bots.bare.fake.settle(), bots.errand.fake.settle()]);
+    const cpuPerMessage = { bare: 0, errand: 0 };
+    for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
+    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), MESSAGES);
+    return { latencies, cpuPerMessage, callsPerMessage: { bare: calls('bare'), errand: calls('errand') } };
   } finally {
-    await app.stop();
-    await bareApp.stop();
-    await bareFake.close();
-    await errandFake.close();
+    await close();
   }
-  return { bare, errand };
 }
 
 /**
  * Ack latency under load: 200 conversations are started and held running at the model, then
  * 1 000 more events (thread follow-ups, other bots' posts) arrive at a steady rate while they run.
  */
-async function ackUnderLoad(dir: string, fake: FakeSlack, model: FakeOpenAI): Promise<{ acks: Delivery[]; startAcks: Delivery[]; seconds: number; running: number }> {
+async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; startAcks: Delivery[]; seconds: number; running: number }> {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   model.respondWith(() => ({ text: 'done', gate }));
-  const config = configFor(dir, fake, model, { MAX_CONCURRENT_RUNS: String(CONVERSATIONS) });
-  const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: TUNING });
-  const app = createApp({ config, adapters: [adapter] });
-  await app.start();
-  fake.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
+  const fake = await FakeSlack.start({ rateLimit: null });
+  const bot = await startBotProcess('slack-bot.js', {
+    KIND: 'errand',
+    MODEL_URL: model.baseUrl,
+    SLACK_API_URL: fake.apiUrl,
+    SIGNING_SECRET: fake.signingSecret,
+    BOT_ID: fake.botId,
+    BOT_USER_ID: fake.botUserId,
+    MAX_CONCURRENT_RUNS: String(CONVERSATIONS),
+  });
+  fake.useHttpReceiver(`http://127.0.0.1:${String(bot.info.port)}/slack/events`);
   const channels = Array.from({ length: 20 }, (_, i) => `C0LOAD${String(i).padStart(3, '0')}`);
   const before = model.requests.length;
   // Start the 200 conversations 20 at a time (Slack spreads deliveries too), then wait until all are at the model.
@@ -149,8 +144,9 @@ async function ackUnderLoad(dir: string, fake: FakeSlack, model: FakeOpenAI): Pr
   const acks = await Promise.all(sent);
   const seconds = (performance.now() - started) / 1000;
   release();
-  await app.coordinator.idle();
-  await app.stop();
+  await bot.idle();
+  await bot.stop();
+  await fake.close();
   return { acks, startAcks, seconds, running };
 }
 
@@ -161,26 +157,17 @@ async function ackUnderLoad(dir: string, fake: FakeSlack, model: FakeOpenAI): Pr
  */
 export const benchmark: Benchmark = {
   name: 'slack',
-  figures: ['slack_overhead_ratio', 'slack_ack_p99_ms'],
+  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_ack_p99_ms'],
   async run() {
     const model = await startFakeOpenAI();
-    const fake = await FakeSlack.start({ rateLimit: null });
-    const dir = mkdtempSync(join(tmpdir(), 'errand-bench-slack-'));
     try {
-      const { bare, errand } = await latencies(dir, model);
-      const load = await ackUnderLoad(dir, fake, model);
-      const b = percentile(bare, 50);
-      const e = percentile(errand, 50);
+      const sample = await overhead(model);
+      const load = await ackUnderLoad(model);
       const ackMs = load.acks.map((a) => a.ms);
       const startMs = load.startAcks.map((a) => a.ms);
       const failed = load.acks.filter((a) => a.status !== 200).length;
       return [
-        {
-          name: 'slack_overhead_ratio',
-          value: e / b,
-          unit: 'x',
-          detail: `median mention → reply: Errand ${e.toFixed(2)} ms vs bare Bolt app ${b.toFixed(2)} ms, ${MESSAGES} mentions each, alternating (both twins delivered, signed, over HTTP)`,
-        },
+        ...overheadFigures('slack', 'bare Bolt app', sample, 'each bot in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back'),
         {
           name: 'slack_ack_p99_ms',
           value: percentile(ackMs, 99),
@@ -189,9 +176,7 @@ export const benchmark: Benchmark = {
         },
       ];
     } finally {
-      await fake.close();
       await model.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   },
 };

@@ -33,7 +33,8 @@ import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { createAttachmentTaskStore } from './attachments/attachment-task-store.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
-import { announceInterruptedRuns, requeueInterruptedRuns } from './runtime/recovery.js';
+import { createOutbox, type Outbox } from './outbox/outbox.js';
+import { requeueInterruptedRuns } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
@@ -54,6 +55,8 @@ export interface AppOptions {
   modelBackoffMs?: (attempt: number) => number;
   /** Delay before a task whose run failed transiently is retried. */
   taskRetryDelayMs?: (attempts: number) => number;
+  /** Wait before an outbox post that failed transiently is tried again (tests shorten it). */
+  outboxBackoffMs?: (attempts: number) => number;
   /** Replaces the scheduler's wake timer (default: node-schedule on the system clock, else the clock's timers). */
   scheduleTimer?: WakeTimer;
   /** Tools from outside Errand (MCP servers); started with the app and closed with it. */
@@ -81,6 +84,7 @@ export interface App {
   readonly tasks: TaskService;
   readonly runs: RunStore;
   readonly schedules: ScheduleService;
+  readonly outbox: Outbox;
   /** Connects adapters, recovers interrupted runs, starts the heartbeat and queued work. */
   start(): Promise<void>;
   /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */
@@ -89,6 +93,8 @@ export interface App {
 
 /** Attempts a task gets, counting transient failures and restarts that interrupted it. */
 const MAX_TASK_ATTEMPTS = 3;
+/** How long a stop waits for the posts already on their way; the rest is posted after the next start. */
+const OUTBOX_STOP_GRACE_MS = 3000;
 
 /** Catch-up after a restart: bounded, and never older than de-duplication remembers (10 minutes' margin for clock skew). */
 const CATCH_UP_LIMITS = { conversations: 200, messagesPerConversation: 50, totalMs: 60_000, maxAgeMs: DEDUPE_RETENTION_MS - 10 * 60_000 };
@@ -111,6 +117,15 @@ export function createApp(options: AppOptions): App {
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
   const dedupe = createEventDedupe(db);
+  const outbox = createOutbox({
+    db,
+    clock,
+    logger,
+    adapters,
+    refOf: (id) => conversations.refOf(id),
+    onQuestionPosted: (runId, messageId) => runs.setQuestionMessage(runId, messageId),
+    ...(options.outboxBackoffMs ? { backoffMs: options.outboxBackoffMs } : {}),
+  });
   const model =
     options.llm ??
     createOpenAiClient({
@@ -141,6 +156,7 @@ export function createApp(options: AppOptions): App {
     llm,
     tools: createToolRegistry(tools, options.externalTools),
     grants: createToolGrantStore(db, clock),
+    posts: outbox,
     scheduleCreator: (id) => scheduling.service.creatorOf(id),
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     budget,
@@ -162,6 +178,7 @@ export function createApp(options: AppOptions): App {
   });
   const commandDeps: CommandDeps = {
     authority,
+    note: (conversationId, text) => void outbox.record(conversationId, null, { purpose: 'note', text }),
     conversations,
     tasks,
     runs,
@@ -194,14 +211,16 @@ export function createApp(options: AppOptions): App {
     tasks,
     runs,
     schedules: scheduling.service,
+    outbox,
     async start() {
       if (started) return;
       started = true;
-      const interrupted = requeueInterruptedRuns({ runs, tasks, logger, maxAttempts: MAX_TASK_ATTEMPTS });
+      const interrupted = requeueInterruptedRuns({ runs, tasks, posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS });
       interrupted.forEach(() => metrics.runFinished('interrupted', null));
       await options.externalTools?.start?.();
       for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
-      await announceInterruptedRuns(interrupted, { conversations, adapters, logger });
+      // What was recorded and not posted before this start goes first: new work posts behind it.
+      outbox.start();
       scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       heartbeat.start();
       coordinator.pump();
@@ -223,6 +242,7 @@ export function createApp(options: AppOptions): App {
       heartbeat.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();
+      await outbox.stop(OUTBOX_STOP_GRACE_MS);
       for (const adapter of adapters.values()) {
         await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
       }

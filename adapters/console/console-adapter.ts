@@ -91,7 +91,6 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       rl?.close();
       rl = null;
     },
-    botUserId: () => 'errand',
     /** The terminal is always there while the process runs. */
     connectionState: () => ({ connected: true }),
     async postMessage(_ref, message: OutboundMessage): Promise<PostedMessage> {

@@ -1,4 +1,5 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from 'discord.js';
+import { createKeyedLookup } from '../../src/chat/keyed-lookup.js';
 
 /** What the tracker needs to know about a thread from the gateway cache. */
 export interface ThreadFacts {
@@ -26,49 +27,30 @@ const MAX_ENTRIES = 10_000;
  * (both yes and no), bounded in size.
  */
 export function createBotThreads(rest: REST, botId: () => string | null): BotThreads {
-  const known = new Map<string, boolean>();
-  const remember = (id: string, value: boolean) => {
-    known.delete(id);
-    known.set(id, value);
-    if (known.size > MAX_ENTRIES) {
-      const oldest = known.keys().next().value;
-      if (oldest !== undefined) known.delete(oldest);
-    }
-  };
-
-  const inFlight = new Map<string, Promise<boolean>>();
-  const lookUp = async (threadId: string): Promise<boolean> => {
-    try {
-      await rest.get(Routes.threadMembers(threadId, '@me'));
-      return true;
-    } catch (err) {
-      if (err instanceof DiscordAPIError && err.code === RESTJSONErrorCodes.UnknownMember) return false;
-      throw err;
-    }
-  };
-
+  const known = createKeyedLookup<boolean>({
+    capacity: MAX_ENTRIES,
+    load: async (threadId) => {
+      try {
+        await rest.get(Routes.threadMembers(threadId, '@me'));
+        return true;
+      } catch (err) {
+        if (err instanceof DiscordAPIError && err.code === RESTJSONErrorCodes.UnknownMember) return false;
+        throw err;
+      }
+    },
+  });
   return {
     async isBotThread(thread) {
-      const cached = known.get(thread.id);
+      const cached = known.peek(thread.id);
       if (cached !== undefined) return cached;
       const me = botId();
       if ((me !== null && thread.ownerId === me) || thread.botIsCachedMember) {
-        remember(thread.id, true);
+        known.set(thread.id, true);
         return true;
       }
-      let pending = inFlight.get(thread.id);
-      if (!pending) {
-        pending = lookUp(thread.id)
-          .then((member) => {
-            if (!known.has(thread.id)) remember(thread.id, member);
-            return known.get(thread.id) ?? member;
-          })
-          .finally(() => inFlight.delete(thread.id));
-        inFlight.set(thread.id, pending);
-      }
-      return pending;
+      return known.get(thread.id);
     },
-    mark: (id) => remember(id, true),
-    unmark: (id) => remember(id, false),
+    mark: (id) => known.set(id, true),
+    unmark: (id) => known.set(id, false),
   };
 }

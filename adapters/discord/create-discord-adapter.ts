@@ -5,7 +5,8 @@ import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-re
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import type { Config } from '../../src/config.js';
-import { AdapterError, TargetGoneError } from '../../src/errors.js';
+import { callPlatform } from '../../src/chat/platform-call.js';
+import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { createBotThreads } from './bot-threads.js';
 import { createDiscordHistory } from './discord-history.js';
@@ -15,7 +16,7 @@ import { inviteUrl } from './invite-url.js';
 import { toInboundMessage } from './message-handler.js';
 import { createDiscordFileDownloader } from './discord-attachments.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type MessageBody } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, withNonces, type MessageBody } from './outbound-message.js';
 import { registerCommands } from './slash-commands.js';
 import { connectClient } from './connect.js';
 import { createWorkingIndicator } from './typing.js';
@@ -24,6 +25,8 @@ import { createWorkingIndicator } from './typing.js';
 export interface DiscordTuning {
   messageLimit?: { count: number; windowMs: number };
   typingIntervalMs?: number;
+  /** Delay before "typing…" first shows (default 400 ms; quicker answers show none). */
+  typingDelayMs?: number;
   workingNoticeDelayMs?: number;
   deferAfterMs?: number;
   readyTimeoutMs?: number;
@@ -71,18 +74,12 @@ export const TARGET_GONE_CODES: ReadonlySet<number | string> = new Set<number | 
 ]);
 
 /** Wraps a REST failure as AdapterError (TargetGoneError for TARGET_GONE_CODES), keeping Discord's error code in the message and the cause. */
-async function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
-  let raw: unknown;
-  try {
-    raw = await call();
-  } catch (err) {
-    const detail = err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err);
-    if (err instanceof DiscordAPIError && TARGET_GONE_CODES.has(err.code)) throw new TargetGoneError(`Discord ${what} failed (${detail})`, String(err.code), { cause: err });
-    throw new AdapterError(`Discord ${what} failed (${detail})`, { cause: err });
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AdapterError(`Discord ${what} returned an unexpected response`, { cause: parsed.error });
-  return parsed.data;
+function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+  return callPlatform(`Discord ${what}`, call, schema, (err) => ({
+    code: err instanceof DiscordAPIError ? String(err.code) : null,
+    detail: err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err),
+    targetGone: err instanceof DiscordAPIError && TARGET_GONE_CODES.has(err.code),
+  }));
 }
 
 /**
@@ -126,6 +123,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const working = createWorkingIndicator({
     logger,
     typingIntervalMs: tuning.typingIntervalMs,
+    typingDelayMs: tuning.typingDelayMs,
     noticeDelayMs: tuning.workingNoticeDelayMs,
     sendTyping: async (channelId) => void (await api.post(Routes.channelTyping(channelId))),
     postNotice: (channelId, stopActionId) =>
@@ -156,7 +154,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const postMessage = async (conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> => {
     const loc = locate(conversation);
     const target = postTargetOf(loc);
-    const bodies = toMessageBodies(message);
+    // With a nonce and enforce_nonce, a repeated post (a REST retry, a restart) returns the first message.
+    const bodies = withNonces(toMessageBodies(message), message.idempotencyKey);
     if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Discord.');
     const last = await queue.enqueue(target, async (send) => {
       let posted = { id: '' };
@@ -205,7 +204,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       const down = [...client.ws.shards.values()].find((shard) => shard.status !== Status.Ready);
       return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}` } : { connected: true };
     },
-    botUserId: botId,
     postMessage,
     async editMessage(conversation, messageId, message) {
       const target = postTargetOf(locate(conversation));
@@ -237,9 +235,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
     async postEphemeral(conversation, userId, text) {
       await postMessage(conversation, { text, mentionUserId: userId });
-    },
-    async fetchUserTimezone() {
-      return null;
     },
     history,
   };

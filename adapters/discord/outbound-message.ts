@@ -12,6 +12,24 @@ export interface MessageBody {
   content: string;
   components?: APIActionRowComponent<APIComponentInMessageActionRow>[];
   allowed_mentions: { parse: never[]; users: string[] };
+  /** Idempotency: with `enforce_nonce`, Discord returns the message already sent with this nonce instead of a second one. */
+  nonce?: string;
+  enforce_nonce?: boolean;
+}
+
+/** Discord nonces are at most 25 characters. */
+const MAX_NONCE = 25;
+
+/**
+ * The nonce of each body of one outbound message: its idempotency key for the first piece, `<key>.<n>`
+ * for the pieces the adapter had to split off. Keys that cannot fit get no nonce.
+ */
+export function withNonces(bodies: MessageBody[], key: string | undefined): MessageBody[] {
+  if (!key) return bodies;
+  return bodies.map((body, i) => {
+    const nonce = i === 0 ? key : `${key}.${i}`;
+    return nonce.length <= MAX_NONCE ? { ...body, nonce, enforce_nonce: true } : body;
+  });
 }
 
 function toButton(b: OutboundButton): APIButtonComponent {

@@ -1,8 +1,14 @@
 import type { WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { Logger } from '../../src/logger.js';
+import { createWorkingIndicator as createSharedIndicator, type WorkingSignal } from '../../src/chat/working-indicator.js';
 
 /** Discord shows "typing…" for 10 s per request; refreshing every 8 s keeps it steady. */
 export const TYPING_INTERVAL_MS = 8000;
+/**
+ * Answers quicker than this never show "typing…" (as on Slack, where the working reaction waits as
+ * long): the request would only compete with the answer for the event loop and the REST queue.
+ */
+export const TYPING_DELAY_MS = 400;
 /** Runs that finish quickly never show the Stop notice: it appears only after this long. */
 export const WORKING_NOTICE_DELAY_MS = 2000;
 
@@ -13,6 +19,8 @@ export interface WorkingIndicatorDeps {
   deleteNotice(channelId: string, messageId: string): Promise<void>;
   logger: Logger;
   typingIntervalMs?: number;
+  /** Wait before the first typing request (0: at once). */
+  typingDelayMs?: number;
   noticeDelayMs?: number;
 }
 
@@ -23,62 +31,29 @@ export interface WorkingIndicator {
   stopAll(): Promise<void>;
 }
 
-interface Active {
-  runId: string;
-  interval: NodeJS.Timeout;
-  noticeTimer: NodeJS.Timeout;
-  notice: Promise<string | null> | null;
-}
-
 /**
- * What Discord users see while Errand works: the typing indicator, refreshed while the run is
- * active, and — only when the run is still going after a couple of seconds — a small "Working…"
- * message with a Stop button, removed when the work ends. Nothing here is awaited by the caller,
- * so a slow typing request can never hold back the first reply.
+ * What Discord users see while Errand works: the typing indicator (once the run took longer than a quick
+ * answer), refreshed while the run is active, and — only when the run is still going after a couple of
+ * seconds — a small "Working…" message with a Stop button, removed when the work ends. Built on the shared
+ * skeleton in src/chat/working-indicator.ts; nothing here is awaited by the caller.
  */
 export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndicator {
-  const active = new Map<string, Active>();
+  const indicator = createSharedIndicator(deps.logger);
   const typingEvery = deps.typingIntervalMs ?? TYPING_INTERVAL_MS;
+  const typingAfter = deps.typingDelayMs ?? TYPING_DELAY_MS;
   const noticeAfter = deps.noticeDelayMs ?? WORKING_NOTICE_DELAY_MS;
-
-  const typing = (channelId: string) => {
-    deps.sendTyping(channelId).catch((err: unknown) => deps.logger.debug({ err, channelId }, 'typing indicator failed'));
-  };
-
-  const end = (channelId: string): Promise<void> => {
-    const state = active.get(channelId);
-    if (!state) return Promise.resolve();
-    active.delete(channelId);
-    clearInterval(state.interval);
-    clearTimeout(state.noticeTimer);
-    if (!state.notice) return Promise.resolve();
-    return state.notice
-      .then((id) => (id ? deps.deleteNotice(channelId, id) : undefined))
-      .catch((err: unknown) => deps.logger.warn({ err, channelId }, 'removing the working notice failed'));
-  };
-
   return {
     set(channelId, status) {
-      const current = active.get(channelId);
-      if (status && current?.runId === status.runId) return;
-      void end(channelId);
-      if (!status) return;
-      typing(channelId);
-      const state: Active = {
-        runId: status.runId,
-        interval: setInterval(() => typing(channelId), typingEvery),
-        noticeTimer: setTimeout(() => {
-          state.notice = deps.postNotice(channelId, status.stopActionId).catch((err: unknown) => {
-            deps.logger.warn({ err, channelId }, 'posting the working notice failed');
-            return null;
-          });
-        }, noticeAfter),
-        notice: null,
-      };
-      active.set(channelId, state);
+      indicator.set(channelId, status?.runId ?? null, () => [
+        { name: 'typing indicator', afterMs: typingAfter, everyMs: typingEvery, show: () => deps.sendTyping(channelId).then(() => null) },
+        {
+          name: 'working notice',
+          afterMs: noticeAfter,
+          show: () => deps.postNotice(channelId, status!.stopActionId),
+          hide: (id: string) => deps.deleteNotice(channelId, id),
+        } satisfies WorkingSignal<string>,
+      ]);
     },
-    async stopAll() {
-      await Promise.all([...active.keys()].map((id) => end(id)));
-    },
+    stopAll: () => indicator.stopAll(),
   };
 }

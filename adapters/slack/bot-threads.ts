@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../../src/logger.js';
+import { createKeyedLookup } from '../../src/chat/keyed-lookup.js';
 import { callSlack, platformError, retryAfterMs, type WebClient } from './slack-api.js';
 
 const repliesSchema = z.object({
@@ -42,13 +43,6 @@ export function createBotThreads(options: BotThreadsOptions): BotThreads {
   const maxAttempts = options.maxAttempts ?? 4;
   const backoffMs = options.backoffMs ?? ((attempt: number) => 250 * 2 ** attempt);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const known = new Map<string, boolean>();
-  const lookups = new Map<string, Promise<boolean>>();
-  const remember = (key: string, value: boolean) => {
-    known.delete(key);
-    known.set(key, value);
-    if (known.size > capacity) known.delete(known.keys().next().value!);
-  };
 
   /** Retries what may pass (429 after Retry-After, network errors, 5xx); Slack's own refusals (thread_not_found…) are final. */
   const withRetries = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -70,38 +64,30 @@ export function createBotThreads(options: BotThreadsOptions): BotThreads {
     const { messages } = await withRetries(() => callSlack('conversations.replies', () => options.client.conversations.replies({ channel: channelId, ts: threadTs, limit: 200 }), repliesSchema));
     return messages.some((m) => m.user === bot.userId || m.bot_id === bot.botId || (m.text ?? '').includes(mention));
   };
+  const known = createKeyedLookup<boolean>({
+    capacity,
+    load: (key) => {
+      const [channelId = '', threadTs = ''] = key.split('/');
+      return lookUp(channelId, threadTs);
+    },
+  });
 
   return {
     mark(channelId, threadTs) {
-      remember(`${channelId}/${threadTs}`, true);
+      known.set(`${channelId}/${threadTs}`, true);
     },
     async includesBot(channelId, threadTs, teamId) {
       const key = `${channelId}/${threadTs}`;
-      const hit = known.get(key);
-      if (hit === true || (hit === undefined && options.known?.({ teamId, channelId, threadTs }))) {
-        remember(key, true);
+      const hit = known.peek(key);
+      if (hit !== undefined) return hit;
+      if (options.known?.({ teamId, channelId, threadTs })) {
+        known.set(key, true);
         return true;
       }
-      if (hit === false) {
-        remember(key, false);
+      return known.get(key).catch((err: unknown) => {
+        options.logger.warn({ err, channelId, threadTs }, 'Slack could not say whether the bot is in this thread; Errand has no record of it, so the reply is not treated as addressed to the bot');
         return false;
-      }
-      let pending = lookups.get(key);
-      if (!pending) {
-        pending = lookUp(channelId, threadTs)
-          .then((found) => {
-            // A mark that raced the lookup wins: the bot joined the thread meanwhile.
-            if (known.get(key) !== true) remember(key, found);
-            return known.get(key) ?? found;
-          })
-          .catch((err: unknown) => {
-            options.logger.warn({ err, channelId, threadTs }, 'Slack could not say whether the bot is in this thread; Errand has no record of it, so the reply is not treated as addressed to the bot');
-            return false;
-          })
-          .finally(() => lookups.delete(key));
-        lookups.set(key, pending);
-      }
-      return pending;
+      });
     },
   };
 }

@@ -21,6 +21,7 @@ import { neutraliseBody, neutraliseSpecialMentions } from './special-mentions.js
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type SlackMessageBody } from './outbound-message.js';
 import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
 import { createSlackHistory } from './slack-history.js';
+import { findPostedKeys, outboxMetadata } from './posted-lookup.js';
 import { registerSlashCommands } from './slash-commands.js';
 import { fromConversationRef, isSlackTs, SLACK_PLATFORM, toConversationRef, type SlackLocation } from './slack-thread-id.js';
 import { createUserProfiles } from './user-profiles.js';
@@ -150,8 +151,14 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     return loc;
   };
   // Every post and edit leaves through these two, so crowd pings are neutralised here once for all.
-  const post = async (send: PacedSend, loc: SlackLocation, body: SlackMessageBody) => {
-    const posted = await send(() => api('chat.postMessage', { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false }, postedSchema));
+  const post = async (send: PacedSend, loc: SlackLocation, body: SlackMessageBody, key?: string) => {
+    const posted = await send(() =>
+      api(
+        'chat.postMessage',
+        { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false, ...(key ? { metadata: outboxMetadata(key) } : {}) },
+        postedSchema,
+      ),
+    );
     traffic?.posted();
     return posted;
   };
@@ -277,16 +284,16 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       connection = { connected: false, detail: 'stopped' };
     },
     connectionState: () => connection,
-    botUserId: () => bot?.userId ?? null,
     httpPort: () => portOf(server),
     async postMessage(conversation, message: OutboundMessage) {
       const loc = locate(conversation);
       const bodies = toMessageBodies(message);
       if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Slack.');
       if (loc.threadTs) botThreads.mark(loc.channelId, loc.threadTs);
+      const key = message.idempotencyKey;
       const ts = await queue.enqueue(loc.channelId, async (send) => {
         let last = '';
-        for (const body of bodies) last = (await post(send, loc, body)).ts;
+        for (const [i, body] of bodies.entries()) last = (await post(send, loc, body, key && (i === 0 ? key : `${key}.${i}`))).ts;
         return last;
       });
       return { id: ts };
@@ -316,6 +323,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     async fetchUserTimezone(userId) {
       return (await profiles.fetch(userId)).tz;
+    },
+    async findPosted(conversation, keys) {
+      const loc = locate(conversation);
+      return findPostedKeys({ call: (method, args) => api(method, args, z.unknown()), botId: () => bot?.botId ?? null }, { channelId: loc.channelId, threadTs: loc.threadTs }, keys);
     },
     history,
   };

@@ -1,6 +1,7 @@
 import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
 import type { z } from 'zod';
-import { AdapterError, TargetGoneError } from '../../src/errors.js';
+import { callPlatform } from '../../src/chat/platform-call.js';
+import { AdapterError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 
 export type WebClient = webApi.WebClient;
@@ -39,20 +40,16 @@ export const TARGET_GONE_ERRORS: ReadonlySet<string> = new Set([
  * (a TargetGoneError when the channel is gone for good: TARGET_GONE_ERRORS); a 429 is rethrown
  * untouched so the outbound queue can wait it out.
  */
-export async function callSlack<T>(method: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
-  let raw: unknown;
-  try {
-    raw = await call();
-  } catch (err) {
-    if (retryAfterMs(err) !== null) throw err;
+export function callSlack<T>(method: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+  return callPlatform(`Slack ${method}`, call, schema, (err) => {
     const code = platformError(err);
-    const detail = code ?? (err instanceof Error ? err.message : String(err));
-    if (code !== null && TARGET_GONE_ERRORS.has(code)) throw new TargetGoneError(`Slack ${method} failed (${code}): the channel cannot take posts`, code, { cause: err });
-    throw new AdapterError(`Slack ${method} failed (${detail})`, { cause: err });
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AdapterError(`Slack ${method} answered in an unexpected shape: ${parsed.error.message}`);
-  return parsed.data;
+    return {
+      passThrough: retryAfterMs(err) !== null,
+      code,
+      detail: code ?? (err instanceof Error ? err.message : String(err)),
+      targetGone: code !== null && TARGET_GONE_ERRORS.has(code),
+    };
+  });
 }
 
 /** Bolt and the Web API log through this bridge into Errand's pino logger. */
@@ -60,9 +57,10 @@ export function boltLogger(logger: Logger): BoltLogger {
   let level: LogLevel = LogLevel.INFO;
   const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   return {
-    // Bolt's debug output echoes whole payloads; keep it at trace so debug logs stay readable.
-    debug: (...msg: unknown[]) => logger.trace(text(msg)),
-    info: (...msg: unknown[]) => logger.debug(text(msg)),
+    // Bolt's debug output echoes whole payloads; keep it at trace so debug logs stay readable. Bolt and
+    // the Web API call these on every event and request: format only what pino will write.
+    debug: (...msg: unknown[]) => (logger.isLevelEnabled('trace') ? logger.trace(text(msg)) : undefined),
+    info: (...msg: unknown[]) => (logger.isLevelEnabled('debug') ? logger.debug(text(msg)) : undefined),
     warn: (...msg: unknown[]) => logger.warn(text(msg)),
     error: (...msg: unknown[]) => logger.error(text(msg)),
     setLevel: (l: LogLevel) => {

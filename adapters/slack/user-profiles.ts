@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { createKeyedLookup } from '../../src/chat/keyed-lookup.js';
 import { callSlack, type WebClient } from './slack-api.js';
 
 const userInfoSchema = z.object({
@@ -43,32 +44,19 @@ const nonEmpty = (...names: (string | undefined)[]): string | null => names.find
  * (people rename and travel); concurrent asks share the call; failures are not cached.
  */
 export function createUserProfiles(client: WebClient, ttlMs = 6 * 60 * 60 * 1000, capacity = 10_000): UserProfiles {
-  const cache = new Map<string, { profile: UserProfile; at: number }>();
-  const pending = new Map<string, Promise<UserProfile>>();
+  const profiles = createKeyedLookup<UserProfile>({
+    capacity,
+    ttlMs,
+    load: async (userId) => {
+      const { user } = await callSlack('users.info', () => client.users.info({ user: userId }), userInfoSchema);
+      return {
+        name: nonEmpty(user.profile?.display_name, user.profile?.real_name, user.real_name, user.name),
+        tz: user.tz && isIana(user.tz) ? user.tz : null,
+      };
+    },
+  });
   return {
-    cachedTimezone(userId) {
-      return cache.get(userId)?.profile.tz ?? undefined;
-    },
-    async fetch(userId) {
-      const hit = cache.get(userId);
-      if (hit && Date.now() - hit.at < ttlMs) return hit.profile;
-      let p = pending.get(userId);
-      if (!p) {
-        p = callSlack('users.info', () => client.users.info({ user: userId }), userInfoSchema)
-          .then(({ user }) => {
-            const profile: UserProfile = {
-              name: nonEmpty(user.profile?.display_name, user.profile?.real_name, user.real_name, user.name),
-              tz: user.tz && isIana(user.tz) ? user.tz : null,
-            };
-            cache.delete(userId);
-            cache.set(userId, { profile, at: Date.now() });
-            if (cache.size > capacity) cache.delete(cache.keys().next().value!);
-            return profile;
-          })
-          .finally(() => pending.delete(userId));
-        pending.set(userId, p);
-      }
-      return p;
-    },
+    cachedTimezone: (userId) => profiles.peek(userId)?.tz ?? undefined,
+    fetch: (userId) => profiles.get(userId),
   };
 }

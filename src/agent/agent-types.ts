@@ -59,3 +59,37 @@ export interface TranscriptRow {
   /** Images sent with a user message (stored JSON; validated where it is read). */
   readonly images?: unknown;
 }
+
+/** Why the bot posts a message: its answer text, a send_update, a question or approval it waits on, or a note about the run. */
+export type PostPurpose = 'answer' | 'update' | 'question' | 'approval' | 'note';
+
+/** A message a run wants posted in its conversation. */
+export interface PostIntent {
+  readonly purpose: PostPurpose;
+  readonly text: string;
+  readonly mentionUserId?: string;
+  readonly buttons?: readonly { readonly actionId: string; readonly label: string; readonly style?: 'primary' | 'danger' }[];
+}
+
+/** The outbox rows one recorded post became (one per platform message), oldest first. */
+export type PostTicket = readonly number[];
+
+/**
+ * How a run posts: the post is recorded in the same database transaction as the transcript step
+ * that produced it (`atomically`), so a crash can neither lose it nor post it twice, and a poster
+ * delivers it in order afterwards.
+ */
+export interface RunPosts {
+  /** Runs `write` in one database transaction. */
+  atomically<T>(write: () => T): T;
+  /** Records a post for delivery; call it inside `atomically` with the write it belongs to. */
+  record(conversationId: string, runId: string | null, intent: PostIntent): PostTicket;
+  /**
+   * Waits until every row of the ticket is settled. Resolves with the last platform message id, or
+   * null when a row failed (logged), `signal` aborted the wait, or the poster stopped; rejects with
+   * TargetGoneError when the conversation's place is gone for good.
+   */
+  delivered(ticket: PostTicket, signal?: AbortSignal): Promise<string | null>;
+  /** Drops a stopped run's answers and updates that are not posted yet; returns how many. */
+  dropUnsent(runId: string): number;
+}

@@ -1,5 +1,4 @@
 import type { BudgetStop, RunBudget } from '../budget/budget-stop.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { ImagePart, PendingApproval, PendingQuestion } from './agent-types.js';
@@ -12,7 +11,7 @@ import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
 import { estimateTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
-import { runToolCalls, type PostFn, type ToolStepDeps } from './tool-step.js';
+import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from './tools/tool.js';
 
 /** How a run's loop ended; the coordinator turns it into statuses and notes. */
@@ -44,7 +43,6 @@ export interface RunnerDeps extends ToolStepDeps {
 export interface RunInput {
   runId: string;
   conversation: ConversationRef;
-  adapter: ChatAdapter;
   toolContext: ToolContext;
   systemPrompt: string;
   /** The run's goal (`goalMessage(task)`), sent with every request whatever the budget; null: the newest user message. */
@@ -83,19 +81,10 @@ export async function executeRun(input: RunInput, deps: RunnerDeps): Promise<Run
 }
 
 async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutcome> {
-  const { runId, conversation, adapter, signal } = input;
+  const { runId, signal } = input;
   const conversationId = input.toolContext.conversationId;
-  // Other post failures are logged and the run goes on; a gone target is thrown to end the run.
-  const post: PostFn = async (text, extra = {}) => {
-    if (signal.aborted) return null;
-    try {
-      return await adapter.postMessage(conversation, { text, ...extra });
-    } catch (err) {
-      deps.logger.error({ err, runId, conversationId }, 'posting to the platform failed');
-      if (isTargetGone(err)) throw err;
-      return null;
-    }
-  };
+  // Other post failures are logged (by the poster) and the run goes on; a gone target is thrown to end the run.
+  const awaitPost: AwaitPost = (ticket) => deps.posts.delivered(ticket, signal);
 
   if (input.resume) {
     const { approval, decision } = input.resume;
@@ -111,7 +100,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
         calls: allowed ? [approval.call, ...approval.remaining] : approval.remaining,
         context: input.toolContext,
         signal,
-        post,
+        awaitPost,
         approverId: input.approverId ?? null,
         completeSummary: approval.completeSummary,
         ...(allowed ? { approvedCallId: approval.call.id } : {}),
@@ -153,11 +142,15 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       deps.logger.warn({ runId }, 'the model sent an empty answer; asking again');
       continue;
     }
-    deps.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
-    if (text) await post(text);
+    // The answer text and its transcript row are one write: a crash cannot post it twice or lose it.
+    const ticket = deps.posts.atomically(() => {
+      deps.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
+      return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }) : [];
+    });
+    await awaitPost(ticket);
     if (response.toolCalls.length === 0) return { kind: 'completed', summary: text };
 
-    const stepOutcome = await runToolCalls({ runId, calls: response.toolCalls, context: input.toolContext, signal, post, approverId: input.approverId ?? null }, deps);
+    const stepOutcome = await runToolCalls({ runId, calls: response.toolCalls, context: input.toolContext, signal, awaitPost, approverId: input.approverId ?? null }, deps);
     if (stepOutcome) return stepOutcome;
   }
 }

@@ -1,8 +1,7 @@
 import { answerActionId } from '../chat/action-id.js';
-import type { OutboundButton, PostedMessage } from '../chat/chat-adapter.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PendingQuestion, StoredToolCall } from './agent-types.js';
+import type { PendingQuestion, PostIntent, PostTicket, RunPosts, StoredToolCall } from './agent-types.js';
 import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
@@ -16,18 +15,22 @@ export interface ToolStepDeps {
   runs: RunStore;
   grants: ToolGrantStore;
   askTimeoutMs: number;
+  posts: RunPosts;
   now(): number;
 }
 
-/** Posts into the run's conversation: null when the post failed (logged); throws TargetGoneError when the place is gone for good. */
-export type PostFn = (text: string, extra?: { mentionUserId?: string; buttons?: OutboundButton[] }) => Promise<PostedMessage | null>;
+/**
+ * Waits for a run's recorded post to be delivered: the platform id, or null when it failed (logged)
+ * or the run stopped waiting; throws TargetGoneError when the place is gone for good.
+ */
+export type AwaitPost = (ticket: PostTicket) => Promise<string | null>;
 
 export interface ToolStepInput {
   runId: string;
   calls: readonly StoredToolCall[];
   context: ToolContext;
   signal: AbortSignal;
-  post: PostFn;
+  awaitPost: AwaitPost;
   /** The call a person just allowed: it runs without asking again. */
   approvedCallId?: string;
   /** A task_complete summary from earlier in the same step (a step resumed after an approval). */
@@ -50,16 +53,25 @@ function approvalText(tool: string, call: StoredToolCall): string {
 }
 
 /**
- * Posts the question a run was just parked on. When the place is gone for good the run is unparked
+ * Parks the run and records its question in one transaction (an answer typed the moment the question
+ * appears must find the run waiting; a crash leaves both or neither), then waits for the post; the
+ * poster records its message id on the run. When the place is gone for good the run is unparked
  * before the error goes on, so no question waits where nobody can see it.
  */
-async function postQuestion(input: ToolStepInput, runs: RunStore, text: string, extra: Parameters<PostFn>[1]): Promise<PostedMessage | null> {
+async function parkAndAsk(input: ToolStepInput, deps: ToolStepDeps, pending: PendingQuestion, intent: PostIntent): Promise<RunOutcome> {
+  const { runId } = input;
+  const ticket = deps.posts.atomically(() => {
+    if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return null;
+    return deps.posts.record(input.context.conversationId, runId, intent);
+  });
+  if (!ticket) return { kind: 'aborted' };
   try {
-    return await input.post(text, extra);
+    await input.awaitPost(ticket);
   } catch (err) {
-    if (isTargetGone(err)) runs.unpark(input.runId);
+    if (isTargetGone(err)) deps.runs.unpark(runId);
     throw err;
   }
+  return { kind: 'waiting', question: pending };
 }
 
 /**
@@ -95,11 +107,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         messageId: null,
         userId: input.approverId,
       };
-      if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
       const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
-      const posted = await postQuestion(input, deps.runs, question, { ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
-      if (posted) deps.runs.setQuestionMessage(runId, posted.id);
-      return { kind: 'waiting', question: pending };
+      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
     }
     let outcome = await deps.tools.execute(call, context);
     if (outcome.effect?.kind === 'ask' && ask !== null) {
@@ -109,9 +118,18 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       ask = { call, effect: outcome.effect };
       continue;
     }
-    if (outcome.effect?.kind === 'update') await input.post(outcome.effect.text);
     if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
-    record(call.id, outcome.result);
+    const effect = outcome.effect;
+    if (effect?.kind === 'update') {
+      // The update and its result are one write: a crash between them can neither lose it nor post it twice.
+      const ticket = deps.posts.atomically(() => {
+        record(call.id, outcome.result);
+        return deps.posts.record(conversationId, runId, { purpose: 'update', text: effect.text });
+      });
+      await input.awaitPost(ticket);
+    } else {
+      record(call.id, outcome.result);
+    }
   }
   if (signal.aborted) return { kind: 'aborted' };
   if (complete !== null) return { kind: 'completed', summary: complete };
@@ -119,12 +137,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const userId = context.userId;
     const { question, options } = ask.effect;
     const pending: PendingQuestion = { question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
-    // Park before posting: an answer typed the moment the question appears must find the run waiting.
-    if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return { kind: 'aborted' };
     const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, n), label }));
-    const posted = await postQuestion(input, deps.runs, question, { ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
-    if (posted) deps.runs.setQuestionMessage(runId, posted.id);
-    return { kind: 'waiting', question: pending };
+    return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
   }
   return null;
 }

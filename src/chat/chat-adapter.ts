@@ -15,6 +15,13 @@ export interface OutboundMessage {
   /** Mention this user at the start (questions mention the asker). */
   readonly mentionUserId?: string;
   readonly buttons?: readonly OutboundButton[];
+  /**
+   * A stable key for this post (the outbox gives `e<row id>`). Sending the same key again must not
+   * show the message twice: Discord sends it as the `nonce` with `enforce_nonce`; Slack attaches it as
+   * message metadata that `findPosted` can find. When the adapter splits the text itself, its later
+   * pieces get `<key>.<n>`.
+   */
+  readonly idempotencyKey?: string;
 }
 
 export interface PostedMessage {
@@ -58,8 +65,6 @@ export interface ChatAdapter {
   start(sink: InboundSink): Promise<void>;
   /** Disconnects; pending outbound messages are flushed first where possible. */
   stop(): Promise<void>;
-  /** The bot's own user id once connected, else null. */
-  botUserId(): string | null;
   /** Posts into the conversation (its thread when it has one); splits long text. */
   postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage>;
   /** Replaces a posted message's text (and buttons: omitted = removed). */
@@ -73,8 +78,15 @@ export interface ChatAdapter {
   openThread(channel: ChannelRef, messageId: string, name: string): Promise<ConversationRef>;
   /** A notice only `userId` sees (falls back to a normal post where unsupported). */
   postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void>;
-  /** The user's IANA timezone when the platform knows it (cached by the adapter), else null. */
-  fetchUserTimezone(userId: string): Promise<string | null>;
+  /** Where the platform knows people's timezones (Slack; the console's own): the user's IANA timezone, else null. */
+  fetchUserTimezone?(userId: string): Promise<string | null>;
+  /**
+   * Which of these idempotency keys the bot already posted in the conversation (key → platform id).
+   * The outbox asks before posting again a message whose earlier attempt may have reached the
+   * platform (a crash, or a failure with no answer). Absent where a repeated key is harmless by
+   * itself (Discord's nonce) or the platform keeps no history (console).
+   */
+  findPosted?(conversation: ConversationRef, keys: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
   readonly history?: ConversationHistory;
   /** The live connection state for `/healthz`; absent: the adapter is taken as connected once started. */

@@ -42,6 +42,8 @@ export interface CommandDeps {
   runs: RunStore;
   coordinator: RunControl;
   adapters: ReadonlyMap<string, ChatAdapter>;
+  /** Posts a note in a conversation through the outbox (recorded, delivered once, in order). */
+  note(conversationId: string, text: string): void;
   /** `/schedules …`, when scheduling is wired. */
   schedules?: (args: string, channel: ChannelRef) => Promise<CommandReply>;
   /** Whose work it is, under the access rules (default: anyone may stop anything, as without rules). */

@@ -6,10 +6,10 @@ import type { CommandDeps } from './command-deps.js';
 const stopArgs = z.union([z.literal(''), z.literal('all'), z.string().regex(/^#?\d+$/).transform((s) => Number(s.replace('#', '')))]);
 
 /** Posts the stop note in the conversation where work stopped. */
-export async function announceStop(deps: CommandDeps, ref: ConversationRef, userId: string, taskId: number | null, cancelled: number): Promise<void> {
+export function announceStop(deps: CommandDeps, conversationId: string, userId: string, taskId: number | null, cancelled: number): void {
   const parts = [taskId !== null ? `⏹️ Stopped #${taskId} (requested by <@${userId}>).` : `⏹️ Stopped by <@${userId}>.`];
   if (cancelled > 0) parts.push(`Cancelled ${cancelled} pending task${cancelled === 1 ? '' : 's'}.`);
-  await deps.adapters.get(ref.platform)?.postMessage(ref, { text: parts.join(' ') });
+  deps.note(conversationId, parts.join(' '));
 }
 
 /** `/stop [task-id|all]`: in a thread, that conversation; without one (Slack), every conversation of the channel. */
@@ -34,7 +34,7 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
     }
     if (task.status !== 'in_progress') return { text: `Task #${arg} is already ${task.status}.` };
     const r = deps.coordinator.stopConversation(task.conversationId, false);
-    await announceStop(deps, ref, cmd.userId, r.stoppedTaskId, 0);
+    announceStop(deps, task.conversationId, cmd.userId, r.stoppedTaskId, 0);
     return { text: `Stopped task #${arg}.` };
   }
 
@@ -46,8 +46,7 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
   let cancelled = 0;
   for (const id of targets) {
     const r = deps.coordinator.stopConversation(id, all);
-    const ref = deps.conversations.refOf(id);
-    if ((r.stoppedRun || r.cancelledPending > 0) && ref) await announceStop(deps, ref, cmd.userId, r.stoppedTaskId, r.cancelledPending);
+    if (r.stoppedRun || r.cancelledPending > 0) announceStop(deps, id, cmd.userId, r.stoppedTaskId, r.cancelledPending);
     if (r.stoppedRun) stopped++;
     cancelled += r.cancelledPending;
   }

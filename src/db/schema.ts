@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { ImagePart, MessageRole, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
+import type { ImagePart, MessageRole, PendingQuestion, PostPurpose, StoredToolCall } from '../agent/agent-types.js';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Run states; `running` and `waiting_user` are "active" (at most one per conversation). */
@@ -13,6 +13,20 @@ export const SCHEDULE_STATUSES = ['active', 'paused', 'completed', 'error'] as c
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
 export type { ImagePart, MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
+
+/** Outbox rows: `pending` until the platform accepted the post (`posted`) or refused it for good (`failed`). */
+export const OUTBOX_STATUSES = ['pending', 'posted', 'failed'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/** Why a post exists: the run's answer text, a send_update, a question or approval it waits on, or a note about the run. */
+export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note'] as const satisfies readonly PostPurpose[];
+
+/** One platform message to post, as stored: the text piece, whom it mentions, its buttons. */
+export interface OutboxPayload {
+  text: string;
+  mentionUserId?: string;
+  buttons?: { actionId: string; label: string; style?: 'primary' | 'danger' }[];
+}
 
 /** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */
 export const conversations = sqliteTable(
@@ -129,6 +143,34 @@ export const messages = sqliteTable(
   (t) => [index('messages_conversation_idx').on(t.conversationId, t.id)],
 );
 
+/**
+ * The durable outbox: every message Errand posts into a conversation is recorded here first, in the
+ * same transaction as the step that produced it, and delivered by the poster in id order. A row is
+ * one platform message, so a restart resumes a long answer with the missing pieces only.
+ */
+export const outbox = sqliteTable(
+  'outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    runId: text('run_id'),
+    purpose: text('purpose', { enum: OUTBOX_PURPOSES }).notNull(),
+    payload: text('payload', { mode: 'json' }).$type<OutboxPayload>().notNull(),
+    status: text('status', { enum: OUTBOX_STATUSES }).notNull().default('pending'),
+    platformMessageId: text('platform_message_id'),
+    /** Posts tried so far; above 0 the platform may already hold the message (look before posting again). */
+    attempts: integer('attempts').notNull().default(0),
+    /** Earliest next try after a transient failure; 0 = now. */
+    notBefore: integer('not_before').notNull().default(0),
+    error: text('error'),
+    createdAt: integer('created_at').notNull(),
+    postedAt: integer('posted_at'),
+  },
+  (t) => [index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`)],
+);
+
 /** Inbound events already handled, so a redelivery (even after a restart) is ignored. */
 export const processedEvents = sqliteTable(
   'processed_events',
@@ -207,3 +249,4 @@ export type TaskRow = typeof tasks.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
 export type ScheduleRow = typeof schedules.$inferSelect;
 export type UsageDailyRow = typeof usageDaily.$inferSelect;
+export type OutboxRow = typeof outbox.$inferSelect;

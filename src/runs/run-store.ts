@@ -54,6 +54,14 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
     })
     .returning()
     .prepare();
+  // Prepared once (pump() asks after every run; building the query cost more than running it), with the
+  // status literal so SQLite can use the partial index of waiting runs.
+  const expiredStmt = db
+    .select()
+    .from(runs)
+    .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, sql.placeholder('now'))))
+    .limit(sql.placeholder('limit'))
+    .prepare();
   const finalStmt = db.$client.prepare(
     `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
      where id = ? and status in (select value from json_each(?))`,
@@ -64,6 +72,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
   const recordAnswerStmt = db.$client.prepare(
     "update runs set question = json_set(question, '$.answer', json(?)), ask_expires_at = 0, updated_at = ? where id = ? and status = 'waiting_user' and question is not null",
   );
+  const countStepStmt = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps');
   const get = (id: string) => getStmt.get({ id }) ?? null;
   return {
     create(conversationId, taskId) {
@@ -100,7 +109,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       });
     },
     countStep(id) {
-      const r = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps').get(clock.now(), id) as { steps: number } | undefined;
+      const r = countStepStmt.get(clock.now(), id) as { steps: number } | undefined;
       return r?.steps ?? 0;
     },
     interruptAllRunning() {
@@ -112,12 +121,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       });
     },
     expiredQuestions(limit) {
-      return db
-        .select()
-        .from(runs)
-        .where(and(eq(runs.status, 'waiting_user'), lte(runs.askExpiresAt, clock.now())))
-        .limit(limit)
-        .all();
+      return expiredStmt.all({ now: clock.now(), limit });
     },
   };
 }

@@ -188,8 +188,8 @@ export class Dispatcher implements InboundSink {
     const { deps } = this;
     if (decision.kind === 'stop') {
       const r = deps.coordinator.stopConversation(decision.conversationId, decision.all);
-      if (r.stoppedRun || r.cancelledPending > 0) await announceStop(deps.commands, ref, userId, r.stoppedTaskId, r.cancelledPending);
-      else await this.say(adapter, ref, notices.nothingRunning);
+      if (r.stoppedRun || r.cancelledPending > 0) announceStop(deps.commands, decision.conversationId, userId, r.stoppedTaskId, r.cancelledPending);
+      else deps.commands.note(decision.conversationId, notices.nothingRunning);
       return;
     }
     if (decision.kind === 'refuse') {
@@ -218,18 +218,18 @@ export class Dispatcher implements InboundSink {
       return;
     }
     const { conversationId } = decision;
-    if (decision.files) await this.readFiles(adapter, ref, decision.taskId, decision.files);
+    if (decision.files) await this.readFiles(conversationId, decision.taskId, decision.files);
     const started = deps.coordinator.startNext(conversationId);
     if (started.kind === 'started' && started.taskId === decision.taskId) return;
     if (started.kind === 'stopping') return;
-    if (decision.awaitingApproval) return this.say(adapter, ref, notices.queuedBehindApproval(decision.taskId));
+    if (decision.awaitingApproval) return deps.commands.note(conversationId, notices.queuedBehindApproval(decision.taskId));
     const why =
       decision.busy || started.kind === 'busy_conversation' || started.kind === 'started'
         ? "I'll start on it when I finish what I'm doing here."
         : started.kind === 'busy_global'
           ? "I'm busy in other conversations and will start on it as soon as I can."
           : 'It is waiting for the tasks ahead of it.';
-    await this.say(adapter, ref, notices.queued(decision.taskId, why));
+    deps.commands.note(conversationId, notices.queued(decision.taskId, why));
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {
@@ -263,7 +263,7 @@ export class Dispatcher implements InboundSink {
       if (run.status !== 'running' && run.status !== 'waiting_user') return { text: 'That run has already finished.' };
       if (!this.authority.mayStop(run.conversationId, person)) return { text: notices.notAllowedToStop };
       const r = deps.coordinator.stopConversation(run.conversationId, false);
-      if (ref && r.stoppedRun) await announceStop(deps.commands, ref, action.userId, r.stoppedTaskId, 0);
+      if (r.stoppedRun) announceStop(deps.commands, run.conversationId, action.userId, r.stoppedTaskId, 0);
       return null;
     }
     if (!deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now())) return null;
@@ -277,7 +277,7 @@ export class Dispatcher implements InboundSink {
   }
 
   /** Reads a request's files into its task and says in the thread which were not read, and why. */
-  private async readFiles(adapter: ChatAdapter, ref: ConversationRef, taskId: number, files: Files): Promise<void> {
+  private async readFiles(conversationId: string, taskId: number, files: Files): Promise<void> {
     const intake = this.deps.attachments;
     if (!intake) return;
     let notes: string[];
@@ -288,10 +288,6 @@ export class Dispatcher implements InboundSink {
       this.deps.logger.error({ err, taskId }, 'reading attachments failed');
       return;
     }
-    if (notes.length > 0) await this.say(adapter, ref, notes.join('\n'));
-  }
-
-  private async say(adapter: ChatAdapter, ref: ConversationRef, text: string): Promise<void> {
-    await adapter.postMessage(ref, { text }).catch((err: unknown) => this.deps.logger.error({ err }, 'posting a notice failed'));
+    if (notes.length > 0) this.deps.commands.note(conversationId, notes.join('\n'));
   }
 }

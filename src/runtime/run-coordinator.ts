@@ -1,6 +1,7 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
 import { executeRun, type RunInput } from '../agent/runner.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import type { ToolContext } from '../agent/tools/tool.js';
@@ -54,6 +55,8 @@ export interface CoordinatorDeps {
   /** Paragraphs added to every system prompt (e.g. scheduling help). */
   promptExtras?: readonly string[];
   grants: ToolGrantStore;
+  /** Where runs post: recorded with the step that produced the post, delivered by the outbox. */
+  posts: RunPosts;
   /** Access rules: whether the requester may create channel schedules (default: everyone may). */
   access?: AccessPolicy;
   /** Who created a schedule: they decide the tool approvals of its runs. */
@@ -163,9 +166,11 @@ export class RunCoordinator implements RunControl {
     const entry = this.active.get(run.conversationId);
     if (entry) {
       if (entry.runId !== run.id) return false;
+      // Kept with the run first: a crash before the loop has unwound must not lose it (start-up resumes it).
+      if (!this.deps.runs.recordAnswer(run.id, { text: answer, userId, source })) return false;
       void entry.done.then(() => {
         const fresh = this.deps.runs.get(run.id);
-        if (fresh?.status === 'waiting_user' && !this.answer(fresh, answer, userId, source)) {
+        if (fresh?.status === 'waiting_user' && !this.answer(fresh, null, null)) {
           this.deps.logger.warn({ runId: run.id }, 'a deferred answer could not be delivered');
         }
       });
@@ -202,6 +207,9 @@ export class RunCoordinator implements RunControl {
     let stoppedTaskId: number | null = null;
     if (run && runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' })) {
       this.countEnd('cancelled', run);
+      // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
+      const dropped = this.deps.posts.dropUnsent(run.id);
+      if (dropped > 0) this.deps.logger.debug({ runId: run.id, dropped }, 'unsent pieces of a stopped run dropped');
       stoppedTaskId = run.taskId;
       if (run.taskId !== null) tasks.cancel(conversationId, run.taskId);
       const entry = this.active.get(conversationId);
@@ -267,7 +275,7 @@ export class RunCoordinator implements RunControl {
       .catch(async (err: unknown) => {
         // An exception nobody expected (a failed write, a bug): end the run so the conversation is free again.
         this.deps.logger.error({ err, runId: run.id, conversationId }, 'run crashed');
-        await this.settle(conversationId, ref, adapter, run, task, { kind: 'crashed', error: err }, entry.reason).catch((again: unknown) => {
+        await this.settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason).catch((again: unknown) => {
           this.deps.logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
         });
       })
@@ -306,7 +314,6 @@ export class RunCoordinator implements RunControl {
       {
         runId: run.id,
         conversation: ref,
-        adapter,
         signal: entry.controller.signal,
         systemPrompt: buildSystemPrompt({
           platform: ref.platform,
@@ -336,26 +343,28 @@ export class RunCoordinator implements RunControl {
         maxSteps: deps.limits.maxSteps,
         contextBudget: deps.limits.contextBudget,
         askTimeoutMs: deps.limits.askTimeoutMs,
+        posts: deps.posts,
         now: () => deps.clock.now(),
       },
     );
-    await this.settle(conversationId, ref, adapter, run, task, outcome, entry.reason);
+    await this.settle(conversationId, run, task, outcome, entry.reason);
   }
 
   private async timezoneFor(conversationId: string, adapter: ChatAdapter, task: TaskRow | null): Promise<string> {
     const stored = this.deps.conversations.get(conversationId)?.timezone;
     if (stored) return stored;
     if (task?.requestedBy) {
-      const tz = await adapter.fetchUserTimezone(task.requestedBy).catch(() => null);
+      const tz = (await adapter.fetchUserTimezone?.(task.requestedBy).catch(() => null)) ?? null;
       if (tz) return tz;
     }
     return this.deps.limits.defaultTimezone;
   }
 
-  /** Records how a run ended (run status and task change in one transaction), then posts its note. */
-  private async settle(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
-    const { runs, tasks, limits, clock, logger } = this.deps;
-    const attempts = task ? (tasks.get(task.id)?.attempts ?? limits.maxAttempts) : limits.maxAttempts;
+  /** Records how a run ended: run status, task change and the note for the thread in one transaction. */
+  private async settle(conversationId: string, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
+    const { runs, tasks, limits, clock, posts } = this.deps;
+    const current = task ? tasks.get(task.id) : null;
+    const attempts = current?.attempts ?? limits.maxAttempts;
     const settlement = settleRun({
       ending,
       abortReason: reason,
@@ -369,13 +378,14 @@ export class RunCoordinator implements RunControl {
     if (!change) return;
     const applied = this.deps.db.transaction(() => {
       if (!runs.transition(run.id, ['running'], change.to, { ...(change.summary !== undefined ? { summary: change.summary } : {}), ...(change.error ? { error: change.error } : {}) })) return false;
-      const open = task !== null && tasks.get(task.id)?.status === 'in_progress';
+      const open = current?.status === 'in_progress';
       if (task && open && settlement.task) {
         const t = settlement.task;
         if (t.kind === 'complete') tasks.complete(conversationId, task.id, t.summary);
         else if (t.kind === 'fail') tasks.fail(conversationId, task.id, t.reason);
         else tasks.requeue(task.id, clock.now() + t.delayMs, t.reason);
       }
+      if (settlement.note) posts.record(conversationId, run.id, { purpose: 'note', text: settlement.note });
       return true;
     });
     if (!applied) return;
@@ -385,6 +395,5 @@ export class RunCoordinator implements RunControl {
       const delay = settlement.task.delayMs;
       clock.setTimer(() => this.pump(conversationId), delay);
     }
-    if (settlement.note) await adapter.postMessage(ref, { text: settlement.note }).catch((err: unknown) => logger.error({ err }, 'posting a run note failed'));
   }
 }

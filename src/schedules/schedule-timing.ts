@@ -1,5 +1,6 @@
-import { CronExpressionParser } from 'cron-parser';
-import cronstrue from 'cronstrue';
+import { createRequire } from 'node:module';
+import type { CronExpressionParser } from 'cron-parser';
+import type cronstrue from 'cronstrue';
 import type { ScheduleRow } from '../db/schema.js';
 import { canonicalTimezone, formatInZone, instantOfWallTime } from './zoned-time.js';
 
@@ -84,8 +85,22 @@ function parseCron(spec: string, timezone: string, now: number, limits: TimingLi
   return { ok: true, spec: normalised, timezone, firstRunAt: runs[0]! };
 }
 
+const requireLazily = createRequire(import.meta.url);
+let cronParser: typeof CronExpressionParser | null = null;
+let cronDescriber: typeof cronstrue | null = null;
+/**
+ * cron-parser (with luxon) and cronstrue (with every locale) cost several MB of memory each, and a
+ * bot without cron schedules never needs them: both are loaded the first time a cron spec is read.
+ */
+function parser(): typeof CronExpressionParser {
+  return (cronParser ??= (requireLazily('cron-parser') as { CronExpressionParser: typeof CronExpressionParser }).CronExpressionParser);
+}
+function describer(): typeof cronstrue {
+  return (cronDescriber ??= requireLazily('cronstrue') as typeof cronstrue);
+}
+
 function cronRuns(expr: string, timezone: string, after: number, count: number): number[] {
-  const it = CronExpressionParser.parse(expr, { tz: timezone, currentDate: new Date(after) });
+  const it = parser().parse(expr, { tz: timezone, currentDate: new Date(after) });
   const out: number[] = [];
   try {
     while (out.length < count) out.push(it.next().getTime());
@@ -149,7 +164,7 @@ export function describeTiming(t: ScheduleTiming): string {
     return `Every ${minutes} minutes`;
   }
   try {
-    return `${cronstrue.toString(t.spec, { use24HourTimeFormat: true, throwExceptionOnParseError: true })} (${t.timezone})`;
+    return `${describer().toString(t.spec, { use24HourTimeFormat: true, throwExceptionOnParseError: true })} (${t.timezone})`;
   } catch {
     return `Cron "${t.spec}" (${t.timezone})`;
   }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import schedule from 'node-schedule';
+import { createRequire } from 'node:module';
+import type schedule from 'node-schedule';
 import { systemClock, type Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
 import { isTargetGone } from '../errors.js';
@@ -38,6 +39,13 @@ export function clockWakeTimer(clock: Clock): WakeTimer {
   return { set, clear };
 }
 
+const requireLazily = createRequire(import.meta.url);
+let nodeSchedule: typeof schedule | null = null;
+/** node-schedule (with cron-parser) is loaded when the first schedule is armed, so a bot without schedules never carries it. */
+function scheduler(): typeof schedule {
+  return (nodeSchedule ??= requireLazily('node-schedule') as typeof schedule);
+}
+
 /** The production WakeTimer: a node-schedule job at a Date (it handles long waits itself). */
 export function nodeScheduleWakeTimer(): WakeTimer {
   let job: schedule.Job | null = null;
@@ -52,7 +60,7 @@ export function nodeScheduleWakeTimer(): WakeTimer {
     clear,
     set(at, fn) {
       clear();
-      if (at > Date.now()) job = schedule.scheduleJob(new Date(at), fn);
+      if (at > Date.now()) job = scheduler().scheduleJob(new Date(at), fn);
       if (!job) immediate = setImmediate(fn);
     },
   };

@@ -99,8 +99,7 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
       expect(joined).toContain('The end.');
     });
 
-    it('posts, edits and reports its own id; the working status can be set and cleared', async () => {
-      expect(h.adapter.botUserId()).toBeTruthy();
+    it('posts and edits; the working status can be set and cleared', async () => {
       const thread = await h.adapter.openThread(h.channel, await firstMessageId(h), 'contract edit');
       const posted = await h.adapter.postMessage(thread, { text: 'first version' });
       expect(posted.id).toBeTruthy();

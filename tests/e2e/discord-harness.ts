@@ -25,6 +25,7 @@ export const TEST_TUNING: DiscordTuning = {
   restRetries: 0,
   workingNoticeDelayMs: 60,
   typingIntervalMs: 80,
+  typingDelayMs: 0,
   deferAfterMs: 100,
   readyTimeoutMs: 5000,
 };

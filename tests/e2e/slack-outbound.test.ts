@@ -154,8 +154,8 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     const thread = await threadOf(h, sink);
     await h.adapter.postEphemeral(thread, ALICE, 'only **you** see this');
     expect(h.fake.ephemerals).toEqual([{ channel: CHANNEL, user: ALICE, text: 'only *you* see this', thread_ts: thread.thread }]);
-    expect(await h.adapter.fetchUserTimezone(ALICE)).toBe('Europe/Berlin');
-    expect(await h.adapter.fetchUserTimezone(ALICE)).toBe('Europe/Berlin');
+    expect(await h.adapter.fetchUserTimezone?.(ALICE)).toBe('Europe/Berlin');
+    expect(await h.adapter.fetchUserTimezone?.(ALICE)).toBe('Europe/Berlin');
     expect(h.fake.callsOf('users.info')).toHaveLength(1);
   });
 

@@ -127,6 +127,8 @@ const messageBodySchema = z.object({
   embeds: z.array(z.unknown()).optional(),
   flags: z.number().optional(),
   allowed_mentions: z.unknown().optional(),
+  nonce: z.union([z.string().max(25), z.number().int()]).optional(),
+  enforce_nonce: z.boolean().optional(),
 });
 const threadBodySchema = z.object({ name: z.string(), auto_archive_duration: z.number().optional() });
 const callbackSchema = z.object({ type: z.number(), data: messageBodySchema.optional() });
@@ -179,6 +181,10 @@ export class FakeDiscord {
   private readonly sessions = new Map<string, Session>();
   private readonly buckets = new Map<string, { start: number; count: number }>();
   private readonly forced429 = new Set<string>();
+  private readonly forced500 = new Set<string>();
+  /** Nonces of posts sent with enforce_nonce, keyed channel:author:nonce (Discord keeps them a few minutes). */
+  private readonly nonces = new Map<string, { messageId: string; at: number }>();
+  private held: { pattern: RegExp; waiting: (() => void)[] } | null = null;
   private gatewayDown = false;
   private readonly heldSockets: WebSocket[] = [];
   private readonly options: Required<FakeDiscordOptions>;
@@ -320,6 +326,32 @@ export class FakeDiscord {
   /** Answers the next message POST in a channel with a 429 (as a shared or global bucket would). */
   forceRateLimit(channelId: string): void {
     this.forced429.add(channelId);
+  }
+
+  /** Stores the next message POSTed in a channel, then answers 500 (the answer got lost); discord.js retries such calls. */
+  failAfterStoreOnce(channelId: string): void {
+    this.forced500.add(channelId);
+  }
+
+  /**
+   * From now on, requests whose path matches are carried out (a message is stored) but their answers
+   * are held back until `releaseAnswers`: the window between the platform accepting a post and the
+   * bot hearing so.
+   */
+  holdAnswers(pathPattern: RegExp): void {
+    this.held = { pattern: pathPattern, waiting: [] };
+  }
+
+  /** Answers every held request and stops holding. */
+  releaseAnswers(): void {
+    const waiting = this.held?.waiting ?? [];
+    this.held = null;
+    for (const w of waiting) w();
+  }
+
+  /** Requests carried out whose answers are held back now. */
+  heldAnswers(): number {
+    return this.held?.waiting.length ?? 0;
   }
 
   /** Messages in a channel, oldest first, not deleted. */
@@ -618,6 +650,9 @@ export class FakeDiscord {
       headers = err.headers;
     }
     call.status = status;
+    const held = this.held;
+    if (held && held.pattern.test(path)) await new Promise<void>((resolve) => held.waiting.push(resolve));
+    if (res.destroyed) return;
     res.writeHead(status, status === 204 ? headers : { 'content-type': 'application/json', ...headers });
     res.end(status === 204 ? undefined : JSON.stringify(body));
     this.onCall?.(call);
@@ -718,8 +753,15 @@ export class FakeDiscord {
       throw new HttpError(429, { message: 'You are being rate limited.', retry_after: resetAfter, global: false }, { ...limitHeaders(0), 'retry-after': String(Math.ceil(resetAfter)), 'x-ratelimit-scope': 'user' });
     }
     const body = this.validateBody(raw, true);
+    const nonceKey = body.enforce_nonce && body.nonce !== undefined ? `${channelId}:${this.bot.id}:${String(body.nonce)}` : null;
+    const earlier = nonceKey ? this.nonces.get(nonceKey) : undefined;
+    const existing = earlier && now - earlier.at < NONCE_WINDOW_MS ? this.messages.get(earlier.messageId) : undefined;
+    // Discord: with enforce_nonce, a second post with the same nonce returns the first message, and creates none.
+    if (existing) return { body: this.messageObject(existing), headers: limitHeaders(count - bucket.count) };
     bucket.count++;
     const message = this.createMessage(channel, this.bot, { content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0 });
+    if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: now });
+    if (this.forced500.delete(channelId)) throw new HttpError(500, { message: '500: Internal Server Error', code: 0 });
     return { body: this.messageObject(message), headers: limitHeaders(count - bucket.count) };
   }
 
@@ -796,6 +838,9 @@ export class FakeDiscord {
     return { id: nextSnowflake(), content: body.content ?? '', flags: body.flags ?? 0 };
   }
 }
+
+/** How long Discord remembers a nonce for enforce_nonce ("the past few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000;
 
 /** The bot token the fake accepts (`Authorization: Bot <token>`). */
 export const FAKE_DISCORD_TOKEN = 'fake-discord-token';

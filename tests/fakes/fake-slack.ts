@@ -27,6 +27,8 @@ export interface StoredMessage {
   bot_id?: string;
   reactions: Set<string>;
   reply_count: number;
+  /** Message metadata posted with it (`chat.postMessage` `metadata`); returned by history with `include_all_metadata`. */
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
 
 /** What a delivery to the app got back: the HTTP answer, or the Socket Mode ack payload. */
@@ -84,6 +86,19 @@ export function signSlackRequest(secret: string, body: string, timestamp = Math.
   return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature };
 }
 
+/** Slack returns message metadata from history methods only when asked with `include_all_metadata`. */
+function wantsMetadata(a: Record<string, unknown>): boolean {
+  return a.include_all_metadata === true || a.include_all_metadata === 'true' || a.include_all_metadata === '1';
+}
+
+/** `chat.postMessage` metadata: an object with `event_type` and an `event_payload` object; undefined when absent. */
+function metadataOf(raw: unknown): StoredMessage['metadata'] | 'invalid' | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const m = raw as { event_type?: unknown; event_payload?: unknown };
+  if (typeof m !== 'object' || m === null || typeof m.event_type !== 'string' || typeof m.event_payload !== 'object' || m.event_payload === null) return 'invalid';
+  return { event_type: m.event_type, event_payload: m.event_payload as Record<string, unknown> };
+}
+
 function channelTypeOf(channel: string): string {
   return channel.startsWith('D') ? 'im' : channel.startsWith('G') ? 'group' : 'channel';
 }
@@ -113,7 +128,7 @@ function parseArgs(raw: string, contentType: string): Record<string, unknown> {
   if (contentType.includes('application/json')) return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
   const args: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(raw)) {
-    args[k] = (k === 'blocks' || k === 'attachments') && v.startsWith('[') ? JSON.parse(v) : v;
+    args[k] = ((k === 'blocks' || k === 'attachments') && v.startsWith('[')) || (k === 'metadata' && v.startsWith('{')) ? JSON.parse(v) : v;
   }
   return args;
 }
@@ -177,6 +192,7 @@ export class FakeSlack {
   private readonly sockets = new Set<WebSocket>();
   private readonly acks = new Map<string, (payload: string) => void>();
   private httpTarget: string | null = null;
+  private held: { method: string; waiting: (() => void)[] } | null = null;
   /** Slack keeps its connections to an app open between deliveries. */
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
   private server!: Server;
@@ -242,6 +258,26 @@ export class FakeSlack {
   /** The channel was deleted: writes answer `channel_not_found`. */
   deleteChannel(channel: string): void {
     this.closed.set(channel, 'channel_not_found');
+  }
+
+  /**
+   * From now on, calls of `method` are carried out (a message is stored) but their answers are held
+   * back until `releaseAnswers`: the window between Slack accepting a post and the app hearing so.
+   */
+  holdAnswers(method: string): void {
+    this.held = { method, waiting: [] };
+  }
+
+  /** Answers every held call and stops holding. */
+  releaseAnswers(): void {
+    const waiting = this.held?.waiting ?? [];
+    this.held = null;
+    for (const w of waiting) w();
+  }
+
+  /** Calls carried out whose answers are held back now. */
+  heldAnswers(): number {
+    return this.held?.waiting.length ?? 0;
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -485,7 +521,7 @@ export class FakeSlack {
 
   // ---------- storage ----------
 
-  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[] }): StoredMessage {
+  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[]; metadata?: StoredMessage['metadata'] }): StoredMessage {
     const msg: StoredMessage = { ...m, ts: nextTs(), reactions: new Set(), reply_count: 0 };
     const list = this.channels.get(m.channel) ?? [];
     list.push(msg);
@@ -540,7 +576,7 @@ export class FakeSlack {
   }
 
   /** A stored message as Slack's history methods return it. */
-  private wire({ reactions: _r, reply_count, channel, ...m }: StoredMessage): Record<string, unknown> {
+  private wire({ reactions: _r, reply_count, channel, metadata, ...m }: StoredMessage, withMetadata = false): Record<string, unknown> {
     const isParent = m.thread_ts === m.ts;
     const app = m.bot_id === this.botId ? { app_id: this.appId, bot_profile: { id: this.botId, app_id: this.appId, name: 'errand' } } : { app_id: 'A0OTHER01', bot_profile: { id: m.bot_id, app_id: 'A0OTHER01', name: 'otherbot' } };
     return {
@@ -549,6 +585,7 @@ export class FakeSlack {
       ...(m.bot_id ? app : { client_msg_id: randomUUID() }),
       ...(isParent ? { reply_count } : {}),
       ...(m.thread_ts && !isParent ? { parent_user_id: this.find(channel, m.thread_ts)?.user } : {}),
+      ...(withMetadata && metadata ? { metadata } : {}),
     };
   }
 
@@ -604,6 +641,9 @@ export class FakeSlack {
     }
     if (method === 'chat.postMessage' && this.rateLimited(String(args.channel ?? ''))) return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
     const result = this.api(method, args, call.token);
+    const held = this.held;
+    if (held && held.method === method) await new Promise<void>((resolve) => held.waiting.push(resolve));
+    if (res.destroyed) return;
     answer(200, result);
   }
 
@@ -640,7 +680,9 @@ export class FakeSlack {
         if (blocks && blockProblem(blocks)) return { ok: false, error: 'invalid_blocks', errors: [blockProblem(blocks)] };
         const threadTs = typeof a.thread_ts === 'string' && a.thread_ts !== '' ? a.thread_ts : undefined;
         if (threadTs && !this.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
-        const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: text.slice(0, MAX_TEXT), ...(threadTs ? { thread_ts: threadTs } : {}), ...(blocks ? { blocks } : {}) });
+        const metadata = metadataOf(a.metadata);
+        if (metadata === 'invalid') return { ok: false, error: 'invalid_metadata_format' };
+        const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: text.slice(0, MAX_TEXT), ...(threadTs ? { thread_ts: threadTs } : {}), ...(blocks ? { blocks } : {}), ...(metadata ? { metadata } : {}) });
         this.echoEvent(this.botEcho(msg));
         return { ok: true, channel, ts: msg.ts, message: { type: 'message', text: msg.text, user: this.botUserId, bot_id: this.botId, ts: msg.ts, ...(threadTs ? { thread_ts: threadTs } : {}) } };
       }
@@ -694,7 +736,7 @@ export class FakeSlack {
         // Slack repeats the parent at the top of every page, whatever `oldest` says; the cursor walks the replies.
         const page = this.page(replies, a, 'asc');
         if ('error' in page) return { ok: false, error: page.error };
-        return { ok: true, messages: [parent!, ...page.items].map((m) => this.wire(m)), has_more: page.next !== null, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
+        return { ok: true, messages: [parent!, ...page.items].map((m) => this.wire(m, wantsMetadata(a))), has_more: page.next !== null, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
       }
       case 'conversations.history': {
         if (!validChannel) return { ok: false, error: 'channel_not_found' };
@@ -703,7 +745,7 @@ export class FakeSlack {
         const inRange = this.messages(channel, null).filter((m) => after(m, a.oldest, !inclusive) && (a.latest === undefined || !after(m, a.latest, inclusive)));
         const page = this.page(inRange, a, 'desc');
         if ('error' in page) return { ok: false, error: page.error };
-        return { ok: true, messages: page.items.map((m) => this.wire(m)), has_more: page.next !== null, pin_count: 0, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
+        return { ok: true, messages: page.items.map((m) => this.wire(m, wantsMetadata(a))), has_more: page.next !== null, pin_count: 0, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
       }
       case 'users.info': {
         const id = String(a.user ?? '');

@@ -67,9 +67,6 @@ export class MemoryAdapter implements ChatAdapter {
     this.started = false;
   }
 
-  botUserId(): string | null {
-    return this.started ? 'UBOT' : null;
-  }
 
   async postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> {
     if (this.postGate) await this.postGate;

@@ -28,11 +28,22 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe('Discord working indicator', () => {
-  it('types at once and every 8 s; a run that ends within 2 s never shows the notice', async () => {
+  it('a quick answer (ended within 400 ms) shows neither typing nor the notice', async () => {
     const w = indicator();
     w.set('C1', { runId: 'r1', stopActionId: 'errand:stop:r1' });
+    await vi.advanceTimersByTimeAsync(350);
+    w.set('C1', null);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(log).toEqual([]);
+  });
+
+  it('types after 400 ms and every 8 s after; a run that ends within 2 s never shows the notice', async () => {
+    const w = indicator();
+    w.set('C1', { runId: 'r1', stopActionId: 'errand:stop:r1' });
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(400);
     expect(log).toEqual(['typing C1']);
-    await vi.advanceTimersByTimeAsync(1900);
+    await vi.advanceTimersByTimeAsync(1500);
     w.set('C1', null);
     await vi.advanceTimersByTimeAsync(20_000);
     expect(log).toEqual(['typing C1']);
@@ -42,7 +53,7 @@ describe('Discord working indicator', () => {
     const w = indicator();
     w.set('C1', { runId: 'r1', stopActionId: 'errand:stop:r1' });
     w.set('C1', { runId: 'r1', stopActionId: 'errand:stop:r1' });
-    await vi.advanceTimersByTimeAsync(8000);
+    await vi.advanceTimersByTimeAsync(8400);
     expect(log).toEqual(['typing C1', 'notice C1 errand:stop:r1', 'typing C1']);
     w.set('C1', null);
     releaseNotice?.();
@@ -56,6 +67,7 @@ describe('Discord working indicator', () => {
     const w = indicator();
     w.set('C1', { runId: 'r1', stopActionId: 's1' });
     w.set('C2', { runId: 'r2', stopActionId: 's2' });
+    await vi.advanceTimersByTimeAsync(400);
     await w.stopAll();
     await vi.advanceTimersByTimeAsync(20_000);
     expect(log).toEqual(['typing C1', 'typing C2']);

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
+import { createDiscordAdapter, discordOptionsFromConfig } from '../adapters/discord/create-discord-adapter.js';
+import { createOpenAiClient } from '../src/agent/llm-client.js';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { serveBotControl } from './bot-control.js';
+
+/**
+ * A benchmarked Discord bot in its own process (see bot-process.ts): `KIND=errand` is Errand as
+ * `npm start` composes it (Discord adapter, pino logger at info to stdout, SQLite file),
+ * `KIND=bare` the baseline: a bare discord.js bot that asks the same model and answers in a new thread.
+ */
+const env = process.env;
+
+async function startBare(): Promise<void> {
+  const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: env.MODEL_URL!, model: 'bench', timeoutMs: 10_000 });
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+    partials: [Partials.Channel],
+    rest: { api: env.DISCORD_API_URL! },
+  });
+  client.on(Events.MessageCreate, (message) => {
+    if (message.author.bot || !client.user || !message.mentions.users.has(client.user.id)) return;
+    void (async () => {
+      const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }], tools: [], signal: new AbortController().signal });
+      const thread = await message.startThread({ name: 'reply' });
+      await thread.send(r.text ?? 'ok');
+    })();
+  });
+  const ready = new Promise((r) => client.once(Events.ClientReady, r));
+  await client.login(env.DISCORD_TOKEN!);
+  await ready;
+  serveBotControl({ idle: async () => undefined, stop: async () => void (await client.destroy()) });
+}
+
+async function startErrand(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'errand-bench-discord-bot-'));
+  const config = loadConfig({
+    OPENAI_BASE_URL: env.MODEL_URL,
+    OPENAI_API_KEY: 'bench',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    DISCORD_TOKEN: env.DISCORD_TOKEN,
+    DISCORD_API_URL: env.DISCORD_API_URL,
+    DISCORD_GUILD_ID: env.DISCORD_GUILD_ID,
+    LOG_LEVEL: 'info',
+  });
+  const logger = createLogger(config.LOG_LEVEL);
+  const app = createApp({ config, adapters: [createDiscordAdapter(discordOptionsFromConfig(config, logger))], logger });
+  await app.start();
+  serveBotControl({
+    idle: () => app.coordinator.idle(),
+    stop: async () => {
+      await app.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
+await (env.KIND === 'bare' ? startBare() : startErrand());

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App } from '@slack/bolt';
+import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../adapters/slack/create-slack-adapter.js';
+import { createOpenAiClient } from '../src/agent/llm-client.js';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { serveBotControl } from './bot-control.js';
+
+/**
+ * A benchmarked Slack bot in its own process (see bot-process.ts): `KIND=errand` is Errand as
+ * `npm start` composes it (Slack adapter, pino logger at info to stdout, SQLite file), `KIND=bare`
+ * the baseline: a bare Bolt app that asks the same model and answers in the thread.
+ */
+const env = process.env;
+const BOT_TOKEN = 'xoxb-bench-token';
+/** Pacing is Slack's business, not the pipeline's: both bots post without waiting for tokens here. */
+const TUNING: SlackTuning = { messageRate: { burst: 10_000, perSecond: 10_000 }, webApiRetries: 0 };
+
+async function startBare(): Promise<void> {
+  const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: env.MODEL_URL!, model: 'bench', timeoutMs: 10_000 });
+  const app = new App({ token: BOT_TOKEN, signingSecret: env.SIGNING_SECRET!, botId: env.BOT_ID!, botUserId: env.BOT_USER_ID!, clientOptions: { slackApiUrl: env.SLACK_API_URL! } });
+  app.event('app_mention', async ({ event, client }) => {
+    const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: event.text }], tools: [], signal: new AbortController().signal });
+    await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: r.text ?? 'ok' });
+  });
+  const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
+  serveBotControl({ idle: async () => undefined, stop: async () => void (await app.stop()) }, { port: (server.address() as AddressInfo).port });
+}
+
+async function startErrand(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'errand-bench-slack-bot-'));
+  const config = loadConfig({
+    OPENAI_BASE_URL: env.MODEL_URL,
+    OPENAI_API_KEY: 'bench',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_MODE: 'http',
+    SLACK_SIGNING_SECRET: env.SIGNING_SECRET,
+    SLACK_PORT: '0',
+    SLACK_API_URL: env.SLACK_API_URL,
+    MAX_CONCURRENT_RUNS: env.MAX_CONCURRENT_RUNS ?? '8',
+    LOG_LEVEL: 'info',
+  });
+  const logger = createLogger(config.LOG_LEVEL);
+  const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config, logger), host: '127.0.0.1', tuning: TUNING });
+  const app = createApp({ config, adapters: [adapter], logger });
+  await app.start();
+  serveBotControl(
+    {
+      idle: () => app.coordinator.idle(),
+      stop: async () => {
+        await app.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    },
+    { port: adapter.httpPort() },
+  );
+}
+
+await (env.KIND === 'bare' ? startBare() : startErrand());

@@ -1,0 +1,82 @@
+import type { PostIntent, PostTicket, RunPosts } from '../agent/agent-types.js';
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import { isTargetGone } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
+import { createOutboxStore, type OutboxStore } from './outbox-store.js';
+import { toPieces } from './post-pieces.js';
+
+/** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
+export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
+/** Used when no adapter is connected for a conversation's platform (its rows fail at delivery anyway). */
+const FALLBACK_MAX_LENGTH = 2000;
+
+/** Every message Errand posts into a conversation goes through here: recorded durably, then delivered in order. */
+export interface Outbox extends RunPosts {
+  readonly store: OutboxStore;
+  /** Stop means stop: the stopped run's answers and updates not posted yet are dropped. Returns how many. */
+  dropUnsent(runId: string): number;
+  /** Starts delivering, beginning with what was left pending before this start (adapters connected). */
+  start(): void;
+  /** Stops taking rows; waits up to `graceMs` for the posts in flight; the rest waits for the next start. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export interface OutboxDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  refOf(conversationId: string): ConversationRef | null;
+  onQuestionPosted(runId: string, platformMessageId: string): void;
+  backoffMs?: OutboxPosterDeps['backoffMs'];
+}
+
+export function createOutbox(deps: OutboxDeps): Outbox {
+  const store = createOutboxStore(deps.db, deps.clock);
+  const poster = new OutboxPoster({ ...deps, store });
+  const abortedWait = (signal: AbortSignal) =>
+    new Promise<null>((resolve) => {
+      if (signal.aborted) resolve(null);
+      else signal.addEventListener('abort', () => resolve(null), { once: true });
+    });
+  return {
+    store,
+    atomically: (write) => deps.db.transaction(write),
+    record(conversationId: string, runId: string | null, intent: PostIntent): PostTicket {
+      const ref = deps.refOf(conversationId);
+      const max = (ref ? deps.adapters.get(ref.platform)?.capabilities.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH;
+      const ids = store.add(conversationId, runId, intent.purpose, toPieces(intent, max));
+      // After the caller's transaction has committed: the worker reads the rows from the database.
+      if (ids.length > 0) queueMicrotask(() => poster.kick(conversationId));
+      return ids;
+    },
+    async delivered(ticket, signal) {
+      const last = ticket.at(-1);
+      if (last === undefined) return null;
+      const settled = poster.settled(last).then((s) => {
+        if (s.kind === 'posted') return s.platformMessageId;
+        if (s.kind === 'failed' && isTargetGone(s.error)) throw s.error;
+        return null;
+      });
+      // The wait may be abandoned (abort) before a gone target rejects it: never an unhandled rejection.
+      settled.catch(() => undefined);
+      return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
+    },
+    dropUnsent(runId) {
+      const ids = store.dropUnsent(runId);
+      poster.dropped(ids);
+      return ids.length;
+    },
+    start() {
+      const pruned = store.prune(deps.clock.now() - OUTBOX_RETENTION_MS);
+      if (pruned > 0) deps.logger.debug({ pruned }, 'old outbox rows deleted');
+      poster.start();
+    },
+    stop: (graceMs) => poster.stop(graceMs),
+  };
+}
