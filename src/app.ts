@@ -34,6 +34,8 @@ import type { Monitoring } from './metrics/monitoring.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 import { createEventDedupe } from './runtime/dedupe.js';
 import { Dispatcher } from './runtime/dispatcher.js';
+import { createAttachmentIntake } from './attachments/attachment-intake.js';
+import { createAttachmentTaskStore } from './attachments/attachment-task-store.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox, type Outbox } from './outbox/outbox.js';
@@ -208,7 +210,14 @@ export function createApp(options: AppOptions): App {
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
   };
-  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, scheduleManagement: { editor, home } });
+  const attachments = createAttachmentIntake({
+    store: createAttachmentTaskStore(db),
+    limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
+    clock,
+    logger,
+    timeout: (ms) => AbortSignal.timeout(ms),
+  });
+  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, attachments, scheduleManagement: { editor, home } });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;

@@ -77,6 +77,9 @@ const envSchema = z.object({
   OPENAI_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
   OPENAI_TIMEOUT_SECONDS: int(120, 1, 3600),
   OPENAI_MAX_TOKENS: int(4096, 1, 1_000_000),
+  OPENAI_VISION: boolish(true),
+  ATTACHMENT_MAX_IMAGE_MB: int(5, 1, 50),
+  ATTACHMENT_MAX_TEXT_KB: int(200, 1, 10_000),
   SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
     message: 'expected a bot token starting with "xoxb-" (Slack app → OAuth & Permissions → Bot User OAuth Token)',
   }),

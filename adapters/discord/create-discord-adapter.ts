@@ -15,6 +15,7 @@ import { handleInteraction } from './interactions.js';
 import { createScheduleModals } from './schedule-modal.js';
 import { inviteUrl } from './invite-url.js';
 import { toInboundMessage } from './message-handler.js';
+import { createDiscordFileDownloader } from './discord-attachments.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, withNonces, type MessageBody } from './outbound-message.js';
 import { registerCommands } from './slash-commands.js';
@@ -143,10 +144,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     locate,
   });
 
+  const downloadFile = createDiscordFileDownloader();
   const onMessage = (sink: InboundSink, message: Message) => {
     const me = botId();
     if (!me) return;
-    toInboundMessage(message, { botId: me, threads: options.threads ?? true, botThreads })
+    toInboundMessage(message, { botId: me, threads: options.threads ?? true, botThreads, downloadFile })
       .then((inbound) => (inbound ? sink.onMessage(inbound) : undefined))
       .catch((err: unknown) => logger.error({ err, messageId: message.id }, 'handling a Discord message failed'));
   };

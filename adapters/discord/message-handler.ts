@@ -3,12 +3,15 @@ import type { InboundMessage } from '../../src/chat/inbound.js';
 import type { BotThreads } from './bot-threads.js';
 import { toConversationRef } from './discord-thread-id.js';
 import { memberRoleIds, rolesOf } from './member-roles.js';
+import { toAttachments, type DiscordFileDownload } from './discord-attachments.js';
 
 export interface MessageContext {
   readonly botId: string;
   /** DISCORD_THREADS: open a thread per mention in a channel. */
   readonly threads: boolean;
   readonly botThreads: BotThreads;
+  /** Downloads an attachment; absent: attachments are not passed on. */
+  readonly downloadFile?: DiscordFileDownload;
 }
 
 /** Channels where a thread can be started on a message. */
@@ -26,12 +29,14 @@ export async function toInboundMessage(message: Message, ctx: MessageContext): P
   const botRoleId = message.guild?.roles.botRoleFor(ctx.botId)?.id ?? null;
   const mentioned = message.mentions.users.has(ctx.botId) || (botRoleId !== null && message.mentions.roles.has(botRoleId));
   const text = stripMention(message.content, ctx.botId, botRoleId);
+  const files = ctx.downloadFile && message.attachments.size > 0 ? toAttachments(message.attachments.values(), ctx.downloadFile) : [];
   const base = {
     messageId: message.id,
     userId: message.author.id,
     userName: message.member?.displayName ?? message.author.globalName ?? message.author.username,
     text,
     ...rolesOf(memberRoleIds(message.member, message.guildId)),
+    ...(files.length > 0 ? { attachments: files } : {}),
   };
 
   if (channel.type === ChannelType.DM) {

@@ -13,6 +13,7 @@ import { ackAfterHandling } from './ack-after-handling.js';
 import { registerActions, type AnsweredQuestion } from './actions.js';
 import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
+import { createSlackFileDownloader } from './slack-files.js';
 import { escapeText } from './mrkdwn.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type PacedSend, type RateLimit } from './outbound-queue.js';
 import { explainAuthFailure } from './auth-failure.js';
@@ -116,6 +117,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     timeout: 30_000,
   };
   const client = new webApi.WebClient(options.botToken, clientOptions);
+  const downloadFile = createSlackFileDownloader({ botToken: options.botToken, ...(slackApiUrl ? { apiUrl: slackApiUrl } : {}) });
   const api = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) => callSlack(method, () => client.apiCall(method, args), schema);
 
   let sink: InboundSink | null = null;
@@ -222,7 +224,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     const receiver = ackAfterHandling(boltReceiver, { deadlineMs: tuning.eventAckDeadlineMs ?? 2500, logger });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
-    registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => profiles.cachedTimezone(u) });
+    registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => profiles.cachedTimezone(u), downloadFile });
     const scheduleUi = registerScheduleUi(built, { ...deps, call: api });
     registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000, scheduleUi });
     registerActions(built, { ...deps, onAnswered });

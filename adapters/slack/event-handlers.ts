@@ -4,6 +4,7 @@ import type { InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
 import type { BotThreads } from './bot-threads.js';
 import { conversationOfMessage, isDmChannel } from './slack-thread-id.js';
+import { slackFileSchema, toAttachments, type SlackFileDownload } from './slack-files.js';
 
 /** Subtypes that are still a person talking; every other subtype (edits, joins, bot posts…) is ignored. */
 export const PERSON_SUBTYPES: ReadonlySet<string> = new Set(['thread_broadcast', 'file_share', 'me_message']);
@@ -19,6 +20,8 @@ const messageEventSchema = z.object({
   ts: z.string().min(1),
   thread_ts: z.string().optional(),
   user_profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).optional(),
+  /** Present with subtype `file_share` (and on the `app_mention` twin of such a message). */
+  files: z.array(slackFileSchema).optional().catch(undefined),
 });
 
 export type SlackMessageEvent = z.infer<typeof messageEventSchema>;
@@ -35,6 +38,8 @@ export interface EventContext {
   readonly botThreads: BotThreads;
   /** A cached timezone for a user, when one is known without a call. */
   readonly cachedTimezone?: (userId: string) => string | undefined;
+  /** Downloads a file's `url_private` with the bot token; absent: files are not passed on. */
+  readonly downloadFile?: SlackFileDownload;
 }
 
 /** Removes the bot's mention (`<@U…>` or `<@U…|name>`) and decodes Slack's `&amp;`/`&lt;`/`&gt;`. */
@@ -71,6 +76,7 @@ export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise
   if (conversation.thread) ctx.botThreads.mark(e.channel, conversation.thread);
   const userName = e.user_profile?.display_name || e.user_profile?.real_name;
   const timezone = ctx.cachedTimezone?.(e.user);
+  const files = ctx.downloadFile && e.files && e.files.length > 0 ? toAttachments(e.files, ctx.downloadFile) : [];
   return {
     messageId: e.ts,
     conversation,
@@ -79,6 +85,7 @@ export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise
     ...(userName ? { userName } : {}),
     ...(timezone ? { timezone } : {}),
     ...(isDm ? { direct: true } : {}),
+    ...(files.length > 0 ? { attachments: files } : {}),
   };
 }
 
@@ -87,6 +94,7 @@ export interface EventHandlerDeps {
   readonly bot: () => BotIdentity | null;
   readonly botThreads: BotThreads;
   readonly cachedTimezone: (userId: string) => string | undefined;
+  readonly downloadFile?: SlackFileDownload;
   readonly logger: Logger;
 }
 
@@ -104,7 +112,13 @@ export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
     const bot = deps.bot();
     const team = bodySchema.safeParse(body);
     if (!sink || !bot || !team.success) return;
-    const inbound = await toInboundMessage(event, { teamId: team.data.team_id, bot, botThreads: deps.botThreads, cachedTimezone: deps.cachedTimezone });
+    const inbound = await toInboundMessage(event, {
+      teamId: team.data.team_id,
+      bot,
+      botThreads: deps.botThreads,
+      cachedTimezone: deps.cachedTimezone,
+      ...(deps.downloadFile ? { downloadFile: deps.downloadFile } : {}),
+    });
     if (!inbound) return;
     const key = `${inbound.conversation.workspace}/${inbound.conversation.channel}/${inbound.messageId}`;
     const earlier = handled.get(key);

@@ -38,6 +38,16 @@ export interface PendingQuestion {
   answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' };
 }
 
+/**
+ * An image a person attached, as the model receives it: `url` is a `data:` URL (base64), so the
+ * transcript holds the bytes themselves and a restart or an expired platform link loses nothing.
+ */
+export interface ImagePart {
+  /** The file name, for logs and the text beside it. */
+  name: string;
+  url: string;
+}
+
 /** A stored transcript row as the context builder reads it. */
 export interface TranscriptRow {
   readonly id: number;
@@ -46,6 +56,8 @@ export interface TranscriptRow {
   readonly content: string | null;
   readonly toolCalls: StoredToolCall[] | null;
   readonly toolCallId: string | null;
+  /** Images sent with a user message (stored JSON; validated where it is read). */
+  readonly images?: unknown;
 }
 
 /** Why the bot posts a message: its answer text, a send_update, a question or approval it waits on, or a note about the run. */

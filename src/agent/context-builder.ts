@@ -1,7 +1,7 @@
-import type { TranscriptRow } from './agent-types.js';
+import type { ImagePart, TranscriptRow } from './agent-types.js';
 import { cutText, fairCutLevel } from './context-cut.js';
 import type { LlmMessage } from './llm-client.js';
-import { CHARS_PER_TOKEN, estimateMessageTokens, estimateRequestTokens, estimateTokens } from './token-estimate.js';
+import { CHARS_PER_TOKEN, IMAGE_TOKENS, estimateMessageTokens, estimateRequestTokens, estimateTokens } from './token-estimate.js';
 import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
 export interface ContextRequest {
@@ -11,6 +11,11 @@ export interface ContextRequest {
    * words it): always sent, whatever the budget. Null: the newest user row stands for it.
    */
   goal: string | null;
+  /**
+   * Images that belong to the goal (attached to the request), sent with it whatever the budget,
+   * like its text. Absent: those of the goal's transcript row, when it is among `rows`.
+   */
+  goalImages?: readonly ImagePart[];
   /** Transcript rows of the conversation, oldest first. */
   rows: readonly TranscriptRow[];
   /** CONTEXT_TOKEN_BUDGET: estimated tokens of system prompt plus messages (tool definitions not counted). */
@@ -71,7 +76,8 @@ function shrinkUnit(unit: ContextUnit, allowance: number): ContextUnit {
  * is too big its texts are cut with a note instead. Every tool result is capped at a quarter of the
  * budget. When the run's own steps all fit, the goal row stays where it is in the transcript and
  * older turns of the conversation (earlier requests and answers) fill what is left before it, so
- * `[1]` is then the oldest kept user message; otherwise the goal is `[1]`.
+ * `[1]` is then the oldest kept user message; otherwise the goal is `[1]`. The goal's images go with
+ * it; each image counts `IMAGE_TOKENS` against the budget, wherever it is.
  */
 export function buildContext(request: ContextRequest): BuiltContext {
   const scale = Math.max(1, request.tokenScale ?? 1);
@@ -80,8 +86,10 @@ export function buildContext(request: ContextRequest): BuiltContext {
   const { units, goalIndex } = transcriptUnits(request.rows, request.goal, request.pendingToolCallId);
 
   const system: LlmMessage = { role: 'system', content: request.systemPrompt };
-  const goalText = request.goal ?? (goalIndex >= 0 ? (units[goalIndex]![0]!.content ?? '') : '');
-  let remaining = budget - estimateTokens(system.content) - estimateTokens(goalText) - NOTE_RESERVE_TOKENS;
+  const goalRow = goalIndex >= 0 ? units[goalIndex]![0]! : null;
+  const goalText = request.goal ?? goalRow?.content ?? '';
+  const goalImages = request.goalImages ?? (goalRow?.role === 'user' ? (goalRow.images ?? []) : []);
+  let remaining = budget - estimateTokens(system.content) - estimateTokens(goalText) - goalImages.length * IMAGE_TOKENS - NOTE_RESERVE_TOKENS;
 
   const after = units.slice(goalIndex + 1);
   const keptAfter: ContextUnit[] = [];
@@ -119,6 +127,7 @@ export function buildContext(request: ContextRequest): BuiltContext {
   const omitted = omittedAfter + omittedBefore;
   const goal = omitted > 0 ? `${goalText}\n\n${omissionNote(omitted)}` : goalText;
 
-  const messages: LlmMessage[] = [system, ...keptBefore.flat(), { role: 'user', content: goal }, ...keptAfter.reverse().flat()];
+  const goalMessage: LlmMessage = goalImages.length > 0 ? { role: 'user', content: goal, images: goalImages } : { role: 'user', content: goal };
+  const messages: LlmMessage[] = [system, ...keptBefore.flat(), goalMessage, ...keptAfter.reverse().flat()];
   return { messages, estimatedTokens: estimateRequestTokens(messages), omittedMessages: omitted };
 }

@@ -1,13 +1,14 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
-import type { StoredToolCall } from './agent-types.js';
+import type { ImagePart, StoredToolCall } from './agent-types.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** A message in the model's context, independent of the SDK's types. */
 export type LlmMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  /** `images` go to the model as image parts after the text (OpenAI's chat format), for vision models. */
+  | { role: 'user'; content: string; images?: readonly ImagePart[] }
   | { role: 'assistant'; content: string | null; toolCalls?: StoredToolCall[] }
   | { role: 'tool'; toolCallId: string; content: string };
 
@@ -96,8 +97,13 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 function toSdkMessage(m: LlmMessage): OpenAI.Chat.ChatCompletionMessageParam {
   switch (m.role) {
     case 'system':
+      return { role: 'system', content: m.content };
     case 'user':
-      return { role: m.role, content: m.content };
+      if (!m.images || m.images.length === 0) return { role: 'user', content: m.content };
+      return {
+        role: 'user',
+        content: [{ type: 'text', text: m.content }, ...m.images.map((i) => ({ type: 'image_url' as const, image_url: { url: i.url } }))],
+      };
     case 'tool':
       return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
     case 'assistant':

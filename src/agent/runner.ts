@@ -1,7 +1,7 @@
 import type { BudgetStop, RunBudget } from '../budget/budget-stop.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PendingApproval, PendingQuestion } from './agent-types.js';
+import type { ImagePart, PendingApproval, PendingQuestion } from './agent-types.js';
 import { isTargetGone, ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -47,6 +47,8 @@ export interface RunInput {
   systemPrompt: string;
   /** The run's goal (`goalMessage(task)`), sent with every request whatever the budget; null: the newest user message. */
   goal: string | null;
+  /** Images attached to the goal (a person's request), sent with it on every step. */
+  goalImages?: readonly ImagePart[];
   signal: AbortSignal;
   /** Who decides tool approvals in this run (null: whoever is in the thread). */
   approverId?: string | null;
@@ -119,7 +121,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     if (steps > deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
     const history = deps.transcript.recent(conversationId, deps.historyRows ?? 400);
-    const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, rows: history, budgetTokens: deps.contextBudget, tokenScale });
+    const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
     let response;
     try {
       response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, ...(input.model ? { model: input.model } : {}) });

@@ -15,9 +15,17 @@ export function estimateTokens(text: string | null | undefined): number {
   return Math.ceil((text?.length ?? 0) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
 }
 
-/** Estimated tokens of one message, its tool calls' names and arguments included. */
+/**
+ * What one image part is counted as, whatever its size: OpenAI bills a high-detail image by tiles
+ * (85 + 170 per 512 px tile, so about 765 for a 1024 px square); a fixed figure near that keeps the
+ * estimate cheap (no decoding), and `tokenScale` corrects it from the model's reported usage.
+ */
+export const IMAGE_TOKENS = 800;
+
+/** Estimated tokens of one message, its tool calls' names and arguments and its images included. */
 export function estimateMessageTokens(message: LlmMessage): number {
   let tokens = estimateTokens(message.content);
+  if (message.role === 'user' && message.images) tokens += message.images.length * IMAGE_TOKENS;
   if (message.role === 'assistant' && message.toolCalls) {
     for (const call of message.toolCalls) tokens += Math.ceil((call.id.length + call.name.length + call.arguments.length) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
   }

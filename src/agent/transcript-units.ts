@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoredToolCall, TranscriptRow } from './agent-types.js';
+import type { ImagePart, StoredToolCall, TranscriptRow } from './agent-types.js';
 import type { LlmMessage } from './llm-client.js';
 
 /**
@@ -19,6 +19,14 @@ export interface TranscriptUnits {
 export const INTERRUPTED_RESULT = JSON.stringify({ ok: false, error: 'This tool call was interrupted before it finished (restart or stop).' });
 
 const storedToolCallsSchema = z.array(z.object({ id: z.string().min(1), name: z.string(), arguments: z.string() }));
+const storedImagesSchema = z.array(z.object({ name: z.string(), url: z.string().startsWith('data:image/') }));
+
+/** A user row's stored images; anything unreadable counts as none rather than breaking every request. */
+function parseImages(raw: unknown): ImagePart[] {
+  if (raw === null || raw === undefined) return [];
+  const parsed = storedImagesSchema.safeParse(raw);
+  return parsed.success ? parsed.data : [];
+}
 
 interface Draft {
   head: LlmMessage;
@@ -46,7 +54,8 @@ function parseToolCalls(raw: unknown, pendingToolCallId: string | undefined): St
  * results); a second result for one call, or a result whose call is not in `rows`, is left out; a
  * call without a result gets an "interrupted" one. The call a waiting run is parked on
  * (`pendingToolCallId`) is left out with its result. Stored `system` rows become user messages.
- * Assistant rows with neither text nor tool calls are skipped: the API refuses them.
+ * Assistant rows with neither text nor tool calls are skipped: the API refuses them. A user row's
+ * images stay with it.
  * With `goal` null, the newest user row is taken as the goal.
  */
 export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | null, pendingToolCallId?: string): TranscriptUnits {
@@ -73,7 +82,9 @@ export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | n
       case 'user':
       case 'system': {
         const content = row.content ?? '';
-        const index = drafts.push({ head: { role: 'user', content }, calls: [], results: new Map() }) - 1;
+        const images = row.role === 'user' ? parseImages(row.images) : [];
+        const head: LlmMessage = images.length > 0 ? { role: 'user', content, images } : { role: 'user', content };
+        const index = drafts.push({ head, calls: [], results: new Map() }) - 1;
         if (row.role === 'user') {
           lastUser = index;
           if (goal !== null && content === goal) goalIndex = index;

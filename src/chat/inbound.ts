@@ -3,6 +3,20 @@ import type { OutboundButton } from './chat-adapter.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 import type { HomeModel, HomeRequest, ScheduleFormRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
 
+/**
+ * A file on a person's message. The adapter gives its metadata at once and a way to download it
+ * later, so the core reads the bytes after the event is stored (and acknowledged), never before.
+ */
+export interface InboundAttachment {
+  readonly name: string;
+  /** MIME type as the platform reports it; empty when it gives none (the name's extension then decides). */
+  readonly mimeType: string;
+  /** Size in bytes as the platform reports it, checked against the caps before downloading. */
+  readonly size: number;
+  /** Downloads the file with whatever credentials the platform needs; rejects when it cannot. */
+  fetch(signal: AbortSignal): Promise<Uint8Array>;
+}
+
 /** A person's message, normalised by an adapter. Adapters drop bot and self messages before this. */
 export interface InboundMessage {
   /** Platform message id; with the platform and workspace it de-duplicates redeliveries. */
@@ -24,6 +38,8 @@ export interface InboundMessage {
   readonly direct?: boolean;
   /** The author's Discord role ids, where the platform gives them (access rules may name roles). */
   readonly roles?: readonly string[];
+  /** Files on the message (Slack `files`, Discord attachments), in the order the platform lists them. */
+  readonly attachments?: readonly InboundAttachment[];
 }
 
 /** The slash commands every adapter wires. */

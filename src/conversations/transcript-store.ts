@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
-import { messages, type MessageRole, type MessageRow, type StoredToolCall } from '../db/schema.js';
+import { messages, type ImagePart, type MessageRole, type MessageRow, type StoredToolCall } from '../db/schema.js';
 
 export interface TranscriptEntry {
   conversationId: string;
@@ -12,6 +12,8 @@ export interface TranscriptEntry {
   toolCallId?: string | null;
   authorId?: string | null;
   platformMessageId?: string | null;
+  /** Images sent with a user message. */
+  images?: readonly ImagePart[] | null;
 }
 
 /** The persisted history of each conversation; written step by step so a run survives a restart. */
@@ -23,7 +25,7 @@ export interface TranscriptStore {
 
 export function createTranscriptStore(db: Db, clock: Clock): TranscriptStore {
   const insert = db.$client.prepare(
-    'insert into messages (conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into messages (conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const recentStmt = db
     .select()
@@ -35,7 +37,8 @@ export function createTranscriptStore(db: Db, clock: Clock): TranscriptStore {
   return {
     append(e) {
       const toolCalls = e.toolCalls && e.toolCalls.length > 0 ? JSON.stringify(e.toolCalls) : null;
-      const r = insert.run(e.conversationId, e.runId, e.role, e.content, toolCalls, e.toolCallId ?? null, e.authorId ?? null, e.platformMessageId ?? null, clock.now());
+      const images = e.images && e.images.length > 0 ? JSON.stringify(e.images) : null;
+      const r = insert.run(e.conversationId, e.runId, e.role, e.content, toolCalls, e.toolCallId ?? null, e.authorId ?? null, e.platformMessageId ?? null, images, clock.now());
       return Number(r.lastInsertRowid);
     },
     recent(conversationId, limit, beforeId) {

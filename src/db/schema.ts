@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { MessageRole, PendingQuestion, PostPurpose, StoredToolCall } from '../agent/agent-types.js';
+import type { ImagePart, MessageRole, PendingQuestion, PostPurpose, StoredToolCall } from '../agent/agent-types.js';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Run states; `running` and `waiting_user` are "active" (at most one per conversation). */
@@ -12,7 +12,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const SCHEDULE_STATUSES = ['active', 'paused', 'completed', 'error'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
-export type { MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
+export type { ImagePart, MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
 
 /** Outbox rows: `pending` until the platform accepted the post (`posted`) or refused it for good (`failed`). */
 export const OUTBOX_STATUSES = ['pending', 'posted', 'failed'] as const;
@@ -101,6 +101,8 @@ export const tasks = sqliteTable(
     /** Platform message that created it, when it came from a message. */
     sourceMessageId: text('source_message_id'),
     scheduleId: integer('schedule_id'),
+    /** Images attached to the request, carried into the goal message when the task's run starts. */
+    images: text('images', { mode: 'json' }).$type<ImagePart[]>(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     startedAt: integer('started_at'),
@@ -134,6 +136,8 @@ export const messages = sqliteTable(
     /** Who wrote a user message (platform user id). */
     authorId: text('author_id'),
     platformMessageId: text('platform_message_id'),
+    /** Images sent with a user message (OpenAI image parts as data URLs); null for text only. */
+    images: text('images', { mode: 'json' }).$type<ImagePart[]>(),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('messages_conversation_idx').on(t.conversationId, t.id)],

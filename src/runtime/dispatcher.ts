@@ -2,7 +2,7 @@ import { parseApprovalDecision } from '../agent/approval-decision.js';
 import type { Budget } from '../budget/budget.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
-import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
+import type { CommandReply, InboundAction, InboundAttachment, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../chat/schedule-form.js';
 import type { ScheduleEditor } from '../commands/schedule-editor.js';
 import type { Clock } from '../clock.js';
@@ -21,6 +21,7 @@ import { notices } from './run-notices.js';
 import { parseStopMessage } from './stop-words.js';
 import { createAccessPolicy, refusalText, type AccessPolicy, type Person, type RefusalReason } from '../access/access-policy.js';
 import { createAuthority, type Authority } from './authority.js';
+import type { AttachmentIntake } from '../attachments/attachment-intake.js';
 
 /** The person behind an event, as access rules name them. */
 function personOf(platform: string, userId: string, roles: readonly string[] | undefined): Person {
@@ -46,6 +47,8 @@ export interface DispatcherDeps {
   budget?: Pick<Budget, 'refusalFor'>;
   /** Schedule buttons, forms and the App Home, when scheduling is wired. */
   scheduleManagement?: { editor: ScheduleEditor; home: (request: HomeRequest) => HomeModel };
+  /** Reads files on requests into their tasks. Absent: files are ignored. */
+  attachments?: AttachmentIntake;
 }
 
 const NO_SCHEDULES = 'Schedules are not available in this installation.';
@@ -58,7 +61,13 @@ type Decision =
   | { kind: 'denied'; reason: RefusalReason }
   | { kind: 'over_budget'; note: string }
   | { kind: 'answer'; runId: string }
-  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean };
+  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean; files: Files | null };
+
+/** A request's files, to read once the platform is acknowledged. */
+interface Files {
+  request: string;
+  attachments: readonly InboundAttachment[];
+}
 
 /** A stored message and what is left to do about it once the platform may be acknowledged. */
 interface StoredMessage {
@@ -157,16 +166,23 @@ export class Dispatcher implements InboundSink {
         }
       }
       if (budgetNote !== null) return { kind: 'over_budget', note: budgetNote };
+      const intake = deps.attachments;
+      const attachments = intake ? (message.attachments ?? []) : [];
+      const empty = message.text.trim() === '';
+      const request = !empty ? message.text : attachments.length > 0 ? '(The user sent only attachments, without a message.)' : '(The user mentioned you without a message.)';
       const added = deps.tasks.add({
         conversationId,
-        title: titleFrom(message.text),
-        description: message.text.trim() === '' ? '(The user mentioned you without a message.)' : message.text,
+        title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
+        description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
         createdBy: 'user',
         requestedBy: message.userId,
         sourceMessageId: message.messageId,
       });
       if (!added.ok) throw new Error(added.error);
-      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined };
+      // Held until its files are read (after the acknowledgement), so no run starts without them.
+      if (intake && attachments.length > 0) intake.hold(added.task.id);
+      const files = attachments.length > 0 ? { request, attachments } : null;
+      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files };
     });
     if (decision.kind === 'duplicate') {
       deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
@@ -209,6 +225,7 @@ export class Dispatcher implements InboundSink {
       return;
     }
     const { conversationId } = decision;
+    if (decision.files) await this.readFiles(conversationId, decision.taskId, decision.files);
     const started = deps.coordinator.startNext(conversationId);
     if (started.kind === 'started' && started.taskId === decision.taskId) return;
     if (started.kind === 'stopping') return;
@@ -288,5 +305,20 @@ export class Dispatcher implements InboundSink {
     }
     deps.coordinator.answer(run, action.answer, action.userId, 'click');
     return null;
+  }
+
+  /** Reads a request's files into its task and says in the thread which were not read, and why. */
+  private async readFiles(conversationId: string, taskId: number, files: Files): Promise<void> {
+    const intake = this.deps.attachments;
+    if (!intake) return;
+    let notes: string[];
+    try {
+      notes = await intake.read(taskId, files.request, files.attachments);
+    } catch (err) {
+      // The task stays held and then starts with its files named as unread.
+      this.deps.logger.error({ err, taskId }, 'reading attachments failed');
+      return;
+    }
+    if (notes.length > 0) this.deps.commands.note(conversationId, notes.join('\n'));
   }
 }

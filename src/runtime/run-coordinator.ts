@@ -122,7 +122,7 @@ export class RunCoordinator implements RunControl {
       if (!task) return null;
       const run = runs.create(conversationId, task.id);
       if (task.attempts === 1) {
-        this.deps.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId });
+        this.deps.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
       }
       return { task, run };
     });
@@ -326,6 +326,7 @@ export class RunCoordinator implements RunControl {
           ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
         }),
         goal: task ? goalMessage(task) : null,
+        ...(task?.images && task.images.length > 0 ? { goalImages: task.images } : {}),
         toolContext,
         approverId,
         ...(deps.budget ? { budget: deps.budget.forRun(run.id, payer, run.tokens) } : {}),

@@ -62,6 +62,19 @@ export interface FakeMessage {
   deleted: boolean;
   /** ISO time the message was created. */
   timestamp: string;
+  /** Files on the message, served by the fake at their `url` (like cdn.discordapp.com). */
+  attachments?: FakeAttachment[];
+}
+
+/** A file a user attaches; `contentType` may be absent, as Discord sometimes leaves it out. */
+export interface FakeFile {
+  name: string;
+  contentType?: string;
+  bytes: Uint8Array;
+}
+
+interface FakeAttachment extends FakeFile {
+  id: string;
 }
 
 /** One REST request as the fake received it. */
@@ -182,6 +195,8 @@ export class FakeDiscord {
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
   readonly calls: RestCall[] = [];
+  /** Attachment ids whose URL was requested, in order. */
+  readonly attachmentDownloads: string[] = [];
   readonly interactions = new Map<string, InteractionRecord>();
   private readonly lastInteractionChannel = new Map<string, string>();
   /** Commands last written by a bulk overwrite, keyed `global` or the guild id. */
@@ -258,9 +273,9 @@ export class FakeDiscord {
   }
 
   /** A user posts in a guild channel or thread; `<@id>` in the content mentions that user. */
-  userMessage(channelId: string, content: string, author: FakeUser = this.alice): FakeMessage {
+  userMessage(channelId: string, content: string, author: FakeUser = this.alice, files: FakeFile[] = []): FakeMessage {
     const channel = this.requireChannel(channelId);
-    return this.createMessage(channel, author, { content, components: [], flags: 0 });
+    return this.createMessage(channel, author, { content, components: [], flags: 0, ...(files.length > 0 ? { attachments: files.map((f) => ({ ...f, id: nextSnowflake() })) } : {}) });
   }
 
   /** A user writes to the bot in a DM the client has never seen (no CHANNEL_CREATE first). */
@@ -428,7 +443,7 @@ export class FakeDiscord {
     return channel;
   }
 
-  private createMessage(channel: FakeChannel, author: FakeUser, body: { content: string; components: unknown[]; flags: number }): FakeMessage {
+  private createMessage(channel: FakeChannel, author: FakeUser, body: { content: string; components: unknown[]; flags: number; attachments?: FakeAttachment[] }): FakeMessage {
     const mentions = [...body.content.matchAll(/<@!?(\d+)>/g)].map((m) => this.users.get(m[1] ?? '')).filter((u): u is FakeUser => u !== undefined);
     const message: FakeMessage = { id: nextSnowflake(), channel_id: channel.id, author, mentions, deleted: false, timestamp: new Date().toISOString(), ...body, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) };
     this.messages.set(message.id, message);
@@ -521,7 +536,14 @@ export class FakeDiscord {
       mention_everyone: false,
       mentions: m.mentions.map(userObject),
       mention_roles: [],
-      attachments: [],
+      attachments: (m.attachments ?? []).map((a) => ({
+        id: a.id,
+        filename: a.name,
+        size: a.bytes.length,
+        url: this.attachmentUrl(m.channel_id, a),
+        proxy_url: this.attachmentUrl(m.channel_id, a),
+        ...(a.contentType ? { content_type: a.contentType } : {}),
+      })),
       embeds: [],
       components: m.components,
       pinned: false,
@@ -529,6 +551,24 @@ export class FakeDiscord {
       flags: m.flags,
       ...(thread ? { thread: this.channelObject(thread) } : {}),
     };
+  }
+
+  /** Like Discord's CDN links: signed with expiry parameters (`ex`, `is`, `hm`), needing no token. */
+  private attachmentUrl(channelId: string, a: FakeAttachment): string {
+    return `http://127.0.0.1:${this.port}/attachments/${channelId}/${a.id}/${encodeURIComponent(a.name)}?ex=${Math.floor(Date.now() / 1000 + 86_400).toString(16)}&is=0&hm=fake`;
+  }
+
+  /** Serves an attachment's bytes; an unknown one, or one without its signature, is a 404 as on the CDN. */
+  private serveAttachment(url: URL, res: ServerResponse): void {
+    const [, , channelId, id] = url.pathname.split('/');
+    const message = [...this.messages.values()].find((m) => m.channel_id === channelId && m.attachments?.some((a) => a.id === id));
+    const file = message?.attachments?.find((a) => a.id === id);
+    this.attachmentDownloads.push(id ?? '');
+    if (!file || !url.searchParams.get('hm')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('This content is no longer available.');
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.contentType ?? 'application/octet-stream', 'content-length': String(file.bytes.length) }).end(Buffer.from(file.bytes));
   }
 
   // ---- gateway ---------------------------------------------------------------------------------
@@ -651,6 +691,7 @@ export class FakeDiscord {
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname.startsWith('/attachments/')) return this.serveAttachment(url, res);
     const path = url.pathname.replace(/^\/api(\/v\d+)?/, '').split('/').map(decodeURIComponent).join('/');
     const call: RestCall = {
       method: req.method ?? 'GET',

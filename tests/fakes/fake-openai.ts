@@ -65,6 +65,29 @@ function toolCallIds(m: Message): string[] | null {
 }
 
 /**
+ * A user message's content parts as OpenAI checks them: `text` parts with a string, `image_url`
+ * parts whose URL is http(s) or a base64 data URL of a PNG, JPEG, GIF or WebP image.
+ */
+function partsProblem(parts: unknown[]): string | null {
+  if (parts.length === 0) return "Invalid 'content': empty array. Expected an array with minimum length 1.";
+  for (const [i, raw] of parts.entries()) {
+    const part = raw as { type?: unknown; text?: unknown; image_url?: { url?: unknown } };
+    if (part.type === 'text') {
+      if (typeof part.text !== 'string') return `Invalid type for 'content[${i}].text': expected a string.`;
+    } else if (part.type === 'image_url') {
+      const url = part.image_url?.url;
+      if (typeof url !== 'string') return `Missing required parameter: 'content[${i}].image_url.url'.`;
+      if (!/^https?:\/\//.test(url) && !/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/.test(url)) {
+        return `Invalid image_url in 'content[${i}]': expected an http(s) URL or a base64 data URL of a PNG, JPEG, GIF or WebP image.`;
+      }
+    } else {
+      return `Invalid value: '${String(part.type)}'. Supported values are: 'text' and 'image_url'.`;
+    }
+  }
+  return null;
+}
+
+/**
  * Checks a request's messages the way OpenAI-compatible endpoints do (and the stricter ones:
  * some chat templates need a user message first), returning the 400 message or null.
  */
@@ -97,6 +120,9 @@ export function requestProblem(messages: unknown): string | null {
       }
     } else if (m.role !== 'user' && m.role !== 'system') {
       return `Invalid value: '${m.role}'. Supported values are: 'system', 'assistant', 'user' and 'tool'.`;
+    } else if (m.role === 'user' && Array.isArray(m.content)) {
+      const problem = partsProblem(m.content);
+      if (problem) return problem;
     } else if (typeof m.content !== 'string') {
       return `Invalid type for 'content' of a ${m.role} message: expected a string.`;
     }

@@ -67,6 +67,15 @@ export interface StoredView {
 
 type Failure = { status: 429; retryAfter: number } | { error: string };
 
+/** A file a person attaches to a message (what the fake serves at its `url_private`). */
+export interface FakeFile {
+  name: string;
+  mimetype: string;
+  bytes: Uint8Array;
+  /** Slack's `filetype` (`png`, `text`, `pdf`…); default: the name's extension. */
+  filetype?: string;
+}
+
 const MAX_BLOCKS = 50;
 const MAX_SECTION_TEXT = 3000;
 const MAX_TEXT = 40_000;
@@ -186,6 +195,9 @@ export class FakeSlack {
   memberships = new Map<string, string[]>();
   /** trigger_ids handed to the app that it has not used yet (Slack: one use, a few seconds). */
   private readonly triggers = new Map<string, string>();
+  /** Every request for a file's `url_private`, with the token it carried (null: none). */
+  readonly fileDownloads: { id: string; token: string | null; status: number }[] = [];
+  private readonly files = new Map<string, FakeFile>();
   private readonly channels = new Map<string, StoredMessage[]>();
   private readonly failures = new Map<string, Failure[]>();
   /** Channels that refuse every write, with Slack's error (`is_archived`, `not_in_channel`, `channel_not_found`). */
@@ -305,10 +317,10 @@ export class FakeSlack {
   // ---------- drivers: what people (and other bots) do ----------
 
   /** A person @mentions the bot: stored, then delivered as both `app_mention` and `message` twins. */
-  async mention(input: { user: string; channel: string; text: string; threadTs?: string; order?: 'mention-first' | 'message-first' | 'together' }): Promise<{ ts: string; deliveries: Delivery[] }> {
+  async mention(input: { user: string; channel: string; text: string; threadTs?: string; order?: 'mention-first' | 'message-first' | 'together'; files?: FakeFile[] }): Promise<{ ts: string; deliveries: Delivery[] }> {
     const text = `<@${this.botUserId}> ${input.text}`;
     const msg = this.store({ channel: input.channel, user: input.user, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
-    const base = this.personEvent(msg);
+    const base = { ...this.personEvent(msg), ...this.fileFields(input.files) };
     const twins: Record<string, unknown>[] = [
       { ...base, type: 'app_mention', channel_type: undefined },
       { ...base, type: 'message' },
@@ -319,9 +331,69 @@ export class FakeSlack {
   }
 
   /** A person posts without mentioning the bot (a thread reply, a DM, a channel message). */
-  async userMessage(input: { user: string; channel: string; text: string; threadTs?: string }): Promise<{ ts: string; delivery: Delivery }> {
+  async userMessage(input: { user: string; channel: string; text: string; threadTs?: string; files?: FakeFile[] }): Promise<{ ts: string; delivery: Delivery }> {
     const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
-    return { ts: msg.ts, delivery: await this.sendEvent(this.personEvent(msg)) };
+    return { ts: msg.ts, delivery: await this.sendEvent({ ...this.personEvent(msg), ...this.fileFields(input.files) }) };
+  }
+
+  /**
+   * What Slack adds to a message event with files: subtype `file_share` (on the `message` twin; the
+   * `app_mention` twin keeps it too) and `files` with private URLs served by this fake.
+   */
+  private fileFields(files: FakeFile[] | undefined): Record<string, unknown> {
+    if (!files || files.length === 0) return {};
+    return {
+      subtype: 'file_share',
+      upload: false,
+      display_as_bot: false,
+      files: files.map((f) => {
+        const id = `F${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
+        this.files.set(id, f);
+        const path = `${this.base}/files-pri/${this.teamId}-${id}/${encodeURIComponent(f.name)}`;
+        return {
+          id,
+          created: Math.floor(Date.now() / 1000),
+          timestamp: Math.floor(Date.now() / 1000),
+          name: f.name,
+          title: f.name,
+          mimetype: f.mimetype,
+          filetype: f.filetype ?? (f.name.split('.').pop() ?? '').toLowerCase(),
+          pretty_type: f.mimetype,
+          user: this.botUserId,
+          mode: 'hosted',
+          editable: false,
+          is_external: false,
+          external_type: '',
+          size: f.bytes.length,
+          url_private: path,
+          url_private_download: `${this.base}/files-pri/${this.teamId}-${id}/download/${encodeURIComponent(f.name)}`,
+          permalink: `https://fake.slack.com/files/${this.botUserId}/${id}/${f.name}`,
+        };
+      }),
+    };
+  }
+
+  /**
+   * `url_private`: the file with a valid `Authorization: Bearer xoxb-…`; without one, like Slack, a
+   * redirect to the sign-in page (HTML), not an error status.
+   */
+  private serveFile(url: string, auth: string, res: ServerResponse): void {
+    const id = /^\/files-pri\/[^/]+-(F[A-Z0-9]+)\//.exec(url)?.[1] ?? '';
+    const token = auth.startsWith('Bearer ') ? auth.slice(7) : null;
+    const file = this.files.get(id);
+    const record = { id, token, status: 200 };
+    this.fileDownloads.push(record);
+    if (!token || !token.startsWith('xoxb-')) {
+      record.status = 302;
+      res.writeHead(302, { location: `${this.base}/signin?redir=${encodeURIComponent(url)}` }).end();
+      return;
+    }
+    if (!file) {
+      record.status = 404;
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>File not found</body></html>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.mimetype, 'content-length': String(file.bytes.length) }).end(Buffer.from(file.bytes));
   }
 
   /**
@@ -688,6 +760,11 @@ export class FakeSlack {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const url = req.url ?? '';
+    if (url.startsWith('/files-pri/')) return this.serveFile(url, String(req.headers.authorization ?? ''), res);
+    if (url.startsWith('/signin')) {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to Slack</body></html>');
+      return;
+    }
     if (url.startsWith('/response/')) {
       this.responses.push({ id: url.slice('/response/'.length), body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');

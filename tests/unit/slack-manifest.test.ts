@@ -12,7 +12,7 @@ describe('Slack app manifest', () => {
 
   it('subscribes to the events and grants the scopes the adapter relies on', () => {
     for (const event of ['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']) expect(manifest).toMatch(new RegExp(`- ${event.replace('.', '\\.')}\\n`));
-    for (const scope of ['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'chat:write', 'reactions:write', 'users:read', 'commands']) {
+    for (const scope of ['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'chat:write', 'reactions:write', 'users:read', 'files:read', 'commands']) {
       expect(manifest).toMatch(new RegExp(`- ${scope}\\s`));
     }
     expect(manifest).toMatch(/interactivity:\n(\s+#.*\n)*\s+is_enabled: true/);
