@@ -1,58 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDiscordAdapter, discordOptionsFromConfig } from '../../adapters/discord/create-discord-adapter.js';
-import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { FakeClock } from '../fakes/fake-clock.js';
-import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import type { FakeDiscord } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { TEST_TUNING, until } from './discord-harness.js';
+import { startDiscordErrand, until, type DiscordErrand } from './discord-harness.js';
 
-interface Errand {
-  app: App;
-  clock: FakeClock;
-  discord: FakeDiscord;
-  model: FakeOpenAI;
-  close(): Promise<void>;
-}
-
-let e: Errand;
+let e: DiscordErrand;
 afterEach(async () => e?.close());
 
-/** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
-async function startErrand(env: Record<string, string> = {}): Promise<Errand> {
-  const dir = mkdtempSync(join(tmpdir(), 'errand-discord-'));
-  const model = await startFakeOpenAI();
-  const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
-  const config = loadConfig({
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'test-key',
-    DATABASE_PATH: join(dir, 'errand.db'),
-    DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
-    DISCORD_API_URL: discord.apiUrl,
-    DISCORD_GUILD_ID: discord.guildId,
-    ...env,
-  });
-  const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
-  const clock = new FakeClock();
-  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
-  await app.start();
-  return {
-    app,
-    clock,
-    discord,
-    model,
-    async close() {
-      await app.stop();
-      await discord.close();
-      await model.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content);
 const lastUserText = (req: { messages: { role: string; content?: unknown }[] }) => String(req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
@@ -60,7 +13,7 @@ const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which 
 
 describe('Errand on Discord, end to end', () => {
   it('a mention opens a thread named after the request and the answer lands in it; a follow-up needs no mention', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.reply({ text: 'Four.' }, { text: 'Six.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> what is 2+2?`);
@@ -78,7 +31,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('with DISCORD_THREADS=false the answer comes in the channel', async () => {
-    e = await startErrand({ DISCORD_THREADS: 'false' });
+    e = await startDiscordErrand({ DISCORD_THREADS: 'false' });
     const { discord: d, model } = e;
     model.reply({ text: 'Here.' });
     d.userMessage(d.general.id, `<@${d.bot.id}> answer here`);
@@ -87,7 +40,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('answers a DM in the DM channel', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.reply({ text: 'Hello in private.' });
     const dm = d.directMessage('hi there');
@@ -95,7 +48,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('a duplicate delivery of the same message is answered once', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.reply({ text: 'Once.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> say it once`);
@@ -109,7 +62,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('ask_user: the question mentions the asker with buttons; a typed answer resumes the run', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.reply(askStep, { text: 'Markdown it is.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> write the report`);
@@ -123,7 +76,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('ask_user: clicking an option answers with its label and removes the buttons', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.reply(askStep, { text: 'PDF then.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> write the report`);
@@ -138,7 +91,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('the Stop button on the working notice stops the run, says so, and removes the notice', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.reply({ hang: true });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> take forever`);
@@ -153,7 +106,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('slash commands answer ephemerally from the real command handlers', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.reply({ text: 'Done.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> a small job`);
@@ -174,7 +127,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('a gateway reconnect during a run loses nothing and answers nothing twice', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model } = e;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -193,7 +146,7 @@ describe('Errand on Discord, end to end', () => {
   });
 
   it('a scheduled prompt posts at the top level of the channel, opens a thread on it and answers there', async () => {
-    e = await startErrand();
+    e = await startDiscordErrand();
     const { discord: d, model, clock } = e;
     const at = new Date(clock.now() + 60 * 60_000).toISOString();
     model.reply(
