@@ -955,7 +955,8 @@ export class FakeSlack {
         // Slack takes these only for a thread in a DM with the app (the assistant view).
         const channelId = String(a.channel_id ?? '');
         const threadTs = String(a.thread_ts ?? '');
-        if (!/^D[A-Z0-9]{2,}$/.test(channelId) || !this.find(channelId, threadTs)) return { ok: false, error: 'invalid_thread' };
+        if (!/^D[A-Z0-9]{2,}$/.test(channelId)) return { ok: false, error: 'channel_not_found' };
+        if (!this.find(channelId, threadTs)) return { ok: false, error: 'invalid_thread_ts' };
         if (method === 'assistant.threads.setStatus' && typeof a.status !== 'string') return { ok: false, error: 'invalid_arguments' };
         if (method === 'assistant.threads.setTitle' && (typeof a.title !== 'string' || a.title.trim() === '')) return { ok: false, error: 'invalid_arguments' };
         if (method === 'assistant.threads.setSuggestedPrompts') {
