@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { WorkingStatus } from '../../src/chat/chat-adapter.js';
 import { conversationKey, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { Logger } from '../../src/logger.js';
-import type { SuggestedPrompt } from '../../src/settings/slack-settings.js';
 import { isDmChannel } from './slack-thread-id.js';
 
 /** Slack caps a thread title; a longer first line is cut with an ellipsis. */
@@ -17,6 +16,12 @@ export const assistantThreadEventSchema = z.object({
     context: z.object({ channel_id: z.string().optional(), team_id: z.string().optional() }).partial().optional(),
   }),
 });
+
+/** One suggested prompt (`slack.suggestedPrompts` in the configuration file): the chip's title and the message it sends. */
+export interface SuggestedPrompt {
+  readonly title: string;
+  readonly message: string;
+}
 
 export interface AssistantThreadsDeps {
   /** A Web API call that throws on `ok: false` (callSlack). */

@@ -7,12 +7,11 @@ import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-re
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import type { Config } from '../../src/config.js';
-import { DEFAULT_SUGGESTED_PROMPTS, type SuggestedPrompt } from '../../src/settings/slack-settings.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { ackAfterHandling } from './ack-after-handling.js';
 import { registerAssistantEvents } from './assistant-events.js';
-import { createAssistantThreads } from './assistant-threads.js';
+import { createAssistantThreads, type SuggestedPrompt } from './assistant-threads.js';
 import { registerActions, type AnsweredQuestion } from './actions.js';
 import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
@@ -68,7 +67,7 @@ export interface SlackAdapterOptions {
   tuning?: SlackTuning;
   /** Told about every accepted post and every 429 (metrics). */
   traffic?: PlatformTraffic;
-  /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`; default: three general ones). */
+  /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`, whose schema has the defaults); absent: none. */
   suggestedPrompts?: readonly SuggestedPrompt[];
 }
 
@@ -198,7 +197,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   // Threads of the app's assistant view (DM threads) show a status line instead of the reaction and notice.
   const assistant = createAssistantThreads({
     call: (method, args) => api(method, args, okSchema),
-    suggestedPrompts: options.suggestedPrompts ?? DEFAULT_SUGGESTED_PROMPTS,
+    suggestedPrompts: options.suggestedPrompts ?? [],
     logger,
   });
 
