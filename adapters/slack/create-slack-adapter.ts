@@ -10,6 +10,8 @@ import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { ackAfterHandling } from './ack-after-handling.js';
+import { registerAssistantEvents } from './assistant-events.js';
+import { createAssistantThreads, type SuggestedPrompt } from './assistant-threads.js';
 import { registerActions, type AnsweredQuestion } from './actions.js';
 import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
@@ -65,6 +67,8 @@ export interface SlackAdapterOptions {
   tuning?: SlackTuning;
   /** Told about every accepted post and every 429 (metrics). */
   traffic?: PlatformTraffic;
+  /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`, whose schema has the defaults); absent: none. */
+  suggestedPrompts?: readonly SuggestedPrompt[];
 }
 
 /** The Slack ChatAdapter, plus where the HTTP receiver listens (tests and benchmarks post there). */
@@ -83,6 +87,7 @@ export function slackOptionsFromConfig(config: Config, logger?: Logger): SlackAd
     mode: config.SLACK_MODE,
     port: config.SLACK_PORT,
     apiUrl: config.SLACK_API_URL,
+    suggestedPrompts: config.file.settings.slack.suggestedPrompts,
     ...(logger ? { logger } : {}),
   };
 }
@@ -189,6 +194,13 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     deleteNotice: (channel, ts) => api('chat.delete', { channel, ts }, okSchema).then(() => undefined, ignoring('message_not_found')),
   });
 
+  // Threads of the app's assistant view (DM threads) show a status line instead of the reaction and notice.
+  const assistant = createAssistantThreads({
+    call: (method, args) => api(method, args, okSchema),
+    suggestedPrompts: options.suggestedPrompts ?? [],
+    logger,
+  });
+
   const history = createSlackHistory({
     call: (method, args) => client.apiCall(method, args),
     bot: () => bot,
@@ -224,7 +236,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     const receiver = ackAfterHandling(boltReceiver, { deadlineMs: tuning.eventAckDeadlineMs ?? 2500, logger });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
-    registerEventHandlers(built, { ...deps, bot: () => bot, botThreads, cachedTimezone: (u) => profiles.cachedTimezone(u), downloadFile });
+    registerEventHandlers(built, {
+      ...deps,
+      bot: () => bot,
+      botThreads,
+      cachedTimezone: (u) => profiles.cachedTimezone(u),
+      downloadFile,
+      onHandedOver: (m) => assistant.requested(m.conversation, m.text),
+    });
+    registerAssistantEvents(built, { assistant, logger });
     const scheduleUi = registerScheduleUi(built, { ...deps, call: api });
     registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000, scheduleUi });
     registerActions(built, { ...deps, onAnswered });
@@ -265,6 +285,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     async stop() {
       await working.stopAll();
+      await assistant.stopAll();
       await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
       const running = app;
       const listening = server;
@@ -304,7 +325,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       await update(locate(conversation).channelId, messageId, toEditBody(message));
     },
     async setWorking(conversation, status) {
-      working.set(conversation, status);
+      if (assistant.isAssistantThread(conversation)) assistant.setWorking(conversation, status);
+      else working.set(conversation, status);
     },
     async openThread(channel: ChannelRef, messageId: string) {
       const loc = locate({ ...channel, thread: null });

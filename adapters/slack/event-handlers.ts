@@ -96,6 +96,8 @@ export interface EventHandlerDeps {
   readonly cachedTimezone: (userId: string) => string | undefined;
   readonly downloadFile?: SlackFileDownload;
   readonly logger: Logger;
+  /** Told about each new message handed to the core (not its twins or redeliveries), e.g. to title an assistant thread. */
+  readonly onHandedOver?: (inbound: InboundMessage) => void;
 }
 
 const bodySchema = z.object({ team_id: z.string().min(1) });
@@ -128,6 +130,7 @@ export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
       throw err;
     });
     handled.set(key, delivery);
+    deps.onHandedOver?.(inbound);
     if (handled.size > 5000) handled.delete(handled.keys().next().value!);
     return delivery;
   };

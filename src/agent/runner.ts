@@ -122,6 +122,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
 
     const history = deps.transcript.recent(conversationId, deps.historyRows ?? 400);
     const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
+    deps.activity?.({ activity: 'thinking' });
     let response;
     try {
       response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, ...(input.model ? { model: input.model } : {}) });

@@ -2,6 +2,7 @@ import { answerActionId } from '../chat/action-id.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { PendingQuestion, PostIntent, PostTicket, RunPosts, StoredToolCall } from './agent-types.js';
+import { activityOfTool, type ActivityReport } from './run-activity.js';
 import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
@@ -17,6 +18,8 @@ export interface ToolStepDeps {
   askTimeoutMs: number;
   posts: RunPosts;
   now(): number;
+  /** Told what the run does next (model call, tool, question), for the platform's status line; absent: nobody listens. */
+  activity?: ActivityReport;
 }
 
 /**
@@ -60,6 +63,7 @@ function approvalText(tool: string, call: StoredToolCall): string {
  */
 async function parkAndAsk(input: ToolStepInput, deps: ToolStepDeps, pending: PendingQuestion, intent: PostIntent): Promise<RunOutcome> {
   const { runId } = input;
+  deps.activity?.({ activity: 'waiting' });
   const ticket = deps.posts.atomically(() => {
     if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return null;
     return deps.posts.record(input.context.conversationId, runId, intent);
@@ -110,6 +114,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
       return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
     }
+    deps.activity?.(activityOfTool(call.name));
     let outcome = await deps.tools.execute(call, context);
     if (outcome.effect?.kind === 'ask' && ask !== null) {
       outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };

@@ -29,6 +29,12 @@ export interface PostedMessage {
   readonly id: string;
 }
 
+/**
+ * What a run is doing right now, so a platform with a status line (Slack's assistant threads) can say
+ * more than "working": calling the model, reading the platform's history, running a tool, or parked on a question.
+ */
+export type WorkingActivity = 'thinking' | 'reading' | 'tool' | 'waiting';
+
 /** What the runtime shows while a run works (typing, reaction, status line with a Stop button). */
 export interface WorkingStatus {
   readonly runId: string;
@@ -36,6 +42,10 @@ export interface WorkingStatus {
   readonly sourceMessageId?: string;
   /** Action id for a Stop button. */
   readonly stopActionId: string;
+  /** The current step; absent when the run has just started. Adapters without a status line ignore it. */
+  readonly activity?: WorkingActivity;
+  /** The tool being run (with `reading` and `tool`), as the model sees it, e.g. `github__search_issues`. */
+  readonly toolName?: string;
 }
 
 export interface AdapterCapabilities {

@@ -1,5 +1,6 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
 import { executeRun, type RunInput } from '../agent/runner.js';
+import { onlyChanges } from '../agent/run-activity.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
@@ -7,7 +8,7 @@ import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import type { ToolContext } from '../agent/tools/tool.js';
 import type { Budget, Payer } from '../budget/budget.js';
 import { stopActionId } from '../chat/action-id.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ChatAdapter, WorkingStatus } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { RunControl, StopResult } from '../commands/command-deps.js';
@@ -289,9 +290,11 @@ export class RunCoordinator implements RunControl {
 
   private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, entry: ActiveRun, resume: RunResume | undefined): Promise<void> {
     const { deps } = this;
-    adapter
-      .setWorking(ref, { runId: run.id, stopActionId: stopActionId(run.id), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) })
-      .catch((err: unknown) => deps.logger.warn({ err }, 'showing the working status failed'));
+    const working: WorkingStatus = { runId: run.id, stopActionId: stopActionId(run.id), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) };
+    const showWorking = (status: WorkingStatus) => adapter.setWorking(ref, status).catch((err: unknown) => deps.logger.warn({ err }, 'showing the working status failed'));
+    void showWorking(working);
+    // Each step's activity goes to the adapter (Slack's assistant status line); only changes, so it stays cheap.
+    const activity = onlyChanges((a) => void showWorking({ ...working, ...a }));
     const timezone = await this.timezoneFor(conversationId, adapter, task);
     const toolContext: ToolContext = {
       conversationId,
@@ -345,6 +348,7 @@ export class RunCoordinator implements RunControl {
         askTimeoutMs: deps.limits.askTimeoutMs,
         posts: deps.posts,
         now: () => deps.clock.now(),
+        activity,
       },
     );
     await this.settle(conversationId, run, task, outcome, entry.reason);

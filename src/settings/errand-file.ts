@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { expandEnv } from './expand-env.js';
 import { mcpServersSchema } from './mcp-server-settings.js';
+import { slackSettingsSchema } from './slack-settings.js';
 import { accessSchema, channelsSchema, limitsSchema } from './team-settings.js';
 
 /**
@@ -16,6 +17,7 @@ export const errandFileSchema = z.strictObject({
   access: accessSchema.optional(),
   limits: limitsSchema.default({}),
   channels: channelsSchema.default({}),
+  slack: slackSettingsSchema.prefault({}),
 });
 
 export type ErrandFile = z.infer<typeof errandFileSchema>;

@@ -137,7 +137,7 @@ function parseArgs(raw: string, contentType: string): Record<string, unknown> {
   if (contentType.includes('application/json')) return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
   const args: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(raw)) {
-    args[k] = ((k === 'blocks' || k === 'attachments') && v.startsWith('[')) || (k === 'metadata' && v.startsWith('{')) ? JSON.parse(v) : v;
+    args[k] = ((k === 'blocks' || k === 'attachments' || k === 'prompts') && v.startsWith('[')) || (k === 'metadata' && v.startsWith('{')) ? JSON.parse(v) : v;
   }
   return args;
 }
@@ -403,6 +403,29 @@ export class FakeSlack {
   postUndelivered(input: { user: string; channel: string; text: string; threadTs?: string }): { ts: string } {
     const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
     return { ts: msg.ts };
+  }
+
+  /**
+   * A person opens a new thread in the app's assistant view (Agents & AI Apps): Slack creates the thread
+   * in the DM with the app and delivers `assistant_thread_started`. `contextChannel` is the channel the
+   * person was looking at. Later messages go in with `userMessage({ channel, threadTs })`.
+   */
+  async assistantThreadStarted(input: { user: string; channel: string; contextChannel?: string }): Promise<{ threadTs: string; delivery: Delivery }> {
+    const root = this.store({ channel: input.channel, user: this.botUserId, bot_id: this.botId, text: 'New assistant thread' });
+    const assistant_thread = {
+      user_id: input.user,
+      channel_id: input.channel,
+      thread_ts: root.ts,
+      context: { ...(input.contextChannel ? { channel_id: input.contextChannel } : {}), team_id: this.teamId, enterprise_id: null },
+    };
+    return { threadTs: root.ts, delivery: await this.sendEvent({ type: 'assistant_thread_started', assistant_thread, event_ts: nextTs() }) };
+  }
+
+  /** Every status the app set on an assistant thread, in order ('' = cleared). */
+  assistantStatuses(channel: string, threadTs: string): string[] {
+    return this.callsOf('assistant.threads.setStatus')
+      .filter((c) => c.error === null && c.args.channel_id === channel && c.args.thread_ts === threadTs)
+      .map((c) => String(c.args.status));
   }
 
   /** Another app's bot posts (Slack delivers it as a `message` with `bot_id`). */
@@ -925,6 +948,23 @@ export class FakeSlack {
         stored.view = view;
         stored.updates++;
         return { ok: true, view: { id: stored.id, ...view } };
+      }
+      case 'assistant.threads.setStatus':
+      case 'assistant.threads.setSuggestedPrompts':
+      case 'assistant.threads.setTitle': {
+        // Slack takes these only for a thread in a DM with the app (the assistant view).
+        const channelId = String(a.channel_id ?? '');
+        const threadTs = String(a.thread_ts ?? '');
+        if (!/^D[A-Z0-9]{2,}$/.test(channelId)) return { ok: false, error: 'channel_not_found' };
+        if (!this.find(channelId, threadTs)) return { ok: false, error: 'invalid_thread_ts' };
+        if (method === 'assistant.threads.setStatus' && typeof a.status !== 'string') return { ok: false, error: 'invalid_arguments' };
+        if (method === 'assistant.threads.setTitle' && (typeof a.title !== 'string' || a.title.trim() === '')) return { ok: false, error: 'invalid_arguments' };
+        if (method === 'assistant.threads.setSuggestedPrompts') {
+          const prompts = Array.isArray(a.prompts) ? (a.prompts as { title?: unknown; message?: unknown }[]) : [];
+          const valid = prompts.length >= 1 && prompts.length <= 4 && prompts.every((p) => typeof p.title === 'string' && p.title !== '' && typeof p.message === 'string' && p.message !== '');
+          if (!valid) return { ok: false, error: 'invalid_arguments' };
+        }
+        return { ok: true };
       }
       case 'users.conversations': {
         const user = String(a.user ?? '');

@@ -26,6 +26,19 @@ describe('configuration file', () => {
     expect(file.settings.mcpServers).toEqual({});
   });
 
+  it('offers three default suggested prompts for Slack assistant threads when none are configured', () => {
+    const { file, problems } = loadErrandFile({}, dirWith('errand.json', { mcpServers: {} }));
+    expect(problems).toEqual([]);
+    expect(file.settings.slack.suggestedPrompts).toHaveLength(3);
+    for (const prompt of file.settings.slack.suggestedPrompts) expect(prompt.title.length).toBeGreaterThan(0);
+  });
+
+  it('rejects suggested prompts Slack would refuse, naming the path', () => {
+    const five = Array.from({ length: 5 }, (_, i) => ({ title: `t${i}`, message: `m${i}` }));
+    expect(problemsFor({ slack: { suggestedPrompts: five } }).join('\n')).toMatch(/slack\.suggestedPrompts: Slack shows at most 4 suggested prompts/);
+    expect(problemsFor({ slack: { suggestedPrompts: [{ title: 'Hi' }] } }).join('\n')).toMatch(/slack\.suggestedPrompts\[0\]\.message/);
+  });
+
   it('reads ./errand.json and fills ${VAR} from the environment, with defaults for Errand keys', () => {
     const dir = dirWith('errand.json', {
       mcpServers: {
@@ -102,6 +115,7 @@ describe('errand.example.json', () => {
     expect(Object.keys(file.settings.channels)).toEqual(['slack:C0123ABCD', 'discord:112233445566778899']);
     expect(file.settings.access).toMatchObject({ directMessages: 'allowlist', schedules: 'admins', admins: ['slack:U0ADMIN01', 'discord:445566778899001122'] });
     expect(file.settings.access?.users).toContain('discord:role:334455667788990011');
+    expect(file.settings.slack.suggestedPrompts.map((p) => p.title)).toEqual(['Summarise this week', 'Daily stand-up reminder', 'Triage issues']);
   });
 
   it('shows every access key, written out rather than left to defaults', async () => {

@@ -24,4 +24,11 @@ describe('Slack app manifest', () => {
     expect(manifest).toMatch(/- app_home_opened\n/);
     for (const scope of ['channels:read', 'groups:read']) expect(manifest).toMatch(new RegExp(`- ${scope}\\s`));
   });
+
+  it('enables the assistant view with a description and suggested prompts, and its scope and events', () => {
+    expect(manifest).toMatch(/assistant_view:\n(\s+#.*\n)*\s+assistant_description: \S/);
+    expect(manifest).toMatch(/suggested_prompts:\n\s+- title: \S.*\n\s+message: \S/);
+    expect(manifest).toMatch(/- assistant:write\s/);
+    for (const event of ['assistant_thread_started', 'assistant_thread_context_changed']) expect(manifest).toMatch(new RegExp(`- ${event}\\s`));
+  });
 });

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { statusText, titleOf } from '../../adapters/slack/assistant-threads.js';
+import { activityOfTool } from '../../src/agent/run-activity.js';
+
+const base = { runId: 'r1', stopActionId: 'errand:stop:r1' };
+
+describe('Slack assistant status line and title', () => {
+  it('says what each step does', () => {
+    expect(statusText(base)).toBe('is thinking…');
+    expect(statusText({ ...base, activity: 'thinking' })).toBe('is thinking…');
+    expect(statusText({ ...base, ...activityOfTool('read_thread') })).toBe('is reading this thread…');
+    expect(statusText({ ...base, ...activityOfTool('read_channel') })).toBe('is reading this channel…');
+    expect(statusText({ ...base, ...activityOfTool('github__search_issues') })).toBe('is running github__search_issues…');
+    expect(statusText({ ...base, activity: 'waiting' })).toBe('is waiting for your answer');
+  });
+
+  it('titles a thread with the first non-empty line of the request, cut to Slack size', () => {
+    expect(titleOf('\n  Plan the release  \nwith details')).toBe('Plan the release');
+    expect(titleOf('   \n ')).toBeNull();
+    const long = titleOf('x'.repeat(300))!;
+    expect(long).toHaveLength(100);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
