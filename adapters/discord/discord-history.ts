@@ -72,8 +72,14 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
 
   /** A thread from its start, oldest first, up to `limit` messages. */
   const readFromStart = async (channelId: string, limit: number, first: DiscordMessage[]): Promise<{ messages: DiscordMessage[]; truncated: boolean }> => {
+    const { collected, more } = await pagesAfter(channelId, '0', limit, first);
+    return { messages: collected.slice(0, limit), truncated: more || collected.length > limit };
+  };
+
+  /** Pages forward (`after`) from a message id, oldest first, until `limit` messages or the end. */
+  const pagesAfter = async (channelId: string, afterId: string, limit: number, first: DiscordMessage[] = []): Promise<{ collected: DiscordMessage[]; more: boolean }> => {
     const collected = [...first];
-    let after = '0';
+    let after = afterId;
     let more = true;
     while (more && collected.length < limit) {
       const ask = Math.min(PAGE_SIZE, limit - collected.length);
@@ -82,7 +88,7 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
       more = got.length === ask;
       after = got.at(-1)?.id ?? after;
     }
-    return { messages: collected.slice(0, limit), truncated: more || collected.length > limit };
+    return { collected, more };
   };
 
   const starterOf = async (loc: DiscordLocation & { threadId: string }): Promise<DiscordMessage[]> => {
@@ -130,16 +136,7 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
       const loc = options.locate(conversation);
       const me = options.botId();
       const channelId = loc.threadId ?? loc.channelId;
-      const collected: DiscordMessage[] = [];
-      let after = afterId;
-      let more = true;
-      while (more && collected.length < limit) {
-        const ask = Math.min(PAGE_SIZE, limit - collected.length);
-        const got = (await page(channelId, { limit: String(ask), after })).sort(byId);
-        collected.push(...got);
-        more = got.length === ask;
-        after = got.at(-1)?.id ?? after;
-      }
+      const { collected, more } = await pagesAfter(channelId, afterId, limit);
       const raw = new Map(collected.map((m) => [m.id, m]));
       const history = toHistory(loc, collected.slice(0, limit), more, false);
       const messages = history.messages.map((h): MissedMessage => {
