@@ -1,29 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, discordOptionsFromConfig } from '../../adapters/discord/create-discord-adapter.js';
 import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
-import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../fakes/fake-openai.js';
+import type { FakeDiscord } from '../fakes/fake-discord.js';
+import type { RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { TEST_TUNING } from './discord-harness.js';
+import { startDiscordWorld, TEST_TUNING } from './discord-harness.js';
 
 /** Errand on Discord that stops and starts again on the same database, the fakes kept. */
 async function restartableErrand() {
-  const dir = mkdtempSync(join(tmpdir(), 'errand-discord-restart-'));
-  const model = await startFakeOpenAI();
-  const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
-  const config = loadConfig({
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'test-key',
-    DATABASE_PATH: join(dir, 'errand.db'),
-    DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
-    DISCORD_API_URL: discord.apiUrl,
-    DISCORD_GUILD_ID: discord.guildId,
-  });
+  const world = await startDiscordWorld();
+  const { config, discord, model } = world;
   const clock = new FakeClock(Date.now());
   let app: App | null = null;
   const handle = {
@@ -41,9 +28,7 @@ async function restartableErrand() {
     },
     async close() {
       await handle.stop();
-      await discord.close();
-      await model.close();
-      rmSync(dir, { recursive: true, force: true });
+      await world.close();
     },
   };
   await handle.start();

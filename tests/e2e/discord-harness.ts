@@ -5,7 +5,7 @@ import { createDiscordAdapter, discordOptionsFromConfig, type DiscordTuning } fr
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { RecordingSink } from '../contract/chat-adapter-contract.js';
@@ -85,11 +85,18 @@ export interface DiscordErrand {
   close(): Promise<void>;
 }
 
-/** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
-export async function startDiscordErrand(
-  env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
-  options: { externalTools?: ManagedToolSource } = {},
-): Promise<DiscordErrand> {
+/** What a Discord test runs against: a fake model, a fake Discord, a database folder, and the config pointing at them. */
+export interface DiscordWorld {
+  readonly dir: string;
+  readonly model: FakeOpenAI;
+  readonly discord: FakeDiscord;
+  readonly config: Config;
+  /** Closes both fakes and deletes the folder. */
+  close(): Promise<void>;
+}
+
+/** Starts the fakes and builds the environment-only config Errand would read, plus `env`. */
+export async function startDiscordWorld(env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {}): Promise<DiscordWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-discord-'));
   const model = await startFakeOpenAI();
   const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
@@ -102,6 +109,26 @@ export async function startDiscordErrand(
     DISCORD_GUILD_ID: discord.guildId,
     ...(typeof env === 'function' ? env(discord) : env),
   });
+  return {
+    dir,
+    model,
+    discord,
+    config,
+    async close() {
+      await discord.close();
+      await model.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
+export async function startDiscordErrand(
+  env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
+  options: { externalTools?: ManagedToolSource } = {},
+): Promise<DiscordErrand> {
+  const world = await startDiscordWorld(env);
+  const { config, discord, model } = world;
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
   const clock = new FakeClock();
   const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
@@ -113,9 +140,7 @@ export async function startDiscordErrand(
     model,
     async close() {
       await app.stop();
-      await discord.close();
-      await model.close();
-      rmSync(dir, { recursive: true, force: true });
+      await world.close();
     },
   };
 }

@@ -1,18 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, discordOptionsFromConfig } from '../../adapters/discord/create-discord-adapter.js';
 import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { loadMonitoring, type Monitoring } from '../../src/metrics/monitoring.js';
 import { trafficCounter } from '../../src/metrics/traffic-counter.js';
 import { FakeClock } from '../fakes/fake-clock.js';
-import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import type { FakeDiscord } from '../fakes/fake-discord.js';
+import type { FakeOpenAI } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { TEST_TUNING } from './discord-harness.js';
+import { startDiscordWorld, TEST_TUNING } from './discord-harness.js';
 import { parseExposition, type Exposition } from './prometheus-text.js';
 
 interface Monitored {
@@ -26,18 +22,8 @@ interface Monitored {
 
 /** Errand as main.ts builds it with METRICS_PORT set: discord.js on a fake Discord, the openai SDK on a fake model. */
 async function startMonitored(): Promise<Monitored> {
-  const dir = mkdtempSync(join(tmpdir(), 'errand-metrics-'));
-  const model = await startFakeOpenAI();
-  const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
-  const config = loadConfig({
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'test-key',
-    DATABASE_PATH: join(dir, 'errand.db'),
-    DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
-    DISCORD_API_URL: discord.apiUrl,
-    DISCORD_GUILD_ID: discord.guildId,
-    METRICS_PORT: '0',
-  });
+  const world = await startDiscordWorld({ METRICS_PORT: '0' });
+  const { config, discord, model } = world;
   const monitoring = await loadMonitoring({ port: config.METRICS_PORT!, host: config.METRICS_HOST, logger: silentLogger() });
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING, traffic: trafficCounter(monitoring.metrics, 'discord') });
   const app = createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, monitoring });
@@ -50,9 +36,7 @@ async function startMonitored(): Promise<Monitored> {
     url: (path) => `http://127.0.0.1:${monitoring.port()}${path}`,
     async close() {
       await app.stop();
-      await discord.close();
-      await model.close();
-      rmSync(dir, { recursive: true, force: true });
+      await world.close();
     },
   };
 }

@@ -1,14 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord, type FakeMessage } from '../fakes/fake-discord.js';
+import { startFakeDiscord, type FakeDiscord, type FakeMessage } from '../fakes/fake-discord.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { processGone } from '../fixtures/mcp/mcp-test-kit.js';
+import { discordEnv, startErrandProcess, type ErrandProcess } from './errand-process.js';
 import { count, writeStep } from './mcp-e2e-kit.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -17,8 +18,8 @@ let discord: FakeDiscord;
 let model: FakeOpenAI;
 let dir: string;
 let eventsPath: string;
-let child: ChildProcess | null = null;
-let output = '';
+let errand: ErrandProcess | null = null;
+const output = () => errand?.output() ?? '';
 
 /** Pids whose parent is `pid` (read from /proc, as `ps --ppid` would). */
 function childrenOf(pid: number): number[] {
@@ -54,26 +55,8 @@ function writeErrandFile(): string {
 }
 
 /** Starts Errand's real entry point as its own process, configured only by the environment and errand.json. */
-function startErrand(configPath: string): ChildProcess {
-  const p = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
-      DISCORD_API_URL: discord.apiUrl,
-      DISCORD_GUILD_ID: discord.guildId,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'test-key',
-      DATABASE_PATH: join(dir, 'errand.db'),
-      ERRAND_CONFIG: configPath,
-      FIXTURE_EVENTS_FILE: eventsPath,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  p.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  p.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  return p;
+function startErrand(configPath: string): ErrandProcess {
+  return startErrandProcess({ ...discordEnv(discord, model, dir), ERRAND_CONFIG: configPath, FIXTURE_EVENTS_FILE: eventsPath });
 }
 
 /** The message id the waiting run recorded for its approval post (what a decision after the restart edits). */
@@ -87,7 +70,6 @@ function recordedQuestionMessage(): string | null {
   }
 }
 
-const exited = (p: ChildProcess) => new Promise<number | null>((resolve) => (p.exitCode !== null || p.signalCode !== null ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
 const events = () => {
   try {
     return readFileSync(eventsPath, 'utf8').split('\n').filter(Boolean);
@@ -98,9 +80,9 @@ const events = () => {
 
 /** Waits until Errand connected to the gateway and started its MCP server; returns the server's pid. */
 async function started(p: ChildProcess, identifiesBefore: number): Promise<number> {
-  await waitFor(() => discord.stats.identifies > identifiesBefore, 30_000, `Errand to connect to the gateway (output: ${output})`);
+  await waitFor(() => discord.stats.identifies > identifiesBefore, 30_000, `Errand to connect to the gateway (output: ${output()})`);
   const servers = () => childrenOf(p.pid!).filter((c) => cmdline(c).includes('stdio-fixture-server'));
-  const pid = await waitFor(() => (servers().length === 1 ? servers()[0] : undefined), 10_000, `the MCP server process (children: ${childrenOf(p.pid!).map(cmdline).join('; ')}; output: ${output})`);
+  const pid = await waitFor(() => (servers().length === 1 ? servers()[0] : undefined), 10_000, `the MCP server process (children: ${childrenOf(p.pid!).map(cmdline).join('; ')}; output: ${output()})`);
   return pid!;
 }
 
@@ -112,10 +94,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGKILL');
-    await exited(child);
-  }
+  await errand?.kill();
   await discord.close();
   await model.close();
   rmSync(dir, { recursive: true, force: true });
@@ -124,34 +103,33 @@ afterAll(async () => {
 describe('the Errand process with an MCP server from errand.json (fake Discord)', () => {
   it('an approval survives SIGKILL: after the restart "allow" runs the tool exactly once; SIGTERM leaves no MCP server behind', async () => {
     const config = writeErrandFile();
-    child = startErrand(config);
-    const firstServer = await started(child, 0);
+    errand = startErrand(config);
+    const firstServer = await started(errand.child, 0);
     model.reply(writeStep('survives'), { text: 'Saved after the restart.' });
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> save the plan "survives"`);
     const approval = (await waitFor(
       () => discord.botMessagesIn(msg.id).find((m) => m.content.includes('Approval needed') && m.components.length > 0),
       15_000,
-      `the approval post (output: ${output})`,
+      `the approval post (output: ${output()})`,
     )) as FakeMessage;
     expect(approval.content).toContain('notes__write_note');
     // The post is visible a moment before Errand has stored its id; kill after that, as a person would click later.
     await waitFor(() => recordedQuestionMessage() === approval.id, 10_000, 'the approval post id to be stored');
 
-    child.kill('SIGKILL');
-    await exited(child);
+    await errand.kill();
     await waitFor(() => processGone(firstServer), 10_000, 'the old MCP server to exit once Errand died (its stdin closed)');
 
     const identifies = discord.stats.identifies;
-    child = startErrand(config);
-    const secondServer = await started(child, identifies);
+    errand = startErrand(config);
+    const secondServer = await started(errand.child, identifies);
     expect(secondServer).not.toBe(firstServer);
     discord.userMessage(msg.id, 'allow');
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content === 'Saved after the restart.'), 15_000, `the answer after the restart (output: ${output})`);
+    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content === 'Saved after the restart.'), 15_000, `the answer after the restart (output: ${output()})`);
     expect(count(events(), 'wrote plan=survives')).toBe(1);
-    await waitFor(() => /✅ Allowed once by <@\d+>\.$/.test(discord.messages.get(approval.id)!.content), 5000, `the decision on the approval post (output: ${output})`);
+    await waitFor(() => /✅ Allowed once by <@\d+>\.$/.test(discord.messages.get(approval.id)!.content), 5000, `the decision on the approval post (output: ${output()})`);
 
-    child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
+    errand.child.kill('SIGTERM');
+    expect(await errand.exited()).toBe(0);
     expect(processGone(secondServer)).toBe(true);
     expect(count(events(), 'wrote plan=survives')).toBe(1);
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord, type FakeMessage } from '../fakes/fake-discord.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { seededRandom as random } from '../fakes/seeded-random.js';
 import { discordEnv, startErrandProcess, type ErrandProcess } from './errand-process.js';
 
 /**
@@ -22,17 +23,6 @@ const KILLS = 5;
 const LONG_PARAGRAPHS = 14;
 const SEED = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-/** mulberry32: a small seeded generator, so a failing run can be repeated with SOAK_SEED. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const updateText = (k: number) => `conv-${k} progress update`;
 const questionText = (k: number) => `conv-${k} shall I go on?`;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom as prng } from '../fakes/seeded-random.js';
 import { buildContext } from '../../src/agent/context-builder.js';
 import { wasCut } from '../../src/agent/context-cut.js';
 import type { LlmMessage } from '../../src/agent/llm-client.js';
@@ -6,17 +7,6 @@ import { estimateRequestTokens } from '../../src/agent/token-estimate.js';
 import type { MessageRow, StoredToolCall } from '../../src/db/schema.js';
 import { requestProblem } from '../fakes/fake-openai.js';
 
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Case {
   rows: MessageRow[];
