@@ -43,6 +43,14 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/** A server switched off with `"disabled": true` needs none of its secrets: its `${VAR}`s may stay unset. */
+function inDisabledServer(raw: unknown, path: readonly (string | number)[]): boolean {
+  if (path[0] !== 'mcpServers' || typeof path[1] !== 'string') return false;
+  const servers = (raw as { mcpServers?: Record<string, unknown> } | null)?.mcpServers;
+  const server = servers?.[path[1]];
+  return typeof server === 'object' && server !== null && (server as { disabled?: unknown }).disabled === true;
+}
+
 /** " at line L, column C" for a JSON.parse message that gives only a position. */
 function lineOf(text: string, message: string): string {
   const match = /at position (\d+)/.exec(message);
@@ -75,7 +83,7 @@ export function loadErrandFile(env: NodeJS.ProcessEnv, cwd = process.cwd()): { f
     return { file: empty, problems: [`${label}: not valid JSON (${why}${lineOf(text, why)}). Fix the syntax; comments and trailing commas are not allowed.`] };
   }
   const { value, missing } = expandEnv(raw, env);
-  const problems = missing.map(
+  const problems = missing.filter((m) => !inDisabledServer(raw, m.path)).map(
     (m) => `${label} → ${formatPath(m.path)}: \${${m.name}} is not set in the environment. Set ${m.name} (e.g. in .env) or write the value without \${…}.`,
   );
   const parsed = errandFileSchema.safeParse(value);

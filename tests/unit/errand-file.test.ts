@@ -73,6 +73,17 @@ describe('configuration file', () => {
     expect(problems).toHaveLength(6);
   });
 
+  it('does not ask for the secrets of a server switched off with "disabled": true', () => {
+    const problems = problemsFor({
+      mcpServers: {
+        off: { url: 'https://x.example/mcp', headers: { Authorization: 'Bearer ${OFF_KEY}' }, disabled: true },
+        on: { command: 'x', env: { T: '${ON_KEY}' } },
+      },
+    });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/mcpServers\.on\.env\.T: \$\{ON_KEY\} is not set/);
+  });
+
   it('rejects server names that give the same tool prefix after sanitising', () => {
     const problems = problemsFor({ mcpServers: { 'my.files': { command: 'a' }, my_files: { command: 'b' } } });
     expect(problems.join('\n')).toMatch(/mcpServers\.my_files: gives the same tool prefix "my_files__" as server "my\.files"; rename one/);
