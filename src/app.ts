@@ -7,7 +7,6 @@ import { createToolRegistry } from './agent/tools/tool-registry.js';
 import type { ExternalToolSource } from './agent/tools/external-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import { createBudget } from './budget/budget.js';
-import { createUsageStore } from './budget/usage-store.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
@@ -15,27 +14,21 @@ import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-com
 import { buildHomeModel } from './commands/home-view.js';
 import { createScheduleEditor } from './commands/schedule-editor.js';
 import { createScheduleRights } from './commands/schedule-rights.js';
-import { createOpenWorkByPerson } from './conversations/open-work-by-person.js';
 import { createWhenInterpreter } from './schedules/when-interpreter.js';
 import type { Config } from './config.js';
-import { createConversationStore, type ConversationStore } from './conversations/conversation-store.js';
+import type { ConversationStore } from './conversations/conversation-store.js';
 import { createAccessPolicy } from './access/access-policy.js';
-import { createToolGrantStore } from './conversations/tool-grant-store.js';
 import { createAuthority } from './runtime/authority.js';
-import { createTranscriptStore, type TranscriptStore } from './conversations/transcript-store.js';
-import { closeDatabase, openDatabase, type Db } from './db/client.js';
+import type { TranscriptStore } from './conversations/transcript-store.js';
 import { silentLogger, type Logger } from './logger.js';
 import { countingSink } from './metrics/counting-sink.js';
 import { checkHealth, type ToolServerState } from './metrics/health-check.js';
 import { instrumentLlm } from './metrics/instrumented-llm.js';
-import { createGaugeReader } from './metrics/metric-gauges.js';
 import { noopMetrics } from './metrics/metrics.js';
 import type { Monitoring } from './metrics/monitoring.js';
-import { createRunStore, type RunStore } from './runs/run-store.js';
-import { createEventDedupe } from './runtime/dedupe.js';
+import type { RunStore } from './runs/run-store.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
-import { createAttachmentTaskStore } from './attachments/attachment-task-store.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox, type Outbox } from './outbox/outbox.js';
@@ -45,15 +38,17 @@ import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
 import { createScheduling } from './schedules/scheduling.js';
 import type { WakeTimer } from './schedules/scheduler.js';
-import { createTaskService, type TaskService } from './tasks/task-service.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
+import type { TaskService } from './tasks/task-service.js';
 
 export interface AppOptions {
   config: Config;
   adapters: readonly ChatAdapter[];
   logger?: Logger;
   clock?: Clock;
-  /** An open database; when omitted, DATABASE_PATH is opened (and closed on stop). */
-  db?: Db;
+  /** An open store; when omitted, the configured database is opened (and closed on stop). */
+  store?: Store;
   /** The model; when omitted, the OpenAI-compatible endpoint from the config. */
   llm?: LlmClient;
   /** Backoff between model retries (tests shorten it). */
@@ -80,7 +75,7 @@ export interface ManagedToolSource extends ExternalToolSource {
 
 /** The running system, for main.ts, tests and benchmarks. */
 export interface App {
-  readonly db: Db;
+  readonly store: Store;
   readonly dispatcher: Dispatcher;
   readonly coordinator: RunCoordinator;
   readonly heartbeat: Heartbeat;
@@ -104,26 +99,22 @@ const OUTBOX_STOP_GRACE_MS = 3000;
 /** Catch-up after a restart: bounded, and never older than de-duplication remembers (10 minutes' margin for clock skew). */
 const CATCH_UP_LIMITS = { conversations: 200, messagesPerConversation: 50, totalMs: 60_000, maxAgeMs: DEDUPE_RETENTION_MS - 10 * 60_000 };
 
-/** Builds Errand from its parts; nothing starts until `start()`. */
-export function createApp(options: AppOptions): App {
+/** Builds Errand from its parts (opening the store when none is given); nothing starts until `start()`. */
+export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger();
-  const ownsDb = options.db === undefined;
-  const db = options.db ?? openDatabase(config.DATABASE_PATH);
+  const ownsStore = options.store === undefined;
+  const store = options.store ?? (await openStore(config, clock));
   const adapters = new Map(options.adapters.map((a) => [a.platform, a]));
   const { monitoring } = options;
   const metrics = monitoring?.metrics ?? noopMetrics;
 
-  const conversations = createConversationStore(db, clock);
-  const transcript = createTranscriptStore(db, clock);
-  const tasks = createTaskService(db, clock);
-  const runs = createRunStore(db, clock);
+  const { conversations, transcript, tasks, runs, dedupe } = store;
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
-  const dedupe = createEventDedupe(db);
   const outbox = createOutbox({
-    db,
+    store,
     clock,
     logger,
     adapters,
@@ -144,15 +135,15 @@ export function createApp(options: AppOptions): App {
     });
   const llm = monitoring ? instrumentLlm(model, metrics) : model;
 
-  const scheduling = createScheduling({ db, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
+  const scheduling = createScheduling({ store: store.schedules, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
-  const usage = createUsageStore(db);
+  const { usage } = store;
   const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now() });
 
   const coordinator = new RunCoordinator({
     access,
-    db,
+    store,
     conversations,
     transcript,
     tasks,
@@ -160,7 +151,7 @@ export function createApp(options: AppOptions): App {
     adapters,
     llm,
     tools: createToolRegistry(tools, options.externalTools),
-    grants: createToolGrantStore(db, clock),
+    grants: store.grants,
     posts: outbox,
     scheduleCreator: (id) => scheduling.service.creatorOf(id),
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
@@ -190,12 +181,13 @@ export function createApp(options: AppOptions): App {
     defaultTimezone: config.DEFAULT_TIMEZONE,
     now: () => clock.now(),
   });
-  const openWork = createOpenWorkByPerson(db);
+  const { openWork } = store;
   const home = (request: Parameters<typeof buildHomeModel>[0]) =>
     buildHomeModel(request, { openWork, runs, schedules: scheduling.service, rights, authority, parseConversation: (id) => conversations.refOf(id) });
   const commandDeps: CommandDeps = {
     authority,
-    note: (conversationId, text) => void outbox.record(conversationId, null, { purpose: 'note', text }),
+    note: (conversationId, text) =>
+      void outbox.record(conversationId, null, { purpose: 'note', text }).catch((err: unknown) => logger.error({ err, conversationId }, 'recording a note failed')),
     conversations,
     tasks,
     runs,
@@ -211,20 +203,20 @@ export function createApp(options: AppOptions): App {
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
   };
   const attachments = createAttachmentIntake({
-    store: createAttachmentTaskStore(db),
+    store: store.attachments,
     limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
     clock,
     logger,
     timeout: (ms) => AbortSignal.timeout(ms),
   });
-  const dispatcher = new Dispatcher({ db, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, attachments, scheduleManagement: { editor, home } });
+  const dispatcher = new Dispatcher({ store, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, attachments, scheduleManagement: { editor, home } });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   let started = false;
   let stopping = false;
   let catchingUp: Promise<void> = Promise.resolve();
   return {
-    db,
+    store,
     dispatcher,
     coordinator,
     heartbeat,
@@ -237,22 +229,22 @@ export function createApp(options: AppOptions): App {
     async start() {
       if (started) return;
       started = true;
-      const interrupted = requeueInterruptedRuns({ runs, tasks, posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS });
+      const interrupted = await requeueInterruptedRuns({ posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS });
       interrupted.forEach(() => metrics.runFinished('interrupted', null));
       await options.externalTools?.start?.();
       for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
       // What was recorded and not posted before this start goes first: new work posts behind it.
-      outbox.start();
-      scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
+      await outbox.start();
+      await scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       heartbeat.start();
-      coordinator.pump();
+      await coordinator.pump();
       const tools = options.externalTools;
       await monitoring?.start({
-        health: () => checkHealth({ db, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
-        gauges: createGaugeReader(db),
+        health: () => checkHealth({ database: store.probe, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
+        gauges: () => store.probe.gauges(),
       });
       // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
-      catchingUp = catchUpMissedMessages({ db, adapters, sink: dispatcher, clock, logger, limits: CATCH_UP_LIMITS, cancelled: () => stopping }).then(
+      catchingUp = catchUpMissedMessages({ queries: store.catchUp, adapters, sink: dispatcher, clock, logger, limits: CATCH_UP_LIMITS, cancelled: () => stopping }).then(
         () => undefined,
         (err: unknown) => logger.warn({ err }, 'catching up on missed messages failed'),
       );
@@ -269,7 +261,7 @@ export function createApp(options: AppOptions): App {
         await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
       }
       await options.externalTools?.close?.().catch((err: unknown) => logger.warn({ err }, 'closing the tool servers failed'));
-      if (ownsDb) closeDatabase(db);
+      if (ownsStore) await store.close();
     },
   };
 }

@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   if (consoleMode) process.stderr.write(`No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console adapter. Logs go to ${logFile}.\n`);
 
   let stopping = false;
-  let app: ReturnType<typeof createApp> | null = null;
+  let app: Awaited<ReturnType<typeof createApp>> | null = null;
   const shutdown = (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const monitoring: Monitoring | null = config.METRICS_PORT === undefined ? null : await loadMonitoring({ port: config.METRICS_PORT, host: config.METRICS_HOST, logger });
   const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics);
   const externalTools = await createToolServers(config, logger);
-  app = createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}) });
+  app = await createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}) });
   await app.start();
   logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
   // A warning, not a reason to exit: the endpoint may come up later, or not list models at all.

@@ -23,7 +23,7 @@ export interface BotThreadsOptions {
   bot: () => { userId: string; botId: string } | null;
   logger: Logger;
   /** Whether Errand's database holds the thread's conversation (the sink's `knowsConversation`). */
-  known?: (thread: { teamId: string; channelId: string; threadTs: string }) => boolean;
+  known?: (thread: { teamId: string; channelId: string; threadTs: string }) => Promise<boolean>;
   /** Lookups tried at most before giving up (default 4). */
   maxAttempts?: number;
   /** Wait before retrying a lookup that failed without a Retry-After (network errors, 5xx). */
@@ -80,7 +80,7 @@ export function createBotThreads(options: BotThreadsOptions): BotThreads {
       const key = `${channelId}/${threadTs}`;
       const hit = known.peek(key);
       if (hit !== undefined) return hit;
-      if (options.known?.({ teamId, channelId, threadTs })) {
+      if (await options.known?.({ teamId, channelId, threadTs })) {
         known.set(key, true);
         return true;
       }

@@ -143,9 +143,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     client,
     bot: () => bot,
     logger,
-    known: (thread) => {
+    known: async (thread) => {
       const ref = toConversationRef(thread);
-      return ref !== null && sink !== null && sink.knowsConversation(ref);
+      return ref !== null && sink !== null && (await sink.knowsConversation(ref));
     },
   });
   const profiles = createUserProfiles(client);

@@ -3,6 +3,8 @@
  * its JSON columns, never the other way round.
  */
 
+import type { Store } from '../store/store.js';
+
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
 /** A tool call as the model produced it, stored with the assistant message. */
@@ -77,13 +79,13 @@ export type PostTicket = readonly number[];
 /**
  * How a run posts: the post is recorded in the same database transaction as the transcript step
  * that produced it (`atomically`), so a crash can neither lose it nor post it twice, and a poster
- * delivers it in order afterwards.
+ * delivers it in order once that transaction has committed.
  */
 export interface RunPosts {
-  /** Runs `write` in one database transaction. */
-  atomically<T>(write: () => T): T;
-  /** Records a post for delivery; call it inside `atomically` with the write it belongs to. */
-  record(conversationId: string, runId: string | null, intent: PostIntent): PostTicket;
+  /** Runs `write` in one database transaction (`Store.atomically`: the body awaits only `tx` calls). */
+  atomically<T>(write: (tx: Store) => Promise<T>): Promise<T>;
+  /** Records a post for delivery; inside `atomically`, pass its `tx` so the post belongs to that write. */
+  record(conversationId: string, runId: string | null, intent: PostIntent, tx?: Store): Promise<PostTicket>;
   /**
    * Waits until every row of the ticket is settled. Resolves with the last platform message id, or
    * null when a row failed (logged), `signal` aborted the wait, or the poster stopped; rejects with
@@ -91,5 +93,5 @@ export interface RunPosts {
    */
   delivered(ticket: PostTicket, signal?: AbortSignal): Promise<string | null>;
   /** Drops a stopped run's answers and updates that are not posted yet; returns how many. */
-  dropUnsent(runId: string): number;
+  dropUnsent(runId: string): Promise<number>;
 }

@@ -92,7 +92,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     if (!allowed) {
       const minutes = Math.round(deps.askTimeoutMs / 60_000);
       const result = decision === 'deny' ? DENIED_RESULT : { ok: false, error: `Nobody approved this tool call within ${minutes} minutes, so it was not run.` };
-      deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(result), toolCallId: approval.call.id });
+      await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(result), toolCallId: approval.call.id });
     }
     const resumed = await runToolCalls(
       {
@@ -115,12 +115,12 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   let blankReplies = 0;
   for (;;) {
     if (signal.aborted) return { kind: 'aborted' };
-    const overBudget = input.budget?.exceeded();
+    const overBudget = await input.budget?.exceeded();
     if (overBudget) return { kind: 'over_budget', stop: overBudget, runTokens: input.budget?.spent() ?? 0 };
-    const steps = deps.runs.countStep(runId);
+    const steps = await deps.runs.countStep(runId);
     if (steps > deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
-    const history = deps.transcript.recent(conversationId, deps.historyRows ?? 400);
+    const history = await deps.transcript.recent(conversationId, deps.historyRows ?? 400);
     const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
     deps.activity?.({ activity: 'thinking' });
     let response;
@@ -132,7 +132,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       throw err;
     }
     // Charged even when the run was stopped meanwhile: the tokens were spent.
-    if (response.usage) input.budget?.record(response.usage);
+    if (response.usage) await input.budget?.record(response.usage);
     if (signal.aborted) return { kind: 'aborted' };
     tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);
 
@@ -144,9 +144,9 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       continue;
     }
     // The answer text and its transcript row are one write: a crash cannot post it twice or lose it.
-    const ticket = deps.posts.atomically(() => {
-      deps.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
-      return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }) : [];
+    const ticket = await deps.posts.atomically(async (tx) => {
+      await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
+      return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx) : [];
     });
     await awaitPost(ticket);
     if (response.toolCalls.length === 0) return { kind: 'completed', summary: text };

@@ -64,15 +64,15 @@ function approvalText(tool: string, call: StoredToolCall): string {
 async function parkAndAsk(input: ToolStepInput, deps: ToolStepDeps, pending: PendingQuestion, intent: PostIntent): Promise<RunOutcome> {
   const { runId } = input;
   deps.activity?.({ activity: 'waiting' });
-  const ticket = deps.posts.atomically(() => {
-    if (!deps.runs.park(runId, pending, deps.now() + deps.askTimeoutMs)) return null;
-    return deps.posts.record(input.context.conversationId, runId, intent);
+  const ticket = await deps.posts.atomically(async (tx) => {
+    if (!(await tx.runs.park(runId, pending, deps.now() + deps.askTimeoutMs))) return null;
+    return deps.posts.record(input.context.conversationId, runId, intent, tx);
   });
   if (!ticket) return { kind: 'aborted' };
   try {
     await input.awaitPost(ticket);
   } catch (err) {
-    if (isTargetGone(err)) deps.runs.unpark(runId);
+    if (isTargetGone(err)) await deps.runs.unpark(runId);
     throw err;
   }
   return { kind: 'waiting', question: pending };
@@ -89,16 +89,18 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
   const { conversationId } = context;
   let ask: { call: StoredToolCall; effect: Extract<ToolEffect, { kind: 'ask' }> } | null = null;
   let complete: string | null = input.completeSummary ?? null;
-  const record = (callId: string, result: unknown) =>
-    deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(result), toolCallId: callId });
+  const toolRow = (callId: string, result: unknown) => ({ conversationId, runId, role: 'tool' as const, content: JSON.stringify(result), toolCallId: callId });
+  const record = async (callId: string, result: unknown): Promise<void> => {
+    await deps.transcript.append(toolRow(callId, result));
+  };
 
   for (let i = 0; i < input.calls.length; i++) {
     const call = input.calls[i]!;
     if (signal.aborted) return { kind: 'aborted' };
     const gated = call.id === input.approvedCallId ? null : deps.tools.approvalNeeded(call, context);
-    if (gated && !deps.grants.isGranted(conversationId, gated.name)) {
+    if (gated && !(await deps.grants.isGranted(conversationId, gated.name))) {
       if (ask) {
-        record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
+        await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
         ask = null;
       }
       const question = approvalText(gated.name, call);
@@ -127,13 +129,14 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const effect = outcome.effect;
     if (effect?.kind === 'update') {
       // The update and its result are one write: a crash between them can neither lose it nor post it twice.
-      const ticket = deps.posts.atomically(() => {
-        record(call.id, outcome.result);
-        return deps.posts.record(conversationId, runId, { purpose: 'update', text: effect.text });
+      const result = outcome.result;
+      const ticket = await deps.posts.atomically(async (tx) => {
+        await tx.transcript.append(toolRow(call.id, result));
+        return deps.posts.record(conversationId, runId, { purpose: 'update', text: effect.text }, tx);
       });
       await input.awaitPost(ticket);
     } else {
-      record(call.id, outcome.result);
+      await record(call.id, outcome.result);
     }
   }
   if (signal.aborted) return { kind: 'aborted' };

@@ -19,8 +19,8 @@ export const ATTACHMENT_DOWNLOAD_MS = 60_000;
 export interface AttachmentIntake {
   /** The request text to store before reading. */
   unreadRequest(request: string, attachments: readonly InboundAttachment[]): string;
-  /** Inside the storing transaction: the task waits for `read`. */
-  hold(taskId: number): void;
+  /** Inside the storing transaction (pass its `tx` store): the task waits for `read`. */
+  hold(taskId: number, tx?: AttachmentTaskStore): Promise<void>;
   /** Downloads and reads the files, writes them into the task and releases it; returns notes for the thread. */
   read(taskId: number, request: string, attachments: readonly InboundAttachment[]): Promise<string[]>;
 }
@@ -37,12 +37,12 @@ export interface AttachmentIntakeDeps {
 export function createAttachmentIntake(deps: AttachmentIntakeDeps): AttachmentIntake {
   return {
     unreadRequest: requestWithUnreadAttachments,
-    hold(taskId) {
-      deps.store.hold(taskId, deps.clock.now() + ATTACHMENT_HOLD_MS);
+    hold(taskId, tx = deps.store) {
+      return tx.hold(taskId, deps.clock.now() + ATTACHMENT_HOLD_MS);
     },
     async read(taskId, request, attachments) {
       const outcomes = await readAttachments(attachments, deps.limits, deps.timeout(ATTACHMENT_DOWNLOAD_MS), deps.logger);
-      if (!deps.store.fill(taskId, requestWithAttachments(request, outcomes), imagesOf(outcomes))) {
+      if (!(await deps.store.fill(taskId, requestWithAttachments(request, outcomes), imagesOf(outcomes)))) {
         deps.logger.warn({ taskId }, 'attachments were read after their task had started without them');
       }
       return attachmentNotes(outcomes);

@@ -26,9 +26,9 @@ export interface TokenUsage {
  */
 export interface RunBudget {
   /** Charges one response's tokens to the run and its payer's day (one write). */
-  record(usage: TokenUsage): void;
+  record(usage: TokenUsage): Promise<void>;
   /** Tokens the run has used so far. */
   spent(): number;
   /** Why the run must stop before its next model call, or null when it may go on. */
-  exceeded(): BudgetStop | null;
+  exceeded(): Promise<BudgetStop | null>;
 }

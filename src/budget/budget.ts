@@ -23,9 +23,9 @@ export interface Payer {
 export interface Budget {
   readonly limits: LimitsSettings;
   /** The private note for a new request past a daily budget, or null when it may go ahead. Memory only on the hot path. */
-  refusalFor(person: Pick<Person, 'platform' | 'userId'>): string | null;
+  refusalFor(person: Pick<Person, 'platform' | 'userId'>): Promise<string | null>;
   /** Which daily budget, if any, is used up for this payer now. */
-  dailyStop(payer: Payer | null): Exclude<BudgetStop, { scope: 'run' }> | null;
+  dailyStop(payer: Payer | null): Promise<Exclude<BudgetStop, { scope: 'run' }> | null>;
   /** The budget of one run: `spent` is what it used before (a resumed run). */
   forRun(runId: string, payer: Payer | null, spent: number): RunBudget;
 }
@@ -41,6 +41,8 @@ interface DayCache {
   day: string;
   team: number | null;
   users: Map<string, number>;
+  /** Responses recorded today so far (a load compares it before and after its read). */
+  records: number;
 }
 
 const sum = (t: TokenUsage) => t.promptTokens + t.completionTokens;
@@ -54,33 +56,40 @@ const sum = (t: TokenUsage) => t.promptTokens + t.completionTokens;
 export function createBudget(deps: BudgetDeps): Budget {
   const { store, limits } = deps;
   const daily = limits.tokensPerUserPerDay !== undefined || limits.tokensPerDay !== undefined;
-  let cache: DayCache = { day: '', team: null, users: new Map() };
+  let cache: DayCache = { day: '', team: null, users: new Map(), records: 0 };
 
   const today = (now: number): DayCache => {
     const day = utcDay(now);
-    if (cache.day !== day) cache = { day, team: null, users: new Map() };
+    if (cache.day !== day) cache = { day, team: null, users: new Map(), records: 0 };
     return cache;
   };
-  const userTokens = (c: DayCache, key: string): number => {
-    let v = c.users.get(key);
-    if (v === undefined) {
-      v = sum(store.userDay(c.day, key));
-      c.users.set(key, v);
-    }
-    return v;
+  /** From memory once loaded. A load that a record overtook is used once but not kept: it may have missed that record. */
+  const userTokens = async (c: DayCache, key: string): Promise<number> => {
+    const known = c.users.get(key);
+    if (known !== undefined) return known;
+    const before = c.records;
+    const loaded = sum(await store.userDay(c.day, key));
+    if (c.records === before && !c.users.has(key)) c.users.set(key, loaded);
+    return c.users.get(key) ?? loaded;
   };
-  const teamTokens = (c: DayCache): number => (c.team ??= sum(store.teamDay(c.day)));
+  const teamTokens = async (c: DayCache): Promise<number> => {
+    if (c.team !== null) return c.team;
+    const before = c.records;
+    const loaded = sum(await store.teamDay(c.day));
+    if (c.records === before) c.team ??= loaded;
+    return c.team ?? loaded;
+  };
 
-  const dailyStop: Budget['dailyStop'] = (payer) => {
+  const dailyStop: Budget['dailyStop'] = async (payer) => {
     if (!daily) return null;
     const now = deps.now();
     const c = today(now);
     if (payer && limits.tokensPerUserPerDay !== undefined) {
-      const used = userTokens(c, payerKey(payer.platform, payer.userId));
+      const used = await userTokens(c, payerKey(payer.platform, payer.userId));
       if (used >= limits.tokensPerUserPerDay) return { scope: 'user_day', used, limit: limits.tokensPerUserPerDay, userId: payer.userId, resetsInMs: msUntilUtcMidnight(now) };
     }
     if (limits.tokensPerDay !== undefined) {
-      const used = teamTokens(c);
+      const used = await teamTokens(c);
       if (used >= limits.tokensPerDay) return { scope: 'team_day', used, limit: limits.tokensPerDay, resetsInMs: msUntilUtcMidnight(now) };
     }
     return null;
@@ -89,25 +98,26 @@ export function createBudget(deps: BudgetDeps): Budget {
   return {
     limits,
     dailyStop,
-    refusalFor(person) {
+    async refusalFor(person) {
       if (!daily) return null;
-      const stop = dailyStop({ platform: person.platform, userId: person.userId });
+      const stop = await dailyStop({ platform: person.platform, userId: person.userId });
       return stop ? dailyRefusalText(stop) : null;
     },
     forRun(runId, payer, spentBefore) {
       let spent = spentBefore;
       const key = payer ? payerKey(payer.platform, payer.userId) : UNATTRIBUTED;
       return {
-        record(usage) {
+        async record(usage) {
           const c = today(deps.now());
-          spent = store.record(runId, c.day, key, usage);
+          c.records++;
+          spent = await store.record(runId, c.day, key, usage);
           const tokens = sum(usage);
           const known = c.users.get(key);
           if (known !== undefined) c.users.set(key, known + tokens);
           if (c.team !== null) c.team += tokens;
         },
         spent: () => spent,
-        exceeded() {
+        async exceeded() {
           if (limits.tokensPerRun !== undefined && spent > limits.tokensPerRun) return { scope: 'run', used: spent, limit: limits.tokensPerRun };
           return dailyStop(payer);
         },

@@ -32,15 +32,15 @@ function displayUser(key: string, platform: string): string {
  * The `/usage` text: the asker's tokens today and over 30 days, the configured limits with what is
  * left, and for admins everyone's totals and the heaviest users. Days are UTC, like the budgets.
  */
-export function buildUsageReport(input: UsageReportInput): string {
+export async function buildUsageReport(input: UsageReportInput): Promise<string> {
   const { store, limits, now } = input;
   const today = utcDay(now);
   const from = utcDayBefore(now, WINDOW_DAYS - 1);
   const me = payerKey(input.platform, input.userId);
-  const mine = store.userDay(today, me);
-  const lines = [`**Your usage**: today ${split(mine)}, last 30 days ${n(total(store.userSince(me, from)))}.`];
+  const mine = await store.userDay(today, me);
+  const lines = [`**Your usage**: today ${split(mine)}, last 30 days ${n(total(await store.userSince(me, from)))}.`];
 
-  const team = limits.tokensPerDay !== undefined || input.admin ? store.teamDay(today) : null;
+  const team = limits.tokensPerDay !== undefined || input.admin ? await store.teamDay(today) : null;
   const limitLines = [
     limits.tokensPerUserPerDay !== undefined ? `• Per person per day: ${left(limits.tokensPerUserPerDay, total(mine))}` : '',
     limits.tokensPerDay !== undefined && team ? `• Everyone together per day: ${left(limits.tokensPerDay, total(team))}` : '',
@@ -52,11 +52,11 @@ export function buildUsageReport(input: UsageReportInput): string {
   }
 
   if (input.admin && team) {
-    lines.push('', `**Everyone**: today ${split(team)}, last 30 days ${n(total(store.teamSince(from)))}.`);
-    const top = store.topUsersSince(from, TOP_USERS);
+    lines.push('', `**Everyone**: today ${split(team)}, last 30 days ${n(total(await store.teamSince(from)))}.`);
+    const top = await store.topUsersSince(from, TOP_USERS);
     if (top.length > 0) {
       lines.push(`**Top ${top.length === 1 ? 'user' : `${top.length} users`}, last 30 days**`);
-      top.forEach((u, i) => lines.push(`${i + 1}. ${displayUser(u.user, input.platform)} — ${n(total(u))} (today ${n(total(store.userDay(today, u.user)))})`));
+      for (const [i, u] of top.entries()) lines.push(`${i + 1}. ${displayUser(u.user, input.platform)} — ${n(total(u))} (today ${n(total(await store.userDay(today, u.user)))})`);
     }
   }
   return lines.join('\n');

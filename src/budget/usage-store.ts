@@ -1,5 +1,3 @@
-import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { TokenUsage } from './budget-stop.js';
 
 /** Tokens over a span, split as the endpoint reports them. */
@@ -13,55 +11,17 @@ export interface UserTotals extends TokenTotals {
   readonly user: string;
 }
 
-const totalsRow = z.object({ promptTokens: z.number().nullable(), completionTokens: z.number().nullable() }).optional();
-const userRows = z.array(z.object({ user: z.string(), promptTokens: z.number(), completionTokens: z.number() }));
-const tokensRow = z.object({ tokens: z.number() }).optional();
-
-const totalsOf = (raw: unknown): TokenTotals => {
-  const row = totalsRow.parse(raw);
-  return { promptTokens: row?.promptTokens ?? 0, completionTokens: row?.completionTokens ?? 0 };
-};
-
-/** The `usage_daily` table and the `tokens` column of runs, behind prepared statements. */
+/** Token usage: the `usage_daily` table and the `tokens` column of runs. */
 export interface UsageStore {
   /** Adds one response's tokens to the run and to `user`'s `day`, in one transaction; returns the run's new total. */
-  record(runId: string, day: string, user: string, usage: TokenUsage): number;
+  record(runId: string, day: string, user: string, usage: TokenUsage): Promise<number>;
   /** One person's tokens on one day (a primary-key lookup). */
-  userDay(day: string, user: string): TokenTotals;
+  userDay(day: string, user: string): Promise<TokenTotals>;
   /** Everyone's tokens on one day (a range of the primary key). */
-  teamDay(day: string): TokenTotals;
+  teamDay(day: string): Promise<TokenTotals>;
   /** One person's tokens from `fromDay` on (the user index). */
-  userSince(user: string, fromDay: string): TokenTotals;
-  teamSince(fromDay: string): TokenTotals;
+  userSince(user: string, fromDay: string): Promise<TokenTotals>;
+  teamSince(fromDay: string): Promise<TokenTotals>;
   /** The heaviest users from `fromDay` on, most tokens first. */
-  topUsersSince(fromDay: string, limit: number): UserTotals[];
-}
-
-export function createUsageStore(db: Db): UsageStore {
-  const s = db.$client;
-  const addToRun = s.prepare('update runs set tokens = tokens + ? where id = ? returning tokens');
-  const addToDay = s.prepare(
-    `insert into usage_daily (day, user, prompt_tokens, completion_tokens) values (?, ?, ?, ?)
-     on conflict (day, user) do update set prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens`,
-  );
-  const cols = 'sum(prompt_tokens) as promptTokens, sum(completion_tokens) as completionTokens';
-  const userDay = s.prepare(`select prompt_tokens as promptTokens, completion_tokens as completionTokens from usage_daily where day = ? and user = ?`);
-  const teamDay = s.prepare(`select ${cols} from usage_daily where day = ?`);
-  const userSince = s.prepare(`select ${cols} from usage_daily where user = ? and day >= ?`);
-  const teamSince = s.prepare(`select ${cols} from usage_daily where day >= ?`);
-  const top = s.prepare(
-    `select user, ${cols} from usage_daily where day >= ? group by user order by sum(prompt_tokens + completion_tokens) desc, user limit ?`,
-  );
-  const record = s.transaction((runId: string, day: string, user: string, usage: TokenUsage): number => {
-    addToDay.run(day, user, usage.promptTokens, usage.completionTokens);
-    return tokensRow.parse(addToRun.get(usage.promptTokens + usage.completionTokens, runId))?.tokens ?? 0;
-  });
-  return {
-    record: (runId, day, user, usage) => record(runId, day, user, usage),
-    userDay: (day, user) => totalsOf(userDay.get(day, user)),
-    teamDay: (day) => totalsOf(teamDay.get(day)),
-    userSince: (user, fromDay) => totalsOf(userSince.get(user, fromDay)),
-    teamSince: (fromDay) => totalsOf(teamSince.get(fromDay)),
-    topUsersSince: (fromDay, limit) => userRows.parse(top.all(fromDay, limit)),
-  };
+  topUsersSince(fromDay: string, limit: number): Promise<UserTotals[]>;
 }

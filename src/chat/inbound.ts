@@ -116,10 +116,10 @@ export interface InboundSink {
   /** Resolves once the message, its de-duplication record and what it asks for are stored; throws when storing failed. */
   onMessage(message: InboundMessage): Promise<void>;
   /**
-   * Whether the core already holds this conversation (the bot took part in it). Synchronous and
-   * cheap, so an adapter asks it before any platform lookup to decide whether a reply is for the bot.
+   * Whether the core already holds this conversation (the bot took part in it). One indexed lookup,
+   * so an adapter asks it before any platform lookup to decide whether a reply is for the bot.
    */
-  knowsConversation(conversation: ConversationRef): boolean;
+  knowsConversation(conversation: ConversationRef): Promise<boolean>;
   onCommand(command: InboundCommand): Promise<CommandReply>;
   onAction(action: InboundAction): Promise<CommandReply | null>;
   /** The person's conversations with work under way and the schedules of their channels (Slack App Home). Absent: no Home. */

@@ -16,7 +16,7 @@ export interface StopResult {
 /** The part of the run coordinator commands use: commands never reach into the runtime itself. */
 export interface RunControl {
   /** Stops the conversation's active run (and with `all` its pending tasks). Takes effect at once. */
-  stopConversation(conversationId: string, all: boolean): StopResult;
+  stopConversation(conversationId: string, all: boolean): Promise<StopResult>;
 }
 
 /** Someone using a command, as access rules name them. */
@@ -29,11 +29,11 @@ export interface CommandPerson {
 /** Who may stop what. */
 export interface StopAuthority {
   /** The requester of the conversation's active run, or an admin. */
-  mayStop(conversationId: string, person: CommandPerson): boolean;
+  mayStop(conversationId: string, person: CommandPerson): Promise<boolean>;
   /** The person who asked for this task, or an admin. */
   mayStopTask(requestedBy: string | null, person: CommandPerson): boolean;
   /** `/stop all`: may stop the run and cancel every queued to-do of the conversation. */
-  mayStopAll(conversationId: string, person: CommandPerson): boolean;
+  mayStopAll(conversationId: string, person: CommandPerson): Promise<boolean>;
 }
 
 /** What the platform-neutral command handlers need. */

@@ -2,7 +2,7 @@ import type { Person } from '../access/access-policy.js';
 import { scheduleActionId, stopActionId } from '../chat/action-id.js';
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { HomeConversation, HomeModel, HomeRequest, HomeSchedule } from '../chat/schedule-form.js';
-import type { PersonOpenWork } from '../conversations/open-work-by-person.js';
+import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StopAuthority } from './command-deps.js';
@@ -10,7 +10,7 @@ import { formatScheduleLine } from './schedules-command.js';
 import { scheduleButtons, type ScheduleRights } from './schedule-rights.js';
 
 export interface HomeViewDeps {
-  openWork: (platform: string, workspace: string, userId: string, limit: number) => PersonOpenWork[];
+  openWork: OpenWorkStore;
   runs: Pick<RunStore, 'active'>;
   schedules: ScheduleService;
   rights: ScheduleRights;
@@ -27,15 +27,15 @@ const MAX_SCHEDULES = 20;
  * Stop where they may stop it), and the schedules of the channels they are in where Errand is
  * theirs to use, each with the buttons they may press.
  */
-export function buildHomeModel(request: HomeRequest, deps: HomeViewDeps): HomeModel {
+export async function buildHomeModel(request: HomeRequest, deps: HomeViewDeps): Promise<HomeModel> {
   const person: Person = request.roles && request.roles.length > 0 ? { platform: request.platform, userId: request.userId, roles: request.roles } : { platform: request.platform, userId: request.userId };
   const conversations: HomeConversation[] = [];
-  for (const work of deps.openWork(request.platform, request.workspace, request.userId, MAX_CONVERSATIONS)) {
+  for (const work of await deps.openWork.byPerson(request.platform, request.workspace, request.userId, MAX_CONVERSATIONS)) {
     const conversation = deps.parseConversation(work.conversationId);
     if (!conversation) continue;
-    const run = deps.runs.active(work.conversationId);
+    const run = await deps.runs.active(work.conversationId);
     const state = run?.status === 'waiting_user' ? 'waiting' : run || work.inProgress ? 'running' : 'pending';
-    const stop = run && deps.authority.mayStop(work.conversationId, person) ? { actionId: stopActionId(run.id), label: 'Stop', style: 'danger' as const } : null;
+    const stop = run && (await deps.authority.mayStop(work.conversationId, person)) ? { actionId: stopActionId(run.id), label: 'Stop', style: 'danger' as const } : null;
     conversations.push({ conversation, title: work.title, state, pending: Math.max(0, work.pending - (state === 'pending' ? 1 : 0)), stop });
   }
   const memberOf = new Set(request.channels);
@@ -43,7 +43,7 @@ export function buildHomeModel(request: HomeRequest, deps: HomeViewDeps): HomeMo
   for (const channelId of request.channels) {
     if (schedules.length >= MAX_SCHEDULES) break;
     const channel: ChannelRef = { platform: request.platform, workspace: request.workspace, channel: channelId };
-    for (const row of deps.schedules.list(channel, 1)) {
+    for (const row of await deps.schedules.list(channel, 1)) {
       // Listed either way, so people see what runs in their channels; only the buttons need rights.
       const mayManage = deps.rights.refusal(person, channelId, memberOf, row) === null;
       schedules.push({ id: row.id, channel, text: formatScheduleLine(row, deps.schedules), buttons: mayManage ? scheduleButtons(row) : [] });

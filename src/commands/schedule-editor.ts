@@ -43,7 +43,7 @@ export function createScheduleEditor(deps: ScheduleEditorDeps) {
       return { text: 'Opening the schedule form…', form: await emptyForm(person, action.channel) };
     }
     const id = action.scheduleId ?? 0;
-    const row = service.find(id);
+    const row = await service.find(id);
     if (!row || row.platform !== action.platform || row.workspace !== action.workspace) return { text: `There is no schedule #${id} any more.`, homeChanged: true };
     const refusal = rights.refusal(person, row.channel, action.memberOf, row);
     if (refusal) return { text: refusal };
@@ -51,7 +51,7 @@ export function createScheduleEditor(deps: ScheduleEditorDeps) {
     if (action.op === 'edit') {
       return { text: `Editing schedule #${id}…`, form: { scheduleId: id, values: { channel: row.channel, prompt: row.prompt, when: whenOf(row), timezone: row.timezone } } };
     }
-    const r = action.op === 'pause' ? service.pause(channel, id) : action.op === 'resume' ? service.resume(channel, id) : service.delete(channel, id);
+    const r = await (action.op === 'pause' ? service.pause(channel, id) : action.op === 'resume' ? service.resume(channel, id) : service.delete(channel, id));
     if (!r.ok) return { text: r.error, homeChanged: true };
     const description = describeTiming(r.schedule);
     const done = action.op === 'pause' ? 'Paused' : action.op === 'resume' ? 'Resumed' : 'Deleted';
@@ -80,7 +80,7 @@ export function createScheduleEditor(deps: ScheduleEditorDeps) {
     const values: ScheduleFormValues = { channel: form.values.channel.trim(), prompt: form.values.prompt.trim(), when: form.values.when.trim(), timezone: form.values.timezone.trim() || deps.defaultTimezone };
     const errors: FieldErrors = {};
     const back = (): ScheduleFormResult => ({ kind: 'errors', errors, form: { scheduleId: form.scheduleId, values } });
-    const existing = form.scheduleId !== null ? service.find(form.scheduleId) : null;
+    const existing = form.scheduleId !== null ? await service.find(form.scheduleId) : null;
     if (form.scheduleId !== null && (!existing || existing.platform !== form.platform || existing.workspace !== form.workspace)) {
       errors.prompt = `Schedule #${form.scheduleId} no longer exists. Close this form and create a new one.`;
       return back();
@@ -109,10 +109,10 @@ export function createScheduleEditor(deps: ScheduleEditorDeps) {
     const channel: ChannelRef = { platform: form.platform, workspace: form.workspace, channel: values.channel };
     const input = { prompt: values.prompt, kind: timing.spec.kind, spec: timing.spec.spec, timezone: values.timezone };
     let saved;
-    if (existing && existing.channel === values.channel) saved = service.edit(channel, existing.id, input);
+    if (existing && existing.channel === values.channel) saved = await service.edit(channel, existing.id, input);
     else {
-      saved = service.create({ channel, target: 'channel', conversationId: null, createdBy: form.userId, ...input });
-      if (saved.ok && existing) service.delete({ platform: existing.platform, workspace: existing.workspace, channel: existing.channel }, existing.id);
+      saved = await service.create({ channel, target: 'channel', conversationId: null, createdBy: form.userId, ...input });
+      if (saved.ok && existing) await service.delete({ platform: existing.platform, workspace: existing.workspace, channel: existing.channel }, existing.id);
     }
     if (!saved.ok) {
       errors[/channel/.test(saved.error) ? 'channel' : 'when'] = saved.error;

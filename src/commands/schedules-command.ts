@@ -47,7 +47,7 @@ export function formatScheduleLine(row: ScheduleRow, service: ScheduleService): 
 export async function handleSchedulesCommand(args: string, channel: ChannelRef, service: ScheduleService, manage?: ScheduleManagement): Promise<CommandReply> {
   const words = args.trim().toLowerCase().split(/\s+/).filter((w) => w !== '');
   if (words.length === 0 || (words.length === 1 && words[0] === 'list')) {
-    const rows = service.list(channel);
+    const rows = await service.list(channel);
     const mayManage = (row: ScheduleRow) => manage !== undefined && manage.rights.refusal(manage.person, channel.channel, null, row) === null;
     const buttons: OutboundButton[] = rows.flatMap((r) => (mayManage(r) ? scheduleButtons(r) : []));
     if (rows.length === 0) return { text: `No schedules in this channel. Ask me, e.g. "every weekday at 9:00 summarise the open tasks here"${manage ? ', or use `/schedules add`' : ''}.` };
@@ -62,10 +62,10 @@ export async function handleSchedulesCommand(args: string, channel: ChannelRef, 
     return { text: `I don't understand "${args.trim()}". ${USAGE}` };
   }
   const [action, id] = parsed.data;
-  const row = service.find(id);
+  const row = await service.find(id);
   const refusal = manage && row ? manage.rights.refusal(manage.person, channel.channel, null, row) : null;
   if (refusal) return { text: refusal };
-  const r = action === 'pause' ? service.pause(channel, id) : action === 'resume' ? service.resume(channel, id) : service.delete(channel, id);
+  const r = await (action === 'pause' ? service.pause(channel, id) : action === 'resume' ? service.resume(channel, id) : service.delete(channel, id));
   if (!r.ok) return { text: r.error };
   const description = service.preview(r.schedule, 1).description;
   if (action === 'delete') return { text: `Deleted schedule #${id} (${description}).` };

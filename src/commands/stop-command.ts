@@ -19,33 +19,34 @@ export async function handleStopCommand(cmd: InboundCommand, deps: CommandDeps):
   const arg = parsed.data;
   const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
   const all = arg === 'all';
-  const mayStop = (conversationId: string) => (all ? deps.authority?.mayStopAll(conversationId, person) : deps.authority?.mayStop(conversationId, person)) ?? true;
+  const mayStop = async (conversationId: string) => (await (all ? deps.authority?.mayStopAll(conversationId, person) : deps.authority?.mayStop(conversationId, person))) ?? true;
   const refusal = { text: 'Only the person who asked for this work, or an admin, can stop it.' };
 
   if (typeof arg === 'number') {
-    const task = deps.tasks.get(arg);
+    const task = await deps.tasks.get(arg);
     const ref = task ? deps.conversations.refOf(task.conversationId) : null;
     if (!task || !ref || ref.platform !== cmd.channel.platform || ref.workspace !== cmd.channel.workspace || ref.channel !== cmd.channel.channel) {
       return { text: `There is no task #${arg} in this channel. Use \`/tasks\` to see the ids.` };
     }
     if (deps.authority && !deps.authority.mayStopTask(task.requestedBy, person)) return refusal;
     if (task.status === 'pending') {
-      deps.tasks.cancel(task.conversationId, task.id);
+      await deps.tasks.cancel(task.conversationId, task.id);
       return { text: `Cancelled pending task #${arg}.` };
     }
     if (task.status !== 'in_progress') return { text: `Task #${arg} is already ${task.status}.` };
-    const r = deps.coordinator.stopConversation(task.conversationId, false);
+    const r = await deps.coordinator.stopConversation(task.conversationId, false);
     announceStop(deps, task.conversationId, cmd.userId, r.stoppedTaskId, 0);
     return { text: `Stopped task #${arg}.` };
   }
 
-  const candidates = cmd.conversation ? [deps.conversations.ensure(cmd.conversation)] : deps.conversations.listWithOpenWork(cmd.channel).map((c) => c.id);
-  const targets = candidates.filter(mayStop);
+  const candidates = cmd.conversation ? [await deps.conversations.ensure(cmd.conversation)] : (await deps.conversations.listWithOpenWork(cmd.channel)).map((c) => c.id);
+  const targets: string[] = [];
+  for (const id of candidates) if (await mayStop(id)) targets.push(id);
   if (targets.length === 0 && candidates.length > 0) return refusal;
   let stopped = 0;
   let cancelled = 0;
   for (const id of targets) {
-    const r = deps.coordinator.stopConversation(id, all);
+    const r = await deps.coordinator.stopConversation(id, all);
     if (r.stoppedRun || r.cancelledPending > 0) announceStop(deps, id, cmd.userId, r.stoppedTaskId, r.cancelledPending);
     if (r.stoppedRun) stopped++;
     cancelled += r.cancelledPending;

@@ -18,24 +18,24 @@ export function formatTask(t: TaskRow, run: RunRow | null): string {
   return line;
 }
 
-function describeConversation(deps: CommandDeps, c: ConversationRow, heading: string | null): string | null {
-  const tasks = deps.tasks.list(c.id);
+async function describeConversation(deps: CommandDeps, c: ConversationRow, heading: string | null): Promise<string | null> {
+  const tasks = await deps.tasks.list(c.id);
   const open = tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress');
   const finished = tasks.filter((t) => t.status !== 'pending' && t.status !== 'in_progress').slice(-RECENT_FINISHED);
   if (heading !== null && open.length === 0) return null;
-  const run = deps.runs.active(c.id);
+  const run = await deps.runs.active(c.id);
   const lines = [...finished, ...open].map((t) => formatTask(t, t.status === 'in_progress' ? run : null));
   if (lines.length === 0) return null;
   return [heading, ...lines].filter((l): l is string => l !== null).join('\n');
 }
 
 /** A Stop button per conversation whose run the person may stop, named after the task it works on. */
-function stopButtons(cmd: InboundCommand, deps: CommandDeps, conversationIds: readonly string[]): OutboundButton[] {
+async function stopButtons(cmd: InboundCommand, deps: CommandDeps, conversationIds: readonly string[]): Promise<OutboundButton[]> {
   const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
   const buttons: OutboundButton[] = [];
   for (const id of conversationIds) {
-    const run = deps.runs.active(id);
-    if (!run || (deps.authority && !deps.authority.mayStop(id, person))) continue;
+    const run = await deps.runs.active(id);
+    if (!run || (deps.authority && !(await deps.authority.mayStop(id, person)))) continue;
     buttons.push({ actionId: stopActionId(run.id), label: run.taskId !== null ? `Stop #${run.taskId}` : 'Stop', style: 'danger' });
   }
   return buttons;
@@ -44,15 +44,19 @@ function stopButtons(cmd: InboundCommand, deps: CommandDeps, conversationIds: re
 const withButtons = (text: string, buttons: OutboundButton[]): CommandReply => (buttons.length > 0 ? { text, buttons } : { text });
 
 /** `/tasks`: the active run and to-do list of this conversation, or of every conversation of the channel. */
-export function handleTasksCommand(cmd: InboundCommand, deps: CommandDeps): CommandReply {
+export async function handleTasksCommand(cmd: InboundCommand, deps: CommandDeps): Promise<CommandReply> {
   if (cmd.conversation) {
-    const id = deps.conversations.ensure(cmd.conversation);
-    const body = describeConversation(deps, deps.conversations.get(id)!, null);
+    const id = await deps.conversations.ensure(cmd.conversation);
+    const body = await describeConversation(deps, (await deps.conversations.get(id))!, null);
     if (!body) return { text: 'No tasks here yet. Mention me with a request and I will get to work.' };
-    return withButtons(`**To-do list of this conversation**\n${body}`, stopButtons(cmd, deps, [id]));
+    return withButtons(`**To-do list of this conversation**\n${body}`, await stopButtons(cmd, deps, [id]));
   }
-  const open = deps.conversations.listWithOpenWork(cmd.channel);
-  const sections = open.map((c) => describeConversation(deps, c, `**${c.thread ? `Thread ${c.thread}` : 'Channel'}**`)).filter((s): s is string => s !== null);
+  const open = await deps.conversations.listWithOpenWork(cmd.channel);
+  const sections: string[] = [];
+  for (const c of open) {
+    const section = await describeConversation(deps, c, `**${c.thread ? `Thread ${c.thread}` : 'Channel'}**`);
+    if (section !== null) sections.push(section);
+  }
   if (sections.length === 0) return { text: 'No open tasks in this channel.' };
-  return withButtons(`**Open tasks in this channel**\n${sections.join('\n\n')}`, stopButtons(cmd, deps, open.map((c) => c.id)));
+  return withButtons(`**Open tasks in this channel**\n${sections.join('\n\n')}`, await stopButtons(cmd, deps, open.map((c) => c.id)));
 }

@@ -14,10 +14,10 @@ export interface UsageCommandDeps {
 }
 
 /** `/usage`: your tokens today and over the last 30 days (admins: everyone's too), with the limits and what is left. */
-export function handleUsageCommand(cmd: InboundCommand, deps: UsageCommandDeps | undefined): CommandReply {
+export async function handleUsageCommand(cmd: InboundCommand, deps: UsageCommandDeps | undefined): Promise<CommandReply> {
   if (!deps) return { text: 'Usage is not recorded in this installation.' };
   const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
   return {
-    text: buildUsageReport({ store: deps.store, limits: deps.limits, platform: person.platform, userId: person.userId, admin: deps.isAdmin(person), now: deps.now() }),
+    text: await buildUsageReport({ store: deps.store, limits: deps.limits, platform: person.platform, userId: person.userId, admin: deps.isAdmin(person), now: deps.now() }),
   };
 }

@@ -1,5 +1,3 @@
-import type { Db } from '../db/client.js';
-
 /** A conversation in which someone's requests are pending or under way. */
 export interface PersonOpenWork {
   readonly conversationId: string;
@@ -13,19 +11,6 @@ export interface PersonOpenWork {
  * The conversations of one workspace where a person's tasks are pending or in progress, newest
  * first, at most `limit` (the App Home shows a screenful). Reads the open-task partial range only.
  */
-export function createOpenWorkByPerson(db: Db): (platform: string, workspace: string, userId: string, limit: number) => PersonOpenWork[] {
-  const stmt = db.$client.prepare(
-    `select conversation_id as conversationId,
-            coalesce(max(case when status = 'in_progress' then title end), min(title)) as title,
-            max(status = 'in_progress') as inProgress,
-            sum(status = 'pending') as pending,
-            max(created_at) as latest
-       from tasks
-      where requested_by = @user and status in ('pending', 'in_progress') and conversation_id >= @lo and conversation_id < @hi
-      group by conversation_id order by latest desc limit @limit`,
-  );
-  return (platform, workspace, userId, limit) => {
-    const rows = stmt.all({ user: userId, lo: `${platform}:${workspace}:`, hi: `${platform}:${workspace};`, limit }) as { conversationId: string; title: string; inProgress: number; pending: number }[];
-    return rows.map((r) => ({ conversationId: r.conversationId, title: r.title, inProgress: r.inProgress === 1, pending: r.pending }));
-  };
+export interface OpenWorkStore {
+  byPerson(platform: string, workspace: string, userId: string, limit: number): Promise<PersonOpenWork[]>;
 }

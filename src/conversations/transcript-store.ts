@@ -1,7 +1,4 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import type { Clock } from '../clock.js';
-import type { Db } from '../db/client.js';
-import { messages, type ImagePart, type MessageRole, type MessageRow, type StoredToolCall } from '../db/schema.js';
+import type { ImagePart, MessageRole, MessageRow, StoredToolCall } from '../db/schema.js';
 
 export interface TranscriptEntry {
   conversationId: string;
@@ -18,33 +15,7 @@ export interface TranscriptEntry {
 
 /** The persisted history of each conversation; written step by step so a run survives a restart. */
 export interface TranscriptStore {
-  append(entry: TranscriptEntry): number;
+  append(entry: TranscriptEntry): Promise<number>;
   /** Newest `limit` messages with id below `beforeId` (default: all), oldest first. */
-  recent(conversationId: string, limit: number, beforeId?: number): MessageRow[];
-}
-
-export function createTranscriptStore(db: Db, clock: Clock): TranscriptStore {
-  const insert = db.$client.prepare(
-    'insert into messages (conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const recentStmt = db
-    .select()
-    .from(messages)
-    .where(eq(messages.conversationId, sql.placeholder('conversationId')))
-    .orderBy(desc(messages.id))
-    .limit(sql.placeholder('limit'))
-    .prepare();
-  return {
-    append(e) {
-      const toolCalls = e.toolCalls && e.toolCalls.length > 0 ? JSON.stringify(e.toolCalls) : null;
-      const images = e.images && e.images.length > 0 ? JSON.stringify(e.images) : null;
-      const r = insert.run(e.conversationId, e.runId, e.role, e.content, toolCalls, e.toolCallId ?? null, e.authorId ?? null, e.platformMessageId ?? null, images, clock.now());
-      return Number(r.lastInsertRowid);
-    },
-    recent(conversationId, limit, beforeId) {
-      if (beforeId === undefined) return recentStmt.all({ conversationId, limit }).reverse();
-      const where = beforeId === undefined ? eq(messages.conversationId, conversationId) : and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId));
-      return db.select().from(messages).where(where).orderBy(desc(messages.id)).limit(limit).all().reverse();
-    },
-  };
+  recent(conversationId: string, limit: number, beforeId?: number): Promise<MessageRow[]>;
 }

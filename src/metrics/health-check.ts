@@ -1,6 +1,5 @@
 import type { ChatAdapter, ConnectionState } from '../chat/chat-adapter.js';
-import type { Db } from '../db/client.js';
-import { databaseWriteProblem } from './database-writable.js';
+import type { DatabaseProbe } from '../store/store.js';
 
 /** One tool server's state as its source reports it (the MCP hub's `status()`). */
 export interface ToolServerState {
@@ -21,15 +20,15 @@ export interface HealthReport {
 }
 
 export interface HealthSources {
-  db: Db;
+  database: Pick<DatabaseProbe, 'writeProblem'>;
   adapters: ReadonlyMap<string, Pick<ChatAdapter, 'platform' | 'connectionState'>>;
   toolServers?: () => readonly ToolServerState[];
 }
 
 /** Runs the health checks now (a rolled-back write and each adapter's connection state). */
-export function checkHealth(sources: HealthSources): HealthReport {
+export async function checkHealth(sources: HealthSources): Promise<HealthReport> {
   const problems: string[] = [];
-  const writeProblem = databaseWriteProblem(sources.db);
+  const writeProblem = await sources.database.writeProblem();
   if (writeProblem) problems.push(writeProblem);
   const platforms: Record<string, ConnectionState> = {};
   for (const adapter of sources.adapters.values()) {

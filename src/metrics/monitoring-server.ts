@@ -7,7 +7,7 @@ export interface MonitoringServerOptions {
   port: number;
   host: string;
   logger: Logger;
-  health(): HealthReport;
+  health(): Promise<HealthReport>;
   metrics(): Promise<{ contentType: string; body: string }>;
 }
 
@@ -35,16 +35,18 @@ export async function startMonitoringServer(options: MonitoringServerOptions): P
       return;
     }
     if (path === '/healthz') {
-      let report: HealthReport;
-      try {
-        report = options.health();
-      } catch (err) {
-        logger.error({ err }, 'the health check failed');
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unhealthy', problems: ['the health check itself failed; see the log'] }));
-        return;
-      }
-      if (report.status !== 'ok') logger.warn({ problems: report.problems }, 'health check: unhealthy');
-      res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(report));
+      Promise.resolve()
+        .then(() => options.health())
+        .then(
+          (report: HealthReport) => {
+            if (report.status !== 'ok') logger.warn({ problems: report.problems }, 'health check: unhealthy');
+            res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(report));
+          },
+          (err: unknown) => {
+            logger.error({ err }, 'the health check failed');
+            res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unhealthy', problems: ['the health check itself failed; see the log'] }));
+          },
+        );
       return;
     }
     options.metrics().then(

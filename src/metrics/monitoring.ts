@@ -5,8 +5,8 @@ import type { Metrics } from './metrics.js';
 
 /** What the monitoring server reads at request time; the app provides it once it is built. */
 export interface MonitoringSources {
-  health(): HealthReport;
-  gauges(): GaugeReadings;
+  health(): Promise<HealthReport>;
+  gauges(): Promise<GaugeReadings>;
 }
 
 /** `/healthz` and `/metrics`: the metrics the core reports into, and the server that shows them. */

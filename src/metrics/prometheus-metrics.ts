@@ -7,7 +7,7 @@ import type { Metrics } from './metrics.js';
 export interface PrometheusMetrics {
   readonly metrics: Metrics;
   /** Where `errand_runs_active` and `errand_tasks_pending` are read at scrape time. */
-  readGaugesFrom(read: () => GaugeReadings): void;
+  readGaugesFrom(read: () => Promise<GaugeReadings>): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -33,13 +33,13 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
   const rateLimited = new Counter({ name: 'errand_platform_rate_limited_total', help: 'HTTP 429 answers from the platform.', labelNames: ['platform'] as const, registers });
   const scheduleFires = new Counter({ name: 'errand_schedule_fires_total', help: 'Schedule fires, by what became of them.', labelNames: ['outcome'] as const, registers });
 
-  let readGauges: (() => GaugeReadings) | null = null;
+  let readGauges: (() => Promise<GaugeReadings>) | null = null;
   // Read once per scrape, before the registry collects: both gauges come from the same reading.
   let current: GaugeReadings | null = null;
-  const readNow = (): GaugeReadings | null => {
+  const readNow = async (): Promise<GaugeReadings | null> => {
     if (!readGauges) return null;
     try {
-      return readGauges();
+      return await readGauges();
     } catch (err) {
       logger.warn({ err }, 'reading the metric gauges from the database failed');
       return null;
@@ -83,7 +83,7 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
       readGauges = read;
     },
     async render() {
-      current = readNow();
+      current = await readNow();
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };

@@ -19,7 +19,7 @@ export interface OutboxPosterDeps {
   clock: Clock;
   logger: Logger;
   /** A question or approval was posted: its run records the message id (buttons live on it). */
-  onQuestionPosted(runId: string, platformMessageId: string): void;
+  onQuestionPosted(runId: string, platformMessageId: string): Promise<void>;
   /** Tries before a row that keeps failing is given up (default 5). */
   maxAttempts?: number;
   /** Wait before try `attempts + 1` after a transient failure (default 1 s, doubling, at most 30 s). */
@@ -48,10 +48,10 @@ export class OutboxPoster {
   constructor(private readonly deps: OutboxPosterDeps) {}
 
   /** Starts delivering, beginning with every row left pending from before. */
-  start(): void {
+  async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    for (const id of this.deps.store.pendingConversations()) this.kick(id);
+    for (const id of await this.deps.store.pendingConversations()) this.kick(id);
   }
 
   /** Delivers the conversation's pending rows (no-op before start and after stop). */
@@ -78,12 +78,19 @@ export class OutboxPoster {
 
   /** Resolves when row `id` is posted, failed, or left for the next start. */
   settled(id: number): Promise<PostSettled> {
-    const state = this.deps.store.state(id);
-    if (!state) return Promise.resolve({ kind: 'failed', error: new Error(`no outbox row ${id}`) });
-    if (state.status === 'posted') return Promise.resolve({ kind: 'posted', platformMessageId: state.platformMessageId ?? '' });
-    if (state.status === 'failed') return Promise.resolve({ kind: 'failed', error: new Error('the post failed') });
-    if (this.stopping) return Promise.resolve({ kind: 'stopped' });
-    return new Promise((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
+    // The waiter is registered before the row is read: a row settled while the read is on its way still reaches it.
+    return new Promise((resolve) => {
+      this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]);
+      this.deps.store.state(id).then(
+        (state) => {
+          if (!state) this.settle(id, { kind: 'failed', error: new Error(`no outbox row ${id}`) });
+          else if (state.status === 'posted') this.settle(id, { kind: 'posted', platformMessageId: state.platformMessageId ?? '' });
+          else if (state.status === 'failed') this.settle(id, { kind: 'failed', error: new Error('the post failed') });
+          else if (this.stopping) this.settle(id, { kind: 'stopped' });
+        },
+        (err: unknown) => this.settle(id, { kind: 'failed', error: err }),
+      );
+    });
   }
 
   /**
@@ -117,7 +124,7 @@ export class OutboxPoster {
     // Starts on the next tick, so the worker is registered before it can finish.
     await Promise.resolve();
     while (!this.stopping) {
-      const row = this.deps.store.nextPending(conversationId);
+      const row = await this.deps.store.nextPending(conversationId);
       if (!row) return;
       const wait = row.notBefore - this.deps.clock.now();
       if (wait > 0) {
@@ -141,7 +148,7 @@ export class OutboxPoster {
     const ref = this.deps.refOf(row.conversationId);
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
     if (!ref || !adapter) {
-      store.markFailed(row.id, 'no adapter for this conversation');
+      await store.markFailed(row.id, 'no adapter for this conversation');
       logger.error({ conversationId: row.conversationId, outboxId: row.id }, 'no adapter for an outbox row; failed it');
       return this.settle(row.id, { kind: 'failed', error: new Error('no adapter for this conversation') });
     }
@@ -151,39 +158,39 @@ export class OutboxPoster {
         const found = (await adapter.findPosted(ref, [key])).get(key);
         if (found !== undefined) {
           logger.info({ outboxId: row.id, platformMessageId: found }, 'an earlier try of this post had reached the platform; adopted it');
-          return this.posted(row, found);
+          return await this.posted(row, found);
         }
       }
-      store.countAttempt(row.id);
+      await store.countAttempt(row.id);
       const posted = await adapter.postMessage(ref, { ...row.payload, idempotencyKey: key });
-      this.posted(row, posted.id);
+      await this.posted(row, posted.id);
     } catch (err) {
-      this.failed(row, err);
+      await this.failed(row, err);
     }
   }
 
-  private posted(row: PendingPost, platformMessageId: string): void {
-    if (!this.deps.store.markPosted(row.id, platformMessageId)) return;
-    if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) this.deps.onQuestionPosted(row.runId, platformMessageId);
+  private async posted(row: PendingPost, platformMessageId: string): Promise<void> {
+    if (!(await this.deps.store.markPosted(row.id, platformMessageId))) return;
+    if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) await this.deps.onQuestionPosted(row.runId, platformMessageId);
     this.settle(row.id, { kind: 'posted', platformMessageId });
   }
 
-  private failed(row: PendingPost, err: unknown): void {
+  private async failed(row: PendingPost, err: unknown): Promise<void> {
     const { store, logger, clock } = this.deps;
     const reason = err instanceof Error ? err.message : String(err);
     if (isTargetGone(err)) {
       logger.warn({ err, conversationId: row.conversationId }, 'the conversation can no longer be posted to; its pending posts are dropped');
-      for (const id of store.failConversation(row.conversationId, reason)) this.settle(id, { kind: 'failed', error: err });
+      for (const id of await store.failConversation(row.conversationId, reason)) this.settle(id, { kind: 'failed', error: err });
       return;
     }
     const attempts = row.attempts + 1;
     if (attempts >= (this.deps.maxAttempts ?? 5)) {
       logger.error({ err, outboxId: row.id, attempts }, 'posting failed; giving up on this message');
-      store.markFailed(row.id, reason);
+      await store.markFailed(row.id, reason);
       return this.settle(row.id, { kind: 'failed', error: err });
     }
     const delay = this.deps.backoffMs?.(attempts) ?? Math.min(30_000, 1000 * 2 ** (attempts - 1));
     logger.warn({ err, outboxId: row.id, attempts, retryInMs: delay }, 'posting failed; will retry');
-    store.defer(row.id, clock.now() + delay, reason);
+    await store.defer(row.id, clock.now() + delay, reason);
   }
 }

@@ -2,11 +2,11 @@ import type { PostIntent, PostTicket, RunPosts } from '../agent/agent-types.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/client.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
 import { OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
-import { createOutboxStore, type OutboxStore } from './outbox-store.js';
+import type { OutboxStore } from './outbox-store.js';
 import { toPieces } from './post-pieces.js';
 
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
@@ -19,25 +19,25 @@ const FALLBACK_MAX_LENGTH = 2000;
 export interface Outbox extends RunPosts {
   readonly store: OutboxStore;
   /** Stop means stop: the stopped run's answers and updates not posted yet are dropped. Returns how many. */
-  dropUnsent(runId: string): number;
+  dropUnsent(runId: string): Promise<number>;
   /** Starts delivering, beginning with what was left pending before this start (adapters connected). */
-  start(): void;
+  start(): Promise<void>;
   /** Stops taking rows; waits up to `graceMs` for the posts in flight; the rest waits for the next start. */
   stop(graceMs: number): Promise<void>;
 }
 
 export interface OutboxDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   logger: Logger;
   adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
-  onQuestionPosted(runId: string, platformMessageId: string): void;
+  onQuestionPosted(runId: string, platformMessageId: string): Promise<void>;
   backoffMs?: OutboxPosterDeps['backoffMs'];
 }
 
 export function createOutbox(deps: OutboxDeps): Outbox {
-  const store = createOutboxStore(deps.db, deps.clock);
+  const store = deps.store.outbox;
   const poster = new OutboxPoster({ ...deps, store });
   const abortedWait = (signal: AbortSignal) =>
     new Promise<null>((resolve) => {
@@ -46,13 +46,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     });
   return {
     store,
-    atomically: (write) => deps.db.transaction(write),
-    record(conversationId: string, runId: string | null, intent: PostIntent): PostTicket {
+    atomically: (write) => deps.store.atomically(write),
+    async record(conversationId: string, runId: string | null, intent: PostIntent, tx: Store = deps.store): Promise<PostTicket> {
       const ref = deps.refOf(conversationId);
       const max = (ref ? deps.adapters.get(ref.platform)?.capabilities.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH;
-      const ids = store.add(conversationId, runId, intent.purpose, toPieces(intent, max));
+      const ids = await tx.outbox.add(conversationId, runId, intent.purpose, toPieces(intent, max));
       // After the caller's transaction has committed: the worker reads the rows from the database.
-      if (ids.length > 0) queueMicrotask(() => poster.kick(conversationId));
+      if (ids.length > 0) tx.afterCommit(() => poster.kick(conversationId));
       return ids;
     },
     async delivered(ticket, signal) {
@@ -67,15 +67,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       settled.catch(() => undefined);
       return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
     },
-    dropUnsent(runId) {
-      const ids = store.dropUnsent(runId);
+    async dropUnsent(runId) {
+      const ids = await store.dropUnsent(runId);
       poster.dropped(ids);
       return ids.length;
     },
-    start() {
-      const pruned = store.prune(deps.clock.now() - OUTBOX_RETENTION_MS);
+    async start() {
+      const pruned = await store.prune(deps.clock.now() - OUTBOX_RETENTION_MS);
       if (pruned > 0) deps.logger.debug({ pruned }, 'old outbox rows deleted');
-      poster.start();
+      await poster.start();
     },
     stop: (graceMs) => poster.stop(graceMs),
   };

@@ -1,8 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { and, eq, lte, sql } from 'drizzle-orm';
-import type { Clock } from '../clock.js';
-import type { Db } from '../db/client.js';
-import { runs, type PendingQuestion, type RunRow, type RunStatus } from '../db/schema.js';
+import type { PendingQuestion, RunRow, RunStatus } from '../db/schema.js';
 
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_user'];
 
@@ -11,117 +7,25 @@ export type FinalRunStatus = Exclude<RunStatus, 'running' | 'waiting_user'>;
 
 /** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
 export interface RunStore {
-  create(conversationId: string, taskId: number | null): RunRow;
-  get(id: string): RunRow | null;
+  create(conversationId: string, taskId: number | null): Promise<RunRow>;
+  get(id: string): Promise<RunRow | null>;
   /** The conversation's running or waiting run, if any. */
-  active(conversationId: string): RunRow | null;
+  active(conversationId: string): Promise<RunRow | null>;
   /** Ends a run: moves it from one of `from` to a final status; false when it was no longer in `from`. */
-  transition(id: string, from: readonly RunStatus[], to: FinalRunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): boolean;
-  park(id: string, question: PendingQuestion, expiresAt: number): boolean;
+  transition(id: string, from: readonly RunStatus[], to: FinalRunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): Promise<boolean>;
+  park(id: string, question: PendingQuestion, expiresAt: number): Promise<boolean>;
   /** Records the platform id of the posted question of a waiting run. */
-  setQuestionMessage(id: string, messageId: string): void;
+  setQuestionMessage(id: string, messageId: string): Promise<void>;
   /**
    * Keeps an answer with a waiting run that cannot resume yet (no free slot, or shutting down) and makes
    * it due at once, so the next free slot or start-up resumes it. False when the run was not waiting.
    */
-  recordAnswer(id: string, answer: NonNullable<PendingQuestion['answer']>): boolean;
+  recordAnswer(id: string, answer: NonNullable<PendingQuestion['answer']>): Promise<boolean>;
   /** Takes a waiting run back to running; returns its question, or null when it was not waiting. */
-  unpark(id: string): PendingQuestion | null;
-  countStep(id: string): number;
+  unpark(id: string): Promise<PendingQuestion | null>;
+  countStep(id: string): Promise<number>;
   /** Runs that were `running` (the process died under them): marked interrupted, returned. */
-  interruptAllRunning(): RunRow[];
+  interruptAllRunning(): Promise<RunRow[]>;
   /** Waiting runs due to resume: their question expired, or an answer is recorded for them. */
-  expiredQuestions(limit: number): RunRow[];
-}
-
-export function createRunStore(db: Db, clock: Clock): RunStore {
-  const getStmt = db.select().from(runs).where(eq(runs.id, sql.placeholder('id'))).prepare();
-  const activeStmt = db
-    .select()
-    .from(runs)
-    // Literal statuses, so SQLite can use the partial unique index of active runs.
-    .where(and(eq(runs.conversationId, sql.placeholder('conversationId')), sql`${runs.status} in ('running', 'waiting_user')`))
-    .prepare();
-  const createStmt = db
-    .insert(runs)
-    .values({
-      id: sql.placeholder('id'),
-      conversationId: sql.placeholder('conversationId'),
-      taskId: sql.placeholder('taskId'),
-      status: 'running',
-      startedAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-    })
-    .returning()
-    .prepare();
-  // Prepared once (pump() asks after every run; building the query cost more than running it), with the
-  // status literal so SQLite can use the partial index of waiting runs.
-  const expiredStmt = db
-    .select()
-    .from(runs)
-    .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, sql.placeholder('now'))))
-    .limit(sql.placeholder('limit'))
-    .prepare();
-  const finalStmt = db.$client.prepare(
-    `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
-     where id = ? and status in (select value from json_each(?))`,
-  );
-  const questionMessageStmt = db.$client.prepare(
-    "update runs set question = json_set(question, '$.messageId', ?) where id = ? and status = 'waiting_user' and question is not null",
-  );
-  const recordAnswerStmt = db.$client.prepare(
-    "update runs set question = json_set(question, '$.answer', json(?)), ask_expires_at = 0, updated_at = ? where id = ? and status = 'waiting_user' and question is not null",
-  );
-  const countStepStmt = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps');
-  const get = (id: string) => getStmt.get({ id }) ?? null;
-  return {
-    create(conversationId, taskId) {
-      return createStmt.get({ id: randomUUID(), conversationId, taskId, now: clock.now() })!;
-    },
-    get,
-    active(conversationId) {
-      return activeStmt.get({ conversationId }) ?? null;
-    },
-    transition(id, from, to, fields = {}) {
-      const now = clock.now();
-      return finalStmt.run(to, fields.summary ?? null, fields.error ?? null, now, now, id, JSON.stringify(from)).changes === 1;
-    },
-    park(id, question, expiresAt) {
-      const res = db
-        .update(runs)
-        .set({ status: 'waiting_user', question, askExpiresAt: expiresAt, updatedAt: clock.now() })
-        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
-        .run();
-      return res.changes === 1;
-    },
-    recordAnswer(id, answer) {
-      return recordAnswerStmt.run(JSON.stringify(answer), clock.now(), id).changes === 1;
-    },
-    setQuestionMessage(id, messageId) {
-      questionMessageStmt.run(messageId, id);
-    },
-    unpark(id) {
-      return db.transaction(() => {
-        const r = get(id);
-        if (!r || r.status !== 'waiting_user' || !r.question) return null;
-        db.update(runs).set({ status: 'running', question: null, askExpiresAt: null, updatedAt: clock.now() }).where(eq(runs.id, id)).run();
-        return r.question;
-      });
-    },
-    countStep(id) {
-      const r = countStepStmt.get(clock.now(), id) as { steps: number } | undefined;
-      return r?.steps ?? 0;
-    },
-    interruptAllRunning() {
-      return db.transaction(() => {
-        const stuck = db.select().from(runs).where(eq(runs.status, 'running')).all();
-        const now = clock.now();
-        if (stuck.length > 0) db.update(runs).set({ status: 'interrupted', updatedAt: now, endedAt: now }).where(eq(runs.status, 'running')).run();
-        return stuck;
-      });
-    },
-    expiredQuestions(limit) {
-      return expiredStmt.all({ now: clock.now(), limit });
-    },
-  };
+  expiredQuestions(limit: number): Promise<RunRow[]>;
 }

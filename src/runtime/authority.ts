@@ -11,11 +11,11 @@ export interface Authority {
   /** The asker of an ask_user question (or, for an approval, its approver), or an admin. Nobody named: anyone. */
   mayAnswer(question: PendingQuestion | null | undefined, person: Person): boolean;
   /** With access rules: the requester of the conversation's active run, or an admin. Without: anyone, as before. */
-  mayStop(conversationId: string, person: Person): boolean;
+  mayStop(conversationId: string, person: Person): Promise<boolean>;
   /** With access rules: the task's requester, or an admin. */
   mayStopTask(requestedBy: string | null, person: Person): boolean;
   /** `stop all`: as mayStop, and with access rules every queued to-do there is the person's own (or they are an admin). */
-  mayStopAll(conversationId: string, person: Person): boolean;
+  mayStopAll(conversationId: string, person: Person): Promise<boolean>;
 }
 
 export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; tasks: TaskService }): Authority {
@@ -27,15 +27,15 @@ export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; ta
     mayStopTask(requestedBy, person) {
       return !deps.access.configured || requestedBy === null || requestedBy === person.userId || deps.access.isAdmin(person);
     },
-    mayStop(conversationId, person) {
+    async mayStop(conversationId, person) {
       if (!deps.access.configured) return true;
-      const run = deps.runs.active(conversationId);
+      const run = await deps.runs.active(conversationId);
       if (!run || run.taskId === null) return true;
-      return this.mayStopTask(deps.tasks.get(run.taskId)?.requestedBy ?? null, person);
+      return this.mayStopTask((await deps.tasks.get(run.taskId))?.requestedBy ?? null, person);
     },
-    mayStopAll(conversationId, person) {
-      if (!this.mayStop(conversationId, person)) return false;
-      return deps.tasks.list(conversationId).every((t) => t.status !== 'pending' || this.mayStopTask(t.requestedBy, person));
+    async mayStopAll(conversationId, person) {
+      if (!(await this.mayStop(conversationId, person))) return false;
+      return (await deps.tasks.list(conversationId)).every((t) => t.status !== 'pending' || this.mayStopTask(t.requestedBy, person));
     },
   };
 }

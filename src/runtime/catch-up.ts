@@ -2,8 +2,8 @@ import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { parseConversationKey } from '../chat/conversation-ref.js';
 import type { InboundSink } from '../chat/inbound.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import type { CatchUpQueries } from '../store/store.js';
 
 /** How much catching up one start-up may do, so a long outage never stalls start-up or floods a platform. */
 export interface CatchUpLimits {
@@ -18,7 +18,7 @@ export interface CatchUpLimits {
 }
 
 export interface CatchUpDeps {
-  readonly db: Db;
+  readonly queries: CatchUpQueries;
   readonly adapters: ReadonlyMap<string, ChatAdapter>;
   /** The normal inbound path (the dispatcher): de-duplication, stop words, answers, queuing. */
   readonly sink: InboundSink;
@@ -36,19 +36,6 @@ export interface CatchUpReport {
   readonly failed: number;
 }
 
-/** Conversations with work that a missed message could change: an active or waiting run, or open tasks. */
-const OPEN_CONVERSATIONS_SQL = `select conversation_id as id from runs where status in ('running', 'waiting_user')
-  union select conversation_id from tasks where status in ('pending', 'in_progress') limit ?`;
-const LAST_TRANSCRIPT_ID_SQL = `select platform_message_id as id, created_at as at from messages
-  where conversation_id = ? and platform_message_id is not null order by id desc limit 1`;
-const LAST_TASK_ID_SQL = `select source_message_id as id, created_at as at from tasks
-  where conversation_id = ? and source_message_id is not null order by id desc limit 1`;
-
-interface SeenRow {
-  id: string;
-  at: number;
-}
-
 /**
  * After a restart, reads what people wrote in conversations with open work while Errand was down
  * past the platforms' redeliveries, and hands every person's message after the last one Errand saw
@@ -58,9 +45,7 @@ interface SeenRow {
 export async function catchUpMissedMessages(deps: CatchUpDeps): Promise<CatchUpReport> {
   const { limits } = deps;
   const started = deps.clock.now();
-  const ids = (deps.db.$client.prepare(OPEN_CONVERSATIONS_SQL).all(limits.conversations) as { id: string }[]).map((r) => r.id);
-  const lastTranscript = deps.db.$client.prepare(LAST_TRANSCRIPT_ID_SQL);
-  const lastTask = deps.db.$client.prepare(LAST_TASK_ID_SQL);
+  const ids = await deps.queries.openConversations(limits.conversations);
   let handedOver = 0;
   let failed = 0;
   let visited = 0;
@@ -69,8 +54,7 @@ export async function catchUpMissedMessages(deps: CatchUpDeps): Promise<CatchUpR
     const ref = parseConversationKey(id);
     const history = ref ? deps.adapters.get(ref.platform)?.history : undefined;
     if (!ref || !history?.readAfter) continue;
-    const seen = [lastTranscript.get(id) as SeenRow | undefined, lastTask.get(id) as SeenRow | undefined].filter((r): r is SeenRow => r !== undefined);
-    const last = seen.sort((a, b) => b.at - a.at)[0];
+    const last = await deps.queries.lastSeen(id);
     if (!last) continue;
     visited++;
     try {

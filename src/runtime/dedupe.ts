@@ -1,4 +1,3 @@
-import type { Db } from '../db/client.js';
 
 /**
  * Remembers inbound event keys in the database, so a platform redelivery — even one after a
@@ -6,16 +5,7 @@ import type { Db } from '../db/client.js';
  */
 export interface EventDedupe {
   /** True the first time a key is seen, false for every repeat. */
-  firstSight(key: string, now: number): boolean;
+  firstSight(key: string, now: number): Promise<boolean>;
   /** Forgets keys older than `before` (platforms stop redelivering after minutes). */
-  prune(before: number): number;
-}
-
-export function createEventDedupe(db: Db): EventDedupe {
-  const insert = db.$client.prepare('insert or ignore into processed_events (key, received_at) values (?, ?)');
-  const prune = db.$client.prepare('delete from processed_events where received_at < ?');
-  return {
-    firstSight: (key, now) => insert.run(key, now).changes === 1,
-    prune: (before) => prune.run(before).changes,
-  };
+  prune(before: number): Promise<number>;
 }

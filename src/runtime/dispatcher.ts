@@ -10,9 +10,9 @@ import { handleCommand } from '../commands/command-router.js';
 import type { CommandDeps } from '../commands/command-deps.js';
 import { announceStop } from '../commands/stop-command.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
-import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
+import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { EventDedupe } from './dedupe.js';
 import { titleFrom } from './goal-message.js';
@@ -29,7 +29,8 @@ function personOf(platform: string, userId: string, roles: readonly string[] | u
 }
 
 export interface DispatcherDeps {
-  db: Db;
+  /** Each message is stored (de-duplication record, task or answer) in one transaction of this store. */
+  store: Pick<Store, 'atomically'>;
   conversations: ConversationStore;
   tasks: TaskService;
   runs: RunStore;
@@ -46,7 +47,7 @@ export interface DispatcherDeps {
   /** Daily token budgets: a new request past one is refused privately. Absent: no limits. */
   budget?: Pick<Budget, 'refusalFor'>;
   /** Schedule buttons, forms and the App Home, when scheduling is wired. */
-  scheduleManagement?: { editor: ScheduleEditor; home: (request: HomeRequest) => HomeModel };
+  scheduleManagement?: { editor: ScheduleEditor; home: (request: HomeRequest) => Promise<HomeModel> };
   /** Reads files on requests into their tasks. Absent: files are ignored. */
   attachments?: AttachmentIntake;
 }
@@ -105,8 +106,8 @@ export class Dispatcher implements InboundSink {
   }
 
   /** Whether Errand holds this conversation: one indexed lookup, so adapters may ask before any platform call. */
-  knowsConversation(ref: ConversationRef): boolean {
-    return this.deps.conversations.get(conversationKey(ref)) !== null;
+  async knowsConversation(ref: ConversationRef): Promise<boolean> {
+    return (await this.deps.conversations.get(conversationKey(ref))) !== null;
   }
 
   private async store(message: InboundMessage): Promise<StoredMessage | null> {
@@ -124,19 +125,19 @@ export class Dispatcher implements InboundSink {
     const verdict = this.access.check(person, { platform: ref0.platform, channel: ref0.channel, direct: message.direct === true });
     if (!verdict.allowed) {
       // No model call, no task: only the de-duplication record, so a redelivery is not refused twice.
-      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
+      if (!(await deps.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
       return { decision: { kind: 'denied', reason: verdict.reason }, adapter, ref: ref0, userId: message.userId };
     }
     const stop = parseStopMessage(message.text);
     // Answered from memory after a person's first message of the day (one indexed lookup); stops and answers are never refused.
-    const budgetNote = stop ? null : (deps.budget?.refusalFor({ platform: ref0.platform, userId: message.userId }) ?? null);
+    const budgetNote = stop ? null : ((await deps.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
     let ref: ConversationRef = ref0;
     // A refused request gets no thread of its own: the refusal is private and nothing else follows.
     const opensThread = message.startThread !== undefined && budgetNote === null;
     if (opensThread) {
       // De-duplicate before opening a thread, so a redelivery never opens a second one. The
       // thread's conversation is only known once it is open, so this path stores after that call.
-      if (!deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return null;
+      if (!(await deps.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
       try {
         ref = await adapter.openThread(channelOf(ref0), message.messageId, message.startThread.name);
       } catch (err) {
@@ -144,15 +145,15 @@ export class Dispatcher implements InboundSink {
       }
     }
 
-    const decision = deps.db.transaction((): Decision => {
-      if (!opensThread && !deps.dedupe.firstSight(dedupeKey, deps.clock.now())) return { kind: 'duplicate' };
-      const conversationId = deps.conversations.ensure(ref, message.timezone ?? null);
+    const decision = await deps.store.atomically(async (tx): Promise<Decision> => {
+      if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
+      const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
       if (stop) {
-        const may = stop.all ? this.authority.mayStopAll(conversationId, person) : this.authority.mayStop(conversationId, person);
+        const may = await (stop.all ? this.authority.mayStopAll(conversationId, person) : this.authority.mayStop(conversationId, person));
         if (!may) return { kind: 'refuse', text: notices.notAllowedToStop };
         return { kind: 'stop', conversationId, all: stop.all };
       }
-      const active = deps.runs.active(conversationId);
+      const active = await tx.runs.active(conversationId);
       const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
       if (active?.status === 'waiting_user') {
         const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
@@ -161,7 +162,7 @@ export class Dispatcher implements InboundSink {
         if (isDecision && approval && !allowed) return { kind: 'refuse', text: notices.notAllowedToDecide(active.question?.userId ?? '') };
         if (isDecision && allowed) {
           // Stored with the run, so the answer survives a crash before the run resumes.
-          deps.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
+          await tx.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
           return { kind: 'answer', runId: active.id };
         }
       }
@@ -170,7 +171,7 @@ export class Dispatcher implements InboundSink {
       const attachments = intake ? (message.attachments ?? []) : [];
       const empty = message.text.trim() === '';
       const request = !empty ? message.text : attachments.length > 0 ? '(The user sent only attachments, without a message.)' : '(The user mentioned you without a message.)';
-      const added = deps.tasks.add({
+      const added = await tx.tasks.add({
         conversationId,
         title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
         description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
@@ -180,7 +181,7 @@ export class Dispatcher implements InboundSink {
       });
       if (!added.ok) throw new Error(added.error);
       // Held until its files are read (after the acknowledgement), so no run starts without them.
-      if (intake && attachments.length > 0) intake.hold(added.task.id);
+      if (intake && attachments.length > 0) await intake.hold(added.task.id, tx.attachments);
       const files = attachments.length > 0 ? { request, attachments } : null;
       return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files };
     });
@@ -194,7 +195,7 @@ export class Dispatcher implements InboundSink {
   private async followUp({ decision, adapter, ref, userId }: StoredMessage): Promise<void> {
     const { deps } = this;
     if (decision.kind === 'stop') {
-      const r = deps.coordinator.stopConversation(decision.conversationId, decision.all);
+      const r = await deps.coordinator.stopConversation(decision.conversationId, decision.all);
       if (r.stoppedRun || r.cancelledPending > 0) announceStop(deps.commands, decision.conversationId, userId, r.stoppedTaskId, r.cancelledPending);
       else deps.commands.note(decision.conversationId, notices.nothingRunning);
       return;
@@ -217,16 +218,16 @@ export class Dispatcher implements InboundSink {
       return;
     }
     if (decision.kind === 'answer') {
-      const run = deps.runs.get(decision.runId);
+      const run = await deps.runs.get(decision.runId);
       // The recorded answer is delivered from the run itself; a resume that finds no slot keeps it there.
-      if (!run || run.status !== 'waiting_user' || !deps.coordinator.answer(run, null, null)) {
+      if (!run || run.status !== 'waiting_user' || !(await deps.coordinator.answer(run, null, null))) {
         deps.logger.warn({ runId: decision.runId }, 'answer arrived for a run that is no longer waiting');
       }
       return;
     }
     const { conversationId } = decision;
     if (decision.files) await this.readFiles(conversationId, decision.taskId, decision.files);
-    const started = deps.coordinator.startNext(conversationId);
+    const started = await deps.coordinator.startNext(conversationId);
     if (started.kind === 'started' && started.taskId === decision.taskId) return;
     if (started.kind === 'stopping') return;
     if (decision.awaitingApproval) return deps.commands.note(conversationId, notices.queuedBehindApproval(decision.taskId));
@@ -279,7 +280,7 @@ export class Dispatcher implements InboundSink {
         return { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
       }
     }
-    const run = deps.runs.get(action.runId);
+    const run = await deps.runs.get(action.runId);
     if (!run) return { text: 'That run no longer exists.' };
     const ref = deps.conversations.refOf(run.conversationId);
     const where = action.conversation ?? ref;
@@ -292,18 +293,18 @@ export class Dispatcher implements InboundSink {
     }
     if (action.kind === 'stop') {
       if (run.status !== 'running' && run.status !== 'waiting_user') return { text: 'That run has already finished.' };
-      if (!this.authority.mayStop(run.conversationId, person)) return { text: notices.notAllowedToStop };
-      const r = deps.coordinator.stopConversation(run.conversationId, false);
+      if (!(await this.authority.mayStop(run.conversationId, person))) return { text: notices.notAllowedToStop };
+      const r = await deps.coordinator.stopConversation(run.conversationId, false);
       if (r.stoppedRun) announceStop(deps.commands, run.conversationId, action.userId, r.stoppedTaskId, 0);
       return null;
     }
-    if (!deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now())) return null;
+    if (!(await deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now()))) return null;
     if (run.status !== 'waiting_user') return { text: 'That question has already been answered.' };
     if (!this.authority.mayAnswer(run.question, person)) {
       const owner = run.question?.userId ?? '';
       return { text: run.question?.approval ? notices.notAllowedToDecide(owner) : notices.notAllowedToAnswer(owner) };
     }
-    deps.coordinator.answer(run, action.answer, action.userId, 'click');
+    await deps.coordinator.answer(run, action.answer, action.userId, 'click');
     return null;
   }
 

@@ -37,15 +37,15 @@ export class Heartbeat {
 
   constructor(private readonly deps: HeartbeatDeps) {}
 
-  tick(): HeartbeatReport {
+  async tick(): Promise<HeartbeatReport> {
     const { deps } = this;
     let expiredQuestions = 0;
-    for (const run of deps.runs.expiredQuestions(100)) {
-      if (deps.coordinator.answer(run, null, null)) expiredQuestions++;
+    for (const run of await deps.runs.expiredQuestions(100)) {
+      if (await deps.coordinator.answer(run, null, null)) expiredQuestions++;
     }
     const free = deps.maxConcurrentRuns - deps.coordinator.inFlight;
-    const started = free > 0 ? deps.coordinator.pump() : 0;
-    deps.dedupe.prune(deps.clock.now() - DEDUPE_RETENTION_MS);
+    const started = free > 0 ? await deps.coordinator.pump() : 0;
+    await deps.dedupe.prune(deps.clock.now() - DEDUPE_RETENTION_MS);
     const skipped: HeartbeatSkipReason | null = started > 0 ? null : free <= 0 ? 'no_free_slots' : 'no_ready_tasks';
     deps.logger.debug({ expiredQuestions, started, skipped }, 'heartbeat');
     return { expiredQuestions, started, skipped };
@@ -54,16 +54,16 @@ export class Heartbeat {
   start(): void {
     if (this.running) return;
     this.running = true;
-    const loop = () => {
+    const loop = async () => {
       if (!this.running) return;
       try {
-        this.tick();
+        await this.tick();
       } catch (err) {
         this.deps.logger.error({ err }, 'heartbeat tick failed');
       }
-      this.timer = this.deps.clock.setTimer(loop, this.deps.periodMs);
+      if (this.running) this.timer = this.deps.clock.setTimer(() => void loop(), this.deps.periodMs);
     };
-    this.timer = this.deps.clock.setTimer(loop, this.deps.periodMs);
+    this.timer = this.deps.clock.setTimer(() => void loop(), this.deps.periodMs);
   }
 
   stop(): void {

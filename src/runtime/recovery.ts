@@ -1,7 +1,5 @@
 import type { RunPosts } from '../agent/agent-types.js';
 import type { Logger } from '../logger.js';
-import type { RunStore } from '../runs/run-store.js';
-import type { TaskService } from '../tasks/task-service.js';
 import { notices } from './run-notices.js';
 
 /** A run that died with the process, and what recovery did with its task. */
@@ -22,21 +20,21 @@ export interface InterruptedRun {
  * it after what was still pending there. This must run before any adapter delivers an event, or a run
  * started by this very process would be taken for a dead one.
  */
-export function requeueInterruptedRuns(deps: { runs: RunStore; tasks: TaskService; posts: RunPosts; logger: Logger; maxAttempts: number }): InterruptedRun[] {
-  const result = deps.posts.atomically(() => {
+export async function requeueInterruptedRuns(deps: { posts: RunPosts; logger: Logger; maxAttempts: number }): Promise<InterruptedRun[]> {
+  const result = await deps.posts.atomically(async (tx) => {
     const recovered: InterruptedRun[] = [];
-    for (const run of deps.runs.interruptAllRunning()) {
-      const task = run.taskId !== null ? deps.tasks.get(run.taskId) : null;
+    for (const run of await tx.runs.interruptAllRunning()) {
+      const task = run.taskId !== null ? await tx.tasks.get(run.taskId) : null;
       const attempts = task?.attempts ?? 0;
       if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {
-        deps.tasks.fail(run.conversationId, task.id, `Interrupted by restarts ${attempts} times.`);
+        await tx.tasks.fail(run.conversationId, task.id, `Interrupted by restarts ${attempts} times.`);
         deps.logger.warn({ taskId: task.id, attempts }, 'a task was interrupted by restarts too often; failed it');
-        deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restartLimit(task.id, attempts) });
+        await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restartLimit(task.id, attempts) }, tx);
         recovered.push({ conversationId: run.conversationId, taskId: task.id, action: 'gave_up', attempts });
         continue;
       }
-      if (run.taskId !== null) deps.tasks.requeue(run.taskId, 0);
-      deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restarted(run.taskId) });
+      if (run.taskId !== null) await tx.tasks.requeue(run.taskId, 0);
+      await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restarted(run.taskId) }, tx);
       recovered.push({ conversationId: run.conversationId, taskId: run.taskId, action: 'resumed', attempts });
     }
     return recovered;

@@ -14,7 +14,6 @@ import type { Clock } from '../clock.js';
 import type { RunControl, StopResult } from '../commands/command-deps.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { Db } from '../db/client.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { AccessPolicy } from '../access/access-policy.js';
@@ -22,6 +21,7 @@ import type { Logger } from '../logger.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
+import type { Store } from '../store/store.js';
 import { channelOverridesFor } from '../settings/channel-overrides.js';
 import type { ChannelSettings } from '../settings/team-settings.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -42,7 +42,8 @@ export interface RunLimits {
 }
 
 export interface CoordinatorDeps {
-  db: Db;
+  /** Claims and settlements are transactions of this store. */
+  store: Pick<Store, 'atomically'>;
   conversations: ConversationStore;
   transcript: TranscriptStore;
   tasks: TaskService;
@@ -61,9 +62,9 @@ export interface CoordinatorDeps {
   /** Access rules: whether the requester may create channel schedules (default: everyone may). */
   access?: AccessPolicy;
   /** Who created a schedule: they decide the tool approvals of its runs. */
-  scheduleCreator?(scheduleId: number): string | null;
+  scheduleCreator?(scheduleId: number): Promise<string | null>;
   /** A scheduled run ended in a way its schedule records (a success, or a target that is gone). */
-  scheduleRunEnded?(scheduleId: number, result: ScheduleRunResult): void;
+  scheduleRunEnded?(scheduleId: number, result: ScheduleRunResult): Promise<void>;
   /** Where run outcomes are counted (default: nowhere). */
   metrics?: Metrics;
   /** Token budgets: every run records its usage here and stops when one runs out. Absent: nothing is counted. */
@@ -98,13 +99,20 @@ export type StartResult =
  */
 export class RunCoordinator implements RunControl {
   private readonly active = new Map<string, ActiveRun>();
+  /**
+   * Conversations between the first await of a claim or resume and the launch: taken before that
+   * await, so two callers in the same tick cannot both claim, and counted against the slots.
+   */
+  private readonly claiming = new Set<string>();
+  /** A run stopped while its launch was on its way (claimed, not yet executing): the launch is dropped. */
+  private readonly stoppedBeforeLaunch = new Map<string, string>();
   private stopping = false;
 
   constructor(private readonly deps: CoordinatorDeps) {}
 
-  /** Conversations with a runner executing now. */
+  /** Conversations with a runner executing now (or about to). */
   get inFlight(): number {
-    return this.active.size;
+    return this.active.size + this.claiming.size;
   }
 
   isExecuting(conversationId: string): boolean {
@@ -112,47 +120,59 @@ export class RunCoordinator implements RunControl {
   }
 
   /** Starts the conversation's next ready task if it is idle and a slot is free. */
-  startNext(conversationId: string): StartResult {
+  async startNext(conversationId: string): Promise<StartResult> {
     if (this.stopping) return { kind: 'stopping' };
-    if (this.active.has(conversationId)) return { kind: 'busy_conversation' };
-    if (this.active.size >= this.deps.limits.maxConcurrentRuns) return { kind: 'busy_global' };
-    const { runs, tasks } = this.deps;
-    const claimed = this.deps.db.transaction(() => {
-      if (runs.active(conversationId)) return null;
-      const task = tasks.claimNext(conversationId);
-      if (!task) return null;
-      const run = runs.create(conversationId, task.id);
-      if (task.attempts === 1) {
-        this.deps.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
-      }
-      return { task, run };
-    });
-    if (!claimed) return { kind: runs.active(conversationId) ? 'busy_conversation' : 'nothing_ready' };
-    this.launch(conversationId, claimed.run, claimed.task);
-    return { kind: 'started', taskId: claimed.task.id };
+    if (this.active.has(conversationId) || this.claiming.has(conversationId)) return { kind: 'busy_conversation' };
+    if (this.inFlight >= this.deps.limits.maxConcurrentRuns) return { kind: 'busy_global' };
+    const { runs } = this.deps;
+    // Before the first await: a second caller in the same tick sees the conversation busy.
+    this.claiming.add(conversationId);
+    try {
+      const claimed = await this.deps.store.atomically(async (tx) => {
+        if (await tx.runs.active(conversationId)) return null;
+        const task = await tx.tasks.claimNext(conversationId);
+        if (!task) return null;
+        const run = await tx.runs.create(conversationId, task.id);
+        if (task.attempts === 1) {
+          await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
+        }
+        return { task, run };
+      });
+      if (!claimed) return { kind: (await runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
+      this.launch(conversationId, claimed.run, claimed.task);
+      return { kind: 'started', taskId: claimed.task.id };
+    } finally {
+      this.claiming.delete(conversationId);
+      this.stoppedBeforeLaunch.delete(conversationId);
+    }
   }
 
   /** Starts `prefer` first, then other ready conversations while slots are free. Returns how many started. */
-  pump(prefer?: string): number {
+  async pump(prefer?: string): Promise<number> {
     if (this.stopping) return 0;
     // Runs with an answer (or an expired question) go first: someone is already waiting on them.
-    let started = this.resumeDue();
-    if (prefer !== undefined && this.startNext(prefer).kind === 'started') started++;
-    const free = this.deps.limits.maxConcurrentRuns - this.active.size;
+    let started = await this.resumeDue();
+    if (prefer !== undefined && (await this.startNext(prefer)).kind === 'started') started++;
+    const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
     if (free <= 0) return started;
-    for (const id of this.deps.tasks.findReadyConversations(free, new Set(this.active.keys()))) {
-      if (this.startNext(id).kind === 'started') started++;
+    for (const id of await this.deps.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]))) {
+      if ((await this.startNext(id)).kind === 'started') started++;
     }
     return started;
   }
 
+  /** Starts the next work of a conversation from a callback nobody awaits; failures are logged. */
+  private pumpLater(conversationId: string): void {
+    this.pump(conversationId).catch((err: unknown) => this.deps.logger.error({ err, conversationId }, 'starting the next task failed'));
+  }
+
   /** Resumes waiting runs whose answer is recorded or whose question expired, while slots are free. */
-  private resumeDue(): number {
-    const free = this.deps.limits.maxConcurrentRuns - this.active.size;
+  private async resumeDue(): Promise<number> {
+    const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
     if (free <= 0) return 0;
     let resumed = 0;
-    for (const run of this.deps.runs.expiredQuestions(free)) {
-      if (!this.active.has(run.conversationId) && this.answer(run, null, null)) resumed++;
+    for (const run of await this.deps.runs.expiredQuestions(free)) {
+      if (!this.active.has(run.conversationId) && !this.claiming.has(run.conversationId) && (await this.answer(run, null, null))) resumed++;
     }
     return resumed;
   }
@@ -161,66 +181,82 @@ export class RunCoordinator implements RunControl {
    * Delivers an answer (or `null`: nobody answered in time) to a waiting run and resumes it.
    * When the run's loop is still unwinding after parking, the answer is applied once it has.
    */
-  answer(run: RunRow, answer: string | null, userId: string | null, source: AnswerSource = answer === null ? 'timeout' : 'typed'): boolean {
+  async answer(run: RunRow, answer: string | null, userId: string | null, source: AnswerSource = answer === null ? 'timeout' : 'typed'): Promise<boolean> {
     const recorded = run.question?.answer;
     if (recorded && answer === null) return this.answer({ ...run, question: { ...run.question!, answer: undefined } }, recorded.text, recorded.userId, recorded.source);
-    const entry = this.active.get(run.conversationId);
+    const { conversationId } = run;
+    const entry = this.active.get(conversationId);
     if (entry) {
       if (entry.runId !== run.id) return false;
       // Kept with the run first: a crash before the loop has unwound must not lose it (start-up resumes it).
-      if (!this.deps.runs.recordAnswer(run.id, { text: answer, userId, source })) return false;
-      void entry.done.then(() => {
-        const fresh = this.deps.runs.get(run.id);
-        if (fresh?.status === 'waiting_user' && !this.answer(fresh, null, null)) {
-          this.deps.logger.warn({ runId: run.id }, 'a deferred answer could not be delivered');
-        }
-      });
+      if (!(await this.deps.runs.recordAnswer(run.id, { text: answer, userId, source }))) return false;
+      void entry.done
+        .then(async () => {
+          const fresh = await this.deps.runs.get(run.id);
+          if (fresh?.status === 'waiting_user' && !(await this.answer(fresh, null, null))) {
+            this.deps.logger.warn({ runId: run.id }, 'a deferred answer could not be delivered');
+          }
+        })
+        .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'delivering a deferred answer failed'));
       return true;
     }
-    if (this.stopping || this.active.size >= this.deps.limits.maxConcurrentRuns) {
+    if (this.stopping || this.inFlight >= this.deps.limits.maxConcurrentRuns) {
       // No slot (or shutting down): keep the answer with the run; the next free slot or start-up resumes it.
       return this.deps.runs.recordAnswer(run.id, { text: answer, userId, source });
     }
-    const question = this.deps.runs.unpark(run.id);
-    if (!question) return false;
-    const task = run.taskId !== null ? this.deps.tasks.get(run.taskId) : null;
-    if (question.approval) {
-      const decision = answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny');
-      if (decision === 'always') this.deps.grants.grant(run.conversationId, question.approval.tool, userId);
-      if (source !== 'click') this.showDecision(run.conversationId, question, decision, userId);
-      this.launch(run.conversationId, { ...run, status: 'running' }, task, { approval: question.approval, decision });
+    // Before the first await, as in startNext: the slot and the conversation are taken until the launch.
+    // (A claim already under way there finds this run active and claims nothing; the unpark decides.)
+    const mine = !this.claiming.has(conversationId);
+    if (mine) this.claiming.add(conversationId);
+    try {
+      const task = run.taskId !== null ? await this.deps.tasks.get(run.taskId) : null;
+      const question = await this.deps.runs.unpark(run.id);
+      if (!question) return false;
+      if (question.approval) {
+        const decision = answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny');
+        if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
+        if (source !== 'click') this.showDecision(conversationId, question, decision, userId);
+        this.launch(conversationId, { ...run, status: 'running' }, task, { approval: question.approval, decision });
+        return true;
+      }
+      const minutes = Math.round(this.deps.limits.askTimeoutMs / 60_000);
+      const result =
+        answer === null
+          ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
+          : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
+      await this.deps.transcript.append({ conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
+      this.launch(conversationId, { ...run, status: 'running' }, task);
       return true;
+    } finally {
+      if (mine) {
+        this.claiming.delete(conversationId);
+        this.stoppedBeforeLaunch.delete(conversationId);
+      }
     }
-    const minutes = Math.round(this.deps.limits.askTimeoutMs / 60_000);
-    const result =
-      answer === null
-        ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
-        : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
-    this.deps.transcript.append({ conversationId: run.conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
-    this.launch(run.conversationId, { ...run, status: 'running' }, task);
-    return true;
   }
 
   /** Stops the conversation's active run (and with `all` its pending tasks). Takes effect at once. */
-  stopConversation(conversationId: string, all: boolean): StopResult {
+  async stopConversation(conversationId: string, all: boolean): Promise<StopResult> {
     const { runs, tasks } = this.deps;
-    const run = runs.active(conversationId);
+    const run = await runs.active(conversationId);
     let stoppedTaskId: number | null = null;
-    if (run && runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' })) {
+    if (run && (await runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' }))) {
       this.countEnd('cancelled', run);
-      // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
-      const dropped = this.deps.posts.dropUnsent(run.id);
-      if (dropped > 0) this.deps.logger.debug({ runId: run.id, dropped }, 'unsent pieces of a stopped run dropped');
-      stoppedTaskId = run.taskId;
-      if (run.taskId !== null) tasks.cancel(conversationId, run.taskId);
       const entry = this.active.get(conversationId);
       if (entry && entry.runId === run.id) {
         entry.reason = 'stop';
         entry.controller.abort();
+      } else if (this.claiming.has(conversationId)) {
+        this.stoppedBeforeLaunch.set(conversationId, run.id);
       }
+      // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
+      const dropped = await this.deps.posts.dropUnsent(run.id);
+      if (dropped > 0) this.deps.logger.debug({ runId: run.id, dropped }, 'unsent pieces of a stopped run dropped');
+      stoppedTaskId = run.taskId;
+      if (run.taskId !== null) await tasks.cancel(conversationId, run.taskId);
     }
-    const cancelledPending = all ? tasks.cancelPending(conversationId) : 0;
-    if (!this.active.has(conversationId)) this.pump(conversationId);
+    const cancelledPending = all ? await tasks.cancelPending(conversationId) : 0;
+    if (!this.active.has(conversationId)) await this.pump(conversationId);
     return { stoppedTaskId, stoppedRun: run !== null, cancelledPending };
   }
 
@@ -256,13 +292,14 @@ export class RunCoordinator implements RunControl {
       .catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'showing the approval decision failed'));
   }
 
+  /** Starts executing a claimed run. Synchronous up to registering it as active, so the claim hands over without a gap. */
   private launch(conversationId: string, run: RunRow, task: TaskRow | null, resume?: RunResume): void {
+    if (this.stoppedBeforeLaunch.get(conversationId) === run.id) return;
     const ref = this.deps.conversations.refOf(conversationId);
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
     if (!ref || !adapter) {
       this.deps.logger.error({ conversationId }, 'no adapter for this conversation; failing the run');
-      if (this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' })) this.countEnd('failed', run);
-      if (task) this.deps.tasks.fail(conversationId, task.id, 'No chat adapter is connected for this platform.');
+      void this.failUnlaunchable(conversationId, run, task).catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'failing a run without an adapter failed'));
       return;
     }
     const controller = new AbortController();
@@ -284,8 +321,13 @@ export class RunCoordinator implements RunControl {
         this.deps.clock.clearTimer(timer);
         this.active.delete(conversationId);
         adapter.setWorking(ref, null).catch((err: unknown) => this.deps.logger.warn({ err }, 'clearing the working status failed'));
-        if (!this.stopping) this.pump(conversationId);
+        if (!this.stopping) this.pumpLater(conversationId);
       });
+  }
+
+  private async failUnlaunchable(conversationId: string, run: RunRow, task: TaskRow | null): Promise<void> {
+    if (await this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' })) this.countEnd('failed', run);
+    if (task) await this.deps.tasks.fail(conversationId, task.id, 'No chat adapter is connected for this platform.');
   }
 
   private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, entry: ActiveRun, resume: RunResume | undefined): Promise<void> {
@@ -310,7 +352,7 @@ export class RunCoordinator implements RunControl {
     };
     const toolNames = deps.tools.specsFor(toolContext).map((t) => t.name);
     const channel = channelOverridesFor(deps.channels ?? {}, ref);
-    const approverId = task?.requestedBy ?? (task?.scheduleId != null ? (deps.scheduleCreator?.(task.scheduleId) ?? null) : null);
+    const approverId = task?.requestedBy ?? (task?.scheduleId != null ? ((await deps.scheduleCreator?.(task.scheduleId)) ?? null) : null);
     // The requester pays; a scheduled run is charged to the schedule's creator.
     const payer: Payer | null = approverId !== null ? { platform: ref.platform, userId: approverId } : null;
     const outcome = await executeRun(
@@ -355,7 +397,7 @@ export class RunCoordinator implements RunControl {
   }
 
   private async timezoneFor(conversationId: string, adapter: ChatAdapter, task: TaskRow | null): Promise<string> {
-    const stored = this.deps.conversations.get(conversationId)?.timezone;
+    const stored = (await this.deps.conversations.get(conversationId))?.timezone;
     if (stored) return stored;
     if (task?.requestedBy) {
       const tz = (await adapter.fetchUserTimezone?.(task.requestedBy).catch(() => null)) ?? null;
@@ -366,8 +408,8 @@ export class RunCoordinator implements RunControl {
 
   /** Records how a run ended: run status, task change and the note for the thread in one transaction. */
   private async settle(conversationId: string, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
-    const { runs, tasks, limits, clock, posts } = this.deps;
-    const current = task ? tasks.get(task.id) : null;
+    const { tasks, limits, clock, posts } = this.deps;
+    const current = task ? await tasks.get(task.id) : null;
     const attempts = current?.attempts ?? limits.maxAttempts;
     const settlement = settleRun({
       ending,
@@ -380,24 +422,24 @@ export class RunCoordinator implements RunControl {
     });
     const change = settlement.run;
     if (!change) return;
-    const applied = this.deps.db.transaction(() => {
-      if (!runs.transition(run.id, ['running'], change.to, { ...(change.summary !== undefined ? { summary: change.summary } : {}), ...(change.error ? { error: change.error } : {}) })) return false;
+    const applied = await this.deps.store.atomically(async (tx) => {
+      if (!(await tx.runs.transition(run.id, ['running'], change.to, { ...(change.summary !== undefined ? { summary: change.summary } : {}), ...(change.error ? { error: change.error } : {}) }))) return false;
       const open = current?.status === 'in_progress';
       if (task && open && settlement.task) {
         const t = settlement.task;
-        if (t.kind === 'complete') tasks.complete(conversationId, task.id, t.summary);
-        else if (t.kind === 'fail') tasks.fail(conversationId, task.id, t.reason);
-        else tasks.requeue(task.id, clock.now() + t.delayMs, t.reason);
+        if (t.kind === 'complete') await tx.tasks.complete(conversationId, task.id, t.summary);
+        else if (t.kind === 'fail') await tx.tasks.fail(conversationId, task.id, t.reason);
+        else await tx.tasks.requeue(task.id, clock.now() + t.delayMs, t.reason);
       }
-      if (settlement.note) posts.record(conversationId, run.id, { purpose: 'note', text: settlement.note });
+      if (settlement.note) await posts.record(conversationId, run.id, { purpose: 'note', text: settlement.note }, tx);
       return true;
     });
     if (!applied) return;
-    if (settlement.schedule && task?.scheduleId != null) this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
+    if (settlement.schedule && task?.scheduleId != null) await this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
     this.countEnd(change.to, run);
     if (settlement.task?.kind === 'requeue') {
       const delay = settlement.task.delayMs;
-      clock.setTimer(() => this.pump(conversationId), delay);
+      clock.setTimer(() => this.pumpLater(conversationId), delay);
     }
   }
 }

@@ -18,22 +18,22 @@ export function createScheduleLauncher(deps: {
   tasks: TaskService;
   coordinator: RunCoordinator;
 }): ScheduleLauncher {
-  const queue = (conversationId: string, prompt: string, scheduleId: number) => {
-    const added = deps.tasks.add({ conversationId, title: `⏰ ${titleFrom(prompt)}`, description: prompt, createdBy: 'schedule', scheduleId });
+  const queue = async (conversationId: string, prompt: string, scheduleId: number) => {
+    const added = await deps.tasks.add({ conversationId, title: `⏰ ${titleFrom(prompt)}`, description: prompt, createdBy: 'schedule', scheduleId });
     if (!added.ok) throw new Error(added.error);
-    deps.coordinator.pump(conversationId);
+    await deps.coordinator.pump(conversationId);
   };
   return {
     async queueInConversation(conversationId, prompt, scheduleId) {
-      if (!deps.conversations.get(conversationId)) throw new Error(`the conversation ${conversationId} no longer exists`);
-      queue(conversationId, prompt, scheduleId);
+      if (!(await deps.conversations.get(conversationId))) throw new Error(`the conversation ${conversationId} no longer exists`);
+      await queue(conversationId, prompt, scheduleId);
     },
     async startInChannel(channel: ChannelRef, prompt, scheduleId) {
       const adapter = deps.adapters.get(channel.platform);
       if (!adapter) throw new AdapterError(`no ${channel.platform} adapter is connected`);
       const posted = await adapter.postMessage({ ...channel, thread: null }, { text: `⏰ **Scheduled prompt #${scheduleId}:** ${prompt}` });
       const thread = await adapter.openThread(channel, posted.id, `⏰ ${titleFrom(prompt)}`.slice(0, 100));
-      queue(deps.conversations.ensure(thread), prompt, scheduleId);
+      await queue(await deps.conversations.ensure(thread), prompt, scheduleId);
     },
   };
 }

@@ -45,8 +45,8 @@ export class ScheduleService {
   ) {}
 
   /** The person who created a schedule (they decide tool approvals of its runs); null for the agent or an unknown id. */
-  creatorOf(id: number): string | null {
-    const createdBy = this.store.get(id)?.createdBy ?? null;
+  async creatorOf(id: number): Promise<string | null> {
+    const createdBy = (await this.store.get(id))?.createdBy ?? null;
     return createdBy === 'agent' ? null : createdBy;
   }
 
@@ -54,30 +54,30 @@ export class ScheduleService {
    * Records how a scheduled run ended: a completed run clears the failure count; a run that stopped
    * because its target is gone counts as a failed run (paused after PAUSE_AFTER_FAILURES in a row).
    */
-  recordRunResult(id: number, result: ScheduleRunResult): void {
-    const row = this.store.get(id);
+  async recordRunResult(id: number, result: ScheduleRunResult): Promise<void> {
+    const row = await this.store.get(id);
     if (!row) return;
     const now = this.clock.now();
     if (result.ok) {
       const change = successChange(row);
-      if (change) this.store.update(id, change, now);
+      if (change) await this.store.update(id, change, now);
       return;
     }
     const when = row.lastRunAt !== null ? ` at ${formatInZone(row.lastRunAt, row.timezone)}` : '';
-    const updated = this.store.update(id, failureChange(row, `The run${when} could not post: ${result.reason}`), now);
+    const updated = await this.store.update(id, failureChange(row, `The run${when} could not post: ${result.reason}`), now);
     if (updated && updated.status !== 'active') this.scheduler.disarm(id);
   }
 
-  create(input: CreateScheduleInput): ScheduleResult {
+  async create(input: CreateScheduleInput): Promise<ScheduleResult> {
     const prompt = input.prompt.trim();
     if (prompt === '') return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
     if (input.target === 'thread' && !input.conversationId) return { ok: false, error: 'A thread target needs a conversation; use target "channel" here.' };
     const now = this.clock.now();
     const parsed = parseScheduleSpec(input.kind, input.spec, input.timezone, now, this.limits);
     if (!parsed.ok) return parsed;
-    const full = this.checkRoom(input.channel);
+    const full = await this.checkRoom(input.channel);
     if (full) return full;
-    const row = this.store.insert({
+    const row = await this.store.insert({
       platform: input.channel.platform,
       workspace: input.channel.workspace,
       channel: input.channel.channel,
@@ -101,37 +101,37 @@ export class ScheduleService {
    * This channel's schedules, oldest first: every live one (active, paused, error) and only the
    * `recentCompleted` latest completed one-offs, so the list does not grow forever.
    */
-  list(channel: ChannelRef, recentCompleted = 5): ScheduleRow[] {
-    const rows = this.store.listInChannel(channel);
+  async list(channel: ChannelRef, recentCompleted = 5): Promise<ScheduleRow[]> {
+    const rows = await this.store.listInChannel(channel);
     const completed = rows.filter((r) => r.status === 'completed');
     const keep = new Set(completed.slice(Math.max(0, completed.length - recentCompleted)));
     return rows.filter((r) => r.status !== 'completed' || keep.has(r));
   }
 
   /** A schedule by id in any channel: callers check the person's rights on its channel themselves. */
-  find(id: number): ScheduleRow | null {
-    return this.store.get(id);
+  async find(id: number): Promise<ScheduleRow | null> {
+    return await this.store.get(id);
   }
 
-  get(channel: ChannelRef, id: number): ScheduleResult {
-    const row = this.store.get(id);
+  async get(channel: ChannelRef, id: number): Promise<ScheduleResult> {
+    const row = await this.store.get(id);
     if (!row || row.platform !== channel.platform || row.workspace !== channel.workspace || row.channel !== channel.channel) {
       return { ok: false, error: `There is no schedule #${id} in this channel. /schedules (or the list_schedules tool) shows the ids.` };
     }
     return { ok: true, schedule: row };
   }
 
-  pause(channel: ChannelRef, id: number): ScheduleResult {
-    const found = this.get(channel, id);
+  async pause(channel: ChannelRef, id: number): Promise<ScheduleResult> {
+    const found = await this.get(channel, id);
     if (!found.ok) return found;
     if (found.schedule.status !== 'active') return { ok: false, error: `Schedule #${id} is ${found.schedule.status}, not active, so there is nothing to pause.` };
     this.scheduler.disarm(id);
-    return this.saved(this.store.update(id, { status: 'paused', nextRunAt: null }, this.clock.now()), found.schedule);
+    return this.saved(await this.store.update(id, { status: 'paused', nextRunAt: null }, this.clock.now()), found.schedule);
   }
 
   /** Re-arms a paused (or errored) schedule from now on: missed times while paused are not made up. */
-  resume(channel: ChannelRef, id: number): ScheduleResult {
-    const found = this.get(channel, id);
+  async resume(channel: ChannelRef, id: number): Promise<ScheduleResult> {
+    const found = await this.get(channel, id);
     if (!found.ok) return found;
     const row = found.schedule;
     if (row.status === 'active') return { ok: false, error: `Schedule #${id} is already active.` };
@@ -139,9 +139,9 @@ export class ScheduleService {
     const now = this.clock.now();
     const next = nextRuns(row, now, 1)[0];
     if (next === undefined) return { ok: false, error: `Schedule #${id} has no future fire time (a one-off time that has passed). Create a new schedule instead.` };
-    const full = this.checkRoom(channel);
+    const full = await this.checkRoom(channel);
     if (full) return full;
-    const updated = this.store.update(id, { status: 'active', nextRunAt: next, failReason: null, consecutiveFailures: 0 }, now);
+    const updated = await this.store.update(id, { status: 'active', nextRunAt: next, failReason: null, consecutiveFailures: 0 }, now);
     if (updated) this.scheduler.arm(updated);
     return this.saved(updated, row);
   }
@@ -150,8 +150,8 @@ export class ScheduleService {
    * Changes what and when (same rules and messages as create). Timing starts over from now; a paused
    * schedule stays paused, any other one becomes active with its new first fire time.
    */
-  edit(channel: ChannelRef, id: number, input: Pick<CreateScheduleInput, 'prompt' | 'kind' | 'spec' | 'timezone'>): ScheduleResult {
-    const found = this.get(channel, id);
+  async edit(channel: ChannelRef, id: number, input: Pick<CreateScheduleInput, 'prompt' | 'kind' | 'spec' | 'timezone'>): Promise<ScheduleResult> {
+    const found = await this.get(channel, id);
     if (!found.ok) return found;
     const prompt = input.prompt.trim();
     if (prompt === '') return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
@@ -160,11 +160,11 @@ export class ScheduleService {
     if (!parsed.ok) return parsed;
     const paused = found.schedule.status === 'paused';
     if (!paused && found.schedule.status !== 'active') {
-      const full = this.checkRoom(channel);
+      const full = await this.checkRoom(channel);
       if (full) return full;
     }
     this.scheduler.disarm(id);
-    const updated = this.store.update(
+    const updated = await this.store.update(
       id,
       { prompt, kind: input.kind, spec: parsed.spec, timezone: parsed.timezone, anchorAt: now, status: paused ? 'paused' : 'active', nextRunAt: paused ? null : parsed.firstRunAt, failReason: null, consecutiveFailures: 0 },
       now,
@@ -173,11 +173,11 @@ export class ScheduleService {
     return this.saved(updated, found.schedule);
   }
 
-  delete(channel: ChannelRef, id: number): ScheduleResult {
-    const found = this.get(channel, id);
+  async delete(channel: ChannelRef, id: number): Promise<ScheduleResult> {
+    const found = await this.get(channel, id);
     if (!found.ok) return found;
     this.scheduler.disarm(id);
-    this.store.delete(id);
+    await this.store.delete(id);
     return found;
   }
 
@@ -192,8 +192,8 @@ export class ScheduleService {
     return { description: describeTiming(row), nextRuns: upcoming.slice(0, count) };
   }
 
-  private checkRoom(channel: ChannelRef): { ok: false; error: string } | null {
-    const active = this.store.countActiveInChannel(channel);
+  private async checkRoom(channel: ChannelRef): Promise<{ ok: false; error: string } | null> {
+    const active = await this.store.countActiveInChannel(channel);
     if (active < this.limits.maxActivePerChannel) return null;
     return { ok: false, error: `This channel already has ${active} active schedules (the maximum is ${this.limits.maxActivePerChannel}). Pause or delete one first.` };
   }

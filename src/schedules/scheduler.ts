@@ -98,6 +98,8 @@ export class Scheduler {
   /** Fired recurring schedules (and skips) whose next run is still to be computed. */
   private readonly pending: { row: ScheduleRow; dueAt: number; now: number; skipped: boolean }[] = [];
   private drainHandle: unknown = null;
+  /** A slice of the second pass is under way (it awaits the store between rows). */
+  private draining = false;
   private readonly metrics: Metrics;
 
   constructor(private readonly opts: SchedulerOptions) {
@@ -114,14 +116,14 @@ export class Scheduler {
    * Arms every active schedule. One whose time passed while Errand was down is due at once:
    * it fires a single time if within the grace, else it is skipped and the skip recorded.
    */
-  start(launcher: ScheduleLauncher): { armed: number; overdue: number } {
+  async start(launcher: ScheduleLauncher): Promise<{ armed: number; overdue: number }> {
     this.launcher = launcher;
     const now = this.opts.clock.now();
     let overdue = 0;
-    for (const { id, nextRunAt } of this.opts.store.listActiveDue()) {
+    for (const { id, nextRunAt } of await this.opts.store.listActiveDue()) {
       if (nextRunAt === null) {
-        const row = this.opts.store.get(id);
-        if (row) this.reschedule(row, now);
+        const row = await this.opts.store.get(id);
+        if (row) await this.reschedule(row, now);
         continue;
       }
       if (nextRunAt <= now) overdue++;
@@ -144,7 +146,7 @@ export class Scheduler {
     await this.idle();
   }
 
-  /** Resolves when no launch is in flight (tests and shutdown). */
+  /** Resolves when no fire, launch or rescheduling is in flight (tests and shutdown). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
@@ -168,7 +170,15 @@ export class Scheduler {
     if (at === this.wakeAt) return;
     this.wakeAt = at;
     if (at === null) this.timer.clear();
-    else this.timer.set(at, () => this.onWake());
+    else this.timer.set(at, () => this.track(this.onWake()));
+  }
+
+  /** Keeps bookkeeping under way visible to `idle()`; its failures are logged. */
+  private track(work: Promise<void>): void {
+    const tracked: Promise<void> = work
+      .catch((err: unknown) => this.opts.logger.error({ err }, 'schedule bookkeeping failed'))
+      .finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
   }
 
   /**
@@ -176,20 +186,20 @@ export class Scheduler {
    * the same instant starts together), then compute and persist the next runs. Between the
    * passes a recurring row has `next_run_at` null, which a restart treats as "from now on".
    */
-  private onWake(): void {
+  private async onWake(): Promise<void> {
     this.wakeAt = null;
     const now = this.opts.clock.now();
     const later: { row: ScheduleRow; dueAt: number; skipped: boolean }[] = [];
     for (const { id, at } of this.queue.popDue(now)) {
       if (now - at > this.opts.graceMs) {
-        const row = this.guard(id, () => this.opts.store.get(id));
+        const row = await this.guard(id, () => this.opts.store.get(id));
         if (row && row.status === 'active' && row.nextRunAt === at) {
           later.push({ row, dueAt: at, skipped: true });
           this.metrics.scheduleFired('skipped');
         }
         continue;
       }
-      const fired = this.guard(id, () => this.opts.store.recordFire(id, at, now));
+      const fired = await this.guard(id, () => this.opts.store.recordFire(id, at, now));
       if (!fired) continue;
       this.launch(fired, now);
       if (fired.kind !== 'once') later.push({ row: fired, dueAt: at, skipped: false });
@@ -197,7 +207,7 @@ export class Scheduler {
     this.rewake();
     if (later.length > 0) {
       this.pending.push(...later.map((l) => ({ ...l, now })));
-      this.drainPending();
+      await this.drainPending();
     }
   }
 
@@ -205,23 +215,28 @@ export class Scheduler {
    * Second pass, in slices of a few milliseconds: evaluating cron in a timezone is the slow
    * part, and a big batch must not hold up timers that fall due meanwhile.
    */
-  private drainPending(): void {
-    if (this.drainHandle !== null) return;
-    const t0 = performance.now();
-    while (this.pending.length > 0 && performance.now() - t0 < ADVANCE_SLICE_MS) {
-      const { row, dueAt, now, skipped } = this.pending.shift()!;
-      this.guard(row.id, () => this.advance(row, dueAt, now, skipped));
+  private async drainPending(): Promise<void> {
+    if (this.drainHandle !== null || this.draining) return;
+    this.draining = true;
+    try {
+      const t0 = performance.now();
+      while (this.pending.length > 0 && performance.now() - t0 < ADVANCE_SLICE_MS) {
+        const { row, dueAt, now, skipped } = this.pending.shift()!;
+        await this.guard(row.id, () => this.advance(row, dueAt, now, skipped));
+      }
+    } finally {
+      this.draining = false;
     }
     if (this.pending.length === 0 || !this.launcher) return;
     this.drainHandle = this.opts.clock.setTimer(() => {
       this.drainHandle = null;
-      this.drainPending();
+      this.track(this.drainPending());
     }, 0);
   }
 
-  private guard<T>(scheduleId: number, fn: () => T): T | null {
+  private async guard<T>(scheduleId: number, fn: () => Promise<T>): Promise<T | null> {
     try {
-      return fn();
+      return await fn();
     } catch (err) {
       this.opts.logger.error({ err, scheduleId }, 'schedule bookkeeping failed');
       return null;
@@ -229,8 +244,8 @@ export class Scheduler {
   }
 
   /** Persists and arms the run after `dueAt`; a skipped run is recorded in `fail_reason`. */
-  private advance(fired: ScheduleRow, dueAt: number, now: number, skipped: boolean): void {
-    const row = this.opts.store.get(fired.id);
+  private async advance(fired: ScheduleRow, dueAt: number, now: number, skipped: boolean): Promise<void> {
+    const row = await this.opts.store.get(fired.id);
     if (!row || row.status !== 'active') return;
     const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
     const change: ScheduleChange = { nextRunAt: next, status: next === null ? 'error' : 'active' };
@@ -241,15 +256,15 @@ export class Scheduler {
     } else if (next === null) {
       change.failReason = 'No future fire time could be computed from this schedule.';
     }
-    const updated = this.opts.store.update(row.id, change, now);
+    const updated = await this.opts.store.update(row.id, change, now);
     if (updated) this.arm(updated);
   }
 
   /** Computes a next run for an active row that has none (or a bad one), persisting the result. */
-  private reschedule(row: ScheduleRow, now: number): void {
+  private async reschedule(row: ScheduleRow, now: number): Promise<void> {
     const next = nextRunAfter(row, now);
     const change = next === null ? { status: 'error' as const, nextRunAt: null, failReason: 'No future fire time could be computed from this schedule.' } : { nextRunAt: next };
-    this.arm(this.opts.store.update(row.id, change, now) ?? row);
+    this.arm((await this.opts.store.update(row.id, change, now)) ?? row);
   }
 
   private launch(row: ScheduleRow, firedAt: number): void {
@@ -265,30 +280,29 @@ export class Scheduler {
       started = Promise.reject(err);
     }
     const p = started.then(
-      () => {
+      async () => {
         this.metrics.scheduleFired('started');
         // A channel launch posted into the channel, so the target works again; a thread launch only
         // queued a task, so its failures in a row stay until a run there completes (the runtime reports it).
         const change = row.target === 'channel' ? successChange(row) : row.consecutiveFailures === 0 && row.failReason !== null ? { failReason: null } : null;
-        if (change) this.opts.store.update(row.id, change, this.opts.clock.now());
+        if (change) await this.opts.store.update(row.id, change, this.opts.clock.now());
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         this.metrics.scheduleFired('failed');
         const message = err instanceof Error ? err.message : String(err);
         this.opts.logger.warn({ err, scheduleId: row.id }, 'schedule launch failed');
         const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;
         // Only a target that is gone counts towards pausing: an outage of the platform passes by itself.
         if (!isTargetGone(err)) {
-          this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
+          await this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
           return;
         }
-        const current = this.opts.store.get(row.id);
+        const current = await this.opts.store.get(row.id);
         if (!current) return;
-        const updated = this.opts.store.update(row.id, failureChange(current, failReason), this.opts.clock.now());
+        const updated = await this.opts.store.update(row.id, failureChange(current, failReason), this.opts.clock.now());
         if (updated?.status === 'paused') this.disarm(row.id);
       },
     );
-    const tracked = p.finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
+    this.track(p);
   }
 }

@@ -1,14 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { ScheduleService } from './schedule-service.js';
-import { createScheduleStore } from './schedule-store.js';
+import type { ScheduleStore } from './schedule-store.js';
 import { Scheduler, type WakeTimer } from './scheduler.js';
 
 export interface SchedulingOptions {
-  db: Db;
+  store: ScheduleStore;
   clock: Clock;
   logger: Logger;
   config: Pick<Config, 'MIN_INTERVAL_MINUTES' | 'MAX_SCHEDULES_PER_CHANNEL' | 'MISSED_GRACE_MINUTES'>;
@@ -25,11 +24,11 @@ export interface Scheduling {
 }
 
 /**
- * Builds store, scheduler and service over one database. Nothing is armed until
+ * Builds scheduler and service over the schedules store. Nothing is armed until
  * `scheduler.start(launcher)`, so the launcher (which needs the runtime) can come later.
  */
 export function createScheduling(options: SchedulingOptions): Scheduling {
-  const store = createScheduleStore(options.db);
+  const { store } = options;
   const scheduler = new Scheduler({
     store,
     clock: options.clock,

@@ -1,7 +1,4 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { Clock } from '../clock.js';
-import type { Db } from '../db/client.js';
-import { tasks, type TaskRow, type TaskStatus } from '../db/schema.js';
+import type { TaskRow } from '../db/schema.js';
 
 /** A to-do item as the rest of Errand sees it. */
 export type Task = TaskRow;
@@ -25,238 +22,27 @@ export interface TaskEdit {
   addBlockedBy?: number[];
 }
 
-const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
-
 /**
  * The per-conversation to-do queue. Serial by construction: `claimNext` only hands out a task
  * when none of the conversation is in progress. `blocked` is recomputed whenever a blocker
  * changes, so "ready" stays an index lookup for the heartbeat.
  */
 export interface TaskService {
-  add(task: NewTask): TaskResult;
-  get(id: number): TaskRow | null;
+  add(task: NewTask): Promise<TaskResult>;
+  get(id: number): Promise<TaskRow | null>;
   /** Tasks of a conversation in queue order. */
-  list(conversationId: string): TaskRow[];
-  update(conversationId: string, id: number, edit: TaskEdit): TaskResult;
-  complete(conversationId: string, id: number, summary: string): TaskResult;
-  fail(conversationId: string, id: number, reason: string): TaskResult;
-  cancel(conversationId: string, id: number): TaskResult;
-  delete(conversationId: string, id: number): TaskResult;
+  list(conversationId: string): Promise<TaskRow[]>;
+  update(conversationId: string, id: number, edit: TaskEdit): Promise<TaskResult>;
+  complete(conversationId: string, id: number, summary: string): Promise<TaskResult>;
+  fail(conversationId: string, id: number, reason: string): Promise<TaskResult>;
+  cancel(conversationId: string, id: number): Promise<TaskResult>;
+  delete(conversationId: string, id: number): Promise<TaskResult>;
   /** Cancels every pending task of the conversation; returns how many. */
-  cancelPending(conversationId: string): number;
+  cancelPending(conversationId: string): Promise<number>;
   /** Marks the next ready task in_progress (attempts + 1) and returns it, or null. */
-  claimNext(conversationId: string): TaskRow | null;
+  claimNext(conversationId: string): Promise<TaskRow | null>;
   /** Puts an in-progress task back to pending, startable from `notBefore`. */
-  requeue(id: number, notBefore: number, failReason?: string | null): void;
+  requeue(id: number, notBefore: number, failReason?: string | null): Promise<void>;
   /** Conversations with a ready task (pending, unblocked, due), up to `limit`, skipping `exclude`. */
-  findReadyConversations(limit: number, exclude: ReadonlySet<string>): string[];
-}
-
-export function createTaskService(db: Db, clock: Clock): TaskService {
-  const sqlite = db.$client;
-  const readyStmt = sqlite.prepare(
-    `select t.conversation_id as id from tasks t indexed by tasks_ready_idx
-     where t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
-       and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user'))`,
-  );
-  const byIdStmt = db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))).prepare();
-  const busyStmt = db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(and(eq(tasks.conversationId, sql.placeholder('conversationId')), eq(tasks.status, 'in_progress')))
-    .limit(1)
-    .prepare();
-  const nextStmt = db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(and(eq(tasks.conversationId, sql.placeholder('conversationId')), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, sql.placeholder('now'))))
-    .orderBy(asc(tasks.sequence))
-    .limit(1)
-    .prepare();
-  const claimStmt = db
-    .update(tasks)
-    .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}` })
-    .where(eq(tasks.id, sql.placeholder('id')))
-    .prepare();
-  const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and (blocked_by != '[]' or blocked = 1) limit 1");
-  const nextSequenceStmt = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?');
-  const insertStmt = db
-    .insert(tasks)
-    .values({
-      conversationId: sql.placeholder('conversationId'),
-      title: sql.placeholder('title'),
-      description: sql.placeholder('description'),
-      sequence: sql.placeholder('sequence'),
-      blockedBy: sql.placeholder('blockedBy'),
-      createdBy: sql.placeholder('createdBy'),
-      requestedBy: sql.placeholder('requestedBy'),
-      sourceMessageId: sql.placeholder('sourceMessageId'),
-      scheduleId: sql.placeholder('scheduleId'),
-      createdAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-    })
-    .returning({ id: tasks.id })
-    .prepare();
-  const finishStmt = sqlite.prepare(
-    'update tasks set status = ?, result_summary = coalesce(?, result_summary), fail_reason = coalesce(?, fail_reason), updated_at = ?, finished_at = ? where id = ?',
-  );
-  const byId = (id: number) => byIdStmt.get({ id }) ?? null;
-  const inConversation = (conversationId: string, id: number): TaskRow | null => {
-    const t = byId(id);
-    return t && t.conversationId === conversationId ? t : null;
-  };
-  const notFound = (id: number): TaskResult => ({ ok: false, error: `No task #${id} in this conversation. Call list_tasks to see the ids.` });
-
-  /** Recomputes `blocked` for the conversation's pending tasks: blocked while any blocker exists unfinished-or-failed. */
-  const recomputeBlocked = (conversationId: string) => {
-    if (!anyDependentStmt.get(conversationId)) return;
-    const all = db.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
-    const status = new Map(all.map((t) => [t.id, t.status]));
-    for (const t of all) {
-      if (t.status !== 'pending') continue;
-      const blocked = t.blockedBy.some((b) => status.has(b) && status.get(b) !== 'completed');
-      if (blocked !== t.blocked) db.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, t.id)).run();
-    }
-  };
-
-  const checkBlockers = (conversationId: string, selfId: number | null, ids: number[]): string | null => {
-    if (ids.length === 0) return null;
-    const all = db.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
-    const graph = new Map(all.map((t) => [t.id, t.blockedBy]));
-    for (const id of ids) {
-      if (!graph.has(id)) return `blocked_by refers to task #${id}, which is not in this conversation. Call list_tasks to see the ids.`;
-      if (id === selfId) return 'A task cannot be blocked by itself.';
-    }
-    if (selfId === null) return null;
-    const seen = new Set<number>();
-    const stack = [...ids];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (id === selfId) return `That would create a cycle: task #${selfId} would end up waiting for itself.`;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      stack.push(...(graph.get(id) ?? []));
-    }
-    return null;
-  };
-
-  const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
-    return db.transaction(() => {
-      const t = inConversation(conversationId, id);
-      if (!t) return notFound(id);
-      if (FINISHED.includes(t.status) && t.status !== status) return { ok: false, error: `Task #${id} is already ${t.status}.` };
-      const now = clock.now();
-      finishStmt.run(status, fields.resultSummary ?? null, fields.failReason ?? null, now, now, id);
-      recomputeBlocked(conversationId);
-      return { ok: true, task: byId(id)! };
-    });
-  };
-
-  return {
-    add(n) {
-      return db.transaction(() => {
-        const blockedBy = [...new Set(n.blockedBy ?? [])];
-        const problem = checkBlockers(n.conversationId, null, blockedBy);
-        if (problem) return { ok: false, error: problem };
-        const now = clock.now();
-        const seq = nextSequenceStmt.get(n.conversationId) as { s: number };
-        const row = insertStmt.get({
-          conversationId: n.conversationId,
-          title: n.title,
-          description: n.description,
-          sequence: seq.s,
-          blockedBy,
-          createdBy: n.createdBy,
-          requestedBy: n.requestedBy ?? null,
-          sourceMessageId: n.sourceMessageId ?? null,
-          scheduleId: n.scheduleId ?? null,
-          now,
-        })!;
-        if (blockedBy.length > 0) recomputeBlocked(n.conversationId);
-        return { ok: true, task: byId(row.id)! };
-      });
-    },
-    get: byId,
-    list(conversationId) {
-      return db.select().from(tasks).where(eq(tasks.conversationId, conversationId)).orderBy(asc(tasks.sequence)).all();
-    },
-    update(conversationId, id, edit) {
-      return db.transaction(() => {
-        const t = inConversation(conversationId, id);
-        if (!t) return notFound(id);
-        if (FINISHED.includes(t.status)) return { ok: false, error: `Task #${id} is ${t.status}; only pending or in-progress tasks can be edited.` };
-        const add = [...new Set(edit.addBlockedBy ?? [])].filter((b) => !t.blockedBy.includes(b));
-        const problem = checkBlockers(conversationId, id, add);
-        if (problem) return { ok: false, error: problem };
-        db.update(tasks)
-          .set({
-            ...(edit.title !== undefined ? { title: edit.title } : {}),
-            ...(edit.description !== undefined ? { description: edit.description } : {}),
-            blockedBy: [...t.blockedBy, ...add],
-            updatedAt: clock.now(),
-          })
-          .where(eq(tasks.id, id))
-          .run();
-        recomputeBlocked(conversationId);
-        return { ok: true, task: byId(id)! };
-      });
-    },
-    complete: (c, id, summary) => setFinal(c, id, 'completed', { resultSummary: summary }),
-    fail: (c, id, reason) => setFinal(c, id, 'failed', { failReason: reason }),
-    cancel: (c, id) => setFinal(c, id, 'cancelled', {}),
-    delete(conversationId, id) {
-      return db.transaction(() => {
-        const t = inConversation(conversationId, id);
-        if (!t) return notFound(id);
-        if (t.status === 'in_progress') return { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` };
-        db.delete(tasks).where(eq(tasks.id, id)).run();
-        for (const other of this.list(conversationId)) {
-          if (other.blockedBy.includes(id)) {
-            db.update(tasks).set({ blockedBy: other.blockedBy.filter((b) => b !== id) }).where(eq(tasks.id, other.id)).run();
-          }
-        }
-        recomputeBlocked(conversationId);
-        return { ok: true, task: t };
-      });
-    },
-    cancelPending(conversationId) {
-      return db.transaction(() => {
-        const now = clock.now();
-        const res = db
-          .update(tasks)
-          .set({ status: 'cancelled', updatedAt: now, finishedAt: now })
-          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending')))
-          .run();
-        return res.changes;
-      });
-    },
-    claimNext(conversationId) {
-      return db.transaction(() => {
-        if (busyStmt.get({ conversationId })) return null;
-        const now = clock.now();
-        const next = nextStmt.get({ conversationId, now });
-        if (!next) return null;
-        claimStmt.run({ id: next.id, now });
-        return byId(next.id);
-      });
-    },
-    requeue(id, notBefore, failReason) {
-      db.update(tasks)
-        .set({ status: 'pending', notBefore, updatedAt: clock.now(), ...(failReason !== undefined ? { failReason } : {}) })
-        .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])))
-        .run();
-    },
-    findReadyConversations(limit, exclude) {
-      const found: string[] = [];
-      if (limit <= 0) return found;
-      const seen = new Set<string>();
-      for (const row of readyStmt.iterate(clock.now()) as IterableIterator<{ id: string }>) {
-        if (seen.has(row.id) || exclude.has(row.id)) continue;
-        seen.add(row.id);
-        found.push(row.id);
-        if (found.length >= limit) break;
-      }
-      return found;
-    },
-  };
+  findReadyConversations(limit: number, exclude: ReadonlySet<string>): Promise<string[]>;
 }

@@ -39,8 +39,10 @@ export function scheduleView(row: Schedule, service: ScheduleService) {
 
 /** Scheduled-prompt tools, scoped to the channel of the calling run. */
 export function createScheduleTools(service: ScheduleService): ToolDefinition[] {
-  const result = (r: ScheduleResult, extra: Record<string, unknown> = {}): ToolOutcome =>
-    r.ok ? ok({ schedule: scheduleView(r.schedule, service), ...extra }) : fail(r.error);
+  const result = async (pending: Promise<ScheduleResult>): Promise<ToolOutcome> => {
+    const r = await pending;
+    return r.ok ? ok({ schedule: scheduleView(r.schedule, service) }) : fail(r.error);
+  };
   const idArgs = z.object({ schedule_id: scheduleId });
   return [
     defineTool({
@@ -76,7 +78,7 @@ export function createScheduleTools(service: ScheduleService): ToolDefinition[] 
       name: 'list_schedules',
       description: "This channel's schedules with ids, descriptions, status and next fire times.",
       parameters: z.object({}),
-      execute: (_args, ctx) => ok({ schedules: service.list(channelOf(ctx.conversation)).map((row) => scheduleView(row, service)) }),
+      execute: async (_args, ctx) => ok({ schedules: (await service.list(channelOf(ctx.conversation))).map((row) => scheduleView(row, service)) }),
     }),
     defineTool({
       name: 'pause_schedule',
@@ -94,8 +96,8 @@ export function createScheduleTools(service: ScheduleService): ToolDefinition[] 
       name: 'delete_schedule',
       description: 'Delete a schedule for good.',
       parameters: idArgs,
-      execute: ({ schedule_id }, ctx) => {
-        const r = service.delete(channelOf(ctx.conversation), schedule_id);
+      execute: async ({ schedule_id }, ctx) => {
+        const r = await service.delete(channelOf(ctx.conversation), schedule_id);
         return r.ok ? ok({ deleted: schedule_id, description: service.preview(r.schedule).description }) : fail(r.error);
       },
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Task } from '../../tasks/task-service.js';
-import type { TaskService } from '../../tasks/task-service.js';
+import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import { defineTool, fail, ok, type ToolOutcome } from './tool.js';
 
 const taskId = z.number({ message: 'task_id must be a number (see list_tasks)' }).int().positive();
@@ -19,8 +19,10 @@ export function taskView(t: Task) {
   };
 }
 
-const result = (r: { ok: true; task: Task } | { ok: false; error: string }): ToolOutcome =>
-  r.ok ? ok({ task: taskView(r.task) }) : fail(r.error);
+const result = async (pending: Promise<TaskResult>): Promise<ToolOutcome> => {
+  const r = await pending;
+  return r.ok ? ok({ task: taskView(r.task) }) : fail(r.error);
+};
 
 /** To-do list tools, scoped to the calling run's conversation. */
 export function createTaskTools(tasks: TaskService) {
@@ -50,8 +52,8 @@ export function createTaskTools(tasks: TaskService) {
       name: 'list_tasks',
       description: "This conversation's to-do list with ids, status and blockers.",
       parameters: z.object({}),
-      execute: (_args, ctx) => {
-        const all = tasks.list(ctx.conversationId);
+      execute: async (_args, ctx) => {
+        const all = await tasks.list(ctx.conversationId);
         const open = all.filter((t) => t.status === 'pending' || t.status === 'in_progress');
         const recent = all.filter((t) => t.status !== 'pending' && t.status !== 'in_progress').slice(-20);
         return ok({ current_task_id: ctx.taskId, tasks: [...recent, ...open].map(taskView) });
@@ -85,8 +87,8 @@ export function createTaskTools(tasks: TaskService) {
       name: 'delete_task',
       description: 'Remove a task that is not in progress. Tasks it blocked are unblocked.',
       parameters: z.object({ task_id: taskId }),
-      execute: ({ task_id }, ctx) => {
-        const r = tasks.delete(ctx.conversationId, task_id);
+      execute: async ({ task_id }, ctx) => {
+        const r = await tasks.delete(ctx.conversationId, task_id);
         return r.ok ? ok({ deleted: task_id }) : fail(r.error);
       },
     }),

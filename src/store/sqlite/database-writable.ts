@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.js';
+import type { Db } from '../../db/client.js';
 
 /**
  * Checks that the database accepts writes: takes the write lock, rewrites the header's

@@ -1,0 +1,61 @@
+import type { Clock } from '../../clock.js';
+import { closeDatabase, type Db } from '../../db/client.js';
+import type { Store } from '../store.js';
+import { databaseWriteProblem } from './database-writable.js';
+import { createSqliteAttachmentTaskStore } from './sqlite-attachment-task-store.js';
+import { createSqliteCatchUpQueries } from './sqlite-catch-up-queries.js';
+import { createSqliteConversationStore } from './sqlite-conversation-store.js';
+import { createSqliteEventDedupe } from './sqlite-event-dedupe.js';
+import { createSqliteGaugeReader } from './sqlite-gauges.js';
+import { createSqliteOpenWorkStore } from './sqlite-open-work-store.js';
+import { createSqliteOutboxStore } from './sqlite-outbox-store.js';
+import { createSqliteRunStore } from './sqlite-run-store.js';
+import { createSqliteScheduleStore } from './sqlite-schedule-store.js';
+import { createSqliteTaskStore } from './sqlite-task-store.js';
+import { createSqliteToolGrantStore } from './sqlite-tool-grant-store.js';
+import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
+import { createSqliteUsageStore } from './sqlite-usage-store.js';
+import { gated, type CallRunner } from './synchronous.js';
+import { TransactionGate } from './transaction-gate.js';
+
+/** The SQLite store, with its drizzle handle for SQLite-only tools (tests, benchmarks, migrations). */
+export interface SqliteStore extends Store {
+  readonly db: Db;
+}
+
+/**
+ * The Store on one better-sqlite3 connection (an open, migrated `Db`). Every table's statements are
+ * prepared once, as before; the transaction gate turns them into the async interface and keeps
+ * other flows out of an open transaction. `close()` closes the database only when `ownsDb`.
+ */
+export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: boolean } = {}): SqliteStore {
+  const gate = new TransactionGate(db.$client);
+  const run: CallRunner = (call) => gate.call(call);
+  const gauges = createSqliteGaugeReader(db);
+  const store: SqliteStore = {
+    db,
+    runs: gated(createSqliteRunStore(db, clock), run),
+    tasks: gated(createSqliteTaskStore(db, clock), run),
+    schedules: gated(createSqliteScheduleStore(db), run),
+    conversations: gated(createSqliteConversationStore(db, clock), run, ['refOf']),
+    transcript: gated(createSqliteTranscriptStore(db, clock), run),
+    outbox: gated(createSqliteOutboxStore(db, clock), run),
+    usage: gated(createSqliteUsageStore(db), run),
+    grants: gated(createSqliteToolGrantStore(db, clock), run),
+    dedupe: gated(createSqliteEventDedupe(db), run),
+    attachments: gated(createSqliteAttachmentTaskStore(db), run),
+    openWork: gated(createSqliteOpenWorkStore(db), run),
+    catchUp: gated(createSqliteCatchUpQueries(db), run),
+    probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
+    // One connection: the transaction's own calls go through the same store (the gate knows them).
+    atomically: (work) => gate.atomically(() => work(store)),
+    afterCommit: (fn) => gate.afterCommit(fn),
+    close: () => run(() => (options.ownsDb ? closeDatabase(db) : undefined)),
+  };
+  return store;
+}
+
+/** Whether a store is the SQLite one (tests and benchmarks that read the file directly). */
+export function isSqliteStore(store: Store): store is SqliteStore {
+  return 'db' in store;
+}

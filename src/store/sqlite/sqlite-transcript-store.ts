@@ -1,0 +1,34 @@
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db/client.js';
+import { messages } from '../../db/schema.js';
+import type { TranscriptStore } from '../../conversations/transcript-store.js';
+import type { Synchronous } from './synchronous.js';
+
+/** The transcript on SQLite: one prepared insert per step, newest-first reads by the conversation index. */
+
+export function createSqliteTranscriptStore(db: Db, clock: Clock): Synchronous<TranscriptStore> {
+  const insert = db.$client.prepare(
+    'insert into messages (conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const recentStmt = db
+    .select()
+    .from(messages)
+    .where(eq(messages.conversationId, sql.placeholder('conversationId')))
+    .orderBy(desc(messages.id))
+    .limit(sql.placeholder('limit'))
+    .prepare();
+  return {
+    append(e) {
+      const toolCalls = e.toolCalls && e.toolCalls.length > 0 ? JSON.stringify(e.toolCalls) : null;
+      const images = e.images && e.images.length > 0 ? JSON.stringify(e.images) : null;
+      const r = insert.run(e.conversationId, e.runId, e.role, e.content, toolCalls, e.toolCallId ?? null, e.authorId ?? null, e.platformMessageId ?? null, images, clock.now());
+      return Number(r.lastInsertRowid);
+    },
+    recent(conversationId, limit, beforeId) {
+      if (beforeId === undefined) return recentStmt.all({ conversationId, limit }).reverse();
+      const where = beforeId === undefined ? eq(messages.conversationId, conversationId) : and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId));
+      return db.select().from(messages).where(where).orderBy(desc(messages.id)).limit(limit).all().reverse();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { AttachmentTaskStore } from '../attachments/attachment-task-store.js';
+import type { UsageStore } from '../budget/usage-store.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
+import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
+import type { TranscriptStore } from '../conversations/transcript-store.js';
+import type { GaugeReadings } from '../metrics/metric-gauges.js';
+import type { OutboxStore } from '../outbox/outbox-store.js';
+import type { RunStore } from '../runs/run-store.js';
+import type { EventDedupe } from '../runtime/dedupe.js';
+import type { ScheduleStore } from '../schedules/schedule-store.js';
+import type { TaskService } from '../tasks/task-service.js';
+
+/** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
+export interface SeenMessage {
+  readonly id: string;
+  readonly at: number;
+}
+
+/** What start-up catch-up reads: conversations with open work, and where each one was left. */
+export interface CatchUpQueries {
+  /** Conversations with an active or waiting run or an open task, at most `limit`. */
+  openConversations(limit: number): Promise<string[]>;
+  /** The newest platform message id recorded for the conversation; null when none is. */
+  lastSeen(conversationId: string): Promise<SeenMessage | null>;
+}
+
+/** What `/healthz` and `/metrics` ask of the database. */
+export interface DatabaseProbe {
+  /** Counts for the gauges, read at scrape time from small indexes. */
+  gauges(): Promise<GaugeReadings>;
+  /** Null when the database accepts writes now (nothing is committed by asking), else why not. */
+  writeProblem(): Promise<string | null>;
+}
+
+/**
+ * The one store of the core: every table Errand keeps, behind asynchronous methods, so the same
+ * core runs on the embedded SQLite file or on a shared PostgreSQL database.
+ *
+ * Transactions: `atomically(work)` runs `work` in one database transaction, committed when it
+ * resolves and rolled back when it rejects (the error is rethrown). Inside, use the `tx` it is
+ * given for every store call. A transaction body only awaits store calls — never the network, a
+ * platform or the model — because the connection (SQLite: the only one) is held until it ends:
+ * store calls from outside the transaction wait meanwhile. A nested `atomically` runs its body in
+ * the transaction already open.
+ */
+export interface Store {
+  readonly runs: RunStore;
+  readonly tasks: TaskService;
+  readonly schedules: ScheduleStore;
+  readonly conversations: ConversationStore;
+  readonly transcript: TranscriptStore;
+  readonly outbox: OutboxStore;
+  readonly usage: UsageStore;
+  readonly grants: ToolGrantStore;
+  readonly dedupe: EventDedupe;
+  readonly attachments: AttachmentTaskStore;
+  readonly openWork: OpenWorkStore;
+  readonly catchUp: CatchUpQueries;
+  readonly probe: DatabaseProbe;
+  /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */
+  atomically<T>(work: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` once the transaction this call is made in has committed (never when it rolls back);
+   * outside a transaction, at once. For what must only see committed rows, like waking the poster.
+   */
+  afterCommit(fn: () => void): void;
+  /** Waits for the transaction under way, then closes the connection. */
+  close(): Promise<void>;
+}
