@@ -49,7 +49,7 @@ async function startErrand(): Promise<void> {
     LOG_LEVEL: 'info',
   });
   const logger = createLogger(config.LOG_LEVEL);
-  const app = createApp({ config, adapters: [createDiscordAdapter(discordOptionsFromConfig(config, logger))], logger });
+  const app = await createApp({ config, adapters: [createDiscordAdapter(discordOptionsFromConfig(config, logger))], logger });
   await app.start();
   serveBotControl({
     idle: () => app.coordinator.idle(),

@@ -52,7 +52,7 @@ export const benchmark: Benchmark = {
       }
 
       const adapter = new MemoryAdapter();
-      const app = createApp({ config, adapters: [adapter] });
+      const app = await createApp({ config, adapters: [adapter] });
       await app.start();
       const errand: number[] = [];
       for (let i = 0; i < WARMUP + MESSAGES; i++) {

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { closeDatabase, openDatabase } from '../src/db/client.js';
+import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { LlmClient } from '../src/agent/llm-client.js';
 import { FakeClock } from '../tests/fakes/fake-clock.js';
 import { MemoryAdapter } from '../tests/fakes/memory-adapter.js';
@@ -73,13 +74,13 @@ export const benchmark: Benchmark = {
       let started = 0;
       for (let i = 0; i < TICKS + 1; i++) {
         const adapter = new MemoryAdapter();
-        const app = createApp({ config, adapters: [adapter], clock, llm: hangingModel, db });
+        const app = await createApp({ config, adapters: [adapter], clock, llm: hangingModel, store: createSqliteStore(db, clock) });
         await adapter.start(app.dispatcher);
         const t0 = performance.now();
-        const report = app.heartbeat.tick();
+        const report = await app.heartbeat.tick();
         const t1 = performance.now();
         const t2 = performance.now();
-        app.heartbeat.tick();
+        await app.heartbeat.tick();
         const t3 = performance.now();
         if (i > 0) {
           busy.push(t1 - t0);

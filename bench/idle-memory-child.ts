@@ -28,7 +28,7 @@ const config = loadConfig({
 });
 const logger = createLogger(config.LOG_LEVEL);
 const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config, logger), host: '127.0.0.1', tuning: { messageRate: { burst: 10_000, perSecond: 10_000 } } });
-const app = createApp({ config, adapters: [adapter], logger });
+const app = await createApp({ config, adapters: [adapter], logger });
 await app.start();
 process.send?.({ type: 'ready', port: adapter.httpPort(), rss: process.memoryUsage.rss() });
 process.once('message', () => {

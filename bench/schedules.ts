@@ -8,6 +8,7 @@ import { closeDatabase, openDatabase } from '../src/db/client.js';
 import { silentLogger } from '../src/logger.js';
 import type { ScheduleLauncher } from '../src/schedules/schedule-launcher.js';
 import { createScheduling } from '../src/schedules/scheduling.js';
+import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 
 const ARMED = 10_000;
@@ -47,8 +48,8 @@ async function armMs(dir: string): Promise<{ worst: number; median: number }> {
   for (let r = 0; r < ARM_ROUNDS; r++) {
     const db = openDatabase(path);
     const t0 = performance.now();
-    const { scheduler } = createScheduling({ db, clock: systemClock, logger: silentLogger(), config });
-    const report = scheduler.start(idleLauncher);
+    const { scheduler } = createScheduling({ store: createSqliteStore(db, systemClock).schedules, clock: systemClock, logger: silentLogger(), config });
+    const report = await scheduler.start(idleLauncher);
     times.push(performance.now() - t0);
     if (report.armed !== ARMED) throw new Error(`armed ${report.armed} of ${ARMED}`);
     await scheduler.stop();
@@ -80,8 +81,8 @@ async function fireErrorMs(dir: string): Promise<{ worst: number; p50: number }>
     queueInConversation: async (_c: string, _p: string, id: number) => record(id),
     startInChannel: async (_c: ChannelRef, _p: string, id: number) => record(id),
   };
-  const { scheduler } = createScheduling({ db, clock: systemClock, logger: silentLogger(), config });
-  scheduler.start(launcher);
+  const { scheduler } = createScheduling({ store: createSqliteStore(db, systemClock).schedules, clock: systemClock, logger: silentLogger(), config });
+  await scheduler.start(launcher);
   const timeout = setTimeout(() => resolveAll(), 10_000);
   await allFired;
   clearTimeout(timeout);

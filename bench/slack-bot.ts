@@ -48,7 +48,7 @@ async function startErrand(): Promise<void> {
   });
   const logger = createLogger(config.LOG_LEVEL);
   const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config, logger), host: '127.0.0.1', tuning: TUNING });
-  const app = createApp({ config, adapters: [adapter], logger });
+  const app = await createApp({ config, adapters: [adapter], logger });
   await app.start();
   serveBotControl(
     {

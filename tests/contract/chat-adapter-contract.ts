@@ -17,7 +17,7 @@ export class RecordingSink implements InboundSink {
     this.messages.push(message);
   }
 
-  knowsConversation(conversation: ConversationRef): boolean {
+  async knowsConversation(conversation: ConversationRef): Promise<boolean> {
     return this.known.some((k) => k.platform === conversation.platform && k.workspace === conversation.workspace && k.channel === conversation.channel && k.thread === conversation.thread);
   }
 

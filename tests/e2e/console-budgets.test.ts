@@ -38,7 +38,7 @@ async function start(settings: Record<string, unknown>): Promise<ConsoleErrand> 
     printed += d.toString('utf8');
   });
   const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db'), ...errandFileEnv(settings) });
-  const app = createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5 });
+  const app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5 });
   await app.start();
   running = { app, model, dir };
   return { app, model, type: (line) => void input.write(`${line}\n`), printed: () => printed };

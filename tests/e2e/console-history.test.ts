@@ -33,7 +33,7 @@ describe('history tools in the console', () => {
       printed += d.toString('utf8');
     });
     const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
-    app = createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5 });
+    app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5 });
     await app.start();
 
     model.reply({ text: 'Noted: 42.' });

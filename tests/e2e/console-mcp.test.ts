@@ -25,7 +25,7 @@ beforeAll(async () => {
   model = await startFakeOpenAI();
   output.on('data', (d: Buffer) => (printed += d.toString('utf8')));
   const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
-  app = createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: server.tools });
+  app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: server.tools });
   await app.start();
 });
 afterAll(async () => {

@@ -26,7 +26,7 @@ async function start(input: PassThrough, output: NodeJS.WritableStream & { isTTY
   const clock = new FakeClock();
   const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
   const adapter = createConsoleAdapter({ input, output: output as never, timezone: 'UTC', clock, env: {} });
-  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
+  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
   await app.start();
   running = { app, model, dir };
   return { app, model, clock };

@@ -70,7 +70,7 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
     expect(d.messages.get(first.id)!.thread).toBeUndefined();
     expect(d.callsTo('POST', /\/threads$/)).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
-    expect(app.tasks.get(2)).toBeNull();
+    expect((await app.tasks.get(2))).toBeNull();
   });
 
   it('a "discord:role:<id>" entry lets members with that role in, from messages and slash commands alike', async () => {
@@ -135,7 +135,7 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
 
     expect(await ephemeralReply(d.clickButton(notice.id, stop, bob))).toBe('Only the person who asked for this work, or an admin, can stop it.');
     expect(model.requests[0]!.aborted).toBe(false);
-    expect(app.runs.get(parseActionId(stop)!.runId)?.status).toBe('running');
+    expect((await app.runs.get(parseActionId(stop)!.runId))?.status).toBe('running');
 
     d.clickButton(notice.id, stop, admin);
     await waitFor(() => texts(d, msg.id).some((t) => t.includes('Stopped')), 10_000, 'the stop note');
@@ -153,7 +153,7 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
 
     expect(await ephemeralReply(d.clickButton(approval.id, allowOnce, bob))).toBe(`Only <@${d.alice.id}> (who asked for this) or an admin can allow or deny this tool call.`);
     expect(tools.calls).toHaveLength(0);
-    expect(app.runs.get(parseActionId(allowOnce)!.runId)?.status).toBe('waiting_user');
+    expect((await app.runs.get(parseActionId(allowOnce)!.runId))?.status).toBe('waiting_user');
 
     d.clickButton(approval.id, allowOnce, admin);
     await waitFor(() => texts(d, msg.id).includes('Filed it.'), 10_000, 'the answer after approval');
@@ -171,7 +171,7 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
     expect(await ephemeralReply(d.clickButton(question.id, buttonsOf(question)[1]!.custom_id, bob))).toBe(`This question is for <@${d.alice.id}>. Write your own request in the thread and I'll queue it.`);
     d.userMessage(msg.id, 'Markdown!', bob);
     await waitFor(() => texts(d, msg.id).some((t) => t.startsWith('📝 Queued as task #2')), 10_000, 'the queued note');
-    expect(app.tasks.get(2)).toMatchObject({ requestedBy: bob.id, status: 'pending' });
+    expect((await app.tasks.get(2))).toMatchObject({ requestedBy: bob.id, status: 'pending' });
     expect(model.requests).toHaveLength(1);
 
     d.userMessage(msg.id, 'PDF');

@@ -18,7 +18,7 @@ async function restartableErrand() {
     model,
     app: () => app!,
     async start() {
-      app = createApp({ config, adapters: [createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING })], clock, modelBackoffMs: () => 5 });
+      app = await createApp({ config, adapters: [createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING })], clock, modelBackoffMs: () => 5 });
       await app.start();
     },
     async stop() {

@@ -131,7 +131,7 @@ export async function startDiscordErrand(
   const { config, discord, model } = world;
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
   const clock = new FakeClock();
-  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
+  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
   await app.start();
   return {
     app,

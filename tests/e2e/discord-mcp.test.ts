@@ -86,7 +86,7 @@ describe('MCP tools on Discord, end to end (real discord.js, real MCP hub on the
     expect(buttonsOf(e.discord.messages.get(approval.id)!)).toHaveLength(3);
     expect(written('bob-clicked')).toBe(0);
     const runId = parseActionId(buttonsOf(approval)[0]!.custom_id)!.runId;
-    expect(e.app.runs.get(runId)?.status).toBe('waiting_user');
+    expect((await e.app.runs.get(runId))?.status).toBe('waiting_user');
 
     e.discord.clickButton(approval.id, buttonsOf(approval)[0]!.custom_id);
     await waitFor(() => texts(e, thread).includes('Saved after Alice allowed it.'), 10_000, 'the answer');
@@ -114,7 +114,7 @@ describe('MCP tools on Discord, end to end (real discord.js, real MCP hub on the
     e.discord.clickButton(notice.id, stop);
     await waitFor(() => count(server.events(), 'cancelled slow') === count(before, 'cancelled slow') + 1, 5000, 'the server to see notifications/cancelled');
     await waitFor(() => texts(e!, msg.id).some((t) => t.includes('Stopped')), 5000, 'the stop note');
-    await waitFor(() => e!.app.runs.get(parseActionId(stop)!.runId)?.status === 'cancelled', 5000, 'the run to be cancelled');
+    await waitFor(async () => (await e!.app.runs.get(parseActionId(stop)!.runId))?.status === 'cancelled', 5000, 'the run to be cancelled');
     expect(e.model.requests).toHaveLength(1);
   });
 

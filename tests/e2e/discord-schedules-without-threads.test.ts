@@ -31,7 +31,7 @@ describe('Discord: channel schedules where no thread can be opened', () => {
     clock.advance(60 * 60_000 + 1000);
     await until(() => texts(e!, dm.channel_id).find((t) => t.includes('Scheduled prompt') && t.includes('summarise the day')));
     await waitFor(() => texts(e!, dm.channel_id).includes('Here is the summary.'));
-    const [schedule] = app.schedules.list({ platform: 'discord', workspace: '@me', channel: dm.channel_id });
+    const [schedule] = (await app.schedules.list({ platform: 'discord', workspace: '@me', channel: dm.channel_id }));
     expect(schedule).toMatchObject({ status: 'completed', failReason: null });
     expect(d.callsTo('POST', /\/threads$/)).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { TargetGoneError } from '../../src/errors.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate } from '../integration/harness.js';
 import { startDiscordErrand, startDiscordHarness, type DiscordErrand, type DiscordHarness } from './discord-harness.js';
+import { sqliteDb } from '../fakes/sqlite-db.js';
 
 let h: DiscordHarness | null = null;
 let e: DiscordErrand | null = null;
@@ -60,11 +61,11 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
     await waitFor(() => model.requests.length === 1);
     d.deleteChannel(msg.id);
     step.open();
-    await waitFor(() => app.db.select().from(runs).all()[0]?.status === 'failed', 10_000);
+    await waitFor(() => sqliteDb(app.store).select().from(runs).all()[0]?.status === 'failed', 10_000);
     await app.coordinator.idle();
     expect(model.requests).toHaveLength(1);
-    expect(app.db.select().from(runs).all()[0]!.error).toMatch(/10003/);
-    const [task] = app.tasks.list(`discord:${d.guildId}:${d.general.id}:${msg.id}`);
+    expect(sqliteDb(app.store).select().from(runs).all()[0]!.error).toMatch(/10003/);
+    const [task] = (await app.tasks.list(`discord:${d.guildId}:${d.general.id}:${msg.id}`));
     expect(task).toMatchObject({ status: 'failed' });
   });
 
@@ -75,7 +76,7 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> hello`);
     await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Hi.'));
     await app.coordinator.idle();
-    const created = app.schedules.create({
+    const created = (await app.schedules.create({
       channel: { platform: 'discord', workspace: d.guildId, channel: d.general.id },
       target: 'thread',
       conversationId: `discord:${d.guildId}:${d.general.id}:${msg.id}`,
@@ -84,10 +85,10 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
       spec: '10',
       timezone: 'UTC',
       createdBy: d.alice.id,
-    });
+    }));
     if (!created.ok) throw new Error(created.error);
     const id = created.schedule.id;
-    const row = () => app.db.select().from(schedules).all().find((r) => r.id === id)!;
+    const row = () => sqliteDb(app.store).select().from(schedules).all().find((r) => r.id === id)!;
     d.deleteChannel(msg.id);
     for (const n of [1, 2]) {
       clock.advance(10 * 60_000);

@@ -10,6 +10,7 @@ import type { FakeOpenAI } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startDiscordWorld, TEST_TUNING } from './discord-harness.js';
 import { parseExposition, type Exposition } from './prometheus-text.js';
+import { sqliteDb } from '../fakes/sqlite-db.js';
 
 interface Monitored {
   app: App;
@@ -26,7 +27,7 @@ async function startMonitored(): Promise<Monitored> {
   const { config, discord, model } = world;
   const monitoring = await loadMonitoring({ port: config.METRICS_PORT!, host: config.METRICS_HOST, logger: silentLogger() });
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING, traffic: trafficCounter(monitoring.metrics, 'discord') });
-  const app = createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, monitoring });
+  const app = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, monitoring });
   await app.start();
   return {
     app,
@@ -141,7 +142,7 @@ describe('/healthz', () => {
 
   it('is 503 when the database cannot be written', async () => {
     m = await startMonitored();
-    m.app.db.$client.close();
+    sqliteDb(m.app.store).$client.close();
     const h = await health(m);
     expect(h.status).toBe(503);
     expect(h.body.database.writable).toBe(false);

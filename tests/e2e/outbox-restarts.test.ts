@@ -90,7 +90,7 @@ describe('posts survive the process stopping (Discord)', () => {
 
   it('a post whose answer was lost (500 after storing) and retried by discord.js shows once', async () => {
     const adapter = makeAdapter(discord, { tuning: { restRetries: 2 } });
-    await adapter.start({ onMessage: async () => {}, knowsConversation: () => false, onCommand: async () => ({ text: '' }), onAction: async () => null });
+    await adapter.start({ onMessage: async () => {}, knowsConversation: async () => false, onCommand: async () => ({ text: '' }), onAction: async () => null });
     try {
       discord.failAfterStoreOnce(discord.general.id);
       const ref = { platform: 'discord', workspace: discord.guildId, channel: discord.general.id, thread: null };

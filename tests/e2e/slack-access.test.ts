@@ -58,8 +58,8 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     expect(model.requests).toHaveLength(1);
     expect(JSON.stringify(model.requests[0]!.messages)).not.toContain('homework');
     expect(texts(s, ts)).toEqual([]);
-    expect(app.tasks.get(1)?.requestedBy).toBe(ALICE);
-    expect(app.tasks.get(2)).toBeNull();
+    expect((await app.tasks.get(1))?.requestedBy).toBe(ALICE);
+    expect((await app.tasks.get(2))).toBeNull();
   });
 
   it('a channel not in channels is refused; a listed channel is answered', async () => {
@@ -120,7 +120,7 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     expect(typed).toMatchObject({ channel: GENERAL, thread_ts: ts, text: 'Only the person who asked for this work, or an admin, can stop it.' });
     expect((await commandReply(s, '/stop', BOB)).text).toBe('Only the person who asked for this work, or an admin, can stop it.');
     expect(model.requests[0]!.aborted).toBe(false);
-    expect(app.runs.get(parseActionId(stop)!.runId)?.status).toBe('running');
+    expect((await app.runs.get(parseActionId(stop)!.runId))?.status).toBe('running');
 
     await s.click({ user: ADMIN, channel: GENERAL, messageTs: notice.ts, actionId: stop });
     await waitFor(() => texts(s, ts).some((t) => t.includes('Stopped')), 10_000, 'the stop note');
@@ -139,11 +139,11 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     await s.userMessage({ user: BOB, channel: GENERAL, text: 'stop all', threadTs: alices.ts });
     const typed = await waitFor(() => s.ephemerals.find((x) => x.user === BOB && x.thread_ts === alices.ts), 5000, 'the refusal of a typed stop all');
     expect(typed!.text).toMatch(/^Only the person who asked for this work, or an admin, can stop it\./);
-    expect(app.tasks.get(2)?.status).toBe('pending');
+    expect((await app.tasks.get(2))?.status).toBe('pending');
     expect((await commandReply(s, '/stop all', BOB)).text).toBe('Done: stopped 1 run.');
     await waitFor(() => texts(s, bobs.ts).some((t) => t.includes('Stopped')), 10_000, "Bob's stop note");
     await waitFor(() => texts(s, alices.ts).includes('Done for Alice.'), 10_000, "Alice's to-do, still there, runs");
-    await waitFor(() => app.tasks.get(2)?.status === 'completed', 10_000, "Alice's to-do done");
+    await waitFor(async () => (await app.tasks.get(2))?.status === 'completed', 10_000, "Alice's to-do done");
   });
 
   it('a tool approval clicked by someone other than the requester is refused; an admin allows it and the tool runs', async () => {
@@ -174,7 +174,7 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
 
     await s.userMessage({ user: BOB, channel: GENERAL, text: 'Markdown!', threadTs: ts });
     await waitFor(() => texts(s, ts).some((t) => t.startsWith('📝 Queued as task #2')), 10_000, 'the queued note');
-    expect(app.tasks.get(2)).toMatchObject({ requestedBy: BOB, status: 'pending' });
+    expect((await app.tasks.get(2))).toMatchObject({ requestedBy: BOB, status: 'pending' });
     expect(model.requests).toHaveLength(1);
 
     await s.userMessage({ user: ALICE, channel: GENERAL, text: 'PDF', threadTs: ts });

@@ -61,6 +61,6 @@ describe('a Slack mention and the database', () => {
     e.model.reply({ hang: true });
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'write the minutes' });
     const conversationId = `slack:${e.slack.teamId}:${CHANNEL}:${ts}`;
-    expect(e.app.tasks.list(conversationId).map((t) => t.description)).toEqual(['write the minutes']);
+    expect((await e.app.tasks.list(conversationId)).map((t) => t.description)).toEqual(['write the minutes']);
   });
 });

@@ -27,7 +27,7 @@ async function openedModal(e: Errand, user: string, before: number): Promise<Sto
 describe('Slack App Home and the schedule form, end to end', () => {
   it('the Home lists the schedules of my channels; a new schedule with an invalid cron shows the error on the field', async () => {
     e = await startErrand();
-    const created = e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'post the standup reminder', kind: 'interval', spec: '120', timezone: 'UTC', createdBy: ALICE });
+    const created = (await e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'post the standup reminder', kind: 'interval', spec: '120', timezone: 'UTC', createdBy: ALICE }));
     if (!created.ok) throw new Error(created.error);
     await e.slack.openHome(ALICE);
     await waitFor(() => homeText(e!, ALICE).includes('post the standup reminder'), 10_000, 'the Home view');
@@ -41,13 +41,13 @@ describe('Slack App Home and the schedule form, end to end', () => {
     const errors = response?.errors as Record<string, string>;
     expect(Object.keys(errors)).toEqual(['when']);
     expect(errors.when).toMatch(/^Invalid cron "61 9 \* \* \*"/);
-    expect(e.app.schedules.list(TEAM_CHANNEL)).toHaveLength(1);
+    expect((await e.app.schedules.list(TEAM_CHANNEL))).toHaveLength(1);
   });
 
   it('a schedule edited in the App Home fires at its new time, and the Home shows the change', async () => {
     e = await startErrand();
     const { clock, slack: s, model } = e;
-    const created = e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'check the build', kind: 'interval', spec: '600', timezone: 'UTC', createdBy: ALICE });
+    const created = (await e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'check the build', kind: 'interval', spec: '600', timezone: 'UTC', createdBy: ALICE }));
     if (!created.ok) throw new Error(created.error);
     await s.openHome(ALICE);
     await waitFor(() => homeText(e!, ALICE).includes('check the build'), 10_000, 'the Home view');
@@ -83,31 +83,31 @@ describe('Slack App Home and the schedule form, end to end', () => {
     const shown = JSON.stringify(s.modalOf(ALICE)!.view.blocks);
     expect(shown).toContain('0 9 * * 1-5');
     expect(shown).toContain('every weekday at nine');
-    expect(e.app.schedules.list(TEAM_CHANNEL)).toHaveLength(0);
+    expect((await e.app.schedules.list(TEAM_CHANNEL))).toHaveLength(0);
     expect(JSON.stringify(model.requests[0]!.messages)).toContain('every weekday at nine');
 
     const second = await s.submitView({ user: ALICE, viewId: modal.id });
     expect(second.response).toBeNull();
-    const [saved] = e.app.schedules.list(TEAM_CHANNEL);
+    const [saved] = (await e.app.schedules.list(TEAM_CHANNEL));
     expect(saved).toMatchObject({ kind: 'cron', spec: '0 9 * * 1-5', timezone: 'Europe/Berlin', prompt: 'post the agenda', createdBy: ALICE });
   });
 
   it('Pause on the Home pauses the schedule and the Home offers Resume', async () => {
     e = await startErrand();
-    const created = e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'water the plants', kind: 'interval', spec: '60', timezone: 'UTC', createdBy: ALICE });
+    const created = (await e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'water the plants', kind: 'interval', spec: '60', timezone: 'UTC', createdBy: ALICE }));
     if (!created.ok) throw new Error(created.error);
     await e.slack.openHome(ALICE);
     await waitFor(() => homeText(e!, ALICE).includes('water the plants'), 10_000, 'the Home view');
     await e.slack.clickInView({ user: ALICE, viewId: e.slack.homeOf(ALICE)!.id, actionId: scheduleActionId('pause', created.schedule.id) });
     await waitFor(() => homeText(e!, ALICE).includes(scheduleActionId('resume', created.schedule.id)), 10_000, 'Resume on the Home');
-    expect(e.app.schedules.find(created.schedule.id)?.status).toBe('paused');
+    expect((await e.app.schedules.find(created.schedule.id))?.status).toBe('paused');
   });
 
   it('someone not in the channel sees no schedule buttons and cannot save a schedule there', async () => {
     e = await startErrand();
     const BOB = 'U0BOB0001';
     e.slack.memberships.set(BOB, ['C0RANDOM1']);
-    const created = e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'secret plans', kind: 'interval', spec: '60', timezone: 'UTC', createdBy: ALICE });
+    const created = (await e.app.schedules.create({ channel: TEAM_CHANNEL, target: 'channel', conversationId: null, prompt: 'secret plans', kind: 'interval', spec: '60', timezone: 'UTC', createdBy: ALICE }));
     if (!created.ok) throw new Error(created.error);
     await e.slack.openHome(BOB);
     await waitFor(() => e!.slack.homeOf(BOB), 10_000, 'the Home view');
@@ -116,7 +116,7 @@ describe('Slack App Home and the schedule form, end to end', () => {
     const modal = await openedModal(e, BOB, 0);
     const { response } = await e.slack.submitView({ user: BOB, viewId: modal.id, values: { channel: CHANNEL, prompt: 'x', when: '60', timezone: 'UTC' } });
     expect((response?.errors as Record<string, string>).channel).toContain('not in that channel');
-    expect(e.app.schedules.list(TEAM_CHANNEL)).toHaveLength(1);
+    expect((await e.app.schedules.list(TEAM_CHANNEL))).toHaveLength(1);
   });
 });
 
@@ -132,6 +132,6 @@ describe('/tasks on Slack', () => {
     const stop = (JSON.stringify(reply.blocks ?? []).match(/errand:stop:[^"]+/) ?? [])[0];
     expect(stop).toBeDefined();
     await s.clickInReply({ user: ALICE, channel: CHANNEL, responseId: command.responseId, actionId: stop! });
-    await waitFor(() => e!.app.runs.active(`slack:${s.teamId}:${CHANNEL}:${ts}`) === null, 10_000, 'the run to stop');
+    await waitFor(async () => (await e!.app.runs.active(`slack:${s.teamId}:${CHANNEL}:${ts}`)) === null, 10_000, 'the run to stop');
   });
 });

@@ -83,7 +83,7 @@ export async function startErrand(options: ErrandOptions = {}): Promise<Errand> 
     ...options.env,
   });
   const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: FAST_TUNING });
-  const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
+  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
   await app.start();
   slack.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
   return {

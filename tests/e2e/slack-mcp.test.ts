@@ -88,8 +88,8 @@ describe('MCP tools on Slack, end to end (real Bolt, real MCP hub on the stdio f
     const refusal = await waitFor(() => e.slack.responses.find((r) => r.id === click.responseId), 5000, 'the private refusal');
     expect(refusal!.body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: expect.stringContaining(`Only <@${ALICE}>`) });
     expect(buttonsOf(stored(e, ts, approval.ts))).toHaveLength(3);
-    const conv = e.app.conversations.ensure({ platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL, thread: ts });
-    expect(e.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
+    const conv = (await e.app.conversations.ensure({ platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL, thread: ts }));
+    expect((await e.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     expect(written('bob-clicked')).toBe(0);
 
     await e.slack.click({ user: ALICE, channel: CHANNEL, messageTs: approval.ts, actionId: buttonsOf(approval)[0]!.action_id });
@@ -119,7 +119,7 @@ describe('MCP tools on Slack, end to end (real Bolt, real MCP hub on the stdio f
     await waitFor(() => count(server.events(), 'cancelled slow') === count(before, 'cancelled slow') + 1, 5000, 'the server to see notifications/cancelled');
     await waitFor(() => texts(e!.slack, ts).some((t) => t.includes('Stopped')), 5000, 'the stop note');
     const runId = parseActionId(stop)!.runId;
-    await waitFor(() => e!.app.runs.get(runId)?.status === 'cancelled', 5000, 'the run to be cancelled');
+    await waitFor(async () => (await e!.app.runs.get(runId))?.status === 'cancelled', 5000, 'the run to be cancelled');
     expect(e.model.requests).toHaveLength(1);
   });
 

@@ -51,7 +51,7 @@ export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socke
     },
     async start() {
       const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning } });
-      current = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
+      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
       if (mode === 'http') {
         // Events sent while start-up runs (catch-up) must find the new receiver.
         await current.start();

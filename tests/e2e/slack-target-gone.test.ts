@@ -3,6 +3,7 @@ import { runs, schedules } from '../../src/db/schema.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate } from '../integration/harness.js';
 import { startErrand, type Errand } from './slack-harness.js';
+import { sqliteDb } from '../fakes/sqlite-db.js';
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
@@ -13,8 +14,8 @@ afterEach(async () => {
   e = null;
 });
 
-const onlyRun = (app: Errand['app']) => app.db.select().from(runs).all()[0]!;
-const scheduleRow = (app: Errand['app'], id: number) => app.db.select().from(schedules).all().find((r) => r.id === id)!;
+const onlyRun = (app: Errand['app']) => sqliteDb(app.store).select().from(runs).all()[0]!;
+const scheduleRow = (app: Errand['app'], id: number) => sqliteDb(app.store).select().from(schedules).all().find((r) => r.id === id)!;
 
 describe('Slack: a channel that can no longer be posted to', () => {
   it('a run whose channel is archived mid-run stops at the failed post: no further model call, the reason recorded, the task failed', async () => {
@@ -32,7 +33,7 @@ describe('Slack: a channel that can no longer be posted to', () => {
     const run = onlyRun(app);
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/is_archived/);
-    const [task] = app.tasks.list(`slack:${s.teamId}:${CHANNEL}:${ts}`);
+    const [task] = (await app.tasks.list(`slack:${s.teamId}:${CHANNEL}:${ts}`));
     expect(task).toMatchObject({ status: 'failed' });
     expect(task!.failReason).toMatch(/can no longer be posted to.*is_archived/);
     expect(s.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes('Halfway'))).toEqual([]);
@@ -59,7 +60,7 @@ describe('Slack: a channel that can no longer be posted to', () => {
   it('a channel schedule whose channel is gone shows ⚠️ with the reason in /schedules and pauses after 3 failures in a row', async () => {
     e = await startErrand();
     const { slack: s, app, clock } = e;
-    const created = app.schedules.create({
+    const created = (await app.schedules.create({
       channel: { platform: 'slack', workspace: s.teamId, channel: CHANNEL },
       target: 'channel',
       conversationId: null,
@@ -68,7 +69,7 @@ describe('Slack: a channel that can no longer be posted to', () => {
       spec: '10',
       timezone: 'UTC',
       createdBy: ALICE,
-    });
+    }));
     if (!created.ok) throw new Error(created.error);
     const id = created.schedule.id;
     s.archiveChannel(CHANNEL);

@@ -28,7 +28,7 @@ describe('access rules', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(h.adapter.ephemerals).toEqual([{ conversation: 'discord:W1:C1:T1', userId: '999999', text: expect.stringMatching(/not on the list of people who can use Errand here/) }]);
     expect(h.model.requests).toHaveLength(0);
-    expect(h.app.tasks.list(h.app.conversations.ensure(thread))).toHaveLength(0);
+    expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))).toHaveLength(0);
     expect(h.adapter.posts).toHaveLength(0);
   });
 
@@ -86,9 +86,9 @@ describe('access rules', () => {
     await h.adapter.say(thread, 'write it', { userId: '111111' });
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
-    const run = h.app.runs.active(h.app.conversations.ensure(thread))!;
+    const run = (await h.app.runs.active((await h.app.conversations.ensure(thread))))!;
     expect((await h.adapter.click(`errand:stop:${run.id}`, thread, '', '999999'))?.text).toMatch(/not on the list/);
-    expect(h.app.runs.active(h.app.conversations.ensure(thread))).toMatchObject({ status: 'waiting_user' });
+    expect((await h.app.runs.active((await h.app.conversations.ensure(thread))))).toMatchObject({ status: 'waiting_user' });
   });
 
   it('with access rules, only the requester or an admin stops a run', async () => {
@@ -98,15 +98,15 @@ describe('access rules', () => {
     await h.adapter.say(thread, 'write it', { userId: '111111' });
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
-    const conv = h.app.conversations.ensure(thread);
+    const conv = (await h.app.conversations.ensure(thread));
     await h.adapter.say(thread, 'stop', { userId: '222222' });
     await waitFor(() => h.adapter.ephemerals.length === 1);
     expect(h.adapter.ephemerals[0]).toMatchObject({ userId: '222222', text: 'Only the person who asked for this work, or an admin, can stop it.' });
-    expect(h.app.runs.active(conv)).not.toBeNull();
+    expect((await h.app.runs.active(conv))).not.toBeNull();
     const slash = await h.adapter.command('stop', '', { platform: 'discord', workspace: 'W1', channel: '100001' }, thread, '222222');
     expect(slash.text).toMatch(/Only the person who asked/);
     await h.adapter.say(thread, 'stop', { userId: '777777' });
-    await waitFor(() => h.app.runs.active(conv) === null);
+    await waitFor(async () => (await h.app.runs.active(conv)) === null);
   });
 
   it('only the asker answers a question; someone else\'s message becomes a to-do; an admin may answer', async () => {
@@ -118,8 +118,8 @@ describe('access rules', () => {
     await h.app.coordinator.idle();
     await h.adapter.say(thread, 'Markdown!', { userId: '222222' });
     await waitFor(() => h.adapter.textsIn(thread).some((t) => t.startsWith('📝 Queued as task #2')));
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     const q = h.adapter.posts[0]!;
     expect(q.buttons).toEqual([]);
     await h.adapter.say(thread, 'PDF', { userId: '777777' });

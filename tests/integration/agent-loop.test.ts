@@ -23,7 +23,7 @@ describe('agent loop', () => {
     expect(req.tools.map((t) => t.function.name)).toEqual(
       expect.arrayContaining(['send_update', 'ask_user', 'task_complete', 'add_task', 'list_tasks', 'update_task', 'complete_task', 'fail_task', 'delete_task']),
     );
-    const [task] = h.app.tasks.list(h.app.conversations.ensure(thread));
+    const [task] = (await h.app.tasks.list((await h.app.conversations.ensure(thread))));
     expect(task).toMatchObject({ status: 'completed', resultSummary: 'Paris.', createdBy: 'user', requestedBy: 'U1' });
   });
 
@@ -34,13 +34,13 @@ describe('agent loop', () => {
     );
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'Do the two-step thing');
-    await waitFor(() => h.app.runs.active(h.app.conversations.ensure(thread)) === null && h.model.requests.length === 2);
+    await waitFor(async () => (await h.app.runs.active((await h.app.conversations.ensure(thread)))) === null && h.model.requests.length === 2);
     await h.app.coordinator.idle();
     expect(h.adapter.textsIn(thread)).toEqual(['Looking into it.', 'Step 1 of 2 done.', 'Nearly there.']);
     const second = h.model.requests[1]!;
     const toolResult = second.messages.find((m) => m.role === 'tool');
     expect(JSON.parse(String(toolResult?.content))).toEqual({ ok: true, posted: true });
-    const [task] = h.app.tasks.list(h.app.conversations.ensure(thread));
+    const [task] = (await h.app.tasks.list((await h.app.conversations.ensure(thread))));
     expect(task).toMatchObject({ status: 'completed', resultSummary: 'All done.' });
   });
 
@@ -67,8 +67,8 @@ describe('agent loop', () => {
     await waitFor(() => h.adapter.textsIn(thread).some((t) => /after 4 steps/.test(t)));
     await h.app.coordinator.idle();
     expect(h.model.requests).toHaveLength(4);
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'failed' });
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'failed' });
   });
 
   it('retries a model 500 and then answers', async () => {
@@ -87,7 +87,7 @@ describe('agent loop', () => {
     expect(h.adapter.textsIn(thread).join('\n')).not.toMatch(/OPENAI_|HTTP 401/);
     await h.app.coordinator.idle();
     expect(h.model.requests).toHaveLength(1);
-    expect(h.app.tasks.list(h.app.conversations.ensure(thread))[0]).toMatchObject({ status: 'failed' });
+    expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))[0]).toMatchObject({ status: 'failed' });
   });
 
   it('re-queues a task whose run failed transiently and retries it later, up to 3 attempts', async () => {
@@ -96,13 +96,13 @@ describe('agent loop', () => {
     await h.adapter.say(thread, 'flaky');
     await waitFor(() => h.adapter.textsIn(thread).some((t) => /I'll try again in 60 s\.$/.test(t)));
     await h.app.coordinator.idle();
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'pending', attempts: 1 });
     h.model.respondWith(() => ({ text: 'Worked this time.' }));
     h.clock.advance(60_000);
     await waitFor(() => h.adapter.textsIn(thread).includes('Worked this time.'));
     await h.app.coordinator.idle();
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'completed', attempts: 2 });
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'completed', attempts: 2 });
   });
 
   it('keeps the model context within the token budget, oldest turns first, tool calls with their results', async () => {
@@ -112,7 +112,7 @@ describe('agent loop', () => {
     for (let i = 0; i < 8; i++) {
       h.model.reply({ text: `answer ${i} ${'x'.repeat(400)}` });
       await h.adapter.say(thread, `question ${i} ${'y'.repeat(400)}`);
-      await waitFor(() => h.model.requests.length === i + 1 && h.app.runs.active(h.app.conversations.ensure(thread)) === null);
+      await waitFor(async () => h.model.requests.length === i + 1 && (await h.app.runs.active((await h.app.conversations.ensure(thread)))) === null);
       await h.app.coordinator.idle();
     }
     const last = h.model.requests.at(-1)!;

@@ -22,14 +22,14 @@ describe('ask_user', () => {
     const q = h.adapter.posts[0]!;
     expect(q.text).toBe('<@U42> Which format?');
     expect(q.buttons.map((b) => b.label)).toEqual(['PDF', 'Markdown']);
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     expect(h.adapter.working.size).toBe(0);
 
     await h.adapter.say(thread, 'markdown please', { userId: 'U42' });
     await waitFor(() => h.adapter.textsIn(thread).includes('Markdown it is.'));
     expect(toolResults(h.model.requests[1]!)).toEqual([{ ok: true, answer: 'markdown please', answered_by: 'U42' }]);
-    expect(h.app.tasks.list(conv)).toHaveLength(1);
+    expect((await h.app.tasks.list(conv))).toHaveLength(1);
   });
 
   it('takes an answer that arrives while the question is still being posted', async () => {
@@ -47,7 +47,7 @@ describe('ask_user', () => {
     await first;
     await waitFor(() => h.adapter.textsIn(thread).includes('Got it.'));
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'PDF' });
-    expect(h.app.tasks.list(h.app.conversations.ensure(thread))).toHaveLength(1);
+    expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))).toHaveLength(1);
   });
 
   it('accepts a click on an option button as the answer, once', async () => {
@@ -74,7 +74,7 @@ describe('ask_user', () => {
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
     await h.restart();
-    expect(h.app.runs.active(h.app.conversations.ensure(thread))).toMatchObject({ status: 'waiting_user' });
+    expect((await h.app.runs.active((await h.app.conversations.ensure(thread))))).toMatchObject({ status: 'waiting_user' });
     await h.adapter.say(thread, 'PDF');
     await waitFor(() => h.adapter.textsIn(thread).includes('Resumed after restart.'));
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'PDF' });
@@ -108,9 +108,9 @@ describe('stop', () => {
     await waitFor(() => h.model.requests[0]!.aborted, 1000, 'the HTTP request to be aborted');
     expect(Date.now() - started).toBeLessThan(1000);
     await h.app.coordinator.idle();
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'cancelled' });
-    expect(h.app.runs.active(conv)).toBeNull();
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'cancelled' });
+    expect((await h.app.runs.active(conv))).toBeNull();
     expect(h.adapter.textsIn(thread)).toEqual(['⏹️ Stopped #1 (requested by <@U1>).']);
   });
 
@@ -128,8 +128,8 @@ describe('stop', () => {
     await h.adapter.say(thread, 'cancel all');
     await waitFor(() => h.model.requests[1]!.aborted);
     await h.app.coordinator.idle();
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.tasks.list(conv).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     expect(h.adapter.textsIn(thread).at(-1)).toBe('⏹️ Stopped #2 (requested by <@U1>). Cancelled 1 pending task.');
   });
 
@@ -143,7 +143,7 @@ describe('stop', () => {
     await h.adapter.click(status.stopActionId, thread);
     await waitFor(() => h.model.requests[0]!.aborted);
     await h.app.coordinator.idle();
-    expect(h.app.runs.get(status.runId)).toMatchObject({ status: 'cancelled' });
+    expect((await h.app.runs.get(status.runId))).toMatchObject({ status: 'cancelled' });
   });
 
   it('stops a run that waits for an answer', async () => {
@@ -154,9 +154,9 @@ describe('stop', () => {
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
     await h.adapter.say(thread, 'cancel');
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.runs.active(conv)).toBeNull();
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'cancelled' });
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.runs.active(conv))).toBeNull();
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'cancelled' });
   });
 
   it('stops a run at the wall-clock limit (MAX_RUN_MINUTES)', async () => {
@@ -178,15 +178,15 @@ describe('restart recovery', () => {
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'big job');
     await waitFor(() => h.model.hanging() === 1);
-    const conv = h.app.conversations.ensure(thread);
-    const runId = h.app.runs.active(conv)!.id;
+    const conv = (await h.app.conversations.ensure(thread));
+    const runId = (await h.app.runs.active(conv))!.id;
     h.model.reply({ text: 'Finished after the restart.' });
     await h.restart();
     await waitFor(() => h.adapter.textsIn(thread).includes('Finished after the restart.'));
     expect(h.adapter.textsIn(thread)[0]).toMatch(/restarted while working on task #1/);
-    expect(h.app.runs.get(runId)).toMatchObject({ status: 'interrupted' });
+    expect((await h.app.runs.get(runId))).toMatchObject({ status: 'interrupted' });
     await h.app.coordinator.idle();
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'completed', attempts: 2 });
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'completed', attempts: 2 });
     const resumed = h.model.requests.at(-1)!;
     expect(resumed.messages.filter((m) => m.content === 'big job')).toHaveLength(1);
     expect(resumed.messages.some((m) => m.content === 'Partial progress.')).toBe(true);

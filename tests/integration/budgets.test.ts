@@ -2,20 +2,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { gate, startHarness, type Harness } from './harness.js';
+import { sqliteDb } from '../fakes/sqlite-db.js';
 
 let h: Harness;
 afterEach(async () => h.close());
 
 const usageOf = (h: Harness, user: string) =>
-  h.app.db.$client.prepare('select sum(prompt_tokens + completion_tokens) as tokens from usage_daily where user = ?').get(user) as { tokens: number | null };
+  sqliteDb(h.app.store).$client.prepare('select sum(prompt_tokens + completion_tokens) as tokens from usage_daily where user = ?').get(user) as { tokens: number | null };
 
 describe('token budgets in the runtime', () => {
   it('charges a scheduled run to the schedule creator, and does not start one once their daily budget is used', async () => {
     h = await startHarness(errandFileEnv({ limits: { tokensPerUserPerDay: 1000 } }));
     h.model.usageWith(() => ({ promptTokens: 700, completionTokens: 300 }));
     const thread = h.adapter.thread('C6', 'T6');
-    const conversationId = h.app.conversations.ensure(thread);
-    const created = h.app.schedules.create({
+    const conversationId = (await h.app.conversations.ensure(thread));
+    const created = (await h.app.schedules.create({
       channel: { platform: 'memory', workspace: 'W1', channel: 'C6' },
       target: 'thread',
       conversationId,
@@ -24,7 +25,7 @@ describe('token budgets in the runtime', () => {
       spec: '5',
       timezone: 'UTC',
       createdBy: 'U0CREATOR',
-    });
+    }));
     expect(created.ok).toBe(true);
     h.model.reply({ text: 'build is green' });
     h.clock.advance(5 * 60_000);
@@ -37,7 +38,7 @@ describe('token budgets in the runtime', () => {
     expect(note).toMatch(/^🪙 I didn't start this: <@U0CREATOR>'s daily token budget \(1,000\) is used up\. It resets at 00:00 UTC, in \d+ h/);
     expect(h.model.requests).toHaveLength(1);
     await h.app.coordinator.idle();
-    expect(h.app.tasks.list(conversationId).at(-1)).toMatchObject({ status: 'failed', createdBy: 'schedule' });
+    expect((await h.app.tasks.list(conversationId)).at(-1)).toMatchObject({ status: 'failed', createdBy: 'schedule' });
   });
 
   it('a request queued behind a run is not started once its requester has used their daily budget meanwhile', async () => {
@@ -72,7 +73,7 @@ describe('token budgets in the runtime', () => {
     expect(h.adapter.textsIn(thread)).toEqual(['step one', 'step two', note]);
     expect(h.model.requests).toHaveLength(2);
     await h.app.coordinator.idle();
-    const run = h.app.db.$client.prepare('select status, tokens, error from runs').get();
+    const run = sqliteDb(h.app.store).$client.prepare('select status, tokens, error from runs').get();
     expect(run).toEqual({ status: 'failed', tokens: 2000, error: 'token budget (run)' });
   });
 });

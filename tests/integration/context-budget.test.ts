@@ -16,12 +16,12 @@ describe('context that holds', () => {
   it('completes a 30-step run whose tool results are 8 000 characters each, every request valid and carrying the goal', async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: String(BUDGET), MAX_STEPS: String(STEPS + 5) });
     const thread = h.adapter.thread();
-    const conv = h.app.conversations.ensure(thread);
+    const conv = (await h.app.conversations.ensure(thread));
     // Twenty finished to-dos with long results: every list_tasks answer is over 8 000 characters.
     for (let i = 0; i < 20; i++) {
-      const added = h.app.tasks.add({ conversationId: conv, title: `Earlier job ${i}`, description: `Earlier job ${i}`, createdBy: 'agent' });
+      const added = (await h.app.tasks.add({ conversationId: conv, title: `Earlier job ${i}`, description: `Earlier job ${i}`, createdBy: 'agent' }));
       if (!added.ok) throw new Error(added.error);
-      h.app.tasks.complete(conv, added.task.id, `Result ${i}: ${'details '.repeat(50)}`);
+      (await h.app.tasks.complete(conv, added.task.id, `Result ${i}: ${'details '.repeat(50)}`));
     }
     h.model.usageWith((req) => ({ promptTokens: denseTokens({ messages: req.messages, tools: req.tools }), completionTokens: 5 }));
     h.model.respondWith(() =>
@@ -32,9 +32,9 @@ describe('context that holds', () => {
 
     const goal = 'Check the to-do list thirty times, then report.';
     await h.adapter.say(thread, goal);
-    await waitFor(() => ['completed', 'failed', 'cancelled'].includes(h.app.tasks.list(conv).at(-1)?.status ?? ''), 50_000, 'the run to end');
+    await waitFor(async () => ['completed', 'failed', 'cancelled'].includes((await h.app.tasks.list(conv)).at(-1)?.status ?? ''), 50_000, 'the run to end');
     await h.app.coordinator.idle();
-    expect(h.app.tasks.list(conv).at(-1)).toMatchObject({ status: 'completed', resultSummary: `Listed the tasks ${STEPS} times.` });
+    expect((await h.app.tasks.list(conv)).at(-1)).toMatchObject({ status: 'completed', resultSummary: `Listed the tasks ${STEPS} times.` });
 
     const requests: RecordedRequest[] = h.model.requests;
     expect(requests).toHaveLength(STEPS + 1);
@@ -44,7 +44,7 @@ describe('context that holds', () => {
       expect(r.messages[1]).toMatchObject({ role: 'user' });
       expect(String(r.messages[1]!.content).startsWith(goal)).toBe(true);
     }
-    const stored = h.app.transcript.recent(conv, 1_000).filter((m) => m.role === 'tool');
+    const stored = (await h.app.transcript.recent(conv, 1_000)).filter((m) => m.role === 'tool');
     expect(stored).toHaveLength(STEPS + 1);
     for (const m of stored.slice(0, STEPS)) expect(m.content!.length).toBeGreaterThan(8_000);
 

@@ -29,12 +29,12 @@ export async function startHarness(env: Record<string, string> = {}, extra: Pick
   const model = await startFakeOpenAI();
   const clock = new FakeClock();
   const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: dbPath, ...env });
-  const make = () => {
+  const make = async () => {
     const adapter = new MemoryAdapter('W1', extra.platform);
-    const app = createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000, ...(extra.externalTools ? { externalTools: extra.externalTools } : {}) });
+    const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000, ...(extra.externalTools ? { externalTools: extra.externalTools } : {}) });
     return { app, adapter };
   };
-  let current = make();
+  let current = await make();
   await current.app.start();
   const h: Harness = {
     get app() {
@@ -49,7 +49,7 @@ export async function startHarness(env: Record<string, string> = {}, extra: Pick
     dbPath,
     async restart() {
       await current.app.stop();
-      current = make();
+      current = await make();
       await current.app.start();
     },
     async close() {

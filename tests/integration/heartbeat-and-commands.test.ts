@@ -22,7 +22,7 @@ describe('heartbeat', () => {
     await h.adapter.say(thread, 'one');
     await waitFor(() => h.model.requests.length === 1);
     await h.adapter.say(thread, 'two');
-    expect(h.app.heartbeat.tick().started).toBe(0);
+    expect((await h.app.heartbeat.tick()).started).toBe(0);
     h.clock.advance(5 * 60_000);
     await new Promise((r) => setTimeout(r, 20));
     expect(h.model.requests).toHaveLength(1);
@@ -32,8 +32,8 @@ describe('heartbeat', () => {
 
   it('is the safety net: starts a ready task that nothing else started', async () => {
     h = await startHarness({ HEARTBEAT_SECONDS: '30' });
-    const conv = h.app.conversations.ensure(h.adapter.thread('C7', 'T7'));
-    h.app.tasks.add({ conversationId: conv, title: 'orphan', description: 'orphan task', createdBy: 'agent' });
+    const conv = (await h.app.conversations.ensure(h.adapter.thread('C7', 'T7')));
+    (await h.app.tasks.add({ conversationId: conv, title: 'orphan', description: 'orphan task', createdBy: 'agent' }));
     expect(h.model.requests).toHaveLength(0);
     h.clock.advance(30_000);
     await waitFor(() => h.adapter.textsIn(h.adapter.thread('C7', 'T7')).includes('ok'));

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import { createConversationStore } from '../../src/conversations/conversation-store.js';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox, type Outbox } from '../../src/outbox/outbox.js';
@@ -42,16 +42,19 @@ let adapter: ScriptedAdapter;
 let conversationId: string;
 const questions: [string, string][] = [];
 
-function makeOutbox(): Outbox {
-  const conversations = createConversationStore(db, clock);
-  conversationId = conversations.ensure(ref);
+async function makeOutbox(): Promise<Outbox> {
+  const store = createSqliteStore(db, clock);
+  const { conversations } = store;
+  conversationId = (await conversations.ensure(ref));
   return createOutbox({
-    db,
+    store,
     clock,
     logger: silentLogger(),
     adapters: new Map([['memory', adapter]]),
     refOf: (id) => conversations.refOf(id),
-    onQuestionPosted: (runId, id) => questions.push([runId, id]),
+    onQuestionPosted: async (runId, id) => {
+      questions.push([runId, id]);
+    },
     backoffMs: () => 1000,
   });
 }
@@ -73,10 +76,10 @@ const texts = () => adapter.posts.map((p) => p.text);
 
 describe('the outbox', () => {
   it('posts a long text as pieces within the platform limit, one row each, in order, with their platform ids', async () => {
-    const outbox = makeOutbox();
-    outbox.start();
+    const outbox = (await makeOutbox());
+    await outbox.start();
     const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1}: ${'words '.repeat(15).trim()}`).join('\n\n');
-    const ticket = outbox.atomically(() => outbox.record(conversationId, null, { purpose: 'answer', text }));
+    const ticket = await outbox.atomically((tx) => outbox.record(conversationId, null, { purpose: 'answer', text }, tx));
     expect(ticket.length).toBeGreaterThan(2);
     const last = await outbox.delivered(ticket);
     expect(texts().join('\n\n')).toBe(text);
@@ -84,38 +87,38 @@ describe('the outbox', () => {
     expect(texts().every((t) => t.length <= adapter.capabilities.maxMessageLength)).toBe(true);
     expect(last).toBe(adapter.posts.at(-1)!.id);
     expect(adapter.keys).toEqual(ticket.map((id) => `e${id}`));
-    expect(ticket.map((id) => outbox.store.state(id)?.platformMessageId)).toEqual(adapter.posts.map((p) => p.id));
+    expect(await Promise.all(ticket.map(async (id) => (await outbox.store.state(id))?.platformMessageId))).toEqual(adapter.posts.map((p) => p.id));
   });
 
   it('delivers posts recorded one after another, each right when the previous one was posted', async () => {
-    const outbox = makeOutbox();
-    outbox.start();
+    const outbox = (await makeOutbox());
+    await outbox.start();
     adapter.onPost = (post) => {
-      if (post.text === 'Step 20.') outbox.record(conversationId, null, { purpose: 'update', text: 'Step 21.' });
+      if (post.text === 'Step 20.') void outbox.record(conversationId, null, { purpose: 'update', text: 'Step 21.' });
     };
-    for (let i = 1; i <= 20; i++) await outbox.delivered(outbox.record(conversationId, null, { purpose: 'update', text: `Step ${i}.` }));
+    for (let i = 1; i <= 20; i++) await outbox.delivered(await outbox.record(conversationId, null, { purpose: 'update', text: `Step ${i}.` }));
     await waitFor(() => texts().includes('Step 21.'), 2000);
     expect(texts()).toEqual(Array.from({ length: 21 }, (_, i) => `Step ${i + 1}.`));
   });
 
   it('records a posted question on its run', async () => {
-    const outbox = makeOutbox();
-    outbox.start();
-    const ticket = outbox.record(conversationId, 'run-1', { purpose: 'question', text: 'Which one?', mentionUserId: 'U1', buttons: [{ actionId: 'a', label: 'A' }] });
+    const outbox = (await makeOutbox());
+    await outbox.start();
+    const ticket = await outbox.record(conversationId, 'run-1', { purpose: 'question', text: 'Which one?', mentionUserId: 'U1', buttons: [{ actionId: 'a', label: 'A' }] });
     const id = await outbox.delivered(ticket);
     expect(questions).toEqual([['run-1', id]]);
     expect(adapter.posts[0]).toMatchObject({ text: '<@U1> Which one?', mentionUserId: 'U1', buttons: [{ actionId: 'a', label: 'A' }] });
   });
 
   it('keeps a post that failed for a moment and tries again after the backoff, looking first whether it arrived', async () => {
-    const outbox = makeOutbox();
-    outbox.start();
+    const outbox = (await makeOutbox());
+    await outbox.start();
     adapter.failures.push(new Error('socket hang up'));
     adapter.known = new Map();
-    const ticket = outbox.record(conversationId, null, { purpose: 'update', text: 'Working on it.' });
+    const ticket = await outbox.record(conversationId, null, { purpose: 'update', text: 'Working on it.' });
     const done = outbox.delivered(ticket);
     await waitFor(() => adapter.keys.length === 1);
-    expect(outbox.store.state(ticket[0]!)?.status).toBe('pending');
+    expect((await outbox.store.state(ticket[0]!))?.status).toBe('pending');
     clock.advance(1000);
     expect(await done).toBe(adapter.posts[0]!.id);
     expect(texts()).toEqual(['Working on it.']);
@@ -123,16 +126,16 @@ describe('the outbox', () => {
   });
 
   it('adopts a post an earlier try already made instead of posting it again', async () => {
-    const first = makeOutbox();
-    first.start();
+    const first = (await makeOutbox());
+    await first.start();
     adapter.failures.push(new Error('timeout'));
-    const ticket = first.record(conversationId, null, { purpose: 'update', text: 'Halfway.' });
+    const ticket = await first.record(conversationId, null, { purpose: 'update', text: 'Halfway.' });
     await waitFor(() => adapter.keys.length === 1);
     await first.stop(100);
     adapter.known = new Map([[`e${ticket[0]}`, 'already-there']]);
 
-    const second = makeOutbox();
-    second.start();
+    const second = (await makeOutbox());
+    await second.start();
     const delivered = second.delivered(ticket);
     clock.advance(1000);
     expect(await delivered).toBe('already-there');
@@ -140,48 +143,48 @@ describe('the outbox', () => {
   });
 
   it('on start posts what an earlier process left pending, before what is recorded after it', async () => {
-    const first = makeOutbox();
-    const left = first.record(conversationId, null, { purpose: 'answer', text: 'Left from before.' });
+    const first = (await makeOutbox());
+    const left = await first.record(conversationId, null, { purpose: 'answer', text: 'Left from before.' });
     await first.stop(100);
-    const second = makeOutbox();
-    const fresh = second.record(conversationId, null, { purpose: 'note', text: 'New work.' });
-    second.start();
+    const second = (await makeOutbox());
+    const fresh = await second.record(conversationId, null, { purpose: 'note', text: 'New work.' });
+    await second.start();
     await second.delivered(fresh);
     expect(left).toHaveLength(1);
     expect(texts()).toEqual(['Left from before.', 'New work.']);
   });
 
   it('fails every pending post of a conversation whose place is gone, and says so to whoever waits', async () => {
-    const outbox = makeOutbox();
+    const outbox = (await makeOutbox());
     adapter.failures.push(new TargetGoneError('archived', 'is_archived'));
-    const a = outbox.record(conversationId, null, { purpose: 'answer', text: 'One.' });
-    const b = outbox.record(conversationId, null, { purpose: 'answer', text: 'Two.' });
-    outbox.start();
+    const a = await outbox.record(conversationId, null, { purpose: 'answer', text: 'One.' });
+    const b = await outbox.record(conversationId, null, { purpose: 'answer', text: 'Two.' });
+    await outbox.start();
     await expect(outbox.delivered(b)).rejects.toBeInstanceOf(TargetGoneError);
-    expect([...a, ...b].map((id) => outbox.store.state(id)?.status)).toEqual(['failed', 'failed']);
+    expect(await Promise.all([...a, ...b].map(async (id) => (await outbox.store.state(id))?.status))).toEqual(['failed', 'failed']);
     expect(texts()).toEqual([]);
   });
 
   it('forgets delivered posts after a week, never pending ones', async () => {
-    const first = makeOutbox();
-    first.start();
-    const posted = first.record(conversationId, null, { purpose: 'answer', text: 'Old news.' });
+    const first = (await makeOutbox());
+    await first.start();
+    const posted = await first.record(conversationId, null, { purpose: 'answer', text: 'Old news.' });
     await first.delivered(posted);
     await first.stop(100);
-    const pending = makeOutbox().record(conversationId, null, { purpose: 'answer', text: 'Still to say.' });
+    const pending = await (await makeOutbox()).record(conversationId, null, { purpose: 'answer', text: 'Still to say.' });
     clock.advance(8 * 24 * 60 * 60_000);
     adapter.postGate = new Promise(() => undefined);
-    const later = makeOutbox();
-    later.start();
-    expect(later.store.state(posted[0]!)).toBeNull();
-    expect(later.store.state(pending[0]!)?.status).toBe('pending');
+    const later = (await makeOutbox());
+    await later.start();
+    expect((await later.store.state(posted[0]!))).toBeNull();
+    expect((await later.store.state(pending[0]!))?.status).toBe('pending');
   });
 
   it('skips a row whose stored payload cannot be read', async () => {
-    const outbox = makeOutbox();
+    const outbox = (await makeOutbox());
     db.$client.prepare("insert into outbox (conversation_id, purpose, payload, status, created_at) values (?, 'answer', '{\"nope\":1}', 'pending', 0)").run(conversationId);
-    const ok = outbox.record(conversationId, null, { purpose: 'answer', text: 'Readable.' });
-    outbox.start();
+    const ok = await outbox.record(conversationId, null, { purpose: 'answer', text: 'Readable.' });
+    await outbox.start();
     await outbox.delivered(ok);
     expect(texts()).toEqual(['Readable.']);
   });

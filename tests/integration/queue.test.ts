@@ -61,8 +61,8 @@ describe('dispatcher and to-do queue', () => {
     await second;
     await waitFor(() => h.adapter.textsIn(thread).includes('answer two'));
     await h.app.coordinator.idle();
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.tasks.list(conv).map((t) => t.status)).toEqual(['completed', 'completed']);
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['completed', 'completed']);
   });
 
   it('runs a task added by the model serially after the current run', async () => {
@@ -77,8 +77,8 @@ describe('dispatcher and to-do queue', () => {
     await h.app.coordinator.idle();
     expect(h.model.requests).toHaveLength(2);
     expect(lastUserMessage(h.model.requests[1]!)).toBe('[To-do #2] Write the summary\n\nSummarise the findings');
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.tasks.list(conv).map((t) => [t.id, t.status, t.createdBy])).toEqual([
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.tasks.list(conv)).map((t) => [t.id, t.status, t.createdBy])).toEqual([
       [1, 'completed', 'user'],
       [2, 'completed', 'agent'],
     ]);

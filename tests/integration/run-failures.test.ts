@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
+import { sqliteDb } from '../fakes/sqlite-db.js';
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -11,15 +12,15 @@ describe('runs that fail unexpectedly', () => {
   it('ends a run whose transcript write fails, re-queues its task, says so, and frees the conversation', async () => {
     h = await startHarness();
     // A real write failure inside the run, as a full disk would give.
-    h.app.db.$client.exec("create trigger fail_write before insert on messages when new.content like '%WRITE-FAILS%' begin select raise(abort, 'disk I/O error'); end");
+    sqliteDb(h.app.store).$client.exec("create trigger fail_write before insert on messages when new.content like '%WRITE-FAILS%' begin select raise(abort, 'disk I/O error'); end");
     h.model.reply({ text: 'this answer WRITE-FAILS' }, { text: 'Second request answered.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'first request');
     await waitFor(() => h.adapter.textsIn(thread).some((t) => /something went wrong on my side/.test(t)));
     await h.app.coordinator.idle();
-    const conv = h.app.conversations.ensure(thread);
-    expect(h.app.runs.active(conv)).toBeNull();
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    const conv = (await h.app.conversations.ensure(thread));
+    expect((await h.app.runs.active(conv))).toBeNull();
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'pending', attempts: 1 });
 
     await h.adapter.say(thread, 'second request');
     await waitFor(() => h.adapter.textsIn(thread).includes('Second request answered.'));
@@ -36,10 +37,10 @@ describe('runs that fail unexpectedly', () => {
       await waitFor(() => h.model.requests.length === i);
       await h.restart();
     }
-    const conv = h.app.conversations.ensure(thread);
+    const conv = (await h.app.conversations.ensure(thread));
     await waitFor(() => h.adapter.textsIn(thread).some((t) => t.startsWith('❌ I gave up on task #1')));
     expect(h.adapter.textsIn(thread)).toEqual(['❌ I gave up on task #1: I was restarted in the middle of it 3 times. Ask again if you still need it.']);
-    expect(h.app.tasks.list(conv)[0]).toMatchObject({ status: 'failed', attempts: 3 });
+    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'failed', attempts: 3 });
     expect(h.model.requests).toHaveLength(3);
   });
 });
@@ -58,7 +59,7 @@ describe('resuming waiting runs', () => {
     await waitFor(() => h.model.requests.length === 2);
     await h.adapter.say(a, 'PDF');
     expect(h.app.coordinator.inFlight).toBe(1);
-    expect(h.app.runs.active(h.app.conversations.ensure(a))).toMatchObject({ status: 'waiting_user' });
+    expect((await h.app.runs.active((await h.app.conversations.ensure(a))))).toMatchObject({ status: 'waiting_user' });
     slow.open();
     await waitFor(() => h.adapter.textsIn(a).includes('A done.'));
     expect(h.adapter.textsIn(b)).toContain('B done.');
@@ -99,6 +100,6 @@ describe('blank model replies', () => {
     await waitFor(() => h.adapter.textsIn(thread).length === 1);
     expect(h.adapter.textsIn(thread)).toEqual(["❌ I couldn't finish this: the model sent an empty answer twice."]);
     await h.app.coordinator.idle();
-    expect(h.app.tasks.list(h.app.conversations.ensure(thread))[0]).toMatchObject({ status: 'failed' });
+    expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))[0]).toMatchObject({ status: 'failed' });
   });
 });

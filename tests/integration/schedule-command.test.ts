@@ -4,9 +4,9 @@ import { CHANNEL, MINUTE, THREAD_ID, scheduleWorld, settle } from './schedule-fi
 
 function setup() {
   const w = scheduleWorld();
-  w.scheduler.start(w.launcher);
-  const add = (prompt: string, kind: 'once' | 'cron' | 'interval', spec: string, target: 'channel' | 'thread' = 'channel') => {
-    const r = w.service.create({ channel: CHANNEL, target, conversationId: THREAD_ID, prompt, kind, spec, timezone: 'Europe/Berlin', createdBy: 'U1' });
+  void w.scheduler.start(w.launcher);
+  const add = async (prompt: string, kind: 'once' | 'cron' | 'interval', spec: string, target: 'channel' | 'thread' = 'channel') => {
+    const r = (await w.service.create({ channel: CHANNEL, target, conversationId: THREAD_ID, prompt, kind, spec, timezone: 'Europe/Berlin', createdBy: 'U1' }));
     if (!r.ok) throw new Error(r.error);
     return r.schedule.id;
   };
@@ -24,7 +24,7 @@ describe('/schedules', () => {
     const { run, add, w } = setup();
     add('Summarise open tasks', 'cron', '0 9 * * 1-5');
     add('Ping the thread', 'interval', '30', 'thread');
-    w.service.create({ channel: { ...CHANNEL, channel: 'C2' }, target: 'channel', conversationId: null, prompt: 'elsewhere', kind: 'interval', spec: '30', timezone: 'UTC', createdBy: 'U1' });
+    (await w.service.create({ channel: { ...CHANNEL, channel: 'C2' }, target: 'channel', conversationId: null, prompt: 'elsewhere', kind: 'interval', spec: '30', timezone: 'UTC', createdBy: 'U1' }));
     expect(await run('')).toBe(
       [
         '**Schedules in this channel**',

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { TargetGoneError } from '../../src/errors.js';
 import { CHANNEL, MINUTE, scheduleWorld, settle } from './schedule-fixtures.js';
 
-function everyTenMinutes(w: ReturnType<typeof scheduleWorld>) {
-  const r = w.service.create({ channel: CHANNEL, target: 'channel', conversationId: null, prompt: 'digest', kind: 'interval', spec: '10', timezone: 'UTC', createdBy: 'U1' });
+async function everyTenMinutes(w: ReturnType<typeof scheduleWorld>) {
+  const r = (await w.service.create({ channel: CHANNEL, target: 'channel', conversationId: null, prompt: 'digest', kind: 'interval', spec: '10', timezone: 'UTC', createdBy: 'U1' }));
   if (!r.ok) throw new Error(r.error);
   return r.schedule.id;
 }
@@ -15,8 +15,8 @@ async function fire(w: ReturnType<typeof scheduleWorld>, times: number): Promise
   }
 }
 
-const row = (w: ReturnType<typeof scheduleWorld>, id: number) => {
-  const r = w.service.get(CHANNEL, id);
+const row = async (w: ReturnType<typeof scheduleWorld>, id: number) => {
+  const r = (await w.service.get(CHANNEL, id));
   if (!r.ok) throw new Error(r.error);
   return r.schedule;
 };
@@ -24,40 +24,40 @@ const row = (w: ReturnType<typeof scheduleWorld>, id: number) => {
 describe('schedules whose target is gone', () => {
   it('are paused after 3 launches in a row found the channel gone, and fire no more', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const id = everyTenMinutes(w);
+    await w.scheduler.start(w.launcher);
+    const id = await everyTenMinutes(w);
     w.launcher.failWith = new TargetGoneError('Slack chat.postMessage failed (is_archived)', 'is_archived');
     await fire(w, 2);
-    expect(row(w, id)).toMatchObject({ status: 'active', consecutiveFailures: 2 });
+    expect(await row(w, id)).toMatchObject({ status: 'active', consecutiveFailures: 2 });
     await fire(w, 1);
-    expect(row(w, id)).toMatchObject({ status: 'paused', consecutiveFailures: 3, nextRunAt: null });
-    expect(row(w, id).failReason).toMatch(/^Paused after 3 failed runs in a row\. Last: The run at .* could not start: .*is_archived/);
+    expect(await row(w, id)).toMatchObject({ status: 'paused', consecutiveFailures: 3, nextRunAt: null });
+    expect((await row(w, id)).failReason).toMatch(/^Paused after 3 failed runs in a row\. Last: The run at .* could not start: .*is_archived/);
     await fire(w, 3);
     expect(w.launcher.launches).toHaveLength(3);
   });
 
   it('keep firing through ordinary launch failures (an outage passes by itself)', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const id = everyTenMinutes(w);
+    await w.scheduler.start(w.launcher);
+    const id = await everyTenMinutes(w);
     w.launcher.failWith = 'Slack chat.postMessage failed (internal_error)';
     await fire(w, 4);
-    expect(row(w, id)).toMatchObject({ status: 'active', consecutiveFailures: 0 });
-    expect(row(w, id).failReason).toMatch(/internal_error/);
+    expect(await row(w, id)).toMatchObject({ status: 'active', consecutiveFailures: 0 });
+    expect((await row(w, id)).failReason).toMatch(/internal_error/);
   });
 
   it('start counting again after a launch that went through, and after a resume', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const id = everyTenMinutes(w);
+    await w.scheduler.start(w.launcher);
+    const id = await everyTenMinutes(w);
     w.launcher.failWith = new TargetGoneError('gone', 'is_archived');
     await fire(w, 2);
     w.launcher.failWith = null;
     await fire(w, 1);
-    expect(row(w, id)).toMatchObject({ status: 'active', consecutiveFailures: 0, failReason: null });
+    expect(await row(w, id)).toMatchObject({ status: 'active', consecutiveFailures: 0, failReason: null });
     w.launcher.failWith = new TargetGoneError('gone', 'is_archived');
     await fire(w, 3);
-    expect(row(w, id)).toMatchObject({ status: 'paused' });
-    expect(w.service.resume(CHANNEL, id)).toMatchObject({ ok: true, schedule: { status: 'active', consecutiveFailures: 0, failReason: null } });
+    expect(await row(w, id)).toMatchObject({ status: 'paused' });
+    expect((await w.service.resume(CHANNEL, id))).toMatchObject({ ok: true, schedule: { status: 'active', consecutiveFailures: 0, failReason: null } });
   });
 });

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { createScheduling } from '../../src/schedules/scheduling.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { RecordingMetrics } from '../fakes/recording-metrics.js';
 import { CHANNEL, MINUTE, RecordingLauncher, START, THREAD_ID } from './schedule-fixtures.js';
@@ -12,12 +13,12 @@ function world(env: Record<string, string> = {}) {
   const clock = new FakeClock(START);
   const metrics = new RecordingMetrics();
   const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env });
-  const scheduling = createScheduling({ db, clock, logger: silentLogger(), config, metrics });
+  const scheduling = createScheduling({ store: createSqliteStore(db, clock).schedules, clock, logger: silentLogger(), config, metrics });
   return { ...scheduling, clock, metrics, launcher: new RecordingLauncher(clock) };
 }
 
-function create(w: ReturnType<typeof world>, kind: 'once' | 'interval', spec: string) {
-  const r = w.service.create({ channel: CHANNEL, target: 'channel', conversationId: THREAD_ID, prompt: `run ${spec}`, kind, spec, timezone: 'UTC', createdBy: 'U1' });
+async function create(w: ReturnType<typeof world>, kind: 'once' | 'interval', spec: string) {
+  const r = (await w.service.create({ channel: CHANNEL, target: 'channel', conversationId: THREAD_ID, prompt: `run ${spec}`, kind, spec, timezone: 'UTC', createdBy: 'U1' }));
   if (!r.ok) throw new Error(r.error);
   return r.schedule;
 }
@@ -25,8 +26,8 @@ function create(w: ReturnType<typeof world>, kind: 'once' | 'interval', spec: st
 describe('schedule fire metrics', () => {
   it('counts each fire as started, or failed when the launch is refused', async () => {
     const w = world();
-    w.scheduler.start(w.launcher);
-    create(w, 'interval', '10');
+    await w.scheduler.start(w.launcher);
+    await create(w, 'interval', '10');
     w.clock.advance(10 * MINUTE);
     await w.scheduler.idle();
     w.launcher.failWith = 'no adapter';
@@ -38,9 +39,9 @@ describe('schedule fire metrics', () => {
 
   it('counts a fire missed beyond the grace as skipped, not started', async () => {
     const w = world({ MISSED_GRACE_MINUTES: '60' });
-    create(w, 'once', '2026-01-05T09:30');
+    await create(w, 'once', '2026-01-05T09:30');
     w.clock.advance(3 * 60 * MINUTE);
-    w.scheduler.start(w.launcher);
+    await w.scheduler.start(w.launcher);
     w.clock.advance(0);
     await w.scheduler.idle();
     expect(w.launcher.launches).toEqual([]);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CHANNEL, MINUTE, START, THREAD_ID, scheduleWorld, settle } from './schedule-fixtures.js';
 
-function create(world: ReturnType<typeof scheduleWorld>, kind: 'once' | 'cron' | 'interval', spec: string, extra: { timezone?: string; target?: 'channel' | 'thread' } = {}) {
-  const r = world.service.create({
+async function create(world: ReturnType<typeof scheduleWorld>, kind: 'once' | 'cron' | 'interval', spec: string, extra: { timezone?: string; target?: 'channel' | 'thread' } = {}) {
+  const r = (await world.service.create({
     channel: CHANNEL,
     target: extra.target ?? 'channel',
     conversationId: THREAD_ID,
@@ -11,7 +11,7 @@ function create(world: ReturnType<typeof scheduleWorld>, kind: 'once' | 'cron' |
     spec,
     timezone: extra.timezone ?? 'UTC',
     createdBy: 'U1',
-  });
+  }));
   if (!r.ok) throw new Error(r.error);
   return r.schedule;
 }
@@ -19,21 +19,21 @@ function create(world: ReturnType<typeof scheduleWorld>, kind: 'once' | 'cron' |
 describe('firing', () => {
   it('fires a once schedule at its time, into a new channel thread, then completes it', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const s = create(w, 'once', '2026-01-05T10:15');
+    await w.scheduler.start(w.launcher);
+    const s = await create(w, 'once', '2026-01-05T10:15');
     w.clock.advance(75 * MINUTE - 1);
     expect(w.launcher.launches).toEqual([]);
     w.clock.advance(1);
     await settle(w);
     expect(w.launcher.launches).toEqual([{ via: 'channel', at: START + 75 * MINUTE, scheduleId: s.id, prompt: 'run once 2026-01-05T10:15', channel: CHANNEL }]);
-    expect(w.service.get(CHANNEL, s.id)).toMatchObject({ ok: true, schedule: { status: 'completed', runCount: 1, lastRunAt: START + 75 * MINUTE, nextRunAt: null } });
+    expect((await w.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'completed', runCount: 1, lastRunAt: START + 75 * MINUTE, nextRunAt: null } });
     expect(w.scheduler.armedCount).toBe(0);
   });
 
   it('fires a cron schedule in its timezone and queues a thread target in its conversation', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const s = create(w, 'cron', '0 9 * * 1-5', { timezone: 'Europe/Berlin', target: 'thread' });
+    await w.scheduler.start(w.launcher);
+    const s = await create(w, 'cron', '0 9 * * 1-5', { timezone: 'Europe/Berlin', target: 'thread' });
     expect(s.nextRunAt).toBe(Date.parse('2026-01-06T08:00:00Z'));
     w.clock.advance(5 * 24 * 60 * MINUTE);
     await settle(w);
@@ -44,14 +44,14 @@ describe('firing', () => {
       '2026-01-09T08:00:00.000Z',
     ]);
     expect(w.launcher.launches.every((l) => l.via === 'thread' && l.conversationId === THREAD_ID)).toBe(true);
-    expect(w.service.get(CHANNEL, s.id)).toMatchObject({ ok: true, schedule: { status: 'active', runCount: 4, nextRunAt: Date.parse('2026-01-12T08:00:00Z') } });
+    expect((await w.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'active', runCount: 4, nextRunAt: Date.parse('2026-01-12T08:00:00Z') } });
   });
 
   it('keeps a New York cron at 09:00 local through the March and November changes', async () => {
     const w = scheduleWorld();
     w.clock.advance(Date.parse('2026-03-06T15:00:00Z') - START);
-    w.scheduler.start(w.launcher);
-    create(w, 'cron', '0 9 * * *', { timezone: 'America/New_York' });
+    await w.scheduler.start(w.launcher);
+    await create(w, 'cron', '0 9 * * *', { timezone: 'America/New_York' });
     w.clock.advance(4 * 24 * 60 * MINUTE);
     await settle(w);
     expect(w.launcher.launches.map((l) => new Date(l.at).toISOString())).toEqual([
@@ -71,8 +71,8 @@ describe('firing', () => {
 
   it('fires an interval on its anchor grid, without drift, over 100 fires', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const s = create(w, 'interval', '7');
+    await w.scheduler.start(w.launcher);
+    const s = await create(w, 'interval', '7');
     for (let i = 0; i < 100; i++) {
       w.clock.advance(7 * MINUTE - 1 + (i % 3));
       await settle(w);
@@ -81,40 +81,41 @@ describe('firing', () => {
     await settle(w);
     expect(w.launcher.launches).toHaveLength(100);
     expect(w.launcher.launches.map((l) => l.at)).toEqual(Array.from({ length: 100 }, (_, k) => START + (k + 1) * 7 * MINUTE));
-    expect(w.service.get(CHANNEL, s.id)).toMatchObject({ ok: true, schedule: { runCount: 100, nextRunAt: START + 101 * 7 * MINUTE } });
+    expect((await w.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { runCount: 100, nextRunAt: START + 101 * 7 * MINUTE } });
   });
 
   it('records a failed launch; a recurring schedule stays armed, a once schedule becomes error', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const rec = create(w, 'interval', '10');
-    const one = create(w, 'once', '2026-01-05T09:10');
+    await w.scheduler.start(w.launcher);
+    const rec = await create(w, 'interval', '10');
+    const one = await create(w, 'once', '2026-01-05T09:10');
     w.launcher.failWith = 'channel not found';
     w.clock.advance(10 * MINUTE);
     await settle(w);
     expect(w.launcher.launches).toHaveLength(2);
-    const r = w.service.get(CHANNEL, rec.id);
+    const r = (await w.service.get(CHANNEL, rec.id));
     expect(r).toMatchObject({ ok: true, schedule: { status: 'active', nextRunAt: START + 20 * MINUTE } });
     expect(r.ok && r.schedule.failReason).toMatch(/could not start: channel not found/);
-    expect(w.service.get(CHANNEL, one.id)).toMatchObject({ ok: true, schedule: { status: 'error' } });
+    expect((await w.service.get(CHANNEL, one.id))).toMatchObject({ ok: true, schedule: { status: 'error' } });
     w.launcher.failWith = null;
     w.clock.advance(10 * MINUTE);
     await settle(w);
-    expect(w.service.get(CHANNEL, rec.id)).toMatchObject({ ok: true, schedule: { status: 'active', runCount: 2, failReason: null } });
+    expect((await w.service.get(CHANNEL, rec.id))).toMatchObject({ ok: true, schedule: { status: 'active', runCount: 2, failReason: null } });
   });
 });
 
 describe('a large batch due at the same instant', () => {
   it('fires every schedule once and reschedules each to its own next time', async () => {
     const w = scheduleWorld({ MAX_SCHEDULES_PER_CHANNEL: '500' });
-    w.scheduler.start(w.launcher);
-    const ids = Array.from({ length: 60 }, (_, i) => create(w, 'cron', `${i % 30} 10 * * ${i < 20 ? '*' : i < 40 ? '1-5' : '0'}`, { timezone: 'America/New_York' }).id);
+    await w.scheduler.start(w.launcher);
+    const ids: number[] = [];
+    for (let i = 0; i < 60; i++) ids.push(((await create(w, 'cron', `${i % 30} 10 * * ${i < 20 ? '*' : i < 40 ? '1-5' : '0'}`, { timezone: 'America/New_York' }))).id);
     w.clock.advance(24 * 60 * MINUTE);
     await settle(w);
     expect(w.launcher.launches).toHaveLength(40);
     expect(new Set(w.launcher.launches.map((l) => l.scheduleId)).size).toBe(40);
     for (const id of ids) {
-      const r = w.service.get(CHANNEL, id);
+      const r = (await w.service.get(CHANNEL, id));
       expect(r.ok && r.schedule.nextRunAt! > w.clock.now()).toBe(true);
     }
     expect(w.scheduler.armedCount).toBe(60);
@@ -124,14 +125,14 @@ describe('a large batch due at the same instant', () => {
 describe('pause, resume, delete', () => {
   it('a paused schedule does not fire; resumed, it goes on from now on its grid', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const s = create(w, 'interval', '10');
-    expect(w.service.pause(CHANNEL, s.id)).toMatchObject({ ok: true, schedule: { status: 'paused', nextRunAt: null } });
+    await w.scheduler.start(w.launcher);
+    const s = await create(w, 'interval', '10');
+    expect((await w.service.pause(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'paused', nextRunAt: null } });
     expect(w.scheduler.armedCount).toBe(0);
     w.clock.advance(35 * MINUTE);
     await settle(w);
     expect(w.launcher.launches).toEqual([]);
-    expect(w.service.resume(CHANNEL, s.id)).toMatchObject({ ok: true, schedule: { status: 'active', nextRunAt: START + 40 * MINUTE } });
+    expect((await w.service.resume(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'active', nextRunAt: START + 40 * MINUTE } });
     w.clock.advance(5 * MINUTE);
     await settle(w);
     expect(w.launcher.launches.map((l) => l.at)).toEqual([START + 40 * MINUTE]);
@@ -139,35 +140,35 @@ describe('pause, resume, delete', () => {
 
   it('a deleted schedule is disarmed and gone', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const s = create(w, 'interval', '10');
-    expect(w.service.delete(CHANNEL, s.id).ok).toBe(true);
+    await w.scheduler.start(w.launcher);
+    const s = await create(w, 'interval', '10');
+    expect((await w.service.delete(CHANNEL, s.id)).ok).toBe(true);
     w.clock.advance(60 * MINUTE);
     await settle(w);
     expect(w.launcher.launches).toEqual([]);
-    expect(w.service.list(CHANNEL)).toEqual([]);
+    expect((await w.service.list(CHANNEL))).toEqual([]);
     expect(w.clock.pendingTimers()).toBe(0);
   });
 
-  it('explains why pausing, resuming or deleting cannot be done', () => {
+  it('explains why pausing, resuming or deleting cannot be done', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const s = create(w, 'interval', '10');
+    await w.scheduler.start(w.launcher);
+    const s = await create(w, 'interval', '10');
     const other = { ...CHANNEL, channel: 'C2' };
-    expect(w.service.pause(other, s.id)).toMatchObject({ ok: false, error: expect.stringMatching(/no schedule #\d+ in this channel/) });
-    expect(w.service.delete(CHANNEL, 999)).toMatchObject({ ok: false, error: expect.stringMatching(/no schedule #999/) });
-    expect(w.service.resume(CHANNEL, s.id)).toMatchObject({ ok: false, error: expect.stringMatching(/already active/) });
-    w.service.pause(CHANNEL, s.id);
-    expect(w.service.pause(CHANNEL, s.id)).toMatchObject({ ok: false, error: expect.stringMatching(/is paused, not active/) });
+    expect((await w.service.pause(other, s.id))).toMatchObject({ ok: false, error: expect.stringMatching(/no schedule #\d+ in this channel/) });
+    expect((await w.service.delete(CHANNEL, 999))).toMatchObject({ ok: false, error: expect.stringMatching(/no schedule #999/) });
+    expect((await w.service.resume(CHANNEL, s.id))).toMatchObject({ ok: false, error: expect.stringMatching(/already active/) });
+    (await w.service.pause(CHANNEL, s.id));
+    expect((await w.service.pause(CHANNEL, s.id))).toMatchObject({ ok: false, error: expect.stringMatching(/is paused, not active/) });
   });
 
-  it('a once schedule whose time passed while paused cannot be resumed', () => {
+  it('a once schedule whose time passed while paused cannot be resumed', async () => {
     const w = scheduleWorld();
-    w.scheduler.start(w.launcher);
-    const s = create(w, 'once', '2026-01-05T09:30');
-    w.service.pause(CHANNEL, s.id);
+    await w.scheduler.start(w.launcher);
+    const s = await create(w, 'once', '2026-01-05T09:30');
+    (await w.service.pause(CHANNEL, s.id));
     w.clock.advance(60 * MINUTE);
-    expect(w.service.resume(CHANNEL, s.id)).toMatchObject({ ok: false, error: expect.stringMatching(/no future fire time/) });
+    expect((await w.service.resume(CHANNEL, s.id))).toMatchObject({ ok: false, error: expect.stringMatching(/no future fire time/) });
   });
 });
 
@@ -178,16 +179,16 @@ describe('a schedule changed while its fire is being recorded', () => {
     const launcher = {
       queueInConversation: w.launcher.queueInConversation.bind(w.launcher),
       startInChannel: async (...args: Parameters<typeof w.launcher.startInChannel>) => {
-        if (pauseOnLaunch !== null) w.service.pause(CHANNEL, pauseOnLaunch);
+        if (pauseOnLaunch !== null) (await w.service.pause(CHANNEL, pauseOnLaunch));
         return w.launcher.startInChannel(...args);
       },
     };
-    w.scheduler.start(launcher);
-    const s = create(w, 'interval', '10');
+    await w.scheduler.start(launcher);
+    const s = await create(w, 'interval', '10');
     pauseOnLaunch = s.id;
     w.clock.advance(10 * MINUTE);
     await settle(w);
-    expect(w.service.get(CHANNEL, s.id)).toMatchObject({ ok: true, schedule: { status: 'paused', nextRunAt: null, runCount: 1 } });
+    expect((await w.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'paused', nextRunAt: null, runCount: 1 } });
     w.clock.advance(60 * MINUTE);
     expect(w.launcher.launches).toHaveLength(1);
   });

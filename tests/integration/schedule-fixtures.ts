@@ -5,6 +5,7 @@ import { openDatabase, type Db } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import type { ScheduleLauncher } from '../../src/schedules/schedule-launcher.js';
 import { createScheduling, type Scheduling } from '../../src/schedules/scheduling.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
 /** What a recording launcher saw: which way the schedule fired, when, with what. */
@@ -55,7 +56,7 @@ export function scheduleWorld(env: Record<string, string> = {}, shared?: { db: D
   const db = shared?.db ?? openDatabase(':memory:');
   const clock = shared?.clock ?? new FakeClock(START);
   const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env });
-  const scheduling = createScheduling({ db, clock, logger: silentLogger(), config });
+  const scheduling = createScheduling({ store: createSqliteStore(db, clock).schedules, clock, logger: silentLogger(), config });
   const launcher = new RecordingLauncher(clock);
   return { ...scheduling, db, clock, launcher, restart: () => scheduleWorld(env, { db, clock }) };
 }

@@ -6,7 +6,7 @@ import { CHANNEL, THREAD, THREAD_ID, scheduleWorld, settle } from './schedule-fi
 
 function setup(env: Record<string, string> = {}) {
   const w = scheduleWorld(env);
-  w.scheduler.start(w.launcher);
+  void w.scheduler.start(w.launcher);
   const registry = createToolRegistry(createScheduleTools(w.service));
   const ctx: ToolContext = { conversationId: THREAD_ID, conversation: THREAD, runId: 'r1', taskId: null, userId: 'U1', timezone: 'Europe/Berlin', now: () => w.clock.now() };
   const call = async (name: string, args: Record<string, unknown>, context: ToolContext = ctx): Promise<ToolResult & Record<string, unknown>> =>
@@ -87,7 +87,7 @@ describe('managing schedules through tools', () => {
     expect(await call('delete_schedule', { schedule_id: 1 })).toMatchObject({ ok: true, deleted: 1, description: 'At 08:30 (Europe/Berlin)' });
     expect(errorOf(await call('delete_schedule', { schedule_id: 1 }))).toMatch(/no schedule #1 in this channel/);
     expect(errorOf(await call('pause_schedule', { schedule_id: 'two' }))).toMatch(/schedule_id/);
-    expect(w.service.list(CHANNEL).map((s) => s.id)).toEqual([2]);
+    expect((await w.service.list(CHANNEL)).map((s) => s.id)).toEqual([2]);
   });
 
   it('publishes the argument names of DESIGN.md to the model', () => {

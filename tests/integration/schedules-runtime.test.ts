@@ -30,14 +30,14 @@ describe('scheduled prompts through the runtime', () => {
     await waitFor(() => h.adapter.textsIn(newThread).includes('Here is the summary: nothing open.'));
     expect(lastUserMessage(h.model.requests.at(-1)!)).toBe('[Scheduled prompt #1] Post the open tasks summary');
     await h.app.coordinator.idle();
-    expect(h.app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C5' })[0]).toMatchObject({ status: 'completed', runCount: 1 });
+    expect((await h.app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C5' }))[0]).toMatchObject({ status: 'completed', runCount: 1 });
   });
 
   it('a thread-target schedule queues behind a busy run and runs when the conversation is idle', async () => {
     h = await startHarness();
     const thread = h.adapter.thread('C6', 'T6');
-    const conv = h.app.conversations.ensure(thread);
-    const created = h.app.schedules.create({
+    const conv = (await h.app.conversations.ensure(thread));
+    const created = (await h.app.schedules.create({
       channel: { platform: 'memory', workspace: 'W1', channel: 'C6' },
       target: 'thread',
       conversationId: conv,
@@ -46,15 +46,15 @@ describe('scheduled prompts through the runtime', () => {
       spec: '5',
       timezone: 'UTC',
       createdBy: 'U1',
-    });
+    }));
     expect(created.ok).toBe(true);
     const busy = gate();
     h.model.reply({ text: 'long work done', gate: busy.promise }, { text: 'build is green' });
     await h.adapter.say(thread, 'long work');
     await waitFor(() => h.model.requests.length === 1);
     h.clock.advance(5 * 60_000);
-    await waitFor(() => h.app.tasks.list(conv).some((t) => t.createdBy === 'schedule'));
-    expect(h.app.tasks.list(conv).find((t) => t.createdBy === 'schedule')).toMatchObject({ status: 'pending', scheduleId: 1 });
+    await waitFor(async () => (await h.app.tasks.list(conv)).some((t) => t.createdBy === 'schedule'));
+    expect((await h.app.tasks.list(conv)).find((t) => t.createdBy === 'schedule')).toMatchObject({ status: 'pending', scheduleId: 1 });
     expect(h.model.requests).toHaveLength(1);
     busy.open();
     await waitFor(() => h.adapter.textsIn(thread).includes('build is green'));
@@ -64,7 +64,7 @@ describe('scheduled prompts through the runtime', () => {
   it("/schedules lists and manages this channel's schedules", async () => {
     h = await startHarness();
     const channel = { platform: 'memory', workspace: 'W1', channel: 'C8' };
-    h.app.schedules.create({ channel, target: 'channel', conversationId: null, prompt: 'standup reminder', kind: 'cron', spec: '0 9 * * 1-5', timezone: 'Europe/Berlin', createdBy: 'U1' });
+    (await h.app.schedules.create({ channel, target: 'channel', conversationId: null, prompt: 'standup reminder', kind: 'cron', spec: '0 9 * * 1-5', timezone: 'Europe/Berlin', createdBy: 'U1' }));
     const list = await h.adapter.command('schedules', '', channel, null);
     expect(list.text).toContain('#1');
     expect(list.text).toContain('standup reminder');

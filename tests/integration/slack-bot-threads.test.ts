@@ -26,7 +26,7 @@ function botThreads(): BotThreads {
     client,
     bot: () => ({ userId: s.botUserId, botId: s.botId }),
     logger: createLogger('warn', sink),
-    known: ({ channelId, threadTs }) => knownThreads.has(`${channelId}/${threadTs}`),
+    known: async ({ channelId, threadTs }) => knownThreads.has(`${channelId}/${threadTs}`),
     sleep: async (ms) => void waits.push(ms),
   });
 }

@@ -14,7 +14,7 @@ describe('stop', () => {
     h.adapter.postGate = slow.promise;
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write a long answer');
-    await waitFor(() => h.app.outbox.store.pendingConversations().length === 1);
+    await waitFor(async () => (await h.app.outbox.store.pendingConversations()).length === 1);
     h.adapter.postGate = null;
     await h.adapter.say(thread, 'stop');
     slow.open();
@@ -22,6 +22,6 @@ describe('stop', () => {
     await new Promise((r) => setTimeout(r, 100));
     const answerPieces = h.adapter.textsIn(thread).filter((t) => t.includes('Paragraph'));
     expect(answerPieces.length).toBeLessThanOrEqual(1);
-    expect(h.app.outbox.store.pendingConversations()).toEqual([]);
+    expect((await h.app.outbox.store.pendingConversations())).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ async function askForApproval(after = 'Filed it.', userId = 'U42') {
   await waitFor(() => h.adapter.posts.some((p) => p.buttons.length === 3));
   await h.app.coordinator.idle();
   const post = h.adapter.posts.find((p) => p.buttons.length === 3)!;
-  return { server, thread, post, conv: h.app.conversations.ensure(thread) };
+  return { server, thread, post, conv: (await h.app.conversations.ensure(thread)) };
 }
 
 describe('tool approvals', () => {
@@ -54,7 +54,7 @@ describe('tool approvals', () => {
 
   it('parks the run until the requester clicks Allow once, then runs the tool and goes on', async () => {
     const { server, thread, post, conv } = await askForApproval();
-    expect(h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
+    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     expect(server.calls).toEqual([]);
     expect(await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', 'U42')).toBeNull();
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed it.'));
@@ -66,7 +66,7 @@ describe('tool approvals', () => {
     const { server, thread, post, conv } = await askForApproval();
     const reply = await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', 'U99');
     expect(reply?.text).toMatch(/Only <@U42> \(who asked for this\) or an admin can allow or deny/);
-    expect(h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
+    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     expect(server.calls).toEqual([]);
   });
 
@@ -87,7 +87,7 @@ describe('tool approvals', () => {
     expect(h.adapter.ephemerals.at(-1)).toMatchObject({ userId: 'U99', text: expect.stringMatching(/Only <@U42>/) });
     await h.adapter.say(thread, 'also check the toner', { userId: 'U99' });
     expect(h.adapter.textsIn(thread).at(-1)).toMatch(/Queued as task #2\. I'm waiting for a decision on a tool call first/);
-    expect(h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
+    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     expect(server.calls).toEqual([]);
   });
 
@@ -132,7 +132,7 @@ describe('tool approvals', () => {
   it('survives a restart while waiting: the decision after it resumes the run', async () => {
     const { server, thread, conv } = await askForApproval();
     await h.restart();
-    expect(h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
+    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     await h.adapter.say(thread, 'allow', { userId: 'U42' });
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed it.'));
     expect(server.calls).toHaveLength(1);

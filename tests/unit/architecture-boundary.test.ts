@@ -84,6 +84,12 @@ describe('architecture', () => {
     expect(offenders(sources('src/agent'), (i) => i.target?.startsWith('src/db/') === true)).toEqual([]);
   });
 
+  it('only the SQLite store and src/db/ reach drizzle and better-sqlite3; the rest of the core talks to the Store', () => {
+    const sqliteOnly = (f: string) => f.startsWith('src/store/sqlite/') || f.startsWith('src/db/');
+    expect(offenders(all, (i, f) => (i.pkg === 'better-sqlite3' || i.pkg === 'drizzle-orm') && !sqliteOnly(f))).toEqual([]);
+    expect(offenders(all, (i, f) => i.target?.startsWith('src/store/sqlite/') === true && !f.startsWith('src/store/'))).toEqual([]);
+  });
+
   it('each SDK is imported only by the module that wraps it', () => {
     expect(offenders(all, (i, f) => i.pkg !== null && i.pkg in SDK_OWNERS && !SDK_OWNERS[i.pkg]!(f))).toEqual([]);
   });

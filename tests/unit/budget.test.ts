@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBudget, type Budget } from '../../src/budget/budget.js';
-import { createUsageStore, type UsageStore } from '../../src/budget/usage-store.js';
+import type { UsageStore } from '../../src/budget/usage-store.js';
 import { buildUsageReport } from '../../src/budget/usage-report.js';
 import { describeReset, msUntilUtcMidnight, utcDay, utcDayBefore } from '../../src/budget/utc-day.js';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../fakes/fake-clock.js';
 import type { LimitsSettings } from '../../src/settings/team-settings.js';
 import { settleRun } from '../../src/runtime/run-settlement.js';
 
@@ -21,7 +23,7 @@ let now = NINE_AM;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'errand-budget-'));
   db = openDatabase(join(dir, 'errand.db'));
-  store = createUsageStore(db);
+  store = createSqliteStore(db, new FakeClock()).usage;
   now = NINE_AM;
 });
 afterEach(() => {
@@ -50,7 +52,7 @@ describe('UTC days and resets', () => {
 });
 
 describe('token budgets', () => {
-  it('without limits refuses nothing and still records usage per run and per person and day', () => {
+  it('without limits refuses nothing and still records usage per run and per person and day', async () => {
     const b = budget({});
     const r = b.forRun(run('r1'), ALICE, 0);
     r.record(use(400));
@@ -59,7 +61,7 @@ describe('token budgets', () => {
     expect(r.exceeded()).toBeNull();
     expect(b.refusalFor(ALICE)).toBeNull();
     expect(db.$client.prepare("select tokens from runs where id = 'r1'").get()).toEqual({ tokens: 800 });
-    expect(store.userDay('2026-01-05', 'slack:U0ALICE01')).toEqual({ promptTokens: 600, completionTokens: 200 });
+    expect((await store.userDay('2026-01-05', 'slack:U0ALICE01'))).toEqual({ promptTokens: 600, completionTokens: 200 });
   });
 
   it('stops a run once it has passed tokensPerRun, counting what it used before a resume', () => {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import * as schema from '../../src/db/schema.js';
 import { checkHealth } from '../../src/metrics/health-check.js';
+import { databaseWriteProblem } from '../../src/store/sqlite/database-writable.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -20,30 +21,33 @@ function freshDb(): { db: Db; path: string } {
   return { db: openDatabase(path), path };
 }
 
+/** The probe the SQLite store gives the health check, over a given connection. */
+const probeOf = (db: Db) => ({ writeProblem: async () => databaseWriteProblem(db) });
+
 const adapter = (platform: string, state?: { connected: boolean; detail?: string }) => ({ platform, ...(state ? { connectionState: () => state } : {}) });
 
 describe('health check', () => {
-  it('is ok when the database takes writes and every platform is connected; an adapter that reports nothing counts as connected', () => {
+  it('is ok when the database takes writes and every platform is connected; an adapter that reports nothing counts as connected', async () => {
     const { db } = freshDb();
-    const report = checkHealth({ db, adapters: new Map([['slack', adapter('slack', { connected: true })], ['memory', adapter('memory')]]) });
+    const report = await checkHealth({ database: probeOf(db), adapters: new Map([['slack', adapter('slack', { connected: true })], ['memory', adapter('memory')]]) });
     expect(report).toEqual({ status: 'ok', problems: [], database: { writable: true }, platforms: { slack: { connected: true }, memory: { connected: true } } });
     closeDatabase(db);
   });
 
-  it('names each platform that is not connected, with what it is doing', () => {
+  it('names each platform that is not connected, with what it is doing', async () => {
     const { db } = freshDb();
-    const report = checkHealth({ db, adapters: new Map([['slack', adapter('slack', { connected: false, detail: 'socket reconnecting' })], ['discord', adapter('discord', { connected: true })]]) });
+    const report = await checkHealth({ database: probeOf(db), adapters: new Map([['slack', adapter('slack', { connected: false, detail: 'socket reconnecting' })], ['discord', adapter('discord', { connected: true })]]) });
     expect(report.status).toBe('unhealthy');
     expect(report.problems).toEqual(['slack is not connected (socket reconnecting)']);
     closeDatabase(db);
   });
 
-  it('is unhealthy when the database file can only be read', () => {
+  it('is unhealthy when the database file can only be read', async () => {
     const { db, path } = freshDb();
     closeDatabase(db);
     const sqlite = new Database(path, { readonly: true });
     const readonly = Object.assign(drizzle(sqlite, { schema }), { $client: sqlite }) as Db;
-    const report = checkHealth({ db: readonly, adapters: new Map() });
+    const report = await checkHealth({ database: probeOf(readonly), adapters: new Map() });
     expect(report.status).toBe('unhealthy');
     expect(report.database.writable).toBe(false);
     expect(report.problems[0]).toMatch(/^the database cannot be written \(SQLITE_READONLY/);
@@ -51,20 +55,20 @@ describe('health check', () => {
     sqlite.close();
   });
 
-  it('writes nothing: the check leaves the database as it was', () => {
+  it('writes nothing: the check leaves the database as it was', async () => {
     const { db } = freshDb();
     const before = db.$client.pragma('user_version', { simple: true });
     const changes = db.$client.prepare('select total_changes() as n').pluck();
     const n = changes.get();
-    checkHealth({ db, adapters: new Map() });
+    await checkHealth({ database: probeOf(db), adapters: new Map() });
     expect(db.$client.pragma('user_version', { simple: true })).toBe(before);
     expect(changes.get()).toBe(n);
     closeDatabase(db);
   });
 
-  it('lists the MCP servers for information without making Errand unhealthy', () => {
+  it('lists the MCP servers for information without making Errand unhealthy', async () => {
     const { db } = freshDb();
-    const report = checkHealth({ db, adapters: new Map(), toolServers: () => [{ name: 'github', state: 'failed', reason: 'exited with code 1' }] });
+    const report = await checkHealth({ database: probeOf(db), adapters: new Map(), toolServers: () => [{ name: 'github', state: 'failed', reason: 'exited with code 1' }] });
     expect(report.status).toBe('ok');
     expect(report.mcp).toEqual([{ name: 'github', state: 'failed', reason: 'exited with code 1' }]);
     closeDatabase(db);

@@ -84,7 +84,7 @@ describe('history tools', () => {
 
   it('read through the in-memory platform what people said, also without the bot answering', async () => {
     const adapter = new MemoryAdapter();
-    await adapter.start({ onMessage: async () => {}, knowsConversation: () => false, onCommand: async () => ({ text: '' }), onAction: async () => null });
+    await adapter.start({ onMessage: async () => {}, knowsConversation: async () => false, onCommand: async () => ({ text: '' }), onAction: async () => null });
     await adapter.say(conversation, 'first', { userId: 'U2' });
     await adapter.postMessage(conversation, { text: 'answer' });
     const r = await createToolRegistry(createHistoryTools(() => adapter)).execute(call('read_thread', {}), context);

@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { countingSink } from '../../src/metrics/counting-sink.js';
 import { instrumentLlm } from '../../src/metrics/instrumented-llm.js';
-import { createGaugeReader } from '../../src/metrics/metric-gauges.js';
+import { createSqliteGaugeReader } from '../../src/store/sqlite/sqlite-gauges.js';
 import { noopMetrics } from '../../src/metrics/metrics.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus-metrics.js';
 import { parseExposition } from '../e2e/prometheus-text.js';
@@ -37,7 +37,7 @@ describe('prom-client metrics', () => {
     p.metrics.outbound('discord');
     p.metrics.rateLimited('discord');
     p.metrics.scheduleFired('skipped');
-    p.readGaugesFrom(() => ({ runsActive: 2, tasksPending: 7 }));
+    p.readGaugesFrom(async () => ({ runsActive: 2, tasksPending: 7 }));
     const { contentType, body } = await p.render();
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const e = parseExposition(body);
@@ -61,7 +61,7 @@ describe('prom-client metrics', () => {
   it('reads the gauges once per scrape, at scrape time', async () => {
     const p = createPrometheusMetrics(silentLogger());
     let reads = 0;
-    p.readGaugesFrom(() => ({ runsActive: ++reads, tasksPending: 0 }));
+    p.readGaugesFrom(async () => ({ runsActive: ++reads, tasksPending: 0 }));
     expect(reads).toBe(0);
     expect(parseExposition((await p.render()).body).value('errand_runs_active')).toBe(1);
     expect(parseExposition((await p.render()).body).value('errand_runs_active')).toBe(2);
@@ -71,7 +71,7 @@ describe('prom-client metrics', () => {
   it('shows the gauges as NaN and still renders the counters when the database cannot be read', async () => {
     const p = createPrometheusMetrics(silentLogger());
     p.metrics.inbound('slack');
-    p.readGaugesFrom(() => {
+    p.readGaugesFrom(async () => {
       throw new Error('database closed');
     });
     const e = parseExposition((await p.render()).body);
@@ -90,7 +90,7 @@ describe('prom-client metrics', () => {
 describe('gauge queries', () => {
   it('count active runs and pending tasks through the partial indexes', () => {
     const db = openDatabase(':memory:');
-    expect(createGaugeReader(db)()).toEqual({ runsActive: 0, tasksPending: 0 });
+    expect(createSqliteGaugeReader(db)()).toEqual({ runsActive: 0, tasksPending: 0 });
     const plans = [
       "select count(*) as n from runs where status in ('running', 'waiting_user')",
       "select count(*) as n from tasks where status in ('pending', 'in_progress') and status = 'pending'",
@@ -136,7 +136,7 @@ describe('inbound counting', () => {
         onMessage: async (m) => void seen.push(m.messageId),
         onCommand: async (c) => ({ text: c.name }),
         onAction: async () => null,
-        knowsConversation: () => false,
+        knowsConversation: async () => false,
       },
       'slack',
       metrics,

@@ -1,45 +1,47 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
-import { createConversationStore, OPEN_WORK_IN_CHANNEL_SQL, type ConversationStore } from '../../src/conversations/conversation-store.js';
-import { createRunStore } from '../../src/runs/run-store.js';
-import { createTaskService, type TaskService } from '../../src/tasks/task-service.js';
+import type { ConversationStore } from '../../src/conversations/conversation-store.js';
+import type { RunStore } from '../../src/runs/run-store.js';
+import { OPEN_WORK_IN_CHANNEL_SQL } from '../../src/store/sqlite/sqlite-conversation-store.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { TaskService } from '../../src/tasks/task-service.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
 let db: Db;
 let conversations: ConversationStore;
 let tasks: TaskService;
+let runs: RunStore;
 const clock = new FakeClock();
 const channel = { platform: 'slack', workspace: 'T0TEAM0001', channel: 'C0GENERAL' };
 
 beforeEach(() => {
   db = openDatabase(':memory:');
-  conversations = createConversationStore(db, clock);
-  tasks = createTaskService(db, clock);
+  ({ conversations, tasks, runs } = createSqliteStore(db, clock));
 });
-afterEach(() => closeDatabase(db));
+afterEach(async () => closeDatabase(db));
 
-function conversationWithTask(ch: typeof channel, thread: string, finish: boolean): string {
-  const id = conversations.ensure({ ...ch, thread });
-  const added = tasks.add({ conversationId: id, title: 't', description: 'd', createdBy: 'user' });
+async function conversationWithTask(ch: typeof channel, thread: string, finish: boolean): Promise<string> {
+  const id = (await conversations.ensure({ ...ch, thread }));
+  const added = (await tasks.add({ conversationId: id, title: 't', description: 'd', createdBy: 'user' }));
   if (!added.ok) throw new Error(added.error);
-  if (finish) tasks.complete(id, added.task.id, 'done');
+  if (finish) (await tasks.complete(id, added.task.id, 'done'));
   return id;
 }
 
 describe('conversations with open work in a channel', () => {
-  it('are the ones with a pending or running task or an active run, in this channel only', () => {
-    for (let i = 0; i < 50; i++) conversationWithTask(channel, `1700000000.${String(i).padStart(6, '0')}`, true);
-    const pending = conversationWithTask(channel, '1700000001.000001', false);
-    const running = conversationWithTask(channel, '1700000001.000002', false);
-    tasks.claimNext(running);
-    const waiting = conversations.ensure({ ...channel, thread: '1700000001.000003' });
-    createRunStore(db, clock).create(waiting, null);
-    conversationWithTask({ ...channel, channel: 'C0GENERAL2' }, '1700000001.000004', false);
-    conversationWithTask({ ...channel, channel: 'C0GENERA' }, '1700000001.000005', false);
-    conversations.ensure({ ...channel, thread: null });
+  it('are the ones with a pending or running task or an active run, in this channel only', async () => {
+    for (let i = 0; i < 50; i++) await conversationWithTask(channel, `1700000000.${String(i).padStart(6, '0')}`, true);
+    const pending = await conversationWithTask(channel, '1700000001.000001', false);
+    const running = await conversationWithTask(channel, '1700000001.000002', false);
+    (await tasks.claimNext(running));
+    const waiting = (await conversations.ensure({ ...channel, thread: '1700000001.000003' }));
+    await runs.create(waiting, null);
+    await conversationWithTask({ ...channel, channel: 'C0GENERAL2' }, '1700000001.000004', false);
+    await conversationWithTask({ ...channel, channel: 'C0GENERA' }, '1700000001.000005', false);
+    (await conversations.ensure({ ...channel, thread: null }));
 
-    expect(conversations.listWithOpenWork(channel).map((c) => c.id)).toEqual([pending, running, waiting]);
-    expect(conversations.listWithOpenWork(channel)[0]).toMatchObject({ platform: 'slack', workspace: 'T0TEAM0001', channel: 'C0GENERAL', thread: '1700000001.000001' });
+    expect((await conversations.listWithOpenWork(channel)).map((c) => c.id)).toEqual([pending, running, waiting]);
+    expect((await conversations.listWithOpenWork(channel))[0]).toMatchObject({ platform: 'slack', workspace: 'T0TEAM0001', channel: 'C0GENERAL', thread: '1700000001.000001' });
   });
 
   it('are found through the open-work indexes, never by scanning the channel or every task', () => {

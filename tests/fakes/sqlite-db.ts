@@ -1,0 +1,9 @@
+import type { Db } from '../../src/db/client.js';
+import { isSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+
+/** The SQLite handle behind an app's store, for tests that read or break the file directly. */
+export function sqliteDb(store: Store): Db {
+  if (!isSqliteStore(store)) throw new Error('this test reads the SQLite database directly');
+  return store.db;
+}

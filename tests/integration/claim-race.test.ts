@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../fakes/wait-for.js';
+import { startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => h.close());
+
+describe('claiming work with an asynchronous store', () => {
+  it('starts one run when two callers claim the same conversation in the same tick', async () => {
+    h = await startHarness();
+    const conversationId = await h.app.conversations.ensure(h.adapter.thread());
+    const added = await h.app.tasks.add({ conversationId, title: 'once', description: 'do it once', createdBy: 'user' });
+    expect(added.ok).toBe(true);
+    const results = await Promise.all([h.app.coordinator.startNext(conversationId), h.app.coordinator.startNext(conversationId)]);
+    expect(results.map((r) => r.kind).sort()).toEqual(['busy_conversation', 'started']);
+    await h.app.coordinator.idle();
+    expect(h.model.requests).toHaveLength(1);
+    await waitFor(async () => (await h.app.tasks.list(conversationId))[0]?.status === 'completed');
+  });
+
+  it('keeps the concurrency limit when many conversations are claimed in the same tick', async () => {
+    h = await startHarness({ MAX_CONCURRENT_RUNS: '2' });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const id = await h.app.conversations.ensure({ ...h.adapter.thread(), thread: `race-${i}` });
+      await h.app.tasks.add({ conversationId: id, title: `t${i}`, description: `t${i}`, createdBy: 'user' });
+      ids.push(id);
+    }
+    const results = await Promise.all(ids.map((id) => h.app.coordinator.startNext(id)));
+    expect(results.map((r) => r.kind)).toEqual(['started', 'started', 'busy_global', 'busy_global']);
+    expect(results.filter((r) => r.kind === 'busy_global')).toHaveLength(2);
+  });
+});
