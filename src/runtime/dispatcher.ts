@@ -230,6 +230,8 @@ export class Dispatcher implements InboundSink {
     const started = await deps.coordinator.startNext(conversationId);
     if (started.kind === 'started' && started.taskId === decision.taskId) return;
     if (started.kind === 'stopping') return;
+    // A claim running beside this one (a pump after another run ended) may have started the task itself.
+    if (started.kind === 'busy_conversation' && (await deps.tasks.get(decision.taskId))?.status !== 'pending') return;
     if (decision.awaitingApproval) return deps.commands.note(conversationId, notices.queuedBehindApproval(decision.taskId));
     const why =
       decision.busy || started.kind === 'busy_conversation' || started.kind === 'started'

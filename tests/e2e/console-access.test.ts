@@ -56,7 +56,7 @@ describe('access rules in the console', () => {
     c.type('/tasks');
     await waitFor(() => c.printed().split(NOT_LISTED).length === 3, 5000, 'the refusal of /tasks');
     expect(c.model.requests).toHaveLength(0);
-    expect(c.app.tasks.get(1)).toBeNull();
+    expect(await c.app.tasks.get(1)).toBeNull();
   });
 
   it('with console:you listed, it answers', async () => {

@@ -96,7 +96,7 @@ describe('MCP tools on Discord, end to end (real discord.js, real MCP hub on the
   it('nobody deciding within ASK_TIMEOUT_MINUTES counts as denied, and the post says so', async () => {
     const { e, thread, approval } = await askForApproval('timed-out', 'Nobody answered, so I did not save it.');
     e.clock.advance(1441 * 60_000);
-    e.app.heartbeat.tick();
+    await e.app.heartbeat.tick();
     await waitFor(() => texts(e, thread).includes('Nobody answered, so I did not save it.'), 10_000, 'the answer');
     expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: false, error: expect.stringMatching(/^Nobody approved this tool call within 1440 minutes/) }]);
     expect(written('timed-out')).toBe(0);

@@ -53,6 +53,6 @@ describe('Slack catch-up of a waiting question', () => {
     await waitFor(() => texts(s, ts).includes('Exported as PDF.'), 20_000, 'the resumed run');
     const resumed = model.requests.at(-1)!;
     expect(JSON.stringify(resumed.messages.filter((m) => m.role === 'tool'))).toContain('PDF please');
-    expect(e.app().tasks.list(`slack:${s.teamId}:${CHANNEL}:${ts}`)).toHaveLength(1);
+    expect(await e.app().tasks.list(`slack:${s.teamId}:${CHANNEL}:${ts}`)).toHaveLength(1);
   });
 });

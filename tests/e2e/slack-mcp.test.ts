@@ -100,7 +100,7 @@ describe('MCP tools on Slack, end to end (real Bolt, real MCP hub on the stdio f
   it('nobody deciding within ASK_TIMEOUT_MINUTES counts as denied, and the post says so', async () => {
     const { e, ts, approval } = await askForApproval('timed-out', 'Nobody answered, so I did not save it.');
     e.clock.advance(1441 * 60_000);
-    e.app.heartbeat.tick();
+    await e.app.heartbeat.tick();
     await waitFor(() => texts(e.slack, ts).includes('Nobody answered, so I did not save it.'), 10_000, 'the answer');
     expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: false, error: expect.stringMatching(/^Nobody approved this tool call within 1440 minutes/) }]);
     expect(written('timed-out')).toBe(0);

@@ -38,6 +38,24 @@ export class FakeClock implements Clock {
     this.current = target;
   }
 
+  /**
+   * As `advance`, but after each timer fires waits for `settled` (e.g. the scheduler's `idle`), so
+   * asynchronous work a timer starts (and the timers it sets) is done before time moves on.
+   */
+  async advanceSettled(ms: number, settled: () => Promise<void>): Promise<void> {
+    const target = this.current + ms;
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | null = null;
+      for (const entry of this.timers) if (entry[1].at <= target && (next === null || entry[1].at < next[1].at)) next = entry;
+      if (!next) break;
+      this.timers.delete(next[0]);
+      this.current = next[1].at;
+      next[1].fn();
+      await settled();
+    }
+    this.current = target;
+  }
+
   pendingTimers(): number {
     return this.timers.size;
   }

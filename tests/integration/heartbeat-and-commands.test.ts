@@ -9,7 +9,7 @@ describe('heartbeat', () => {
   it('posts nothing and starts nothing when there is nothing to do', async () => {
     h = await startHarness({ HEARTBEAT_SECONDS: '5' });
     h.clock.advance(60_000);
-    expect(h.app.heartbeat.tick()).toEqual({ expiredQuestions: 0, started: 0, skipped: 'no_ready_tasks' });
+    expect(await h.app.heartbeat.tick()).toEqual({ expiredQuestions: 0, started: 0, skipped: 'no_ready_tasks' });
     expect(h.adapter.posts).toEqual([]);
     expect(h.model.requests).toEqual([]);
   });

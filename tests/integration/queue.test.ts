@@ -38,6 +38,7 @@ describe('dispatcher and to-do queue', () => {
     await h.adapter.say(thread, 'first request');
     await waitFor(() => h.model.requests.length === 1);
     await h.adapter.say(thread, 'second request');
+    await waitFor(() => h.adapter.textsIn(thread).length === 1);
     expect(h.adapter.textsIn(thread)).toEqual([expect.stringMatching(/Queued as task #2\. I'll start on it when I finish/)]);
     expect(h.model.requests).toHaveLength(1);
     g.open();

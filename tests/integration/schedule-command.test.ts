@@ -22,8 +22,8 @@ describe('/schedules', () => {
 
   it('lists id, description, next run, status and target of each schedule in this channel', async () => {
     const { run, add, w } = setup();
-    add('Summarise open tasks', 'cron', '0 9 * * 1-5');
-    add('Ping the thread', 'interval', '30', 'thread');
+    await add('Summarise open tasks', 'cron', '0 9 * * 1-5');
+    await add('Ping the thread', 'interval', '30', 'thread');
     (await w.service.create({ channel: { ...CHANNEL, channel: 'C2' }, target: 'channel', conversationId: null, prompt: 'elsewhere', kind: 'interval', spec: '30', timezone: 'UTC', createdBy: 'U1' }));
     expect(await run('')).toBe(
       [
@@ -36,11 +36,11 @@ describe('/schedules', () => {
 
   it('pauses, resumes and deletes by id, and shows paused, completed and failed ones', async () => {
     const { run, add, w } = setup();
-    const cron = add('digest', 'cron', '0 9 * * *');
-    const once = add('remind', 'once', '2026-01-05T10:05');
+    const cron = await add('digest', 'cron', '0 9 * * *');
+    const once = await add('remind', 'once', '2026-01-05T10:05');
     expect(await run(`pause ${cron}`)).toBe(`Paused schedule #${cron} (At 09:00 (Europe/Berlin)). Resume it with \`/schedules resume ${cron}\`.`);
     w.launcher.failWith = 'no access to channel';
-    w.clock.advance(5 * MINUTE);
+    await w.clock.advanceSettled(5 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     const list = await run('list');
     expect(list).toContain(`⏸️ #${cron} At 09:00 (Europe/Berlin) — paused`);
@@ -67,8 +67,8 @@ describe('/schedules', () => {
 describe('/schedules over time', () => {
   it('keeps only the five latest completed one-offs in the list', async () => {
     const { run, add, w } = setup();
-    for (let i = 0; i < 8; i++) add(`one-off ${i}`, 'once', `2026-01-05T10:${String(10 + i).padStart(2, '0')}`);
-    w.clock.advance(60 * MINUTE);
+    for (let i = 0; i < 8; i++) await add(`one-off ${i}`, 'once', `2026-01-05T10:${String(10 + i).padStart(2, '0')}`);
+    await w.clock.advanceSettled(60 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     const text = await run('');
     expect(text.match(/✅/g)).toHaveLength(5);

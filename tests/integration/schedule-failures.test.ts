@@ -10,7 +10,7 @@ async function everyTenMinutes(w: ReturnType<typeof scheduleWorld>) {
 
 async function fire(w: ReturnType<typeof scheduleWorld>, times: number): Promise<void> {
   for (let i = 0; i < times; i++) {
-    w.clock.advance(10 * MINUTE);
+    await w.clock.advanceSettled(10 * MINUTE, () => w.scheduler.idle());
     await settle(w);
   }
 }

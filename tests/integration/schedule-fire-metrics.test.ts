@@ -28,10 +28,10 @@ describe('schedule fire metrics', () => {
     const w = world();
     await w.scheduler.start(w.launcher);
     await create(w, 'interval', '10');
-    w.clock.advance(10 * MINUTE);
+    await w.clock.advanceSettled(10 * MINUTE, () => w.scheduler.idle());
     await w.scheduler.idle();
     w.launcher.failWith = 'no adapter';
-    w.clock.advance(10 * MINUTE);
+    await w.clock.advanceSettled(10 * MINUTE, () => w.scheduler.idle());
     await w.scheduler.idle();
     expect(w.launcher.launches).toHaveLength(2);
     expect(w.metrics.scheduleFires).toEqual(['started', 'failed']);
@@ -40,9 +40,9 @@ describe('schedule fire metrics', () => {
   it('counts a fire missed beyond the grace as skipped, not started', async () => {
     const w = world({ MISSED_GRACE_MINUTES: '60' });
     await create(w, 'once', '2026-01-05T09:30');
-    w.clock.advance(3 * 60 * MINUTE);
+    await w.clock.advanceSettled(3 * 60 * MINUTE, () => w.scheduler.idle());
     await w.scheduler.start(w.launcher);
-    w.clock.advance(0);
+    await w.clock.advanceSettled(0, () => w.scheduler.idle());
     await w.scheduler.idle();
     expect(w.launcher.launches).toEqual([]);
     expect(w.metrics.scheduleFires).toEqual(['skipped']);

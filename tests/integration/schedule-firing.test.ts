@@ -21,9 +21,9 @@ describe('firing', () => {
     const w = scheduleWorld();
     await w.scheduler.start(w.launcher);
     const s = await create(w, 'once', '2026-01-05T10:15');
-    w.clock.advance(75 * MINUTE - 1);
+    await w.clock.advanceSettled(75 * MINUTE - 1, () => w.scheduler.idle());
     expect(w.launcher.launches).toEqual([]);
-    w.clock.advance(1);
+    await w.clock.advanceSettled(1, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches).toEqual([{ via: 'channel', at: START + 75 * MINUTE, scheduleId: s.id, prompt: 'run once 2026-01-05T10:15', channel: CHANNEL }]);
     expect((await w.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'completed', runCount: 1, lastRunAt: START + 75 * MINUTE, nextRunAt: null } });
@@ -35,7 +35,7 @@ describe('firing', () => {
     await w.scheduler.start(w.launcher);
     const s = await create(w, 'cron', '0 9 * * 1-5', { timezone: 'Europe/Berlin', target: 'thread' });
     expect(s.nextRunAt).toBe(Date.parse('2026-01-06T08:00:00Z'));
-    w.clock.advance(5 * 24 * 60 * MINUTE);
+    await w.clock.advanceSettled(5 * 24 * 60 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches.map((l) => new Date(l.at).toISOString())).toEqual([
       '2026-01-06T08:00:00.000Z',
@@ -49,10 +49,10 @@ describe('firing', () => {
 
   it('keeps a New York cron at 09:00 local through the March and November changes', async () => {
     const w = scheduleWorld();
-    w.clock.advance(Date.parse('2026-03-06T15:00:00Z') - START);
+    await w.clock.advanceSettled(Date.parse('2026-03-06T15:00:00Z') - START, () => w.scheduler.idle());
     await w.scheduler.start(w.launcher);
     await create(w, 'cron', '0 9 * * *', { timezone: 'America/New_York' });
-    w.clock.advance(4 * 24 * 60 * MINUTE);
+    await w.clock.advanceSettled(4 * 24 * 60 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches.map((l) => new Date(l.at).toISOString())).toEqual([
       '2026-03-07T14:00:00.000Z',
@@ -61,10 +61,10 @@ describe('firing', () => {
       '2026-03-10T13:00:00.000Z',
     ]);
     w.launcher.launches.length = 0;
-    w.clock.advance(Date.parse('2026-10-31T15:00:00Z') - w.clock.now());
+    await w.clock.advanceSettled(Date.parse('2026-10-31T15:00:00Z') - w.clock.now(), () => w.scheduler.idle());
     await settle(w);
     w.launcher.launches.length = 0;
-    w.clock.advance(2 * 24 * 60 * MINUTE);
+    await w.clock.advanceSettled(2 * 24 * 60 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches.map((l) => new Date(l.at).toISOString())).toEqual(['2026-11-01T14:00:00.000Z', '2026-11-02T14:00:00.000Z']);
   });
@@ -74,10 +74,10 @@ describe('firing', () => {
     await w.scheduler.start(w.launcher);
     const s = await create(w, 'interval', '7');
     for (let i = 0; i < 100; i++) {
-      w.clock.advance(7 * MINUTE - 1 + (i % 3));
+      await w.clock.advanceSettled(7 * MINUTE - 1 + (i % 3), () => w.scheduler.idle());
       await settle(w);
     }
-    w.clock.advance(1);
+    await w.clock.advanceSettled(1, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches).toHaveLength(100);
     expect(w.launcher.launches.map((l) => l.at)).toEqual(Array.from({ length: 100 }, (_, k) => START + (k + 1) * 7 * MINUTE));
@@ -90,7 +90,7 @@ describe('firing', () => {
     const rec = await create(w, 'interval', '10');
     const one = await create(w, 'once', '2026-01-05T09:10');
     w.launcher.failWith = 'channel not found';
-    w.clock.advance(10 * MINUTE);
+    await w.clock.advanceSettled(10 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches).toHaveLength(2);
     const r = (await w.service.get(CHANNEL, rec.id));
@@ -98,7 +98,7 @@ describe('firing', () => {
     expect(r.ok && r.schedule.failReason).toMatch(/could not start: channel not found/);
     expect((await w.service.get(CHANNEL, one.id))).toMatchObject({ ok: true, schedule: { status: 'error' } });
     w.launcher.failWith = null;
-    w.clock.advance(10 * MINUTE);
+    await w.clock.advanceSettled(10 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect((await w.service.get(CHANNEL, rec.id))).toMatchObject({ ok: true, schedule: { status: 'active', runCount: 2, failReason: null } });
   });
@@ -110,7 +110,7 @@ describe('a large batch due at the same instant', () => {
     await w.scheduler.start(w.launcher);
     const ids: number[] = [];
     for (let i = 0; i < 60; i++) ids.push(((await create(w, 'cron', `${i % 30} 10 * * ${i < 20 ? '*' : i < 40 ? '1-5' : '0'}`, { timezone: 'America/New_York' }))).id);
-    w.clock.advance(24 * 60 * MINUTE);
+    await w.clock.advanceSettled(24 * 60 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches).toHaveLength(40);
     expect(new Set(w.launcher.launches.map((l) => l.scheduleId)).size).toBe(40);
@@ -129,11 +129,11 @@ describe('pause, resume, delete', () => {
     const s = await create(w, 'interval', '10');
     expect((await w.service.pause(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'paused', nextRunAt: null } });
     expect(w.scheduler.armedCount).toBe(0);
-    w.clock.advance(35 * MINUTE);
+    await w.clock.advanceSettled(35 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches).toEqual([]);
     expect((await w.service.resume(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'active', nextRunAt: START + 40 * MINUTE } });
-    w.clock.advance(5 * MINUTE);
+    await w.clock.advanceSettled(5 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches.map((l) => l.at)).toEqual([START + 40 * MINUTE]);
   });
@@ -143,7 +143,7 @@ describe('pause, resume, delete', () => {
     await w.scheduler.start(w.launcher);
     const s = await create(w, 'interval', '10');
     expect((await w.service.delete(CHANNEL, s.id)).ok).toBe(true);
-    w.clock.advance(60 * MINUTE);
+    await w.clock.advanceSettled(60 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches).toEqual([]);
     expect((await w.service.list(CHANNEL))).toEqual([]);
@@ -167,7 +167,7 @@ describe('pause, resume, delete', () => {
     await w.scheduler.start(w.launcher);
     const s = await create(w, 'once', '2026-01-05T09:30');
     (await w.service.pause(CHANNEL, s.id));
-    w.clock.advance(60 * MINUTE);
+    await w.clock.advanceSettled(60 * MINUTE, () => w.scheduler.idle());
     expect((await w.service.resume(CHANNEL, s.id))).toMatchObject({ ok: false, error: expect.stringMatching(/no future fire time/) });
   });
 });
@@ -186,10 +186,10 @@ describe('a schedule changed while its fire is being recorded', () => {
     await w.scheduler.start(launcher);
     const s = await create(w, 'interval', '10');
     pauseOnLaunch = s.id;
-    w.clock.advance(10 * MINUTE);
+    await w.clock.advanceSettled(10 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect((await w.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'paused', nextRunAt: null, runCount: 1 } });
-    w.clock.advance(60 * MINUTE);
+    await w.clock.advanceSettled(60 * MINUTE, () => w.scheduler.idle());
     expect(w.launcher.launches).toHaveLength(1);
   });
 });

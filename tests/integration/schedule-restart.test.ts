@@ -10,7 +10,7 @@ async function create(w: ScheduleWorld, kind: 'once' | 'cron' | 'interval', spec
 /** Stops the first process, lets `downMinutes` pass with nothing running, and starts a second one. */
 async function downFor(w: ScheduleWorld, downMinutes: number): Promise<ScheduleWorld> {
   await w.scheduler.stop();
-  w.clock.advance(downMinutes * MINUTE);
+  await w.clock.advanceSettled(downMinutes * MINUTE, () => w.scheduler.idle());
   const next = w.restart();
   return next;
 }
@@ -25,7 +25,7 @@ describe('restart', () => {
     (await w.service.pause(CHANNEL, paused.id));
     const w2 = await downFor(w, 1);
     expect(await w2.scheduler.start(w2.launcher)).toEqual({ armed: 2, overdue: 0 });
-    w2.clock.advance(3 * 60 * MINUTE);
+    await w2.clock.advanceSettled(3 * 60 * MINUTE, () => w2.scheduler.idle());
     await settle(w2);
     expect(w2.launcher.launches.map((l) => (l.at - START) / MINUTE)).toEqual([30, 60, 90, 120, 150, 180]);
     expect(w.launcher.launches).toEqual([]);
@@ -37,11 +37,11 @@ describe('restart', () => {
     const s = await create(w, 'interval', '10');
     const w2 = await downFor(w, 45);
     expect(await w2.scheduler.start(w2.launcher)).toEqual({ armed: 1, overdue: 1 });
-    w2.clock.advance(0);
+    await w2.clock.advanceSettled(0, () => w2.scheduler.idle());
     await settle(w2);
     expect(w2.launcher.launches.map((l) => (l.at - START) / MINUTE)).toEqual([45]);
     expect((await w2.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { runCount: 1, lastRunAt: START + 45 * MINUTE, nextRunAt: START + 50 * MINUTE } });
-    w2.clock.advance(5 * MINUTE);
+    await w2.clock.advanceSettled(5 * MINUTE, () => w2.scheduler.idle());
     await settle(w2);
     expect(w2.launcher.launches.map((l) => (l.at - START) / MINUTE)).toEqual([45, 50]);
   });
@@ -52,7 +52,7 @@ describe('restart', () => {
     const s = await create(w, 'once', '2026-01-05T09:20');
     const w2 = await downFor(w, 30);
     await w2.scheduler.start(w2.launcher);
-    w2.clock.advance(0);
+    await w2.clock.advanceSettled(0, () => w2.scheduler.idle());
     await settle(w2);
     expect(w2.launcher.launches).toHaveLength(1);
     expect((await w2.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { status: 'completed', runCount: 1 } });
@@ -65,7 +65,7 @@ describe('restart', () => {
     const once = await create(w, 'once', '2026-01-05T09:30');
     const w2 = await downFor(w, 3 * 60);
     await w2.scheduler.start(w2.launcher);
-    w2.clock.advance(0);
+    await w2.clock.advanceSettled(0, () => w2.scheduler.idle());
     await settle(w2);
     expect(w2.launcher.launches).toEqual([]);
     const d = (await w2.service.get(CHANNEL, daily.id));
@@ -74,7 +74,7 @@ describe('restart', () => {
     const o = (await w2.service.get(CHANNEL, once.id));
     expect(o).toMatchObject({ ok: true, schedule: { status: 'error', nextRunAt: null } });
     expect(o.ok && o.schedule.failReason).toMatch(/Skipped the run due/);
-    w2.clock.advance(24 * 60 * MINUTE);
+    await w2.clock.advanceSettled(24 * 60 * MINUTE, () => w2.scheduler.idle());
     await settle(w2);
     expect(w2.launcher.launches.map((l) => new Date(l.at).toISOString())).toEqual(['2026-01-06T10:00:00.000Z']);
   });
@@ -83,10 +83,10 @@ describe('restart', () => {
     const w = scheduleWorld();
     const s = await create(w, 'interval', '10');
     w.db.$client.prepare('update schedules set next_run_at = null, run_count = 1 where id = ?').run(s.id);
-    w.clock.advance(25 * MINUTE);
+    await w.clock.advanceSettled(25 * MINUTE, () => w.scheduler.idle());
     expect(await w.scheduler.start(w.launcher)).toEqual({ armed: 1, overdue: 0 });
     expect((await w.service.get(CHANNEL, s.id))).toMatchObject({ ok: true, schedule: { nextRunAt: START + 30 * MINUTE } });
-    w.clock.advance(5 * MINUTE);
+    await w.clock.advanceSettled(5 * MINUTE, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches.map((l) => (l.at - START) / MINUTE)).toEqual([30]);
   });
@@ -97,7 +97,7 @@ describe('restart', () => {
     await create(w, 'interval', '10');
     await w.scheduler.stop();
     expect(w.clock.pendingTimers()).toBe(0);
-    w.clock.advance(60 * MINUTE);
+    await w.clock.advanceSettled(60 * MINUTE, () => w.scheduler.idle());
     expect(w.launcher.launches).toEqual([]);
   });
 });

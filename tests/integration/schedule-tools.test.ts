@@ -43,7 +43,7 @@ describe('schedule_prompt', () => {
     expect(r).toMatchObject({ ok: true, schedule: { description: 'Every 90 minutes', target: 'thread', timezone: 'America/New_York' } });
     const next = (r.schedule as { next_runs: { iso: string }[] }).next_runs.map((n) => n.iso);
     expect(next).toEqual(['2026-01-05T05:30:00-05:00', '2026-01-05T07:00:00-05:00', '2026-01-05T08:30:00-05:00']);
-    w.clock.advance(90 * 60_000);
+    await w.clock.advanceSettled(90 * 60_000, () => w.scheduler.idle());
     await settle(w);
     expect(w.launcher.launches).toMatchObject([{ via: 'thread', conversationId: THREAD_ID, prompt: 'Check the build' }]);
   });

@@ -84,8 +84,10 @@ describe('tool approvals', () => {
   it('a typed "allow" from someone else is refused privately; their other messages become to-dos', async () => {
     const { server, thread, conv } = await askForApproval();
     await h.adapter.say(thread, 'allow', { userId: 'U99' });
+    await waitFor(() => h.adapter.ephemerals.length > 0);
     expect(h.adapter.ephemerals.at(-1)).toMatchObject({ userId: 'U99', text: expect.stringMatching(/Only <@U42>/) });
     await h.adapter.say(thread, 'also check the toner', { userId: 'U99' });
+    await waitFor(() => /Queued as task #2/.test(h.adapter.textsIn(thread).at(-1) ?? ''));
     expect(h.adapter.textsIn(thread).at(-1)).toMatch(/Queued as task #2\. I'm waiting for a decision on a tool call first/);
     expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
     expect(server.calls).toEqual([]);
@@ -122,7 +124,7 @@ describe('tool approvals', () => {
   it('times out as denied after ASK_TIMEOUT_MINUTES', async () => {
     const { server, thread, post } = await askForApproval('Nobody answered; skipping.');
     h.clock.advance(1441 * 60_000);
-    h.app.heartbeat.tick();
+    await h.app.heartbeat.tick();
     await waitFor(() => h.adapter.textsIn(thread).some((t) => t.startsWith('Nobody answered; skipping.')));
     expect(server.calls).toEqual([]);
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ ok: false, error: expect.stringMatching(/Nobody approved this tool call within 1440 minutes/) });

@@ -41,7 +41,7 @@ const budget = (limits: LimitsSettings): Budget => createBudget({ store, limits,
 const use = (tokens: number) => ({ promptTokens: tokens - Math.floor(tokens / 4), completionTokens: Math.floor(tokens / 4) });
 
 describe('UTC days and resets', () => {
-  it('keys days in UTC and says when the next one starts', () => {
+  it('keys days in UTC and says when the next one starts', async () => {
     expect(utcDay(Date.UTC(2026, 0, 5, 23, 59))).toBe('2026-01-05');
     expect(utcDayBefore(NINE_AM, 29)).toBe('2025-12-07');
     expect(msUntilUtcMidnight(Date.UTC(2026, 0, 5, 20, 48))).toBe((3 * 60 + 12) * 60_000);
@@ -55,84 +55,84 @@ describe('token budgets', () => {
   it('without limits refuses nothing and still records usage per run and per person and day', async () => {
     const b = budget({});
     const r = b.forRun(run('r1'), ALICE, 0);
-    r.record(use(400));
-    r.record(use(400));
+    await r.record(use(400));
+    await r.record(use(400));
     expect(r.spent()).toBe(800);
-    expect(r.exceeded()).toBeNull();
-    expect(b.refusalFor(ALICE)).toBeNull();
+    expect(await r.exceeded()).toBeNull();
+    expect(await b.refusalFor(ALICE)).toBeNull();
     expect(db.$client.prepare("select tokens from runs where id = 'r1'").get()).toEqual({ tokens: 800 });
     expect((await store.userDay('2026-01-05', 'slack:U0ALICE01'))).toEqual({ promptTokens: 600, completionTokens: 200 });
   });
 
-  it('stops a run once it has passed tokensPerRun, counting what it used before a resume', () => {
+  it('stops a run once it has passed tokensPerRun, counting what it used before a resume', async () => {
     const b = budget({ tokensPerRun: 1000 });
-    b.forRun(run('r1'), ALICE, 0).record(use(600));
+    await b.forRun(run('r1'), ALICE, 0).record(use(600));
     const r = b.forRun('r1', ALICE, 600);
-    expect(r.exceeded()).toBeNull();
-    r.record(use(400));
-    expect(r.exceeded()).toBeNull();
-    r.record(use(1));
-    expect(r.exceeded()).toEqual({ scope: 'run', used: 1001, limit: 1000 });
+    expect(await r.exceeded()).toBeNull();
+    await r.record(use(400));
+    expect(await r.exceeded()).toBeNull();
+    await r.record(use(1));
+    expect(await r.exceeded()).toEqual({ scope: 'run', used: 1001, limit: 1000 });
   });
 
-  it('refuses a person past tokensPerUserPerDay with the reset time, and nobody else', () => {
+  it('refuses a person past tokensPerUserPerDay with the reset time, and nobody else', async () => {
     const b = budget({ tokensPerUserPerDay: 1000 });
-    expect(b.refusalFor(ALICE)).toBeNull();
-    b.forRun(run('r1'), ALICE, 0).record(use(1000));
+    expect(await b.refusalFor(ALICE)).toBeNull();
+    await b.forRun(run('r1'), ALICE, 0).record(use(1000));
     now = Date.UTC(2026, 0, 5, 20, 48);
-    expect(b.refusalFor(ALICE)).toBe("🪙 You've used your daily budget of 1,000 tokens (1,000 today), so I can't take this request. It resets at 00:00 UTC, in 3 h 12 min.");
-    expect(b.refusalFor(BOB)).toBeNull();
-    expect(b.dailyStop(ALICE)).toMatchObject({ scope: 'user_day', used: 1000, limit: 1000, userId: 'U0ALICE01' });
+    expect(await b.refusalFor(ALICE)).toBe("🪙 You've used your daily budget of 1,000 tokens (1,000 today), so I can't take this request. It resets at 00:00 UTC, in 3 h 12 min.");
+    expect(await b.refusalFor(BOB)).toBeNull();
+    expect(await b.dailyStop(ALICE)).toMatchObject({ scope: 'user_day', used: 1000, limit: 1000, userId: 'U0ALICE01' });
   });
 
-  it('refuses everyone once tokensPerDay is used, whoever used it', () => {
+  it('refuses everyone once tokensPerDay is used, whoever used it', async () => {
     const b = budget({ tokensPerDay: 1500 });
-    b.forRun(run('r1'), ALICE, 0).record(use(1000));
-    expect(b.refusalFor(BOB)).toBeNull();
-    b.forRun(run('r2'), null, 0).record(use(500));
-    expect(b.refusalFor(BOB)).toMatch(/^🪙 Today's token budget for everyone here \(1,500 tokens\) is used up, so I can't take this request\. It resets at 00:00 UTC, in 15 h\.$/);
+    await b.forRun(run('r1'), ALICE, 0).record(use(1000));
+    expect(await b.refusalFor(BOB)).toBeNull();
+    await b.forRun(run('r2'), null, 0).record(use(500));
+    expect(await b.refusalFor(BOB)).toMatch(/^🪙 Today's token budget for everyone here \(1,500 tokens\) is used up, so I can't take this request\. It resets at 00:00 UTC, in 15 h\.$/);
   });
 
-  it('stops a run in progress when its payer passes a daily budget', () => {
+  it('stops a run in progress when its payer passes a daily budget', async () => {
     const b = budget({ tokensPerUserPerDay: 1000 });
     const r = b.forRun(run('r1'), ALICE, 0);
-    r.record(use(999));
-    expect(r.exceeded()).toBeNull();
-    r.record(use(1));
-    expect(r.exceeded()).toMatchObject({ scope: 'user_day', used: 1000 });
+    await r.record(use(999));
+    expect(await r.exceeded()).toBeNull();
+    await r.record(use(1));
+    expect(await r.exceeded()).toMatchObject({ scope: 'user_day', used: 1000 });
   });
 
-  it('starts every UTC day afresh', () => {
+  it('starts every UTC day afresh', async () => {
     const b = budget({ tokensPerUserPerDay: 1000, tokensPerDay: 5000 });
-    b.forRun(run('r1'), ALICE, 0).record(use(1000));
-    expect(b.refusalFor(ALICE)).not.toBeNull();
+    await b.forRun(run('r1'), ALICE, 0).record(use(1000));
+    expect(await b.refusalFor(ALICE)).not.toBeNull();
     now = Date.UTC(2026, 0, 6, 0, 0, 1);
-    expect(b.refusalFor(ALICE)).toBeNull();
+    expect(await b.refusalFor(ALICE)).toBeNull();
   });
 
-  it('reads today from the database once, so usage recorded before a restart still counts', () => {
-    budget({}).forRun(run('r1'), ALICE, 0).record(use(1000));
+  it('reads today from the database once, so usage recorded before a restart still counts', async () => {
+    await budget({}).forRun(run('r1'), ALICE, 0).record(use(1000));
     const fresh = budget({ tokensPerUserPerDay: 1000 });
-    expect(fresh.refusalFor(ALICE)).toMatch(/daily budget of 1,000 tokens/);
+    expect(await fresh.refusalFor(ALICE)).toMatch(/daily budget of 1,000 tokens/);
   });
 });
 
 describe('/usage report', () => {
   const limits: LimitsSettings = { tokensPerUserPerDay: 10_000, tokensPerDay: 50_000, tokensPerRun: 4000 };
-  beforeEach(() => {
+  beforeEach(async () => {
     const b = budget(limits);
     now = Date.UTC(2026, 0, 1, 12);
-    b.forRun(run('old'), ALICE, 0).record(use(2000));
+    await b.forRun(run('old'), ALICE, 0).record(use(2000));
     now = NINE_AM;
-    b.forRun(run('r1'), ALICE, 0).record({ promptTokens: 1000, completionTokens: 234 });
-    b.forRun(run('r2'), BOB, 0).record(use(300));
+    await b.forRun(run('r1'), ALICE, 0).record({ promptTokens: 1000, completionTokens: 234 });
+    await b.forRun(run('r2'), BOB, 0).record(use(300));
     now = Date.UTC(2025, 11, 1);
-    b.forRun(run('ancient'), BOB, 0).record(use(99_999));
+    await b.forRun(run('ancient'), BOB, 0).record(use(99_999));
     now = NINE_AM;
   });
 
-  it("shows a person's own tokens today and over 30 days, the limits and what is left", () => {
-    const text = buildUsageReport({ store, limits, platform: 'slack', userId: 'U0ALICE01', admin: false, now });
+  it("shows a person's own tokens today and over 30 days, the limits and what is left", async () => {
+    const text = await buildUsageReport({ store, limits, platform: 'slack', userId: 'U0ALICE01', admin: false, now });
     expect(text).toBe(
       [
         '**Your usage**: today 1,234 tokens (prompt 1,000 / completion 234), last 30 days 3,234.',
@@ -147,8 +147,8 @@ describe('/usage report', () => {
     expect(text).not.toContain('U0BOB0001');
   });
 
-  it('shows admins everyone per user and in total', () => {
-    const text = buildUsageReport({ store, limits: {}, platform: 'slack', userId: 'U0ALICE01', admin: true, now });
+  it('shows admins everyone per user and in total', async () => {
+    const text = await buildUsageReport({ store, limits: {}, platform: 'slack', userId: 'U0ALICE01', admin: true, now });
     expect(text).toContain('**Everyone**: today 1,534 tokens (prompt 1,225 / completion 309), last 30 days 3,534.');
     expect(text).toContain('**Top 2 users, last 30 days**\n1. <@U0ALICE01> — 3,234 (today 1,234)\n2. <@U0BOB0001> — 300 (today 300)');
     expect(text).not.toContain('**Limits**');
@@ -157,7 +157,7 @@ describe('/usage report', () => {
 
 describe('settling a run that ran out of budget', () => {
   const base = { abortReason: null, attempts: 1, maxAttempts: 3, maxRunMinutes: 30, retryDelayMs: () => 1000 };
-  it('fails run and task (no retry) and says why, when it resets, and whose budget it was', () => {
+  it('fails run and task (no retry) and says why, when it resets, and whose budget it was', async () => {
     const s = settleRun({ ...base, ending: { kind: 'over_budget', runTokens: 0, stop: { scope: 'user_day', used: 1000, limit: 1000, userId: 'U0ALICE01', resetsInMs: 3_600_000 } } });
     expect(s.run).toEqual({ to: 'failed', error: 'token budget (user_day)' });
     expect(s.note).toBe("🪙 I didn't start this: <@U0ALICE01>'s daily token budget (1,000) is used up. It resets at 00:00 UTC, in 1 h.");
