@@ -37,8 +37,9 @@ function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as { code?: unknown }).code === 'EPERM';
   }
 }
 
