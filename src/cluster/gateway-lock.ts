@@ -32,13 +32,15 @@ export interface GatewayLock {
  * One holder cluster-wide, for what only one process may do (the Discord gateway connection). Built on a
  * session advisory lock: the server releases it the moment the holder's connection ends, so a crashed or
  * partitioned process loses it without any timeout, and a standby takes it at its next attempt.
- * Not a fence: a holder cut off from the database learns of the loss only when its connection fails (at
- * the latest at its next check), so for that long two processes may both believe they hold it.
+ * Not a fence: a holder cut off from the database learns of the loss only when its connection fails or its
+ * next check times out (within about two retry intervals), while the server frees the lock once TCP
+ * keepalive gives up on the holder (about four retry intervals); the gap is small but not zero.
  */
 export function createGatewayLock(options: GatewayLockOptions): GatewayLock {
   const { url, processId, clock, logger } = options;
   const key = advisoryLockKey(options.name ?? 'discord-gateway');
   const retryMs = options.retryMs ?? 5000;
+  const keepaliveSeconds = Math.max(1, Math.ceil(retryMs / 1000));
   const acquired: (() => void)[] = [];
   const lost: (() => void)[] = [];
   let client: pg.Client | null = null;
@@ -68,12 +70,15 @@ export function createGatewayLock(options: GatewayLockOptions): GatewayLock {
   };
 
   const connect = async (): Promise<pg.Client> => {
-    const c = new pg.Client({ connectionString: url, application_name: `errand-gateway:${processId}`, keepAlive: true });
+    // A holder whose check query hangs (a silent network partition) gives the lock up after retryMs.
+    const c = new pg.Client({ connectionString: url, application_name: `errand-gateway:${processId}`, keepAlive: true, keepAliveInitialDelayMillis: retryMs, query_timeout: retryMs });
     c.on('error', (err) => drop(c, err));
     c.on('end', () => drop(c));
     client = c;
     try {
       await c.connect();
+      // The server, too, notices a vanished holder within seconds rather than hours, and frees the lock.
+      await c.query(`set tcp_keepalives_idle = ${keepaliveSeconds}; set tcp_keepalives_interval = ${keepaliveSeconds}; set tcp_keepalives_count = 3`);
     } catch (err) {
       drop(c, err instanceof Error ? err : undefined);
       throw err;

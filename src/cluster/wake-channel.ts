@@ -82,7 +82,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, application_name: `errand-wake:${processId}`, keepAlive: true });
+    const c = new pg.Client({ connectionString: url, application_name: `errand-wake:${processId}`, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     let dropped = false;
     const onDrop = (err?: Error) => {
       if (dropped) return;
