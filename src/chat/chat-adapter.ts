@@ -117,8 +117,11 @@ export interface ChatAdapter {
    * itself (Discord's nonce) or the platform keeps no history (console).
    */
   findPosted?(conversation: ConversationRef, keys: readonly string[]): Promise<ReadonlyMap<string, string>>;
-  /** Opens a live preview of an answer (nothing is shown before the first `append`); absent: answers are posted whole. */
-  openStream?(conversation: ConversationRef): AnswerStream;
+  /**
+   * Opens a live preview of an answer (nothing is shown before the first `append`); `recipientUserId`
+   * is the person the answer is for (Slack streams to a recipient). Absent: answers are posted whole.
+   */
+  openStream?(conversation: ConversationRef, recipientUserId: string | null): AnswerStream;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
   readonly history?: ConversationHistory;
   /** The live connection state for `/healthz`; absent: the adapter is taken as connected once started. */
