@@ -341,11 +341,12 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       const loc = locate(conversation);
       const clock = options.clock ?? systemClock;
       const intervalMs = tuning.streamIntervalMs ?? 1000;
+      const remove = (id: string) => queue.enqueue(loc.channelId, (send) => send(() => api('chat.delete', { channel: loc.channelId, ts: id }, okSchema))).then(() => undefined);
       const edited = () =>
         createEditedStream({
           post: async (text) => (await postMessage(conversation, { text })).id,
           edit: (id, text) => editMessage(conversation, id, { text }),
-          remove: (id) => queue.enqueue(loc.channelId, (send) => send(() => api('chat.delete', { channel: loc.channelId, ts: id }, okSchema))).then(() => undefined),
+          remove,
           pieceLimit: STREAM_PIECE_LIMIT,
           intervalMs,
           clock,
@@ -361,6 +362,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         recipient: recipientUserId ? { teamId: loc.teamId, userId: recipientUserId } : null,
         call: (method, args) => queue.enqueue(loc.channelId, (send) => send(() => api(method, args, streamCallSchema))),
         fallback: edited,
+        remove,
         intervalMs,
         clock,
         logger,

@@ -18,6 +18,8 @@ export interface NativeStreamOptions {
   recipient: { teamId: string; userId: string } | null;
   /** One Web API call through the channel's queue; resolves with the answer's `ts` when it has one. */
   call(method: 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream', args: Record<string, unknown>): Promise<{ ts?: string | undefined }>;
+  /** Deletes the streamed message (`chat.delete`), when it is discarded. */
+  remove(ts: string): Promise<void>;
   /** The preview to use when Slack refuses to stream here: one post edited with `chat.update`. */
   fallback(): AnswerStream;
   /** Least time between two calls of this stream. */
@@ -141,13 +143,19 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       }
       return pieces.map(() => ts!);
     },
-    async stop() {
+    async stop(how = 'stopped') {
       if (phase !== 'open') return;
       phase = 'stopped';
       await flushing;
-      if (delegate) return delegate.stop();
+      if (delegate) return delegate.stop(how);
       if (ts === null) return;
       const streamTs = ts;
+      if (how === 'discard') {
+        await paced(() => o.call('chat.stopStream', { channel: o.channelId, ts: streamTs }))
+          .then(() => o.remove(streamTs))
+          .catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished Slack stream failed'));
+        return;
+      }
       const rest = text.slice(sent.length);
       await paced(() => o.call('chat.stopStream', { channel: o.channelId, ts: streamTs, markdown_text: markdown(`${rest.trimEnd()} ${STOPPED_MARK}`) })).catch((err: unknown) =>
         o.logger.warn({ err }, 'marking a stopped Slack stream failed'),

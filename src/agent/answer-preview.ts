@@ -6,8 +6,8 @@ export interface AnswerPreview {
   readonly onText: (delta: string) => void;
   /** The open stream, or null while nothing visible has arrived (or streaming is off). */
   stream(): AnswerStream | null;
-  /** The answer will not be recorded (stopped, failed): the preview ends marked "(stopped)". */
-  stop(): Promise<void>;
+  /** The answer will not be recorded: the preview ends marked "(stopped)", or is removed when the process is shutting down. */
+  stop(how: 'stopped' | 'discard'): Promise<void>;
 }
 
 /**
@@ -29,8 +29,8 @@ export function createAnswerPreview(open: (() => AnswerStream) | undefined): Ans
       held = '';
     },
     stream: () => stream,
-    async stop() {
-      await stream?.stop();
+    async stop(how) {
+      await stream?.stop(how);
     },
   };
 }

@@ -42,6 +42,8 @@ export interface RunnerDeps extends ToolStepDeps {
   now(): number;
   /** Opens the platform's live preview of an answer (STREAMING); absent: answers are posted whole. */
   openStream?: () => AnswerStream;
+  /** True once the process is shutting down: an unfinished preview is removed (the restart answers again), not marked stopped. */
+  shuttingDown?: () => boolean;
 }
 
 export interface RunInput {
@@ -133,7 +135,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     try {
       response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, onText: preview.onText, ...(input.model ? { model: input.model } : {}) });
     } catch (err) {
-      await preview.stop();
+      await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;
@@ -141,7 +143,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     // Charged even when the run was stopped meanwhile: the tokens were spent.
     if (response.usage) input.budget?.record(response.usage);
     if (signal.aborted) {
-      await preview.stop();
+      await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
       return { kind: 'aborted' };
     }
     tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);

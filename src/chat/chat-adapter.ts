@@ -73,8 +73,13 @@ export interface AnswerStream {
    * their ids repeat). May be called again after it failed; a no-op after `stop`, resolving `[]`.
    */
   finish(text: string, pieces: readonly string[]): Promise<readonly string[]>;
-  /** Ends the preview with the text shown so far and a "(stopped)" mark; nothing is edited afterwards. No-op once finishing. */
-  stop(): Promise<void>;
+  /**
+   * Ends the preview; nothing is edited afterwards. No-op once finishing. `stopped` (the default: a
+   * person stopped the run, or the model failed) leaves the text shown so far with a "(stopped)" mark;
+   * `discard` (the process is shutting down and the answer will be made again after the restart)
+   * deletes what the preview showed, so the answer is not in the thread twice.
+   */
+  stop(how?: 'stopped' | 'discard'): Promise<void>;
 }
 
 /** Whether an adapter can currently receive and send; `detail` says what it is doing when not. */

@@ -99,10 +99,14 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
       await render(pieces, true);
       return pieces.map((_, i) => ids[i]!);
     },
-    async stop() {
+    async stop(how = 'stopped') {
       if (phase !== 'open') return;
       phase = 'stopped';
       await flushing;
+      if (how === 'discard') {
+        await render([], true).catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished answer preview failed'));
+        return;
+      }
       if (text.trim() === '') return;
       await render(split(`${text.trimEnd()} ${STOPPED_MARK}`), false).catch((err: unknown) => o.logger.warn({ err }, 'marking a stopped answer preview failed'));
     },

@@ -110,8 +110,10 @@ export class OutboxPoster {
     clearTimeout(timeout);
     for (const [id, list] of this.waiters) for (const w of list) w({ kind: 'stopped' });
     this.waiters.clear();
-    // Left for the next start, which posts them anew: the previews say they stopped here.
-    for (const id of [...this.streamed.keys()]) this.stopStream(id);
+    // Left for the next start, which posts them anew: their previews are removed, or the answer would show twice.
+    const left = new Set(this.streamed.values());
+    this.streamed.clear();
+    await Promise.allSettled([...left].map((a) => a.stream.stop('discard')));
   }
 
   /**
