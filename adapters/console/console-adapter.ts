@@ -11,7 +11,7 @@ import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './c
 import { loadMarkdownRenderer } from './markdown-renderer.js';
 import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
 import { createSessionTranscript } from './session-transcript.js';
-import { createConsoleStream } from './console-stream.js';
+import { createConsoleStream, wholeAnswer } from './console-stream.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
 import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
 
@@ -138,7 +138,9 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       transcript.edit(id, message.text);
       print(renderConsoleMessage('errand (edited)', message.text, styled()));
     },
-    openStream() {
+    openStream(ref) {
+      // Rendered Markdown needs the whole text: on a colour terminal the answer is printed rendered once complete.
+      if (look.markdown !== null) return wholeAnswer((text) => this.postMessage(ref, { text }));
       return createConsoleStream({
         print,
         header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,

@@ -56,3 +56,19 @@ export function createConsoleStream(o: ConsoleStreamOptions): AnswerStream {
     },
   };
 }
+
+/** A stream that shows nothing until the answer is complete, then posts it whole (the console's rendered look). */
+export function wholeAnswer(post: (text: string) => Promise<{ id: string }>): AnswerStream {
+  let stopped = false;
+  return {
+    append: () => {},
+    async finish(text, pieces) {
+      if (stopped) return [];
+      const { id } = await post(text);
+      return pieces.map(() => id);
+    },
+    async stop() {
+      stopped = true;
+    },
+  };
+}
