@@ -139,6 +139,7 @@ export function createApp(options: AppOptions): App {
       model: config.OPENAI_MODEL,
       timeoutMs: config.OPENAI_TIMEOUT_SECONDS * 1000,
       maxTokens: config.OPENAI_MAX_TOKENS,
+      stream: config.STREAMING,
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });

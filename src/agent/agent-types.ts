@@ -1,3 +1,5 @@
+import type { AnswerStream } from '../chat/chat-adapter.js';
+
 /**
  * The agent's own vocabulary, independent of how it is stored: the database schema imports these for
  * its JSON columns, never the other way round.
@@ -82,8 +84,12 @@ export type PostTicket = readonly number[];
 export interface RunPosts {
   /** Runs `write` in one database transaction. */
   atomically<T>(write: () => T): T;
-  /** Records a post for delivery; call it inside `atomically` with the write it belongs to. */
-  record(conversationId: string, runId: string | null, intent: PostIntent): PostTicket;
+  /**
+   * Records a post for delivery; call it inside `atomically` with the write it belongs to. With
+   * `stream` (the live preview of this very answer) it is delivered by finishing that stream instead
+   * of posting anew, so the answer appears once; the rows are then marked posted with its message ids.
+   */
+  record(conversationId: string, runId: string | null, intent: PostIntent, stream?: AnswerStream): PostTicket;
   /**
    * Waits until every row of the ticket is settled. Resolves with the last platform message id, or
    * null when a row failed (logged), `signal` aborted the wait, or the poster stopped; rejects with

@@ -1,5 +1,5 @@
 import type { PostIntent, PostTicket, RunPosts } from '../agent/agent-types.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
@@ -47,10 +47,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   return {
     store,
     atomically: (write) => deps.db.transaction(write),
-    record(conversationId: string, runId: string | null, intent: PostIntent): PostTicket {
+    record(conversationId: string, runId: string | null, intent: PostIntent, stream?: AnswerStream): PostTicket {
       const ref = deps.refOf(conversationId);
       const max = (ref ? deps.adapters.get(ref.platform)?.capabilities.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH;
-      const ids = store.add(conversationId, runId, intent.purpose, toPieces(intent, max));
+      const pieces = toPieces(intent, max);
+      const ids = store.add(conversationId, runId, intent.purpose, pieces);
+      if (stream && ids.length > 0) poster.viaStream(ids.map((id, i) => ({ id, text: pieces[i]!.text })), intent.text, stream);
       // After the caller's transaction has committed: the worker reads the rows from the database.
       if (ids.length > 0) queueMicrotask(() => poster.kick(conversationId));
       return ids;
