@@ -18,6 +18,7 @@ COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/drizzle ./drizzle
+COPY --from=build /app/drizzle-pg ./drizzle-pg
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/errand.example.json ./
 # The database (and its lock file) live on a volume owned by the unprivileged node user.

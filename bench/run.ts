@@ -11,6 +11,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'context-build': () => import('./context-build.js'),
   mcp: () => import('./mcp.js'),
   'access-check': () => import('./access-check.js'),
+  stream: () => import('./stream.js'),
 };
 
 function format(f: BenchFigure): string {

@@ -17,5 +17,7 @@ out="$(printf '/help\n' | "${env_for_run[@]}" npm start --silent 2>&1)" || { ech
 grep -q '/tasks' <<<"$out" || { echo "$out"; echo "npm start did not answer /help"; exit 1; }
 out="$(printf '/help\n' | "${env_for_run[@]}" node dist/src/main.js 2>&1)" || { echo "$out"; echo "the image's command (node dist/src/main.js) failed"; exit 1; }
 grep -q '/tasks' <<<"$out" || { echo "$out"; echo "node dist/src/main.js did not answer /help"; exit 1; }
+node --input-type=module -e "const m = await import('./dist/src/db/pg-client.js'); if (!m.PG_MIGRATIONS_DIR.startsWith(process.cwd())) process.exit(1);" \
+  || { echo "the compiled PostgreSQL client cannot load or cannot find drizzle-pg/ after a production install"; exit 1; }
 out="$(env -i PATH="$PATH" node scripts/healthcheck.mjs)" || { echo "$out"; echo "the healthcheck without METRICS_PORT should pass"; exit 1; }
 echo "production install: npm start and node dist/src/main.js both work"

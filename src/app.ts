@@ -130,6 +130,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       model: config.OPENAI_MODEL,
       timeoutMs: config.OPENAI_TIMEOUT_SECONDS * 1000,
       maxTokens: config.OPENAI_MAX_TOKENS,
+      stream: config.STREAMING,
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });

@@ -78,6 +78,7 @@ const envSchema = z.object({
   OPENAI_TIMEOUT_SECONDS: int(120, 1, 3600),
   OPENAI_MAX_TOKENS: int(4096, 1, 1_000_000),
   OPENAI_VISION: boolish(true),
+  STREAMING: boolish(true),
   ATTACHMENT_MAX_IMAGE_MB: int(5, 1, 50),
   ATTACHMENT_MAX_TEXT_KB: int(200, 1, 10_000),
   SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {

@@ -11,6 +11,7 @@ import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './c
 import { loadMarkdownRenderer } from './markdown-renderer.js';
 import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
 import { createSessionTranscript } from './session-transcript.js';
+import { createConsoleStream, wholeAnswer } from './console-stream.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
 import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
 
@@ -136,6 +137,19 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     async editMessage(_ref, id, message) {
       transcript.edit(id, message.text);
       print(renderConsoleMessage('errand (edited)', message.text, styled()));
+    },
+    openStream(ref) {
+      // Rendered Markdown needs the whole text: on a colour terminal the answer is printed rendered once complete.
+      if (look.markdown !== null) return wholeAnswer((text) => this.postMessage(ref, { text }));
+      return createConsoleStream({
+        print,
+        header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,
+        record: (text) => {
+          const id = `out-${++seq}`;
+          transcript.add('bot', text, id);
+          return id;
+        },
+      });
     },
     async setWorking(ref, status: WorkingStatus | null) {
       if (status) working?.begin(keyOf(ref));

@@ -8,6 +8,8 @@ import type { Config } from '../../src/config.js';
 import { callPlatform } from '../../src/chat/platform-call.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
+import { systemClock, type Clock } from '../../src/clock.js';
+import { createEditedStream } from '../../src/chat/edited-stream.js';
 import { createBotThreads } from './bot-threads.js';
 import { createDiscordHistory } from './discord-history.js';
 import { DISCORD_PLATFORM, fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
@@ -33,7 +35,14 @@ export interface DiscordTuning {
   readyTimeoutMs?: number;
   /** REST retries on 5xx/network errors (429s are always waited out by discord.js). */
   restRetries?: number;
+  /** Least time between two edits of a streamed answer (default 1.5 s). */
+  streamIntervalMs?: number;
 }
+
+/** A streamed answer's message is edited at most this often: Discord allows about 5 calls per 5 s per channel. */
+const STREAM_INTERVAL_MS = 1500;
+/** Streamed text rolls over where the outbox splits a long answer (its 10 % headroom). */
+const STREAM_PIECE_LIMIT = Math.floor(MAX_MESSAGE_LENGTH * 0.9);
 
 export interface DiscordAdapterOptions {
   token: string;
@@ -47,6 +56,8 @@ export interface DiscordAdapterOptions {
   tuning?: DiscordTuning;
   /** Told about every accepted post and every 429 (metrics). */
   traffic?: PlatformTraffic;
+  /** Timers for streamed answers (default: the system clock). */
+  clock?: Clock;
 }
 
 /** The adapter options from Errand's configuration (DISCORD_TOKEN must be set). */
@@ -168,6 +179,12 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     return { id: last.id };
   };
 
+  const editMessage = async (conversation: ConversationRef, messageId: string, message: OutboundMessage) => {
+    const target = postTargetOf(locate(conversation));
+    const body = toEditBody(message);
+    await queue.enqueue(target, () => rest('edit', () => api.patch(Routes.channelMessage(target, messageId), { body }), z.unknown()));
+  };
+
   return {
     platform: DISCORD_PLATFORM,
     capabilities,
@@ -207,10 +224,19 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}` } : { connected: true };
     },
     postMessage,
-    async editMessage(conversation, messageId, message) {
+    editMessage,
+    openStream(conversation) {
       const target = postTargetOf(locate(conversation));
-      const body = toEditBody(message);
-      await queue.enqueue(target, () => rest('edit', () => api.patch(Routes.channelMessage(target, messageId), { body }), z.unknown()));
+      // One message edited as the text grows, a new one past the split point; every call through the channel's queue.
+      return createEditedStream({
+        post: async (text) => (await postMessage(conversation, { text })).id,
+        edit: (id, text) => editMessage(conversation, id, { text }),
+        remove: (id) => queue.enqueue(target, () => rest('delete', () => api.delete(Routes.channelMessage(target, id)), z.unknown())).then(() => undefined),
+        pieceLimit: STREAM_PIECE_LIMIT,
+        intervalMs: tuning.streamIntervalMs ?? STREAM_INTERVAL_MS,
+        clock: options.clock ?? systemClock,
+        logger,
+      });
     },
     async setWorking(conversation, status) {
       working.set(postTargetOf(locate(conversation)), status);

@@ -9,6 +9,9 @@ import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
+import { systemClock, type Clock } from '../../src/clock.js';
+import { createEditedStream } from '../../src/chat/edited-stream.js';
+import { createNativeStream } from './native-stream.js';
 import { ackAfterHandling } from './ack-after-handling.js';
 import { registerAssistantEvents } from './assistant-events.js';
 import { createAssistantThreads, type SuggestedPrompt } from './assistant-threads.js';
@@ -46,6 +49,8 @@ export interface SlackTuning {
   eventAckDeadlineMs?: number;
   /** Socket Mode ping timeout, which is also its delay before reconnecting (default 5 s). */
   socketPingTimeoutMs?: number;
+  /** Least time between two calls of a streamed answer (default 1 s: `chat.update` at most once a second). */
+  streamIntervalMs?: number;
 }
 
 export interface SlackAdapterOptions {
@@ -69,6 +74,8 @@ export interface SlackAdapterOptions {
   traffic?: PlatformTraffic;
   /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`, whose schema has the defaults); absent: none. */
   suggestedPrompts?: readonly SuggestedPrompt[];
+  /** Timers for streamed answers (default: the system clock). */
+  clock?: Clock;
 }
 
 /** The Slack ChatAdapter, plus where the HTTP receiver listens (tests and benchmarks post there). */
@@ -93,6 +100,9 @@ export function slackOptionsFromConfig(config: Config, logger?: Logger): SlackAd
 }
 
 const postedSchema = z.object({ ts: z.string() });
+const streamCallSchema = z.object({ ts: z.string().optional() });
+/** Streamed text rolls over where the outbox splits a long answer (its 10 % headroom). */
+const STREAM_PIECE_LIMIT = Math.floor(MAX_MESSAGE_LENGTH * 0.9);
 const okSchema = z.object({ ok: z.literal(true) });
 const authSchema = z.object({ user_id: z.string(), bot_id: z.string(), team_id: z.string().optional() });
 const WORKING_TEXT = '⏳ Working… press *Stop* to stop me.';
@@ -260,6 +270,23 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     return built;
   };
 
+  const postMessage = async (conversation: ConversationRef, message: OutboundMessage) => {
+    const loc = locate(conversation);
+    const bodies = toMessageBodies(message);
+    if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Slack.');
+    if (loc.threadTs) botThreads.mark(loc.channelId, loc.threadTs);
+    const key = message.idempotencyKey;
+    const ts = await queue.enqueue(loc.channelId, async (send) => {
+      let last = '';
+      for (const [i, body] of bodies.entries()) last = (await post(send, loc, body, key && (i === 0 ? key : `${key}.${i}`))).ts;
+      return last;
+    });
+    return { id: ts };
+  };
+  const editMessage = async (conversation: ConversationRef, messageId: string, message: OutboundMessage) => {
+    await update(locate(conversation).channelId, messageId, toEditBody(message));
+  };
+
   return {
     platform: SLACK_PLATFORM,
     capabilities,
@@ -308,21 +335,38 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     connectionState: () => connection,
     httpPort: () => portOf(server),
-    async postMessage(conversation, message: OutboundMessage) {
+    postMessage,
+    editMessage,
+    openStream(conversation, recipientUserId) {
       const loc = locate(conversation);
-      const bodies = toMessageBodies(message);
-      if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Slack.');
+      const clock = options.clock ?? systemClock;
+      const intervalMs = tuning.streamIntervalMs ?? 1000;
+      const remove = (id: string) => queue.enqueue(loc.channelId, (send) => send(() => api('chat.delete', { channel: loc.channelId, ts: id }, okSchema))).then(() => undefined);
+      const edited = () =>
+        createEditedStream({
+          post: async (text) => (await postMessage(conversation, { text })).id,
+          edit: (id, text) => editMessage(conversation, id, { text }),
+          remove,
+          pieceLimit: STREAM_PIECE_LIMIT,
+          intervalMs,
+          clock,
+          logger,
+        });
+      // Slack streams only in threads (and outside DMs only to a named recipient); anywhere else one post is edited.
+      const dm = loc.channelId.startsWith('D');
+      if (!loc.threadTs || (!dm && !recipientUserId)) return edited();
       if (loc.threadTs) botThreads.mark(loc.channelId, loc.threadTs);
-      const key = message.idempotencyKey;
-      const ts = await queue.enqueue(loc.channelId, async (send) => {
-        let last = '';
-        for (const [i, body] of bodies.entries()) last = (await post(send, loc, body, key && (i === 0 ? key : `${key}.${i}`))).ts;
-        return last;
+      return createNativeStream({
+        channelId: loc.channelId,
+        threadTs: loc.threadTs,
+        recipient: recipientUserId ? { teamId: loc.teamId, userId: recipientUserId } : null,
+        call: (method, args) => queue.enqueue(loc.channelId, (send) => send(() => api(method, args, streamCallSchema))),
+        fallback: edited,
+        remove,
+        intervalMs,
+        clock,
+        logger,
       });
-      return { id: ts };
-    },
-    async editMessage(conversation, messageId, message) {
-      await update(locate(conversation).channelId, messageId, toEditBody(message));
     },
     async setWorking(conversation, status) {
       if (assistant.isAssistantThread(conversation)) assistant.setWorking(conversation, status);

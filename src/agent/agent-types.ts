@@ -1,3 +1,5 @@
+import type { AnswerStream } from '../chat/chat-adapter.js';
+
 /**
  * The agent's own vocabulary, independent of how it is stored: the database schema imports these for
  * its JSON columns, never the other way round.
@@ -84,8 +86,13 @@ export type PostTicket = readonly number[];
 export interface RunPosts {
   /** Runs `write` in one database transaction (`Store.atomically`: the body awaits only `tx` calls). */
   atomically<T>(write: (tx: Store) => Promise<T>): Promise<T>;
-  /** Records a post for delivery; inside `atomically`, pass its `tx` so the post belongs to that write. */
-  record(conversationId: string, runId: string | null, intent: PostIntent, tx?: Store): Promise<PostTicket>;
+  /**
+   * Records a post for delivery; inside `atomically`, pass its `tx` so the post belongs to that write.
+   * With `stream` (the live preview of this very answer) it is delivered by finishing that stream
+   * instead of posting anew, so the answer appears once; the rows are then marked posted with its
+   * message ids.
+   */
+  record(conversationId: string, runId: string | null, intent: PostIntent, tx?: Store, stream?: AnswerStream): Promise<PostTicket>;
   /**
    * Waits until every row of the ticket is settled. Resolves with the last platform message id, or
    * null when a row failed (logged), `signal` aborted the wait, or the poster stopped; rejects with

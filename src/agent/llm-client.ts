@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { ImagePart, StoredToolCall } from './agent-types.js';
+import { completionChunkSchema, StreamAssembly } from './stream-assembly.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -25,6 +26,8 @@ export interface LlmRequest {
   signal: AbortSignal;
   /** Another model than the client's default (a channel's own model). */
   model?: string;
+  /** Told each piece of answer text as it arrives, when the client streams; called with nothing otherwise. */
+  onText?: (delta: string) => void;
 }
 
 /** Tokens the endpoint says a request used (OpenAI's `usage`); absent when it does not report them. */
@@ -59,6 +62,8 @@ export interface OpenAiClientOptions {
   backoffMs?: (attempt: number) => number;
   /** Injected for tests; must reject with the signal's reason when aborted. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** STREAMING: ask with `stream: true` (usage included) and report text deltas as they come. */
+  stream?: boolean;
 }
 
 const responseSchema = z.object({
@@ -170,7 +175,8 @@ function classify(err: unknown, model: string, endpoint: string, timeoutMs: numb
 /**
  * Creates the model client over the `openai` SDK. Retries transient failures with backoff
  * (honouring Retry-After) and passes the run's AbortSignal to the HTTP request, so stopping
- * a run really cancels the request in flight.
+ * a run really cancels the request in flight. With `stream` the same request is made with
+ * `stream: true`: the text shows while the model writes, the answer handed back is the same.
  */
 export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
   const sdk = new OpenAI({
@@ -184,29 +190,54 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
   const sleep = options.sleep ?? abortableSleep;
   const endpoint = options.baseUrl ?? sdk.baseURL;
 
+  const unreadable = (model: string, what: string): ModelError => {
+    const operatorHint = `the model endpoint ${endpoint} answered with an unexpected shape (${what}); check OPENAI_BASE_URL points at an OpenAI-compatible API`;
+    options.logger?.error({ model }, operatorHint);
+    return new ModelError('the model service sent an answer I could not read', false, { operatorHint });
+  };
+
+  /**
+   * One streamed request: chunks are validated and assembled as they arrive, each text delta goes
+   * to `onText` at once. `shown` is set once text was passed on: a failure after that is not
+   * retried, or the text shown so far would be shown again.
+   */
+  const streamOnce = async (body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, request: LlmRequest, shown: { value: boolean }): Promise<LlmResponse> => {
+    const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
+    const assembly = new StreamAssembly();
+    for await (const raw of stream) {
+      const chunk = completionChunkSchema.safeParse(raw);
+      if (!chunk.success) throw unreadable(body.model, chunk.error.issues[0]?.message ?? 'a malformed chunk');
+      const delta = assembly.add(chunk.data);
+      if (delta !== '') {
+        shown.value = true;
+        request.onText?.(delta);
+      }
+    }
+    // The SDK ends the iteration quietly when the request is aborted: a cut answer is not an answer.
+    if (request.signal.aborted) throw new RunAbortedError();
+    return assembly.result();
+  };
+
   return {
-    async complete({ messages, tools, signal, model: requested }) {
+    async complete(request) {
+      const { messages, tools, signal, model: requested } = request;
       const model = requested ?? options.model;
+      const shown = { value: false };
       for (let attempt = 0; ; attempt++) {
         if (signal.aborted) throw new RunAbortedError();
         try {
-          const raw = await sdk.chat.completions.create(
-            {
-              model,
-              messages: messages.map(toSdkMessage),
-              ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
-              ...(tools.length > 0
-                ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
-                : {}),
-            },
-            { signal },
-          );
+          const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+            model,
+            messages: messages.map(toSdkMessage),
+            ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
+            ...(tools.length > 0
+              ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+              : {}),
+          };
+          if (options.stream) return await streamOnce(body, request, shown);
+          const raw = await sdk.chat.completions.create(body, { signal });
           const parsed = responseSchema.safeParse(raw);
-          if (!parsed.success) {
-            const operatorHint = `the model endpoint ${endpoint} answered with an unexpected shape (${parsed.error.issues[0]?.message ?? 'no choices'}); check OPENAI_BASE_URL points at an OpenAI-compatible API`;
-            options.logger?.error({ model }, operatorHint);
-            throw new ModelError('the model service sent an answer I could not read', false, { operatorHint });
-          }
+          if (!parsed.success) throw unreadable(model, parsed.error.issues[0]?.message ?? 'no choices');
           const message = parsed.data.choices[0]!.message;
           const usage = parsed.data.usage;
           return {
@@ -218,7 +249,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
           if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw new RunAbortedError();
           if (err instanceof ModelError) throw err;
           const c = classify(err, model, endpoint, options.timeoutMs);
-          const last = !c.transient || attempt >= retries;
+          const last = !c.transient || attempt >= retries || shown.value;
           const operatorHint = attempt > 0 ? `${c.operatorHint} (after ${attempt + 1} attempts)` : c.operatorHint;
           options.logger?.[last ? 'error' : 'warn']({ status: c.status, attempt: attempt + 1, model, transient: c.transient }, operatorHint);
           if (last) throw new ModelError(c.userText, c.transient, { cause: err, operatorHint });

@@ -6,6 +6,8 @@ import { isTargetGone, ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
+import type { AnswerStream } from '../chat/chat-adapter.js';
+import { createAnswerPreview } from './answer-preview.js';
 import { buildContext } from './context-builder.js';
 import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
@@ -38,6 +40,10 @@ export interface RunnerDeps extends ToolStepDeps {
   historyRows?: number;
   askTimeoutMs: number;
   now(): number;
+  /** Opens the platform's live preview of an answer (STREAMING); absent: answers are posted whole. */
+  openStream?: () => AnswerStream;
+  /** True once the process is shutting down: an unfinished preview is removed (the restart answers again), not marked stopped. */
+  shuttingDown?: () => boolean;
 }
 
 export interface RunInput {
@@ -123,17 +129,23 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     const history = await deps.transcript.recent(conversationId, deps.historyRows ?? 400);
     const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
     deps.activity?.({ activity: 'thinking' });
+    // The answer shows while the model writes it; the preview is finished by the outbox when it delivers the recorded answer.
+    const preview = createAnswerPreview(deps.openStream);
     let response;
     try {
-      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, ...(input.model ? { model: input.model } : {}) });
+      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, onText: preview.onText, ...(input.model ? { model: input.model } : {}) });
     } catch (err) {
+      await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;
     }
     // Charged even when the run was stopped meanwhile: the tokens were spent.
     if (response.usage) await input.budget?.record(response.usage);
-    if (signal.aborted) return { kind: 'aborted' };
+    if (signal.aborted) {
+      await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
+      return { kind: 'aborted' };
+    }
     tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);
 
     const text = response.text?.trim() ? response.text : null;
@@ -146,7 +158,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     // The answer text and its transcript row are one write: a crash cannot post it twice or lose it.
     const ticket = await deps.posts.atomically(async (tx) => {
       await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
-      return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx) : [];
+      return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx, preview.stream() ?? undefined) : [];
     });
     await awaitPost(ticket);
     if (response.toolCalls.length === 0) return { kind: 'completed', summary: text };

@@ -57,6 +57,31 @@ export interface AdapterCapabilities {
   readonly maxMessageLength: number;
 }
 
+/**
+ * A live preview of an answer the model is still writing (STREAMING). The preview is not the answer's
+ * record: the outbox still records the answer with its step, and when it delivers that record it asks
+ * the stream to `finish` instead of posting anew, so the text appears once. Every platform call an
+ * implementation makes goes through the adapter's per-channel queue, and appends that arrive while one
+ * is in flight are coalesced into the next update.
+ */
+export interface AnswerStream {
+  /** Adds text as the model writes it; returns at once (updates are paced and coalesced). */
+  append(text: string): void;
+  /**
+   * Makes the preview show exactly the final answer `text`, which the outbox posts as `pieces`, and
+   * resolves with the platform id showing each piece, in order (one message may show several: then
+   * their ids repeat). May be called again after it failed; a no-op after `stop`, resolving `[]`.
+   */
+  finish(text: string, pieces: readonly string[]): Promise<readonly string[]>;
+  /**
+   * Ends the preview; nothing is edited afterwards. No-op once finishing. `stopped` (the default: a
+   * person stopped the run, or the model failed) leaves the text shown so far with a "(stopped)" mark;
+   * `discard` (the process is shutting down and the answer will be made again after the restart)
+   * deletes what the preview showed, so the answer is not in the thread twice.
+   */
+  stop(how?: 'stopped' | 'discard'): Promise<void>;
+}
+
 /** Whether an adapter can currently receive and send; `detail` says what it is doing when not. */
 export interface ConnectionState {
   readonly connected: boolean;
@@ -97,6 +122,11 @@ export interface ChatAdapter {
    * itself (Discord's nonce) or the platform keeps no history (console).
    */
   findPosted?(conversation: ConversationRef, keys: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  /**
+   * Opens a live preview of an answer (nothing is shown before the first `append`); `recipientUserId`
+   * is the person the answer is for (Slack streams to a recipient). Absent: answers are posted whole.
+   */
+  openStream?(conversation: ConversationRef, recipientUserId: string | null): AnswerStream;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
   readonly history?: ConversationHistory;
   /** The live connection state for `/healthz`; absent: the adapter is taken as connected once started. */

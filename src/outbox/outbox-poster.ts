@@ -1,4 +1,4 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
@@ -26,6 +26,14 @@ export interface OutboxPosterDeps {
   backoffMs?(attempts: number): number;
 }
 
+/** An answer whose rows are delivered by finishing its live preview rather than by new posts. */
+interface StreamedAnswer {
+  readonly stream: AnswerStream;
+  readonly text: string;
+  /** The rows of the answer, in order, with the text each stands for. */
+  readonly rows: readonly { readonly id: number; readonly text: string }[];
+}
+
 /** The idempotency key of an outbox row: Discord nonces allow 25 characters. */
 export const idempotencyKeyOf = (id: number): string => `e${id}`;
 
@@ -42,6 +50,8 @@ export class OutboxPoster {
   /** Conversations kicked while their worker was finishing: it starts again once it has. */
   private readonly rekick = new Set<string>();
   private readonly waiters = new Map<number, ((s: PostSettled) => void)[]>();
+  /** Answers streamed by this process, by the id of each of their rows (in memory: a restart posts them anew). */
+  private readonly streamed = new Map<number, StreamedAnswer>();
   private started = false;
   private stopping = false;
 
@@ -107,11 +117,36 @@ export class OutboxPoster {
     clearTimeout(timeout);
     for (const [id, list] of this.waiters) for (const w of list) w({ kind: 'stopped' });
     this.waiters.clear();
+    // Left for the next start, which posts them anew: their previews are removed, or the answer would show twice.
+    const left = new Set(this.streamed.values());
+    this.streamed.clear();
+    await Promise.allSettled([...left].map((a) => a.stream.stop('discard')));
+  }
+
+  /**
+   * These rows (one answer, in order) are delivered by finishing `stream`, the preview already on the
+   * platform: when the worker reaches them it calls `finish` instead of posting, and marks each row
+   * posted with the message that shows it. A row that is dropped or given up stops the preview instead.
+   */
+  viaStream(rows: StreamedAnswer['rows'], text: string, stream: AnswerStream): void {
+    const answer: StreamedAnswer = { stream, text, rows };
+    for (const r of rows) this.streamed.set(r.id, answer);
   }
 
   /** Tells whoever waits on these rows that they will not be posted. */
   dropped(ids: readonly number[]): void {
-    for (const id of ids) this.settle(id, { kind: 'failed', error: new Error('stopped before it was posted') });
+    for (const id of ids) {
+      this.stopStream(id);
+      this.settle(id, { kind: 'failed', error: new Error('stopped before it was posted') });
+    }
+  }
+
+  /** The preview of a row that will not be delivered ends as it is, marked stopped. */
+  private stopStream(id: number): void {
+    const answer = this.streamed.get(id);
+    if (!answer) return;
+    for (const r of answer.rows) this.streamed.delete(r.id);
+    answer.stream.stop().catch((err: unknown) => this.deps.logger.warn({ err, outboxId: id }, 'stopping an answer preview failed'));
   }
 
   private settle(id: number, s: PostSettled): void {
@@ -152,6 +187,8 @@ export class OutboxPoster {
       logger.error({ conversationId: row.conversationId, outboxId: row.id }, 'no adapter for an outbox row; failed it');
       return this.settle(row.id, { kind: 'failed', error: new Error('no adapter for this conversation') });
     }
+    const streamed = this.streamed.get(row.id);
+    if (streamed) return this.finishStream(row, streamed);
     const key = idempotencyKeyOf(row.id);
     try {
       if (row.attempts > 0 && adapter.findPosted) {
@@ -169,6 +206,25 @@ export class OutboxPoster {
     }
   }
 
+  /** Delivers an answer's rows by finishing its preview; a preview that was stopped meanwhile leaves them to be posted. */
+  private async finishStream(row: PendingPost, answer: StreamedAnswer): Promise<void> {
+    const first = answer.rows[0];
+    if (first?.id !== row.id || first.text !== row.payload.text) {
+      // Not the answer this preview was opened for (or not from its start): post as usual.
+      for (const r of answer.rows) this.streamed.delete(r.id);
+      return this.deliver(row);
+    }
+    try {
+      await this.deps.store.countAttempt(row.id);
+      const ids = await answer.stream.finish(answer.text, answer.rows.map((r) => r.text));
+      for (const r of answer.rows) this.streamed.delete(r.id);
+      if (ids.length !== answer.rows.length) return this.deliver(row);
+      for (const [i, r] of answer.rows.entries()) await this.posted({ ...row, id: r.id }, ids[i]!);
+    } catch (err) {
+      await this.failed(row, err);
+    }
+  }
+
   private async posted(row: PendingPost, platformMessageId: string): Promise<void> {
     if (!(await this.deps.store.markPosted(row.id, platformMessageId))) return;
     if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) await this.deps.onQuestionPosted(row.runId, platformMessageId);
@@ -180,12 +236,16 @@ export class OutboxPoster {
     const reason = err instanceof Error ? err.message : String(err);
     if (isTargetGone(err)) {
       logger.warn({ err, conversationId: row.conversationId }, 'the conversation can no longer be posted to; its pending posts are dropped');
-      for (const id of await store.failConversation(row.conversationId, reason)) this.settle(id, { kind: 'failed', error: err });
+      for (const id of await store.failConversation(row.conversationId, reason)) {
+        this.stopStream(id);
+        this.settle(id, { kind: 'failed', error: err });
+      }
       return;
     }
     const attempts = row.attempts + 1;
     if (attempts >= (this.deps.maxAttempts ?? 5)) {
       logger.error({ err, outboxId: row.id, attempts }, 'posting failed; giving up on this message');
+      this.stopStream(row.id);
       await store.markFailed(row.id, reason);
       return this.settle(row.id, { kind: 'failed', error: err });
     }

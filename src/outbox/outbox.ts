@@ -1,5 +1,5 @@
 import type { PostIntent, PostTicket, RunPosts } from '../agent/agent-types.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
@@ -47,12 +47,19 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   return {
     store,
     atomically: (write) => deps.store.atomically(write),
-    async record(conversationId: string, runId: string | null, intent: PostIntent, tx: Store = deps.store): Promise<PostTicket> {
+    async record(conversationId: string, runId: string | null, intent: PostIntent, tx: Store = deps.store, stream?: AnswerStream): Promise<PostTicket> {
       const ref = deps.refOf(conversationId);
       const max = (ref ? deps.adapters.get(ref.platform)?.capabilities.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH;
-      const ids = await tx.outbox.add(conversationId, runId, intent.purpose, toPieces(intent, max));
+      const pieces = toPieces(intent, max);
+      const ids = await tx.outbox.add(conversationId, runId, intent.purpose, pieces);
       // After the caller's transaction has committed: the worker reads the rows from the database.
-      if (ids.length > 0) tx.afterCommit(() => poster.kick(conversationId));
+      if (ids.length > 0) {
+        tx.afterCommit(() => {
+          // Registered only once the rows exist for good: a rolled-back answer leaves no preview claim behind.
+          if (stream) poster.viaStream(ids.map((id, i) => ({ id, text: pieces[i]!.text })), intent.text, stream);
+          poster.kick(conversationId);
+        });
+      }
       return ids;
     },
     async delivered(ticket, signal) {

@@ -391,6 +391,7 @@ export class RunCoordinator implements RunControl {
         posts: deps.posts,
         now: () => deps.clock.now(),
         activity,
+        ...(adapter.openStream ? { openStream: () => adapter.openStream!(ref, toolContext.userId), shuttingDown: () => this.stopping } : {}),
       },
     );
     await this.settle(conversationId, run, task, outcome, entry.reason);

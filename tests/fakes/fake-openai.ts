@@ -26,6 +26,14 @@ export interface RecordedRequest {
   aborted: boolean;
   /** Why the fake refused the request with HTTP 400, as the real API would; null when it was valid. */
   problem: string | null;
+  /** The request asked for `stream: true`. */
+  stream: boolean;
+  /** The request asked for `stream_options: { include_usage: true }`. */
+  includeUsage: boolean;
+  /** When a streamed answer's first content delta was written (the model's first token); null before that or when not streamed. */
+  firstTokenAt: number | null;
+  /** How many SSE chunks were written for a streamed answer. */
+  chunksSent: number;
 }
 
 /** What `usage` reports for a request. */
@@ -52,6 +60,11 @@ export interface FakeOpenAI {
   models: string[];
   /** Requests currently held open by `{ hang: true }`. */
   hanging(): number;
+  /**
+   * How streamed answers are cut and paced: `chunkChars` characters of text (and of tool-call
+   * arguments) per chunk (default 8), `chunkDelayMs` between chunks (default 0: as fast as the socket takes them).
+   */
+  streamPace(pace: { chunkChars?: number; chunkDelayMs?: number }): void;
   close(): Promise<void>;
 }
 
@@ -155,6 +168,35 @@ function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: 
   };
 }
 
+/** The chunks of a streamed answer as OpenAI sends them: role, content deltas, tool-call fragments (split mid-JSON), finish, usage. */
+export function completionChunks(
+  step: { text?: string; toolCalls?: FakeToolCall[] },
+  model: string,
+  usage: { promptTokens: number; completionTokens: number } | null,
+  chunkChars: number,
+): unknown[] {
+  const id = `chatcmpl-${++callCounter}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: unknown, finish: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const cut = (text: string) => {
+    const parts: string[] = [];
+    for (let i = 0; i < text.length; i += chunkChars) parts.push(text.slice(i, i + chunkChars));
+    return parts;
+  };
+  const out: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  for (const piece of cut(step.text ?? '')) out.push(chunk({ content: piece }));
+  for (const [index, c] of (step.toolCalls ?? []).entries()) {
+    const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+    out.push(chunk({ tool_calls: [{ index, id: c.id ?? `call_${++callCounter}`, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    for (const piece of cut(args)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  }
+  out.push(chunk({}, (step.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop'));
+  if (usage) {
+    out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens } });
+  }
+  return out;
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -168,6 +210,22 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const open = new Set<ServerResponse>();
   let fallback: StepFn = () => ({ text: 'ok' });
   let usage: UsageFn = () => ({ promptTokens: 1, completionTokens: 1 });
+  let pace = { chunkChars: 8, chunkDelayMs: 0 };
+
+  /** Writes the answer as server-sent events, stopping when the client goes away (a stopped run). */
+  const sendStream = async (res: ServerResponse, record: RecordedRequest, step: { text?: string; toolCalls?: FakeToolCall[] }) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const chunks = completionChunks(step, record.model, record.includeUsage ? usage(record) : null, pace.chunkChars);
+    for (const c of chunks) {
+      if (record.aborted || res.destroyed) return;
+      const hasText = typeof (c as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content === 'string' && (c as { choices: { delta: { content: string } }[] }).choices[0]!.delta.content !== '';
+      if (hasText && record.firstTokenAt === null) record.firstTokenAt = Date.now();
+      res.write(`data: ${JSON.stringify(c)}\n\n`);
+      record.chunksSent++;
+      if (pace.chunkDelayMs > 0) await new Promise((r) => setTimeout(r, pace.chunkDelayMs));
+    }
+    if (!record.aborted && !res.destroyed) res.end('data: [DONE]\n\n');
+  };
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -181,7 +239,14 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
       }
-      const parsed = JSON.parse(body) as { model: string; messages: RecordedRequest['messages']; tools?: RecordedRequest['tools']; max_tokens?: number };
+      const parsed = JSON.parse(body) as {
+        model: string;
+        messages: RecordedRequest['messages'];
+        tools?: RecordedRequest['tools'];
+        max_tokens?: number;
+        stream?: boolean;
+        stream_options?: { include_usage?: boolean };
+      };
       const record: RecordedRequest = {
         model: parsed.model,
         messages: parsed.messages,
@@ -190,6 +255,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         receivedAt: Date.now(),
         aborted: false,
         problem: requestProblem(parsed.messages),
+        stream: parsed.stream === true,
+        includeUsage: parsed.stream_options?.include_usage === true,
+        firstTokenAt: null,
+        chunksSent: 0,
       };
       requests.push(record);
       if (record.problem !== null) {
@@ -213,6 +282,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       }
       if (step.gate) await step.gate;
       if (record.aborted) return;
+      if (record.stream) return sendStream(res, record, step);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(step, parsed.model, usage(record))));
     })();
   });
@@ -231,6 +301,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       usage = fn;
     },
     hanging: () => open.size,
+    streamPace: (p) => {
+      pace = { ...pace, ...p };
+    },
     close: async () => {
       for (const r of open) r.destroy();
       server.closeAllConnections();

@@ -29,6 +29,8 @@ export interface StoredMessage {
   reply_count: number;
   /** Message metadata posted with it (`chat.postMessage` `metadata`); returned by history with `include_all_metadata`. */
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  /** A `chat.startStream` message not stopped yet (appends allowed). */
+  streaming?: boolean;
 }
 
 /** What a delivery to the app got back: the HTTP answer, or the Socket Mode ack payload. */
@@ -79,6 +81,8 @@ export interface FakeFile {
 const MAX_BLOCKS = 50;
 const MAX_SECTION_TEXT = 3000;
 const MAX_TEXT = 40_000;
+/** `markdown_text` of one streaming call. */
+const MAX_MARKDOWN_TEXT = 12_000;
 
 let tsCounter = 0;
 let lastMicros = 0;
@@ -199,6 +203,7 @@ export class FakeSlack {
   readonly fileDownloads: { id: string; token: string | null; status: number }[] = [];
   private readonly files = new Map<string, FakeFile>();
   private readonly channels = new Map<string, StoredMessage[]>();
+  private streamRefusal: string | null = null;
   private readonly failures = new Map<string, Failure[]>();
   /** Channels that refuse every write, with Slack's error (`is_archived`, `not_in_channel`, `channel_not_found`). */
   private readonly closed = new Map<string, string>();
@@ -253,6 +258,14 @@ export class FakeSlack {
   /** Open Socket Mode connections. */
   socketCount(): number {
     return this.sockets.size;
+  }
+
+  /**
+   * `chat.startStream` answers this error from now on (`unknown_method`, `not_allowed_token_type`,
+   * `method_not_supported_for_channel_type` …), as in a workspace or for a token without streaming; null: streams again.
+   */
+  refuseStreaming(error: string | null): void {
+    this.streamRefusal = error;
   }
 
   /** The next call of `method` fails like this (queued; one failure per call). */
@@ -692,7 +705,7 @@ export class FakeSlack {
 
   // ---------- storage ----------
 
-  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[]; metadata?: StoredMessage['metadata'] }): StoredMessage {
+  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[]; metadata?: StoredMessage['metadata']; streaming?: boolean }): StoredMessage {
     const msg: StoredMessage = { ...m, ts: nextTs(), reactions: new Set(), reply_count: 0 };
     const list = this.channels.get(m.channel) ?? [];
     list.push(msg);
@@ -856,6 +869,32 @@ export class FakeSlack {
         const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: text.slice(0, MAX_TEXT), ...(threadTs ? { thread_ts: threadTs } : {}), ...(blocks ? { blocks } : {}), ...(metadata ? { metadata } : {}) });
         this.echoEvent(this.botEcho(msg));
         return { ok: true, channel, ts: msg.ts, message: { type: 'message', text: msg.text, user: this.botUserId, bot_id: this.botId, ts: msg.ts, ...(threadTs ? { thread_ts: threadTs } : {}) } };
+      }
+      case 'chat.startStream': {
+        if (this.streamRefusal) return { ok: false, error: this.streamRefusal };
+        if (!validChannel) return { ok: false, error: 'channel_not_found' };
+        const threadTs = typeof a.thread_ts === 'string' && a.thread_ts !== '' ? a.thread_ts : undefined;
+        // Streamed messages answer a request: in a thread, and outside DMs for a named recipient.
+        if (!threadTs) return { ok: false, error: 'invalid_arguments' };
+        if (!this.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
+        if (!channel.startsWith('D') && (typeof a.recipient_user_id !== 'string' || typeof a.recipient_team_id !== 'string')) return { ok: false, error: 'invalid_arguments' };
+        const markdown = typeof a.markdown_text === 'string' ? a.markdown_text : '';
+        if (markdown.length > MAX_MARKDOWN_TEXT) return { ok: false, error: 'msg_too_long' };
+        const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: markdown, thread_ts: threadTs, streaming: true });
+        this.echoEvent(this.botEcho(msg));
+        return { ok: true, channel, ts: msg.ts };
+      }
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
+        const msg = this.find(channel, ts);
+        if (!msg) return { ok: false, error: 'message_not_found' };
+        if (!msg.streaming) return { ok: false, error: 'message_not_in_streaming_state' };
+        const markdown = typeof a.markdown_text === 'string' ? a.markdown_text : '';
+        if (method === 'chat.appendStream' && markdown === '') return { ok: false, error: 'invalid_arguments' };
+        if (markdown.length > MAX_MARKDOWN_TEXT) return { ok: false, error: 'msg_too_long' };
+        msg.text += markdown;
+        if (method === 'chat.stopStream') msg.streaming = false;
+        return { ok: true, channel, ts };
       }
       case 'chat.update': {
         const msg = this.find(channel, ts);

@@ -1,0 +1,114 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { AnswerStream } from './chat-adapter.js';
+import { splitText } from './split-text.js';
+
+/** What ends the text of a preview that was stopped (or cut by a failure) before the answer was complete. */
+export const STOPPED_MARK = '(stopped)';
+
+export interface EditedStreamOptions {
+  /** Posts a new message (Markdown) in the conversation; resolves with its platform id. Goes through the channel's queue. */
+  post(text: string): Promise<string>;
+  /** Replaces a posted message's text. Goes through the channel's queue. */
+  edit(id: string, text: string): Promise<void>;
+  /** Deletes a preview message the final answer does not need (its split came out shorter). */
+  remove(id: string): Promise<void>;
+  /** Characters per message: the outbox's piece size, so the preview rolls over where the answer will be split. */
+  pieceLimit: number;
+  /** Least time between two platform calls of this preview (Slack: 1 s, Discord: 1.5 s). */
+  intervalMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * An answer preview for platforms without native streaming: the first text is posted at once, then
+ * the same message is edited, at most one call per `intervalMs`; appends that arrive meanwhile are
+ * coalesced into the next edit. Past `pieceLimit` characters the text continues in a new message,
+ * split exactly like a long answer. `finish` edits the messages to the final pieces (posting or
+ * deleting the difference), so the finished answer is the same messages a plain post would have made.
+ */
+export function createEditedStream(o: EditedStreamOptions): AnswerStream {
+  let text = '';
+  const ids: string[] = [];
+  const shown: string[] = [];
+  let phase: 'open' | 'finishing' | 'stopped' = 'open';
+  let lastCallAt = Number.NEGATIVE_INFINITY;
+  let dirty = false;
+  let flushing: Promise<void> | null = null;
+
+  const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
+  const paced = async <T>(call: () => Promise<T>): Promise<T> => {
+    await pause(lastCallAt + o.intervalMs - o.clock.now());
+    try {
+      return await call();
+    } finally {
+      lastCallAt = o.clock.now();
+    }
+  };
+
+  /** Makes the messages show `pieces`; `exact` also deletes messages past the last piece. */
+  const render = async (pieces: readonly string[], exact: boolean) => {
+    for (const [i, piece] of pieces.entries()) {
+      const id = ids[i];
+      if (id === undefined) {
+        ids.push(await paced(() => o.post(piece)));
+        shown.push(piece);
+      } else if (shown[i] !== piece) {
+        await paced(() => o.edit(id, piece));
+        shown[i] = piece;
+      }
+    }
+    while (exact && ids.length > pieces.length) {
+      const id = ids.at(-1)!;
+      await paced(() => o.remove(id));
+      ids.pop();
+      shown.pop();
+    }
+  };
+  const split = (t: string) => (t.trim() === '' ? [] : splitText(t, o.pieceLimit));
+
+  const flush = async () => {
+    while (phase === 'open' && dirty) {
+      await pause(lastCallAt + o.intervalMs - o.clock.now());
+      if (phase !== 'open') return;
+      dirty = false;
+      await render(split(text), false);
+    }
+  };
+  const kick = () => {
+    if (flushing) return;
+    flushing = flush()
+      .catch((err: unknown) => o.logger.warn({ err }, 'updating an answer preview failed; the finished answer still replaces it'))
+      .finally(() => {
+        flushing = null;
+      });
+  };
+
+  return {
+    append(delta) {
+      if (phase !== 'open' || delta === '') return;
+      text += delta;
+      dirty = true;
+      kick();
+    },
+    async finish(_text, pieces) {
+      if (phase === 'stopped') return [];
+      phase = 'finishing';
+      await flushing;
+      await render(pieces, true);
+      return pieces.map((_, i) => ids[i]!);
+    },
+    async stop(how = 'stopped') {
+      if (phase !== 'open') return;
+      phase = 'stopped';
+      await flushing;
+      if (how === 'discard') {
+        await render([], true).catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished answer preview failed'));
+        return;
+      }
+      if (text.trim() === '') return;
+      await render(split(`${text.trimEnd()} ${STOPPED_MARK}`), false).catch((err: unknown) => o.logger.warn({ err }, 'marking a stopped answer preview failed'));
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Clock } from '../clock.js';
+import type { PgDb } from '../db/pg-client.js';
+import { runs } from '../db/pg-schema.js';
+
+/** A `running` run whose owner stopped renewing its lease: another process should take it over. */
+export interface ExpiredRun {
+  id: string;
+  conversationId: string;
+  owner: string | null;
+  /** The lease as read; pass it to takeOver, which succeeds only if nobody changed it meanwhile. */
+  leaseUntil: number | null;
+}
+
+export interface RunLeases {
+  /**
+   * Extends the leases of runs this process still owns to now + `leaseMs` and returns their ids. A run
+   * missing from the result is no longer ours (taken over, or no longer running): stop working on it.
+   */
+  renew(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Running runs whose lease ended before `now` (or that never had one), oldest lease first. */
+  expired(now: number): Promise<ExpiredRun[]>;
+  /**
+   * Claims an expired run for `newOwner` with a fresh lease of `leaseMs`. Compare-and-set on the lease
+   * read by `expired`: when several processes try at once exactly one gets true; the others get false and
+   * must leave the run alone. Fails too if the lease has not ended or the run is no longer running.
+   */
+  takeOver(runId: string, newOwner: string, oldLeaseUntil: number | null, leaseMs: number): Promise<boolean>;
+}
+
+/**
+ * Run ownership across processes: each `running` run has an owner and a lease its owner renews while it
+ * works. A process that dies stops renewing; once the lease ends, any process may take the run over
+ * (and recover it as after a restart). Lease times come from each process's clock, so processes' clocks
+ * must agree to well within a lease (NTP); renew at a fraction of the lease (a third) to survive a slow tick.
+ */
+export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases {
+  return {
+    async renew(owner, runIds, leaseMs) {
+      if (runIds.length === 0) return [];
+      const rows = await db
+        .update(runs)
+        .set({ leaseUntil: clock.now() + leaseMs })
+        .where(and(inArray(runs.id, [...runIds]), eq(runs.owner, owner), eq(runs.status, 'running')))
+        .returning({ id: runs.id });
+      return rows.map((r) => r.id);
+    },
+
+    async expired(now) {
+      return db
+        .select({ id: runs.id, conversationId: runs.conversationId, owner: runs.owner, leaseUntil: runs.leaseUntil })
+        .from(runs)
+        .where(and(eq(runs.status, 'running'), or(lt(runs.leaseUntil, now), isNull(runs.leaseUntil))))
+        .orderBy(sql`${runs.leaseUntil} asc nulls first`);
+    },
+
+    async takeOver(runId, newOwner, oldLeaseUntil, leaseMs) {
+      const now = clock.now();
+      const sameLease = oldLeaseUntil === null ? isNull(runs.leaseUntil) : eq(runs.leaseUntil, oldLeaseUntil);
+      const rows = await db
+        .update(runs)
+        .set({ owner: newOwner, leaseUntil: now + leaseMs })
+        .where(and(eq(runs.id, runId), eq(runs.status, 'running'), sameLease, or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now))))
+        .returning({ id: runs.id });
+      return rows.length === 1;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { advisoryLockKey } from './advisory-lock-key.js';
+import { findMigrationsFolder } from './migrations-folder.js';
+import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
+import * as pgSchema from './pg-schema.js';
+
+export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: pg.Pool };
+
+/** Where the committed PostgreSQL migrations live (generated with drizzle.pg.config.ts). */
+export const PG_MIGRATIONS_DIR = findMigrationsFolder('drizzle-pg');
+
+/** Held while one process migrates, so processes starting together apply each migration once. */
+const MIGRATION_LOCK = advisoryLockKey('migrations');
+
+export interface OpenPostgresOptions {
+  migrationsDir?: string;
+  /** Connections this process may hold (default 10). */
+  poolSize?: number;
+  /** Shown in pg_stat_activity, so an operator sees which process holds what (default `errand`). */
+  applicationName?: string;
+  /** How long a connection attempt may take before it fails (default 10 000 ms). */
+  connectTimeoutMs?: number;
+  /** Where errors of idle pooled connections go; without a listener node-postgres would crash the process. */
+  logger?: Logger;
+}
+
+/**
+ * Connects to PostgreSQL and applies pending migrations under an advisory lock, so several Errand
+ * processes may start at once against one database. Throws DatabaseError naming DATABASE_URL (password
+ * masked) when the URL is malformed, the server is unreachable, the login is refused or migrating fails.
+ */
+export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PgDb> {
+  checkDatabaseUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    application_name: options.applicationName ?? 'errand',
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    keepAlive: true,
+  });
+  pool.on('error', (err) => options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'));
+  try {
+    await migrateUnderLock(pool, options.migrationsDir ?? PG_MIGRATIONS_DIR);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw postgresOpenError(url, err);
+  }
+  return drizzle(pool, { schema: pgSchema });
+}
+
+async function migrateUnderLock(pool: pg.Pool, migrationsFolder: string): Promise<void> {
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  try {
+    await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle(client), { migrationsFolder });
+    } finally {
+      await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK]);
+    }
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    // A connection that failed mid-way is destroyed, not pooled: its session (and any lock) ends with it.
+    client.release(failure);
+  }
+}
+
+/** Closes every pooled connection; safe to call twice. */
+export async function closePostgres(db: PgDb): Promise<void> {
+  if (db.$client.ended) return;
+  await db.$client.end();
+}

@@ -1,0 +1,271 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  OUTBOX_PURPOSES,
+  OUTBOX_STATUSES,
+  RUN_STATUSES,
+  SCHEDULE_STATUSES,
+  TASK_STATUSES,
+  type ImagePart,
+  type MessageRole,
+  type OutboxPayload,
+  type PendingQuestion,
+  type StoredToolCall,
+} from './schema.js';
+
+/*
+ * The PostgreSQL twin of schema.ts, table by table, with the same table, column and index names, so
+ * one store interface can sit on either. Differences, each on purpose:
+ * - Epoch-millisecond columns are `bigint` read as JS numbers (`mode: 'number'`): int4 ends in 1970 + 24 days.
+ * - JSON columns are `jsonb`: PostgreSQL rejects malformed JSON at write time, and node-postgres hands back
+ *   parsed values, so rows carry the same `$type<…>()` shapes as SQLite's `text({ mode: 'json' })` columns.
+ * - `tasks.blocked` is a real boolean (SQLite stores 0/1 behind the same `boolean` row type).
+ * - Conversation keys sort byte-wise (`collate "C"`), as SQLite's BINARY text does.
+ * - Auto-increment ids are identity columns; `messages` and `outbox` ids are bigint, as they grow fastest.
+ * - Scale-out additions: `runs.owner` / `runs.lease_until` (who runs it and until when that claim holds)
+ *   and `channel_pacing` (the earliest time the next post may go to a channel, shared by every process).
+ */
+
+/**
+ * Conversation keys compare byte by byte (`COLLATE "C"`), as in SQLite: a channel's conversations are the key
+ * range [`…channel:`, `…channel;`), which a locale collation (en_US ignores punctuation) would scramble.
+ */
+const conversationKey = customType<{ data: string; driverData: string }>({ dataType: () => 'text collate "C"' });
+
+/** Epoch milliseconds, read as a JS number (safe up to year 285 616). */
+const epochMs = (name: string) => bigint(name, { mode: 'number' });
+
+/** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: conversationKey('id').primaryKey(),
+    platform: text('platform').notNull(),
+    workspace: text('workspace').notNull(),
+    channel: text('channel').notNull(),
+    thread: text('thread'),
+    /** IANA timezone of the last person who spoke here, when the platform tells it. */
+    timezone: text('timezone'),
+    createdAt: epochMs('created_at').notNull(),
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (t) => [index('conversations_channel_idx').on(t.platform, t.workspace, t.channel)],
+);
+
+/** One execution of the agent loop for one goal; while `running` it belongs to one process, under a lease. */
+export const runs = pgTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    conversationId: conversationKey('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    taskId: integer('task_id').references(() => tasks.id, { onDelete: 'set null' }),
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
+    steps: integer('steps').notNull().default(0),
+    question: jsonb('question').$type<PendingQuestion>(),
+    askExpiresAt: epochMs('ask_expires_at'),
+    summary: text('summary'),
+    error: text('error'),
+    /** Model tokens (prompt + completion) this run has used, from the endpoint's reported usage. */
+    tokens: integer('tokens').notNull().default(0),
+    startedAt: epochMs('started_at').notNull(),
+    updatedAt: epochMs('updated_at').notNull(),
+    endedAt: epochMs('ended_at'),
+    /** The process working on it (see cluster/process-id.ts); null while nobody does. */
+    owner: text('owner'),
+    /** Until when the owner's claim holds; a `running` run past it is taken over by another process. */
+    leaseUntil: epochMs('lease_until'),
+  },
+  (t) => [
+    uniqueIndex('runs_one_active_per_conversation')
+      .on(t.conversationId)
+      .where(sql`status in ('running', 'waiting_user')`),
+    index('runs_ask_expiry_idx').on(t.askExpiresAt).where(sql`status = 'waiting_user'`),
+    index('runs_conversation_idx').on(t.conversationId, t.startedAt),
+    /** Leases that ran out: what every process scans to take over a dead process's runs. */
+    index('runs_lease_idx').on(t.leaseUntil).where(sql`status = 'running'`),
+  ],
+);
+
+/** The per-conversation to-do list; every run works on exactly one task. */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    conversationId: conversationKey('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull(),
+    status: text('status', { enum: TASK_STATUSES }).notNull().default('pending'),
+    sequence: integer('sequence').notNull(),
+    blockedBy: jsonb('blocked_by').$type<number[]>().notNull().default(sql`'[]'::jsonb`),
+    /** True while any task in blockedBy is not completed; kept in step so readiness is an index lookup. */
+    blocked: boolean('blocked').notNull().default(false),
+    resultSummary: text('result_summary'),
+    failReason: text('fail_reason'),
+    attempts: integer('attempts').notNull().default(0),
+    /** Earliest start (retry backoff); 0 = now. */
+    notBefore: epochMs('not_before').notNull().default(0),
+    createdBy: text('created_by', { enum: ['user', 'agent', 'schedule'] }).notNull(),
+    /** Platform user who asked (mentioned in questions), when known. */
+    requestedBy: text('requested_by'),
+    /** Platform message that created it, when it came from a message. */
+    sourceMessageId: text('source_message_id'),
+    scheduleId: integer('schedule_id'),
+    /** Images attached to the request, carried into the goal message when the task's run starts. */
+    images: jsonb('images').$type<ImagePart[]>(),
+    createdAt: epochMs('created_at').notNull(),
+    updatedAt: epochMs('updated_at').notNull(),
+    startedAt: epochMs('started_at'),
+    finishedAt: epochMs('finished_at'),
+  },
+  (t) => [
+    index('tasks_ready_idx')
+      .on(t.notBefore, t.conversationId)
+      .where(sql`status = 'pending' and blocked = false`),
+    index('tasks_conversation_idx').on(t.conversationId, t.sequence),
+    /** Open work by conversation key: channel-wide /tasks and /stop read a key range of it. */
+    index('tasks_open_idx')
+      .on(t.conversationId)
+      .where(sql`status in ('pending', 'in_progress')`),
+  ],
+);
+
+/** The transcript: every user message, model step and tool result, in order. */
+export const messages = pgTable(
+  'messages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    conversationId: conversationKey('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    runId: text('run_id'),
+    role: text('role').$type<MessageRole>().notNull(),
+    content: text('content'),
+    toolCalls: jsonb('tool_calls').$type<StoredToolCall[]>(),
+    toolCallId: text('tool_call_id'),
+    /** Who wrote a user message (platform user id). */
+    authorId: text('author_id'),
+    platformMessageId: text('platform_message_id'),
+    /** Images sent with a user message (OpenAI image parts as data URLs); null for text only. */
+    images: jsonb('images').$type<ImagePart[]>(),
+    createdAt: epochMs('created_at').notNull(),
+  },
+  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id)],
+);
+
+/** The durable outbox (see schema.ts): one row per platform message, delivered in id order. */
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    conversationId: conversationKey('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    runId: text('run_id'),
+    purpose: text('purpose', { enum: OUTBOX_PURPOSES }).notNull(),
+    payload: jsonb('payload').$type<OutboxPayload>().notNull(),
+    status: text('status', { enum: OUTBOX_STATUSES }).notNull().default('pending'),
+    platformMessageId: text('platform_message_id'),
+    /** Posts tried so far; above 0 the platform may already hold the message (look before posting again). */
+    attempts: integer('attempts').notNull().default(0),
+    /** Earliest next try after a transient failure; 0 = now. */
+    notBefore: epochMs('not_before').notNull().default(0),
+    error: text('error'),
+    createdAt: epochMs('created_at').notNull(),
+    postedAt: epochMs('posted_at'),
+  },
+  (t) => [index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`)],
+);
+
+/** Inbound events already handled; the primary key makes de-duplication hold across processes. */
+export const processedEvents = pgTable(
+  'processed_events',
+  {
+    key: text('key').primaryKey(),
+    receivedAt: epochMs('received_at').notNull(),
+  },
+  (t) => [index('processed_events_received_idx').on(t.receivedAt)],
+);
+
+/** Tools a person allowed for a whole conversation ("Always allow here"). */
+export const toolGrants = pgTable(
+  'tool_grants',
+  {
+    conversationId: conversationKey('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    tool: text('tool').notNull(),
+    grantedBy: text('granted_by'),
+    createdAt: epochMs('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.tool] })],
+);
+
+/** Prompts that run later or repeatedly; a fire is claimed with `update … where next_run_at = $old`. */
+export const schedules = pgTable(
+  'schedules',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    platform: text('platform').notNull(),
+    workspace: text('workspace').notNull(),
+    channel: text('channel').notNull(),
+    /** `channel`: post top-level and open a thread; `thread`: queue a task in conversationId. */
+    target: text('target', { enum: ['channel', 'thread'] }).notNull(),
+    conversationId: conversationKey('conversation_id'),
+    prompt: text('prompt').notNull(),
+    kind: text('kind', { enum: ['once', 'cron', 'interval'] }).notNull(),
+    spec: text('spec').notNull(),
+    timezone: text('timezone').notNull(),
+    status: text('status', { enum: SCHEDULE_STATUSES }).notNull(),
+    /** Interval anchor: fires at anchorAt + k·interval, so it never drifts. */
+    anchorAt: epochMs('anchor_at').notNull(),
+    nextRunAt: epochMs('next_run_at'),
+    lastRunAt: epochMs('last_run_at'),
+    runCount: integer('run_count').notNull().default(0),
+    createdBy: text('created_by').notNull(),
+    failReason: text('fail_reason'),
+    /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    createdAt: epochMs('created_at').notNull(),
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (t) => [
+    index('schedules_due_idx').on(t.status, t.nextRunAt),
+    index('schedules_channel_idx').on(t.platform, t.workspace, t.channel, t.status),
+  ],
+);
+
+/** Model tokens per person per UTC day: what daily budgets and `/usage` read. */
+export const usageDaily = pgTable(
+  'usage_daily',
+  {
+    /** UTC day, `YYYY-MM-DD`. */
+    day: text('day').notNull(),
+    /** Who was charged: `platform:user id` (a schedule's creator for scheduled runs). */
+    user: text('user').notNull(),
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull().default(0),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.user] }), index('usage_daily_user_idx').on(t.user, t.day)],
+);
+
+/**
+ * Outbound pacing shared by every process: the earliest time the next post may go to a channel.
+ * A process reserves a slot with one atomic upsert (cluster/channel-pacing.ts), so two processes
+ * never post to one channel faster than the platform allows.
+ */
+export const channelPacing = pgTable(
+  'channel_pacing',
+  {
+    platform: text('platform').notNull(),
+    channel: text('channel').notNull(),
+    nextAllowedAt: epochMs('next_allowed_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.channel] })],
+);
+
+export type PgRunRow = typeof runs.$inferSelect;
+export type PgChannelPacingRow = typeof channelPacing.$inferSelect;

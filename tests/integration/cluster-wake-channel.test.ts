@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWakeChannel, WAKE_CHANNEL, type WakeChannel, type WakeEvent } from '../../src/cluster/wake-channel.js';
+import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import { createLogger } from '../../src/logger.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { waitFor } from '../fakes/wait-for.js';
+import { useTestDatabase } from '../support/test-database.js';
+
+const database = useTestDatabase();
+const logger = createLogger('silent');
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** One simulated process: its own pool and its own listener. */
+async function processWith(id: string, clock = new FakeClock()): Promise<{ db: PgDb; wake: WakeChannel; events: WakeEvent[]; clock: FakeClock }> {
+  const db = await openPostgres(database.url, { poolSize: 2 });
+  const wake = createWakeChannel({ url: database.url, pool: db.$client, processId: id, clock, logger });
+  const events: WakeEvent[] = [];
+  wake.onWake((e) => void events.push(e));
+  await wake.start();
+  cleanups.push(async () => {
+    await wake.close();
+    await closePostgres(db);
+  });
+  return { db, wake, events, clock };
+}
+
+describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
+  it('wakes every listening process, telling each whether the wake-up came from itself', async () => {
+    const a = await processWith('proc-a');
+    const b = await processWith('proc-b');
+    await a.wake.notify('task', 'slack:T1:C1:1.0');
+    await waitFor(() => b.events.length === 1 && a.events.length === 1, 10_000, 'both processes to be woken');
+    expect(b.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:1.0', fromSelf: false }]);
+    expect(a.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:1.0', fromSelf: true }]);
+  });
+
+  it('ignores a notification whose payload is not a wake-up, and keeps listening', async () => {
+    const a = await processWith('proc-a');
+    await a.db.$client.query('select pg_notify($1, $2)', [WAKE_CHANNEL, '{"kind":"explode","conversationId":"x"}']);
+    await a.db.$client.query('select pg_notify($1, $2)', [WAKE_CHANNEL, 'not json']);
+    await a.wake.notify('stop', 'discord:G1:C9:T1');
+    await waitFor(() => a.events.length > 0, 10_000, 'the valid wake-up');
+    expect(a.events).toEqual([{ kind: 'stop', conversationId: 'discord:G1:C9:T1', fromSelf: true }]);
+  });
+
+  it('reconnects after its connection is killed, reports a resync, and receives wake-ups again', async () => {
+    const a = await processWith('proc-a');
+    const b = await processWith('proc-b');
+    const killed = await a.db.$client.query<{ ok: boolean }>("select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'errand-wake:proc-b'");
+    expect(killed.rows).toEqual([{ ok: true }]);
+    await waitFor(() => b.clock.pendingTimers() === 1, 10_000, 'the reconnect to be scheduled');
+    b.clock.advance(250);
+    await waitFor(() => b.events.some((e) => e.kind === 'resync'), 10_000, 'the resync after reconnecting');
+    await a.wake.notify('answer', 'slack:T1:C1:2.0');
+    await waitFor(() => b.events.length === 2, 10_000, 'the wake-up after reconnecting');
+    expect(b.events).toEqual([{ kind: 'resync' }, { kind: 'answer', conversationId: 'slack:T1:C1:2.0', fromSelf: false }]);
+  });
+});
