@@ -57,7 +57,8 @@ describe('MCP tools in the console', () => {
     await app.coordinator.idle();
     model.reply(writeStep('denied-in-console'), { text: 'Not saved.' });
     input.write('save the plan "denied-in-console"\n');
-    await waitFor(() => (printed.match(/Approval needed/g) ?? []).length === 2, 10_000, 'the second approval prompt');
+    // The first approval was printed twice already (posted, then edited with the decision): wait for this one's own text.
+    await waitFor(() => printed.includes('"text": "denied-in-console"'), 10_000, 'the second approval prompt');
     await app.coordinator.idle();
     input.write('3\n');
     await waitFor(() => printed.includes('Not saved.'), 10_000, 'the answer');

@@ -84,9 +84,12 @@ describe('architecture', () => {
     expect(offenders(sources('src/agent'), (i) => i.target?.startsWith('src/db/') === true)).toEqual([]);
   });
 
-  it('only the SQLite store and src/db/ reach drizzle and better-sqlite3; the rest of the core talks to the Store', () => {
+  it('only the store implementations, src/db/ and src/cluster/ reach the database drivers; the rest of the core talks to the Store', () => {
     const sqliteOnly = (f: string) => f.startsWith('src/store/sqlite/') || f.startsWith('src/db/');
-    expect(offenders(all, (i, f) => (i.pkg === 'better-sqlite3' || i.pkg === 'drizzle-orm') && !sqliteOnly(f))).toEqual([]);
+    const postgresOnly = (f: string) => f.startsWith('src/store/postgres/') || f.startsWith('src/db/') || f.startsWith('src/cluster/');
+    expect(offenders(all, (i, f) => i.pkg === 'better-sqlite3' && !sqliteOnly(f))).toEqual([]);
+    expect(offenders(all, (i, f) => i.pkg === 'pg' && !postgresOnly(f))).toEqual([]);
+    expect(offenders(all, (i, f) => i.pkg === 'drizzle-orm' && !sqliteOnly(f) && !postgresOnly(f))).toEqual([]);
     expect(offenders(all, (i, f) => i.target?.startsWith('src/store/sqlite/') === true && !f.startsWith('src/store/'))).toEqual([]);
   });
 
