@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSlackAdapter, slackOptionsFromConfig } from '../adapters/slack/create-slack-adapter.js';
@@ -13,6 +13,18 @@ import { createLogger } from '../src/logger.js';
  * reports its memory over IPC.
  */
 const quietMs = Number(process.env.QUIET_MS ?? 30_000);
+
+/** Resident memory split by kind (/proc/self/status, Linux): anonymous (heaps, malloc) vs file-backed (the node binary, libraries). */
+function residentKinds(): { anon: number; file: number } | null {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { anon: kib('RssAnon'), file: kib('RssFile') };
+  } catch {
+    return null;
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'errand-bench-mem-'));
 const config = loadConfig({
   OPENAI_BASE_URL: process.env.MODEL_URL,
@@ -37,7 +49,7 @@ process.once('message', () => {
     await app.coordinator.idle();
     await new Promise((r) => setTimeout(r, quietMs));
     const usage = process.memoryUsage();
-    process.send?.({ type: 'idle', afterLoad, ...usage }, () => {
+    process.send?.({ type: 'idle', afterLoad, ...usage, resident: residentKinds() }, () => {
       void app.stop().finally(() => {
         rmSync(dir, { recursive: true, force: true });
         process.exit(0);
