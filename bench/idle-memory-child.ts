@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSlackAdapter, slackOptionsFromConfig } from '../adapters/slack/create-slack-adapter.js';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from '../src/runtime/idle-heap-release.js';
 
 /**
  * Runs inside its own process (compiled, as `npm start` runs Errand): Errand with the Slack
@@ -13,6 +14,18 @@ import { createLogger } from '../src/logger.js';
  * reports its memory over IPC.
  */
 const quietMs = Number(process.env.QUIET_MS ?? 30_000);
+
+/** Resident memory split by kind (/proc/self/status, Linux): anonymous (heaps, malloc) vs file-backed (the node binary, libraries). */
+function residentKinds(): { anon: number; file: number } | null {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { anon: kib('RssAnon'), file: kib('RssFile') };
+  } catch {
+    return null;
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'errand-bench-mem-'));
 const config = loadConfig({
   OPENAI_BASE_URL: process.env.MODEL_URL,
@@ -30,6 +43,9 @@ const logger = createLogger(config.LOG_LEVEL);
 const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config, logger), host: '127.0.0.1', tuning: { messageRate: { burst: 10_000, perSecond: 10_000 } } });
 const app = await createApp({ config, adapters: [adapter], logger });
 await app.start();
+// As src/main.ts does after starting the app.
+const heap = nodeHeapSignals();
+if (heap) startIdleHeapRelease({ signals: heap, every: unrefInterval });
 process.send?.({ type: 'ready', port: adapter.httpPort(), rss: process.memoryUsage.rss() });
 process.once('message', () => {
   void (async () => {
@@ -37,7 +53,7 @@ process.once('message', () => {
     await app.coordinator.idle();
     await new Promise((r) => setTimeout(r, quietMs));
     const usage = process.memoryUsage();
-    process.send?.({ type: 'idle', afterLoad, ...usage }, () => {
+    process.send?.({ type: 'idle', afterLoad, ...usage, resident: residentKinds() }, () => {
       void app.stop().finally(() => {
         rmSync(dir, { recursive: true, force: true });
         process.exit(0);

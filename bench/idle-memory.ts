@@ -12,7 +12,17 @@ const CONVERSATIONS = Number(process.env.CONVERSATIONS ?? 10_000);
 const BATCH = 50;
 const USER = 'U0BENCH01';
 
-type ChildReport = { type: 'idle'; afterLoad: number; rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number };
+type ChildReport = {
+  type: 'idle';
+  afterLoad: number;
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  /** Anonymous vs file-backed resident bytes, where the platform tells (Linux). */
+  resident: { anon: number; file: number } | null;
+};
 
 /** RSS (MB) of a fresh node, started like `npm start`, after importing the app and these compiled modules. */
 function importedRss(start: StartCommand, modules: string[]): number {
@@ -59,12 +69,13 @@ export const benchmark: Benchmark = {
       await exited;
       const slackOnly = importedRss(start, ['adapters/slack/create-slack-adapter.js']);
       const both = importedRss(start, ['adapters/slack/create-slack-adapter.js', 'adapters/discord/create-discord-adapter.js']);
+      const kinds = r.resident ? `: anonymous ${(r.resident.anon / MB).toFixed(1)} MB, file-backed ${(r.resident.file / MB).toFixed(1)} MB (the node binary and libraries)` : '';
       return [
         {
           name: 'idle_rss_mb',
           value: r.rss / MB,
           unit: 'MB',
-          detail: `node ${[...Object.entries(start.env).map(([k, v]) => `${k}=${v}`), ...start.flags].join(' ') || '(no flags)'}; Slack adapter loaded, ${replies} conversations answered over the fake Slack, then 30 s of quiet (target < 100); at start ${(Number(ready.rss) / MB).toFixed(1)} MB, right after the load ${(r.afterLoad / MB).toFixed(1)} MB; at idle JS heap ${(r.heapUsed / MB).toFixed(1)} of ${(r.heapTotal / MB).toFixed(1)} MB, external ${(r.external / MB).toFixed(1)} MB (array buffers ${(r.arrayBuffers / MB).toFixed(1)}); a fresh process that only imports the app and the Slack adapter: ${slackOnly.toFixed(1)} MB, with the Discord adapter too: ${both.toFixed(1)} MB (discord.js adds ${(both - slackOnly).toFixed(1)} MB)`,
+          detail: `node ${[...Object.entries(start.env).map(([k, v]) => `${k}=${v}`), ...start.flags].join(' ') || '(no flags)'}; Slack adapter loaded, ${replies} conversations answered over the fake Slack, then 30 s of quiet (target < 100); at start ${(Number(ready.rss) / MB).toFixed(1)} MB, right after the load ${(r.afterLoad / MB).toFixed(1)} MB; at idle${kinds}; JS heap ${(r.heapUsed / MB).toFixed(1)} of ${(r.heapTotal / MB).toFixed(1)} MB, external ${(r.external / MB).toFixed(1)} MB (array buffers ${(r.arrayBuffers / MB).toFixed(1)}); a fresh process that only imports the app and the Slack adapter: ${slackOnly.toFixed(1)} MB, with the Discord adapter too: ${both.toFixed(1)} MB (discord.js adds ${(both - slackOnly).toFixed(1)} MB)`,
         },
       ];
     } finally {

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './logger.js';
 import { noopMetrics, type Metrics } from './metrics/metrics.js';
 import { loadMonitoring, type Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
+import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -122,6 +123,15 @@ async function main(): Promise<void> {
   const externalTools = await createToolServers(config, logger);
   app = await createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}) });
   await app.start();
+  // With `--expose-gc` (the start script's flag) the heap a burst grew is handed back once Errand is quiet.
+  const heap = nodeHeapSignals();
+  if (heap) {
+    startIdleHeapRelease({
+      signals: heap,
+      every: unrefInterval,
+      onCollect: (before, after) => logger.debug({ beforeMb: Math.round(before / 2 ** 20), afterMb: Math.round(after / 2 ** 20) }, 'quiet: heap handed back'),
+    });
+  }
   logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
   // A warning, not a reason to exit: the endpoint may come up later, or not list models at all.
   void checkModelEndpoint({ baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: config.OPENAI_MODEL, fetch: globalThis.fetch }).then((problem) => {

@@ -39,7 +39,9 @@ export interface BotThreadsOptions {
  * memory with Slack itself as the source of truth behind it.
  */
 export function createBotThreads(options: BotThreadsOptions): BotThreads {
-  const capacity = options.capacity ?? 10_000;
+  // Small on purpose: threads of Errand's own conversations are answered by the database (`known`),
+  // so the cache only saves lookups of recent threads; thousands of entries would sit in the idle heap.
+  const capacity = options.capacity ?? 2_000;
   const maxAttempts = options.maxAttempts ?? 4;
   const backoffMs = options.backoffMs ?? ((attempt: number) => 250 * 2 ** attempt);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));

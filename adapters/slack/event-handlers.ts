@@ -103,6 +103,12 @@ export interface EventHandlerDeps {
 const bodySchema = z.object({ team_id: z.string().min(1) });
 
 /**
+ * Messages remembered for the cheap twin check. Twins arrive together; a later redelivery whose
+ * entry is gone meets the core's durable dedupe, so a longer memory would only sit in the idle heap.
+ */
+const RECENT_MESSAGES = 1000;
+
+/**
  * Wires `app_mention` and `message` events to the sink. The listener resolves once the sink has
  * stored the message, and the receiver acknowledges the event only then (ack-after-handling.ts). Twins and redeliveries of a message already handed over (or in flight) are dropped
  * here, cheaply; the core de-duplicates again, durably.
@@ -131,7 +137,7 @@ export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
     });
     handled.set(key, delivery);
     deps.onHandedOver?.(inbound);
-    if (handled.size > 5000) handled.delete(handled.keys().next().value!);
+    if (handled.size > RECENT_MESSAGES) handled.delete(handled.keys().next().value!);
     return delivery;
   };
   const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
