@@ -417,7 +417,8 @@ export class RunCoordinator implements RunControl {
         posts: deps.posts,
         now: () => deps.clock.now(),
         activity,
-        ...(adapter.openStream ? { openStream: () => adapter.openStream!(ref, toolContext.userId), shuttingDown: () => this.stopping } : {}),
+        // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
+        ...(adapter.openStream ? { openStream: () => adapter.openStream!(ref, toolContext.userId), shuttingDown: () => this.stopping || entry.reason === 'taken_over' } : {}),
       },
     );
     await this.settle(conversationId, run, task, outcome, entry.reason);
