@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
-import type { Cluster, ClusterHooks, RunLoss } from '../runtime/cluster.js';
+import type { Cluster, ClusterHooks, ClusterWake, RunLoss } from '../runtime/cluster.js';
 import type { InterruptedRun } from '../runtime/recovery.js';
 import { createRunLeases, type RunState } from './run-leases.js';
-import { createWakeChannel, type WakeChannel, type WakeEvent } from './wake-channel.js';
+import { createWakeChannel, type WakeEvent } from './wake-channel.js';
 
 export interface PostgresClusterOptions {
   /** The pool the store uses; leases are kept and wake-ups sent through it. */
@@ -17,8 +17,6 @@ export interface PostgresClusterOptions {
   logger: Logger;
   /** RUN_LEASE_SECONDS in ms: how long a run stays ours without a renewal. Renewals and takeover looks come every third of it. */
   leaseMs: number;
-  /** Replaces the LISTEN/NOTIFY channel (tests); default: one on `url` and the pool of `db`. */
-  wakeChannel?: WakeChannel;
 }
 
 interface OwnedRun {
@@ -47,7 +45,7 @@ function lossOf(state: RunState | undefined, processId: string): RunLoss | null 
 export function createPostgresCluster(options: PostgresClusterOptions): Cluster {
   const { db, processId, clock, logger, leaseMs } = options;
   const leases = createRunLeases(db, clock);
-  const wake = options.wakeChannel ?? createWakeChannel({ url: options.url, pool: db.$client, processId, clock, logger });
+  const wake = createWakeChannel({ url: options.url, pool: db.$client, processId, clock, logger });
   const owned = new Map<string, OwnedRun>();
   /** Running runs seen without any lease at the last look: an owner adopts within moments, so a second sighting means nobody will. */
   let unleased = new Set<string>();
@@ -75,7 +73,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     })();
   };
 
-  const notify = (kind: 'task' | 'answer' | 'stop', conversationId: string) => {
+  const notify = (kind: ClusterWake, conversationId: string) => {
     wake.notify(kind, conversationId).catch((err: unknown) => logger.warn({ err, kind, conversationId }, 'waking the other processes failed; their heartbeat will find the work'));
   };
 
