@@ -26,11 +26,14 @@ interface OwnedRun {
   adoption: 'pending' | 'done' | 'failed';
 }
 
-/** Why a run we executed is no longer ours, from where it stands now; null: it is ending on its own. */
-function lossOf(state: RunState | undefined, processId: string): RunLoss | null {
+/**
+ * Why a run we execute is no longer ours, from where it stands now; null: it is still ours, or ending on its
+ * own. Another owner counts only once ours was written: before that the owner is still the previous one.
+ */
+function lossOf(state: RunState | undefined, processId: string, adopted: boolean): RunLoss | null {
   if (!state) return 'taken_over';
   if (state.status === 'cancelled') return 'stopped';
-  if (state.status === 'interrupted' || (state.status === 'running' && state.owner !== processId)) return 'taken_over';
+  if (state.status === 'interrupted' || (adopted && state.status === 'running' && state.owner !== processId)) return 'taken_over';
   return null;
 }
 
@@ -83,7 +86,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     const states = new Map((await leases.states(runIds)).map((s) => [s.id, s]));
     for (const id of runIds) {
       const run = owned.get(id);
-      const loss = run ? lossOf(states.get(id), processId) : null;
+      const loss = run ? lossOf(states.get(id), processId, run.adoption === 'done') : null;
       if (run && loss) {
         owned.delete(id);
         run.lose(loss);
