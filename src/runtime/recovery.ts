@@ -18,12 +18,15 @@ export interface InterruptedRun {
  * alone: the answer still resumes them. The note telling each thread what happens next is recorded in
  * the same transaction, so a crash during recovery neither loses it nor repeats it; the outbox posts
  * it after what was still pending there. This must run before any adapter delivers an event, or a run
- * started by this very process would be taken for a dead one.
+ * started by this very process would be taken for a dead one. A preview of an answer that was being
+ * written when the process died is removed from the thread (`RunPosts.retractPreviews`): the run answers again.
  */
 export async function requeueInterruptedRuns(deps: { posts: RunPosts; logger: Logger; maxAttempts: number }): Promise<InterruptedRun[]> {
   const result = await deps.posts.atomically(async (tx) => {
     const recovered: InterruptedRun[] = [];
     for (const run of await tx.runs.interruptAllRunning()) {
+      // Before the note and anything the run posts again: its half-written preview is taken back first.
+      await deps.posts.retractPreviews(run.id, tx);
       const task = run.taskId !== null ? await tx.tasks.get(run.taskId) : null;
       const attempts = task?.attempts ?? 0;
       if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {

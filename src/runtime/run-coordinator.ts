@@ -391,7 +391,12 @@ export class RunCoordinator implements RunControl {
         posts: deps.posts,
         now: () => deps.clock.now(),
         activity,
-        ...(adapter.openStream ? { openStream: () => adapter.openStream!(ref, toolContext.userId), shuttingDown: () => this.stopping } : {}),
+        ...(adapter.openStream
+          ? {
+              openStream: () => adapter.openStream!(ref, toolContext.userId, { onMessage: (id) => deps.posts.recordPreview(conversationId, run.id, id) }),
+              shuttingDown: () => this.stopping,
+            }
+          : {}),
       },
     );
     await this.settle(conversationId, run, task, outcome, entry.reason);
