@@ -111,8 +111,7 @@ describe('restarts lose nothing and post nothing twice', () => {
     let up = false;
     const start = async () => {
       const before = discord.stats.identifies;
-      // Recorded outputs only: a SIGKILL in the middle of a streamed preview leaves that preview behind (see README, Streamed answers).
-      errand = startErrandProcess({ ...discordEnv(discord, model, dir), MAX_CONCURRENT_RUNS: String(CONVERSATIONS), STREAMING: 'false' });
+      errand = startErrandProcess({ ...discordEnv(discord, model, dir), MAX_CONCURRENT_RUNS: String(CONVERSATIONS) });
       await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect');
       up = true;
     };
