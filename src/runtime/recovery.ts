@@ -26,9 +26,13 @@ export interface RecoveryDeps {
  * used up its attempts — a task that crashes the process would otherwise restart it forever. The note
  * telling the thread what happens next is recorded in the same transaction, so a crash during recovery
  * neither loses it nor repeats it; the outbox posts it after what was still pending there.
+ * A preview of an answer that was being written when the process died is removed from the thread
+ * (`RunPosts.retractPreviews`) first: the run answers again.
  * One function for both ways a run dies: a restart of the only process, and a takeover in a cluster.
  */
 export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: RecoveryDeps): Promise<InterruptedRun> {
+  // Before the note and anything the run posts again: its half-written preview is taken back first.
+  await deps.posts.retractPreviews(run.id, tx);
   const task = run.taskId !== null ? await tx.tasks.get(run.taskId) : null;
   const attempts = task?.attempts ?? 0;
   if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {

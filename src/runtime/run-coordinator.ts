@@ -417,8 +417,13 @@ export class RunCoordinator implements RunControl {
         posts: deps.posts,
         now: () => deps.clock.now(),
         activity,
-        // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
-        ...(adapter.openStream ? { openStream: () => adapter.openStream!(ref, toolContext.userId), shuttingDown: () => this.stopping || entry.reason === 'taken_over' } : {}),
+        ...(adapter.openStream
+          ? {
+              openStream: () => adapter.openStream!(ref, toolContext.userId, { onMessage: (id) => deps.posts.recordPreview(conversationId, run.id, id) }),
+              // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
+              shuttingDown: () => this.stopping || entry.reason === 'taken_over',
+            }
+          : {}),
       },
     );
     await this.settle(conversationId, run, task, outcome, entry.reason);
