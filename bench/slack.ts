@@ -69,8 +69,8 @@ type Kind = 'bare' | 'errand';
  * it as a `message` event, as on Slack. CPU is each bot process's own `process.cpuUsage()` from the
  * first measured mention until the last echo was acknowledged (the fakes and the model run here).
  */
-async function overhead(model: FakeOpenAI): Promise<OverheadSample> {
-  const { bots, close } = await startBots(model);
+async function overhead(model: FakeOpenAI, streaming: boolean): Promise<OverheadSample> {
+  const { bots, close } = await startBots(model, { STREAMING: String(streaming) });
   const latencies: Record<Kind, number[]> = { bare: [], errand: [] };
   const cpuStart: Partial<Record<Kind, CpuSample>> = {};
   const callsStart = { bare: 0, errand: 0 };
@@ -157,17 +157,18 @@ async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; star
  */
 export const benchmark: Benchmark = {
   name: 'slack',
-  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_ack_p99_ms'],
+  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_streaming_overhead_ratio', 'slack_streaming_cpu_ratio', 'slack_ack_p99_ms'],
   async run() {
     const model = await startFakeOpenAI();
     try {
-      const sample = await overhead(model);
+      const sample = await overhead(model, false);
+      const streamed = await overhead(model, true);
       const load = await ackUnderLoad(model);
       const ackMs = load.acks.map((a) => a.ms);
       const startMs = load.startAcks.map((a) => a.ms);
       const failed = load.acks.filter((a) => a.status !== 200).length;
       return [
-        ...overheadFigures('slack', 'bare Bolt app', sample, 'each bot in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back'),
+        ...overheadFigures('slack', 'bare Bolt app', sample, 'each bot in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back', streamed),
         {
           name: 'slack_ack_p99_ms',
           value: percentile(ackMs, 99),
