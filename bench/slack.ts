@@ -18,8 +18,11 @@ function mentionAndTime(fake: FakeSlack, channel: string, i: number): Promise<nu
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let root = '';
+    // The reply is a post in the thread, or (Errand streaming) the stop of the answer streamed into it.
+    const inThread = (ts: unknown) => root !== '' && fake.messages(channel, root).some((m) => m.ts === ts && m.ts !== root);
     fake.onCall = (call) => {
-      if (call.method === 'chat.postMessage' && call.status === 200 && call.args.thread_ts === root && root !== '') {
+      const reply = (call.method === 'chat.postMessage' && call.args.thread_ts === root && root !== '') || (call.method === 'chat.stopStream' && inThread(call.args.ts));
+      if (reply && call.status === 200) {
         fake.onCall = null;
         resolve(performance.now() - t0);
       }
