@@ -5,8 +5,14 @@ import type { Benchmark } from './benchmark.js';
 import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-process.js';
 import { callMix, overheadFigures, percentile, type OverheadSample } from './overhead-figures.js';
 
-const WARMUP = 30;
-const MESSAGES = 200;
+/** Mentions per bot before (warm-up) and while CPU and latency are measured. */
+interface Rounds {
+  readonly warmup: number;
+  readonly messages: number;
+}
+const LIKE_FOR_LIKE: Rounds = { warmup: 30, messages: 200 };
+/** A streamed Slack answer is finished about a second after it opens (the stream's pacing): fewer rounds keep the run short. */
+const STREAMED: Rounds = { warmup: 5, messages: 40 };
 const CONVERSATIONS = 200;
 const EXTRA_EVENTS = 1000;
 /** 200 conversations each getting an event every second: far busier than people type. */
@@ -72,29 +78,29 @@ type Kind = 'bare' | 'errand';
  * it as a `message` event, as on Slack. CPU is each bot process's own `process.cpuUsage()` from the
  * first measured mention until the last echo was acknowledged (the fakes and the model run here).
  */
-async function overhead(model: FakeOpenAI, streaming: boolean): Promise<OverheadSample> {
+async function overhead(model: FakeOpenAI, streaming: boolean, { warmup, messages }: Rounds): Promise<OverheadSample> {
   const { bots, close } = await startBots(model, { STREAMING: String(streaming) });
   const latencies: Record<Kind, number[]> = { bare: [], errand: [] };
   const cpuStart: Partial<Record<Kind, CpuSample>> = {};
   const callsStart = { bare: 0, errand: 0 };
   try {
-    for (let i = 0; i < WARMUP + MESSAGES; i++) {
+    for (let i = 0; i < warmup + messages; i++) {
       for (const kind of ['bare', 'errand'] as const) {
         const { fake, bot } = bots[kind];
-        if (i === WARMUP) {
+        if (i === warmup) {
           cpuStart[kind] = await bot.cpu();
           callsStart[kind] = fake.calls.length;
         }
         const ms = await mentionAndTime(fake, kind === 'bare' ? 'C0BAREBOT' : 'C0ERRAND1', i);
         await fake.settle();
-        if (i >= WARMUP) latencies[kind].push(ms);
+        if (i >= warmup) latencies[kind].push(ms);
       }
     }
     await bots.errand.bot.idle();
     await Promise.all([bots.bare.fake.settle(), bots.errand.fake.settle()]);
     const cpuPerMessage = { bare: 0, errand: 0 };
-    for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
-    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), MESSAGES);
+    for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / messages;
+    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), messages);
     return { latencies, cpuPerMessage, callsPerMessage: { bare: calls('bare'), errand: calls('errand') } };
   } finally {
     await close();
@@ -164,8 +170,8 @@ export const benchmark: Benchmark = {
   async run() {
     const model = await startFakeOpenAI();
     try {
-      const sample = await overhead(model, false);
-      const streamed = await overhead(model, true);
+      const sample = await overhead(model, false, LIKE_FOR_LIKE);
+      const streamed = await overhead(model, true, STREAMED);
       const load = await ackUnderLoad(model);
       const ackMs = load.acks.map((a) => a.ms);
       const startMs = load.startAcks.map((a) => a.ms);
