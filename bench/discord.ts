@@ -12,7 +12,7 @@ const ECHO_GRACE_MS = 200;
 
 type Kind = 'bare' | 'errand';
 
-/** Mentions the bot once and resolves with the time until its reply reached the fake, in ms. */
+/** Mentions the bot once and resolves with the time until its reply reached the fake, in ms (streaming: its first visible piece, edited afterwards). */
 function mentionAndTime(fake: FakeDiscord, i: number): Promise<number> {
   return new Promise((resolve) => {
     const t0 = performance.now();
