@@ -1,0 +1,43 @@
+import type { GatewayGate } from '../chat/gateway-gate.js';
+import type { PostPacer } from '../chat/post-pacer.js';
+import type { Clock } from '../clock.js';
+import type { PgDb } from '../db/pg-client.js';
+import type { Logger } from '../logger.js';
+import { createChannelPacing } from './channel-pacing.js';
+import { createLockGatewayGate } from './gateway-gate.js';
+import { createGatewayLock } from './gateway-lock.js';
+
+export interface ClusterChatOptions {
+  /** DATABASE_URL: the gateway lock keeps a connection of its own to it. */
+  url: string;
+  /** The store's pool; pacing is one upsert per post on it. */
+  db: PgDb;
+  processId: string;
+  clock: Clock;
+  logger: Logger;
+  /** GATEWAY_LOCK_RETRY_SECONDS in ms: how often a standby tries to take the gateway over (default 5 000). */
+  gatewayRetryMs?: number;
+}
+
+/** What the chat adapters of one process need to behave as one bot among several processes. */
+export interface ClusterChat {
+  /** For the Discord adapter: only the holder connects the gateway. */
+  readonly gateway: GatewayGate;
+  /** For every adapter's outbound queue: posts to one channel spaced across processes. */
+  readonly pacer: PostPacer;
+}
+
+/**
+ * Builds the gateway gate and the shared post pacer of a process on PostgreSQL. Nothing connects until
+ * the adapter joins the gate; the adapter's `stop` leaves it (releasing the lock).
+ */
+export function createClusterChat(options: ClusterChatOptions): ClusterChat {
+  const lock = createGatewayLock({
+    url: options.url,
+    processId: options.processId,
+    clock: options.clock,
+    logger: options.logger,
+    ...(options.gatewayRetryMs === undefined ? {} : { retryMs: options.gatewayRetryMs }),
+  });
+  return { gateway: createLockGatewayGate(lock, options.logger), pacer: createChannelPacing(options.db, options.clock) };
+}
