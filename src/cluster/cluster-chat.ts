@@ -1,11 +1,13 @@
 import type { GatewayGate } from '../chat/gateway-gate.js';
 import type { PostPacer } from '../chat/post-pacer.js';
 import type { Clock } from '../clock.js';
-import type { PgDb } from '../db/pg-client.js';
+import { closePostgres, openPostgres, type PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
 import { createChannelPacing } from './channel-pacing.js';
 import { createLockGatewayGate } from './gateway-gate.js';
 import { createGatewayLock } from './gateway-lock.js';
+
+const DEFAULT_RETRY_MS = 5000;
 
 export interface ClusterChatOptions {
   /** DATABASE_URL: the gateway lock keeps a connection of its own to it. */
@@ -39,5 +41,21 @@ export function createClusterChat(options: ClusterChatOptions): ClusterChat {
     logger: options.logger,
     ...(options.gatewayRetryMs === undefined ? {} : { retryMs: options.gatewayRetryMs }),
   });
-  return { gateway: createLockGatewayGate(lock, options.logger), pacer: createChannelPacing(options.db, options.clock) };
+  const gateway = createLockGatewayGate(lock, { clock: options.clock, logger: options.logger, retryMs: options.gatewayRetryMs ?? DEFAULT_RETRY_MS });
+  return { gateway, pacer: createChannelPacing(options.db, options.clock) };
+}
+
+/** A ClusterChat on a small pool of its own, for a composition root that builds the adapters before the store. */
+export interface OwnedClusterChat extends ClusterChat {
+  /** Closes the pacer's pool; call after the adapters stopped (their `stop` leaves the gateway gate). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the pacer's connections (two: pacing is one short upsert per post) and builds the ClusterChat.
+ * Throws DatabaseError naming DATABASE_URL when the database cannot be reached.
+ */
+export async function openClusterChat(options: Omit<ClusterChatOptions, 'db'>): Promise<OwnedClusterChat> {
+  const db = await openPostgres(options.url, { poolSize: 2, applicationName: `errand-pacing:${options.processId}`, logger: options.logger });
+  return { ...createClusterChat({ ...options, db }), close: () => closePostgres(db) };
 }
