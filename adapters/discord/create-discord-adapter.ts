@@ -244,7 +244,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     const c = client;
     client = null;
     if (c) {
-      logger.info('Discord gateway handed over: disconnecting; posting goes on through REST');
+      logger.info('closing the Discord gateway session');
       await c.destroy();
     }
   };
@@ -271,6 +271,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       // Disconnect before giving the gate up, so two sessions never overlap.
       await disconnectGateway();
       await gate?.leave();
+      api.clearHashSweeper();
+      api.clearHandlerSweeper();
     },
     connectionState() {
       if (!started) return { connected: false, detail: 'not started' };
