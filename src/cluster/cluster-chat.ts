@@ -25,6 +25,8 @@ export interface ClusterChatOptions {
 export interface ClusterChat {
   /** For the Discord adapter: only the holder connects the gateway. */
   readonly gateway: GatewayGate;
+  /** Called each time this process took the gateway over after its start: run the catch-up (`App.catchUp`) then. */
+  onGatewayTakenOver(handler: () => void): void;
   /** For every adapter's outbound queue: posts to one channel spaced across processes. */
   readonly pacer: PostPacer;
 }
@@ -42,7 +44,7 @@ export function createClusterChat(options: ClusterChatOptions): ClusterChat {
     ...(options.gatewayRetryMs === undefined ? {} : { retryMs: options.gatewayRetryMs }),
   });
   const gateway = createLockGatewayGate(lock, { clock: options.clock, logger: options.logger, retryMs: options.gatewayRetryMs ?? DEFAULT_RETRY_MS });
-  return { gateway, pacer: createChannelPacing(options.db, options.clock) };
+  return { gateway, pacer: createChannelPacing(options.db, options.clock), onGatewayTakenOver: (handler) => gateway.onTakenOver(handler) };
 }
 
 /** A ClusterChat on a small pool of its own, for a composition root that builds the adapters before the store. */

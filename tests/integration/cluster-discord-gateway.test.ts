@@ -57,11 +57,11 @@ async function startWorld(): Promise<void> {
 }
 
 /** One Errand process: its own runtime, the shared gateway lock and post pacing on PostgreSQL. */
-async function startMember(id: string, tuning: DiscordTuning = {}): Promise<Member> {
+async function startMember(id: string, tuning: DiscordTuning = {}, databaseFile = `${id}.db`): Promise<Member> {
   const config = loadConfig({
     OPENAI_BASE_URL: model.baseUrl,
     OPENAI_API_KEY: 'test-key',
-    DATABASE_PATH: join(dir, `${id}.db`),
+    DATABASE_PATH: join(dir, databaseFile),
     DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
     DISCORD_API_URL: discord.apiUrl,
     DISCORD_GUILD_ID: discord.guildId,
@@ -69,6 +69,7 @@ async function startMember(id: string, tuning: DiscordTuning = {}): Promise<Memb
   const cluster = createClusterChat({ url: database.url, db, processId: id, clock: systemClock, logger, gatewayRetryMs: RETRY_MS });
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: { ...TEST_TUNING, ...tuning }, gateway: cluster.gateway, pacer: cluster.pacer });
   const app = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5 });
+  cluster.onGatewayTakenOver(() => void app.catchUp());
   await app.start();
   const member: Member = {
     id,
@@ -147,6 +148,27 @@ describe.skipIf(database.skip)('Discord gateway across processes on PostgreSQL',
     await b.app.coordinator.idle();
     expect(answers(msg.id, 'Once after the takeover.')).toBe(1);
     expect(model.requests).toHaveLength(1);
+  });
+
+  it('a process that takes the gateway over reads back what was written while nobody held it', async () => {
+    await startWorld();
+    // One database for both, as on PostgreSQL: the standby knows the holder's conversations.
+    const a = await startMember('proc-a', {}, 'shared.db');
+    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?' } }] });
+    const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> export the report`);
+    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content.includes('Which format?')), WAIT_MS, 'the question');
+    await a.app.coordinator.idle();
+    const b = await startMember('proc-b', {}, 'shared.db');
+    await a.stop();
+
+    const identifies = discord.stats.identifies;
+    discord.userMessage(msg.id, 'PDF please');
+    model.reply({ text: 'Exported as PDF.' });
+    await waitFor(() => answers(msg.id, 'Exported as PDF.') === 1, WAIT_MS, 'the new holder to resume the run with the answer');
+    expect(discord.stats.identifies).toBe(identifies + 1);
+    await b.app.coordinator.idle();
+    expect(answers(msg.id, 'Exported as PDF.')).toBe(1);
+    expect(JSON.stringify(model.requests.at(-1)!.messages.filter((m) => m.role === 'tool'))).toContain('PDF please');
   });
 
   it("spaces two processes' posts to one channel by the shared interval, the standby posting through REST", async () => {

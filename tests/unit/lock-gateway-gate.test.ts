@@ -85,3 +85,17 @@ describe('gateway gate over the gateway lock', () => {
     expect(s.state.closed).toBe(true);
   });
 });
+
+describe('gateway takeover notice', () => {
+  it('is given when this process connects after its start, not for the connection made while starting', async () => {
+    const s = scriptedLock(true);
+    const gate = createLockGatewayGate(s.lock, { clock: new FakeClock(), logger: silentLogger(), retryMs: 1000 });
+    let takeovers = 0;
+    gate.onTakenOver(() => takeovers++);
+    await gate.join({ acquired: async () => undefined, lost: async () => undefined });
+    expect(takeovers).toBe(0);
+    s.lose();
+    s.take();
+    await waitFor(() => takeovers === 1);
+  });
+});
