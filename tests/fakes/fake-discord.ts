@@ -872,8 +872,10 @@ export class FakeDiscord {
 
   private interactionCallback(token: string, call: RestCall): { status?: number; body?: unknown } {
     const record = this.interactions.get(token);
-    if (!record || Date.now() - record.createdAt > this.options.interactionTimeoutMs) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
+    if (!record) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
+    // As on Discord: a second callback is refused as such whenever it comes; an unanswered one expires after the time limit.
     if (record.callbacks.length > 0) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+    if (Date.now() - record.createdAt > this.options.interactionTimeoutMs) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
     const body = callbackSchema.safeParse(call.body);
     if (!body.success) throw invalidForm('type', 'BASE_TYPE_CHOICES', body.error.message);
     const { type } = body.data;
