@@ -92,6 +92,12 @@ export interface App {
   start(): Promise<void>;
   /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */
   stop(): Promise<void>;
+  /**
+   * Reads what people wrote, in conversations with open work, while this process heard nothing from the
+   * platforms, and hands it to the dispatcher (as start does). For a process that took a gateway over from
+   * one that died: the dead one's session cannot be resumed, so its last moments are read back.
+   */
+  catchUp(): Promise<void>;
 }
 
 /** Attempts a task gets, counting transient failures and restarts that interrupted it. */
@@ -232,7 +238,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   let started = false;
   let stopping = false;
   let catchingUp: Promise<void> = Promise.resolve();
-  return {
+  const app: App = {
     store,
     dispatcher,
     coordinator,
@@ -261,10 +267,17 @@ export async function createApp(options: AppOptions): Promise<App> {
         gauges: () => store.probe.gauges(),
       });
       // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
-      catchingUp = catchUpMissedMessages({ queries: store.catchUp, adapters, sink: dispatcher, clock, logger, limits: CATCH_UP_LIMITS, cancelled: () => stopping }).then(
-        () => undefined,
-        (err: unknown) => logger.warn({ err }, 'catching up on missed messages failed'),
+      void app.catchUp();
+    },
+    catchUp() {
+      if (stopping) return catchingUp;
+      catchingUp = catchingUp.then(() =>
+        catchUpMissedMessages({ queries: store.catchUp, adapters, sink: dispatcher, clock, logger, limits: CATCH_UP_LIMITS, cancelled: () => stopping }).then(
+          () => undefined,
+          (err: unknown) => logger.warn({ err }, 'catching up on missed messages failed'),
+        ),
       );
+      return catchingUp;
     },
     async stop() {
       stopping = true;
@@ -282,4 +295,5 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (ownsStore) await store.close();
     },
   };
+  return app;
 }

@@ -1,9 +1,11 @@
-import { Client, DiscordAPIError, Events, GatewayIntentBits, Partials, RESTEvents, RESTJSONErrorCodes, Routes, Status, type Message } from 'discord.js';
+import { Client, DiscordAPIError, Events, GatewayIntentBits, Partials, REST, RESTEvents, RESTJSONErrorCodes, Routes, Status, type Message } from 'discord.js';
 import { z } from 'zod';
 import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
+import type { GatewayGate } from '../../src/chat/gateway-gate.js';
+import { sharedPacing, type PostPacer } from '../../src/chat/post-pacer.js';
 import type { Config } from '../../src/config.js';
 import { callPlatform } from '../../src/chat/platform-call.js';
 import { AdapterError } from '../../src/errors.js';
@@ -18,7 +20,7 @@ import { createScheduleModals } from './schedule-modal.js';
 import { inviteUrl } from './invite-url.js';
 import { toInboundMessage } from './message-handler.js';
 import { createDiscordFileDownloader } from './discord-attachments.js';
-import { createOutboundQueue, DISCORD_MESSAGE_LIMIT } from './outbound-queue.js';
+import { createOutboundQueue, DISCORD_MESSAGE_LIMIT, sharedIntervalMs } from './outbound-queue.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, withNonces, type MessageBody } from './outbound-message.js';
 import { registerCommands } from './slash-commands.js';
 import { connectClient } from './connect.js';
@@ -58,6 +60,14 @@ export interface DiscordAdapterOptions {
   traffic?: PlatformTraffic;
   /** Timers for streamed answers (default: the system clock). */
   clock?: Clock;
+  /**
+   * Several processes as one bot (PostgreSQL): only the gate's holder connects the gateway (and so hears
+   * messages and interactions, and registers the slash commands); every process posts through REST.
+   * Absent: this process connects the gateway at start, as the only one.
+   */
+  gateway?: GatewayGate;
+  /** Pacing shared with other processes posting as this bot; absent: this process paces only its own posts. */
+  pacer?: PostPacer;
 }
 
 /** The adapter options from Errand's configuration (DISCORD_TOKEN must be set). */
@@ -67,6 +77,7 @@ export function discordOptionsFromConfig(config: Config, logger?: Logger): Disco
 }
 
 const postedSchema = z.object({ id: z.string() });
+const botUserSchema = z.object({ id: z.string() });
 const threadSchema = z.object({ id: z.string(), parent_id: z.string().nullable().optional() });
 const WORKING_TEXT = '⏳ Working… press **Stop** to stop me.';
 
@@ -102,16 +113,29 @@ function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T
 export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapter {
   const logger = (options.logger ?? silentLogger()).child({ platform: DISCORD_PLATFORM });
   const tuning = options.tuning ?? {};
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
-    partials: [Partials.Channel, Partials.Message],
-    rest: { ...(options.apiUrl ? { api: options.apiUrl.replace(/\/+$/, '') } : {}), retries: tuning.restRetries ?? 3 },
-  });
-  const api = client.rest;
-  const botId = () => client.user?.id ?? null;
+  const restOptions = { ...(options.apiUrl ? { api: options.apiUrl.replace(/\/+$/, '') } : {}), retries: tuning.restRetries ?? 3 };
+  // A gateway client per connection: a destroyed discord.js client is not reliably reusable, and a standby has none.
+  const newClient = () =>
+    new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+      partials: [Partials.Channel, Partials.Message],
+      rest: restOptions,
+    });
+  let client: Client | null = null;
+  // Every post, edit and read goes through this REST client, with or without a gateway connection.
+  const api = new REST(restOptions).setToken(options.token);
+  /** The bot's user id: from READY once connected, else from `GET /users/@me` (a standby). */
+  let restBotId: string | null = null;
+  const botId = () => client?.user?.id ?? restBotId;
   const botThreads = createBotThreads(api, botId);
   const modals = createScheduleModals();
-  const queue = createOutboundQueue(tuning.messageLimit ?? DISCORD_MESSAGE_LIMIT);
+  const limit = tuning.messageLimit ?? DISCORD_MESSAGE_LIMIT;
+  const queue = createOutboundQueue(
+    limit,
+    Date.now,
+    options.pacer ? sharedPacing({ pacer: options.pacer, platform: DISCORD_PLATFORM, intervalMs: sharedIntervalMs(limit), logger }) : undefined,
+  );
+  const gate = options.gateway;
   const capabilities: AdapterCapabilities = { buttons: true, ephemeral: false, maxMessageLength: MAX_MESSAGE_LENGTH };
 
   const locate = (ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): DiscordLocation => {
@@ -151,7 +175,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const history = createDiscordHistory({
     get: (what, route, query) => rest(what, () => api.get(route, query ? { query } : {}), z.unknown()),
     botId,
-    nickname: (guildId, userId) => client.guilds.cache.get(guildId)?.members.cache.get(userId)?.nickname ?? null,
+    nickname: (guildId, userId) => client?.guilds.cache.get(guildId)?.members.cache.get(userId)?.nickname ?? null,
     locate,
   });
 
@@ -185,43 +209,80 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     await queue.enqueue(target, () => rest('edit', () => api.patch(Routes.channelMessage(target, messageId), { body }), z.unknown()));
   };
 
+  /** Wires a fresh gateway client to the sink, logs it in (resolving once ready) and registers the slash commands. */
+  const connectGateway = async (sink: InboundSink) => {
+    const c = newClient();
+    c.on(Events.MessageCreate, (message) => onMessage(sink, message));
+    c.on(Events.InteractionCreate, (interaction) => {
+      handleInteraction(interaction, { sink, logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals }).catch((err: unknown) =>
+        logger.error({ err, interactionId: interaction.id }, 'answering a Discord interaction failed'),
+      );
+    });
+    c.on(Events.ThreadMembersUpdate, (added, removed, thread) => {
+      const me = botId();
+      if (me && added.has(me)) botThreads.mark(thread.id);
+      if (me && removed.has(me)) botThreads.unmark(thread.id);
+    });
+    c.on(Events.Error, (err) => logger.error({ err }, 'Discord client error'));
+    c.on(Events.Warn, (message) => logger.warn({ message }, 'Discord client warning'));
+    client = c;
+    try {
+      await connectClient(c, options.token, tuning.readyTimeoutMs ?? 30_000, options.apiUrl);
+    } catch (err) {
+      if (client === c) client = null;
+      throw err;
+    }
+    const applicationId = c.application?.id ?? botId() ?? '';
+    logger.info({ botUserId: botId(), inviteUrl: inviteUrl(applicationId) }, 'Discord connected. Add Errand to a server with the invite URL.');
+    await registerCommands(api, applicationId, options.guildId).catch((err: unknown) =>
+      logger.error({ err, guildId: options.guildId ?? null }, 'registering Discord slash commands failed; mentions still work'),
+    );
+  };
+
+  /** Closes the gateway session (another process may open its own now); posting through REST goes on. */
+  const disconnectGateway = async () => {
+    const c = client;
+    client = null;
+    if (c) {
+      logger.info('closing the Discord gateway session');
+      await c.destroy();
+    }
+  };
+
   return {
     platform: DISCORD_PLATFORM,
     capabilities,
     async start(sink) {
-      client.on(Events.MessageCreate, (message) => onMessage(sink, message));
-      client.on(Events.InteractionCreate, (interaction) => {
-        handleInteraction(interaction, { sink, logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals }).catch((err: unknown) =>
-          logger.error({ err, interactionId: interaction.id }, 'answering a Discord interaction failed'),
-        );
-      });
-      client.on(Events.ThreadMembersUpdate, (added, removed, thread) => {
-        const me = botId();
-        if (me && added.has(me)) botThreads.mark(thread.id);
-        if (me && removed.has(me)) botThreads.unmark(thread.id);
-      });
-      client.on(Events.Error, (err) => logger.error({ err }, 'Discord client error'));
-      client.on(Events.Warn, (message) => logger.warn({ message }, 'Discord client warning'));
       api.on(RESTEvents.RateLimited, (info) => logger.debug({ route: info.route, retryAfter: info.retryAfter }, 'Discord rate limit: waiting'));
-      await connectClient(client, options.token, tuning.readyTimeoutMs ?? 30_000, options.apiUrl);
+      if (!gate) {
+        await connectGateway(sink);
+        started = true;
+        return;
+      }
+      // A standby still needs the bot's id (its own messages in history, thread membership) and a valid token.
+      restBotId = (await rest('bot identity', () => api.get(Routes.user('@me')), botUserSchema)).id;
       started = true;
-      const applicationId = client.application?.id ?? botId() ?? '';
-      logger.info({ botUserId: botId(), inviteUrl: inviteUrl(applicationId) }, 'Discord connected. Add Errand to a server with the invite URL.');
-      await registerCommands(api, applicationId, options.guildId).catch((err: unknown) =>
-        logger.error({ err, guildId: options.guildId ?? null }, 'registering Discord slash commands failed; mentions still work'),
-      );
+      await gate.join({ acquired: () => connectGateway(sink), lost: disconnectGateway });
     },
     async stop() {
       await working.stopAll();
       await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
       started = false;
-      await client.destroy();
+      // Disconnect before giving the gate up, so two sessions never overlap.
+      await disconnectGateway();
+      await gate?.leave();
+      api.clearHashSweeper();
+      api.clearHandlerSweeper();
     },
     connectionState() {
       if (!started) return { connected: false, detail: 'not started' };
+      // A standby is healthy: it posts through REST and takes the gateway over when the holder goes.
+      if (gate && !gate.held) return { connected: true, gateway: 'standby' };
+      const held = gate ? ({ gateway: 'held' } as const) : {};
+      if (!client) return { connected: false, detail: 'gateway connecting', ...held };
       // Each shard's status follows its gateway session: Connecting/Resuming after a drop, Ready again once resumed.
       const down = [...client.ws.shards.values()].find((shard) => shard.status !== Status.Ready);
-      return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}` } : { connected: true };
+      return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}`, ...held } : { connected: true, ...held };
     },
     postMessage,
     editMessage,

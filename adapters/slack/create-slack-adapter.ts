@@ -20,6 +20,7 @@ import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
 import { createSlackFileDownloader } from './slack-files.js';
 import { escapeText } from './mrkdwn.js';
+import { sharedPacing, type PostPacer } from '../../src/chat/post-pacer.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type PacedSend, type RateLimit } from './outbound-queue.js';
 import { explainAuthFailure } from './auth-failure.js';
 import { neutraliseBody, neutraliseSpecialMentions } from './special-mentions.js';
@@ -75,6 +76,8 @@ export interface SlackAdapterOptions {
   tuning?: SlackTuning;
   /** Told about every accepted post and every 429 (metrics). */
   traffic?: PlatformTraffic;
+  /** Pacing shared with other processes posting as this bot (PostgreSQL); absent: this process paces only its own posts. */
+  pacer?: PostPacer;
   /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`, whose schema has the defaults); absent: none. */
   suggestedPrompts?: readonly SuggestedPrompt[];
   /** Timers for streamed answers (default: the system clock). */
@@ -150,6 +153,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (wait !== null) traffic?.rateLimited();
       return wait;
     },
+    ...(options.pacer
+      ? { beforeCall: sharedPacing({ pacer: options.pacer, platform: SLACK_PLATFORM, intervalMs: Math.ceil(1000 / (tuning.messageRate ?? SLACK_MESSAGE_RATE).perSecond), logger }) }
+      : {}),
   });
   let connection: ConnectionState = { connected: false, detail: 'not started' };
   const botThreads = createBotThreads({

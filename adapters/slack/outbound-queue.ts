@@ -20,6 +20,8 @@ export interface OutboundQueueOptions {
   /** Give up (throw RateLimitError) after this many 429s in a row for one call. */
   maxRateLimitRetries?: number;
   now?: () => number;
+  /** Awaited right before each call to a channel: the pacing shared with other processes (see createChannelQueue). */
+  beforeCall?: (channelId: string) => Promise<void>;
 }
 
 interface Bucket {
@@ -85,5 +87,5 @@ export function createOutboundQueue(options: OutboundQueueOptions): OutboundQueu
         }
       }
     },
-  });
+  }, options.beforeCall);
 }

@@ -38,8 +38,10 @@ const SWEEP_AT = 1024;
 /**
  * The per-channel FIFO every adapter needs: bursts are delayed, never dropped and never
  * reordered. Idle channels are forgotten, so memory stays flat across many channels.
+ * `beforeCall`, when given, is awaited right before each platform call (and each retry) to a
+ * channel, after the pacer's own wait: the pacing shared with other processes.
  */
-export function createChannelQueue<S>(pacer: ChannelPacer<S>): OutboundQueue {
+export function createChannelQueue<S>(pacer: ChannelPacer<S>, beforeCall?: (channelId: string) => Promise<void>): OutboundQueue {
   const channels = new Map<string, Channel<S>>();
   const all = new Set<Promise<void>>();
 
@@ -57,7 +59,7 @@ export function createChannelQueue<S>(pacer: ChannelPacer<S>): OutboundQueue {
     enqueue(channelId, job) {
       const c = channelOf(channelId);
       c.pending++;
-      const send: PacedSend = (call) => pacer.send(c.state, call);
+      const send: PacedSend = beforeCall ? (call) => pacer.send(c.state, () => beforeCall(channelId).then(call)) : (call) => pacer.send(c.state, call);
       const result = c.tail.then(() => (c.gone ? Promise.reject(c.gone) : job(send)));
       const settled = result.then(
         () => undefined,

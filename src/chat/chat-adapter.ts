@@ -95,6 +95,8 @@ export interface AnswerStreamHooks {
 export interface ConnectionState {
   readonly connected: boolean;
   readonly detail?: string;
+  /** Where processes share one gateway connection (Discord on PostgreSQL): whether this one holds it. A standby is connected. */
+  readonly gateway?: 'held' | 'standby';
 }
 
 /**

@@ -24,13 +24,22 @@ function freshDb(): { db: Db; path: string } {
 /** The probe the SQLite store gives the health check, over a given connection. */
 const probeOf = (db: Db) => ({ writeProblem: async () => databaseWriteProblem(db) });
 
-const adapter = (platform: string, state?: { connected: boolean; detail?: string }) => ({ platform, ...(state ? { connectionState: () => state } : {}) });
+const adapter = (platform: string, state?: { connected: boolean; detail?: string; gateway?: 'held' | 'standby' }) => ({ platform, ...(state ? { connectionState: () => state } : {}) });
 
 describe('health check', () => {
   it('is ok when the database takes writes and every platform is connected; an adapter that reports nothing counts as connected', async () => {
     const { db } = freshDb();
     const report = await checkHealth({ database: probeOf(db), adapters: new Map([['slack', adapter('slack', { connected: true })], ['memory', adapter('memory')]]) });
     expect(report).toEqual({ status: 'ok', problems: [], database: { writable: true }, platforms: { slack: { connected: true }, memory: { connected: true } } });
+    closeDatabase(db);
+  });
+
+  it('shows whether this process holds the shared gateway; a standby is healthy', async () => {
+    const { db } = freshDb();
+    const standby = await checkHealth({ database: probeOf(db), adapters: new Map([['discord', adapter('discord', { connected: true, gateway: 'standby' })]]) });
+    expect(standby).toMatchObject({ status: 'ok', platforms: { discord: { connected: true, gateway: 'standby' } } });
+    const held = await checkHealth({ database: probeOf(db), adapters: new Map([['discord', adapter('discord', { connected: false, detail: 'gateway connecting', gateway: 'held' })]]) });
+    expect(held).toMatchObject({ status: 'unhealthy', platforms: { discord: { gateway: 'held' } } });
     closeDatabase(db);
   });
 
