@@ -19,6 +19,7 @@ import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { Logger } from '../logger.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
+import { ConversationBusyError } from '../runs/conversation-busy-error.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import type { Store } from '../store/store.js';
@@ -128,16 +129,23 @@ export class RunCoordinator implements RunControl {
     // Before the first await: a second caller in the same tick sees the conversation busy.
     this.claiming.add(conversationId);
     try {
-      const claimed = await this.deps.store.atomically(async (tx) => {
-        if (await tx.runs.active(conversationId)) return null;
-        const task = await tx.tasks.claimNext(conversationId);
-        if (!task) return null;
-        const run = await tx.runs.create(conversationId, task.id);
-        if (task.attempts === 1) {
-          await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
-        }
-        return { task, run };
-      });
+      const claimed = await this.deps.store
+        .atomically(async (tx) => {
+          if (await tx.runs.active(conversationId)) return null;
+          const task = await tx.tasks.claimNext(conversationId);
+          if (!task) return null;
+          const run = await tx.runs.create(conversationId, task.id);
+          if (task.attempts === 1) {
+            await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
+          }
+          return { task, run };
+        })
+        // Another process (or flow) started a run there first: its claim of the task rolled back with ours.
+        .catch((err: unknown) => {
+          if (err instanceof ConversationBusyError) return 'busy' as const;
+          throw err;
+        });
+      if (claimed === 'busy') return { kind: 'busy_conversation' };
       if (!claimed) return { kind: (await runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
       this.launch(conversationId, claimed.run, claimed.task);
       return { kind: 'started', taskId: claimed.task.id };

@@ -3,6 +3,7 @@ import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { runs } from '../../db/schema.js';
+import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
 import type { RunStore } from '../../runs/run-store.js';
 import type { Synchronous } from './synchronous.js';
 
@@ -25,6 +26,8 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
       startedAt: sql.placeholder('now'),
       updatedAt: sql.placeholder('now'),
     })
+    // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
+    .onConflictDoNothing()
     .returning()
     .prepare();
   // Prepared once (pump() asks after every run; building the query cost more than running it), with the
@@ -49,7 +52,9 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   const get = (id: string) => getStmt.get({ id }) ?? null;
   return {
     create(conversationId, taskId) {
-      return createStmt.get({ id: randomUUID(), conversationId, taskId, now: clock.now() })!;
+      const row = createStmt.get({ id: randomUUID(), conversationId, taskId, now: clock.now() });
+      if (!row) throw new ConversationBusyError(conversationId);
+      return row;
     },
     get,
     active(conversationId) {
