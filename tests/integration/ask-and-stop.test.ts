@@ -114,6 +114,7 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     const conv = (await h.app.conversations.ensure(thread));
     expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'cancelled' });
     expect((await h.app.runs.active(conv))).toBeNull();
+    await waitFor(() => h.adapter.textsIn(thread).length > 0);
     expect(h.adapter.textsIn(thread)).toEqual(['⏹️ Stopped #1 (requested by <@U1>).']);
   });
 
@@ -133,6 +134,7 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     await h.app.coordinator.idle();
     const conv = (await h.app.conversations.ensure(thread));
     expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    await waitFor(() => h.adapter.textsIn(thread).at(-1)?.startsWith('⏹️ Stopped #2') === true);
     expect(h.adapter.textsIn(thread).at(-1)).toBe('⏹️ Stopped #2 (requested by <@U1>). Cancelled 1 pending task.');
   });
 

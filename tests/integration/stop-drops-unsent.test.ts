@@ -1,16 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
-import { useStoreKinds } from '../support/store-kinds.js';
-
-const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
 
-describe.each(stores.kinds)('stop (%s)', (kind) => {
+describe('stop', () => {
   it('drops the pieces of a long answer the platform has not taken yet', async () => {
-    h = await startHarness(await stores.env(kind));
+    h = await startHarness();
     const paragraphs = Array.from({ length: 20 }, (_, i) => `Paragraph ${i} ${'x'.repeat(300)}`);
     h.model.reply({ text: paragraphs.join('\n\n') });
     const slow = gate();
