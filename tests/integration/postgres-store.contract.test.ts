@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import { hostname } from 'node:os';
+import { DatabaseError } from '../../src/errors.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { claimProcessIdentity } from '../../src/store/postgres/process-identity.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { storeContract, type StoreFactory } from './store-contract.js';
@@ -75,5 +78,23 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
     } finally {
       await close();
     }
+  });
+
+  it('gives a process its stable name back after the holder is gone, a one-off name beside a live holder, and refuses a duplicate ERRAND_PROCESS_ID', async () => {
+    const first = await claimProcessIdentity(database.url, undefined);
+    expect(first).toMatchObject({ processId: hostname(), stable: true });
+    const beside = await claimProcessIdentity(database.url, undefined);
+    expect(beside.stable).toBe(false);
+    expect(beside.processId).not.toBe(hostname());
+    await first.release();
+    const again = await claimProcessIdentity(database.url, undefined);
+    expect(again).toMatchObject({ processId: hostname(), stable: true });
+    await Promise.all([beside.release(), again.release()]);
+
+    const one = await claimProcessIdentity(database.url, 'errand-1');
+    const duplicate = await claimProcessIdentity(database.url, 'errand-1').catch((err: unknown) => err);
+    expect(duplicate).toBeInstanceOf(DatabaseError);
+    expect((duplicate as DatabaseError).message).toContain('ERRAND_PROCESS_ID=errand-1 is in use');
+    await one.release();
   });
 });
