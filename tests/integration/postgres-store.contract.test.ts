@@ -97,4 +97,36 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
     expect((duplicate as DatabaseError).message).toContain('ERRAND_PROCESS_ID=errand-1 is in use');
     await one.release();
   });
+
+  it('runs a transaction again when PostgreSQL rolls it back to break a deadlock, so both writers succeed', async () => {
+    const { store, peer, close } = await factory();
+    try {
+      const ref = (thread: string) => ({ platform: 'memory', workspace: 'W', channel: 'C', thread });
+      await store.conversations.ensure(ref('one'));
+      await store.conversations.ensure(ref('two'));
+      let aHolds!: () => void;
+      let bHolds!: () => void;
+      const aHeld = new Promise<void>((r) => (aHolds = r));
+      const bHeld = new Promise<void>((r) => (bHolds = r));
+      let bodies = 0;
+      const a = store.atomically(async (tx) => {
+        bodies++;
+        await tx.conversations.ensure(ref('one'));
+        aHolds();
+        await bHeld;
+        await tx.conversations.ensure(ref('two'));
+      });
+      const b = peer.atomically(async (tx) => {
+        bodies++;
+        await aHeld;
+        await tx.conversations.ensure(ref('two'));
+        bHolds();
+        await tx.conversations.ensure(ref('one'));
+      });
+      await expect(Promise.all([a, b])).resolves.toEqual([undefined, undefined]);
+      expect(bodies).toBe(3);
+    } finally {
+      await close();
+    }
+  });
 });

@@ -95,21 +95,35 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
     return tx && !tx.done ? tx : null;
   };
 
+  const attempt = async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
+    const afterCommit: (() => void)[] = [];
+    const opened: OpenTransaction[] = [];
+    try {
+      const result = await db.transaction(async (ex) => {
+        const tx: OpenTransaction = { store: bindTransaction(ex, afterCommit), afterCommit, done: false };
+        opened.push(tx);
+        return context.run(tx, () => work(tx.store));
+      });
+      for (const tx of opened) tx.done = true;
+      for (const fn of afterCommit) runDetached(fn);
+      return result;
+    } finally {
+      // Flows started inside that outlive it fall back to the pool instead of a finished transaction.
+      for (const tx of opened) tx.done = true;
+    }
+  };
+
   const atomically = async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
     const joined = open();
     if (joined) return work(joined.store);
-    const pending: (() => void)[] = [];
-    let opened: OpenTransaction | null = null;
-    try {
-      const result = await db.transaction(async (ex) => {
-        const txStore = bindTransaction(ex, pending);
-        opened = { store: txStore, afterCommit: pending, done: false };
-        return context.run(opened, () => work(txStore));
-      });
-      for (const fn of pending) runDetached(fn);
-      return result;
-    } finally {
-      if (opened) (opened as OpenTransaction).done = true;
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt(work);
+      } catch (err) {
+        // PostgreSQL broke a lock cycle (or a serialization conflict) by rolling this one back: a
+        // transaction body only awaits store calls, so running it again is safe.
+        if (tries >= MAX_TRANSACTION_TRIES || !isRetryableConflict(err)) throw err;
+      }
     }
   };
 
@@ -145,6 +159,18 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
 /** Whether a store is the PostgreSQL one (start-up wiring of the cluster primitives, tests). */
 export function isPostgresStore(store: Store): store is PostgresStore {
   return 'db' in store && 'ownership' in store;
+}
+
+/** How often `atomically` runs a body that PostgreSQL rolled back to resolve a deadlock or serialization conflict. */
+const MAX_TRANSACTION_TRIES = 3;
+
+/** `40P01` deadlock_detected, `40001` serialization_failure: the server's "try again". */
+function isRetryableConflict(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '40P01' || code === '40001') return true;
+  }
+  return false;
 }
 
 /** A commit callback's failure must not turn a committed transaction into a rejected one: it is rethrown on its own. */
