@@ -32,7 +32,8 @@ import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox, type Outbox } from './outbox/outbox.js';
-import { requeueInterruptedRuns } from './runtime/recovery.js';
+import { createLocalCluster, type Cluster, type ClusterHooks } from './runtime/cluster.js';
+import { recoverTakenOverRun, requeueInterruptedRuns, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
@@ -63,6 +64,8 @@ export interface AppOptions {
   externalTools?: ManagedToolSource;
   /** `/healthz` and `/metrics` (METRICS_PORT): counts what happens, served from start to stop. Absent: nothing is counted. */
   monitoring?: Monitoring;
+  /** The other processes on the same database (PostgreSQL: cluster/cluster-runtime.ts); default: this process is alone. */
+  cluster?: Cluster;
 }
 
 /** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
@@ -109,6 +112,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const adapters = new Map(options.adapters.map((a) => [a.platform, a]));
   const { monitoring } = options;
   const metrics = monitoring?.metrics ?? noopMetrics;
+  const cluster = options.cluster ?? createLocalCluster();
 
   const { conversations, transcript, tasks, runs, dedupe } = store;
   const access = createAccessPolicy(config.file.settings.access);
@@ -157,6 +161,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     scheduleCreator: (id) => scheduling.service.creatorOf(id),
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     budget,
+    cluster,
     channels: config.file.settings.channels,
     clock,
     logger,
@@ -213,6 +218,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   const dispatcher = new Dispatcher({ store, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, attachments, scheduleManagement: { editor, home } });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
+  const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
+  const counted = (run: InterruptedRun | null) => {
+    if (run) metrics.runFinished('interrupted', null);
+    return run;
+  };
+  const clusterHooks: ClusterHooks = {
+    pump: () => coordinator.pump(),
+    recoverAll: async () => (await requeueInterruptedRuns(recovery)).map((r) => counted(r)!),
+    recoverRun: async (runId) => counted(await recoverTakenOverRun(runId, recovery)),
+  };
+
   let started = false;
   let stopping = false;
   let catchingUp: Promise<void> = Promise.resolve();
@@ -230,14 +246,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     async start() {
       if (started) return;
       started = true;
-      const interrupted = await requeueInterruptedRuns({ posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS });
-      interrupted.forEach(() => metrics.runFinished('interrupted', null));
+      await cluster.recover(clusterHooks);
       await options.externalTools?.start?.();
       for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
       await scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
       heartbeat.start();
+      await cluster.start(clusterHooks);
       await coordinator.pump();
       const tools = options.externalTools;
       await monitoring?.start({
@@ -257,6 +273,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       heartbeat.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();
+      await cluster.stop().catch((err: unknown) => logger.warn({ err }, 'leaving the cluster failed'));
       await outbox.stop(OUTBOX_STOP_GRACE_MS);
       for (const adapter of adapters.values()) {
         await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));

@@ -225,13 +225,26 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
     postMessage,
     editMessage,
-    openStream(conversation) {
+    async deleteMessage(conversation, messageId) {
+      const target = postTargetOf(locate(conversation));
+      try {
+        await queue.enqueue(target, () => rest('delete', () => api.delete(Routes.channelMessage(target, messageId)), z.unknown()));
+        return true;
+      } catch (err) {
+        // A bot may always delete its own messages: the only refusal is one that is already gone.
+        const cause = err instanceof AdapterError ? err.cause : null;
+        if (cause instanceof DiscordAPIError && cause.code === RESTJSONErrorCodes.UnknownMessage) return true;
+        throw err;
+      }
+    },
+    openStream(conversation, _recipientUserId, hooks) {
       const target = postTargetOf(locate(conversation));
       // One message edited as the text grows, a new one past the split point; every call through the channel's queue.
       return createEditedStream({
         post: async (text) => (await postMessage(conversation, { text })).id,
         edit: (id, text) => editMessage(conversation, id, { text }),
         remove: (id) => queue.enqueue(target, () => rest('delete', () => api.delete(Routes.channelMessage(target, id)), z.unknown())).then(() => undefined),
+        ...(hooks ? { onMessage: hooks.onMessage } : {}),
         pieceLimit: STREAM_PIECE_LIMIT,
         intervalMs: tuning.streamIntervalMs ?? STREAM_INTERVAL_MS,
         clock: options.clock ?? systemClock,

@@ -33,6 +33,9 @@ import { fromConversationRef, isSlackTs, SLACK_PLATFORM, toConversationRef, type
 import { createUserProfiles } from './user-profiles.js';
 import { createWorkingIndicator, WORKING_REACTION } from './working-status.js';
 
+/** `chat.delete` errors that mean this workspace keeps the message: it can be edited, not deleted. */
+const SLACK_DELETE_REFUSALS: ReadonlySet<string> = new Set(['cant_delete_message', 'compliance_exports_prevent_deletion']);
+
 /** Timings that production leaves at Slack's values and tests or benchmarks change. */
 export interface SlackTuning {
   /** Outbound pace per channel (default: bursts of 3, then 1 message/s). */
@@ -286,6 +289,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const editMessage = async (conversation: ConversationRef, messageId: string, message: OutboundMessage) => {
     await update(locate(conversation).channelId, messageId, toEditBody(message));
   };
+  const remove = (channelId: string, ts: string) => queue.enqueue(channelId, (send) => send(() => api('chat.delete', { channel: channelId, ts }, okSchema))).then(() => undefined);
 
   return {
     platform: SLACK_PLATFORM,
@@ -337,16 +341,28 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     httpPort: () => portOf(server),
     postMessage,
     editMessage,
-    openStream(conversation, recipientUserId) {
+    async deleteMessage(conversation, messageId) {
+      try {
+        await remove(locate(conversation).channelId, messageId);
+        return true;
+      } catch (err) {
+        const code = platformError(err);
+        if (code === 'message_not_found') return true;
+        // A workspace that keeps every message (retention, exports) refuses deletion: the caller marks it instead.
+        if (code !== null && SLACK_DELETE_REFUSALS.has(code)) return false;
+        throw err;
+      }
+    },
+    openStream(conversation, recipientUserId, hooks) {
       const loc = locate(conversation);
       const clock = options.clock ?? systemClock;
       const intervalMs = tuning.streamIntervalMs ?? 1000;
-      const remove = (id: string) => queue.enqueue(loc.channelId, (send) => send(() => api('chat.delete', { channel: loc.channelId, ts: id }, okSchema))).then(() => undefined);
       const edited = () =>
         createEditedStream({
           post: async (text) => (await postMessage(conversation, { text })).id,
           edit: (id, text) => editMessage(conversation, id, { text }),
-          remove,
+          remove: (id) => remove(loc.channelId, id),
+          ...(hooks ? { onMessage: hooks.onMessage } : {}),
           pieceLimit: STREAM_PIECE_LIMIT,
           intervalMs,
           clock,
@@ -362,7 +378,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         recipient: recipientUserId ? { teamId: loc.teamId, userId: recipientUserId } : null,
         call: (method, args) => queue.enqueue(loc.channelId, (send) => send(() => api(method, args, streamCallSchema))),
         fallback: edited,
-        remove,
+        remove: (id) => remove(loc.channelId, id),
+        ...(hooks ? { onMessage: hooks.onMessage } : {}),
         intervalMs,
         clock,
         logger,

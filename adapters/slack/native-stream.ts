@@ -20,6 +20,8 @@ export interface NativeStreamOptions {
   call(method: 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream', args: Record<string, unknown>): Promise<{ ts?: string | undefined }>;
   /** Deletes the streamed message (`chat.delete`), when it is discarded. */
   remove(ts: string): Promise<void>;
+  /** Hears of the streamed message once Slack gave its ts (see `AnswerStreamHooks`). */
+  onMessage?(ts: string): Promise<void>;
   /** The preview to use when Slack refuses to stream here: one post edited with `chat.update`. */
   fallback(): AnswerStream;
   /** Least time between two calls of this stream. */
@@ -78,6 +80,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (!started.ts) throw new Error('chat.startStream answered without a ts');
       ts = started.ts;
       sent += chunk;
+      await o.onMessage?.(started.ts);
       return true;
     } catch (err) {
       if (isTargetGone(err) || platformError(err) === null) throw err;

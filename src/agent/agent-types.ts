@@ -101,4 +101,15 @@ export interface RunPosts {
   delivered(ticket: PostTicket, signal?: AbortSignal): Promise<string | null>;
   /** Drops a stopped run's answers and updates that are not posted yet; returns how many. */
   dropUnsent(runId: string): Promise<number>;
+  /**
+   * Records durably that a live preview of this run's answer put `platformMessageId` on the platform
+   * (once per preview message, not per append), so a preview cut by a crash can be taken back. Never rejects.
+   */
+  recordPreview(conversationId: string, runId: string, platformMessageId: string): Promise<void>;
+  /**
+   * For a run that died with its process (restart recovery, cluster takeover): its previews whose answer
+   * was never finished are queued for removal from the platform, ahead of what the run posts next, each
+   * done once by the outbox. Pass the `tx` the run is recovered in. Returns how many messages.
+   */
+  retractPreviews(runId: string, tx?: Store): Promise<number>;
 }

@@ -82,6 +82,15 @@ export interface AnswerStream {
   stop(how?: 'stopped' | 'discard'): Promise<void>;
 }
 
+/** What the runtime hears from a live preview. */
+export interface AnswerStreamHooks {
+  /**
+   * A new platform message of the preview exists (the first one, or one past the split point). Awaited
+   * before the preview goes on: the runtime records it durably, so a preview cut by a crash can be taken back.
+   */
+  onMessage(messageId: string): Promise<void>;
+}
+
 /** Whether an adapter can currently receive and send; `detail` says what it is doing when not. */
 export interface ConnectionState {
   readonly connected: boolean;
@@ -104,6 +113,12 @@ export interface ChatAdapter {
   postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage>;
   /** Replaces a posted message's text (and buttons: omitted = removed). */
   editMessage(conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void>;
+  /**
+   * Deletes one of the bot's own messages: true once it is gone (also when it already was), false when
+   * the platform refuses to delete it here (the caller edits it instead). Throws on transient failures
+   * and TargetGoneError when the conversation is gone. Absent where messages cannot be deleted (console).
+   */
+  deleteMessage?(conversation: ConversationRef, messageId: string): Promise<boolean>;
   /** Shows (status) or clears (null) the working indicator; never delays a reply. */
   setWorking(conversation: ConversationRef, status: WorkingStatus | null): Promise<void>;
   /**
@@ -124,9 +139,10 @@ export interface ChatAdapter {
   findPosted?(conversation: ConversationRef, keys: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /**
    * Opens a live preview of an answer (nothing is shown before the first `append`); `recipientUserId`
-   * is the person the answer is for (Slack streams to a recipient). Absent: answers are posted whole.
+   * is the person the answer is for (Slack streams to a recipient); `hooks` hear of each message it posts.
+   * Absent: answers are posted whole.
    */
-  openStream?(conversation: ConversationRef, recipientUserId: string | null): AnswerStream;
+  openStream?(conversation: ConversationRef, recipientUserId: string | null, hooks?: AnswerStreamHooks): AnswerStream;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
   readonly history?: ConversationHistory;
   /** The live connection state for `/healthz`; absent: the adapter is taken as connected once started. */

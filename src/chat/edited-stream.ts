@@ -13,6 +13,8 @@ export interface EditedStreamOptions {
   edit(id: string, text: string): Promise<void>;
   /** Deletes a preview message the final answer does not need (its split came out shorter). */
   remove(id: string): Promise<void>;
+  /** Hears of each message the preview posts, before it goes on (see `AnswerStreamHooks`). */
+  onMessage?(id: string): Promise<void>;
   /** Characters per message: the outbox's piece size, so the preview rolls over where the answer will be split. */
   pieceLimit: number;
   /** Least time between two platform calls of this preview (Slack: 1 s, Discord: 1.5 s). */
@@ -52,8 +54,10 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
     for (const [i, piece] of pieces.entries()) {
       const id = ids[i];
       if (id === undefined) {
-        ids.push(await paced(() => o.post(piece)));
+        const posted = await paced(() => o.post(piece));
+        ids.push(posted);
         shown.push(piece);
+        await o.onMessage?.(posted);
       } else if (shown[i] !== piece) {
         await paced(() => o.edit(id, piece));
         shown[i] = piece;

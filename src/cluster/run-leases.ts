@@ -26,6 +26,22 @@ export interface RunLeases {
    * must leave the run alone. Fails too if the lease has not ended or the run is no longer running.
    */
   takeOver(runId: string, newOwner: string, oldLeaseUntil: number | null, leaseMs: number): Promise<boolean>;
+  /**
+   * Makes a run `owner` has just claimed or resumed (a transaction of the store made it `running` for this
+   * process) its own, with a fresh lease. False when it is no longer running: stopped or taken over meanwhile.
+   */
+  adopt(runId: string, owner: string, leaseMs: number): Promise<boolean>;
+  /** Where runs stand now, to tell why a renewal was refused (stopped, taken over, or simply ended). */
+  states(runIds: readonly string[]): Promise<RunState[]>;
+  /** Ends the leases of the owner's running runs now, so another process takes them over at its next look (a graceful stop). */
+  release(owner: string): Promise<number>;
+}
+
+/** A run's status and owner as stored. */
+export interface RunState {
+  id: string;
+  status: string;
+  owner: string | null;
 }
 
 /**
@@ -63,6 +79,29 @@ export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases 
         .where(and(eq(runs.id, runId), eq(runs.status, 'running'), sameLease, or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now))))
         .returning({ id: runs.id });
       return rows.length === 1;
+    },
+
+    async adopt(runId, owner, leaseMs) {
+      const rows = await db
+        .update(runs)
+        .set({ owner, leaseUntil: clock.now() + leaseMs })
+        .where(and(eq(runs.id, runId), eq(runs.status, 'running')))
+        .returning({ id: runs.id });
+      return rows.length === 1;
+    },
+
+    async states(runIds) {
+      if (runIds.length === 0) return [];
+      return db.select({ id: runs.id, status: runs.status, owner: runs.owner }).from(runs).where(inArray(runs.id, [...runIds]));
+    },
+
+    async release(owner) {
+      const rows = await db
+        .update(runs)
+        .set({ leaseUntil: clock.now() - 1 })
+        .where(and(eq(runs.owner, owner), eq(runs.status, 'running')))
+        .returning({ id: runs.id });
+      return rows.length;
     },
   };
 }

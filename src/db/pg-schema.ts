@@ -177,7 +177,10 @@ export const outbox = pgTable(
     createdAt: epochMs('created_at').notNull(),
     postedAt: epochMs('posted_at'),
   },
-  (t) => [index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`)],
+  (t) => [
+    index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`),
+    index('outbox_preview_idx').on(t.runId).where(sql`status = 'preview'`),
+  ],
 );
 
 /** Inbound events already handled; the primary key makes de-duplication hold across processes. */

@@ -14,12 +14,20 @@ export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
 export type { ImagePart, MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
 
-/** Outbox rows: `pending` until the platform accepted the post (`posted`) or refused it for good (`failed`). */
-export const OUTBOX_STATUSES = ['pending', 'posted', 'failed'] as const;
+/**
+ * Outbox rows: `pending` until the platform accepted the post (`posted`) or refused it for good (`failed`).
+ * `preview`: a message of a live answer preview, already on the platform, whose answer is not finished yet;
+ * it becomes `posted` when the answer is finished through it, or a pending `retract` when its run was interrupted.
+ */
+export const OUTBOX_STATUSES = ['pending', 'posted', 'failed', 'preview'] as const;
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
-/** Why a post exists: the run's answer text, a send_update, a question or approval it waits on, or a note about the run. */
-export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note'] as const satisfies readonly PostPurpose[];
+/**
+ * Why a post exists: the run's answer text, a send_update, a question or approval it waits on, or a note about
+ * the run; `retract` removes (or marks) the unfinished preview message in `platform_message_id` of an interrupted run.
+ */
+export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract'] as const satisfies readonly (PostPurpose | 'retract')[];
+export type OutboxPurpose = (typeof OUTBOX_PURPOSES)[number];
 
 /** One platform message to post, as stored: the text piece, whom it mentions, its buttons. */
 export interface OutboxPayload {
@@ -168,7 +176,11 @@ export const outbox = sqliteTable(
     createdAt: integer('created_at').notNull(),
     postedAt: integer('posted_at'),
   },
-  (t) => [index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`)],
+  (t) => [
+    index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`),
+    // Few rows at any time: one per message of the previews being written right now.
+    index('outbox_preview_idx').on(t.runId).where(sql`status = 'preview'`),
+  ],
 );
 
 /** Inbound events already handled, so a redelivery (even after a restart) is ignored. */

@@ -187,6 +187,7 @@ export class OutboxPoster {
       logger.error({ conversationId: row.conversationId, outboxId: row.id }, 'no adapter for an outbox row; failed it');
       return this.settle(row.id, { kind: 'failed', error: new Error('no adapter for this conversation') });
     }
+    if (row.purpose === 'retract') return this.retract(row, ref, adapter);
     const streamed = this.streamed.get(row.id);
     if (streamed) return this.finishStream(row, streamed);
     const key = idempotencyKeyOf(row.id);
@@ -219,7 +220,31 @@ export class OutboxPoster {
       const ids = await answer.stream.finish(answer.text, answer.rows.map((r) => r.text));
       for (const r of answer.rows) this.streamed.delete(r.id);
       if (ids.length !== answer.rows.length) return this.deliver(row);
-      for (const [i, r] of answer.rows.entries()) await this.posted({ ...row, id: r.id }, ids[i]!);
+      // One write: the rows are posted and the run's preview records settled, so a crash cannot leave the answer to be taken back.
+      await this.deps.store.markStreamed(row.runId, answer.rows.map((r, i) => ({ id: r.id, platformMessageId: ids[i]! })));
+      for (const [i, r] of answer.rows.entries()) this.settle(r.id, { kind: 'posted', platformMessageId: ids[i]! });
+    } catch (err) {
+      await this.failed(row, err);
+    }
+  }
+
+  /**
+   * Takes back the unfinished preview message of an interrupted run (`platform_message_id` of the row):
+   * deleted where the platform allows it (one already gone counts as deleted), else edited to the row's
+   * mark. Failures retry like posts; the row is marked posted once done, so it is done once.
+   */
+  private async retract(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter): Promise<void> {
+    const target = (await this.deps.store.state(row.id))?.platformMessageId ?? null;
+    if (target === null) {
+      await this.deps.store.markFailed(row.id, 'no preview message to take back');
+      return this.settle(row.id, { kind: 'failed', error: new Error('no preview message to take back') });
+    }
+    try {
+      await this.deps.store.countAttempt(row.id);
+      const deleted = adapter.deleteMessage ? await adapter.deleteMessage(ref, target) : false;
+      if (!deleted) await adapter.editMessage(ref, target, { text: row.payload.text });
+      this.deps.logger.info({ outboxId: row.id, platformMessageId: target, deleted }, 'took back an interrupted answer preview');
+      await this.posted(row, target);
     } catch (err) {
       await this.failed(row, err);
     }

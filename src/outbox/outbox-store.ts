@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import type { PostPurpose } from '../agent/agent-types.js';
-import type { OutboxPayload } from '../db/schema.js';
+import { OUTBOX_PURPOSES, type OutboxPayload, type OutboxPurpose, type OutboxStatus } from '../db/schema.js';
 
 /** A pending outbox row as the poster reads it (payload validated). */
 export interface PendingPost {
   readonly id: number;
   readonly conversationId: string;
   readonly runId: string | null;
-  readonly purpose: PostPurpose;
+  readonly purpose: OutboxPurpose;
   readonly payload: OutboxPayload;
   readonly attempts: number;
   readonly notBefore: number;
@@ -16,7 +15,7 @@ export interface PendingPost {
 /** Persistence of the outbox table. Callers put writes that belong together in one `Store.atomically`. */
 export interface OutboxStore {
   /** Inserts one pending row per piece, in order; returns their ids. */
-  add(conversationId: string, runId: string | null, purpose: PostPurpose, pieces: readonly OutboxPayload[]): Promise<number[]>;
+  add(conversationId: string, runId: string | null, purpose: OutboxPurpose, pieces: readonly OutboxPayload[]): Promise<number[]>;
   /** The conversation's oldest pending row, or null. */
   nextPending(conversationId: string): Promise<PendingPost | null>;
   /** Conversations that have pending rows. */
@@ -36,11 +35,27 @@ export interface OutboxStore {
   /** Deletes posted and failed rows created before `before`; returns how many. */
   prune(before: number): Promise<number>;
   /** A row's status and platform id; null when unknown. */
-  state(id: number): Promise<{ status: 'pending' | 'posted' | 'failed'; platformMessageId: string | null } | null>;
+  state(id: number): Promise<{ status: OutboxStatus; platformMessageId: string | null } | null>;
+  /**
+   * Records a message a run's live answer preview just put on the platform (status `preview`), so that
+   * if the process dies before the answer is finished the message can be found and taken back.
+   */
+  addPreview(conversationId: string, runId: string, platformMessageId: string): Promise<number>;
+  /**
+   * An answer finished through its preview, in one transaction: its rows are marked posted with the
+   * preview's message ids, and the run's preview rows are settled (posted: they now are the answer).
+   */
+  markStreamed(runId: string | null, posted: readonly { readonly id: number; readonly platformMessageId: string }[]): Promise<void>;
+  /**
+   * The unfinished previews of an interrupted run become pending `retract` rows (their payload `mark` is
+   * the text to show where a platform refuses to delete), delivered by the poster in order; returns the
+   * conversations that got some.
+   */
+  retractPreviews(runId: string, mark: string): Promise<string[]>;
 }
 
 const buttonSchema = z.object({ actionId: z.string(), label: z.string(), style: z.enum(['primary', 'danger']).optional() });
 /** Stored JSON is read back through this schema: a row written by another version must not crash the poster. */
 export const outboxPayloadSchema = z.object({ text: z.string(), mentionUserId: z.string().optional(), buttons: z.array(buttonSchema).optional() });
 /** A stored purpose, read back. */
-export const outboxPurposeSchema = z.enum(['answer', 'update', 'question', 'approval', 'note']);
+export const outboxPurposeSchema = z.enum(OUTBOX_PURPOSES);

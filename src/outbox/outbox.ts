@@ -12,6 +12,9 @@ import { toPieces } from './post-pieces.js';
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
+/** Shown instead of an interrupted run's unfinished preview where the platform refuses to delete it. */
+export const INTERRUPTED_PREVIEW_MARK = '(interrupted — answering again below)';
+
 /** Used when no adapter is connected for a conversation's platform (its rows fail at delivery anyway). */
 const FALLBACK_MAX_LENGTH = 2000;
 
@@ -73,6 +76,19 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       // The wait may be abandoned (abort) before a gone target rejects it: never an unhandled rejection.
       settled.catch(() => undefined);
       return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
+    },
+    async recordPreview(conversationId, runId, platformMessageId) {
+      try {
+        await store.addPreview(conversationId, runId, platformMessageId);
+      } catch (err) {
+        // The preview goes on: only a crash before its answer is finished would leave this message behind.
+        deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed');
+      }
+    },
+    async retractPreviews(runId, tx = deps.store) {
+      const conversations = await tx.outbox.retractPreviews(runId, INTERRUPTED_PREVIEW_MARK);
+      tx.afterCommit(() => conversations.forEach((id) => poster.kick(id)));
+      return conversations.length;
     },
     async dropUnsent(runId) {
       const ids = await store.dropUnsent(runId);

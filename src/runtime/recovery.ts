@@ -1,8 +1,10 @@
 import type { RunPosts } from '../agent/agent-types.js';
+import type { RunRow } from '../db/schema.js';
 import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
 import { notices } from './run-notices.js';
 
-/** A run that died with the process, and what recovery did with its task. */
+/** A run that died with its process, and what recovery did with its task. */
 export interface InterruptedRun {
   readonly conversationId: string;
   readonly taskId: number | null;
@@ -11,34 +13,66 @@ export interface InterruptedRun {
   readonly attempts: number;
 }
 
+/** What recovering a run needs: where its note goes, the log, and how many attempts a task gets. */
+export interface RecoveryDeps {
+  posts: RunPosts;
+  logger: Logger;
+  maxAttempts: number;
+}
+
 /**
- * After a restart, runs that were `running` died with the process. Each is marked `interrupted` and
- * its task goes back to pending (it resumes from the transcript), unless the task has used up its
- * attempts: a task that crashes the process would otherwise restart it forever. Waiting runs are left
- * alone: the answer still resumes them. The note telling each thread what happens next is recorded in
- * the same transaction, so a crash during recovery neither loses it nor repeats it; the outbox posts
- * it after what was still pending there. This must run before any adapter delivers an event, or a run
- * started by this very process would be taken for a dead one.
+ * What happens to a run whose process died under it (already marked `interrupted`, inside the caller's
+ * transaction `tx`): its task goes back to pending (it resumes from the transcript), unless the task has
+ * used up its attempts — a task that crashes the process would otherwise restart it forever. The note
+ * telling the thread what happens next is recorded in the same transaction, so a crash during recovery
+ * neither loses it nor repeats it; the outbox posts it after what was still pending there.
+ * A preview of an answer that was being written when the process died is removed from the thread
+ * (`RunPosts.retractPreviews`) first: the run answers again.
+ * One function for both ways a run dies: a restart of the only process, and a takeover in a cluster.
  */
-export async function requeueInterruptedRuns(deps: { posts: RunPosts; logger: Logger; maxAttempts: number }): Promise<InterruptedRun[]> {
+export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: RecoveryDeps): Promise<InterruptedRun> {
+  // Before the note and anything the run posts again: its half-written preview is taken back first.
+  await deps.posts.retractPreviews(run.id, tx);
+  const task = run.taskId !== null ? await tx.tasks.get(run.taskId) : null;
+  const attempts = task?.attempts ?? 0;
+  if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {
+    await tx.tasks.fail(run.conversationId, task.id, `Interrupted by restarts ${attempts} times.`);
+    deps.logger.warn({ taskId: task.id, attempts }, 'a task was interrupted by restarts too often; failed it');
+    await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restartLimit(task.id, attempts) }, tx);
+    return { conversationId: run.conversationId, taskId: task.id, action: 'gave_up', attempts };
+  }
+  if (run.taskId !== null) await tx.tasks.requeue(run.taskId, 0);
+  await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restarted(run.taskId) }, tx);
+  return { conversationId: run.conversationId, taskId: run.taskId, action: 'resumed', attempts };
+}
+
+/**
+ * After a restart of the only process, runs that were `running` died with it: each is marked
+ * `interrupted` and recovered (see recoverInterruptedRun). Waiting runs are left alone: the answer still
+ * resumes them. This must run before any adapter delivers an event, or a run started by this very
+ * process would be taken for a dead one. Never in a cluster: there, other processes' runs are alive.
+ */
+export async function requeueInterruptedRuns(deps: RecoveryDeps): Promise<InterruptedRun[]> {
   const result = await deps.posts.atomically(async (tx) => {
     const recovered: InterruptedRun[] = [];
-    for (const run of await tx.runs.interruptAllRunning()) {
-      const task = run.taskId !== null ? await tx.tasks.get(run.taskId) : null;
-      const attempts = task?.attempts ?? 0;
-      if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {
-        await tx.tasks.fail(run.conversationId, task.id, `Interrupted by restarts ${attempts} times.`);
-        deps.logger.warn({ taskId: task.id, attempts }, 'a task was interrupted by restarts too often; failed it');
-        await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restartLimit(task.id, attempts) }, tx);
-        recovered.push({ conversationId: run.conversationId, taskId: task.id, action: 'gave_up', attempts });
-        continue;
-      }
-      if (run.taskId !== null) await tx.tasks.requeue(run.taskId, 0);
-      await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restarted(run.taskId) }, tx);
-      recovered.push({ conversationId: run.conversationId, taskId: run.taskId, action: 'resumed', attempts });
-    }
+    for (const run of await tx.runs.interruptAllRunning()) recovered.push(await recoverInterruptedRun(tx, run, deps));
     return recovered;
   });
   if (result.length > 0) deps.logger.info({ count: result.length }, 'interrupted runs recovered');
+  return result;
+}
+
+/**
+ * Recovers one run taken over from a dead process (the caller won the takeover, so no other process
+ * does this): marks it `interrupted` and recovers it in one transaction. Null when the run was no longer
+ * running (its old owner was alive after all and ended it first): then there is nothing to recover.
+ */
+export async function recoverTakenOverRun(runId: string, deps: RecoveryDeps): Promise<InterruptedRun | null> {
+  const result = await deps.posts.atomically(async (tx) => {
+    if (!(await tx.runs.transition(runId, ['running'], 'interrupted', { error: 'its process stopped renewing the lease' }))) return null;
+    const run = await tx.runs.get(runId);
+    return run ? recoverInterruptedRun(tx, run, deps) : null;
+  });
+  if (result) deps.logger.info({ runId, action: result.action }, 'took over a run of a process that stopped; recovered it');
   return result;
 }

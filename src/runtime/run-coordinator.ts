@@ -26,6 +26,7 @@ import type { Store } from '../store/store.js';
 import { channelOverridesFor } from '../settings/channel-overrides.js';
 import type { ChannelSettings } from '../settings/team-settings.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { ClusterMembership, RunLoss } from './cluster.js';
 import { goalMessage } from './goal-message.js';
 import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
 
@@ -72,6 +73,8 @@ export interface CoordinatorDeps {
   budget?: Budget;
   /** Per-channel prompt and model (the `channels` key of the configuration file). */
   channels?: ChannelSettings;
+  /** The other processes on the same database (leases, wake-ups, stops); absent: this process is alone. */
+  cluster?: ClusterMembership;
 }
 
 /** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
@@ -126,7 +129,11 @@ export class RunCoordinator implements RunControl {
   async startNext(conversationId: string): Promise<StartResult> {
     if (this.stopping) return { kind: 'stopping' };
     if (this.active.has(conversationId) || this.claiming.has(conversationId)) return { kind: 'busy_conversation' };
-    if (this.inFlight >= this.deps.limits.maxConcurrentRuns) return { kind: 'busy_global' };
+    if (this.inFlight >= this.deps.limits.maxConcurrentRuns) {
+      // No slot here: another process may have one.
+      this.deps.cluster?.wake('task', conversationId);
+      return { kind: 'busy_global' };
+    }
     const { runs } = this.deps;
     // Before the first await: a second caller in the same tick sees the conversation busy.
     this.claiming.add(conversationId);
@@ -216,8 +223,10 @@ export class RunCoordinator implements RunControl {
       return true;
     }
     if (this.stopping || this.inFlight >= this.deps.limits.maxConcurrentRuns) {
-      // No slot (or shutting down): keep the answer with the run; the next free slot or start-up resumes it.
-      return this.deps.runs.recordAnswer(run.id, { text: answer, userId, source });
+      // No slot (or shutting down): keep the answer with the run; the next free slot (here or in another process) or start-up resumes it.
+      const recorded = await this.deps.runs.recordAnswer(run.id, { text: answer, userId, source });
+      if (recorded) this.deps.cluster?.wake('answer', conversationId);
+      return recorded;
     }
     // Before the first await, as in startNext: the slot and the conversation are taken until the launch.
     // (A claim already under way there finds this run active and claims nothing; the unpark decides.)
@@ -263,6 +272,9 @@ export class RunCoordinator implements RunControl {
         entry.controller.abort();
       } else if (this.claiming.has(conversationId)) {
         this.stoppedBeforeLaunch.set(conversationId, run.id);
+      } else {
+        // Executing in another process (or nowhere): the cancelled row is the record; its owner aborts it when woken.
+        this.deps.cluster?.wake('stop', conversationId);
       }
       // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
       const dropped = await this.deps.posts.dropUnsent(run.id);
@@ -321,6 +333,7 @@ export class RunCoordinator implements RunControl {
     const controller = new AbortController();
     const entry: ActiveRun = { runId: run.id, taskId: task?.id ?? null, controller, reason: null, done: Promise.resolve() };
     this.active.set(conversationId, entry);
+    this.deps.cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why));
     const timer = this.deps.clock.setTimer(() => {
       entry.reason ??= 'timeout';
       controller.abort();
@@ -336,9 +349,22 @@ export class RunCoordinator implements RunControl {
       .finally(() => {
         this.deps.clock.clearTimer(timer);
         this.active.delete(conversationId);
+        this.deps.cluster?.runEnded(run.id);
+        if (!this.stopping) this.deps.cluster?.wake('task', conversationId);
         adapter.setWorking(ref, null).catch((err: unknown) => this.deps.logger.warn({ err }, 'clearing the working status failed'));
         if (!this.stopping) this.pumpLater(conversationId);
       });
+  }
+
+  /** Gives up a run this process no longer owns: stopped from another process, or taken over. Not settled here. */
+  private lose(conversationId: string, entry: ActiveRun, why: RunLoss): void {
+    if (this.active.get(conversationId) !== entry) return;
+    entry.reason ??= why === 'stopped' ? 'stop' : 'taken_over';
+    entry.controller.abort();
+    this.deps.logger.info({ runId: entry.runId, conversationId, why }, 'gave up a run owned elsewhere now');
+    if (why === 'stopped') {
+      void this.deps.posts.dropUnsent(entry.runId).catch((err: unknown) => this.deps.logger.warn({ err, runId: entry.runId }, 'dropping unsent pieces of a stopped run failed'));
+    }
   }
 
   private async failUnlaunchable(conversationId: string, run: RunRow, task: TaskRow | null): Promise<void> {
@@ -407,7 +433,13 @@ export class RunCoordinator implements RunControl {
         posts: deps.posts,
         now: () => deps.clock.now(),
         activity,
-        ...(adapter.openStream ? { openStream: () => adapter.openStream!(ref, toolContext.userId), shuttingDown: () => this.stopping } : {}),
+        ...(adapter.openStream
+          ? {
+              openStream: () => adapter.openStream!(ref, toolContext.userId, { onMessage: (id) => deps.posts.recordPreview(conversationId, run.id, id) }),
+              // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
+              shuttingDown: () => this.stopping || entry.reason === 'taken_over',
+            }
+          : {}),
       },
     );
     await this.settle(conversationId, run, task, outcome, entry.reason);

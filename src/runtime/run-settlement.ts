@@ -3,8 +3,8 @@ import type { FinalRunStatus } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import { notices } from './run-notices.js';
 
-/** Why a run's controller was aborted, when it was. */
-export type AbortReason = 'stop' | 'timeout' | 'shutdown';
+/** Why a run's controller was aborted, when it was (`taken_over`: another process owns the run now). */
+export type AbortReason = 'stop' | 'timeout' | 'shutdown' | 'taken_over';
 
 /** What ends a run: its loop's outcome, or an exception nobody expected. */
 export type RunEnding = RunOutcome | { kind: 'crashed'; error: unknown };

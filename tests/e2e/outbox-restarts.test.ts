@@ -26,14 +26,17 @@ afterEach(async () => {
 });
 
 /** A long answer of numbered paragraphs (`§n`), many platform messages long. */
-/**
- * These tests are about a recorded answer delivered piece by piece across a restart: with streaming, the first
- * visible text comes before the answer is recorded (a shutdown then removes the preview and the run answers again).
- */
-const whole = { STREAMING: 'false' };
-
 function longAnswer(paragraphs: number): string {
   return Array.from({ length: paragraphs }, (_, i) => `§${i + 1}§ ${'All work and no play makes a long report. '.repeat(7).trim()}`).join('\n\n');
+}
+
+/**
+ * A model that writes the long answer, and once its transcript holds it (the answer was recorded before the
+ * stop) says it picked up again. Streamed, the stop may land before the answer is recorded: its preview is
+ * removed and the resumed run writes the answer anew; either way each piece must be in the thread once.
+ */
+function writesOnce(text: string) {
+  return (request: RecordedRequest) => ({ text: request.messages.some((m) => m.role === 'assistant' && String(m.content ?? '').includes('§1§')) ? 'Picked up again.' : text });
 }
 
 /** The paragraph numbers found in posted texts, in the order posted. */
@@ -59,14 +62,13 @@ describe('posts survive the process stopping (Discord)', () => {
 
   const start = async () => {
     const before = discord.stats.identifies;
-    errand = startErrandProcess({ ...discordEnv(discord, model, dir), ...whole });
+    errand = startErrandProcess(discordEnv(discord, model, dir));
     await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
   };
 
   it('a SIGTERM in the middle of a long answer: after the restart every piece is in the thread exactly once, in order', async () => {
     const text = longAnswer(60);
-    model.reply({ text });
-    model.respondWith(() => ({ text: 'Picked up again.' }));
+    model.respondWith(writesOnce(text));
     await start();
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> write the long report`);
     await waitFor(() => paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length > 0, 20_000, 'the first piece');
@@ -122,7 +124,7 @@ describe('posts survive the process stopping (Slack, Socket Mode)', () => {
   });
 
   const start = async () => {
-    errand = startErrandProcess({ ...slackEnv(slack, model, dir), ...whole });
+    errand = startErrandProcess(slackEnv(slack, model, dir));
     await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
   };
 
@@ -146,8 +148,7 @@ describe('posts survive the process stopping (Slack, Socket Mode)', () => {
   it('a SIGTERM in the middle of a long answer: after the restart every piece is in the thread exactly once, in order', async () => {
     // Errand paces Slack posts at about one a second: this answer takes longer than any shutdown waits.
     const text = longAnswer(120);
-    model.reply({ text });
-    model.respondWith(() => ({ text: 'Picked up again.' }));
+    model.respondWith(writesOnce(text));
     await start();
     const { ts } = await slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL1', text: 'write the long report' });
     await waitFor(() => paragraphsIn(slack.botTexts('C0GENERAL1', ts)).length > 0, 20_000, 'the first piece');

@@ -212,7 +212,7 @@ export class FakeDiscord {
   private readonly forced500 = new Set<string>();
   /** Nonces of posts sent with enforce_nonce, keyed channel:author:nonce (Discord keeps them a few minutes). */
   private readonly nonces = new Map<string, { messageId: string; at: number }>();
-  private held: { pattern: RegExp; waiting: (() => void)[] } | null = null;
+  private held: { pattern: RegExp; onlyIf: (call: RestCall) => boolean; waiting: (() => void)[] } | null = null;
   private gatewayDown = false;
   private readonly heldSockets: WebSocket[] = [];
   private readonly options: Required<FakeDiscordOptions>;
@@ -393,10 +393,10 @@ export class FakeDiscord {
   /**
    * From now on, requests whose path matches are carried out (a message is stored) but their answers
    * are held back until `releaseAnswers`: the window between the platform accepting a post and the
-   * bot hearing so.
+   * bot hearing so. `onlyIf` narrows it to some requests (e.g. posts that carry a nonce).
    */
-  holdAnswers(pathPattern: RegExp): void {
-    this.held = { pattern: pathPattern, waiting: [] };
+  holdAnswers(pathPattern: RegExp, onlyIf: (call: RestCall) => boolean = () => true): void {
+    this.held = { pattern: pathPattern, onlyIf, waiting: [] };
   }
 
   /** Answers every held request and stops holding. */
@@ -721,7 +721,7 @@ export class FakeDiscord {
     }
     call.status = status;
     const held = this.held;
-    if (held && held.pattern.test(path)) await new Promise<void>((resolve) => held.waiting.push(resolve));
+    if (held && held.pattern.test(path) && held.onlyIf(call)) await new Promise<void>((resolve) => held.waiting.push(resolve));
     if (res.destroyed) return;
     res.writeHead(status, status === 204 ? headers : { 'content-type': 'application/json', ...headers });
     res.end(status === 204 ? undefined : JSON.stringify(body));
@@ -872,8 +872,10 @@ export class FakeDiscord {
 
   private interactionCallback(token: string, call: RestCall): { status?: number; body?: unknown } {
     const record = this.interactions.get(token);
-    if (!record || Date.now() - record.createdAt > this.options.interactionTimeoutMs) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
+    if (!record) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
+    // As on Discord: a second callback is refused as such whenever it comes; an unanswered one expires after the time limit.
     if (record.callbacks.length > 0) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+    if (Date.now() - record.createdAt > this.options.interactionTimeoutMs) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
     const body = callbackSchema.safeParse(call.body);
     if (!body.success) throw invalidForm('type', 'BASE_TYPE_CHOICES', body.error.message);
     const { type } = body.data;

@@ -95,4 +95,26 @@ describe.skipIf(database.skip)('run leases', () => {
     expect(await leases.takeOver(run, 'proc-c', null, LEASE_MS)).toBe(true);
     expect(await leases.takeOver(run, 'proc-d', null, LEASE_MS)).toBe(false);
   });
+
+  it('adopts a run just claimed whoever held it before, but not one that is no longer running', async () => {
+    const clock = new FakeClock();
+    const leases = createRunLeases(pools[1]!, clock);
+    const resumed = await insertRun('running', 'proc-a', clock.now() + 1000);
+    expect(await leases.adopt(resumed, 'proc-b', LEASE_MS)).toBe(true);
+    expect(await ownerOf(resumed)).toEqual({ owner: 'proc-b', leaseUntil: clock.now() + LEASE_MS });
+    const stopped = await insertRun('completed', null, null);
+    expect(await leases.adopt(stopped, 'proc-b', LEASE_MS)).toBe(false);
+    expect(await leases.states([resumed, stopped])).toEqual(expect.arrayContaining([{ id: resumed, status: 'running', owner: 'proc-b' }, { id: stopped, status: 'completed', owner: null }]));
+  });
+
+  it('releases the leases of an owner that stops, so its running runs are expired at once', async () => {
+    const clock = new FakeClock();
+    const leases = createRunLeases(pools[2]!, clock);
+    const running = await insertRun('running', 'proc-r', clock.now() + LEASE_MS);
+    const waiting = await insertRun('waiting_user', 'proc-r', clock.now() + LEASE_MS);
+    expect(await leases.release('proc-r')).toBe(1);
+    const expired = (await leases.expired(clock.now())).map((r) => r.id);
+    expect(expired).toContain(running);
+    expect(expired).not.toContain(waiting);
+  });
 });

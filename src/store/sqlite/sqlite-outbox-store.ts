@@ -1,6 +1,8 @@
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import type { OutboxStatus } from '../../db/schema.js';
 import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore } from '../../outbox/outbox-store.js';
+import { createSqliteOutboxPreviews } from './sqlite-outbox-previews.js';
 import type { Synchronous } from './synchronous.js';
 
 interface RawRow {
@@ -75,8 +77,9 @@ export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<Outbo
       return prune.run(before).changes;
     },
     state(id) {
-      const r = state.get(id) as { status: 'pending' | 'posted' | 'failed'; platform_message_id: string | null } | undefined;
+      const r = state.get(id) as { status: OutboxStatus; platform_message_id: string | null } | undefined;
       return r ? { status: r.status, platformMessageId: r.platform_message_id } : null;
     },
+    ...createSqliteOutboxPreviews(db, clock),
   };
 }

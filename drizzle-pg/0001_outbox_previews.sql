@@ -1,0 +1,1 @@
+CREATE INDEX "outbox_preview_idx" ON "outbox" USING btree ("run_id") WHERE status = 'preview';

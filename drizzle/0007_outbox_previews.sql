@@ -1,0 +1,1 @@
+CREATE INDEX `outbox_preview_idx` ON `outbox` (`run_id`) WHERE status = 'preview';

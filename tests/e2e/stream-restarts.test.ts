@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import { FakeSlack } from '../fakes/fake-slack.js';
+import { waitFor } from '../fakes/wait-for.js';
+import { discordEnv, slackEnv, startErrandProcess, type ErrandProcess } from './errand-process.js';
+
+/**
+ * A process killed outright while an answer streams leaves its half-written preview on the platform.
+ * After the restart that preview is taken back before the run answers again, so the thread shows the
+ * answer once. The model streams slowly the first time (the kill lands mid-stream) and answers the
+ * resumed run at full speed with the same text.
+ */
+const ANSWER = Array.from({ length: 12 }, (_, i) => `Step ${i + 1}: a streamed answer that is still being written when the process dies.`).join('\n\n');
+const stepsIn = (texts: readonly string[]) => texts.flatMap((t) => [...t.matchAll(/Step (\d+):/g)].map((m) => Number(m[1])));
+const everyStep = Array.from({ length: 12 }, (_, i) => i + 1);
+
+let model: FakeOpenAI;
+let dir: string;
+let errand: ErrandProcess | null = null;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'errand-stream-restart-'));
+  model = await startFakeOpenAI();
+  model.streamPace({ chunkChars: 4, chunkDelayMs: 60 });
+  model.respondWith(() => ({ text: ANSWER }));
+});
+
+afterEach(async () => {
+  await errand?.kill();
+  errand = null;
+  await model.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a SIGKILL while the answer streams', () => {
+  it('Discord: the partial preview is deleted after the restart and the answer is in the thread once', async () => {
+    const discord: FakeDiscord = await startFakeDiscord();
+    try {
+      const start = async () => {
+        const before = discord.stats.identifies;
+        errand = startErrandProcess(discordEnv(discord, model, dir));
+        await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
+      };
+      await start();
+      const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> explain it step by step`);
+      // An edit of the preview means its message was posted and recorded: the process dies in the middle of the stream.
+      await waitFor(() => discord.botMessagesIn(msg.id).some((m) => stepsIn([m.content]).length > 0) && discord.callsTo('PATCH', /^\/channels\/\d+\/messages\/\d+$/).length > 0, 30_000, 'the preview to be edited');
+      const preview = discord.botMessagesIn(msg.id).find((m) => stepsIn([m.content]).length > 0)!;
+      expect(stepsIn([preview.content]).length, 'the kill lands before the answer is complete').toBeLessThan(12);
+      await errand!.kill();
+
+      model.streamPace({ chunkDelayMs: 0 });
+      await start();
+      await waitFor(() => stepsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length >= 12, 60_000, 'the answer after the restart');
+      await waitFor(() => discord.callsTo('DELETE', new RegExp(`/messages/${preview.id}$`)).length > 0, 30_000, 'the preview to be deleted');
+      const texts = discord.botMessagesIn(msg.id).map((m) => m.content);
+      expect(stepsIn(texts), `${JSON.stringify(texts)}\n${errand!.output()}`).toEqual(everyStep);
+    } finally {
+      await errand?.kill();
+      await discord.close();
+    }
+  }, 120_000);
+
+  it('Slack: the partial native stream is deleted after the restart and the answer is in the thread once', async () => {
+    const slack = await FakeSlack.start({ rateLimit: null });
+    try {
+      const start = async () => {
+        errand = startErrandProcess(slackEnv(slack, model, dir));
+        await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
+      };
+      await start();
+      const { ts } = await slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL1', text: 'explain it step by step' });
+      // An append means the stream was started and recorded.
+      await waitFor(() => slack.callsOf('chat.appendStream').length > 0, 30_000, 'the stream to be appended to');
+      const streamTs = String(slack.callsOf('chat.appendStream')[0]!.args.ts);
+      await errand!.kill();
+      await waitFor(() => slack.socketCount() === 0, 10_000, 'the socket to close');
+      expect(stepsIn(slack.botTexts('C0GENERAL1', ts)).length, 'the kill lands before the answer is complete').toBeLessThan(12);
+
+      model.streamPace({ chunkDelayMs: 0 });
+      await start();
+      await waitFor(() => stepsIn(slack.botTexts('C0GENERAL1', ts)).length >= 12, 60_000, 'the answer after the restart');
+      await waitFor(() => slack.callsOf('chat.delete').some((c) => c.args.ts === streamTs), 30_000, 'the preview to be deleted');
+      const texts = slack.botTexts('C0GENERAL1', ts);
+      expect(stepsIn(texts), `${JSON.stringify(texts)}\n${errand!.output()}`).toEqual(everyStep);
+    } finally {
+      await errand?.kill();
+      await slack.close();
+    }
+  }, 120_000);
+});
