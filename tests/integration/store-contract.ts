@@ -233,5 +233,23 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.probe.gauges()).toEqual({ runsActive: 1, tasksPending: 1 });
       expect(await store.probe.writeProblem()).toBeNull();
     });
+
+    it('keeps preview messages of a live answer: settled with the answer, or turned into pending retractions', async () => {
+      const c = await conversation('T1');
+      const finished = await store.runs.create(c, null);
+      const [answer] = await store.outbox.add(c, finished.id, 'answer', [{ text: 'done' }]);
+      const preview = await store.outbox.addPreview(c, finished.id, 'P1');
+      expect(await store.outbox.state(preview)).toEqual({ status: 'preview', platformMessageId: 'P1' });
+      await store.outbox.markStreamed(finished.id, [{ id: answer!, platformMessageId: 'P1' }]);
+      expect(await store.outbox.state(answer!)).toEqual({ status: 'posted', platformMessageId: 'P1' });
+      expect((await store.outbox.state(preview))?.status).toBe('posted');
+      await store.runs.transition(finished.id, ['running'], 'completed');
+
+      const interrupted = await store.runs.create(c, null);
+      await store.outbox.addPreview(c, interrupted.id, 'P2');
+      expect(await peer.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([c]);
+      expect(await store.outbox.nextPending(c)).toMatchObject({ purpose: 'retract', payload: { text: '(interrupted)' } });
+      expect(await store.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([]);
+    });
   });
 }

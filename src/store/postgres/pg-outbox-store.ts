@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type PendingPost } from '../../outbox/outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
+import { createPgOutboxPreviews } from './pg-outbox-previews.js';
 
 const pending = eq(outbox.status, 'pending');
 /** `attempts + 1`, evaluated by the database so concurrent counts add up. */
@@ -74,5 +75,6 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock): OutboxStore {
       const [r] = await db.select({ status: outbox.status, platformMessageId: outbox.platformMessageId }).from(outbox).where(eq(outbox.id, id));
       return r ?? null;
     },
+    ...createPgOutboxPreviews(db, clock),
   };
 }
