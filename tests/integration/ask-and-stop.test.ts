@@ -133,6 +133,7 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     await waitFor(() => h.model.requests[1]!.aborted);
     await h.app.coordinator.idle();
     const conv = (await h.app.conversations.ensure(thread));
+    await waitFor(async () => (await h.app.tasks.list(conv)).every((t) => t.status === 'cancelled'), 10_000, 'every task cancelled');
     expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     await waitFor(() => h.adapter.textsIn(thread).at(-1)?.startsWith('⏹️ Stopped #2') === true);
     expect(h.adapter.textsIn(thread).at(-1)).toBe('⏹️ Stopped #2 (requested by <@U1>). Cancelled 1 pending task.');
