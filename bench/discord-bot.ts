@@ -47,6 +47,8 @@ async function startErrand(): Promise<void> {
     DISCORD_API_URL: env.DISCORD_API_URL,
     DISCORD_GUILD_ID: env.DISCORD_GUILD_ID,
     LOG_LEVEL: 'info',
+    // The overhead benchmarks compare with a bare bot that does not stream: they set STREAMING=false, and print the streamed figure beside it.
+    STREAMING: env.STREAMING ?? 'true',
   });
   const logger = createLogger(config.LOG_LEVEL);
   const app = await createApp({ config, adapters: [createDiscordAdapter(discordOptionsFromConfig(config, logger))], logger });

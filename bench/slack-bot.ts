@@ -45,6 +45,8 @@ async function startErrand(): Promise<void> {
     SLACK_API_URL: env.SLACK_API_URL,
     MAX_CONCURRENT_RUNS: env.MAX_CONCURRENT_RUNS ?? '8',
     LOG_LEVEL: 'info',
+    // The overhead benchmarks compare with a bare bot that does not stream: they set STREAMING=false, and print the streamed figure beside it.
+    STREAMING: env.STREAMING ?? 'true',
   });
   const logger = createLogger(config.LOG_LEVEL);
   const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config, logger), host: '127.0.0.1', tuning: TUNING });

@@ -5,8 +5,14 @@ import type { Benchmark } from './benchmark.js';
 import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-process.js';
 import { callMix, overheadFigures, percentile, type OverheadSample } from './overhead-figures.js';
 
-const WARMUP = 30;
-const MESSAGES = 200;
+/** Mentions per bot before (warm-up) and while CPU and latency are measured. */
+interface Rounds {
+  readonly warmup: number;
+  readonly messages: number;
+}
+const LIKE_FOR_LIKE: Rounds = { warmup: 30, messages: 200 };
+/** A streamed Slack answer is finished about a second after it opens (the stream's pacing): fewer rounds keep the run short. */
+const STREAMED: Rounds = { warmup: 5, messages: 40 };
 const CONVERSATIONS = 200;
 const EXTRA_EVENTS = 1000;
 /** 200 conversations each getting an event every second: far busier than people type. */
@@ -18,8 +24,11 @@ function mentionAndTime(fake: FakeSlack, channel: string, i: number): Promise<nu
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let root = '';
+    // The reply is a post in the thread, or (Errand streaming) the stop of the answer streamed into it.
+    const inThread = (ts: unknown) => root !== '' && fake.messages(channel, root).some((m) => m.ts === ts && m.ts !== root);
     fake.onCall = (call) => {
-      if (call.method === 'chat.postMessage' && call.status === 200 && call.args.thread_ts === root && root !== '') {
+      const reply = (call.method === 'chat.postMessage' && call.args.thread_ts === root && root !== '') || (call.method === 'chat.stopStream' && inThread(call.args.ts));
+      if (reply && call.status === 200) {
         fake.onCall = null;
         resolve(performance.now() - t0);
       }
@@ -69,29 +78,29 @@ type Kind = 'bare' | 'errand';
  * it as a `message` event, as on Slack. CPU is each bot process's own `process.cpuUsage()` from the
  * first measured mention until the last echo was acknowledged (the fakes and the model run here).
  */
-async function overhead(model: FakeOpenAI): Promise<OverheadSample> {
-  const { bots, close } = await startBots(model);
+async function overhead(model: FakeOpenAI, streaming: boolean, { warmup, messages }: Rounds): Promise<OverheadSample> {
+  const { bots, close } = await startBots(model, { STREAMING: String(streaming) });
   const latencies: Record<Kind, number[]> = { bare: [], errand: [] };
   const cpuStart: Partial<Record<Kind, CpuSample>> = {};
   const callsStart = { bare: 0, errand: 0 };
   try {
-    for (let i = 0; i < WARMUP + MESSAGES; i++) {
+    for (let i = 0; i < warmup + messages; i++) {
       for (const kind of ['bare', 'errand'] as const) {
         const { fake, bot } = bots[kind];
-        if (i === WARMUP) {
+        if (i === warmup) {
           cpuStart[kind] = await bot.cpu();
           callsStart[kind] = fake.calls.length;
         }
         const ms = await mentionAndTime(fake, kind === 'bare' ? 'C0BAREBOT' : 'C0ERRAND1', i);
         await fake.settle();
-        if (i >= WARMUP) latencies[kind].push(ms);
+        if (i >= warmup) latencies[kind].push(ms);
       }
     }
     await bots.errand.bot.idle();
     await Promise.all([bots.bare.fake.settle(), bots.errand.fake.settle()]);
     const cpuPerMessage = { bare: 0, errand: 0 };
-    for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
-    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), MESSAGES);
+    for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / messages;
+    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), messages);
     return { latencies, cpuPerMessage, callsPerMessage: { bare: calls('bare'), errand: calls('errand') } };
   } finally {
     await close();
@@ -157,17 +166,18 @@ async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; star
  */
 export const benchmark: Benchmark = {
   name: 'slack',
-  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_ack_p99_ms'],
+  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_streaming_overhead_ratio', 'slack_streaming_cpu_ratio', 'slack_ack_p99_ms'],
   async run() {
     const model = await startFakeOpenAI();
     try {
-      const sample = await overhead(model);
+      const sample = await overhead(model, false, LIKE_FOR_LIKE);
+      const streamed = await overhead(model, true, STREAMED);
       const load = await ackUnderLoad(model);
       const ackMs = load.acks.map((a) => a.ms);
       const startMs = load.startAcks.map((a) => a.ms);
       const failed = load.acks.filter((a) => a.status !== 200).length;
       return [
-        ...overheadFigures('slack', 'bare Bolt app', sample, 'each bot in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back'),
+        ...overheadFigures('slack', 'bare Bolt app', sample, 'each bot in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back', streamed),
         {
           name: 'slack_ack_p99_ms',
           value: percentile(ackMs, 99),

@@ -5,6 +5,7 @@ import { isTargetGone } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { platformError } from './slack-api.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
+import { singleFlight } from '../../src/chat/single-flight.js';
 
 /** Slack's limit on one call's `markdown_text`. */
 export const MAX_MARKDOWN_TEXT = 12_000;
@@ -53,7 +54,6 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
   let phase: 'open' | 'finishing' | 'stopped' = 'open';
   let done = false;
   let lastCallAt = Number.NEGATIVE_INFINITY;
-  let flushing: Promise<void> | null = null;
 
   const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
   const paced = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -114,14 +114,8 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       await sendPending(false);
     }
   };
-  const kick = () => {
-    if (flushing) return;
-    flushing = flush()
-      .catch((err: unknown) => o.logger.warn({ err }, 'streaming an answer to Slack failed; the finished answer still replaces it'))
-      .finally(() => {
-        flushing = null;
-      });
-  };
+  const flusher = singleFlight(flush, (err: unknown) => o.logger.warn({ err }, 'streaming an answer to Slack failed; the finished answer still replaces it'));
+  const kick = () => flusher.kick();
 
   return {
     append(delta) {
@@ -133,7 +127,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
     async finish(finalText, pieces) {
       if (phase === 'stopped') return [];
       phase = 'finishing';
-      await flushing;
+      await flusher.settled();
       if (delegate) return delegate.finish(finalText, pieces);
       if (!done) {
         if (!finalText.startsWith(sent)) o.logger.warn({ channel: o.channelId }, 'the streamed text is not the start of the final answer; the stream keeps what it showed');
@@ -149,7 +143,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
     async stop(how = 'stopped') {
       if (phase !== 'open') return;
       phase = 'stopped';
-      await flushing;
+      await flusher.settled();
       if (delegate) return delegate.stop(how);
       if (ts === null) return;
       const streamTs = ts;

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { AnswerStream } from './chat-adapter.js';
 import { splitText } from './split-text.js';
+import { singleFlight } from './single-flight.js';
 
 /** What ends the text of a preview that was stopped (or cut by a failure) before the answer was complete. */
 export const STOPPED_MARK = '(stopped)';
@@ -37,7 +38,6 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
   let phase: 'open' | 'finishing' | 'stopped' = 'open';
   let lastCallAt = Number.NEGATIVE_INFINITY;
   let dirty = false;
-  let flushing: Promise<void> | null = null;
 
   const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
   const paced = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -80,14 +80,8 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
       await render(split(text), false);
     }
   };
-  const kick = () => {
-    if (flushing) return;
-    flushing = flush()
-      .catch((err: unknown) => o.logger.warn({ err }, 'updating an answer preview failed; the finished answer still replaces it'))
-      .finally(() => {
-        flushing = null;
-      });
-  };
+  const flusher = singleFlight(flush, (err: unknown) => o.logger.warn({ err }, 'updating an answer preview failed; the finished answer still replaces it'));
+  const kick = () => flusher.kick();
 
   return {
     append(delta) {
@@ -99,14 +93,14 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
     async finish(_text, pieces) {
       if (phase === 'stopped') return [];
       phase = 'finishing';
-      await flushing;
+      await flusher.settled();
       await render(pieces, true);
       return pieces.map((_, i) => ids[i]!);
     },
     async stop(how = 'stopped') {
       if (phase !== 'open') return;
       phase = 'stopped';
-      await flushing;
+      await flusher.settled();
       if (how === 'discard') {
         await render([], true).catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished answer preview failed'));
         return;

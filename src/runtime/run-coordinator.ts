@@ -174,10 +174,14 @@ export class RunCoordinator implements RunControl {
     if (this.stopping) return 0;
     // Runs with an answer (or an expired question) go first: someone is already waiting on them.
     let started = await this.resumeDue();
-    if (prefer !== undefined && (await this.startNext(prefer)).kind === 'started') started++;
     const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
     if (free <= 0) return started;
-    for (const id of await this.deps.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]))) {
+    // One read of the ready conversations (most often none: a run just ended and nothing waits). `prefer`
+    // goes first when it is among them, or when the list was cut at `free` and might have left it out;
+    // otherwise it has nothing ready and no claim transaction is opened for it.
+    const ready = await this.deps.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]));
+    const first = prefer !== undefined && (ready.includes(prefer) || ready.length >= free) ? [prefer] : [];
+    for (const id of [...first, ...ready.filter((r) => r !== prefer)]) {
       if ((await this.startNext(id)).kind === 'started') started++;
     }
     return started;

@@ -24,17 +24,20 @@ export class FakeClock implements Clock {
     this.timers.delete(handle as number);
   }
 
+  /** Removes the earliest timer due by `target`, sets the time to its moment and returns it; null when none is due. */
+  private takeDue(target: number): (() => void) | null {
+    let next: [number, { at: number; fn: () => void }] | null = null;
+    for (const entry of this.timers) if (entry[1].at <= target && (next === null || entry[1].at < next[1].at)) next = entry;
+    if (!next) return null;
+    this.timers.delete(next[0]);
+    this.current = next[1].at;
+    return next[1].fn;
+  }
+
   /** Moves time forward, firing every timer that falls due, in order. */
   advance(ms: number): void {
     const target = this.current + ms;
-    for (;;) {
-      let next: [number, { at: number; fn: () => void }] | null = null;
-      for (const entry of this.timers) if (entry[1].at <= target && (next === null || entry[1].at < next[1].at)) next = entry;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.current = next[1].at;
-      next[1].fn();
-    }
+    for (let fire = this.takeDue(target); fire; fire = this.takeDue(target)) fire();
     this.current = target;
   }
 
@@ -44,13 +47,8 @@ export class FakeClock implements Clock {
    */
   async advanceSettled(ms: number, settled: () => Promise<void>): Promise<void> {
     const target = this.current + ms;
-    for (;;) {
-      let next: [number, { at: number; fn: () => void }] | null = null;
-      for (const entry of this.timers) if (entry[1].at <= target && (next === null || entry[1].at < next[1].at)) next = entry;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.current = next[1].at;
-      next[1].fn();
+    for (let fire = this.takeDue(target); fire; fire = this.takeDue(target)) {
+      fire();
       await settled();
     }
     this.current = target;

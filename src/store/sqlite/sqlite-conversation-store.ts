@@ -1,9 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { channelKey, conversationKey, parseConversationKey } from '../../chat/conversation-ref.js';
 import type { Db } from '../../db/client.js';
 import { conversations } from '../../db/schema.js';
 import type { ConversationStore } from '../../conversations/conversation-store.js';
+import { CONVERSATION_COLUMNS, conversationFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
 
 /**
@@ -34,7 +35,8 @@ export function createSqliteConversationStore(db: Db, clock: Clock): Synchronous
      on conflict (id) do update set updated_at = excluded.updated_at, timezone = coalesce(excluded.timezone, conversations.timezone)`,
   );
   const openWorkStmt = db.$client.prepare(OPEN_WORK_IN_CHANNEL_SQL);
-  const getStmt = db.select().from(conversations).where(eq(conversations.id, sql.placeholder('id'))).prepare();
+  // Asked at every message and run start: a raw row mapped by position (raw-rows.ts).
+  const getStmt = db.$client.prepare(`select ${CONVERSATION_COLUMNS} from conversations where id = ?`).raw();
   return {
     ensure(ref, timezone) {
       const id = conversationKey(ref);
@@ -43,7 +45,8 @@ export function createSqliteConversationStore(db: Db, clock: Clock): Synchronous
       return id;
     },
     get(id) {
-      return getStmt.get({ id }) ?? null;
+      const raw = getStmt.get(id) as unknown[] | undefined;
+      return raw ? conversationFromRaw(raw) : null;
     },
     refOf(id) {
       return parseConversationKey(id);

@@ -1,44 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { runs } from '../../db/schema.js';
+import { runs, type RunRow } from '../../db/schema.js';
 import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
 import type { RunStore } from '../../runs/run-store.js';
+import { RUN_COLUMNS, runFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
 
 /** Runs on SQLite: prepared statements, and partial indexes matched by literal statuses. */
 export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore> {
-  const getStmt = db.select().from(runs).where(eq(runs.id, sql.placeholder('id'))).prepare();
-  const activeStmt = db
-    .select()
-    .from(runs)
-    // Literal statuses, so SQLite can use the partial unique index of active runs.
-    .where(and(eq(runs.conversationId, sql.placeholder('conversationId')), sql`${runs.status} in ('running', 'waiting_user')`))
-    .prepare();
-  const createStmt = db
-    .insert(runs)
-    .values({
-      id: sql.placeholder('id'),
-      conversationId: sql.placeholder('conversationId'),
-      taskId: sql.placeholder('taskId'),
-      status: 'running',
-      startedAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-    })
-    // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
-    .onConflictDoNothing()
-    .returning()
-    .prepare();
-  // Prepared once (pump() asks after every run; building the query cost more than running it), with the
-  // status literal so SQLite can use the partial index of waiting runs.
-  const expiredStmt = db
-    .select()
-    .from(runs)
-    .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, sql.placeholder('now'))))
-    .limit(sql.placeholder('limit'))
-    .prepare();
-  const finalStmt = db.$client.prepare(
+  const c = db.$client;
+  // Raw rows mapped by position (raw-rows.ts): these run several times per message.
+  const getStmt = c.prepare(`select ${RUN_COLUMNS} from runs where id = ?`).raw();
+  // Literal statuses, so SQLite can use the partial unique index of active runs.
+  const activeStmt = c.prepare(`select ${RUN_COLUMNS} from runs where conversation_id = ? and status in ('running', 'waiting_user')`).raw();
+  // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
+  const createStmt = c.prepare(`insert into runs (id, conversation_id, task_id, status, started_at, updated_at) values (?, ?, ?, 'running', ?, ?) on conflict do nothing returning ${RUN_COLUMNS}`).raw();
+  // Prepared once (pump() asks after every run), with the status literal so SQLite can use the partial index of waiting runs.
+  const expiredStmt = c.prepare(`select ${RUN_COLUMNS} from runs where status = 'waiting_user' and ask_expires_at <= ? limit ?`).raw();
+  const finalStmt = c.prepare(
     `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
      where id = ? and status in (select value from json_each(?))`,
   );
@@ -49,16 +30,18 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
     "update runs set question = json_set(question, '$.answer', json(?)), ask_expires_at = 0, updated_at = ? where id = ? and status = 'waiting_user' and question is not null",
   );
   const countStepStmt = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps');
-  const get = (id: string) => getStmt.get({ id }) ?? null;
+  const one = (raw: unknown): RunRow | null => (raw === undefined ? null : runFromRaw(raw as unknown[]));
+  const get = (id: string) => one(getStmt.get(id));
   return {
     create(conversationId, taskId) {
-      const row = createStmt.get({ id: randomUUID(), conversationId, taskId, now: clock.now() });
-      if (!row) throw new ConversationBusyError(conversationId);
-      return row;
+      const now = clock.now();
+      const raw = createStmt.get(randomUUID(), conversationId, taskId, now, now) as unknown[] | undefined;
+      if (!raw) throw new ConversationBusyError(conversationId);
+      return runFromRaw(raw);
     },
     get,
     active(conversationId) {
-      return activeStmt.get({ conversationId }) ?? null;
+      return one(activeStmt.get(conversationId));
     },
     transition(id, from, to, fields = {}) {
       const now = clock.now();
@@ -99,7 +82,7 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
       });
     },
     expiredQuestions(limit) {
-      return expiredStmt.all({ now: clock.now(), limit });
+      return (expiredStmt.all(clock.now(), limit) as unknown[][]).map(runFromRaw);
     },
   };
 }

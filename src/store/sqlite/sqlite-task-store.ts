@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { tasks, type TaskRow, type TaskStatus } from '../../db/schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
+import { TASK_COLUMNS, taskFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
 
 const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
@@ -16,48 +17,26 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
      where t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
        and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user'))`,
   );
-  const byIdStmt = db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))).prepare();
-  const busyStmt = db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(and(eq(tasks.conversationId, sql.placeholder('conversationId')), eq(tasks.status, 'in_progress')))
-    .limit(1)
-    .prepare();
-  const nextStmt = db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(and(eq(tasks.conversationId, sql.placeholder('conversationId')), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, sql.placeholder('now'))))
-    .orderBy(asc(tasks.sequence))
-    .limit(1)
-    .prepare();
-  const claimStmt = db
-    .update(tasks)
-    .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}` })
-    .where(eq(tasks.id, sql.placeholder('id')))
-    .prepare();
+  // Raw statements (rows mapped by position in raw-rows.ts): a message claims and reads its task several times.
+  const byIdStmt = sqlite.prepare(`select ${TASK_COLUMNS} from tasks where id = ?`).raw();
+  const busyStmt = sqlite.prepare("select id from tasks where conversation_id = ? and status = 'in_progress' limit 1").pluck();
+  const nextStmt = sqlite.prepare("select id from tasks where conversation_id = ? and status = 'pending' and blocked = 0 and not_before <= ? order by sequence asc limit 1").pluck();
+  const claimStmt = sqlite.prepare("update tasks set status = 'in_progress', attempts = attempts + 1, started_at = ?, updated_at = ? where id = ?");
   const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and (blocked_by != '[]' or blocked = 1) limit 1");
   const nextSequenceStmt = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?');
-  const insertStmt = db
-    .insert(tasks)
-    .values({
-      conversationId: sql.placeholder('conversationId'),
-      title: sql.placeholder('title'),
-      description: sql.placeholder('description'),
-      sequence: sql.placeholder('sequence'),
-      blockedBy: sql.placeholder('blockedBy'),
-      createdBy: sql.placeholder('createdBy'),
-      requestedBy: sql.placeholder('requestedBy'),
-      sourceMessageId: sql.placeholder('sourceMessageId'),
-      scheduleId: sql.placeholder('scheduleId'),
-      createdAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-    })
-    .returning({ id: tasks.id })
-    .prepare();
+  const insertStmt = sqlite
+    .prepare(
+      `insert into tasks (conversation_id, title, description, sequence, blocked_by, created_by, requested_by, source_message_id, schedule_id, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+    )
+    .pluck();
   const finishStmt = sqlite.prepare(
     'update tasks set status = ?, result_summary = coalesce(?, result_summary), fail_reason = coalesce(?, fail_reason), updated_at = ?, finished_at = ? where id = ?',
   );
-  const byId = (id: number) => byIdStmt.get({ id }) ?? null;
+  const byId = (id: number): TaskRow | null => {
+    const raw = byIdStmt.get(id) as unknown[] | undefined;
+    return raw ? taskFromRaw(raw) : null;
+  };
   const inConversation = (conversationId: string, id: number): TaskRow | null => {
     const t = byId(id);
     return t && t.conversationId === conversationId ? t : null;
@@ -117,20 +96,21 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
         if (problem) return { ok: false, error: problem };
         const now = clock.now();
         const seq = nextSequenceStmt.get(n.conversationId) as { s: number };
-        const row = insertStmt.get({
-          conversationId: n.conversationId,
-          title: n.title,
-          description: n.description,
-          sequence: seq.s,
-          blockedBy,
-          createdBy: n.createdBy,
-          requestedBy: n.requestedBy ?? null,
-          sourceMessageId: n.sourceMessageId ?? null,
-          scheduleId: n.scheduleId ?? null,
+        const id = insertStmt.get(
+          n.conversationId,
+          n.title,
+          n.description,
+          seq.s,
+          JSON.stringify(blockedBy),
+          n.createdBy,
+          n.requestedBy ?? null,
+          n.sourceMessageId ?? null,
+          n.scheduleId ?? null,
           now,
-        })!;
+          now,
+        ) as number;
         if (blockedBy.length > 0) recomputeBlocked(n.conversationId);
-        return { ok: true, task: byId(row.id)! };
+        return { ok: true, task: byId(id)! };
       });
     },
     get: byId,
@@ -189,12 +169,12 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
     },
     claimNext(conversationId) {
       return db.transaction(() => {
-        if (busyStmt.get({ conversationId })) return null;
+        if (busyStmt.get(conversationId) !== undefined) return null;
         const now = clock.now();
-        const next = nextStmt.get({ conversationId, now });
-        if (!next) return null;
-        claimStmt.run({ id: next.id, now });
-        return byId(next.id);
+        const next = nextStmt.get(conversationId, now) as number | undefined;
+        if (next === undefined) return null;
+        claimStmt.run(now, now, next);
+        return byId(next);
       });
     },
     requeue(id, notBefore, failReason) {
