@@ -124,7 +124,8 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
         await tx.conversations.ensure(ref('one'));
       });
       await expect(Promise.all([a, b])).resolves.toEqual([undefined, undefined]);
-      expect(bodies).toBe(3);
+      // At least one body ran again (a retry may meet the other writer once more before it commits).
+      expect(bodies).toBeGreaterThan(2);
     } finally {
       await close();
     }
