@@ -102,6 +102,15 @@ const envSchema = z.object({
     message: 'expected a numeric guild (server) id; enable Developer Mode in Discord and use "Copy Server ID"',
   }),
   DATABASE_PATH: optionalString.transform((v) => v ?? './data/errand.db'),
+  DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\/\S+$/.test(v), {
+    message: 'expected a PostgreSQL URL such as postgres://errand:secret@db-host:5432/errand (leave it unset to keep the embedded SQLite file at DATABASE_PATH)',
+  }),
+  DATABASE_POOL_SIZE: int(10, 1, 100),
+  RUN_LEASE_SECONDS: int(30, 5, 3600),
+  GATEWAY_LOCK_RETRY_SECONDS: int(5, 1, 60),
+  ERRAND_PROCESS_ID: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9._:-]{1,60}$/.test(v), {
+    message: 'expected a short name of letters, digits, ".", "_", ":" or "-" (e.g. errand-1), unique per running process',
+  }),
   HEARTBEAT_SECONDS: int(60, 1, 86_400),
   MAX_CONCURRENT_RUNS: int(8, 1, 1000),
   MAX_STEPS: int(25, 1, 1000),

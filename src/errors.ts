@@ -11,6 +11,7 @@ export type ErrandErrorCode =
   | 'validation_failed'
   | 'model_failed'
   | 'run_aborted'
+  | 'conversation_busy'
   | 'database_failed';
 
 /** Base error: branch on `code`, never on `message`. */

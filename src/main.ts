@@ -77,11 +77,12 @@ async function main(): Promise<void> {
     process.stderr.write(`${consoleRefusal(process.env)}\n`);
     process.exit(1);
   }
-  let lock: ProcessLock;
+  let lock: ProcessLock | null = null;
   try {
     // Before the logger: in console mode the log file sits beside the database.
     prepareDatabaseLocation(config.DATABASE_PATH);
-    lock = acquireProcessLock(config.DATABASE_PATH);
+    // Only the SQLite file is one process's; on PostgreSQL (DATABASE_URL) any number of processes share the database.
+    if (config.DATABASE_URL === undefined) lock = acquireProcessLock(config.DATABASE_PATH);
   } catch (err) {
     if (err instanceof DatabaseError) {
       process.stderr.write(`Errand cannot start: ${err.message}\n`);
@@ -89,8 +90,11 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  process.once('exit', () => lock.release());
-  setInterval(() => lock.refresh(), LOCK_REFRESH_MS).unref();
+  if (lock) {
+    const held = lock;
+    process.once('exit', () => held.release());
+    setInterval(() => held.refresh(), LOCK_REFRESH_MS).unref();
+  }
   const consoleMode = config.platforms.includes('console');
   const logFile = join(dirname(config.DATABASE_PATH), 'errand.log');
   const logger = createLogger(config.LOG_LEVEL, consoleMode ? pino.destination({ dest: logFile, mkdir: true, sync: false, mode: PRIVATE_FILE_MODE }) : undefined);

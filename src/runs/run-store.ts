@@ -7,6 +7,7 @@ export type FinalRunStatus = Exclude<RunStatus, 'running' | 'waiting_user'>;
 
 /** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
 export interface RunStore {
+  /** Starts a run; rejects with ConversationBusyError when the conversation already has an active one. */
   create(conversationId: string, taskId: number | null): Promise<RunRow>;
   get(id: string): Promise<RunRow | null>;
   /** The conversation's running or waiting run, if any. */
@@ -24,7 +25,10 @@ export interface RunStore {
   /** Takes a waiting run back to running; returns its question, or null when it was not waiting. */
   unpark(id: string): Promise<PendingQuestion | null>;
   countStep(id: string): Promise<number>;
-  /** Runs that were `running` (the process died under them): marked interrupted, returned. */
+  /**
+   * Runs that were `running` (the process died under them): marked interrupted, returned. On a shared
+   * database only those of this process or whose lease ran out: other processes' live runs are theirs.
+   */
   interruptAllRunning(): Promise<RunRow[]>;
   /** Waiting runs due to resume: their question expired, or an answer is recorded for them. */
   expiredQuestions(limit: number): Promise<RunRow[]>;

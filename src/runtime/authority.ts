@@ -3,6 +3,12 @@ import type { AccessPolicy, Person } from '../access/access-policy.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 
+/** Where the checks read runs and tasks: the root store, or the transaction a caller is in (so it sees that transaction's rows). */
+export interface AuthorityReads {
+  readonly runs: Pick<RunStore, 'active'>;
+  readonly tasks: Pick<TaskService, 'get' | 'list'>;
+}
+
 /**
  * Who may act on work already under way: answer a question, decide an approval, stop a run. The
  * access policy says who may use Errand at all; this says whose work it is.
@@ -11,11 +17,11 @@ export interface Authority {
   /** The asker of an ask_user question (or, for an approval, its approver), or an admin. Nobody named: anyone. */
   mayAnswer(question: PendingQuestion | null | undefined, person: Person): boolean;
   /** With access rules: the requester of the conversation's active run, or an admin. Without: anyone, as before. */
-  mayStop(conversationId: string, person: Person): Promise<boolean>;
+  mayStop(conversationId: string, person: Person, reads?: AuthorityReads): Promise<boolean>;
   /** With access rules: the task's requester, or an admin. */
   mayStopTask(requestedBy: string | null, person: Person): boolean;
   /** `stop all`: as mayStop, and with access rules every queued to-do there is the person's own (or they are an admin). */
-  mayStopAll(conversationId: string, person: Person): Promise<boolean>;
+  mayStopAll(conversationId: string, person: Person, reads?: AuthorityReads): Promise<boolean>;
 }
 
 export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; tasks: TaskService }): Authority {
@@ -27,15 +33,15 @@ export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; ta
     mayStopTask(requestedBy, person) {
       return !deps.access.configured || requestedBy === null || requestedBy === person.userId || deps.access.isAdmin(person);
     },
-    async mayStop(conversationId, person) {
+    async mayStop(conversationId, person, reads = deps) {
       if (!deps.access.configured) return true;
-      const run = await deps.runs.active(conversationId);
+      const run = await reads.runs.active(conversationId);
       if (!run || run.taskId === null) return true;
-      return this.mayStopTask((await deps.tasks.get(run.taskId))?.requestedBy ?? null, person);
+      return this.mayStopTask((await reads.tasks.get(run.taskId))?.requestedBy ?? null, person);
     },
-    async mayStopAll(conversationId, person) {
-      if (!(await this.mayStop(conversationId, person))) return false;
-      return (await deps.tasks.list(conversationId)).every((t) => t.status !== 'pending' || this.mayStopTask(t.requestedBy, person));
+    async mayStopAll(conversationId, person, reads = deps) {
+      if (!(await this.mayStop(conversationId, person, reads))) return false;
+      return (await reads.tasks.list(conversationId)).every((t) => t.status !== 'pending' || this.mayStopTask(t.requestedBy, person));
     },
   };
 }

@@ -149,7 +149,7 @@ export class Dispatcher implements InboundSink {
       if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
       const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
       if (stop) {
-        const may = await (stop.all ? this.authority.mayStopAll(conversationId, person) : this.authority.mayStop(conversationId, person));
+        const may = await (stop.all ? this.authority.mayStopAll(conversationId, person, tx) : this.authority.mayStop(conversationId, person, tx));
         if (!may) return { kind: 'refuse', text: notices.notAllowedToStop };
         return { kind: 'stop', conversationId, all: stop.all };
       }

@@ -19,6 +19,7 @@ import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { Logger } from '../logger.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
+import { ConversationBusyError } from '../runs/conversation-busy-error.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import type { Store } from '../store/store.js';
@@ -107,6 +108,8 @@ export class RunCoordinator implements RunControl {
    * await, so two callers in the same tick cannot both claim, and counted against the slots.
    */
   private readonly claiming = new Set<string>();
+  /** Claims under way (startNext between its first line and the launch), so idle() can wait for them too. */
+  private readonly claims = new Set<Promise<void>>();
   /** A run stopped while its launch was on its way (claimed, not yet executing): the launch is dropped. */
   private readonly stoppedBeforeLaunch = new Map<string, string>();
   private stopping = false;
@@ -134,23 +137,35 @@ export class RunCoordinator implements RunControl {
     const { runs } = this.deps;
     // Before the first await: a second caller in the same tick sees the conversation busy.
     this.claiming.add(conversationId);
+    let settle!: () => void;
+    const claim = new Promise<void>((resolve) => (settle = resolve));
+    this.claims.add(claim);
     try {
-      const claimed = await this.deps.store.atomically(async (tx) => {
-        if (await tx.runs.active(conversationId)) return null;
-        const task = await tx.tasks.claimNext(conversationId);
-        if (!task) return null;
-        const run = await tx.runs.create(conversationId, task.id);
-        if (task.attempts === 1) {
-          await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
-        }
-        return { task, run };
-      });
+      let claimed: { task: TaskRow; run: RunRow } | null;
+      try {
+        claimed = await this.deps.store.atomically(async (tx) => {
+          if (await tx.runs.active(conversationId)) return null;
+          const task = await tx.tasks.claimNext(conversationId);
+          if (!task) return null;
+          const run = await tx.runs.create(conversationId, task.id);
+          if (task.attempts === 1) {
+            await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
+          }
+          return { task, run };
+        });
+      } catch (err) {
+        // Another process (or flow) started a run there first: our claim of the task rolled back.
+        if (err instanceof ConversationBusyError) return { kind: 'busy_conversation' };
+        throw err;
+      }
       if (!claimed) return { kind: (await runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
       this.launch(conversationId, claimed.run, claimed.task);
       return { kind: 'started', taskId: claimed.task.id };
     } finally {
       this.claiming.delete(conversationId);
       this.stoppedBeforeLaunch.delete(conversationId);
+      this.claims.delete(claim);
+      settle();
     }
   }
 
@@ -288,7 +303,8 @@ export class RunCoordinator implements RunControl {
 
   /** Resolves when no run is executing (tests and benchmarks). */
   async idle(): Promise<void> {
-    while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done));
+    // A claim under way (its transaction may still wait on the database) ends as an active run or as nothing.
+    while (this.active.size > 0 || this.claims.size > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done).concat([...this.claims]));
   }
 
   /** Counts a run that reached a final status, with its time since it started. */

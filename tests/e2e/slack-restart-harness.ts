@@ -23,7 +23,7 @@ export interface RestartableSlackErrand {
   close(): Promise<void>;
 }
 
-export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning } = {}): Promise<RestartableSlackErrand> {
+export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string> } = {}): Promise<RestartableSlackErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-restart-'));
   const model = await startFakeOpenAI();
   const slack = await FakeSlack.start({ rateLimit: { burst: 20, perSecond: 400 } });
@@ -39,6 +39,7 @@ export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socke
     SLACK_APP_TOKEN: 'xapp-test-token',
     SLACK_PORT: '0',
     SLACK_API_URL: slack.apiUrl,
+    ...opts.env,
   });
   let current: App | null = null;
   const handle: RestartableSlackErrand = {

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
+
+const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -11,9 +14,9 @@ function toolResults(req: { messages: { role: string; content?: unknown }[] }) {
   return req.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as Record<string, unknown>);
 }
 
-describe('ask_user', () => {
+describe.each(stores.kinds)('ask_user (%s)', (kind) => {
   it('posts the question mentioning the asker with option buttons, waits, and resumes with a typed answer', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply(askStep, { text: 'Markdown it is.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write the report', { userId: 'U42' });
@@ -33,7 +36,7 @@ describe('ask_user', () => {
   });
 
   it('takes an answer that arrives while the question is still being posted', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply(askStep, { text: 'Got it.' });
     const posting = gate();
     h.adapter.postGate = posting.promise;
@@ -51,7 +54,7 @@ describe('ask_user', () => {
   });
 
   it('accepts a click on an option button as the answer, once', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply(askStep, { text: 'PDF then.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write the report');
@@ -67,7 +70,7 @@ describe('ask_user', () => {
   });
 
   it('resumes a waiting run when the answer arrives after a restart', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply(askStep, { text: 'Resumed after restart.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write the report');
@@ -81,7 +84,7 @@ describe('ask_user', () => {
   });
 
   it('gives the model no_answer after ASK_TIMEOUT_MINUTES (heartbeat, injected clock)', async () => {
-    h = await startHarness({ ASK_TIMEOUT_MINUTES: '10' });
+    h = await startHarness({ ...(await stores.env(kind)), ASK_TIMEOUT_MINUTES: '10' });
     h.model.reply(askStep, { text: 'Going with PDF by default.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write the report');
@@ -96,9 +99,9 @@ describe('ask_user', () => {
   });
 });
 
-describe('stop', () => {
+describe.each(stores.kinds)('stop (%s)', (kind) => {
   it('a "stop" message aborts the in-flight model request, cancels run and task, and posts a note', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({ hang: true });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'long job');
@@ -111,11 +114,12 @@ describe('stop', () => {
     const conv = (await h.app.conversations.ensure(thread));
     expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'cancelled' });
     expect((await h.app.runs.active(conv))).toBeNull();
+    await waitFor(() => h.adapter.textsIn(thread).length > 0);
     expect(h.adapter.textsIn(thread)).toEqual(['⏹️ Stopped #1 (requested by <@U1>).']);
   });
 
   it('"stop all" also cancels the pending tasks; plain stop lets the next one start', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({ hang: true }, { hang: true });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'job one');
@@ -129,12 +133,14 @@ describe('stop', () => {
     await waitFor(() => h.model.requests[1]!.aborted);
     await h.app.coordinator.idle();
     const conv = (await h.app.conversations.ensure(thread));
+    await waitFor(async () => (await h.app.tasks.list(conv)).every((t) => t.status === 'cancelled'), 10_000, 'every task cancelled');
     expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    await waitFor(() => h.adapter.textsIn(thread).at(-1)?.startsWith('⏹️ Stopped #2') === true);
     expect(h.adapter.textsIn(thread).at(-1)).toBe('⏹️ Stopped #2 (requested by <@U1>). Cancelled 1 pending task.');
   });
 
   it('the Stop button stops that run', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({ hang: true });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'long job');
@@ -147,7 +153,7 @@ describe('stop', () => {
   });
 
   it('stops a run that waits for an answer', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply(askStep);
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write it');
@@ -155,12 +161,12 @@ describe('stop', () => {
     await h.app.coordinator.idle();
     await h.adapter.say(thread, 'cancel');
     const conv = (await h.app.conversations.ensure(thread));
+    await waitFor(async () => (await h.app.tasks.list(conv))[0]?.status === 'cancelled');
     expect((await h.app.runs.active(conv))).toBeNull();
-    expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'cancelled' });
   });
 
   it('stops a run at the wall-clock limit (MAX_RUN_MINUTES)', async () => {
-    h = await startHarness({ MAX_RUN_MINUTES: '1' });
+    h = await startHarness({ ...(await stores.env(kind)), MAX_RUN_MINUTES: '1' });
     h.model.reply({ hang: true });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'slow');
@@ -171,9 +177,9 @@ describe('stop', () => {
   });
 });
 
-describe('restart recovery', () => {
+describe.each(stores.kinds)('restart recovery (%s)', (kind) => {
   it('marks a run that was running as interrupted, re-queues its task with a note, and finishes it', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({ text: 'Partial progress.', toolCalls: [{ name: 'send_update', arguments: { text: 'working…' } }] }, { hang: true });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'big job');

@@ -1,13 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
+
+const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
 
-describe('claiming work with an asynchronous store', () => {
+describe.each(stores.kinds)('claiming work with an asynchronous store (%s)', (kind) => {
   it('starts one run when two callers claim the same conversation in the same tick', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const conversationId = await h.app.conversations.ensure(h.adapter.thread());
     const added = await h.app.tasks.add({ conversationId, title: 'once', description: 'do it once', createdBy: 'user' });
     expect(added.ok).toBe(true);
@@ -19,7 +22,7 @@ describe('claiming work with an asynchronous store', () => {
   });
 
   it('keeps the concurrency limit when many conversations are claimed in the same tick', async () => {
-    h = await startHarness({ MAX_CONCURRENT_RUNS: '2' });
+    h = await startHarness({ ...(await stores.env(kind)), MAX_CONCURRENT_RUNS: '2' });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       const id = await h.app.conversations.ensure({ ...h.adapter.thread(), thread: `race-${i}` });

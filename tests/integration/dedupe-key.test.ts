@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
+
+const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
 
-describe('de-duplication key', () => {
+describe.each(stores.kinds)('de-duplication key (%s)', (kind) => {
   it('answers two messages with the same id in different channels (Slack ts is unique per channel only)', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({ text: 'answer in C1' }, { text: 'answer in C2' });
     const inC1 = h.adapter.thread('C1', '1700000000.000100');
     const inC2 = h.adapter.thread('C2', '1700000000.000100');
@@ -19,7 +22,7 @@ describe('de-duplication key', () => {
   });
 
   it('still answers a redelivery in the same channel only once', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const thread = h.adapter.thread('C1', '1700000000.000200');
     await h.adapter.say(thread, 'hi', { messageId: '1700000000.000200' });
     await h.adapter.say(thread, 'hi', { messageId: '1700000000.000200' });

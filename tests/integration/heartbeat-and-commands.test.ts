@@ -1,13 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
+
+const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
 
-describe('heartbeat', () => {
+describe.each(stores.kinds)('heartbeat (%s)', (kind) => {
   it('posts nothing and starts nothing when there is nothing to do', async () => {
-    h = await startHarness({ HEARTBEAT_SECONDS: '5' });
+    h = await startHarness({ ...(await stores.env(kind)), HEARTBEAT_SECONDS: '5' });
     h.clock.advance(60_000);
     expect(await h.app.heartbeat.tick()).toEqual({ expiredQuestions: 0, started: 0, skipped: 'no_ready_tasks' });
     expect(h.adapter.posts).toEqual([]);
@@ -15,7 +18,7 @@ describe('heartbeat', () => {
   });
 
   it('never starts a task beside an active run of the same conversation', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const g = gate();
     h.model.reply({ text: 'first', gate: g.promise }, { text: 'second' });
     const thread = h.adapter.thread();
@@ -31,7 +34,7 @@ describe('heartbeat', () => {
   });
 
   it('is the safety net: starts a ready task that nothing else started', async () => {
-    h = await startHarness({ HEARTBEAT_SECONDS: '30' });
+    h = await startHarness({ ...(await stores.env(kind)), HEARTBEAT_SECONDS: '30' });
     const conv = (await h.app.conversations.ensure(h.adapter.thread('C7', 'T7')));
     (await h.app.tasks.add({ conversationId: conv, title: 'orphan', description: 'orphan task', createdBy: 'agent' }));
     expect(h.model.requests).toHaveLength(0);
@@ -40,9 +43,9 @@ describe('heartbeat', () => {
   });
 });
 
-describe('commands', () => {
+describe.each(stores.kinds)('commands (%s)', (kind) => {
   it('/tasks lists the active run and the to-do list of the conversation', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const g = gate();
     h.model.reply({ toolCalls: [{ name: 'add_task', arguments: { title: 'Second thing' } }, { name: 'send_update', arguments: { text: 'x' } }] }, { text: 'done', gate: g.promise });
     const thread = h.adapter.thread();
@@ -59,7 +62,7 @@ describe('commands', () => {
   });
 
   it('/stop without a thread stops every run of the channel; /stop <id> cancels one task; bad args are explained', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.respondWith(() => ({ hang: true }));
     const a = h.adapter.thread('C1', 'A');
     const b = h.adapter.thread('C1', 'B');
@@ -79,7 +82,7 @@ describe('commands', () => {
   });
 
   it('/help explains mentions, stop and the commands', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const reply = await h.adapter.command('help', '', { platform: 'memory', workspace: 'W1', channel: 'C1' }, null);
     expect(reply.text).toContain('/tasks');
     expect(reply.text).toContain('/stop');

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { isSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { useStoreKinds, type StoreKind } from '../support/store-kinds.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox, type Outbox } from '../../src/outbox/outbox.js';
@@ -36,14 +39,18 @@ class ScriptedAdapter extends MemoryAdapter {
 
 const ref: ConversationRef = { platform: 'memory', workspace: 'W1', channel: 'C1', thread: 't1' };
 let dir: string;
-let db: Db;
+const stores = useStoreKinds();
+let databaseUrl: string | undefined;
+/** Every store opened by a test (one per simulated process), closed after it. */
+const opened: Store[] = [];
 let clock: FakeClock;
 let adapter: ScriptedAdapter;
 let conversationId: string;
 const questions: [string, string][] = [];
 
 async function makeOutbox(): Promise<Outbox> {
-  const store = createSqliteStore(db, clock);
+  const store = await openStore({ DATABASE_PATH: join(dir, 'errand.db'), DATABASE_URL: databaseUrl }, clock);
+  opened.push(store);
   const { conversations } = store;
   conversationId = (await conversations.ensure(ref));
   return createOutbox({
@@ -59,22 +66,35 @@ async function makeOutbox(): Promise<Outbox> {
   });
 }
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'errand-outbox-it-'));
-  db = openDatabase(join(dir, 'errand.db'));
-  clock = new FakeClock();
-  adapter = new ScriptedAdapter();
-  questions.length = 0;
-});
+/** Opens the database of `kind` for each test of the suite and closes what the test opened. */
+function useDatabase(kind: StoreKind): void {
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'errand-outbox-it-'));
+    databaseUrl = (await stores.env(kind)).DATABASE_URL;
+    clock = new FakeClock();
+    adapter = new ScriptedAdapter();
+    questions.length = 0;
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
 
-afterEach(() => {
-  closeDatabase(db);
-  rmSync(dir, { recursive: true, force: true });
-});
+/** Writes an outbox row whose payload no reader understands, straight into the database. */
+async function insertUnreadable(store: Store, conversation: string): Promise<void> {
+  if (isPostgresStore(store)) {
+    await store.db.$client.query(`insert into outbox (conversation_id, purpose, payload, status, created_at) values ($1, 'answer', '{"nope":1}', 'pending', 0)`, [conversation]);
+  } else if (isSqliteStore(store)) {
+    store.db.$client.prepare("insert into outbox (conversation_id, purpose, payload, status, created_at) values (?, 'answer', '{\"nope\":1}', 'pending', 0)").run(conversation);
+  }
+}
 
 const texts = () => adapter.posts.map((p) => p.text);
 
-describe('the outbox', () => {
+describe.each(stores.kinds)('the outbox (%s)', (kind) => {
+  useDatabase(kind);
+
   it('posts a long text as pieces within the platform limit, one row each, in order, with their platform ids', async () => {
     const outbox = (await makeOutbox());
     await outbox.start();
@@ -182,7 +202,7 @@ describe('the outbox', () => {
 
   it('skips a row whose stored payload cannot be read', async () => {
     const outbox = (await makeOutbox());
-    db.$client.prepare("insert into outbox (conversation_id, purpose, payload, status, created_at) values (?, 'answer', '{\"nope\":1}', 'pending', 0)").run(conversationId);
+    await insertUnreadable(opened.at(-1)!, conversationId);
     const ok = await outbox.record(conversationId, null, { purpose: 'answer', text: 'Readable.' });
     await outbox.start();
     await outbox.delivered(ok);

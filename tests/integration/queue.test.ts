@@ -1,26 +1,31 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
+
+const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
 
 
-describe('dispatcher and to-do queue', () => {
+describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
   it('answers a duplicate delivery once', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const thread = h.adapter.thread();
     const id = await h.adapter.say(thread, 'hi');
     await h.adapter.say(thread, 'hi', { messageId: id });
+    await waitFor(() => h.adapter.textsIn(thread).length > 0);
     await h.app.coordinator.idle();
     await h.adapter.say(thread, 'hi', { messageId: id });
     await h.app.coordinator.idle();
+    expect(await h.app.tasks.list(await h.app.conversations.ensure(thread))).toHaveLength(1);
     expect(h.model.requests).toHaveLength(1);
     expect(h.adapter.textsIn(thread)).toEqual(['ok']);
   });
 
   it('still recognises a redelivery after a restart', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const thread = h.adapter.thread();
     const id = await h.adapter.say(thread, 'hi');
     await h.app.coordinator.idle();
@@ -31,7 +36,7 @@ describe('dispatcher and to-do queue', () => {
   });
 
   it('queues a message that arrives during a busy run as a task, says so, and runs it after', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const g = gate();
     h.model.reply({ text: 'first done', gate: g.promise }, { text: 'second done' });
     const thread = h.adapter.thread();
@@ -48,7 +53,7 @@ describe('dispatcher and to-do queue', () => {
   });
 
   it('loses no message that arrives while a run is finishing (posting its last answer)', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const thread = h.adapter.thread();
     h.model.reply({ text: 'answer one' }, { text: 'answer two' });
     const posting = gate();
@@ -67,7 +72,7 @@ describe('dispatcher and to-do queue', () => {
   });
 
   it('runs a task added by the model serially after the current run', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply(
       { toolCalls: [{ name: 'add_task', arguments: { title: 'Write the summary', description: 'Summarise the findings' } }, { name: 'task_complete', arguments: { summary: 'planned' } }] },
       { text: 'Here is the summary.' },
@@ -86,7 +91,7 @@ describe('dispatcher and to-do queue', () => {
   });
 
   it('keeps blocked tasks waiting until their blockers complete', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({
       toolCalls: [
         { name: 'add_task', arguments: { title: 'deploy' } },
@@ -107,7 +112,7 @@ describe('dispatcher and to-do queue', () => {
   });
 
   it('runs different conversations in parallel up to MAX_CONCURRENT_RUNS', async () => {
-    h = await startHarness({ MAX_CONCURRENT_RUNS: '2' });
+    h = await startHarness({ ...(await stores.env(kind)), MAX_CONCURRENT_RUNS: '2' });
     const g = gate();
     h.model.respondWith(() => ({ text: 'done', gate: g.promise }));
     const threads = ['T1', 'T2', 'T3'].map((t) => h.adapter.thread('C1', t));
@@ -122,7 +127,7 @@ describe('dispatcher and to-do queue', () => {
   });
 
   it('opens a thread when the adapter asks, and the conversation is that thread', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const channel = h.adapter.thread('C9', null);
     const id = await h.adapter.say(channel, 'start a thread', { startThread: true });
     await waitFor(() => h.adapter.textsIn({ ...channel, thread: id }).includes('ok'));
@@ -130,7 +135,7 @@ describe('dispatcher and to-do queue', () => {
   });
 
   it('shows a working status while a run is active and clears it after', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const g = gate();
     h.model.reply({ text: 'done', gate: g.promise });
     const thread = h.adapter.thread();

@@ -2,17 +2,33 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
 import { sqliteDb } from '../fakes/sqlite-db.js';
+import { useStoreKinds } from '../support/store-kinds.js';
+import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
+import type { Store } from '../../src/store/store.js';
+
+const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
 
+/** Makes the database refuse transcript rows whose content contains `marker`, with a trigger of its own dialect. */
+async function failTranscriptWrites(store: Store, marker: string): Promise<void> {
+  if (isPostgresStore(store)) {
+    await store.db.$client.query(`create function fail_write() returns trigger language plpgsql as $$ begin
+      if new.content like '%${marker}%' then raise exception 'could not extend file: No space left on device'; end if; return new; end $$`);
+    await store.db.$client.query('create trigger fail_write before insert on messages for each row execute function fail_write()');
+    return;
+  }
+  sqliteDb(store).$client.exec(`create trigger fail_write before insert on messages when new.content like '%${marker}%' begin select raise(abort, 'disk I/O error'); end`);
+}
+
 const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?' } }] };
 
-describe('runs that fail unexpectedly', () => {
+describe.each(stores.kinds)('runs that fail unexpectedly (%s)', (kind) => {
   it('ends a run whose transcript write fails, re-queues its task, says so, and frees the conversation', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     // A real write failure inside the run, as a full disk would give.
-    sqliteDb(h.app.store).$client.exec("create trigger fail_write before insert on messages when new.content like '%WRITE-FAILS%' begin select raise(abort, 'disk I/O error'); end");
+    await failTranscriptWrites(h.app.store, 'WRITE-FAILS');
     h.model.reply({ text: 'this answer WRITE-FAILS' }, { text: 'Second request answered.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'first request');
@@ -28,7 +44,7 @@ describe('runs that fail unexpectedly', () => {
   });
 
   it('gives up, with one note, on a task that is interrupted by restarts again and again', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const never = gate();
     h.model.respondWith(() => ({ text: 'never sent', gate: never.promise }));
     const thread = h.adapter.thread();
@@ -45,9 +61,9 @@ describe('runs that fail unexpectedly', () => {
   });
 });
 
-describe('resuming waiting runs', () => {
+describe.each(stores.kinds)('resuming waiting runs (%s)', (kind) => {
   it('an answer that arrives while every run slot is busy resumes the run when a slot frees', async () => {
-    h = await startHarness({ MAX_CONCURRENT_RUNS: '1' });
+    h = await startHarness({ ...(await stores.env(kind)), MAX_CONCURRENT_RUNS: '1' });
     const a = h.adapter.thread('C1', 'TA');
     const b = h.adapter.thread('C1', 'TB');
     const slow = gate();
@@ -68,7 +84,7 @@ describe('resuming waiting runs', () => {
   });
 
   it('keeps an answer that arrives during shutdown and resumes with it after the restart', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply(askStep, { text: 'Resumed with the answer.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write the report');
@@ -82,9 +98,9 @@ describe('resuming waiting runs', () => {
   });
 });
 
-describe('blank model replies', () => {
+describe.each(stores.kinds)('blank model replies (%s)', (kind) => {
   it('asks the model again after an empty answer and posts the second one', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({ text: '' }, { text: 'Here is the answer.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'hello?');
@@ -93,7 +109,7 @@ describe('blank model replies', () => {
   });
 
   it('says so when the model answers blank twice, instead of completing in silence', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     h.model.reply({ text: '  ' }, { text: '' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'hello?');

@@ -1,14 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
+
+const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
 
 
-describe('scheduled prompts through the runtime', () => {
+describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind) => {
   it('a channel-target schedule made by the model posts top-level when due, then runs in the new thread', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const due = new Date(h.clock.now() + 10 * 60_000).toISOString();
     h.model.reply(
       { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'Post the open tasks summary', kind: 'once', spec: due, timezone: 'UTC' } }] },
@@ -34,7 +37,7 @@ describe('scheduled prompts through the runtime', () => {
   });
 
   it('a thread-target schedule queues behind a busy run and runs when the conversation is idle', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const thread = h.adapter.thread('C6', 'T6');
     const conv = (await h.app.conversations.ensure(thread));
     const created = (await h.app.schedules.create({
@@ -62,7 +65,7 @@ describe('scheduled prompts through the runtime', () => {
   });
 
   it("/schedules lists and manages this channel's schedules", async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     const channel = { platform: 'memory', workspace: 'W1', channel: 'C8' };
     (await h.app.schedules.create({ channel, target: 'channel', conversationId: null, prompt: 'standup reminder', kind: 'cron', spec: '0 9 * * 1-5', timezone: 'Europe/Berlin', createdBy: 'U1' }));
     const list = await h.adapter.command('schedules', '', channel, null);

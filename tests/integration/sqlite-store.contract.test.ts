@@ -3,7 +3,9 @@ import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { storeContract } from './store-contract.js';
 
+// One process owns the SQLite file: its "peer" is the same store, racing itself.
 storeContract('SQLite', async () => {
   const db = openDatabase(':memory:');
-  return { store: createSqliteStore(db, new FakeClock()), close: async () => closeDatabase(db) };
+  const store = createSqliteStore(db, new FakeClock());
+  return { store, peer: store, close: async () => closeDatabase(db) };
 });

@@ -1,8 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConversationBusyError } from '../../src/runs/conversation-busy-error.js';
 import type { Store } from '../../src/store/store.js';
 
-/** Makes a fresh, empty, migrated store for one test, and disposes of it afterwards. */
-export type StoreFactory = () => Promise<{ store: Store; close(): Promise<void> }>;
+/**
+ * Makes a fresh, empty, migrated store for one test, and disposes of it afterwards. `peer` is a second
+ * store on the same database as another process would open it (its own connections); an embedded
+ * database that only one process may open hands back the same store.
+ */
+export type StoreFactory = () => Promise<{ store: Store; peer: Store; close(): Promise<void> }>;
 
 const channel = { platform: 'memory', workspace: 'W1', channel: 'C1' };
 const ref = (thread: string) => ({ ...channel, thread });
@@ -14,10 +19,14 @@ const ref = (thread: string) => ({ ...channel, thread });
 export function storeContract(name: string, factory: StoreFactory): void {
   describe(`${name}: the Store contract`, () => {
     let store: Store;
+    let peer: Store;
     let close: () => Promise<void>;
     beforeEach(async () => {
-      ({ store, close } = await factory());
+      ({ store, peer, close } = await factory());
     });
+    /** `n` calls alternating between the two stores, all started at once. */
+    const race = <T>(n: number, call: (s: Store) => Promise<T>) => Promise.allSettled(Array.from({ length: n }, (_, i) => call(i % 2 === 0 ? store : peer)));
+    const values = <T>(results: PromiseSettledResult<T>[]) => results.filter((r): r is PromiseFulfilledResult<T> => r.status === 'fulfilled').map((r) => r.value);
     afterEach(async () => close());
 
     const conversation = (thread: string) => store.conversations.ensure(ref(thread));
@@ -30,7 +39,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     it('keeps at most one active run per conversation', async () => {
       const c = await conversation('T1');
       const first = await store.runs.create(c, null);
-      await expect(store.runs.create(c, null)).rejects.toThrow();
+      await expect(store.runs.create(c, null)).rejects.toBeInstanceOf(ConversationBusyError);
       expect((await store.runs.active(c))?.id).toBe(first.id);
       expect(await store.runs.transition(first.id, ['running'], 'completed')).toBe(true);
       expect(await store.runs.transition(first.id, ['running'], 'failed')).toBe(false);
@@ -138,6 +147,109 @@ export function storeContract(name: string, factory: StoreFactory): void {
       const kept = await store.atomically(async (tx) => (await tx.tasks.add({ conversationId: c, title: 'kept', description: 'kept', createdBy: 'user' })).ok);
       expect(kept).toBe(true);
       expect((await store.tasks.list(c)).map((t) => t.title)).toEqual(['kept']);
+    });
+
+    it('lets exactly one of several racing stores start a run in a conversation; the others hear it is busy', async () => {
+      const c = await conversation('T1');
+      const results = await race(6, (s) => s.runs.create(c, null));
+      expect(values(results)).toHaveLength(1);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConversationBusyError);
+      expect((await peer.runs.active(c))?.id).toBe(values(results)[0]!.id);
+    });
+
+    it('hands a task to exactly one of several racing claimers', async () => {
+      const c = await conversation('T1');
+      const first = await task(c, 'first');
+      await task(c, 'second');
+      const claimed = values(await race(6, (s) => s.tasks.claimNext(c))).filter((t) => t !== null);
+      expect(claimed.map((t) => t.id)).toEqual([first.id]);
+      expect((await store.tasks.list(c)).map((t) => t.status)).toEqual(['in_progress', 'pending']);
+    });
+
+    it('starts one run per conversation when racing stores claim and start in one transaction each', async () => {
+      const c = await conversation('T1');
+      await task(c, 'first');
+      await task(c, 'second');
+      const start = (s: Store) =>
+        s.atomically(async (tx) => {
+          if (await tx.runs.active(c)) return null;
+          const claimedTask = await tx.tasks.claimNext(c);
+          return claimedTask ? tx.runs.create(c, claimedTask.id) : null;
+        });
+      const results = await race(6, start);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConversationBusyError);
+      const started = values(results).filter((r) => r !== null);
+      expect(started).toHaveLength(1);
+      const tasks = await store.tasks.list(c);
+      expect(tasks.map((t) => t.status)).toEqual(['in_progress', 'pending']);
+      expect(started[0]!.taskId).toBe(tasks[0]!.id);
+    });
+
+    it('counts a first sight once when racing stores see the same event', async () => {
+      const sights = values(await race(8, (s) => s.dedupe.firstSight('msg:raced', 1000)));
+      expect(sights.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('claims a schedule fire for exactly one of several racing stores', async () => {
+      const row = await store.schedules.insert({ ...channel, target: 'channel', conversationId: null, prompt: 'p', kind: 'interval', spec: '10', timezone: 'UTC', status: 'active', anchorAt: 0, nextRunAt: 60_000, createdBy: 'U1', createdAt: 0 });
+      const fires = values(await race(6, (s) => s.schedules.recordFire(row.id, 60_000, 60_500))).filter((r) => r !== null);
+      expect(fires).toHaveLength(1);
+      expect((await peer.schedules.get(row.id))?.runCount).toBe(1);
+    });
+
+    it('runs afterCommit callbacks once the transaction committed, never after a rollback; a nested atomically joins it', async () => {
+      const c = await conversation('T1');
+      const seen: string[] = [];
+      await store.atomically(async (tx) => {
+        await tx.tasks.add({ conversationId: c, title: 'a', description: 'a', createdBy: 'user' });
+        tx.afterCommit(() => seen.push('outer'));
+        await tx.atomically(async (inner) => {
+          await inner.tasks.add({ conversationId: c, title: 'b', description: 'b', createdBy: 'user' });
+          inner.afterCommit(() => seen.push('inner'));
+        });
+        expect(seen).toEqual([]);
+      });
+      expect(seen).toEqual(['outer', 'inner']);
+      await expect(
+        store.atomically(async (tx) => {
+          tx.afterCommit(() => seen.push('rolled back'));
+          await tx.atomically(async (inner) => inner.tasks.add({ conversationId: c, title: 'lost', description: 'lost', createdBy: 'user' }));
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      expect(seen).toEqual(['outer', 'inner']);
+      expect((await peer.tasks.list(c)).map((t) => t.title)).toEqual(['a', 'b']);
+      store.afterCommit(() => seen.push('at once'));
+      expect(seen).toContain('at once');
+    });
+
+    it('reads what its own open transaction wrote, and counts gauges as numbers', async () => {
+      const c = await conversation('T1');
+      await store.atomically(async (tx) => {
+        await tx.tasks.add({ conversationId: c, title: 'a', description: 'a', createdBy: 'user' });
+        expect(await tx.tasks.list(c)).toHaveLength(1);
+      });
+      await store.runs.create(c, null);
+      expect(await store.probe.gauges()).toEqual({ runsActive: 1, tasksPending: 1 });
+      expect(await store.probe.writeProblem()).toBeNull();
+    });
+
+    it('keeps preview messages of a live answer: settled with the answer, or turned into pending retractions', async () => {
+      const c = await conversation('T1');
+      const finished = await store.runs.create(c, null);
+      const [answer] = await store.outbox.add(c, finished.id, 'answer', [{ text: 'done' }]);
+      const preview = await store.outbox.addPreview(c, finished.id, 'P1');
+      expect(await store.outbox.state(preview)).toEqual({ status: 'preview', platformMessageId: 'P1' });
+      await store.outbox.markStreamed(finished.id, [{ id: answer!, platformMessageId: 'P1' }]);
+      expect(await store.outbox.state(answer!)).toEqual({ status: 'posted', platformMessageId: 'P1' });
+      expect((await store.outbox.state(preview))?.status).toBe('posted');
+      await store.runs.transition(finished.id, ['running'], 'completed');
+
+      const interrupted = await store.runs.create(c, null);
+      await store.outbox.addPreview(c, interrupted.id, 'P2');
+      expect(await peer.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([c]);
+      expect(await store.outbox.nextPending(c)).toMatchObject({ purpose: 'retract', payload: { text: '(interrupted)' } });
+      expect(await store.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([]);
     });
   });
 }

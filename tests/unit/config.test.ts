@@ -32,6 +32,17 @@ describe('config', () => {
     expect(c.platforms).toEqual(['console']);
   });
 
+  it('keeps SQLite unless DATABASE_URL names a PostgreSQL server, and says what to put there', () => {
+    const sqlite = loadConfig({ OPENAI_API_KEY: 'k', DATABASE_URL: '' });
+    expect(sqlite.DATABASE_URL).toBeUndefined();
+    expect(sqlite).toMatchObject({ DATABASE_POOL_SIZE: 10, RUN_LEASE_SECONDS: 30, GATEWAY_LOCK_RETRY_SECONDS: 5 });
+    expect(sqlite.ERRAND_PROCESS_ID).toBeUndefined();
+    expect(loadConfig({ OPENAI_API_KEY: 'k', DATABASE_URL: 'postgresql://u:p@db:5432/errand' }).DATABASE_URL).toBe('postgresql://u:p@db:5432/errand');
+    const problems = problemsOf({ OPENAI_API_KEY: 'k', DATABASE_URL: 'mysql://db/errand', DATABASE_POOL_SIZE: '0', RUN_LEASE_SECONDS: '2', GATEWAY_LOCK_RETRY_SECONDS: '61', ERRAND_PROCESS_ID: 'two words' });
+    expect(problems.find((p) => p.startsWith('DATABASE_URL:'))).toMatch(/postgres:\/\/.*unset to keep the embedded SQLite file/);
+    expect(problems.map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['DATABASE_POOL_SIZE', 'RUN_LEASE_SECONDS', 'GATEWAY_LOCK_RETRY_SECONDS', 'ERRAND_PROCESS_ID']));
+  });
+
   it('names the variable and the problem for each malformed value, all at once', () => {
     const problems = problemsOf({
       OPENAI_API_KEY: 'k',

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { runs, type RunRow } from '../../db/schema.js';
+import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
 import type { RunStore } from '../../runs/run-store.js';
 import { RUN_COLUMNS, runFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
@@ -14,7 +15,8 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   const getStmt = c.prepare(`select ${RUN_COLUMNS} from runs where id = ?`).raw();
   // Literal statuses, so SQLite can use the partial unique index of active runs.
   const activeStmt = c.prepare(`select ${RUN_COLUMNS} from runs where conversation_id = ? and status in ('running', 'waiting_user')`).raw();
-  const createStmt = c.prepare(`insert into runs (id, conversation_id, task_id, status, started_at, updated_at) values (?, ?, ?, 'running', ?, ?) returning ${RUN_COLUMNS}`).raw();
+  // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
+  const createStmt = c.prepare(`insert into runs (id, conversation_id, task_id, status, started_at, updated_at) values (?, ?, ?, 'running', ?, ?) on conflict do nothing returning ${RUN_COLUMNS}`).raw();
   // Prepared once (pump() asks after every run), with the status literal so SQLite can use the partial index of waiting runs.
   const expiredStmt = c.prepare(`select ${RUN_COLUMNS} from runs where status = 'waiting_user' and ask_expires_at <= ? limit ?`).raw();
   const finalStmt = c.prepare(
@@ -33,7 +35,9 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   return {
     create(conversationId, taskId) {
       const now = clock.now();
-      return runFromRaw(createStmt.get(randomUUID(), conversationId, taskId, now, now) as unknown[]);
+      const raw = createStmt.get(randomUUID(), conversationId, taskId, now, now) as unknown[] | undefined;
+      if (!raw) throw new ConversationBusyError(conversationId);
+      return runFromRaw(raw);
     },
     get,
     active(conversationId) {

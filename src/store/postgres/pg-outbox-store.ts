@@ -1,0 +1,80 @@
+import { and, asc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
+import type { Clock } from '../../clock.js';
+import { outbox } from '../../db/pg-schema.js';
+import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type PendingPost } from '../../outbox/outbox-store.js';
+import type { PgExecutor } from './pg-executor.js';
+import { createPgOutboxPreviews } from './pg-outbox-previews.js';
+
+const pending = eq(outbox.status, 'pending');
+/** `attempts + 1`, evaluated by the database so concurrent counts add up. */
+const sqlIncrement = () => sql`${outbox.attempts} + 1`;
+
+/** The outbox on PostgreSQL: jsonb payloads read back through the zod schema, conditional status updates. */
+export function createPgOutboxStore(db: PgExecutor, clock: Clock): OutboxStore {
+  const markFailed = async (id: number, error: string) => {
+    await db.update(outbox).set({ status: 'failed', error }).where(and(eq(outbox.id, id), pending));
+  };
+  const nextPending = async (conversationId: string): Promise<PendingPost | null> => {
+    const [raw] = await db.select().from(outbox).where(and(eq(outbox.conversationId, conversationId), pending)).orderBy(asc(outbox.id)).limit(1);
+    if (!raw) return null;
+    const payload = outboxPayloadSchema.safeParse(raw.payload);
+    const purpose = outboxPurposeSchema.safeParse(raw.purpose);
+    if (!payload.success || !purpose.success) {
+      await markFailed(raw.id, 'unreadable payload');
+      return nextPending(conversationId);
+    }
+    return { id: raw.id, conversationId: raw.conversationId, runId: raw.runId, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.notBefore };
+  };
+  return {
+    async add(conversationId, runId, purpose, pieces) {
+      if (pieces.length === 0) return [];
+      const now = clock.now();
+      const rows = await db
+        .insert(outbox)
+        .values(pieces.map((payload) => ({ conversationId, runId, purpose, payload, status: 'pending' as const, createdAt: now })))
+        .returning({ id: outbox.id });
+      return rows.map((r) => r.id).sort((a, b) => a - b);
+    },
+    nextPending,
+    async pendingConversations() {
+      const rows = await db.selectDistinct({ id: outbox.conversationId }).from(outbox).where(pending);
+      return rows.map((r) => r.id);
+    },
+    async countAttempt(id) {
+      await db.update(outbox).set({ attempts: sqlIncrement() }).where(eq(outbox.id, id));
+    },
+    async markPosted(id, platformMessageId) {
+      const rows = await db
+        .update(outbox)
+        .set({ status: 'posted', platformMessageId, postedAt: clock.now(), error: null })
+        .where(and(eq(outbox.id, id), pending))
+        .returning({ id: outbox.id });
+      return rows.length === 1;
+    },
+    markFailed,
+    async failConversation(conversationId, error) {
+      const rows = await db.update(outbox).set({ status: 'failed', error }).where(and(eq(outbox.conversationId, conversationId), pending)).returning({ id: outbox.id });
+      return rows.map((r) => r.id).sort((a, b) => a - b);
+    },
+    async dropUnsent(runId) {
+      const rows = await db
+        .update(outbox)
+        .set({ status: 'failed', error: 'stopped before it was posted' })
+        .where(and(eq(outbox.runId, runId), pending, inArray(outbox.purpose, ['answer', 'update'])))
+        .returning({ id: outbox.id });
+      return rows.map((r) => r.id).sort((a, b) => a - b);
+    },
+    async defer(id, notBefore, error) {
+      await db.update(outbox).set({ notBefore, error }).where(and(eq(outbox.id, id), pending));
+    },
+    async prune(before) {
+      const rows = await db.delete(outbox).where(and(ne(outbox.status, 'pending'), lt(outbox.createdAt, before))).returning({ id: outbox.id });
+      return rows.length;
+    },
+    async state(id) {
+      const [r] = await db.select({ status: outbox.status, platformMessageId: outbox.platformMessageId }).from(outbox).where(eq(outbox.id, id));
+      return r ?? null;
+    },
+    ...createPgOutboxPreviews(db, clock),
+  };
+}

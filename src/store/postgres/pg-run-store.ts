@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { Clock } from '../../clock.js';
+import { runs } from '../../db/pg-schema.js';
+import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
+import type { RunStore } from '../../runs/run-store.js';
+import type { PgExecutor } from './pg-executor.js';
+
+/** Who runs what on a shared database: this process's id and how long its claim on a run holds. */
+export interface RunOwnership {
+  readonly processId: string;
+  readonly leaseMs: number;
+}
+
+/**
+ * Runs on PostgreSQL. Status changes are conditional updates, so racing processes cannot overwrite a
+ * final state; a run started or resumed here records `owner` and `lease_until` when `ownership` is given.
+ */
+export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunStore {
+  const claim = () => (ownership ? { owner: ownership.processId, leaseUntil: clock.now() + ownership.leaseMs } : {});
+  const get = async (id: string) => (await db.select().from(runs).where(eq(runs.id, id)))[0] ?? null;
+  return {
+    async create(conversationId, taskId) {
+      const now = clock.now();
+      // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
+      const [row] = await db
+        .insert(runs)
+        .values({ id: randomUUID(), conversationId, taskId, status: 'running', startedAt: now, updatedAt: now, ...claim() })
+        .onConflictDoNothing()
+        .returning();
+      if (!row) throw new ConversationBusyError(conversationId);
+      return row;
+    },
+    get,
+    async active(conversationId) {
+      const [row] = await db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.conversationId, conversationId), sql`${runs.status} in ('running', 'waiting_user')`));
+      return row ?? null;
+    },
+    async transition(id, from, to, fields = {}) {
+      if (from.length === 0) return false;
+      const now = clock.now();
+      const rows = await db
+        .update(runs)
+        .set({
+          status: to,
+          summary: sql`coalesce(${fields.summary ?? null}, ${runs.summary})`,
+          error: sql`coalesce(${fields.error ?? null}, ${runs.error})`,
+          updatedAt: now,
+          endedAt: now,
+          question: null,
+          askExpiresAt: null,
+        })
+        .where(and(eq(runs.id, id), inArray(runs.status, [...from])))
+        .returning({ id: runs.id });
+      return rows.length === 1;
+    },
+    async park(id, question, expiresAt) {
+      const rows = await db
+        .update(runs)
+        .set({ status: 'waiting_user', question, askExpiresAt: expiresAt, updatedAt: clock.now() })
+        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
+        .returning({ id: runs.id });
+      return rows.length === 1;
+    },
+    async setQuestionMessage(id, messageId) {
+      await db
+        .update(runs)
+        .set({ question: sql`jsonb_set(${runs.question}, '{messageId}', to_jsonb(${messageId}::text))` })
+        .where(and(eq(runs.id, id), eq(runs.status, 'waiting_user'), isNotNull(runs.question)));
+    },
+    async recordAnswer(id, answer) {
+      const rows = await db
+        .update(runs)
+        .set({ question: sql`jsonb_set(${runs.question}, '{answer}', ${JSON.stringify(answer)}::jsonb)`, askExpiresAt: 0, updatedAt: clock.now() })
+        .where(and(eq(runs.id, id), eq(runs.status, 'waiting_user'), isNotNull(runs.question)))
+        .returning({ id: runs.id });
+      return rows.length === 1;
+    },
+    async unpark(id) {
+      // The row lock makes two processes resuming the same run take turns: the second finds it running.
+      return db.transaction(async (t) => {
+        const [r] = await t.select().from(runs).where(eq(runs.id, id)).for('update');
+        if (!r || r.status !== 'waiting_user' || !r.question) return null;
+        await t
+          .update(runs)
+          .set({ status: 'running', question: null, askExpiresAt: null, updatedAt: clock.now(), ...claim() })
+          .where(eq(runs.id, id));
+        return r.question;
+      });
+    },
+    async countStep(id) {
+      const [row] = await db
+        .update(runs)
+        .set({ steps: sql`${runs.steps} + 1`, updatedAt: clock.now() })
+        .where(eq(runs.id, id))
+        .returning({ steps: runs.steps });
+      return row?.steps ?? 0;
+    },
+    async interruptAllRunning() {
+      const now = clock.now();
+      const orphaned = ownership
+        ? or(eq(runs.owner, ownership.processId), isNull(runs.owner), isNull(runs.leaseUntil), lt(runs.leaseUntil, now))
+        : undefined;
+      return db
+        .update(runs)
+        .set({ status: 'interrupted', updatedAt: now, endedAt: now })
+        .where(and(eq(runs.status, 'running'), orphaned))
+        .returning();
+    },
+    async expiredQuestions(limit) {
+      return db
+        .select()
+        .from(runs)
+        .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, clock.now())))
+        .limit(limit);
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Clock } from '../../clock.js';
+import { closePostgres, type PgDb } from '../../db/pg-client.js';
+import type { Store } from '../store.js';
+import { createPgAttachmentTaskStore } from './pg-attachment-task-store.js';
+import { createPgCatchUpQueries } from './pg-catch-up-queries.js';
+import { createPgConversationStore } from './pg-conversation-store.js';
+import { createPgEventDedupe } from './pg-event-dedupe.js';
+import type { PgExecutor } from './pg-executor.js';
+import { readPgGauges } from './pg-gauges.js';
+import { createPgOpenWorkStore } from './pg-open-work-store.js';
+import { createPgOutboxStore } from './pg-outbox-store.js';
+import { createPgRunStore, type RunOwnership } from './pg-run-store.js';
+import { createPgScheduleStore } from './pg-schedule-store.js';
+import { createPgTaskStore } from './pg-task-store.js';
+import { createPgToolGrantStore } from './pg-tool-grant-store.js';
+import { createPgTranscriptStore } from './pg-transcript-store.js';
+import { createPgUsageStore } from './pg-usage-store.js';
+import { pgWriteProblem } from './pg-write-problem.js';
+
+export interface PostgresStoreOptions {
+  /** This process's id and lease length: recorded on the runs it starts (see cluster/run-leases.ts). */
+  ownership?: RunOwnership;
+  /** Whether `close()` ends the pool (false when the caller shares it). */
+  ownsDb?: boolean;
+}
+
+/** The PostgreSQL store, with its drizzle handle for the cluster primitives and its run ownership. */
+export interface PostgresStore extends Store {
+  readonly db: PgDb;
+  readonly ownership: RunOwnership | null;
+}
+
+/** One open transaction: its executor-bound store and what waits for its commit. */
+interface OpenTransaction {
+  readonly store: Store;
+  readonly afterCommit: (() => void)[];
+  done: boolean;
+}
+
+/** Every sub-store bound to one executor (the pool, or one transaction). */
+function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null) {
+  return {
+    runs: createPgRunStore(ex, clock, ownership),
+    tasks: createPgTaskStore(ex, clock),
+    schedules: createPgScheduleStore(ex),
+    conversations: createPgConversationStore(ex, clock),
+    transcript: createPgTranscriptStore(ex, clock),
+    outbox: createPgOutboxStore(ex, clock),
+    usage: createPgUsageStore(ex),
+    grants: createPgToolGrantStore(ex, clock),
+    dedupe: createPgEventDedupe(ex),
+    attachments: createPgAttachmentTaskStore(ex),
+    openWork: createPgOpenWorkStore(ex),
+    catchUp: createPgCatchUpQueries(ex),
+  };
+}
+
+type SubStores = ReturnType<typeof subStores>;
+
+/**
+ * Calls made on the root store while a transaction of this store is open in the same async flow go
+ * into that transaction, as they do on SQLite (where there is one connection): a flow that forgets to
+ * use its `tx` still sees its own uncommitted rows and cannot wait on a lock its own transaction holds.
+ */
+function routed(root: SubStores, current: () => Store | null): SubStores {
+  const out: Record<string, unknown> = {};
+  for (const [name, sub] of Object.entries(root) as unknown as [keyof SubStores, Record<string, unknown>][]) {
+    const wrapped: Record<string, unknown> = {};
+    for (const [method, fn] of Object.entries(sub)) {
+      wrapped[method] =
+        typeof fn !== 'function'
+          ? fn
+          : (...args: unknown[]) => {
+              const target = (current()?.[name] as Record<string, unknown> | undefined) ?? sub;
+              return (target[method] as (...a: unknown[]) => unknown)(...args);
+            };
+    }
+    out[name] = wrapped;
+  }
+  return out as SubStores;
+}
+
+/**
+ * The Store on a PostgreSQL pool shared by any number of Errand processes. `atomically` runs its work
+ * in one `db.transaction` on one pooled connection, through a store bound to it; a nested `atomically`
+ * joins it. `afterCommit` callbacks are queued per transaction (AsyncLocalStorage tells which one a
+ * call belongs to) and run once its COMMIT has returned.
+ */
+export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresStoreOptions = {}): PostgresStore {
+  const ownership = options.ownership ?? null;
+  const context = new AsyncLocalStorage<OpenTransaction>();
+  const open = (): OpenTransaction | null => {
+    const tx = context.getStore();
+    return tx && !tx.done ? tx : null;
+  };
+
+  const attempt = async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
+    const afterCommit: (() => void)[] = [];
+    const opened: OpenTransaction[] = [];
+    try {
+      const result = await db.transaction(async (ex) => {
+        const tx: OpenTransaction = { store: bindTransaction(ex, afterCommit), afterCommit, done: false };
+        opened.push(tx);
+        return context.run(tx, () => work(tx.store));
+      });
+      for (const tx of opened) tx.done = true;
+      for (const fn of afterCommit) runDetached(fn);
+      return result;
+    } finally {
+      // Flows started inside that outlive it fall back to the pool instead of a finished transaction.
+      for (const tx of opened) tx.done = true;
+    }
+  };
+
+  const atomically = async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
+    const joined = open();
+    if (joined) return work(joined.store);
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt(work);
+      } catch (err) {
+        // PostgreSQL broke a lock cycle (or a serialization conflict) by rolling this one back: a
+        // transaction body only awaits store calls, so running it again is safe.
+        if (tries >= MAX_TRANSACTION_TRIES || !isRetryableConflict(err)) throw err;
+      }
+    }
+  };
+
+  const bindTransaction = (ex: PgExecutor, pending: (() => void)[]): Store => {
+    const txStore: Store = {
+      ...subStores(ex, clock, ownership),
+      probe: root.probe,
+      atomically: (work) => work(txStore),
+      afterCommit: (fn) => void pending.push(fn),
+      close: root.close,
+    };
+    return txStore;
+  };
+
+  const root: PostgresStore = {
+    db,
+    ownership,
+    ...routed(subStores(db, clock, ownership), () => open()?.store ?? null),
+    probe: { gauges: () => readPgGauges(db), writeProblem: () => pgWriteProblem(db) },
+    atomically,
+    afterCommit(fn) {
+      const tx = open();
+      if (tx) tx.afterCommit.push(fn);
+      else fn();
+    },
+    close: async () => {
+      if (options.ownsDb) await closePostgres(db);
+    },
+  };
+  return root;
+}
+
+/** Whether a store is the PostgreSQL one (start-up wiring of the cluster primitives, tests). */
+export function isPostgresStore(store: Store): store is PostgresStore {
+  return 'db' in store && 'ownership' in store;
+}
+
+/** How often `atomically` runs a body that PostgreSQL rolled back to resolve a deadlock or serialization conflict. */
+const MAX_TRANSACTION_TRIES = 3;
+
+/** `40P01` deadlock_detected, `40001` serialization_failure: the server's "try again". */
+function isRetryableConflict(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '40P01' || code === '40001') return true;
+  }
+  return false;
+}
+
+/** A commit callback's failure must not turn a committed transaction into a rejected one: it is rethrown on its own. */
+function runDetached(fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    queueMicrotask(() => {
+      throw err;
+    });
+  }
+}

@@ -1,0 +1,217 @@
+import { and, asc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
+import type { Clock } from '../../clock.js';
+import type { TaskRow, TaskStatus } from '../../db/schema.js';
+import { conversations, runs, tasks } from '../../db/pg-schema.js';
+import type { TaskResult, TaskService } from '../../tasks/task-service.js';
+import type { PgExecutor } from './pg-executor.js';
+
+const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
+
+const notFound = (id: number): TaskResult => ({ ok: false, error: `No task #${id} in this conversation. Call list_tasks to see the ids.` });
+
+/**
+ * The to-do queue on PostgreSQL, with the SQLite store's rules. Each write and its `blocked`
+ * recomputation run in one transaction (a savepoint inside the caller's). Writes that read the
+ * conversation's tasks first lock its conversation row (`for no key update`), so two processes
+ * editing or claiming in one conversation take turns instead of acting on the same stale read.
+ */
+export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
+  const lockConversation = async (t: PgExecutor, conversationId: string) => {
+    await t.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId)).for('no key update');
+  };
+  const byId = async (t: PgExecutor, id: number): Promise<TaskRow | null> => (await t.select().from(tasks).where(eq(tasks.id, id)))[0] ?? null;
+  const inConversation = async (t: PgExecutor, conversationId: string, id: number) => {
+    const task = await byId(t, id);
+    return task && task.conversationId === conversationId ? task : null;
+  };
+
+  /** Recomputes `blocked` for the conversation's pending tasks: blocked while any blocker exists unfinished-or-failed. */
+  const recomputeBlocked = async (t: PgExecutor, conversationId: string) => {
+    const all = await t.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, conversationId));
+    const status = new Map(all.map((x) => [x.id, x.status]));
+    for (const x of all) {
+      if (x.status !== 'pending') continue;
+      const blocked = x.blockedBy.some((b) => status.has(b) && status.get(b) !== 'completed');
+      if (blocked !== x.blocked) await t.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, x.id));
+    }
+  };
+
+  const checkBlockers = async (t: PgExecutor, conversationId: string, selfId: number | null, ids: number[]): Promise<string | null> => {
+    if (ids.length === 0) return null;
+    const all = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
+    const graph = new Map(all.map((x) => [x.id, x.blockedBy]));
+    for (const id of ids) {
+      if (!graph.has(id)) return `blocked_by refers to task #${id}, which is not in this conversation. Call list_tasks to see the ids.`;
+      if (id === selfId) return 'A task cannot be blocked by itself.';
+    }
+    if (selfId === null) return null;
+    const seen = new Set<number>();
+    const stack = [...ids];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (id === selfId) return `That would create a cycle: task #${selfId} would end up waiting for itself.`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      stack.push(...(graph.get(id) ?? []));
+    }
+    return null;
+  };
+
+  /** Runs `work` in a transaction holding the conversation's row lock. */
+  const locked = <T>(conversationId: string, work: (t: PgExecutor) => Promise<T>): Promise<T> =>
+    db.transaction(async (t) => {
+      await lockConversation(t, conversationId);
+      return work(t);
+    });
+
+  const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: { resultSummary?: string; failReason?: string }): Promise<TaskResult> =>
+    locked(conversationId, async (t) => {
+      const task = await inConversation(t, conversationId, id);
+      if (!task) return notFound(id);
+      if (FINISHED.includes(task.status) && task.status !== status) return { ok: false, error: `Task #${id} is already ${task.status}.` };
+      const now = clock.now();
+      await t
+        .update(tasks)
+        .set({
+          status,
+          resultSummary: sql`coalesce(${fields.resultSummary ?? null}, ${tasks.resultSummary})`,
+          failReason: sql`coalesce(${fields.failReason ?? null}, ${tasks.failReason})`,
+          updatedAt: now,
+          finishedAt: now,
+        })
+        .where(eq(tasks.id, id));
+      await recomputeBlocked(t, conversationId);
+      return { ok: true, task: (await byId(t, id))! };
+    });
+
+  return {
+    add(n) {
+      return locked(n.conversationId, async (t) => {
+        const blockedBy = [...new Set(n.blockedBy ?? [])];
+        const problem = await checkBlockers(t, n.conversationId, null, blockedBy);
+        if (problem) return { ok: false, error: problem };
+        const now = clock.now();
+        const [row] = await t
+          .insert(tasks)
+          .values({
+            conversationId: n.conversationId,
+            title: n.title,
+            description: n.description,
+            sequence: sql`(select coalesce(max(sequence), 0) + 1 from tasks where conversation_id = ${n.conversationId})`,
+            blockedBy,
+            createdBy: n.createdBy,
+            requestedBy: n.requestedBy ?? null,
+            sourceMessageId: n.sourceMessageId ?? null,
+            scheduleId: n.scheduleId ?? null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning({ id: tasks.id });
+        if (blockedBy.length > 0) await recomputeBlocked(t, n.conversationId);
+        return { ok: true, task: (await byId(t, row!.id))! };
+      });
+    },
+    get: (id) => byId(db, id),
+    async list(conversationId) {
+      return db.select().from(tasks).where(eq(tasks.conversationId, conversationId)).orderBy(asc(tasks.sequence));
+    },
+    update(conversationId, id, edit) {
+      return locked(conversationId, async (t) => {
+        const task = await inConversation(t, conversationId, id);
+        if (!task) return notFound(id);
+        if (FINISHED.includes(task.status)) return { ok: false, error: `Task #${id} is ${task.status}; only pending or in-progress tasks can be edited.` };
+        const add = [...new Set(edit.addBlockedBy ?? [])].filter((b) => !task.blockedBy.includes(b));
+        const problem = await checkBlockers(t, conversationId, id, add);
+        if (problem) return { ok: false, error: problem };
+        await t
+          .update(tasks)
+          .set({
+            ...(edit.title !== undefined ? { title: edit.title } : {}),
+            ...(edit.description !== undefined ? { description: edit.description } : {}),
+            blockedBy: [...task.blockedBy, ...add],
+            updatedAt: clock.now(),
+          })
+          .where(eq(tasks.id, id));
+        await recomputeBlocked(t, conversationId);
+        return { ok: true, task: (await byId(t, id))! };
+      });
+    },
+    complete: (c, id, summary) => setFinal(c, id, 'completed', { resultSummary: summary }),
+    fail: (c, id, reason) => setFinal(c, id, 'failed', { failReason: reason }),
+    cancel: (c, id) => setFinal(c, id, 'cancelled', {}),
+    delete(conversationId, id) {
+      return locked(conversationId, async (t) => {
+        const task = await inConversation(t, conversationId, id);
+        if (!task) return notFound(id);
+        if (task.status === 'in_progress') return { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` };
+        await t.delete(tasks).where(eq(tasks.id, id));
+        const others = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
+        for (const other of others) {
+          if (other.blockedBy.includes(id)) await t.update(tasks).set({ blockedBy: other.blockedBy.filter((b) => b !== id) }).where(eq(tasks.id, other.id));
+        }
+        await recomputeBlocked(t, conversationId);
+        return { ok: true, task };
+      });
+    },
+    async cancelPending(conversationId) {
+      const now = clock.now();
+      const rows = await db
+        .update(tasks)
+        .set({ status: 'cancelled', updatedAt: now, finishedAt: now })
+        .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending')))
+        .returning({ id: tasks.id });
+      return rows.length;
+    },
+    claimNext(conversationId) {
+      // The conversation lock orders claimers; `skip locked` keeps a claimer off a task row another
+      // transaction is writing, so no task is ever handed to two processes.
+      return locked(conversationId, async (t) => {
+        const [busy] = await t
+          .select({ id: tasks.id })
+          .from(tasks)
+          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'in_progress')))
+          .limit(1);
+        if (busy) return null;
+        const now = clock.now();
+        const [next] = await t
+          .select({ id: tasks.id })
+          .from(tasks)
+          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, now)))
+          .orderBy(asc(tasks.sequence))
+          .limit(1)
+          .for('update', { skipLocked: true });
+        if (!next) return null;
+        const [claimed] = await t
+          .update(tasks)
+          .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: now, updatedAt: now })
+          .where(and(eq(tasks.id, next.id), eq(tasks.status, 'pending')))
+          .returning();
+        return claimed ?? null;
+      });
+    },
+    async requeue(id, notBefore, failReason) {
+      await db
+        .update(tasks)
+        .set({ status: 'pending', notBefore, updatedAt: clock.now(), ...(failReason !== undefined ? { failReason } : {}) })
+        .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])));
+    },
+    async findReadyConversations(limit, exclude) {
+      if (limit <= 0) return [];
+      const rows = await db
+        .select({ id: tasks.conversationId })
+        .from(tasks)
+        .where(
+          and(
+            sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`,
+            lte(tasks.notBefore, clock.now()),
+            exclude.size > 0 ? notInArray(tasks.conversationId, [...exclude]) : undefined,
+            sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`,
+          ),
+        )
+        .groupBy(tasks.conversationId)
+        .orderBy(sql`min(${tasks.notBefore})`, tasks.conversationId)
+        .limit(limit);
+      return rows.map((r) => r.id);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, inject } from 'vitest';
+
+/** The two databases the Store runs on. */
+export type StoreKind = 'sqlite' | 'postgres';
+
+export interface StoreKinds {
+  /** The kinds to run a suite on: both, or SQLite alone when no PostgreSQL server could be started outside CI. */
+  readonly kinds: readonly StoreKind[];
+  /**
+   * The environment that makes Errand use `kind` on a fresh, empty database: nothing for SQLite (each
+   * harness has its own file), a new PostgreSQL database's DATABASE_URL otherwise (dropped after the file).
+   */
+  env(kind: StoreKind): Promise<Record<string, string>>;
+}
+
+async function adminQuery(adminUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * For test files that run their suite on both stores: `describe.each(stores.kinds)('… (%s)', (kind) => …)`
+ * and `startHarness({ ...(await stores.env(kind)), … })`. Without a server, under CI=true the PostgreSQL
+ * suites run and fail with the reason; otherwise only SQLite's run.
+ */
+export function useStoreKinds(): StoreKinds {
+  const info = inject('postgres');
+  const withPostgres = info.adminUrl !== null || process.env.CI === 'true';
+  const created: string[] = [];
+  afterAll(async () => {
+    if (info.adminUrl === null) return;
+    for (const name of created) await adminQuery(info.adminUrl, `drop database if exists ${name} with (force)`);
+  });
+  return {
+    kinds: withPostgres ? ['sqlite', 'postgres'] : ['sqlite'],
+    async env(kind): Promise<Record<string, string>> {
+      if (kind === 'sqlite') return {};
+      if (info.adminUrl === null) throw new Error(`PostgreSQL is required under CI=true: ${info.reason}`);
+      const name = `errand_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+      await adminQuery(info.adminUrl, `create database ${name}`);
+      created.push(name);
+      const url = new URL(info.adminUrl);
+      url.pathname = `/${name}`;
+      return { DATABASE_URL: url.toString() };
+    },
+  };
+}
