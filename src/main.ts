@@ -3,6 +3,8 @@ import { pino } from 'pino';
 import { checkModelEndpoint } from './agent/model-endpoint-check.js';
 import { createApp, type ManagedToolSource } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
+import type { ClusterChat } from './cluster/cluster-chat.js';
+import type { ClusterProcess } from './cluster/cluster-process.js';
 import { ENV_VARIABLES, loadConfig, loadDotEnv, type Config } from './config.js';
 import { prepareDatabaseLocation, PRIVATE_FILE_MODE } from './db/database-location.js';
 import { acquireProcessLock, LOCK_REFRESH_MS, type ProcessLock } from './db/process-lock.js';
@@ -20,7 +22,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * that reaches into adapters/, and only through dynamic imports, so a console-only start never
  * loads a platform SDK.
  */
-async function createAdapters(config: Config, logger: Logger, shutdown: (reason: string) => void, metrics: Metrics): Promise<ChatAdapter[]> {
+async function createAdapters(config: Config, logger: Logger, shutdown: (reason: string) => void, metrics: Metrics, shared: ClusterChat | null): Promise<ChatAdapter[]> {
   const traffic = (platform: string) => trafficCounter(metrics, platform);
   const adapters: ChatAdapter[] = [];
   if (config.platforms.includes('console')) {
@@ -29,13 +31,28 @@ async function createAdapters(config: Config, logger: Logger, shutdown: (reason:
   }
   if (config.platforms.includes('slack')) {
     const { createSlackAdapter, slackOptionsFromConfig } = await import('../adapters/slack/create-slack-adapter.js');
-    adapters.push(createSlackAdapter({ ...slackOptionsFromConfig(config, logger), traffic: traffic('slack') }));
+    adapters.push(createSlackAdapter({ ...slackOptionsFromConfig(config, logger), traffic: traffic('slack'), ...(shared ? { pacer: shared.pacer } : {}) }));
   }
   if (config.platforms.includes('discord')) {
     const { createDiscordAdapter, discordOptionsFromConfig } = await import('../adapters/discord/create-discord-adapter.js');
-    adapters.push(createDiscordAdapter({ ...discordOptionsFromConfig(config, logger), traffic: traffic('discord') }));
+    // On PostgreSQL only the process holding the gateway lock connects the gateway; every process posts through REST.
+    adapters.push(createDiscordAdapter({ ...discordOptionsFromConfig(config, logger), traffic: traffic('discord'), ...(shared ? { gateway: shared.gateway, pacer: shared.pacer } : {}) }));
   }
   return adapters;
+}
+
+/** Opens the PostgreSQL store and what sharing it takes; the pg driver is loaded only then. A database that cannot be used stops start-up with its reason. */
+async function openClustered(config: Config & { DATABASE_URL: string }, logger: Logger): Promise<ClusterProcess> {
+  const { openClusterProcess } = await import('./cluster/cluster-process.js');
+  try {
+    return await openClusterProcess(config, logger);
+  } catch (err) {
+    if (err instanceof DatabaseError) {
+      process.stderr.write(`Errand cannot start: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
 }
 
 /** The MCP servers of the configuration file; the SDK is loaded only when some are configured. */
@@ -102,6 +119,7 @@ async function main(): Promise<void> {
 
   let stopping = false;
   let app: Awaited<ReturnType<typeof createApp>> | null = null;
+  let clustered: ClusterProcess | null = null;
   const shutdown = (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -112,6 +130,7 @@ async function main(): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     void (app?.stop() ?? Promise.resolve())
+      .then(() => clustered?.close())
       .catch((err: unknown) => logger.error({ err }, 'error during shutdown'))
       .finally(() => {
         logger.flush?.();
@@ -123,9 +142,14 @@ async function main(): Promise<void> {
 
   // prom-client is loaded only when METRICS_PORT is set.
   const monitoring: Monitoring | null = config.METRICS_PORT === undefined ? null : await loadMonitoring({ port: config.METRICS_PORT, host: config.METRICS_HOST, logger });
-  const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics);
+  // DATABASE_URL: several processes share one PostgreSQL database (leases, wake-ups, one gateway holder, shared pacing).
+  const url = config.DATABASE_URL;
+  clustered = url === undefined ? null : await openClustered({ ...config, DATABASE_URL: url }, logger);
+  const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics, clustered?.chat ?? null);
   const externalTools = await createToolServers(config, logger);
-  app = await createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}) });
+  app = await createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}), ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}) });
+  // Messages written while no process held the Discord gateway are read back by the one that takes it over.
+  clustered?.chat.onGatewayTakenOver(() => void app?.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up after the gateway takeover failed')));
   await app.start();
   // With `--expose-gc` (the start script's flag) the heap a burst grew is handed back once Errand is quiet.
   const heap = nodeHeapSignals();

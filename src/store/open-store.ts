@@ -1,12 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/client.js';
-import { closePostgres, openPostgres } from '../db/pg-client.js';
-import { postgresOpenError } from '../db/pg-connection-errors.js';
 import { DatabaseError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { createPostgresStore } from './postgres/pg-store.js';
-import { claimProcessIdentity, type ProcessIdentity } from './postgres/process-identity.js';
+import type { ProcessIdentity } from './postgres/process-identity.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -21,6 +18,13 @@ export type StoreConfig = Pick<Config, 'DATABASE_PATH'> & Partial<Pick<Config, '
 export async function openStore(config: StoreConfig, clock: Clock, logger?: Logger): Promise<Store> {
   if (config.DATABASE_URL === undefined) return createSqliteStore(openDatabase(config.DATABASE_PATH), clock, { ownsDb: true });
   const url = config.DATABASE_URL;
+  // Loaded only for PostgreSQL: a SQLite process never pays for the pg driver.
+  const [{ closePostgres, openPostgres }, { postgresOpenError }, { createPostgresStore }, { claimProcessIdentity }] = await Promise.all([
+    import('../db/pg-client.js'),
+    import('../db/pg-connection-errors.js'),
+    import('./postgres/pg-store.js'),
+    import('./postgres/process-identity.js'),
+  ]);
   const db = await openPostgres(url, { poolSize: config.DATABASE_POOL_SIZE ?? 10, ...(logger ? { logger } : {}) });
   let identity: ProcessIdentity;
   try {
