@@ -11,7 +11,7 @@ import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './c
 import { loadMarkdownRenderer } from './markdown-renderer.js';
 import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
 import { createSessionTranscript } from './session-transcript.js';
-import { createConsoleStream, wholeAnswer } from './console-stream.js';
+import { createConsoleStream } from './console-stream.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
 import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
 
@@ -139,11 +139,12 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       print(renderConsoleMessage('errand (edited)', message.text, styled()));
     },
     openStream(ref) {
-      // Rendered Markdown needs the whole text: on a colour terminal the answer is printed rendered once complete.
-      if (look.markdown !== null) return wholeAnswer((text) => this.postMessage(ref, { text }));
+      // On a colour terminal each Markdown block is rendered once it is complete, so the answer shows as it comes.
+      const rendered = look.markdown !== null;
       return createConsoleStream({
         print,
         header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,
+        ...(rendered ? { renderBlocks: (markdown: string) => renderConsoleMessage('errand', markdown, styled()).split('\n').slice(1).join('\n') } : {}),
         record: (text) => {
           const id = `out-${++seq}`;
           transcript.add('bot', text, id);

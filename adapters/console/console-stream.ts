@@ -9,13 +9,36 @@ export interface ConsoleStreamOptions {
   header: string;
   /** Keeps the finished answer in the session's transcript; returns its id. */
   record(text: string): string;
+  /**
+   * Renders a run of whole Markdown blocks for the terminal, indented (a colour terminal). With it the
+   * answer is printed a block at a time — each paragraph, list or code block as soon as it is complete —
+   * so it is both rendered and shown as it comes; without it, line by line as written.
+   */
+  renderBlocks?(markdown: string): string;
 }
 
 /**
- * An answer printed as the model writes it: the speaker line at the first text, then each line as
- * soon as it is complete, indented like every message. A terminal cannot take back printed lines,
- * so the streamed text stays as printed (Markdown as written, not rendered); `finish` prints the last
- * line and keeps the whole answer in the transcript, `stop` ends the line with "(stopped)".
+ * Where the text's complete Markdown blocks end: after the last blank line that is outside a code
+ * fence (a fence's blank lines belong to it). 0 when no block is complete yet.
+ */
+export function completeBlocksEnd(text: string): number {
+  let end = 0;
+  let inFence = false;
+  let at = 0;
+  for (const line of text.split('\n')) {
+    const next = at + line.length + 1;
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence && line.trim() === '' && next <= text.length) end = next;
+    at = next;
+  }
+  return end;
+}
+
+/**
+ * An answer printed as the model writes it: the speaker line at the first text, then each line (or,
+ * on a colour terminal, each rendered Markdown block) as soon as it is complete, indented like every
+ * message. A terminal cannot take back printed lines, so nothing is printed twice; `finish` prints
+ * the rest and keeps the whole answer in the transcript, `stop` ends the text with "(stopped)".
  */
 export function createConsoleStream(o: ConsoleStreamOptions): AnswerStream {
   let line = '';
@@ -29,9 +52,27 @@ export function createConsoleStream(o: ConsoleStreamOptions): AnswerStream {
     }
     o.print(`  ${stripControlChars(text)}`);
   };
+  const render = o.renderBlocks;
+  const emitBlocks = (markdown: string) => {
+    if (!render || markdown.trim() === '') return;
+    if (!opened) {
+      o.print(o.header);
+      opened = true;
+    }
+    o.print(render(markdown.replace(/\n+$/, '')));
+  };
   return {
     append(delta) {
       if (phase !== 'open') return;
+      if (render) {
+        line += delta;
+        const end = completeBlocksEnd(line);
+        if (end > 0) {
+          emitBlocks(line.slice(0, end));
+          line = line.slice(end);
+        }
+        return;
+      }
       const lines = (line + delta).split('\n');
       line = lines.pop() ?? '';
       for (const l of lines) emit(l);
@@ -39,7 +80,8 @@ export function createConsoleStream(o: ConsoleStreamOptions): AnswerStream {
     async finish(text, pieces) {
       if (phase === 'stopped') return [];
       if (phase === 'open') {
-        if (line !== '') emit(line);
+        if (render) emitBlocks(line);
+        else if (line !== '') emit(line);
         line = '';
         phase = 'done';
         id = o.record(text);
@@ -51,24 +93,13 @@ export function createConsoleStream(o: ConsoleStreamOptions): AnswerStream {
       phase = 'stopped';
       // Printed lines cannot be taken back: a discarded answer is marked like a stopped one.
       if (how === 'discard' && !opened) return;
+      if (render) {
+        emitBlocks(`${line.trimEnd()} ${STOPPED_MARK}`.trimStart());
+        line = '';
+        return;
+      }
       emit(`${line.trimEnd()} ${STOPPED_MARK}`.trimStart());
       line = '';
-    },
-  };
-}
-
-/** A stream that shows nothing until the answer is complete, then posts it whole (the console's rendered look). */
-export function wholeAnswer(post: (text: string) => Promise<{ id: string }>): AnswerStream {
-  let stopped = false;
-  return {
-    append: () => {},
-    async finish(text, pieces) {
-      if (stopped) return [];
-      const { id } = await post(text);
-      return pieces.map(() => id);
-    },
-    async stop() {
-      stopped = true;
     },
   };
 }
