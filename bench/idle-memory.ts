@@ -55,7 +55,8 @@ export const benchmark: Benchmark = {
       fake.useHttpReceiver(`http://127.0.0.1:${String(ready.port)}/slack/events`);
       let replies = 0;
       fake.onCall = (call) => {
-        if (call.method === 'chat.postMessage' && call.status === 200 && call.args.thread_ts !== undefined) replies++;
+        // An answer is a threaded post, or (streaming, the default) a finished stream.
+        if (call.status === 200 && ((call.method === 'chat.postMessage' && call.args.thread_ts !== undefined) || call.method === 'chat.stopStream')) replies++;
       };
       for (let i = 0; i < CONVERSATIONS; i += BATCH) {
         const n = Math.min(BATCH, CONVERSATIONS - i);
