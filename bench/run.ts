@@ -12,6 +12,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   mcp: () => import('./mcp.js'),
   'access-check': () => import('./access-check.js'),
   stream: () => import('./stream.js'),
+  scaleout: () => import('./scaleout.js'),
 };
 
 function format(f: BenchFigure): string {

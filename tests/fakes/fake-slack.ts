@@ -211,7 +211,9 @@ export class FakeSlack {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly sockets = new Set<WebSocket>();
   private readonly acks = new Map<string, (payload: string) => void>();
-  private httpTarget: string | null = null;
+  /** HTTP receivers events go to, in turn (a load balancer in front of several processes). */
+  private httpTargets: string[] = [];
+  private nextTarget = 0;
   private held: { method: string; waiting: (() => void)[] } | null = null;
   /** Slack keeps its connections to an app open between deliveries. */
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -252,7 +254,16 @@ export class FakeSlack {
 
   /** Sends events, commands and clicks to a Bolt HTTP receiver at this URL (`…/slack/events`). */
   useHttpReceiver(url: string): void {
-    this.httpTarget = url;
+    this.useHttpReceivers([url]);
+  }
+
+  /**
+   * Spreads deliveries round-robin over several receivers, like a load balancer in front of several
+   * processes; a receiver that refuses the connection (its process died) is passed over for the next.
+   */
+  useHttpReceivers(urls: readonly string[]): void {
+    this.httpTargets = [...urls];
+    this.nextTarget = 0;
   }
 
   /** Open Socket Mode connections. */
@@ -676,10 +687,19 @@ export class FakeSlack {
       const body = await acked;
       return { status: 200, body, ms: performance.now() - started };
     }
-    if (!this.httpTarget) throw new Error('fake-slack: no Socket Mode connection and no HTTP receiver to deliver to');
+    if (this.httpTargets.length === 0) throw new Error('fake-slack: no Socket Mode connection and no HTTP receiver to deliver to');
     const headers: Record<string, string> = { 'content-type': contentType, ...signSlackRequest(this.signingSecret, raw) };
     if (retryNum) Object.assign(headers, { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' });
-    return httpPost(this.httpTarget, raw, headers, this.agent);
+    const first = this.nextTarget++ % this.httpTargets.length;
+    for (let i = 0; ; i++) {
+      const target = this.httpTargets[(first + i) % this.httpTargets.length]!;
+      try {
+        return await httpPost(target, raw, headers, this.agent);
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (i + 1 >= this.httpTargets.length || (code !== 'ECONNREFUSED' && code !== 'ECONNRESET')) throw err;
+      }
+    }
   }
 
   private onSocket(ws: WebSocket): void {
@@ -697,7 +717,7 @@ export class FakeSlack {
   }
 
   private echoEvent(event: Record<string, unknown>): void {
-    if (!this.echo || (this.sockets.size === 0 && !this.httpTarget)) return;
+    if (!this.echo || (this.sockets.size === 0 && this.httpTargets.length === 0)) return;
     const p = this.sendEvent(event).catch(() => undefined);
     this.inflight.add(p);
     void p.finally(() => this.inflight.delete(p));
