@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, inject } from 'vitest';
+import { adminQuery } from './test-database.js';
 
 /** The two databases the Store runs on. */
 export type StoreKind = 'sqlite' | 'postgres';
@@ -13,16 +13,6 @@ export interface StoreKinds {
    * harness has its own file), a new PostgreSQL database's DATABASE_URL otherwise (dropped after the file).
    */
   env(kind: StoreKind): Promise<Record<string, string>>;
-}
-
-async function adminQuery(adminUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }
 
 /**

@@ -10,7 +10,8 @@ export interface TestDatabase {
   readonly url: string;
 }
 
-async function adminQuery(adminUrl: string, text: string): Promise<void> {
+/** Runs one statement as the server's admin (create or drop a test database). */
+export async function adminQuery(adminUrl: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {

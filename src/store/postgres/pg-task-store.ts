@@ -4,6 +4,7 @@ import type { TaskRow, TaskStatus } from '../../db/schema.js';
 import { conversations, runs, tasks } from '../../db/pg-schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import type { PgExecutor } from './pg-executor.js';
+import { blockerProblem } from '../../tasks/blocker-problem.js';
 
 const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -39,22 +40,7 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
   const checkBlockers = async (t: PgExecutor, conversationId: string, selfId: number | null, ids: number[]): Promise<string | null> => {
     if (ids.length === 0) return null;
     const all = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
-    const graph = new Map(all.map((x) => [x.id, x.blockedBy]));
-    for (const id of ids) {
-      if (!graph.has(id)) return `blocked_by refers to task #${id}, which is not in this conversation. Call list_tasks to see the ids.`;
-      if (id === selfId) return 'A task cannot be blocked by itself.';
-    }
-    if (selfId === null) return null;
-    const seen = new Set<number>();
-    const stack = [...ids];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (id === selfId) return `That would create a cycle: task #${selfId} would end up waiting for itself.`;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      stack.push(...(graph.get(id) ?? []));
-    }
-    return null;
+    return blockerProblem(all, selfId, ids);
   };
 
   /** Runs `work` in a transaction holding the conversation's row lock. */

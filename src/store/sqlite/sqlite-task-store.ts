@@ -5,6 +5,7 @@ import { tasks, type TaskRow, type TaskStatus } from '../../db/schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import { TASK_COLUMNS, taskFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
+import { blockerProblem } from '../../tasks/blocker-problem.js';
 
 const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -58,22 +59,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   const checkBlockers = (conversationId: string, selfId: number | null, ids: number[]): string | null => {
     if (ids.length === 0) return null;
     const all = db.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
-    const graph = new Map(all.map((t) => [t.id, t.blockedBy]));
-    for (const id of ids) {
-      if (!graph.has(id)) return `blocked_by refers to task #${id}, which is not in this conversation. Call list_tasks to see the ids.`;
-      if (id === selfId) return 'A task cannot be blocked by itself.';
-    }
-    if (selfId === null) return null;
-    const seen = new Set<number>();
-    const stack = [...ids];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (id === selfId) return `That would create a cycle: task #${selfId} would end up waiting for itself.`;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      stack.push(...(graph.get(id) ?? []));
-    }
-    return null;
+    return blockerProblem(all, selfId, ids);
   };
 
   const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
