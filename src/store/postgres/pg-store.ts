@@ -17,6 +17,7 @@ import { createPgToolGrantStore } from './pg-tool-grant-store.js';
 import { createPgTranscriptStore } from './pg-transcript-store.js';
 import { createPgUsageStore } from './pg-usage-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
+import { runDetached } from '../run-detached.js';
 
 export interface PostgresStoreOptions {
   /** This process's id and lease length: recorded on the runs it starts (see cluster/run-leases.ts). */
@@ -171,15 +172,4 @@ function isRetryableConflict(err: unknown): boolean {
     if (code === '40P01' || code === '40001') return true;
   }
   return false;
-}
-
-/** A commit callback's failure must not turn a committed transaction into a rejected one: it is rethrown on its own. */
-function runDetached(fn: () => void): void {
-  try {
-    fn();
-  } catch (err) {
-    queueMicrotask(() => {
-      throw err;
-    });
-  }
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { runDetached } from '../run-detached.js';
 
 /** What the gate needs of the connection: better-sqlite3's `exec` and `inTransaction`. */
 export interface GatedConnection {
@@ -98,16 +99,5 @@ export class TransactionGate {
     const next = this.waiting.shift();
     if (next) next();
     else this.locked = false;
-  }
-}
-
-/** A commit callback's failure must not turn a committed transaction into a rejected one: it is rethrown on its own. */
-function runDetached(fn: () => void): void {
-  try {
-    fn();
-  } catch (err) {
-    queueMicrotask(() => {
-      throw err;
-    });
   }
 }
