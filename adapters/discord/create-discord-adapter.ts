@@ -298,14 +298,19 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
         throw err;
       }
     },
+    async findUnrecordedPreview(conversation, probe) {
+      // The same nonce with enforce_nonce: within Discord's nonce window ("the past few minutes") this returns
+      // the message stored the first time; otherwise it posts one, which the caller takes back at once.
+      return (await postMessage(conversation, { text: probe.text, idempotencyKey: probe.key })).id;
+    },
     openStream(conversation, _recipientUserId, hooks) {
       const target = postTargetOf(locate(conversation));
       // One message edited as the text grows, a new one past the split point; every call through the channel's queue.
       return createEditedStream({
-        post: async (text) => (await postMessage(conversation, { text })).id,
+        post: async (text, key) => (await postMessage(conversation, { text, ...(key ? { idempotencyKey: key } : {}) })).id,
         edit: (id, text) => editMessage(conversation, id, { text }),
         remove: (id) => queue.enqueue(target, () => rest('delete', () => api.delete(Routes.channelMessage(target, id)), z.unknown())).then(() => undefined),
-        ...(hooks ? { onMessage: hooks.onMessage } : {}),
+        ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
         pieceLimit: STREAM_PIECE_LIMIT,
         intervalMs: tuning.streamIntervalMs ?? STREAM_INTERVAL_MS,
         clock: options.clock ?? systemClock,

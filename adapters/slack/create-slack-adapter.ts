@@ -28,6 +28,7 @@ import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, toSlackButton, type Sl
 import { boltLogger, callSlack, platformError, retryAfterMs } from './slack-api.js';
 import { createSlackHistory } from './slack-history.js';
 import { findPostedKeys, outboxMetadata } from './posted-lookup.js';
+import { findUnrecordedPreview } from './unrecorded-preview.js';
 import { registerScheduleUi } from './schedule-ui.js';
 import { registerSlashCommands } from './slash-commands.js';
 import { fromConversationRef, isSlackTs, SLACK_PLATFORM, toConversationRef, type SlackLocation } from './slack-thread-id.js';
@@ -365,10 +366,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       const intervalMs = tuning.streamIntervalMs ?? 1000;
       const edited = () =>
         createEditedStream({
-          post: async (text) => (await postMessage(conversation, { text })).id,
+          post: async (text, key) => (await postMessage(conversation, { text, ...(key ? { idempotencyKey: key } : {}) })).id,
           edit: (id, text) => editMessage(conversation, id, { text }),
           remove: (id) => remove(loc.channelId, id),
-          ...(hooks ? { onMessage: hooks.onMessage } : {}),
+          ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
           pieceLimit: STREAM_PIECE_LIMIT,
           intervalMs,
           clock,
@@ -385,7 +386,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         call: (method, args) => queue.enqueue(loc.channelId, (send) => send(() => api(method, args, streamCallSchema))),
         fallback: edited,
         remove: (id) => remove(loc.channelId, id),
-        ...(hooks ? { onMessage: hooks.onMessage } : {}),
+        ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
         intervalMs,
         clock,
         logger,
@@ -418,6 +419,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     async findPosted(conversation, keys) {
       const loc = locate(conversation);
       return findPostedKeys({ call: (method, args) => api(method, args, z.unknown()), botId: () => bot?.botId ?? null }, { channelId: loc.channelId, threadTs: loc.threadTs }, keys);
+    },
+    async findUnrecordedPreview(conversation, probe) {
+      const loc = locate(conversation);
+      return findUnrecordedPreview({ call: (method, args) => api(method, args, z.unknown()), botId: () => bot?.botId ?? null }, { channelId: loc.channelId, threadTs: loc.threadTs }, probe);
     },
     history,
   };

@@ -1,4 +1,4 @@
-import type { AnswerStream } from '../../src/chat/chat-adapter.js';
+import type { AnswerStream, PreviewMessageSlot } from '../../src/chat/chat-adapter.js';
 import { STOPPED_MARK } from '../../src/chat/edited-stream.js';
 import type { Clock } from '../../src/clock.js';
 import { isTargetGone } from '../../src/errors.js';
@@ -21,8 +21,11 @@ export interface NativeStreamOptions {
   call(method: 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream', args: Record<string, unknown>): Promise<{ ts?: string | undefined }>;
   /** Deletes the streamed message (`chat.delete`), when it is discarded. */
   remove(ts: string): Promise<void>;
-  /** Hears of the streamed message once Slack gave its ts (see `AnswerStreamHooks`). */
-  onMessage?(ts: string): Promise<void>;
+  /**
+   * Records the streamed message before `chat.startStream` leaves (see `AnswerStreamHooks`). The call
+   * takes no metadata: the key only names the record, which learns the ts once Slack gave it.
+   */
+  beforeMessage?(): Promise<PreviewMessageSlot>;
   /** The preview to use when Slack refuses to stream here: one post edited with `chat.update`. */
   fallback(): AnswerStream;
   /** Least time between two calls of this stream. */
@@ -69,6 +72,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
   /** Starts the stream with `chunk`; false when Slack refused and the fallback took over. */
   const start = async (chunk: string): Promise<boolean> => {
     try {
+      const slot = await o.beforeMessage?.();
       const started = await paced(() =>
         o.call('chat.startStream', {
           channel: o.channelId,
@@ -80,7 +84,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (!started.ts) throw new Error('chat.startStream answered without a ts');
       ts = started.ts;
       sent += chunk;
-      await o.onMessage?.(started.ts);
+      await slot?.posted(started.ts);
       return true;
     } catch (err) {
       if (isTargetGone(err) || platformError(err) === null) throw err;

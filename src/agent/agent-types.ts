@@ -1,4 +1,4 @@
-import type { AnswerStream } from '../chat/chat-adapter.js';
+import type { AnswerStream, PreviewMessageSlot } from '../chat/chat-adapter.js';
 
 /**
  * The agent's own vocabulary, independent of how it is stored: the database schema imports these for
@@ -102,10 +102,11 @@ export interface RunPosts {
   /** Drops a stopped run's answers and updates that are not posted yet; returns how many. */
   dropUnsent(runId: string): Promise<number>;
   /**
-   * Records durably that a live preview of this run's answer put `platformMessageId` on the platform
-   * (once per preview message, not per append), so a preview cut by a crash can be taken back. Never rejects.
+   * Records durably that a live preview of this run's answer is about to put a message on the platform
+   * (once per preview message, not per append), before the post leaves, so a preview cut by a crash can
+   * be taken back even when the platform's answer was lost with the process. Never rejects.
    */
-  recordPreview(conversationId: string, runId: string, platformMessageId: string): Promise<void>;
+  recordPreview(conversationId: string, runId: string): Promise<PreviewMessageSlot>;
   /**
    * For a run that died with its process (restart recovery, cluster takeover): its previews whose answer
    * was never finished are queued for removal from the platform, ahead of what the run posts next, each

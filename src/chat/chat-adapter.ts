@@ -85,10 +85,35 @@ export interface AnswerStream {
 /** What the runtime hears from a live preview. */
 export interface AnswerStreamHooks {
   /**
-   * A new platform message of the preview exists (the first one, or one past the split point). Awaited
-   * before the preview goes on: the runtime records it durably, so a preview cut by a crash can be taken back.
+   * A new platform message of the preview is about to be posted (the first one, or one past the split
+   * point). Awaited before the request leaves: the runtime records the intent durably and answers with
+   * the idempotency key the post carries, so a message whose post the process never heard back about
+   * (killed within that round trip) can still be found and taken back.
    */
-  onMessage(messageId: string): Promise<void>;
+  beforeMessage(): Promise<PreviewMessageSlot>;
+}
+
+/** The durable record of one preview message, made before its post leaves. */
+export interface PreviewMessageSlot {
+  /** The post's idempotency key (see `OutboundMessage.idempotencyKey`); null when nothing could be recorded. */
+  readonly key: string | null;
+  /** The platform answered with the message's id: awaited before the preview goes on. Never rejects. */
+  posted(messageId: string): Promise<void>;
+}
+
+/**
+ * A preview message whose post may have reached the platform without its answer reaching Errand: what
+ * `ChatAdapter.findUnrecordedPreview` is given to find it by.
+ */
+export interface UnrecordedPreview {
+  /** The idempotency key the post carried (Discord: its nonce; Slack: metadata, where the call takes it). */
+  readonly key: string;
+  /** When the post was about to leave (ms since epoch, Errand's clock): the message is not older. */
+  readonly since: number;
+  /** Platform ids of the conversation's messages Errand has recorded: never the one sought. */
+  readonly known: ReadonlySet<string>;
+  /** The text to post with `key` where sending the post again is how the platform finds it (Discord). */
+  readonly text: string;
 }
 
 /** Whether an adapter can currently receive and send; `detail` says what it is doing when not. */
@@ -141,10 +166,18 @@ export interface ChatAdapter {
   findPosted?(conversation: ConversationRef, keys: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /**
    * Opens a live preview of an answer (nothing is shown before the first `append`); `recipientUserId`
-   * is the person the answer is for (Slack streams to a recipient); `hooks` hear of each message it posts.
+   * is the person the answer is for (Slack streams to a recipient); `hooks` hear of each message before it is posted.
    * Absent: answers are posted whole.
    */
   openStream?(conversation: ConversationRef, recipientUserId: string | null, hooks?: AnswerStreamHooks): AnswerStream;
+  /**
+   * The id of the preview message posted with `probe.key` whose answer never reached Errand, or null
+   * when the platform holds none (the caller then has nothing to take back). Discord sends the post
+   * again with the same nonce, which returns the stored message within Discord's nonce window (or
+   * creates one, which the caller deletes); Slack looks in the thread for the bot's message since
+   * `probe.since` that no recorded id owns. Absent where previews keep no history (console).
+   */
+  findUnrecordedPreview?(conversation: ConversationRef, probe: UnrecordedPreview): Promise<string | null>;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
   readonly history?: ConversationHistory;
   /** The live connection state for `/healthz`; absent: the adapter is taken as connected once started. */

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { AnswerStream } from './chat-adapter.js';
+import type { AnswerStream, PreviewMessageSlot } from './chat-adapter.js';
 import { splitText } from './split-text.js';
 import { singleFlight } from './single-flight.js';
 
@@ -8,14 +8,14 @@ import { singleFlight } from './single-flight.js';
 export const STOPPED_MARK = '(stopped)';
 
 export interface EditedStreamOptions {
-  /** Posts a new message (Markdown) in the conversation; resolves with its platform id. Goes through the channel's queue. */
-  post(text: string): Promise<string>;
+  /** Posts a new message (Markdown) in the conversation with its idempotency key; resolves with its platform id. Goes through the channel's queue. */
+  post(text: string, key: string | null): Promise<string>;
   /** Replaces a posted message's text. Goes through the channel's queue. */
   edit(id: string, text: string): Promise<void>;
   /** Deletes a preview message the final answer does not need (its split came out shorter). */
   remove(id: string): Promise<void>;
-  /** Hears of each message the preview posts, before it goes on (see `AnswerStreamHooks`). */
-  onMessage?(id: string): Promise<void>;
+  /** Records each message the preview is about to post, before the post leaves (see `AnswerStreamHooks`). */
+  beforeMessage?(): Promise<PreviewMessageSlot>;
   /** Characters per message: the outbox's piece size, so the preview rolls over where the answer will be split. */
   pieceLimit: number;
   /** Least time between two platform calls of this preview (Slack: 1 s, Discord: 1.5 s). */
@@ -54,10 +54,11 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
     for (const [i, piece] of pieces.entries()) {
       const id = ids[i];
       if (id === undefined) {
-        const posted = await paced(() => o.post(piece));
+        const slot = await o.beforeMessage?.();
+        const posted = await paced(() => o.post(piece, slot?.key ?? null));
         ids.push(posted);
         shown.push(piece);
-        await o.onMessage?.(posted);
+        await slot?.posted(posted);
       } else if (shown[i] !== piece) {
         await paced(() => o.edit(id, piece));
         shown[i] = piece;

@@ -34,6 +34,9 @@ interface StreamedAnswer {
   readonly rows: readonly { readonly id: number; readonly text: string }[];
 }
 
+/** How far the platform's clock may be behind Errand's when a preview message is looked for by time. */
+const CLOCK_SKEW_MS = 5_000;
+
 /** The idempotency key of an outbox row: Discord nonces allow 25 characters. */
 export const idempotencyKeyOf = (id: number): string => `e${id}`;
 
@@ -231,16 +234,19 @@ export class OutboxPoster {
   /**
    * Takes back the unfinished preview message of an interrupted run (`platform_message_id` of the row):
    * deleted where the platform allows it (one already gone counts as deleted), else edited to the row's
-   * mark. Failures retry like posts; the row is marked posted once done, so it is done once.
+   * mark. A row without an id was written before its post left and the process never heard back: the
+   * message is looked for on the platform first, and when there is none the row is settled with nothing
+   * to take back. Failures retry like posts; the row is marked posted once done, so it is done once.
    */
   private async retract(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter): Promise<void> {
-    const target = (await this.deps.store.state(row.id))?.platformMessageId ?? null;
-    if (target === null) {
-      await this.deps.store.markFailed(row.id, 'no preview message to take back');
-      return this.settle(row.id, { kind: 'failed', error: new Error('no preview message to take back') });
-    }
     try {
       await this.deps.store.countAttempt(row.id);
+      const target = (await this.deps.store.state(row.id))?.platformMessageId ?? (await this.findUnrecorded(row, ref, adapter));
+      if (target === null) {
+        await this.deps.store.markNothingToRetract(row.id);
+        this.deps.logger.info({ outboxId: row.id }, 'an interrupted answer preview never reached the platform; nothing to take back');
+        return this.settle(row.id, { kind: 'posted', platformMessageId: '' });
+      }
       const deleted = adapter.deleteMessage ? await adapter.deleteMessage(ref, target) : false;
       if (!deleted) await adapter.editMessage(ref, target, { text: row.payload.text });
       this.deps.logger.info({ outboxId: row.id, platformMessageId: target, deleted }, 'took back an interrupted answer preview');
@@ -248,6 +254,14 @@ export class OutboxPoster {
     } catch (err) {
       await this.failed(row, err);
     }
+  }
+
+  /** The message of a preview row whose post never got its answer, as the platform has it; null when it has none. */
+  private async findUnrecorded(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter): Promise<string | null> {
+    if (!adapter.findUnrecordedPreview) return null;
+    const probe = await this.deps.store.previewProbe(row.id, CLOCK_SKEW_MS);
+    if (!probe) return null;
+    return adapter.findUnrecordedPreview(ref, { key: idempotencyKeyOf(row.id), since: probe.since - CLOCK_SKEW_MS, known: new Set(probe.known), text: row.payload.text });
   }
 
   private async posted(row: PendingPost, platformMessageId: string): Promise<void> {

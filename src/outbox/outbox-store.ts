@@ -37,10 +37,22 @@ export interface OutboxStore {
   /** A row's status and platform id; null when unknown. */
   state(id: number): Promise<{ status: OutboxStatus; platformMessageId: string | null } | null>;
   /**
-   * Records a message a run's live answer preview just put on the platform (status `preview`), so that
-   * if the process dies before the answer is finished the message can be found and taken back.
+   * Records a message of a run's live answer preview (status `preview`), so that if the process dies
+   * before the answer is finished the message can be found and taken back. Written before the post
+   * leaves with `platformMessageId` null (the row's id is the post's idempotency key), then filled in
+   * by `setPreviewMessage` when the platform answered.
    */
-  addPreview(conversationId: string, runId: string, platformMessageId: string): Promise<number>;
+  addPreview(conversationId: string, runId: string, platformMessageId: string | null): Promise<number>;
+  /** The platform answered the post of preview row `id`: its message id, unless one is recorded already. */
+  setPreviewMessage(id: number, platformMessageId: string): Promise<void>;
+  /**
+   * What is needed to look for the message of a preview row whose post never got its answer: when the
+   * row was written (`since`), and the platform ids of the conversation's rows written or posted from
+   * `marginMs` before that on (none of them is the message sought). Null when the row is unknown.
+   */
+  previewProbe(id: number, marginMs: number): Promise<{ since: number; known: string[] } | null>;
+  /** A pending `retract` row whose preview message never reached the platform: settled (posted, no id). */
+  markNothingToRetract(id: number): Promise<void>;
   /**
    * An answer finished through its preview, in one transaction: its rows are marked posted with the
    * preview's message ids, and the run's preview rows are settled (posted: they now are the answer).

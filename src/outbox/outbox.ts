@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
-import { OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
+import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
 import type { OutboxStore } from './outbox-store.js';
 import { toPieces } from './post-pieces.js';
 
@@ -77,12 +77,25 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       settled.catch(() => undefined);
       return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
     },
-    async recordPreview(conversationId, runId, platformMessageId) {
+    async recordPreview(conversationId, runId) {
       try {
-        await store.addPreview(conversationId, runId, platformMessageId);
+        const id = await store.addPreview(conversationId, runId, null);
+        return {
+          key: idempotencyKeyOf(id),
+          posted: (platformMessageId) =>
+            store.setPreviewMessage(id, platformMessageId).catch((err: unknown) => deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed')),
+        };
       } catch (err) {
         // The preview goes on: only a crash before its answer is finished would leave this message behind.
         deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed');
+        return {
+          key: null,
+          posted: (platformMessageId) =>
+            store
+              .addPreview(conversationId, runId, platformMessageId)
+              .then(() => undefined)
+              .catch((e: unknown) => deps.logger.warn({ err: e, conversationId, runId }, 'recording an answer preview message failed')),
+        };
       }
     },
     async retractPreviews(runId, tx = deps.store) {

@@ -439,7 +439,7 @@ export class RunCoordinator implements RunControl {
         activity,
         ...(adapter.openStream
           ? {
-              openStream: () => adapter.openStream!(ref, toolContext.userId, { onMessage: (id) => deps.posts.recordPreview(conversationId, run.id, id) }),
+              openStream: () => adapter.openStream!(ref, toolContext.userId, { beforeMessage: () => deps.posts.recordPreview(conversationId, run.id) }),
               // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
               shuttingDown: () => this.stopping || entry.reason === 'taken_over',
             }

@@ -251,5 +251,29 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.outbox.nextPending(c)).toMatchObject({ purpose: 'retract', payload: { text: '(interrupted)' } });
       expect(await store.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([]);
     });
+
+    it('records a preview message before its post leaves, learns its id once, and can settle a retraction with nothing to take back', async () => {
+      const c = await conversation('T1');
+      const run = await store.runs.create(c, null);
+      const [posted] = await store.outbox.add(c, run.id, 'update', [{ text: 'working on it' }]);
+      await store.outbox.markPosted(posted!, 'U1');
+      const intent = await store.outbox.addPreview(c, run.id, null);
+      expect(await store.outbox.state(intent)).toEqual({ status: 'preview', platformMessageId: null });
+      const probe = await peer.outbox.previewProbe(intent, 5_000);
+      expect(probe?.known).toEqual(['U1']);
+      expect(typeof probe?.since).toBe('number');
+      expect(await store.outbox.previewProbe(intent + 1000, 5_000)).toBeNull();
+
+      await peer.outbox.setPreviewMessage(intent, 'P1');
+      await store.outbox.setPreviewMessage(intent, 'P-late');
+      expect(await store.outbox.state(intent)).toEqual({ status: 'preview', platformMessageId: 'P1' });
+
+      const lost = await store.outbox.addPreview(c, run.id, null);
+      await store.outbox.retractPreviews(run.id, '(interrupted)');
+      expect((await store.outbox.previewProbe(lost, 5_000))?.known.sort()).toEqual(['P1', 'U1']);
+      await peer.outbox.markNothingToRetract(lost);
+      expect(await store.outbox.state(lost)).toEqual({ status: 'posted', platformMessageId: null });
+      expect(await store.outbox.nextPending(c)).toMatchObject({ id: intent, purpose: 'retract' });
+    });
   });
 }

@@ -1,14 +1,15 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, isNull, or } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../../outbox/outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
 
-type PreviewMethods = Pick<OutboxStore, 'addPreview' | 'markStreamed' | 'retractPreviews'>;
+type PreviewMethods = Pick<OutboxStore, 'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'>;
 
 /**
  * The outbox's record of live answer previews on PostgreSQL, as on SQLite: one row per preview message
- * (status `preview`), settled with the answer it became, or turned into a pending `retract` row when its
+ * (status `preview`, written before its post leaves and given the message id when the platform
+ * answered), settled with the answer it became, or turned into a pending `retract` row when its
  * run was interrupted (by whichever process takes the run over). The preview index keeps the per-run
  * lookups small.
  */
@@ -20,6 +21,22 @@ export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMet
         .values({ conversationId, runId, purpose: 'answer', payload: { text: '' }, status: 'preview', platformMessageId, createdAt: clock.now() })
         .returning({ id: outbox.id });
       return row!.id;
+    },
+    async setPreviewMessage(id, platformMessageId) {
+      await db.update(outbox).set({ platformMessageId }).where(and(eq(outbox.id, id), isNull(outbox.platformMessageId)));
+    },
+    async previewProbe(id, marginMs) {
+      const [row] = await db.select({ conversationId: outbox.conversationId, createdAt: outbox.createdAt }).from(outbox).where(eq(outbox.id, id));
+      if (!row) return null;
+      const from = row.createdAt - marginMs;
+      const ids = await db
+        .select({ platformMessageId: outbox.platformMessageId })
+        .from(outbox)
+        .where(and(eq(outbox.conversationId, row.conversationId), isNotNull(outbox.platformMessageId), or(gte(outbox.createdAt, from), gte(outbox.postedAt, from))));
+      return { since: row.createdAt, known: ids.flatMap((r) => (r.platformMessageId === null ? [] : [r.platformMessageId])) };
+    },
+    async markNothingToRetract(id) {
+      await db.update(outbox).set({ status: 'posted', postedAt: clock.now(), error: null }).where(and(eq(outbox.id, id), eq(outbox.status, 'pending')));
     },
     async markStreamed(runId, rows) {
       await db.transaction(async (t) => {

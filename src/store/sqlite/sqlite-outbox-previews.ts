@@ -3,12 +3,12 @@ import type { Db } from '../../db/client.js';
 import type { OutboxStore } from '../../outbox/outbox-store.js';
 import type { Synchronous } from './synchronous.js';
 
-type PreviewMethods = Pick<Synchronous<OutboxStore>, 'addPreview' | 'markStreamed' | 'retractPreviews'>;
+type PreviewMethods = Pick<Synchronous<OutboxStore>, 'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'>;
 
 /**
  * The outbox's record of live answer previews on SQLite: one row per preview message (status
- * `preview`), settled with the answer it became, or turned into a pending `retract` row when its run
- * was interrupted. Statements are prepared once; the preview index keeps the per-run lookups small.
+ * `preview`, written before its post leaves and given the message id when the platform answered),
+ * settled with the answer it became, or turned into a pending `retract` row when its run was interrupted. Statements are prepared once; the preview index keeps the per-run lookups small.
  */
 export function createSqliteOutboxPreviews(db: Db, clock: Clock): PreviewMethods {
   const c = db.$client;
@@ -18,6 +18,10 @@ export function createSqliteOutboxPreviews(db: Db, clock: Clock): PreviewMethods
   const retract = c.prepare(
     "update outbox set status = 'pending', purpose = 'retract', payload = ?, attempts = 0, not_before = 0 where run_id = ? and status = 'preview' returning conversation_id",
   );
+  const setId = c.prepare('update outbox set platform_message_id = ? where id = ? and platform_message_id is null');
+  const createdAt = c.prepare('select conversation_id, created_at from outbox where id = ?');
+  const known = c.prepare('select platform_message_id from outbox where conversation_id = ? and platform_message_id is not null and (created_at >= ? or posted_at >= ?)');
+  const nothing = c.prepare("update outbox set status = 'posted', posted_at = ?, error = null where id = ? and status = 'pending'");
   const markStreamed = c.transaction((runId: string | null, rows: readonly { id: number; platformMessageId: string }[]) => {
     const now = clock.now();
     for (const r of rows) posted.run(r.platformMessageId, now, r.id);
@@ -26,6 +30,19 @@ export function createSqliteOutboxPreviews(db: Db, clock: Clock): PreviewMethods
   return {
     addPreview(conversationId, runId, platformMessageId) {
       return Number(insert.run(conversationId, runId, JSON.stringify({ text: '' }), platformMessageId, clock.now()).lastInsertRowid);
+    },
+    setPreviewMessage(id, platformMessageId) {
+      setId.run(platformMessageId, id);
+    },
+    previewProbe(id, marginMs) {
+      const row = createdAt.get(id) as { conversation_id: string; created_at: number } | undefined;
+      if (!row) return null;
+      const from = row.created_at - marginMs;
+      const ids = known.all(row.conversation_id, from, from) as { platform_message_id: string }[];
+      return { since: row.created_at, known: ids.map((r) => r.platform_message_id) };
+    },
+    markNothingToRetract(id) {
+      nothing.run(clock.now(), id);
     },
     markStreamed(runId, rows) {
       markStreamed(runId, rows);
