@@ -93,3 +93,66 @@ describe('a SIGKILL while the answer streams', () => {
     }
   }, 120_000);
 });
+
+describe('a SIGKILL after the platform stored the first preview message but before Errand heard back', () => {
+  it('Discord: the preview posted again with its nonce returns the stored message, which is deleted; the answer is in the thread once', async () => {
+    const discord: FakeDiscord = await startFakeDiscord();
+    try {
+      const start = async () => {
+        const before = discord.stats.identifies;
+        errand = startErrandProcess(discordEnv(discord, model, dir));
+        await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
+      };
+      await start();
+      // The first text of the answer opens the preview: its post is the first one that starts like the answer.
+      const isPreviewPost = (call: { body: unknown }) => /"content":"Step/.test(JSON.stringify(call.body));
+      discord.holdAnswers(/^\/channels\/\d+\/messages$/, isPreviewPost);
+      const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> explain it step by step`);
+      await waitFor(() => discord.heldAnswers() > 0, 30_000, 'the first preview post stored, its answer held');
+      const orphan = discord.botMessagesIn(msg.id).find((m) => m.content.startsWith('Step'))!;
+      expect(orphan, 'the platform stored the preview message').toBeDefined();
+      await errand!.kill();
+      discord.releaseAnswers();
+
+      model.streamPace({ chunkDelayMs: 0 });
+      await start();
+      await waitFor(() => stepsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length >= 12, 60_000, 'the answer after the restart');
+      await waitFor(() => discord.callsTo('DELETE', new RegExp(`/messages/${orphan.id}$`)).length > 0, 30_000, 'the unrecorded preview to be deleted');
+      const texts = discord.botMessagesIn(msg.id).map((m) => m.content);
+      expect(stepsIn(texts), `${JSON.stringify(texts)}\n${errand!.output()}`).toEqual(everyStep);
+      expect(texts.some((t) => t.includes('(interrupted')), 'nothing of the take-back stays in the thread').toBe(false);
+    } finally {
+      await errand?.kill();
+      await discord.close();
+    }
+  }, 120_000);
+
+  it('Slack: the started stream no outbox row owns is found in the thread and deleted; the answer is in the thread once', async () => {
+    const slack = await FakeSlack.start({ rateLimit: null });
+    try {
+      const start = async () => {
+        errand = startErrandProcess(slackEnv(slack, model, dir));
+        await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
+      };
+      await start();
+      slack.holdAnswers('chat.startStream');
+      const { ts } = await slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL1', text: 'explain it step by step' });
+      await waitFor(() => slack.heldAnswers() > 0, 30_000, 'the stream started, its answer held');
+      const orphan = slack.messages('C0GENERAL1', ts).find((m) => m.streaming)!;
+      expect(orphan, 'Slack stored the streamed message').toBeDefined();
+      await errand!.kill();
+      await waitFor(() => slack.socketCount() === 0, 10_000, 'the socket to close');
+      slack.releaseAnswers();
+
+      model.streamPace({ chunkDelayMs: 0 });
+      await start();
+      await waitFor(() => stepsIn(slack.botTexts('C0GENERAL1', ts)).length >= 12, 60_000, 'the answer after the restart');
+      await waitFor(() => slack.callsOf('chat.delete').some((c) => c.args.ts === orphan.ts), 30_000, 'the unrecorded stream to be deleted');
+      const texts = slack.botTexts('C0GENERAL1', ts);
+      expect(stepsIn(texts), `${JSON.stringify(texts)}\n${errand!.output()}`).toEqual(everyStep);
+    } finally {
+      await errand?.kill();
+      await slack.close();
+    }
+  }, 120_000);
+});
