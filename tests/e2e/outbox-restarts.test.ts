@@ -62,10 +62,7 @@ describe('posts survive the process stopping (Discord)', () => {
 
   const start = async () => {
     const before = discord.stats.identifies;
-    // The outbox's guarantee is what these tests check. A streamed preview post still in flight when the process
-    // exits is never recorded, so nothing takes it back (README, Streamed answers); tests/e2e/stream-restarts.test.ts
-    // covers the recorded previews.
-    errand = startErrandProcess({ ...discordEnv(discord, model, dir), STREAMING: 'false' });
+    errand = startErrandProcess(discordEnv(discord, model, dir));
     await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
   };
 
@@ -127,10 +124,7 @@ describe('posts survive the process stopping (Slack, Socket Mode)', () => {
   });
 
   const start = async () => {
-    // The outbox's guarantee is what these tests check. A streamed preview post still in flight when the process
-    // exits is never recorded, so nothing takes it back (README, Streamed answers); tests/e2e/stream-restarts.test.ts
-    // covers the recorded previews.
-    errand = startErrandProcess({ ...slackEnv(slack, model, dir), STREAMING: 'false' });
+    errand = startErrandProcess(slackEnv(slack, model, dir));
     await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
   };
 

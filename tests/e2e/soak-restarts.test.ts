@@ -11,8 +11,9 @@ import { discordEnv, startErrandProcess, type ErrandProcess } from './errand-pro
 /**
  * "Restarts lose nothing", measured: dozens of conversations mix answers, progress updates, questions
  * answered by a person, to-dos and long multi-piece replies while the process is SIGKILLed at random
- * (seeded) moments — half of them in the window after Discord stored a post and before Errand heard
- * back. At the end every expected output is in its thread exactly once.
+ * (seeded) moments — half of them in the window after Discord stored a post (an outbox post or a
+ * streamed preview message) and before Errand heard back. At the end every expected output is in its
+ * thread exactly once.
  *
  * Person-side messages are only sent while the process is up, and no kill lands before the model has
  * seen them: a message lost on its way in is the inbound path's concern, not what this test measures.
@@ -111,11 +112,8 @@ describe('restarts lose nothing and post nothing twice', () => {
     let up = false;
     const start = async () => {
       const before = discord.stats.identifies;
-      // The outbox's guarantee is what this soak checks. Streamed previews have one window left open: a preview
-      // message the platform stored while the process died before hearing its id is never recorded, so nothing
-      // takes it back (README, Streamed answers); random kills land in it often. tests/e2e/stream-restarts.test.ts
-      // covers the recorded previews.
-      errand = startErrandProcess({ ...discordEnv(discord, model, dir), MAX_CONCURRENT_RUNS: String(CONVERSATIONS), STREAMING: 'false' });
+      // Streaming on (the default): answers show as previews, which a kill leaves half-written for recovery to take back.
+      errand = startErrandProcess({ ...discordEnv(discord, model, dir), MAX_CONCURRENT_RUNS: String(CONVERSATIONS) });
       await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect');
       up = true;
     };
@@ -150,8 +148,7 @@ describe('restarts lose nothing and post nothing twice', () => {
         await waitFor(() => unconfirmed.size === 0, 30_000, 'the model to see what people sent');
         const inWindow = rand() < 0.5;
         if (inWindow) {
-          // Recorded posts (they carry the outbox's nonce). A preview message stored but never heard of is not
-          // recorded, so nothing could take it back: the one window streaming leaves (see README, Streamed answers).
+          // Posts that carry a nonce: the outbox's, and each preview message's (recorded before its post leaves).
           discord.holdAnswers(/^\/channels\/\d+\/messages$/, (call) => (call.body as { nonce?: unknown } | null)?.nonce !== undefined);
           await waitFor(() => discord.heldAnswers() > 0, 5000).catch(() => undefined);
         }
