@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
+import type { OutboundMessage, PostedMessage, UnrecordedPreview } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { openStore } from '../../src/store/open-store.js';
 import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
@@ -30,6 +30,21 @@ class ScriptedAdapter extends MemoryAdapter {
     if (failure) throw failure;
     return super.postMessage(conversation, message);
   }
+
+  /** What findUnrecordedPreview answers, and what it was asked. */
+  unrecorded: string | null = null;
+  probes: UnrecordedPreview[] = [];
+  deleted: string[] = [];
+
+  findUnrecordedPreview = async (_conversation: ConversationRef, probe: UnrecordedPreview) => {
+    this.probes.push(probe);
+    return this.unrecorded;
+  };
+
+  deleteMessage = async (_conversation: ConversationRef, messageId: string) => {
+    this.deleted.push(messageId);
+    return true;
+  };
 
   findPosted = async (_conversation: ConversationRef, keys: readonly string[]) => {
     this.lookups++;
@@ -160,6 +175,56 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     clock.advance(1000);
     expect(await delivered).toBe('already-there');
     expect(texts()).toEqual([]);
+  });
+
+  it('takes back a preview message whose post never got its answer: found on the platform by its key, then deleted', async () => {
+    const first = await makeOutbox();
+    const run = await opened[0]!.runs.create(conversationId, null);
+    const [update] = await first.record(conversationId, run.id, { purpose: 'update', text: 'Halfway.' });
+    await first.start();
+    expect(await first.delivered([update!])).toBe(adapter.posts[0]!.id);
+    const slot = await first.recordPreview(conversationId, run.id);
+    expect(slot.key).toMatch(/^e\d+$/);
+    await first.stop(100);
+
+    adapter.unrecorded = 'orphan-1';
+    const second = await makeOutbox();
+    await second.atomically(async (tx) => {
+      await second.retractPreviews(run.id, tx);
+    });
+    await second.start();
+    await waitFor(() => adapter.deleted.length === 1, 10_000, 'the orphan to be deleted');
+    expect(adapter.deleted).toEqual(['orphan-1']);
+    expect(adapter.probes).toHaveLength(1);
+    expect(adapter.probes[0]).toMatchObject({ key: slot.key, known: new Set([adapter.posts[0]!.id]) });
+    expect(adapter.probes[0]!.since).toBeLessThanOrEqual(clock.now());
+    await waitFor(async () => (await second.store.nextPending(conversationId)) === null, 10_000, 'the retraction to be settled');
+  });
+
+  it('settles the retraction of a preview message the platform never got, with nothing deleted or posted', async () => {
+    const first = await makeOutbox();
+    const run = await opened[0]!.runs.create(conversationId, null);
+    const slot = await first.recordPreview(conversationId, run.id);
+    const id = Number(slot.key!.slice(1));
+    await opened[0]!.outbox.retractPreviews(run.id, '(interrupted)');
+    await first.start();
+    await waitFor(async () => (await first.store.state(id))?.status === 'posted', 10_000, 'the retraction to be settled');
+    expect(adapter.probes).toHaveLength(1);
+    expect(adapter.deleted).toEqual([]);
+    expect(texts()).toEqual([]);
+    expect(await first.store.state(id)).toEqual({ status: 'posted', platformMessageId: null });
+  });
+
+  it('a preview message whose post was answered is taken back by its recorded id, without a lookup', async () => {
+    const first = await makeOutbox();
+    const run = await opened[0]!.runs.create(conversationId, null);
+    const slot = await first.recordPreview(conversationId, run.id);
+    await slot.posted('preview-1');
+    await opened[0]!.outbox.retractPreviews(run.id, '(interrupted)');
+    await first.start();
+    await waitFor(() => adapter.deleted.length === 1, 10_000, 'the preview to be deleted');
+    expect(adapter.deleted).toEqual(['preview-1']);
+    expect(adapter.probes).toEqual([]);
   });
 
   it('on start posts what an earlier process left pending, before what is recorded after it', async () => {
