@@ -44,7 +44,7 @@ function sendable(pending: string): string {
 /**
  * Slack's native streaming (`chat.startStream` → `chat.appendStream`… → `chat.stopStream`) in a
  * thread: the text since the last call is appended at most once per `intervalMs`, coalescing what
- * arrived meanwhile. When Slack refuses to start a stream here (an old workspace or token:
+ * arrived meanwhile; the end goes at once, with the text not sent yet, in `chat.stopStream`. When Slack refuses to start a stream here (an old workspace or token:
  * `unknown_method`, `not_allowed_token_type`; a channel type without streaming:
  * `method_not_supported_for_channel_type`; anything else it says no to) the preview continues as one
  * post edited with `chat.update` instead. A channel that is gone is not a refusal: it fails the stream.
@@ -94,13 +94,17 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       return false;
     }
   };
-  /** Sends the text not sent yet (all of it with `whole`, else what is safe to show), in calls Slack accepts. */
-  const sendPending = async (whole: boolean) => {
+  /**
+   * Sends the text not sent yet (all of it with `whole`, else what is safe to show), in calls Slack
+   * accepts. `leaveLast`: once the stream is started, the last call's worth is left for `chat.stopStream`.
+   */
+  const sendPending = async (whole: boolean, leaveLast = false) => {
     for (;;) {
       if (delegate) return;
       const pending = text.slice(sent.length);
       const chunk = (whole ? pending : sendable(pending)).slice(0, MAX_MARKDOWN_TEXT);
       if (chunk === '') return;
+      if (leaveLast && ts !== null && chunk === pending) return;
       if (ts === null) {
         if (!(await start(chunk))) return;
         continue;
@@ -111,9 +115,21 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (!whole) return;
     }
   };
+  /** Ends the flusher's wait for the next append early: the answer is finishing (or stopped), and the end is not paced. */
+  let wake: (() => void) | null = null;
+  const untilNextAppend = (ms: number) =>
+    ms <= 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = o.clock.setTimer(() => resolve(), ms);
+          wake = () => {
+            o.clock.clearTimer(timer);
+            resolve();
+          };
+        }).finally(() => (wake = null));
   const flush = async () => {
     while (phase === 'open' && !delegate && sendable(text.slice(sent.length)) !== '') {
-      await pause(lastCallAt + o.intervalMs - o.clock.now());
+      await untilNextAppend(lastCallAt + o.intervalMs - o.clock.now());
       if (phase !== 'open') return;
       await sendPending(false);
     }
@@ -131,15 +147,21 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
     async finish(finalText, pieces) {
       if (phase === 'stopped') return [];
       phase = 'finishing';
+      wake?.();
       await flusher.settled();
       if (delegate) return delegate.finish(finalText, pieces);
       if (!done) {
         if (!finalText.startsWith(sent)) o.logger.warn({ channel: o.channelId }, 'the streamed text is not the start of the final answer; the stream keeps what it showed');
         else text = finalText;
-        await sendPending(true);
+        await sendPending(true, true);
         if (delegate) return (delegate as AnswerStream).finish(finalText, pieces);
         const streamTs = ts!;
-        await paced(() => o.call('chat.stopStream', { channel: o.channelId, ts: streamTs }));
+        const last = text.slice(sent.length);
+        // Not paced like the appends: chat.stopStream ends the message once (its own per-workspace tier, not the
+        // one-message-a-second-per-channel rule of chat.postMessage), so the answer ends as soon as it is written.
+        await o.call('chat.stopStream', { channel: o.channelId, ts: streamTs, ...(last === '' ? {} : { markdown_text: markdown(last) }) });
+        sent = text;
+        lastCallAt = o.clock.now();
         done = true;
       }
       return pieces.map(() => ts!);
@@ -147,18 +169,20 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
     async stop(how = 'stopped') {
       if (phase !== 'open') return;
       phase = 'stopped';
+      wake?.();
       await flusher.settled();
       if (delegate) return delegate.stop(how);
       if (ts === null) return;
       const streamTs = ts;
       if (how === 'discard') {
-        await paced(() => o.call('chat.stopStream', { channel: o.channelId, ts: streamTs }))
+        await o
+          .call('chat.stopStream', { channel: o.channelId, ts: streamTs })
           .then(() => o.remove(streamTs))
           .catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished Slack stream failed'));
         return;
       }
       const rest = text.slice(sent.length);
-      await paced(() => o.call('chat.stopStream', { channel: o.channelId, ts: streamTs, markdown_text: markdown(`${rest.trimEnd()} ${STOPPED_MARK}`) })).catch((err: unknown) =>
+      await o.call('chat.stopStream', { channel: o.channelId, ts: streamTs, markdown_text: markdown(`${rest.trimEnd()} ${STOPPED_MARK}`) }).catch((err: unknown) =>
         o.logger.warn({ err }, 'marking a stopped Slack stream failed'),
       );
     },
