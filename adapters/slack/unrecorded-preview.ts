@@ -26,8 +26,9 @@ const tsMillis = (ts: string): number => Number(ts) * 1000;
 /**
  * Finds a preview message whose post reached Slack while the process that sent it died before hearing
  * the answer. `chat.startStream` takes no metadata, so in a thread the message is recognised by what
- * it is: the bot's earliest reply since `probe.since` that no recorded id owns and that carries no
- * other post's key (a post carrying `probe.key` itself, from the edited fallback, is taken at once).
+ * it is: the bot's earliest reply between `probe.since` and `probe.until` that no recorded id owns and
+ * that carries no other post's key (a post carrying `probe.key` itself, from the edited fallback, is
+ * taken at once).
  * Outside a thread previews are plain posts with metadata: the key finds them.
  */
 export async function findUnrecordedPreview(deps: PostedLookupDeps, where: { channelId: string; threadTs: string | null }, probe: UnrecordedPreview): Promise<string | null> {
@@ -40,7 +41,8 @@ export async function findUnrecordedPreview(deps: PostedLookupDeps, where: { cha
     const args = { channel: where.channelId, ts: where.threadTs, oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
     const parsed = pageSchema.parse(await deps.call('conversations.replies', args));
     for (const m of parsed.messages) {
-      if (m.ts === where.threadTs || tsMillis(m.ts) < probe.since || m.bot_id === undefined || (me !== null && m.bot_id !== me)) continue;
+      if (m.ts === where.threadTs || tsMillis(m.ts) < probe.since || (probe.until !== null && tsMillis(m.ts) >= probe.until)) continue;
+      if (m.bot_id === undefined || (me !== null && m.bot_id !== me)) continue;
       const key = m.metadata?.event_type === OUTBOX_EVENT_TYPE ? m.metadata.event_payload?.key : undefined;
       if (key === probe.key) return m.ts;
       if (key !== undefined || probe.known.has(m.ts)) continue;

@@ -108,8 +108,13 @@ export interface PreviewMessageSlot {
 export interface UnrecordedPreview {
   /** The idempotency key the post carried (Discord: its nonce; Slack: metadata, where the call takes it). */
   readonly key: string;
-  /** When the post was about to leave (ms since epoch, Errand's clock): the message is not older. */
+  /** When the post was about to leave (ms since epoch, Errand's clock, less a margin for skew): the message is not older. */
   readonly since: number;
+  /**
+   * When Errand wrote what came after the process died (the recovery's note; ms since epoch), or null
+   * when unknown: the message is older, so a message of the run answering again is never taken for it.
+   */
+  readonly until: number | null;
   /** Platform ids of the conversation's messages Errand has recorded: never the one sought. */
   readonly known: ReadonlySet<string>;
   /** The text to post with `key` where sending the post again is how the platform finds it (Discord). */

@@ -261,7 +261,7 @@ export class OutboxPoster {
     if (!adapter.findUnrecordedPreview) return null;
     const probe = await this.deps.store.previewProbe(row.id, CLOCK_SKEW_MS);
     if (!probe) return null;
-    return adapter.findUnrecordedPreview(ref, { key: idempotencyKeyOf(row.id), since: probe.since - CLOCK_SKEW_MS, known: new Set(probe.known), text: row.payload.text });
+    return adapter.findUnrecordedPreview(ref, { key: idempotencyKeyOf(row.id), since: probe.since - CLOCK_SKEW_MS, until: probe.until, known: new Set(probe.known), text: row.payload.text });
   }
 
   private async posted(row: PendingPost, platformMessageId: string): Promise<void> {

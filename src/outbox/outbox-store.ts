@@ -47,10 +47,12 @@ export interface OutboxStore {
   setPreviewMessage(id: number, platformMessageId: string): Promise<void>;
   /**
    * What is needed to look for the message of a preview row whose post never got its answer: when the
-   * row was written (`since`), and the platform ids of the conversation's rows written or posted from
-   * `marginMs` before that on (none of them is the message sought). Null when the row is unknown.
+   * row was written (`since`); when the first later row that is not the row's run going on was written
+   * (`until`: another run's, or a note such as the recovery's; null when none); and the platform ids of
+   * the conversation's rows written or posted from `marginMs` before `since` on (none of them is the
+   * message sought). Null when the row is unknown.
    */
-  previewProbe(id: number, marginMs: number): Promise<{ since: number; known: string[] } | null>;
+  previewProbe(id: number, marginMs: number): Promise<{ since: number; until: number | null; known: string[] } | null>;
   /** A pending `retract` row whose preview message never reached the platform: settled (posted, no id). */
   markNothingToRetract(id: number): Promise<void>;
   /**

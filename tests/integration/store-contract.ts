@@ -268,8 +268,13 @@ export function storeContract(name: string, factory: StoreFactory): void {
       await store.outbox.setPreviewMessage(intent, 'P-late');
       expect(await store.outbox.state(intent)).toEqual({ status: 'preview', platformMessageId: 'P1' });
 
+      expect(probe?.until).toBeNull();
       const lost = await store.outbox.addPreview(c, run.id, null);
+      await store.outbox.add(c, run.id, 'answer', [{ text: 'the run going on' }]);
       await store.outbox.retractPreviews(run.id, '(interrupted)');
+      expect(await store.outbox.previewProbe(lost, 5_000)).toMatchObject({ until: null });
+      await store.outbox.add(c, run.id, 'note', [{ text: 'restarted' }]);
+      expect((await store.outbox.previewProbe(lost, 5_000))?.until).toBe(probe?.since);
       expect((await store.outbox.previewProbe(lost, 5_000))?.known.sort()).toEqual(['P1', 'U1']);
       await peer.outbox.markNothingToRetract(lost);
       expect(await store.outbox.state(lost)).toEqual({ status: 'posted', platformMessageId: null });

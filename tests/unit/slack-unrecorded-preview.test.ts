@@ -29,7 +29,7 @@ function thread(replies: Wire[], pageSize = 200) {
 }
 
 const where = { channelId: 'C0GENERAL1', threadTs: THREAD };
-const probe = (known: string[] = []) => ({ key: 'e42', since, known: new Set(known), text: '(interrupted)' });
+const probe = (known: string[] = [], until: number | null = null) => ({ key: 'e42', since, until, known: new Set(known), text: '(interrupted)' });
 
 describe('finding a Slack preview message whose post never got its answer', () => {
   it('takes the bot’s earliest reply since the probe that no recorded id owns', async () => {
@@ -50,6 +50,12 @@ describe('finding a Slack preview message whose post never got its answer', () =
       { ts: '1700000013.000100', bot_id: BOT, metadata: outboxMetadata('e41') },
     ]);
     expect(await findUnrecordedPreview(deps, where, probe())).toBeNull();
+  });
+
+  it('never takes a message from after the recovery: the run answering again may be streaming one', async () => {
+    const { deps } = thread([{ ts: '1700000020.000100', bot_id: BOT }]);
+    expect(await findUnrecordedPreview(deps, where, probe([], 1_700_000_015_000))).toBeNull();
+    expect(await findUnrecordedPreview(deps, where, probe([], 1_700_000_025_000))).toBe('1700000020.000100');
   });
 
   it('takes the post that carries the preview’s own key, wherever it is', async () => {

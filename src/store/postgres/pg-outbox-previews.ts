@@ -1,4 +1,4 @@
-import { and, eq, gte, isNotNull, isNull, or } from 'drizzle-orm';
+import { and, eq, gt, gte, isNotNull, isNull, min, ne, or } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../../outbox/outbox-store.js';
@@ -26,14 +26,19 @@ export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMet
       await db.update(outbox).set({ platformMessageId }).where(and(eq(outbox.id, id), isNull(outbox.platformMessageId)));
     },
     async previewProbe(id, marginMs) {
-      const [row] = await db.select({ conversationId: outbox.conversationId, createdAt: outbox.createdAt }).from(outbox).where(eq(outbox.id, id));
+      const [row] = await db.select({ conversationId: outbox.conversationId, runId: outbox.runId, createdAt: outbox.createdAt }).from(outbox).where(eq(outbox.id, id));
       if (!row) return null;
       const from = row.createdAt - marginMs;
       const ids = await db
         .select({ platformMessageId: outbox.platformMessageId })
         .from(outbox)
         .where(and(eq(outbox.conversationId, row.conversationId), isNotNull(outbox.platformMessageId), or(gte(outbox.createdAt, from), gte(outbox.postedAt, from))));
-      return { since: row.createdAt, known: ids.flatMap((r) => (r.platformMessageId === null ? [] : [r.platformMessageId])) };
+      const notTheRunGoingOn = or(isNull(outbox.runId), ne(outbox.runId, row.runId ?? ''), eq(outbox.purpose, 'note'));
+      const [later] = await db
+        .select({ at: min(outbox.createdAt) })
+        .from(outbox)
+        .where(and(eq(outbox.conversationId, row.conversationId), gt(outbox.id, id), notTheRunGoingOn));
+      return { since: row.createdAt, until: later?.at ?? null, known: ids.flatMap((r) => (r.platformMessageId === null ? [] : [r.platformMessageId])) };
     },
     async markNothingToRetract(id) {
       await db.update(outbox).set({ status: 'posted', postedAt: clock.now(), error: null }).where(and(eq(outbox.id, id), eq(outbox.status, 'pending')));

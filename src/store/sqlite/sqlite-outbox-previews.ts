@@ -19,7 +19,10 @@ export function createSqliteOutboxPreviews(db: Db, clock: Clock): PreviewMethods
     "update outbox set status = 'pending', purpose = 'retract', payload = ?, attempts = 0, not_before = 0 where run_id = ? and status = 'preview' returning conversation_id",
   );
   const setId = c.prepare('update outbox set platform_message_id = ? where id = ? and platform_message_id is null');
-  const createdAt = c.prepare('select conversation_id, created_at from outbox where id = ?');
+  const createdAt = c.prepare('select conversation_id, run_id, created_at from outbox where id = ?');
+  const later = c.prepare(
+    "select min(created_at) as at from outbox where conversation_id = ? and id > ? and (run_id is null or run_id != ? or purpose = 'note')",
+  );
   const known = c.prepare('select platform_message_id from outbox where conversation_id = ? and platform_message_id is not null and (created_at >= ? or posted_at >= ?)');
   const nothing = c.prepare("update outbox set status = 'posted', posted_at = ?, error = null where id = ? and status = 'pending'");
   const markStreamed = c.transaction((runId: string | null, rows: readonly { id: number; platformMessageId: string }[]) => {
@@ -35,11 +38,12 @@ export function createSqliteOutboxPreviews(db: Db, clock: Clock): PreviewMethods
       setId.run(platformMessageId, id);
     },
     previewProbe(id, marginMs) {
-      const row = createdAt.get(id) as { conversation_id: string; created_at: number } | undefined;
+      const row = createdAt.get(id) as { conversation_id: string; run_id: string | null; created_at: number } | undefined;
       if (!row) return null;
       const from = row.created_at - marginMs;
       const ids = known.all(row.conversation_id, from, from) as { platform_message_id: string }[];
-      return { since: row.created_at, known: ids.map((r) => r.platform_message_id) };
+      const until = (later.get(row.conversation_id, id, row.run_id ?? '') as { at: number | null }).at;
+      return { since: row.created_at, until, known: ids.map((r) => r.platform_message_id) };
     },
     markNothingToRetract(id) {
       nothing.run(clock.now(), id);
