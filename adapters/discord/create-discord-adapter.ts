@@ -22,6 +22,7 @@ import { toInboundMessage } from './message-handler.js';
 import { createDiscordFileDownloader } from './discord-attachments.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT, sharedIntervalMs } from './outbound-queue.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, withNonces, type MessageBody } from './outbound-message.js';
+import { findUnrecordedPreview } from './unrecorded-preview.js';
 import { registerCommands } from './slash-commands.js';
 import { connectClient } from './connect.js';
 import { createWorkingIndicator } from './typing.js';
@@ -299,9 +300,16 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       }
     },
     async findUnrecordedPreview(conversation, probe) {
-      // The same nonce with enforce_nonce: within Discord's nonce window ("the past few minutes") this returns
-      // the message stored the first time; otherwise it posts one, which the caller takes back at once.
-      return (await postMessage(conversation, { text: probe.text, idempotencyKey: probe.key })).id;
+      return findUnrecordedPreview(
+        {
+          repost: async (text, key) => (await postMessage(conversation, { text, idempotencyKey: key })).id,
+          get: (route, query) => rest('message lookup', () => api.get(route, { query }), z.unknown()),
+          botId,
+          now: () => (options.clock ?? systemClock).now(),
+        },
+        postTargetOf(locate(conversation)),
+        probe,
+      );
     },
     openStream(conversation, _recipientUserId, hooks) {
       const target = postTargetOf(locate(conversation));

@@ -179,8 +179,9 @@ export interface ChatAdapter {
    * The id of the preview message posted with `probe.key` whose answer never reached Errand, or null
    * when the platform holds none (the caller then has nothing to take back). Discord sends the post
    * again with the same nonce, which returns the stored message within Discord's nonce window (or
-   * creates one, which the caller deletes); Slack looks in the thread for the bot's message since
-   * `probe.since` that no recorded id owns. Absent where previews keep no history (console).
+   * creates one, which the caller deletes); Slack (and Discord past that window) looks in the thread
+   * for the bot's message between `probe.since` and `probe.until` that no recorded id owns. Absent
+   * where previews keep no history (console).
    */
   findUnrecordedPreview?(conversation: ConversationRef, probe: UnrecordedPreview): Promise<string | null>;
   /** Reads the platform's message history of a conversation; absent where the platform keeps none. */
