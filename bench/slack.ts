@@ -11,7 +11,7 @@ interface Rounds {
   readonly messages: number;
 }
 const LIKE_FOR_LIKE: Rounds = { warmup: 30, messages: 200 };
-/** A streamed Slack answer is finished about a second after it opens (the stream's pacing): fewer rounds keep the run short. */
+/** The streamed pair of bots is a second run after the first: fewer rounds keep the benchmark short. */
 const STREAMED: Rounds = { warmup: 5, messages: 40 };
 const CONVERSATIONS = 200;
 const EXTRA_EVENTS = 1000;
