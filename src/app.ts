@@ -131,6 +131,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     refOf: (id) => conversations.refOf(id),
     onQuestionPosted: (runId, messageId) => runs.setQuestionMessage(runId, messageId),
     ...(options.outboxBackoffMs ? { backoffMs: options.outboxBackoffMs } : {}),
+    // Shared database: rows left by a process that died holding their claim are picked up once it lapses.
+    ...(options.cluster ? { sweepEveryMs: config.RUN_LEASE_SECONDS * 1000 } : {}),
   });
   const model =
     options.llm ??
