@@ -34,7 +34,7 @@ export interface OutboxPosterDeps {
 /** How soon a conversation another process is posting to is looked at again (its rows may be ours to post once it lets go). */
 const BUSY_RECHECK_MS = 1000;
 
-/** How one worker turn ended: no row left, a row not due yet (a timer is set), or left to another process. */
+/** How one worker turn ended: no row left, a row not due yet (a timer is set), or a row left to the process running its run. */
 type TurnEnd = 'drained' | 'waiting' | 'yielded';
 
 /** An answer whose rows are delivered by finishing its live preview rather than by new posts. */
@@ -215,6 +215,8 @@ export class OutboxPoster {
       keeper.stop();
       await attempt.claim.release().catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'releasing an outbox claim failed; it lapses by itself'));
     }
+    // Left to the process running that row's run: look again soon, to post what follows and hear what it posted.
+    if (end === 'yielded' && !this.stopping) this.later(conversationId, BUSY_RECHECK_MS);
     if (end !== 'drained' || this.stopping) return;
     // A row another process recorded while we held the claim found us busy: it is ours to post now.
     if (await this.deps.store.nextPending(conversationId)) this.rekick.add(conversationId);
@@ -226,8 +228,8 @@ export class OutboxPoster {
     while (!this.stopping && !lost()) {
       const row = await this.deps.store.nextPending(conversationId);
       if (!row) return 'drained';
-      // That process finishes its answer's preview (or the takeover of its run takes the preview back and kicks).
-      if (row.streamedElsewhere) return 'yielded';
+      // That process posts its run's rows (or, if it died, the takeover of the run hands them to everyone).
+      if (row.runningElsewhere) return 'yielded';
       const wait = row.notBefore - this.deps.clock.now();
       if (wait > 0) {
         this.later(conversationId, wait);

@@ -11,11 +11,12 @@ export interface PendingPost {
   readonly attempts: number;
   readonly notBefore: number;
   /**
-   * Another live process is delivering this row by finishing the live preview of its answer (its run is
-   * running there and has a preview on the platform): posting it here would show the answer twice. The
-   * rows after it wait too; that process posts them, or the takeover of its run takes the preview back.
+   * The row belongs to a run another process is executing now (`running` there): that process posts its
+   * run's rows itself — an answer may be delivered by finishing a live preview only it holds, so a post
+   * from here would show the answer twice. The rows after it wait too. Once the run is no longer running
+   * there (ended, waiting, or taken over after its process died), any process may post them.
    */
-  readonly streamedElsewhere: boolean;
+  readonly runningElsewhere: boolean;
 }
 
 /**

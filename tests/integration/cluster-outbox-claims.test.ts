@@ -50,15 +50,16 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     expect((await second.outbox.claim(c)).kind).toBe('busy');
   });
 
-  it('marks the rows of a run another process streams as streamed elsewhere, until its preview is settled or taken back', async () => {
+  it('leaves the rows of a run another process is running to that process, and hands them to anyone once it no longer runs there', async () => {
     const c = await conversation(first);
     const run = await second.runs.create(c, null);
-    await second.outbox.addPreview(c, run.id, 'P1');
     const [answer] = await second.outbox.add(c, run.id, 'answer', [{ text: 'the answer' }]);
-    expect(await first.outbox.nextPending(c)).toMatchObject({ id: answer, streamedElsewhere: true });
-    expect(await second.outbox.nextPending(c)).toMatchObject({ id: answer, streamedElsewhere: false });
-    await second.outbox.markStreamed(run.id, [{ id: answer!, platformMessageId: 'P1' }]);
-    const [note] = await second.outbox.add(c, run.id, 'note', [{ text: 'a note' }]);
-    expect(await first.outbox.nextPending(c)).toMatchObject({ id: note, streamedElsewhere: false });
+    expect(await first.outbox.nextPending(c)).toMatchObject({ id: answer, runningElsewhere: true });
+    expect(await second.outbox.nextPending(c)).toMatchObject({ id: answer, runningElsewhere: false });
+    await second.runs.transition(run.id, ['running'], 'completed');
+    expect(await first.outbox.nextPending(c)).toMatchObject({ id: answer, runningElsewhere: false });
+    const [note] = await first.outbox.add(c, null, 'note', [{ text: 'a note without a run' }]);
+    await second.outbox.markPosted(answer!, 'P1');
+    expect(await second.outbox.nextPending(c)).toMatchObject({ id: note, runningElsewhere: false });
   });
 });

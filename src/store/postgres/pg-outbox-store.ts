@@ -12,13 +12,11 @@ const pending = eq(outbox.status, 'pending');
 const sqlIncrement = () => sql`${outbox.attempts} + 1`;
 
 /**
- * Whether the row belongs to a run another process is running with a live answer preview on the platform
- * (an unsettled `preview` row): that process delivers it by finishing the preview. Written out by hand:
- * drizzle drops the table names of a correlated subquery's columns.
+ * Whether the row's run is running in another process (see PendingPost.runningElsewhere); one primary-key
+ * lookup. Written out by hand: drizzle drops the table names of a correlated subquery's columns.
  */
-const streamedElsewhere = (me: string | null) =>
-  sql<boolean>`exists (select 1 from outbox p join runs r on r.id = p.run_id
-    where p.run_id = "outbox"."run_id" and p.status = 'preview' and r.status = 'running' and r.owner is distinct from ${me})`;
+const runningElsewhere = (me: string | null) =>
+  sql<boolean>`exists (select 1 from runs r where r.id = "outbox"."run_id" and r.status = 'running' and r.owner is distinct from ${me})`;
 
 /** The outbox on PostgreSQL: jsonb payloads read back through the zod schema, conditional status updates. */
 export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): OutboxStore {
@@ -28,7 +26,7 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
   };
   const nextPending = async (conversationId: string): Promise<PendingPost | null> => {
     const [found] = await db
-      .select({ raw: outbox, streamedElsewhere: streamedElsewhere(me) })
+      .select({ raw: outbox, runningElsewhere: runningElsewhere(me) })
       .from(outbox)
       .where(and(eq(outbox.conversationId, conversationId), pending))
       .orderBy(asc(outbox.id))
@@ -41,7 +39,7 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
       await markFailed(raw.id, 'unreadable payload');
       return nextPending(conversationId);
     }
-    return { id: raw.id, conversationId: raw.conversationId, runId: raw.runId, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.notBefore, streamedElsewhere: found.streamedElsewhere === true };
+    return { id: raw.id, conversationId: raw.conversationId, runId: raw.runId, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.notBefore, runningElsewhere: found.runningElsewhere === true };
   };
   return {
     async add(conversationId, runId, purpose, pieces) {

@@ -18,7 +18,7 @@ interface RawRow {
 
 /**
  * The outbox on SQLite: prepared statements, payloads read back through the zod schema. Every preview is
- * this process's own (one process owns the file), so no row is ever streamed elsewhere.
+ * this process's own (one process owns the file), so no row's run runs elsewhere.
  */
 export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<OutboxStore> {
   const c = db.$client;
@@ -53,7 +53,7 @@ export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<Outbo
         failed.run('unreadable payload', raw.id);
         return this.nextPending(conversationId);
       }
-      return { id: raw.id, conversationId: raw.conversation_id, runId: raw.run_id, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.not_before, streamedElsewhere: false };
+      return { id: raw.id, conversationId: raw.conversation_id, runId: raw.run_id, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.not_before, runningElsewhere: false };
     },
     pendingConversations() {
       return (conversations.all() as { conversation_id: string }[]).map((r) => r.conversation_id);
