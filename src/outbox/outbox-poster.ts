@@ -203,7 +203,8 @@ export class OutboxPoster {
     const attempt = await this.deps.store.claim(conversationId);
     if (attempt.kind === 'busy') {
       // Another process is posting these rows (ours too, in order); look again soon, or once its claim lapses.
-      this.later(conversationId, Math.min(BUSY_RECHECK_MS, Math.max(0, attempt.until - this.deps.clock.now())));
+      const lapsesIn = attempt.until - this.deps.clock.now();
+      this.later(conversationId, lapsesIn > 0 ? Math.min(BUSY_RECHECK_MS, lapsesIn) : BUSY_RECHECK_MS);
       this.settleWaitersFromStore();
       return;
     }

@@ -46,6 +46,11 @@ async function listening(port: number): Promise<boolean> {
   });
 }
 
+/** What each process logged about `needle` (a channel id), for a failure message. */
+function logsAbout(processes: readonly { id: string; errand: ErrandProcess }[], needle: string): string {
+  return processes.map((p) => `${p.id}:\n${p.errand.output().split('\n').filter((line) => line.includes(needle)).join('\n')}`).join('\n');
+}
+
 async function query<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
@@ -93,6 +98,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
         DATABASE_PATH: join(dir, `unused-${i + 1}.db`),
         ERRAND_PROCESS_ID: id,
         RUN_LEASE_SECONDS: String(LEASE_SECONDS),
+        LOG_LEVEL: process.env.SCALEOUT_LOG_LEVEL ?? 'warn',
       });
       processes.push({ id, errand });
     }
@@ -128,9 +134,10 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
       // 24 slots for 60 mentions: a mention that waits for one is told so, once, before its answer.
       const texts = slack.botTexts(channelOf(n), ts);
       const queued = texts.filter((t) => t.startsWith('📝 Queued as task'));
-      expect(queued.length, `thread of question ${n}: ${JSON.stringify(texts)}`).toBeLessThanOrEqual(1);
-      expect(texts.filter((t) => !queued.includes(t)), `thread of question ${n}: ${JSON.stringify(texts)}`).toEqual([answerOf(n)]);
-      expect(model.requests.filter((r) => new RegExp(`question ${n}(?!\\d)`).test(lastUserText(r))), `model calls for question ${n}`).toHaveLength(1);
+      const calls = model.requests.filter((r) => new RegExp(`question ${n}(?!\\d)`).test(lastUserText(r)));
+      const thread = () => `thread of question ${n}: ${JSON.stringify(texts)}; model calls ${calls.length}\n${logsAbout(processes, channelOf(n))}`;
+      if (queued.length > 1 || texts.length - queued.length !== 1 || calls.length !== 1) throw new Error(thread());
+      expect(texts.filter((t) => !queued.includes(t)), thread()).toEqual([answerOf(n)]);
     }
     const owners = await query<{ owner: string | null }>(`select distinct owner from runs`);
     const processIds = new Set(processes.map((p) => p.id));
