@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,14 @@ async function listening(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** With SCALEOUT_LOG_DIR set, everything each process printed is written there (`<suite>-<process id>.log`). */
+function keepLogs(suite: string, processes: readonly { id: string; errand: ErrandProcess }[]): void {
+  const dir = process.env.SCALEOUT_LOG_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  for (const p of processes) writeFileSync(join(dir, `${suite}-${p.id}.log`), p.errand.output());
 }
 
 /** What each process logged about `needle` (a channel id), for a failure message. */
@@ -115,6 +123,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
   afterAll(async () => {
     for (const release of releases) release();
     await Promise.all(processes.map((p) => p.errand.kill()));
+    keepLogs('slack', processes);
     await slack?.close();
     await model?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -218,6 +227,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database on D
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.errand.kill()));
+    keepLogs('discord', processes);
     await discord?.close();
     await model?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
