@@ -27,6 +27,8 @@ const db = useTestDatabase();
 
 const channelOf = (n: number) => `C0SCALE${String(n).padStart(3, '0')}`;
 const answerOf = (n: number) => `Answer ${n}.`;
+/** How the Slack adapter's "Working…" notice (shown while a run takes long) begins. */
+const WORKING_NOTICE = '⏳ Working…';
 
 /** The text of the last person's message the model was sent. */
 function lastUserText(request: RecordedRequest): string {
@@ -138,13 +140,18 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
     await waitFor(() => mentions.every(({ ts }, n) => slack.botTexts(channelOf(n), ts).includes(answerOf(n))), 60_000, 'every mention to be answered');
     // Let anything that could still double an answer (a second run, a re-sent post) finish before counting.
     await noRunLeftWorking(() => processes.map((p) => `${p.id}:\n${p.errand.output()}`).join('\n'));
+    // A run that took a while showed a "Working…" notice; its process takes it down just after the run ended.
+    await waitFor(() => mentions.every(({ ts }, n) => !slack.botTexts(channelOf(n), ts).some((t) => t.startsWith(WORKING_NOTICE))), 30_000, 'every working notice taken down');
 
     for (const [n, { ts }] of mentions.entries()) {
       // 24 slots for 60 mentions: a mention that waits for one is told so, once, before its answer.
       const texts = slack.botTexts(channelOf(n), ts);
       const queued = texts.filter((t) => t.startsWith('📝 Queued as task'));
       const calls = model.requests.filter((r) => new RegExp(`question ${n}(?!\\d)`).test(lastUserText(r)));
-      const thread = () => `thread of question ${n}: ${JSON.stringify(texts)}; model calls ${calls.length}\n${logsAbout(processes, channelOf(n))}`;
+      const thread = () =>
+        `thread of question ${n}: ${JSON.stringify(texts)}; model calls ${calls.length}\n` +
+        `Slack calls: ${JSON.stringify(slack.calls.filter((c) => c.args.channel === channelOf(n)).map((c) => ({ method: c.method, ts: c.args.ts, text: String(c.args.text ?? '').slice(0, 30), at: c.at, error: c.error })))}\n` +
+        logsAbout(processes, channelOf(n));
       if (queued.length > 1 || texts.length - queued.length !== 1 || calls.length !== 1) throw new Error(thread());
       expect(texts.filter((t) => !queued.includes(t)), thread()).toEqual([answerOf(n)]);
     }
