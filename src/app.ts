@@ -228,7 +228,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
   const counted = (run: InterruptedRun | null) => {
-    if (run) metrics.runFinished('interrupted', null);
+    // A run that had recorded its final answer before its process died is completed, not interrupted.
+    if (run) metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
     return run;
   };
   const clusterHooks: ClusterHooks = {
