@@ -1,8 +1,15 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import { outboxClaims } from '../../src/db/pg-schema.js';
+import { silentLogger } from '../../src/logger.js';
+import { createOutbox } from '../../src/outbox/outbox.js';
 import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
+import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { useTestDatabase } from '../support/test-database.js';
+import { waitFor } from '../fakes/wait-for.js';
 
 const database = useTestDatabase();
 const LEASE_MS = 30_000;
@@ -62,4 +69,31 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     await second.outbox.markPosted(answer!, 'P1');
     expect(await second.outbox.nextPending(c)).toMatchObject({ id: note, runningElsewhere: false });
   });
+
+  it('posts a run’s answer from the process running it, even when another process holds the claim as it is recorded', async () => {
+    const ref = { platform: 'memory', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` };
+    const c = await first.conversations.ensure(ref);
+    const run = await second.runs.create(c, null);
+    const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
+    const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
+      createOutbox({ store: s, clock: systemClock, logger: silentLogger(), adapters: new Map([['memory', adapter]]), refOf: (id) => s.conversations.refOf(id), onQuestionPosted: async () => undefined });
+    const [mine, theirs] = [outboxOf(first, here), outboxOf(second, there)];
+    let open!: () => void;
+    here.postGate = new Promise<void>((resolve) => (open = resolve));
+    await Promise.all([mine.start(), theirs.start()]);
+    try {
+      // This process holds the claim while its note is on its way; the run's process records its answer meanwhile.
+      const note = await mine.record(c, null, { purpose: 'note', text: 'queued' });
+      await waitFor(async () => (await pools[0]!.select().from(outboxClaims).where(eq(outboxClaims.conversationId, c)))[0]?.owner === 'first', 20_000, 'this process to hold the claim');
+      const answer = await theirs.record(c, run.id, { purpose: 'answer', text: 'the answer' });
+      open();
+      expect(await mine.delivered(note)).not.toBeNull();
+      expect(await theirs.delivered(answer)).not.toBeNull();
+      expect(here.posts.map((p) => p.text)).toEqual(['queued']);
+      expect(there.posts.map((p) => p.text)).toEqual(['the answer']);
+    } finally {
+      open();
+      await Promise.all([mine.stop(1000), theirs.stop(1000)]);
+    }
+  }, 60_000);
 });
