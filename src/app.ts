@@ -131,6 +131,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     refOf: (id) => conversations.refOf(id),
     onQuestionPosted: (runId, messageId) => runs.setQuestionMessage(runId, messageId),
     ...(options.outboxBackoffMs ? { backoffMs: options.outboxBackoffMs } : {}),
+    // Shared database: rows left by a process that died holding their claim are picked up once it lapses.
+    ...(options.cluster ? { sweepEveryMs: config.RUN_LEASE_SECONDS * 1000 } : {}),
   });
   const model =
     options.llm ??
@@ -226,7 +228,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
   const counted = (run: InterruptedRun | null) => {
-    if (run) metrics.runFinished('interrupted', null);
+    // A run that had recorded its final answer before its process died is completed, not interrupted.
+    if (run) metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
     return run;
   };
   const clusterHooks: ClusterHooks = {

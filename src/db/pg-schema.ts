@@ -22,8 +22,9 @@ import {
  * - `tasks.blocked` is a real boolean (SQLite stores 0/1 behind the same `boolean` row type).
  * - Conversation keys sort byte-wise (`collate "C"`), as SQLite's BINARY text does.
  * - Auto-increment ids are identity columns; `messages` and `outbox` ids are bigint, as they grow fastest.
- * - Scale-out additions: `runs.owner` / `runs.lease_until` (who runs it and until when that claim holds)
- *   and `channel_pacing` (the earliest time the next post may go to a channel, shared by every process).
+ * - Scale-out additions: `runs.owner` / `runs.lease_until` (who runs it and until when that claim holds),
+ *   `channel_pacing` (the earliest time the next post may go to a channel, shared by every process) and
+ *   `outbox_claims` (which process posts a conversation's outbox rows right now).
  */
 
 /**
@@ -269,6 +270,20 @@ export const channelPacing = pgTable(
   },
   (t) => [primaryKey({ columns: [t.platform, t.channel] })],
 );
+
+/**
+ * Which process posts a conversation's pending outbox rows, and until when that claim holds without a
+ * renewal (store/postgres/pg-outbox-claims.ts). One row per conversation being posted to, deleted when its
+ * holder has drained the rows; a holder that died loses it once `claim_until` passes. SQLite needs no such
+ * table: one process owns the file, so its claims live in memory.
+ */
+export const outboxClaims = pgTable('outbox_claims', {
+  conversationId: conversationKey('conversation_id')
+    .primaryKey()
+    .references(() => conversations.id, { onDelete: 'cascade' }),
+  owner: text('owner').notNull(),
+  claimUntil: epochMs('claim_until').notNull(),
+});
 
 export type PgRunRow = typeof runs.$inferSelect;
 export type PgChannelPacingRow = typeof channelPacing.$inferSelect;

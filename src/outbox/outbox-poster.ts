@@ -3,7 +3,7 @@ import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { OutboxStore, PendingPost } from './outbox-store.js';
+import type { OutboxClaim, OutboxStore, PendingPost } from './outbox-store.js';
 
 /** How one outbox row ended, for whoever waits on it. */
 export type PostSettled =
@@ -24,7 +24,18 @@ export interface OutboxPosterDeps {
   maxAttempts?: number;
   /** Wait before try `attempts + 1` after a transient failure (default 1 s, doubling, at most 30 s). */
   backoffMs?(attempts: number): number;
+  /**
+   * With other processes on the database: how often to look for conversations with pending rows that
+   * nobody is posting (their process died holding the claim, with nobody left to kick them). Absent: never.
+   */
+  sweepEveryMs?: number;
 }
+
+/** How soon a conversation another process is posting to is looked at again (its rows may be ours to post once it lets go). */
+const BUSY_RECHECK_MS = 1000;
+
+/** How one worker turn ended: no row left, a row not due yet (a timer is set), or a row left to the process running its run. */
+type TurnEnd = 'drained' | 'waiting' | 'yielded';
 
 /** An answer whose rows are delivered by finishing its live preview rather than by new posts. */
 interface StreamedAnswer {
@@ -46,6 +57,8 @@ export const idempotencyKeyOf = (id: number): string => `e${id}`;
  * tried before (a crash or a failure after the request left) is first looked up on the platform
  * where the adapter can (`findPosted`); Discord's nonce makes a second post return the first.
  * Transient failures wait and retry; a gone target fails every pending row of the conversation.
+ * A worker posts only while it holds the conversation's claim (OutboxStore.claim): processes sharing a
+ * database never post the same row twice, and a claim whose process died is taken over once it lapses.
  */
 export class OutboxPoster {
   private readonly workers = new Map<string, Promise<void>>();
@@ -57,6 +70,7 @@ export class OutboxPoster {
   private readonly streamed = new Map<number, StreamedAnswer>();
   private started = false;
   private stopping = false;
+  private sweepTimer: unknown = null;
 
   constructor(private readonly deps: OutboxPosterDeps) {}
 
@@ -64,7 +78,22 @@ export class OutboxPoster {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    for (const id of await this.deps.store.pendingConversations()) this.kick(id);
+    await this.sweep();
+  }
+
+  /** Kicks every conversation with pending rows (a worker whose claim is busy elsewhere just looks again later). */
+  private async sweep(): Promise<void> {
+    try {
+      for (const id of await this.deps.store.pendingConversations()) this.kick(id);
+    } finally {
+      const every = this.deps.sweepEveryMs;
+      if (every !== undefined && !this.stopping) {
+        this.sweepTimer = this.deps.clock.setTimer(() => {
+          this.sweepTimer = null;
+          this.sweep().catch((err: unknown) => this.deps.logger.warn({ err }, 'looking for unposted outbox rows failed; looking again later'));
+        }, every);
+      }
+    }
   }
 
   /** Delivers the conversation's pending rows (no-op before start and after stop). */
@@ -94,16 +123,26 @@ export class OutboxPoster {
     // The waiter is registered before the row is read: a row settled while the read is on its way still reaches it.
     return new Promise((resolve) => {
       this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]);
-      this.deps.store.state(id).then(
-        (state) => {
-          if (!state) this.settle(id, { kind: 'failed', error: new Error(`no outbox row ${id}`) });
-          else if (state.status === 'posted') this.settle(id, { kind: 'posted', platformMessageId: state.platformMessageId ?? '' });
-          else if (state.status === 'failed') this.settle(id, { kind: 'failed', error: new Error('the post failed') });
-          else if (this.stopping) this.settle(id, { kind: 'stopped' });
-        },
-        (err: unknown) => this.settle(id, { kind: 'failed', error: err }),
-      );
+      this.settleFromStore(id);
     });
+  }
+
+  /** Settles row `id`'s waiters if the database says it is settled (another process may have posted it). */
+  private settleFromStore(id: number): void {
+    this.deps.store.state(id).then(
+      (state) => {
+        if (!state) this.settle(id, { kind: 'failed', error: new Error(`no outbox row ${id}`) });
+        else if (state.status === 'posted') this.settle(id, { kind: 'posted', platformMessageId: state.platformMessageId ?? '' });
+        else if (state.status === 'failed') this.settle(id, { kind: 'failed', error: new Error('the post failed') });
+        else if (this.stopping) this.settle(id, { kind: 'stopped' });
+      },
+      (err: unknown) => this.settle(id, { kind: 'failed', error: err }),
+    );
+  }
+
+  /** Waiters whose rows another process posted hear of it here: after a turn, and while another process holds the claim. */
+  private settleWaitersFromStore(): void {
+    for (const id of this.waiters.keys()) this.settleFromStore(id);
   }
 
   /**
@@ -112,6 +151,8 @@ export class OutboxPoster {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
+    if (this.sweepTimer !== null) this.deps.clock.clearTimer(this.sweepTimer);
+    this.sweepTimer = null;
     for (const t of this.timers.values()) this.deps.clock.clearTimer(t);
     this.timers.clear();
     this.rekick.clear();
@@ -161,24 +202,92 @@ export class OutboxPoster {
   private async work(conversationId: string): Promise<void> {
     // Starts on the next tick, so the worker is registered before it can finish.
     await Promise.resolve();
-    while (!this.stopping) {
+    if (this.stopping) return;
+    const attempt = await this.deps.store.claim(conversationId);
+    if (attempt.kind === 'busy') {
+      // Another process is posting these rows (ours too, in order); look again soon, or once its claim lapses.
+      const lapsesIn = attempt.until - this.deps.clock.now();
+      this.later(conversationId, lapsesIn > 0 ? Math.min(BUSY_RECHECK_MS, lapsesIn) : BUSY_RECHECK_MS);
+      this.settleWaitersFromStore();
+      return;
+    }
+    const keeper = this.keep(conversationId, attempt.claim);
+    let end: TurnEnd = 'waiting';
+    try {
+      end = await this.turn(conversationId, keeper.lost);
+    } finally {
+      keeper.stop();
+      await attempt.claim.release().catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'releasing an outbox claim failed; it lapses by itself'));
+    }
+    // Left to the process running that row's run: look again soon, to post what follows and hear what it posted.
+    if (end === 'yielded' && !this.stopping) this.later(conversationId, BUSY_RECHECK_MS);
+    if (end !== 'drained' || this.stopping) return;
+    // A row another process recorded while we held the claim found us busy: it is ours to post now.
+    if (await this.deps.store.nextPending(conversationId)) this.rekick.add(conversationId);
+    this.settleWaitersFromStore();
+  }
+
+  /** Posts the conversation's due rows in order while the claim holds. */
+  private async turn(conversationId: string, lost: () => boolean): Promise<TurnEnd> {
+    while (!this.stopping && !lost()) {
       const row = await this.deps.store.nextPending(conversationId);
-      if (!row) return;
+      if (!row) return 'drained';
+      // That process posts its run's rows (or, if it died, the takeover of the run hands them to everyone).
+      if (row.runningElsewhere) return 'yielded';
       const wait = row.notBefore - this.deps.clock.now();
       if (wait > 0) {
-        const earlier = this.timers.get(conversationId);
-        if (earlier !== undefined) this.deps.clock.clearTimer(earlier);
-        this.timers.set(
-          conversationId,
-          this.deps.clock.setTimer(() => {
-            this.timers.delete(conversationId);
-            this.kick(conversationId);
-          }, wait),
-        );
-        return;
+        this.later(conversationId, wait);
+        return 'waiting';
       }
       await this.deliver(row);
     }
+    return 'waiting';
+  }
+
+  /** Kicks the conversation again in `ms` (replacing an earlier timer). */
+  private later(conversationId: string, ms: number): void {
+    const earlier = this.timers.get(conversationId);
+    if (earlier !== undefined) this.deps.clock.clearTimer(earlier);
+    this.timers.set(
+      conversationId,
+      this.deps.clock.setTimer(() => {
+        this.timers.delete(conversationId);
+        this.kick(conversationId);
+      }, ms),
+    );
+  }
+
+  /** Renews a claim while its turn lasts; `lost()` turns true once a renewal finds another process took it. */
+  private keep(conversationId: string, claim: OutboxClaim): { lost: () => boolean; stop: () => void } {
+    let lost = false;
+    let stopped = false;
+    let timer: unknown = null;
+    const every = claim.renewEveryMs;
+    const arm = () => {
+      if (every === null || stopped) return;
+      timer = this.deps.clock.setTimer(() => {
+        timer = null;
+        claim.renew().then(
+          (ok) => {
+            if (ok) return arm();
+            lost = true;
+            this.deps.logger.warn({ conversationId }, 'another process took over posting to this conversation; this one stops after the post in flight');
+          },
+          (err: unknown) => {
+            this.deps.logger.warn({ err, conversationId }, 'renewing an outbox claim failed; trying again');
+            arm();
+          },
+        );
+      }, every);
+    };
+    arm();
+    return {
+      lost: () => lost,
+      stop: () => {
+        stopped = true;
+        if (timer !== null) this.deps.clock.clearTimer(timer);
+      },
+    };
   }
 
   private async deliver(row: PendingPost): Promise<void> {

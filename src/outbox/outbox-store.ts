@@ -10,7 +10,31 @@ export interface PendingPost {
   readonly payload: OutboxPayload;
   readonly attempts: number;
   readonly notBefore: number;
+  /**
+   * The row belongs to a run another process is executing now (`running` there): that process posts its
+   * run's rows itself — an answer may be delivered by finishing a live preview only it holds, so a post
+   * from here would show the answer twice. The rows after it wait too. Once the run is no longer running
+   * there (ended, waiting, or taken over after its process died), any process may post them.
+   */
+  readonly runningElsewhere: boolean;
 }
+
+/**
+ * This process's right to post one conversation's pending rows. Processes sharing a database post a
+ * conversation's rows only while they hold its claim, so two never post the same row (Slack has no
+ * idempotency key to catch a second post).
+ */
+export interface OutboxClaim {
+  /** How often the holder must renew while it posts; null when the claim cannot lapse (one process owns the database). */
+  readonly renewEveryMs: number | null;
+  /** Extends the claim; false when it lapsed and another process took it: post nothing more. */
+  renew(): Promise<boolean>;
+  /** Gives the claim up, so any process may post the conversation's rows at once. */
+  release(): Promise<void>;
+}
+
+/** Whether a claim was won: `busy` means another holder's claim is live until `until` (epoch ms). */
+export type ClaimAttempt = { readonly kind: 'claimed'; readonly claim: OutboxClaim } | { readonly kind: 'busy'; readonly until: number };
 
 /** Persistence of the outbox table. Callers put writes that belong together in one `Store.atomically`. */
 export interface OutboxStore {
@@ -20,6 +44,12 @@ export interface OutboxStore {
   nextPending(conversationId: string): Promise<PendingPost | null>;
   /** Conversations that have pending rows. */
   pendingConversations(): Promise<string[]>;
+  /**
+   * Claims the conversation's pending rows for this process (see OutboxClaim). A process claims again what
+   * it already holds (a restarted process under its old name takes its claims straight back); a claim whose
+   * holder stopped renewing is taken over once it lapses. Claim before reading the rows to post.
+   */
+  claim(conversationId: string): Promise<ClaimAttempt>;
   /** Counts a try before the platform is called, so a crash after it is known to need a look first. */
   countAttempt(id: number): Promise<void>;
   /** Marks a row posted with its platform id; false when it was no longer pending. */

@@ -37,6 +37,7 @@ export interface OutboxDeps {
   refOf(conversationId: string): ConversationRef | null;
   onQuestionPosted(runId: string, platformMessageId: string): Promise<void>;
   backoffMs?: OutboxPosterDeps['backoffMs'];
+  sweepEveryMs?: OutboxPosterDeps['sweepEveryMs'];
 }
 
 export function createOutbox(deps: OutboxDeps): Outbox {

@@ -8,8 +8,11 @@ import { notices } from './run-notices.js';
 export interface InterruptedRun {
   readonly conversationId: string;
   readonly taskId: number | null;
-  /** `resumed`: re-queued; `gave_up`: the task had been interrupted `attempts` times and was failed. */
-  readonly action: 'resumed' | 'gave_up';
+  /**
+   * `resumed`: re-queued; `gave_up`: the task had been interrupted `attempts` times and was failed;
+   * `finished`: the run had recorded its final answer before it died, so it is completed, not run again.
+   */
+  readonly action: 'resumed' | 'gave_up' | 'finished';
   readonly attempts: number;
 }
 
@@ -35,6 +38,14 @@ export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: Recove
   await deps.posts.retractPreviews(run.id, tx);
   const task = run.taskId !== null ? await tx.tasks.get(run.taskId) : null;
   const attempts = task?.attempts ?? 0;
+  const answer = await finalAnswerOf(tx, run);
+  if (answer !== null) {
+    // Its answer is in the outbox (posted, or posted now): running the task again would answer twice.
+    await tx.runs.transition(run.id, ['interrupted'], 'completed', { summary: answer });
+    if (task && task.status === 'in_progress') await tx.tasks.complete(run.conversationId, task.id, answer);
+    deps.logger.info({ runId: run.id, taskId: run.taskId }, 'an interrupted run had already recorded its final answer; completed it');
+    return { conversationId: run.conversationId, taskId: run.taskId, action: 'finished', attempts };
+  }
   if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {
     await tx.tasks.fail(run.conversationId, task.id, `Interrupted by restarts ${attempts} times.`);
     deps.logger.warn({ taskId: task.id, attempts }, 'a task was interrupted by restarts too often; failed it');
@@ -44,6 +55,19 @@ export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: Recove
   if (run.taskId !== null) await tx.tasks.requeue(run.taskId, 0);
   await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restarted(run.taskId) }, tx);
   return { conversationId: run.conversationId, taskId: run.taskId, action: 'resumed', attempts };
+}
+
+/** Transcript rows read back to find a run's last step: its final answer is the newest of them. */
+const LAST_STEP_ROWS = 50;
+
+/**
+ * The run's final answer when its last recorded step was one (assistant text with no tool call: the
+ * loop ends the run there, and the answer was recorded for posting in the same write); else null.
+ */
+async function finalAnswerOf(tx: Store, run: RunRow): Promise<string | null> {
+  const last = (await tx.transcript.recent(run.conversationId, LAST_STEP_ROWS)).filter((m) => m.runId === run.id).at(-1);
+  if (!last || last.role !== 'assistant' || (last.toolCalls?.length ?? 0) > 0) return null;
+  return last.content?.trim() ? last.content : null;
 }
 
 /**

@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/logger.js';
+import { createOutbox } from '../../src/outbox/outbox.js';
 import { ConversationBusyError } from '../../src/runs/conversation-busy-error.js';
 import type { Store } from '../../src/store/store.js';
+import { MemoryAdapter } from '../fakes/memory-adapter.js';
+import { waitFor } from '../fakes/wait-for.js';
 
 /**
  * Makes a fresh, empty, migrated store for one test, and disposes of it afterwards. `peer` is a second
@@ -102,6 +107,45 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect((await store.outbox.nextPending(c))?.id).toBe(q);
       expect(await store.outbox.state(a!)).toEqual({ status: 'posted', platformMessageId: 'P1' });
       expect(await store.outbox.pendingConversations()).toEqual([c]);
+    });
+
+    it('gives a conversation’s outbox claim to exactly one of two racing stores, and frees it on release', async () => {
+      const c = await conversation('T1');
+      const attempts = values(await race(2, (s) => s.outbox.claim(c)));
+      const won = attempts.filter((a) => a.kind === 'claimed');
+      expect(won).toHaveLength(1);
+      expect(attempts.filter((a) => a.kind === 'busy')).toHaveLength(1);
+      const claim = won[0]!.kind === 'claimed' ? won[0]!.claim : null;
+      expect(await claim!.renew()).toBe(true);
+      await claim!.release();
+      expect(await claim!.renew()).toBe(false);
+      const again = await peer.outbox.claim(c);
+      expect(again.kind).toBe('claimed');
+      if (again.kind === 'claimed') await again.claim.release();
+    });
+
+    it('posts each outbox row exactly once when two stores’ posters are kicked for the same conversation', async () => {
+      const c = await conversation('T1');
+      const adapter = new MemoryAdapter();
+      const outboxOf = (s: Store) =>
+        createOutbox({ store: s, clock: systemClock, logger: silentLogger(), adapters: new Map([['memory', adapter]]), refOf: () => ref('T1'), onQuestionPosted: async () => undefined });
+      const [one, two] = [outboxOf(store), outboxOf(peer)];
+      // Slow posts keep the first claim held while the second poster tries its own.
+      let open!: () => void;
+      adapter.postGate = new Promise<void>((resolve) => (open = resolve));
+      await Promise.all([one.start(), two.start()]);
+      try {
+        const tickets = [await one.record(c, null, { purpose: 'note', text: 'first' }), await two.record(c, null, { purpose: 'note', text: 'second' })];
+        await two.record(c, null, { purpose: 'note', text: 'third' });
+        open();
+        const delivered = await Promise.all([one.delivered(tickets[0]!), two.delivered(tickets[1]!)]);
+        expect(delivered.every((id) => id !== null)).toBe(true);
+        await waitFor(async () => (await store.outbox.pendingConversations()).length === 0, 20_000, 'every row posted');
+        expect(adapter.posts.map((p) => p.text)).toEqual(['first', 'second', 'third']);
+      } finally {
+        open();
+        await Promise.all([one.stop(1000), two.stop(1000)]);
+      }
     });
 
     it('adds usage up per person and day, and returns the run’s running total', async () => {

@@ -46,4 +46,18 @@ describe('recovering a run taken over from a dead process', () => {
     expect(await h.app.runs.get(dead.runId)).toMatchObject({ status: 'completed' });
     expect(await h.app.tasks.get(dead.taskId)).toMatchObject({ status: 'in_progress' });
   });
+
+  it('completes a run whose final answer was recorded before its process died, instead of answering again', async () => {
+    h = await startHarness();
+    const dead = await deadRun(1);
+    await h.app.outbox.atomically(async (tx) => {
+      await tx.transcript.append({ conversationId: dead.conversationId, runId: dead.runId, role: 'assistant', content: 'The summary.', toolCalls: [] });
+      return h.app.outbox.record(dead.conversationId, dead.runId, { purpose: 'answer', text: 'The summary.' }, tx);
+    });
+    expect(await recoverTakenOverRun(dead.runId, deps())).toEqual({ conversationId: dead.conversationId, taskId: dead.taskId, action: 'finished', attempts: 1 });
+    expect(await h.app.runs.get(dead.runId)).toMatchObject({ status: 'completed', summary: 'The summary.' });
+    expect(await h.app.tasks.get(dead.taskId)).toMatchObject({ status: 'completed' });
+    await waitFor(() => h.adapter.posts.some((p) => p.text === 'The summary.'), 10_000, 'the answer');
+    expect(h.adapter.posts.map((p) => p.text)).toEqual(['The summary.']);
+  });
 });

@@ -3,27 +3,43 @@ import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type PendingPost } from '../../outbox/outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
+import { createPgOutboxClaims } from './pg-outbox-claims.js';
 import { createPgOutboxPreviews } from './pg-outbox-previews.js';
+import type { RunOwnership } from './pg-run-store.js';
 
 const pending = eq(outbox.status, 'pending');
 /** `attempts + 1`, evaluated by the database so concurrent counts add up. */
 const sqlIncrement = () => sql`${outbox.attempts} + 1`;
 
+/**
+ * Whether the row's run is running in another process (see PendingPost.runningElsewhere); one primary-key
+ * lookup. Written out by hand: drizzle drops the table names of a correlated subquery's columns.
+ */
+const runningElsewhere = (me: string | null) =>
+  sql<boolean>`exists (select 1 from runs r where r.id = "outbox"."run_id" and r.status = 'running' and r.owner is distinct from ${me})`;
+
 /** The outbox on PostgreSQL: jsonb payloads read back through the zod schema, conditional status updates. */
-export function createPgOutboxStore(db: PgExecutor, clock: Clock): OutboxStore {
+export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): OutboxStore {
+  const me = ownership?.processId ?? null;
   const markFailed = async (id: number, error: string) => {
     await db.update(outbox).set({ status: 'failed', error }).where(and(eq(outbox.id, id), pending));
   };
   const nextPending = async (conversationId: string): Promise<PendingPost | null> => {
-    const [raw] = await db.select().from(outbox).where(and(eq(outbox.conversationId, conversationId), pending)).orderBy(asc(outbox.id)).limit(1);
-    if (!raw) return null;
+    const [found] = await db
+      .select({ raw: outbox, runningElsewhere: runningElsewhere(me) })
+      .from(outbox)
+      .where(and(eq(outbox.conversationId, conversationId), pending))
+      .orderBy(asc(outbox.id))
+      .limit(1);
+    if (!found) return null;
+    const { raw } = found;
     const payload = outboxPayloadSchema.safeParse(raw.payload);
     const purpose = outboxPurposeSchema.safeParse(raw.purpose);
     if (!payload.success || !purpose.success) {
       await markFailed(raw.id, 'unreadable payload');
       return nextPending(conversationId);
     }
-    return { id: raw.id, conversationId: raw.conversationId, runId: raw.runId, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.notBefore };
+    return { id: raw.id, conversationId: raw.conversationId, runId: raw.runId, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.notBefore, runningElsewhere: found.runningElsewhere === true };
   };
   return {
     async add(conversationId, runId, purpose, pieces) {
@@ -75,6 +91,7 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock): OutboxStore {
       const [r] = await db.select({ status: outbox.status, platformMessageId: outbox.platformMessageId }).from(outbox).where(eq(outbox.id, id));
       return r ?? null;
     },
+    ...createPgOutboxClaims(db, clock, ownership),
     ...createPgOutboxPreviews(db, clock),
   };
 }

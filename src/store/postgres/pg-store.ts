@@ -47,7 +47,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     schedules: createPgScheduleStore(ex),
     conversations: createPgConversationStore(ex, clock),
     transcript: createPgTranscriptStore(ex, clock),
-    outbox: createPgOutboxStore(ex, clock),
+    outbox: createPgOutboxStore(ex, clock, ownership),
     usage: createPgUsageStore(ex),
     grants: createPgToolGrantStore(ex, clock),
     dedupe: createPgEventDedupe(ex),

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import type { OutboxStatus } from '../../db/schema.js';
 import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore } from '../../outbox/outbox-store.js';
+import { createSqliteOutboxClaims } from './sqlite-outbox-claims.js';
 import { createSqliteOutboxPreviews } from './sqlite-outbox-previews.js';
 import type { Synchronous } from './synchronous.js';
 
@@ -15,8 +16,10 @@ interface RawRow {
   not_before: number;
 }
 
-/** The outbox on SQLite: prepared statements, payloads read back through the zod schema. */
-
+/**
+ * The outbox on SQLite: prepared statements, payloads read back through the zod schema. Every preview is
+ * this process's own (one process owns the file), so no row's run runs elsewhere.
+ */
 export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<OutboxStore> {
   const c = db.$client;
   const insert = c.prepare("insert into outbox (conversation_id, run_id, purpose, payload, status, created_at) values (?, ?, ?, ?, 'pending', ?)");
@@ -50,7 +53,7 @@ export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<Outbo
         failed.run('unreadable payload', raw.id);
         return this.nextPending(conversationId);
       }
-      return { id: raw.id, conversationId: raw.conversation_id, runId: raw.run_id, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.not_before };
+      return { id: raw.id, conversationId: raw.conversation_id, runId: raw.run_id, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.not_before, runningElsewhere: false };
     },
     pendingConversations() {
       return (conversations.all() as { conversation_id: string }[]).map((r) => r.conversation_id);
@@ -80,6 +83,7 @@ export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<Outbo
       const r = state.get(id) as { status: OutboxStatus; platform_message_id: string | null } | undefined;
       return r ? { status: r.status, platformMessageId: r.platform_message_id } : null;
     },
+    ...createSqliteOutboxClaims(),
     ...createSqliteOutboxPreviews(db, clock),
   };
 }

@@ -1,0 +1,54 @@
+import { and, eq, lt, or } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import { outboxClaims } from '../../db/pg-schema.js';
+import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../../outbox/outbox-store.js';
+import type { PgExecutor } from './pg-executor.js';
+import type { RunOwnership } from './pg-run-store.js';
+
+/**
+ * Outbox claims on PostgreSQL, modelled on the run leases: one `outbox_claims` row per conversation being
+ * posted to, naming its holder (this process's owner name) and `claim_until`. Claiming is one atomic upsert
+ * that wins only a free, lapsed or already-own claim, so of several processes kicking one conversation
+ * exactly one posts; the holder renews every third of the lease and deletes the row when it has drained
+ * the conversation. Writes happen per worker turn (a burst of posts), never per post.
+ */
+export function createPgOutboxClaims(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): Pick<OutboxStore, 'claim'> {
+  // A store opened without an owner name (tools, tests) still needs one that no other process uses.
+  const owner = ownership?.processId ?? `outbox-${randomUUID()}`;
+  const leaseMs = ownership?.leaseMs ?? 30_000;
+  const mine = (conversationId: string) => and(eq(outboxClaims.conversationId, conversationId), eq(outboxClaims.owner, owner));
+
+  const held = (conversationId: string): OutboxClaim => ({
+    renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)),
+    async renew() {
+      const rows = await db
+        .update(outboxClaims)
+        .set({ claimUntil: clock.now() + leaseMs })
+        .where(mine(conversationId))
+        .returning({ id: outboxClaims.conversationId });
+      return rows.length === 1;
+    },
+    async release() {
+      await db.delete(outboxClaims).where(mine(conversationId));
+    },
+  });
+
+  return {
+    async claim(conversationId): Promise<ClaimAttempt> {
+      const now = clock.now();
+      const won = await db
+        .insert(outboxClaims)
+        .values({ conversationId, owner, claimUntil: now + leaseMs })
+        .onConflictDoUpdate({
+          target: outboxClaims.conversationId,
+          set: { owner, claimUntil: now + leaseMs },
+          setWhere: or(eq(outboxClaims.owner, owner), lt(outboxClaims.claimUntil, now)),
+        })
+        .returning({ id: outboxClaims.conversationId });
+      if (won.length === 1) return { kind: 'claimed', claim: held(conversationId) };
+      const [current] = await db.select({ until: outboxClaims.claimUntil }).from(outboxClaims).where(eq(outboxClaims.conversationId, conversationId));
+      return { kind: 'busy', until: current?.until ?? now };
+    },
+  };
+}

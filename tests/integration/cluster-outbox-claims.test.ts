@@ -1,0 +1,99 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import { outboxClaims } from '../../src/db/pg-schema.js';
+import { silentLogger } from '../../src/logger.js';
+import { createOutbox } from '../../src/outbox/outbox.js';
+import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { MemoryAdapter } from '../fakes/memory-adapter.js';
+import { useTestDatabase } from '../support/test-database.js';
+import { waitFor } from '../fakes/wait-for.js';
+
+const database = useTestDatabase();
+const LEASE_MS = 30_000;
+const pools: PgDb[] = [];
+const clock = new FakeClock();
+let first: PostgresStore;
+let second: PostgresStore;
+
+beforeAll(async () => {
+  if (database.skip) return;
+  for (let i = 0; i < 2; i++) pools.push(await openPostgres(database.url, { poolSize: 4 }));
+  first = createPostgresStore(pools[0]!, clock, { ownership: { processId: 'first', leaseMs: LEASE_MS } });
+  second = createPostgresStore(pools[1]!, clock, { ownership: { processId: 'second', leaseMs: LEASE_MS } });
+});
+afterAll(async () => {
+  await Promise.all(pools.map(closePostgres));
+});
+
+let seq = 0;
+const conversation = (s: PostgresStore) => s.conversations.ensure({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` });
+
+describe.skipIf(database.skip)('outbox claims across processes', () => {
+  it('lets another process take a claim over once its holder stopped renewing, and tells the old holder it lost it', async () => {
+    const c = await conversation(first);
+    const held = await first.outbox.claim(c);
+    expect(held.kind).toBe('claimed');
+    clock.advance(LEASE_MS - 1);
+    expect(await second.outbox.claim(c)).toEqual({ kind: 'busy', until: clock.now() + 1 });
+    clock.advance(2);
+    const taken = await second.outbox.claim(c);
+    expect(taken.kind).toBe('claimed');
+    if (held.kind === 'claimed') {
+      expect(held.claim.renewEveryMs).toBe(LEASE_MS / 3);
+      expect(await held.claim.renew()).toBe(false);
+      // A late release by the old holder leaves the new holder's claim alone.
+      await held.claim.release();
+    }
+    expect((await first.outbox.claim(c)).kind).toBe('busy');
+  });
+
+  it('gives a process back the claim it already holds (a restart under the same name)', async () => {
+    const c = await conversation(first);
+    expect((await first.outbox.claim(c)).kind).toBe('claimed');
+    expect((await first.outbox.claim(c)).kind).toBe('claimed');
+    expect((await second.outbox.claim(c)).kind).toBe('busy');
+  });
+
+  it('leaves the rows of a run another process is running to that process, and hands them to anyone once it no longer runs there', async () => {
+    const c = await conversation(first);
+    const run = await second.runs.create(c, null);
+    const [answer] = await second.outbox.add(c, run.id, 'answer', [{ text: 'the answer' }]);
+    expect(await first.outbox.nextPending(c)).toMatchObject({ id: answer, runningElsewhere: true });
+    expect(await second.outbox.nextPending(c)).toMatchObject({ id: answer, runningElsewhere: false });
+    await second.runs.transition(run.id, ['running'], 'completed');
+    expect(await first.outbox.nextPending(c)).toMatchObject({ id: answer, runningElsewhere: false });
+    const [note] = await first.outbox.add(c, null, 'note', [{ text: 'a note without a run' }]);
+    await second.outbox.markPosted(answer!, 'P1');
+    expect(await second.outbox.nextPending(c)).toMatchObject({ id: note, runningElsewhere: false });
+  });
+
+  it('posts a run’s answer from the process running it, even when another process holds the claim as it is recorded', async () => {
+    const ref = { platform: 'memory', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` };
+    const c = await first.conversations.ensure(ref);
+    const run = await second.runs.create(c, null);
+    const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
+    const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
+      createOutbox({ store: s, clock: systemClock, logger: silentLogger(), adapters: new Map([['memory', adapter]]), refOf: (id) => s.conversations.refOf(id), onQuestionPosted: async () => undefined });
+    const [mine, theirs] = [outboxOf(first, here), outboxOf(second, there)];
+    let open!: () => void;
+    here.postGate = new Promise<void>((resolve) => (open = resolve));
+    await Promise.all([mine.start(), theirs.start()]);
+    try {
+      // This process holds the claim while its note is on its way; the run's process records its answer meanwhile.
+      const note = await mine.record(c, null, { purpose: 'note', text: 'queued' });
+      await waitFor(async () => (await pools[0]!.select().from(outboxClaims).where(eq(outboxClaims.conversationId, c)))[0]?.owner === 'first', 20_000, 'this process to hold the claim');
+      const answer = await theirs.record(c, run.id, { purpose: 'answer', text: 'the answer' });
+      open();
+      expect(await mine.delivered(note)).not.toBeNull();
+      expect(await theirs.delivered(answer)).not.toBeNull();
+      expect(here.posts.map((p) => p.text)).toEqual(['queued']);
+      expect(there.posts.map((p) => p.text)).toEqual(['the answer']);
+    } finally {
+      open();
+      await Promise.all([mine.stop(1000), theirs.stop(1000)]);
+    }
+  }, 60_000);
+});
