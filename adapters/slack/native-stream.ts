@@ -55,7 +55,22 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
   let done = false;
   let lastCallAt = Number.NEGATIVE_INFINITY;
 
-  const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
+  /** Ends the wait under way at once: the answer is complete, so what the wait was coalescing goes with the last call. */
+  let cutPause: (() => void) | null = null;
+  const pause = (ms: number) =>
+    ms <= 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const done = () => {
+            cutPause = null;
+            resolve();
+          };
+          const timer = o.clock.setTimer(done, ms);
+          cutPause = () => {
+            o.clock.clearTimer(timer);
+            done();
+          };
+        });
   const paced = async <T>(call: () => Promise<T>): Promise<T> => {
     await pause(lastCallAt + o.intervalMs - o.clock.now());
     try {
@@ -90,11 +105,15 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       return false;
     }
   };
-  /** Sends the text not sent yet (all of it with `whole`, else what is safe to show), in calls Slack accepts. */
-  const sendPending = async (whole: boolean) => {
+  /**
+   * Sends the text not sent yet (all of it with `whole`, else what is safe to show), in calls Slack accepts.
+   * `keep` characters are left for the call that stops the stream.
+   */
+  const sendPending = async (whole: boolean, keep = 0) => {
     for (;;) {
-      if (delegate) return;
-      const pending = text.slice(sent.length);
+      // Once the answer is complete, finish sends what is left (most often all of it with the stop).
+      if (delegate || (!whole && phase !== 'open')) return;
+      const pending = text.slice(sent.length, text.length - keep);
       const chunk = (whole ? pending : sendable(pending)).slice(0, MAX_MARKDOWN_TEXT);
       if (chunk === '') return;
       if (ts === null) {
@@ -102,6 +121,8 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
         continue;
       }
       const streamTs = ts;
+      await pause(lastCallAt + o.intervalMs - o.clock.now());
+      if (!whole && phase !== 'open') return;
       await paced(() => o.call('chat.appendStream', { channel: o.channelId, ts: streamTs, markdown_text: markdown(chunk) }));
       sent += chunk;
       if (!whole) return;
@@ -127,15 +148,26 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
     async finish(finalText, pieces) {
       if (phase === 'stopped') return [];
       phase = 'finishing';
+      cutPause?.();
       await flusher.settled();
       if (delegate) return delegate.finish(finalText, pieces);
       if (!done) {
         if (!finalText.startsWith(sent)) o.logger.warn({ channel: o.channelId }, 'the streamed text is not the start of the final answer; the stream keeps what it showed');
         else text = finalText;
-        await sendPending(true);
+        // The rest of the answer rides with chat.stopStream, sent at once: waiting out the append interval
+        // would only delay the end of a complete answer (the channel's queue still keeps Slack's pace).
+        if (ts === null) {
+          // Nothing shown yet: the stream starts with as much of the answer as one call takes.
+          const first = text.slice(sent.length, sent.length + MAX_MARKDOWN_TEXT);
+          if (first !== '' && !(await start(first))) return (delegate as AnswerStream | null)!.finish(finalText, pieces);
+        }
+        await sendPending(true, Math.min(text.length - sent.length, MAX_MARKDOWN_TEXT));
         if (delegate) return (delegate as AnswerStream).finish(finalText, pieces);
+        const tail = text.slice(sent.length);
         const streamTs = ts!;
-        await paced(() => o.call('chat.stopStream', { channel: o.channelId, ts: streamTs }));
+        await o.call('chat.stopStream', { channel: o.channelId, ts: streamTs, ...(tail === '' ? {} : { markdown_text: markdown(tail) }) });
+        lastCallAt = o.clock.now();
+        sent += tail;
         done = true;
       }
       return pieces.map(() => ts!);
@@ -143,6 +175,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
     async stop(how = 'stopped') {
       if (phase !== 'open') return;
       phase = 'stopped';
+      cutPause?.();
       await flusher.settled();
       if (delegate) return delegate.stop(how);
       if (ts === null) return;

@@ -16,7 +16,8 @@ describe('streamed answers on Slack', () => {
   it('streams into the thread with chat.startStream/appendStream/stopStream; the message is the exact answer, once', async () => {
     e = await startErrand();
     const { slack: s, model } = e;
-    model.streamPace({ chunkChars: 6, chunkDelayMs: 15 });
+    // About two seconds of writing: the stream shows part of the answer before it is complete.
+    model.streamPace({ chunkChars: 6, chunkDelayMs: 40 });
     model.reply({ text: ANSWER });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'explain streaming' });
     await waitFor(() => s.callsOf('chat.stopStream').length === 1, 20_000, 'the stream to stop');
