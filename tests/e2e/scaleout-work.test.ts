@@ -235,20 +235,27 @@ describe.skipIf(db.skip)('work that crosses three Errand processes on one Postgr
     expect(calls.map(toolAnswer), 'one call asked, one call resumed with the answer').toEqual([null, 'blue']);
   }, 90_000);
 
-  it('a schedule armed in every process fires exactly once per occurrence', async () => {
-    const fires = () => query<{ run_count: number; status: string }>(`select run_count, status from schedules where channel = $1`, [SCHEDULE_CHANNEL]);
-    const posts = () => slack.botTexts(SCHEDULE_CHANNEL, null).filter((t) => t.includes(SCHEDULE_PROMPT));
-    // Due ~25 s after the start, then every minute: the second occurrence comes about 85 s into the file.
-    await waitFor(async () => (await fires())[0]!.run_count >= 2 && posts().length >= 2, 150_000, `two fires of the schedule\n${outputs()}`);
-    const answered = (ts: string) => slack.botTexts(SCHEDULE_CHANNEL, ts).includes('Sunny all day.');
-    await waitFor(() => slack.messages(SCHEDULE_CHANNEL, null).every((m) => !m.text.includes(SCHEDULE_PROMPT) || answered(m.ts)), 45_000, 'every fire to be answered in its thread');
+  it('a schedule armed in every process fires exactly once per occurrence, and goes on when the process that ran it dies', async () => {
+    const fires = async () => (await query<{ run_count: number; status: string }>(`select run_count, status from schedules where channel = $1`, [SCHEDULE_CHANNEL]))[0]!;
+    const roots = () => slack.messages(SCHEDULE_CHANNEL, null).filter((m) => m.text.includes(SCHEDULE_PROMPT));
+    const allAnswered = () => roots().every((m) => slack.botTexts(SCHEDULE_CHANNEL, m.ts).includes('Sunny all day.'));
+    // Due ~25 s after the start of the file, then every minute.
+    await waitFor(async () => (await fires()).run_count >= 1 && roots().length >= 1 && allAnswered(), 90_000, `the first fire, answered\n${outputs()}`);
+    await noRunLeftWorking();
+    // The process that ran the first occurrence (as a rule the one that won its fire) dies: a survivor fires the next.
+    const [first] = await runsIn(SCHEDULE_CHANNEL);
+    const ranFirst = processes.find((p) => p.id === first!.owner);
+    await ranFirst?.errand.kill();
+    await waitFor(async () => (await fires()).run_count >= 2 && roots().length >= 2 && allAnswered(), 120_000, `the second fire, answered\n${outputs()}`);
     await noRunLeftWorking();
 
-    const [schedule] = await fires();
-    expect(schedule!.status).toBe('active');
-    const roots = slack.messages(SCHEDULE_CHANNEL, null).filter((m) => m.text.includes(SCHEDULE_PROMPT));
-    expect(roots.map((m) => m.text), 'one post per fire').toHaveLength(schedule!.run_count);
-    for (const root of roots) expect(slack.botTexts(SCHEDULE_CHANNEL, root.ts), `thread of ${root.ts}`).toEqual(['Sunny all day.']);
-    expect(model.requests.filter((r) => lastUserText(r).includes(SCHEDULE_PROMPT)), 'one run per fire').toHaveLength(schedule!.run_count);
-  }, 160_000);
+    const schedule = await fires();
+    expect(schedule.status).toBe('active');
+    expect(roots().map((m) => m.text), 'one post per fire').toHaveLength(schedule.run_count);
+    for (const root of roots()) expect(slack.botTexts(SCHEDULE_CHANNEL, root.ts), `thread of ${root.ts}`).toEqual(['Sunny all day.']);
+    expect(model.requests.filter((r) => lastUserText(r).includes(SCHEDULE_PROMPT)), 'one run per fire').toHaveLength(schedule.run_count);
+    const runs = await runsIn(SCHEDULE_CHANNEL);
+    expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'completed'));
+    expect(runs.at(-1)!.owner, 'the second occurrence ran on a survivor').not.toBe(first!.owner);
+  }, 200_000);
 });
