@@ -155,7 +155,16 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       return wait;
     },
     ...(options.pacer
-      ? { beforeCall: sharedPacing({ pacer: options.pacer, platform: SLACK_PLATFORM, intervalMs: Math.ceil(1000 / (tuning.messageRate ?? SLACK_MESSAGE_RATE).perSecond), logger }) }
+      ? {
+          beforeCall: sharedPacing({
+            pacer: options.pacer,
+            platform: SLACK_PLATFORM,
+            intervalMs: Math.ceil(1000 / (tuning.messageRate ?? SLACK_MESSAGE_RATE).perSecond),
+            // The short burst Slack tolerates, which this process's own queue allows too.
+            burst: (tuning.messageRate ?? SLACK_MESSAGE_RATE).burst,
+            logger,
+          }),
+        }
       : {}),
   });
   let connection: ConnectionState = { connected: false, detail: 'not started' };

@@ -5,8 +5,11 @@ import type { Logger } from '../logger.js';
  * they never post faster than the platform allows. Without one, each adapter paces only its own posts.
  */
 export interface PostPacer {
-  /** Reserves the channel's next posting slot, at least `intervalMs` after the one before; resolves the milliseconds to wait before posting (0 = now). */
-  reserve(platform: string, channel: string, intervalMs: number): Promise<number>;
+  /**
+   * Reserves the channel's next posting slot, at least `intervalMs` after the one before (a channel quiet
+   * for a while may take `burst` slots at once, default 1); resolves the milliseconds to wait before posting (0 = now).
+   */
+  reserve(platform: string, channel: string, intervalMs: number, burst?: number): Promise<number>;
 }
 
 export interface SharedPacingOptions {
@@ -14,6 +17,8 @@ export interface SharedPacingOptions {
   platform: string;
   /** Least time between two posts to one channel, whichever process makes them. */
   intervalMs: number;
+  /** Posts a quiet channel may take back to back, as the platform tolerates (default 1: none). */
+  burst?: number;
   logger: Logger;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -30,7 +35,7 @@ export function sharedPacing(options: SharedPacingOptions): (channel: string) =>
   return async (channel) => {
     let wait: number;
     try {
-      wait = await options.pacer.reserve(options.platform, channel, options.intervalMs);
+      wait = await options.pacer.reserve(options.platform, channel, options.intervalMs, options.burst ?? 1);
     } catch (err) {
       options.logger.warn({ err, channel }, 'shared post pacing failed; posting under this process pacing only');
       return;

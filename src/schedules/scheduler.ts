@@ -23,6 +23,12 @@ export interface WakeTimer {
 const MAX_DELAY_MS = 2_147_483_647;
 /** How long one slice of rescheduling may hold the event loop. */
 const ADVANCE_SLICE_MS = 4;
+/**
+ * After losing a fire to another process, when to read the schedule's next run that process writes
+ * (doubling each time it is not there yet). Past the last look the row is rescheduled here, as a
+ * restart would: its winner died between recording the fire and writing the next run.
+ */
+const LOST_FIRE_LOOKS_MS = [250, 500, 1000, 2000, 4000, 8000];
 
 /** A WakeTimer on an injected Clock, so tests drive schedules with a fake clock. */
 export function clockWakeTimer(clock: Clock): WakeTimer {
@@ -101,6 +107,8 @@ export class Scheduler {
   /** A slice of the second pass is under way (it awaits the store between rows). */
   private draining = false;
   private readonly metrics: Metrics;
+  /** Looks for the next run of schedules whose fire another process won (see LOST_FIRE_LOOKS_MS). */
+  private readonly lostFireLooks = new Set<unknown>();
 
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
@@ -141,6 +149,8 @@ export class Scheduler {
     this.wakeAt = null;
     if (this.drainHandle !== null) this.opts.clock.clearTimer(this.drainHandle);
     this.drainHandle = null;
+    for (const look of this.lostFireLooks) this.opts.clock.clearTimer(look);
+    this.lostFireLooks.clear();
     this.pending.length = 0;
     this.queue.clear();
     await this.idle();
@@ -200,7 +210,12 @@ export class Scheduler {
         continue;
       }
       const fired = await this.guard(id, () => this.opts.store.recordFire(id, at, now));
-      if (!fired) continue;
+      if (!fired) {
+        // Another process sharing the database fired it (or it was paused, edited or deleted there):
+        // stay armed for its next run, which the winner writes in a moment.
+        this.lookForNextRun(id, at, 0);
+        continue;
+      }
       this.launch(fired, now);
       if (fired.kind !== 'once') later.push({ row: fired, dueAt: at, skipped: false });
     }
@@ -258,6 +273,32 @@ export class Scheduler {
     }
     const updated = await this.opts.store.update(row.id, change, now);
     if (updated) this.arm(updated);
+  }
+
+  /**
+   * Re-arms a schedule whose fire at `firedAt` this process lost, once the row shows its next run. A row no
+   * longer active is left disarmed; one still without a next run after the last look is rescheduled here.
+   */
+  private lookForNextRun(id: number, firedAt: number, attempt: number): void {
+    if (!this.launcher) return;
+    const look = this.opts.clock.setTimer(() => {
+      this.lostFireLooks.delete(look);
+      this.track(
+        (async () => {
+          if (!this.launcher) return;
+          const row = await this.opts.store.get(id);
+          if (!row || row.status !== 'active' || this.queue.has(id)) return;
+          if (row.nextRunAt !== null && row.nextRunAt !== firedAt) return this.arm(row);
+          // Still due at the same time: nobody recorded that fire (our attempt failed): try it again, the
+          // conditional update keeps it to one process.
+          if (row.nextRunAt === firedAt && attempt >= 2) return this.arm(row);
+          if (attempt + 1 < LOST_FIRE_LOOKS_MS.length) return this.lookForNextRun(id, firedAt, attempt + 1);
+          this.opts.logger.warn({ scheduleId: id }, 'a schedule fired elsewhere got no next run; rescheduling it here');
+          await this.reschedule(row, this.opts.clock.now());
+        })(),
+      );
+    }, LOST_FIRE_LOOKS_MS[attempt]!);
+    this.lostFireLooks.add(look);
   }
 
   /** Computes a next run for an active row that has none (or a bad one), persisting the result. */

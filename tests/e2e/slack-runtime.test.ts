@@ -132,14 +132,15 @@ describe('Errand on Slack, end to end', () => {
     expect((await reply('/stop')).text).toContain('Nothing is running');
   });
 
-  it('a 429 from chat.postMessage delays the reply but loses nothing', async () => {
+  it('a 429 on the call that starts the answer delays the reply but loses nothing', async () => {
     e = await startErrand();
     const { slack: s, model } = e;
     model.reply({ text: 'Eventually.' });
-    s.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
+    // A quick answer is one streamed message: chat.startStream is its first call.
+    s.failNext('chat.startStream', { status: 429, retryAfter: 1 });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'hurry' });
-    await waitFor(() => texts(s, ts).includes('Eventually.'));
-    expect(s.callsOf('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
+    await waitFor(() => texts(s, ts).includes('Eventually.'), 20_000);
+    expect(s.callsOf('chat.startStream').filter((c) => c.status === 429)).toHaveLength(1);
     expect(texts(s, ts)).toEqual(['Eventually.']);
   });
 

@@ -41,9 +41,21 @@ describe.skipIf(database.skip)('channel pacing across processes', () => {
     expect(await b.reserve('discord', 'D1', 1000)).toBe(0);
   });
 
+  it('with a burst, lets a quiet channel take that many slots at once from any process, then one per interval', async () => {
+    const clock = new FakeClock();
+    const a = createChannelPacing(first, clock);
+    const b = createChannelPacing(second, clock);
+    const waits = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).reserve('slack', 'C2', 1000, 3)));
+    expect(waits.sort((x, y) => x - y)).toEqual([0, 0, 0, 1000, 2000, 3000]);
+    clock.advance(60_000);
+    expect(await a.reserve('slack', 'C2', 1000, 3)).toBe(0);
+    expect(await b.reserve('slack', 'C2', 1000, 3)).toBe(0);
+  });
+
   it('refuses an interval that is not a non-negative whole number of milliseconds', async () => {
     const pacing = createChannelPacing(first, new FakeClock());
     await expect(pacing.reserve('slack', 'C9', -1)).rejects.toThrow(RangeError);
     await expect(pacing.reserve('slack', 'C9', 1.5)).rejects.toThrow(RangeError);
+    await expect(pacing.reserve('slack', 'C9', 1000, 0)).rejects.toThrow(RangeError);
   });
 });
