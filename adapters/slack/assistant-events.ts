@@ -1,6 +1,6 @@
-import type { App } from '@slack/bolt';
 import type { Logger } from '../../src/logger.js';
 import { assistantThreadEventSchema, type AssistantThreads } from './assistant-threads.js';
+import type { EventRoutes } from './event-routes.js';
 
 /**
  * Wires Slack's assistant events: `assistant_thread_started` (a person opened the app's assistant
@@ -9,8 +9,8 @@ import { assistantThreadEventSchema, type AssistantThreads } from './assistant-t
  * subscribed so Slack does not keep redelivering it. Messages in these threads arrive as ordinary DM
  * `message` events and go through the usual handlers.
  */
-export function registerAssistantEvents(app: App, deps: { assistant: AssistantThreads; logger: Logger }): void {
-  app.event('assistant_thread_started', async ({ event }) => {
+export function registerAssistantEvents(routes: EventRoutes, deps: { assistant: AssistantThreads; logger: Logger }): void {
+  routes.on('assistant_thread_started', async ({ event }) => {
     const parsed = assistantThreadEventSchema.safeParse(event);
     if (!parsed.success) {
       deps.logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed assistant_thread_started event');
@@ -19,7 +19,7 @@ export function registerAssistantEvents(app: App, deps: { assistant: AssistantTh
     const { channel_id, thread_ts } = parsed.data.assistant_thread;
     await deps.assistant.started(channel_id, thread_ts);
   });
-  app.event('assistant_thread_context_changed', async ({ event }) => {
+  routes.on('assistant_thread_context_changed', async ({ event }) => {
     const parsed = assistantThreadEventSchema.safeParse(event);
     deps.logger.debug({ context: parsed.success ? parsed.data.assistant_thread.context : null }, 'assistant thread context changed');
   });

@@ -18,6 +18,7 @@ import { createAssistantThreads, type SuggestedPrompt } from './assistant-thread
 import { registerActions, type AnsweredQuestion } from './actions.js';
 import { createBotThreads } from './bot-threads.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
+import { createEventRoutes } from './event-routes.js';
 import { createSlackFileDownloader } from './slack-files.js';
 import { escapeText } from './mrkdwn.js';
 import { sharedPacing, type PostPacer } from '../../src/chat/post-pacer.js';
@@ -265,7 +266,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     const receiver = ackAfterHandling(boltReceiver, { deadlineMs: tuning.eventAckDeadlineMs ?? 2500, logger });
     const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
     const deps = { sink: () => sink, logger };
-    registerEventHandlers(built, {
+    const routes = createEventRoutes(built);
+    registerEventHandlers(routes, {
       ...deps,
       bot: () => bot,
       botThreads,
@@ -273,8 +275,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       downloadFile,
       onHandedOver: (m) => assistant.requested(m.conversation, m.text),
     });
-    registerAssistantEvents(built, { assistant, logger });
-    const scheduleUi = registerScheduleUi(built, { ...deps, call: api });
+    registerAssistantEvents(routes, { assistant, logger });
+    const scheduleUi = registerScheduleUi(built, routes, { ...deps, call: api });
     registerSlashCommands(built, { ...deps, ackBudgetMs: tuning.commandAckBudgetMs ?? 2000, scheduleUi });
     registerActions(built, { ...deps, onAnswered });
     built.error(async (err) => logger.error({ err }, 'Bolt listener error'));

@@ -1,8 +1,8 @@
-import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
 import type { BotThreads } from './bot-threads.js';
+import type { EventRoutes } from './event-routes.js';
 import { conversationOfMessage, isDmChannel } from './slack-thread-id.js';
 import { slackFileSchema, toAttachments, type SlackFileDownload } from './slack-files.js';
 
@@ -42,15 +42,33 @@ export interface EventContext {
   readonly downloadFile?: SlackFileDownload;
 }
 
+/** The bot's mention pattern, built once per bot user id (the id never changes while the process runs). */
+let mentionPattern: { botUserId: string; pattern: RegExp } | null = null;
+
+function mentionOf(botUserId: string): RegExp {
+  if (mentionPattern?.botUserId !== botUserId) mentionPattern = { botUserId, pattern: new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g') };
+  return mentionPattern.pattern;
+}
+
 /** Removes the bot's mention (`<@U…>` or `<@U…|name>`) and decodes Slack's `&amp;`/`&lt;`/`&gt;`. */
 export function cleanText(text: string, botUserId: string): string {
   return text
-    .replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g'), ' ')
+    .replace(mentionOf(botUserId), ' ')
     .replace(/[ \t]{2,}/g, ' ')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&')
     .trim();
+}
+
+/**
+ * The checks below that need no parsing, made first: every post of the bot comes back to it as an
+ * event (one per message it answers), and neither those nor other bots' posts are worth validating.
+ */
+function isNotAPerson(raw: unknown, botUserId: string): boolean {
+  if (typeof raw !== 'object' || raw === null) return false;
+  const e = raw as Record<string, unknown>;
+  return e.bot_id !== undefined || e.user === botUserId || (typeof e.subtype === 'string' && !PERSON_SUBTYPES.has(e.subtype));
 }
 
 /**
@@ -60,6 +78,7 @@ export function cleanText(text: string, botUserId: string): string {
  * a mention give the same InboundMessage (same ts, same conversation, same text).
  */
 export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise<InboundMessage | null> {
+  if (isNotAPerson(raw, ctx.bot.userId)) return null;
   const parsed = messageEventSchema.safeParse(raw);
   if (!parsed.success) return null;
   const e = parsed.data;
@@ -113,7 +132,7 @@ const RECENT_MESSAGES = 1000;
  * stored the message, and the receiver acknowledges the event only then (ack-after-handling.ts). Twins and redeliveries of a message already handed over (or in flight) are dropped
  * here, cheaply; the core de-duplicates again, durably.
  */
-export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
+export function registerEventHandlers(routes: EventRoutes, deps: EventHandlerDeps): void {
   const handled = new Map<string, Promise<void>>();
   const onEvent = async (event: unknown, body: unknown) => {
     const sink = deps.sink();
@@ -143,6 +162,6 @@ export function registerEventHandlers(app: App, deps: EventHandlerDeps): void {
   const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
     await onEvent(event, body).catch((err: unknown) => deps.logger.error({ err }, 'handing a Slack message to the core failed'));
   };
-  app.event('app_mention', listener);
-  app.event('message', listener);
+  routes.on('app_mention', listener);
+  routes.on('message', listener);
 }

@@ -4,6 +4,7 @@ import { parseScheduleActionId } from '../../src/chat/action-id.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import type { ScheduleFormRequest } from '../../src/chat/schedule-form.js';
 import type { Logger } from '../../src/logger.js';
+import type { EventRoutes } from './event-routes.js';
 import { homeView, readScheduleModal, replyBody, scheduleModal, SCHEDULE_FORM_CALLBACK } from './home-views.js';
 import { isDmChannel, SLACK_PLATFORM, toChannelRef } from './slack-thread-id.js';
 
@@ -43,7 +44,7 @@ const MAX_PAGES = 5;
  * and its submission answers with field errors, an updated modal to confirm, or closes it and
  * refreshes the Home. Stop buttons on the Home stop through the same core path as everywhere.
  */
-export function registerScheduleUi(app: App, deps: ScheduleUiDeps): ScheduleUi {
+export function registerScheduleUi(app: App, routes: EventRoutes, deps: ScheduleUiDeps): ScheduleUi {
   const ttl = deps.membershipTtlMs ?? 60_000;
   const now = deps.now ?? Date.now;
   const memberships = new Map<string, { at: number; channels: string[] }>();
@@ -85,7 +86,7 @@ export function registerScheduleUi(app: App, deps: ScheduleUiDeps): ScheduleUi {
   const refresh = (userId: string, teamId: string, note: string | null) =>
     publishHome(userId, teamId, note).catch((err: unknown) => deps.logger.warn({ err, userId }, 'publishing the App Home failed'));
 
-  app.event('app_home_opened', async ({ event, context }) => {
+  routes.on('app_home_opened', async ({ event, context }) => {
     if (event.tab === 'messages') return;
     const teamId = context.teamId;
     if (teamId) await refresh(event.user, teamId, null);

@@ -140,23 +140,26 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;
     }
-    // Charged even when the run was stopped meanwhile: the tokens were spent.
-    if (response.usage) await input.budget?.record(response.usage);
+    const usage = response.usage;
+    const text = response.text?.trim() ? response.text : null;
+    const blank = text === null && response.toolCalls.length === 0;
+    // Charged even when the run was stopped meanwhile (the tokens were spent); an answer's charge is part of its own write below.
+    if (usage && (signal.aborted || blank)) await input.budget?.record(usage);
     if (signal.aborted) {
       await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
       return { kind: 'aborted' };
     }
-    tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, response.usage);
+    tokenScale = calibrateTokenScale(tokenScale, context.estimatedTokens + toolTokens, usage);
 
-    const text = response.text?.trim() ? response.text : null;
-    if (text === null && response.toolCalls.length === 0) {
+    if (blank) {
       // A blank reply answers nobody: ask once more, then give up visibly rather than "complete" in silence.
       if (++blankReplies >= 2) return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
       deps.logger.warn({ runId }, 'the model sent an empty answer; asking again');
       continue;
     }
-    // The answer text and its transcript row are one write: a crash cannot post it twice or lose it.
+    // The answer text, its transcript row and its usage are one write: a crash cannot post it twice or lose it.
     const ticket = await deps.posts.atomically(async (tx) => {
+      if (usage) await input.budget?.record(usage, tx);
       await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
       return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx, preview.stream() ?? undefined) : [];
     });

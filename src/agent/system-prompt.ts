@@ -57,8 +57,20 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** The last local time written, per timezone: it shows minutes, so every run within a minute reuses it. */
+const lastLocal = new Map<string, { minute: number; text: string }>();
+
+function localMinute(now: number, timezone: string): string {
+  const minute = Math.floor(now / 60_000);
+  const last = lastLocal.get(timezone);
+  if (last?.minute === minute) return last.text;
+  const text = formatterFor(timezone).format(now);
+  lastLocal.set(timezone, { minute, text });
+  return text;
+}
+
 function formatNow(now: number, timezone: string): string {
-  const local = formatterFor(timezone).format(now);
+  const local = localMinute(now, timezone);
   return `${local} (${timezone}; ${new Date(now).toISOString()})`;
 }
 

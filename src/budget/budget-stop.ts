@@ -24,9 +24,18 @@ export interface TokenUsage {
  * The budget of one run, as the agent loop sees it: it records each response's usage and asks,
  * before every model call, whether it may make it. Implemented by src/budget/budget.ts.
  */
+/**
+ * A transaction a usage record joins (a Store's `atomically` tx), so the charge commits with what
+ * the response produced, in one write instead of two.
+ */
+export interface UsageTransaction {
+  readonly usage: { record(runId: string, day: string, user: string, usage: TokenUsage): Promise<number> };
+  afterCommit(fn: () => void): void;
+}
+
 export interface RunBudget {
-  /** Charges one response's tokens to the run and its payer's day (one write). */
-  record(usage: TokenUsage): Promise<void>;
+  /** Charges one response's tokens to the run and its payer's day: one write, or part of `within`'s. */
+  record(usage: TokenUsage, within?: UsageTransaction): Promise<void>;
   /** Tokens the run has used so far. */
   spent(): number;
   /** Why the run must stop before its next model call, or null when it may go on. */

@@ -107,14 +107,26 @@ export function createBudget(deps: BudgetDeps): Budget {
       let spent = spentBefore;
       const key = payer ? payerKey(payer.platform, payer.userId) : UNATTRIBUTED;
       return {
-        async record(usage) {
+        async record(usage, within) {
           const c = today(deps.now());
+          const tokens = sum(usage);
+          const count = () => {
+            const known = c.users.get(key);
+            if (known !== undefined) c.users.set(key, known + tokens);
+            if (c.team !== null) c.team += tokens;
+          };
+          if (within) {
+            spent = await within.usage.record(runId, c.day, key, usage);
+            // Today's totals in memory change once the write is committed: a retried transaction records again.
+            within.afterCommit(() => {
+              c.records++;
+              count();
+            });
+            return;
+          }
           c.records++;
           spent = await store.record(runId, c.day, key, usage);
-          const tokens = sum(usage);
-          const known = c.users.get(key);
-          if (known !== undefined) c.users.set(key, known + tokens);
-          if (c.team !== null) c.team += tokens;
+          count();
         },
         spent: () => spent,
         async exceeded() {
