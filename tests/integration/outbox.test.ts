@@ -189,7 +189,9 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
 
     adapter.unrecorded = 'orphan-1';
     const second = await makeOutbox();
+    // As a restart or a takeover recovers it: the run is interrupted, then its preview is taken back.
     await second.atomically(async (tx) => {
+      expect(await tx.runs.transition(run.id, ['running'], 'interrupted')).toBe(true);
       await second.retractPreviews(run.id, tx);
     });
     await second.start();
