@@ -10,7 +10,8 @@ interface Rounds {
   readonly warmup: number;
   readonly messages: number;
 }
-const LIKE_FOR_LIKE: Rounds = { warmup: 30, messages: 200 };
+/** BENCH_WARMUP / BENCH_MESSAGES override the rounds (longer runs for profiles and steadier figures). */
+const LIKE_FOR_LIKE: Rounds = { warmup: Number(process.env.BENCH_WARMUP ?? 30), messages: Number(process.env.BENCH_MESSAGES ?? 200) };
 /** The streamed pair of bots is a second run after the first: fewer rounds keep the benchmark short. */
 const STREAMED: Rounds = { warmup: 5, messages: 40 };
 const CONVERSATIONS = 200;

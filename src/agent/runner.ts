@@ -64,6 +64,8 @@ export interface RunInput {
   model?: string;
   /** Set when the run resumes after a person decided on a tool approval. */
   resume?: { approval: PendingApproval; decision: ApprovalDecision | 'timeout' };
+  /** Model steps the run had recorded before this execution (a resumed run goes on counting from there). */
+  stepsTaken: number;
 }
 
 function isAbort(err: unknown, signal: AbortSignal): boolean {
@@ -119,12 +121,14 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const toolTokens = estimateTokens(JSON.stringify(deps.tools.specsFor(input.toolContext)));
   let tokenScale = 1;
   let blankReplies = 0;
+  // Counted in the write that records each step (no write of its own before the model call); a step
+  // cut short by a crash produced nothing and is not counted.
+  let steps = input.stepsTaken;
   for (;;) {
     if (signal.aborted) return { kind: 'aborted' };
     const overBudget = await input.budget?.exceeded();
     if (overBudget) return { kind: 'over_budget', stop: overBudget, runTokens: input.budget?.spent() ?? 0 };
-    const steps = await deps.runs.countStep(runId);
-    if (steps > deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
+    if (steps >= deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
     const history = await deps.transcript.recent(conversationId, deps.historyRows ?? 400);
     const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
@@ -153,12 +157,14 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
 
     if (blank) {
       // A blank reply answers nobody: ask once more, then give up visibly rather than "complete" in silence.
+      steps++;
       if (++blankReplies >= 2) return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
       deps.logger.warn({ runId }, 'the model sent an empty answer; asking again');
       continue;
     }
-    // The answer text, its transcript row and its usage are one write: a crash cannot post it twice or lose it.
+    // The answer text, its transcript row, its usage and the step count are one write: a crash cannot post it twice or lose it.
     const ticket = await deps.posts.atomically(async (tx) => {
+      steps = await tx.runs.countStep(runId);
       if (usage) await input.budget?.record(usage, tx);
       await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
       return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx, preview.stream() ?? undefined) : [];

@@ -24,6 +24,7 @@ export interface RunStore {
   recordAnswer(id: string, answer: NonNullable<PendingQuestion['answer']>): Promise<boolean>;
   /** Takes a waiting run back to running; returns its question, or null when it was not waiting. */
   unpark(id: string): Promise<PendingQuestion | null>;
+  /** Counts one model step of the run (in the transaction that records the step); returns the run's steps so far. */
   countStep(id: string): Promise<number>;
   /**
    * Runs that were `running` (the process died under them): marked interrupted, returned. On a shared

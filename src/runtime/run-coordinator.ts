@@ -423,6 +423,7 @@ export class RunCoordinator implements RunControl {
         ...(deps.budget ? { budget: deps.budget.forRun(run.id, payer, run.tokens) } : {}),
         ...(channel.model ? { model: channel.model } : {}),
         ...(resume ? { resume } : {}),
+        stepsTaken: run.steps,
       },
       {
         llm: deps.llm,

@@ -6,6 +6,7 @@ import { runs, type RunRow } from '../../db/schema.js';
 import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
 import type { RunStore } from '../../runs/run-store.js';
 import { RUN_COLUMNS, runFromRaw } from './raw-rows.js';
+import { limitedStatement } from './limited-statement.js';
 import type { Synchronous } from './synchronous.js';
 
 /** Runs on SQLite: prepared statements, and partial indexes matched by literal statuses. */
@@ -17,8 +18,8 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   const activeStmt = c.prepare(`select ${RUN_COLUMNS} from runs where conversation_id = ? and status in ('running', 'waiting_user')`).raw();
   // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
   const createStmt = c.prepare(`insert into runs (id, conversation_id, task_id, status, started_at, updated_at) values (?, ?, ?, 'running', ?, ?) on conflict do nothing returning ${RUN_COLUMNS}`).raw();
-  // Prepared once (pump() asks after every run), with the status literal so SQLite can use the partial index of waiting runs.
-  const expiredStmt = c.prepare(`select ${RUN_COLUMNS} from runs where status = 'waiting_user' and ask_expires_at <= ? limit ?`).raw();
+  // Prepared once per limit (pump() asks after every run), with the status literal so SQLite can use the partial index of waiting runs.
+  const expiredStmt = limitedStatement(c, `select ${RUN_COLUMNS} from runs where status = 'waiting_user' and ask_expires_at <= ? limit {limit}`, (s) => s.raw());
   const finalStmt = c.prepare(
     `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
      where id = ? and status in (select value from json_each(?))`,
@@ -82,7 +83,7 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
       });
     },
     expiredQuestions(limit) {
-      return (expiredStmt.all(clock.now(), limit) as unknown[][]).map(runFromRaw);
+      return (expiredStmt(limit).all(clock.now()) as unknown[][]).map(runFromRaw);
     },
   };
 }

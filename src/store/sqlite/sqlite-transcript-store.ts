@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { messages } from '../../db/schema.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
 import { MESSAGE_COLUMNS, messageFromRaw } from './raw-rows.js';
+import { limitedStatement } from './limited-statement.js';
 import type { Synchronous } from './synchronous.js';
 
 /** The transcript on SQLite: one prepared insert per step, newest-first reads by the conversation index. */
@@ -13,7 +14,7 @@ export function createSqliteTranscriptStore(db: Db, clock: Clock): Synchronous<T
     'insert into messages (conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   // Read at every model step: raw rows mapped by position (raw-rows.ts).
-  const recentStmt = db.$client.prepare(`select ${MESSAGE_COLUMNS} from messages where conversation_id = ? order by id desc limit ?`).raw();
+  const recentStmt = limitedStatement(db.$client, `select ${MESSAGE_COLUMNS} from messages where conversation_id = ? order by id desc limit {limit}`, (s) => s.raw());
   return {
     append(e) {
       const toolCalls = e.toolCalls && e.toolCalls.length > 0 ? JSON.stringify(e.toolCalls) : null;
@@ -22,7 +23,7 @@ export function createSqliteTranscriptStore(db: Db, clock: Clock): Synchronous<T
       return Number(r.lastInsertRowid);
     },
     recent(conversationId, limit, beforeId) {
-      if (beforeId === undefined) return (recentStmt.all(conversationId, limit) as unknown[][]).map(messageFromRaw).reverse();
+      if (beforeId === undefined) return (recentStmt(limit).all(conversationId) as unknown[][]).map(messageFromRaw).reverse();
       const where = beforeId === undefined ? eq(messages.conversationId, conversationId) : and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId));
       return db.select().from(messages).where(where).orderBy(desc(messages.id)).limit(limit).all().reverse();
     },
