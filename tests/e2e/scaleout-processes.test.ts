@@ -20,7 +20,7 @@ import { startErrandProcess, type ErrandProcess } from './errand-process.js';
  */
 
 const PROCESSES = 3;
-const MENTIONS = 60;
+const MENTIONS = 200;
 const LEASE_SECONDS = 5;
 const ALICE = 'U0ALICE01';
 const db = useTestDatabase();
@@ -131,7 +131,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers each of 60 mentions in distinct channels exactly once, whichever process each event reached', async () => {
+  it('answers each of 200 mentions in distinct channels exactly once, whichever process each event reached', async () => {
     model.respondWith((request): FakeStep => {
       const n = /question (\d+)/.exec(lastUserText(request))?.[1];
       return { text: n === undefined ? 'ok' : answerOf(Number(n)) };
@@ -144,7 +144,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
     await waitFor(() => mentions.every(({ ts }, n) => !slack.botTexts(channelOf(n), ts).some((t) => t.startsWith(WORKING_NOTICE))), 30_000, 'every working notice taken down');
 
     for (const [n, { ts }] of mentions.entries()) {
-      // 24 slots for 60 mentions: a mention that waits for one is told so, once, before its answer.
+      // 24 slots for 200 mentions: a mention that waits for one is told so, once, before its answer.
       const texts = slack.botTexts(channelOf(n), ts);
       const queued = texts.filter((t) => t.startsWith('📝 Queued as task'));
       const calls = model.requests.filter((r) => new RegExp(`question ${n}(?!\\d)`).test(lastUserText(r)));
