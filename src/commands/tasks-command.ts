@@ -11,7 +11,8 @@ const ICON: Record<TaskRow['status'], string> = { pending: '•', in_progress: '
 export function formatTask(t: TaskRow, run: RunRow | null): string {
   let line = `${ICON[t.status]} #${t.id} ${t.title}`;
   if (t.status === 'in_progress' && run?.status === 'waiting_user') line += ` — waiting for an answer: "${run.question?.question ?? ''}"`;
-  else if (t.status === 'in_progress') line += ` — working${run ? ` (step ${run.steps})` : ''}`;
+  // `steps` counts the steps recorded so far: a running run is at work on the next one.
+  else if (t.status === 'in_progress') line += ` — working${run ? ` (step ${run.steps + 1})` : ''}`;
   else if (t.status === 'pending' && t.blocked) line += ` — waiting for #${t.blockedBy.join(', #')}`;
   else if (t.status === 'pending' && t.attempts > 0) line += ` — retrying (attempt ${t.attempts + 1})`;
   if (t.status === 'failed' && t.failReason) line += ` — ${t.failReason}`;
