@@ -94,6 +94,13 @@ describe.each(stores.kinds)('ask_user (%s)', (kind) => {
     await new Promise((r) => setTimeout(r, 20));
     expect(h.model.requests).toHaveLength(1);
     h.clock.advance(2 * 60_000);
+    // The heartbeat re-arms its timer when a tick has finished: one still busy (a slow database) when the
+    // clock moved is due a minute later, so the clock keeps moving a minute at a time until the run resumed.
+    await waitFor(() => {
+      if (h.model.requests.length >= 2) return true;
+      h.clock.advance(60_000);
+      return false;
+    });
     await waitFor(() => h.adapter.textsIn(thread).includes('Going with PDF by default.'));
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ ok: true, answer: 'no_answer' });
   });
