@@ -15,12 +15,17 @@ import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from '../src/run
  */
 const quietMs = Number(process.env.QUIET_MS ?? 30_000);
 
-/** Resident memory split by kind (/proc/self/status, Linux): anonymous (heaps, malloc) vs file-backed (the node binary, libraries). */
-function residentKinds(): { anon: number; file: number } | null {
+/**
+ * Resident memory split by kind (/proc/self/status, Linux): anonymous (heaps, malloc) vs file-backed (the
+ * node binary, libraries), and of the anonymous part the main thread's malloc heap (`[heap]` in smaps),
+ * where native allocations that were freed but not handed back stay.
+ */
+function residentKinds(): { anon: number; file: number; mallocMain: number } | null {
   try {
     const status = readFileSync('/proc/self/status', 'utf8');
     const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-    return { anon: kib('RssAnon'), file: kib('RssFile') };
+    const heapMapping = /\[heap\]\n(?:[^\n]*\n)*?Rss:\s+(\d+) kB/.exec(readFileSync('/proc/self/smaps', 'utf8'));
+    return { anon: kib('RssAnon'), file: kib('RssFile'), mallocMain: Number(heapMapping?.[1] ?? 0) * 1024 };
   } catch {
     return null;
   }

@@ -21,7 +21,7 @@ type ChildReport = {
   external: number;
   arrayBuffers: number;
   /** Anonymous vs file-backed resident bytes, where the platform tells (Linux). */
-  resident: { anon: number; file: number } | null;
+  resident: { anon: number; file: number; mallocMain: number } | null;
 };
 
 /** RSS (MB) of a fresh node, started like `npm start`, after importing the app and these compiled modules. */
@@ -70,7 +70,7 @@ export const benchmark: Benchmark = {
       await exited;
       const slackOnly = importedRss(start, ['adapters/slack/create-slack-adapter.js']);
       const both = importedRss(start, ['adapters/slack/create-slack-adapter.js', 'adapters/discord/create-discord-adapter.js']);
-      const kinds = r.resident ? `: anonymous ${(r.resident.anon / MB).toFixed(1)} MB, file-backed ${(r.resident.file / MB).toFixed(1)} MB (the node binary and libraries)` : '';
+      const kinds = r.resident ? `: anonymous ${(r.resident.anon / MB).toFixed(1)} MB (of it the main malloc heap ${(r.resident.mallocMain / MB).toFixed(1)} MB), file-backed ${(r.resident.file / MB).toFixed(1)} MB (the node binary and libraries)` : '';
       return [
         {
           name: 'idle_rss_mb',
