@@ -24,8 +24,7 @@ export function createSqliteTranscriptStore(db: Db, clock: Clock): Synchronous<T
     },
     recent(conversationId, limit, beforeId) {
       if (beforeId === undefined) return (recentStmt(limit).all(conversationId) as unknown[][]).map(messageFromRaw).reverse();
-      const where = beforeId === undefined ? eq(messages.conversationId, conversationId) : and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId));
-      return db.select().from(messages).where(where).orderBy(desc(messages.id)).limit(limit).all().reverse();
+      return db.select().from(messages).where(and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId))).orderBy(desc(messages.id)).limit(limit).all().reverse();
     },
   };
 }
