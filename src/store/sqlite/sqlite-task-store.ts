@@ -5,6 +5,7 @@ import { tasks, type TaskRow, type TaskStatus } from '../../db/schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import { TASK_COLUMNS, taskFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
+import { writeGroup } from './write-group.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
 
 const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
@@ -13,6 +14,7 @@ const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
 export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskService> {
   const sqlite = db.$client;
+  const atomic = writeGroup(sqlite);
   const readyStmt = sqlite.prepare(
     `select t.conversation_id as id from tasks t indexed by tasks_ready_idx
      where t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
@@ -63,7 +65,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   };
 
   const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
-    return db.transaction(() => {
+    return atomic(() => {
       const t = inConversation(conversationId, id);
       if (!t) return notFound(id);
       if (FINISHED.includes(t.status) && t.status !== status) return { ok: false, error: `Task #${id} is already ${t.status}.` };
@@ -76,7 +78,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
 
   return {
     add(n) {
-      return db.transaction(() => {
+      return atomic(() => {
         const blockedBy = [...new Set(n.blockedBy ?? [])];
         const problem = checkBlockers(n.conversationId, null, blockedBy);
         if (problem) return { ok: false, error: problem };
@@ -104,7 +106,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
       return db.select().from(tasks).where(eq(tasks.conversationId, conversationId)).orderBy(asc(tasks.sequence)).all();
     },
     update(conversationId, id, edit) {
-      return db.transaction(() => {
+      return atomic(() => {
         const t = inConversation(conversationId, id);
         if (!t) return notFound(id);
         if (FINISHED.includes(t.status)) return { ok: false, error: `Task #${id} is ${t.status}; only pending or in-progress tasks can be edited.` };
@@ -128,7 +130,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
     fail: (c, id, reason) => setFinal(c, id, 'failed', { failReason: reason }),
     cancel: (c, id) => setFinal(c, id, 'cancelled', {}),
     delete(conversationId, id) {
-      return db.transaction(() => {
+      return atomic(() => {
         const t = inConversation(conversationId, id);
         if (!t) return notFound(id);
         if (t.status === 'in_progress') return { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` };
@@ -143,7 +145,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
       });
     },
     cancelPending(conversationId) {
-      return db.transaction(() => {
+      return atomic(() => {
         const now = clock.now();
         const res = db
           .update(tasks)
@@ -154,7 +156,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
       });
     },
     claimNext(conversationId) {
-      return db.transaction(() => {
+      return atomic(() => {
         if (busyStmt.get(conversationId) !== undefined) return null;
         const now = clock.now();
         const next = nextStmt.get(conversationId, now) as number | undefined;
