@@ -11,7 +11,7 @@ import { createAnswerPreview } from './answer-preview.js';
 import { buildContext } from './context-builder.js';
 import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
-import { estimateTokens } from './token-estimate.js';
+import { estimateToolTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from './tools/tool.js';
@@ -118,7 +118,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     if (resumed) return resumed;
   }
 
-  const toolTokens = estimateTokens(JSON.stringify(deps.tools.specsFor(input.toolContext)));
+  const toolTokens = estimateToolTokens(deps.tools.specsFor(input.toolContext));
   let tokenScale = 1;
   let blankReplies = 0;
   // Counted in the write that records each step (no write of its own before the model call); a step

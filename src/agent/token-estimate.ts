@@ -1,4 +1,4 @@
-import type { LlmMessage } from './llm-client.js';
+import type { LlmMessage, LlmTool } from './llm-client.js';
 
 /** Characters per token the estimate assumes before the model's own `usage` corrects it. */
 export const CHARS_PER_TOKEN = 4;
@@ -37,4 +37,24 @@ export function estimateRequestTokens(messages: readonly LlmMessage[]): number {
   let tokens = 0;
   for (const m of messages) tokens += estimateMessageTokens(m);
   return tokens;
+}
+
+const specLengths = new WeakMap<object, number>();
+
+/**
+ * Estimated tokens of the tool definitions sent with every request: what `estimateTokens` says of
+ * their JSON, with each definition's JSON length remembered (the registry hands out the same
+ * objects run after run), so a run does not serialise 16 definitions only to count them.
+ */
+export function estimateToolTokens(specs: readonly LlmTool[]): number {
+  let length = specs.length === 0 ? 2 : 1 + specs.length;
+  for (const spec of specs) {
+    let n = specLengths.get(spec);
+    if (n === undefined) {
+      n = JSON.stringify(spec).length;
+      specLengths.set(spec, n);
+    }
+    length += n;
+  }
+  return Math.ceil(length / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
 }
