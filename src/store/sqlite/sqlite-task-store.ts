@@ -24,18 +24,19 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   const byIdStmt = sqlite.prepare(`select ${TASK_COLUMNS} from tasks where id = ?`).raw();
   const busyStmt = sqlite.prepare("select id from tasks where conversation_id = ? and status = 'in_progress' limit 1").pluck();
   const nextStmt = sqlite.prepare("select id from tasks where conversation_id = ? and status = 'pending' and blocked = 0 and not_before <= ? order by sequence asc limit 1").pluck();
-  const claimStmt = sqlite.prepare("update tasks set status = 'in_progress', attempts = attempts + 1, started_at = ?, updated_at = ? where id = ?");
+  // Writes that hand back the row they wrote (`returning`): no second read of it on the message path.
+  const claimStmt = sqlite.prepare(`update tasks set status = 'in_progress', attempts = attempts + 1, started_at = ?, updated_at = ? where id = ? returning ${TASK_COLUMNS}`).raw();
   const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and (blocked_by != '[]' or blocked = 1) limit 1");
   const nextSequenceStmt = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?');
   const insertStmt = sqlite
     .prepare(
       `insert into tasks (conversation_id, title, description, sequence, blocked_by, created_by, requested_by, source_message_id, schedule_id, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${TASK_COLUMNS}`,
     )
-    .pluck();
+    .raw();
   const finishStmt = sqlite.prepare(
-    'update tasks set status = ?, result_summary = coalesce(?, result_summary), fail_reason = coalesce(?, fail_reason), updated_at = ?, finished_at = ? where id = ?',
-  );
+    `update tasks set status = ?, result_summary = coalesce(?, result_summary), fail_reason = coalesce(?, fail_reason), updated_at = ?, finished_at = ? where id = ? returning ${TASK_COLUMNS}`,
+  ).raw();
   const byId = (id: number): TaskRow | null => {
     const raw = byIdStmt.get(id) as unknown[] | undefined;
     return raw ? taskFromRaw(raw) : null;
@@ -70,9 +71,10 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
       if (!t) return notFound(id);
       if (FINISHED.includes(t.status) && t.status !== status) return { ok: false, error: `Task #${id} is already ${t.status}.` };
       const now = clock.now();
-      finishStmt.run(status, fields.resultSummary ?? null, fields.failReason ?? null, now, now, id);
+      const finished = taskFromRaw(finishStmt.get(status, fields.resultSummary ?? null, fields.failReason ?? null, now, now, id) as unknown[]);
+      // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       recomputeBlocked(conversationId);
-      return { ok: true, task: byId(id)! };
+      return { ok: true, task: finished };
     });
   };
 
@@ -84,7 +86,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
         if (problem) return { ok: false, error: problem };
         const now = clock.now();
         const seq = nextSequenceStmt.get(n.conversationId) as { s: number };
-        const id = insertStmt.get(
+        const raw = insertStmt.get(
           n.conversationId,
           n.title,
           n.description,
@@ -96,9 +98,12 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
           n.scheduleId ?? null,
           now,
           now,
-        ) as number;
-        if (blockedBy.length > 0) recomputeBlocked(n.conversationId);
-        return { ok: true, task: byId(id)! };
+        ) as unknown[];
+        const added = taskFromRaw(raw);
+        if (blockedBy.length === 0) return { ok: true, task: added };
+        // Its own `blocked` is decided here: read it back.
+        recomputeBlocked(n.conversationId);
+        return { ok: true, task: byId(added.id)! };
       });
     },
     get: byId,
@@ -161,8 +166,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
         const now = clock.now();
         const next = nextStmt.get(conversationId, now) as number | undefined;
         if (next === undefined) return null;
-        claimStmt.run(now, now, next);
-        return byId(next);
+        return taskFromRaw(claimStmt.get(now, now, next) as unknown[]);
       });
     },
     requeue(id, notBefore, failReason) {
