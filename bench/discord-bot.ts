@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import { createDiscordAdapter, discordOptionsFromConfig } from '../adapters/discord/create-discord-adapter.js';
-import { createOpenAiClient } from '../src/agent/llm-client.js';
+import OpenAI from 'openai';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -12,12 +12,13 @@ import { serveBotControl } from './bot-control.js';
 /**
  * A benchmarked Discord bot in its own process (see bot-process.ts): `KIND=errand` is Errand as
  * `npm start` composes it (Discord adapter, pino logger at info to stdout, SQLite file),
- * `KIND=bare` the baseline: a bare discord.js bot that asks the same model and answers in a new thread.
+ * `KIND=bare` the baseline: a bare discord.js bot that asks the same model through the `openai` SDK as it
+ * comes (its own fetch, no wrapper) and answers in a new thread; Errand's model client is part of what is measured.
  */
 const env = process.env;
 
 async function startBare(): Promise<void> {
-  const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: env.MODEL_URL!, model: 'bench', timeoutMs: 10_000 });
+  const openai = new OpenAI({ apiKey: 'bench', baseURL: env.MODEL_URL!, maxRetries: 0, timeout: 10_000 });
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
@@ -26,9 +27,9 @@ async function startBare(): Promise<void> {
   client.on(Events.MessageCreate, (message) => {
     if (message.author.bot || !client.user || !message.mentions.users.has(client.user.id)) return;
     void (async () => {
-      const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }], tools: [], signal: new AbortController().signal });
+      const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }] });
       const thread = await message.startThread({ name: 'reply' });
-      await thread.send(r.text ?? 'ok');
+      await thread.send(r.choices[0]?.message.content ?? 'ok');
     })();
   });
   const ready = new Promise((r) => client.once(Events.ClientReady, r));

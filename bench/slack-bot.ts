@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App } from '@slack/bolt';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../adapters/slack/create-slack-adapter.js';
-import { createOpenAiClient } from '../src/agent/llm-client.js';
+import OpenAI from 'openai';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -14,7 +14,8 @@ import { serveBotControl } from './bot-control.js';
 /**
  * A benchmarked Slack bot in its own process (see bot-process.ts): `KIND=errand` is Errand as
  * `npm start` composes it (Slack adapter, pino logger at info to stdout, SQLite file), `KIND=bare`
- * the baseline: a bare Bolt app that asks the same model and answers in the thread.
+ * the baseline: a bare Bolt app that asks the same model through the `openai` SDK as it comes (its
+ * own fetch, no wrapper) and answers in the thread; Errand's model client is part of what is measured.
  */
 const env = process.env;
 const BOT_TOKEN = 'xoxb-bench-token';
@@ -22,11 +23,11 @@ const BOT_TOKEN = 'xoxb-bench-token';
 const TUNING: SlackTuning = { messageRate: { burst: 10_000, perSecond: 10_000 }, webApiRetries: 0 };
 
 async function startBare(): Promise<void> {
-  const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: env.MODEL_URL!, model: 'bench', timeoutMs: 10_000 });
+  const openai = new OpenAI({ apiKey: 'bench', baseURL: env.MODEL_URL!, maxRetries: 0, timeout: 10_000 });
   const app = new App({ token: BOT_TOKEN, signingSecret: env.SIGNING_SECRET!, botId: env.BOT_ID!, botUserId: env.BOT_USER_ID!, clientOptions: { slackApiUrl: env.SLACK_API_URL! } });
   app.event('app_mention', async ({ event, client }) => {
-    const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: event.text }], tools: [], signal: new AbortController().signal });
-    await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: r.text ?? 'ok' });
+    const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: event.text }] });
+    await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: r.choices[0]?.message.content ?? 'ok' });
   });
   const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
   serveBotControl({ idle: async () => undefined, stop: async () => void (await app.stop()) }, { port: (server.address() as AddressInfo).port });
