@@ -286,7 +286,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(step, parsed.model, usage(record))));
     })();
   });
-  server.keepAliveTimeout = 1000;
+  // Connections stay open between requests, as the real API keeps them: with 1 s (the old value) node's agent and
+  // undici, which take 1 s off a server's keep-alive hint, opened a new connection for every request.
+  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const fake: FakeOpenAI = {
