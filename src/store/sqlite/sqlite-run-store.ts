@@ -8,10 +8,12 @@ import type { RunStore } from '../../runs/run-store.js';
 import { RUN_COLUMNS, runFromRaw } from './raw-rows.js';
 import { limitedStatement } from './limited-statement.js';
 import type { Synchronous } from './synchronous.js';
+import { writeGroup } from './write-group.js';
 
 /** Runs on SQLite: prepared statements, and partial indexes matched by literal statuses. */
 export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore> {
   const c = db.$client;
+  const atomic = writeGroup(c);
   // Raw rows mapped by position (raw-rows.ts): these run several times per message.
   const getStmt = c.prepare(`select ${RUN_COLUMNS} from runs where id = ?`).raw();
   // Literal statuses, so SQLite can use the partial unique index of active runs.
@@ -63,7 +65,7 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
       questionMessageStmt.run(messageId, id);
     },
     unpark(id) {
-      return db.transaction(() => {
+      return atomic(() => {
         const r = get(id);
         if (!r || r.status !== 'waiting_user' || !r.question) return null;
         db.update(runs).set({ status: 'running', question: null, askExpiresAt: null, updatedAt: clock.now() }).where(eq(runs.id, id)).run();
@@ -75,7 +77,7 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
       return r?.steps ?? 0;
     },
     interruptAllRunning() {
-      return db.transaction(() => {
+      return atomic(() => {
         const stuck = db.select().from(runs).where(eq(runs.status, 'running')).all();
         const now = clock.now();
         if (stuck.length > 0) db.update(runs).set({ status: 'interrupted', updatedAt: now, endedAt: now }).where(eq(runs.status, 'running')).run();
