@@ -12,7 +12,11 @@ const MESSAGE_OVERHEAD_TOKENS = 4;
  * context builder corrects it from the model's reported usage.
  */
 export function estimateTokens(text: string | null | undefined): number {
-  return Math.ceil((text?.length ?? 0) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
+  return tokensOfLength(text?.length ?? 0);
+}
+
+function tokensOfLength(characters: number): number {
+  return Math.ceil(characters / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
 }
 
 /**
@@ -56,5 +60,5 @@ export function estimateToolTokens(specs: readonly LlmTool[]): number {
     }
     length += n;
   }
-  return Math.ceil(length / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
+  return tokensOfLength(length);
 }
