@@ -1,6 +1,9 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 
+/** A header node gives as a list (repeated in the response) as fetch gives it: one comma-separated value. */
+const joined = (value: string | string[]): string => (Array.isArray(value) ? value.join(', ') : value);
+
 /**
  * The headers of a model response, read the way the openai SDK and Errand read them (`get`, iteration):
  * node's own header object behind the fetch `Headers` methods that are used.
@@ -10,8 +13,7 @@ export class ModelResponseHeaders {
 
   get(name: string): string | null {
     const value = this.raw[name.toLowerCase()];
-    if (value === undefined) return null;
-    return Array.isArray(value) ? value.join(', ') : value;
+    return value === undefined ? null : joined(value);
   }
 
   has(name: string): boolean {
@@ -20,7 +22,7 @@ export class ModelResponseHeaders {
 
   *entries(): IterableIterator<[string, string]> {
     for (const [key, value] of Object.entries(this.raw)) {
-      if (value !== undefined) yield [key, Array.isArray(value) ? value.join(', ') : value];
+      if (value !== undefined) yield [key, joined(value)];
     }
   }
 
@@ -73,16 +75,18 @@ interface PlainInit {
   signal?: AbortSignal | null;
 }
 
-function headerPairs(headers: unknown): [string, string][] {
-  if (headers === undefined || headers === null) return [];
-  if (Array.isArray(headers)) return headers.map(([k, v]: [string, string]) => [k, v]);
-  const pairs: [string, string][] = [];
-  if (typeof (headers as { forEach?: unknown }).forEach === 'function') {
-    (headers as { forEach(cb: (value: string, key: string) => void): void }).forEach((value, key) => pairs.push([key, value]));
-    return pairs;
+/** The request's headers, named in lower case, from any form fetch accepts (the SDK passes a `Headers`). */
+function requestHeaders(headers: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers === undefined || headers === null) return out;
+  if (Array.isArray(headers)) {
+    for (const [k, v] of headers as [string, string][]) out[k.toLowerCase()] = v;
+  } else if (typeof (headers as { forEach?: unknown }).forEach === 'function') {
+    (headers as { forEach(cb: (value: string, key: string) => void): void }).forEach((value, key) => (out[key.toLowerCase()] = value));
+  } else {
+    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (v !== undefined && v !== null) out[k.toLowerCase()] = String(v);
   }
-  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (v !== undefined && v !== null) pairs.push([k, String(v)]);
-  return pairs;
+  return out;
 }
 
 function abortError(signal: AbortSignal): unknown {
@@ -114,8 +118,7 @@ export function createModelHttpTransport(options: ModelHttpTransportOptions = {}
     new Promise((resolve, reject) => {
       const signal = init.signal ?? null;
       if (signal?.aborted) return reject(abortError(signal));
-      const headers: Record<string, string> = {};
-      for (const [k, v] of headerPairs(init.headers)) headers[k.toLowerCase()] = v;
+      const headers = requestHeaders(init.headers);
       if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
       const request = (url.protocol === 'https:' ? https : http).request(url, { method: init.method ?? 'GET', headers, agent: agents[url.protocol as 'http:' | 'https:'] });
       let received: IncomingMessage | null = null;
