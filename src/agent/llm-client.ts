@@ -4,7 +4,7 @@ import type { ImagePart, StoredToolCall } from './agent-types.js';
 import { completionChunkSchema, StreamAssembly } from './stream-assembly.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { createModelHttpTransport } from './model-http-transport.js';
+import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
 
 /** A message in the model's context, independent of the SDK's types. */
 export type LlmMessage =
@@ -185,7 +185,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     maxRetries: 0,
     timeout: options.timeoutMs,
-    fetch: createModelHttpTransport(),
+    fetch: createKeepAliveFetch(),
   });
   const retries = options.retries ?? 3;
   const backoff = options.backoffMs ?? ((n: number) => 1000 * 2 ** n);

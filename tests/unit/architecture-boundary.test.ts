@@ -75,8 +75,10 @@ describe('architecture', () => {
   });
 
   it('adapters reach the core only through src/chat (and shared leaf modules)', () => {
-    const allowed = /^src\/(chat\/|errors\.ts$|logger\.ts$|config\.ts$|clock\.ts$)/;
+    const allowed = /^src\/(chat\/|net\/|errors\.ts$|logger\.ts$|config\.ts$|clock\.ts$)/;
     expect(offenders(sources('adapters'), (i) => i.target?.startsWith('src/') === true && !allowed.test(i.target))).toEqual([]);
+    // src/net is shared plumbing (HTTP clients): it knows nothing of Errand.
+    expect(offenders(sources('src/net'), (i) => i.target?.startsWith('src/') === true && !i.target.startsWith('src/net/'))).toEqual([]);
   });
 
   it('commands do not import the runtime, and the agent does not import the database', () => {

@@ -5,10 +5,10 @@ import https from 'node:https';
 const joined = (value: string | string[]): string => (Array.isArray(value) ? value.join(', ') : value);
 
 /**
- * The headers of a model response, read the way the openai SDK and Errand read them (`get`, iteration):
- * node's own header object behind the fetch `Headers` methods that are used.
+ * The headers of a response, read the way the openai SDK, Slack's WebClient and Errand read them
+ * (`get`, `has`, iteration): node's own header object behind the fetch `Headers` methods they use.
  */
-export class ModelResponseHeaders {
+export class NodeResponseHeaders {
   constructor(private readonly raw: IncomingHttpHeaders) {}
 
   get(name: string): string | null {
@@ -36,38 +36,62 @@ export class ModelResponseHeaders {
 }
 
 /**
- * A model response: the members of a fetch `Response` the openai SDK reads (status, headers, the body as
- * an async iterable of bytes for streamed answers, `text`/`json` for whole ones).
+ * A response: the members of a fetch `Response` its callers read (status, headers, the body as an async
+ * iterable of bytes for streamed answers, `text`/`json`/`arrayBuffer` for whole ones). When the body was
+ * read before the response was handed over (`readWholeBody`), `whole` holds it.
  */
-export class ModelResponse {
+export class NodeResponse {
   readonly ok: boolean;
   readonly status: number;
   readonly statusText: string;
-  readonly headers: ModelResponseHeaders;
+  readonly headers: NodeResponseHeaders;
   readonly redirected = false;
 
   constructor(
     readonly url: string,
-    readonly body: IncomingMessage,
+    private readonly message: IncomingMessage,
+    private readonly whole: Buffer | null,
   ) {
-    this.status = body.statusCode ?? 0;
+    this.status = message.statusCode ?? 0;
     this.ok = this.status >= 200 && this.status < 300;
-    this.statusText = body.statusMessage ?? '';
-    this.headers = new ModelResponseHeaders(body.headers);
+    this.statusText = message.statusMessage ?? '';
+    this.headers = new NodeResponseHeaders(message.headers);
+  }
+
+  /** The body as an async iterable of byte chunks (node's stream, or the one chunk already read). */
+  get body(): AsyncIterable<Buffer> {
+    const whole = this.whole;
+    if (whole === null) return this.message;
+    return (async function* () {
+      yield whole;
+    })();
+  }
+
+  private async bytes(): Promise<Buffer> {
+    return this.whole ?? readAll(this.message);
   }
 
   async text(): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of this.body) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    return (await this.bytes()).toString('utf8');
   }
 
   async json(): Promise<unknown> {
     return JSON.parse(await this.text()) as unknown;
   }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
 }
 
-/** What a request may carry that this transport sends itself; anything else goes to the platform's fetch. */
+async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/** What a request may carry that this fetch sends itself; anything else goes to the platform's fetch. */
 interface PlainInit {
   method?: string;
   headers?: unknown;
@@ -75,7 +99,7 @@ interface PlainInit {
   signal?: AbortSignal | null;
 }
 
-/** The request's headers, named in lower case, from any form fetch accepts (the SDK passes a `Headers`). */
+/** The request's headers, named in lower case, from any form fetch accepts (the SDKs pass a `Headers` or an object). */
 function requestHeaders(headers: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (headers === undefined || headers === null) return out;
@@ -96,25 +120,31 @@ function abortError(signal: AbortSignal): unknown {
 /** A kept-alive connection idle this long is closed (as undici does by default): no reuse of one a middlebox dropped. */
 const IDLE_CONNECTION_MS = 4_000;
 
-export interface ModelHttpTransportOptions {
-  /** Requests whose body this transport does not send (streams, form data) go here (default: the global fetch). */
+export interface KeepAliveFetchOptions {
+  /** Requests whose body this fetch does not send (streams, form data) go here (default: the global fetch). */
   fallback?: typeof globalThis.fetch;
+  /**
+   * Read each response's whole body before handing the response over. For a caller that may drop a
+   * response unread (Slack's WebClient on a 429): an unread node response holds its connection.
+   */
+  readWholeBody?: boolean;
 }
 
 /**
- * The HTTP client of the model requests: node's `http`/`https` with kept-alive connections, in the
- * shape of `fetch` that the openai SDK accepts (its `fetch` option). Each request's JSON is written
- * straight to the socket: with the global fetch, every request body (Errand sends ~9 KB: the tool
- * definitions and the system prompt) became a buffer freed only at the next garbage collection, which
- * cost about 0.6 ms of CPU per request and left ~10 MB of native memory behind per 5 000 requests.
+ * A `fetch` over node's `http`/`https` with kept-alive connections, in the shape the openai SDK and
+ * Slack's WebClient accept (their `fetch` option). The request body is written straight to the socket.
+ * With the global fetch, each request cost about 0.6 ms more CPU (undici's fetch machinery: WHATWG
+ * streams, body extraction, the request and response objects) and every body became a buffer freed only
+ * at the next garbage collection; Errand makes two such requests per answer (the model, the post).
  * A kept-alive connection the server closed as the request left is retried once on a new one.
  */
-export function createModelHttpTransport(options: ModelHttpTransportOptions = {}): typeof globalThis.fetch {
+export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): typeof globalThis.fetch {
   const agents = {
     'http:': new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' }),
     'https:': new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' }),
   };
-  const send = (url: URL, init: PlainInit, body: string | Uint8Array | undefined, retried: boolean): Promise<ModelResponse> =>
+  const readWholeBody = options.readWholeBody ?? false;
+  const send = (url: URL, init: PlainInit, body: string | Uint8Array | undefined, retried: boolean): Promise<NodeResponse> =>
     new Promise((resolve, reject) => {
       const signal = init.signal ?? null;
       if (signal?.aborted) return reject(abortError(signal));
@@ -128,7 +158,8 @@ export function createModelHttpTransport(options: ModelHttpTransportOptions = {}
       request.on('response', (response) => {
         received = response;
         response.once('close', () => signal?.removeEventListener('abort', onAbort));
-        resolve(new ModelResponse(url.href, response));
+        if (!readWholeBody) return resolve(new NodeResponse(url.href, response, null));
+        readAll(response).then((whole) => resolve(new NodeResponse(url.href, response, whole)), reject);
       });
       request.on('error', (err: NodeJS.ErrnoException) => {
         signal?.removeEventListener('abort', onAbort);
@@ -139,15 +170,15 @@ export function createModelHttpTransport(options: ModelHttpTransportOptions = {}
       request.end(body);
     });
 
-  const transport = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const keepAliveFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const plain = typeof input === 'string' || input instanceof URL;
     const body = init.body;
     const sendable = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
     if (!plain || !sendable) return (options.fallback ?? globalThis.fetch)(input, init);
     const url = new URL(input);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return (options.fallback ?? globalThis.fetch)(input, init);
-    // The SDK reads only the members ModelResponse has (see its JSDoc).
+    // The callers read only the members NodeResponse has (see its JSDoc).
     return (await send(url, init as PlainInit, body ?? undefined, false)) as unknown as Response;
   };
-  return transport as typeof globalThis.fetch;
+  return keepAliveFetch as typeof globalThis.fetch;
 }
