@@ -1,4 +1,4 @@
-import { Client, DiscordAPIError, Events, GatewayIntentBits, Partials, REST, RESTEvents, RESTJSONErrorCodes, Routes, Status, type Message } from 'discord.js';
+import { Client, DiscordAPIError, Events, GatewayIntentBits, Partials, REST, RESTEvents, RESTJSONErrorCodes, Routes, Status, type Message, type RESTOptions } from 'discord.js';
 import { z } from 'zod';
 import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
@@ -26,6 +26,7 @@ import { findUnrecordedPreview } from './unrecorded-preview.js';
 import { registerCommands } from './slash-commands.js';
 import { connectClient } from './connect.js';
 import { createWorkingIndicator } from './typing.js';
+import { createKeepAliveFetch } from '../../src/net/keep-alive-fetch.js';
 
 /** Timings that production leaves at Discord's values and tests shorten. */
 export interface DiscordTuning {
@@ -114,7 +115,13 @@ function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T
 export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapter {
   const logger = (options.logger ?? silentLogger()).child({ platform: DISCORD_PLATFORM });
   const tuning = options.tuning ?? {};
-  const restOptions = { ...(options.apiUrl ? { api: options.apiUrl.replace(/\/+$/, '') } : {}), retries: tuning.restRetries ?? 3 };
+  const restOptions = {
+    ...(options.apiUrl ? { api: options.apiUrl.replace(/\/+$/, '') } : {}),
+    retries: tuning.restRetries ?? 3,
+    // Node's http with kept-alive connections instead of undici's request: less CPU per call. Multipart
+    // bodies (attachments) go to the global fetch. Read whole: a 429 dropped unread would hold its connection.
+    makeRequest: createKeepAliveFetch({ readWholeBody: true }) as unknown as RESTOptions['makeRequest'],
+  };
   // A gateway client per connection: a destroyed discord.js client is not reliably reusable, and a standby has none.
   const newClient = () =>
     new Client({
