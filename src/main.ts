@@ -14,6 +14,7 @@ import { noopMetrics, type Metrics } from './metrics/metrics.js';
 import { loadMonitoring, type Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
 import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';
+import { createMallocTrim } from './runtime/malloc-trim.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -151,8 +152,10 @@ async function main(): Promise<void> {
   // Messages written while no process held the Discord gateway are read back by the one that takes it over.
   clustered?.chat.onGatewayTakenOver(() => void app?.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up after the gateway takeover failed')));
   await app.start();
-  // With `--expose-gc` (the start script's flag) the heap a burst grew is handed back once Errand is quiet.
-  const heap = nodeHeapSignals();
+  // With `--expose-gc` (the start script's flag) the heap a burst grew is handed back once Errand is quiet,
+  // and then the native memory the collection freed (glibc's malloc_trim, where there is glibc).
+  const trim = createMallocTrim();
+  const heap = nodeHeapSignals(() => void trim());
   if (heap) {
     startIdleHeapRelease({
       signals: heap,

@@ -9,12 +9,21 @@ export interface HeapSignals {
   busyShare(): number;
   /** A full garbage collection, after which V8 hands its empty pages back. */
   collect(): void;
+  /**
+   * Hands native memory the collection freed back to the operating system (glibc's `malloc_trim`),
+   * where the platform can; called a little after the collection, once V8 has freed what it swept.
+   */
+  releaseNative?(): void;
 }
 
 export interface IdleHeapReleaseOptions {
   signals: HeapSignals;
   /** Calls `tick` every `ms` until stopped; the timer must not keep the process alive. */
   every(tick: () => void, ms: number): { stop(): void };
+  /** Calls `fn` once after `ms`; the timer must not keep the process alive (default: an unref'd timeout). */
+  after?(fn: () => void, ms: number): void;
+  /** How long after a collection native memory is released (default 1 s). */
+  releaseNativeAfterMs?: number;
   /** How often the loop is looked at (default 10 s). */
   periodMs?: number;
   /** A period with the loop busy less than this share counts as quiet (default 2 %). */
@@ -49,14 +58,16 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): { stop():
     signals.collect();
     baseline = signals.committed();
     options.onCollect?.(before, baseline);
+    const releaseNative = signals.releaseNative;
+    if (releaseNative) (options.after ?? unrefTimeout)(() => releaseNative(), options.releaseNativeAfterMs ?? 1_000);
   }, options.periodMs ?? 10_000);
 }
 
 /**
  * Node's heap signals, when node runs with `--expose-gc` (the start script's flag); null otherwise,
- * and then V8's own memory reducer is all there is.
+ * and then V8's own memory reducer is all there is. `releaseNative` is passed through (see `createMallocTrim`).
  */
-export function nodeHeapSignals(): HeapSignals | null {
+export function nodeHeapSignals(releaseNative?: () => void): HeapSignals | null {
   const gc: unknown = (globalThis as { gc?: unknown }).gc;
   if (typeof gc !== 'function') return null;
   let last = performance.eventLoopUtilization();
@@ -69,7 +80,12 @@ export function nodeHeapSignals(): HeapSignals | null {
       return share;
     },
     collect: () => (gc as () => void)(),
+    ...(releaseNative ? { releaseNative } : {}),
   };
+}
+
+function unrefTimeout(fn: () => void, ms: number): void {
+  setTimeout(fn, ms).unref();
 }
 
 /** An unref'd interval: the release never keeps Errand running. */

@@ -60,6 +60,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
   marked: inside('adapters/console/'),
   'marked-terminal': inside('adapters/console/'),
+  koffi: (f) => f === 'src/runtime/malloc-trim.ts',
 };
 
 describe('architecture', () => {

@@ -5,7 +5,7 @@ const MB = 1024 * 1024;
 
 /** A heap whose size and business the test sets, a collection that shrinks it to `live`, and a tick the test fires. */
 function fakeHeap(committed: number) {
-  const state = { committed, live: committed, busy: 0, collections: 0 };
+  const state = { committed, live: committed, busy: 0, collections: 0, nativeReleases: 0 };
   const signals: HeapSignals = {
     committed: () => state.committed,
     busyShare: () => state.busy,
@@ -13,17 +13,20 @@ function fakeHeap(committed: number) {
       state.collections++;
       state.committed = state.live;
     },
+    releaseNative: () => state.nativeReleases++,
   };
   let tick: () => void = () => undefined;
   let stopped = false;
+  const later: { fn: () => void; ms: number }[] = [];
   const release = startIdleHeapRelease({
     signals,
     every: (fn) => {
       tick = fn;
       return { stop: () => (stopped = true) };
     },
+    after: (fn, ms) => later.push({ fn, ms }),
   });
-  return { state, tick: () => tick(), release, stopped: () => stopped };
+  return { state, tick: () => tick(), release, stopped: () => stopped, later };
 }
 
 describe('idle heap release', () => {
@@ -40,6 +43,19 @@ describe('idle heap release', () => {
     heap.tick();
     heap.tick();
     expect(heap.state.collections).toBe(1);
+  });
+
+  it('hands native memory back a second after each collection, not before and not without one', () => {
+    const heap = fakeHeap(40 * MB);
+    heap.tick();
+    expect(heap.later).toEqual([]);
+    heap.state.committed = 190 * MB;
+    heap.tick();
+    expect(heap.state.collections).toBe(1);
+    expect(heap.later.map((l) => l.ms)).toEqual([1000]);
+    expect(heap.state.nativeReleases).toBe(0);
+    heap.later[0]!.fn();
+    expect(heap.state.nativeReleases).toBe(1);
   });
 
   it('never collects while the loop is busy, however large the heap', () => {
