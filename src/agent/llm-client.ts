@@ -5,6 +5,7 @@ import { completionChunkSchema, StreamAssembly } from './stream-assembly.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
+import { withRequestSignal } from './request-signal.js';
 
 /** A message in the model's context, independent of the SDK's types. */
 export type LlmMessage =
@@ -204,17 +205,19 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
    * retried, or the text shown so far would be shown again.
    */
   const streamOnce = async (body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, request: LlmRequest, shown: { value: boolean }): Promise<LlmResponse> => {
-    const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
     const assembly = new StreamAssembly();
-    for await (const raw of stream) {
-      const chunk = completionChunkSchema.safeParse(raw);
-      if (!chunk.success) throw unreadable(body.model, chunk.error.issues[0]?.message ?? 'a malformed chunk');
-      const delta = assembly.add(chunk.data);
-      if (delta !== '') {
-        shown.value = true;
-        request.onText?.(delta);
+    await withRequestSignal(request.signal, async (signal) => {
+      const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+      for await (const raw of stream) {
+        const chunk = completionChunkSchema.safeParse(raw);
+        if (!chunk.success) throw unreadable(body.model, chunk.error.issues[0]?.message ?? 'a malformed chunk');
+        const delta = assembly.add(chunk.data);
+        if (delta !== '') {
+          shown.value = true;
+          request.onText?.(delta);
+        }
       }
-    }
+    });
     // The SDK ends the iteration quietly when the request is aborted: a cut answer is not an answer.
     if (request.signal.aborted) throw new RunAbortedError();
     return assembly.result();
@@ -237,7 +240,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
               : {}),
           };
           if (options.stream) return await streamOnce(body, request, shown);
-          const raw = await sdk.chat.completions.create(body, { signal });
+          const raw = await withRequestSignal(signal, (own) => sdk.chat.completions.create(body, { signal: own }));
           const parsed = responseSchema.safeParse(raw);
           if (!parsed.success) throw unreadable(model, parsed.error.issues[0]?.message ?? 'no choices');
           const message = parsed.data.choices[0]!.message;

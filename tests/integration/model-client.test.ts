@@ -1,7 +1,8 @@
+import { getEventListeners } from 'node:events';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiClient } from '../../src/agent/llm-client.js';
-import { ModelError } from '../../src/errors.js';
+import { ModelError, RunAbortedError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 
@@ -29,6 +30,26 @@ describe('model client', () => {
     const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, maxTokens: 321 });
     await client.complete({ ...ask, signal: new AbortController().signal });
     expect(model.requests[0]!.maxTokens).toBe(321);
+  });
+
+  it('leaves no listener on the run signal after its requests, streamed or not, however many steps the run takes', async () => {
+    for (const stream of [false, true]) {
+      const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, stream });
+      const run = new AbortController();
+      for (let step = 0; step < 12; step++) await client.complete({ ...ask, signal: run.signal });
+      expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+    }
+  });
+
+  it('still cancels the request in flight when the run is stopped', async () => {
+    model.reply({ hang: true });
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 10_000, retries: 0 });
+    const run = new AbortController();
+    const answer = client.complete({ ...ask, signal: run.signal });
+    await expect.poll(() => model.hanging()).toBe(1);
+    run.abort();
+    await expect(answer).rejects.toBeInstanceOf(RunAbortedError);
+    await expect.poll(() => model.hanging()).toBe(0);
   });
 
   it('gives the chat a plain sentence and logs the status with the settings to check', async () => {
