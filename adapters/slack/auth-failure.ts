@@ -1,4 +1,4 @@
-import { webApi } from '@slack/bolt';
+import * as webApi from '@slack/web-api';
 
 /** Slack's answers to `auth.test` that mean the bot token itself is wrong. */
 const TOKEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type', 'no_permission']);

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
+import * as webApi from '@slack/web-api';
+import { App, HTTPReceiver, SocketModeReceiver } from './bolt.js';
 import { z } from 'zod';
 import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';

@@ -1,4 +1,6 @@
-import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
+import type { Logger as BoltLogger } from '@slack/bolt';
+import * as webApi from '@slack/web-api';
+import { LogLevel } from './bolt.js';
 import type { z } from 'zod';
 import { callPlatform } from '../../src/chat/platform-call.js';
 import { AdapterError } from '../../src/errors.js';

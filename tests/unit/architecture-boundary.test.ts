@@ -96,6 +96,11 @@ describe('architecture', () => {
     expect(offenders(all, (i, f) => i.target?.startsWith('src/store/sqlite/') === true && !f.startsWith('src/store/'))).toEqual([]);
   });
 
+  it("the Slack adapter loads Bolt's classes through adapters/slack/bolt.ts, never Bolt's whole index (types only)", () => {
+    const valueImports = sources('adapters').filter((f) => /^import (?!type\b)[^;]*from '@slack\/bolt';/m.test(readFileSync(join(root, f), 'utf8')));
+    expect(valueImports).toEqual([]);
+  });
+
   it('each SDK is imported only by the module that wraps it', () => {
     expect(offenders(all, (i, f) => i.pkg !== null && i.pkg in SDK_OWNERS && !SDK_OWNERS[i.pkg]!(f))).toEqual([]);
   });
