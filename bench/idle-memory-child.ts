@@ -6,7 +6,6 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from '../src/runtime/idle-heap-release.js';
-import { createMallocTrim } from '../src/runtime/malloc-trim.js';
 
 /**
  * Runs inside its own process (compiled, as `npm start` runs Errand): Errand with the Slack
@@ -50,8 +49,7 @@ const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config, logger), 
 const app = await createApp({ config, adapters: [adapter], logger });
 await app.start();
 // As src/main.ts does after starting the app.
-const trim = createMallocTrim();
-const heap = nodeHeapSignals(() => void trim());
+const heap = nodeHeapSignals();
 if (heap) startIdleHeapRelease({ signals: heap, every: unrefInterval });
 process.send?.({ type: 'ready', port: adapter.httpPort(), rss: process.memoryUsage.rss() });
 process.once('message', () => {

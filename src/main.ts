@@ -14,7 +14,6 @@ import { noopMetrics, type Metrics } from './metrics/metrics.js';
 import { loadMonitoring, type Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
 import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';
-import { createMallocTrim } from './runtime/malloc-trim.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -154,8 +153,7 @@ async function main(): Promise<void> {
   await app.start();
   // With `--expose-gc` (the start script's flag) the heap a burst grew is handed back once Errand is quiet,
   // and then the native memory the collection freed (glibc's malloc_trim, where there is glibc).
-  const trim = createMallocTrim();
-  const heap = nodeHeapSignals(() => void trim());
+  const heap = nodeHeapSignals();
   if (heap) {
     startIdleHeapRelease({
       signals: heap,

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
+import { createMallocTrim } from './malloc-trim.js';
 
 /** What the release watches and does; node's own by default (see `nodeHeapSignals`). */
 export interface HeapSignals {
@@ -65,11 +66,13 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): { stop():
 
 /**
  * Node's heap signals, when node runs with `--expose-gc` (the start script's flag); null otherwise,
- * and then V8's own memory reducer is all there is. `releaseNative` is passed through (see `createMallocTrim`).
+ * and then V8's own memory reducer is all there is. Native memory is released with glibc's `malloc_trim`
+ * where there is glibc (see `createMallocTrim`).
  */
-export function nodeHeapSignals(releaseNative?: () => void): HeapSignals | null {
+export function nodeHeapSignals(): HeapSignals | null {
   const gc: unknown = (globalThis as { gc?: unknown }).gc;
   if (typeof gc !== 'function') return null;
+  const trim = createMallocTrim();
   let last = performance.eventLoopUtilization();
   return {
     committed: () => getHeapStatistics().total_heap_size,
@@ -80,7 +83,7 @@ export function nodeHeapSignals(releaseNative?: () => void): HeapSignals | null 
       return share;
     },
     collect: () => (gc as () => void)(),
-    ...(releaseNative ? { releaseNative } : {}),
+    releaseNative: () => void trim(),
   };
 }
 
