@@ -5,6 +5,7 @@ import { completionChunkSchema, StreamAssembly } from './stream-assembly.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
+import { withRequestSignal } from './request-signal.js';
 
 /** A message in the model's context, independent of the SDK's types. */
 export type LlmMessage =
@@ -83,14 +84,6 @@ const responseSchema = z.object({
     .min(1),
   usage: z.object({ prompt_tokens: z.number().nonnegative(), completion_tokens: z.number().nonnegative() }).nullish().catch(null),
 });
-
-/**
- * A signal for one model request that aborts with the run's. The openai SDK adds an `abort` listener to
- * the signal it is given and never removes it: handed the run's own signal, every step of a run left one
- * behind, and a run of eleven steps printed node's MaxListenersExceededWarning. `AbortSignal.any` follows
- * the run's signal without a listener on it.
- */
-const ownSignal = (run: AbortSignal): AbortSignal => AbortSignal.any([run]);
 
 /** Waits, giving up early when the signal aborts. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -213,16 +206,18 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
    */
   const streamOnce = async (body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, request: LlmRequest, shown: { value: boolean }): Promise<LlmResponse> => {
     const assembly = new StreamAssembly();
-    const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: ownSignal(request.signal) });
-    for await (const raw of stream) {
-      const chunk = completionChunkSchema.safeParse(raw);
-      if (!chunk.success) throw unreadable(body.model, chunk.error.issues[0]?.message ?? 'a malformed chunk');
-      const delta = assembly.add(chunk.data);
-      if (delta !== '') {
-        shown.value = true;
-        request.onText?.(delta);
+    await withRequestSignal(request.signal, async (signal) => {
+      const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+      for await (const raw of stream) {
+        const chunk = completionChunkSchema.safeParse(raw);
+        if (!chunk.success) throw unreadable(body.model, chunk.error.issues[0]?.message ?? 'a malformed chunk');
+        const delta = assembly.add(chunk.data);
+        if (delta !== '') {
+          shown.value = true;
+          request.onText?.(delta);
+        }
       }
-    }
+    });
     // The SDK ends the iteration quietly when the request is aborted: a cut answer is not an answer.
     if (request.signal.aborted) throw new RunAbortedError();
     return assembly.result();
@@ -245,7 +240,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
               : {}),
           };
           if (options.stream) return await streamOnce(body, request, shown);
-          const raw = await sdk.chat.completions.create(body, { signal: ownSignal(signal) });
+          const raw = await withRequestSignal(signal, (own) => sdk.chat.completions.create(body, { signal: own }));
           const parsed = responseSchema.safeParse(raw);
           if (!parsed.success) throw unreadable(model, parsed.error.issues[0]?.message ?? 'no choices');
           const message = parsed.data.choices[0]!.message;
