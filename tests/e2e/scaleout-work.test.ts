@@ -204,6 +204,8 @@ describe.skipIf(db.skip)('work that crosses three Errand processes on one Postgr
     await waitFor(() => longCalls()[0]!.aborted, 30_000, `the owner (${run.owner}) to abort its model call`);
     await noRunLeftWorking();
     expect((await runsIn(STOP_CHANNEL)).map((r) => r.status)).toEqual(['cancelled']);
+    // The notice leaves through the owner's outbox after the run is settled: wait for it, then count.
+    await waitFor(() => slack.botTexts(STOP_CHANNEL, ts).some((t) => t.startsWith('⏹️ Stopped')), 30_000, 'the stop notice');
     const texts = slack.botTexts(STOP_CHANNEL, ts);
     expect(texts.filter((t) => t.startsWith('⏹️ Stopped')), JSON.stringify(texts)).toHaveLength(1);
     expect(texts.some((t) => t.includes('never sent')), JSON.stringify(texts)).toBe(false);
