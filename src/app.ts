@@ -13,7 +13,7 @@ import type { CommandDeps } from './commands/command-deps.js';
 import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
 import { buildHomeModel } from './commands/home-view.js';
 import { createScheduleEditor } from './commands/schedule-editor.js';
-import { createScheduleRights } from './commands/schedule-rights.js';
+import { createScheduleRights } from './access/schedule-rights.js';
 import { createWhenInterpreter } from './schedules/when-interpreter.js';
 import type { Config } from './config.js';
 import type { ConversationStore } from './conversations/conversation-store.js';
@@ -149,13 +149,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   const llm = monitoring ? instrumentLlm(model, metrics) : model;
 
   const scheduling = createScheduling({ store: store.schedules, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
+  const rights = createScheduleRights(access);
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
   const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now() });
 
   const coordinator = new RunCoordinator({
-    access,
     store,
     conversations,
     transcript,
@@ -166,7 +166,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     tools: createToolRegistry(tools, options.externalTools),
     grants: store.grants,
     posts: outbox,
-    scheduleCreator: (id) => scheduling.service.creatorOf(id),
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     budget,
     cluster,
@@ -186,7 +185,6 @@ export async function createApp(options: AppOptions): Promise<App> {
       retryDelayMs: options.taskRetryDelayMs ?? ((attempts) => 30_000 * 2 ** (attempts - 1)),
     },
   });
-  const rights = createScheduleRights(access);
   const editor = createScheduleEditor({
     service: scheduling.service,
     rights,
@@ -260,7 +258,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
-      await scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator }));
+      await scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator, principalOf: (id) => scheduling.service.principalOf(id) }));
       heartbeat.start();
       await cluster.start(clusterHooks);
       await coordinator.pump();

@@ -7,7 +7,8 @@ import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StopAuthority } from './command-deps.js';
 import { formatScheduleLine } from './schedules-command.js';
-import { scheduleButtons, type ScheduleRights } from './schedule-rights.js';
+import type { ScheduleRights } from '../access/schedule-rights.js';
+import { scheduleButtons } from './schedule-buttons.js';
 
 export interface HomeViewDeps {
   openWork: OpenWorkStore;
@@ -45,13 +46,13 @@ export async function buildHomeModel(request: HomeRequest, deps: HomeViewDeps): 
     const channel: ChannelRef = { platform: request.platform, workspace: request.workspace, channel: channelId };
     for (const row of await deps.schedules.list(channel, 1)) {
       // Listed either way, so people see what runs in their channels; only the buttons need rights.
-      const mayManage = deps.rights.refusal(person, channelId, memberOf, row) === null;
+      const mayManage = deps.rights.refusal(person, { row, place: { memberOf } }) === null;
       schedules.push({ id: row.id, channel, text: formatScheduleLine(row, deps.schedules), buttons: mayManage ? scheduleButtons(row) : [] });
       if (schedules.length >= MAX_SCHEDULES) break;
     }
   }
   // Offered when there is at least one channel the person could pick in the form.
-  const somewhere = request.channels.some((c) => deps.rights.refusal(person, c, memberOf) === null);
+  const somewhere = request.channels.some((c) => deps.rights.refusal(person, { after: { channel: c, target: 'channel' }, place: { memberOf } }) === null);
   const newSchedule = somewhere ? { actionId: scheduleActionId('new'), label: 'New schedule', style: 'primary' as const } : null;
   return { conversations, schedules, newSchedule };
 }

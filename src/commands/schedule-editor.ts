@@ -7,7 +7,7 @@ import { describeTiming } from '../schedules/schedule-timing.js';
 import { readWhen, whenOf } from '../schedules/schedule-when.js';
 import type { WhenInterpreter } from '../schedules/when-interpreter.js';
 import { canonicalTimezone, formatInZone } from '../schedules/zoned-time.js';
-import type { ScheduleRights } from './schedule-rights.js';
+import type { ScheduleRights } from '../access/schedule-rights.js';
 
 export interface ScheduleEditorDeps {
   service: ScheduleService;
@@ -45,7 +45,7 @@ export function createScheduleEditor(deps: ScheduleEditorDeps) {
     const id = action.scheduleId ?? 0;
     const row = await service.find(id);
     if (!row || row.platform !== action.platform || row.workspace !== action.workspace) return { text: `There is no schedule #${id} any more.`, homeChanged: true };
-    const refusal = rights.refusal(person, row.channel, action.memberOf, row);
+    const refusal = rights.refusal(person, { row, place: { memberOf: action.memberOf } });
     if (refusal) return { text: refusal };
     const channel: ChannelRef = { platform: row.platform, workspace: row.workspace, channel: row.channel };
     if (action.op === 'edit') {
@@ -87,12 +87,10 @@ export function createScheduleEditor(deps: ScheduleEditorDeps) {
     }
     if (values.channel === '') errors.channel = 'Choose the channel the schedule posts into.';
     else {
-      const refusal = rights.refusal(person, values.channel, form.memberOf, existing ?? undefined);
+      // Saved in the same channel, an existing schedule keeps its target; moved elsewhere it becomes a new channel schedule.
+      const target = existing && existing.channel === values.channel ? existing.target : 'channel';
+      const refusal = rights.refusal(person, { ...(existing ? { row: existing } : {}), after: { channel: values.channel, target }, place: { memberOf: form.memberOf } });
       if (refusal) errors.channel = refusal;
-      else if (existing && existing.channel !== values.channel) {
-        const refusalThere = rights.refusal(person, existing.channel, form.memberOf, existing);
-        if (refusalThere) errors.channel = refusalThere;
-      }
     }
     if (values.prompt === '') errors.prompt = 'The prompt is empty. Say what should be done when the schedule fires.';
     if (canonicalTimezone(values.timezone) === null) errors.timezone = `Unknown timezone "${values.timezone}". Use an IANA name such as Europe/Berlin, America/New_York or UTC.`;

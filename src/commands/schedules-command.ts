@@ -8,7 +8,8 @@ import { PAUSE_AFTER_FAILURES } from '../schedules/schedule-failures.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import { formatInZone } from '../schedules/zoned-time.js';
 import type { ScheduleEditor } from './schedule-editor.js';
-import { scheduleButtons, type ScheduleRights } from './schedule-rights.js';
+import type { ScheduleRights } from '../access/schedule-rights.js';
+import { scheduleButtons } from './schedule-buttons.js';
 
 /** With these, the list carries buttons, `add` opens the form, and every change checks the person's rights. */
 export interface ScheduleManagement {
@@ -48,7 +49,7 @@ export async function handleSchedulesCommand(args: string, channel: ChannelRef, 
   const words = args.trim().toLowerCase().split(/\s+/).filter((w) => w !== '');
   if (words.length === 0 || (words.length === 1 && words[0] === 'list')) {
     const rows = await service.list(channel);
-    const mayManage = (row: ScheduleRow) => manage !== undefined && manage.rights.refusal(manage.person, channel.channel, null, row) === null;
+    const mayManage = (row: ScheduleRow) => manage !== undefined && manage.rights.refusal(manage.person, { row, place: { memberOf: null } }) === null;
     const buttons: OutboundButton[] = rows.flatMap((r) => (mayManage(r) ? scheduleButtons(r) : []));
     if (rows.length === 0) return { text: `No schedules in this channel. Ask me, e.g. "every weekday at 9:00 summarise the open tasks here"${manage ? ', or use `/schedules add`' : ''}.` };
     return { text: [`**Schedules in this channel**`, ...rows.map((r) => formatScheduleLine(r, service))].join('\n'), ...(buttons.length > 0 ? { buttons } : {}) };
@@ -63,7 +64,7 @@ export async function handleSchedulesCommand(args: string, channel: ChannelRef, 
   }
   const [action, id] = parsed.data;
   const row = await service.find(id);
-  const refusal = manage && row ? manage.rights.refusal(manage.person, channel.channel, null, row) : null;
+  const refusal = manage && row ? manage.rights.refusal(manage.person, { row, place: { memberOf: null } }) : null;
   if (refusal) return { text: refusal };
   const r = await (action === 'pause' ? service.pause(channel, id) : action === 'resume' ? service.resume(channel, id) : service.delete(channel, id));
   if (!r.ok) return { text: r.error };

@@ -70,6 +70,9 @@ export const runs = pgTable(
     error: text('error'),
     /** Model tokens (prompt + completion) this run has used, from the endpoint's reported usage. */
     tokens: integer('tokens').notNull().default(0),
+    /** The person the run acts for (see schema.ts). */
+    principal: text('principal'),
+    principalRoles: jsonb('principal_roles').$type<string[]>(),
     startedAt: epochMs('started_at').notNull(),
     updatedAt: epochMs('updated_at').notNull(),
     endedAt: epochMs('ended_at'),
@@ -112,6 +115,10 @@ export const tasks = pgTable(
     createdBy: text('created_by', { enum: ['user', 'agent', 'schedule'] }).notNull(),
     /** Platform user who asked (mentioned in questions), when known. */
     requestedBy: text('requested_by'),
+    /** The principal's Discord role ids as of the request. */
+    requesterRoles: jsonb('requester_roles').$type<string[]>(),
+    /** The task descends from a scheduled prompt: it may not create schedules. */
+    fromSchedule: boolean('from_schedule').notNull().default(false),
     /** Platform message that created it, when it came from a message. */
     sourceMessageId: text('source_message_id'),
     scheduleId: integer('schedule_id'),
@@ -230,6 +237,7 @@ export const schedules = pgTable(
     lastRunAt: epochMs('last_run_at'),
     runCount: integer('run_count').notNull().default(0),
     createdBy: text('created_by').notNull(),
+    creatorRoles: jsonb('creator_roles').$type<string[]>(),
     failReason: text('fail_reason'),
     /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),

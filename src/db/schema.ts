@@ -70,6 +70,13 @@ export const runs = sqliteTable(
     error: text('error'),
     /** Model tokens (prompt + completion) this run has used, from the endpoint's reported usage. */
     tokens: integer('tokens').notNull().default(0),
+    /**
+     * The person the run acts for (platform user id; the platform is the conversation's): who decides its
+     * approvals, pays for it, may stop it. Copied from its task at the claim; null only for runs older than it.
+     */
+    principal: text('principal'),
+    /** The principal's Discord role ids as of the request, so role admins stay admins in the run. */
+    principalRoles: text('principal_roles', { mode: 'json' }).$type<string[]>(),
     startedAt: integer('started_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     endedAt: integer('ended_at'),
@@ -104,8 +111,15 @@ export const tasks = sqliteTable(
     /** Earliest start (retry backoff); 0 = now. */
     notBefore: integer('not_before').notNull().default(0),
     createdBy: text('created_by', { enum: ['user', 'agent', 'schedule'] }).notNull(),
-    /** Platform user who asked (mentioned in questions), when known. */
+    /**
+     * The task's principal (platform user id): who asked, the schedule's creator for a scheduled prompt, the
+     * principal of the run that added it for the agent's to-dos. Null only for tasks older than that rule.
+     */
     requestedBy: text('requested_by'),
+    /** The principal's Discord role ids as of the request (access rules may make a role admin). */
+    requesterRoles: text('requester_roles', { mode: 'json' }).$type<string[]>(),
+    /** The task descends from a scheduled prompt (fired by one, or added by a run that was): it may not create schedules. */
+    fromSchedule: integer('from_schedule', { mode: 'boolean' }).notNull().default(false),
     /** Platform message that created it, when it came from a message. */
     sourceMessageId: text('source_message_id'),
     scheduleId: integer('schedule_id'),
@@ -228,7 +242,10 @@ export const schedules = sqliteTable(
     nextRunAt: integer('next_run_at'),
     lastRunAt: integer('last_run_at'),
     runCount: integer('run_count').notNull().default(0),
+    /** The person it acts for when it fires (its runs' principal): platform user id. */
     createdBy: text('created_by').notNull(),
+    /** The creator's Discord role ids when they made it, so a role admin's schedule keeps their rights. */
+    creatorRoles: text('creator_roles', { mode: 'json' }).$type<string[]>(),
     failReason: text('fail_reason'),
     /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),

@@ -5,10 +5,19 @@ export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_us
 /** The statuses a run ends in; `park`/`unpark` move between the active ones. */
 export type FinalRunStatus = Exclude<RunStatus, 'running' | 'waiting_user'>;
 
+/** Whom a run acts for, as stored with it: a platform user id (the conversation gives the platform) and their roles then. */
+export interface StoredPrincipal {
+  readonly userId: string;
+  readonly roles?: readonly string[] | null;
+}
+
 /** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
 export interface RunStore {
-  /** Starts a run; rejects with ConversationBusyError when the conversation already has an active one. */
-  create(conversationId: string, taskId: number | null): Promise<RunRow>;
+  /**
+   * Starts a run acting for `principal` (its task's; null only for tasks older than principals); rejects with
+   * ConversationBusyError when the conversation already has an active one.
+   */
+  create(conversationId: string, taskId: number | null, principal?: StoredPrincipal | null): Promise<RunRow>;
   get(id: string): Promise<RunRow | null>;
   /** The conversation's running or waiting run, if any. */
   active(conversationId: string): Promise<RunRow | null>;

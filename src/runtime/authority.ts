@@ -14,11 +14,14 @@ export interface AuthorityReads {
  * access policy says who may use Errand at all; this says whose work it is.
  */
 export interface Authority {
-  /** The asker of an ask_user question (or, for an approval, its approver), or an admin. Nobody named: anyone. */
+  /**
+   * The run's principal (named on the question as its asker or approver), or an admin. Nobody named (work older
+   * than principals): anyone may answer a question, and with access rules only an admin may decide an approval.
+   */
   mayAnswer(question: PendingQuestion | null | undefined, person: Person): boolean;
-  /** With access rules: the requester of the conversation's active run, or an admin. Without: anyone, as before. */
+  /** With access rules: the principal of the conversation's active run, or an admin. Without: anyone, as before. */
   mayStop(conversationId: string, person: Person, reads?: AuthorityReads): Promise<boolean>;
-  /** With access rules: the task's requester, or an admin. */
+  /** With access rules: the task's principal, or an admin (only an admin when it names nobody). */
   mayStopTask(requestedBy: string | null, person: Person): boolean;
   /** `stop all`: as mayStop, and with access rules every queued to-do there is the person's own (or they are an admin). */
   mayStopAll(conversationId: string, person: Person, reads?: AuthorityReads): Promise<boolean>;
@@ -28,16 +31,18 @@ export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; ta
   return {
     mayAnswer(question, person) {
       const owner = question?.userId ?? null;
-      return owner === null || owner === person.userId || deps.access.isAdmin(person);
+      if (owner === null) return !question?.approval || !deps.access.configured || deps.access.isAdmin(person);
+      return owner === person.userId || deps.access.isAdmin(person);
     },
     mayStopTask(requestedBy, person) {
-      return !deps.access.configured || requestedBy === null || requestedBy === person.userId || deps.access.isAdmin(person);
+      return !deps.access.configured || requestedBy === person.userId || deps.access.isAdmin(person);
     },
     async mayStop(conversationId, person, reads = deps) {
       if (!deps.access.configured) return true;
       const run = await reads.runs.active(conversationId);
-      if (!run || run.taskId === null) return true;
-      return this.mayStopTask((await reads.tasks.get(run.taskId))?.requestedBy ?? null, person);
+      if (!run) return true;
+      const principal = run.principal ?? (run.taskId !== null ? ((await reads.tasks.get(run.taskId))?.requestedBy ?? null) : null);
+      return this.mayStopTask(principal, person);
     },
     async mayStopAll(conversationId, person, reads = deps) {
       if (!(await this.mayStop(conversationId, person, reads))) return false;

@@ -177,6 +177,7 @@ export class Dispatcher implements InboundSink {
         description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
         createdBy: 'user',
         requestedBy: message.userId,
+        requesterRoles: message.roles ?? null,
         sourceMessageId: message.messageId,
       });
       if (!added.ok) throw new Error(added.error);

@@ -16,7 +16,7 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
-import type { AccessPolicy } from '../access/access-policy.js';
+import { principalOf } from './principal.js';
 import type { Logger } from '../logger.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
 import { ConversationBusyError } from '../runs/conversation-busy-error.js';
@@ -61,10 +61,6 @@ export interface CoordinatorDeps {
   grants: ToolGrantStore;
   /** Where runs post: recorded with the step that produced the post, delivered by the outbox. */
   posts: RunPosts;
-  /** Access rules: whether the requester may create channel schedules (default: everyone may). */
-  access?: AccessPolicy;
-  /** Who created a schedule: they decide the tool approvals of its runs. */
-  scheduleCreator?(scheduleId: number): Promise<string | null>;
   /** A scheduled run ended in a way its schedule records (a success, or a target that is gone). */
   scheduleRunEnded?(scheduleId: number, result: ScheduleRunResult): Promise<void>;
   /** Where run outcomes are counted (default: nowhere). */
@@ -147,7 +143,8 @@ export class RunCoordinator implements RunControl {
           if (await tx.runs.active(conversationId)) return null;
           const task = await tx.tasks.claimNext(conversationId);
           if (!task) return null;
-          const run = await tx.runs.create(conversationId, task.id);
+          // The run acts for its task's principal, stored with it so a resume or a takeover reads the same person.
+          const run = await tx.runs.create(conversationId, task.id, task.requestedBy !== null ? { userId: task.requestedBy, roles: task.requesterRoles } : null);
           if (task.attempts === 1) {
             await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
           }
@@ -384,23 +381,24 @@ export class RunCoordinator implements RunControl {
     // Each step's activity goes to the adapter (Slack's assistant status line); only changes, so it stays cheap.
     const activity = onlyChanges((a) => void showWorking({ ...working, ...a }));
     const timezone = await this.timezoneFor(conversationId, adapter, task);
+    const principal = principalOf(ref.platform, run, task);
     const toolContext: ToolContext = {
       conversationId,
       conversation: ref,
       runId: run.id,
       taskId: task?.id ?? null,
-      userId: task?.requestedBy ?? null,
+      userId: principal?.userId ?? null,
+      principal,
       timezone,
-      scheduled: task?.createdBy === 'schedule',
-      mayCreateChannelSchedules: task?.requestedBy ? (deps.access?.mayCreateChannelSchedules({ platform: ref.platform, userId: task.requestedBy }) ?? true) : true,
+      scheduled: task?.fromSchedule === true || task?.createdBy === 'schedule',
       signal: entry.controller.signal,
       now: () => deps.clock.now(),
     };
     const toolNames = deps.tools.specsFor(toolContext).map((t) => t.name);
     const channel = channelOverridesFor(deps.channels ?? {}, ref);
-    const approverId = task?.requestedBy ?? (task?.scheduleId != null ? ((await deps.scheduleCreator?.(task.scheduleId)) ?? null) : null);
-    // The requester pays; a scheduled run is charged to the schedule's creator.
-    const payer: Payer | null = approverId !== null ? { platform: ref.platform, userId: approverId } : null;
+    // The principal decides approvals and pays (a scheduled run: the schedule's creator).
+    const approverId = principal?.userId ?? null;
+    const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
     const outcome = await executeRun(
       {
         runId: run.id,

@@ -3,6 +3,7 @@ import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import { AdapterError } from '../errors.js';
 import type { ScheduleLauncher } from '../schedules/schedule-launcher.js';
+import type { StoredPrincipal } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { titleFrom } from './goal-message.js';
 import type { RunCoordinator } from './run-coordinator.js';
@@ -17,9 +18,22 @@ export function createScheduleLauncher(deps: {
   conversations: ConversationStore;
   tasks: TaskService;
   coordinator: RunCoordinator;
+  /** Whom the schedule's runs act for (its creator); null only for schedules older than principals. */
+  principalOf(scheduleId: number): Promise<StoredPrincipal | null>;
 }): ScheduleLauncher {
   const queue = async (conversationId: string, prompt: string, scheduleId: number) => {
-    const added = await deps.tasks.add({ conversationId, title: `⏰ ${titleFrom(prompt)}`, description: prompt, createdBy: 'schedule', scheduleId });
+    // The schedule's creator is the task's principal: they decide its approvals, pay for it, may stop it.
+    const principal = await deps.principalOf(scheduleId);
+    const added = await deps.tasks.add({
+      conversationId,
+      title: `⏰ ${titleFrom(prompt)}`,
+      description: prompt,
+      createdBy: 'schedule',
+      scheduleId,
+      requestedBy: principal?.userId ?? null,
+      requesterRoles: principal?.roles ?? null,
+      fromSchedule: true,
+    });
     if (!added.ok) throw new Error(added.error);
     await deps.coordinator.pump(conversationId);
   };

@@ -22,8 +22,10 @@ export interface CreateScheduleInput {
   kind: ScheduleKind;
   spec: string;
   timezone: string;
-  /** Who asked: a platform user id, or `agent`. */
+  /** Whom its runs act for: the person who asked for it, or the principal of the run that made it. */
   createdBy: string;
+  /** That person's Discord role ids now, so a role admin's schedule keeps the rights they had. */
+  creatorRoles?: readonly string[] | null;
 }
 
 export interface ScheduleLimits {
@@ -44,10 +46,14 @@ export class ScheduleService {
     private readonly limits: ScheduleLimits,
   ) {}
 
-  /** The person who created a schedule (they decide tool approvals of its runs); null for the agent or an unknown id. */
-  async creatorOf(id: number): Promise<string | null> {
-    const createdBy = (await this.store.get(id))?.createdBy ?? null;
-    return createdBy === 'agent' ? null : createdBy;
+  /**
+   * Whom a schedule's runs act for: its creator, with their roles as stored. Null for an unknown id, or a
+   * schedule made by the agent before runs had principals (`agent`): nobody can be named for it.
+   */
+  async principalOf(id: number): Promise<{ userId: string; roles: readonly string[] | null } | null> {
+    const row = await this.store.get(id);
+    if (!row || row.createdBy === 'agent') return null;
+    return { userId: row.createdBy, roles: row.creatorRoles };
   }
 
   /**
@@ -91,6 +97,7 @@ export class ScheduleService {
       anchorAt: now,
       nextRunAt: parsed.firstRunAt,
       createdBy: input.createdBy,
+      creatorRoles: input.creatorRoles && input.creatorRoles.length > 0 ? [...input.creatorRoles] : null,
       createdAt: now,
     });
     this.scheduler.arm(row);

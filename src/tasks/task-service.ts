@@ -10,7 +10,12 @@ export interface NewTask {
   title: string;
   description: string;
   createdBy: TaskRow['createdBy'];
+  /** The task's principal (see TaskRow.requestedBy): every new task should have one. */
   requestedBy?: string | null;
+  /** The principal's Discord role ids as of the request. */
+  requesterRoles?: readonly string[] | null;
+  /** It descends from a scheduled prompt: its run may not create schedules. */
+  fromSchedule?: boolean;
   sourceMessageId?: string | null;
   scheduleId?: number | null;
   blockedBy?: number[];

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { createAccessPolicy } from '../../src/access/access-policy.js';
+import { createScheduleRights } from '../../src/access/schedule-rights.js';
 import { createScheduleTools } from '../../src/agent/tools/schedule-tools.js';
+import type { AccessSettings } from '../../src/settings/team-settings.js';
 import { createToolRegistry } from '../../src/agent/tools/tool-registry.js';
 import type { ToolContext, ToolResult } from '../../src/agent/tools/tool.js';
 import { CHANNEL, THREAD, THREAD_ID, scheduleWorld, settle } from './schedule-fixtures.js';
 
-function setup(env: Record<string, string> = {}) {
+function setup(env: Record<string, string> = {}, access?: AccessSettings) {
   const w = scheduleWorld(env);
   void w.scheduler.start(w.launcher);
-  const registry = createToolRegistry(createScheduleTools(w.service));
-  const ctx: ToolContext = { conversationId: THREAD_ID, conversation: THREAD, runId: 'r1', taskId: null, userId: 'U1', timezone: 'Europe/Berlin', now: () => w.clock.now() };
+  const registry = createToolRegistry(createScheduleTools(w.service, createScheduleRights(createAccessPolicy(access))));
+  const ctx: ToolContext = { conversationId: THREAD_ID, conversation: THREAD, runId: 'r1', taskId: null, userId: 'U1', principal: { platform: THREAD.platform, userId: 'U1' }, timezone: 'Europe/Berlin', now: () => w.clock.now() };
   const call = async (name: string, args: Record<string, unknown>, context: ToolContext = ctx): Promise<ToolResult & Record<string, unknown>> =>
     (await registry.execute({ id: 'c1', name, arguments: JSON.stringify(args) }, context)).result as ToolResult & Record<string, unknown>;
   return { w, call, ctx, registry };

@@ -19,6 +19,7 @@ const row = (over: Partial<ScheduleRow> = {}): ScheduleRow => ({
   lastRunAt: 0,
   runCount: 1,
   createdBy: 'U0ALICE01',
+  creatorRoles: null,
   failReason: null,
   consecutiveFailures: 0,
   createdAt: 0,

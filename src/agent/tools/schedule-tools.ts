@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import type { ScheduleRights } from '../../access/schedule-rights.js';
 import { channelOf } from '../../chat/conversation-ref.js';
 import type { Schedule } from '../../schedules/schedule-service.js';
 import type { ScheduleResult, ScheduleService } from '../../schedules/schedule-service.js';
 import { formatInZone, isoInZone } from '../../schedules/zoned-time.js';
-import { defineTool, fail, ok, type ToolDefinition, type ToolOutcome } from './tool.js';
+import { defineTool, fail, ok, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
 
 /** A paragraph for the system prompt: how to turn "every weekday at 9" into a schedule. */
 export const SCHEDULES_PROMPT =
@@ -37,11 +38,25 @@ export function scheduleView(row: Schedule, service: ScheduleService) {
   };
 }
 
-/** Scheduled-prompt tools, scoped to the channel of the calling run. */
-export function createScheduleTools(service: ScheduleService): ToolDefinition[] {
+/**
+ * Scheduled-prompt tools, scoped to the channel of the calling run. Every change goes through the same
+ * rights check as the commands, buttons and forms, for the run's principal.
+ */
+export function createScheduleTools(service: ScheduleService, rights: ScheduleRights): ToolDefinition[] {
   const result = async (pending: Promise<ScheduleResult>): Promise<ToolOutcome> => {
     const r = await pending;
     return r.ok ? ok({ schedule: scheduleView(r.schedule, service) }) : fail(r.error);
+  };
+  /** The principal's right to change this channel's schedule `id`: null when allowed (or when there is no such schedule here: the change says so). */
+  const refusalFor = async (id: number, ctx: ToolContext): Promise<string | null> => {
+    const row = await service.find(id);
+    if (!row || row.platform !== ctx.conversation.platform || row.workspace !== ctx.conversation.workspace || row.channel !== ctx.conversation.channel) return null;
+    const refusal = rights.refusal(ctx.principal ?? null, { row, place: null });
+    return refusal ? `${refusal.replace(' Ask an admin.', '')} Tell the person to ask an admin.` : null;
+  };
+  const change = async (id: number, ctx: ToolContext, apply: () => Promise<ToolOutcome>): Promise<ToolOutcome> => {
+    const refusal = await refusalFor(id, ctx);
+    return refusal ? fail(refusal) : apply();
   };
   const idArgs = z.object({ schedule_id: scheduleId });
   return [
@@ -59,7 +74,7 @@ export function createScheduleTools(service: ScheduleService): ToolDefinition[] 
         target: z.enum(['channel', 'thread'], { message: 'target must be "channel" or "thread"' }).optional(),
       }),
       execute: (args, ctx) =>
-        (args.target ?? 'channel') === 'channel' && ctx.mayCreateChannelSchedules === false
+        rights.refusal(ctx.principal ?? null, { after: { channel: ctx.conversation.channel, target: args.target ?? 'channel' }, place: null }) !== null
           ? fail('Only admins may create schedules that post into a channel here. Tell the person to ask an admin, or use target "thread" to repeat the prompt in this conversation.')
           : result(
           service.create({
@@ -70,7 +85,8 @@ export function createScheduleTools(service: ScheduleService): ToolDefinition[] 
             kind: args.kind,
             spec: args.spec,
             timezone: args.timezone ?? ctx.timezone,
-            createdBy: ctx.userId ?? 'agent',
+            createdBy: ctx.principal?.userId ?? 'agent',
+            creatorRoles: ctx.principal?.roles ?? null,
           }),
         ),
     }),
@@ -84,22 +100,23 @@ export function createScheduleTools(service: ScheduleService): ToolDefinition[] 
       name: 'pause_schedule',
       description: 'Pause a schedule: it stops firing until resumed.',
       parameters: idArgs,
-      execute: ({ schedule_id }, ctx) => result(service.pause(channelOf(ctx.conversation), schedule_id)),
+      execute: ({ schedule_id }, ctx) => change(schedule_id, ctx, () => result(service.pause(channelOf(ctx.conversation), schedule_id))),
     }),
     defineTool({
       name: 'resume_schedule',
       description: 'Resume a paused schedule from now on (times missed while paused are not made up).',
       parameters: idArgs,
-      execute: ({ schedule_id }, ctx) => result(service.resume(channelOf(ctx.conversation), schedule_id)),
+      execute: ({ schedule_id }, ctx) => change(schedule_id, ctx, () => result(service.resume(channelOf(ctx.conversation), schedule_id))),
     }),
     defineTool({
       name: 'delete_schedule',
       description: 'Delete a schedule for good.',
       parameters: idArgs,
-      execute: async ({ schedule_id }, ctx) => {
-        const r = await service.delete(channelOf(ctx.conversation), schedule_id);
-        return r.ok ? ok({ deleted: schedule_id, description: service.preview(r.schedule).description }) : fail(r.error);
-      },
+      execute: ({ schedule_id }, ctx) =>
+        change(schedule_id, ctx, async () => {
+          const r = await service.delete(channelOf(ctx.conversation), schedule_id);
+          return r.ok ? ok({ deleted: schedule_id, description: service.preview(r.schedule).description }) : fail(r.error);
+        }),
     }),
   ];
 }

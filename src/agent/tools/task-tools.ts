@@ -43,7 +43,10 @@ export function createTaskTools(tasks: TaskService) {
             title,
             description: description && description.length > 0 ? description : title,
             createdBy: 'agent',
-            requestedBy: ctx.userId,
+            // A to-do acts for the principal of the run that added it, and keeps a scheduled prompt's limits.
+            requestedBy: ctx.principal?.userId ?? ctx.userId,
+            requesterRoles: ctx.principal?.roles ?? null,
+            fromSchedule: ctx.scheduled === true,
             blockedBy: blocked_by ?? [],
           }),
         ),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Person } from '../../access/access-policy.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';
 
 /** What a tool knows about the run that called it. */
@@ -8,14 +9,17 @@ export interface ToolContext {
   readonly runId: string;
   /** The task this run works on. */
   readonly taskId: number | null;
-  /** The person who asked, when known (mentioned in questions). */
+  /** The run's principal's user id (mentioned in questions); null only for runs older than principals. */
   readonly userId: string | null;
+  /**
+   * The person the run acts for (DESIGN.md "On whose behalf"), with their roles as of the request: every right a
+   * tool checks (schedules, and later connections and memories) reads this, never whoever is in the thread.
+   */
+  readonly principal?: Person | null;
   /** The user's IANA timezone, else DEFAULT_TIMEZONE. */
   readonly timezone: string;
-  /** The run was started by a scheduled prompt (it may not create schedules, so one prompt cannot multiply itself). */
+  /** The run descends from a scheduled prompt (it may not create schedules, so one prompt cannot multiply itself). */
   readonly scheduled?: boolean;
-  /** False when access rules reserve channel schedules for admins and the requester is not one. */
-  readonly mayCreateChannelSchedules?: boolean;
   /** Aborted when the run is stopped; long tool calls pass it on. */
   readonly signal?: AbortSignal;
   now(): number;

@@ -20,12 +20,22 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
   const claim = () => (ownership ? { owner: ownership.processId, leaseUntil: clock.now() + ownership.leaseMs } : {});
   const get = async (id: string) => (await db.select().from(runs).where(eq(runs.id, id)))[0] ?? null;
   return {
-    async create(conversationId, taskId) {
+    async create(conversationId, taskId, principal) {
       const now = clock.now();
       // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
       const [row] = await db
         .insert(runs)
-        .values({ id: randomUUID(), conversationId, taskId, status: 'running', startedAt: now, updatedAt: now, ...claim() })
+        .values({
+          id: randomUUID(),
+          conversationId,
+          taskId,
+          status: 'running',
+          startedAt: now,
+          updatedAt: now,
+          principal: principal?.userId ?? null,
+          principalRoles: principal?.roles && principal.roles.length > 0 ? [...principal.roles] : null,
+          ...claim(),
+        })
         .onConflictDoNothing()
         .returning();
       if (!row) throw new ConversationBusyError(conversationId);

@@ -87,6 +87,8 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
             blockedBy,
             createdBy: n.createdBy,
             requestedBy: n.requestedBy ?? null,
+            requesterRoles: n.requesterRoles && n.requesterRoles.length > 0 ? [...n.requesterRoles] : null,
+            fromSchedule: n.fromSchedule === true,
             sourceMessageId: n.sourceMessageId ?? null,
             scheduleId: n.scheduleId ?? null,
             createdAt: now,

@@ -13,7 +13,7 @@ type Raw = readonly unknown[];
 const json = <T>(v: unknown): T | null => (v === null || v === undefined ? null : (JSON.parse(String(v)) as T));
 
 /** The columns of `runs`, in the order `runFromRaw` reads them. */
-export const RUN_COLUMNS = 'id, conversation_id, task_id, status, steps, question, ask_expires_at, summary, error, tokens, started_at, updated_at, ended_at';
+export const RUN_COLUMNS = 'id, conversation_id, task_id, status, steps, question, ask_expires_at, summary, error, tokens, started_at, updated_at, ended_at, principal, principal_roles';
 
 export function runFromRaw(r: Raw): RunRow {
   return {
@@ -30,12 +30,14 @@ export function runFromRaw(r: Raw): RunRow {
     startedAt: r[10] as number,
     updatedAt: r[11] as number,
     endedAt: r[12] as number | null,
+    principal: r[13] as string | null,
+    principalRoles: json<string[]>(r[14]),
   };
 }
 
 /** The columns of `tasks`, in the order `taskFromRaw` reads them. */
 export const TASK_COLUMNS =
-  'id, conversation_id, title, description, status, sequence, blocked_by, blocked, result_summary, fail_reason, attempts, not_before, created_by, requested_by, source_message_id, schedule_id, images, created_at, updated_at, started_at, finished_at';
+  'id, conversation_id, title, description, status, sequence, blocked_by, blocked, result_summary, fail_reason, attempts, not_before, created_by, requested_by, source_message_id, schedule_id, images, created_at, updated_at, started_at, finished_at, requester_roles, from_schedule';
 
 export function taskFromRaw(r: Raw): TaskRow {
   return {
@@ -60,6 +62,8 @@ export function taskFromRaw(r: Raw): TaskRow {
     updatedAt: r[18] as number,
     startedAt: r[19] as number | null,
     finishedAt: r[20] as number | null,
+    requesterRoles: json<string[]>(r[21]),
+    fromSchedule: Number(r[22]) === 1,
   };
 }
 

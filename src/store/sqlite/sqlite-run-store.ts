@@ -19,7 +19,7 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   // Literal statuses, so SQLite can use the partial unique index of active runs.
   const activeStmt = c.prepare(`select ${RUN_COLUMNS} from runs where conversation_id = ? and status in ('running', 'waiting_user')`).raw();
   // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
-  const createStmt = c.prepare(`insert into runs (id, conversation_id, task_id, status, started_at, updated_at) values (?, ?, ?, 'running', ?, ?) on conflict do nothing returning ${RUN_COLUMNS}`).raw();
+  const createStmt = c.prepare(`insert into runs (id, conversation_id, task_id, status, started_at, updated_at, principal, principal_roles) values (?, ?, ?, 'running', ?, ?, ?, ?) on conflict do nothing returning ${RUN_COLUMNS}`).raw();
   // Prepared once per limit (pump() asks after every run), with the status literal so SQLite can use the partial index of waiting runs.
   const expiredStmt = limitedStatement(c, `select ${RUN_COLUMNS} from runs where status = 'waiting_user' and ask_expires_at <= ? limit {limit}`, (s) => s.raw());
   const finalStmt = c.prepare(
@@ -36,9 +36,10 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   const one = (raw: unknown): RunRow | null => (raw === undefined ? null : runFromRaw(raw as unknown[]));
   const get = (id: string) => one(getStmt.get(id));
   return {
-    create(conversationId, taskId) {
+    create(conversationId, taskId, principal) {
       const now = clock.now();
-      const raw = createStmt.get(randomUUID(), conversationId, taskId, now, now) as unknown[] | undefined;
+      const roles = principal?.roles && principal.roles.length > 0 ? JSON.stringify(principal.roles) : null;
+      const raw = createStmt.get(randomUUID(), conversationId, taskId, now, now, principal?.userId ?? null, roles) as unknown[] | undefined;
       if (!raw) throw new ConversationBusyError(conversationId);
       return runFromRaw(raw);
     },

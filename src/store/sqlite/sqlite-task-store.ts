@@ -30,8 +30,8 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   const nextSequenceStmt = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?');
   const insertStmt = sqlite
     .prepare(
-      `insert into tasks (conversation_id, title, description, sequence, blocked_by, created_by, requested_by, source_message_id, schedule_id, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${TASK_COLUMNS}`,
+      `insert into tasks (conversation_id, title, description, sequence, blocked_by, created_by, requested_by, source_message_id, schedule_id, created_at, updated_at, requester_roles, from_schedule)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${TASK_COLUMNS}`,
     )
     .raw();
   const finishStmt = sqlite.prepare(
@@ -98,6 +98,8 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
           n.scheduleId ?? null,
           now,
           now,
+          n.requesterRoles && n.requesterRoles.length > 0 ? JSON.stringify(n.requesterRoles) : null,
+          n.fromSchedule === true ? 1 : 0,
         ) as unknown[];
         const added = taskFromRaw(raw);
         if (blockedBy.length === 0) return { ok: true, task: added };
