@@ -86,6 +86,23 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
     expect(model.requests).toHaveLength(1);
   });
 
+  it('a member of an admin role is an admin in chat too: their run may create and delete channel schedules under `schedules: "admins"`', async () => {
+    const { discord: d, model, app, bob, carol } = await start((_d, c) => ({ admins: [`discord:role:${c.helpers}`], schedules: 'admins' }));
+    model.reply({ toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'post the standup', kind: 'interval', spec: '60', target: 'channel' } }] }, { text: 'Scheduled.' });
+    const msg = mention(d, d.general.id, 'every hour, post the standup here', bob);
+    await waitFor(() => texts(d, msg.id).includes('Scheduled.'), 10_000, "the role admin's answer");
+    expect(JSON.parse(String(model.requests[1]!.messages.at(-1)!.content))).toMatchObject({ ok: true, schedule: { id: 1, target: 'channel' } });
+    const channel = { platform: 'discord', workspace: d.guildId, channel: d.general.id };
+    expect(await app.schedules.list(channel)).toMatchObject([{ id: 1, createdBy: bob.id, creatorRoles: [bob.roles[0]] }]);
+
+    // Someone without the role is refused the same thing.
+    model.reply({ toolCalls: [{ name: 'delete_schedule', arguments: { schedule_id: 1 } }] }, { text: 'Refused.' });
+    const other = mention(d, d.general.id, 'delete schedule 1', carol);
+    await waitFor(() => texts(d, other.id).includes('Refused.'), 10_000, "carol's answer");
+    expect(JSON.parse(String(model.requests[3]!.messages.at(-1)!.content))).toMatchObject({ ok: false, error: expect.stringMatching(/^Only admins may manage schedules/) });
+    expect(await app.schedules.find(1)).not.toBeNull();
+  });
+
   it('a channel not in channels is refused with one reply there; in a listed channel its threads take replies, commands and clicks', async () => {
     const { discord: d, model, random } = await start((fake) => ({ channels: [`discord:${fake.general.id}`] }));
     model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }] }, { text: 'PDF it is.' }, { text: 'Noted.' });

@@ -4,6 +4,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
 import { ConversationBusyError } from '../../src/runs/conversation-busy-error.js';
 import type { Store } from '../../src/store/store.js';
+import type { NewTask } from '../../src/tasks/task-service.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
 
@@ -35,7 +36,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     afterEach(async () => close());
 
     const conversation = (thread: string) => store.conversations.ensure(ref(thread));
-    const task = async (conversationId: string, title: string, extra: { blockedBy?: number[] } = {}) => {
+    const task = async (conversationId: string, title: string, extra: Partial<Pick<NewTask, 'blockedBy' | 'requestedBy' | 'requesterRoles' | 'fromSchedule'>> = {}) => {
       const r = await store.tasks.add({ conversationId, title, description: title, createdBy: 'user', ...extra });
       if (!r.ok) throw new Error(r.error);
       return r.task;
@@ -50,6 +51,19 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.runs.transition(first.id, ['running'], 'failed')).toBe(false);
       expect(await store.runs.active(c)).toBeNull();
       expect((await store.runs.create(c, null)).status).toBe('running');
+    });
+
+    it('keeps the principal with the task and the run: who asked, their roles, and whether it descends from a schedule', async () => {
+      const c = await conversation('T1');
+      const t = await task(c, 'a', { requestedBy: 'U0ALICE01', requesterRoles: ['R1', 'R2'], fromSchedule: true });
+      expect(t).toMatchObject({ requestedBy: 'U0ALICE01', requesterRoles: ['R1', 'R2'], fromSchedule: true });
+      const plain = await task(c, 'b', { requestedBy: 'U0BOB0001' });
+      expect(plain).toMatchObject({ requesterRoles: null, fromSchedule: false });
+      const run = await store.runs.create(c, t.id, { userId: 'U0ALICE01', roles: ['R1', 'R2'] });
+      expect(run).toMatchObject({ principal: 'U0ALICE01', principalRoles: ['R1', 'R2'] });
+      expect(await store.runs.get(run.id)).toMatchObject({ principal: 'U0ALICE01', principalRoles: ['R1', 'R2'] });
+      expect(await store.runs.active(c)).toMatchObject({ principal: 'U0ALICE01' });
+      expect(await store.tasks.get(t.id)).toMatchObject({ requesterRoles: ['R1', 'R2'], fromSchedule: true });
     });
 
     it('hands out tasks in order, one at a time, skipping blocked and held ones', async () => {
