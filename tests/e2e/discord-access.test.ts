@@ -93,7 +93,7 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
     await waitFor(() => texts(d, msg.id).includes('Scheduled.'), 10_000, "the role admin's answer");
     expect(JSON.parse(String(model.requests[1]!.messages.at(-1)!.content))).toMatchObject({ ok: true, schedule: { id: 1, target: 'channel' } });
     const channel = { platform: 'discord', workspace: d.guildId, channel: d.general.id };
-    expect(await app.schedules.list(channel)).toMatchObject([{ id: 1, createdBy: bob.id, creatorRoles: [bob.roles[0]] }]);
+    expect(await app.schedules.list(channel)).toMatchObject([{ id: 1, createdBy: bob.id, creatorRoles: bob.roles }]);
 
     // Someone without the role is refused the same thing.
     model.reply({ toolCalls: [{ name: 'delete_schedule', arguments: { schedule_id: 1 } }] }, { text: 'Refused.' });
