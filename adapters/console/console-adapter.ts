@@ -78,7 +78,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       lastQuestion = null;
       if (ref?.kind === 'answer') {
         transcript.add('user', choice.label);
-        await sink.onAction({ kind: 'answer', runId: ref.runId, answer: choice.label, userId: USER, conversation, eventId: `console-${session}-${++seq}`, direct: true });
+        const reply = await sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: choice.label, userId: USER, conversation, eventId: `console-${session}-${++seq}`, direct: true });
+        if (reply) print(renderConsoleMessage('errand (only you see this)', reply.text, styled()));
         return;
       }
     }

@@ -177,7 +177,7 @@ async function handleButton(interaction: ButtonInteraction, ctx: InteractionCont
     return;
   }
   const answer = buttonLabel(interaction.component);
-  const work = ctx.sink.onAction({ kind: 'answer', runId: ref.runId, answer, userId, conversation, eventId: interaction.id, ...roles, ...(interaction.guildId === null ? { direct: true } : {}) });
+  const work = ctx.sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer, userId, conversation, eventId: interaction.id, ...roles, ...(interaction.guildId === null ? { direct: true } : {}) });
   const chosen = `${interaction.message.content}\n\n✅ <@${userId}> chose **${answer}**`;
   const edit = { content: chosen.length <= 2000 ? chosen : interaction.message.content, components: [], allowedMentions: { parse: [] } };
   await answerInTime(interaction, work, ctx, (deferred) => (deferred ? interaction.editReply(edit) : interaction.update(edit)));

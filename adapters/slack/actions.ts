@@ -60,7 +60,7 @@ export function toInboundAction(raw: unknown, teamFallback: string | null): Inbo
   if (ref.kind === 'stop') return { kind: 'stop', runId: ref.runId, userId, conversation, ...direct };
   const answer = action.value ?? action.text?.text ?? '';
   const eventId = `${channelId}/${messageTs}/${action.action_ts ?? body.trigger_id ?? userId}`;
-  return { kind: 'answer', runId: ref.runId, answer, userId, conversation, eventId, ...direct };
+  return { kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer, userId, conversation, eventId, ...direct };
 }
 
 export interface ActionDeps {

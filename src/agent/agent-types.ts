@@ -28,6 +28,12 @@ export interface PendingApproval {
 
 /** The question a `waiting_user` run is parked on. */
 export interface PendingQuestion {
+  /**
+   * Names this question among the run's questions (see question-identity.ts); its buttons carry it,
+   * so a click answers only the question its message belongs to. Absent on questions parked before
+   * questions had one: their buttons are refused and the answer is typed.
+   */
+  id?: string;
   /** Set when the run waits for a tool approval rather than an ask_user answer. */
   approval?: PendingApproval;
   question: string;

@@ -6,6 +6,7 @@ import { activityOfTool, type ActivityReport } from './run-activity.js';
 import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
+import { newQuestionId } from './question-identity.js';
 import type { RunOutcome } from './runner.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { ToolContext, ToolEffect } from './tools/tool.js';
@@ -104,7 +105,9 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         ask = null;
       }
       const question = approvalText(gated.name, call);
+      const id = newQuestionId();
       const pending: PendingQuestion = {
+        id,
         approval: { tool: gated.name, call, remaining: input.calls.slice(i + 1), completeSummary: complete },
         question,
         options: APPROVAL_OPTIONS.map((o) => o.label),
@@ -113,7 +116,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         messageId: null,
         userId: input.approverId,
       };
-      const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
+      const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, id, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
       return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
     }
     deps.activity?.(activityOfTool(call.name));
@@ -144,8 +147,9 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
   if (ask) {
     const userId = context.userId;
     const { question, options } = ask.effect;
-    const pending: PendingQuestion = { question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
-    const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, n), label }));
+    const id = newQuestionId();
+    const pending: PendingQuestion = { id, question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
+    const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, id, n), label }));
     return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
   }
   return null;

@@ -1,11 +1,17 @@
 /**
  * Button action ids carry everything needed to act on a click, so adapters decode them
- * without state: `errand:stop:<runId>`, `errand:answer:<runId>:<optionIndex>` and
+ * without state: `errand:stop:<runId>`, `errand:answer:<runId>:<questionId>:<optionIndex>` and
  * `errand:schedule:<pause|resume|delete|edit>:<id>` / `errand:schedule:new`.
  */
 export type ScheduleOp = 'pause' | 'resume' | 'delete' | 'edit';
 
-export type ActionRef = { kind: 'stop'; runId: string } | { kind: 'answer'; runId: string; option: number };
+/**
+ * A decoded click. An answer names its question (the `id` of the run's PendingQuestion), so a button
+ * left on an earlier question of the same run cannot answer the one the run waits on now. Buttons
+ * posted before answers named their question (`errand:answer:<runId>:<option>`) decode with
+ * `questionId: null`; the dispatcher refuses them, since nothing says which question they belong to.
+ */
+export type ActionRef = { kind: 'stop'; runId: string } | { kind: 'answer'; runId: string; questionId: string | null; option: number };
 
 /** A schedule button: `new` carries no id. */
 export type ScheduleActionRef = { op: ScheduleOp; scheduleId: number } | { op: 'new'; scheduleId: null };
@@ -17,8 +23,13 @@ export function stopActionId(runId: string): string {
   return `${PREFIX}:stop:${runId}`;
 }
 
-export function answerActionId(runId: string, option: number): string {
-  return `${PREFIX}:answer:${runId}:${option}`;
+/** What a question id looks like in an action id: short, and no `:` (Discord allows 100 characters in all). */
+export const QUESTION_ID_PATTERN = /^[0-9a-z]{1,16}$/;
+
+/** An option button of one question: clicking it answers that question and no other. */
+export function answerActionId(runId: string, questionId: string, option: number): string {
+  if (!QUESTION_ID_PATTERN.test(questionId)) throw new Error(`question id "${questionId}" is not 1–16 lowercase letters or digits`);
+  return `${PREFIX}:answer:${runId}:${questionId}:${option}`;
 }
 
 /** A schedule button; `new` opens an empty schedule form. */
@@ -33,8 +44,12 @@ export function parseActionId(actionId: string): ActionRef | null {
   const parts = actionId.split(':');
   if (parts[0] !== PREFIX) return null;
   if (parts[1] === 'stop' && parts.length === 3 && parts[2]) return { kind: 'stop', runId: parts[2] };
+  if (parts[1] === 'answer' && parts.length === 5 && parts[2] && QUESTION_ID_PATTERN.test(parts[3] ?? '') && /^\d+$/.test(parts[4] ?? '')) {
+    return { kind: 'answer', runId: parts[2], questionId: parts[3]!, option: Number(parts[4]) };
+  }
+  // Posted before buttons named their question: still decoded, so the click gets a clear refusal.
   if (parts[1] === 'answer' && parts.length === 4 && parts[2] && /^\d+$/.test(parts[3] ?? '')) {
-    return { kind: 'answer', runId: parts[2], option: Number(parts[3]) };
+    return { kind: 'answer', runId: parts[2], questionId: null, option: Number(parts[3]) };
   }
   return null;
 }

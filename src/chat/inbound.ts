@@ -86,6 +86,8 @@ export type InboundAction =
   | {
       readonly kind: 'answer';
       readonly runId: string;
+      /** The question the clicked button belongs to (from its action id); null on buttons that do not say. */
+      readonly questionId: string | null;
       /** The option's label, used as the answer text. */
       readonly answer: string;
       readonly userId: string;

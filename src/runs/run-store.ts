@@ -29,8 +29,10 @@ export interface RunStore {
   /**
    * Keeps an answer with a waiting run that cannot resume yet (no free slot, or shutting down) and makes
    * it due at once, so the next free slot or start-up resumes it. False when the run was not waiting.
+   * With `questionId` (a click on a question's button) only the first answer to that very question is
+   * kept: false when the run waits on another question, or this one has an answer already.
    */
-  recordAnswer(id: string, answer: NonNullable<PendingQuestion['answer']>): Promise<boolean>;
+  recordAnswer(id: string, answer: NonNullable<PendingQuestion['answer']>, questionId?: string): Promise<boolean>;
   /** Takes a waiting run back to running; returns its question, or null when it was not waiting. */
   unpark(id: string): Promise<PendingQuestion | null>;
   /** Counts one model step of the run (in the transaction that records the step); returns the run's steps so far. */

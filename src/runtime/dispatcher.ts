@@ -21,6 +21,7 @@ import { notices } from './run-notices.js';
 import { parseStopMessage } from './stop-words.js';
 import { createAccessPolicy, refusalText, type AccessPolicy, type Person, type RefusalReason } from '../access/access-policy.js';
 import { createAuthority, type Authority } from './authority.js';
+import { clickAnswers } from '../agent/question-identity.js';
 import type { AttachmentIntake } from '../attachments/attachment-intake.js';
 
 /** The person behind an event, as access rules name them. */
@@ -302,12 +303,23 @@ export class Dispatcher implements InboundSink {
       return null;
     }
     if (!(await deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now()))) return null;
-    if (run.status !== 'waiting_user') return { text: 'That question has already been answered.' };
+    if (run.status !== 'waiting_user') return { text: notices.alreadyAnswered };
+    // A button answers only its own question: one left on an earlier question (or approval) of this run,
+    // or posted before buttons named their question, changes nothing and its clicker is told privately.
+    if (action.questionId === null) return { text: notices.oldButton };
+    if (!clickAnswers(run.question, action.questionId)) return { text: notices.alreadyAnswered };
     if (!this.authority.mayAnswer(run.question, person)) {
       const owner = run.question?.userId ?? '';
       return { text: run.question?.approval ? notices.notAllowedToDecide(owner) : notices.notAllowedToAnswer(owner) };
     }
-    await deps.coordinator.answer(run, action.answer, action.userId, 'click');
+    // Kept with the run only while that very question still waits unanswered, so a click racing a typed
+    // answer (and the next question it leads to) cannot land on the next one; then delivered from the run.
+    if (!(await deps.runs.recordAnswer(run.id, { text: action.answer, userId: action.userId, source: 'click' }, action.questionId))) return { text: notices.alreadyAnswered };
+    const answered = await deps.runs.get(run.id);
+    if (!answered || answered.status !== 'waiting_user' || !(await deps.coordinator.answer(answered, null, null))) {
+      // Recorded answers are due at once: whoever resumes the run (here or another process) delivers it.
+      deps.logger.debug({ runId: run.id }, 'a clicked answer is kept with its run until it resumes');
+    }
     return null;
   }
 

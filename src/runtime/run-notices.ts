@@ -23,4 +23,8 @@ export const notices = {
   notAllowedToDecide: (approver: string) => `Only <@${approver}> (who asked for this) or an admin can allow or deny this tool call.`,
   notAllowedToAnswer: (asker: string) => `This question is for <@${asker}>. Write your own request in the thread and I'll queue it.`,
   notAllowedToStop: 'Only the person who asked for this work, or an admin, can stop it.',
+  /** A click on a question or approval that is no longer the one its run waits on. */
+  alreadyAnswered: 'That question has already been answered.',
+  /** A click on a button posted before buttons named their question: it cannot be matched to one. */
+  oldButton: 'This button is from an earlier version of Errand and cannot tell which question it answers. Type your answer in the thread instead.',
 } as const;

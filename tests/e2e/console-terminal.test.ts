@@ -20,11 +20,11 @@ afterEach(async () => {
 });
 
 /** Errand in the console adapter through the real app, the adapter and the runtime on one fake clock. */
-async function start(input: PassThrough, output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }) {
+async function start(input: PassThrough, output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'errand-console-tty-'));
   const model = await startFakeOpenAI();
   const clock = new FakeClock();
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
+  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db'), ...env });
   const adapter = createConsoleAdapter({ input, output: output as never, timezone: 'UTC', clock, env: {} });
   const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
   await app.start();
@@ -126,6 +126,23 @@ describe('the console on a terminal', () => {
     await waitFor(() => term.screen().includes('  Green it is.'), 10_000, 'the answer');
     expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain('Green');
     expect(lastLines(term, 2)).toEqual(['── done in 0 s ──', '>']);
+  });
+
+  it("says so when an option's number comes after its question stopped waiting, instead of saying nothing", async () => {
+    const term = new FakeTerminal(80);
+    const keys = new FakeKeyboard();
+    const { model, clock } = await start(keys, term, { ASK_TIMEOUT_MINUTES: '1' });
+    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which colour?', options: ['Red', 'Green'] } }] }, { text: 'Red, then.' });
+
+    keys.type('paint the shed\r');
+    await waitFor(() => term.screen().some((l) => l.startsWith('── waiting for your answer')), 10_000, 'the question');
+    await waitFor(() => {
+      clock.advance(30_000);
+      return term.screen().includes('  Red, then.');
+    }, 10_000, 'the run to go on without an answer');
+    keys.type('2\r');
+    await waitFor(() => term.screen().some((l) => l.includes('That question has already been answered.')), 10_000, 'the note');
+    expect(model.requests).toHaveLength(2);
   });
 
   it('stops a run when "stop" is typed at the prompt', async () => {

@@ -136,7 +136,7 @@ describe('Discord adapter: outbound', () => {
     const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
     const code = Array.from({ length: 150 }, (_, i) => `const line${i} = ${i};`).join('\n');
     const prose = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
-    const buttons = Array.from({ length: 7 }, (_, i) => ({ actionId: answerActionId('run-9', i), label: `Option ${i}` }));
+    const buttons = Array.from({ length: 7 }, (_, i) => ({ actionId: answerActionId('run-9', 'q1', i), label: `Option ${i}` }));
     const posted = await adapter.postMessage(channel, { text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`, mentionUserId: fake.alice.id, buttons });
     const sent = fake.botMessagesIn(fake.general.id);
     expect(sent.length).toBeGreaterThan(2);
@@ -149,7 +149,7 @@ describe('Discord adapter: outbound', () => {
     expect(sent.at(-1)!.content.endsWith('Done.')).toBe(true);
     const rows = sent.at(-1)!.components as { components: { custom_id: string; label: string }[] }[];
     expect(rows.map((r) => r.components.length)).toEqual([5, 2]);
-    expect(rows[1]!.components[1]).toMatchObject({ custom_id: 'errand:answer:run-9:6', label: 'Option 6' });
+    expect(rows[1]!.components[1]).toMatchObject({ custom_id: 'errand:answer:run-9:q1:6', label: 'Option 6' });
     expect(sent.slice(0, -1).every((m) => m.components.length === 0)).toBe(true);
     const body = fake.callsTo('POST', /^\/channels\/\d+\/messages$/)[0]!.body as { allowed_mentions: unknown };
     expect(body.allowed_mentions).toEqual({ parse: [], users: [fake.alice.id] });
@@ -159,7 +159,7 @@ describe('Discord adapter: outbound', () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, adapter } = h;
     const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
-    const posted = await adapter.postMessage(channel, { text: 'Pick one', buttons: [{ actionId: answerActionId('r', 0), label: 'A' }] });
+    const posted = await adapter.postMessage(channel, { text: 'Pick one', buttons: [{ actionId: answerActionId('r', 'q1', 0), label: 'A' }] });
     await adapter.editMessage(channel, posted.id, { text: 'Picked A' });
     expect(fake.messages.get(posted.id)).toMatchObject({ content: 'Picked A', components: [] });
   });

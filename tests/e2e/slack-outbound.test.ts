@@ -62,14 +62,14 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
       text: 'Which one?',
       mentionUserId: ALICE,
       buttons: [
-        { actionId: answerActionId('run-7', 0), label: 'Staging' },
-        { actionId: answerActionId('run-7', 1), label: long },
+        { actionId: answerActionId('run-7', 'q1', 0), label: 'Staging' },
+        { actionId: answerActionId('run-7', 'q1', 1), label: long },
       ],
     });
-    const click = await h.fake.click({ user: ALICE, channel: CHANNEL, messageTs: posted.id, actionId: answerActionId('run-7', 1) });
+    const click = await h.fake.click({ user: ALICE, channel: CHANNEL, messageTs: posted.id, actionId: answerActionId('run-7', 'q1', 1) });
     expect(click.status).toBe(200);
     await waitFor(() => sink.actions.length === 1);
-    expect(sink.actions[0]).toMatchObject({ kind: 'answer', runId: 'run-7', answer: long, userId: ALICE, conversation: thread });
+    expect(sink.actions[0]).toMatchObject({ kind: 'answer', runId: 'run-7', questionId: 'q1', answer: long, userId: ALICE, conversation: thread });
     await waitFor(() => h!.fake.callsOf('chat.update').length === 1);
     const question = h.fake.messages(CHANNEL, thread.thread).find((m) => m.ts === posted.id)!;
     expect(JSON.stringify(question.blocks)).toContain(`<@${ALICE}> answered`);

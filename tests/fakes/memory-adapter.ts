@@ -155,7 +155,7 @@ export class MemoryAdapter implements ChatAdapter {
     if (!ref) throw new Error(`not an Errand action id: ${actionId}`);
     const sink = this.requireSink();
     if (ref.kind === 'stop') return sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation });
-    return sink.onAction({ kind: 'answer', runId: ref.runId, answer: label, userId, conversation, eventId: `click${++idCounter}` });
+    return sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: label, userId, conversation, eventId: `click${++idCounter}` });
   }
 
   /** Texts posted in one conversation, in order. */

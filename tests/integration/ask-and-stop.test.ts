@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseActionId } from '../../src/chat/action-id.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
@@ -67,6 +68,25 @@ describe.each(stores.kinds)('ask_user (%s)', (kind) => {
     expect(again?.text).toMatch(/already been answered/);
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'PDF' });
     expect(h.model.requests).toHaveLength(2);
+  });
+
+  it('refuses a click on a button posted before buttons named their question (no question id): the question still waits for a typed answer', async () => {
+    h = await startHarness(await stores.env(kind));
+    h.model.reply(askStep, { text: 'Markdown then.' });
+    const thread = h.adapter.thread();
+    await h.adapter.say(thread, 'write the report');
+    await waitFor(() => h.adapter.posts[0]?.buttons.length === 2);
+    await h.app.coordinator.idle();
+    const pdf = h.adapter.posts[0]!.buttons[0]!;
+    const ref = parseActionId(pdf.actionId);
+    expect(ref).toMatchObject({ kind: 'answer', questionId: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    const legacy = await h.adapter.click(`errand:answer:${ref!.runId}:0`, thread, pdf.label);
+    expect(legacy?.text).toMatch(/from an earlier version of Errand.*Type your answer/);
+    await h.app.coordinator.idle();
+    expect((await h.app.runs.get(ref!.runId))?.status).toBe('waiting_user');
+    await h.adapter.say(thread, 'markdown');
+    await waitFor(() => h.adapter.textsIn(thread).includes('Markdown then.'));
+    expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'markdown' });
   });
 
   it('resumes a waiting run when the answer arrives after a restart', async () => {

@@ -191,6 +191,21 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.runs.unpark(run.id)).toBeNull();
     });
 
+    it("keeps a click's answer only for the question its button belongs to, and only the first one", async () => {
+      const c = await conversation('T1');
+      const run = await store.runs.create(c, null);
+      const question = { id: 'q2', question: 'Which size?', options: ['A4'], toolCallId: 'call-2', askedAt: 0, messageId: null, userId: 'U1' };
+      expect(await store.runs.park(run.id, question, 10_000)).toBe(true);
+      expect(await store.runs.recordAnswer(run.id, { text: 'PDF', userId: 'U1', source: 'click' }, 'q1')).toBe(false);
+      const untouched = await store.runs.get(run.id);
+      expect(untouched?.question).toMatchObject({ id: 'q2', question: 'Which size?' });
+      expect(untouched?.question?.answer).toBeUndefined();
+      expect(untouched?.askExpiresAt).toBe(10_000);
+      expect(await store.runs.recordAnswer(run.id, { text: 'A4', userId: 'U1', source: 'click' }, 'q2')).toBe(true);
+      expect(await store.runs.recordAnswer(run.id, { text: 'Letter', userId: 'U1', source: 'click' }, 'q2')).toBe(false);
+      expect(await store.runs.unpark(run.id)).toMatchObject({ id: 'q2', answer: { text: 'A4', source: 'click' } });
+    });
+
     it('commits a transaction’s writes together, or none of them', async () => {
       const c = await conversation('T1');
       await expect(

@@ -23,7 +23,15 @@ describe('conversation keys', () => {
 describe('action ids', () => {
   it('round-trip stop and answer ids and reject foreign ones', () => {
     expect(parseActionId(stopActionId('run-1'))).toEqual({ kind: 'stop', runId: 'run-1' });
-    expect(parseActionId(answerActionId('run-1', 3))).toEqual({ kind: 'answer', runId: 'run-1', option: 3 });
-    for (const bad of ['other:stop:x', 'errand:stop:', 'errand:answer:r:x', 'errand:answer:r']) expect(parseActionId(bad)).toBeNull();
+    expect(parseActionId(answerActionId('run-1', '0a1b2c3d', 3))).toEqual({ kind: 'answer', runId: 'run-1', questionId: '0a1b2c3d', option: 3 });
+    for (const bad of ['other:stop:x', 'errand:stop:', 'errand:answer:r:x', 'errand:answer:r', 'errand:answer:r:Q-1:0', 'errand:answer:r:q1:x']) expect(parseActionId(bad)).toBeNull();
+  });
+
+  it('decode an answer button posted before buttons named their question, with no question id', () => {
+    expect(parseActionId('errand:answer:run-1:2')).toEqual({ kind: 'answer', runId: 'run-1', questionId: null, option: 2 });
+  });
+
+  it('refuse to build an answer id whose question id would not decode', () => {
+    expect(() => answerActionId('run-1', 'a:b', 0)).toThrow(/question id "a:b"/);
   });
 });

@@ -12,7 +12,7 @@ describe('Discord message bodies', () => {
 
   it('split long text at 2000 characters with fences balanced and buttons on the last piece only', () => {
     const code = Array.from({ length: 200 }, (_, i) => `print(${i})`).join('\n');
-    const bodies = toMessageBodies({ text: `intro\n\n\`\`\`py\n${code}\n\`\`\``, buttons: [{ actionId: answerActionId('r', 0), label: 'Yes' }] });
+    const bodies = toMessageBodies({ text: `intro\n\n\`\`\`py\n${code}\n\`\`\``, buttons: [{ actionId: answerActionId('r', 'q1', 0), label: 'Yes' }] });
     expect(bodies.length).toBeGreaterThan(1);
     for (const b of bodies) {
       expect(b.content.length).toBeLessThanOrEqual(2000);

@@ -81,11 +81,13 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
         .set({ question: sql`jsonb_set(${runs.question}, '{messageId}', to_jsonb(${messageId}::text))` })
         .where(and(eq(runs.id, id), eq(runs.status, 'waiting_user'), isNotNull(runs.question)));
     },
-    async recordAnswer(id, answer) {
+    async recordAnswer(id, answer, questionId) {
+      // A click's answer: only to that very question, and only the first (one statement: no other writer between check and write).
+      const thatQuestion = questionId === undefined ? undefined : sql`${runs.question}->>'id' = ${questionId} and ${runs.question}->'answer' is null`;
       const rows = await db
         .update(runs)
         .set({ question: sql`jsonb_set(${runs.question}, '{answer}', ${JSON.stringify(answer)}::jsonb)`, askExpiresAt: 0, updatedAt: clock.now() })
-        .where(and(eq(runs.id, id), eq(runs.status, 'waiting_user'), isNotNull(runs.question)))
+        .where(and(eq(runs.id, id), eq(runs.status, 'waiting_user'), isNotNull(runs.question), thatQuestion))
         .returning({ id: runs.id });
       return rows.length === 1;
     },

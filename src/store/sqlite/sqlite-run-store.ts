@@ -32,6 +32,11 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   const recordAnswerStmt = db.$client.prepare(
     "update runs set question = json_set(question, '$.answer', json(?)), ask_expires_at = 0, updated_at = ? where id = ? and status = 'waiting_user' and question is not null",
   );
+  // One statement, so the check and the write cannot be split by another writer.
+  const recordClickStmt = db.$client.prepare(
+    `update runs set question = json_set(question, '$.answer', json(?)), ask_expires_at = 0, updated_at = ?
+     where id = ? and status = 'waiting_user' and json_extract(question, '$.id') = ? and json_type(question, '$.answer') is null`,
+  );
   const countStepStmt = db.$client.prepare('update runs set steps = steps + 1, updated_at = ? where id = ? returning steps');
   const one = (raw: unknown): RunRow | null => (raw === undefined ? null : runFromRaw(raw as unknown[]));
   const get = (id: string) => one(getStmt.get(id));
@@ -59,7 +64,8 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
         .run();
       return res.changes === 1;
     },
-    recordAnswer(id, answer) {
+    recordAnswer(id, answer, questionId) {
+      if (questionId !== undefined) return recordClickStmt.run(JSON.stringify(answer), clock.now(), id, questionId).changes === 1;
       return recordAnswerStmt.run(JSON.stringify(answer), clock.now(), id).changes === 1;
     },
     setQuestionMessage(id, messageId) {
