@@ -16,8 +16,8 @@ const slackMessageSchema = z.object({
   subtype: z.string().optional(),
   text: z.string().optional(),
   reply_count: z.number().int().optional(),
-  // The same file fields as on a message event; one bad entry drops the files, never the message.
-  files: z.array(slackFileSchema).optional().catch(undefined),
+  // Named in listings as they are; read as the live path's files (slackFileSchema) only for caught-up messages.
+  files: z.array(z.object({ name: z.string().optional() }).passthrough()).optional(),
 });
 type SlackMessage = z.infer<typeof slackMessageSchema>;
 
@@ -180,7 +180,11 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
         const person = (raw.subtype === undefined || PERSON_SUBTYPES.has(raw.subtype)) && !h.author.isBot;
         const mentioned = bot !== null && (raw.text ?? '').includes(`<@${bot.userId}`);
         const direct = isDmChannel(loc.channelId);
-        const files = options.downloadFile && raw.files && raw.files.length > 0 ? toAttachments(raw.files, options.downloadFile) : [];
+        const readable = (raw.files ?? []).flatMap((f) => {
+          const file = slackFileSchema.safeParse(f);
+          return file.success ? [file.data] : [];
+        });
+        const files = options.downloadFile && readable.length > 0 ? toAttachments(readable, options.downloadFile) : [];
         return {
           ...h,
           text: bot ? cleanText(raw.text ?? '', bot.userId) : (raw.text ?? ''),
