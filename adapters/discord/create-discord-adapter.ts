@@ -14,6 +14,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import { createEditedStream } from '../../src/chat/edited-stream.js';
 import { createBotThreads } from './bot-threads.js';
 import { createDiscordHistory } from './discord-history.js';
+import { createMemberRolesLookup } from './member-roles-lookup.js';
 import { DISCORD_PLATFORM, fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
 import { handleInteraction } from './interactions.js';
 import { createScheduleModals } from './schedule-modal.js';
@@ -180,14 +181,17 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     deleteNotice: async (channelId, id) => void (await api.delete(Routes.channelMessage(channelId, id))),
   });
 
+  const downloadFile = createDiscordFileDownloader();
+  const get = (what: string, route: `/${string}`, query?: URLSearchParams) => rest(what, () => api.get(route, query ? { query } : {}), z.unknown());
   const history = createDiscordHistory({
-    get: (what, route, query) => rest(what, () => api.get(route, query ? { query } : {}), z.unknown()),
+    get,
     botId,
     nickname: (guildId, userId) => client?.guilds.cache.get(guildId)?.members.cache.get(userId)?.nickname ?? null,
     locate,
+    memberRoles: createMemberRolesLookup({ get, now: () => (options.clock ?? systemClock).now() }),
+    downloadFile,
   });
 
-  const downloadFile = createDiscordFileDownloader();
   const onMessage = (sink: InboundSink, message: Message) => {
     const me = botId();
     if (!me) return;

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { ConversationHistory, HistoryMessage, HistoryPage, MissedMessage } from '../../src/chat/conversation-history.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { AdapterError } from '../../src/errors.js';
+import { toAttachments, type DiscordFileDownload } from './discord-attachments.js';
 import type { DiscordLocation } from './discord-thread-id.js';
+import type { MemberRolesLookup } from './member-roles-lookup.js';
+import { rolesOf } from './member-roles.js';
 import { stripMention } from './message-handler.js';
 
 const messageSchema = z.object({
@@ -14,7 +17,9 @@ const messageSchema = z.object({
   author: z.object({ id: z.string(), username: z.string(), global_name: z.string().nullable().optional(), bot: z.boolean().optional() }),
   member: z.object({ nick: z.string().nullable().optional() }).optional(),
   thread: z.object({ id: z.string(), message_count: z.number().int().optional() }).optional(),
-  attachments: z.array(z.object({ filename: z.string() })).default([]),
+  attachments: z
+    .array(z.object({ filename: z.string(), size: z.number().int().nonnegative().default(0), url: z.string().default(''), content_type: z.string().optional() }))
+    .default([]),
 });
 type DiscordMessage = z.infer<typeof messageSchema>;
 const pageSchema = z.array(messageSchema);
@@ -32,6 +37,13 @@ export interface DiscordHistoryOptions {
   nickname(guildId: string, userId: string): string | null;
   /** Where a conversation lives on Discord; throws for a ref that is not Discord's. */
   locate(conversation: ConversationRef): DiscordLocation;
+  /**
+   * The author's current roles, for caught-up guild messages: REST messages carry no `member`.
+   * Absent: caught-up messages carry no roles (a person allowed only by a role is refused).
+   */
+  memberRoles?: MemberRolesLookup;
+  /** Downloads an attachment, as for live messages; absent: caught-up messages carry no files. */
+  downloadFile?: DiscordFileDownload;
 }
 
 const byId = (a: DiscordMessage, b: DiscordMessage) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0);
@@ -139,12 +151,32 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
       const { collected, more } = await pagesAfter(channelId, afterId, limit);
       const raw = new Map(collected.map((m) => [m.id, m]));
       const history = toHistory(loc, collected.slice(0, limit), more, false);
-      const messages = history.messages.map((h): MissedMessage => {
-        const content = raw.get(h.id)?.content ?? '';
+      const messages: MissedMessage[] = [];
+      for (const h of history.messages) {
+        const m = raw.get(h.id);
+        const content = m?.content ?? '';
         const mentioned = me !== null && new RegExp(`<@!?${me}>`).test(content);
         const text = me ? stripMention(content, me, null) : content;
-        return { ...h, text, addressedToBot: !h.author.isBot && (loc.threadId !== null || loc.guildId === null || mentioned) };
-      });
+        const addressedToBot = !h.author.isBot && (loc.threadId !== null || loc.guildId === null || mentioned);
+        if (!addressedToBot) {
+          messages.push({ ...h, text, addressedToBot });
+          continue;
+        }
+        // Only messages handed to the core need what the live path gives them: roles cost a request per person.
+        const roles = loc.guildId !== null && options.memberRoles ? await options.memberRoles(loc.guildId, h.author.id) : [];
+        const files =
+          options.downloadFile && m && m.attachments.length > 0
+            ? toAttachments(m.attachments.map((a) => ({ name: a.filename, contentType: a.content_type ?? null, size: a.size, url: a.url })), options.downloadFile)
+            : [];
+        messages.push({
+          ...h,
+          text,
+          addressedToBot,
+          ...(loc.guildId === null ? { direct: true } : {}),
+          ...rolesOf(roles),
+          ...(files.length > 0 ? { attachments: files } : {}),
+        });
+      }
       return { messages, truncated: history.truncated };
     },
   };

@@ -240,6 +240,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     bot: () => bot,
     userName: async (userId) => (await profiles.fetch(userId)).name,
     locate,
+    downloadFile,
   });
 
   const onAnswered = async (a: AnsweredQuestion) => {

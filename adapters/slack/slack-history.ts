@@ -4,6 +4,7 @@ import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { RateLimitError } from '../../src/errors.js';
 import { cleanText, PERSON_SUBTYPES } from './event-handlers.js';
 import { callSlack, retryAfterMs } from './slack-api.js';
+import { slackFileSchema, toAttachments, type SlackFileDownload } from './slack-files.js';
 import { isDmChannel, type SlackLocation } from './slack-thread-id.js';
 
 const slackMessageSchema = z.object({
@@ -15,7 +16,8 @@ const slackMessageSchema = z.object({
   subtype: z.string().optional(),
   text: z.string().optional(),
   reply_count: z.number().int().optional(),
-  files: z.array(z.object({ name: z.string().optional() })).optional(),
+  // Named in listings as they are; read as the live path's files (slackFileSchema) only for caught-up messages.
+  files: z.array(z.object({ name: z.string().optional() }).passthrough()).optional(),
 });
 type SlackMessage = z.infer<typeof slackMessageSchema>;
 
@@ -35,6 +37,8 @@ export interface SlackHistoryOptions {
   userName(userId: string): Promise<string | null>;
   /** Where a conversation lives on Slack; throws for a ref that is not Slack's. */
   locate(conversation: ConversationRef): SlackLocation;
+  /** Downloads a file with the bot token, as for live messages; absent: caught-up messages carry no files. */
+  downloadFile?: SlackFileDownload;
   /** Messages asked for per call (Slack recommends at most 200). */
   pageSize?: number;
   /** 429s waited out in a row before giving up. */
@@ -175,7 +179,19 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
         const raw = people.get(h.id)!;
         const person = (raw.subtype === undefined || PERSON_SUBTYPES.has(raw.subtype)) && !h.author.isBot;
         const mentioned = bot !== null && (raw.text ?? '').includes(`<@${bot.userId}`);
-        return { ...h, text: bot ? cleanText(raw.text ?? '', bot.userId) : (raw.text ?? ''), addressedToBot: person && (loc.threadTs !== null || isDmChannel(loc.channelId) || mentioned) };
+        const direct = isDmChannel(loc.channelId);
+        const readable = (raw.files ?? []).flatMap((f) => {
+          const file = slackFileSchema.safeParse(f);
+          return file.success ? [file.data] : [];
+        });
+        const files = options.downloadFile && readable.length > 0 ? toAttachments(readable, options.downloadFile) : [];
+        return {
+          ...h,
+          text: bot ? cleanText(raw.text ?? '', bot.userId) : (raw.text ?? ''),
+          addressedToBot: person && (loc.threadTs !== null || direct || mentioned),
+          ...(direct ? { direct: true } : {}),
+          ...(files.length > 0 ? { attachments: files } : {}),
+        };
       });
       return { messages, truncated: page.truncated };
     },

@@ -1,4 +1,5 @@
 import type { ConversationRef } from './conversation-ref.js';
+import type { InboundAttachment } from './inbound.js';
 
 /** Who wrote a message in a platform's history. */
 export interface HistoryAuthor {
@@ -44,10 +45,22 @@ export interface ReadAfterOptions {
   readonly limit: number;
 }
 
-/** A message a restart may have missed, in the form the adapter would have delivered it. */
+/**
+ * A message a restart may have missed, in the form the adapter would have delivered it. Besides
+ * `addressedToBot`, it carries what the live path's InboundMessage carries and the access rules and
+ * the run read (`direct`, `roles`, `attachments`, with the same meaning there), so a caught-up message
+ * is judged and answered as it would have been live: a DM as a DM, a person allowed by a role as allowed,
+ * its files read.
+ */
 export interface MissedMessage extends HistoryMessage {
   /** Whether the adapter would have handed it to the core as an inbound message (a bot thread reply, a DM, a mention). */
   readonly addressedToBot: boolean;
+  /** A direct message (DM), as `InboundMessage.direct`. */
+  readonly direct?: boolean;
+  /** The author's Discord role ids as of the catch-up, as `InboundMessage.roles`; absent where the platform has none. */
+  readonly roles?: readonly string[];
+  /** Files on the message, built as the live path builds them (`InboundMessage.attachments`). */
+  readonly attachments?: readonly InboundAttachment[];
 }
 
 /** Missed messages, oldest first; `truncated` when more followed than were read. */

@@ -63,7 +63,16 @@ export async function catchUpMissedMessages(deps: CatchUpDeps): Promise<CatchUpR
       for (const m of page.messages) {
         if (deps.cancelled?.()) break;
         if (!m.addressedToBot || m.author.isBot || m.author.isSelf || Date.parse(m.time) < oldest) continue;
-        await deps.sink.onMessage({ messageId: m.id, conversation: ref, userId: m.author.id, userName: m.author.name, text: m.text });
+        await deps.sink.onMessage({
+          messageId: m.id,
+          conversation: ref,
+          userId: m.author.id,
+          userName: m.author.name,
+          text: m.text,
+          ...(m.direct ? { direct: true } : {}),
+          ...(m.roles && m.roles.length > 0 ? { roles: m.roles } : {}),
+          ...(m.attachments && m.attachments.length > 0 ? { attachments: m.attachments } : {}),
+        });
         handedOver++;
       }
       if (page.truncated) deps.logger.warn({ conversationId: id, read: page.messages.length }, 'more messages arrived while Errand was down than catch-up reads; the rest are not answered');

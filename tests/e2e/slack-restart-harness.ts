@@ -16,7 +16,7 @@ export interface RestartableSlackErrand {
   readonly clock: FakeClock;
   /** The running app (throws when stopped). */
   app(): App;
-  /** Starts a fresh process-like App (new adapter, new memory) on the same database. */
+  /** Starts a fresh process-like App (new adapter, new memory) on the same database, the configuration read again. */
   start(): Promise<App>;
   /** Stops the app as a shutdown would; the database file stays. */
   stop(): Promise<void>;
@@ -29,7 +29,7 @@ export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socke
   const slack = await FakeSlack.start({ rateLimit: { burst: 20, perSecond: 400 } });
   const clock = new FakeClock(Date.now());
   const mode = opts.mode ?? 'http';
-  const config = loadConfig({
+  const env = {
     OPENAI_BASE_URL: model.baseUrl,
     OPENAI_API_KEY: 'test-key',
     DATABASE_PATH: join(dir, 'errand.db'),
@@ -40,7 +40,7 @@ export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socke
     SLACK_PORT: '0',
     SLACK_API_URL: slack.apiUrl,
     ...opts.env,
-  });
+  };
   let current: App | null = null;
   const handle: RestartableSlackErrand = {
     slack,
@@ -51,6 +51,8 @@ export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socke
       return current;
     },
     async start() {
+      // A restarted process reads its configuration (and ERRAND_CONFIG's file) again.
+      const config = loadConfig(env);
       const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning } });
       current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
       if (mode === 'http') {

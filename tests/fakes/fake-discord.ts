@@ -766,6 +766,12 @@ export class FakeDiscord {
       return { status: 201, body: this.channelObject(this.openThread(starter, body.data.name, this.bot)) };
     }
     if (is('GET', /^\/channels\/\d+$/)) return { body: this.channelObject(this.requireChannel(seg[1] ?? '')) };
+    if (is('GET', /^\/guilds\/\d+\/members\/\d+$/)) {
+      // Get Guild Member: every user the fake knows is a member of its one guild.
+      const user = seg[1] === this.guildId ? this.users.get(seg[3] ?? '') : undefined;
+      if (!user) throw new HttpError(404, { message: 'Unknown Member', code: 10007 });
+      return { body: { user: userObject(user), ...this.memberObject(user) } };
+    }
     if (is('GET', /^\/channels\/\d+\/thread-members\/(\d+|@me)$/)) {
       const thread = this.requireChannel(seg[1] ?? '');
       const userId = seg[3] === '@me' ? this.bot.id : (seg[3] ?? '');
@@ -852,9 +858,12 @@ export class FakeDiscord {
     return window.reverse().map((m) => this.readableMessage(m));
   }
 
-  /** A message as REST returns it: content is empty without the Message Content intent, unless it mentions the bot or is a DM. */
+  /**
+   * A message as REST returns it: content is empty without the Message Content intent, unless it mentions
+   * the bot or is a DM. No `member`: Discord sends the author's member only in MESSAGE_CREATE/UPDATE events.
+   */
   private readableMessage(m: FakeMessage): Record<string, unknown> {
-    const full = this.messageObject(m);
+    const { member: _member, ...full } = this.messageObject(m);
     const privileged = m.guild_id === undefined || m.author.id === this.bot.id || m.mentions.some((u) => u.id === this.bot.id);
     return privileged || this.options.messageContentEnabled ? full : { ...full, content: '', embeds: [], attachments: [], components: [] };
   }

@@ -31,6 +31,10 @@ export interface StoredMessage {
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
   /** A `chat.startStream` message not stopped yet (appends allowed). */
   streaming?: boolean;
+  /** `file_share` for a message with files, as history returns it. */
+  subtype?: string;
+  /** Files on a person's message, as history returns them (the same objects as on its event). */
+  files?: Record<string, unknown>[];
 }
 
 /** What a delivery to the app got back: the HTTP answer, or the Socket Mode ack payload. */
@@ -343,8 +347,9 @@ export class FakeSlack {
   /** A person @mentions the bot: stored, then delivered as both `app_mention` and `message` twins. */
   async mention(input: { user: string; channel: string; text: string; threadTs?: string; order?: 'mention-first' | 'message-first' | 'together'; files?: FakeFile[] }): Promise<{ ts: string; deliveries: Delivery[] }> {
     const text = `<@${this.botUserId}> ${input.text}`;
-    const msg = this.store({ channel: input.channel, user: input.user, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
-    const base = { ...this.personEvent(msg), ...this.fileFields(input.files) };
+    const files = this.fileFields(input.files);
+    const msg = this.store({ channel: input.channel, user: input.user, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...this.storedFiles(files) });
+    const base = { ...this.personEvent(msg), ...files };
     const twins: Record<string, unknown>[] = [
       { ...base, type: 'app_mention', channel_type: undefined },
       { ...base, type: 'message' },
@@ -356,8 +361,14 @@ export class FakeSlack {
 
   /** A person posts without mentioning the bot (a thread reply, a DM, a channel message). */
   async userMessage(input: { user: string; channel: string; text: string; threadTs?: string; files?: FakeFile[] }): Promise<{ ts: string; delivery: Delivery }> {
-    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
-    return { ts: msg.ts, delivery: await this.sendEvent({ ...this.personEvent(msg), ...this.fileFields(input.files) }) };
+    const files = this.fileFields(input.files);
+    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...this.storedFiles(files) });
+    return { ts: msg.ts, delivery: await this.sendEvent({ ...this.personEvent(msg), ...files }) };
+  }
+
+  /** What history keeps of a message's file fields: its subtype and files. */
+  private storedFiles(fields: Record<string, unknown>): { subtype?: string; files?: Record<string, unknown>[] } {
+    return Array.isArray(fields.files) ? { subtype: 'file_share', files: fields.files as Record<string, unknown>[] } : {};
   }
 
   /**
@@ -424,8 +435,9 @@ export class FakeSlack {
    * A person posts while the app is unreachable past Slack's redeliveries: the message is stored
    * (history shows it) but no event is ever delivered for it.
    */
-  postUndelivered(input: { user: string; channel: string; text: string; threadTs?: string }): { ts: string } {
-    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+  postUndelivered(input: { user: string; channel: string; text: string; threadTs?: string; files?: FakeFile[] }): { ts: string } {
+    const files = this.storedFiles(this.fileFields(input.files));
+    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...files });
     return { ts: msg.ts };
   }
 
@@ -725,7 +737,7 @@ export class FakeSlack {
 
   // ---------- storage ----------
 
-  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[]; metadata?: StoredMessage['metadata']; streaming?: boolean }): StoredMessage {
+  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[]; metadata?: StoredMessage['metadata']; streaming?: boolean; subtype?: string; files?: Record<string, unknown>[] }): StoredMessage {
     const msg: StoredMessage = { ...m, ts: nextTs(), reactions: new Set(), reply_count: 0 };
     const list = this.channels.get(m.channel) ?? [];
     list.push(msg);

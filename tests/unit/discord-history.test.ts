@@ -25,9 +25,10 @@ const msg = (id: string, fields: Record<string, unknown> = {}) => ({
 const unknownMessage = () => new AdapterError('Discord thread starter lookup failed', { cause: new DiscordAPIError({ code: 10008, message: 'Unknown Message' }, 10008, 404, 'GET', '/x', {}) });
 
 /** A history over scripted REST answers keyed by `route?query`, recording each GET. */
-function historyOver(answers: Record<string, unknown>) {
+function historyOver(answers: Record<string, unknown>, extra: Partial<Parameters<typeof createDiscordHistory>[0]> = {}) {
   const gets: string[] = [];
   const history = createDiscordHistory({
+    ...extra,
     get: async (_what, route, query) => {
       const key = query && query.size > 0 ? `${route}?${query.toString()}` : route;
       gets.push(key);
@@ -101,5 +102,47 @@ describe('Discord history', () => {
     expect(page.messages[0]!.id).toBe('1300000000000000400');
     expect(page.truncated).toBe(false);
     expect(gets).toHaveLength(2);
+  });
+
+  it('caught-up messages carry what the live path gives: roles read only for people talking to the bot, files, and direct for a DM', async () => {
+    const BOB = '1300000000000000101';
+    const asked: string[] = [];
+    const downloads: string[] = [];
+    const extra = {
+      memberRoles: async (guild: string, user: string) => {
+        asked.push(`${guild}/${user}`);
+        return ['1300000000000000500'];
+      },
+      downloadFile: async (url: string) => {
+        downloads.push(url);
+        return new Uint8Array([1]);
+      },
+    };
+    const file = { filename: 'notes.md', size: 12, url: 'https://cdn.example/notes.md?hm=x', content_type: 'text/markdown' };
+    const { history } = historyOver(
+      {
+        [`/channels/${THREAD}/messages?limit=50&after=1300000000000000020`]: [
+          msg('1300000000000000022', { author: user(BOT, 'errand', { bot: true }) }),
+          msg('1300000000000000021', { author: user(BOB, 'bob'), content: `<@${BOT}> see file`, attachments: [file] }),
+        ],
+        [`/channels/1300000000000000040/messages?limit=50&after=1300000000000000020`]: [msg('1300000000000000041')],
+      },
+      extra,
+    );
+    const page = await history.readAfter!(thread, { afterId: '1300000000000000020', limit: 50 });
+    const [fromBob, fromBot] = page.messages;
+    expect(fromBob).toMatchObject({ id: '1300000000000000021', text: 'see file', addressedToBot: true, roles: ['1300000000000000500'] });
+    expect(fromBob!.direct).toBeUndefined();
+    expect(fromBob!.attachments!.map((a) => [a.name, a.mimeType, a.size])).toEqual([['notes.md', 'text/markdown', 12]]);
+    await fromBob!.attachments![0]!.fetch(new AbortController().signal);
+    expect(downloads).toEqual([file.url]);
+    expect(fromBot).toMatchObject({ addressedToBot: false });
+    expect(fromBot!.roles).toBeUndefined();
+    expect(asked).toEqual([`${GUILD}/${BOB}`]);
+
+    const dm: ConversationRef = { platform: 'discord', workspace: '@me', channel: '1300000000000000040', thread: null };
+    const [inDm] = (await history.readAfter!(dm, { afterId: '1300000000000000020', limit: 50 })).messages;
+    expect(inDm).toMatchObject({ addressedToBot: true, direct: true });
+    expect(asked).toHaveLength(1);
   });
 });
