@@ -1,5 +1,6 @@
 import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponent, type APIComponentInMessageActionRow } from 'discord.js';
 import type { OutboundButton, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import { withUnbreakableFences } from '../../src/chat/code-fence.js';
 import { splitText } from '../../src/chat/split-text.js';
 
 /** Discord's hard limit on one message's content. */
@@ -60,12 +61,13 @@ export function neutraliseCrowdMentions(text: string): string {
 }
 
 /**
- * The bodies to post for one outbound message, in order: Markdown passes through unchanged, a
- * mention prefixes the text, long text is split at 2 000 characters without breaking code fences,
+ * The bodies to post for one outbound message, in order: Markdown passes through unchanged except
+ * code blocks, whose fences become plain ``` with the backtick runs inside broken up (Discord ends a
+ * block at the first ``` whatever its fence: see src/chat/code-fence.ts), a mention prefixes the text, long text is split at 2 000 characters without breaking code fences,
  * and buttons go on the last piece. Empty when there is nothing to send.
  */
 export function toMessageBodies(message: OutboundMessage): MessageBody[] {
-  const said = neutraliseCrowdMentions(message.text);
+  const said = neutraliseCrowdMentions(withUnbreakableFences(message.text));
   const text = message.mentionUserId ? `<@${message.mentionUserId}> ${said}` : said;
   const components = toActionRows(message.buttons);
   const pieces = text.trim() === '' ? (components.length > 0 ? [''] : []) : splitText(text, MAX_MESSAGE_LENGTH);

@@ -1,10 +1,13 @@
+import { breakBacktickRuns } from '../../src/chat/code-fence.js';
 import { replacePairs } from './emphasis-pairs.js';
 
 /**
  * Markdown (what the model writes) → Slack mrkdwn (what Slack renders). Slack has its own
  * dialect: `*bold*`, `_italic_`, `~strike~`, `<url|text>` links, no headings, no tables, and
  * `&`, `<`, `>` must be escaped except in Slack's own `<@U…>`/`<#C…>`/`<!here>`/`<url|…>` tokens.
- * Code fences and inline code pass through untouched apart from that escaping. Own code rather
+ * Code fences and inline code pass through untouched apart from that escaping, and from the backtick
+ * runs inside a block, broken up with zero-width joiners: Slack ends a block at the first ``` whatever
+ * the opening fence, and nothing in a block can be escaped (see src/chat/code-fence.ts). Own code rather
  * than a library because the libraries escape Slack's mention tokens, which the core relies on.
  */
 export function markdownToMrkdwn(markdown: string): string {
@@ -18,7 +21,7 @@ export function markdownToMrkdwn(markdown: string): string {
       if (fenceMatch && fenceMatch[1]![0] === fence[0] && fenceMatch[1]!.length >= fence.length && line.trim() === fenceMatch[1]) {
         out.push('```');
         fence = null;
-      } else out.push(escapeText(line));
+      } else out.push(breakBacktickRuns(escapeText(line)));
       continue;
     }
     if (fenceMatch) {
@@ -29,7 +32,7 @@ export function markdownToMrkdwn(markdown: string): string {
     }
     if (isTableRow(line) && isTableSeparator(lines[i + 1] ?? '')) {
       out.push('```');
-      while (i < lines.length && isTableRow(lines[i]!)) out.push(escapeText(lines[i++]!.trim()));
+      while (i < lines.length && isTableRow(lines[i]!)) out.push(breakBacktickRuns(escapeText(lines[i++]!.trim())));
       i--;
       out.push('```');
       continue;

@@ -6,6 +6,7 @@ import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
 import { withRequestSignal } from './request-signal.js';
+import { frameToolResult } from './tool-result-frame.js';
 
 /** A message in the model's context, independent of the SDK's types. */
 export type LlmMessage =
@@ -112,7 +113,8 @@ function toSdkMessage(m: LlmMessage): OpenAI.Chat.ChatCompletionMessageParam {
         content: [{ type: 'text', text: m.content }, ...m.images.map((i) => ({ type: 'image_url' as const, image_url: { url: i.url } }))],
       };
     case 'tool':
-      return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+      // Framed as data here, as it leaves: the transcript and the context's cuts keep the tool's own JSON.
+      return { role: 'tool', tool_call_id: m.toolCallId, content: frameToolResult(m.content) };
     case 'assistant':
       return {
         role: 'assistant',

@@ -1,4 +1,5 @@
 import type { LlmMessage, LlmTool } from './llm-client.js';
+import { TOOL_RESULT_FRAME_LENGTH } from './tool-result-frame.js';
 
 /** Characters per token the estimate assumes before the model's own `usage` corrects it. */
 export const CHARS_PER_TOKEN = 4;
@@ -26,9 +27,10 @@ function tokensOfLength(characters: number): number {
  */
 export const IMAGE_TOKENS = 800;
 
-/** Estimated tokens of one message, its tool calls' names and arguments and its images included. */
+/** Estimated tokens of one message, its tool calls' names and arguments, its images and a tool result's frame included. */
 export function estimateMessageTokens(message: LlmMessage): number {
   let tokens = estimateTokens(message.content);
+  if (message.role === 'tool') tokens += Math.ceil(TOOL_RESULT_FRAME_LENGTH / CHARS_PER_TOKEN);
   if (message.role === 'user' && message.images) tokens += message.images.length * IMAGE_TOKENS;
   if (message.role === 'assistant' && message.toolCalls) {
     for (const call of message.toolCalls) tokens += Math.ceil((call.id.length + call.name.length + call.arguments.length) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;

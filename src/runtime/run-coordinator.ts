@@ -18,6 +18,7 @@ import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import { principalOf } from './principal.js';
 import type { Logger } from '../logger.js';
+import { toPieces } from '../outbox/post-pieces.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
 import { ConversationBusyError } from '../runs/conversation-busy-error.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -309,15 +310,21 @@ export class RunCoordinator implements RunControl {
     (this.deps.metrics ?? noopMetrics).runFinished(outcome, (this.deps.clock.now() - run.startedAt) / 1000);
   }
 
-  /** Edits an approval post to say what was decided, removing its buttons. */
+  /**
+   * Edits an approval post to say what was decided, removing its buttons. Arguments too long for one
+   * message were posted over several, and `messageId` is the last of them: it keeps its own part of
+   * the text (cut exactly as the outbox cut it), so the arguments still read whole.
+   */
   private showDecision(conversationId: string, question: PendingQuestion, decision: ApprovalDecision | 'timeout', userId: string | null): void {
     const ref = this.deps.conversations.refOf(conversationId);
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
     if (!ref || !adapter || !question.messageId) return;
     const by = userId ? ` by <@${userId}>` : '';
     const outcome = { once: `✅ Allowed once${by}.`, always: `✅ Always allowed here${by}.`, deny: `🚫 Denied${by}.`, timeout: '⌛ Nobody decided in time: not run.' }[decision];
+    const pieces = toPieces({ purpose: 'approval', text: question.question, ...(question.userId ? { mentionUserId: question.userId } : {}) }, adapter.capabilities.maxMessageLength);
+    const shown = pieces.at(-1)?.text ?? question.question;
     adapter
-      .editMessage(ref, question.messageId, { text: `${question.question}\n\n${outcome}` })
+      .editMessage(ref, question.messageId, { text: `${shown}\n\n${outcome}` })
       .catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'showing the approval decision failed'));
   }
 

@@ -5,6 +5,7 @@ import { nextSnowflake, type FakeMessage, type FakeUser } from '../fakes/fake-di
 import { waitFor } from '../fakes/wait-for.js';
 import { startDiscordErrand, until, type DiscordErrand } from './discord-harness.js';
 import { count, startSharedFixtureServer, toolResults, writeStep, type SharedFixtureServer } from './mcp-e2e-kit.js';
+import { expectArgumentsWholeAndFenced, fenceBreakingText, readPosts } from './approval-posts.js';
 
 let server: SharedFixtureServer;
 let e: DiscordErrand | null = null;
@@ -56,6 +57,29 @@ describe('MCP tools on Discord, end to end (real discord.js, real MCP hub on the
     const shown = e.discord.messages.get(approval.id)!;
     expect(shown.content.endsWith(`✅ <@${e.discord.alice.id}> chose **Allow once**`)).toBe(true);
     expect(shown.components).toEqual([]);
+  });
+
+  it('arguments of 5 000 characters that try to close the code block are shown whole, fenced, over several posts; the buttons on the last still work', async () => {
+    e = await startDiscordErrand({}, { externalTools: server.tools });
+    const text = fenceBreakingText('discord');
+    e.model.reply(writeStep(text), { text: 'Saved the long one.' });
+    const msg = e.discord.userMessage(e.discord.general.id, `<@${e.discord.bot.id}> save the long plan`);
+    const posts = () => e!.discord.botMessagesIn(msg.id).filter((m) => !m.content.startsWith('⏳ Working') && m.content !== 'Saved the long one.');
+    const last = await until(() => posts().find((m) => m.components.length > 0), 10_000);
+    await e.app.coordinator.idle();
+    expect(posts().length).toBeGreaterThan(1);
+    for (const post of posts()) expect(post.content.length).toBeLessThanOrEqual(2000);
+    expect(posts().at(-1)!.id).toBe(last.id);
+    expect(posts().filter((m) => m.components.length > 0)).toHaveLength(1);
+    const alice = e.discord.alice.id;
+    const prose = `<@${alice}> 🔐 **Approval needed:** I want to run \`notes__write_note\` with: Allow it? Reply **allow** (once), **always** (this tool in this conversation) or **deny**.`;
+    expectArgumentsWholeAndFenced(readPosts(posts().map((m) => m.content), { language: true }), { key: 'plan', text }, prose);
+
+    e.discord.clickButton(last.id, buttonsOf(last)[0]!.custom_id);
+    await waitFor(() => texts(e!, msg.id).includes('Saved the long one.'), 10_000, 'the answer after the approval');
+    expect(written(text)).toBe(1);
+    await waitFor(() => e!.discord.messages.get(last.id)!.components.length === 0, 5000, 'the buttons to go');
+    expectArgumentsWholeAndFenced(readPosts(posts().map((m) => m.content), { language: true }), { key: 'plan', text }, `${prose} ✅ <@${alice}> chose **Allow once**`);
   });
 
   it('a typed "allow" from the requester approves, and the post is edited to say so', async () => {

@@ -1,4 +1,5 @@
 import type { RecordedRequest } from '../fakes/fake-openai.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 /** One message as read_thread / read_channel hand it to the model. */
 export interface ReadMessage {
@@ -14,7 +15,7 @@ type ReadResult = { ok: true; messages: ReadMessage[]; truncated?: true } | { ok
 
 /** The last tool result in a model request, parsed. */
 export function lastToolResult(req: RecordedRequest): ReadResult {
-  return JSON.parse(String(req.messages.filter((m) => m.role === 'tool').at(-1)?.content)) as ReadResult;
+  return toolResultJson(req.messages.filter((m) => m.role === 'tool').at(-1)?.content) as ReadResult;
 }
 
 /** The messages of the last history tool result in a model request (fails when the tool failed). */

@@ -2,6 +2,7 @@ import type { ManagedToolSource } from '../../src/app.js';
 import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
 import type { RecordedRequest } from '../fakes/fake-openai.js';
 import { capturingLogger, eventsFile, stdioFixture } from '../fixtures/mcp/mcp-test-kit.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 /** One stdio fixture server for a whole test file, and the file its tools record events in. */
 export interface SharedFixtureServer {
@@ -24,7 +25,7 @@ export async function startSharedFixtureServer(): Promise<SharedFixtureServer> {
 
 /** The tool results a model request carries, parsed, oldest first. */
 export function toolResults(req: RecordedRequest): unknown[] {
-  return req.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as unknown);
+  return req.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as unknown);
 }
 
 /** How many times the fixture recorded `event`. */

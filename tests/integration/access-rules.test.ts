@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -151,12 +152,12 @@ describe('access rules', () => {
     const a = h.adapter.thread('100001', 'T1');
     await h.adapter.say(a, 'every hour summarise', { userId: '111111' });
     await waitFor(() => h.adapter.textsIn(a).includes('done 1'));
-    const refused = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)));
+    const refused = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content));
     expect(refused[0]).toMatchObject({ ok: false, error: expect.stringMatching(/Only admins may create schedules that post into a channel/) });
     const b = h.adapter.thread('100001', 'T2');
     await h.adapter.say(b, 'every hour summarise', { userId: '777777' });
     await waitFor(() => h.adapter.textsIn(b).includes('done 2'));
-    const created = h.model.requests[3]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)));
+    const created = h.model.requests[3]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content));
     expect(created[0]).toMatchObject({ ok: true });
   });
 });

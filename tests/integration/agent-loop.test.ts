@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -39,7 +40,7 @@ describe('agent loop', () => {
     expect(h.adapter.textsIn(thread)).toEqual(['Looking into it.', 'Step 1 of 2 done.', 'Nearly there.']);
     const second = h.model.requests[1]!;
     const toolResult = second.messages.find((m) => m.role === 'tool');
-    expect(JSON.parse(String(toolResult?.content))).toEqual({ ok: true, posted: true });
+    expect(toolResultJson(toolResult?.content)).toEqual({ ok: true, posted: true });
     const [task] = (await h.app.tasks.list((await h.app.conversations.ensure(thread))));
     expect(task).toMatchObject({ status: 'completed', resultSummary: 'All done.' });
   });
@@ -52,7 +53,7 @@ describe('agent loop', () => {
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'plan something');
     await waitFor(() => h.adapter.textsIn(thread).includes('Fixed it.'));
-    const results = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as { ok: boolean; error: string });
+    const results = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as { ok: boolean; error: string });
     expect(results).toHaveLength(3);
     expect(results[0]).toMatchObject({ ok: false });
     expect(results[0]!.error).toMatch(/Invalid arguments for add_task: title/);

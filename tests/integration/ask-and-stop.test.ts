@@ -3,6 +3,7 @@ import { parseActionId } from '../../src/chat/action-id.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 const stores = useStoreKinds();
 
@@ -12,7 +13,7 @@ afterEach(async () => h.close());
 const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }] };
 
 function toolResults(req: { messages: { role: string; content?: unknown }[] }) {
-  return req.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as Record<string, unknown>);
+  return req.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as Record<string, unknown>);
 }
 
 describe.each(stores.kinds)('ask_user (%s)', (kind) => {

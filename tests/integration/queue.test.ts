@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 const stores = useStoreKinds();
 
@@ -105,7 +106,7 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     await h.adapter.say(thread, 'build then deploy');
     await waitFor(() => h.model.requests.length === 3);
     await h.app.coordinator.idle();
-    const cycle = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as { ok: boolean; error?: string });
+    const cycle = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as { ok: boolean; error?: string });
     expect(cycle[3]!.error).toMatch(/cycle/);
     expect(lastUserMessage(h.model.requests[1]!)).toBe('[To-do #3] build');
     expect(lastUserMessage(h.model.requests[2]!)).toBe('[To-do #2] deploy');

@@ -5,6 +5,7 @@ import { sqliteDb } from '../fakes/sqlite-db.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
 import type { Store } from '../../src/store/store.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 const stores = useStoreKinds();
 
@@ -80,7 +81,7 @@ describe.each(stores.kinds)('resuming waiting runs (%s)', (kind) => {
     await waitFor(() => h.adapter.textsIn(a).includes('A done.'));
     expect(h.adapter.textsIn(b)).toContain('B done.');
     const resumed = h.model.requests[2]!;
-    expect(resumed.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)))).toEqual([{ ok: true, answer: 'PDF', answered_by: 'U1' }]);
+    expect(resumed.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content))).toEqual([{ ok: true, answer: 'PDF', answered_by: 'U1' }]);
   });
 
   it('keeps an answer that arrives during shutdown and resumes with it after the restart', async () => {
@@ -94,7 +95,7 @@ describe.each(stores.kinds)('resuming waiting runs (%s)', (kind) => {
     await h.adapter.say(thread, 'Markdown');
     await h.restart();
     await waitFor(() => h.adapter.textsIn(thread).includes('Resumed with the answer.'));
-    expect(h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)))).toEqual([{ ok: true, answer: 'Markdown', answered_by: 'U1' }]);
+    expect(h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content))).toEqual([{ ok: true, answer: 'Markdown', answered_by: 'U1' }]);
   });
 });
 

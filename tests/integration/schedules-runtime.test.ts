@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 const stores = useStoreKinds();
 
@@ -20,7 +21,7 @@ describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind)
     const thread = h.adapter.thread('C5', 'T5');
     await h.adapter.say(thread, 'in ten minutes, post the open tasks summary');
     await waitFor(() => h.adapter.textsIn(thread).includes('Scheduled.'));
-    const result = JSON.parse(String(h.model.requests[1]!.messages.find((m) => m.role === 'tool')?.content)) as { ok: boolean };
+    const result = toolResultJson(h.model.requests[1]!.messages.find((m) => m.role === 'tool')?.content) as { ok: boolean };
     expect(result.ok).toBe(true);
 
     h.model.reply({ text: 'Here is the summary: nothing open.' });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalTool, ExternalToolSource } from '../../src/agent/tools/external-tool.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -27,7 +28,7 @@ function fakeServer() {
 const createStep = { toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Printer on fire' } }] };
 
 function toolResults(req: { messages: { role: string; content?: unknown }[] }) {
-  return req.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as Record<string, unknown>);
+  return req.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as Record<string, unknown>);
 }
 
 async function askForApproval(after = 'Filed it.', userId = 'U42') {
