@@ -6,6 +6,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 /** Where the server lives, so a reason can name it. */
 export interface FailureContext {
   readonly command?: string;
+  /** The server URL as it may be shown (`ShownUrl.text`): never the real one, which may carry a key. */
   readonly url?: string;
   /** How the stdio process ended, when it did ("exited with code 1: …"). */
   readonly exitReason?: string | null;

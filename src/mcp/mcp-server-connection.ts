@@ -5,6 +5,7 @@ import type { ToolResult } from '../agent/tools/tool.js';
 import type { Clock } from '../clock.js';
 import type { McpServerSettings } from '../settings/mcp-server-settings.js';
 import { filterServerTools } from './mcp-tool-filter.js';
+import { scrubbedError } from './scrubbed-error.js';
 import { toToolResult } from './mcp-tool-result.js';
 import { createMcpSession, type McpSession } from './mcp-session.js';
 import type { RestartBackoff } from './restart-backoff.js';
@@ -133,7 +134,7 @@ export class McpServerConnection {
       const reason = this.state.kind === 'restarting' ? this.state.reason : session.describe(err);
       return { ok: false, error: `The MCP server "${this.o.name}" stopped while running ${exposedName} (it crashed: ${reason}); it is being restarted. Try again later or do without it.` };
     }
-    return { ok: false, error: `${exposedName} failed: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, error: `${exposedName} failed: ${session.scrub(err instanceof Error ? err.message : String(err))}` };
   }
 
   private notRunning(): ToolResult {
@@ -198,7 +199,7 @@ export class McpServerConnection {
       this.setTools(filtered.tools, filtered.unknownNames);
       this.o.logger.info({ tools: filtered.tools.length }, 'MCP server changed its tool list');
     } catch (err) {
-      this.o.logger.warn({ err }, 'MCP server announced new tools but listing them failed');
+      this.o.logger.warn({ err: scrubbedError(err, session.scrub) }, 'MCP server announced new tools but listing them failed');
     }
   }
 

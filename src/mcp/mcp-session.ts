@@ -7,6 +7,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } fro
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
 import { describeFailure, httpStatusOf, type FailureContext } from './failure-reason.js';
+import { scrubbedError, scrubberFor } from './scrubbed-error.js';
 import { watchStdioProcess, type StdioProcessWatch } from './stdio-process-watch.js';
 
 const CLIENT_INFO = { name: 'errand', version: '0.1.0' };
@@ -30,8 +31,10 @@ export interface McpSession {
   connect(): Promise<void>;
   listTools(signal?: AbortSignal): Promise<Tool[]>;
   callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult>;
-  /** A readable reason for an error of this session ("exited with code 1: …", "HTTP 401 from …"). */
+  /** A readable reason for an error of this session ("exited with code 1: …", "HTTP 401 from …"), safe to show. */
   describe(err: unknown): string;
+  /** Takes the server's real URL and its secret parts out of a text (an error message) before it is shown. */
+  scrub(text: string): string;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ function isHttp(settings: McpServerSettings): settings is HttpServerSettings {
 /** Creates a session for a configured server; nothing is spawned or fetched until `connect()`. */
 export function createMcpSession(options: McpSessionOptions): McpSession {
   const { settings, logger } = options;
+  const scrub = scrubberFor(settings);
   let client: Client | null = null;
   let stdio: StdioClientTransport | null = null;
   let watch: StdioProcessWatch | null = null;
@@ -54,12 +58,12 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     c.onclose = () => {
       if (connected && !closing && c === client) options.onUnexpectedClose();
     };
-    c.onerror = (err) => logger.debug({ err }, 'MCP transport error');
+    c.onerror = (err) => logger.debug({ err: scrubbedError(err, scrub) }, 'MCP transport error');
     return c;
   };
 
   const where = (): FailureContext =>
-    isHttp(settings) ? { url: settings.url } : { command: settings.command, exitReason: watch?.exitReason() ?? null };
+    isHttp(settings) ? { url: settings.shownUrl.text } : { command: settings.command, exitReason: watch?.exitReason() ?? null };
 
   async function connectWith(transport: Transport): Promise<void> {
     client = newClient();
@@ -117,10 +121,11 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs });
       return result as CallToolResult;
     },
-    describe: (err) => describeFailure(err, where()),
+    describe: (err) => scrub(describeFailure(err, where())),
+    scrub,
     async close() {
       closing = true;
-      await client?.close().catch((err: unknown) => logger.debug({ err }, 'closing the MCP client failed'));
+      await client?.close().catch((err: unknown) => logger.debug({ err: scrubbedError(err, scrub) }, 'closing the MCP client failed'));
       // A transport whose connect never finished is not yet owned by the client.
       await stdio?.close().catch(() => {});
     },

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../agent/tools/tool.js';
 
@@ -37,27 +38,48 @@ export function capText(text: string, max: number): string {
   return `${text.slice(0, keep)}${note(text.length - keep)}`;
 }
 
-/** True when the text blocks only repeat the structured content (the spec asks servers to send both). */
-function repeatsStructured(text: string, json: string): boolean {
+/** Every leaf of a JSON value (strings, numbers, booleans, null), depth first. */
+function leavesOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value.flatMap(leavesOf);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(leavesOf);
+  return [value];
+}
+
+/**
+ * Which of the two to send when a result carries both text and `structuredContent` (the spec asks servers to
+ * send both, and many repeat one in the other): `structured` when the text is the structured content as JSON
+ * (compared as values, so formatting and key order do not matter) or one of its strings; `text` when the
+ * structured content holds nothing but that text (`{ "content": "<the text>" }`); `both` otherwise.
+ */
+function whichToSend(text: string, structured: Record<string, unknown>): 'text' | 'structured' | 'both' {
+  const said = text.trim();
+  if (said === '') return 'structured';
   try {
-    return JSON.stringify(JSON.parse(text)) === json;
+    if (isDeepStrictEqual(JSON.parse(said), structured)) return 'structured';
   } catch {
-    return false;
+    // not JSON: compare with the strings inside
   }
+  const leaves = leavesOf(structured);
+  const repeats = (leaf: unknown) => typeof leaf === 'string' && leaf.trim() === said;
+  if (leaves.length > 0 && leaves.every(repeats)) return 'text';
+  return leaves.some(repeats) ? 'structured' : 'both';
 }
 
 /**
  * Turns an MCP tool result into what the model gets: text joined, other content summarised,
  * `structuredContent` kept as a value when it fits, the whole capped at `maxChars` with a note.
- * `isError` becomes `{ ok: false }` so the model treats it as a failure it may correct.
+ * Text that only repeats the structured content (or the reverse) is sent once. `isError` becomes
+ * `{ ok: false }` so the model treats it as a failure it may correct.
  */
 export function toToolResult(result: Pick<CallToolResult, 'content' | 'structuredContent' | 'isError'>, maxChars: number): ToolResult {
   const text = (result.content ?? []).map(describeContent).join('\n\n');
   if (result.isError) return { ok: false, error: capText(text.trim() || 'The tool reported an error without a message.', maxChars) };
   const structured = result.structuredContent;
   if (structured === undefined) return { ok: true, content: capText(text, maxChars) };
+  const send = whichToSend(text, structured);
+  if (send === 'text') return { ok: true, content: capText(text, maxChars) };
   const json = JSON.stringify(structured);
-  const shownText = repeatsStructured(text, json) ? '' : text;
+  const shownText = send === 'both' ? text : '';
   if (shownText.length + json.length <= maxChars) return shownText ? { ok: true, content: shownText, structured } : { ok: true, structured };
   return { ok: true, content: capText(shownText ? `${shownText}\n\nstructuredContent: ${json}` : json, maxChars) };
 }

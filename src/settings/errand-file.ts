@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { expandEnv } from './expand-env.js';
-import { mcpServersSchema } from './mcp-server-settings.js';
+import { mcpServersSchema, withShownUrls } from './mcp-server-settings.js';
 import { slackSettingsSchema } from './slack-settings.js';
 import { accessSchema, channelsSchema, limitsSchema } from './team-settings.js';
 
@@ -91,5 +91,7 @@ export function loadErrandFile(env: NodeJS.ProcessEnv, cwd = process.cwd()): { f
     for (const issue of parsed.error.issues) problems.push(`${label} → ${formatPath(issue.path)}: ${describeIssue(issue)}.`);
   }
   if (!parsed.success || problems.length > 0) return { file: empty, problems };
-  return { file: { path, settings: parsed.data }, problems: [] };
+  const rawServers = (raw as { mcpServers?: unknown } | null)?.mcpServers;
+  const settings = { ...parsed.data, mcpServers: withShownUrls(parsed.data.mcpServers, rawServers, env) };
+  return { file: { path, settings }, problems: [] };
 }

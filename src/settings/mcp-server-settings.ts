@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shownLiteralUrl, shownUrlFromTemplate } from './shown-url.js';
 
 /** Characters allowed in a tool name the model sees; everything else becomes `_`. */
 export function sanitizeToolNamePart(name: string): string {
@@ -44,13 +45,22 @@ const httpUrl = z.string().refine(
   { message: 'expected an http(s) URL, e.g. "https://mcp.example.com/mcp"' },
 );
 
-const httpServer = z.strictObject({
-  /** `sse` forces the old SSE transport; otherwise Streamable HTTP, falling back to SSE. */
-  type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
-  url: httpUrl,
-  headers: z.record(z.string(), z.string()).default({}),
-  ...errandKeys,
-});
+const httpServer = z
+  .strictObject({
+    /** `sse` forces the old SSE transport; otherwise Streamable HTTP, falling back to SSE. */
+    type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
+    url: httpUrl,
+    headers: z.record(z.string(), z.string()).default({}),
+    ...errandKeys,
+  })
+  .transform((s) => ({
+    ...s,
+    /**
+     * The URL as logs, `/healthz` and the model may see it. Parsed settings take `url` literally; the
+     * configuration file's loader replaces this with the form derived from the `${VAR}` template.
+     */
+    shownUrl: shownLiteralUrl(s.url),
+  }));
 
 export type StdioServerSettings = z.infer<typeof stdioServer>;
 export type HttpServerSettings = z.infer<typeof httpServer>;
@@ -72,6 +82,24 @@ export const mcpServerSchema = z.unknown().transform((raw, ctx): McpServerSettin
   for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as Parameters<typeof ctx.addIssue>[0]);
   return z.NEVER;
 });
+
+/**
+ * Gives each HTTP server the shown form of its URL derived from the template in the file (`rawServers`: the
+ * `mcpServers` block before `${VAR}` expansion), so the path segments a variable filled in are hidden too.
+ */
+export function withShownUrls(
+  servers: Readonly<Record<string, McpServerSettings>>,
+  rawServers: unknown,
+  env: NodeJS.ProcessEnv,
+): Record<string, McpServerSettings> {
+  const templates = z.record(z.string(), z.looseObject({ url: z.string().optional() })).safeParse(rawServers);
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, server]) => {
+      const template = templates.success ? templates.data[name]?.url : undefined;
+      return [name, 'url' in server && template !== undefined ? { ...server, shownUrl: shownUrlFromTemplate(template, env) } : server];
+    }),
+  );
+}
 
 export const mcpServersSchema = z
   .record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, 'server names use letters, digits, "_", "-" or "." (at most 40)'), mcpServerSchema)

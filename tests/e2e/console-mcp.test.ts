@@ -65,4 +65,15 @@ describe('MCP tools in the console', () => {
     expect(count(server.events(), 'wrote plan=denied-in-console')).toBe(0);
     expect(toolResults(model.requests.at(-1)!).at(-1)).toEqual({ ok: false, error: 'The user denied this tool call.' });
   });
+
+  it('a result whose structuredContent repeats its text reaches the model with the text once', async () => {
+    await app.coordinator.idle();
+    const text = 'The meeting moved to Thursday at 10:00; bring the Q3 numbers.';
+    model.reply({ toolCalls: [{ name: 'notes__summary', arguments: {} }] }, { text: 'It moved to Thursday.' });
+    input.write('when is the meeting?\n');
+    await waitFor(() => printed.includes('It moved to Thursday.'), 10_000, 'the answer');
+    const request = model.requests.at(-1)!;
+    expect(toolResults(request).at(-1)).toEqual({ ok: true, content: text });
+    expect(JSON.stringify(request.messages).split(text).length - 1).toBe(1);
+  });
 });

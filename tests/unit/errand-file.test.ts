@@ -53,6 +53,16 @@ describe('configuration file', () => {
     expect(file.settings.mcpServers.docs).toMatchObject({ url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer k2' }, approval: 'never' });
   });
 
+  it('keeps the URL template of an HTTP server, so the shown URL hides the path segments a ${VAR} filled in', () => {
+    const dir = dirWith('errand.json', { mcpServers: { docs: { url: 'https://docs.example.com/s/${DOCS_PATH_KEY}/mcp?api_key=${DOCS_KEY}' } } });
+    const { file, problems } = loadErrandFile({ DOCS_PATH_KEY: 'pk-9f8e7d', DOCS_KEY: 'k-1a2b3c' }, dir);
+    expect(problems).toEqual([]);
+    expect(file.settings.mcpServers.docs).toMatchObject({
+      url: 'https://docs.example.com/s/pk-9f8e7d/mcp?api_key=k-1a2b3c',
+      shownUrl: { text: 'https://docs.example.com/s/•••/mcp' },
+    });
+  });
+
   it('reports every problem at once, each with its JSON path and the fix', () => {
     const problems = problemsFor({
       mcpServers: {

@@ -29,6 +29,25 @@ describe('MCP tool results for the model', () => {
     expect(toToolResult({ content: [{ type: 'text', text: 'two names' }], structuredContent }, 1000)).toEqual({ ok: true, content: 'two names', structured: structuredContent });
   });
 
+  it('sends text once when structuredContent only repeats it, as { content: <the text> }', () => {
+    const text = 'The meeting moved to Thursday at 10:00.';
+    expect(toToolResult({ content: [{ type: 'text', text }], structuredContent: { content: text } }, 1000)).toEqual({ ok: true, content: text });
+    expect(toToolResult({ content: [{ type: 'text', text: `${text}\n` }], structuredContent: { result: { summary: text } } }, 1000)).toEqual({ ok: true, content: `${text}\n` });
+  });
+
+  it('sends the structured content alone when the text is its JSON in another layout, or one of its strings', () => {
+    const structuredContent = { names: ['a', 'b'], count: 2 };
+    const reordered = '{\n  "count": 2,\n  "names": ["a", "b"]\n}';
+    expect(toToolResult({ content: [{ type: 'text', text: reordered }], structuredContent }, 1000)).toEqual({ ok: true, structured: structuredContent });
+    const withMore = { content: 'Moved to Thursday.', movedBy: 'alice', attendees: 4 };
+    expect(toToolResult({ content: [{ type: 'text', text: 'Moved to Thursday.' }], structuredContent: withMore }, 1000)).toEqual({ ok: true, structured: withMore });
+  });
+
+  it('a text that fits the cap once is not pushed past it by its copy in structuredContent', () => {
+    const text = 'y'.repeat(600);
+    expect(toToolResult({ content: [{ type: 'text', text }], structuredContent: { content: text } }, 1000)).toEqual({ ok: true, content: text });
+  });
+
   it('cuts a long result to the cap with a note saying how much was left out', () => {
     const result = toToolResult({ content: [{ type: 'text', text: 'x'.repeat(5000) }] }, 1000);
     expect(result.ok).toBe(true);
