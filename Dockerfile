@@ -11,8 +11,11 @@ COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
+# METRICS_HOST: a container's loopback is unreachable from outside it, so /healthz and /metrics (when
+# METRICS_PORT is set) listen on every interface of the container; only a published port exposes them.
 ENV NODE_ENV=production \
-    DATABASE_PATH=/data/errand.db
+    DATABASE_PATH=/data/errand.db \
+    METRICS_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -8,6 +8,7 @@ import type { ExternalToolSource } from './agent/tools/external-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import { createBudget } from './budget/budget.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
+import { conversationKey, type ConversationRef } from './chat/conversation-ref.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
 import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
@@ -35,6 +36,7 @@ import { createOutbox, type Outbox } from './outbox/outbox.js';
 import { createLocalCluster, type Cluster, type ClusterHooks } from './runtime/cluster.js';
 import { recoverTakenOverRun, requeueInterruptedRuns, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
+import { finishOpenWork, type FinishedWork } from './runtime/finish-open-work.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
 import { createScheduling } from './schedules/scheduling.js';
@@ -98,6 +100,12 @@ export interface App {
    * one that died: the dead one's session cannot be resumed, so its last moments are read back.
    */
   catchUp(): Promise<void>;
+  /**
+   * Lets the open work end before a stop nobody asked to interrupt it (the console's piped input
+   * ended): runs executing and tasks ready now run to their end and their posts are delivered; a run
+   * of `silenced` (where nobody can write any more) that asks a question is stopped. See finish-open-work.ts.
+   */
+  finishOpenWork(silenced: readonly ConversationRef[]): Promise<FinishedWork>;
 }
 
 /** Attempts a task gets, counting transient failures and restarts that interrupted it. */
@@ -280,6 +288,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       );
       return catchingUp;
     },
+    finishOpenWork: (silenced) => finishOpenWork({ coordinator, runs, outbox }, silenced.map(conversationKey)),
     async stop() {
       stopping = true;
       await catchingUp;

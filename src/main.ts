@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { checkModelEndpoint } from './agent/model-endpoint-check.js';
 import { createApp, type ManagedToolSource } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
+import type { ConversationRef } from './chat/conversation-ref.js';
 import type { ClusterChat } from './cluster/cluster-chat.js';
 import type { ClusterProcess } from './cluster/cluster-process.js';
 import { ENV_VARIABLES, loadConfig, loadDotEnv, type Config } from './config.js';
@@ -13,6 +14,7 @@ import { createLogger, type Logger } from './logger.js';
 import { noopMetrics, type Metrics } from './metrics/metrics.js';
 import { loadMonitoring, type Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
+import type { FinishedWork } from './runtime/finish-open-work.js';
 import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -22,12 +24,27 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * that reaches into adapters/, and only through dynamic imports, so a console-only start never
  * loads a platform SDK.
  */
-async function createAdapters(config: Config, logger: Logger, shutdown: (reason: string) => void, metrics: Metrics, shared: ClusterChat | null): Promise<ChatAdapter[]> {
+async function createAdapters(
+  config: Config,
+  logger: Logger,
+  shutdown: (reason: string) => void,
+  metrics: Metrics,
+  shared: ClusterChat | null,
+  finishOpenWork: (silenced: ConversationRef) => Promise<FinishedWork>,
+): Promise<ChatAdapter[]> {
   const traffic = (platform: string) => trafficCounter(metrics, platform);
   const adapters: ChatAdapter[] = [];
   if (config.platforms.includes('console')) {
     const { createConsoleAdapter } = await import('../adapters/console/console-adapter.js');
-    adapters.push(createConsoleAdapter({ input: process.stdin, output: process.stdout, env: process.env, onClose: () => shutdown('console closed') }));
+    const terminal = createConsoleAdapter({
+      input: process.stdin,
+      output: process.stdout,
+      env: process.env,
+      // Piped input: what it asked for is done (and printed) before the process stops.
+      onInputEnd: () => finishOpenWork(terminal.conversation),
+      onClose: () => shutdown('console closed'),
+    });
+    adapters.push(terminal);
   }
   if (config.platforms.includes('slack')) {
     const { createSlackAdapter, slackOptionsFromConfig } = await import('../adapters/slack/create-slack-adapter.js');
@@ -145,12 +162,19 @@ async function main(): Promise<void> {
   // DATABASE_URL: several processes share one PostgreSQL database (leases, wake-ups, one gateway holder, shared pacing).
   const url = config.DATABASE_URL;
   clustered = url === undefined ? null : await openClustered({ ...config, DATABASE_URL: url }, logger);
-  const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics, clustered?.chat ?? null);
+  // The console's input may end while the app is still starting: its open work is finished once the app has started.
+  let started: Promise<void> = new Promise(() => undefined);
+  const finishOpenWork = async (silenced: ConversationRef): Promise<FinishedWork> => {
+    await started;
+    return app ? app.finishOpenWork([silenced]) : { questionsStopped: 0 };
+  };
+  const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics, clustered?.chat ?? null, finishOpenWork);
   const externalTools = await createToolServers(config, logger);
   app = await createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}), ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}) });
   // Messages written while no process held the Discord gateway are read back by the one that takes it over.
   clustered?.chat.onGatewayTakenOver(() => void app?.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up after the gateway takeover failed')));
-  await app.start();
+  started = app.start();
+  await started;
   // With `--expose-gc` (the start script's flag) the heap a burst grew is handed back once Errand is quiet,
   // and then the native memory the collection freed (glibc's malloc_trim, where there is glibc).
   const heap = nodeHeapSignals();

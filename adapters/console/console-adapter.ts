@@ -20,8 +20,13 @@ export interface ConsoleAdapterOptions {
   output: Writable & { isTTY?: boolean; columns?: number };
   /** Timezone reported for the local user (the machine's, by default). */
   timezone?: string;
-  /** Called when the input ends (Ctrl-D, Ctrl-C), so the process can shut down. */
+  /** Called when the input ends (Ctrl-D, Ctrl-C, the end of piped input), so the process can shut down. */
   onClose?: () => void;
+  /**
+   * Piped input only: called once its last line has been handed over, before `onClose`, to let the work
+   * it started finish. Says how many runs were stopped because they asked a question nobody can answer now.
+   */
+  onInputEnd?: () => Promise<{ questionsStopped: number }>;
   /** Clock for the transcript's times and the elapsed time of runs (default: the system clock). */
   clock?: Clock;
   /** Where `FORCE_COLOR`/`NO_COLOR` are read (default: none, so colour follows the output being a terminal). */
@@ -30,13 +35,19 @@ export interface ConsoleAdapterOptions {
 
 const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'help'];
 const USER = 'you';
+/** Printed when piped input ended while a run asked a question, which was then stopped. */
+const NO_ANSWER_AFTER_INPUT =
+  'The input has ended, so nobody can answer this question: I stopped the request. Ask again with the answer in it, or in an interactive console.';
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
  * A terminal chat for trying Errand without any platform account: one conversation per session,
  * the bot's messages and questions printed as they come, `/tasks`, `/stop`, `/schedules`, `/usage`, `/help`
  * typed directly, and a question's options answered by typing their number. Its history is the
  * session's own transcript. On a terminal it renders Markdown, keeps the prompt below the bot's lines
- * and shows how long a run has been working; piped, it writes plain lines a log can keep.
+ * and shows how long a run has been working; piped, it writes plain lines a log can keep, and at the end
+ * of the input lets the work it started finish (`onInputEnd`) before it closes.
  */
 export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapter & { readonly conversation: ConversationRef } {
   const session = randomUUID().slice(0, 8);
@@ -100,14 +111,29 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       screen = interactive ? createTerminalScreen(reader, out) : createPlainScreen(out);
       working = createWorkingIndicator({ clock, look, live: interactive, show: (status) => screen.status(status), print });
       print(look.color ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.' : 'Errand console — type a request, /help for commands, Ctrl-D to quit.');
+      const handling = new Set<Promise<void>>();
       reader.on('line', (line) => {
         screen.lineEntered();
-        handleLine(sink, line).catch((err: unknown) => print(`(error: ${err instanceof Error ? err.message : String(err)})`));
+        const handled = handleLine(sink, line).catch((err: unknown) => print(`(error: ${errorText(err)})`));
+        handling.add(handled);
+        void handled.finally(() => handling.delete(handled));
       });
       // In terminal mode readline takes Ctrl-C from the process: it quits, as it would without readline.
       reader.on('SIGINT', () => reader.close());
       reader.on('close', () => {
-        if (rl === reader) options.onClose?.();
+        if (rl !== reader) return;
+        const finish = options.onInputEnd;
+        // On a terminal, Ctrl-D and Ctrl-C mean quit now; the end of piped input only means nothing more will come.
+        if (interactive || !finish) return options.onClose?.();
+        void (async () => {
+          while (handling.size > 0) await Promise.allSettled([...handling]);
+          const { questionsStopped } = await finish();
+          if (questionsStopped > 0) print(renderConsoleMessage('errand', NO_ANSWER_AFTER_INPUT, styled()));
+        })()
+          .catch((err: unknown) => print(`(error: ${errorText(err)})`))
+          .finally(() => {
+            if (rl === reader) options.onClose?.();
+          });
       });
     },
     async stop() {

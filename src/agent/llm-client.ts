@@ -6,6 +6,7 @@ import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
 import { withRequestSignal } from './request-signal.js';
+import { describeModelFailure, displayEndpoint, type ModelRequestFailure } from './model-failure.js';
 import { frameToolResult } from './tool-result-frame.js';
 
 /** A message in the model's context, independent of the SDK's types. */
@@ -132,48 +133,14 @@ function toSdkMessage(m: LlmMessage): OpenAI.Chat.ChatCompletionMessageParam {
   }
 }
 
-interface Classified {
-  transient: boolean;
-  /** For the chat thread: a plain sentence without settings or status codes. */
-  userText: string;
-  /** For the log: what failed and which setting to check. */
-  operatorHint: string;
-  status: number | null;
-  retryAfterMs: number | null;
-}
-
-const UNREACHABLE = 'the model service could not be reached just now';
-const REFUSED = 'the model service refused the request';
-
-function classify(err: unknown, model: string, endpoint: string, timeoutMs: number): Classified {
-  const base = { status: null, retryAfterMs: null };
-  if (err instanceof OpenAI.APIConnectionTimeoutError) {
-    return { ...base, transient: true, userText: UNREACHABLE, operatorHint: `the model request to ${endpoint} timed out after ${Math.round(timeoutMs / 1000)} s; check the endpoint's load or raise OPENAI_TIMEOUT_SECONDS` };
-  }
-  if (err instanceof OpenAI.APIConnectionError) {
-    return { ...base, transient: true, userText: UNREACHABLE, operatorHint: `could not connect to the model endpoint ${endpoint}; check OPENAI_BASE_URL and the network` };
-  }
+/** What the SDK's error says happened, in the SDK-free terms model-failure.ts describes. */
+function requestFailure(err: unknown): ModelRequestFailure {
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout' };
+  if (err instanceof OpenAI.APIConnectionError) return { kind: 'connection', error: err };
   if (err instanceof OpenAI.APIError) {
-    const status = err.status ?? 0;
-    const header = err.headers?.get?.('retry-after') ?? null;
-    const retryAfterMs = header !== null && Number.isFinite(Number(header)) ? Number(header) * 1000 : null;
-    const http = { status, retryAfterMs };
-    const detail = err.message.slice(0, 200);
-    if (status === 401 || status === 403) return { ...http, transient: false, userText: REFUSED, operatorHint: `the model endpoint ${endpoint} rejected the API key (HTTP ${status}); check OPENAI_API_KEY` };
-    if (status === 404) {
-      return {
-        ...http,
-        transient: false,
-        userText: REFUSED,
-        operatorHint: `the model endpoint ${endpoint} answered HTTP 404 for model "${model}": check OPENAI_MODEL, and OPENAI_BASE_URL (most servers expect it to end in /v1)`,
-      };
-    }
-    if (status === 429) return { ...http, transient: true, userText: 'the model service is busy right now', operatorHint: `the model endpoint ${endpoint} is rate limiting (HTTP 429)` };
-    if (status === 408 || status === 409 || status >= 500) return { ...http, transient: true, userText: UNREACHABLE, operatorHint: `the model endpoint ${endpoint} failed (HTTP ${status}: ${detail})` };
-    return { ...http, transient: false, userText: REFUSED, operatorHint: `the model endpoint ${endpoint} refused the request (HTTP ${status}: ${detail}); check OPENAI_MODEL and OPENAI_MAX_TOKENS` };
+    return { kind: 'status', status: err.status ?? 0, body: err.error, text: err.message, retryAfter: err.headers?.get?.('retry-after') ?? null };
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return { ...base, transient: false, userText: 'the model request failed', operatorHint: `the model request to ${endpoint} failed: ${message}` };
+  return { kind: 'other', error: err };
 }
 
 /**
@@ -193,7 +160,8 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
   const retries = options.retries ?? 3;
   const backoff = options.backoffMs ?? ((n: number) => 1000 * 2 ** n);
   const sleep = options.sleep ?? abortableSleep;
-  const endpoint = options.baseUrl ?? sdk.baseURL;
+  const endpointUrl = options.baseUrl ?? sdk.baseURL;
+  const endpoint = displayEndpoint(endpointUrl);
 
   const unreadable = (model: string, what: string): ModelError => {
     const operatorHint = `the model endpoint ${endpoint} answered with an unexpected shape (${what}); check OPENAI_BASE_URL points at an OpenAI-compatible API`;
@@ -255,7 +223,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
         } catch (err) {
           if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw new RunAbortedError();
           if (err instanceof ModelError) throw err;
-          const c = classify(err, model, endpoint, options.timeoutMs);
+          const c = describeModelFailure(requestFailure(err), { url: endpointUrl, apiKey: options.apiKey, model, timeoutMs: options.timeoutMs });
           const last = !c.transient || attempt >= retries || shown.value;
           const operatorHint = attempt > 0 ? `${c.operatorHint} (after ${attempt + 1} attempts)` : c.operatorHint;
           options.logger?.[last ? 'error' : 'warn']({ status: c.status, attempt: attempt + 1, model, transient: c.transient }, operatorHint);

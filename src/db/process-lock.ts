@@ -3,6 +3,7 @@ import { hostname as osHostname } from 'node:os';
 import { z } from 'zod';
 import { DatabaseError } from '../errors.js';
 import { PRIVATE_FILE_MODE } from './database-location.js';
+import { isProcessAlive } from './process-alive.js';
 
 /** How often the holder touches the lock file, and after how long without a touch it counts as abandoned. */
 export const LOCK_REFRESH_MS = 15_000;
@@ -15,7 +16,7 @@ export interface ProcessLockOptions {
   pid?: number;
   host?: string;
   now?: () => number;
-  /** Whether a process of this host is alive (default: `process.kill(pid, 0)`). */
+  /** Whether a process of this host is alive (default: it exists and, where /proc tells, is no zombie). */
   isAlive?: (pid: number) => boolean;
 }
 
@@ -26,15 +27,6 @@ export interface ProcessLock {
   refresh(): void;
   /** Removes the lock file if it is still ours. */
   release(): void;
-}
-
-function defaultIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM';
-  }
 }
 
 function readHolder(path: string): { holder: Holder | null; touchedAt: number } | null {
@@ -51,7 +43,7 @@ function readHolder(path: string): { holder: Holder | null; touchedAt: number } 
 /**
  * Claims `<database>.lock` for this process, so a second Errand on the same SQLite file refuses
  * to start instead of re-running the first one's work. The file holds pid, host and start time.
- * A lock is stale — and taken over — when its process is dead (same host), when the file is
+ * A lock is stale — and taken over — when its process is dead or a zombie (same host), when the file is
  * unreadable, or when nobody touched it for LOCK_STALE_MS (another host, or a reused pid).
  * Throws DatabaseError naming the holder otherwise.
  */
@@ -59,7 +51,7 @@ export function acquireProcessLock(databasePath: string, options: ProcessLockOpt
   const path = `${databasePath}.lock`;
   const me: Holder = { pid: options.pid ?? process.pid, host: options.host ?? osHostname(), since: (options.now ?? Date.now)() };
   const now = options.now ?? Date.now;
-  const isAlive = options.isAlive ?? defaultIsAlive;
+  const isAlive = options.isAlive ?? ((pid: number) => isProcessAlive(pid));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       writeFileSync(path, JSON.stringify(me), { flag: 'wx', mode: PRIVATE_FILE_MODE });

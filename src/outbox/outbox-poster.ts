@@ -146,6 +146,15 @@ export class OutboxPoster {
   }
 
   /**
+   * Resolves once no worker is posting: every row due now has been posted (or has failed). Rows that
+   * wait for a later try (a backoff, another process's claim) stay pending.
+   */
+  async idle(): Promise<void> {
+    // A worker re-kicked as it finishes is registered before its predecessor's promise settles.
+    while (this.workers.size > 0) await Promise.allSettled([...this.workers.values()]);
+  }
+
+  /**
    * Stops taking rows and waits up to `graceMs` for the posts in flight; what is left stays pending
    * for the next start. Waiters get `stopped`.
    */

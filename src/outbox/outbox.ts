@@ -27,6 +27,8 @@ export interface Outbox extends RunPosts {
   start(): Promise<void>;
   /** Stops taking rows; waits up to `graceMs` for the posts in flight; the rest waits for the next start. */
   stop(graceMs: number): Promise<void>;
+  /** Resolves once everything due now is posted (or failed); rows waiting for a later try stay pending. */
+  idle(): Promise<void>;
 }
 
 export interface OutboxDeps {
@@ -115,5 +117,6 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       await poster.start();
     },
     stop: (graceMs) => poster.stop(graceMs),
+    idle: () => poster.idle(),
   };
 }

@@ -26,13 +26,16 @@ export function slackEnv(slack: FakeSlack, model: FakeOpenAI, dir: string): Node
   return { SLACK_BOT_TOKEN: 'xoxb-outbox-test', SLACK_APP_TOKEN: 'xapp-outbox-test', SLACK_API_URL: slack.apiUrl, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') };
 }
 
-/** Starts `src/main.ts` as `npm start` would, configured only through the environment. */
-export function startErrandProcess(env: NodeJS.ProcessEnv): ErrandProcess {
+/**
+ * Starts `src/main.ts` as `npm start` would, configured only through the environment. With `stdin: 'pipe'`
+ * the test writes its standard input (`child.stdin`), as `printf … | npm start` would.
+ */
+export function startErrandProcess(env: NodeJS.ProcessEnv, options: { stdin?: 'ignore' | 'pipe' } = {}): ErrandProcess {
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString('utf8')));

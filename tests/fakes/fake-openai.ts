@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 export type FakeStep =
   | { text: string; toolCalls?: FakeToolCall[]; gate?: Promise<void> }
   | { toolCalls: FakeToolCall[]; text?: string; gate?: Promise<void> }
-  | { status: number; error?: string; retryAfterSeconds?: number }
+  /** An error status; the body is OpenAI's `{ error: { message } }`, or `rawBody` as given (a proxy's page, plain text). */
+  | { status: number; error?: string; retryAfterSeconds?: number; rawBody?: string }
   | { hang: true };
 
 export interface FakeToolCall {
@@ -275,9 +276,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         return;
       }
       if ('status' in step) {
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        const headers: Record<string, string> = { 'content-type': step.rawBody === undefined ? 'application/json' : step.rawBody.startsWith('<') ? 'text/html' : 'text/plain' };
         if (step.retryAfterSeconds !== undefined) headers['retry-after'] = String(step.retryAfterSeconds);
-        res.writeHead(step.status, headers).end(JSON.stringify({ error: { message: step.error ?? `fake error ${step.status}`, type: 'fake' } }));
+        res.writeHead(step.status, headers).end(step.rawBody ?? JSON.stringify({ error: { message: step.error ?? `fake error ${step.status}`, type: 'fake' } }));
         return;
       }
       if (step.gate) await step.gate;

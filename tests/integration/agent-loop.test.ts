@@ -80,12 +80,12 @@ describe('agent loop', () => {
     expect(h.model.requests).toHaveLength(3);
   });
 
-  it('fails the run with a plain sentence, without operator settings, when the model keeps refusing', async () => {
+  it('fails the run saying the endpoint refused it, with its status but without operator settings, when the model keeps refusing', async () => {
     h.model.respondWith(() => ({ status: 401, error: 'bad key' }));
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'hello');
-    await waitFor(() => h.adapter.textsIn(thread).some((t) => /the model service refused the request/.test(t)));
-    expect(h.adapter.textsIn(thread).join('\n')).not.toMatch(/OPENAI_|HTTP 401/);
+    await waitFor(() => h.adapter.textsIn(thread).some((t) => /the model service refused the request \(HTTP 401: bad key\)/.test(t)));
+    expect(h.adapter.textsIn(thread).join('\n')).not.toMatch(/OPENAI_/);
     await h.app.coordinator.idle();
     expect(h.model.requests).toHaveLength(1);
     expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))[0]).toMatchObject({ status: 'failed' });

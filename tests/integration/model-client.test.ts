@@ -59,7 +59,8 @@ describe('model client', () => {
     const err = await client.complete({ ...ask, signal: new AbortController().signal }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelError);
     const modelError = err as ModelError;
-    expect(modelError.message).toBe('the model service refused the request');
+    expect(modelError.message).toBe('the model service refused the request (HTTP 404: The model `gpt-4o-mini` does not exist)');
+    expect(modelError.message).not.toMatch(/OPENAI_/);
     expect(modelError.operatorHint).toMatch(/HTTP 404.*OPENAI_MODEL.*OPENAI_BASE_URL.*\/v1/);
     expect(entries).toEqual([expect.objectContaining({ level: 50, status: 404, msg: modelError.operatorHint })]);
   });
@@ -75,12 +76,38 @@ describe('model client', () => {
     ]);
   });
 
-  it('says the model could not be reached when nothing listens at the base URL, naming OPENAI_BASE_URL in the log only', async () => {
+  it('says the model could not be reached, with the host and why, when nothing listens at the base URL, naming OPENAI_BASE_URL in the log only', async () => {
     const { entries, logger } = captureLogger();
     const client = createOpenAiClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', timeoutMs: 5000, logger, retries: 0 });
     const err = (await client.complete({ ...ask, signal: new AbortController().signal }).catch((e: unknown) => e)) as ModelError;
-    expect(err.message).toBe('the model service could not be reached just now');
+    expect(err.message).toBe('the model service at 127.0.0.1:1 could not be reached (connection refused)');
     expect(err.message).not.toMatch(/OPENAI_/);
-    expect(entries.at(-1)!.msg).toMatch(/could not connect to the model endpoint http:\/\/127\.0\.0\.1:1\/v1; check OPENAI_BASE_URL/);
+    expect(entries.at(-1)!.msg).toMatch(/could not connect to the model endpoint http:\/\/127\.0\.0\.1:1\/v1 \(ECONNREFUSED\); check OPENAI_BASE_URL/);
+  });
+
+  it('says the model did not answer in time when the request times out', async () => {
+    model.reply({ hang: true });
+    const { entries, logger } = captureLogger();
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 100, logger, retries: 0 });
+    const err = (await client.complete({ ...ask, signal: new AbortController().signal }).catch((e: unknown) => e)) as ModelError;
+    expect(err).toBeInstanceOf(ModelError);
+    expect(err.message).toBe('the model service did not answer within 1 s');
+    expect(err.transient).toBe(true);
+    expect(entries.at(-1)!.msg).toMatch(/did not answer within 1 s; check the endpoint's load or raise OPENAI_TIMEOUT_SECONDS/);
+  });
+
+  it('names only the status for an error page that is not a message (a proxy\'s HTML)', async () => {
+    model.reply({ status: 502, rawBody: '<html><body><h1>502 Bad Gateway</h1></body></html>' });
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, retries: 0 });
+    const err = (await client.complete({ ...ask, signal: new AbortController().signal }).catch((e: unknown) => e)) as ModelError;
+    expect(err.message).toBe('the model service answered with an error (HTTP 502)');
+  });
+
+  it('keeps a one-line plain-text error body, cut short', async () => {
+    model.reply({ status: 503, rawBody: `Service Unavailable: ${'overloaded '.repeat(40)}` });
+    const client = createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, retries: 0 });
+    const err = (await client.complete({ ...ask, signal: new AbortController().signal }).catch((e: unknown) => e)) as ModelError;
+    expect(err.message).toMatch(/^the model service answered with an error \(HTTP 503: Service Unavailable: overloaded overloaded .*…\)$/);
+    expect(err.message.length).toBeLessThan(220);
   });
 });

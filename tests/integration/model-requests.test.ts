@@ -25,7 +25,7 @@ describe('model requests against the strict fake', () => {
     const messages: LlmMessage[] = [{ role: 'system', content: 's' }, { role: 'tool', toolCallId: 'call_1', content: 'r' }];
     const err = await client().complete({ messages, tools: [], signal: signal() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelError);
-    expect((err as ModelError).message).toBe("the model service refused the request");
+    expect((err as ModelError).message).toMatch(/^the model service refused the request \(HTTP 400: The first message after the system messages must have role 'user'/);
     expect((err as ModelError).operatorHint).toMatch(/HTTP 400/);
     expect(model.requests[0]!.problem).toMatch(/first message after the system messages must have role 'user'/);
   });

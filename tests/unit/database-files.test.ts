@@ -1,9 +1,13 @@
-import { existsSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import type { Readable, Writable } from 'node:stream';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
+import { isProcessAlive, processState } from '../../src/db/process-alive.js';
 import { acquireProcessLock, LOCK_STALE_MS } from '../../src/db/process-lock.js';
+import { waitFor } from '../fakes/wait-for.js';
 import { DatabaseError } from '../../src/errors.js';
 
 let dir: string;
@@ -76,6 +80,32 @@ describe('the process lock beside the database', () => {
     expect(() => acquireProcessLock(db(), { pid: 2, host: 'box-a' })).not.toThrow();
   });
 
+  it('takes over the lock of a zombie (exited or killed, not yet reaped by its parent): a zombie is dead', async () => {
+    const zombie = await startZombie();
+    try {
+      // What a plain liveness check sees: the pid still answers signal 0.
+      expect(() => process.kill(zombie.pid, 0)).not.toThrow();
+      acquireProcessLock(db(), { pid: zombie.pid, host: hostname() });
+      const mine = acquireProcessLock(db());
+      expect(isProcessAlive(zombie.pid)).toBe(false);
+      mine.release();
+      expect(existsSync(mine.path)).toBe(false);
+    } finally {
+      await zombie.reap();
+    }
+  });
+
+  it('reads the state after the command name, whatever the name holds', () => {
+    const proc = join(dir, 'proc');
+    mkdirSync(join(proc, String(process.pid)), { recursive: true });
+    writeFileSync(join(proc, String(process.pid), 'stat'), `${process.pid} (a) R (b) Z 1 1 1 0 -1`);
+    expect(processState(process.pid, proc)).toBe('Z');
+    expect(isProcessAlive(process.pid, proc)).toBe(false);
+    writeFileSync(join(proc, String(process.pid), 'stat'), `${process.pid} (node) S 1 1 1 0 -1`);
+    expect(isProcessAlive(process.pid, proc)).toBe(true);
+    expect(isProcessAlive(process.pid, join(dir, 'no-procfs'))).toBe(true);
+  });
+
   it('release leaves a lock that another process has taken over', () => {
     const first = acquireProcessLock(db(), { pid: 1, host: 'box-a' });
     rmSync(first.path);
@@ -84,3 +114,27 @@ describe('the process lock beside the database', () => {
     expect(existsSync(first.path)).toBe(true);
   });
 });
+
+/**
+ * A real zombie: a shell starts a short child, prints its pid and blocks in `read`, so the child
+ * exits unreaped (state Z). `reap` lets the shell go on to `wait`, which reaps it, and exit.
+ */
+async function startZombie(): Promise<{ pid: number; reap: () => Promise<void> }> {
+  const parent: ChildProcessByStdio<Writable, Readable, null> = spawn('sh', ['-c', 'sleep 0.01 & echo $!; read line; wait'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
+  const reap = async () => {
+    parent.stdin.end('\n');
+    await exited;
+  };
+  try {
+    const pid = await new Promise<number>((resolve, reject) => {
+      parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString('utf8').trim())));
+      parent.once('error', reject);
+    });
+    await waitFor(() => processState(pid) === 'Z', 5000, `pid ${pid} to be a zombie`);
+    return { pid, reap };
+  } catch (err) {
+    await reap();
+    throw err;
+  }
+}
