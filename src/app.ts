@@ -148,7 +148,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   const llm = monitoring ? instrumentLlm(model, metrics) : model;
 
-  const scheduling = createScheduling({ store: store.schedules, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
+  const scheduling = createScheduling({
+    store: store.schedules,
+    clock,
+    logger,
+    config,
+    metrics,
+    // Other processes on the database re-arm what changes here (a no-op for one process).
+    announce: (scheduleId) => cluster.wake('schedule', String(scheduleId)),
+    ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
+  });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
@@ -236,6 +245,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     pump: () => coordinator.pump(),
     recoverAll: async () => (await requeueInterruptedRuns(recovery)).map((r) => counted(r)!),
     recoverRun: async (runId) => counted(await recoverTakenOverRun(runId, recovery)),
+    schedules: scheduling.scheduler,
   };
 
   let started = false;
