@@ -161,7 +161,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
-  const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now() });
+  // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
+  const sharedUsage = options.cluster !== undefined || config.DATABASE_URL !== undefined;
+  const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now(), shared: sharedUsage });
 
   const coordinator = new RunCoordinator({
     access,
