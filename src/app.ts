@@ -156,12 +156,23 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   const llm = monitoring ? instrumentLlm(model, metrics) : model;
 
-  const scheduling = createScheduling({ store: store.schedules, clock, logger, config, metrics, ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}) });
+  const scheduling = createScheduling({
+    store: store.schedules,
+    clock,
+    logger,
+    config,
+    metrics,
+    // Other processes on the database re-arm what changes here (a no-op for one process).
+    announce: (scheduleId) => cluster.wake('schedule', String(scheduleId)),
+    ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
+  });
   const rights = createScheduleRights(access);
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
-  const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now() });
+  // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
+  const sharedUsage = options.cluster !== undefined || config.DATABASE_URL !== undefined;
+  const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now(), shared: sharedUsage });
 
   const coordinator = new RunCoordinator({
     store,
@@ -242,6 +253,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     pump: () => coordinator.pump(),
     recoverAll: async () => (await requeueInterruptedRuns(recovery)).map((r) => counted(r)!),
     recoverRun: async (runId) => counted(await recoverTakenOverRun(runId, recovery)),
+    schedules: scheduling.scheduler,
   };
 
   let started = false;

@@ -22,7 +22,11 @@ export interface Payer {
 /** Token budgets (`limits` of the configuration file) over recorded usage. */
 export interface Budget {
   readonly limits: LimitsSettings;
-  /** The private note for a new request past a daily budget, or null when it may go ahead. Memory only on the hot path. */
+  /**
+   * The private note for a new request past a daily budget, or null when it may go ahead. On the
+   * acknowledgement path: from memory for one process; one indexed read (two with the team limit) when
+   * processes share the store.
+   */
   refusalFor(person: Pick<Person, 'platform' | 'userId'>): Promise<string | null>;
   /** Which daily budget, if any, is used up for this payer now. */
   dailyStop(payer: Payer | null): Promise<Exclude<BudgetStop, { scope: 'run' }> | null>;
@@ -34,6 +38,12 @@ export interface BudgetDeps {
   store: UsageStore;
   limits: LimitsSettings;
   now(): number;
+  /**
+   * Other processes charge the same store (PostgreSQL with DATABASE_URL): then every daily check reads the
+   * stored totals, since this process's memory sees only its own spending. Default false: one process
+   * owns the database (SQLite) and today's totals are kept in memory.
+   */
+  shared?: boolean;
 }
 
 /** Today's totals, loaded lazily (one indexed lookup each) and kept up to date by every record. */
@@ -48,13 +58,17 @@ interface DayCache {
 const sum = (t: TokenUsage) => t.promptTokens + t.completionTokens;
 
 /**
- * Creates the budget. Daily checks run on every inbound message, so today's totals live in memory:
- * a person's first message of the day costs one primary-key lookup, later ones none; each recorded
- * response updates the cache in the same call that writes it. One process owns the database
- * (SQLite with a process lock), so the cache cannot go stale behind its back.
+ * Creates the budget. Daily checks run on every inbound message. With one process owning the database
+ * (SQLite with a process lock), today's totals live in memory: a person's first message of the day costs
+ * one primary-key lookup, later ones none; each recorded response updates the cache in the same call that
+ * writes it, and nothing else writes behind its back. With processes sharing the database (`shared`), the
+ * stored usage is the truth for every check: each reads it (the person's row by primary key, the team's
+ * day as a range of it), and memory is only a lower bound that spares the read once a limit is known to
+ * be passed (usage only grows within a day).
  */
 export function createBudget(deps: BudgetDeps): Budget {
   const { store, limits } = deps;
+  const shared = deps.shared === true;
   const daily = limits.tokensPerUserPerDay !== undefined || limits.tokensPerDay !== undefined;
   let cache: DayCache = { day: '', team: null, users: new Map(), records: 0 };
 
@@ -63,19 +77,32 @@ export function createBudget(deps: BudgetDeps): Budget {
     if (cache.day !== day) cache = { day, team: null, users: new Map(), records: 0 };
     return cache;
   };
-  /** From memory once loaded. A load that a record overtook is used once but not kept: it may have missed that record. */
-  const userTokens = async (c: DayCache, key: string): Promise<number> => {
+  /**
+   * One process: from memory once loaded; a load that a record overtook is used once but not kept (it may
+   * have missed that record). Shared store: read at each check unless memory already reaches `limit`.
+   */
+  const userTokens = async (c: DayCache, key: string, limit: number): Promise<number> => {
     const known = c.users.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined && (!shared || known >= limit)) return known;
     const before = c.records;
     const loaded = sum(await store.userDay(c.day, key));
+    if (shared) {
+      // Memory holds only what reads returned (records do not add to it here): each is a lower bound.
+      const lowerBound = Math.max(loaded, c.users.get(key) ?? 0);
+      c.users.set(key, lowerBound);
+      return lowerBound;
+    }
     if (c.records === before && !c.users.has(key)) c.users.set(key, loaded);
     return c.users.get(key) ?? loaded;
   };
-  const teamTokens = async (c: DayCache): Promise<number> => {
-    if (c.team !== null) return c.team;
+  const teamTokens = async (c: DayCache, limit: number): Promise<number> => {
+    if (c.team !== null && (!shared || c.team >= limit)) return c.team;
     const before = c.records;
     const loaded = sum(await store.teamDay(c.day));
+    if (shared) {
+      c.team = Math.max(loaded, c.team ?? 0);
+      return c.team;
+    }
     if (c.records === before) c.team ??= loaded;
     return c.team ?? loaded;
   };
@@ -85,11 +112,11 @@ export function createBudget(deps: BudgetDeps): Budget {
     const now = deps.now();
     const c = today(now);
     if (payer && limits.tokensPerUserPerDay !== undefined) {
-      const used = await userTokens(c, payerKey(payer.platform, payer.userId));
+      const used = await userTokens(c, payerKey(payer.platform, payer.userId), limits.tokensPerUserPerDay);
       if (used >= limits.tokensPerUserPerDay) return { scope: 'user_day', used, limit: limits.tokensPerUserPerDay, userId: payer.userId, resetsInMs: msUntilUtcMidnight(now) };
     }
     if (limits.tokensPerDay !== undefined) {
-      const used = await teamTokens(c);
+      const used = await teamTokens(c, limits.tokensPerDay);
       if (used >= limits.tokensPerDay) return { scope: 'team_day', used, limit: limits.tokensPerDay, resetsInMs: msUntilUtcMidnight(now) };
     }
     return null;
@@ -111,6 +138,8 @@ export function createBudget(deps: BudgetDeps): Budget {
           const c = today(deps.now());
           const tokens = sum(usage);
           const count = () => {
+            // Shared store: a record may already be in a read that overtook this callback, so memory keeps reads only.
+            if (shared) return;
             const known = c.users.get(key);
             if (known !== undefined) c.users.set(key, known + tokens);
             if (c.team !== null) c.team += tokens;

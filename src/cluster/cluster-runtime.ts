@@ -43,13 +43,18 @@ function lossOf(state: RunState | undefined, processId: string, adopted: boolean
  * the coordinator aborts it without settling) and takes over runs whose lease ran out (exactly one
  * process wins each; it recovers the run as a restart would). Wake-ups over LISTEN/NOTIFY make every
  * other process pump, so new work starts wherever a slot is free; a `stop` wake-up makes the owner of
- * that conversation's run check it at once. The heartbeat stays the safety net for lost notifications.
+ * that conversation's run check it at once; a `schedule` wake-up makes every other scheduler re-read that
+ * schedule. The ticks stay the safety net for lost notifications: they take over runs and arm the
+ * schedules due within the next three ticks that this process has not armed.
  */
 export function createPostgresCluster(options: PostgresClusterOptions): Cluster {
   const { db, processId, clock, logger, leaseMs } = options;
   const leases = createRunLeases(db, clock);
   const wake = createWakeChannel({ url: options.url, pool: db.$client, processId, clock, logger });
   const owned = new Map<string, OwnedRun>();
+  const tickMs = Math.max(1, Math.floor(leaseMs / 3));
+  /** Each tick arms what falls due within three ticks, so a schedule whose wake-up was lost is armed before its time even if a tick fails. */
+  const scheduleHorizonMs = 3 * tickMs;
   /** Running runs seen without any lease at the last look: an owner adopts within moments, so a second sighting means nobody will. */
   let unleased = new Set<string>();
   let hooks: ClusterHooks | null = null;
@@ -141,6 +146,15 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     return recovered;
   };
 
+  /** Arms schedules due soon that a lost wake-up left unarmed here (a schedule wake-up is a hint, the table the truth). */
+  const reviewSchedules = async (h: ClusterHooks) => {
+    try {
+      await h.schedules?.review(scheduleHorizonMs);
+    } catch (err) {
+      logger.warn({ err }, 'reviewing the schedules due soon failed; retrying at the next tick');
+    }
+  };
+
   const tick = async () => {
     const h = hooks;
     if (!h) return;
@@ -154,6 +168,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     } catch (err) {
       logger.warn({ err }, 'taking over expired runs failed; retrying at the next tick');
     }
+    await reviewSchedules(h);
   };
 
   const loop = () => {
@@ -163,17 +178,23 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       ticking = tick().finally(() => {
         if (!closed) loop();
       });
-    }, Math.max(1, Math.floor(leaseMs / 3)));
+    }, tickMs);
   };
 
   const onWake = (event: WakeEvent) => {
     if (event.kind === 'resync') {
       pump();
       void renew().catch((err: unknown) => logger.warn({ err }, 'checking our runs after a resync failed'));
+      if (hooks) void reviewSchedules(hooks);
       return;
     }
     if (event.fromSelf) return;
     if (event.kind === 'task' || event.kind === 'answer') pump();
+    else if (event.kind === 'schedule') {
+      const scheduleId = Number(event.conversationId);
+      if (!Number.isSafeInteger(scheduleId)) return void logger.warn({ key: event.conversationId }, 'ignored a schedule wake-up without a schedule id');
+      void hooks?.schedules?.refresh(scheduleId).catch((err: unknown) => logger.warn({ err, scheduleId }, 're-reading a schedule changed elsewhere failed; the next review arms it'));
+    }
     else if (event.kind === 'stop') {
       const ids = [...owned].filter(([, r]) => r.conversationId === event.conversationId).map(([id]) => id);
       void check(ids).catch((err: unknown) => logger.warn({ err, conversationId: event.conversationId }, 'checking a run stopped elsewhere failed'));

@@ -35,7 +35,10 @@ export interface WakeChannelOptions {
 export interface WakeChannel {
   /** Connects and LISTENs; resolves once notifications flow. Throws when the database cannot be reached. */
   start(): Promise<void>;
-  /** Tells every process (this one included) that `conversationId` has something of `kind`. Send it after the commit that made it true. */
+  /**
+   * Tells every process (this one included) that `conversationId` has something of `kind` (for `schedule`,
+   * the key is the schedule's id). Send it after the commit that made it true.
+   */
   notify(kind: WakeKind, conversationId: string): Promise<void>;
   /** Registers a handler; returns its unsubscribe. Handler errors are logged, never thrown back. */
   onWake(handler: WakeHandler): () => void;

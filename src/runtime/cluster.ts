@@ -3,8 +3,25 @@ import type { InterruptedRun } from './recovery.js';
 /** Why this process must give up a run it is executing. */
 export type RunLoss = 'stopped' | 'taken_over';
 
-/** What brings work to another process: a task queued, an answer recorded, a run stopped. */
-export type ClusterWake = 'task' | 'answer' | 'stop';
+/**
+ * What brings work to another process: a task queued, an answer recorded, a run stopped (keyed by the
+ * conversation), or a schedule created, changed or deleted (keyed by the schedule's id, as a string).
+ */
+export type ClusterWake = 'task' | 'answer' | 'stop' | 'schedule';
+
+/**
+ * How the cluster keeps this process's armed schedules in step with the ones other processes change:
+ * implemented by the Scheduler (src/schedules/scheduler.ts).
+ */
+export interface ScheduleSync {
+  /** Another process changed (or deleted) schedule `scheduleId`: read it again and re-arm or disarm it. */
+  refresh(scheduleId: number): Promise<void>;
+  /**
+   * The safety net for lost wake-ups: arm every active schedule due within `withinMs` (or overdue) that is
+   * not armed here at its stored time.
+   */
+  review(withinMs: number): Promise<void>;
+}
 
 /** What the run coordinator tells the cluster about the runs it executes. */
 export interface ClusterMembership {
@@ -28,6 +45,8 @@ export interface ClusterHooks {
   recoverAll(): Promise<InterruptedRun[]>;
   /** Recovers one run taken over from a dead process (this process won it); null when it had ended meanwhile. */
   recoverRun(runId: string): Promise<InterruptedRun | null>;
+  /** This process's scheduler, told of schedules changed elsewhere; absent where nothing is scheduled. */
+  schedules?: ScheduleSync;
 }
 
 /**

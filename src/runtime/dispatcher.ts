@@ -130,7 +130,7 @@ export class Dispatcher implements InboundSink {
       return { decision: { kind: 'denied', reason: verdict.reason }, adapter, ref: ref0, userId: message.userId };
     }
     const stop = parseStopMessage(message.text);
-    // Answered from memory after a person's first message of the day (one indexed lookup); stops and answers are never refused.
+    // Read by primary key on a shared database; for one process, from memory after a person's first message of the day. Stops and answers are never refused.
     const budgetNote = stop ? null : ((await deps.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
     let ref: ConversationRef = ref0;
     // A refused request gets no thread of its own: the refusal is private and nothing else follows.

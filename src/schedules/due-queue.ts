@@ -16,6 +16,11 @@ export class DueQueue {
     return this.armed.has(id);
   }
 
+  /** When `id` is armed to fire, or undefined when it is not armed. */
+  at(id: number): number | undefined {
+    return this.armed.get(id);
+  }
+
   /** Arms (or re-arms) `id` at `at`; an earlier arming of the same id is forgotten. */
   set(id: number, at: number): void {
     this.armed.set(id, at);

@@ -35,8 +35,9 @@ export interface ScheduleLimits {
 
 /**
  * Create, list, pause, resume and delete schedules, keeping the scheduler's timers in step
- * with the table. Every id is looked up within the caller's channel, so one channel can
- * never touch another's schedules.
+ * with the table: this process's at once, the other processes' on the same database through
+ * `announce` after each change is written. Every id is looked up within the caller's channel,
+ * so one channel can never touch another's schedules.
  */
 export class ScheduleService {
   constructor(
@@ -44,6 +45,8 @@ export class ScheduleService {
     private readonly scheduler: Pick<Scheduler, 'arm' | 'disarm'>,
     private readonly clock: Clock,
     private readonly limits: ScheduleLimits,
+    /** Tells the other processes that a schedule changed (they re-read it); called after the write. Default: nobody to tell. */
+    private readonly announce: (scheduleId: number) => void = () => undefined,
   ) {}
 
   /**
@@ -71,7 +74,10 @@ export class ScheduleService {
     }
     const when = row.lastRunAt !== null ? ` at ${formatInZone(row.lastRunAt, row.timezone)}` : '';
     const updated = await this.store.update(id, failureChange(row, `The run${when} could not post: ${result.reason}`), now);
-    if (updated && updated.status !== 'active') this.scheduler.disarm(id);
+    if (updated && updated.status !== 'active') {
+      this.scheduler.disarm(id);
+      this.announce(id);
+    }
   }
 
   async create(input: CreateScheduleInput): Promise<ScheduleResult> {
@@ -101,6 +107,7 @@ export class ScheduleService {
       createdAt: now,
     });
     this.scheduler.arm(row);
+    this.announce(row.id);
     return { ok: true, schedule: row };
   }
 
@@ -133,7 +140,9 @@ export class ScheduleService {
     if (!found.ok) return found;
     if (found.schedule.status !== 'active') return { ok: false, error: `Schedule #${id} is ${found.schedule.status}, not active, so there is nothing to pause.` };
     this.scheduler.disarm(id);
-    return this.saved(await this.store.update(id, { status: 'paused', nextRunAt: null }, this.clock.now()), found.schedule);
+    const updated = await this.store.update(id, { status: 'paused', nextRunAt: null }, this.clock.now());
+    this.announce(id);
+    return this.saved(updated, found.schedule);
   }
 
   /** Re-arms a paused (or errored) schedule from now on: missed times while paused are not made up. */
@@ -150,6 +159,7 @@ export class ScheduleService {
     if (full) return full;
     const updated = await this.store.update(id, { status: 'active', nextRunAt: next, failReason: null, consecutiveFailures: 0 }, now);
     if (updated) this.scheduler.arm(updated);
+    this.announce(id);
     return this.saved(updated, row);
   }
 
@@ -177,6 +187,7 @@ export class ScheduleService {
       now,
     );
     if (updated) this.scheduler.arm(updated);
+    this.announce(id);
     return this.saved(updated, found.schedule);
   }
 
@@ -185,6 +196,7 @@ export class ScheduleService {
     if (!found.ok) return found;
     this.scheduler.disarm(id);
     await this.store.delete(id);
+    this.announce(id);
     return found;
   }
 

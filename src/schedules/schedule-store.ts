@@ -16,6 +16,11 @@ export interface ScheduleStore {
   countActiveInChannel(channel: ChannelRef): Promise<number>;
   /** Id and due time of every active schedule: all the scheduler needs to arm at start-up. */
   listActiveDue(): Promise<{ id: number; nextRunAt: number | null }[]>;
+  /**
+   * Id and due time of every active schedule due at or before `until` (overdue ones too): what a
+   * process sharing the database reviews each tick (a range of the `(status, next_run_at)` index).
+   */
+  listActiveDueBy(until: number): Promise<{ id: number; nextRunAt: number }[]>;
   update(id: number, change: ScheduleChange, now: number): Promise<ScheduleRow | null>;
   /**
    * The hot path of a fire, one prepared statement: if the row is still active and due at

@@ -86,6 +86,12 @@ export interface SchedulerOptions {
   timer?: WakeTimer;
   /** Where fires are counted (default: nowhere). */
   metrics?: Metrics;
+  /**
+   * Tells the other processes sharing the database that a schedule's state changed here without an edit
+   * (a one-off completed by its fire, a schedule errored or paused by its runs): they re-read it. Called after
+   * the write committed. Default: nobody to tell (one process).
+   */
+  announce?: (scheduleId: number) => void;
 }
 
 /**
@@ -109,6 +115,8 @@ export class Scheduler {
   private readonly metrics: Metrics;
   /** Looks for the next run of schedules whose fire another process won (see LOST_FIRE_LOOKS_MS). */
   private readonly lostFireLooks = new Set<unknown>();
+  /** Re-reads of schedules changed elsewhere, one after the other: a later read never lands before an earlier one. */
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
@@ -118,6 +126,11 @@ export class Scheduler {
   /** Number of schedules currently armed. */
   get armedCount(): number {
     return this.queue.size;
+  }
+
+  /** When schedule `id` is armed to fire in this process, or null when it is not armed here. */
+  armedAt(id: number): number | null {
+    return this.queue.at(id) ?? null;
   }
 
   /**
@@ -175,6 +188,55 @@ export class Scheduler {
     this.rewake();
   }
 
+  /**
+   * Another process changed schedule `id` (created, edited, paused, resumed, deleted, completed): reads it
+   * and arms it at its stored time, or disarms it when it is gone or no longer active. An active row without
+   * a next run is between the two passes of a fire somewhere; its winner writes the next run and the
+   * processes that lost the fire look for it, so it is left as it is.
+   */
+  refresh(id: number): Promise<void> {
+    return this.serially(async () => {
+      const row = await this.opts.store.get(id);
+      if (!this.launcher) return;
+      if (!row || row.status !== 'active') return this.disarm(id);
+      if (row.nextRunAt !== null) this.arm(row);
+    });
+  }
+
+  /**
+   * The safety net behind `refresh` when processes share the database (a wake-up is best effort): arms
+   * every active schedule due within `withinMs` (or overdue) at its stored time. What was armed at another
+   * time is re-armed at the stored one; a fire of a schedule paused or deleted elsewhere is refused by its
+   * conditional update, so nothing needs disarming here.
+   */
+  review(withinMs: number): Promise<void> {
+    return this.serially(async () => {
+      const due = await this.opts.store.listActiveDueBy(this.opts.clock.now() + withinMs);
+      if (!this.launcher) return;
+      let armed = 0;
+      for (const { id, nextRunAt } of due) {
+        if (this.queue.at(id) === nextRunAt) continue;
+        this.queue.set(id, nextRunAt);
+        armed++;
+      }
+      if (armed === 0) return;
+      this.opts.logger.info({ armed }, 'armed schedules changed elsewhere whose wake-up did not arrive');
+      this.rewake();
+    });
+  }
+
+  private serially(work: () => Promise<void>): Promise<void> {
+    if (!this.launcher) return Promise.resolve();
+    const next = this.syncing.then(work);
+    this.syncing = next.catch(() => undefined);
+    this.track(next.catch(() => undefined));
+    return next;
+  }
+
+  private announce(id: number): void {
+    this.opts.announce?.(id);
+  }
+
   private rewake(): void {
     const at = this.queue.peekAt();
     if (at === this.wakeAt) return;
@@ -217,6 +279,8 @@ export class Scheduler {
         continue;
       }
       this.launch(fired, now);
+      // A one-off is completed by its fire: the processes that armed it too disarm it now rather than at its time.
+      if (fired.status !== 'active') this.announce(id);
       if (fired.kind !== 'once') later.push({ row: fired, dueAt: at, skipped: false });
     }
     this.rewake();
@@ -273,6 +337,7 @@ export class Scheduler {
     }
     const updated = await this.opts.store.update(row.id, change, now);
     if (updated) this.arm(updated);
+    if (updated?.status === 'error') this.announce(row.id);
   }
 
   /**
@@ -306,6 +371,7 @@ export class Scheduler {
     const next = nextRunAfter(row, now);
     const change = next === null ? { status: 'error' as const, nextRunAt: null, failReason: 'No future fire time could be computed from this schedule.' } : { nextRunAt: next };
     this.arm((await this.opts.store.update(row.id, change, now)) ?? row);
+    if (next === null) this.announce(row.id);
   }
 
   private launch(row: ScheduleRow, firedAt: number): void {
@@ -335,13 +401,17 @@ export class Scheduler {
         const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;
         // Only a target that is gone counts towards pausing: an outage of the platform passes by itself.
         if (!isTargetGone(err)) {
-          await this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
+          const updated = await this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
+          if (updated?.status === 'error') this.announce(row.id);
           return;
         }
         const current = await this.opts.store.get(row.id);
         if (!current) return;
         const updated = await this.opts.store.update(row.id, failureChange(current, failReason), this.opts.clock.now());
-        if (updated?.status === 'paused') this.disarm(row.id);
+        if (updated?.status === 'paused') {
+          this.disarm(row.id);
+          this.announce(row.id);
+        }
       },
     );
     this.track(p);

@@ -15,6 +15,11 @@ export interface SchedulingOptions {
   timer?: WakeTimer;
   /** Where schedule fires are counted. */
   metrics?: Metrics;
+  /**
+   * Tells the other processes on the same database that a schedule was created, changed or deleted here
+   * (`cluster.wake('schedule', id)`), after the write; they re-read it. Default: one process, nobody to tell.
+   */
+  announce?: (scheduleId: number) => void;
 }
 
 /** The scheduling feature, assembled: the service for tools and commands, the scheduler to start and stop. */
@@ -36,10 +41,17 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
     graceMs: options.config.MISSED_GRACE_MINUTES * 60_000,
     ...(options.timer ? { timer: options.timer } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.announce ? { announce: options.announce } : {}),
   });
-  const service = new ScheduleService(store, scheduler, options.clock, {
-    minIntervalMinutes: options.config.MIN_INTERVAL_MINUTES,
-    maxActivePerChannel: options.config.MAX_SCHEDULES_PER_CHANNEL,
-  });
+  const service = new ScheduleService(
+    store,
+    scheduler,
+    options.clock,
+    {
+      minIntervalMinutes: options.config.MIN_INTERVAL_MINUTES,
+      maxActivePerChannel: options.config.MAX_SCHEDULES_PER_CHANNEL,
+    },
+    options.announce,
+  );
   return { service, scheduler };
 }

@@ -115,6 +115,28 @@ describe('token budgets', () => {
     const fresh = budget({ tokensPerUserPerDay: 1000 });
     expect(await fresh.refusalFor(ALICE)).toMatch(/daily budget of 1,000 tokens/);
   });
+
+  it('with a store other processes charge too, reads the stored totals at every check until a limit is known to be passed', async () => {
+    const reads: string[] = [];
+    const counted: UsageStore = {
+      ...store,
+      userDay: (day, user) => (reads.push(`user ${user}`), store.userDay(day, user)),
+      teamDay: (day) => (reads.push('team'), store.teamDay(day)),
+    };
+    const limits = { tokensPerUserPerDay: 1000, tokensPerDay: 1500 };
+    const here = createBudget({ store: counted, limits, now: () => now, shared: true });
+    const elsewhere = createBudget({ store, limits, now: () => now, shared: true });
+    expect(await here.refusalFor(ALICE)).toBeNull();
+    await elsewhere.forRun(run('r1'), ALICE, 0).record(use(1000));
+    expect(await here.refusalFor(ALICE)).toMatch(/daily budget of 1,000 tokens \(1,000 today\)/);
+    expect(reads).toEqual(['user slack:U0ALICE01', 'team', 'user slack:U0ALICE01']);
+    // Usage only grows within a day: Alice is refused from memory now; Bob's check still reads.
+    reads.length = 0;
+    expect(await here.refusalFor(ALICE)).not.toBeNull();
+    await elsewhere.forRun(run('r2'), BOB, 0).record(use(500));
+    expect(await here.refusalFor(BOB)).toMatch(/Today's token budget for everyone here \(1,500 tokens\)/);
+    expect(reads).toEqual(['user slack:U0BOB0001', 'team']);
+  });
 });
 
 describe('/usage report', () => {

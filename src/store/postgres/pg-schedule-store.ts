@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, lte, sql } from 'drizzle-orm';
 import type { ChannelRef } from '../../chat/conversation-ref.js';
 import { schedules } from '../../db/pg-schema.js';
 import type { ScheduleStore } from '../../schedules/schedule-store.js';
@@ -43,6 +43,14 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
     },
     async listActiveDue() {
       return db.select({ id: schedules.id, nextRunAt: schedules.nextRunAt }).from(schedules).where(eq(schedules.status, 'active')).orderBy(sql`${schedules.nextRunAt} asc nulls first`);
+    },
+    async listActiveDueBy(until) {
+      const rows = await db
+        .select({ id: schedules.id, nextRunAt: schedules.nextRunAt })
+        .from(schedules)
+        .where(and(eq(schedules.status, 'active'), lte(schedules.nextRunAt, until)))
+        .orderBy(asc(schedules.nextRunAt));
+      return rows.flatMap((r) => (r.nextRunAt === null ? [] : [{ id: r.id, nextRunAt: r.nextRunAt }]));
     },
     async update(id, change, now) {
       const { incrementRunCount, ...fields } = change;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, lte, sql } from 'drizzle-orm';
 import type { ChannelRef } from '../../chat/conversation-ref.js';
 import type { Db } from '../../db/client.js';
 import { schedules, type ScheduleStatus } from '../../db/schema.js';
@@ -47,6 +47,15 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
         .where(eq(schedules.status, 'active' satisfies ScheduleStatus))
         .orderBy(asc(schedules.nextRunAt))
         .all();
+    },
+    listActiveDueBy(until) {
+      return db
+        .select({ id: schedules.id, nextRunAt: schedules.nextRunAt })
+        .from(schedules)
+        .where(and(eq(schedules.status, 'active' satisfies ScheduleStatus), lte(schedules.nextRunAt, until)))
+        .orderBy(asc(schedules.nextRunAt))
+        .all()
+        .flatMap((r) => (r.nextRunAt === null ? [] : [{ id: r.id, nextRunAt: r.nextRunAt }]));
     },
     update(id, change, now) {
       const { incrementRunCount, ...fields } = change;
