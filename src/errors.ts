@@ -12,6 +12,7 @@ export type ErrandErrorCode =
   | 'model_failed'
   | 'run_aborted'
   | 'conversation_busy'
+  | 'run_fenced'
   | 'database_failed';
 
 /** Base error: branch on `code`, never on `message`. */

@@ -163,12 +163,19 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       continue;
     }
     // The answer text, its transcript row, its usage and the step count are one write: a crash cannot post it twice or lose it.
-    const ticket = await deps.posts.atomically(async (tx) => {
-      steps = await tx.runs.countStep(runId);
-      if (usage) await input.budget?.record(usage, tx);
-      await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
-      return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx, preview.stream() ?? undefined) : [];
-    });
+    let ticket;
+    try {
+      ticket = await deps.posts.atomically(async (tx) => {
+        steps = await tx.runs.countStep(runId);
+        if (usage) await input.budget?.record(usage, tx);
+        await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
+        return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx, preview.stream() ?? undefined) : [];
+      });
+    } catch (err) {
+      // Not recorded (a failed write, or refused because another process owns the run now): its preview goes too.
+      await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
+      throw err;
+    }
     await awaitPost(ticket);
     if (response.toolCalls.length === 0) return { kind: 'completed', summary: text };
 

@@ -21,7 +21,8 @@ export interface RunLeases {
   /** Running runs whose lease ended before `now` (or that never had one), oldest lease first. */
   expired(now: number): Promise<ExpiredRun[]>;
   /**
-   * Claims an expired run for `newOwner` with a fresh lease of `leaseMs`. Compare-and-set on the lease
+   * Claims an expired run for `newOwner` with a fresh lease of `leaseMs` and a new lease generation, so the
+   * previous owner's writes for it fail from now on (runs/run-fence.ts). Compare-and-set on the lease
    * read by `expired`: when several processes try at once exactly one gets true; the others get false and
    * must leave the run alone. Fails too if the lease has not ended or the run is no longer running.
    */
@@ -29,6 +30,7 @@ export interface RunLeases {
   /**
    * Makes a run `owner` has just claimed or resumed (a transaction of the store made it `running` for this
    * process) its own, with a fresh lease. False when it is no longer running: stopped or taken over meanwhile.
+   * The lease generation goes up only when the owner changes (a store that writes no owners).
    */
   adopt(runId: string, owner: string, leaseMs: number): Promise<boolean>;
   /** Where runs stand now, to tell why a renewal was refused (stopped, taken over, or simply ended). */
@@ -75,7 +77,8 @@ export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases 
       const sameLease = oldLeaseUntil === null ? isNull(runs.leaseUntil) : eq(runs.leaseUntil, oldLeaseUntil);
       const rows = await db
         .update(runs)
-        .set({ owner: newOwner, leaseUntil: now + leaseMs })
+        // A new generation: whatever the previous owner still tries to write for the run is refused (run-fence.ts).
+        .set({ owner: newOwner, leaseUntil: now + leaseMs, leaseGeneration: sql`${runs.leaseGeneration} + 1` })
         .where(and(eq(runs.id, runId), eq(runs.status, 'running'), sameLease, or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now))))
         .returning({ id: runs.id });
       return rows.length === 1;
@@ -84,7 +87,9 @@ export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases 
     async adopt(runId, owner, leaseMs) {
       const rows = await db
         .update(runs)
-        .set({ owner, leaseUntil: clock.now() + leaseMs })
+        // A run the store's claim already wrote as ours keeps its generation (its execution's fence); one
+        // that changes hands gets a new one, like a takeover.
+        .set({ owner, leaseUntil: clock.now() + leaseMs, leaseGeneration: sql`case when ${runs.owner} is distinct from ${owner} then ${runs.leaseGeneration} + 1 else ${runs.leaseGeneration} end` })
         .where(and(eq(runs.id, runId), eq(runs.status, 'running')))
         .returning({ id: runs.id });
       return rows.length === 1;

@@ -80,6 +80,11 @@ export const runs = pgTable(
     owner: text('owner'),
     /** Until when the owner's claim holds; a `running` run past it is taken over by another process. */
     leaseUntil: epochMs('lease_until'),
+    /**
+     * Goes up each time the run gets an owner (claimed, resumed, adopted, taken over): every write of the
+     * executing run is conditional on the owner and generation it was claimed with (runs/run-fence.ts).
+     */
+    leaseGeneration: integer('lease_generation').notNull().default(0),
   },
   (t) => [
     uniqueIndex('runs_one_active_per_conversation')

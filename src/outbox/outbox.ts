@@ -80,9 +80,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       settled.catch(() => undefined);
       return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
     },
-    async recordPreview(conversationId, runId) {
+    async recordPreview(conversationId, runId, tx) {
       try {
-        const id = await store.addPreview(conversationId, runId, null);
+        const id = await (tx?.outbox ?? store).addPreview(conversationId, runId, null);
         return {
           key: idempotencyKeyOf(id),
           posted: (platformMessageId) =>

@@ -1,4 +1,5 @@
 import type { PendingQuestion, RunRow, RunStatus } from '../db/schema.js';
+import type { RunFence } from './run-fence.js';
 
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_user'];
 
@@ -44,4 +45,16 @@ export interface RunStore {
   interruptAllRunning(): Promise<RunRow[]>;
   /** Waiting runs due to resume: their question expired, or an answer is recorded for them. */
   expiredQuestions(limit: number): Promise<RunRow[]>;
+  /**
+   * The run's owner and lease generation as stored. Read it in the transaction that claimed the run
+   * (`create`, `unpark`): that is the fence the execution carries. Rejects when there is no such run.
+   */
+  fence(id: string): Promise<RunFence>;
+  /**
+   * Inside a transaction: whether `fence` still holds the run (same owner, same generation), locking the
+   * run's row until the transaction ends, so no takeover can slip in before the transaction's writes
+   * commit. Every write of an executing run starts with it (runtime/fenced-run-writes.ts). Always true on
+   * SQLite, where one process holds the database.
+   */
+  holds(fence: RunFence): Promise<boolean>;
 }

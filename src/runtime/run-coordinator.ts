@@ -21,6 +21,7 @@ import type { Logger } from '../logger.js';
 import { toPieces } from '../outbox/post-pieces.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../metrics/metrics.js';
 import { ConversationBusyError } from '../runs/conversation-busy-error.js';
+import { RunFencedError, type RunFence } from '../runs/run-fence.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import type { Store } from '../store/store.js';
@@ -28,6 +29,7 @@ import { channelOverridesFor } from '../settings/channel-overrides.js';
 import type { ChannelSettings } from '../settings/team-settings.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ClusterMembership, RunLoss } from './cluster.js';
+import { fenceRunWrites, type RunWrites } from './fenced-run-writes.js';
 import { goalMessage } from './goal-message.js';
 import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
 
@@ -138,7 +140,7 @@ export class RunCoordinator implements RunControl {
     const claim = new Promise<void>((resolve) => (settle = resolve));
     this.claims.add(claim);
     try {
-      let claimed: { task: TaskRow; run: RunRow } | null;
+      let claimed: { task: TaskRow; run: RunRow; fence: RunFence } | null;
       try {
         claimed = await this.deps.store.atomically(async (tx) => {
           if (await tx.runs.active(conversationId)) return null;
@@ -149,7 +151,8 @@ export class RunCoordinator implements RunControl {
           if (task.attempts === 1) {
             await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
           }
-          return { task, run };
+          // Read in the claiming transaction: the owner and generation every write of this execution is conditional on.
+          return { task, run, fence: await tx.runs.fence(run.id) };
         });
       } catch (err) {
         // Another process (or flow) started a run there first: our claim of the task rolled back.
@@ -157,7 +160,7 @@ export class RunCoordinator implements RunControl {
         throw err;
       }
       if (!claimed) return { kind: (await runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
-      this.launch(conversationId, claimed.run, claimed.task);
+      this.launch(conversationId, claimed.run, claimed.task, claimed.fence);
       return { kind: 'started', taskId: claimed.task.id };
     } finally {
       this.claiming.delete(conversationId);
@@ -236,22 +239,30 @@ export class RunCoordinator implements RunControl {
     if (mine) this.claiming.add(conversationId);
     try {
       const task = run.taskId !== null ? await this.deps.tasks.get(run.taskId) : null;
-      const question = await this.deps.runs.unpark(run.id);
-      if (!question) return false;
+      const minutes = Math.round(this.deps.limits.askTimeoutMs / 60_000);
+      // The resume is a claim: the run back to running, its fence, and a question's answer for the model, in one write.
+      const resumed = await this.deps.store.atomically(async (tx) => {
+        const question = await tx.runs.unpark(run.id);
+        if (!question) return null;
+        if (!question.approval) {
+          const result =
+            answer === null
+              ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
+              : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
+          await tx.transcript.append({ conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
+        }
+        return { question, fence: await tx.runs.fence(run.id) };
+      });
+      if (!resumed) return false;
+      const { question, fence } = resumed;
       if (question.approval) {
         const decision = answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny');
         if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
         if (source !== 'click') this.showDecision(conversationId, question, decision, userId);
-        this.launch(conversationId, { ...run, status: 'running' }, task, { approval: question.approval, decision });
+        this.launch(conversationId, { ...run, status: 'running' }, task, fence, { approval: question.approval, decision });
         return true;
       }
-      const minutes = Math.round(this.deps.limits.askTimeoutMs / 60_000);
-      const result =
-        answer === null
-          ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
-          : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
-      await this.deps.transcript.append({ conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
-      this.launch(conversationId, { ...run, status: 'running' }, task);
+      this.launch(conversationId, { ...run, status: 'running' }, task, fence);
       return true;
     } finally {
       if (mine) {
@@ -328,8 +339,11 @@ export class RunCoordinator implements RunControl {
       .catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'showing the approval decision failed'));
   }
 
-  /** Starts executing a claimed run. Synchronous up to registering it as active, so the claim hands over without a gap. */
-  private launch(conversationId: string, run: RunRow, task: TaskRow | null, resume?: RunResume): void {
+  /**
+   * Starts executing a claimed run. Synchronous up to registering it as active, so the claim hands over without a gap.
+   * `fence` is what the claim wrote: every write of this execution is conditional on it (fenced-run-writes.ts).
+   */
+  private launch(conversationId: string, run: RunRow, task: TaskRow | null, fence: RunFence, resume?: RunResume): void {
     if (this.stoppedBeforeLaunch.get(conversationId) === run.id) return;
     const ref = this.deps.conversations.refOf(conversationId);
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
@@ -341,20 +355,24 @@ export class RunCoordinator implements RunControl {
     const controller = new AbortController();
     const entry: ActiveRun = { runId: run.id, taskId: task?.id ?? null, controller, reason: null, done: Promise.resolve() };
     this.active.set(conversationId, entry);
+    const writes = fenceRunWrites(fence, { posts: this.deps.posts, transcript: this.deps.transcript, runs: this.deps.runs }, (err) => this.refused(conversationId, entry, err));
     this.deps.cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why));
     const timer = this.deps.clock.setTimer(() => {
       entry.reason ??= 'timeout';
       controller.abort();
     }, this.deps.limits.maxRunMs);
-    entry.done = this.execute(conversationId, ref, adapter, run, task, entry, resume)
+    entry.done = this.execute(conversationId, ref, adapter, run, task, entry, writes, resume)
       .catch(async (err: unknown) => {
+        // Refused because another process owns the run now (logged by `refused`): it is not ours to settle.
+        if (err instanceof RunFencedError) return;
         // An exception nobody expected (a failed write, a bug): end the run so the conversation is free again.
         this.deps.logger.error({ err, runId: run.id, conversationId }, 'run crashed');
-        await this.settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason).catch((again: unknown) => {
-          this.deps.logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
+        await this.settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason, writes).catch((again: unknown) => {
+          if (!(again instanceof RunFencedError)) this.deps.logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
         });
       })
       .finally(() => {
+        if (entry.reason === 'taken_over') this.deps.logger.info({ runId: run.id, conversationId }, 'stopped working on a run owned elsewhere now');
         this.deps.clock.clearTimer(timer);
         this.active.delete(conversationId);
         this.deps.cluster?.runEnded(run.id);
@@ -375,12 +393,26 @@ export class RunCoordinator implements RunControl {
     }
   }
 
+  /**
+   * A write of the run was refused by its fence: this process stalled past its lease and another took the
+   * run over (and runs it again). Stops it here at once — no settlement, no post, no further tool or model call.
+   */
+  private refused(conversationId: string, entry: ActiveRun, err: RunFencedError): void {
+    this.deps.logger.warn(
+      { runId: entry.runId, conversationId, owner: err.fence.owner, generation: err.fence.generation },
+      'a write of this run was refused: another process took it over while this one stalled past its lease; stopping it here',
+    );
+    if (this.active.get(conversationId) !== entry) return;
+    entry.reason = 'taken_over';
+    entry.controller.abort();
+  }
+
   private async failUnlaunchable(conversationId: string, run: RunRow, task: TaskRow | null): Promise<void> {
     if (await this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' })) this.countEnd('failed', run);
     if (task) await this.deps.tasks.fail(conversationId, task.id, 'No chat adapter is connected for this platform.');
   }
 
-  private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, entry: ActiveRun, resume: RunResume | undefined): Promise<void> {
+  private async execute(conversationId: string, ref: ConversationRef, adapter: ChatAdapter, run: RunRow, task: TaskRow | null, entry: ActiveRun, writes: RunWrites, resume: RunResume | undefined): Promise<void> {
     const { deps } = this;
     const working: WorkingStatus = { runId: run.id, stopActionId: stopActionId(run.id), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) };
     const showWorking = (status: WorkingStatus) => adapter.setWorking(ref, status).catch((err: unknown) => deps.logger.warn({ err }, 'showing the working status failed'));
@@ -434,25 +466,25 @@ export class RunCoordinator implements RunControl {
         llm: deps.llm,
         grants: deps.grants,
         tools: deps.tools,
-        transcript: deps.transcript,
-        runs: deps.runs,
+        transcript: writes.transcript,
+        runs: writes.runs,
         logger: deps.logger,
         maxSteps: deps.limits.maxSteps,
         contextBudget: deps.limits.contextBudget,
         askTimeoutMs: deps.limits.askTimeoutMs,
-        posts: deps.posts,
+        posts: writes.posts,
         now: () => deps.clock.now(),
         activity,
         ...(adapter.openStream
           ? {
-              openStream: () => adapter.openStream!(ref, toolContext.userId, { beforeMessage: () => deps.posts.recordPreview(conversationId, run.id) }),
+              openStream: () => adapter.openStream!(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) }),
               // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
               shuttingDown: () => this.stopping || entry.reason === 'taken_over',
             }
           : {}),
       },
     );
-    await this.settle(conversationId, run, task, outcome, entry.reason);
+    await this.settle(conversationId, run, task, outcome, entry.reason, writes);
   }
 
   private async timezoneFor(conversationId: string, adapter: ChatAdapter, task: TaskRow | null): Promise<string> {
@@ -465,8 +497,11 @@ export class RunCoordinator implements RunControl {
     return this.deps.limits.defaultTimezone;
   }
 
-  /** Records how a run ended: run status, task change and the note for the thread in one transaction. */
-  private async settle(conversationId: string, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null): Promise<void> {
+  /**
+   * Records how a run ended: run status, task change and the note for the thread in one transaction, a
+   * write of the run like its steps (`writes`: refused when another process owns the run now).
+   */
+  private async settle(conversationId: string, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null, writes: RunWrites): Promise<void> {
     const { tasks, limits, clock, posts } = this.deps;
     const current = task ? await tasks.get(task.id) : null;
     const attempts = current?.attempts ?? limits.maxAttempts;
@@ -481,7 +516,7 @@ export class RunCoordinator implements RunControl {
     });
     const change = settlement.run;
     if (!change) return;
-    const applied = await this.deps.store.atomically(async (tx) => {
+    const applied = await writes.posts.atomically(async (tx) => {
       if (!(await tx.runs.transition(run.id, ['running'], change.to, { ...(change.summary !== undefined ? { summary: change.summary } : {}), ...(change.error ? { error: change.error } : {}) }))) return false;
       const open = current?.status === 'in_progress';
       if (task && open && settlement.task) {

@@ -206,6 +206,17 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.runs.unpark(run.id)).toMatchObject({ id: 'q2', answer: { text: 'A4', source: 'click' } });
     });
 
+    it('hands a run its fence in the claiming transaction, and the fence holds while nobody else claims the run', async () => {
+      const c = await conversation('T1');
+      const { run, fence } = await store.atomically(async (tx) => {
+        const created = await tx.runs.create(c, null);
+        return { run: created, fence: await tx.runs.fence(created.id) };
+      });
+      expect(fence.runId).toBe(run.id);
+      expect(await store.atomically((tx) => tx.runs.holds(fence))).toBe(true);
+      await expect(store.runs.fence('no-such-run')).rejects.toThrow();
+    });
+
     it('commits a transaction’s writes together, or none of them', async () => {
       const c = await conversation('T1');
       await expect(

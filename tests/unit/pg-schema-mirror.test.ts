@@ -7,7 +7,7 @@ import * as sqliteSchema from '../../src/db/schema.js';
 
 /** What PostgreSQL has beyond SQLite, for scale-out; anything else missing or extra is drift. */
 const PG_ONLY_TABLES = ['channel_pacing', 'outbox_claims'];
-const PG_ONLY_COLUMNS: Record<string, string[]> = { runs: ['owner', 'lease_until'] };
+const PG_ONLY_COLUMNS: Record<string, string[]> = { runs: ['owner', 'lease_until', 'lease_generation'] };
 const PG_ONLY_INDEXES: Record<string, string[]> = { runs: ['runs_lease_idx'] };
 
 interface Shape {

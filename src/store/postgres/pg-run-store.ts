@@ -14,10 +14,11 @@ export interface RunOwnership {
 
 /**
  * Runs on PostgreSQL. Status changes are conditional updates, so racing processes cannot overwrite a
- * final state; a run started or resumed here records `owner` and `lease_until` when `ownership` is given.
+ * final state; a run started or resumed here records `owner` and `lease_until` when `ownership` is given,
+ * and a new lease generation (runs/run-fence.ts): the fence its execution carries.
  */
 export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunStore {
-  const claim = () => (ownership ? { owner: ownership.processId, leaseUntil: clock.now() + ownership.leaseMs } : {});
+  const claim = () => (ownership ? { owner: ownership.processId, leaseUntil: clock.now() + ownership.leaseMs, leaseGeneration: sql`${runs.leaseGeneration} + 1` } : {});
   const get = async (id: string) => (await db.select().from(runs).where(eq(runs.id, id)))[0] ?? null;
   return {
     async create(conversationId, taskId, principal) {
@@ -34,7 +35,7 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
           updatedAt: now,
           principal: principal?.userId ?? null,
           principalRoles: principal?.roles && principal.roles.length > 0 ? [...principal.roles] : null,
-          ...claim(),
+          ...(ownership ? { owner: ownership.processId, leaseUntil: now + ownership.leaseMs, leaseGeneration: 1 } : {}),
         })
         .onConflictDoNothing()
         .returning();
@@ -128,6 +129,21 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
         .from(runs)
         .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, clock.now())))
         .limit(limit);
+    },
+    async fence(id) {
+      const [row] = await db.select({ owner: runs.owner, generation: runs.leaseGeneration }).from(runs).where(eq(runs.id, id));
+      if (!row) throw new Error(`no run ${id} to read the fence of`);
+      return { runId: id, owner: row.owner, generation: row.generation };
+    },
+    async holds(fence) {
+      // FOR NO KEY UPDATE: a takeover (or a renewal) of this row waits for the caller's transaction, and
+      // one that committed first is seen here; two writes of the same run take turns.
+      const rows = await db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(eq(runs.id, fence.runId), fence.owner === null ? isNull(runs.owner) : eq(runs.owner, fence.owner), eq(runs.leaseGeneration, fence.generation)))
+        .for('no key update');
+      return rows.length === 1;
     },
   };
 }

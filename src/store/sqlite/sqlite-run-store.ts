@@ -10,7 +10,7 @@ import { limitedStatement } from './limited-statement.js';
 import type { Synchronous } from './synchronous.js';
 import { writeGroup } from './write-group.js';
 
-/** Runs on SQLite: prepared statements, and partial indexes matched by literal statuses. */
+/** Runs on SQLite: prepared statements, and partial indexes matched by literal statuses. No owners or fences: one process holds the file. */
 export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore> {
   const c = db.$client;
   const atomic = writeGroup(c);
@@ -93,6 +93,14 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
     },
     expiredQuestions(limit) {
       return (expiredStmt(limit).all(clock.now()) as unknown[][]).map(runFromRaw);
+    },
+    // One process holds the database (its lock file): nobody else can take a run over, so every fence holds.
+    fence(id) {
+      if (!getStmt.get(id)) throw new Error(`no run ${id} to read the fence of`);
+      return { runId: id, owner: null, generation: 0 };
+    },
+    holds() {
+      return true;
     },
   };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "lease_generation" integer DEFAULT 0 NOT NULL;
