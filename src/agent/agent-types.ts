@@ -1,62 +1,6 @@
 import type { AnswerStream, PreviewMessageSlot } from '../chat/chat-adapter.js';
-
-/**
- * The agent's own vocabulary, independent of how it is stored: the database schema imports these for
- * its JSON columns, never the other way round.
- */
-
+import type { MessageRole, PostPurpose, StoredToolCall } from '../records/stored-values.js';
 import type { Store } from '../store/store.js';
-
-export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
-
-/** A tool call as the model produced it, stored with the assistant message. */
-export interface StoredToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-/** A tool call waiting for a person's approval, and the calls of the same step that come after it. */
-export interface PendingApproval {
-  /** The model-facing tool name (`<server>__<tool>`). */
-  tool: string;
-  call: StoredToolCall;
-  remaining: StoredToolCall[];
-  /** A task_complete summary given earlier in the same step, applied once the step finishes. */
-  completeSummary: string | null;
-}
-
-/** The question a `waiting_user` run is parked on. */
-export interface PendingQuestion {
-  /**
-   * Names this question among the run's questions (see question-identity.ts); its buttons carry it,
-   * so a click answers only the question its message belongs to. Absent on questions parked before
-   * questions had one: their buttons are refused and the answer is typed.
-   */
-  id?: string;
-  /** Set when the run waits for a tool approval rather than an ask_user answer. */
-  approval?: PendingApproval;
-  question: string;
-  options: string[];
-  toolCallId: string;
-  askedAt: number;
-  /** Platform id of the posted question (buttons live on it). */
-  messageId: string | null;
-  /** The user to mention and whose answer is expected. */
-  userId: string | null;
-  /** An answer that arrived while no run slot was free (or during shutdown): applied when the run resumes. */
-  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' };
-}
-
-/**
- * An image a person attached, as the model receives it: `url` is a `data:` URL (base64), so the
- * transcript holds the bytes themselves and a restart or an expired platform link loses nothing.
- */
-export interface ImagePart {
-  /** The file name, for logs and the text beside it. */
-  name: string;
-  url: string;
-}
 
 /** A stored transcript row as the context builder reads it. */
 export interface TranscriptRow {
@@ -69,9 +13,6 @@ export interface TranscriptRow {
   /** Images sent with a user message (stored JSON; validated where it is read). */
   readonly images?: unknown;
 }
-
-/** Why the bot posts a message: its answer text, a send_update, a question or approval it waits on, or a note about the run. */
-export type PostPurpose = 'answer' | 'update' | 'question' | 'approval' | 'note';
 
 /** A message a run wants posted in its conversation. */
 export interface PostIntent {

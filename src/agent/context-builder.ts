@@ -1,4 +1,5 @@
-import type { ImagePart, TranscriptRow } from './agent-types.js';
+import type { TranscriptRow } from './agent-types.js';
+import type { ImagePart } from '../records/stored-values.js';
 import { cutText, fairCutLevel } from './context-cut.js';
 import type { LlmMessage } from './llm-client.js';
 import { CHARS_PER_TOKEN, IMAGE_TOKENS, estimateMessageTokens, estimateRequestTokens, estimateTokens } from './token-estimate.js';

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
-import type { ImagePart, StoredToolCall } from './agent-types.js';
+import type { ImagePart, StoredToolCall } from '../records/stored-values.js';
+import type { LlmResponse } from './llm-response.js';
 import { completionChunkSchema, StreamAssembly } from './stream-assembly.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -32,18 +33,6 @@ export interface LlmRequest {
   model?: string;
   /** Told each piece of answer text as it arrives, when the client streams; called with nothing otherwise. */
   onText?: (delta: string) => void;
-}
-
-/** Tokens the endpoint says a request used (OpenAI's `usage`); absent when it does not report them. */
-export interface LlmUsage {
-  promptTokens: number;
-  completionTokens: number;
-}
-
-export interface LlmResponse {
-  text: string | null;
-  toolCalls: StoredToolCall[];
-  usage?: LlmUsage;
 }
 
 /** The model as the agent loop sees it. */

@@ -1,7 +1,8 @@
-import type { BudgetStop, RunBudget } from '../budget/budget-stop.js';
+import type { RunBudget } from '../budget/budget-stop.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { ImagePart, PendingApproval, PendingQuestion } from './agent-types.js';
+import type { ImagePart, PendingApproval } from '../records/stored-values.js';
+import type { RunOutcome } from './run-outcome.js';
 import { isTargetGone, ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -15,18 +16,6 @@ import { estimateToolTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from './tools/tool.js';
-
-/** How a run's loop ended; the coordinator turns it into statuses and notes. */
-export type RunOutcome =
-  | { kind: 'completed'; summary: string | null }
-  | { kind: 'waiting'; question: PendingQuestion }
-  | { kind: 'aborted' }
-  | { kind: 'step_limit'; steps: number }
-  | { kind: 'failed'; reason: string; transient: boolean }
-  /** A post failed because its channel or thread is gone for good: the run stopped there. */
-  | { kind: 'target_gone'; reason: string }
-  /** A token budget ran out before the next model call; `runTokens` is what this run used (0: it never called the model). */
-  | { kind: 'over_budget'; stop: BudgetStop; runTokens: number };
 
 export interface RunnerDeps extends ToolStepDeps {
   llm: LlmClient;

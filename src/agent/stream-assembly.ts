@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { StoredToolCall } from './agent-types.js';
-import type { LlmResponse } from './llm-client.js';
+import type { StoredToolCall } from '../records/stored-values.js';
+import type { LlmResponse } from './llm-response.js';
 
 /**
  * One `chat.completion.chunk` as far as Errand reads it. Everything is optional because endpoints

@@ -1,4 +1,4 @@
-import type { LlmUsage } from './llm-client.js';
+import type { LlmUsage } from './llm-response.js';
 
 /** The estimate is never trusted to be more than this far below the model's real count. */
 const MAX_SCALE = 8;

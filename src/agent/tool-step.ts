@@ -2,13 +2,14 @@ import { answerActionId } from '../chat/action-id.js';
 import { codeBlock } from '../chat/code-fence.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PendingQuestion, PostIntent, PostTicket, RunPosts, StoredToolCall } from './agent-types.js';
+import type { PostIntent, PostTicket, RunPosts } from './agent-types.js';
+import type { PendingQuestion, StoredToolCall } from '../records/stored-values.js';
 import { activityOfTool, type ActivityReport } from './run-activity.js';
 import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import { newQuestionId } from './question-identity.js';
-import type { RunOutcome } from './runner.js';
+import type { RunOutcome } from './run-outcome.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { ToolContext, ToolEffect } from './tools/tool.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ImagePart, StoredToolCall, TranscriptRow } from './agent-types.js';
+import type { TranscriptRow } from './agent-types.js';
+import type { ImagePart, StoredToolCall } from '../records/stored-values.js';
 import type { LlmMessage } from './llm-client.js';
 
 /**

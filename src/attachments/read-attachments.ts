@@ -1,4 +1,4 @@
-import type { ImagePart } from '../agent/agent-types.js';
+import type { ImagePart } from '../records/stored-values.js';
 import type { InboundAttachment } from '../chat/inbound.js';
 import type { Logger } from '../logger.js';
 import { classifyAttachment, sniffImageType } from './attachment-kind.js';

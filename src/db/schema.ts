@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { ImagePart, MessageRole, PendingQuestion, PostPurpose, StoredToolCall } from '../agent/agent-types.js';
+import type { ImagePart, MessageRole, PendingQuestion, PostPurpose, StoredToolCall } from '../records/stored-values.js';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Run states; `running` and `waiting_user` are "active" (at most one per conversation). */
@@ -12,7 +12,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const SCHEDULE_STATUSES = ['active', 'paused', 'completed', 'error'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
-export type { ImagePart, MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../agent/agent-types.js';
+export type { ImagePart, MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../records/stored-values.js';
 
 /**
  * Outbox rows: `pending` until the platform accepted the post (`posted`) or refused it for good (`failed`).

@@ -1,4 +1,4 @@
-import type { PendingQuestion } from '../agent/agent-types.js';
+import type { PendingQuestion } from '../records/stored-values.js';
 import type { AccessPolicy, Person } from '../access/access-policy.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';

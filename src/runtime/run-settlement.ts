@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../agent/runner.js';
+import type { RunOutcome } from '../agent/run-outcome.js';
 import type { FinalRunStatus } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import { notices } from './run-notices.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoredToolCall } from '../agent-types.js';
+import type { StoredToolCall } from '../../records/stored-values.js';
 import type { LlmTool } from '../llm-client.js';
 import type { ExternalTool, ExternalToolSource } from './external-tool.js';
 import { fail, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
