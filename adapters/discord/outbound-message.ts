@@ -1,5 +1,6 @@
 import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponent, type APIComponentInMessageActionRow } from 'discord.js';
-import type { OutboundButton, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import { withUnbreakableFences } from '../../src/chat/code-fence.js';
 import { splitText } from '../../src/chat/split-text.js';
 

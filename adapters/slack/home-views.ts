@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OutboundButton } from '../../src/chat/chat-adapter.js';
+import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import type { CommandReply } from '../../src/chat/inbound.js';
 import type { HomeModel, ScheduleFormField, ScheduleFormRequest, ScheduleFormValues } from '../../src/chat/schedule-form.js';
 import { markdownToMrkdwn } from './mrkdwn.js';

@@ -1,4 +1,5 @@
-import type { OutboundButton, OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { OutboundMessage } from '../../src/chat/chat-adapter.js';
+import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import { splitText } from '../../src/chat/split-text.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 

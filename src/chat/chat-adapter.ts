@@ -1,13 +1,7 @@
 import type { ConversationHistory } from './conversation-history.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 import type { InboundSink } from './inbound.js';
-
-/** A button the runtime asks for; `actionId` comes from src/chat/action-id.ts. */
-export interface OutboundButton {
-  readonly actionId: string;
-  readonly label: string;
-  readonly style?: 'primary' | 'danger';
-}
+import type { OutboundButton } from './outbound-button.js';
 
 /** A message to post. `text` is Markdown; the adapter converts it to the platform's dialect. */
 export interface OutboundMessage {

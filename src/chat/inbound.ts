@@ -1,5 +1,5 @@
 import type { ScheduleOp } from './action-id.js';
-import type { OutboundButton } from './chat-adapter.js';
+import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 import type { HomeModel, HomeRequest, ScheduleFormRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
 

@@ -1,4 +1,4 @@
-import type { OutboundButton } from './chat-adapter.js';
+import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { OutboundButton } from '../chat/chat-adapter.js';
+import type { OutboundButton } from '../chat/outbound-button.js';
 import { scheduleActionId } from '../chat/action-id.js';
 import type { ScheduleRow } from '../db/schema.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Person } from '../access/access-policy.js';
-import type { OutboundButton } from '../chat/chat-adapter.js';
+import type { OutboundButton } from '../chat/outbound-button.js';
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { CommandReply } from '../chat/inbound.js';
 import type { ScheduleRow } from '../db/schema.js';

@@ -1,5 +1,5 @@
 import { stopActionId } from '../chat/action-id.js';
-import type { OutboundButton } from '../chat/chat-adapter.js';
+import type { OutboundButton } from '../chat/outbound-button.js';
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { ConversationRow, RunRow, TaskRow } from '../db/schema.js';
 import type { CommandDeps } from './command-deps.js';
