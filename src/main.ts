@@ -12,7 +12,8 @@ import { acquireProcessLock, LOCK_REFRESH_MS, type ProcessLock } from './db/proc
 import { ConfigError, DatabaseError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { noopMetrics, type Metrics } from './metrics/metrics.js';
-import { loadMonitoring, type Monitoring } from './metrics/monitoring.js';
+import { loadMonitoring } from './metrics/load-monitoring.js';
+import type { Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
 import type { FinishedWork } from './runtime/finish-open-work.js';
 import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARIABLES, loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { loadMonitoring } from '../../src/metrics/monitoring.js';
+import { loadMonitoring } from '../../src/metrics/load-monitoring.js';
 import { composeContainerPorts, composeEnvironment, dockerfileEnv, envFileValues } from '../support/container-env.js';
 
 const root = join(import.meta.dirname, '../..');
