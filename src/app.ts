@@ -15,7 +15,7 @@ import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-com
 import { buildHomeModel } from './commands/home-view.js';
 import { createScheduleEditor } from './commands/schedule-editor.js';
 import { createScheduleRights } from './access/schedule-rights.js';
-import { createWhenInterpreter } from './schedules/when-interpreter.js';
+import { createWhenInterpreter } from './agent/when-interpreter.js';
 import type { Config } from './config.js';
 import type { ConversationStore } from './conversations/conversation-store.js';
 import { createAccessPolicy } from './access/access-policy.js';
@@ -24,7 +24,7 @@ import type { TranscriptStore } from './conversations/transcript-store.js';
 import { silentLogger, type Logger } from './logger.js';
 import { countingSink } from './metrics/counting-sink.js';
 import { checkHealth, type ToolServerState } from './metrics/health-check.js';
-import { instrumentLlm } from './metrics/instrumented-llm.js';
+import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { RunStore } from './runs/run-store.js';

@@ -5,7 +5,7 @@ import type { ScheduleFormField, ScheduleFormRequest, ScheduleFormResult, Schedu
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import { describeTiming } from '../schedules/schedule-timing.js';
 import { readWhen, whenOf } from '../schedules/schedule-when.js';
-import type { WhenInterpreter } from '../schedules/when-interpreter.js';
+import type { WhenInterpreter } from '../agent/when-interpreter.js';
 import { canonicalTimezone, formatInZone } from '../schedules/zoned-time.js';
 import type { ScheduleRights } from '../access/schedule-rights.js';
 

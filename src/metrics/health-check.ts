@@ -1,5 +1,4 @@
 import type { ChatAdapter, ConnectionState } from '../chat/chat-adapter.js';
-import type { DatabaseProbe } from '../store/store.js';
 
 /** One tool server's state as its source reports it (the MCP hub's `status()`). */
 export interface ToolServerState {
@@ -19,8 +18,14 @@ export interface HealthReport {
   readonly mcp?: readonly ToolServerState[];
 }
 
+/** The one question health asks of the database (the Store's probe answers it). */
+export interface WritableCheck {
+  /** Null when the database accepts writes now, else why not. */
+  writeProblem(): Promise<string | null>;
+}
+
 export interface HealthSources {
-  database: Pick<DatabaseProbe, 'writeProblem'>;
+  database: WritableCheck;
   adapters: ReadonlyMap<string, Pick<ChatAdapter, 'platform' | 'connectionState'>>;
   toolServers?: () => readonly ToolServerState[];
 }

@@ -3,7 +3,7 @@ import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { OutboxClaim, OutboxStore, PendingPost } from './outbox-store.js';
+import type { OutboxClaim, OutboxStore, PendingPost } from '../store/outbox-store.js';
 
 /** How one outbox row ended, for whoever waits on it. */
 export type PostSettled =

@@ -6,7 +6,7 @@ import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
-import type { OutboxStore } from './outbox-store.js';
+import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';
 
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */

@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
-import type { EventDedupe } from './dedupe.js';
+import type { EventDedupe } from '../store/event-dedupe.js';
 import { titleFrom } from './goal-message.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
-import type { EventDedupe } from './dedupe.js';
+import type { EventDedupe } from '../store/event-dedupe.js';
 import type { RunCoordinator } from './run-coordinator.js';
 
 /** Why a tick started nothing (logged at debug; the heartbeat never posts when idle). */

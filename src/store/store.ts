@@ -5,9 +5,9 @@ import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { GaugeReadings } from '../metrics/metric-gauges.js';
-import type { OutboxStore } from '../outbox/outbox-store.js';
+import type { OutboxStore } from './outbox-store.js';
 import type { RunStore } from '../runs/run-store.js';
-import type { EventDedupe } from '../runtime/dedupe.js';
+import type { EventDedupe } from './event-dedupe.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 

@@ -3,7 +3,7 @@ import type { LlmClient, LlmRequest } from '../../src/agent/llm-client.js';
 import { openDatabase } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { countingSink } from '../../src/metrics/counting-sink.js';
-import { instrumentLlm } from '../../src/metrics/instrumented-llm.js';
+import { instrumentLlm } from '../../src/agent/instrumented-llm.js';
 import { createSqliteGaugeReader } from '../../src/store/sqlite/sqlite-gauges.js';
 import { noopMetrics } from '../../src/metrics/metrics.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus-metrics.js';

@@ -1,6 +1,6 @@
 import { lt } from 'drizzle-orm';
 import { processedEvents } from '../../db/pg-schema.js';
-import type { EventDedupe } from '../../runtime/dedupe.js';
+import type { EventDedupe } from '../event-dedupe.js';
 import type { PgExecutor } from './pg-executor.js';
 
 /**

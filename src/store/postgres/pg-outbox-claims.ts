@@ -2,7 +2,7 @@ import { and, eq, lt, or } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { outboxClaims } from '../../db/pg-schema.js';
-import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../../outbox/outbox-store.js';
+import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import type { RunOwnership } from './pg-run-store.js';
 

@@ -1,7 +1,7 @@
 import { and, eq, gt, gte, isNotNull, isNull, min, ne, or } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
-import type { OutboxStore } from '../../outbox/outbox-store.js';
+import type { OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
 
 type PreviewMethods = Pick<OutboxStore, 'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'>;

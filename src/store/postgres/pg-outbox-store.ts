@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
-import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type PendingPost } from '../../outbox/outbox-store.js';
+import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type PendingPost } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import { createPgOutboxClaims } from './pg-outbox-claims.js';
 import { createPgOutboxPreviews } from './pg-outbox-previews.js';

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { createProcessId } from '../../cluster/process-id.js';
+import { createProcessId } from './process-id.js';
 import { advisoryLockKey } from '../../db/advisory-lock-key.js';
 import { DatabaseError } from '../../errors.js';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { EventDedupe } from '../../runtime/dedupe.js';
+import type { EventDedupe } from '../event-dedupe.js';
 import type { Synchronous } from './synchronous.js';
 
 /** De-duplication on SQLite: one INSERT OR IGNORE. */

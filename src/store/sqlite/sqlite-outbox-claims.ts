@@ -1,4 +1,4 @@
-import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../../outbox/outbox-store.js';
+import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../outbox-store.js';
 import type { Synchronous } from './synchronous.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import type { OutboxStore } from '../../outbox/outbox-store.js';
+import type { OutboxStore } from '../outbox-store.js';
 import type { Synchronous } from './synchronous.js';
 
 type PreviewMethods = Pick<Synchronous<OutboxStore>, 'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'>;

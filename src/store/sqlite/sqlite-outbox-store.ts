@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import type { OutboxStatus } from '../../db/schema.js';
-import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore } from '../../outbox/outbox-store.js';
+import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore } from '../outbox-store.js';
 import { createSqliteOutboxClaims } from './sqlite-outbox-claims.js';
 import { createSqliteOutboxPreviews } from './sqlite-outbox-previews.js';
 import type { Synchronous } from './synchronous.js';

@@ -1,5 +1,5 @@
-import type { LlmClient } from '../agent/llm-client.js';
-import type { Metrics } from './metrics.js';
+import type { LlmClient } from './llm-client.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /**
  * Wraps the model client so every request's duration and token usage reach the metrics,
