@@ -12,42 +12,187 @@ function sources(dir: string): string[] {
   });
 }
 
+/**
+ * THE LAYERS, lowest first, written once. A module imports only its own layer or a lower one (type-only
+ * imports included), and no two modules or folders import each other in a circle. A path names a folder
+ * (ending in `/`) or one file; a file belongs to the longest path that holds it, and every file of src/
+ * and adapters/ must belong to one.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  // Shared plumbing that knows nothing of Errand.
+  ['src/clock.ts', 'src/errors.ts', 'src/logger.ts', 'src/net/'],
+  // The platform port: ConversationRef, InboundMessage, the ChatAdapter interface, formatting helpers.
+  ['src/chat/'],
+  // What the operator configures.
+  ['src/settings/', 'src/config.ts'],
+  // The platform adapters: implementations of the chat port, composed by main.ts alone.
+  ['adapters/'],
+  // The values Errand records (transcript entries, parked questions, post purposes), then the tables that hold them.
+  ['src/records/'],
+  ['src/db/'],
+  // What the core reports into (/metrics, /healthz): asks nothing of the layers above.
+  ['src/metrics/'],
+  // The domains, each with its records' store interface.
+  ['src/access/', 'src/budget/', 'src/runs/', 'src/tasks/', 'src/conversations/', 'src/attachments/', 'src/schedules/'],
+  // The one Store of the core, and its SQLite and PostgreSQL implementations.
+  ['src/store/'],
+  // The agent loop, its model client and its tools.
+  ['src/agent/'],
+  // What runs hand their posts to, and the tool servers the agent calls.
+  ['src/outbox/', 'src/mcp/'],
+  // Platform-neutral command handlers.
+  ['src/commands/'],
+  // The dispatcher and the run lifecycle.
+  ['src/runtime/'],
+  // Scale-out: several processes over one PostgreSQL database.
+  ['src/cluster/'],
+  // Composition.
+  ['src/app.ts'],
+  ['src/main.ts'],
+];
+
+/** The layer a file belongs to (index into LAYERS), or -1. */
+function layerOf(file: string): number {
+  let best = { layer: -1, length: 0 };
+  LAYERS.forEach((paths, layer) => {
+    for (const p of paths) {
+      const holds = p.endsWith('/') ? file.startsWith(p) : file === p;
+      if (holds && p.length > best.length) best = { layer, length: p.length };
+    }
+  });
+  return best.layer;
+}
+
+/** A room: a file's folder (src/agent/tools/x.ts → src/agent), or the file itself at the top of src/. */
+function folderOf(file: string): string {
+  const parts = file.split('/');
+  return parts.length <= 2 ? file : parts.slice(0, 2).join('/');
+}
+
 const compilerOptions: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowJs: false };
 const host = ts.createCompilerHost(compilerOptions);
 
-/** One import of a file: the specifier as written, and where TypeScript resolves it (repo-relative, or null for packages). */
+type ImportKind = 'static' | 'type' | 'dynamic' | 'require';
+
+/** One import of a file: the specifier as written, how it is loaded, and where TypeScript resolves it. */
 interface ResolvedImport {
   readonly specifier: string;
+  readonly kind: ImportKind;
+  /** Repo-relative path of the file it resolves to, or null for packages. */
   readonly target: string | null;
   /** The npm package it names, when it is one. */
   readonly pkg: string | null;
 }
 
+/** Every import of a file, and the loads whose module cannot be known without running the code. */
+interface FileImports {
+  readonly imports: ResolvedImport[];
+  readonly computed: string[];
+}
+
+const literal = (node: ts.Node | undefined): string | null => (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : null);
+
 /**
- * Every import of a file as TypeScript sees it: static and dynamic imports, re-exports, `require()` and
- * `import x = require()`, resolved by the compiler's own resolver, so `../chat/../agent/x.js` counts as agent/.
+ * Every import of a file as the compiler parses it: `import`, `export … from` (re-exports), `import x =
+ * require()`, `import()`, `require()` and the functions `createRequire(…)` makes (called at once or through a
+ * variable). Each is resolved by the compiler's own resolver, so `../chat/../agent/x.js` counts as agent/. A
+ * load whose module is computed is returned apart: the checks cannot see where it goes.
  */
-function importsOf(file: string): ResolvedImport[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const info = ts.preProcessFile(text, true, true);
-  // createRequire makes a require of its own: its calls are imports too (lazily loaded SDKs).
-  const requirers = [...text.matchAll(/\b(?:const|let)\s+(\w+)\s*=\s*createRequire\(/g)].map((m) => m[1]!);
-  const lazy = requirers.flatMap((name) => [...text.matchAll(new RegExp(`\\b${name}\\(\\s*['"]([^'"]+)['"]`, 'g'))].map((m) => m[1]!));
-  const specifiers = [...info.importedFiles.map((f) => f.fileName), ...lazy];
-  return specifiers.map((specifier) => {
+function importsOfText(file: string, text: string): FileImports {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: { specifier: string; kind: ImportKind }[] = [];
+  const computed: string[] = [];
+  const requirers = new Set<string>(['require']);
+  const isCreateRequire = (e: ts.Expression) => ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === 'createRequire';
+  const where = (node: ts.Node) => `${file}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : null;
+      const typeOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && named !== null && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      found.push({ specifier: literal(node.moduleSpecifier)!, kind: typeOnly ? 'type' : 'static' });
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
+      const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : null;
+      const typeOnly = node.isTypeOnly || (named !== null && named.length > 0 && named.every((e) => e.isTypeOnly));
+      found.push({ specifier: literal(node.moduleSpecifier)!, kind: typeOnly ? 'type' : 'static' });
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      found.push({ specifier: literal(node.moduleReference.expression)!, kind: node.isTypeOnly ? 'type' : 'require' });
+    } else if (ts.isImportTypeNode(node)) {
+      const arg = ts.isLiteralTypeNode(node.argument) ? literal(node.argument.literal) : null;
+      if (arg) found.push({ specifier: arg, kind: 'type' });
+    } else if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isCreateRequire(node.initializer)) {
+      requirers.add(node.name.text);
+    } else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const loads =
+        callee.kind === ts.SyntaxKind.ImportKeyword ? 'dynamic' : (ts.isIdentifier(callee) && requirers.has(callee.text)) || isCreateRequire(callee) ? 'require' : null;
+      if (loads) {
+        const specifier = literal(node.arguments[0]);
+        if (specifier === null) computed.push(`${where(node)} loads a computed module: ${node.getText(sf)}`);
+        else found.push({ specifier, kind: loads });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  // A `createRequire` variable declared below its first call is still a requirer: collect them first.
+  ts.forEachChild(sf, function collect(node: ts.Node): void {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isCreateRequire(node.initializer)) requirers.add(node.name.text);
+    ts.forEachChild(node, collect);
+  });
+  visit(sf);
+  const imports = found.map(({ specifier, kind }) => {
     const resolved = ts.resolveModuleName(specifier, join(root, file), compilerOptions, host).resolvedModule;
     const external = resolved ? resolved.isExternalLibraryImport === true : !specifier.startsWith('.');
     const target = resolved && !external ? relative(root, resolved.resolvedFileName) : null;
-    const pkg = external ? (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!) : null;
-    return { specifier, target, pkg };
+    const bare = specifier.startsWith('node:') ? null : specifier;
+    const pkg = external && bare ? (bare.startsWith('@') ? bare.split('/').slice(0, 2).join('/') : bare.split('/')[0]!) : null;
+    return { specifier, kind, target, pkg };
   });
+  return { imports, computed };
 }
 
+const importsOf = (file: string): FileImports => importsOfText(file, readFileSync(join(root, file), 'utf8'));
+
 const all = [...sources('src'), ...sources('adapters')];
-const graph = new Map(all.map((f) => [f, importsOf(f)]));
+const parsed = new Map(all.map((f) => [f, importsOf(f)]));
+const graph = new Map(all.map((f) => [f, parsed.get(f)!.imports]));
 const offenders = (files: readonly string[], bad: (i: ResolvedImport, file: string) => boolean) =>
   files.flatMap((f) => graph.get(f)!.filter((i) => bad(i, f)).map((i) => `${f} imports ${i.specifier}`));
 const inside = (dir: string) => (f: string) => f.startsWith(dir);
+
+/** The circles of a graph: its strongly connected components of more than one node (Tarjan), each sorted. */
+function circles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const strong = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of edges.keys()) if (!index.has(v)) strong(v);
+  return found;
+}
 
 /** Each SDK may be imported only by the modules that wrap it. */
 const SDK_OWNERS: Record<string, (file: string) => boolean> = {
@@ -70,6 +215,56 @@ describe('architecture', () => {
     expect(graph.get('src/runtime/dispatcher.ts')!.map((i) => i.target)).toContain('src/runtime/run-coordinator.ts');
   });
 
+  it('sees re-exports, type-only imports, import(), createRequire and computed loads', () => {
+    const probe = 'src/__probe__.ts';
+    const text = [
+      "export { App } from '@slack/bolt';",
+      "import type { Store } from './store/store.js';",
+      "const { x } = await import('./agent/runner.js');",
+      "const r = createRequire(import.meta.url); r('discord.js');",
+      "createRequire(import.meta.url)('marked');",
+      'const p = "x"; await import(p);',
+    ].join('\n');
+    const seen = importsOfText(probe, text);
+    expect(seen.imports.map((i) => [i.specifier, i.kind])).toEqual([
+      ['@slack/bolt', 'static'],
+      ['./store/store.js', 'type'],
+      ['./agent/runner.js', 'dynamic'],
+      ['discord.js', 'require'],
+      ['marked', 'require'],
+    ]);
+    expect(seen.computed).toHaveLength(1);
+  });
+
+  it('every file belongs to a layer', () => {
+    expect(all.filter((f) => layerOf(f) < 0)).toEqual([]);
+  });
+
+  it('no module imports a layer above its own (type-only imports included)', () => {
+    const upward = offenders(all, (i, f) => i.target !== null && layerOf(i.target) > layerOf(f));
+    expect(upward).toEqual([]);
+  });
+
+  it('no modules import each other in a circle (type-only and dynamic imports included)', () => {
+    const edges = new Map(all.map((f) => [f, new Set(graph.get(f)!.flatMap((i) => (i.target && graph.has(i.target) ? [i.target] : [])))]));
+    expect(circles(edges)).toEqual([]);
+  });
+
+  it('no folders import each other in a circle', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const f of all) {
+      const from = folderOf(f);
+      const to = edges.get(from) ?? new Set<string>();
+      for (const i of graph.get(f)!) if (i.target && graph.has(i.target) && folderOf(i.target) !== from) to.add(folderOf(i.target));
+      edges.set(from, to);
+    }
+    expect(circles(edges)).toEqual([]);
+  });
+
+  it('no module loads a module whose name is computed (the checks could not see where it goes)', () => {
+    expect(all.flatMap((f) => parsed.get(f)!.computed)).toEqual([]);
+  });
+
   it('core (src/) never imports an adapter or a platform SDK; only main.ts composes adapters', () => {
     const bad = offenders(sources('src'), (i, f) => i.pkg === 'discord.js' || i.pkg?.startsWith('@slack/') === true || (i.target?.startsWith('adapters/') === true && f !== 'src/main.ts'));
     expect(bad).toEqual([]);
@@ -78,8 +273,6 @@ describe('architecture', () => {
   it('adapters reach the core only through src/chat (and shared leaf modules)', () => {
     const allowed = /^src\/(chat\/|net\/|errors\.ts$|logger\.ts$|config\.ts$|clock\.ts$)/;
     expect(offenders(sources('adapters'), (i) => i.target?.startsWith('src/') === true && !allowed.test(i.target))).toEqual([]);
-    // src/net is shared plumbing (HTTP clients): it knows nothing of Errand.
-    expect(offenders(sources('src/net'), (i) => i.target?.startsWith('src/') === true && !i.target.startsWith('src/net/'))).toEqual([]);
   });
 
   it('commands do not import the runtime, and the agent does not import the database', () => {
@@ -97,8 +290,7 @@ describe('architecture', () => {
   });
 
   it("the Slack adapter loads Bolt's classes through adapters/slack/bolt.ts, never Bolt's whole index (types only)", () => {
-    const valueImports = sources('adapters').filter((f) => /^import (?!type\b)[^;]*from '@slack\/bolt';/m.test(readFileSync(join(root, f), 'utf8')));
-    expect(valueImports).toEqual([]);
+    expect(offenders(all, (i) => i.specifier === '@slack/bolt' && i.kind !== 'type')).toEqual([]);
   });
 
   it('each SDK is imported only by the module that wraps it', () => {
@@ -106,31 +298,20 @@ describe('architecture', () => {
   });
 
   it('prom-client is reached only through the dynamic import that METRICS_PORT triggers', () => {
-    const prometheusModules = /\/prometheus-(metrics|monitoring)\.js$/;
-    const offenders = [...sources('src'), ...sources('adapters')].flatMap((f) => {
-      const text = readFileSync(join(root, f), 'utf8');
-      const staticImports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^;(]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
-      const allowed = f.startsWith('src/metrics/prometheus-');
-      return allowed ? [] : staticImports.filter((i) => prometheusModules.test(i)).map((i) => `${f} statically imports ${i}`);
-    });
-    expect(offenders).toEqual([]);
-    expect(readFileSync(join(root, 'src/metrics/monitoring.ts'), 'utf8')).toMatch(/await import\('\.\/prometheus-monitoring\.js'\)/);
+    const prometheus = (target: string | null) => target !== null && /^src\/metrics\/prometheus-(metrics|monitoring)\.ts$/.test(target);
+    const loaded = (i: ResolvedImport) => i.kind === 'static' || i.kind === 'require';
+    expect(offenders(all, (i, f) => prometheus(i.target) && loaded(i) && !f.startsWith('src/metrics/prometheus-'))).toEqual([]);
+    expect(graph.get('src/metrics/load-monitoring.ts')!.filter((i) => i.kind === 'dynamic').map((i) => i.target)).toEqual(['src/metrics/prometheus-monitoring.ts']);
   });
 
   it('marked and marked-terminal are loaded only on demand (a colour console), never at start-up', () => {
-    const offenders = all
-      .filter((f) => !f.endsWith('.d.ts'))
-      .flatMap((f) => {
-        const text = readFileSync(join(root, f), 'utf8');
-        const valueImports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)(?!\s+type\b)[^;(]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
-        return valueImports.filter((i) => i === 'marked' || i === 'marked-terminal').map((i) => `${f} statically imports ${i}`);
-      });
-    expect(offenders).toEqual([]);
-    expect(readFileSync(join(root, 'adapters/console/markdown-renderer.ts'), 'utf8')).toMatch(/import\('marked-terminal'\)/);
+    const marked = (i: ResolvedImport) => i.pkg === 'marked' || i.pkg === 'marked-terminal';
+    expect(offenders(all, (i) => marked(i) && i.kind !== 'type' && i.kind !== 'dynamic')).toEqual([]);
+    expect(graph.get('adapters/console/markdown-renderer.ts')!.filter((i) => i.kind === 'dynamic').map((i) => i.pkg)).toContain('marked-terminal');
   });
 
   it('sees the modules createRequire loads, and no console.log outside the console adapter', () => {
-    expect(graph.get('src/schedules/scheduler.ts')!.map((i) => i.pkg)).toContain('node-schedule');
+    expect(graph.get('src/schedules/scheduler.ts')!.filter((i) => i.kind === 'require').map((i) => i.pkg)).toContain('node-schedule');
     const texts = all.map((f) => [f, readFileSync(join(root, f), 'utf8')] as const);
     expect(texts.filter(([f, t]) => !f.startsWith('adapters/console/') && /console\.log\(/.test(t)).map(([f]) => f)).toEqual([]);
   });
