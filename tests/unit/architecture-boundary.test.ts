@@ -215,25 +215,42 @@ describe('architecture', () => {
     expect(graph.get('src/runtime/dispatcher.ts')!.map((i) => i.target)).toContain('src/runtime/run-coordinator.ts');
   });
 
-  it('sees re-exports, type-only imports, import(), createRequire and computed loads', () => {
-    const probe = 'src/__probe__.ts';
+  it('sees re-exports, type-only imports, import(), createRequire and computed loads, and resolves each', () => {
+    // A probe in the chat port (a low layer): every line below reaches higher or names an SDK.
+    const probe = 'src/chat/__probe__.ts';
     const text = [
       "export { App } from '@slack/bolt';",
-      "import type { Store } from './store/store.js';",
-      "const { x } = await import('./agent/runner.js');",
-      "const r = createRequire(import.meta.url); r('discord.js');",
+      "export * from '../agent/runner.js';",
+      "import type { Store } from '../store/store.js';",
+      "import { type Tool, type ToolContext } from '../agent/tools/tool.js';",
+      "import { type Metrics, noopMetrics } from '../metrics/metrics.js';",
+      "import discord = require('discord.js');",
+      "const { x } = await import('../runtime/dispatcher.js');",
+      "const r = createRequire(import.meta.url); r('prom-client');",
       "createRequire(import.meta.url)('marked');",
-      'const p = "x"; await import(p);',
+      'const p = "x"; await import(p); r(p);',
     ].join('\n');
     const seen = importsOfText(probe, text);
-    expect(seen.imports.map((i) => [i.specifier, i.kind])).toEqual([
-      ['@slack/bolt', 'static'],
-      ['./store/store.js', 'type'],
-      ['./agent/runner.js', 'dynamic'],
-      ['discord.js', 'require'],
-      ['marked', 'require'],
+    expect(seen.imports.map((i) => [i.specifier, i.kind, i.target ?? i.pkg])).toEqual([
+      ['@slack/bolt', 'static', '@slack/bolt'],
+      ['../agent/runner.js', 'static', 'src/agent/runner.ts'],
+      ['../store/store.js', 'type', 'src/store/store.ts'],
+      ['../agent/tools/tool.js', 'type', 'src/agent/tools/tool.ts'],
+      ['../metrics/metrics.js', 'static', 'src/metrics/metrics.ts'],
+      ['discord.js', 'require', 'discord.js'],
+      ['../runtime/dispatcher.js', 'dynamic', 'src/runtime/dispatcher.ts'],
+      ['prom-client', 'require', 'prom-client'],
+      ['marked', 'require', 'marked'],
     ]);
-    expect(seen.computed).toHaveLength(1);
+    expect(seen.computed).toHaveLength(2);
+    // Each of its own modules it names stands above the chat port: all five are upward imports.
+    expect(seen.imports.filter((i) => i.target !== null && layerOf(i.target) > layerOf(probe)).map((i) => i.target)).toEqual([
+      'src/agent/runner.ts',
+      'src/store/store.ts',
+      'src/agent/tools/tool.ts',
+      'src/metrics/metrics.ts',
+      'src/runtime/dispatcher.ts',
+    ]);
   });
 
   it('every file belongs to a layer', () => {
