@@ -3,6 +3,7 @@ import { parseActionId } from '../../src/chat/action-id.js';
 import { nextSnowflake, type FakeDiscord, type FakeMessage, type FakeUser } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 import { ExternalToolsFixture } from '../integration/external-tools-fixture.js';
 import { startDiscordErrand, until, type DiscordErrand } from './discord-harness.js';
 
@@ -91,7 +92,7 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
     model.reply({ toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'post the standup', kind: 'interval', spec: '60', target: 'channel' } }] }, { text: 'Scheduled.' });
     const msg = mention(d, d.general.id, 'every hour, post the standup here', bob);
     await waitFor(() => texts(d, msg.id).includes('Scheduled.'), 10_000, "the role admin's answer");
-    expect(JSON.parse(String(model.requests[1]!.messages.at(-1)!.content))).toMatchObject({ ok: true, schedule: { id: 1, target: 'channel' } });
+    expect(toolResultJson(model.requests[1]!.messages.at(-1)!.content)).toMatchObject({ ok: true, schedule: { id: 1, target: 'channel' } });
     const channel = { platform: 'discord', workspace: d.guildId, channel: d.general.id };
     expect(await app.schedules.list(channel)).toMatchObject([{ id: 1, createdBy: bob.id, creatorRoles: bob.roles }]);
 
@@ -99,7 +100,7 @@ describe('access rules on Discord, end to end (real discord.js against the fake 
     model.reply({ toolCalls: [{ name: 'delete_schedule', arguments: { schedule_id: 1 } }] }, { text: 'Refused.' });
     const other = mention(d, d.general.id, 'delete schedule 1', carol);
     await waitFor(() => texts(d, other.id).includes('Refused.'), 10_000, "carol's answer");
-    expect(JSON.parse(String(model.requests[3]!.messages.at(-1)!.content))).toMatchObject({ ok: false, error: expect.stringMatching(/^Only admins may manage schedules/) });
+    expect(toolResultJson(model.requests[3]!.messages.at(-1)!.content)).toMatchObject({ ok: false, error: expect.stringMatching(/^Only admins may manage schedules/) });
     expect(await app.schedules.find(1)).not.toBeNull();
   });
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { scheduleActionId } from '../../src/chat/action-id.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { sqliteDb } from '../fakes/sqlite-db.js';
+import { toolResultJson } from '../support/tool-result-json.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { ExternalToolsFixture } from '../integration/external-tools-fixture.js';
 import { buttonsOf, startErrand, texts, type Errand } from './slack-harness.js';
@@ -90,7 +91,7 @@ describe('every run acts for someone (DESIGN.md "On whose behalf"), on Slack end
     );
     const { ts } = await s.mention({ user: BOB, channel: GENERAL, text: `delete schedule #${id}` });
     await waitFor(() => texts(s, ts).includes('I could not.'), 10_000, 'the answer');
-    const results = model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)) as { ok: boolean; error?: string });
+    const results = model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as { ok: boolean; error?: string });
     expect(results).toEqual([
       { ok: false, error: 'Only admins may manage schedules that post into a channel here. Tell the person to ask an admin.' },
       { ok: false, error: 'Only admins may manage schedules that post into a channel here. Tell the person to ask an admin.' },
