@@ -175,24 +175,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now(), shared: sharedUsage });
 
   const coordinator = new RunCoordinator({
-    store,
-    conversations,
-    transcript,
-    tasks,
-    runs,
+    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox },
     adapters,
-    llm,
-    tools: createToolRegistry(tools, options.externalTools),
-    grants: store.grants,
-    posts: outbox,
+    agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
-    budget,
     cluster,
-    channels: config.file.settings.channels,
     clock,
     logger,
     metrics,
-    promptExtras,
     limits: {
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
       maxSteps: config.MAX_STEPS,
