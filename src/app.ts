@@ -230,7 +230,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
     timeout: (ms) => AbortSignal.timeout(ms),
   });
-  const dispatcher = new Dispatcher({ store, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, attachments, scheduleManagement: { editor, home } });
+  const dispatcher = new Dispatcher({
+    data: { store, conversations, tasks, runs, dedupe },
+    coordinator,
+    adapters,
+    clock,
+    logger,
+    commands: commandDeps,
+    rules: { access, authority, budget },
+    attachments,
+    scheduleManagement: { editor, home },
+  });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
