@@ -52,16 +52,9 @@ export class RunCoordinator implements RunControl {
     const { data, clock, logger, limits } = deps;
     this.launcher = new RunLauncher({ conversations: data.conversations, grants: data.grants, agent: deps.agent, clock, logger, limits });
     this.resumer = new RunResumer({ ...data, adapters: deps.adapters, logger, askTimeoutMs: limits.askTimeoutMs });
-    this.settler = new RunSettler({
-      tasks: data.tasks,
-      runs: data.runs,
-      posts: data.posts,
-      clock,
-      limits,
-      ...(deps.metrics ? { metrics: deps.metrics } : {}),
-      ...(deps.scheduleRunEnded ? { scheduleRunEnded: deps.scheduleRunEnded } : {}),
-      requeued: (conversationId, delayMs) => clock.setTimer(() => this.pumpLater(conversationId), delayMs),
-    });
+    const { metrics, scheduleRunEnded } = deps;
+    const requeued = (conversationId: string, delayMs: number) => void clock.setTimer(() => this.pumpLater(conversationId), delayMs);
+    this.settler = new RunSettler({ ...data, clock, limits, ...(metrics ? { metrics } : {}), ...(scheduleRunEnded ? { scheduleRunEnded } : {}), requeued });
   }
 
   /** Conversations with a runner executing now (or about to). */
@@ -252,19 +245,9 @@ export class RunCoordinator implements RunControl {
     }, this.deps.limits.maxRunMs);
     const working = workingIndicator(adapter, ref, run.id, task, logger);
     const execute = async () => {
-      const outcome = await this.launcher.execute({
-        conversationId,
-        ref,
-        adapter,
-        run,
-        task,
-        signal: controller.signal,
-        writes,
-        working,
-        ...(resume ? { resume } : {}),
-        // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
-        shuttingDown: () => this.stopping || entry.reason === 'taken_over',
-      });
+      // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
+      const shuttingDown = () => this.stopping || entry.reason === 'taken_over';
+      const outcome = await this.launcher.execute({ conversationId, ref, adapter, run, task, signal: controller.signal, writes, working, ...(resume ? { resume } : {}), shuttingDown });
       await this.settler.settle(conversationId, run, task, outcome, entry.reason, writes);
     };
     entry.done = execute()
