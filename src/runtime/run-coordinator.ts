@@ -9,7 +9,7 @@ import { RunLauncher, type RunResume } from './run-launch.js';
 import { RunResumer, type AnswerSource } from './run-resume.js';
 import type { AbortReason } from './run-settlement.js';
 import { RunSettler } from './run-settler.js';
-import { workingIndicator } from './working-indicator.js';
+import { runWorkingStatus } from './run-working-status.js';
 
 export type { AgentSetup, CoordinatorDeps, RunData, RunLimits } from './run-deps.js';
 export type { AnswerSource } from './run-resume.js';
@@ -243,7 +243,7 @@ export class RunCoordinator implements RunControl {
       entry.reason ??= 'timeout';
       controller.abort();
     }, this.deps.limits.maxRunMs);
-    const working = workingIndicator(adapter, ref, run.id, task, logger);
+    const working = runWorkingStatus(adapter, ref, run.id, task, logger);
     const execute = async () => {
       // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
       const shuttingDown = () => this.stopping || entry.reason === 'taken_over';

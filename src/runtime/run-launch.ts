@@ -14,7 +14,7 @@ import type { RunWrites } from './fenced-run-writes.js';
 import { goalMessage } from './goal-message.js';
 import { principalOf } from './principal.js';
 import type { AgentSetup, RunLimits } from './run-deps.js';
-import type { WorkingIndicator } from './working-indicator.js';
+import type { RunWorkingStatus } from './run-working-status.js';
 
 /** How a parked run goes on: the approval it asked for and what was decided. */
 export type RunResume = NonNullable<RunInput['resume']>;
@@ -39,7 +39,7 @@ export interface Launch {
   signal: AbortSignal;
   /** Every write of this execution, conditional on the fence its claim wrote (fenced-run-writes.ts). */
   writes: RunWrites;
-  working: WorkingIndicator;
+  working: RunWorkingStatus;
   resume?: RunResume;
   /** An unfinished stream preview goes (as at a shutdown, or when another process took the run over). */
   shuttingDown(): boolean;

@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
  * the launch, updated with each step, cleared when the run ends. A failure to show it is logged, never a
  * reason to fail the run.
  */
-export interface WorkingIndicator {
+export interface RunWorkingStatus {
   /** Shows that the run has started. */
   show(): void;
   /** Each step's activity; only changes reach the platform, so it stays cheap. */
@@ -19,7 +19,7 @@ export interface WorkingIndicator {
   clear(): void;
 }
 
-export function workingIndicator(adapter: ChatAdapter, ref: ConversationRef, runId: string, task: TaskRow | null, logger: Logger): WorkingIndicator {
+export function runWorkingStatus(adapter: ChatAdapter, ref: ConversationRef, runId: string, task: TaskRow | null, logger: Logger): RunWorkingStatus {
   const working: WorkingStatus = { runId, stopActionId: stopActionId(runId), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) };
   const showWorking = (status: WorkingStatus) => adapter.setWorking(ref, status).catch((err: unknown) => logger.warn({ err }, 'showing the working status failed'));
   return {
