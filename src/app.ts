@@ -175,24 +175,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now(), shared: sharedUsage });
 
   const coordinator = new RunCoordinator({
-    store,
-    conversations,
-    transcript,
-    tasks,
-    runs,
+    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox },
     adapters,
-    llm,
-    tools: createToolRegistry(tools, options.externalTools),
-    grants: store.grants,
-    posts: outbox,
+    agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
-    budget,
     cluster,
-    channels: config.file.settings.channels,
     clock,
     logger,
     metrics,
-    promptExtras,
     limits: {
       maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
       maxSteps: config.MAX_STEPS,
@@ -240,7 +230,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
     timeout: (ms) => AbortSignal.timeout(ms),
   });
-  const dispatcher = new Dispatcher({ store, conversations, tasks, runs, dedupe, coordinator, adapters, clock, logger, commands: commandDeps, access, authority, budget, attachments, scheduleManagement: { editor, home } });
+  const dispatcher = new Dispatcher({
+    data: { store, conversations, tasks, runs, dedupe },
+    coordinator,
+    adapters,
+    clock,
+    logger,
+    commands: commandDeps,
+    rules: { access, authority, budget },
+    attachments,
+    scheduleManagement: { editor, home },
+  });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };

@@ -2,13 +2,12 @@ import { parseApprovalDecision } from '../agent/approval-decision.js';
 import type { Budget } from '../budget/budget.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
-import type { CommandReply, InboundAction, InboundAttachment, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
+import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../chat/schedule-form.js';
 import type { ScheduleEditor } from '../commands/schedule-editor.js';
 import type { Clock } from '../clock.js';
 import { handleCommand } from '../commands/command-router.js';
 import type { CommandDeps } from '../commands/command-deps.js';
-import { announceStop } from '../commands/stop-command.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -16,37 +15,44 @@ import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
 import { titleFrom } from './goal-message.js';
+import { MessageFollowUp, type Decision, type StoredMessage } from './message-follow-up.js';
+import { personOf } from './person-of.js';
+import { handleRunButton, type RunButtonDeps } from './run-buttons.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';
 import { parseStopMessage } from './stop-words.js';
-import { createAccessPolicy, refusalText, type AccessPolicy, type Person, type RefusalReason } from '../access/access-policy.js';
+import { createAccessPolicy, refusalText, type AccessPolicy } from '../access/access-policy.js';
 import { createAuthority, type Authority } from './authority.js';
-import { clickAnswers } from '../agent/question-identity.js';
 import type { AttachmentIntake } from '../attachments/attachment-intake.js';
 
-/** The person behind an event, as access rules name them. */
-function personOf(platform: string, userId: string, roles: readonly string[] | undefined): Person {
-  return roles && roles.length > 0 ? { platform, userId, roles } : { platform, userId };
-}
-
-export interface DispatcherDeps {
+/** Where inbound events are stored and looked up. */
+export interface DispatchData {
   /** Each message is stored (de-duplication record, task or answer) in one transaction of this store. */
   store: Pick<Store, 'atomically'>;
   conversations: ConversationStore;
   tasks: TaskService;
   runs: RunStore;
   dedupe: EventDedupe;
-  coordinator: RunCoordinator;
-  adapters: ReadonlyMap<string, ChatAdapter>;
-  clock: Clock;
-  logger: Logger;
-  commands: CommandDeps;
+}
+
+/** Who may do what: checked before anything is stored or started. */
+export interface DispatchRules {
   /** Who may use Errand where (default: everyone, everywhere). */
   access?: AccessPolicy;
   /** Whose work it is: answers, approvals, stops (default: from the access policy). */
   authority?: Authority;
   /** Daily token budgets: a new request past one is refused privately. Absent: no limits. */
   budget?: Pick<Budget, 'refusalFor'>;
+}
+
+export interface DispatcherDeps {
+  data: DispatchData;
+  coordinator: RunCoordinator;
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  clock: Clock;
+  logger: Logger;
+  commands: CommandDeps;
+  rules?: DispatchRules;
   /** Schedule buttons, forms and the App Home, when scheduling is wired. */
   scheduleManagement?: { editor: ScheduleEditor; home: (request: HomeRequest) => Promise<HomeModel> };
   /** Reads files on requests into their tasks. Absent: files are ignored. */
@@ -55,45 +61,25 @@ export interface DispatcherDeps {
 
 const NO_SCHEDULES = 'Schedules are not available in this installation.';
 
-/** What storing an inbound message decided, inside the same transaction that stored it. */
-type Decision =
-  | { kind: 'duplicate' }
-  | { kind: 'stop'; conversationId: string; all: boolean }
-  | { kind: 'refuse'; text: string }
-  | { kind: 'denied'; reason: RefusalReason }
-  | { kind: 'over_budget'; note: string }
-  | { kind: 'answer'; runId: string }
-  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean; files: Files | null };
-
-/** A request's files, to read once the platform is acknowledged. */
-interface Files {
-  request: string;
-  attachments: readonly InboundAttachment[];
-}
-
-/** A stored message and what is left to do about it once the platform may be acknowledged. */
-interface StoredMessage {
-  decision: Exclude<Decision, { kind: 'duplicate' }>;
-  adapter: ChatAdapter;
-  ref: ConversationRef;
-  userId: string;
-}
-
 /**
  * Routes every inbound event: de-duplicate first (persisted), then stop fast path, answer to a
  * waiting question, queue behind a busy run, or start a run. The decision and the write happen in
  * one synchronous transaction, so a message arriving while a run finishes is never lost: it is either
- * a pending task the finishing run's successor claims, or it starts a run itself.
+ * a pending task the finishing run's successor claims, or it starts a run itself. What follows the write
+ * is message-follow-up.ts's; a run's buttons are run-buttons.ts's.
  */
 export class Dispatcher implements InboundSink {
   private readonly access: AccessPolicy;
   private readonly authority: Authority;
-  /** Conversations (and people) already told they may not use Errand there: told once, not at every message. */
-  private readonly refused = new Set<string>();
+  private readonly followUp: MessageFollowUp;
+  private readonly buttons: RunButtonDeps;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.access = deps.access ?? createAccessPolicy(undefined);
-    this.authority = deps.authority ?? createAuthority({ access: this.access, runs: deps.runs, tasks: deps.tasks });
+    const { data, coordinator, commands, logger, clock } = deps;
+    this.access = deps.rules?.access ?? createAccessPolicy(undefined);
+    this.authority = deps.rules?.authority ?? createAuthority({ access: this.access, runs: data.runs, tasks: data.tasks });
+    this.followUp = new MessageFollowUp({ runs: data.runs, tasks: data.tasks, coordinator, commands, logger, ...(deps.attachments ? { attachments: deps.attachments } : {}) });
+    this.buttons = { runs: data.runs, conversations: data.conversations, dedupe: data.dedupe, coordinator, commands, access: this.access, authority: this.authority, clock, logger };
   }
 
   /**
@@ -103,12 +89,12 @@ export class Dispatcher implements InboundSink {
    */
   async onMessage(message: InboundMessage): Promise<void> {
     const stored = await this.store(message);
-    if (stored) void this.followUp(stored).catch((err: unknown) => this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'));
+    if (stored) void this.followUp.handle(stored).catch((err: unknown) => this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'));
   }
 
   /** Whether Errand holds this conversation: one indexed lookup, so adapters may ask before any platform call. */
   async knowsConversation(ref: ConversationRef): Promise<boolean> {
-    return (await this.deps.conversations.get(conversationKey(ref))) !== null;
+    return (await this.deps.data.conversations.get(conversationKey(ref))) !== null;
   }
 
   private async store(message: InboundMessage): Promise<StoredMessage | null> {
@@ -126,19 +112,19 @@ export class Dispatcher implements InboundSink {
     const verdict = this.access.check(person, { platform: ref0.platform, channel: ref0.channel, direct: message.direct === true });
     if (!verdict.allowed) {
       // No model call, no task: only the de-duplication record, so a redelivery is not refused twice.
-      if (!(await deps.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
+      if (!(await deps.data.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
       return { decision: { kind: 'denied', reason: verdict.reason }, adapter, ref: ref0, userId: message.userId };
     }
     const stop = parseStopMessage(message.text);
     // Read by primary key on a shared database; for one process, from memory after a person's first message of the day. Stops and answers are never refused.
-    const budgetNote = stop ? null : ((await deps.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
+    const budgetNote = stop ? null : ((await deps.rules?.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
     let ref: ConversationRef = ref0;
     // A refused request gets no thread of its own: the refusal is private and nothing else follows.
     const opensThread = message.startThread !== undefined && budgetNote === null;
     if (opensThread) {
       // De-duplicate before opening a thread, so a redelivery never opens a second one. The
       // thread's conversation is only known once it is open, so this path stores after that call.
-      if (!(await deps.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
+      if (!(await deps.data.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
       try {
         ref = await adapter.openThread(channelOf(ref0), message.messageId, message.startThread.name);
       } catch (err) {
@@ -146,7 +132,7 @@ export class Dispatcher implements InboundSink {
       }
     }
 
-    const decision = await deps.store.atomically(async (tx): Promise<Decision> => {
+    const decision = await deps.data.store.atomically(async (tx): Promise<Decision> => {
       if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
       const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
       if (stop) {
@@ -194,56 +180,6 @@ export class Dispatcher implements InboundSink {
     return { decision, adapter, ref, userId: message.userId };
   }
 
-  private async followUp({ decision, adapter, ref, userId }: StoredMessage): Promise<void> {
-    const { deps } = this;
-    if (decision.kind === 'stop') {
-      const r = await deps.coordinator.stopConversation(decision.conversationId, decision.all);
-      if (r.stoppedRun || r.cancelledPending > 0) announceStop(deps.commands, decision.conversationId, userId, r.stoppedTaskId, r.cancelledPending);
-      else deps.commands.note(decision.conversationId, notices.nothingRunning);
-      return;
-    }
-    if (decision.kind === 'refuse') {
-      await adapter.postEphemeral(ref, userId, decision.text).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
-      return;
-    }
-    if (decision.kind === 'denied') {
-      deps.logger.info({ platform: ref.platform, channel: ref.channel, userId, reason: decision.reason }, 'access refused');
-      const once = `${conversationKey(ref)}|${userId}`;
-      if (this.refused.has(once)) return;
-      if (this.refused.size >= 10_000) this.refused.clear();
-      this.refused.add(once);
-      await adapter.postEphemeral(ref, userId, refusalText(decision.reason)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
-      return;
-    }
-    if (decision.kind === 'over_budget') {
-      await adapter.postEphemeral(ref, userId, decision.note).catch((err: unknown) => deps.logger.warn({ err }, 'posting a budget refusal failed'));
-      return;
-    }
-    if (decision.kind === 'answer') {
-      const run = await deps.runs.get(decision.runId);
-      // The recorded answer is delivered from the run itself; a resume that finds no slot keeps it there.
-      if (!run || run.status !== 'waiting_user' || !(await deps.coordinator.answer(run, null, null))) {
-        deps.logger.warn({ runId: decision.runId }, 'answer arrived for a run that is no longer waiting');
-      }
-      return;
-    }
-    const { conversationId } = decision;
-    if (decision.files) await this.readFiles(conversationId, decision.taskId, decision.files);
-    const started = await deps.coordinator.startNext(conversationId);
-    if (started.kind === 'started' && started.taskId === decision.taskId) return;
-    if (started.kind === 'stopping') return;
-    // A claim running beside this one (a pump after another run ended) may have started the task itself.
-    if (started.kind === 'busy_conversation' && (await deps.tasks.get(decision.taskId))?.status !== 'pending') return;
-    if (decision.awaitingApproval) return deps.commands.note(conversationId, notices.queuedBehindApproval(decision.taskId));
-    const why =
-      decision.busy || started.kind === 'busy_conversation' || started.kind === 'started'
-        ? "I'll start on it when I finish what I'm doing here."
-        : started.kind === 'busy_global'
-          ? "I'm busy in other conversations and will start on it as soon as I can."
-          : 'It is waiting for the tasks ahead of it.';
-    deps.commands.note(conversationId, notices.queued(decision.taskId, why));
-  }
-
   async onCommand(command: InboundCommand): Promise<CommandReply> {
     const person = personOf(command.channel.platform, command.userId, command.roles);
     const verdict = this.access.check(person, { platform: command.channel.platform, channel: command.channel.channel, direct: command.direct === true });
@@ -272,69 +208,15 @@ export class Dispatcher implements InboundSink {
   }
 
   async onAction(action: InboundAction): Promise<CommandReply | null> {
-    const { deps } = this;
-    if (action.kind === 'schedule') {
-      const management = deps.scheduleManagement;
-      if (!management) return { text: NO_SCHEDULES };
-      const person = personOf(action.platform, action.userId, action.roles);
-      try {
-        return await management.editor.onAction(action, person);
-      } catch (err) {
-        deps.logger.error({ err, op: action.op, scheduleId: action.scheduleId }, 'schedule button failed');
-        return { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
-      }
-    }
-    const run = await deps.runs.get(action.runId);
-    if (!run) return { text: 'That run no longer exists.' };
-    const ref = deps.conversations.refOf(run.conversationId);
-    const where = action.conversation ?? ref;
-    if (!where) return { text: 'That run no longer exists.' };
-    const person = personOf(where.platform, action.userId, action.roles);
-    const verdict = this.access.check(person, { platform: where.platform, channel: where.channel, direct: action.direct === true });
-    if (!verdict.allowed) {
-      deps.logger.info({ platform: where.platform, channel: where.channel, userId: action.userId, action: action.kind, reason: verdict.reason }, 'access refused');
-      return { text: refusalText(verdict.reason) };
-    }
-    if (action.kind === 'stop') {
-      if (run.status !== 'running' && run.status !== 'waiting_user') return { text: 'That run has already finished.' };
-      if (!(await this.authority.mayStop(run.conversationId, person))) return { text: notices.notAllowedToStop };
-      const r = await deps.coordinator.stopConversation(run.conversationId, false);
-      if (r.stoppedRun) announceStop(deps.commands, run.conversationId, action.userId, r.stoppedTaskId, 0);
-      return null;
-    }
-    if (!(await deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now()))) return null;
-    if (run.status !== 'waiting_user') return { text: notices.alreadyAnswered };
-    // A button answers only its own question: one left on an earlier question (or approval) of this run,
-    // or posted before buttons named their question, changes nothing and its clicker is told privately.
-    if (action.questionId === null) return { text: notices.oldButton };
-    if (!clickAnswers(run.question, action.questionId)) return { text: notices.alreadyAnswered };
-    if (!this.authority.mayAnswer(run.question, person)) {
-      const owner = run.question?.userId ?? '';
-      return { text: run.question?.approval ? notices.notAllowedToDecide(owner) : notices.notAllowedToAnswer(owner) };
-    }
-    // Kept with the run only while that very question still waits unanswered, so a click racing a typed
-    // answer (and the next question it leads to) cannot land on the next one; then delivered from the run.
-    if (!(await deps.runs.recordAnswer(run.id, { text: action.answer, userId: action.userId, source: 'click' }, action.questionId))) return { text: notices.alreadyAnswered };
-    const answered = await deps.runs.get(run.id);
-    if (!answered || answered.status !== 'waiting_user' || !(await deps.coordinator.answer(answered, null, null))) {
-      // Recorded answers are due at once: whoever resumes the run (here or another process) delivers it.
-      deps.logger.debug({ runId: run.id }, 'a clicked answer is kept with its run until it resumes');
-    }
-    return null;
-  }
-
-  /** Reads a request's files into its task and says in the thread which were not read, and why. */
-  private async readFiles(conversationId: string, taskId: number, files: Files): Promise<void> {
-    const intake = this.deps.attachments;
-    if (!intake) return;
-    let notes: string[];
+    if (action.kind !== 'schedule') return handleRunButton(action, this.buttons);
+    const management = this.deps.scheduleManagement;
+    if (!management) return { text: NO_SCHEDULES };
+    const person = personOf(action.platform, action.userId, action.roles);
     try {
-      notes = await intake.read(taskId, files.request, files.attachments);
+      return await management.editor.onAction(action, person);
     } catch (err) {
-      // The task stays held and then starts with its files named as unread.
-      this.deps.logger.error({ err, taskId }, 'reading attachments failed');
-      return;
+      this.deps.logger.error({ err, op: action.op, scheduleId: action.scheduleId }, 'schedule button failed');
+      return { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
     }
-    if (notes.length > 0) this.deps.commands.note(conversationId, notes.join('\n'));
   }
 }

@@ -1,0 +1,137 @@
+import { executeRun, type RunInput, type RunOutcome } from '../agent/runner.js';
+import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { ToolContext } from '../agent/tools/tool.js';
+import type { Payer } from '../budget/budget.js';
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { Clock } from '../clock.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
+import type { RunRow, TaskRow } from '../db/schema.js';
+import type { Logger } from '../logger.js';
+import { channelOverridesFor } from '../settings/channel-overrides.js';
+import type { RunWrites } from './fenced-run-writes.js';
+import { goalMessage } from './goal-message.js';
+import { principalOf } from './principal.js';
+import type { AgentSetup, RunLimits } from './run-deps.js';
+import type { RunWorkingStatus } from './run-working-status.js';
+
+/** How a parked run goes on: the approval it asked for and what was decided. */
+export type RunResume = NonNullable<RunInput['resume']>;
+
+export interface LaunchDeps {
+  /** Read for the conversation's stored timezone. */
+  conversations: ConversationStore;
+  grants: ToolGrantStore;
+  agent: AgentSetup;
+  clock: Clock;
+  logger: Logger;
+  limits: Pick<RunLimits, 'maxSteps' | 'contextBudget' | 'askTimeoutMs' | 'defaultTimezone'>;
+}
+
+/** One claimed run, registered as active by the coordinator, ready to execute. */
+export interface Launch {
+  conversationId: string;
+  ref: ConversationRef;
+  adapter: ChatAdapter;
+  run: RunRow;
+  task: TaskRow | null;
+  signal: AbortSignal;
+  /** Every write of this execution, conditional on the fence its claim wrote (fenced-run-writes.ts). */
+  writes: RunWrites;
+  working: RunWorkingStatus;
+  resume?: RunResume;
+  /** An unfinished stream preview goes (as at a shutdown, or when another process took the run over). */
+  shuttingDown(): boolean;
+}
+
+/**
+ * Executes a claimed run: whom it acts for, its system prompt, tools, timezone, budget and model, then the
+ * agent loop. Owns no slot and records no ending: the coordinator registers the run, the settlement records
+ * the outcome this returns.
+ */
+export class RunLauncher {
+  constructor(private readonly deps: LaunchDeps) {}
+
+  async execute(launch: Launch): Promise<RunOutcome> {
+    const { deps } = this;
+    const { conversationId, ref, adapter, run, task, writes, resume } = launch;
+    launch.working.show();
+    const timezone = await this.timezoneFor(conversationId, adapter, task);
+    const principal = principalOf(ref.platform, run, task);
+    const toolContext: ToolContext = {
+      conversationId,
+      conversation: ref,
+      runId: run.id,
+      taskId: task?.id ?? null,
+      userId: principal?.userId ?? null,
+      principal,
+      timezone,
+      scheduled: task?.fromSchedule === true || task?.createdBy === 'schedule',
+      signal: launch.signal,
+      now: () => deps.clock.now(),
+    };
+    const { agent } = deps;
+    const toolNames = agent.tools.specsFor(toolContext).map((t) => t.name);
+    const channel = channelOverridesFor(agent.channels ?? {}, ref);
+    // The principal decides approvals and pays (a scheduled run: the schedule's creator).
+    const approverId = principal?.userId ?? null;
+    const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
+    return executeRun(
+      {
+        runId: run.id,
+        conversation: ref,
+        signal: launch.signal,
+        systemPrompt: buildSystemPrompt({
+          platform: ref.platform,
+          now: deps.clock.now(),
+          timezone,
+          task,
+          maxSteps: deps.limits.maxSteps,
+          extra: agent.promptExtras ?? [],
+          toolNames,
+          ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
+        }),
+        goal: task ? goalMessage(task) : null,
+        ...(task?.images && task.images.length > 0 ? { goalImages: task.images } : {}),
+        toolContext,
+        approverId,
+        ...(agent.budget ? { budget: agent.budget.forRun(run.id, payer, run.tokens) } : {}),
+        ...(channel.model ? { model: channel.model } : {}),
+        ...(resume ? { resume } : {}),
+        stepsTaken: run.steps,
+      },
+      {
+        llm: agent.llm,
+        grants: deps.grants,
+        tools: agent.tools,
+        transcript: writes.transcript,
+        runs: writes.runs,
+        logger: deps.logger,
+        maxSteps: deps.limits.maxSteps,
+        contextBudget: deps.limits.contextBudget,
+        askTimeoutMs: deps.limits.askTimeoutMs,
+        posts: writes.posts,
+        now: () => deps.clock.now(),
+        activity: launch.working.activity,
+        ...(adapter.openStream
+          ? {
+              openStream: () => adapter.openStream!(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) }),
+              shuttingDown: launch.shuttingDown,
+            }
+          : {}),
+      },
+    );
+  }
+
+  /** The conversation's stored timezone, else the requester's on the platform, else the default. */
+  private async timezoneFor(conversationId: string, adapter: ChatAdapter, task: TaskRow | null): Promise<string> {
+    const stored = (await this.deps.conversations.get(conversationId))?.timezone;
+    if (stored) return stored;
+    if (task?.requestedBy) {
+      const tz = (await adapter.fetchUserTimezone?.(task.requestedBy).catch(() => null)) ?? null;
+      if (tz) return tz;
+    }
+    return this.deps.limits.defaultTimezone;
+  }
+}

@@ -1,0 +1,85 @@
+import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
+import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
+import type { Logger } from '../logger.js';
+import { toPieces } from '../outbox/post-pieces.js';
+import type { RunFence } from '../runs/run-fence.js';
+import type { Store } from '../store/store.js';
+import type { TaskService } from '../tasks/task-service.js';
+import type { RunResume } from './run-launch.js';
+
+/** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
+export type AnswerSource = 'click' | 'typed' | 'timeout';
+
+export interface ResumeDeps {
+  store: Pick<Store, 'atomically'>;
+  tasks: TaskService;
+  conversations: ConversationStore;
+  grants: ToolGrantStore;
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  logger: Logger;
+  askTimeoutMs: number;
+}
+
+/** A parked run back to running, ready to launch again. */
+export interface Resumed {
+  task: TaskRow | null;
+  fence: RunFence;
+  /** An approval's decision, for the tool call that waited on it. */
+  resume?: RunResume;
+}
+
+/**
+ * Takes a parked run back with its answer: the run to running, its fence, and a question's answer for the
+ * model in one write (a claim, like the start of a task); an approval's decision granted and shown on its post.
+ * Takes no slot: the coordinator holds the conversation while this runs and launches what it returns.
+ */
+export class RunResumer {
+  constructor(private readonly deps: ResumeDeps) {}
+
+  /** Null: the run was not waiting any more (answered, stopped or resumed elsewhere first). */
+  async resume(run: RunRow, answer: string | null, userId: string | null, source: AnswerSource): Promise<Resumed | null> {
+    const { conversationId } = run;
+    const task = run.taskId !== null ? await this.deps.tasks.get(run.taskId) : null;
+    const minutes = Math.round(this.deps.askTimeoutMs / 60_000);
+    const resumed = await this.deps.store.atomically(async (tx) => {
+      const question = await tx.runs.unpark(run.id);
+      if (!question) return null;
+      if (!question.approval) {
+        const result =
+          answer === null
+            ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
+            : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
+        await tx.transcript.append({ conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
+      }
+      return { question, fence: await tx.runs.fence(run.id) };
+    });
+    if (!resumed) return null;
+    const { question, fence } = resumed;
+    if (!question.approval) return { task, fence };
+    const decision = answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny');
+    if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
+    if (source !== 'click') this.showDecision(conversationId, question, decision, userId);
+    return { task, fence, resume: { approval: question.approval, decision } };
+  }
+
+  /**
+   * Edits an approval post to say what was decided, removing its buttons. Arguments too long for one
+   * message were posted over several, and `messageId` is the last of them: it keeps its own part of
+   * the text (cut exactly as the outbox cut it), so the arguments still read whole.
+   */
+  private showDecision(conversationId: string, question: PendingQuestion, decision: ApprovalDecision | 'timeout', userId: string | null): void {
+    const ref = this.deps.conversations.refOf(conversationId);
+    const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
+    if (!ref || !adapter || !question.messageId) return;
+    const by = userId ? ` by <@${userId}>` : '';
+    const outcome = { once: `✅ Allowed once${by}.`, always: `✅ Always allowed here${by}.`, deny: `🚫 Denied${by}.`, timeout: '⌛ Nobody decided in time: not run.' }[decision];
+    const pieces = toPieces({ purpose: 'approval', text: question.question, ...(question.userId ? { mentionUserId: question.userId } : {}) }, adapter.capabilities.maxMessageLength);
+    const shown = pieces.at(-1)?.text ?? question.question;
+    adapter
+      .editMessage(ref, question.messageId, { text: `${shown}\n\n${outcome}` })
+      .catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'showing the approval decision failed'));
+  }
+}
