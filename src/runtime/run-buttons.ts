@@ -8,7 +8,7 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { Authority } from './authority.js';
-import type { EventDedupe } from './dedupe.js';
+import type { EventDedupe } from '../store/event-dedupe.js';
 import { personOf } from './person-of.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';

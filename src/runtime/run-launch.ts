@@ -1,4 +1,5 @@
-import { executeRun, type RunInput, type RunOutcome } from '../agent/runner.js';
+import { executeRun, type RunInput } from '../agent/runner.js';
+import type { RunOutcome } from '../agent/run-outcome.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { ToolContext } from '../agent/tools/tool.js';
 import type { Payer } from '../budget/budget.js';
