@@ -1,81 +1,20 @@
 import { performance } from 'node:perf_hooks';
-import { createRequire } from 'node:module';
-import type schedule from 'node-schedule';
-import { systemClock, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
-import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { noopMetrics, type Metrics } from '../metrics/metrics.js';
 import { DueQueue } from './due-queue.js';
-import { failureChange, successChange } from './schedule-failures.js';
+import { LostFireLooks } from './lost-fire-looks.js';
+import { advanceSchedule, rescheduleFrom } from './next-run.js';
+import { launchSchedule } from './schedule-launch.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
-import type { ScheduleChange, ScheduleStore } from './schedule-store.js';
-import { nextRunAfter } from './schedule-timing.js';
-import { formatInZone } from './zoned-time.js';
+import type { ScheduleStore } from './schedule-store.js';
+import { wakeTimerFor, type WakeTimer } from './wake-timer.js';
 
-/** The one real timer the scheduler needs: "wake me at `at`" (replacing any earlier request). */
-export interface WakeTimer {
-  set(at: number, fn: () => void): void;
-  clear(): void;
-}
+export { clockWakeTimer, nodeScheduleWakeTimer, wakeTimerFor, type WakeTimer } from './wake-timer.js';
 
-/** setTimeout caps delays at 2^31-1 ms (~24.8 days); longer waits are taken in hops. */
-const MAX_DELAY_MS = 2_147_483_647;
 /** How long one slice of rescheduling may hold the event loop. */
 const ADVANCE_SLICE_MS = 4;
-/**
- * After losing a fire to another process, when to read the schedule's next run that process writes
- * (doubling each time it is not there yet). Past the last look the row is rescheduled here, as a
- * restart would: its winner died between recording the fire and writing the next run.
- */
-const LOST_FIRE_LOOKS_MS = [250, 500, 1000, 2000, 4000, 8000];
-
-/** A WakeTimer on an injected Clock, so tests drive schedules with a fake clock. */
-export function clockWakeTimer(clock: Clock): WakeTimer {
-  let handle: unknown = null;
-  const clear = () => {
-    if (handle !== null) clock.clearTimer(handle);
-    handle = null;
-  };
-  const set = (at: number, fn: () => void): void => {
-    clear();
-    const delay = at - clock.now();
-    handle = delay > MAX_DELAY_MS ? clock.setTimer(() => set(at, fn), MAX_DELAY_MS) : clock.setTimer(fn, Math.max(0, delay));
-  };
-  return { set, clear };
-}
-
-const requireLazily = createRequire(import.meta.url);
-let nodeSchedule: typeof schedule | null = null;
-/** node-schedule (with cron-parser) is loaded when the first schedule is armed, so a bot without schedules never carries it. */
-function scheduler(): typeof schedule {
-  return (nodeSchedule ??= requireLazily('node-schedule') as typeof schedule);
-}
-
-/** The production WakeTimer: a node-schedule job at a Date (it handles long waits itself). */
-export function nodeScheduleWakeTimer(): WakeTimer {
-  let job: schedule.Job | null = null;
-  let immediate: NodeJS.Immediate | null = null;
-  const clear = () => {
-    job?.cancel();
-    job = null;
-    if (immediate) clearImmediate(immediate);
-    immediate = null;
-  };
-  return {
-    clear,
-    set(at, fn) {
-      clear();
-      if (at > Date.now()) job = scheduler().scheduleJob(new Date(at), fn);
-      if (!job) immediate = setImmediate(fn);
-    },
-  };
-}
-
-/** node-schedule for the real clock; the injected clock's timers for any other (tests, benchmarks). */
-export function wakeTimerFor(clock: Clock): WakeTimer {
-  return clock === systemClock ? nodeScheduleWakeTimer() : clockWakeTimer(clock);
-}
 
 export interface SchedulerOptions {
   store: ScheduleStore;
@@ -113,14 +52,24 @@ export class Scheduler {
   /** A slice of the second pass is under way (it awaits the store between rows). */
   private draining = false;
   private readonly metrics: Metrics;
-  /** Looks for the next run of schedules whose fire another process won (see LOST_FIRE_LOOKS_MS). */
-  private readonly lostFireLooks = new Set<unknown>();
+  /** Looks for the next run of schedules whose fire another process won. */
+  private readonly lostFires: LostFireLooks;
   /** Re-reads of schedules changed elsewhere, one after the other: a later read never lands before an earlier one. */
   private syncing: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
     this.metrics = opts.metrics ?? noopMetrics;
+    this.lostFires = new LostFireLooks({
+      store: opts.store,
+      clock: opts.clock,
+      logger: opts.logger,
+      running: () => this.launcher !== null,
+      isArmed: (id) => this.queue.has(id),
+      arm: (row) => this.arm(row),
+      reschedule: (row, now) => this.reschedule(row, now),
+      track: (work) => this.track(work),
+    });
   }
 
   /** Number of schedules currently armed. */
@@ -162,8 +111,7 @@ export class Scheduler {
     this.wakeAt = null;
     if (this.drainHandle !== null) this.opts.clock.clearTimer(this.drainHandle);
     this.drainHandle = null;
-    for (const look of this.lostFireLooks) this.opts.clock.clearTimer(look);
-    this.lostFireLooks.clear();
+    this.lostFires.clear();
     this.pending.length = 0;
     this.queue.clear();
     await this.idle();
@@ -275,7 +223,7 @@ export class Scheduler {
       if (!fired) {
         // Another process sharing the database fired it (or it was paused, edited or deleted there):
         // stay armed for its next run, which the winner writes in a moment.
-        this.lookForNextRun(id, at, 0);
+        this.lostFires.look(id, at);
         continue;
       }
       this.launch(fired, now);
@@ -323,97 +271,23 @@ export class Scheduler {
   }
 
   /** Persists and arms the run after `dueAt`; a skipped run is recorded in `fail_reason`. */
-  private async advance(fired: ScheduleRow, dueAt: number, now: number, skipped: boolean): Promise<void> {
-    const row = await this.opts.store.get(fired.id);
-    if (!row || row.status !== 'active') return;
-    const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
-    const change: ScheduleChange = { nextRunAt: next, status: next === null ? 'error' : 'active' };
-    if (skipped) {
-      const late = Math.round((now - dueAt) / 60_000);
-      change.failReason = `Skipped the run due ${formatInZone(dueAt, row.timezone)}: it was ${late} min late (Errand was not running), more than the ${Math.round(this.opts.graceMs / 60_000)} min grace.`;
-      this.opts.logger.warn({ scheduleId: row.id, dueAt, lateMs: now - dueAt }, 'missed schedule skipped');
-    } else if (next === null) {
-      change.failReason = 'No future fire time could be computed from this schedule.';
-    }
-    const updated = await this.opts.store.update(row.id, change, now);
-    if (updated) this.arm(updated);
-    if (updated?.status === 'error') this.announce(row.id);
-  }
-
-  /**
-   * Re-arms a schedule whose fire at `firedAt` this process lost, once the row shows its next run. A row no
-   * longer active is left disarmed; one still without a next run after the last look is rescheduled here.
-   */
-  private lookForNextRun(id: number, firedAt: number, attempt: number): void {
-    if (!this.launcher) return;
-    const look = this.opts.clock.setTimer(() => {
-      this.lostFireLooks.delete(look);
-      this.track(
-        (async () => {
-          if (!this.launcher) return;
-          const row = await this.opts.store.get(id);
-          if (!row || row.status !== 'active' || this.queue.has(id)) return;
-          if (row.nextRunAt !== null && row.nextRunAt !== firedAt) return this.arm(row);
-          // Still due at the same time: nobody recorded that fire (our attempt failed): try it again, the
-          // conditional update keeps it to one process.
-          if (row.nextRunAt === firedAt && attempt >= 2) return this.arm(row);
-          if (attempt + 1 < LOST_FIRE_LOOKS_MS.length) return this.lookForNextRun(id, firedAt, attempt + 1);
-          this.opts.logger.warn({ scheduleId: id }, 'a schedule fired elsewhere got no next run; rescheduling it here');
-          await this.reschedule(row, this.opts.clock.now());
-        })(),
-      );
-    }, LOST_FIRE_LOOKS_MS[attempt]!);
-    this.lostFireLooks.add(look);
+  private advance(fired: ScheduleRow, dueAt: number, now: number, skipped: boolean): Promise<void> {
+    return advanceSchedule(fired, dueAt, now, skipped, { ...this.nextRunDeps(), logger: this.opts.logger, graceMs: this.opts.graceMs });
   }
 
   /** Computes a next run for an active row that has none (or a bad one), persisting the result. */
-  private async reschedule(row: ScheduleRow, now: number): Promise<void> {
-    const next = nextRunAfter(row, now);
-    const change = next === null ? { status: 'error' as const, nextRunAt: null, failReason: 'No future fire time could be computed from this schedule.' } : { nextRunAt: next };
-    this.arm((await this.opts.store.update(row.id, change, now)) ?? row);
-    if (next === null) this.announce(row.id);
+  private reschedule(row: ScheduleRow, now: number): Promise<void> {
+    return rescheduleFrom(row, now, this.nextRunDeps());
+  }
+
+  private nextRunDeps() {
+    return { store: this.opts.store, arm: (row: ScheduleRow) => this.arm(row), announce: (id: number) => this.announce(id) };
   }
 
   private launch(row: ScheduleRow, firedAt: number): void {
     const launcher = this.launcher;
     if (!launcher) return;
-    let started: Promise<void>;
-    try {
-      started =
-        row.target === 'thread' && row.conversationId !== null
-          ? launcher.queueInConversation(row.conversationId, row.prompt, row.id)
-          : launcher.startInChannel({ platform: row.platform, workspace: row.workspace, channel: row.channel }, row.prompt, row.id);
-    } catch (err) {
-      started = Promise.reject(err);
-    }
-    const p = started.then(
-      async () => {
-        this.metrics.scheduleFired('started');
-        // A channel launch posted into the channel, so the target works again; a thread launch only
-        // queued a task, so its failures in a row stay until a run there completes (the runtime reports it).
-        const change = row.target === 'channel' ? successChange(row) : row.consecutiveFailures === 0 && row.failReason !== null ? { failReason: null } : null;
-        if (change) await this.opts.store.update(row.id, change, this.opts.clock.now());
-      },
-      async (err: unknown) => {
-        this.metrics.scheduleFired('failed');
-        const message = err instanceof Error ? err.message : String(err);
-        this.opts.logger.warn({ err, scheduleId: row.id }, 'schedule launch failed');
-        const failReason = `The run at ${formatInZone(firedAt, row.timezone)} could not start: ${message}`;
-        // Only a target that is gone counts towards pausing: an outage of the platform passes by itself.
-        if (!isTargetGone(err)) {
-          const updated = await this.opts.store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, this.opts.clock.now());
-          if (updated?.status === 'error') this.announce(row.id);
-          return;
-        }
-        const current = await this.opts.store.get(row.id);
-        if (!current) return;
-        const updated = await this.opts.store.update(row.id, failureChange(current, failReason), this.opts.clock.now());
-        if (updated?.status === 'paused') {
-          this.disarm(row.id);
-          this.announce(row.id);
-        }
-      },
-    );
-    this.track(p);
+    const { store, clock, logger } = this.opts;
+    this.track(launchSchedule(launcher, row, firedAt, { store, clock, logger, metrics: this.metrics, disarm: (id) => this.disarm(id), announce: (id) => this.announce(id) }));
   }
 }

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { AnswerStream, AnswerStreamHooks } from '../../src/chat/chat-adapter.js';
+import type { ConversationRef } from '../../src/chat/conversation-ref.js';
+import { createEditedStream } from '../../src/chat/edited-stream.js';
+import type { Clock } from '../../src/clock.js';
+import type { Logger } from '../../src/logger.js';
+import type { BotThreads } from './bot-threads.js';
+import { createNativeStream } from './native-stream.js';
+import { MAX_MESSAGE_LENGTH } from './outbound-message.js';
+import type { OutboundQueue } from './outbound-queue.js';
+import type { SlackCall } from './schedule-ui.js';
+import { locate, type SlackOutbound } from './slack-outbound.js';
+
+const streamCallSchema = z.object({ ts: z.string().optional() });
+/** Streamed text rolls over where the outbox splits a long answer (its 10 % headroom). */
+const STREAM_PIECE_LIMIT = Math.floor(MAX_MESSAGE_LENGTH * 0.9);
+
+export interface SlackStreamsDeps {
+  readonly api: SlackCall;
+  readonly queue: OutboundQueue;
+  readonly outbound: Pick<SlackOutbound, 'postMessage' | 'editMessage' | 'remove'>;
+  readonly botThreads: BotThreads;
+  /** Least time between two calls of one stream. */
+  readonly intervalMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Opens an answer that grows while the model writes. Slack streams natively only in threads (and
+ * outside DMs only to a named recipient); anywhere else, or where Slack refuses, one post is edited.
+ */
+export function createSlackStreams(deps: SlackStreamsDeps): (conversation: ConversationRef, recipientUserId: string | null, hooks?: AnswerStreamHooks) => AnswerStream {
+  const { api, queue, outbound, botThreads, intervalMs, clock, logger } = deps;
+  return (conversation, recipientUserId, hooks) => {
+    const loc = locate(conversation);
+    const edited = () =>
+      createEditedStream({
+        post: async (text, key) => (await outbound.postMessage(conversation, { text, ...(key ? { idempotencyKey: key } : {}) })).id,
+        edit: (id, text) => outbound.editMessage(conversation, id, { text }),
+        remove: (id) => outbound.remove(loc.channelId, id),
+        ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
+        pieceLimit: STREAM_PIECE_LIMIT,
+        intervalMs,
+        clock,
+        logger,
+      });
+    const dm = loc.channelId.startsWith('D');
+    if (!loc.threadTs || (!dm && !recipientUserId)) return edited();
+    if (loc.threadTs) botThreads.mark(loc.channelId, loc.threadTs);
+    return createNativeStream({
+      channelId: loc.channelId,
+      threadTs: loc.threadTs,
+      recipient: recipientUserId ? { teamId: loc.teamId, userId: recipientUserId } : null,
+      call: (method, args) => queue.enqueue(loc.channelId, (send) => send(() => api(method, args, streamCallSchema))),
+      fallback: edited,
+      remove: (id) => outbound.remove(loc.channelId, id),
+      ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
+      intervalMs,
+      clock,
+      logger,
+    });
+  };
+}

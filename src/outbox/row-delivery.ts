@@ -1,0 +1,127 @@
+import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { Clock } from '../clock.js';
+import { isTargetGone } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { idempotencyKeyOf } from './idempotency-key.js';
+import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
+import type { PostWaiters } from './post-waiters.js';
+import { retractPreview } from './preview-retraction.js';
+import type { StreamedAnswer, StreamedAnswers } from './streamed-answers.js';
+
+export interface RowDeliveryDeps {
+  readonly store: OutboxStore;
+  readonly adapters: ReadonlyMap<string, ChatAdapter>;
+  refOf(conversationId: string): ConversationRef | null;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** A question or approval was posted: its run records the message id (buttons live on it). */
+  onQuestionPosted(runId: string, platformMessageId: string): Promise<void>;
+  /** Tries before a row that keeps failing is given up (default 5). */
+  readonly maxAttempts?: number | undefined;
+  /** Wait before try `attempts + 1` after a transient failure (default 1 s, doubling, at most 30 s). */
+  backoffMs?(attempts: number): number;
+  readonly waiters: PostWaiters;
+  readonly streamed: StreamedAnswers;
+}
+
+/**
+ * Delivers one due outbox row: a post, the finish of its streamed preview, or the retraction of an
+ * interrupted preview, then marks it posted, retries it later, or fails it. The poster decides which
+ * row is due and holds the claim; this decides what happens to the row.
+ */
+export class RowDelivery {
+  constructor(private readonly deps: RowDeliveryDeps) {}
+
+  /**
+   * A row tried before (a crash or a failure after the request left) is first looked up on the
+   * platform where the adapter can (`findPosted`); Discord's nonce makes a second post return the first.
+   */
+  async deliver(row: PendingPost): Promise<void> {
+    const { store, logger } = this.deps;
+    const ref = this.deps.refOf(row.conversationId);
+    const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
+    if (!ref || !adapter) {
+      await store.markFailed(row.id, 'no adapter for this conversation');
+      logger.error({ conversationId: row.conversationId, outboxId: row.id }, 'no adapter for an outbox row; failed it');
+      return this.deps.waiters.settle(row.id, { kind: 'failed', error: new Error('no adapter for this conversation') });
+    }
+    if (row.purpose === 'retract') {
+      return retractPreview(row, ref, adapter, {
+        store,
+        logger,
+        nothingToRetract: (r) => this.deps.waiters.settle(r.id, { kind: 'posted', platformMessageId: '' }),
+        posted: (r, id) => this.posted(r, id),
+        failed: (r, err) => this.failed(r, err),
+      });
+    }
+    const streamed = this.deps.streamed.get(row.id);
+    if (streamed) return this.finishStream(row, streamed);
+    const key = idempotencyKeyOf(row.id);
+    try {
+      if (row.attempts > 0 && adapter.findPosted) {
+        const found = (await adapter.findPosted(ref, [key])).get(key);
+        if (found !== undefined) {
+          logger.info({ outboxId: row.id, platformMessageId: found }, 'an earlier try of this post had reached the platform; adopted it');
+          return await this.posted(row, found);
+        }
+      }
+      await store.countAttempt(row.id);
+      const posted = await adapter.postMessage(ref, { ...row.payload, idempotencyKey: key });
+      await this.posted(row, posted.id);
+    } catch (err) {
+      await this.failed(row, err);
+    }
+  }
+
+  /** Delivers an answer's rows by finishing its preview; a preview that was stopped meanwhile leaves them to be posted. */
+  private async finishStream(row: PendingPost, answer: StreamedAnswer): Promise<void> {
+    const first = answer.rows[0];
+    if (first?.id !== row.id || first.text !== row.payload.text) {
+      // Not the answer this preview was opened for (or not from its start): post as usual.
+      this.deps.streamed.forget(answer);
+      return this.deliver(row);
+    }
+    try {
+      await this.deps.store.countAttempt(row.id);
+      const ids = await answer.stream.finish(answer.text, answer.rows.map((r) => r.text));
+      this.deps.streamed.forget(answer);
+      if (ids.length !== answer.rows.length) return this.deliver(row);
+      // One write: the rows are posted and the run's preview records settled, so a crash cannot leave the answer to be taken back.
+      await this.deps.store.markStreamed(row.runId, answer.rows.map((r, i) => ({ id: r.id, platformMessageId: ids[i]! })));
+      for (const [i, r] of answer.rows.entries()) this.deps.waiters.settle(r.id, { kind: 'posted', platformMessageId: ids[i]! });
+    } catch (err) {
+      await this.failed(row, err);
+    }
+  }
+
+  private async posted(row: PendingPost, platformMessageId: string): Promise<void> {
+    if (!(await this.deps.store.markPosted(row.id, platformMessageId))) return;
+    if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) await this.deps.onQuestionPosted(row.runId, platformMessageId);
+    this.deps.waiters.settle(row.id, { kind: 'posted', platformMessageId });
+  }
+
+  /** Transient failures wait and retry; a gone target fails every pending row of the conversation. */
+  private async failed(row: PendingPost, err: unknown): Promise<void> {
+    const { store, logger, clock, waiters, streamed } = this.deps;
+    const reason = err instanceof Error ? err.message : String(err);
+    if (isTargetGone(err)) {
+      logger.warn({ err, conversationId: row.conversationId }, 'the conversation can no longer be posted to; its pending posts are dropped');
+      for (const id of await store.failConversation(row.conversationId, reason)) {
+        streamed.stop(id);
+        waiters.settle(id, { kind: 'failed', error: err });
+      }
+      return;
+    }
+    const attempts = row.attempts + 1;
+    if (attempts >= (this.deps.maxAttempts ?? 5)) {
+      logger.error({ err, outboxId: row.id, attempts }, 'posting failed; giving up on this message');
+      streamed.stop(row.id);
+      await store.markFailed(row.id, reason);
+      return waiters.settle(row.id, { kind: 'failed', error: err });
+    }
+    const delay = this.deps.backoffMs?.(attempts) ?? Math.min(30_000, 1000 * 2 ** (attempts - 1));
+    logger.warn({ err, outboxId: row.id, attempts, retryInMs: delay }, 'posting failed; will retry');
+    await store.defer(row.id, clock.now() + delay, reason);
+  }
+}
