@@ -104,7 +104,12 @@ async function startSide(name: 'bare' | 'errand'): Promise<Bot> {
       const timer = setTimeout(() => (waiting.delete(tok), resolve(null)), REPLY_MS);
       waiting.set(tok, (t) => (clearTimeout(timer), resolve(t)));
     });
-    await fake.mention({ user: USER, channel: `C0L${tok.slice(3).toUpperCase()}`, text: `hello ${tok}`, order: 'mention-only' });
+    const mention = () => fake.mention({ user: USER, channel: `C0L${tok.slice(3).toUpperCase()}`, text: `hello ${tok}`, order: 'mention-only' });
+    // A keep-alive socket the bot's server closed while the other bot's block ran is reset on first use: the event never arrived, so send it again.
+    await mention().catch((err: unknown) => {
+      if ((err as { code?: unknown }).code !== 'ECONNRESET') throw err;
+      return mention();
+    });
     const t = await answered;
     return t === null ? null : t - t0;
   };
