@@ -11,6 +11,8 @@ export interface CpuSample {
 
 /** A bot running in its own process, driven by the benchmark in this one. */
 export interface BotProcess {
+  /** The bot's process id (its CPU can also be read from /proc, as the outside harness reads it). */
+  readonly pid: number;
   /** What the bot reported when it was up (e.g. `port`). */
   readonly info: Record<string, unknown>;
   cpu(): Promise<CpuSample>;
@@ -58,6 +60,7 @@ export async function startBotProcess(script: string, env: Record<string, string
     });
   const info = await ready;
   return {
+    pid: child.pid!,
     info,
     cpu: async () => {
       const m = await ask('cpu');

@@ -27,6 +27,12 @@ async function startBare(): Promise<void> {
   client.on(Events.MessageCreate, (message) => {
     if (message.author.bot || !client.user || !message.mentions.users.has(client.user.id)) return;
     void (async () => {
+      // BARE_REPLY=channel: as the outside harness's baseline (perf/baselines/bot.mjs), the mention alone to the model and the answer in the channel.
+      if (env.BARE_REPLY === 'channel') {
+        const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: message.content }] });
+        await message.channel.send(r.choices[0]?.message.content || '(empty answer)');
+        return;
+      }
       const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }] });
       const thread = await message.startThread({ name: 'reply' });
       await thread.send(r.choices[0]?.message.content ?? 'ok');

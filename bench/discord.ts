@@ -3,6 +3,7 @@ import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../tests
 import { startFakeOpenAI, type FakeOpenAI } from '../tests/fakes/fake-openai.js';
 import type { Benchmark } from './benchmark.js';
 import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-process.js';
+import { discordLikeOutside } from './discord-like-outside.js';
 import { callMix, overheadFigures, type OverheadSample } from './overhead-figures.js';
 
 const WARMUP = 30;
@@ -76,13 +77,17 @@ async function overhead(model: FakeOpenAI, streaming: boolean): Promise<Overhead
 /** Discord overhead with Errand's answers posted whole (like for like), then streamed (its default). */
 export const benchmark: Benchmark = {
   name: 'discord',
-  figures: ['discord_overhead_ratio', 'discord_cpu_ratio', 'discord_streaming_overhead_ratio', 'discord_streaming_cpu_ratio'],
+  figures: ['discord_overhead_ratio', 'discord_cpu_ratio', 'discord_sequential_overhead_ratio', 'discord_sequential_cpu_ratio', 'discord_streaming_overhead_ratio', 'discord_streaming_cpu_ratio'],
   async run() {
+    // The headline ratios: the outside harness's method and traffic against Errand's real entry point.
+    const outside = await discordLikeOutside();
     const model = await startFakeOpenAI();
     try {
       const sample = await overhead(model, false);
       const streamed = await overhead(model, true);
-      return overheadFigures('discord', 'bare discord.js bot', sample, 'each bot in its own process on its own fake Discord, every bot post and thread start echoed back', streamed);
+      // The previous method, kept beside them: Errand composed in process, a bare bot that also starts a thread.
+      const previous = overheadFigures('discord_sequential', 'bare discord.js bot', sample, 'each bot in its own process on its own fake Discord, every bot post and thread start echoed back', streamed);
+      return [...outside, ...previous.map((f) => (f.name.startsWith('discord_sequential_streaming') ? { ...f, name: f.name.replace('discord_sequential_streaming', 'discord_streaming') } : f))];
     } finally {
       await model.close();
     }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App } from '@slack/bolt';
+import { App, LogLevel } from '@slack/bolt';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../adapters/slack/create-slack-adapter.js';
 import OpenAI from 'openai';
 import { createApp } from '../src/app.js';
@@ -24,9 +24,17 @@ const TUNING: SlackTuning = { messageRate: { burst: 10_000, perSecond: 10_000 },
 
 async function startBare(): Promise<void> {
   const openai = new OpenAI({ apiKey: 'bench', baseURL: env.MODEL_URL!, maxRetries: 0, timeout: 10_000 });
-  const app = new App({ token: BOT_TOKEN, signingSecret: env.SIGNING_SECRET!, botId: env.BOT_ID!, botUserId: env.BOT_USER_ID!, clientOptions: { slackApiUrl: env.SLACK_API_URL! } });
+  // As the outside harness's baseline (../shared/blackbox-perf/perf/baselines/bot.mjs): no retries, warnings only, the mention as the only message.
+  const app = new App({
+    token: BOT_TOKEN,
+    signingSecret: env.SIGNING_SECRET!,
+    botId: env.BOT_ID!,
+    botUserId: env.BOT_USER_ID!,
+    logLevel: LogLevel.WARN,
+    clientOptions: { slackApiUrl: env.SLACK_API_URL!, retryConfig: { retries: 0 } },
+  });
   app.event('app_mention', async ({ event, client }) => {
-    const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: event.text }] });
+    const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: event.text }] });
     await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: r.choices[0]?.message.content ?? 'ok' });
   });
   const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;

@@ -4,6 +4,7 @@ import { FakeSlack, type Delivery } from '../tests/fakes/fake-slack.js';
 import type { Benchmark } from './benchmark.js';
 import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-process.js';
 import { callMix, overheadFigures, percentile, type OverheadSample } from './overhead-figures.js';
+import { slackLikeOutside } from './slack-like-outside.js';
 
 /** Mentions per bot before (warm-up) and while CPU and latency are measured. */
 interface Rounds {
@@ -167,8 +168,10 @@ async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; star
  */
 export const benchmark: Benchmark = {
   name: 'slack',
-  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_streaming_overhead_ratio', 'slack_streaming_cpu_ratio', 'slack_ack_p99_ms'],
+  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_throughput_ratio', 'slack_sequential_overhead_ratio', 'slack_sequential_cpu_ratio', 'slack_streaming_overhead_ratio', 'slack_streaming_cpu_ratio', 'slack_ack_p99_ms'],
   async run() {
+    // The headline ratios: the outside harness's method and traffic against Errand's real entry point.
+    const outside = await slackLikeOutside();
     const model = await startFakeOpenAI();
     try {
       const sample = await overhead(model, false, LIKE_FOR_LIKE);
@@ -178,7 +181,11 @@ export const benchmark: Benchmark = {
       const startMs = load.startAcks.map((a) => a.ms);
       const failed = load.acks.filter((a) => a.status !== 200).length;
       return [
-        ...overheadFigures('slack', 'bare Bolt app', sample, 'each bot in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back', streamed),
+        ...outside,
+        // The previous method, kept beside them: one mention at a time, twins, Errand composed in process (bench/slack-bot.ts).
+        ...overheadFigures('slack_sequential', 'bare Bolt app', sample, 'one mention at a time to each bot in turn, each in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back', streamed).map((f) =>
+          f.name.startsWith('slack_sequential_streaming') ? { ...f, name: f.name.replace('slack_sequential_streaming', 'slack_streaming') } : f,
+        ),
         {
           name: 'slack_ack_p99_ms',
           value: percentile(ackMs, 99),

@@ -344,8 +344,11 @@ export class FakeSlack {
 
   // ---------- drivers: what people (and other bots) do ----------
 
-  /** A person @mentions the bot: stored, then delivered as both `app_mention` and `message` twins. */
-  async mention(input: { user: string; channel: string; text: string; threadTs?: string; order?: 'mention-first' | 'message-first' | 'together'; files?: FakeFile[] }): Promise<{ ts: string; deliveries: Delivery[] }> {
+  /**
+   * A person @mentions the bot: stored, then delivered as both `app_mention` and `message` twins
+   * (`order: 'mention-only'`: the `app_mention` alone, as the outside perf harness sends it).
+   */
+  async mention(input: { user: string; channel: string; text: string; threadTs?: string; order?: 'mention-first' | 'message-first' | 'together' | 'mention-only'; files?: FakeFile[] }): Promise<{ ts: string; deliveries: Delivery[] }> {
     const text = `<@${this.botUserId}> ${input.text}`;
     const files = this.fileFields(input.files);
     const msg = this.store({ channel: input.channel, user: input.user, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...this.storedFiles(files) });
@@ -354,6 +357,7 @@ export class FakeSlack {
       { ...base, type: 'app_mention', channel_type: undefined },
       { ...base, type: 'message' },
     ];
+    if (input.order === 'mention-only') return { ts: msg.ts, deliveries: [await this.sendEvent(twins[0]!)] };
     if (input.order === 'message-first') twins.reverse();
     const deliveries = input.order === 'together' ? await Promise.all(twins.map((e) => this.sendEvent(e))) : [await this.sendEvent(twins[0]!), await this.sendEvent(twins[1]!)];
     return { ts: msg.ts, deliveries };
