@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { FAKE_DISCORD_TOKEN, type FakeDiscord } from '../fakes/fake-discord.js';
 import type { FakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
+import { errandEntryArgs } from '../support/errand-entry.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,12 +28,12 @@ export function slackEnv(slack: FakeSlack, model: FakeOpenAI, dir: string): Node
 }
 
 /**
- * Starts `src/main.ts` as `npm start` would, configured only through the environment. With `stdin: 'pipe'`
- * the test writes its standard input (`child.stdin`), as `printf … | npm start` would.
+ * Starts Errand's entry point as `npm start` would (built once per run: tests/support/errand-build.ts),
+ * configured only through the environment. With `stdin: 'pipe'` the test writes its standard input (`child.stdin`), as `printf … | npm start` would.
  */
 export function startErrandProcess(env: NodeJS.ProcessEnv, options: { stdin?: 'ignore' | 'pipe' } = {}): ErrandProcess {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, errandEntryArgs(), {
     cwd: root,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],

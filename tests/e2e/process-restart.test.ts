@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errandEntryArgs } from '../support/errand-entry.js';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -20,7 +21,7 @@ let allLogs = '';
 /** Starts Errand's real entry point as a separate process, configured only through the environment. */
 function startErrand(): ChildProcess {
   stderr = '';
-  const p = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const p = spawn(process.execPath, errandEntryArgs(), {
     cwd: root,
     env: {
       PATH: process.env.PATH,
@@ -97,7 +98,7 @@ describe('the Errand process (npm start entry point) against fake Discord', () =
   });
 
   it('refuses to start with a clear message when configuration is malformed', async () => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const p = spawn(process.execPath, errandEntryArgs(), {
       cwd: root,
       env: { PATH: process.env.PATH, OPENAI_API_KEY: 'k', MAX_STEPS: 'lots', DATABASE_PATH: join(dir, 'bad.db') },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -113,7 +114,7 @@ describe('the Errand process (npm start entry point) against fake Discord', () =
 describe('the Errand process against fake Slack (Socket Mode, the default)', () => {
   it('connects with the environment contract alone and answers a mention in its thread', async () => {
     const slack = await FakeSlack.start();
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const p = spawn(process.execPath, errandEntryArgs(), {
       cwd: root,
       env: {
         PATH: process.env.PATH,

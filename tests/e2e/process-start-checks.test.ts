@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errandEntryArgs } from '../support/errand-entry.js';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
@@ -21,7 +22,7 @@ interface Spawned {
 
 function startErrand(env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore'): Spawned {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, errandEntryArgs(), {
     cwd: root,
     env: { PATH: process.env.PATH, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', LOG_LEVEL: 'warn', ...env },
     stdio: [stdin, 'pipe', 'pipe'],

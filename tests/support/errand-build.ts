@@ -1,0 +1,27 @@
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Absolute path of the built `src/main.js` the process tests start (see `errandBuild` below). */
+    errandMain: string;
+  }
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Builds src/ and adapters/ once for the whole run with the project's own build (scripts/build.mjs, as
+ * `npm start` does) into `dist-test/run-<pid>/`, inside the project so node_modules and the migration
+ * folders resolve as from dist/. A process started from it loads in about half the CPU time of
+ * `--import tsx src/main.ts`, which compiled every file again in each of the ~40 processes a run starts.
+ * A folder per run keeps two runs in one worktree from deleting each other's build.
+ */
+export async function errandBuild(): Promise<{ main: string; remove: () => void }> {
+  const outdir = join(root, 'dist-test', `run-${process.pid}`);
+  await promisify(execFile)(process.execPath, [join(root, 'scripts/build.mjs'), `--outdir=${relative(root, outdir)}`], { cwd: root });
+  return { main: join(outdir, 'src', 'main.js'), remove: () => rmSync(outdir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,14 @@
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import './errand-build.js';
+
+/** The project root: the working directory of a started Errand process, as for `npm start`. */
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The arguments for `node` that start Errand's real entry point: `src/main.ts` as built once for this run
+ * by scripts/build.mjs (the build `npm start` runs too), see tests/support/errand-build.ts.
+ */
+export function errandEntryArgs(): string[] {
+  return [inject('errandMain')];
+}
