@@ -11,9 +11,8 @@ import type { ChatAdapter } from './chat/chat-adapter.js';
 import { conversationKey, type ConversationRef } from './chat/conversation-ref.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
-import { handleSchedulesCommand, SCHEDULES_HELP } from './commands/schedules-command.js';
-import { buildHomeModel } from './commands/home-view.js';
-import { createScheduleEditor } from './commands/schedule-editor.js';
+import { SCHEDULES_HELP } from './commands/schedules-command.js';
+import { createScheduleManagement } from './commands/schedule-management.js';
 import { createScheduleRights } from './access/schedule-rights.js';
 import { createWhenInterpreter } from './agent/when-interpreter.js';
 import type { Config } from './config.js';
@@ -194,17 +193,15 @@ export async function createApp(options: AppOptions): Promise<App> {
       retryDelayMs: options.taskRetryDelayMs ?? ((attempts) => 30_000 * 2 ** (attempts - 1)),
     },
   });
-  const editor = createScheduleEditor({
+  const management = createScheduleManagement({
     service: scheduling.service,
     rights,
     interpretWhen: createWhenInterpreter(llm),
     userTimezone: async (platform, userId) => (await adapters.get(platform)?.fetchUserTimezone?.(userId).catch(() => null)) ?? null,
     defaultTimezone: config.DEFAULT_TIMEZONE,
     now: () => clock.now(),
+    home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id) },
   });
-  const { openWork } = store;
-  const home = (request: Parameters<typeof buildHomeModel>[0]) =>
-    buildHomeModel(request, { openWork, runs, schedules: scheduling.service, rights, authority, parseConversation: (id) => conversations.refOf(id) });
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) =>
@@ -214,12 +211,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     coordinator,
     adapters,
-    schedules: (cmd) =>
-      handleSchedulesCommand(cmd.args, cmd.channel, scheduling.service, {
-        person: { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) },
-        rights,
-        editor,
-      }),
+    schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
   };
@@ -239,7 +231,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     commands: commandDeps,
     rules: { access, authority, budget },
     attachments,
-    scheduleManagement: { editor, home },
+    scheduleManagement: { editor: management.editor, home: (request) => management.home(request) },
   });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 

@@ -1,0 +1,49 @@
+import type { ScheduleRights } from '../access/schedule-rights.js';
+import type { CommandReply, InboundCommand } from '../chat/inbound.js';
+import type { HomeModel, HomeRequest } from '../chat/schedule-form.js';
+import type { RunStore } from '../runs/run-store.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
+import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
+import type { WhenInterpreter } from '../agent/when-interpreter.js';
+import type { StopAuthority } from './command-deps.js';
+import { buildHomeModel, type HomeViewDeps } from './home-view.js';
+import { createScheduleEditor, type ScheduleEditor } from './schedule-editor.js';
+import { handleSchedulesCommand } from './schedules-command.js';
+
+export interface ScheduleManagementDeps {
+  service: ScheduleService;
+  rights: ScheduleRights;
+  interpretWhen: WhenInterpreter;
+  /** The person's timezone where the platform knows it (the form's default). */
+  userTimezone: (platform: string, userId: string) => Promise<string | null>;
+  defaultTimezone: string;
+  now: () => number;
+  /** What the App Home lists beside the schedules: open work and its Stop buttons. */
+  home: { openWork: OpenWorkStore; runs: Pick<RunStore, 'active'>; authority: StopAuthority; parseConversation: HomeViewDeps['parseConversation'] };
+}
+
+/** The people-facing ways to manage schedules, wired once: the form and its buttons, the App Home, and `/schedules`. */
+export interface ScheduleManagement {
+  readonly editor: ScheduleEditor;
+  home(request: HomeRequest): Promise<HomeModel>;
+  command(command: InboundCommand): Promise<CommandReply>;
+}
+
+/**
+ * Builds the schedule form, App Home and `/schedules` over one service and one rights check, so every way a
+ * person changes a schedule is judged alike (the agent's tools use the same rights).
+ */
+export function createScheduleManagement(deps: ScheduleManagementDeps): ScheduleManagement {
+  const { service, rights } = deps;
+  const editor = createScheduleEditor({ service, rights, interpretWhen: deps.interpretWhen, userTimezone: deps.userTimezone, defaultTimezone: deps.defaultTimezone, now: deps.now });
+  return {
+    editor,
+    home: (request) => buildHomeModel(request, { ...deps.home, schedules: service, rights }),
+    command: (cmd) =>
+      handleSchedulesCommand(cmd.args, cmd.channel, service, {
+        person: { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) },
+        rights,
+        editor,
+      }),
+  };
+}
