@@ -1,8 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that start Errand as real processes (several at once, with their own PostgreSQL connections and
+ * leases): they run one file at a time, after the rest, so they never compete with each other for the
+ * two cores. Everything else runs two files at a time.
+ */
+const PROCESS_TESTS = [
+  'tests/e2e/scaleout-*.test.ts',
+  'tests/e2e/*-restarts.test.ts',
+  'tests/e2e/process-*.test.ts',
+  'tests/e2e/console-piped-input.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
     // One PostgreSQL server per run for the tests that need one (each file gets its own database).
     // Errand built once (scripts/build.mjs) for the tests that start it as a process.
     globalSetup: ['tests/support/postgres-global-setup.ts', 'tests/support/build-global-setup.ts'],
@@ -10,5 +21,15 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'in-process', include: ['tests/**/*.test.ts'], exclude: PROCESS_TESTS, maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

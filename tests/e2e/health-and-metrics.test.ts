@@ -86,6 +86,8 @@ describe('/metrics', () => {
     expect((await scrape(m)).value('errand_runs_active')).toBe(1);
     fake.userMessage(third.id, 'stop');
     await waitFor(() => m!.app.coordinator.inFlight === 0, 10_000);
+    // The stop notice leaves through the outbox after the run ended: counted once it is on the platform.
+    await waitFor(() => fake.botMessagesIn(third.id).some((x) => x.content.includes('Stopped')), 10_000);
 
     const metrics = (await waitFor(async () => {
       const e = await scrape(m!);
