@@ -1,23 +1,14 @@
-import type { ScheduleRights } from '../access/schedule-rights.js';
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { HomeModel, HomeRequest } from '../chat/schedule-form.js';
 import type { RunStore } from '../runs/run-store.js';
-import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
-import type { WhenInterpreter } from '../agent/when-interpreter.js';
 import type { StopAuthority } from './command-deps.js';
 import { buildHomeModel, type HomeViewDeps } from './home-view.js';
-import { createScheduleEditor, type ScheduleEditor } from './schedule-editor.js';
+import { createScheduleEditor, type ScheduleEditor, type ScheduleEditorDeps } from './schedule-editor.js';
 import { handleSchedulesCommand } from './schedules-command.js';
 
-export interface ScheduleManagementDeps {
-  service: ScheduleService;
-  rights: ScheduleRights;
-  interpretWhen: WhenInterpreter;
-  /** The person's timezone where the platform knows it (the form's default). */
-  userTimezone: (platform: string, userId: string) => Promise<string | null>;
-  defaultTimezone: string;
-  now: () => number;
+/** The editor's needs, and what the App Home lists beside the schedules. */
+export interface ScheduleManagementDeps extends ScheduleEditorDeps {
   /** What the App Home lists beside the schedules: open work and its Stop buttons. */
   home: { openWork: OpenWorkStore; runs: Pick<RunStore, 'active'>; authority: StopAuthority; parseConversation: HomeViewDeps['parseConversation'] };
 }
@@ -35,7 +26,7 @@ export interface ScheduleManagement {
  */
 export function createScheduleManagement(deps: ScheduleManagementDeps): ScheduleManagement {
   const { service, rights } = deps;
-  const editor = createScheduleEditor({ service, rights, interpretWhen: deps.interpretWhen, userTimezone: deps.userTimezone, defaultTimezone: deps.defaultTimezone, now: deps.now });
+  const editor = createScheduleEditor(deps);
   return {
     editor,
     home: (request) => buildHomeModel(request, { ...deps.home, schedules: service, rights }),
