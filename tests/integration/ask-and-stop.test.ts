@@ -45,14 +45,16 @@ describe.each(stores.kinds)('ask_user (%s)', (kind) => {
     const thread = h.adapter.thread();
     const first = h.adapter.say(thread, 'write the report');
     await waitFor(() => h.model.requests.length === 1);
-    await new Promise((r) => setTimeout(r, 20));
+    // The run has parked on its question (recorded with the post still held at the platform), not a real-time guess.
+    const conversationId = await h.app.conversations.ensure(thread);
+    await waitFor(async () => (await h.app.runs.active(conversationId))?.status === 'waiting_user', 10_000, 'the run parked on its question');
     h.adapter.postGate = null;
     await h.adapter.say(thread, 'PDF');
     posting.open();
     await first;
-    await waitFor(() => h.adapter.textsIn(thread).includes('Got it.'));
+    await waitFor(() => h.adapter.textsIn(thread).includes('Got it.'), 10_000);
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'PDF' });
-    expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))).toHaveLength(1);
+    expect((await h.app.tasks.list(conversationId))).toHaveLength(1);
   });
 
   it('accepts a click on an option button as the answer, once', async () => {

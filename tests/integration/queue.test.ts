@@ -119,7 +119,8 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     const threads = ['T1', 'T2', 'T3'].map((t) => h.adapter.thread('C1', t));
     for (const t of threads) await h.adapter.say(t, 'work');
     await waitFor(() => h.model.requests.length === 2);
-    await new Promise((r) => setTimeout(r, 30));
+    // The third is told it waits (a note through the outbox) instead of getting a third slot.
+    await waitFor(() => h.adapter.textsIn(threads[2]!).length > 0, 10_000, "the third conversation's note");
     expect(h.model.requests).toHaveLength(2);
     expect(h.adapter.textsIn(threads[2]!)).toEqual([expect.stringMatching(/busy in other conversations/)]);
     g.open();
