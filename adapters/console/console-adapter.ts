@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseActionId } from '../../src/chat/action-id.js';
-import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
+import type { ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
@@ -53,7 +53,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const session = randomUUID().slice(0, 8);
   const conversation: ConversationRef = { platform: 'console', workspace: 'local', channel: 'console', thread: session };
   const channel: ChannelRef = { platform: 'console', workspace: 'local', channel: 'console' };
-  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 4000 };
+  const maxMessageLength = 4000;
   const out = options.output;
   const clock = options.clock ?? systemClock;
   const interactive = options.input.isTTY === true && out.isTTY === true;
@@ -101,7 +101,27 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
 
   return {
     platform: 'console',
-    capabilities,
+    maxMessageLength,
+    capabilities: {
+      stream: {
+        open() {
+          // On a colour terminal each Markdown block is rendered once it is complete, so the answer shows as it comes.
+          const rendered = look.markdown !== null;
+          return createConsoleStream({
+            print,
+            header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,
+            ...(rendered ? { renderBlocks: (markdown: string) => renderConsoleMessage('errand', markdown, styled()).split('\n').slice(1).join('\n') } : {}),
+            record: (text) => {
+              const id = `out-${++seq}`;
+              transcript.add('bot', text, id);
+              return id;
+            },
+          });
+        },
+      },
+      history: transcript.history,
+      timezone: { fetchUserTimezone: async () => options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone },
+    },
     conversation,
     async start(sink) {
       // marked and marked-terminal are loaded here, on a colour terminal only: a pipe prints the Markdown as written.
@@ -156,7 +176,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         working?.asked(keyOf(ref));
       }
       const text = `${message.mentionUserId ? '@you ' : ''}${message.text}`;
-      for (const piece of splitText(text, capabilities.maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
+      for (const piece of splitText(text, maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
       if (isQuestion) print(renderOptions(buttons.map((b) => b.label), look));
       transcript.add('bot', text, id);
       return { id };
@@ -164,20 +184,6 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     async editMessage(_ref, id, message) {
       transcript.edit(id, message.text);
       print(renderConsoleMessage('errand (edited)', message.text, styled()));
-    },
-    openStream(ref) {
-      // On a colour terminal each Markdown block is rendered once it is complete, so the answer shows as it comes.
-      const rendered = look.markdown !== null;
-      return createConsoleStream({
-        print,
-        header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,
-        ...(rendered ? { renderBlocks: (markdown: string) => renderConsoleMessage('errand', markdown, styled()).split('\n').slice(1).join('\n') } : {}),
-        record: (text) => {
-          const id = `out-${++seq}`;
-          transcript.add('bot', text, id);
-          return id;
-        },
-      });
     },
     async setWorking(ref, status: WorkingStatus | null) {
       if (status) working?.begin(keyOf(ref));
@@ -190,10 +196,6 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       transcript.add('bot', text);
       print(renderConsoleMessage('errand (only you see this)', text, styled()));
     },
-    async fetchUserTimezone() {
-      return options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-    },
-    history: transcript.history,
   };
 }
 

@@ -84,7 +84,7 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
 
     it('splits long text within its limit, keeping code fences whole and the content in order', async () => {
       const thread = await h.adapter.openThread(h.channel, await firstMessageId(h), 'contract split');
-      const limit = h.adapter.capabilities.maxMessageLength;
+      const limit = h.adapter.maxMessageLength;
       const code = Array.from({ length: Math.ceil((limit * 1.5) / 20) }, (_, i) => `line ${String(i).padStart(4, '0')} of code`).join('\n');
       const prose = Array.from({ length: Math.ceil(limit / 10) }, (_, i) => `word${i}`).join(' ');
       await h.adapter.postMessage(thread, { text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThe end.` });
