@@ -12,6 +12,7 @@ import { loadMarkdownRenderer } from './markdown-renderer.js';
 import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
 import { createSessionTranscript } from './session-transcript.js';
 import { createConsoleStream } from './console-stream.js';
+import { createEchoFilter } from './echo-filter.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
 import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
 
@@ -132,8 +133,11 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       working = createWorkingIndicator({ clock, look, live: interactive, show: (status) => screen.status(status), print });
       print(look.color ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.' : 'Errand console — type a request, /help for commands, Ctrl-D to quit.');
       const handling = new Set<Promise<void>>();
+      // Bots are never answered, so two consoles piped into each other cannot loop.
+      const fromBot = createEchoFilter();
       reader.on('line', (line) => {
         screen.lineEntered();
+        if (fromBot(line)) return;
         const handled = handleLine(sink, line).catch((err: unknown) => print(`(error: ${errorText(err)})`));
         handling.add(handled);
         void handled.finally(() => handling.delete(handled));
