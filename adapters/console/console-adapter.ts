@@ -7,10 +7,12 @@ import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-re
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 import { systemClock, type Clock } from '../../src/clock.js';
+import { AdapterError } from '../../src/errors.js';
 import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './console-screen.js';
 import { loadMarkdownRenderer } from './markdown-renderer.js';
 import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
 import { createSessionTranscript } from './session-transcript.js';
+import { CONSOLE_CHANNEL, toConversationRef } from './console-conversation.js';
 import { createConsoleStream } from './console-stream.js';
 import { createEchoFilter } from './echo-filter.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
@@ -52,8 +54,8 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  */
 export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapter & { readonly conversation: ConversationRef } {
   const session = randomUUID().slice(0, 8);
-  const conversation: ConversationRef = { platform: 'console', workspace: 'local', channel: 'console', thread: session };
-  const channel: ChannelRef = { platform: 'console', workspace: 'local', channel: 'console' };
+  const conversation = toConversationRef({ thread: session })!;
+  const channel = CONSOLE_CHANNEL;
   const maxMessageLength = 4000;
   const out = options.output;
   const clock = options.clock ?? systemClock;
@@ -193,8 +195,10 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       if (status) working?.begin(keyOf(ref));
       else working?.end(keyOf(ref));
     },
-    async openThread(ch, messageId) {
-      return { ...ch, thread: messageId };
+    async openThread(_channel, messageId) {
+      const thread = toConversationRef({ thread: messageId });
+      if (!thread) throw new AdapterError(`Not a console message id: ${messageId}`);
+      return thread;
     },
     async postEphemeral(_ref, _userId, text) {
       transcript.add('bot', text);

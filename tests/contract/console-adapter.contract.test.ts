@@ -2,6 +2,8 @@ import { PassThrough } from 'node:stream';
 import { createConsoleAdapter } from '../../adapters/console/console-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink } from './chat-adapter-contract.js';
+import { fromConversationRef, toConversationRef } from '../../adapters/console/console-conversation.js';
+import { conversationKeyContract } from './conversation-key-contract.js';
 
 /** The messages printed in `output`: speaker and text (the indented lines under the speaker line). */
 function messagesIn(output: string): { speaker: string; text: string }[] {
@@ -87,3 +89,14 @@ chatAdapterContract(
   },
   { capabilities: ['history', 'stream', 'timezone'] },
 );
+
+conversationKeyContract('console', {
+  platform: 'console',
+  encode: toConversationRef,
+  decode: fromConversationRef,
+  // The session is the console's direct conversation with the bot; a thread can be opened on one of its messages.
+  dm: { location: { thread: '1a2b3c4d' }, key: 'console:local:console:1a2b3c4d' },
+  thread: { location: { thread: '1a2b3c4d-7' }, key: 'console:local:console:1a2b3c4d-7' },
+  channel: { location: { thread: null }, key: 'console:local:console:-' },
+  malformed: [{ thread: '' }, { thread: 'a:b' }, { thread: 'two words' }],
+});

@@ -1,6 +1,8 @@
 import { startDiscordHarness } from '../e2e/discord-harness.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract } from './chat-adapter-contract.js';
+import { fromConversationRef, toConversationRef } from '../../adapters/discord/discord-thread-id.js';
+import { conversationKeyContract } from './conversation-key-contract.js';
 
 chatAdapterContract(
   'discord',
@@ -47,3 +49,17 @@ chatAdapterContract(
   },
   { capabilities: ['delete', 'history', 'previewLookup', 'stream'], readAfter: true },
 );
+
+conversationKeyContract('discord', {
+  platform: 'discord',
+  encode: toConversationRef,
+  decode: fromConversationRef,
+  dm: { location: { guildId: null, channelId: '1300000000000000101', threadId: null }, key: 'discord:@me:1300000000000000101:-' },
+  thread: { location: { guildId: '1300000000000000001', channelId: '1300000000000000002', threadId: '1300000000000000003' }, key: 'discord:1300000000000000001:1300000000000000002:1300000000000000003' },
+  channel: { location: { guildId: '1300000000000000001', channelId: '1300000000000000002', threadId: null }, key: 'discord:1300000000000000001:1300000000000000002:-' },
+  malformed: [
+    { guildId: '1300000000000000001', channelId: 'general', threadId: null },
+    { guildId: 'guild', channelId: '1300000000000000002', threadId: null },
+    { guildId: null, channelId: '1300000000000000101', threadId: '1300000000000000003' },
+  ],
+});

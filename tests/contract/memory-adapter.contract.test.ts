@@ -2,6 +2,8 @@ import { conversationKey, type ConversationRef } from '../../src/chat/conversati
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink } from './chat-adapter-contract.js';
+import { fromMemoryConversation, toMemoryConversation } from '../fakes/memory-adapter.js';
+import { conversationKeyContract } from './conversation-key-contract.js';
 
 chatAdapterContract(
   'in-memory',
@@ -44,3 +46,17 @@ chatAdapterContract(
   },
   { capabilities: ['history', 'timezone'] },
 );
+
+conversationKeyContract('in-memory', {
+  platform: 'memory',
+  encode: toMemoryConversation,
+  decode: fromMemoryConversation,
+  dm: { location: { workspace: 'W1', channel: 'D1', thread: null }, key: 'memory:W1:D1:-' },
+  thread: { location: { workspace: 'W1', channel: 'C1', thread: 'T1' }, key: 'memory:W1:C1:T1' },
+  channel: { location: { workspace: 'W1', channel: 'C1', thread: null }, key: 'memory:W1:C1:-' },
+  malformed: [
+    { workspace: 'W1', channel: 'C:1', thread: null },
+    { workspace: '', channel: 'C1', thread: null },
+    { workspace: 'W1', channel: 'C1', thread: 'T 1' },
+  ],
+});

@@ -1,6 +1,8 @@
 import { startSlackAdapter } from '../e2e/slack-harness.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink } from './chat-adapter-contract.js';
+import { fromConversationRef, toConversationRef } from '../../adapters/slack/slack-thread-id.js';
+import { conversationKeyContract } from './conversation-key-contract.js';
 
 const ALICE = 'U0ALICE01';
 
@@ -49,3 +51,18 @@ chatAdapterContract(
   },
   { capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true },
 );
+
+conversationKeyContract('slack', {
+  platform: 'slack',
+  encode: toConversationRef,
+  decode: fromConversationRef,
+  dm: { location: { teamId: 'T0TEAM0001', channelId: 'D0ALICE01', threadTs: null }, key: 'slack:T0TEAM0001:D0ALICE01:-' },
+  thread: { location: { teamId: 'T0TEAM0001', channelId: 'C024BE91L', threadTs: '1700000000.000100' }, key: 'slack:T0TEAM0001:C024BE91L:1700000000.000100' },
+  channel: { location: { teamId: 'T0TEAM0001', channelId: 'C024BE91L', threadTs: null }, key: 'slack:T0TEAM0001:C024BE91L:-' },
+  malformed: [
+    { teamId: 'T0TEAM0001', channelId: 'general', threadTs: null },
+    { teamId: 'team', channelId: 'C024BE91L', threadTs: null },
+    { teamId: 'T0TEAM0001', channelId: 'C024BE91L', threadTs: '1700000000' },
+    { teamId: 'T0TEAM0001', channelId: 'U0ALICE01', threadTs: null },
+  ],
+});

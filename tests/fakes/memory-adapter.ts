@@ -1,7 +1,7 @@
 import { parseActionId } from '../../src/chat/action-id.js';
 import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ConversationHistory, HistoryMessage } from '../../src/chat/conversation-history.js';
-import { channelKey, conversationKey, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
+import { channelKey, conversationKey, conversationRefSchema, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, CommandReply, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 
@@ -20,6 +20,25 @@ export interface MemoryEvent {
   readonly message: InboundMessage;
   /** A bot wrote it: this one (its own posts come back, as on Slack and Discord) or another. */
   readonly fromBot: boolean;
+}
+
+/** Where a message lives on the memory platform. */
+export interface MemoryLocation {
+  readonly workspace: string;
+  readonly channel: string;
+  readonly thread: string | null;
+}
+
+/** Encodes a memory-platform location (`memory:<workspace>:<channel>:<thread|->`); null when a part would break the key. */
+export function toMemoryConversation(loc: MemoryLocation): ConversationRef | null {
+  const parsed = conversationRefSchema.safeParse({ platform: 'memory', ...loc });
+  return parsed.success ? parsed.data : null;
+}
+
+/** Decodes a ref made by toMemoryConversation; null when it is not the memory platform's. */
+export function fromMemoryConversation(ref: ConversationRef): MemoryLocation | null {
+  if (ref.platform !== 'memory' || !conversationRefSchema.safeParse(ref).success) return null;
+  return { workspace: ref.workspace, channel: ref.channel, thread: ref.thread };
 }
 
 /** The bot's own user id on this fake platform. */
