@@ -5,6 +5,8 @@ import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import { conversationRefSchema, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import type { OutboundButton } from '../../src/chat/outbound-button.js';
+import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../../src/chat/schedule-form.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { waitFor } from '../fakes/wait-for.js';
 
 /** An InboundSink that records what an adapter hands to the core. */
@@ -32,6 +34,23 @@ export class RecordingSink implements InboundSink {
   async onAction(action: InboundAction): Promise<CommandReply | null> {
     this.actions.push(action);
     return null;
+  }
+}
+
+/** A SurfaceSink that records App Home openings and form submissions, and answers them plainly. */
+export class RecordingSurfaces implements SurfaceSink {
+  readonly homes: HomeRequest[] = [];
+  readonly submissions: ScheduleFormSubmission[] = [];
+  formResult: ScheduleFormResult = { kind: 'saved', text: 'Saved the schedule 9901.' };
+
+  async onHomeOpened(request: HomeRequest): Promise<HomeModel> {
+    this.homes.push(request);
+    return { conversations: [], schedules: [], newSchedule: null };
+  }
+
+  async onScheduleForm(submission: ScheduleFormSubmission): Promise<ScheduleFormResult> {
+    this.submissions.push(submission);
+    return this.formResult;
   }
 }
 
@@ -70,6 +89,15 @@ export interface ChatAdapterHarness {
   noticesTo(userId: string, conversation: ConversationRef): Promise<string[]>;
   /** Whether the platform shows the bot at work in a conversation right now (a notice with Stop, a working line). */
   workingShown(conversation: ConversationRef): Promise<boolean>;
+  /** The surfaces sink the adapter was started with, where the platform has an App Home or forms. */
+  readonly surfaces?: RecordingSurfaces;
+  /** The person opens the bot's App Home; resolves once the platform shows it. */
+  openHome?(): Promise<void>;
+  /**
+   * The person runs `/schedules add`, whose reply (`sink.commandReply`) asks for the schedule form; they fill
+   * in `prompt` and `when` and submit it. Resolves with what the person is shown afterwards.
+   */
+  submitScheduleForm?(prompt: string, when: string): Promise<string>;
   teardown(): Promise<void>;
 }
 
@@ -78,6 +106,8 @@ export interface ContractOptions {
   readonly capabilities: readonly CapabilityName[];
   /** Its history also reads what was said while Errand was down (`readAfter`): the suite fails when that differs. */
   readonly readAfter?: boolean;
+  /** The platform surfaces beyond conversations the adapter serves through its SurfaceSink. */
+  readonly surfaces?: { readonly home: boolean; readonly forms: boolean };
 }
 
 /**
@@ -99,6 +129,7 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
       expect(h.adapter.connectionState().connected).toBe(true);
       expect(Object.keys(h.adapter.capabilities).sort()).toEqual([...options.capabilities].sort());
       expect(typeof h.adapter.capabilities.history?.readAfter === 'function').toBe(options.readAfter === true);
+      expect(h.surfaces !== undefined).toBe(options.surfaces !== undefined);
       expect(h.adapter.maxMessageLength).toBeGreaterThan(0);
     });
 
@@ -308,6 +339,30 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
           expect(missed.messages[0]).toMatchObject({ addressedToBot: true, author: { id: h.person, isSelf: false } });
         });
       }
+    }
+
+    if (options.surfaces?.home) {
+      it('surfaces: asks the core for the App Home of the person who opens it, and shows it', async () => {
+        const before = h.surfaces!.homes.length;
+        await h.openHome!();
+        expect(h.surfaces!.homes.slice(before)).toEqual([expect.objectContaining({ platform: h.adapter.platform, workspace: h.channel.workspace, userId: h.person })]);
+      });
+    }
+
+    if (options.surfaces?.forms) {
+      it('surfaces: opens the schedule form a command asks for and hands the submission to the core', async () => {
+        h.sink.commandReply = { text: '', form: { scheduleId: null, values: { channel: h.channel.channel, prompt: '', when: '', timezone: 'UTC' } } };
+        const shown = await h.submitScheduleForm!('post the digest 9902', '0 9 * * 1');
+        expect(h.sink.commands.at(-1)).toMatchObject({ name: 'schedules', args: 'add' });
+        expect(h.surfaces!.submissions.at(-1)).toMatchObject({
+          platform: h.adapter.platform,
+          workspace: h.channel.workspace,
+          userId: h.person,
+          scheduleId: null,
+          values: { channel: h.channel.channel, prompt: 'post the digest 9902', when: '0 9 * * 1' },
+        });
+        expect(shown).toContain('Saved the schedule 9901.');
+      });
     }
 
     if (declares('timezone')) {
