@@ -66,6 +66,7 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
       await h.personSays(thread, 'a person after the bots 6002');
       await waitFor(() => h.sink.messages.slice(before).some((m) => m.text.includes('6002')));
       expect(h.sink.messages.slice(before).map((m) => m.text)).toEqual([expect.stringContaining('6002')]);
+      expect(h.sink.messages.at(-1)!.conversation).toEqual(h.onlyConversation ?? thread);
     });
 
     it('opens a thread on a channel message in the same channel, and posts land in it', async () => {
@@ -135,6 +136,7 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
       await h.click(thread, posted.id, buttons, 1);
       await waitFor(() => h.sink.actions.length > before);
       expect(h.sink.actions.slice(before)).toEqual([expect.objectContaining({ kind: 'answer', runId: 'r42', questionId: 'q7', answer: 'No', userId: h.person })]);
+      expect(h.sink.actions.at(-1)).toMatchObject({ conversation: h.onlyConversation ?? thread });
     });
 
     capabilityContract(() => h, options);

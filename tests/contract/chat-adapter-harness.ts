@@ -16,6 +16,8 @@ export interface ChatAdapterHarness {
   readonly sink: RecordingSink;
   /** A channel where the bot can post and open threads. */
   readonly channel: ChannelRef;
+  /** Where everything people say lands on a platform with a single conversation (the console's session); absent: where it was said. */
+  readonly onlyConversation?: ConversationRef;
   /** The person the drivers act as, by the user id the adapter reports. */
   readonly person: string;
   /** The person's timezone as the platform knows it (checked where the adapter declares `timezone`). */
