@@ -139,6 +139,18 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
       expect(h.sink.actions.at(-1)).toMatchObject({ conversation: h.onlyConversation ?? thread });
     });
 
+    if (options.stopButtons) {
+      it('hands a click on a Stop button to the core as a stop of that run', async () => {
+        const thread = await freshThread(h, 'contract stop click');
+        const buttons = [{ actionId: stopActionId('r77'), label: 'Stop', style: 'danger' as const }];
+        const posted = await h.adapter.postMessage(thread, { text: 'Working on it.', buttons });
+        const before = h.sink.actions.length;
+        await h.click(thread, posted.id, buttons, 0);
+        await waitFor(() => h.sink.actions.length > before);
+        expect(h.sink.actions.slice(before)).toEqual([expect.objectContaining({ kind: 'stop', runId: 'r77', userId: h.person, conversation: thread })]);
+      });
+    }
+
     capabilityContract(() => h, options);
   });
 }

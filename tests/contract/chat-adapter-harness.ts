@@ -60,6 +60,8 @@ export interface ContractOptions {
   readonly capabilities: readonly CapabilityName[];
   /** Its history also reads what was said while Errand was down (`readAfter`): the suite fails when that differs. */
   readonly readAfter?: boolean;
+  /** Buttons other than a question's options can be clicked (every platform but the console, which has only numbered answers). */
+  readonly stopButtons: boolean;
   /** The platform surfaces beyond conversations the adapter serves through its SurfaceSink. */
   readonly surfaces?: { readonly home: boolean; readonly forms: boolean };
 }

@@ -88,7 +88,7 @@ chatAdapterContract(
       teardown: () => adapter.stop(),
     };
   },
-  { capabilities: ['history', 'stream', 'timezone'] },
+  { stopButtons: false, capabilities: ['history', 'stream', 'timezone'] },
 );
 
 conversationKeyContract('console', {

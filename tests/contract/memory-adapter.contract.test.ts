@@ -44,7 +44,7 @@ chatAdapterContract(
       teardown: () => adapter.stop(),
     };
   },
-  { capabilities: ['history', 'timezone'] },
+  { stopButtons: true, capabilities: ['history', 'timezone'] },
 );
 
 conversationKeyContract('in-memory', {
