@@ -20,7 +20,7 @@ function sources(dir: string): string[] {
  */
 const LAYERS: readonly (readonly string[])[] = [
   // Shared plumbing that knows nothing of Errand.
-  ['src/clock.ts', 'src/errors.ts', 'src/logger.ts', 'src/net/'],
+  ['src/clock.ts', 'src/errors.ts', 'src/logger.ts', 'src/net/', 'src/secrets/'],
   // The platform port: ConversationRef, InboundMessage, the ChatAdapter interface, formatting helpers.
   ['src/chat/'],
   // What the operator configures.
