@@ -77,7 +77,7 @@ export class Dispatcher implements InboundSink {
     const { data, coordinator, commands, logger, clock } = deps;
     this.access = deps.rules?.access ?? createAccessPolicy(undefined);
     this.authority = deps.rules?.authority ?? createAuthority({ access: this.access, runs: data.runs, tasks: data.tasks });
-    this.followUp = new MessageFollowUp({ runs: data.runs, tasks: data.tasks, coordinator, commands, logger, ...(deps.attachments ? { attachments: deps.attachments } : {}) });
+    this.followUp = new MessageFollowUp({ runs: data.runs, tasks: data.tasks, coordinator, commands, logger, clock, ...(deps.attachments ? { attachments: deps.attachments } : {}) });
     this.buttons = { runs: data.runs, conversations: data.conversations, dedupe: data.dedupe, coordinator, commands, access: this.access, authority: this.authority, clock, logger };
   }
 

@@ -93,6 +93,31 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.tasks.findReadyConversations(10, new Set([idle]))).toEqual([]);
     });
 
+    it('puts a preferred conversation first when it is ready, wherever the cut falls, and leaves it out when it is not', async () => {
+      const ids = [];
+      for (const name of ['p1', 'p2', 'p3']) {
+        const c = await conversation(name);
+        await task(c, 'x');
+        ids.push(c);
+      }
+      const [, , last] = ids as [string, string, string];
+      const done = await conversation('done');
+      const busy = await conversation('busy2');
+      await task(busy, 'y');
+      await store.runs.create(busy, null);
+      const all = await store.tasks.findReadyConversations(10, new Set());
+      expect([...all].sort()).toEqual([...ids].sort());
+      const preferred = all.at(-1)!;
+      expect(await store.tasks.findReadyConversations(1, new Set(), preferred)).toEqual([preferred]);
+      const two = await store.tasks.findReadyConversations(2, new Set(), preferred);
+      expect(two).toHaveLength(2);
+      expect(two[0]).toBe(preferred);
+      expect(new Set(two).size).toBe(2);
+      expect(await store.tasks.findReadyConversations(10, new Set(), done)).toEqual(all);
+      expect(await store.tasks.findReadyConversations(10, new Set(), busy)).toEqual(all);
+      expect(await store.tasks.findReadyConversations(10, new Set([last]), last)).toEqual(all.filter((c) => c !== last));
+    });
+
     it('de-duplicates: only the first sight of a key counts', async () => {
       expect(await store.dedupe.firstSight('msg:1', 1000)).toBe(true);
       expect(await store.dedupe.firstSight('msg:1', 2000)).toBe(false);
@@ -143,11 +168,14 @@ export function storeContract(name: string, factory: StoreFactory): void {
       const adapter = new MemoryAdapter();
       const outboxOf = (s: Store) =>
         createOutbox({ store: s, clock: systemClock, logger: silentLogger(), adapters: new Map([['memory', adapter]]), refOf: () => ref('T1'), onQuestionPosted: async () => undefined });
-      const [one, two] = [outboxOf(store), outboxOf(peer)];
+      // Where only one process may open the database (SQLite: `peer` is `store`), one process has one poster,
+      // which then records and posts everything; where processes share it, each has its own.
+      const one = outboxOf(store);
+      const two = peer === store ? one : outboxOf(peer);
       // Slow posts keep the first claim held while the second poster tries its own.
       let open!: () => void;
       adapter.postGate = new Promise<void>((resolve) => (open = resolve));
-      await Promise.all([one.start(), two.start()]);
+      await Promise.all([...new Set([one, two])].map((o) => o.start()));
       try {
         const tickets = [await one.record(c, null, { purpose: 'note', text: 'first' }), await two.record(c, null, { purpose: 'note', text: 'second' })];
         await two.record(c, null, { purpose: 'note', text: 'third' });
@@ -158,7 +186,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         expect(adapter.posts.map((p) => p.text)).toEqual(['first', 'second', 'third']);
       } finally {
         open();
-        await Promise.all([one.stop(1000), two.stop(1000)]);
+        await Promise.all([...new Set([one, two])].map((o) => o.stop(1000)));
       }
     });
 
