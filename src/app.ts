@@ -21,7 +21,7 @@ import { createAccessPolicy } from './access/access-policy.js';
 import { createAuthority } from './runtime/authority.js';
 import type { TranscriptStore } from './conversations/transcript-store.js';
 import { silentLogger, type Logger } from './logger.js';
-import { countingSink } from './metrics/counting-sink.js';
+import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
 import { checkHealth, type ToolServerState } from './metrics/health-check.js';
 import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
@@ -197,7 +197,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     service: scheduling.service,
     rights,
     interpretWhen: createWhenInterpreter(llm),
-    userTimezone: async (platform, userId) => (await adapters.get(platform)?.fetchUserTimezone?.(userId).catch(() => null)) ?? null,
+    userTimezone: async (platform, userId) => (await adapters.get(platform)?.capabilities.timezone?.fetchUserTimezone(userId).catch(() => null)) ?? null,
     defaultTimezone: config.DEFAULT_TIMEZONE,
     now: () => clock.now(),
     home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id) },
@@ -231,7 +231,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     commands: commandDeps,
     rules: { access, authority, budget },
     attachments,
-    scheduleManagement: { editor: management.editor, home: (request) => management.home(request) },
+    scheduleManagement: { editor: management.editor },
   });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
@@ -267,7 +267,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       started = true;
       await cluster.recover(clusterHooks);
       await options.externalTools?.start?.();
-      for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
+      for (const a of adapters.values()) {
+        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);
+      }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
       await scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator, principalOf: (id) => scheduling.service.principalOf(id) }));

@@ -2,16 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseActionId } from '../../src/chat/action-id.js';
-import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
+import type { ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 import { systemClock, type Clock } from '../../src/clock.js';
+import { AdapterError } from '../../src/errors.js';
 import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './console-screen.js';
 import { loadMarkdownRenderer } from './markdown-renderer.js';
 import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
 import { createSessionTranscript } from './session-transcript.js';
+import { CONSOLE_CHANNEL, toConversationRef } from './console-conversation.js';
 import { createConsoleStream } from './console-stream.js';
+import { createEchoFilter } from './echo-filter.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
 import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
 
@@ -51,9 +54,9 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  */
 export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapter & { readonly conversation: ConversationRef } {
   const session = randomUUID().slice(0, 8);
-  const conversation: ConversationRef = { platform: 'console', workspace: 'local', channel: 'console', thread: session };
-  const channel: ChannelRef = { platform: 'console', workspace: 'local', channel: 'console' };
-  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 4000 };
+  const conversation = toConversationRef({ thread: session })!;
+  const channel = CONSOLE_CHANNEL;
+  const maxMessageLength = 4000;
   const out = options.output;
   const clock = options.clock ?? systemClock;
   const interactive = options.input.isTTY === true && out.isTTY === true;
@@ -101,7 +104,27 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
 
   return {
     platform: 'console',
-    capabilities,
+    maxMessageLength,
+    capabilities: {
+      stream: {
+        open() {
+          // On a colour terminal each Markdown block is rendered once it is complete, so the answer shows as it comes.
+          const rendered = look.markdown !== null;
+          return createConsoleStream({
+            print,
+            header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,
+            ...(rendered ? { renderBlocks: (markdown: string) => renderConsoleMessage('errand', markdown, styled()).split('\n').slice(1).join('\n') } : {}),
+            record: (text) => {
+              const id = `out-${++seq}`;
+              transcript.add('bot', text, id);
+              return id;
+            },
+          });
+        },
+      },
+      history: transcript.history,
+      timezone: { fetchUserTimezone: async () => options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone },
+    },
     conversation,
     async start(sink) {
       // marked and marked-terminal are loaded here, on a colour terminal only: a pipe prints the Markdown as written.
@@ -112,8 +135,11 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       working = createWorkingIndicator({ clock, look, live: interactive, show: (status) => screen.status(status), print });
       print(look.color ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.' : 'Errand console — type a request, /help for commands, Ctrl-D to quit.');
       const handling = new Set<Promise<void>>();
+      // Bots are never answered, so two consoles piped into each other cannot loop.
+      const fromBot = createEchoFilter();
       reader.on('line', (line) => {
         screen.lineEntered();
+        if (fromBot(line)) return;
         const handled = handleLine(sink, line).catch((err: unknown) => print(`(error: ${errorText(err)})`));
         handling.add(handled);
         void handled.finally(() => handling.delete(handled));
@@ -156,7 +182,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         working?.asked(keyOf(ref));
       }
       const text = `${message.mentionUserId ? '@you ' : ''}${message.text}`;
-      for (const piece of splitText(text, capabilities.maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
+      for (const piece of splitText(text, maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
       if (isQuestion) print(renderOptions(buttons.map((b) => b.label), look));
       transcript.add('bot', text, id);
       return { id };
@@ -165,35 +191,19 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       transcript.edit(id, message.text);
       print(renderConsoleMessage('errand (edited)', message.text, styled()));
     },
-    openStream(ref) {
-      // On a colour terminal each Markdown block is rendered once it is complete, so the answer shows as it comes.
-      const rendered = look.markdown !== null;
-      return createConsoleStream({
-        print,
-        header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,
-        ...(rendered ? { renderBlocks: (markdown: string) => renderConsoleMessage('errand', markdown, styled()).split('\n').slice(1).join('\n') } : {}),
-        record: (text) => {
-          const id = `out-${++seq}`;
-          transcript.add('bot', text, id);
-          return id;
-        },
-      });
-    },
     async setWorking(ref, status: WorkingStatus | null) {
       if (status) working?.begin(keyOf(ref));
       else working?.end(keyOf(ref));
     },
-    async openThread(ch, messageId) {
-      return { ...ch, thread: messageId };
+    async openThread(_channel, messageId) {
+      const thread = toConversationRef({ thread: messageId });
+      if (!thread) throw new AdapterError(`Not a console message id: ${messageId}`);
+      return thread;
     },
     async postEphemeral(_ref, _userId, text) {
       transcript.add('bot', text);
       print(renderConsoleMessage('errand (only you see this)', text, styled()));
     },
-    async fetchUserTimezone() {
-      return options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-    },
-    history: transcript.history,
   };
 }
 

@@ -1,6 +1,9 @@
 import { Routes } from 'discord.js';
 import { z } from 'zod';
-import type { AdapterCapabilities, ChatAdapter } from '../../src/chat/chat-adapter.js';
+import type { AnswerStreamHooks } from '../../src/chat/answer-stream.js';
+import type { UnrecordedPreview } from '../../src/chat/adapter-capabilities.js';
+import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
+import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { createEditedStream } from '../../src/chat/edited-stream.js';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
@@ -44,7 +47,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const downloadFile = createDiscordFileDownloader();
   const gateway = createDiscordGateway({ options, rest: discord, botThreads, modals: createScheduleModals(), downloadFile, logger });
   const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads });
-  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: false, maxMessageLength: MAX_MESSAGE_LENGTH };
 
   const working = createWorkingIndicator({
     logger,
@@ -71,23 +73,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     downloadFile,
   });
 
-  return {
-    platform: DISCORD_PLATFORM,
-    capabilities,
-    start: (sink) => gateway.start(sink),
-    async stop() {
-      await working.stopAll();
-      await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
-      await gateway.stop();
-      api.clearHashSweeper();
-      api.clearHandlerSweeper();
-    },
-    connectionState: () => gateway.connectionState(),
-    postMessage: outbound.postMessage,
-    editMessage: outbound.editMessage,
-    deleteMessage: outbound.deleteMessage,
-    async findUnrecordedPreview(conversation, probe) {
-      return findUnrecordedPreview(
+  const previewLookup = {
+    findUnrecordedPreview: (conversation: ConversationRef, probe: UnrecordedPreview) =>
+      findUnrecordedPreview(
         {
           repost: async (text, key) => (await outbound.postMessage(conversation, { text, idempotencyKey: key })).id,
           get: (route, query) => rest('message lookup', () => api.get(route, { query }), z.unknown()),
@@ -96,9 +84,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
         },
         postTargetOf(locate(conversation)),
         probe,
-      );
-    },
-    openStream(conversation, _recipientUserId, hooks) {
+      ),
+  };
+  const stream = {
+    open(conversation: ConversationRef, _recipientUserId: string | null, hooks?: AnswerStreamHooks) {
       const target = postTargetOf(locate(conversation));
       // One message edited as the text grows, a new one past the split point; every call through the channel's queue.
       return createEditedStream({
@@ -112,11 +101,27 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
         logger,
       });
     },
+  };
+
+  return {
+    platform: DISCORD_PLATFORM,
+    maxMessageLength: MAX_MESSAGE_LENGTH,
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history },
+    start: (sink, surfaces) => gateway.start(sink, surfaces),
+    async stop() {
+      await working.stopAll();
+      await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      await gateway.stop();
+      api.clearHashSweeper();
+      api.clearHandlerSweeper();
+    },
+    connectionState: () => gateway.connectionState(),
+    postMessage: outbound.postMessage,
+    editMessage: outbound.editMessage,
     async setWorking(conversation, status) {
       working.set(postTargetOf(locate(conversation)), status);
     },
     openThread: outbound.openThread,
     postEphemeral: outbound.postEphemeral,
-    history,
   };
 }

@@ -2,6 +2,7 @@ import { Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, Status
 import { z } from 'zod';
 import type { ConnectionState } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import type { BotThreads } from './bot-threads.js';
 import { connectClient } from './connect.js';
@@ -28,7 +29,7 @@ export interface DiscordGatewayDeps {
 /** How events reach Errand on Discord: the gateway session, or a standby that posts through REST only. */
 export interface DiscordGateway {
   /** Connects the gateway (or, with a gate, joins it as a standby until it is acquired). */
-  start(sink: InboundSink): Promise<void>;
+  start(sink: InboundSink, surfaces?: SurfaceSink): Promise<void>;
   /** Closes the session, then gives the gate up, so two sessions never overlap. */
   stop(): Promise<void>;
   connectionState(): ConnectionState;
@@ -68,11 +69,11 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
   };
 
   /** Wires a fresh gateway client to the sink, logs it in (resolving once ready) and registers the slash commands. */
-  const connectGateway = async (sink: InboundSink) => {
+  const connectGateway = async (sink: InboundSink, surfaces: SurfaceSink | undefined) => {
     const c = newClient();
     c.on(Events.MessageCreate, (message) => onMessage(sink, message));
     c.on(Events.InteractionCreate, (interaction) => {
-      handleInteraction(interaction, { sink, logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals }).catch((err: unknown) =>
+      handleInteraction(interaction, { sink, ...(surfaces ? { surfaces } : {}), logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals }).catch((err: unknown) =>
         logger.error({ err, interactionId: interaction.id }, 'answering a Discord interaction failed'),
       );
     });
@@ -108,17 +109,17 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
   };
 
   return {
-    async start(sink) {
+    async start(sink, surfaces) {
       api.on(RESTEvents.RateLimited, (info) => logger.debug({ route: info.route, retryAfter: info.retryAfter }, 'Discord rate limit: waiting'));
       if (!gate) {
-        await connectGateway(sink);
+        await connectGateway(sink, surfaces);
         started = true;
         return;
       }
       // A standby still needs the bot's id (its own messages in history, thread membership) and a valid token.
       restBotId = (await rest('bot identity', () => api.get(Routes.user('@me')), botUserSchema)).id;
       started = true;
-      await gate.join({ acquired: () => connectGateway(sink), lost: disconnectGateway });
+      await gate.join({ acquired: () => connectGateway(sink, surfaces), lost: disconnectGateway });
     },
     async stop() {
       started = false;

@@ -5,6 +5,7 @@ import { parseActionId, parseScheduleActionId } from '../../src/chat/action-id.j
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import { toChannelRef, toConversationRef } from './discord-thread-id.js';
 import { toActionRows } from './outbound-message.js';
@@ -16,6 +17,8 @@ export const DEFER_AFTER_MS = 1500;
 
 export interface InteractionContext {
   readonly sink: InboundSink;
+  /** Where schedule forms go; absent: a submitted form is refused as no longer active. */
+  readonly surfaces?: SurfaceSink;
   readonly logger: Logger;
   readonly deferAfterMs?: number;
   /** Called for a thread the bot is used in, so later messages there need no mention. */
@@ -127,7 +130,8 @@ async function handleScheduleButton(interaction: ButtonInteraction, ctx: Interac
 /** A submitted schedule modal: saved, or the errors (or the interpretation to confirm) with a button to reopen it. */
 async function handleModalSubmit(interaction: ModalSubmitInteraction, ctx: InteractionContext): Promise<void> {
   const form = ctx.modals.formOf(interaction.customId);
-  if (!form || !interaction.guildId || !ctx.sink.onScheduleForm) {
+  const surfaces = ctx.surfaces;
+  if (!form || !interaction.guildId || !surfaces) {
     await interaction.reply({ content: 'This form is no longer active.', flags: MessageFlags.Ephemeral });
     return;
   }
@@ -139,7 +143,7 @@ async function handleModalSubmit(interaction: ModalSubmitInteraction, ctx: Inter
     }
   };
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-  const result = await ctx.sink
+  const result = await surfaces
     .onScheduleForm({
       platform: 'discord',
       workspace: interaction.guildId,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AdapterCapabilities } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef } from '../../src/chat/conversation-ref.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';
 import { systemClock } from '../../src/clock.js';
@@ -45,6 +45,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const downloadFile = createSlackFileDownloader({ botToken: options.botToken, ...(slackApiUrl ? { apiUrl: slackApiUrl } : {}) });
 
   let sink: InboundSink | null = null;
+  let surfaces: SurfaceSink | null = null;
   let bot: BotIdentity | null = null;
   const botThreads = createBotThreads({
     client,
@@ -56,7 +57,6 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
   });
   const profiles = createUserProfiles(client);
-  const capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: MAX_MESSAGE_LENGTH };
   const outbound = createSlackOutbound({ api, queue, botThreads, traffic: options.traffic });
   const presence = createSlackPresence({ api, queue, outbound, tuning, suggestedPrompts: options.suggestedPrompts ?? [], logger });
   const history = createSlackHistory({
@@ -73,6 +73,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     register: (app) =>
       registerSlackListeners(app, {
         sink: () => sink,
+        surfaces: () => surfaces,
         bot: () => bot,
         botThreads,
         cachedTimezone: (u) => profiles.cachedTimezone(u),
@@ -88,8 +89,26 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
 
   return {
     platform: SLACK_PLATFORM,
-    capabilities,
-    async start(inbound) {
+    maxMessageLength: MAX_MESSAGE_LENGTH,
+    capabilities: {
+      stream: { open: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, clock: options.clock ?? systemClock, logger }) },
+      delete: { deleteMessage: outbound.deleteMessage },
+      postedLookup: {
+        async findPosted(conversation, keys) {
+          const loc = locate(conversation);
+          return findPostedKeys(lookups, { channelId: loc.channelId, threadTs: loc.threadTs }, keys);
+        },
+      },
+      previewLookup: {
+        async findUnrecordedPreview(conversation, probe) {
+          const loc = locate(conversation);
+          return findUnrecordedPreview(lookups, { channelId: loc.channelId, threadTs: loc.threadTs }, probe);
+        },
+      },
+      history,
+      timezone: { fetchUserTimezone: async (userId) => (await profiles.fetch(userId)).tz },
+    },
+    async start(inbound, surfaceSink) {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
       if (mode === 'socket' && !options.appToken) throw new AdapterError('SLACK_APP_TOKEN is required in socket mode');
       const auth = await callSlack('auth.test', () => client.auth.test(), authSchema).catch((err: unknown) => {
@@ -97,6 +116,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       });
       bot = { userId: auth.user_id, botId: auth.bot_id };
       sink = inbound;
+      surfaces = surfaceSink ?? null;
       await receiver.start(bot);
       logger.info({ botUserId: bot.userId, team: auth.team_id, mode, port: receiver.httpPort() }, 'Slack connected');
     },
@@ -104,14 +124,13 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       await presence.stopAll();
       await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
       sink = null;
+      surfaces = null;
       await receiver.stop();
     },
     connectionState: () => receiver.connectionState(),
     httpPort: () => receiver.httpPort(),
     postMessage: outbound.postMessage,
     editMessage: outbound.editMessage,
-    deleteMessage: outbound.deleteMessage,
-    openStream: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, clock: options.clock ?? systemClock, logger }),
     async setWorking(conversation, status) {
       presence.setWorking(conversation, status);
     },
@@ -123,17 +142,5 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       return ref;
     },
     postEphemeral: outbound.postEphemeral,
-    async fetchUserTimezone(userId) {
-      return (await profiles.fetch(userId)).tz;
-    },
-    async findPosted(conversation, keys) {
-      const loc = locate(conversation);
-      return findPostedKeys(lookups, { channelId: loc.channelId, threadTs: loc.threadTs }, keys);
-    },
-    async findUnrecordedPreview(conversation, probe) {
-      const loc = locate(conversation);
-      return findUnrecordedPreview(lookups, { channelId: loc.channelId, threadTs: loc.threadTs }, probe);
-    },
-    history,
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseScheduleActionId } from '../../src/chat/action-id.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import type { ScheduleFormRequest } from '../../src/chat/schedule-form.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import type { EventRoutes } from './event-routes.js';
 import { homeView, readScheduleModal, replyBody, scheduleModal, SCHEDULE_FORM_CALLBACK } from './home-views.js';
@@ -13,6 +14,8 @@ export type SlackCall = <T>(method: string, args: Record<string, unknown>, schem
 
 export interface ScheduleUiDeps {
   readonly sink: () => InboundSink | null;
+  /** The App Home and the form's way in; null: no Home is published and the form refuses. */
+  readonly surfaces: () => SurfaceSink | null;
   readonly logger: Logger;
   readonly call: SlackCall;
   /** How long a person's channel list is reused (default 60 s): the Home opens often, channels change rarely. */
@@ -66,10 +69,10 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
   }
 
   async function publishHome(userId: string, teamId: string, note: string | null): Promise<void> {
-    const sink = deps.sink();
-    if (!sink?.onHomeOpened) return;
+    const surfaces = deps.surfaces();
+    if (!surfaces) return;
     const channels = await channelsOf(userId);
-    const model = await sink.onHomeOpened({ platform: SLACK_PLATFORM, workspace: teamId, userId, channels });
+    const model = await surfaces.onHomeOpened({ platform: SLACK_PLATFORM, workspace: teamId, userId, channels });
     const links = new Map<string, string>();
     for (const c of model.conversations) {
       if (!c.conversation.thread) continue;
@@ -144,16 +147,16 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
   });
 
   app.view(SCHEDULE_FORM_CALLBACK, async ({ ack, body, view, context }) => {
-    const sink = deps.sink();
+    const surfaces = deps.surfaces();
     const read = readScheduleModal(view);
     const teamId = body.team?.id ?? context.teamId;
-    if (!sink?.onScheduleForm || !read || !teamId) {
+    if (!surfaces || !read || !teamId) {
       await ack({ response_action: 'errors', errors: { prompt: 'Errand could not read this form. Close it and try again.' } });
       return;
     }
     const userId = body.user.id;
     const memberOf = new Set(await channelsOf(userId).catch(() => []));
-    const result = await sink.onScheduleForm({ platform: SLACK_PLATFORM, workspace: teamId, userId, scheduleId: read.scheduleId, values: read.values, memberOf });
+    const result = await surfaces.onScheduleForm({ platform: SLACK_PLATFORM, workspace: teamId, userId, scheduleId: read.scheduleId, values: read.values, memberOf });
     if (result.kind === 'errors') {
       const errors = Object.fromEntries(Object.entries(result.errors).map(([field, message]) => [field, message.slice(0, 2000)]));
       await ack({ response_action: 'errors', errors });

@@ -1,4 +1,5 @@
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import { registerActions, type AnsweredQuestion } from './actions.js';
 import { registerAssistantEvents } from './assistant-events.js';
@@ -16,6 +17,7 @@ import { registerSlashCommands } from './slash-commands.js';
 
 export interface SlackListenerDeps {
   readonly sink: () => InboundSink | null;
+  readonly surfaces: () => SurfaceSink | null;
   readonly bot: () => BotIdentity | null;
   readonly botThreads: BotThreads;
   readonly cachedTimezone: (userId: string) => string | undefined;
@@ -58,7 +60,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps): void 
     onHandedOver: (m) => deps.assistant.requested(m.conversation, m.text),
   });
   registerAssistantEvents(routes, { assistant: deps.assistant, logger });
-  const scheduleUi = registerScheduleUi(app, routes, { ...base, call: deps.api });
+  const scheduleUi = registerScheduleUi(app, routes, { ...base, surfaces: deps.surfaces, call: deps.api });
   registerSlashCommands(app, { ...base, ackBudgetMs: deps.commandAckBudgetMs, scheduleUi });
   registerActions(app, { ...base, onAnswered });
   app.error(async (err) => logger.error({ err }, 'Bolt listener error'));

@@ -1,7 +1,7 @@
 import type { ScheduleOp } from './action-id.js';
 import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
-import type { HomeModel, HomeRequest, ScheduleFormRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
+import type { ScheduleFormRequest } from './schedule-form.js';
 
 /**
  * A file on a person's message. The adapter gives its metadata at once and a way to download it
@@ -110,9 +110,9 @@ export interface CommandReply {
 }
 
 /**
- * The one way back into the core. Adapters call it and never import agent/, tasks/,
- * schedules/ or db/. Each method resolves once the event is safely persisted (fast),
- * not when the work it starts is done.
+ * The one way back into the core for what people say and click. Adapters call it and never import
+ * agent/, tasks/, schedules/ or db/. Each method resolves once the event is safely persisted (fast),
+ * not when the work it starts is done. The App Home and forms come in through SurfaceSink.
  */
 export interface InboundSink {
   /** Resolves once the message, its de-duplication record and what it asks for are stored; throws when storing failed. */
@@ -124,8 +124,4 @@ export interface InboundSink {
   knowsConversation(conversation: ConversationRef): Promise<boolean>;
   onCommand(command: InboundCommand): Promise<CommandReply>;
   onAction(action: InboundAction): Promise<CommandReply | null>;
-  /** The person's conversations with work under way and the schedules of their channels (Slack App Home). Absent: no Home. */
-  onHomeOpened?(request: HomeRequest): Promise<HomeModel>;
-  /** A submitted schedule form: saved, field errors, or an interpretation of plain words to confirm. Absent: no forms. */
-  onScheduleForm?(submission: ScheduleFormSubmission): Promise<ScheduleFormResult>;
 }

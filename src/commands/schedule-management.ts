@@ -1,5 +1,6 @@
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { HomeModel, HomeRequest } from '../chat/schedule-form.js';
+import type { SurfaceSink } from '../chat/surface-sink.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { StopAuthority } from './command-deps.js';
@@ -17,6 +18,8 @@ export interface ScheduleManagementDeps extends ScheduleEditorDeps {
 export interface ScheduleManagement {
   readonly editor: ScheduleEditor;
   home(request: HomeRequest): Promise<HomeModel>;
+  /** The App Home and the schedule form, as the adapters' SurfaceSink. */
+  readonly surfaces: SurfaceSink;
   command(command: InboundCommand): Promise<CommandReply>;
 }
 
@@ -27,9 +30,11 @@ export interface ScheduleManagement {
 export function createScheduleManagement(deps: ScheduleManagementDeps): ScheduleManagement {
   const { service, rights } = deps;
   const editor = createScheduleEditor(deps);
+  const home = (request: HomeRequest) => buildHomeModel(request, { ...deps.home, schedules: service, rights });
   return {
     editor,
-    home: (request) => buildHomeModel(request, { ...deps.home, schedules: service, rights }),
+    home,
+    surfaces: { onHomeOpened: home, onScheduleForm: (submission) => editor.onSubmit(submission) },
     command: (cmd) =>
       handleSchedulesCommand(cmd.args, cmd.channel, service, {
         person: { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) },

@@ -1,5 +1,5 @@
 import type { InboundSink } from '../chat/inbound.js';
-import type { HomeRequest, ScheduleFormSubmission } from '../chat/schedule-form.js';
+import type { SurfaceSink } from '../chat/surface-sink.js';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -20,24 +20,22 @@ export function countingSink(sink: InboundSink, platform: string, metrics: Metri
       metrics.inbound(platform);
       return sink.onAction(action);
     },
-    ...(sink.onHomeOpened
-      ? {
-          onHomeOpened: (request: HomeRequest) => {
-            metrics.inbound(platform);
-            return sink.onHomeOpened!(request);
-          },
-        }
-      : {}),
-    ...(sink.onScheduleForm
-      ? {
-          onScheduleForm: (submission: ScheduleFormSubmission) => {
-            metrics.inbound(platform);
-            return sink.onScheduleForm!(submission);
-          },
-        }
-      : {}),
     knowsConversation(ref) {
       return sink.knowsConversation(ref);
+    },
+  };
+}
+
+/** The App Home and form events, counted like the others. */
+export function countingSurfaces(surfaces: SurfaceSink, platform: string, metrics: Metrics): SurfaceSink {
+  return {
+    onHomeOpened(request) {
+      metrics.inbound(platform);
+      return surfaces.onHomeOpened(request);
+    },
+    onScheduleForm(submission) {
+      metrics.inbound(platform);
+      return surfaces.onScheduleForm(submission);
     },
   };
 }

@@ -37,7 +37,7 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
   if (writeProblem) problems.push(writeProblem);
   const platforms: Record<string, ConnectionState> = {};
   for (const adapter of sources.adapters.values()) {
-    const state = adapter.connectionState?.() ?? { connected: true };
+    const state = adapter.connectionState();
     platforms[adapter.platform] = state;
     if (!state.connected) problems.push(`${adapter.platform} is not connected${state.detail ? ` (${state.detail})` : ''}`);
   }

@@ -55,7 +55,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     atomically: (write) => deps.store.atomically(write),
     async record(conversationId: string, runId: string | null, intent: PostIntent, tx: Store = deps.store, stream?: AnswerStream): Promise<PostTicket> {
       const ref = deps.refOf(conversationId);
-      const max = (ref ? deps.adapters.get(ref.platform)?.capabilities.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH;
+      const max = (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH;
       const pieces = toPieces(intent, max);
       const ids = await tx.outbox.add(conversationId, runId, intent.purpose, pieces);
       // After the caller's transaction has committed: the worker reads the rows from the database.

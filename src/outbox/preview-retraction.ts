@@ -34,7 +34,7 @@ export async function retractPreview(row: PendingPost, ref: ConversationRef, ada
       logger.info({ outboxId: row.id }, 'an interrupted answer preview never reached the platform; nothing to take back');
       return deps.nothingToRetract(row);
     }
-    const deleted = adapter.deleteMessage ? await adapter.deleteMessage(ref, target) : false;
+    const deleted = adapter.capabilities.delete ? await adapter.capabilities.delete.deleteMessage(ref, target) : false;
     if (!deleted) await adapter.editMessage(ref, target, { text: row.payload.text });
     logger.info({ outboxId: row.id, platformMessageId: target, deleted }, 'took back an interrupted answer preview');
     await deps.posted(row, target);
@@ -45,8 +45,9 @@ export async function retractPreview(row: PendingPost, ref: ConversationRef, ada
 
 /** The message of a preview row whose post never got its answer, as the platform has it; null when it has none. */
 async function findUnrecorded(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter, store: Pick<OutboxStore, 'previewProbe'>): Promise<string | null> {
-  if (!adapter.findUnrecordedPreview) return null;
+  const lookup = adapter.capabilities.previewLookup;
+  if (!lookup) return null;
   const probe = await store.previewProbe(row.id, CLOCK_SKEW_MS);
   if (!probe) return null;
-  return adapter.findUnrecordedPreview(ref, { key: idempotencyKeyOf(row.id), since: probe.since - CLOCK_SKEW_MS, until: probe.until, known: new Set(probe.known), text: row.payload.text });
+  return lookup.findUnrecordedPreview(ref, { key: idempotencyKeyOf(row.id), since: probe.since - CLOCK_SKEW_MS, until: probe.until, known: new Set(probe.known), text: row.payload.text });
 }

@@ -59,8 +59,9 @@ export class RowDelivery {
     if (streamed) return this.finishStream(row, streamed);
     const key = idempotencyKeyOf(row.id);
     try {
-      if (row.attempts > 0 && adapter.findPosted) {
-        const found = (await adapter.findPosted(ref, [key])).get(key);
+      const lookup = adapter.capabilities.postedLookup;
+      if (row.attempts > 0 && lookup) {
+        const found = (await lookup.findPosted(ref, [key])).get(key);
         if (found !== undefined) {
           logger.info({ outboxId: row.id, platformMessageId: found }, 'an earlier try of this post had reached the platform; adopted it');
           return await this.posted(row, found);

@@ -52,7 +52,7 @@ export async function catchUpMissedMessages(deps: CatchUpDeps): Promise<CatchUpR
   for (const id of ids) {
     if (deps.cancelled?.() || deps.clock.now() - started > limits.totalMs) break;
     const ref = parseConversationKey(id);
-    const history = ref ? deps.adapters.get(ref.platform)?.history : undefined;
+    const history = ref ? deps.adapters.get(ref.platform)?.capabilities.history : undefined;
     if (!ref || !history?.readAfter) continue;
     const last = await deps.queries.lastSeen(id);
     if (!last) continue;

@@ -3,7 +3,6 @@ import type { Budget } from '../budget/budget.js';
 import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
-import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../chat/schedule-form.js';
 import type { ScheduleEditor } from '../commands/schedule-editor.js';
 import type { Clock } from '../clock.js';
 import { handleCommand } from '../commands/command-router.js';
@@ -53,8 +52,8 @@ export interface DispatcherDeps {
   logger: Logger;
   commands: CommandDeps;
   rules?: DispatchRules;
-  /** Schedule buttons, forms and the App Home, when scheduling is wired. */
-  scheduleManagement?: { editor: ScheduleEditor; home: (request: HomeRequest) => Promise<HomeModel> };
+  /** Schedule buttons, when scheduling is wired (its forms and the App Home come in through its own SurfaceSink). */
+  scheduleManagement?: { editor: ScheduleEditor };
   /** Reads files on requests into their tasks. Absent: files are ignored. */
   attachments?: AttachmentIntake;
 }
@@ -193,18 +192,6 @@ export class Dispatcher implements InboundSink {
       this.deps.logger.error({ err, command: command.name }, 'command failed');
       return { text: `Sorry, \`/${command.name}\` failed. The error was logged; try again in a moment.` };
     }
-  }
-
-  async onHomeOpened(request: HomeRequest): Promise<HomeModel> {
-    const management = this.deps.scheduleManagement;
-    if (!management) return { conversations: [], schedules: [], newSchedule: null };
-    return management.home(request);
-  }
-
-  async onScheduleForm(submission: ScheduleFormSubmission): Promise<ScheduleFormResult> {
-    const management = this.deps.scheduleManagement;
-    if (!management) return { kind: 'errors', errors: { prompt: NO_SCHEDULES }, form: { scheduleId: submission.scheduleId, values: submission.values } };
-    return management.editor.onSubmit(submission);
   }
 
   async onAction(action: InboundAction): Promise<CommandReply | null> {

@@ -115,9 +115,9 @@ export class RunLauncher {
         posts: writes.posts,
         now: () => deps.clock.now(),
         activity: launch.working.activity,
-        ...(adapter.openStream
+        ...(adapter.capabilities.stream
           ? {
-              openStream: () => adapter.openStream!(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) }),
+              openStream: () => adapter.capabilities.stream!.open(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) }),
               shuttingDown: launch.shuttingDown,
             }
           : {}),
@@ -130,7 +130,7 @@ export class RunLauncher {
     const stored = (await this.deps.conversations.get(conversationId))?.timezone;
     if (stored) return stored;
     if (task?.requestedBy) {
-      const tz = (await adapter.fetchUserTimezone?.(task.requestedBy).catch(() => null)) ?? null;
+      const tz = (await adapter.capabilities.timezone?.fetchUserTimezone(task.requestedBy).catch(() => null)) ?? null;
       if (tz) return tz;
     }
     return this.deps.limits.defaultTimezone;

@@ -76,7 +76,7 @@ export class RunResumer {
     if (!ref || !adapter || !question.messageId) return;
     const by = userId ? ` by <@${userId}>` : '';
     const outcome = { once: `✅ Allowed once${by}.`, always: `✅ Always allowed here${by}.`, deny: `🚫 Denied${by}.`, timeout: '⌛ Nobody decided in time: not run.' }[decision];
-    const pieces = toPieces({ purpose: 'approval', text: question.question, ...(question.userId ? { mentionUserId: question.userId } : {}) }, adapter.capabilities.maxMessageLength);
+    const pieces = toPieces({ purpose: 'approval', text: question.question, ...(question.userId ? { mentionUserId: question.userId } : {}) }, adapter.maxMessageLength);
     const shown = pieces.at(-1)?.text ?? question.question;
     adapter
       .editMessage(ref, question.messageId, { text: `${shown}\n\n${outcome}` })

@@ -1,21 +1,68 @@
 import { startSlackAdapter } from '../e2e/slack-harness.js';
+import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink } from './chat-adapter-contract.js';
+import { fromConversationRef, toConversationRef } from '../../adapters/slack/slack-thread-id.js';
+import { conversationKeyContract } from './conversation-key-contract.js';
 
-chatAdapterContract('slack', async () => {
-  const sink = new RecordingSink();
-  const h = await startSlackAdapter(sink);
-  const channel = { platform: 'slack', workspace: h.fake.teamId, channel: 'C0CONTRACT' };
-  return {
-    adapter: h.adapter,
-    sink,
-    channel,
-    mentionBot: async (text) => void (await h.fake.mention({ user: 'U0ALICE01', channel: channel.channel, text })),
-    postAsSelfAndOtherBot: async (text) => {
-      await h.adapter.postMessage({ ...channel, thread: null }, { text: `<@${h.fake.botUserId}> ${text}` });
-      await h.fake.otherBotMessage({ channel: channel.channel, text: `<@${h.fake.botUserId}> ${text}` });
-      await h.fake.settle();
-    },
-    storedTexts: async (c) => h.fake.botTexts(c.channel, c.thread),
-    teardown: () => h.close(),
-  };
+const ALICE = 'U0ALICE01';
+
+chatAdapterContract(
+  'slack',
+  async () => {
+    const sink = new RecordingSink();
+    const h = await startSlackAdapter(sink);
+    const { fake } = h;
+    fake.users.set(ALICE, { name: 'alice', tz: 'Europe/Berlin' });
+    const channel = { platform: 'slack', workspace: fake.teamId, channel: 'C0CONTRACT' };
+    const fromPerson = (e: Record<string, unknown>) => e.user === ALICE && e.bot_id === undefined;
+    return {
+      adapter: h.adapter,
+      sink,
+      channel,
+      person: ALICE,
+      personTimezone: 'Europe/Berlin',
+      mentionBot: async (text) => void (await fake.mention({ user: ALICE, channel: channel.channel, text })),
+      personSays: async (c, text) => void (await fake.userMessage({ user: ALICE, channel: c.channel, text, ...(c.thread ? { threadTs: c.thread } : {}) })),
+      redeliverLast: async () => {
+        const last = [...fake.deliveries].reverse().find((d) => fromPerson(d.event));
+        if (!last) throw new Error('nothing to redeliver');
+        await fake.sendEvent(last.event, { eventId: last.eventId, retryNum: 1 });
+      },
+      postAsSelfAndOtherBot: async (c, text) => {
+        const before = fake.deliveries.length;
+        const threadTs = c.thread ? { threadTs: c.thread } : {};
+        const own = await h.adapter.postMessage(c, { text: `<@${fake.botUserId}> ${text}` });
+        await fake.otherBotMessage({ channel: c.channel, text: `<@${fake.botUserId}> ${text}`, ...threadTs });
+        await waitFor(() => fake.deliveries.slice(before).some((d) => d.event.ts === own.id && d.event.bot_id !== undefined), 5000, 'the echo of its own post');
+        await fake.settle();
+        return fake.deliveries.slice(before).filter((d) => d.event.bot_id !== undefined && d.delivery.status === 200).length;
+      },
+      runCommand: async (name, args) => {
+        const { responseId } = await fake.slashCommand({ command: `/${name}`, text: args, user: ALICE, channel: channel.channel });
+        const reply = (await waitFor(() => fake.responses.find((r) => r.id === responseId), 5000, 'the command reply'))!;
+        return String(reply.body.text ?? '');
+      },
+      click: async (c, messageId, buttons, index) => void (await fake.click({ user: ALICE, channel: c.channel, messageTs: messageId, actionId: buttons[index]!.actionId })),
+      storedTexts: async (c) => fake.botTexts(c.channel, c.thread),
+      noticesTo: async (userId, c) => fake.ephemerals.filter((e) => e.user === userId && e.channel === c.channel && (c.thread === null || e.thread_ts === c.thread)).map((e) => e.text),
+      workingShown: async (c) => fake.botTexts(c.channel, c.thread).some((t) => t.startsWith('⏳ Working')),
+      teardown: () => h.close(),
+    };
+  },
+  { capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true },
+);
+
+conversationKeyContract('slack', {
+  platform: 'slack',
+  encode: toConversationRef,
+  decode: fromConversationRef,
+  dm: { location: { teamId: 'T0TEAM0001', channelId: 'D0ALICE01', threadTs: null }, key: 'slack:T0TEAM0001:D0ALICE01:-' },
+  thread: { location: { teamId: 'T0TEAM0001', channelId: 'C024BE91L', threadTs: '1700000000.000100' }, key: 'slack:T0TEAM0001:C024BE91L:1700000000.000100' },
+  channel: { location: { teamId: 'T0TEAM0001', channelId: 'C024BE91L', threadTs: null }, key: 'slack:T0TEAM0001:C024BE91L:-' },
+  malformed: [
+    { teamId: 'T0TEAM0001', channelId: 'general', threadTs: null },
+    { teamId: 'team', channelId: 'C024BE91L', threadTs: null },
+    { teamId: 'T0TEAM0001', channelId: 'C024BE91L', threadTs: '1700000000' },
+    { teamId: 'T0TEAM0001', channelId: 'U0ALICE01', threadTs: null },
+  ],
 });

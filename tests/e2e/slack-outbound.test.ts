@@ -43,7 +43,7 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     const texts = h.fake.botTexts(CHANNEL, thread.thread);
     expect(texts.length).toBeGreaterThan(3);
     for (const t of texts) {
-      expect(t.length).toBeLessThanOrEqual(h.adapter.capabilities.maxMessageLength);
+      expect(t.length).toBeLessThanOrEqual(h.adapter.maxMessageLength);
       expect((t.match(/```/g) ?? []).length % 2).toBe(0);
     }
     const joined = texts.join('\n');
@@ -154,8 +154,8 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     const thread = await threadOf(h, sink);
     await h.adapter.postEphemeral(thread, ALICE, 'only **you** see this');
     expect(h.fake.ephemerals).toEqual([{ channel: CHANNEL, user: ALICE, text: 'only *you* see this', thread_ts: thread.thread }]);
-    expect(await h.adapter.fetchUserTimezone?.(ALICE)).toBe('Europe/Berlin');
-    expect(await h.adapter.fetchUserTimezone?.(ALICE)).toBe('Europe/Berlin');
+    expect(await h.adapter.capabilities.timezone?.fetchUserTimezone(ALICE)).toBe('Europe/Berlin');
+    expect(await h.adapter.capabilities.timezone?.fetchUserTimezone(ALICE)).toBe('Europe/Berlin');
     expect(h.fake.callsOf('users.info')).toHaveLength(1);
   });
 

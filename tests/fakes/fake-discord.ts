@@ -202,6 +202,8 @@ export class FakeDiscord {
   /** Commands last written by a bulk overwrite, keyed `global` or the guild id. */
   readonly registeredCommands = new Map<string, unknown[]>();
   readonly stats = { identifies: 0, resumes: 0, heartbeats: 0, rateLimited: 0 };
+  /** Every MESSAGE_CREATE/UPDATE sent down a live gateway socket, the bot's own echoes included. */
+  readonly messageDispatches: { t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE'; messageId: string; authorId: string }[] = [];
   /** Gateway close codes the fake sent (4014 for disallowed intents). */
   readonly closeCodes: number[] = [];
   /** Called after each REST call is answered (benchmarks time replies with it). */
@@ -576,19 +578,23 @@ export class FakeDiscord {
   private dispatchMessage(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', m: FakeMessage): void {
     const needed = m.guild_id ? INTENT.GuildMessages : INTENT.DirectMessages;
     const full = this.messageObject(m);
-    this.dispatch(t, (session: Session) => {
+    const sent = this.dispatch(t, (session: Session) => {
       const privileged = m.guild_id === undefined || m.author.id === this.bot.id || m.mentions.some((u) => u.id === this.bot.id);
       if (privileged || (session.intents & INTENT.MessageContent) !== 0) return full;
       return { ...full, content: '', embeds: [], attachments: [], components: [] };
     }, needed);
+    if (sent > 0) this.messageDispatches.push({ t, messageId: m.id, authorId: m.author.id });
   }
 
-  /** Sends a dispatch to every session holding `intent` (0 = always); buffered while a session resumes. */
-  private dispatch(t: string, d: unknown | ((s: Session) => unknown), intent = 0): void {
+  /** Sends a dispatch to every session holding `intent` (0 = always); buffered while a session resumes. Returns how many were connected. */
+  private dispatch(t: string, d: unknown | ((s: Session) => unknown), intent = 0): number {
+    let live = 0;
     for (const session of this.sessions.values()) {
       if (intent !== 0 && (session.intents & intent) === 0) continue;
       this.send(session, t, typeof d === 'function' ? (d as (s: Session) => unknown)(session) : d);
+      if (session.socket) live++;
     }
+    return live;
   }
 
   private send(session: Session, t: string, d: unknown): void {

@@ -1,7 +1,7 @@
 import { parseActionId } from '../../src/chat/action-id.js';
-import type { AdapterCapabilities, ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
+import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ConversationHistory, HistoryMessage } from '../../src/chat/conversation-history.js';
-import { channelKey, conversationKey, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
+import { channelKey, conversationKey, conversationRefSchema, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, CommandReply, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 
@@ -15,15 +15,47 @@ export interface MemoryPost {
   edited: boolean;
 }
 
-/**
- * The in-memory ChatAdapter: records what the core posts and drives inbound events. It passes
- * the same contract suite as the real adapters, so integration tests can trust it.
- */
+/** A message as this fake platform delivers it to the adapter, before the adapter decides it is for the core. */
+export interface MemoryEvent {
+  readonly message: InboundMessage;
+  /** A bot wrote it: this one (its own posts come back, as on Slack and Discord) or another. */
+  readonly fromBot: boolean;
+}
+
+/** Where a message lives on the memory platform. */
+export interface MemoryLocation {
+  readonly workspace: string;
+  readonly channel: string;
+  readonly thread: string | null;
+}
+
+/** Encodes a memory-platform location (`memory:<workspace>:<channel>:<thread|->`); null when a part would break the key. */
+export function toMemoryConversation(loc: MemoryLocation): ConversationRef | null {
+  const parsed = conversationRefSchema.safeParse({ platform: 'memory', ...loc });
+  return parsed.success ? parsed.data : null;
+}
+
+/** Decodes a ref made by toMemoryConversation; null when it is not the memory platform's. */
+export function fromMemoryConversation(ref: ConversationRef): MemoryLocation | null {
+  if (ref.platform !== 'memory' || !conversationRefSchema.safeParse(ref).success) return null;
+  return { workspace: ref.workspace, channel: ref.channel, thread: ref.thread };
+}
+
+/** The bot's own user id on this fake platform. */
+export const MEMORY_BOT_ID = 'UBOT';
+
 /** Shared across instances so ids stay unique across a simulated restart, as platform ids are. */
 let idCounter = 0;
 
+/**
+ * The in-memory ChatAdapter: records what the core posts and drives inbound events. Like the real
+ * platforms it delivers the bot's own posts back to itself, and like the real adapters it drops those
+ * and other bots' messages before the sink. It passes the same contract suite as the real adapters, so
+ * integration tests can trust it.
+ */
+
 export class MemoryAdapter implements ChatAdapter {
-  readonly capabilities: AdapterCapabilities = { buttons: true, ephemeral: true, maxMessageLength: 500 };
+  readonly maxMessageLength = 500;
   readonly posts: MemoryPost[] = [];
   readonly ephemerals: { conversation: string; userId: string; text: string }[] = [];
   readonly working = new Map<string, WorkingStatus>();
@@ -36,8 +68,12 @@ export class MemoryAdapter implements ChatAdapter {
   postGate: Promise<void> | null = null;
   /** Everything said on this fake platform, people's and the bot's, oldest first. */
   readonly said: { conversation: string; channel: string; topLevel: boolean; message: HistoryMessage }[] = [];
+  /** Every event the platform delivered (people's, bots', the bot's own echoes), oldest first. */
+  readonly delivered: MemoryEvent[] = [];
+  /** Ids of delivered messages the adapter kept from the core because a bot wrote them. */
+  readonly droppedFromBots: string[] = [];
   /** Reads `said`: a conversation's messages, or a channel's top-level ones (thread-less conversations). */
-  readonly history: ConversationHistory = {
+  private readonly history: ConversationHistory = {
     readThread: async (conversation, { limit }) => {
       const key = conversationKey(conversation);
       const all = this.said.filter((s) => s.conversation === key).map((s) => s.message);
@@ -48,6 +84,10 @@ export class MemoryAdapter implements ChatAdapter {
       const all = this.said.filter((s) => s.channel === key && s.topLevel && (since === undefined || Date.parse(s.message.time) >= since)).map((s) => s.message);
       return { messages: all.slice(-limit), truncated: all.length > limit };
     },
+  };
+  readonly capabilities: AdapterCapabilities = {
+    history: this.history,
+    timezone: { fetchUserTimezone: async (userId) => this.timezones.get(userId) ?? null },
   };
   private sink: InboundSink | null = null;
   private started = false;
@@ -67,11 +107,14 @@ export class MemoryAdapter implements ChatAdapter {
     this.started = false;
   }
 
+  connectionState(): ConnectionState {
+    return this.started ? { connected: true } : { connected: false, detail: 'not started' };
+  }
 
   async postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> {
     if (this.postGate) await this.postGate;
     const text = `${message.mentionUserId ? `<@${message.mentionUserId}> ` : ''}${message.text}`;
-    const pieces = splitText(text, this.capabilities.maxMessageLength);
+    const pieces = splitText(text, this.maxMessageLength);
     let id = '';
     pieces.forEach((piece, i) => {
       id = `m${++idCounter}`;
@@ -84,8 +127,9 @@ export class MemoryAdapter implements ChatAdapter {
         edited: false,
       });
       this.onPost?.(this.posts.at(-1)!);
+      this.echo({ messageId: id, conversation, userId: MEMORY_BOT_ID, text: piece });
     });
-    this.record(conversation, { id, author: { id: 'UBOT', name: 'Errand', isBot: true, isSelf: true }, time: new Date().toISOString(), text });
+    this.record(conversation, { id, author: { id: MEMORY_BOT_ID, name: 'Errand', isBot: true, isSelf: true }, time: new Date().toISOString(), text });
     return { id };
   }
 
@@ -110,10 +154,6 @@ export class MemoryAdapter implements ChatAdapter {
 
   async postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void> {
     this.ephemerals.push({ conversation: conversationKey(conversation), userId, text });
-  }
-
-  async fetchUserTimezone(userId: string): Promise<string | null> {
-    return this.timezones.get(userId) ?? null;
   }
 
   // ---- drivers ----
@@ -141,8 +181,26 @@ export class MemoryAdapter implements ChatAdapter {
       ...(opts.direct ? { direct: true } : {}),
       ...(opts.roles ? { roles: opts.roles } : {}),
     };
-    await this.requireSink().onMessage(msg);
+    await this.deliver({ message: msg, fromBot: false });
     return messageId;
+  }
+
+  /** Another bot posts in a conversation; delivered like any message and dropped by the adapter. */
+  async sayAsOtherBot(conversation: ConversationRef, text: string, botUserId = 'UOTHERBOT'): Promise<string> {
+    const messageId = `in${++idCounter}`;
+    this.record(conversation, { id: messageId, author: { id: botUserId, name: botUserId, isBot: true, isSelf: false }, time: new Date().toISOString(), text });
+    await this.deliver({ message: { messageId, conversation, userId: botUserId, text }, fromBot: true });
+    return messageId;
+  }
+
+  /** What the platform delivers reaches the adapter here; only people's messages go on to the core. */
+  async deliver(event: MemoryEvent): Promise<void> {
+    this.delivered.push(event);
+    if (event.fromBot) {
+      this.droppedFromBots.push(event.message.messageId);
+      return;
+    }
+    await this.requireSink().onMessage(event.message);
   }
 
   async command(name: CommandName, args: string, channel: ChannelRef, conversation: ConversationRef | null, userId = 'U1'): Promise<CommandReply> {
@@ -162,6 +220,12 @@ export class MemoryAdapter implements ChatAdapter {
   textsIn(conversation: ConversationRef): string[] {
     const key = conversationKey(conversation);
     return this.posts.filter((p) => p.conversation === key).map((p) => p.text);
+  }
+
+  /** The platform hands the bot's own post back to it, after the post call returned (as Slack and Discord do). */
+  private echo(message: InboundMessage): void {
+    if (!this.started) return;
+    setImmediate(() => void this.deliver({ message, fromBot: true }));
   }
 
   private record(conversation: ConversationRef, message: HistoryMessage): void {

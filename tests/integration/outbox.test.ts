@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OutboundMessage, PostedMessage, UnrecordedPreview } from '../../src/chat/chat-adapter.js';
+import type { AdapterCapabilities, OutboundMessage, PostedMessage, UnrecordedPreview } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { openStore } from '../../src/store/open-store.js';
 import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
@@ -36,19 +36,25 @@ class ScriptedAdapter extends MemoryAdapter {
   probes: UnrecordedPreview[] = [];
   deleted: string[] = [];
 
-  findUnrecordedPreview = async (_conversation: ConversationRef, probe: UnrecordedPreview) => {
-    this.probes.push(probe);
-    return this.unrecorded;
-  };
-
-  deleteMessage = async (_conversation: ConversationRef, messageId: string) => {
-    this.deleted.push(messageId);
-    return true;
-  };
-
-  findPosted = async (_conversation: ConversationRef, keys: readonly string[]) => {
-    this.lookups++;
-    return new Map([...(this.known ?? new Map<string, string>())].filter(([k]) => keys.includes(k)));
+  override readonly capabilities: AdapterCapabilities = {
+    previewLookup: {
+      findUnrecordedPreview: async (_conversation: ConversationRef, probe: UnrecordedPreview) => {
+        this.probes.push(probe);
+        return this.unrecorded;
+      },
+    },
+    delete: {
+      deleteMessage: async (_conversation: ConversationRef, messageId: string) => {
+        this.deleted.push(messageId);
+        return true;
+      },
+    },
+    postedLookup: {
+      findPosted: async (_conversation: ConversationRef, keys: readonly string[]) => {
+        this.lookups++;
+        return new Map([...(this.known ?? new Map<string, string>())].filter(([k]) => keys.includes(k)));
+      },
+    },
   };
 }
 
@@ -119,7 +125,7 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     const last = await outbox.delivered(ticket);
     expect(texts().join('\n\n')).toBe(text);
     expect(adapter.posts).toHaveLength(ticket.length);
-    expect(texts().every((t) => t.length <= adapter.capabilities.maxMessageLength)).toBe(true);
+    expect(texts().every((t) => t.length <= adapter.maxMessageLength)).toBe(true);
     expect(last).toBe(adapter.posts.at(-1)!.id);
     expect(adapter.keys).toEqual(ticket.map((id) => `e${id}`));
     expect(await Promise.all(ticket.map(async (id) => (await outbox.store.state(id))?.platformMessageId))).toEqual(adapter.posts.map((p) => p.id));

@@ -14,7 +14,7 @@ const call = (name: string, args: unknown) => ({ id: 'call_1', name, arguments: 
 /** The in-memory platform with its history replaced (undefined: a platform that keeps none). */
 function platformWith(history: ConversationHistory | undefined): ChatAdapter {
   const adapter = new MemoryAdapter();
-  return Object.assign(Object.create(adapter) as ChatAdapter, { history });
+  return Object.assign(Object.create(adapter) as ChatAdapter, { capabilities: history ? { history } : {} });
 }
 
 describe('history tools', () => {

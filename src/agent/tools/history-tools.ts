@@ -31,7 +31,7 @@ const pageResult = (page: HistoryPage): ToolOutcome =>
  */
 export function createHistoryTools(adapterFor: AdapterLookup) {
   const read = async (ctx: ToolContext, what: string, call: (history: ConversationHistory) => Promise<HistoryPage>): Promise<ToolOutcome> => {
-    const history = adapterFor(ctx.conversation.platform)?.history;
+    const history = adapterFor(ctx.conversation.platform)?.capabilities.history;
     if (!history) return fail(`Reading ${what} is not possible on ${ctx.conversation.platform}: this platform keeps no message history Errand can read. Work from the conversation you already have.`);
     try {
       return pageResult(await call(history));

@@ -1,0 +1,14 @@
+import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
+
+/**
+ * The way in for platform surfaces beyond the conversation: Slack's App Home and the schedule forms
+ * (Slack and Discord modals). Kept apart from InboundSink because only some platforms have them and only
+ * an installation with scheduling answers them: an adapter started without one shows no Home and opens
+ * no forms.
+ */
+export interface SurfaceSink {
+  /** The person's conversations with work under way and the schedules of their channels. */
+  onHomeOpened(request: HomeRequest): Promise<HomeModel>;
+  /** A submitted schedule form: saved, field errors, or an interpretation of plain words to confirm. */
+  onScheduleForm(submission: ScheduleFormSubmission): Promise<ScheduleFormResult>;
+}
