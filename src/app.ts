@@ -255,6 +255,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   let started = false;
   let stopping = false;
+  /** Aborted at the start of `stop()`: what waits for the outbox (a schedule's post) gives up rather than hold the shutdown. */
+  const stopped = new AbortController();
   let catchingUp: Promise<void> = Promise.resolve();
   const app: App = {
     store,
@@ -275,7 +277,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       for (const adapter of adapters.values()) await adapter.start(monitoring ? countingSink(dispatcher, adapter.platform, metrics) : dispatcher);
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
-      await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf: (id) => scheduling.service.principalOf(id) }));
+      const principalOf = (id: number) => scheduling.service.principalOf(id);
+      await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf, stopping: stopped.signal }));
       heartbeat.start();
       await cluster.start(clusterHooks);
       await coordinator.pump();
@@ -300,6 +303,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     finishOpenWork: (silenced) => finishOpenWork({ coordinator, runs, outbox }, silenced.map(conversationKey)),
     async stop() {
       stopping = true;
+      stopped.abort();
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();

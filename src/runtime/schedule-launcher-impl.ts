@@ -26,6 +26,11 @@ export function createScheduleLauncher(deps: {
   coordinator: RunCoordinator;
   /** Whom the schedule's runs act for (its creator); null only for schedules older than principals. */
   principalOf(scheduleId: number): Promise<StoredPrincipal | null>;
+  /**
+   * Aborted when Errand stops: a fire waiting for its post (a platform failing for a moment) then fails
+   * instead of holding the shutdown; the post itself stays recorded and is delivered after the next start.
+   */
+  stopping?: AbortSignal;
 }): ScheduleLauncher {
   const queue = async (conversationId: string, prompt: string, scheduleId: number) => {
     // The schedule's creator is the task's principal: they decide its approvals, pay for it, may stop it.
@@ -53,7 +58,7 @@ export function createScheduleLauncher(deps: {
       const inChannel = await deps.conversations.ensure({ ...channel, thread: null });
       const ticket = await deps.posts.record(inChannel, null, { purpose: 'note', text: `⏰ **Scheduled prompt #${scheduleId}:** ${prompt}` });
       // A channel that is gone rejects here (the schedule records it); a post that failed otherwise resolves null.
-      const posted = await deps.posts.delivered(ticket);
+      const posted = await deps.posts.delivered(ticket, deps.stopping);
       if (posted === null) throw new AdapterError(`the scheduled prompt could not be posted in ${channel.channel}`);
       const thread = await deps.threads.openThread(channel, posted, `⏰ ${titleFrom(prompt)}`.slice(0, 100));
       await queue(await deps.conversations.ensure(thread), prompt, scheduleId);
