@@ -47,6 +47,7 @@ chatAdapterContract(
       adapter,
       sink,
       channel: { platform: 'console', workspace: 'local', channel: 'console' },
+      onlyConversation: adapter.conversation,
       person: 'you',
       personTimezone: 'Europe/Lisbon',
       mentionBot: type,

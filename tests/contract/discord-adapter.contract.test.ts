@@ -1,13 +1,14 @@
 import { startDiscordHarness } from '../e2e/discord-harness.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { chatAdapterContract } from './chat-adapter-contract.js';
+import { chatAdapterContract, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/discord/discord-thread-id.js';
 import { conversationKeyContract } from './conversation-key-contract.js';
 
 chatAdapterContract(
   'discord',
   async () => {
-    const h = await startDiscordHarness();
+    const surfaces = new RecordingSurfaces();
+    const h = await startDiscordHarness({ surfaces });
     const { fake, adapter, sink } = h;
     const channel = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id };
     const target = (c: { channel: string; thread: string | null }) => c.thread ?? c.channel;
@@ -44,10 +45,17 @@ chatAdapterContract(
           .map((m) => m.content)
           .filter((t) => t.includes(`<@${userId}>`)),
       workingShown: async (c) => fake.botMessagesIn(target(c)).some((m) => m.content.startsWith('⏳ Working')),
+      surfaces,
+      submitScheduleForm: async (prompt, when) => {
+        const command = fake.slashCommand('schedules', fake.general.id, [{ type: 1, name: 'add', options: [] }]);
+        await waitFor(() => command.modal, 5000, 'the schedule form');
+        const submit = fake.submitModal(command, { prompt, when, timezone: 'UTC' }, fake.general.id);
+        return (await waitFor(() => submit.responses.at(-1)?.content, 5000, 'the answer to the form'))!;
+      },
       teardown: () => h.close(),
     };
   },
-  { capabilities: ['delete', 'history', 'previewLookup', 'stream'], readAfter: true },
+  { capabilities: ['delete', 'history', 'previewLookup', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {

@@ -1,6 +1,6 @@
 import { startSlackAdapter } from '../e2e/slack-harness.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { chatAdapterContract, RecordingSink } from './chat-adapter-contract.js';
+import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/slack/slack-thread-id.js';
 import { conversationKeyContract } from './conversation-key-contract.js';
 
@@ -10,7 +10,8 @@ chatAdapterContract(
   'slack',
   async () => {
     const sink = new RecordingSink();
-    const h = await startSlackAdapter(sink);
+    const surfaces = new RecordingSurfaces();
+    const h = await startSlackAdapter(sink, { surfaces });
     const { fake } = h;
     fake.users.set(ALICE, { name: 'alice', tz: 'Europe/Berlin' });
     const channel = { platform: 'slack', workspace: fake.teamId, channel: 'C0CONTRACT' };
@@ -46,10 +47,26 @@ chatAdapterContract(
       storedTexts: async (c) => fake.botTexts(c.channel, c.thread),
       noticesTo: async (userId, c) => fake.ephemerals.filter((e) => e.user === userId && e.channel === c.channel && (c.thread === null || e.thread_ts === c.thread)).map((e) => e.text),
       workingShown: async (c) => fake.botTexts(c.channel, c.thread).some((t) => t.startsWith('⏳ Working')),
+      surfaces,
+      openHome: async () => {
+        const published = fake.callsOf('views.publish').length;
+        await fake.openHome(ALICE);
+        await waitFor(() => fake.callsOf('views.publish').length > published && fake.homeOf(ALICE), 5000, 'the App Home');
+      },
+      submitScheduleForm: async (prompt, when) => {
+        const opened = fake.callsOf('views.open').length;
+        await fake.slashCommand({ command: '/schedules', text: 'add', user: ALICE, channel: channel.channel });
+        const modal = (await waitFor(() => (fake.callsOf('views.open').length > opened ? fake.modalOf(ALICE) : undefined), 5000, 'the schedule form'))!;
+        const published = fake.callsOf('views.publish').length;
+        await fake.submitView({ user: ALICE, viewId: modal.id, values: { channel: channel.channel, prompt, when, timezone: 'UTC' } });
+        // A saved form closes, and the App Home shows what happened.
+        await waitFor(() => fake.callsOf('views.publish').length > published, 5000, 'the App Home to be refreshed');
+        return JSON.stringify(fake.homeOf(ALICE)?.view.blocks ?? []);
+      },
       teardown: () => h.close(),
     };
   },
-  { capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true },
+  { capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {

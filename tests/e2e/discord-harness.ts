@@ -5,6 +5,7 @@ import { createDiscordAdapter, discordOptionsFromConfig, type DiscordTuning } fr
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -37,6 +38,8 @@ export interface HarnessOptions {
   fake?: FakeDiscordOptions;
   tuning?: DiscordTuning;
   sink?: InboundSink;
+  /** Where the schedule form goes (absent: forms are refused). */
+  surfaces?: SurfaceSink;
 }
 
 /** Creates a discord.js-backed adapter for a (new or given) fake Discord. */
@@ -56,7 +59,7 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
   const sink = new RecordingSink();
   const adapter = makeAdapter(fake, options);
   try {
-    await adapter.start(options.sink ?? sink);
+    await adapter.start(options.sink ?? sink, options.surfaces);
   } catch (err) {
     await fake.close();
     throw err;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackAdapter, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { loadConfig } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -24,7 +25,7 @@ export const FAST_TUNING: SlackTuning = { messageRate: { burst: 10, perSecond: 2
  */
 export async function startSlackAdapter(
   sink: InboundSink,
-  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; fake?: FakeSlackOptions; existingFake?: FakeSlack } = {},
+  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; fake?: FakeSlackOptions; existingFake?: FakeSlack; surfaces?: SurfaceSink } = {},
 ): Promise<SlackHarness> {
   const fake = opts.existingFake ?? (await FakeSlack.start({ rateLimit: { burst: 20, perSecond: 400 }, ...opts.fake }));
   const mode = opts.mode ?? 'http';
@@ -38,7 +39,7 @@ export async function startSlackAdapter(
     apiUrl: fake.apiUrl,
     tuning: { ...FAST_TUNING, ...opts.tuning },
   });
-  await adapter.start(sink);
+  await adapter.start(sink, opts.surfaces);
   if (mode === 'http') fake.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
   return {
     fake,
