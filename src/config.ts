@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { decodeSecretKey } from './secrets/secret-key.js';
 import { loadErrandFile, type LoadedErrandFile } from './settings/errand-file.js';
 
 const boolish = (fallback: boolean) =>
@@ -128,6 +129,17 @@ const envSchema = z.object({
     .transform((v) => (v === undefined || v.trim() === '' ? 'auto' : v.trim().toLowerCase()))
     .pipe(z.enum(['auto', 'on'], { message: 'expected "auto" (console only on a terminal) or "on" (console even with piped input)' })),
   METRICS_PORT: optionalPort,
+  PUBLIC_URL: optionalString
+    .refine((v) => v === undefined || publicUrlProblem(v) === null, {
+      message: 'expected the http(s) address where people\'s browsers reach Errand, without query or fragment, e.g. https://errand.example.com',
+    })
+    .transform((v) => v?.replace(/\/+$/, '')),
+  WEB_PORT: int(3100, 0, 65535),
+  ERRAND_SECRET_KEY: optionalString.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    const decoded = decodeSecretKey(v);
+    if (!decoded.ok) ctx.addIssue({ code: 'custom', message: decoded.problem });
+  }),
   METRICS_HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
   LOG_LEVEL: z
     .string()
@@ -166,7 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   problems.push(...crossFieldProblems(env));
   const { file, problems: fileProblems } = loadErrandFile(env, cwd);
-  problems.push(...fileProblems);
+  problems.push(...fileProblems, ...oauthProblems(env, file));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const c = parsed.data;
   const platforms: ('slack' | 'discord' | 'console')[] = [];
@@ -200,6 +212,40 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     problems.push(
       'OPENAI_API_KEY: required for the OpenAI endpoint. Set your key, or point OPENAI_BASE_URL at a local OpenAI-compatible server (Ollama, vLLM, LM Studio) that needs none.',
     );
+  }
+  return problems;
+}
+
+/** Why a PUBLIC_URL cannot be the base of OAuth redirects, or null when it can. */
+function publicUrlProblem(v: string): string | null {
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'not http(s)';
+    if (u.search !== '' || u.hash !== '' || u.username !== '' || u.password !== '') return 'has a query, fragment or credentials';
+    return null;
+  } catch {
+    return 'not a URL';
+  }
+}
+
+/**
+ * Servers with `auth: "oauth"` need PUBLIC_URL (the redirect goes there) and ERRAND_SECRET_KEY (tokens are
+ * stored encrypted): without them no one could sign in, so start-up stops and names the servers. A disabled
+ * server needs nothing. A malformed value is reported by the schema already.
+ */
+function oauthProblems(env: NodeJS.ProcessEnv, file: LoadedErrandFile): string[] {
+  const servers = Object.entries(file.settings.mcpServers)
+    .filter(([, s]) => !s.disabled && 'url' in s && s.oauth !== null)
+    .map(([name]) => name);
+  if (servers.length === 0) return [];
+  const which = `MCP server${servers.length > 1 ? 's' : ''} ${servers.map((n) => `"${n}"`).join(', ')} ${servers.length > 1 ? 'use' : 'uses'} "auth": "oauth"`;
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  if (!set('PUBLIC_URL')) {
+    problems.push(`PUBLIC_URL: required because ${which}. Set it to where people's browsers reach Errand (e.g. https://errand.example.com); sign-in redirects to \${PUBLIC_URL}/oauth/callback, served on WEB_PORT.`);
+  }
+  if (!set('ERRAND_SECRET_KEY')) {
+    problems.push(`ERRAND_SECRET_KEY: required because ${which}; it encrypts the stored sign-in tokens. Generate one with: openssl rand -base64 32`);
   }
   return problems;
 }

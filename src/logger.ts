@@ -20,11 +20,18 @@ export const REDACT_PATHS = [
   '*.SLACK_APP_TOKEN',
   '*.SLACK_SIGNING_SECRET',
   '*.DISCORD_TOKEN',
+  '*.ERRAND_SECRET_KEY',
+  '*.access_token',
+  '*.refresh_token',
+  '*.client_secret',
+  '*.clientSecret',
+  '*.code_verifier',
   'OPENAI_API_KEY',
   'SLACK_BOT_TOKEN',
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
   'DISCORD_TOKEN',
+  'ERRAND_SECRET_KEY',
 ];
 
 const SECRET_PATTERN = /\b(xox[abposr]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|sk-[A-Za-z0-9_-]{8,})\b/g;

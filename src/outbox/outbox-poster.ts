@@ -179,8 +179,9 @@ export class OutboxPoster {
     // Left to the process running that row's run: look again soon, to post what follows and hear what it posted.
     if (end === 'yielded' && !this.stopping) this.later(conversationId, BUSY_RECHECK_MS);
     if (end !== 'drained' || this.stopping) return;
-    // A row another process recorded while we held the claim found us busy: it is ours to post now.
-    if (await this.deps.store.nextPending(conversationId)) this.rekick.add(conversationId);
+    // A row another process recorded while we held the claim found us busy: it is ours to post now. (A row
+    // recorded here meanwhile kicked this conversation, so it is in `rekick` already.)
+    if (this.deps.store.sharedWithOtherProcesses && (await this.deps.store.nextPending(conversationId))) this.rekick.add(conversationId);
     this.waiters.settleAllFromStore();
   }
 

@@ -16,7 +16,7 @@ export class PostWaiters {
 
   /** @param stopping whether the poster is shutting down: a row still pending then settles as `stopped`. */
   constructor(
-    private readonly store: Pick<OutboxStore, 'state'>,
+    private readonly store: Pick<OutboxStore, 'state' | 'sharedWithOtherProcesses'>,
     private readonly stopping: () => boolean,
   ) {}
 
@@ -36,8 +36,12 @@ export class PostWaiters {
     for (const w of list ?? []) w(s);
   }
 
-  /** Waiters whose rows another process posted hear of it here: after a turn, and while another process holds the claim. */
+  /**
+   * Waiters whose rows another process posted hear of it here: after a turn, and while another process holds the
+   * claim. Where no other process posts (SQLite), every waiter hears from `settle`: nothing is read.
+   */
   settleAllFromStore(): void {
+    if (!this.store.sharedWithOtherProcesses) return;
     for (const id of this.waiters.keys()) this.settleFromStore(id);
   }
 

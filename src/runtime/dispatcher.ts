@@ -100,6 +100,7 @@ export class Dispatcher implements InboundSink {
       changes: data.changes,
       presence: deps.platforms.presence,
       logger,
+      clock,
       ...(deps.attachments ? { attachments: deps.attachments } : {}),
     });
     this.buttons = { runs: data.runs, conversations: data.conversations, dedupe: data.dedupe, coordinator, commands, access: this.access, authority: this.authority, clock, logger };

@@ -3,6 +3,7 @@ import { refusalText, type RefusalReason } from '../access/access-policy.js';
 import { conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { InboundAttachment } from '../chat/inbound.js';
 import type { Presence } from '../chat/presence.js';
+import type { Clock } from '../clock.js';
 import type { CommandDeps } from '../commands/command-deps.js';
 import { announceStop } from '../commands/stop-command.js';
 import type { Logger } from '../logger.js';
@@ -35,6 +36,13 @@ export interface StoredMessage {
   userId: string;
 }
 
+/**
+ * How long a request held back only by the global run limit waits before Errand says it is busy elsewhere.
+ * A slot usually frees within a few hundred ms; a note for that wait would double the posts in the
+ * thread for nothing, so it is said only when the wait is real.
+ */
+export const BUSY_ELSEWHERE_NOTE_DELAY_MS = 2_000;
+
 export interface FollowUpDeps {
   runs: RunStore;
   tasks: TaskService;
@@ -45,6 +53,8 @@ export interface FollowUpDeps {
   /** The private refusal where Errand holds no conversation (access denied there): best effort, as status. */
   presence: Pick<Presence, 'tellPrivately'>;
   logger: Logger;
+  /** Arms the wait before the "busy in other conversations" note. */
+  clock: Clock;
   /** Reads files on requests into their tasks. Absent: files are ignored. */
   attachments?: AttachmentIntake;
 }
@@ -100,13 +110,28 @@ export class MessageFollowUp {
     // A claim running beside this one (a pump after another run ended) may have started the task itself.
     if (started.kind === 'busy_conversation' && (await deps.tasks.get(decision.taskId))?.status !== 'pending') return;
     if (decision.awaitingApproval) return deps.commands.note(conversationId, notices.queuedBehindApproval(decision.taskId));
+    if (!decision.busy && started.kind === 'busy_global') return this.noteIfStillWaiting(conversationId, decision.taskId);
     const why =
       decision.busy || started.kind === 'busy_conversation' || started.kind === 'started'
         ? "I'll start on it when I finish what I'm doing here."
-        : started.kind === 'busy_global'
-          ? "I'm busy in other conversations and will start on it as soon as I can."
-          : 'It is waiting for the tasks ahead of it.';
+        : 'It is waiting for the tasks ahead of it.';
     deps.commands.note(conversationId, notices.queued(decision.taskId, why));
+  }
+
+  /**
+   * Held back only by the global run limit: says so once the wait has lasted BUSY_ELSEWHERE_NOTE_DELAY_MS and the
+   * task has still not started (a slot usually frees sooner; then nothing is said).
+   */
+  private noteIfStillWaiting(conversationId: string, taskId: number): void {
+    const { deps } = this;
+    deps.clock.setTimer(() => {
+      deps.tasks
+        .get(taskId)
+        .then((task) => {
+          if (task?.status === 'pending' && task.attempts === 0) deps.commands.note(conversationId, notices.queued(taskId, "I'm busy in other conversations and will start on it as soon as I can."));
+        })
+        .catch((err: unknown) => deps.logger.warn({ err, taskId }, 'checking whether a queued task has started failed'));
+    }, BUSY_ELSEWHERE_NOTE_DELAY_MS);
   }
 
   /** Reads a request's files into its task and says in the thread which were not read, and why. */

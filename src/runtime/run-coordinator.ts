@@ -103,12 +103,10 @@ export class RunCoordinator implements RunControl {
     let started = await this.resumeDue();
     const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
     if (free <= 0) return started;
-    // One read of the ready conversations (most often none: a run just ended and nothing waits). `prefer`
-    // goes first when it is among them, or when the list was cut at `free` and might have left it out;
-    // otherwise it has nothing ready and no claim transaction is opened for it.
-    const ready = await this.deps.data.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]));
-    const first = prefer !== undefined && (ready.includes(prefer) || ready.length >= free) ? [prefer] : [];
-    for (const id of [...first, ...ready.filter((r) => r !== prefer)]) {
+    // One read of the ready conversations (most often none: a run just ended and nothing waits), `prefer`
+    // first when it has something ready; a conversation with nothing ready gets no claim transaction.
+    const ready = await this.deps.data.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]), prefer);
+    for (const id of ready) {
       if ((await this.startNext(id)).kind === 'started') started++;
     }
     return started;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oauthAuthSchema } from './oauth-settings.js';
 import { shownLiteralUrl, shownUrlFromTemplate } from './shown-url.js';
 
 /** Characters allowed in a tool name the model sees; everything else becomes `_`. */
@@ -51,10 +52,24 @@ const httpServer = z
     type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
     url: httpUrl,
     headers: z.record(z.string(), z.string()).default({}),
+    /** `"oauth"` or `{ type: "oauth", … }`: each person signs in with their own account (see oauth-settings.ts). */
+    auth: oauthAuthSchema.optional(),
     ...errandKeys,
   })
-  .transform((s) => ({
+  .superRefine((s, ctx) => {
+    const shared = Object.keys(s.headers).find((h) => h.toLowerCase() === 'authorization');
+    if (s.auth !== undefined && shared !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headers', shared],
+        message: 'a server with "auth": "oauth" sends each person\'s own token; remove this shared Authorization header',
+      });
+    }
+  })
+  .transform(({ auth, ...s }) => ({
     ...s,
+    /** Per-person OAuth sign-in, or null when every call uses the `headers` as written. */
+    oauth: auth ?? null,
     /**
      * The URL as logs, `/healthz` and the model may see it. Parsed settings take `url` literally; the
      * configuration file's loader replaces this with the form derived from the `${VAR}` template.

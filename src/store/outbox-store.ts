@@ -38,6 +38,12 @@ export type ClaimAttempt = { readonly kind: 'claimed'; readonly claim: OutboxCla
 
 /** Persistence of the outbox table. Callers put writes that belong together in one `Store.atomically`. */
 export interface OutboxStore {
+  /**
+   * Whether other processes post from this database too (PostgreSQL). False where one process holds the
+   * database (SQLite): every row is posted, failed or dropped by this process, which tells its waiters itself,
+   * so nothing needs to be read back to learn what another process did.
+   */
+  readonly sharedWithOtherProcesses: boolean;
   /** Inserts one pending row per piece, in order; returns their ids. */
   add(conversationId: string, runId: string | null, purpose: OutboxPurpose, pieces: readonly OutboxPayload[]): Promise<number[]>;
   /** The conversation's oldest pending row, or null. */

@@ -1,5 +1,6 @@
 import type { AttachmentTaskStore } from '../attachments/attachment-task-store.js';
 import type { UsageStore } from '../budget/usage-store.js';
+import type { ConnectionStore } from '../connections/connection-store.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
@@ -56,6 +57,8 @@ export interface Store {
   readonly dedupe: EventDedupe;
   readonly attachments: AttachmentTaskStore;
   readonly openWork: OpenWorkStore;
+  /** People's sign-ins to OAuth MCP servers (tokens sealed above the store). */
+  readonly connections: ConnectionStore;
   readonly catchUp: CatchUpQueries;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */

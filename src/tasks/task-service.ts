@@ -48,6 +48,10 @@ export interface TaskService {
   claimNext(conversationId: string): Promise<TaskRow | null>;
   /** Puts an in-progress task back to pending, startable from `notBefore`. */
   requeue(id: number, notBefore: number, failReason?: string | null): Promise<void>;
-  /** Conversations with a ready task (pending, unblocked, due), up to `limit`, skipping `exclude`. */
-  findReadyConversations(limit: number, exclude: ReadonlySet<string>): Promise<string[]>;
+  /**
+   * Conversations with a ready task (pending, unblocked, due, no active run), up to `limit`, skipping `exclude`.
+   * `prefer` (a conversation whose run just ended) comes first when it is ready, wherever the cut at `limit`
+   * falls, and is absent when it is not: asked here, so nobody opens a claim transaction to find out.
+   */
+  findReadyConversations(limit: number, exclude: ReadonlySet<string>, prefer?: string): Promise<string[]>;
 }

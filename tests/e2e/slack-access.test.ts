@@ -134,7 +134,15 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     const bobs = await s.mention({ user: BOB, channel: GENERAL, text: 'a long job' });
     await waitFor(() => model.requests.length === 1, 10_000, "Bob's run");
     const alices = await s.mention({ user: ALICE, channel: GENERAL, text: 'my report' });
-    await waitFor(() => texts(s, alices.ts).some((t) => t.startsWith('📝 Queued as task #2')), 10_000, "Alice's queued note");
+    // Held back only by the run limit: the note comes once the wait has lasted a while (Errand's clock).
+    await waitFor(
+      () => {
+        e!.clock.advance(250);
+        return texts(s, alices.ts).some((t) => t.startsWith('📝 Queued as task #2'));
+      },
+      10_000,
+      "Alice's queued note",
+    );
 
     await s.userMessage({ user: BOB, channel: GENERAL, text: 'stop all', threadTs: alices.ts });
     const typed = await waitFor(() => s.ephemerals.find((x) => x.user === BOB && x.thread_ts === alices.ts), 5000, 'the refusal of a typed stop all');

@@ -158,9 +158,14 @@ describe('restarts lose nothing and post nothing twice', () => {
         await start();
       }
 
+      // A task interrupted by too many of the kills is given up with a note (recovery's restart limit): on a
+      // loaded machine the random kills can land in one slow task often enough. Then its answer never comes,
+      // and what it did post must still be there once.
+      const gaveUp = (texts: string[]) => texts.some((t) => t.startsWith('❌ I gave up on task #'));
       const complete = (k: number) => {
         const texts = discord.botMessagesIn(threads.get(k)!).map((m) => m.content);
-        return texts.some((t) => t.includes(todoDone(k))) && Array.from({ length: LONG_PARAGRAPHS }, (_, p) => `⟦${k}.${p + 1}⟧`).every((tag) => texts.some((t) => t.includes(tag)));
+        const answered = Array.from({ length: LONG_PARAGRAPHS }, (_, p) => `⟦${k}.${p + 1}⟧`).every((tag) => texts.some((t) => t.includes(tag)));
+        return gaveUp(texts) || (answered && texts.some((t) => t.includes(todoDone(k))));
       };
       await waitFor(() => [...threads.keys()].every(complete), 60_000, 'every conversation to finish').catch((err: unknown) => {
         const unfinished = [...threads.keys()].filter((k) => !complete(k));
@@ -169,17 +174,29 @@ describe('restarts lose nothing and post nothing twice', () => {
       await sleep(500);
 
       const problems: string[] = [];
+      const gaveUpIn: number[] = [];
       for (const [k, thread] of threads) {
         const texts = discord.botMessagesIn(thread).map((m) => m.content);
         const count = (needle: string) => texts.filter((t) => t.includes(needle)).length;
         const expected = [updateText(k), questionText(k), todoDone(k), ...Array.from({ length: LONG_PARAGRAPHS }, (_, p) => `⟦${k}.${p + 1}⟧`)];
-        for (const e of expected) if (count(e) !== 1) problems.push(`conv-${k}: "${e}" posted ${count(e)} times`);
+        const givenUp = gaveUp(texts);
+        if (givenUp) {
+          gaveUpIn.push(k);
+          expected.push('❌ I gave up on task #');
+          // Given up (the request itself, or its to-do): each output at most once, the note exactly once.
+          for (const e of expected) if (count(e) > 1) problems.push(`conv-${k}: "${e}" posted ${count(e)} times`);
+          if (count('❌ I gave up on task #') !== 1) problems.push(`conv-${k}: the give-up note posted ${count('❌ I gave up on task #')} times`);
+        } else {
+          for (const e of expected) if (count(e) !== 1) problems.push(`conv-${k}: "${e}" posted ${count(e)} times`);
+        }
         const tags = texts.flatMap((t) => [...t.matchAll(/⟦\d+\.(\d+)⟧/g)].map((m) => Number(m[1])));
         if (tags.some((p, i) => i > 0 && p < tags[i - 1]!)) problems.push(`conv-${k}: long reply out of order: ${tags.join(',')}`);
         const unexpected = texts.filter((t) => !expected.some((e) => t.includes(e)) && !t.startsWith('🔄 I was restarted') && !t.startsWith('⏳ Working'));
         if (unexpected.length > 0) problems.push(`conv-${k}: unexpected posts ${JSON.stringify(unexpected.map((t) => t.slice(0, 80)))}`);
       }
       expect(problems, `SOAK_SEED=${SEED} (${log.join('; ')})\n${summary([])}`).toEqual([]);
+      // Giving up is the exception, not a way for the soak to pass: most conversations must get their answer.
+      expect(gaveUpIn.length, `given up: ${gaveUpIn.join(', ')}`).toBeLessThanOrEqual(CONVERSATIONS / 3);
     } catch (err) {
       throw new Error(`soak failed with SOAK_SEED=${SEED} (${log.join('; ')}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     } finally {

@@ -3,6 +3,7 @@ import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { toolResultJson } from '../support/tool-result-json.js';
+import { BUSY_ELSEWHERE_NOTE_DELAY_MS } from '../../src/runtime/message-follow-up.js';
 
 const stores = useStoreKinds();
 
@@ -119,13 +120,34 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     const threads = ['T1', 'T2', 'T3'].map((t) => h.adapter.thread('C1', t));
     for (const t of threads) await h.adapter.say(t, 'work');
     await waitFor(() => h.model.requests.length === 2);
-    // The third is told it waits (a note through the outbox) instead of getting a third slot.
+    // The third gets no third slot; a wait shorter than the note's delay is not worth a note...
+    h.clock.advance(BUSY_ELSEWHERE_NOTE_DELAY_MS - 1);
+    await h.app.outbox.idle();
+    expect(h.adapter.textsIn(threads[2]!)).toEqual([]);
+    // ...a longer one is (a note through the outbox).
+    h.clock.advance(1);
     await waitFor(() => h.adapter.textsIn(threads[2]!).length > 0, 10_000, "the third conversation's note");
     expect(h.model.requests).toHaveLength(2);
-    expect(h.adapter.textsIn(threads[2]!)).toEqual([expect.stringMatching(/busy in other conversations/)]);
+    expect(h.adapter.textsIn(threads[2]!)).toEqual([expect.stringMatching(/Queued as task #\d+\. I'm busy in other conversations/)]);
     g.open();
     await waitFor(() => threads.every((t) => h.adapter.textsIn(t).includes('done')));
     expect(h.model.requests).toHaveLength(3);
+  });
+
+  it('says nothing about being busy elsewhere when a slot frees before the note is due', async () => {
+    h = await startHarness({ ...(await stores.env(kind)), MAX_CONCURRENT_RUNS: '2' });
+    const g = gate();
+    h.model.respondWith(() => ({ text: 'done', gate: g.promise }));
+    const threads = ['T1', 'T2', 'T3'].map((t) => h.adapter.thread('C1', t));
+    for (const t of threads) await h.adapter.say(t, 'work');
+    await waitFor(() => h.model.requests.length === 2);
+    g.open();
+    await waitFor(() => threads.every((t) => h.adapter.textsIn(t).includes('done')));
+    await h.app.coordinator.idle();
+    h.clock.advance(BUSY_ELSEWHERE_NOTE_DELAY_MS * 2);
+    await h.app.outbox.idle();
+    expect(h.model.requests).toHaveLength(3);
+    expect(h.adapter.textsIn(threads[2]!)).toEqual(['done']);
   });
 
   it('opens a thread when the adapter asks, and the conversation is that thread', async () => {

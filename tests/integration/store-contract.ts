@@ -93,6 +93,31 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.tasks.findReadyConversations(10, new Set([idle]))).toEqual([]);
     });
 
+    it('puts a preferred conversation first when it is ready, wherever the cut falls, and leaves it out when it is not', async () => {
+      const ids = [];
+      for (const name of ['p1', 'p2', 'p3']) {
+        const c = await conversation(name);
+        await task(c, 'x');
+        ids.push(c);
+      }
+      const [, , last] = ids as [string, string, string];
+      const done = await conversation('done');
+      const busy = await conversation('busy2');
+      await task(busy, 'y');
+      await store.runs.create(busy, null);
+      const all = await store.tasks.findReadyConversations(10, new Set());
+      expect([...all].sort()).toEqual([...ids].sort());
+      const preferred = all.at(-1)!;
+      expect(await store.tasks.findReadyConversations(1, new Set(), preferred)).toEqual([preferred]);
+      const two = await store.tasks.findReadyConversations(2, new Set(), preferred);
+      expect(two).toHaveLength(2);
+      expect(two[0]).toBe(preferred);
+      expect(new Set(two).size).toBe(2);
+      expect(await store.tasks.findReadyConversations(10, new Set(), done)).toEqual(all);
+      expect(await store.tasks.findReadyConversations(10, new Set(), busy)).toEqual(all);
+      expect(await store.tasks.findReadyConversations(10, new Set([last]), last)).toEqual(all.filter((c) => c !== last));
+    });
+
     it('de-duplicates: only the first sight of a key counts', async () => {
       expect(await store.dedupe.firstSight('msg:1', 1000)).toBe(true);
       expect(await store.dedupe.firstSight('msg:1', 2000)).toBe(false);

@@ -21,7 +21,7 @@ function sources(dir: string): string[] {
  */
 const LAYERS: readonly (readonly string[])[] = [
   // Shared plumbing that knows nothing of Errand.
-  ['src/clock.ts', 'src/errors.ts', 'src/logger.ts', 'src/net/'],
+  ['src/clock.ts', 'src/errors.ts', 'src/logger.ts', 'src/net/', 'src/secrets/'],
   // The platform port: ConversationRef, InboundMessage, the ChatAdapter interface, formatting helpers.
   ['src/chat/'],
   // What the operator configures.
@@ -34,7 +34,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // What the core reports into (/metrics, /healthz): asks nothing of the layers above.
   ['src/metrics/'],
   // The domains, each with its records' store interface.
-  ['src/access/', 'src/budget/', 'src/runs/', 'src/tasks/', 'src/conversations/', 'src/attachments/', 'src/schedules/'],
+  ['src/access/', 'src/budget/', 'src/runs/', 'src/tasks/', 'src/conversations/', 'src/attachments/', 'src/schedules/', 'src/connections/'],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
   ['src/store/'],
   // The agent loop, its model client and its tools.

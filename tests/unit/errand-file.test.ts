@@ -131,7 +131,7 @@ describe('errand.example.json', () => {
   it('is a valid configuration file', () => {
     const { problems, file } = loadErrandFile({ ERRAND_CONFIG: 'errand.example.json', GITHUB_TOKEN: 'x', DOCS_API_KEY: 'y' }, root);
     expect(problems).toEqual([]);
-    expect(Object.keys(file.settings.mcpServers)).toEqual(['files', 'github', 'docs']);
+    expect(Object.keys(file.settings.mcpServers)).toEqual(['files', 'github', 'docs', 'linear']);
     expect(file.settings.limits).toEqual({ tokensPerRun: 50000, tokensPerUserPerDay: 200000, tokensPerDay: 2000000 });
     expect(Object.keys(file.settings.channels)).toEqual(['slack:C0123ABCD', 'discord:112233445566778899']);
     expect(file.settings.access).toMatchObject({ directMessages: 'allowlist', schedules: 'admins', admins: ['slack:U0ADMIN01', 'discord:445566778899001122'] });

@@ -42,6 +42,7 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
     return { id: raw.id, conversationId: raw.conversationId, runId: raw.runId, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.notBefore, runningElsewhere: found.runningElsewhere === true };
   };
   return {
+    sharedWithOtherProcesses: true,
     async add(conversationId, runId, purpose, pieces) {
       if (pieces.length === 0) return [];
       const now = clock.now();

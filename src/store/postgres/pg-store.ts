@@ -4,6 +4,7 @@ import { closePostgres, type PgDb } from '../../db/pg-client.js';
 import type { Store } from '../store.js';
 import { createPgAttachmentTaskStore } from './pg-attachment-task-store.js';
 import { createPgCatchUpQueries } from './pg-catch-up-queries.js';
+import { createPgConnectionStore } from './pg-connection-store.js';
 import { createPgConversationStore } from './pg-conversation-store.js';
 import { createPgEventDedupe } from './pg-event-dedupe.js';
 import type { PgExecutor } from './pg-executor.js';
@@ -53,6 +54,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     dedupe: createPgEventDedupe(ex),
     attachments: createPgAttachmentTaskStore(ex),
     openWork: createPgOpenWorkStore(ex),
+    connections: createPgConnectionStore(ex, clock),
     catchUp: createPgCatchUpQueries(ex),
   };
 }

@@ -70,6 +70,16 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       return { ok: true, task: (await byId(t, id))! };
     });
 
+  const noActiveRun = sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`;
+  /** Whether one conversation has a ready task and no active run (findReadyConversations' `prefer`). */
+  const readyHere = async (conversationId: string): Promise<boolean> => {
+    const [row] = await db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(and(eq(tasks.conversationId, conversationId), sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`, lte(tasks.notBefore, clock.now()), noActiveRun))
+      .limit(1);
+    return row !== undefined;
+  };
   return {
     add(n) {
       return locked(n.conversationId, async (t) => {
@@ -183,8 +193,11 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
         .set({ status: 'pending', notBefore, updatedAt: clock.now(), ...(failReason !== undefined ? { failReason } : {}) })
         .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])));
     },
-    async findReadyConversations(limit, exclude) {
+    async findReadyConversations(limit, exclude, prefer) {
       if (limit <= 0) return [];
+      const first = prefer !== undefined && !exclude.has(prefer) && (await readyHere(prefer)) ? [prefer] : [];
+      if (first.length >= limit) return first;
+      const skip = prefer !== undefined ? new Set([...exclude, prefer]) : exclude;
       const rows = await db
         .select({ id: tasks.conversationId })
         .from(tasks)
@@ -192,14 +205,14 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
           and(
             sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`,
             lte(tasks.notBefore, clock.now()),
-            exclude.size > 0 ? notInArray(tasks.conversationId, [...exclude]) : undefined,
-            sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`,
+            skip.size > 0 ? notInArray(tasks.conversationId, [...skip]) : undefined,
+            noActiveRun,
           ),
         )
         .groupBy(tasks.conversationId)
         .orderBy(sql`min(${tasks.notBefore})`, tasks.conversationId)
-        .limit(limit);
-      return rows.map((r) => r.id);
+        .limit(limit - first.length);
+      return [...first, ...rows.map((r) => r.id)];
     },
   };
 }

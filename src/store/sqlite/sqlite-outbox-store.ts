@@ -34,6 +34,7 @@ export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<Outbo
   const state = c.prepare('select status, platform_message_id from outbox where id = ?');
   const prune = c.prepare("delete from outbox where status != 'pending' and created_at < ?");
   return {
+    sharedWithOtherProcesses: false,
     add(conversationId, runId, purpose, pieces) {
       const now = clock.now();
       return pieces.map((p) => Number(insert.run(conversationId, runId, purpose, JSON.stringify(p), now).lastInsertRowid));

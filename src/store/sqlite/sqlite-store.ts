@@ -4,6 +4,7 @@ import type { Store } from '../store.js';
 import { databaseWriteProblem } from './database-writable.js';
 import { createSqliteAttachmentTaskStore } from './sqlite-attachment-task-store.js';
 import { createSqliteCatchUpQueries } from './sqlite-catch-up-queries.js';
+import { createSqliteConnectionStore } from './sqlite-connection-store.js';
 import { createSqliteConversationStore } from './sqlite-conversation-store.js';
 import { createSqliteEventDedupe } from './sqlite-event-dedupe.js';
 import { createSqliteGaugeReader } from './sqlite-gauges.js';
@@ -45,6 +46,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     dedupe: gated(createSqliteEventDedupe(db), run),
     attachments: gated(createSqliteAttachmentTaskStore(db), run),
     openWork: gated(createSqliteOpenWorkStore(db), run),
+    connections: gated(createSqliteConnectionStore(db, clock), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
     // One connection: the transaction's own calls go through the same store (the gate knows them).

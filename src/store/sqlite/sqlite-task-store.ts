@@ -20,6 +20,12 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
      where t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
        and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user'))`,
   );
+  // The same test for one conversation: whether the conversation whose run just ended goes first. The `in`
+  // term lets SQLite use the partial tasks_open_idx (open tasks only), not every task the conversation ever had.
+  const readyHereStmt = sqlite.prepare(
+    `select 1 from tasks t where t.conversation_id = ? and t.status in ('pending', 'in_progress') and t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
+       and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user')) limit 1`,
+  ).pluck();
   // Raw statements (rows mapped by position in raw-rows.ts): a message claims and reads its task several times.
   const byIdStmt = sqlite.prepare(`select ${TASK_COLUMNS} from tasks where id = ?`).raw();
   const busyStmt = sqlite.prepare("select id from tasks where conversation_id = ? and status = 'in_progress' limit 1").pluck();
@@ -177,11 +183,17 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
         .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])))
         .run();
     },
-    findReadyConversations(limit, exclude) {
+    findReadyConversations(limit, exclude, prefer) {
       const found: string[] = [];
       if (limit <= 0) return found;
+      const now = clock.now();
       const seen = new Set<string>();
-      for (const row of readyStmt.iterate(clock.now()) as IterableIterator<{ id: string }>) {
+      if (prefer !== undefined) {
+        seen.add(prefer);
+        if (!exclude.has(prefer) && readyHereStmt.get(prefer, now) !== undefined) found.push(prefer);
+        if (found.length >= limit) return found;
+      }
+      for (const row of readyStmt.iterate(now) as IterableIterator<{ id: string }>) {
         if (seen.has(row.id) || exclude.has(row.id)) continue;
         seen.add(row.id);
         found.push(row.id);
