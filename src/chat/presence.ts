@@ -22,8 +22,8 @@ export interface Presence {
   openStream(conversation: ConversationRef, recipientUserId: string | null, hooks: AnswerStreamHooks): AnswerStream | null;
   /**
    * A notice only `userId` sees, where Errand holds no conversation to record it in: the refusal of a
-   * person in a place Errand may not be used there. Storing a conversation there would make Errand listen
-   * to that thread, so the notice goes out best-effort, as status does. Every private notice inside a
+   * person writing where Errand may not be used. Storing a conversation there would make Errand listen to
+   * that thread, so the notice goes out best-effort, as status does. Every private notice inside a
    * conversation Errand holds goes through the outbox instead (`ephemeral` rows).
    */
   tellPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;

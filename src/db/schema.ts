@@ -28,12 +28,7 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
  * `edit` changes a posted message (payload `editOf`); `ephemeral` is a notice only one person sees (payload `visibleTo`).
  * A text column without a constraint in both databases: a new purpose needs no migration.
  */
-export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract', 'edit', 'ephemeral'] as const satisfies readonly (
-  | PostPurpose
-  | 'retract'
-  | 'edit'
-  | 'ephemeral'
-)[];
+export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract', 'edit', 'ephemeral'] as const satisfies readonly (PostPurpose | 'retract' | 'edit' | 'ephemeral')[];
 export type OutboxPurpose = (typeof OUTBOX_PURPOSES)[number];
 
 /** One platform message to post, as stored: the text piece, whom it mentions, its buttons. */

@@ -61,7 +61,9 @@ export function platformWrites(root: string, program: ts.Program, files: readonl
     const at = (node: ts.Node) => `${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
     const visit = (node: ts.Node): void => {
       const name = ts.isIdentifier(node) ? node.text : ts.isStringLiteral(node) && ts.isElementAccessExpression(node.parent) ? node.text : null;
-      if (name !== null) {
+      // Resolving a member needs the type of what holds it, the costly part: only the writing members are worth it.
+      const otherMember = name !== null && !PLATFORM_WRITES.has(name) && (ts.isPropertyAccessExpression(node.parent) || ts.isElementAccessExpression(node.parent)) && node !== node.parent.expression;
+      if (name !== null && !otherMember) {
         const declarations = resolved(node)?.declarations ?? [];
         const portType = declarations.find((d) => fileOf(d) === ADAPTER_PORT && ts.isSourceFile(d.parent));
         if (portType && !ADAPTER_VALUES.has(name)) found.push(`${at(node)} names ${name} of the adapter port`);
