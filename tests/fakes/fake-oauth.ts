@@ -15,6 +15,8 @@ export interface FakeOAuthOptions {
   readonly fetchClientMetadata?: (url: string) => Promise<unknown>;
   /** Offer Dynamic Client Registration (default true). */
   readonly registration?: boolean;
+  /** Registrations get a client secret and must use `client_secret_post`, whatever the client asked for. */
+  readonly registrationSecrets?: boolean;
   /** A client registered by hand, with the one way it must authenticate at the token endpoint. */
   readonly preregistered?: { readonly clientId: string; readonly clientSecret?: string; readonly method: 'client_secret_basic' | 'client_secret_post' | 'none' };
   /** The protected resource metadata's `scopes_supported`. */
@@ -63,6 +65,8 @@ export interface FakeOAuth {
   readonly accepted: { readonly subject: string; readonly token: string }[];
   /** Every path requested on either server, `METHOD origin-less-path`. */
   readonly hits: string[];
+  /** Every token pair the token endpoint issued, in order. */
+  readonly issued: { readonly accessToken: string; readonly refreshToken: string }[];
   /**
    * Plays the browser: opens the authorization URL as `subject`, who approves or denies, and returns where the
    * authorization server sends the browser back (the callback URL with code or error, and state).
@@ -110,6 +114,7 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
   const registrations: Record<string, unknown>[] = [];
   const accepted: { subject: string; token: string }[] = [];
   const hits: string[] = [];
+  const issued: { accessToken: string; refreshToken: string }[] = [];
   const requiredScopes = new Map<string, string>();
   let failures = 0;
   let delayMs = 0;
@@ -155,7 +160,8 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
     if (url.pathname === '/register' && req.method === 'POST' && options.registration !== false) {
       const body = JSON.parse(await bodyOf(req)) as Record<string, unknown>;
       registrations.push(body);
-      const method = typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : 'client_secret_basic';
+      const asked = typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : 'client_secret_basic';
+      const method = options.registrationSecrets ? 'client_secret_post' : asked;
       const client: Client = { clientId: token('dcr'), method, redirectUris: (body.redirect_uris as string[]) ?? [], ...(method === 'none' ? {} : { clientSecret: token('sec') }) };
       clients.set(client.clientId, client);
       return json(res, 201, { ...body, client_id: client.clientId, ...(client.clientSecret ? { client_secret: client.clientSecret } : {}), token_endpoint_auth_method: method });
@@ -213,6 +219,7 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
       const refresh = token('rt');
       accessTokens.set(access, grant);
       refreshTokens.set(refresh, grant);
+      issued.push({ accessToken: access, refreshToken: refresh });
       return json(res, 200, {
         access_token: access,
         token_type: 'Bearer',
@@ -273,6 +280,7 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
     registrations,
     accepted,
     hits,
+    issued,
     async consent(authorizationUrl, o = {}) {
       decision = { subject: o.subject ?? 'ana', answer: o.answer ?? 'approve' };
       const res = await fetch(authorizationUrl, { redirect: 'manual' });

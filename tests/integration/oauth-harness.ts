@@ -24,6 +24,8 @@ export interface OAuthHarnessOptions {
   readonly clock?: FakeClock;
   readonly box?: SecretBox;
   readonly service?: Partial<OAuthConnectionsOptions>;
+  /** PUBLIC_URL as another process behind the same address has it (the browser still reaches this one). */
+  readonly publicUrl?: string;
   /** Reuse this fake (a second process of Errand against the same servers). */
   readonly sharedFake?: FakeOAuth;
 }
@@ -56,7 +58,7 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
   const store = o.store ?? sqlite!.connections;
   const port = await freePort();
   const local = `http://127.0.0.1:${port}`;
-  const publicUrl = o.https ? 'https://errand.test' : local;
+  const publicUrl = o.publicUrl ?? (o.https ? 'https://errand.test' : local);
   const toLocal = (url: string) => (url.startsWith(publicUrl) ? local + url.slice(publicUrl.length) : url);
   const fake =
     o.sharedFake ??
