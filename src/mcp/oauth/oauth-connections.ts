@@ -82,6 +82,10 @@ export interface OAuthConnections {
 
 /** Attempts of one token lookup against an authorization server that fails for a moment. */
 const MAX_ATTEMPTS = 3;
+/** Looks at the stored connection in one lookup (each wait for another process's refresh is one). */
+const MAX_LOOKS = 10;
+/** Sign-ins that ended unused are deleted this long after they expired (kept a while so a late click reads "expired"). */
+const PENDING_KEEP_MS = 24 * 3600_000;
 
 /** Creates the OAuth connections service over the store; nothing runs until a method is called. */
 export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthConnections {
@@ -119,7 +123,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
 
   /** The stored access token if it is still good, after a refresh if one is due; null when the person must sign in. */
   async function currentToken(server: OAuthServer, principal: string, wanted: readonly string[], forceRefresh = false): Promise<TokenOutcome | null> {
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; attempt <= MAX_LOOKS; attempt++) {
       const row = await store.connection(principal, server.name);
       if (row === null || !usable(row, wanted)) return null;
       const tokens = openTokens(box, row.tokens, principal, server.name);
@@ -147,6 +151,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
         if (attempt >= MAX_ATTEMPTS) return unavailable(server);
       }
     }
+    return unavailable(server);
   }
 
   /** Waits until the refresh another process claimed has landed (the version moved on) or its claim ran out. */
@@ -159,8 +164,17 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     }
   }
 
+  let sweptAt = -Infinity;
+  /** Deletes long-expired sign-ins, at most once an hour, on the way to starting a new one. */
+  async function sweep(): Promise<void> {
+    if (clock.now() - sweptAt < 3600_000) return;
+    sweptAt = clock.now();
+    await store.sweepPending(clock.now() - PENDING_KEEP_MS);
+  }
+
   /** Starts a sign-in: the SDK discovers, registers when needed and builds the URL; the pending row is written. */
   async function startSignIn(server: OAuthServer, principal: string, runId: string | null, challenge: Challenge): Promise<TokenOutcome> {
+    await sweep();
     for (let attempt = 1; ; attempt++) {
       const provider = new StoredOAuthProvider(deps, server, principal, runId, { kind: 'interactive' });
       try {
