@@ -68,6 +68,7 @@ describe('tokens at rest and in use', () => {
     // Still good: no new request.
     expect(await accessToken(connections, 'slack:U1')).toBe(second);
     expect(fake.tokenRequests).toHaveLength(2);
+    expect(h!.metrics.oauth.map((m) => `${m.server}:${m.outcome}`)).toEqual(['linear:authorize', 'linear:connected', 'linear:token', 'linear:refreshed', 'linear:token', 'linear:token']);
   });
 
   it('retries a refresh the authorization server failed for a moment, and gives up for now (keeping the connection) when it keeps failing', async () => {

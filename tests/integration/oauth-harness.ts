@@ -9,6 +9,7 @@ import { createSecretBox, type SecretBox } from '../../src/secrets/secret-box.js
 import type { OAuthServerSettings } from '../../src/settings/oauth-settings.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
+import { RecordingMetrics } from '../fakes/recording-metrics.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { freePort } from '../support/free-port.js';
@@ -41,6 +42,7 @@ export interface OAuthHarness {
   readonly publicUrl: string;
   readonly web: OAuthWebServer;
   readonly log: ReturnType<typeof capturingLogger>;
+  readonly metrics: RecordingMetrics;
   readonly connected: { principal: string; server: string; runId: string | null }[];
   readonly notConnected: CallbackOutcome[];
   /** Opens a URL under PUBLIC_URL the way a browser would reach this Errand. */
@@ -64,7 +66,9 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
     o.sharedFake ??
     (await startFakeOAuth({ ...o.fake, fetchClientMetadata: async (url) => (await fetch(toLocal(url))).json() as Promise<unknown> }));
   const log = capturingLogger();
+  const metrics = new RecordingMetrics();
   const connections = createOAuthConnections({
+    metrics,
     store,
     box,
     clock,
@@ -97,6 +101,7 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
     publicUrl,
     web,
     log,
+    metrics,
     connected,
     notConnected,
     browse,

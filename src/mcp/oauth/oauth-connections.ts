@@ -6,6 +6,7 @@ import type { Clock } from '../../clock.js';
 import type { ConnectionStore } from '../../connections/connection-store.js';
 import type { McpConnectionRow } from '../../db/schema.js';
 import { maskSecrets, type Logger } from '../../logger.js';
+import { noopMetrics, type Metrics } from '../../metrics/metrics.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { completeAuthorization, type CallbackOutcome } from './authorization-callback.js';
 import { probeChallenge, type Challenge } from './challenge-probe.js';
@@ -38,6 +39,8 @@ export interface OAuthConnectionsOptions {
   readonly publicUrl: string;
   readonly servers: readonly OAuthServer[];
   readonly logger: Logger;
+  /** Where `errand_mcp_oauth_total{server,outcome}` is counted (default: nowhere). */
+  readonly metrics?: Metrics;
   /** Every request to authorization and MCP servers goes through it (tests: the real fetch to local fakes). */
   readonly fetch?: FetchLike;
   /** Waits between looks while another process refreshes (default: a real timer). */
@@ -100,6 +103,12 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
   const skewMs = options.expirySkewMs ?? 60_000;
   const deps: ProviderDeps = { store, box, clock, publicUrl: options.publicUrl, discovery: new Map<string, OAuthDiscoveryState>() };
   const reported = new Set<string>();
+  const metrics = options.metrics ?? noopMetrics;
+  /** Counts an outcome on its way out. */
+  const counted = (server: string, outcome: TokenOutcome): TokenOutcome => {
+    metrics.mcpOAuth(server, outcome.kind);
+    return outcome;
+  };
 
   const serverOf = (name: string): OAuthServer => {
     const s = servers.get(name);
@@ -142,6 +151,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
       const provider = new StoredOAuthProvider(deps, server, principal, null, { kind: 'refresh', holder });
       try {
         await auth(provider, { serverUrl: server.url, fetchFn });
+        metrics.mcpOAuth(server.name, 'refreshed');
         continue;
       } catch (err) {
         await store.releaseRefresh(principal, server.name, holder);
@@ -207,18 +217,22 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     return startSignIn(server, principal, o.runId ?? null, { ...challenge, ...(scope !== '' ? { scope } : {}) });
   }
 
+  async function answerChallenge(principal: string, name: string, response: Response, runId: string | null): Promise<TokenOutcome> {
+    const server = serverOf(name);
+    const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(response);
+    if (response.status === 403 && error === 'insufficient_scope') return tokenFor(principal, name, { runId, ...(scope ? { scope } : {}) });
+    if (response.status !== 401) return unavailable(server);
+    // The token was refused before its time: a refresh may still give a good one; else the person signs in again.
+    const refreshed = await currentToken(server, principal, [], true);
+    if (refreshed !== null) return refreshed;
+    await store.disconnect(principal, name);
+    return startSignIn(server, principal, runId, { ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
+  }
+
   return {
-    tokenFor,
+    tokenFor: async (principal, name, o) => counted(name, await tokenFor(principal, name, o)),
     async answerChallenge(principal, name, response, runId = null) {
-      const server = serverOf(name);
-      const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(response);
-      if (response.status === 403 && error === 'insufficient_scope') return tokenFor(principal, name, { runId, ...(scope ? { scope } : {}) });
-      if (response.status !== 401) return unavailable(server);
-      // The token was refused before its time: a refresh may still give a good one; else the person signs in again.
-      const refreshed = await currentToken(server, principal, [], true);
-      if (refreshed !== null) return refreshed;
-      await store.disconnect(principal, name);
-      return startSignIn(server, principal, runId, { ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
+      return counted(name, await answerChallenge(principal, name, response, runId));
     },
     authProvider(principal, name, runId = null) {
       const server = serverOf(name);
@@ -228,7 +242,11 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
       };
       return new StoredOAuthProvider(deps, server, principal, runId, { kind: 'interactive', accessToken });
     },
-    completeAuthorization: (query) => completeAuthorization({ deps, servers, fetchFn, report }, query),
+    async completeAuthorization(query) {
+      const outcome = await completeAuthorization({ deps, servers, fetchFn, report }, query);
+      metrics.mcpOAuth('server' in outcome ? outcome.server : 'unknown', outcome.kind);
+      return outcome;
+    },
     async connectionsOf(principal) {
       const rows = await store.connectionsOf(principal);
       return rows.filter((r) => servers.has(r.server)).map((r) => ({ server: r.server, account: r.account, scopes: r.scopes, since: r.connectedAt }));

@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { ConnectionStore } from '../../connections/connection-store.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import { createSecretBox } from '../../secrets/secret-box.js';
 import { decodeSecretKey } from '../../secrets/secret-key.js';
 import type { McpServerSettings } from '../../settings/mcp-server-settings.js';
@@ -30,6 +31,7 @@ export interface StartOAuthOptions extends Pick<OAuthWebServerOptions, 'onConnec
   readonly store: ConnectionStore;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly metrics?: Metrics;
   /** The interface WEB_PORT binds to (default every interface: browsers reach it through PUBLIC_URL). */
   readonly host?: string;
 }
@@ -45,7 +47,7 @@ export async function startOAuth(o: StartOAuthOptions): Promise<OAuthRuntime | n
   const key = o.config.ERRAND_SECRET_KEY === undefined ? null : decodeSecretKey(o.config.ERRAND_SECRET_KEY);
   if (o.config.PUBLIC_URL === undefined) throw new ConfigError(['PUBLIC_URL: required because some MCP server uses "auth": "oauth".']);
   if (key === null || !key.ok) throw new ConfigError(['ERRAND_SECRET_KEY: required because some MCP server uses "auth": "oauth" (openssl rand -base64 32).']);
-  const connections = createOAuthConnections({ store: o.store, box: createSecretBox(key.key), clock: o.clock, publicUrl: o.config.PUBLIC_URL, servers, logger: o.logger });
+  const connections = createOAuthConnections({ store: o.store, box: createSecretBox(key.key), clock: o.clock, publicUrl: o.config.PUBLIC_URL, servers, logger: o.logger, ...(o.metrics ? { metrics: o.metrics } : {}) });
   const web = await startOAuthWebServer({
     port: o.config.WEB_PORT,
     ...(o.host ? { host: o.host } : {}),
