@@ -114,6 +114,17 @@ describe('the callback page, when a sign-in does not end in a connection', () =>
     expect(sqlite!.db.$client.prepare('select count(*) from mcp_connections').pluck().get()).toBe(0);
   });
 
+  it('lets only the browser\'s GET spend the link: a HEAD first leaves it working', async () => {
+    const { connections, fake, browse, web } = await start();
+    const outcome = await connections.tokenFor('slack:U1', 'linear');
+    if (outcome.kind !== 'authorize') throw new Error('expected a URL');
+    const callback = new URL(await fake.consent(outcome.url));
+    const head = await fetch(`http://127.0.0.1:${web.port}${callback.pathname}${callback.search}`, { method: 'HEAD' });
+    expect(head.status).toBe(405);
+    const page = await browse(callback.href);
+    expect(page.status).toBe(200);
+  });
+
   it('refuses a reused link, and the second visit stores nothing more', async () => {
     const { connections, fake, browse } = await start();
     const outcome = await connections.tokenFor('slack:U1', 'linear');

@@ -26,7 +26,15 @@ export interface OAuthWebServer {
   close(): Promise<void>;
 }
 
-const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+const HTML = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  // The callback URL holds the code and state: never passed on, and the page is never framed by another site.
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+};
 
 /**
  * Serves what browsers and authorization servers reach on WEB_PORT: `GET /oauth/callback` (the end of a
@@ -48,6 +56,11 @@ export async function startOAuthWebServer(options: OAuthWebServerOptions): Promi
     }
     if (url.pathname !== CALLBACK_PATH) {
       res.writeHead(404, HTML).end(notFoundPage);
+      return;
+    }
+    // Only the browser's GET spends a state: a HEAD (a link checker) must not use up the person's sign-in.
+    if (req.method !== 'GET') {
+      res.writeHead(405, { allow: 'GET' }).end();
       return;
     }
     options
