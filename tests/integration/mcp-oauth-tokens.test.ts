@@ -2,7 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OAuthConnections } from '../../src/mcp/oauth/oauth-connections.js';
+import { randomBytes } from 'node:crypto';
+import { createOAuthConnections, type OAuthConnections } from '../../src/mcp/oauth/oauth-connections.js';
+import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 
 let h: OAuthHarness | null = null;
@@ -51,6 +53,23 @@ describe('tokens at rest and in use', () => {
     expect(rows).not.toContain(at);
     expect(rows).not.toContain(rt);
     expect(await accessToken(connections, 'slack:U1')).toBe(at);
+  });
+
+  it('asks the person again when ERRAND_SECRET_KEY changed and the stored tokens no longer open', async () => {
+    const { fake, signIn, sqlite, log } = await start();
+    await signIn('slack:U1');
+    const rekeyed = createOAuthConnections({
+      store: sqlite!.connections,
+      box: createSecretBox(randomBytes(32)),
+      clock: h!.clock,
+      publicUrl: h!.publicUrl,
+      servers: [{ name: 'linear', url: fake.mcpUrl, settings: { scopes: null, clientId: null, clientSecret: null } }],
+      logger: log.logger,
+    });
+    expect((await rekeyed.tokenFor('slack:U1', 'linear')).kind).toBe('authorize');
+    expect(await rekeyed.connectionsOf('slack:U1')).toEqual([]);
+    // The registration did not open either: Errand registered again rather than failing.
+    expect(fake.registrations).toHaveLength(2);
   });
 
   it('refreshes an expired token instead of asking the person again, and keeps "since"', async () => {

@@ -61,13 +61,26 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
   const port = await freePort();
   const local = `http://127.0.0.1:${port}`;
   const publicUrl = o.publicUrl ?? (o.https ? 'https://errand.test' : local);
+  const connected: OAuthHarness['connected'] = [];
+  const notConnected: CallbackOutcome[] = [];
+  const log = capturingLogger();
+  // Listening at once on the port just found free, before the fakes take ports of their own.
+  let connections: OAuthConnections | null = null;
+  const web = await startOAuthWebServer({
+    port,
+    host: '127.0.0.1',
+    publicUrl,
+    logger: log.logger,
+    completeAuthorization: (q) => connections!.completeAuthorization(q),
+    onConnected: (principal, server, runId) => void connected.push({ principal, server, runId }),
+    onNotConnected: (outcome) => void notConnected.push(outcome),
+  });
   const toLocal = (url: string) => (url.startsWith(publicUrl) ? local + url.slice(publicUrl.length) : url);
   const fake =
     o.sharedFake ??
     (await startFakeOAuth({ ...o.fake, fetchClientMetadata: async (url) => (await fetch(toLocal(url))).json() as Promise<unknown> }));
-  const log = capturingLogger();
   const metrics = new RecordingMetrics();
-  const connections = createOAuthConnections({
+  connections = createOAuthConnections({
     metrics,
     store,
     box,
@@ -77,24 +90,14 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
     logger: log.logger,
     ...o.service,
   });
-  const connected: OAuthHarness['connected'] = [];
-  const notConnected: CallbackOutcome[] = [];
-  const web = await startOAuthWebServer({
-    port,
-    host: '127.0.0.1',
-    publicUrl,
-    logger: log.logger,
-    completeAuthorization: (q) => connections.completeAuthorization(q),
-    onConnected: (principal, server, runId) => void connected.push({ principal, server, runId }),
-    onNotConnected: (outcome) => void notConnected.push(outcome),
-  });
   const browse = async (url: string) => {
     const res = await fetch(toLocal(url));
     return { status: res.status, text: await res.text() };
   };
+  const service = connections;
   return {
     fake,
-    connections,
+    connections: service,
     clock,
     box,
     sqlite,
@@ -106,7 +109,7 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
     notConnected,
     browse,
     async signIn(principal, s = {}) {
-      const outcome = await connections.tokenFor(principal, 'linear', { runId: s.runId ?? 'run-1' });
+      const outcome = await service.tokenFor(principal, 'linear', { runId: s.runId ?? 'run-1' });
       if (outcome.kind !== 'authorize') throw new Error(`expected a sign-in URL, got ${JSON.stringify(outcome)}`);
       const callback = await fake.consent(outcome.url, { ...(s.subject ? { subject: s.subject } : {}), ...(s.answer ? { answer: s.answer } : {}) });
       expect(callback.startsWith(`${publicUrl}/oauth/callback?`)).toBe(true);
