@@ -1,5 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeDatabase, openDatabase } from '../../src/db/client.js';
+import { createSecretBox } from '../../src/secrets/secret-box.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../fakes/fake-clock.js';
 import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 
 let h: OAuthHarness | null = null;
@@ -52,6 +59,42 @@ describe('signing a person in to an OAuth MCP server', () => {
   it('asks for the configured scopes when the server names none', async () => {
     const { signIn } = await start({ settings: { scopes: ['read', 'admin'] } });
     expect((await signIn('slack:U1')).authorizeUrl.searchParams.get('scope')).toBe('read admin');
+  });
+
+  it('asks for no scope at all when neither the server nor the configuration names one', async () => {
+    const { signIn } = await start();
+    const page = await signIn('slack:U1');
+    expect(page.status).toBe(200);
+    expect(page.authorizeUrl.searchParams.has('scope')).toBe(false);
+  });
+
+  it('completes a sign-in after a restart between the Connect link and the callback', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'errand-oauth-restart-'));
+    const file = join(dir, 'errand.db');
+    const clock = new FakeClock();
+    const box = createSecretBox(randomBytes(32));
+    const before = openDatabase(file);
+    const first = await startOAuthHarness({ store: createSqliteStore(before, clock).connections, clock, box });
+    try {
+      const outcome = await first.connections.tokenFor('slack:U1', 'linear', { runId: 'run-8' });
+      if (outcome.kind !== 'authorize') throw new Error('expected a URL');
+      const callback = await first.fake.consent(outcome.url);
+      await first.web.close();
+      closeDatabase(before);
+      const after = openDatabase(file);
+      const second = await startOAuthHarness({ store: createSqliteStore(after, clock).connections, clock, box, sharedFake: first.fake, publicUrl: first.publicUrl });
+      try {
+        expect((await second.browse(callback)).status).toBe(200);
+        expect(second.connected).toEqual([{ principal: 'slack:U1', server: 'linear', runId: 'run-8' }]);
+        expect((await second.connections.tokenFor('slack:U1', 'linear')).kind).toBe('token');
+      } finally {
+        await second.close();
+        closeDatabase(after);
+      }
+    } finally {
+      await first.fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('uses its Client ID Metadata Document when the authorization server supports it, and serves the document', async () => {
