@@ -102,6 +102,11 @@ describe('tokens at rest and in use', () => {
     expect(fake.tokenRequests.filter((t) => t.grantType === 'refresh_token')).toHaveLength(5);
     expect(fake.authorizeRequests).toHaveLength(1);
     expect(await connections.connectionsOf('slack:U1')).toHaveLength(1);
+    // Through the SDK's transport the call fails with that reason, rather than asking the person to sign in again.
+    const client = new Client({ name: 'errand-test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(fake.mcpUrl), { authProvider: connections.authProvider('slack:U1', 'linear') });
+    await expect(client.connect(transport)).rejects.toThrow('The sign-in service of linear is not reachable right now.');
+    expect(fake.authorizeRequests).toHaveLength(1);
   });
 
   it('asks the person again when the refresh token is refused, and forgets the dead connection', async () => {

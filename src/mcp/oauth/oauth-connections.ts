@@ -5,6 +5,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Clock } from '../../clock.js';
 import type { ConnectionStore } from '../../connections/connection-store.js';
 import type { McpConnectionRow } from '../../db/schema.js';
+import { ErrandError } from '../../errors.js';
 import { maskSecrets, type Logger } from '../../logger.js';
 import { noopMetrics, type Metrics } from '../../metrics/metrics.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
@@ -72,6 +73,7 @@ export interface OAuthConnections {
    * An OAuthClientProvider for the SDK's StreamableHTTPClientTransport acting for `principal`: it sends the
    * principal's token (refreshed here, under the claim), and when the server asks for a sign-in (401, or 403
    * `insufficient_scope`) the transport throws UnauthorizedError and `authorizationUrl` holds the Connect link.
+   * A connection whose refresh cannot reach the authorization server fails the call with SignInUnavailableError.
    */
   authProvider(principal: string, server: string, runId?: string | null): StoredOAuthProvider;
   /** The browser's return to `/oauth/callback`: exchanges the code and stores the tokens, or says why not. */
@@ -81,6 +83,17 @@ export interface OAuthConnections {
   disconnect(principal: string, server: string): Promise<boolean>;
   /** Whether `server` is an OAuth server here. */
   has(server: string): boolean;
+}
+
+/**
+ * Thrown by the transport provider's `tokens()` when the principal is connected but their token cannot be
+ * refreshed right now (the authorization server is unreachable): the call fails with this reason instead of
+ * asking the person to sign in again, which would not help. `message` is safe to show the model.
+ */
+export class SignInUnavailableError extends ErrandError {
+  constructor(message: string) {
+    super('sign_in_unavailable', message);
+  }
 }
 
 /** Attempts of one token lookup against an authorization server that fails for a moment. */
@@ -159,6 +172,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
         if ((await store.connection(principal, server.name)) === null) return null;
         if (!(err instanceof RefreshNotCompleted)) report(server, 'refreshing a token failed', err);
         if (attempt >= MAX_ATTEMPTS) return unavailable(server);
+        await sleep(pollMs * attempt);
       }
     }
     return unavailable(server);
@@ -202,6 +216,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
           report(server, 'the authorization server could not be discovered or refused Errand', err);
           return unavailable(server);
         }
+        await sleep(pollMs * attempt);
       }
     }
   }
@@ -238,6 +253,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
       const server = serverOf(name);
       const accessToken = async () => {
         const current = await currentToken(server, principal, []);
+        if (current?.kind === 'unavailable') throw new SignInUnavailableError(current.reason);
         return current?.kind === 'token' ? current.accessToken : null;
       };
       return new StoredOAuthProvider(deps, server, principal, runId, { kind: 'interactive', accessToken });
