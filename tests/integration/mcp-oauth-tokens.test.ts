@@ -9,6 +9,14 @@ import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 
 let h: OAuthHarness | null = null;
 afterEach(async () => {
+  if (h) {
+    // Whatever a test did, no token the authorization server issued ever reached the log.
+    const logged = JSON.stringify(h.log.lines);
+    for (const { accessToken: at, refreshToken: rt } of h.fake.issued) {
+      expect(logged).not.toContain(at);
+      expect(logged).not.toContain(rt);
+    }
+  }
   await h?.close();
   h = null;
 });
