@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AnswerStream } from '../../src/chat/chat-adapter.js';
+import type { AdapterCapabilities, AnswerStream } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { presenceOver } from '../../src/chat/presence-over-adapters.js';
 import { threadOpenerOver } from '../../src/chat/thread-opener.js';
@@ -12,9 +12,13 @@ const hooks = { beforeMessage: async () => ({ key: null, posted: async () => und
 /** The memory adapter with a live preview, as Slack and Discord have (the memory adapter itself has none). */
 class StreamingAdapter extends MemoryAdapter {
   opened: { conversation: string; recipient: string | null }[] = [];
-  openStream = (conversation: ConversationRef, recipientUserId: string | null): AnswerStream => {
-    this.opened.push({ conversation: conversation.channel, recipient: recipientUserId });
-    return { append: () => undefined, finish: async () => [], stop: async () => undefined };
+  override readonly capabilities: AdapterCapabilities = {
+    stream: {
+      open: (conversation: ConversationRef, recipientUserId: string | null): AnswerStream => {
+        this.opened.push({ conversation: conversation.channel, recipient: recipientUserId });
+        return { append: () => undefined, finish: async () => [], stop: async () => undefined };
+      },
+    },
   };
 }
 
