@@ -13,6 +13,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'access-check': () => import('./access-check.js'),
   stream: () => import('./stream.js'),
   scaleout: () => import('./scaleout.js'),
+  oauth: () => import('./oauth.js'),
 };
 
 function format(f: BenchFigure): string {

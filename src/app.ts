@@ -8,6 +8,8 @@ import type { ExternalToolSource } from './agent/tools/external-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import { createBudget } from './budget/budget.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
+import { presenceOver } from './chat/presence-over-adapters.js';
+import { threadOpenerOver } from './chat/thread-opener.js';
 import { conversationKey, type ConversationRef } from './chat/conversation-ref.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
@@ -173,9 +175,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   const sharedUsage = options.cluster !== undefined || config.DATABASE_URL !== undefined;
   const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now(), shared: sharedUsage });
 
+  // The core never holds an adapter: it writes through the outbox (content) and the presence port (status).
+  const presence = presenceOver(adapters);
+  const threads = threadOpenerOver(adapters);
+  const userTimezone = async (platform: string, userId: string) => (await adapters.get(platform)?.capabilities.timezone?.fetchUserTimezone(userId).catch(() => null)) ?? null;
   const coordinator = new RunCoordinator({
-    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox },
-    adapters,
+    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
+    platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
@@ -197,7 +203,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     service: scheduling.service,
     rights,
     interpretWhen: createWhenInterpreter(llm),
-    userTimezone: async (platform, userId) => (await adapters.get(platform)?.capabilities.timezone?.fetchUserTimezone(userId).catch(() => null)) ?? null,
+    userTimezone,
     defaultTimezone: config.DEFAULT_TIMEZONE,
     now: () => clock.now(),
     home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id) },
@@ -210,7 +216,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     tasks,
     runs,
     coordinator,
-    adapters,
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
@@ -223,9 +228,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     timeout: (ms) => AbortSignal.timeout(ms),
   });
   const dispatcher = new Dispatcher({
-    data: { store, conversations, tasks, runs, dedupe },
+    data: { store, conversations, tasks, runs, dedupe, changes: outbox },
     coordinator,
-    adapters,
+    platforms: { has: (platform) => adapters.has(platform), threads, presence },
     clock,
     logger,
     commands: commandDeps,
@@ -250,6 +255,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   let started = false;
   let stopping = false;
+  /** Aborted at the start of `stop()`: what waits for the outbox (a schedule's post) gives up rather than hold the shutdown. */
+  const stopped = new AbortController();
   let catchingUp: Promise<void> = Promise.resolve();
   const app: App = {
     store,
@@ -272,7 +279,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
-      await scheduling.scheduler.start(createScheduleLauncher({ adapters, conversations, tasks, coordinator, principalOf: (id) => scheduling.service.principalOf(id) }));
+      const principalOf = (id: number) => scheduling.service.principalOf(id);
+      await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf, stopping: stopped.signal }));
       heartbeat.start();
       await cluster.start(clusterHooks);
       await coordinator.pump();
@@ -297,6 +305,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     finishOpenWork: (silenced) => finishOpenWork({ coordinator, runs, outbox }, silenced.map(conversationKey)),
     async stop() {
       stopping = true;
+      stopped.abort();
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();

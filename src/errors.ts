@@ -13,7 +13,8 @@ export type ErrandErrorCode =
   | 'run_aborted'
   | 'conversation_busy'
   | 'run_fenced'
-  | 'database_failed';
+  | 'database_failed'
+  | 'sign_in_unavailable';
 
 /** Base error: branch on `code`, never on `message`. */
 export class ErrandError extends Error {

@@ -15,17 +15,20 @@ export interface AnswerPreview {
  * (or a platform without streaming, or STREAMING off: no deltas come) shows nothing extra. Only the
  * model's answer text is streamed; progress notes, questions and approvals are posted as before.
  */
-export function createAnswerPreview(open: (() => AnswerStream) | undefined): AnswerPreview {
+export function createAnswerPreview(open: (() => AnswerStream | null) | undefined): AnswerPreview {
   let stream: AnswerStream | null = null;
+  // Null from `open`: the platform shows no preview after all; the answer is posted whole.
+  let opener = open;
   let held = '';
   return {
     onText(delta) {
-      if (!open) return;
+      if (!opener) return;
       if (stream) return stream.append(delta);
       held += delta;
       if (held.trim() === '') return;
-      stream = open();
-      stream.append(held);
+      stream = opener();
+      if (!stream) opener = undefined;
+      else stream.append(held);
       held = '';
     },
     stream: () => stream,

@@ -6,7 +6,7 @@ export interface RunActivity {
   readonly toolName?: string;
 }
 
-/** Where the runner reports its steps; the coordinator passes them on to the adapter's working status. */
+/** Where the runner reports its steps; the coordinator passes them on to the working status (the presence port). */
 export type ActivityReport = (activity: RunActivity) => void;
 
 /** The history tools read the platform itself, which people see as "reading", not as running a tool. */

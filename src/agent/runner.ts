@@ -29,8 +29,8 @@ export interface RunnerDeps extends ToolStepDeps {
   historyRows?: number;
   askTimeoutMs: number;
   now(): number;
-  /** Opens the platform's live preview of an answer (STREAMING); absent: answers are posted whole. */
-  openStream?: () => AnswerStream;
+  /** Opens the platform's live preview of an answer (STREAMING; null: the platform shows none); absent: answers are posted whole. */
+  openPreview?: () => AnswerStream | null;
   /** True once the process is shutting down: an unfinished preview is removed (the restart answers again), not marked stopped. */
   shuttingDown?: () => boolean;
 }
@@ -123,7 +123,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
     deps.activity?.({ activity: 'thinking' });
     // The answer shows while the model writes it; the preview is finished by the outbox when it delivers the recorded answer.
-    const preview = createAnswerPreview(deps.openStream);
+    const preview = createAnswerPreview(deps.openPreview);
     let response;
     try {
       response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, onText: preview.onText, ...(input.model ? { model: input.model } : {}) });

@@ -1,4 +1,3 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -42,7 +41,6 @@ export interface CommandDeps {
   tasks: TaskService;
   runs: RunStore;
   coordinator: RunControl;
-  adapters: ReadonlyMap<string, ChatAdapter>;
   /** Posts a note in a conversation through the outbox (recorded, delivered once, in order). */
   note(conversationId: string, text: string): void;
   /** `/schedules …`, when scheduling is wired. */

@@ -24,9 +24,11 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 /**
  * Why a post exists: the run's answer text, a send_update, a question or approval it waits on, or a note about
- * the run; `retract` removes (or marks) the unfinished preview message in `platform_message_id` of an interrupted run.
+ * the run; `retract` removes (or marks) the unfinished preview message in `platform_message_id` of an interrupted run;
+ * `edit` changes a posted message (payload `editOf`); `ephemeral` is a notice only one person sees (payload `visibleTo`).
+ * A text column without a constraint in both databases: a new purpose needs no migration.
  */
-export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract'] as const satisfies readonly (PostPurpose | 'retract')[];
+export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract', 'edit', 'ephemeral'] as const satisfies readonly (PostPurpose | 'retract' | 'edit' | 'ephemeral')[];
 export type OutboxPurpose = (typeof OUTBOX_PURPOSES)[number];
 
 /** One platform message to post, as stored: the text piece, whom it mentions, its buttons. */
@@ -34,6 +36,10 @@ export interface OutboxPayload {
   text: string;
   mentionUserId?: string;
   buttons?: { actionId: string; label: string; style?: 'primary' | 'danger' }[];
+  /** An `edit` row: the platform id of the message whose text (and buttons: absent = removed) it replaces. */
+  editOf?: string;
+  /** An `ephemeral` row: the one person who sees it. */
+  visibleTo?: string;
 }
 
 /** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */

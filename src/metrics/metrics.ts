@@ -4,6 +4,13 @@ export type RunOutcomeLabel = 'completed' | 'failed' | 'cancelled' | 'interrupte
 /** What became of a schedule's fire: the run was launched, the launch failed, or it was too late and skipped. */
 export type ScheduleFireOutcome = 'started' | 'failed' | 'skipped';
 
+/**
+ * What became of an OAuth step for an MCP server (`errand_mcp_oauth_total{server,outcome}`): a token handed out
+ * (`token`, after a `refreshed` one when due), a sign-in asked for (`authorize`), the authorization server out of
+ * reach (`unavailable`), or how a sign-in's callback ended.
+ */
+export type OAuthOutcomeLabel = 'token' | 'refreshed' | 'authorize' | 'unavailable' | 'connected' | 'denied' | 'expired' | 'used' | 'failed' | 'unknown';
+
 /** Tokens one model request used, as the endpoint reported them. */
 export interface TokenUsage {
   readonly promptTokens: number;
@@ -27,6 +34,8 @@ export interface Metrics {
   /** The platform answered a call with HTTP 429. */
   rateLimited(platform: string): void;
   scheduleFired(outcome: ScheduleFireOutcome): void;
+  /** One OAuth step for an MCP server (never a token or a person in the labels). */
+  mcpOAuth(server: string, outcome: OAuthOutcomeLabel): void;
 }
 
 const nothing = (): void => {};
@@ -39,4 +48,5 @@ export const noopMetrics: Metrics = {
   outbound: nothing,
   rateLimited: nothing,
   scheduleFired: nothing,
+  mcpOAuth: nothing,
 };

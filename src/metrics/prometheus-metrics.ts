@@ -31,6 +31,7 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
   const inbound = new Counter({ name: 'errand_inbound_events_total', help: 'Events adapters delivered (messages, commands, clicks; redeliveries included).', labelNames: ['platform'] as const, registers });
   const outbound = new Counter({ name: 'errand_outbound_messages_total', help: 'Messages posted on the platform.', labelNames: ['platform'] as const, registers });
   const rateLimited = new Counter({ name: 'errand_platform_rate_limited_total', help: 'HTTP 429 answers from the platform.', labelNames: ['platform'] as const, registers });
+  const oauth = new Counter({ name: 'errand_mcp_oauth_total', help: 'OAuth steps for MCP servers with per-person sign-in, by outcome.', labelNames: ['server', 'outcome'] as const, registers });
   const scheduleFires = new Counter({ name: 'errand_schedule_fires_total', help: 'Schedule fires, by what became of them.', labelNames: ['outcome'] as const, registers });
 
   let readGauges: (() => Promise<GaugeReadings>) | null = null;
@@ -78,6 +79,7 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
       outbound: (platform) => outbound.inc({ platform }),
       rateLimited: (platform) => rateLimited.inc({ platform }),
       scheduleFired: (outcome) => scheduleFires.inc({ outcome }),
+      mcpOAuth: (server, outcome) => oauth.inc({ server, outcome }),
     },
     readGaugesFrom(read) {
       readGauges = read;

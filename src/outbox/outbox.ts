@@ -2,6 +2,7 @@ import type { PostIntent, PostTicket, RunPosts } from '../agent/agent-types.js';
 import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
+import type { OutboxPayload } from '../db/schema.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
@@ -18,8 +19,25 @@ export const INTERRUPTED_PREVIEW_MARK = '(interrupted — answering again below)
 /** Used when no adapter is connected for a conversation's platform (its rows fail at delivery anyway). */
 const FALLBACK_MAX_LENGTH = 2000;
 
+/**
+ * Changes to what is already on the platform, and notices only one person sees: recorded durably like
+ * posts and delivered by the poster in order with the conversation's other rows, so the runtime never
+ * calls the adapter to write (the presence port carries only status, see src/chat/presence.ts).
+ */
+export interface OutboxChanges {
+  /**
+   * Records an edit of a posted message: its text becomes `text`, its buttons go. With `tx` it commits
+   * with the write that decided it (a resume's claim), so it is made exactly when that write is.
+   */
+  recordEdit(conversationId: string, runId: string | null, messageId: string, text: string, tx?: Store): Promise<void>;
+  /** Records a notice only `userId` sees (a normal post where the platform has no such notices). */
+  recordEphemeral(conversationId: string, userId: string, text: string, tx?: Store): Promise<void>;
+  /** The platform messages a post becomes in this conversation, exactly as `record` cuts it (what an edit of its last message keeps). */
+  piecesOf(conversationId: string, intent: PostIntent): readonly OutboxPayload[];
+}
+
 /** Every message Errand posts into a conversation goes through here: recorded durably, then delivered in order. */
-export interface Outbox extends RunPosts {
+export interface Outbox extends RunPosts, OutboxChanges {
   readonly store: OutboxStore;
   /** Stop means stop: the stopped run's answers and updates not posted yet are dropped. Returns how many. */
   dropUnsent(runId: string): Promise<number>;
@@ -45,6 +63,10 @@ export interface OutboxDeps {
 export function createOutbox(deps: OutboxDeps): Outbox {
   const store = deps.store.outbox;
   const poster = new OutboxPoster({ ...deps, store });
+  const piecesOf = (conversationId: string, intent: PostIntent): OutboxPayload[] => {
+    const ref = deps.refOf(conversationId);
+    return toPieces(intent, (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH);
+  };
   const abortedWait = (signal: AbortSignal) =>
     new Promise<null>((resolve) => {
       if (signal.aborted) resolve(null);
@@ -54,9 +76,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     store,
     atomically: (write) => deps.store.atomically(write),
     async record(conversationId: string, runId: string | null, intent: PostIntent, tx: Store = deps.store, stream?: AnswerStream): Promise<PostTicket> {
-      const ref = deps.refOf(conversationId);
-      const max = (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH;
-      const pieces = toPieces(intent, max);
+      const pieces = piecesOf(conversationId, intent);
       const ids = await tx.outbox.add(conversationId, runId, intent.purpose, pieces);
       // After the caller's transaction has committed: the worker reads the rows from the database.
       if (ids.length > 0) {
@@ -68,6 +88,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       }
       return ids;
     },
+    async recordEdit(conversationId, runId, messageId, text, tx = deps.store) {
+      await tx.outbox.add(conversationId, runId, 'edit', [{ text, editOf: messageId }]);
+      tx.afterCommit(() => poster.kick(conversationId));
+    },
+    async recordEphemeral(conversationId, userId, text, tx = deps.store) {
+      await tx.outbox.add(conversationId, null, 'ephemeral', [{ text, visibleTo: userId }]);
+      tx.afterCommit(() => poster.kick(conversationId));
+    },
+    piecesOf,
     async delivered(ticket, signal) {
       const last = ticket.at(-1);
       if (last === undefined) return null;

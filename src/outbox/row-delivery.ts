@@ -55,6 +55,7 @@ export class RowDelivery {
         failed: (r, err) => this.failed(r, err),
       });
     }
+    if (row.purpose === 'edit' || row.purpose === 'ephemeral') return this.change(row, ref, adapter);
     const streamed = this.deps.streamed.get(row.id);
     if (streamed) return this.finishStream(row, streamed);
     const key = idempotencyKeyOf(row.id);
@@ -72,6 +73,35 @@ export class RowDelivery {
       await this.posted(row, posted.id);
     } catch (err) {
       await this.failed(row, err);
+    }
+  }
+
+  /**
+   * An edit of a posted message, or a notice only one person sees. Neither can be looked up on the
+   * platform before a second try, and neither needs to be: an edit made twice shows the same text, and a
+   * private notice is at worst shown twice to its one reader (a crash within that round trip). A failure
+   * is not tried again: the adapter has already waited out what passes (rate limits, its own retries), so
+   * what is left is mostly a message that is gone, and the conversation's posts must not wait behind it.
+   */
+  private async change(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter): Promise<void> {
+    const { text, buttons, editOf, visibleTo } = row.payload;
+    const target = row.purpose === 'edit' ? editOf : visibleTo;
+    if (target === undefined) {
+      const error = new Error(`an ${row.purpose} row without its ${row.purpose === 'edit' ? 'message' : 'reader'}`);
+      await this.deps.store.markFailed(row.id, error.message);
+      this.deps.logger.error({ outboxId: row.id }, 'a malformed outbox row; failed it');
+      return this.deps.waiters.settle(row.id, { kind: 'failed', error });
+    }
+    try {
+      await this.deps.store.countAttempt(row.id);
+      if (row.purpose === 'edit') await adapter.editMessage(ref, target, { text, ...(buttons ? { buttons } : {}) });
+      else await adapter.postEphemeral(ref, target, text);
+      await this.posted(row, row.purpose === 'edit' ? target : '');
+    } catch (err) {
+      if (isTargetGone(err)) return this.failed(row, err);
+      this.deps.logger.warn({ err, outboxId: row.id, purpose: row.purpose }, row.purpose === 'edit' ? 'editing a posted message failed' : 'posting a private notice failed');
+      await this.deps.store.markFailed(row.id, err instanceof Error ? err.message : String(err));
+      this.deps.waiters.settle(row.id, { kind: 'failed', error: err });
     }
   }
 

@@ -1,4 +1,4 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { ConversationHistory } from '../chat/conversation-history.js';
 import { parseConversationKey } from '../chat/conversation-ref.js';
 import type { InboundSink } from '../chat/inbound.js';
 import type { Clock } from '../clock.js';
@@ -19,7 +19,8 @@ export interface CatchUpLimits {
 
 export interface CatchUpDeps {
   readonly queries: CatchUpQueries;
-  readonly adapters: ReadonlyMap<string, ChatAdapter>;
+  /** Each connected platform's message history, by platform name (it only reads). */
+  readonly adapters: ReadonlyMap<string, { readonly capabilities: { readonly history?: ConversationHistory | undefined } }>;
   /** The normal inbound path (the dispatcher): de-duplication, stop words, answers, queuing. */
   readonly sink: InboundSink;
   readonly clock: Clock;

@@ -1,14 +1,17 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
 import type { Budget } from '../budget/budget.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
+import type { Presence } from '../chat/presence.js';
+import type { ThreadOpener } from '../chat/thread-opener.js';
+import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../chat/schedule-form.js';
 import type { ScheduleEditor } from '../commands/schedule-editor.js';
 import type { Clock } from '../clock.js';
 import { handleCommand } from '../commands/command-router.js';
 import type { CommandDeps } from '../commands/command-deps.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { Logger } from '../logger.js';
+import type { OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -32,6 +35,18 @@ export interface DispatchData {
   tasks: TaskService;
   runs: RunStore;
   dedupe: EventDedupe;
+  /** Private refusals in a conversation Errand holds go through the outbox. */
+  changes: Pick<OutboxChanges, 'recordEphemeral'>;
+}
+
+/** What routing needs of the platforms; it writes nothing on them but through the outbox and these two ports. */
+export interface DispatchPlatforms {
+  /** Whether the platform is connected (a message from another is dropped). */
+  has(platform: string): boolean;
+  /** Opens the thread of a Discord mention in a channel: part of receiving it (see ThreadOpener). */
+  threads: ThreadOpener;
+  /** The refusal where access is denied, with no conversation to record it in. */
+  presence: Pick<Presence, 'tellPrivately'>;
 }
 
 /** Who may do what: checked before anything is stored or started. */
@@ -47,7 +62,7 @@ export interface DispatchRules {
 export interface DispatcherDeps {
   data: DispatchData;
   coordinator: RunCoordinator;
-  adapters: ReadonlyMap<string, ChatAdapter>;
+  platforms: DispatchPlatforms;
   clock: Clock;
   logger: Logger;
   commands: CommandDeps;
@@ -77,7 +92,17 @@ export class Dispatcher implements InboundSink {
     const { data, coordinator, commands, logger, clock } = deps;
     this.access = deps.rules?.access ?? createAccessPolicy(undefined);
     this.authority = deps.rules?.authority ?? createAuthority({ access: this.access, runs: data.runs, tasks: data.tasks });
-    this.followUp = new MessageFollowUp({ runs: data.runs, tasks: data.tasks, coordinator, commands, logger, clock, ...(deps.attachments ? { attachments: deps.attachments } : {}) });
+    this.followUp = new MessageFollowUp({
+      runs: data.runs,
+      tasks: data.tasks,
+      coordinator,
+      commands,
+      changes: data.changes,
+      presence: deps.platforms.presence,
+      logger,
+      clock,
+      ...(deps.attachments ? { attachments: deps.attachments } : {}),
+    });
     this.buttons = { runs: data.runs, conversations: data.conversations, dedupe: data.dedupe, coordinator, commands, access: this.access, authority: this.authority, clock, logger };
   }
 
@@ -102,8 +127,7 @@ export class Dispatcher implements InboundSink {
     // Slack's `ts` is unique per channel only, so the channel is part of the key. Keys written
     // before it was are not consulted: a redelivery in the minutes around that upgrade may be answered once more.
     const dedupeKey = `msg:${ref0.platform}:${ref0.workspace}:${ref0.channel}:${message.messageId}`;
-    const adapter = deps.adapters.get(ref0.platform);
-    if (!adapter) {
+    if (!deps.platforms.has(ref0.platform)) {
       deps.logger.error({ platform: ref0.platform }, 'message from a platform without an adapter');
       return null;
     }
@@ -112,7 +136,7 @@ export class Dispatcher implements InboundSink {
     if (!verdict.allowed) {
       // No model call, no task: only the de-duplication record, so a redelivery is not refused twice.
       if (!(await deps.data.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
-      return { decision: { kind: 'denied', reason: verdict.reason }, adapter, ref: ref0, userId: message.userId };
+      return { decision: { kind: 'denied', reason: verdict.reason }, ref: ref0, userId: message.userId };
     }
     const stop = parseStopMessage(message.text);
     // Read by primary key on a shared database; for one process, from memory after a person's first message of the day. Stops and answers are never refused.
@@ -125,7 +149,7 @@ export class Dispatcher implements InboundSink {
       // thread's conversation is only known once it is open, so this path stores after that call.
       if (!(await deps.data.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
       try {
-        ref = await adapter.openThread(channelOf(ref0), message.messageId, message.startThread.name);
+        ref = await deps.platforms.threads.openThread(channelOf(ref0), message.messageId, message.startThread.name);
       } catch (err) {
         deps.logger.warn({ err }, 'opening a thread failed; answering in the channel');
       }
@@ -136,7 +160,7 @@ export class Dispatcher implements InboundSink {
       const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
       if (stop) {
         const may = await (stop.all ? this.authority.mayStopAll(conversationId, person, tx) : this.authority.mayStop(conversationId, person, tx));
-        if (!may) return { kind: 'refuse', text: notices.notAllowedToStop };
+        if (!may) return { kind: 'refuse', conversationId, text: notices.notAllowedToStop };
         return { kind: 'stop', conversationId, all: stop.all };
       }
       const active = await tx.runs.active(conversationId);
@@ -145,14 +169,14 @@ export class Dispatcher implements InboundSink {
         const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
         const allowed = this.authority.mayAnswer(active.question, person);
         // Someone else's decision word is refused; someone else's message to a waiting question becomes a to-do.
-        if (isDecision && approval && !allowed) return { kind: 'refuse', text: notices.notAllowedToDecide(active.question?.userId ?? '') };
+        if (isDecision && approval && !allowed) return { kind: 'refuse', conversationId, text: notices.notAllowedToDecide(active.question?.userId ?? '') };
         if (isDecision && allowed) {
           // Stored with the run, so the answer survives a crash before the run resumes.
           await tx.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
           return { kind: 'answer', runId: active.id };
         }
       }
-      if (budgetNote !== null) return { kind: 'over_budget', note: budgetNote };
+      if (budgetNote !== null) return { kind: 'over_budget', conversationId, note: budgetNote };
       const intake = deps.attachments;
       const attachments = intake ? (message.attachments ?? []) : [];
       const empty = message.text.trim() === '';
@@ -176,7 +200,7 @@ export class Dispatcher implements InboundSink {
       deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
       return null;
     }
-    return { decision, adapter, ref, userId: message.userId };
+    return { decision, ref, userId: message.userId };
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {

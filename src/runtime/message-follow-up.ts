@@ -1,12 +1,13 @@
 import type { AttachmentIntake } from '../attachments/attachment-intake.js';
 import { refusalText, type RefusalReason } from '../access/access-policy.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
 import { conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { InboundAttachment } from '../chat/inbound.js';
+import type { Presence } from '../chat/presence.js';
 import type { Clock } from '../clock.js';
 import type { CommandDeps } from '../commands/command-deps.js';
 import { announceStop } from '../commands/stop-command.js';
 import type { Logger } from '../logger.js';
+import type { OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { RunCoordinator } from './run-coordinator.js';
@@ -16,9 +17,9 @@ import { notices } from './run-notices.js';
 export type Decision =
   | { kind: 'duplicate' }
   | { kind: 'stop'; conversationId: string; all: boolean }
-  | { kind: 'refuse'; text: string }
+  | { kind: 'refuse'; conversationId: string; text: string }
   | { kind: 'denied'; reason: RefusalReason }
-  | { kind: 'over_budget'; note: string }
+  | { kind: 'over_budget'; conversationId: string; note: string }
   | { kind: 'answer'; runId: string }
   | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean; files: Files | null };
 
@@ -31,7 +32,6 @@ export interface Files {
 /** A stored message and what is left to do about it once the platform may be acknowledged. */
 export interface StoredMessage {
   decision: Exclude<Decision, { kind: 'duplicate' }>;
-  adapter: ChatAdapter;
   ref: ConversationRef;
   userId: string;
 }
@@ -48,6 +48,10 @@ export interface FollowUpDeps {
   tasks: TaskService;
   coordinator: Pick<RunCoordinator, 'answer' | 'startNext' | 'stopConversation'>;
   commands: CommandDeps;
+  /** Private notices in a conversation Errand holds: recorded, delivered in order with its posts. */
+  changes: Pick<OutboxChanges, 'recordEphemeral'>;
+  /** The private refusal where Errand holds no conversation (access denied there): best effort, as status. */
+  presence: Pick<Presence, 'tellPrivately'>;
   logger: Logger;
   /** Arms the wait before the "busy in other conversations" note. */
   clock: Clock;
@@ -65,7 +69,7 @@ export class MessageFollowUp {
 
   constructor(private readonly deps: FollowUpDeps) {}
 
-  async handle({ decision, adapter, ref, userId }: StoredMessage): Promise<void> {
+  async handle({ decision, ref, userId }: StoredMessage): Promise<void> {
     const { deps } = this;
     if (decision.kind === 'stop') {
       const r = await deps.coordinator.stopConversation(decision.conversationId, decision.all);
@@ -74,7 +78,7 @@ export class MessageFollowUp {
       return;
     }
     if (decision.kind === 'refuse') {
-      await adapter.postEphemeral(ref, userId, decision.text).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      await deps.changes.recordEphemeral(decision.conversationId, userId, decision.text).catch((err: unknown) => deps.logger.warn({ err }, 'recording a private refusal failed'));
       return;
     }
     if (decision.kind === 'denied') {
@@ -83,11 +87,11 @@ export class MessageFollowUp {
       if (this.refused.has(once)) return;
       if (this.refused.size >= 10_000) this.refused.clear();
       this.refused.add(once);
-      await adapter.postEphemeral(ref, userId, refusalText(decision.reason)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+      await deps.presence.tellPrivately(ref, userId, refusalText(decision.reason)).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
       return;
     }
     if (decision.kind === 'over_budget') {
-      await adapter.postEphemeral(ref, userId, decision.note).catch((err: unknown) => deps.logger.warn({ err }, 'posting a budget refusal failed'));
+      await deps.changes.recordEphemeral(decision.conversationId, userId, decision.note).catch((err: unknown) => deps.logger.warn({ err }, 'recording a budget refusal failed'));
       return;
     }
     if (decision.kind === 'answer') {

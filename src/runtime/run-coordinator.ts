@@ -50,8 +50,8 @@ export class RunCoordinator implements RunControl {
 
   constructor(private readonly deps: CoordinatorDeps) {
     const { data, clock, logger, limits } = deps;
-    this.launcher = new RunLauncher({ conversations: data.conversations, grants: data.grants, agent: deps.agent, clock, logger, limits });
-    this.resumer = new RunResumer({ ...data, adapters: deps.adapters, logger, askTimeoutMs: limits.askTimeoutMs });
+    this.launcher = new RunLauncher({ conversations: data.conversations, grants: data.grants, agent: deps.agent, platforms: deps.platforms, clock, logger, limits });
+    this.resumer = new RunResumer({ ...data, askTimeoutMs: limits.askTimeoutMs });
     const { metrics, scheduleRunEnded } = deps;
     const requeued = (conversationId: string, delayMs: number) => void clock.setTimer(() => this.pumpLater(conversationId), delayMs);
     this.settler = new RunSettler({ ...data, clock, limits, ...(metrics ? { metrics } : {}), ...(scheduleRunEnded ? { scheduleRunEnded } : {}), requeued });
@@ -226,8 +226,7 @@ export class RunCoordinator implements RunControl {
     if (this.stoppedBeforeLaunch.get(conversationId) === run.id) return;
     const { data, clock, logger, cluster } = this.deps;
     const ref = data.conversations.refOf(conversationId);
-    const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
-    if (!ref || !adapter) {
+    if (!ref || !this.deps.platforms.has(ref.platform)) {
       logger.error({ conversationId }, 'no adapter for this conversation; failing the run');
       void this.settler.failUnlaunchable(conversationId, run, task).catch((err: unknown) => logger.error({ err, runId: run.id }, 'failing a run without an adapter failed'));
       return;
@@ -241,11 +240,11 @@ export class RunCoordinator implements RunControl {
       entry.reason ??= 'timeout';
       controller.abort();
     }, this.deps.limits.maxRunMs);
-    const working = runWorkingStatus(adapter, ref, run.id, task, logger);
+    const working = runWorkingStatus(this.deps.platforms.presence, ref, run.id, task, logger);
     const execute = async () => {
       // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
       const shuttingDown = () => this.stopping || entry.reason === 'taken_over';
-      const outcome = await this.launcher.execute({ conversationId, ref, adapter, run, task, signal: controller.signal, writes, working, ...(resume ? { resume } : {}), shuttingDown });
+      const outcome = await this.launcher.execute({ conversationId, ref, run, task, signal: controller.signal, writes, working, ...(resume ? { resume } : {}), shuttingDown });
       await this.settler.settle(conversationId, run, task, outcome, entry.reason, writes);
     };
     entry.done = execute()

@@ -2,13 +2,14 @@ import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import type { Budget } from '../budget/budget.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { Presence } from '../chat/presence.js';
 import type { Clock } from '../clock.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
 import type { ChannelSettings } from '../settings/team-settings.js';
@@ -40,6 +41,21 @@ export interface RunData {
   grants: ToolGrantStore;
   /** Where runs post: recorded with the step that produced the post, delivered by the outbox. */
   posts: RunPosts;
+  /** Edits of posted messages (an approval's decision), delivered by the outbox in order with the posts. */
+  changes: Pick<OutboxChanges, 'recordEdit' | 'piecesOf'>;
+}
+
+/**
+ * What runs need of the platforms besides posting: status through the presence port, and a person's
+ * timezone. Never the adapters themselves: everything a run writes on a platform leaves through the
+ * outbox (`RunData.posts`, `RunData.changes`) or the presence port.
+ */
+export interface RunPlatforms {
+  /** Whether the platform is connected: a run of a conversation elsewhere fails at its launch. */
+  has(platform: string): boolean;
+  presence: Presence;
+  /** The person's IANA timezone where the platform knows it; null when it does not (or the lookup failed). */
+  userTimezone(platform: string, userId: string): Promise<string | null>;
 }
 
 /** What a run thinks with: the model, its tools and what shapes its prompt and spending. Only the launch reads these. */
@@ -57,7 +73,7 @@ export interface AgentSetup {
 /** What the run coordinator is built from; it hands each part of a run's life only the fields that part uses. */
 export interface CoordinatorDeps {
   data: RunData;
-  adapters: ReadonlyMap<string, ChatAdapter>;
+  platforms: RunPlatforms;
   agent: AgentSetup;
   clock: Clock;
   logger: Logger;

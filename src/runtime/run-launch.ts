@@ -3,7 +3,6 @@ import type { RunOutcome } from '../agent/run-outcome.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { ToolContext } from '../agent/tools/tool.js';
 import type { Payer } from '../budget/budget.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
@@ -14,7 +13,7 @@ import { channelOverridesFor } from '../settings/channel-overrides.js';
 import type { RunWrites } from './fenced-run-writes.js';
 import { goalMessage } from './goal-message.js';
 import { principalOf } from './principal.js';
-import type { AgentSetup, RunLimits } from './run-deps.js';
+import type { AgentSetup, RunLimits, RunPlatforms } from './run-deps.js';
 import type { RunWorkingStatus } from './run-working-status.js';
 
 /** How a parked run goes on: the approval it asked for and what was decided. */
@@ -25,6 +24,8 @@ export interface LaunchDeps {
   conversations: ConversationStore;
   grants: ToolGrantStore;
   agent: AgentSetup;
+  /** Live previews of answers (presence) and people's timezones. */
+  platforms: Pick<RunPlatforms, 'presence' | 'userTimezone'>;
   clock: Clock;
   logger: Logger;
   limits: Pick<RunLimits, 'maxSteps' | 'contextBudget' | 'askTimeoutMs' | 'defaultTimezone'>;
@@ -34,7 +35,6 @@ export interface LaunchDeps {
 export interface Launch {
   conversationId: string;
   ref: ConversationRef;
-  adapter: ChatAdapter;
   run: RunRow;
   task: TaskRow | null;
   signal: AbortSignal;
@@ -56,9 +56,9 @@ export class RunLauncher {
 
   async execute(launch: Launch): Promise<RunOutcome> {
     const { deps } = this;
-    const { conversationId, ref, adapter, run, task, writes, resume } = launch;
+    const { conversationId, ref, run, task, writes, resume } = launch;
     launch.working.show();
-    const timezone = await this.timezoneFor(conversationId, adapter, task);
+    const timezone = await this.timezoneFor(conversationId, ref.platform, task);
     const principal = principalOf(ref.platform, run, task);
     const toolContext: ToolContext = {
       conversationId,
@@ -73,6 +73,7 @@ export class RunLauncher {
       now: () => deps.clock.now(),
     };
     const { agent } = deps;
+    const { presence } = deps.platforms;
     const toolNames = agent.tools.specsFor(toolContext).map((t) => t.name);
     const channel = channelOverridesFor(agent.channels ?? {}, ref);
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
@@ -115,9 +116,9 @@ export class RunLauncher {
         posts: writes.posts,
         now: () => deps.clock.now(),
         activity: launch.working.activity,
-        ...(adapter.capabilities.stream
+        ...(presence.canStream(ref)
           ? {
-              openStream: () => adapter.capabilities.stream!.open(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) }),
+              openPreview: () => presence.openStream(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) }),
               shuttingDown: launch.shuttingDown,
             }
           : {}),
@@ -126,11 +127,11 @@ export class RunLauncher {
   }
 
   /** The conversation's stored timezone, else the requester's on the platform, else the default. */
-  private async timezoneFor(conversationId: string, adapter: ChatAdapter, task: TaskRow | null): Promise<string> {
+  private async timezoneFor(conversationId: string, platform: string, task: TaskRow | null): Promise<string> {
     const stored = (await this.deps.conversations.get(conversationId))?.timezone;
     if (stored) return stored;
     if (task?.requestedBy) {
-      const tz = (await adapter.capabilities.timezone?.fetchUserTimezone(task.requestedBy).catch(() => null)) ?? null;
+      const tz = await this.deps.platforms.userTimezone(platform, task.requestedBy);
       if (tz) return tz;
     }
     return this.deps.limits.defaultTimezone;

@@ -1,10 +1,7 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
-import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
-import type { Logger } from '../logger.js';
-import { toPieces } from '../outbox/post-pieces.js';
+import type { OutboxChanges } from '../outbox/outbox.js';
 import type { RunFence } from '../runs/run-fence.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -16,10 +13,9 @@ export type AnswerSource = 'click' | 'typed' | 'timeout';
 export interface ResumeDeps {
   store: Pick<Store, 'atomically'>;
   tasks: TaskService;
-  conversations: ConversationStore;
   grants: ToolGrantStore;
-  adapters: ReadonlyMap<string, ChatAdapter>;
-  logger: Logger;
+  /** Where the decision is shown on the approval post: an edit recorded in the outbox with the resume. */
+  changes: Pick<OutboxChanges, 'recordEdit' | 'piecesOf'>;
   askTimeoutMs: number;
 }
 
@@ -54,14 +50,15 @@ export class RunResumer {
             : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
         await tx.transcript.append({ conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
       }
-      return { question, fence: await tx.runs.fence(run.id) };
+      const decision: ApprovalDecision | 'timeout' | null = question.approval ? (answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny')) : null;
+      // In the claim's transaction: the post shows the decision exactly when this process took the run back with it.
+      if (decision && source !== 'click') await this.showDecision(conversationId, run.id, question, decision, userId, tx);
+      return { question, decision, fence: await tx.runs.fence(run.id) };
     });
     if (!resumed) return null;
-    const { question, fence } = resumed;
-    if (!question.approval) return { task, fence };
-    const decision = answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny');
+    const { question, decision, fence } = resumed;
+    if (!question.approval || !decision) return { task, fence };
     if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
-    if (source !== 'click') this.showDecision(conversationId, question, decision, userId);
     return { task, fence, resume: { approval: question.approval, decision } };
   }
 
@@ -70,16 +67,12 @@ export class RunResumer {
    * message were posted over several, and `messageId` is the last of them: it keeps its own part of
    * the text (cut exactly as the outbox cut it), so the arguments still read whole.
    */
-  private showDecision(conversationId: string, question: PendingQuestion, decision: ApprovalDecision | 'timeout', userId: string | null): void {
-    const ref = this.deps.conversations.refOf(conversationId);
-    const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
-    if (!ref || !adapter || !question.messageId) return;
+  private async showDecision(conversationId: string, runId: string, question: PendingQuestion, decision: ApprovalDecision | 'timeout', userId: string | null, tx: Store): Promise<void> {
+    if (!question.messageId) return;
     const by = userId ? ` by <@${userId}>` : '';
     const outcome = { once: `✅ Allowed once${by}.`, always: `✅ Always allowed here${by}.`, deny: `🚫 Denied${by}.`, timeout: '⌛ Nobody decided in time: not run.' }[decision];
-    const pieces = toPieces({ purpose: 'approval', text: question.question, ...(question.userId ? { mentionUserId: question.userId } : {}) }, adapter.maxMessageLength);
+    const pieces = this.deps.changes.piecesOf(conversationId, { purpose: 'approval', text: question.question, ...(question.userId ? { mentionUserId: question.userId } : {}) });
     const shown = pieces.at(-1)?.text ?? question.question;
-    adapter
-      .editMessage(ref, question.messageId, { text: `${shown}\n\n${outcome}` })
-      .catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'showing the approval decision failed'));
+    await this.deps.changes.recordEdit(conversationId, runId, question.messageId, `${shown}\n\n${outcome}`, tx);
   }
 }

@@ -1,7 +1,8 @@
 import { onlyChanges, type ActivityReport } from '../agent/run-activity.js';
 import { stopActionId } from '../chat/action-id.js';
-import type { ChatAdapter, WorkingStatus } from '../chat/chat-adapter.js';
+import type { WorkingStatus } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { Presence } from '../chat/presence.js';
 import type { TaskRow } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 
@@ -19,12 +20,13 @@ export interface RunWorkingStatus {
   clear(): void;
 }
 
-export function runWorkingStatus(adapter: ChatAdapter, ref: ConversationRef, runId: string, task: TaskRow | null, logger: Logger): RunWorkingStatus {
+/** The working status of run `runId`, shown through the presence port (the only way status reaches a platform). */
+export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: ConversationRef, runId: string, task: TaskRow | null, logger: Logger): RunWorkingStatus {
   const working: WorkingStatus = { runId, stopActionId: stopActionId(runId), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) };
-  const showWorking = (status: WorkingStatus) => adapter.setWorking(ref, status).catch((err: unknown) => logger.warn({ err }, 'showing the working status failed'));
+  const showWorking = (status: WorkingStatus) => presence.setWorking(ref, status).catch((err: unknown) => logger.warn({ err }, 'showing the working status failed'));
   return {
     show: () => void showWorking(working),
     activity: onlyChanges((a) => void showWorking({ ...working, ...a })),
-    clear: () => void adapter.setWorking(ref, null).catch((err: unknown) => logger.warn({ err }, 'clearing the working status failed')),
+    clear: () => void presence.setWorking(ref, null).catch((err: unknown) => logger.warn({ err }, 'clearing the working status failed')),
   };
 }

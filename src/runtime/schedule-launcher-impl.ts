@@ -1,5 +1,6 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { RunPosts } from '../agent/agent-types.js';
 import type { ChannelRef } from '../chat/conversation-ref.js';
+import type { ThreadOpener } from '../chat/thread-opener.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import { AdapterError } from '../errors.js';
 import type { ScheduleLauncher } from '../schedules/schedule-launcher.js';
@@ -11,15 +12,25 @@ import type { RunCoordinator } from './run-coordinator.js';
 /**
  * How a firing schedule becomes work: a task in an existing conversation (it runs when that
  * conversation is idle), or a new top-level post in a channel whose thread becomes the conversation.
- * Errors are thrown so the scheduler records them as the schedule's fail_reason.
+ * The post goes through the outbox like every other (as a note of the channel's own conversation), and
+ * the thread is opened on it once it is delivered. Errors are thrown so the scheduler records them as
+ * the schedule's fail_reason.
  */
 export function createScheduleLauncher(deps: {
-  adapters: ReadonlyMap<string, ChatAdapter>;
+  /** Whether the platform is connected: a schedule of another fails at once, with nothing recorded. */
+  platforms: { has(platform: string): boolean };
+  posts: Pick<RunPosts, 'record' | 'delivered'>;
+  threads: ThreadOpener;
   conversations: ConversationStore;
   tasks: TaskService;
   coordinator: RunCoordinator;
   /** Whom the schedule's runs act for (its creator); null only for schedules older than principals. */
   principalOf(scheduleId: number): Promise<StoredPrincipal | null>;
+  /**
+   * Aborted when Errand stops: a fire waiting for its post (a platform failing for a moment) then fails
+   * instead of holding the shutdown; the post itself stays recorded and is delivered after the next start.
+   */
+  stopping?: AbortSignal;
 }): ScheduleLauncher {
   const queue = async (conversationId: string, prompt: string, scheduleId: number) => {
     // The schedule's creator is the task's principal: they decide its approvals, pay for it, may stop it.
@@ -43,10 +54,13 @@ export function createScheduleLauncher(deps: {
       await queue(conversationId, prompt, scheduleId);
     },
     async startInChannel(channel: ChannelRef, prompt, scheduleId) {
-      const adapter = deps.adapters.get(channel.platform);
-      if (!adapter) throw new AdapterError(`no ${channel.platform} adapter is connected`);
-      const posted = await adapter.postMessage({ ...channel, thread: null }, { text: `⏰ **Scheduled prompt #${scheduleId}:** ${prompt}` });
-      const thread = await adapter.openThread(channel, posted.id, `⏰ ${titleFrom(prompt)}`.slice(0, 100));
+      if (!deps.platforms.has(channel.platform)) throw new AdapterError(`no ${channel.platform} adapter is connected`);
+      const inChannel = await deps.conversations.ensure({ ...channel, thread: null });
+      const ticket = await deps.posts.record(inChannel, null, { purpose: 'note', text: `⏰ **Scheduled prompt #${scheduleId}:** ${prompt}` });
+      // A channel that is gone rejects here (the schedule records it); a post that failed otherwise resolves null.
+      const posted = await deps.posts.delivered(ticket, deps.stopping);
+      if (posted === null) throw new AdapterError(`the scheduled prompt could not be posted in ${channel.channel}`);
+      const thread = await deps.threads.openThread(channel, posted, `⏰ ${titleFrom(prompt)}`.slice(0, 100));
       await queue(await deps.conversations.ensure(thread), prompt, scheduleId);
     },
   };

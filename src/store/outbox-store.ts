@@ -106,6 +106,12 @@ export interface OutboxStore {
 
 const buttonSchema = z.object({ actionId: z.string(), label: z.string(), style: z.enum(['primary', 'danger']).optional() });
 /** Stored JSON is read back through this schema: a row written by another version must not crash the poster. */
-export const outboxPayloadSchema = z.object({ text: z.string(), mentionUserId: z.string().optional(), buttons: z.array(buttonSchema).optional() });
+export const outboxPayloadSchema = z.object({
+  text: z.string(),
+  mentionUserId: z.string().optional(),
+  buttons: z.array(buttonSchema).optional(),
+  editOf: z.string().optional(),
+  visibleTo: z.string().optional(),
+});
 /** A stored purpose, read back. */
 export const outboxPurposeSchema = z.enum(OUTBOX_PURPOSES);

@@ -1,4 +1,4 @@
-import type { Metrics, RunOutcomeLabel, ScheduleFireOutcome, TokenUsage } from '../../src/metrics/metrics.js';
+import type { Metrics, OAuthOutcomeLabel, RunOutcomeLabel, ScheduleFireOutcome, TokenUsage } from '../../src/metrics/metrics.js';
 
 /** A Metrics that records every call, for tests that check what the core reports. */
 export class RecordingMetrics implements Metrics {
@@ -8,6 +8,7 @@ export class RecordingMetrics implements Metrics {
   readonly outbounds: string[] = [];
   readonly rateLimits: string[] = [];
   readonly scheduleFires: ScheduleFireOutcome[] = [];
+  readonly oauth: { server: string; outcome: OAuthOutcomeLabel }[] = [];
 
   runFinished(outcome: RunOutcomeLabel, seconds: number | null): void {
     this.runs.push({ outcome, seconds });
@@ -26,5 +27,8 @@ export class RecordingMetrics implements Metrics {
   }
   scheduleFired(outcome: ScheduleFireOutcome): void {
     this.scheduleFires.push(outcome);
+  }
+  mcpOAuth(server: string, outcome: OAuthOutcomeLabel): void {
+    this.oauth.push({ server, outcome });
   }
 }

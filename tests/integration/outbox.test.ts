@@ -28,6 +28,7 @@ class ScriptedAdapter extends MemoryAdapter {
     this.keys.push(message.idempotencyKey);
     const failure = this.failures.shift();
     if (failure) throw failure;
+    this.writes.push(`post ${message.text}`);
     return super.postMessage(conversation, message);
   }
 
@@ -56,6 +57,20 @@ class ScriptedAdapter extends MemoryAdapter {
       },
     },
   };
+
+  /** Every write in the order the platform got it: `post <text>`, `edit <id> <text>`, `ephemeral <user> <text>`. */
+  writes: string[] = [];
+
+  override async editMessage(conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void> {
+    this.writes.push(`edit ${messageId} ${message.text}`);
+    return super.editMessage(conversation, messageId, message);
+  }
+
+  override async postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void> {
+    this.writes.push(`ephemeral ${userId} ${text}`);
+    return super.postEphemeral(conversation, userId, text);
+  }
+
 }
 
 const ref: ConversationRef = { platform: 'memory', workspace: 'W1', channel: 'C1', thread: 't1' };
@@ -271,6 +286,35 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     await later.start();
     expect((await later.store.state(posted[0]!))).toBeNull();
     expect((await later.store.state(pending[0]!))?.status).toBe('pending');
+  });
+
+  it('delivers edits and private notices in order with the posts, also those a stopped process left pending', async () => {
+    const first = await makeOutbox();
+    await first.start();
+    const buttons = [{ actionId: 'allow', label: 'Allow once' }];
+    const approval = (await first.delivered(await first.record(conversationId, 'run-1', { purpose: 'approval', text: 'May I file it?', buttons })))!;
+    await first.stop(100);
+    // Recorded once the poster has stopped: nothing is delivered before the next start.
+    await first.atomically((tx) => first.recordEdit(conversationId, 'run-1', approval, 'May I file it?\n\n✅ Allowed once.', tx));
+    await first.recordEphemeral(conversationId, 'U2', 'Only the requester can decide.');
+    const answer = await first.record(conversationId, 'run-1', { purpose: 'answer', text: 'Filed it.' });
+    expect(adapter.writes).toEqual(['post May I file it?']);
+    const second = await makeOutbox();
+    await second.start();
+    await second.delivered(answer);
+    expect(adapter.writes).toEqual(['post May I file it?', `edit ${approval} May I file it?\n\n✅ Allowed once.`, 'ephemeral U2 Only the requester can decide.', 'post Filed it.']);
+    expect(adapter.posts[0]).toMatchObject({ text: 'May I file it?\n\n✅ Allowed once.', buttons: [], edited: true });
+    expect(adapter.ephemerals).toEqual([{ conversation: 'memory:W1:C1:t1', userId: 'U2', text: 'Only the requester can decide.' }]);
+  });
+
+  it('gives up an edit the platform refuses at once: the posts after it do not wait behind it', async () => {
+    const outbox = await makeOutbox();
+    await outbox.start();
+    await outbox.recordEdit(conversationId, null, 'deleted-meanwhile', 'Too late.');
+    const next = await outbox.record(conversationId, null, { purpose: 'note', text: 'Next.' });
+    // The fake clock never moves: a row waiting for a retry would hold this note back for good.
+    await outbox.delivered(next);
+    expect(adapter.writes).toEqual(['edit deleted-meanwhile Too late.', 'post Next.']);
   });
 
   it('skips a row whose stored payload cannot be read', async () => {

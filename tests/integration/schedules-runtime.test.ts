@@ -37,6 +37,40 @@ describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind)
     expect((await h.app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C5' }))[0]).toMatchObject({ status: 'completed', runCount: 1 });
   });
 
+  it("a stop does not wait for a schedule's channel post that failed for a moment; the post goes out after the next start", async () => {
+    h = await startHarness(await stores.env(kind));
+    const created = await h.app.schedules.create({
+      channel: { platform: 'memory', workspace: 'W1', channel: 'C7' },
+      target: 'channel',
+      conversationId: null,
+      prompt: 'say good morning',
+      kind: 'once',
+      spec: new Date(h.clock.now() + 60_000).toISOString(),
+      timezone: 'UTC',
+      createdBy: 'U1',
+    });
+    expect(created.ok).toBe(true);
+    let failed = false;
+    const post = h.adapter.postMessage.bind(h.adapter);
+    h.adapter.postMessage = async (conversation, message) => {
+      if (failed) return post(conversation, message);
+      failed = true;
+      throw new Error('socket hang up');
+    };
+    h.clock.advance(60_000);
+    await waitFor(() => failed);
+    // The fake clock never reaches the retry: without giving up, this stop would wait for it for good.
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('hung'), 3000)));
+    expect(await Promise.race([h.app.stop().then(() => 'stopped'), hung])).toBe('stopped');
+    clearTimeout(timer);
+    await h.restart();
+    h.clock.advance(1000);
+    const channel = h.adapter.thread('C7', null);
+    await waitFor(() => h.adapter.textsIn(channel).length > 0);
+    expect(h.adapter.textsIn(channel)).toEqual(['⏰ **Scheduled prompt #1:** say good morning']);
+  });
+
   it('a thread-target schedule queues behind a busy run and runs when the conversation is idle', async () => {
     h = await startHarness(await stores.env(kind));
     const thread = h.adapter.thread('C6', 'T6');

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { DECIDING_MODULES, platformWrites, programOf } from './platform-writes-check.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -331,5 +332,53 @@ describe('architecture', () => {
     expect(graph.get('src/schedules/wake-timer.ts')!.filter((i) => i.kind === 'require').map((i) => i.pkg)).toContain('node-schedule');
     const texts = all.map((f) => [f, readFileSync(join(root, f), 'utf8')] as const);
     expect(texts.filter(([f, t]) => !f.startsWith('adapters/console/') && /console\.log\(/.test(t)).map(([f]) => f)).toEqual([]);
+  });
+});
+
+describe('one route out', () => {
+  // One program for the modules held to it and a probe beside them (the type checker resolves every name).
+  const deciding = sources('src').filter((f) => DECIDING_MODULES.some((d) => f.startsWith(d)));
+  const probe = 'src/runtime/__route_probe__.ts';
+  const probeText = [
+    "import type { ChatAdapter, WorkingStatus } from '../chat/chat-adapter.js';",
+    "import type { ConversationRef } from '../chat/conversation-ref.js';",
+    "import type { Presence } from '../chat/presence.js';",
+    "import type { ThreadOpener } from '../chat/thread-opener.js';",
+    'type Editor = Pick<ChatAdapter, "editMessage">;',
+    'interface OwnPoster { postMessage(ref: ConversationRef, text: string): Promise<void> }',
+    'export async function probe(chat: ChatAdapter, editor: Editor, own: OwnPoster, presence: Presence, threads: ThreadOpener, ref: ConversationRef, status: WorkingStatus) {',
+    "  await chat.postMessage(ref, { text: 'x' });",
+    "  await editor.editMessage(ref, 'm', { text: 'x' });",
+    '  const { setWorking } = chat;',
+    "  await chat['postEphemeral'](ref, 'u', 'x');",
+    "  await own.postMessage(ref, 'x');",
+    '  await presence.setWorking(ref, status);',
+    "  await threads.openThread(ref, 'm', 'name');",
+    '  return setWorking;',
+    '}',
+  ].join('\n');
+  // Resolved once while the suite is collected (several seconds of type checking on a busy machine), then asserted.
+  const program = programOf(root, deciding, new Map([[probe, probeText]]));
+  const inProbe = platformWrites(root, program, [probe]);
+  const inDeciding = platformWrites(root, program, deciding);
+
+  it('sees the adapter named, its write members reached by any path, and a look-alike of its own; the narrow ports pass', () => {
+    expect(inProbe).toEqual([
+      `${probe}:1 names ChatAdapter of the adapter port`,
+      `${probe}:5 names ChatAdapter of the adapter port`,
+      `${probe}:6 reaches postMessage of ${probe}`,
+      `${probe}:7 names ChatAdapter of the adapter port`,
+      `${probe}:8 reaches postMessage of src/chat/chat-adapter.ts`,
+      `${probe}:9 reaches editMessage of src/chat/chat-adapter.ts`,
+      `${probe}:10 reaches setWorking of ${probe}`,
+      `${probe}:11 reaches postEphemeral of src/chat/chat-adapter.ts`,
+      `${probe}:12 reaches postMessage of ${probe}`,
+      `${probe}:15 reaches setWorking of ${probe}`,
+    ]);
+  });
+
+  it('runtime, commands, agent, tasks and schedules write on a platform only through the outbox, presence and the thread opener', () => {
+    expect(deciding.length).toBeGreaterThan(60);
+    expect(inDeciding).toEqual([]);
   });
 });

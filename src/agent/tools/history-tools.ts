@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { ChatAdapter } from '../../chat/chat-adapter.js';
 import type { ConversationHistory, HistoryMessage, HistoryPage } from '../../chat/conversation-history.js';
 import { defineTool, fail, ok, type ToolContext, type ToolOutcome } from './tool.js';
 
-/** Finds the adapter of a platform (the app's adapters by name). */
-export type AdapterLookup = (platform: string) => ChatAdapter | undefined;
+/** Finds what a platform can read of its history (the app's adapters by name); the tools write nothing. */
+export type AdapterLookup = (platform: string) => { readonly capabilities: { readonly history?: ConversationHistory | undefined } } | undefined;
 
 /** Longest text of one message the model gets; longer ones are cut with a note. */
 const MAX_TEXT = 4000;

@@ -11,9 +11,15 @@ const incremented = sql`${mcpConnections.version} + 1`;
 /** OAuth connections on SQLite: one process holds the file, but the claim is written the same way as on PostgreSQL. */
 export function createSqliteConnectionStore(db: Db, clock: Clock): Synchronous<ConnectionStore> {
   const key = (principal: string, server: string) => and(eq(mcpConnections.principal, principal), eq(mcpConnections.server, server));
+  // Prepared once: every tool call of an OAuth server reads its principal's connection.
+  const connectionStmt = db
+    .select()
+    .from(mcpConnections)
+    .where(and(eq(mcpConnections.principal, sql.placeholder('principal')), eq(mcpConnections.server, sql.placeholder('server'))))
+    .prepare();
   return {
     connection(principal, server) {
-      return db.select().from(mcpConnections).where(key(principal, server)).get() ?? null;
+      return connectionStmt.get({ principal, server }) ?? null;
     },
     connectionsOf(principal) {
       return db.select().from(mcpConnections).where(eq(mcpConnections.principal, principal)).orderBy(asc(mcpConnections.server)).all();

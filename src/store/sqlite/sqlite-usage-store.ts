@@ -3,6 +3,7 @@ import type { TokenUsage } from '../../budget/budget-stop.js';
 import type { TokenTotals, UsageStore } from '../../budget/usage-store.js';
 import type { Db } from '../../db/client.js';
 import type { Synchronous } from './synchronous.js';
+import { writeGroup } from './write-group.js';
 
 const totalsRow = z.object({ promptTokens: z.number().nullable(), completionTokens: z.number().nullable() }).optional();
 const userRows = z.array(z.object({ user: z.string(), promptTokens: z.number(), completionTokens: z.number() }));
@@ -29,10 +30,13 @@ export function createSqliteUsageStore(db: Db): Synchronous<UsageStore> {
   const top = s.prepare(
     `select user, ${cols} from usage_daily where day >= ? group by user order by sum(prompt_tokens + completion_tokens) desc, user limit ?`,
   );
-  const record = s.transaction((runId: string, day: string, user: string, usage: TokenUsage): number => {
-    addToDay.run(day, user, usage.promptTokens, usage.completionTokens);
-    return tokensRow.parse(addToRun.get(usage.promptTokens + usage.completionTokens, runId))?.tokens ?? 0;
-  });
+  // Inside the answer's own transaction (the usual case) the two writes join it: no savepoint on the message path.
+  const atomic = writeGroup(s);
+  const record = (runId: string, day: string, user: string, usage: TokenUsage): number =>
+    atomic(() => {
+      addToDay.run(day, user, usage.promptTokens, usage.completionTokens);
+      return tokensRow.parse(addToRun.get(usage.promptTokens + usage.completionTokens, runId))?.tokens ?? 0;
+    });
   return {
     record: (runId, day, user, usage) => record(runId, day, user, usage),
     userDay: (day, user) => totalsOf(userDay.get(day, user)),

@@ -1,0 +1,30 @@
+import type { AnswerStream, AnswerStreamHooks, WorkingStatus } from './chat-adapter.js';
+import type { ConversationRef } from './conversation-ref.js';
+
+/**
+ * The one way the core shows status on a platform: the working indicator (reaction, typing, the working
+ * note, Slack's status line with its Stop button) and live previews of answers being written. Everything
+ * here is ephemeral state that is fine to lose: a restart shows the status again or posts the answer
+ * anew. Content — posts, edits, deletions, notices only one person sees — leaves by the other route, the
+ * durable outbox (src/outbox/). The runtime holds this port and never the adapter itself, so these two
+ * are the only ways out (tests/unit/architecture-boundary.test.ts holds to it).
+ */
+export interface Presence {
+  /** Shows (status) or clears (null) a run's working status in the conversation; never delays a reply. */
+  setWorking(conversation: ConversationRef, status: WorkingStatus | null): Promise<void>;
+  /** Whether answers in this conversation can be previewed live (its platform streams). */
+  canStream(conversation: ConversationRef): boolean;
+  /**
+   * Opens a live preview of an answer (nothing shows before the first `append`); null where `canStream`
+   * is false. `recipientUserId` is the person the answer is for; `hooks` hear of each message before it
+   * is posted, so the outbox records it first (see `AnswerStreamHooks`).
+   */
+  openStream(conversation: ConversationRef, recipientUserId: string | null, hooks: AnswerStreamHooks): AnswerStream | null;
+  /**
+   * A notice only `userId` sees, where Errand holds no conversation to record it in: the refusal of a
+   * person writing where Errand may not be used. Storing a conversation there would make Errand listen to
+   * that thread, so the notice goes out best-effort, as status does. Every private notice inside a
+   * conversation Errand holds goes through the outbox instead (`ephemeral` rows).
+   */
+  tellPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;
+}

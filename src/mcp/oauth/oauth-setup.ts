@@ -1,0 +1,62 @@
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { ConnectionStore } from '../../connections/connection-store.js';
+import { ConfigError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import { createSecretBox } from '../../secrets/secret-box.js';
+import { decodeSecretKey } from '../../secrets/secret-key.js';
+import type { McpServerSettings } from '../../settings/mcp-server-settings.js';
+import { scrubberFor } from '../scrubbed-error.js';
+import { createOAuthConnections, type OAuthConnections } from './oauth-connections.js';
+import type { OAuthServer } from './oauth-server.js';
+import { startOAuthWebServer, type OAuthWebServer, type OAuthWebServerOptions } from './oauth-web-server.js';
+
+/** The configured servers with `auth: "oauth"` (enabled ones only), as the OAuth side needs them. */
+export function oauthServersOf(servers: Readonly<Record<string, McpServerSettings>>): OAuthServer[] {
+  return Object.entries(servers).flatMap(([name, s]) =>
+    'url' in s && s.oauth !== null && !s.disabled ? [{ name, url: s.url, settings: s.oauth, scrub: scrubberFor(s) }] : [],
+  );
+}
+
+/** Per-person OAuth, running: the service the MCP wiring asks for tokens, and the web endpoint on WEB_PORT. */
+export interface OAuthRuntime {
+  readonly connections: OAuthConnections;
+  readonly web: OAuthWebServer;
+  close(): Promise<void>;
+}
+
+export interface StartOAuthOptions extends Pick<OAuthWebServerOptions, 'onConnected' | 'onNotConnected'> {
+  readonly config: Pick<Config, 'PUBLIC_URL' | 'WEB_PORT' | 'ERRAND_SECRET_KEY' | 'file'>;
+  readonly store: ConnectionStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  /** The interface WEB_PORT binds to (default every interface: browsers reach it through PUBLIC_URL). */
+  readonly host?: string;
+}
+
+/**
+ * Starts per-person OAuth when some server uses it (null otherwise: nothing listens on WEB_PORT). The
+ * configuration was checked at start-up (config.ts names a missing PUBLIC_URL or ERRAND_SECRET_KEY); this
+ * checks again so a caller with a hand-built config cannot start without them.
+ */
+export async function startOAuth(o: StartOAuthOptions): Promise<OAuthRuntime | null> {
+  const servers = oauthServersOf(o.config.file.settings.mcpServers);
+  if (servers.length === 0) return null;
+  const key = o.config.ERRAND_SECRET_KEY === undefined ? null : decodeSecretKey(o.config.ERRAND_SECRET_KEY);
+  if (o.config.PUBLIC_URL === undefined) throw new ConfigError(['PUBLIC_URL: required because some MCP server uses "auth": "oauth".']);
+  if (key === null || !key.ok) throw new ConfigError(['ERRAND_SECRET_KEY: required because some MCP server uses "auth": "oauth" (openssl rand -base64 32).']);
+  const connections = createOAuthConnections({ store: o.store, box: createSecretBox(key.key), clock: o.clock, publicUrl: o.config.PUBLIC_URL, servers, logger: o.logger, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const web = await startOAuthWebServer({
+    port: o.config.WEB_PORT,
+    ...(o.host ? { host: o.host } : {}),
+    publicUrl: o.config.PUBLIC_URL,
+    logger: o.logger,
+    completeAuthorization: (q) => connections.completeAuthorization(q),
+    onConnected: o.onConnected,
+    ...(o.onNotConnected ? { onNotConnected: o.onNotConnected } : {}),
+  });
+  o.logger.info({ port: web.port, servers: servers.map((s) => s.name) }, 'OAuth sign-in endpoint listening');
+  return { connections, web, close: () => web.close() };
+}

@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../logger.js';
+import type { CallbackOutcome } from './authorization-callback.js';
+import { CALLBACK_PATH, CLIENT_METADATA_PATH, errandClientMetadata } from './oauth-client-metadata.js';
+import { callbackPage, notFoundPage } from './oauth-pages.js';
+
+export interface OAuthWebServerOptions {
+  /** WEB_PORT (0 picks a free one). */
+  readonly port: number;
+  readonly host?: string;
+  /** PUBLIC_URL: the client metadata document names the redirect under it. */
+  readonly publicUrl: string;
+  readonly logger: Logger;
+  /** Completes a sign-in from the callback's query (OAuthConnections.completeAuthorization). */
+  completeAuthorization(query: URLSearchParams): Promise<CallbackOutcome>;
+  /** Called once a sign-in stored its tokens: the run waiting on it may go on. */
+  onConnected(principal: string, server: string, runId: string | null): void | Promise<void>;
+  /** Called when a known sign-in ended without a connection (declined, expired, reused, failed), to tell the run. */
+  onNotConnected?(outcome: Exclude<CallbackOutcome, { kind: 'connected' | 'unknown' }>): void | Promise<void>;
+}
+
+/** The listening web endpoint; `port` is the bound one. */
+export interface OAuthWebServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const HTML = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  // The callback URL holds the code and state: never passed on, and the page is never framed by another site.
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+};
+
+/**
+ * Serves what browsers and authorization servers reach on WEB_PORT: `GET /oauth/callback` (the end of a
+ * sign-in, answered with a page in plain words) and `GET /oauth/client-metadata.json` (Errand's Client ID
+ * Metadata Document). Started only when some server uses OAuth. The query (code, state) is never logged.
+ */
+export async function startOAuthWebServer(options: OAuthWebServerOptions): Promise<OAuthWebServer> {
+  const { logger } = options;
+  const metadata = JSON.stringify(errandClientMetadata(options.publicUrl));
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+      return;
+    }
+    if (url.pathname === CLIENT_METADATA_PATH) {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }).end(metadata);
+      return;
+    }
+    if (url.pathname !== CALLBACK_PATH) {
+      res.writeHead(404, HTML).end(notFoundPage);
+      return;
+    }
+    // Only the browser's GET spends a state: a HEAD (a link checker) must not use up the person's sign-in.
+    if (req.method !== 'GET') {
+      res.writeHead(405, { allow: 'GET' }).end();
+      return;
+    }
+    options
+      .completeAuthorization(url.searchParams)
+      .then(async (outcome) => {
+        const { status, html } = callbackPage(outcome);
+        res.writeHead(status, HTML).end(html);
+        logger.info({ outcome: outcome.kind, server: 'server' in outcome ? outcome.server : null }, 'OAuth sign-in callback');
+        if (outcome.kind === 'connected') await options.onConnected(outcome.principal, outcome.server, outcome.runId);
+        else if (outcome.kind !== 'unknown') await options.onNotConnected?.(outcome);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'the OAuth callback failed');
+        if (!res.headersSent) res.writeHead(500, HTML).end(callbackPage({ kind: 'unknown' }).html);
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => logger.error({ err }, 'OAuth web server error'));
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { closeDatabase, openDatabase } from '../../src/db/client.js';
+import { silentLogger } from '../../src/logger.js';
+import { oauthServersOf, startOAuth } from '../../src/mcp/oauth/oauth-setup.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { errandFileEnv } from '../fixtures/errand-file.js';
+
+const servers = {
+  linear: { url: 'https://mcp.linear.app/mcp', auth: 'oauth' },
+  off: { url: 'https://off.example.com/mcp', auth: 'oauth', disabled: true },
+  docs: { url: 'https://docs.example.com/mcp' },
+  files: { command: 'npx' },
+};
+
+describe('starting per-person OAuth from the configuration', () => {
+  it('serves the sign-in endpoint only for enabled servers with auth "oauth"', async () => {
+    const env = { OPENAI_API_KEY: 'k', PUBLIC_URL: 'https://errand.example.com', ERRAND_SECRET_KEY: randomBytes(32).toString('hex'), WEB_PORT: '0', ...errandFileEnv({ mcpServers: servers }) };
+    const config = loadConfig(env);
+    expect(oauthServersOf(config.file.settings.mcpServers).map((s) => s.name)).toEqual(['linear']);
+    const db = openDatabase(':memory:');
+    const clock = new FakeClock();
+    const oauth = await startOAuth({ config, store: createSqliteStore(db, clock).connections, clock, logger: silentLogger(), host: '127.0.0.1', onConnected: () => {} });
+    try {
+      expect(oauth?.connections.has('linear')).toBe(true);
+      expect(oauth?.connections.has('docs')).toBe(false);
+      const doc = (await (await fetch(`http://127.0.0.1:${oauth!.web.port}/oauth/client-metadata.json`)).json()) as Record<string, unknown>;
+      expect(doc).toMatchObject({ client_id: 'https://errand.example.com/oauth/client-metadata.json', redirect_uris: ['https://errand.example.com/oauth/callback'] });
+      expect((await fetch(`http://127.0.0.1:${oauth!.web.port}/elsewhere`)).status).toBe(404);
+    } finally {
+      await oauth?.close();
+      closeDatabase(db);
+    }
+  });
+
+  it('starts nothing when no server uses OAuth', async () => {
+    const config = loadConfig({ OPENAI_API_KEY: 'k', ...errandFileEnv({ mcpServers: { docs: servers.docs } }) });
+    const db = openDatabase(':memory:');
+    const clock = new FakeClock();
+    expect(await startOAuth({ config, store: createSqliteStore(db, clock).connections, clock, logger: silentLogger(), onConnected: () => {} })).toBeNull();
+    closeDatabase(db);
+  });
+});
