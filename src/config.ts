@@ -247,6 +247,10 @@ function oauthProblems(env: NodeJS.ProcessEnv, file: LoadedErrandFile): string[]
   if (!set('ERRAND_SECRET_KEY')) {
     problems.push(`ERRAND_SECRET_KEY: required because ${which}; it encrypts the stored sign-in tokens. Generate one with: openssl rand -base64 32`);
   }
+  const webPort = Number((env.WEB_PORT ?? '').trim() || '3100');
+  if (set('METRICS_PORT') && webPort !== 0 && Number(env.METRICS_PORT) === webPort) {
+    problems.push(`WEB_PORT: ${webPort} is also METRICS_PORT. The sign-in pages need a port apart from /healthz and /metrics (e.g. WEB_PORT=3100).`);
+  }
   return problems;
 }
 

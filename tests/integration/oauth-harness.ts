@@ -88,6 +88,8 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
     publicUrl,
     servers: [{ name: 'linear', url: fake.mcpUrl, settings: { scopes: null, clientId: null, clientSecret: null, ...o.settings } }],
     logger: log.logger,
+    // Retries and waits for another process's refresh step in milliseconds, not the production 100 ms.
+    refreshPollMs: 5,
     ...o.service,
   });
   const browse = async (url: string) => {

@@ -21,6 +21,7 @@ describe('no-op metrics', () => {
       noopMetrics.outbound('slack');
       noopMetrics.rateLimited('slack');
       noopMetrics.scheduleFired('started');
+      noopMetrics.mcpOAuth('linear', 'token');
     }).not.toThrow();
   });
 });
@@ -37,6 +38,10 @@ describe('prom-client metrics', () => {
     p.metrics.outbound('discord');
     p.metrics.rateLimited('discord');
     p.metrics.scheduleFired('skipped');
+    p.metrics.mcpOAuth('linear', 'authorize');
+    p.metrics.mcpOAuth('linear', 'connected');
+    p.metrics.mcpOAuth('linear', 'token');
+    p.metrics.mcpOAuth('linear', 'token');
     p.readGaugesFrom(async () => ({ runsActive: 2, tasksPending: 7 }));
     const { contentType, body } = await p.render();
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -53,6 +58,8 @@ describe('prom-client metrics', () => {
     expect(e.value('errand_outbound_messages_total', { platform: 'discord' })).toBe(1);
     expect(e.value('errand_platform_rate_limited_total', { platform: 'discord' })).toBe(1);
     expect(e.value('errand_schedule_fires_total', { outcome: 'skipped' })).toBe(1);
+    expect(e.value('errand_mcp_oauth_total', { server: 'linear', outcome: 'token' })).toBe(2);
+    expect(e.value('errand_mcp_oauth_total', { server: 'linear', outcome: 'connected' })).toBe(1);
     expect(e.value('errand_runs_active')).toBe(2);
     expect(e.value('errand_tasks_pending')).toBe(7);
     expect(e.types.get('process_resident_memory_bytes')).toBe('gauge');

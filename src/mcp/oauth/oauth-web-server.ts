@@ -1,14 +1,12 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../logger.js';
 import type { CallbackOutcome } from './authorization-callback.js';
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, errandClientMetadata } from './oauth-client-metadata.js';
 import { callbackPage, notFoundPage } from './oauth-pages.js';
 
-export interface OAuthWebServerOptions {
-  /** WEB_PORT (0 picks a free one). */
-  readonly port: number;
-  readonly host?: string;
+/** What the sign-in pages need: where they are published, and what to do with a callback. */
+export interface OAuthRoutesOptions {
   /** PUBLIC_URL: the client metadata document names the redirect under it. */
   readonly publicUrl: string;
   readonly logger: Logger;
@@ -20,11 +18,20 @@ export interface OAuthWebServerOptions {
   onNotConnected?(outcome: Exclude<CallbackOutcome, { kind: 'connected' | 'unknown' }>): void | Promise<void>;
 }
 
+export interface OAuthWebServerOptions extends OAuthRoutesOptions {
+  /** WEB_PORT (0 picks a free one). */
+  readonly port: number;
+  readonly host?: string;
+}
+
 /** The listening web endpoint; `port` is the bound one. */
 export interface OAuthWebServer {
   readonly port: number;
   close(): Promise<void>;
 }
+
+/** The paths the sign-in routes answer (for mounting them on another HTTP server, e.g. Slack's receiver on the same port). */
+export const OAUTH_PATHS: readonly string[] = [CALLBACK_PATH, CLIENT_METADATA_PATH];
 
 const HTML = {
   'content-type': 'text/html; charset=utf-8',
@@ -37,30 +44,26 @@ const HTML = {
 };
 
 /**
- * Serves what browsers and authorization servers reach on WEB_PORT: `GET /oauth/callback` (the end of a
- * sign-in, answered with a page in plain words) and `GET /oauth/client-metadata.json` (Errand's Client ID
- * Metadata Document). Started only when some server uses OAuth. The query (code, state) is never logged.
+ * The handler of `GET /oauth/callback` (the end of a sign-in, answered with a page in plain words) and
+ * `GET /oauth/client-metadata.json` (Errand's Client ID Metadata Document); anything else is 404. Only GET
+ * spends a callback's state (a HEAD from a link checker must not use up the sign-in). The query (code, state)
+ * is never logged.
  */
-export async function startOAuthWebServer(options: OAuthWebServerOptions): Promise<OAuthWebServer> {
+export function createOAuthRoutes(options: OAuthRoutesOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { logger } = options;
   const metadata = JSON.stringify(errandClientMetadata(options.publicUrl));
-  const server: Server = createServer((req, res) => {
+  return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+    if (!OAUTH_PATHS.includes(url.pathname)) {
+      res.writeHead(404, HTML).end(notFoundPage);
+      return;
+    }
+    if (req.method !== 'GET' && !(req.method === 'HEAD' && url.pathname === CLIENT_METADATA_PATH)) {
+      res.writeHead(405, { allow: url.pathname === CALLBACK_PATH ? 'GET' : 'GET, HEAD' }).end();
       return;
     }
     if (url.pathname === CLIENT_METADATA_PATH) {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }).end(metadata);
-      return;
-    }
-    if (url.pathname !== CALLBACK_PATH) {
-      res.writeHead(404, HTML).end(notFoundPage);
-      return;
-    }
-    // Only the browser's GET spends a state: a HEAD (a link checker) must not use up the person's sign-in.
-    if (req.method !== 'GET') {
-      res.writeHead(405, { allow: 'GET' }).end();
       return;
     }
     options
@@ -76,7 +79,13 @@ export async function startOAuthWebServer(options: OAuthWebServerOptions): Promi
         logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'the OAuth callback failed');
         if (!res.headersSent) res.writeHead(500, HTML).end(callbackPage({ kind: 'unknown' }).html);
       });
-  });
+  };
+}
+
+/** Serves the sign-in routes on a port of their own (WEB_PORT). Started only when some server uses OAuth. */
+export async function startOAuthWebServer(options: OAuthWebServerOptions): Promise<OAuthWebServer> {
+  const { logger } = options;
+  const server: Server = createServer(createOAuthRoutes(options));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => {
