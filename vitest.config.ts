@@ -12,23 +12,23 @@ const PROCESS_TESTS = [
   'tests/e2e/console-piped-input.test.ts',
 ];
 
+/** What every project shares. Not through `extends`: that would give each project the global setup too. */
+const common = { testTimeout: 20_000, hookTimeout: 20_000, pool: 'forks' } as const;
+
 export default defineConfig({
   test: {
     // One PostgreSQL server per run for the tests that need one (each file gets its own database).
-    // Errand built once (scripts/build.mjs) for the tests that start it as a process.
+    // Errand built once (scripts/build.mjs) for the tests that start it as a process. Only the root runs
+    // them (vitest runs a project's own globalSetup besides the root's); the projects inherit what they provide.
     globalSetup: ['tests/support/postgres-global-setup.ts', 'tests/support/build-global-setup.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
-    pool: 'forks',
+    ...common,
     reporters: ['default'],
     projects: [
       {
-        extends: true,
-        test: { name: 'in-process', include: ['tests/**/*.test.ts'], exclude: PROCESS_TESTS, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { ...common, name: 'in-process', include: ['tests/**/*.test.ts'], exclude: PROCESS_TESTS, maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
-        extends: true,
-        test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { ...common, name: 'processes', include: PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
