@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import ProcessFilesSpread, { PROCESSES_PROJECT } from './tests/support/test-sequencer.js';
 
 /**
  * Tests that start Errand as real processes (several at once, with their own PostgreSQL connections and
- * leases): they run one file at a time, after the rest, so they never compete with each other for the
- * two cores. Everything else runs two files at a time.
+ * leases). They run beside the in-process files, spread over the run by tests/support/test-sequencer.ts:
+ * they mostly wait, so three files at a time keep the two cores busy.
  */
 const PROCESS_TESTS = [
   'tests/e2e/scaleout-*.test.ts',
@@ -13,7 +14,7 @@ const PROCESS_TESTS = [
 ];
 
 /** What every project shares. Not through `extends`: that would give each project the global setup too. */
-const common = { testTimeout: 20_000, hookTimeout: 20_000, pool: 'forks' } as const;
+const common = { testTimeout: 20_000, hookTimeout: 20_000, pool: 'forks', maxWorkers: 3 } as const;
 
 export default defineConfig({
   test: {
@@ -23,15 +24,16 @@ export default defineConfig({
     globalSetup: ['tests/support/postgres-global-setup.ts', 'tests/support/build-global-setup.ts'],
     ...common,
     reporters: ['default'],
+    sequence: { sequencer: ProcessFilesSpread },
     projects: [
       {
         // isolate: false — a worker imports discord.js, Bolt, openai, drizzle… once for all the files it runs
         // instead of once per file (the imports were most of the in-process CPU time). The files share
         // no module state that matters: the product keeps none beyond caches, and no test mocks modules.
-        test: { ...common, name: 'in-process', include: ['tests/**/*.test.ts'], exclude: PROCESS_TESTS, maxWorkers: 2, isolate: false, sequence: { groupOrder: 0 } },
+        test: { ...common, name: 'in-process', include: ['tests/**/*.test.ts'], exclude: PROCESS_TESTS, isolate: false },
       },
       {
-        test: { ...common, name: 'processes', include: PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { ...common, name: PROCESSES_PROJECT, include: PROCESS_TESTS },
       },
     ],
   },
