@@ -3,8 +3,10 @@ import ProcessFilesSpread, { PROCESSES_PROJECT } from './tests/support/test-sequ
 
 /**
  * Tests that start Errand as real processes (several at once, with their own PostgreSQL connections and
- * leases). They run beside the in-process files, spread over the run by tests/support/test-sequencer.ts:
- * they mostly wait, so three files at a time keep the two cores busy.
+ * leases). They run beside the in-process files, spread over the run by tests/support/test-sequencer.ts,
+ * instead of one at a time after them. Two files at a time by default: on a busy shared machine a third
+ * made the process tests miss their waits. On a quiet one `VITEST_MAX_WORKERS=3 npm test` is faster
+ * (they mostly wait).
  */
 const PROCESS_TESTS = [
   'tests/e2e/scaleout-*.test.ts',
@@ -14,7 +16,7 @@ const PROCESS_TESTS = [
 ];
 
 /** What every project shares. Not through `extends`: that would give each project the global setup too. */
-const common = { testTimeout: 20_000, hookTimeout: 20_000, pool: 'forks', maxWorkers: 3 } as const;
+const common = { testTimeout: 20_000, hookTimeout: 20_000, pool: 'forks', maxWorkers: 2 } as const;
 
 export default defineConfig({
   test: {

@@ -7,7 +7,7 @@ export const PROCESSES_PROJECT = 'processes';
  * Orders the run so that the files that start Errand processes overlap with the in-process files
  * instead of running after them: they are the longest files and spend most of their time waiting
  * (start-up, leases, sockets), not computing. They are spread evenly over the queue, the longest first,
- * so that a worker takes one about as often as the last one ends: rarely more than two at a time.
+ * so that a worker takes one about as often as the last one ends, rarely while another still runs.
  * Within each kind vitest's own order holds (files that failed last time first, then the longest).
  */
 export default class ProcessFilesSpread extends BaseSequencer {
