@@ -2,8 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 
 let fake: FakeDiscord;
+const INTERACTION_WINDOW_MS = 1000;
 beforeEach(async () => {
-  fake = await startFakeDiscord({ messageLimit: { count: 5, windowMs: 5000 }, interactionTimeoutMs: 100 });
+  // The interaction window is short, but not so short that a loaded machine misses it on the first callback.
+  fake = await startFakeDiscord({ messageLimit: { count: 5, windowMs: 5000 }, interactionTimeoutMs: INTERACTION_WINDOW_MS });
 });
 afterEach(async () => fake.close());
 
@@ -67,7 +69,7 @@ describe('the fake Discord enforces the real limits', () => {
     expect((await call('POST', path, { type: 4, data: { content: 'ok' } }, false)).status).toBe(204);
     expect((await call('POST', path, { type: 4, data: { content: 'again' } }, false)).json).toMatchObject({ code: 40060 });
     const late = fake.slashCommand('help', fake.general.id);
-    await new Promise((r) => setTimeout(r, 120));
+    await new Promise((r) => setTimeout(r, INTERACTION_WINDOW_MS + 20));
     expect((await call('POST', `/interactions/${late.id}/${late.token}/callback`, { type: 5 }, false)).json).toMatchObject({ code: 10062 });
   });
 });

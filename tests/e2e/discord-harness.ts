@@ -29,7 +29,13 @@ export const TEST_TUNING: DiscordTuning = {
   typingDelayMs: 0,
   deferAfterMs: 100,
   readyTimeoutMs: 5000,
+  // An answer's last edit waits for the stream interval (1.5 s in production): tests need not wait that long.
+  // The streaming tests keep the production interval (PRODUCTION_STREAMING).
+  streamIntervalMs: 100,
 };
+
+/** Tuning that restores the production stream interval, for the tests that measure it. */
+export const PRODUCTION_STREAMING: DiscordTuning = { streamIntervalMs: undefined };
 
 export interface HarnessOptions {
   threads?: boolean;
@@ -128,11 +134,11 @@ export async function startDiscordWorld(env: Record<string, string> | ((discord:
 /** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
 export async function startDiscordErrand(
   env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
-  options: { externalTools?: ManagedToolSource } = {},
+  options: { externalTools?: ManagedToolSource; tuning?: DiscordTuning } = {},
 ): Promise<DiscordErrand> {
   const world = await startDiscordWorld(env);
   const { config, discord, model } = world;
-  const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
+  const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: { ...TEST_TUNING, ...options.tuning } });
   const clock = new FakeClock();
   const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
   await app.start();

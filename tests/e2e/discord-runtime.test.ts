@@ -57,6 +57,8 @@ describe('Errand on Discord, end to end', () => {
     d.redeliver(msg.id);
     await e.app.coordinator.idle();
     await new Promise((r) => setTimeout(r, 80));
+    // A run slow enough to show the working notice (a loaded machine) takes it down just after it ends.
+    await waitFor(() => !texts(d, msg.id).some((t) => t.startsWith('⏳ Working')), 5000, 'the working notice to be taken down');
     expect(model.requests).toHaveLength(1);
     expect(texts(d, msg.id)).toEqual(['Once.']);
   });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { splitText } from '../../src/chat/split-text.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { startDiscordErrand, type DiscordErrand } from './discord-harness.js';
+import { PRODUCTION_STREAMING, startDiscordErrand, type DiscordErrand } from './discord-harness.js';
 import { sqliteDb } from '../fakes/sqlite-db.js';
 
 let e: DiscordErrand | null = null;
@@ -15,7 +15,7 @@ const LONG = Array.from({ length: 24 }, (_, i) => paragraph(i + 1)).join('\n\n')
 
 describe('streamed answers on Discord', () => {
   it('one message is edited at most every 1.5 s and the text rolls over into a new message where a long answer is split', async () => {
-    e = await startDiscordErrand();
+    e = await startDiscordErrand({}, { tuning: PRODUCTION_STREAMING });
     const { discord: d, model } = e;
     model.usageWith(() => ({ promptTokens: 400, completionTokens: 600 }));
     model.streamPace({ chunkChars: 24, chunkDelayMs: 15 });

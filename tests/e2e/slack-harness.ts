@@ -16,8 +16,15 @@ export interface SlackHarness {
   close(): Promise<void>;
 }
 
-/** Timings for tests: fast pacing (the fake is just as lenient) and a short working-notice delay. */
-export const FAST_TUNING: SlackTuning = { messageRate: { burst: 10, perSecond: 200 }, workingReactionDelayMs: 0, workingNoticeDelayMs: 40, commandAckBudgetMs: 1000, webApiRetries: 0, socketPingTimeoutMs: 1000 };
+/**
+ * Timings for tests: fast pacing (the fake is just as lenient), a short working-notice delay, and a short
+ * stream interval (an answer's last edit waits for it: 1 s in production). The streaming tests keep the
+ * production interval (PRODUCTION_STREAMING).
+ */
+export const FAST_TUNING: SlackTuning = { messageRate: { burst: 10, perSecond: 200 }, workingReactionDelayMs: 0, workingNoticeDelayMs: 40, commandAckBudgetMs: 1000, webApiRetries: 0, socketPingTimeoutMs: 1000, streamIntervalMs: 20 };
+
+/** Tuning that restores the production stream interval, for the tests that measure it. */
+export const PRODUCTION_STREAMING: SlackTuning = { streamIntervalMs: undefined };
 
 /**
  * The real Slack adapter (real Bolt) against the fake Slack, started with `sink` in HTTP mode
@@ -64,6 +71,8 @@ export interface ErrandOptions {
   externalTools?: ManagedToolSource;
   /** More environment (e.g. ERRAND_CONFIG for access, limits and channel settings). */
   env?: Record<string, string>;
+  /** Overrides of FAST_TUNING. */
+  tuning?: SlackTuning;
 }
 
 /** Errand for real: runtime, SQLite, the openai SDK on a fake model, Bolt's HTTP receiver on a fake Slack. */
@@ -83,7 +92,7 @@ export async function startErrand(options: ErrandOptions = {}): Promise<Errand> 
     SLACK_API_URL: slack.apiUrl,
     ...options.env,
   });
-  const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: FAST_TUNING });
+  const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...options.tuning } });
   const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
   await app.start();
   slack.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
-import { startErrand, texts, type Errand } from './slack-harness.js';
+import { PRODUCTION_STREAMING, startErrand, texts, type Errand } from './slack-harness.js';
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 describe('streamed answers on Slack', () => {
   it('streams into the thread with chat.startStream/appendStream/stopStream; the message is the exact answer, once', async () => {
-    e = await startErrand();
+    e = await startErrand({ tuning: PRODUCTION_STREAMING });
     const { slack: s, model } = e;
     // The model writes for over two seconds: long enough for appends between the start and the stop.
     model.streamPace({ chunkChars: 6, chunkDelayMs: 40 });
@@ -31,7 +31,7 @@ describe('streamed answers on Slack', () => {
   });
 
   it('when Slack refuses chat.startStream, one post is edited with chat.update at most once a second and ends as the answer', async () => {
-    e = await startErrand();
+    e = await startErrand({ tuning: PRODUCTION_STREAMING });
     const { slack: s, model } = e;
     s.refuseStreaming('not_allowed_token_type');
     model.streamPace({ chunkChars: 4, chunkDelayMs: 25 });
@@ -48,7 +48,7 @@ describe('streamed answers on Slack', () => {
   }, 60_000);
 
   it('a stream stopped mid-way ends with "(stopped)", the model request is cut, and nothing is edited afterwards', async () => {
-    e = await startErrand();
+    e = await startErrand({ tuning: PRODUCTION_STREAMING });
     const { slack: s, model } = e;
     const long = 'This answer is long and slow to arrive. '.repeat(40);
     model.streamPace({ chunkChars: 3, chunkDelayMs: 30 });

@@ -92,7 +92,7 @@ async function terminateLockConnectionOf(processId: string): Promise<void> {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
-    await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`errand-gateway:${processId}`]);
+    await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = $1', [`errand-gateway:${processId}`]);
   } finally {
     await client.end();
   }

@@ -40,7 +40,9 @@ async function admin<T extends pg.QueryResultRow>(text: string, values: unknown[
   }
 }
 
-const advisoryLocksHeld = async () => Number((await admin<{ n: string }>("select count(*) as n from pg_locks where locktype = 'advisory' and granted"))[0]!.n);
+/** Advisory locks held on this file's database (the server is shared with the files running beside it). */
+const advisoryLocksHeld = async () =>
+  Number((await admin<{ n: string }>("select count(*) as n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())"))[0]!.n);
 
 /** Moves a contender's clock one retry interval on and waits for the attempt that starts to finish. */
 async function nextAttempt(c: Contender): Promise<void> {
@@ -68,7 +70,7 @@ describe.skipIf(database.skip)('gateway lock (session advisory lock)', () => {
     await b.lock.start();
     expect([a.lock.held, b.lock.held]).toEqual([true, false]);
 
-    const killed = await admin<{ ok: boolean }>("select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'errand-gateway:proc-a'");
+    const killed = await admin<{ ok: boolean }>("select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name = 'errand-gateway:proc-a'");
     expect(killed).toEqual([{ ok: true }]);
     await waitFor(() => a.log.includes('lost'), 10_000, 'the holder to notice it lost the lock');
     expect(a.lock.held).toBe(false);

@@ -49,7 +49,7 @@ describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
   it('reconnects after its connection is killed, reports a resync, and receives wake-ups again', async () => {
     const a = await processWith('proc-a');
     const b = await processWith('proc-b');
-    const killed = await a.db.$client.query<{ ok: boolean }>("select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'errand-wake:proc-b'");
+    const killed = await a.db.$client.query<{ ok: boolean }>("select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name = 'errand-wake:proc-b'");
     expect(killed.rows).toEqual([{ ok: true }]);
     await waitFor(() => b.clock.pendingTimers() === 1, 10_000, 'the reconnect to be scheduled');
     b.clock.advance(250);

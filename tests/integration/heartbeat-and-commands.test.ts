@@ -77,6 +77,8 @@ describe.each(stores.kinds)('commands (%s)', (kind) => {
     const reply = await h.adapter.command('stop', '', channel, null);
     expect(reply.text).toBe('Done: stopped 2 runs.');
     await waitFor(() => h.model.requests.every((r) => r.aborted));
+    // The stop notice leaves through the outbox once the run is settled: wait for it (a loaded machine is slower).
+    await waitFor(() => h.adapter.textsIn(a).some((t) => /Stopped #1/.test(t)), 10_000, 'the stop notice in thread a');
     expect(h.adapter.textsIn(a).at(-1)).toMatch(/Stopped #1/);
     expect((await h.adapter.command('stop', '', channel, null)).text).toBe('Nothing is running here.');
   });

@@ -111,7 +111,7 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     await writes.posts.atomically(async (tx) => {
       // The check passed and holds the run's row: the takeover starts now and must wait for this commit.
       takeover = leases.takeOver(fence.runId, 'proc-b', expired.leaseUntil, LEASE_MS);
-      await waitFor(async () => (await pools[2]!.execute(sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update "runs"%'`)).rows.length === 1, 10_000, 'the takeover to wait for the row');
+      await waitFor(async () => (await pools[2]!.execute(sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'update "runs"%'`)).rows.length === 1, 10_000, 'the takeover to wait for the row');
       await tx.transcript.append({ conversationId, runId: fence.runId, role: 'assistant', content: 'Recorded in time.', toolCalls: [] });
       return writes.posts.record(conversationId, fence.runId, { purpose: 'answer', text: 'Recorded in time.' }, tx);
     });
