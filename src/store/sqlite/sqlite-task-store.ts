@@ -47,8 +47,10 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
                @sourceMessageId, @scheduleId, @now, @now, @roles, @fromSchedule) returning ${TASK_COLUMNS}`,
     )
     .raw();
+  // Conditional on the task being this conversation's and not finished otherwise, so the usual case needs no read first.
   const finishStmt = sqlite.prepare(
-    `update tasks set status = ?, result_summary = coalesce(?, result_summary), fail_reason = coalesce(?, fail_reason), updated_at = ?, finished_at = ? where id = ? returning ${TASK_COLUMNS}`,
+    `update tasks set status = @status, result_summary = coalesce(@summary, result_summary), fail_reason = coalesce(@reason, fail_reason), updated_at = @now, finished_at = @now
+     where id = @id and conversation_id = @c and (status not in ('completed', 'failed', 'cancelled') or status = @status) returning ${TASK_COLUMNS}`,
   ).raw();
   const byId = (id: number): TaskRow | null => {
     const raw = byIdStmt.get(id) as unknown[] | undefined;
@@ -80,11 +82,13 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
 
   const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
     return atomic(() => {
-      const t = inConversation(conversationId, id);
-      if (!t) return notFound(id);
-      if (FINISHED.includes(t.status) && t.status !== status) return { ok: false, error: `Task #${id} is already ${t.status}.` };
-      const now = clock.now();
-      const finished = taskFromRaw(finishStmt.get(status, fields.resultSummary ?? null, fields.failReason ?? null, now, now, id) as unknown[]);
+      const raw = finishStmt.get({ status, summary: fields.resultSummary ?? null, reason: fields.failReason ?? null, now: clock.now(), id, c: conversationId }) as unknown[] | undefined;
+      if (!raw) {
+        // Not written: say why (another conversation's or unknown task, or finished otherwise already).
+        const t = inConversation(conversationId, id);
+        return t ? { ok: false, error: `Task #${id} is already ${t.status}.` } : notFound(id);
+      }
+      const finished = taskFromRaw(raw);
       // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       recomputeBlocked(conversationId);
       return { ok: true, task: finished };
