@@ -165,7 +165,7 @@ export class OutboxPoster {
       // Another process is posting these rows (ours too, in order); look again soon, or once its claim lapses.
       const lapsesIn = attempt.until - this.deps.clock.now();
       this.later(conversationId, lapsesIn > 0 ? Math.min(BUSY_RECHECK_MS, lapsesIn) : BUSY_RECHECK_MS);
-      this.waiters.settleAllFromStore();
+      this.waiters.settleFromStoreIn(conversationId);
       return;
     }
     const keeper = keepClaim(attempt.claim, { clock: this.deps.clock, logger: this.deps.logger, conversationId });
@@ -182,7 +182,7 @@ export class OutboxPoster {
     // A row another process recorded while we held the claim found us busy: it is ours to post now. (A row
     // recorded here meanwhile kicked this conversation, so it is in `rekick` already.)
     if (this.deps.store.sharedWithOtherProcesses && (await this.deps.store.nextPending(conversationId))) this.rekick.add(conversationId);
-    this.waiters.settleAllFromStore();
+    this.waiters.settleFromStoreIn(conversationId);
   }
 
   /** Posts the conversation's due rows in order while the claim holds. */

@@ -40,8 +40,8 @@ export type ClaimAttempt = { readonly kind: 'claimed'; readonly claim: OutboxCla
 export interface OutboxStore {
   /**
    * Whether other processes post from this database too (PostgreSQL). False where one process holds the
-   * database (SQLite): every row is posted, failed or dropped by this process, which tells its waiters itself,
-   * so nothing needs to be read back to learn what another process did.
+   * database (SQLite): a row recorded while a conversation's rows are being posted kicks that conversation
+   * itself, so the poster need not look again for rows recorded meanwhile.
    */
   readonly sharedWithOtherProcesses: boolean;
   /** Inserts one pending row per piece, in order; returns their ids. */
@@ -70,8 +70,8 @@ export interface OutboxStore {
   dropUnsent(runId: string): Promise<number[]>;
   /** Deletes posted and failed rows created before `before`; returns how many. */
   prune(before: number): Promise<number>;
-  /** A row's status and platform id; null when unknown. */
-  state(id: number): Promise<{ status: OutboxStatus; platformMessageId: string | null } | null>;
+  /** A row's status, platform id and conversation; null when unknown. */
+  state(id: number): Promise<{ status: OutboxStatus; platformMessageId: string | null; conversationId: string } | null>;
   /**
    * Records a message of a run's live answer preview (status `preview`), so that if the process dies
    * before the answer is finished the message can be found and taken back. Written before the post

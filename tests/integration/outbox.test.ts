@@ -235,7 +235,7 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     expect(adapter.probes).toHaveLength(1);
     expect(adapter.deleted).toEqual([]);
     expect(texts()).toEqual([]);
-    expect(await first.store.state(id)).toEqual({ status: 'posted', platformMessageId: null });
+    expect(await first.store.state(id)).toMatchObject({ status: 'posted', platformMessageId: null });
   });
 
   it('a preview message whose post was answered is taken back by its recorded id, without a lookup', async () => {

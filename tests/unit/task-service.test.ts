@@ -68,6 +68,15 @@ describe('task service', () => {
     expect((await tasks.update(conv, a.id, { addBlockedBy: [b.id] }))).toMatchObject({ ok: false, error: expect.stringMatching(/cycle/) });
   });
 
+  it('finishes a task once: another ending is refused with its status, the same one again keeps the newest summary', async () => {
+    const t = await add('t');
+    expect(await tasks.complete(conv, t.id, 'first')).toMatchObject({ ok: true, task: { status: 'completed', resultSummary: 'first' } });
+    expect(await tasks.fail(conv, t.id, 'late')).toEqual({ ok: false, error: `Task #${t.id} is already completed.` });
+    expect(await tasks.complete(conv, t.id, 'again')).toMatchObject({ ok: true, task: { status: 'completed', resultSummary: 'again' } });
+    expect(await tasks.get(t.id)).toMatchObject({ status: 'completed', resultSummary: 'again', failReason: null });
+    expect(await tasks.cancel(conv, 9_999)).toMatchObject({ ok: false, error: expect.stringMatching(/No task #9999/) });
+  });
+
   it('does not let one conversation touch another conversation\'s task', async () => {
     const mine = await add('mine');
     expect((await tasks.complete(other, mine.id, 'x'))).toMatchObject({ ok: false, error: expect.stringMatching(/No task #/) });

@@ -89,7 +89,7 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
       return rows.length;
     },
     async state(id) {
-      const [r] = await db.select({ status: outbox.status, platformMessageId: outbox.platformMessageId }).from(outbox).where(eq(outbox.id, id));
+      const [r] = await db.select({ status: outbox.status, platformMessageId: outbox.platformMessageId, conversationId: outbox.conversationId }).from(outbox).where(eq(outbox.id, id));
       return r ?? null;
     },
     ...createPgOutboxClaims(db, clock, ownership),

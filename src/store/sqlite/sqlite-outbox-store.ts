@@ -31,7 +31,7 @@ export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<Outbo
   const failAll = c.prepare("update outbox set status = 'failed', error = ? where conversation_id = ? and status = 'pending' returning id");
   const dropUnsent = c.prepare("update outbox set status = 'failed', error = 'stopped before it was posted' where run_id = ? and status = 'pending' and purpose in ('answer', 'update') returning id");
   const defer = c.prepare("update outbox set not_before = ?, error = ? where id = ? and status = 'pending'");
-  const state = c.prepare('select status, platform_message_id from outbox where id = ?');
+  const state = c.prepare('select status, platform_message_id, conversation_id from outbox where id = ?');
   const prune = c.prepare("delete from outbox where status != 'pending' and created_at < ?");
   return {
     sharedWithOtherProcesses: false,
@@ -81,8 +81,8 @@ export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<Outbo
       return prune.run(before).changes;
     },
     state(id) {
-      const r = state.get(id) as { status: OutboxStatus; platform_message_id: string | null } | undefined;
-      return r ? { status: r.status, platformMessageId: r.platform_message_id } : null;
+      const r = state.get(id) as { status: OutboxStatus; platform_message_id: string | null; conversation_id: string } | undefined;
+      return r ? { status: r.status, platformMessageId: r.platform_message_id, conversationId: r.conversation_id } : null;
     },
     ...createSqliteOutboxClaims(),
     ...createSqliteOutboxPreviews(db, clock),

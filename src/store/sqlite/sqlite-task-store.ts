@@ -28,20 +28,29 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   ).pluck();
   // Raw statements (rows mapped by position in raw-rows.ts): a message claims and reads its task several times.
   const byIdStmt = sqlite.prepare(`select ${TASK_COLUMNS} from tasks where id = ?`).raw();
-  const busyStmt = sqlite.prepare("select id from tasks where conversation_id = ? and status = 'in_progress' limit 1").pluck();
-  const nextStmt = sqlite.prepare("select id from tasks where conversation_id = ? and status = 'pending' and blocked = 0 and not_before <= ? order by sequence asc limit 1").pluck();
-  // Writes that hand back the row they wrote (`returning`): no second read of it on the message path.
-  const claimStmt = sqlite.prepare(`update tasks set status = 'in_progress', attempts = attempts + 1, started_at = ?, updated_at = ? where id = ? returning ${TASK_COLUMNS}`).raw();
+  // The claim in one statement that hands back the row it wrote: the conversation's first ready task, unless
+  // one of its tasks is in progress already.
+  const claimStmt = sqlite
+    .prepare(
+      `update tasks set status = 'in_progress', attempts = attempts + 1, started_at = @now, updated_at = @now
+       where id = (select id from tasks where conversation_id = @c and status = 'pending' and blocked = 0 and not_before <= @now order by sequence asc limit 1)
+         and not exists (select 1 from tasks where conversation_id = @c and status = 'in_progress')
+       returning ${TASK_COLUMNS}`,
+    )
+    .raw();
   const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and (blocked_by != '[]' or blocked = 1) limit 1");
-  const nextSequenceStmt = sqlite.prepare('select coalesce(max(sequence), 0) + 1 as s from tasks where conversation_id = ?');
+  // The next sequence number is taken in the insert itself (one statement on the message path).
   const insertStmt = sqlite
     .prepare(
       `insert into tasks (conversation_id, title, description, sequence, blocked_by, created_by, requested_by, source_message_id, schedule_id, created_at, updated_at, requester_roles, from_schedule)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${TASK_COLUMNS}`,
+       values (@c, @title, @description, (select coalesce(max(sequence), 0) + 1 from tasks where conversation_id = @c), @blockedBy, @createdBy, @requestedBy,
+               @sourceMessageId, @scheduleId, @now, @now, @roles, @fromSchedule) returning ${TASK_COLUMNS}`,
     )
     .raw();
+  // Conditional on the task being this conversation's and not finished otherwise, so the usual case needs no read first.
   const finishStmt = sqlite.prepare(
-    `update tasks set status = ?, result_summary = coalesce(?, result_summary), fail_reason = coalesce(?, fail_reason), updated_at = ?, finished_at = ? where id = ? returning ${TASK_COLUMNS}`,
+    `update tasks set status = @status, result_summary = coalesce(@summary, result_summary), fail_reason = coalesce(@reason, fail_reason), updated_at = @now, finished_at = @now
+     where id = @id and conversation_id = @c and (status not in ('completed', 'failed', 'cancelled') or status = @status) returning ${TASK_COLUMNS}`,
   ).raw();
   const byId = (id: number): TaskRow | null => {
     const raw = byIdStmt.get(id) as unknown[] | undefined;
@@ -73,11 +82,13 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
 
   const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
     return atomic(() => {
-      const t = inConversation(conversationId, id);
-      if (!t) return notFound(id);
-      if (FINISHED.includes(t.status) && t.status !== status) return { ok: false, error: `Task #${id} is already ${t.status}.` };
-      const now = clock.now();
-      const finished = taskFromRaw(finishStmt.get(status, fields.resultSummary ?? null, fields.failReason ?? null, now, now, id) as unknown[]);
+      const raw = finishStmt.get({ status, summary: fields.resultSummary ?? null, reason: fields.failReason ?? null, now: clock.now(), id, c: conversationId }) as unknown[] | undefined;
+      if (!raw) {
+        // Not written: say why (another conversation's or unknown task, or finished otherwise already).
+        const t = inConversation(conversationId, id);
+        return t ? { ok: false, error: `Task #${id} is already ${t.status}.` } : notFound(id);
+      }
+      const finished = taskFromRaw(raw);
       // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       recomputeBlocked(conversationId);
       return { ok: true, task: finished };
@@ -91,22 +102,19 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
         const problem = checkBlockers(n.conversationId, null, blockedBy);
         if (problem) return { ok: false, error: problem };
         const now = clock.now();
-        const seq = nextSequenceStmt.get(n.conversationId) as { s: number };
-        const raw = insertStmt.get(
-          n.conversationId,
-          n.title,
-          n.description,
-          seq.s,
-          JSON.stringify(blockedBy),
-          n.createdBy,
-          n.requestedBy ?? null,
-          n.sourceMessageId ?? null,
-          n.scheduleId ?? null,
+        const raw = insertStmt.get({
+          c: n.conversationId,
+          title: n.title,
+          description: n.description,
+          blockedBy: JSON.stringify(blockedBy),
+          createdBy: n.createdBy,
+          requestedBy: n.requestedBy ?? null,
+          sourceMessageId: n.sourceMessageId ?? null,
+          scheduleId: n.scheduleId ?? null,
           now,
-          now,
-          n.requesterRoles && n.requesterRoles.length > 0 ? JSON.stringify(n.requesterRoles) : null,
-          n.fromSchedule === true ? 1 : 0,
-        ) as unknown[];
+          roles: n.requesterRoles && n.requesterRoles.length > 0 ? JSON.stringify(n.requesterRoles) : null,
+          fromSchedule: n.fromSchedule === true ? 1 : 0,
+        }) as unknown[];
         const added = taskFromRaw(raw);
         if (blockedBy.length === 0) return { ok: true, task: added };
         // Its own `blocked` is decided here: read it back.
@@ -169,13 +177,8 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
       });
     },
     claimNext(conversationId) {
-      return atomic(() => {
-        if (busyStmt.get(conversationId) !== undefined) return null;
-        const now = clock.now();
-        const next = nextStmt.get(conversationId, now) as number | undefined;
-        if (next === undefined) return null;
-        return taskFromRaw(claimStmt.get(now, now, next) as unknown[]);
-      });
+      const raw = claimStmt.get({ c: conversationId, now: clock.now() }) as unknown[] | undefined;
+      return raw ? taskFromRaw(raw) : null;
     },
     requeue(id, notBefore, failReason) {
       db.update(tasks)
