@@ -29,6 +29,8 @@ import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { RunStore } from './runs/run-store.js';
+import type { OAuthBinding } from './mcp/oauth-tool-server.js';
+import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -77,6 +79,10 @@ export interface ManagedToolSource extends ExternalToolSource {
   close?(): Promise<void>;
   /** Each server's state, shown by `/healthz`. */
   status?(): readonly ToolServerState[];
+  /** Hands `auth: "oauth"` servers the running sign-in service (when some server uses it), before `start`. */
+  bindOAuth?(binding: OAuthBinding): void;
+  /** A person disconnected a server: their session to it is closed. */
+  disconnected?(principal: string, server: string): Promise<void>;
 }
 
 /** The running system, for main.ts, tests and benchmarks. */
@@ -258,6 +264,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   /** Aborted at the start of `stop()`: what waits for the outbox (a schedule's post) gives up rather than hold the shutdown. */
   const stopped = new AbortController();
   let catchingUp: Promise<void> = Promise.resolve();
+  /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
+  let oauth: OAuthRuntime | null = null;
   const app: App = {
     store,
     dispatcher,
@@ -273,6 +281,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
+      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, onConnected: (_principal, server) => logger.info({ server }, 'a person connected an MCP server') });
+      if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify: (conversationId, userId, text) => outbox.recordEphemeral(conversationId, userId, text) });
       await options.externalTools?.start?.();
       for (const a of adapters.values()) {
         await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);
@@ -317,6 +327,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
       }
       await options.externalTools?.close?.().catch((err: unknown) => logger.warn({ err }, 'closing the tool servers failed'));
+      await oauth?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sign-in endpoint failed'));
       if (ownsStore) await store.close();
     },
   };
