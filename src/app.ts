@@ -30,6 +30,7 @@ import { noopMetrics } from './metrics/metrics.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { RunStore } from './runs/run-store.js';
 import type { OAuthBinding } from './mcp/oauth-tool-server.js';
+import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
@@ -214,6 +215,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     now: () => clock.now(),
     home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id) },
   });
+  /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
+  let oauth: OAuthRuntime | null = null;
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) =>
@@ -225,6 +228,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
+    connections: connectionsCommandDeps(config, () => oauth, options.externalTools),
   };
   const attachments = createAttachmentIntake({
     store: store.attachments,
@@ -264,8 +268,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   /** Aborted at the start of `stop()`: what waits for the outbox (a schedule's post) gives up rather than hold the shutdown. */
   const stopped = new AbortController();
   let catchingUp: Promise<void> = Promise.resolve();
-  /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
-  let oauth: OAuthRuntime | null = null;
   const app: App = {
     store,
     dispatcher,

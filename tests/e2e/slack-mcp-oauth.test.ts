@@ -36,6 +36,13 @@ async function startWithLinear(): Promise<{ e: Errand; fake: FakeOAuth; publicUr
   return { e, fake, publicUrl };
 }
 
+/** What `/connections` (with `text`) answers `user`, as Slack shows the ephemeral reply. */
+async function connections(e: Errand, user: string, text = ''): Promise<string> {
+  const r = await e.slack.slashCommand({ command: '/connections', text, user, channel: CHANNEL });
+  expect(r.status).toBe(200);
+  return (JSON.parse(r.body) as { text: string }).text;
+}
+
 /** The Connect link of the newest private notice to `user`. */
 function connectLink(e: Errand, user: string): string | null {
   const notice = e.slack.ephemerals.filter((n) => n.user === user && n.text.includes('connect your account')).at(-1);
@@ -85,6 +92,22 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     await waitFor(() => texts(e.slack, ts).includes('Bob needs to connect.'), 10_000, "Bob's answer");
     expect(toolResults(e.model.requests[beforeBob + 1]!).at(-1)).toEqual({ ok: false, error: `${BOB} has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.` });
     await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice");
+    expect(fake.accepted).toHaveLength(anasCalls);
+
+    // 5. /connections lists hers (never a token), not Bob's; disconnect removes it and her next call asks her to connect again.
+    const listed = await connections(e, ALICE);
+    expect(listed).toContain('linear');
+    expect(listed).toMatch(/since \d{4}-\d{2}-\d{2}/);
+    for (const t of fake.issued) expect(listed).not.toContain(t.accessToken);
+    expect(await connections(e, BOB)).toContain('You have not connected any MCP server yet.');
+    expect(await connections(e, ALICE, 'disconnect linear')).toContain('Disconnected');
+    expect(await connections(e, ALICE, 'disconnect linear')).toContain('You have no connection to');
+    expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
+    e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'Connect again, please.' });
+    const beforeAgain = e.model.requests.length;
+    await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'who am I now?', threadTs: ts });
+    await waitFor(() => texts(e.slack, ts).includes('Connect again, please.'), 10_000, 'the answer after disconnecting');
+    expect(toolResults(e.model.requests[beforeAgain + 1]!).at(-1)).toMatchObject({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear yet`) });
     expect(fake.accepted).toHaveLength(anasCalls);
   });
 });
