@@ -91,15 +91,25 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> and who am I?`, threadTs: ts });
     await waitFor(() => texts(e.slack, ts).includes('Bob needs to connect.'), 10_000, "Bob's answer");
     expect(toolResults(e.model.requests[beforeBob + 1]!).at(-1)).toEqual({ ok: false, error: `${BOB} has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.` });
-    await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice");
+    const bobsLink = (await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice"))!;
     expect(fake.accepted).toHaveLength(anasCalls);
+
+    // Bob connects his own account ("ben"): his calls carry his token, hers still hers.
+    expect((await fetch(await fake.consent(bobsLink, { subject: 'ben' }))).status).toBe(200);
+    e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ben.' });
+    const bobAgain = e.model.requests.length;
+    await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> and now?`, threadTs: ts });
+    await waitFor(() => texts(e.slack, ts).includes('You are ben.'), 10_000, "Bob's answer with his token");
+    expect(toolResults(e.model.requests[bobAgain + 1]!).at(-1)).toEqual({ ok: true, content: 'ben' });
+    expect(fake.accepted.slice(anasCalls).every((a) => a.subject === 'ben')).toBe(true);
+    const bensCalls = fake.accepted.length;
 
     // 5. /connections lists hers (never a token), not Bob's; disconnect removes it and her next call asks her to connect again.
     const listed = await connections(e, ALICE);
     expect(listed).toContain('linear');
     expect(listed).toMatch(/since \d{4}-\d{2}-\d{2}/);
     for (const t of fake.issued) expect(listed).not.toContain(t.accessToken);
-    expect(await connections(e, BOB)).toContain('You have not connected any MCP server yet.');
+    expect(await connections(e, BOB)).toContain('*linear* as ben');
     expect(await connections(e, ALICE, 'disconnect linear')).toContain('Disconnected');
     expect(await connections(e, ALICE, 'disconnect linear')).toContain('You have no connection to');
     expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
@@ -108,6 +118,9 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'who am I now?', threadTs: ts });
     await waitFor(() => texts(e.slack, ts).includes('Connect again, please.'), 10_000, 'the answer after disconnecting');
     expect(toolResults(e.model.requests[beforeAgain + 1]!).at(-1)).toMatchObject({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear yet`) });
-    expect(fake.accepted).toHaveLength(anasCalls);
+    expect(fake.accepted).toHaveLength(bensCalls);
+    // No token in any model request.
+    const sent = JSON.stringify(e.model.requests);
+    for (const t of fake.issued) expect(sent).not.toContain(t.accessToken);
   });
 });
