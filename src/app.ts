@@ -32,6 +32,7 @@ import type { RunStore } from './runs/run-store.js';
 import type { OAuthBinding } from './mcp/oauth-tool-server.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
+import { signInNotes } from './mcp/oauth/sign-in-notes.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -283,8 +284,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
-      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, onConnected: (_principal, server) => logger.info({ server }, 'a person connected an MCP server') });
-      if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify: (conversationId, userId, text) => outbox.recordEphemeral(conversationId, userId, text) });
+      const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
+      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger }) });
+      if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify });
       await options.externalTools?.start?.();
       for (const a of adapters.values()) {
         await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);

@@ -72,6 +72,10 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     const page = await fetch(back);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Connected');
+    // The callback tells her, privately, in the thread of the run that asked.
+    const done = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected')), 10_000, 'the Connected note'))!;
+    expect(done.thread_ts).toBe(ts);
+    expect(done.text).toContain('linear');
 
     // 3. Her next calls carry her token: the tool list is learned from her session, whoami answers "ana".
     e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
@@ -122,5 +126,19 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     // No token in any model request.
     const sent = JSON.stringify(e.model.requests);
     for (const t of fake.issued) expect(sent).not.toContain(t.accessToken);
+  });
+
+  it('a person who declines consent gets a clear page and a private note in the thread; nothing is stored', async () => {
+    const { e, fake } = await startWithLinear();
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connect first.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    const page = await fetch(await fake.consent(link, { answer: 'deny' }));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Not connected');
+    const note = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('You did not allow')), 10_000, 'the declined note'))!;
+    expect(note.thread_ts).toBe(ts);
+    expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
+    expect(fake.accepted).toEqual([]);
   });
 });
