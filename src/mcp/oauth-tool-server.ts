@@ -44,9 +44,15 @@ interface PersonSession {
 export const notConnectedError = (userId: string, server: string): string =>
   `${userId} has not connected ${server} yet; they were sent a link to connect. Ask them to connect and then try again.`;
 
+/** What the model reads when the server asked a connected person to sign in again (more access, or a revoked token). */
+export const signInAgainError = (userId: string, server: string): string =>
+  `${server} asked ${userId} to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.`;
+
 /** The private notice with the Connect link (the URL in the text: the outbox has no link buttons). */
-export const connectNoticeText = (server: string, url: string): string =>
-  `To use **${server}** for you I need you to connect your account. Connect ${server}: ${url}`;
+export const connectNoticeText = (server: string, url: string, again = false): string =>
+  again
+    ? `To do this in **${server}** for you I need you to sign in again (it asks for more access). Connect ${server}: ${url}`
+    : `To use **${server}** for you I need you to connect your account. Connect ${server}: ${url}`;
 
 /**
  * An `auth: "oauth"` server: each person's calls go through their own MCP session, carrying their own token (the
@@ -116,7 +122,7 @@ export class OAuthToolServer {
     } catch (err) {
       await this.drop(key, person);
       const url = person.provider.authorizationUrl;
-      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, url.toString());
+      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, url.toString(), true);
       return { ok: false, error: `${exposedName} failed: ${person.session.describe(err)}` };
     }
   }
@@ -135,11 +141,11 @@ export class OAuthToolServer {
     await Promise.all(all.map((p) => p.session.close()));
   }
 
-  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string): Promise<ToolResult> {
-    await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url)).catch((err: unknown) =>
+  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult> {
+    await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url, again)).catch((err: unknown) =>
       this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'),
     );
-    return { ok: false, error: notConnectedError(userId, this.o.name) };
+    return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name) };
   }
 
   private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {

@@ -87,4 +87,20 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     await server.close();
     expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: false, error: 'linear__whoami did not run: Errand is shutting down.' });
   });
+
+  it('a 403 insufficient_scope asks the person again (a step-up link) instead of failing; after consenting the call runs', async () => {
+    h = await startOAuthHarness({ fake: { scopesSupported: ['read', 'write'] } });
+    await h.signIn('slack:UANA', { subject: 'ana' });
+    h.fake.requireScope('write_note', 'admin');
+    const notices: { userId: string; text: string }[] = [];
+    server = toolServer(h, 10, notices);
+    expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: true, content: 'ana' });
+    const write = () => server!.call('write_note', 'linear__write_note', { text: 'hi' }, new AbortController().signal, context('UANA', 'run-2'));
+    expect(await write()).toEqual({ ok: false, error: 'linear asked UANA to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.' });
+    expect(notices.at(-1)!.text).toMatch(/^To do this in \*\*linear\*\* for you I need you to sign in again/);
+    const link = notices.at(-1)!.text.match(/https?:\/\/\S+/)![0];
+    expect(new URL(link).searchParams.get('scope')?.split(' ')).toContain('admin');
+    expect((await h.browse(await h.fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    expect(await write()).toEqual({ ok: true, content: 'ana wrote hi' });
+  });
 });
