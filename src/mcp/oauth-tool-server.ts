@@ -122,7 +122,7 @@ export class OAuthToolServer {
     } catch (err) {
       await this.drop(key, person);
       const url = person.provider.authorizationUrl;
-      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, url.toString(), true);
+      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true);
       return { ok: false, error: `${exposedName} failed: ${person.session.describe(err)}` };
     }
   }
@@ -139,6 +139,18 @@ export class OAuthToolServer {
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((p) => p.session.close()));
+  }
+
+  /**
+   * The session is shared by the person's runs, and its provider bound the sign-in it started to the run that
+   * opened it: this run asks for its own link (same scopes), so the note after the callback lands in this thread.
+   * When the stored connection still looks valid to Errand (a revoked token), the provider's link is kept.
+   */
+  private async linkForRun(binding: OAuthBinding, key: string, provider: StoredOAuthProvider, url: URL, runId: string): Promise<string> {
+    if (provider.runId === runId) return url.toString();
+    const scope = url.searchParams.get('scope');
+    const fresh = await binding.connections.tokenFor(key, this.o.name, { runId, ...(scope ? { scope } : {}) });
+    return fresh.kind === 'authorize' ? fresh.url : url.toString();
   }
 
   private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult> {

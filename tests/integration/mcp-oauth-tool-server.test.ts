@@ -101,6 +101,8 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     const link = notices.at(-1)!.text.match(/https?:\/\/\S+/)![0];
     expect(new URL(link).searchParams.get('scope')?.split(' ')).toContain('admin');
     expect((await h.browse(await h.fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    // The link was bound to the run that needed it (run-2), not to the run that opened the shared session (run-1).
+    expect(h.connected.at(-1)).toEqual({ principal: 'slack:UANA', server: 'linear', runId: 'run-2' });
     expect(await write()).toEqual({ ok: true, content: 'ana wrote hi' });
   });
 });
