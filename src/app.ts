@@ -286,7 +286,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       await cluster.recover(clusterHooks);
       const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
       oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger }) });
-      if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify });
+      const privateIn = (conversationId: string) => {
+        const ref = conversations.refOf(conversationId);
+        return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+      };
+      if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
       await options.externalTools?.start?.();
       for (const a of adapters.values()) {
         await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);

@@ -105,6 +105,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   return {
     platform: 'console',
     maxMessageLength,
+    // One person at the terminal.
+    privateNotices: true,
     capabilities: {
       stream: {
         open() {

@@ -17,7 +17,16 @@ export type ConnectNotice = (conversationId: string, userId: string, text: strin
 export interface OAuthBinding {
   readonly connections: OAuthConnections;
   readonly notify: ConnectNotice;
+  /**
+   * Whether a notice in this conversation reaches its person alone. A sign-in link is single use: whoever opens it
+   * first connects THEIR account for the person it was made for, so it is never posted where others can read it.
+   */
+  readonly privateIn: (conversationId: string) => boolean;
 }
+
+/** What the model reads when its person cannot be sent a private sign-in link on this platform. */
+export const cannotLinkHereError = (userId: string, server: string): string =>
+  `${userId} has not connected ${server} yet, and this platform cannot show them a private sign-in link, so connecting is not possible from here yet. Tell them, and go on without ${server}.`;
 
 export interface OAuthToolServerOptions {
   readonly name: string;
@@ -154,6 +163,12 @@ export class OAuthToolServer {
   }
 
   private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult> {
+    if (!binding.privateIn(conversationId)) {
+      await binding
+        .notify(conversationId, userId, `To use **${this.o.name}** for you I need you to connect your account, but a sign-in link cannot be shown to you privately here, so connecting is not possible from this platform yet.`)
+        .catch((err: unknown) => this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'));
+      return { ok: false, error: cannotLinkHereError(userId, this.o.name) };
+    }
     await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url, again)).catch((err: unknown) =>
       this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'),
     );

@@ -32,9 +32,9 @@ function settingsFor(url: string): HttpServerSettings {
 }
 
 /** The per-person tool server on the harness's service, with `maxSessions` open sessions at most. */
-function toolServer(harness: OAuthHarness, maxSessions: number, notices: { userId: string; text: string }[]): OAuthToolServer {
+function toolServer(harness: OAuthHarness, maxSessions: number, notices: { userId: string; text: string }[], privateNotices = true): OAuthToolServer {
   const s = new OAuthToolServer({ name: 'linear', settings: settingsFor(harness.fake.mcpUrl), logger: harness.log.logger, clock: harness.clock, maxResultChars: 16_000, onToolsChanged: () => {}, maxSessions });
-  s.bind({ connections: harness.connections, notify: async (_c, userId, text) => void notices.push({ userId, text }) });
+  s.bind({ connections: harness.connections, notify: async (_c, userId, text) => void notices.push({ userId, text }), privateIn: () => privateNotices });
   return s;
 }
 
@@ -72,6 +72,18 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     expect(notices).toEqual([{ userId: 'UCARL', text: expect.stringMatching(/^To use \*\*linear\*\* for you I need you to connect your account\. Connect linear: http/) }]);
     expect(new Set(h.fake.accepted.map((a) => a.subject))).toEqual(new Set(['ana', 'ben']));
     for (const t of h.fake.issued) expect(JSON.stringify(h.log.lines)).not.toContain(t.accessToken);
+  });
+
+  it('where notices are not private (Discord outside an interaction) no sign-in link is sent: the person and the model are told connecting is not possible there', async () => {
+    h = await startOAuthHarness();
+    const notices: { userId: string; text: string }[] = [];
+    server = toolServer(h, 5, notices, false);
+    const before = h.fake.accepted.length;
+    expect(await call(server, SIGN_IN_TOOL, 'UCARL')).toEqual({ ok: false, error: expect.stringContaining('UCARL has not connected linear yet, and this platform cannot show them a private sign-in link') });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.text).toMatch(/cannot be shown to you privately here/);
+    expect(notices[0]!.text).not.toMatch(/https?:\/\//);
+    expect(h.fake.accepted).toHaveLength(before);
   });
 
   it('after a disconnect the person\'s session is closed and the next call asks them to connect; after close nothing runs', async () => {
