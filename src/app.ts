@@ -29,6 +29,10 @@ import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { RunStore } from './runs/run-store.js';
+import type { OAuthBinding } from './mcp/oauth-tool-server.js';
+import { connectionsCommandDeps } from './commands/connections-command-deps.js';
+import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
+import { signInNotes } from './mcp/oauth/sign-in-notes.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -77,6 +81,10 @@ export interface ManagedToolSource extends ExternalToolSource {
   close?(): Promise<void>;
   /** Each server's state, shown by `/healthz`. */
   status?(): readonly ToolServerState[];
+  /** Hands `auth: "oauth"` servers the running sign-in service (when some server uses it), before `start`. */
+  bindOAuth?(binding: OAuthBinding): void;
+  /** A person disconnected a server: their session to it is closed. */
+  disconnected?(principal: string, server: string): Promise<void>;
 }
 
 /** The running system, for main.ts, tests and benchmarks. */
@@ -208,6 +216,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     now: () => clock.now(),
     home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id) },
   });
+  /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
+  let oauth: OAuthRuntime | null = null;
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) =>
@@ -219,6 +229,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
+    connections: connectionsCommandDeps(config, () => oauth, options.externalTools),
   };
   const attachments = createAttachmentIntake({
     store: store.attachments,
@@ -273,6 +284,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
+      const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
+      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger }) });
+      const privateIn = (conversationId: string) => {
+        const ref = conversations.refOf(conversationId);
+        return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+      };
+      if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
       await options.externalTools?.start?.();
       for (const a of adapters.values()) {
         await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);
@@ -317,6 +335,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
       }
       await options.externalTools?.close?.().catch((err: unknown) => logger.warn({ err }, 'closing the tool servers failed'));
+      await oauth?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sign-in endpoint failed'));
       if (ownsStore) await store.close();
     },
   };

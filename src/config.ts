@@ -251,6 +251,10 @@ function oauthProblems(env: NodeJS.ProcessEnv, file: LoadedErrandFile): string[]
   if (set('METRICS_PORT') && webPort !== 0 && Number(env.METRICS_PORT) === webPort) {
     problems.push(`WEB_PORT: ${webPort} is also METRICS_PORT. The sign-in pages need a port apart from /healthz and /metrics (e.g. WEB_PORT=3100).`);
   }
+  const slackHttp = set('SLACK_BOT_TOKEN') && (env.SLACK_MODE ?? '').trim().toLowerCase() === 'http';
+  if (slackHttp && webPort !== 0 && Number((env.SLACK_PORT ?? '').trim() || '3000') === webPort) {
+    problems.push(`WEB_PORT: ${webPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give the sign-in pages a port of their own (e.g. WEB_PORT=3100) and route \${PUBLIC_URL}/oauth/ to it.`);
+  }
   return problems;
 }
 

@@ -106,6 +106,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   return {
     platform: DISCORD_PLATFORM,
     maxMessageLength: MAX_MESSAGE_LENGTH,
+    // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
+    privateNotices: false,
     capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {

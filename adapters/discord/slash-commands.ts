@@ -39,6 +39,9 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       .toJSON(),
     schedules.toJSON(),
     base('usage', "Your tokens today and over 30 days, and the limits (admins: everyone's)").toJSON(),
+    base('connections', 'The MCP servers you signed in to; or disconnect one')
+      .addStringOption((o) => o.setName('disconnect').setDescription('A server to disconnect (forget your tokens for it)').setMaxLength(100))
+      .toJSON(),
     base('help', 'How to use Errand').toJSON(),
   ];
 }
@@ -53,7 +56,7 @@ export async function registerCommands(rest: REST, applicationId: string, guildI
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'help'];
+const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'help'];
 
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
 export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {
@@ -65,6 +68,10 @@ export function commandFromInteraction(interaction: ChatInputCommandInteraction)
     if (sub === 'list') return { name, args: '' };
     if (sub === 'add') return { name, args: 'add' };
     return { name, args: `${sub} ${(interaction.options.getString('id') ?? '').trim()}`.trim() };
+  }
+  if (name === 'connections') {
+    const server = (interaction.options.getString('disconnect') ?? '').trim();
+    return { name, args: server ? `disconnect ${server}` : '' };
   }
   return { name, args: '' };
 }

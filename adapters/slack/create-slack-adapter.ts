@@ -90,6 +90,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   return {
     platform: SLACK_PLATFORM,
     maxMessageLength: MAX_MESSAGE_LENGTH,
+    privateNotices: true,
     capabilities: {
       stream: { open: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, clock: options.clock ?? systemClock, logger }) },
       delete: { deleteMessage: outbound.deleteMessage },

@@ -39,6 +39,12 @@ export interface ChatAdapter {
    * be opened there (a DM, threads turned off) it opens none and returns the channel's conversation.
    */
   openThread(channel: ChannelRef, messageId: string, name: string): Promise<ConversationRef>;
+  /**
+   * Whether `postEphemeral` is seen by that person alone. False where it falls back to a post others in
+   * the conversation can read (Discord outside an interaction): secrets such as a sign-in link are never
+   * sent that way.
+   */
+  readonly privateNotices: boolean;
   /** A notice only `userId` sees (falls back to a normal post where unsupported). */
   postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { ConnectionsCommandDeps } from './connections-command.js';
 import type { UsageCommandDeps } from './usage-command.js';
 
 /** What stopping a conversation did. */
@@ -51,4 +52,6 @@ export interface CommandDeps {
   schedulesHelp?: string;
   /** `/usage`, when usage is recorded. */
   usage?: UsageCommandDeps;
+  /** `/connections`, when some MCP server uses per-person OAuth. */
+  connections?: ConnectionsCommandDeps;
 }

@@ -1,5 +1,6 @@
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { CommandDeps } from './command-deps.js';
+import { handleConnectionsCommand } from './connections-command.js';
 import { handleHelpCommand } from './help-command.js';
 import { handleStopCommand } from './stop-command.js';
 import { handleTasksCommand } from './tasks-command.js';
@@ -14,6 +15,8 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
       return handleStopCommand(cmd, deps);
     case 'usage':
       return handleUsageCommand(cmd, deps.usage);
+    case 'connections':
+      return handleConnectionsCommand(cmd, deps.connections);
     case 'help':
       return handleHelpCommand({ platform: cmd.channel.platform, ...(deps.schedulesHelp ? { schedulesHelp: deps.schedulesHelp } : {}) });
     case 'schedules':

@@ -16,6 +16,7 @@ const COMMON_COMMANDS = [
   '• `/stop` — stop the current run · `/stop all` — and cancel pending tasks · `/stop <task-id>` — one task',
 ];
 const USAGE_LINE = "• `/usage` — your model tokens today and over the last 30 days, and the limits (admins: everyone's)";
+const CONNECTIONS_LINE = '• `/connections` — the MCP servers you signed in to · `/connections disconnect <server>` — forget one';
 const HELP_LINE = '• `/help` — this message';
 
 /** `/help`: what Errand does and how to drive it, in the words of the platform it is used on. */
@@ -34,6 +35,7 @@ function chatHelp(schedulesHelp: string | undefined): string {
     ...COMMON_COMMANDS,
     ...(schedulesHelp ? [schedulesHelp] : []),
     USAGE_LINE,
+    CONNECTIONS_LINE,
     HELP_LINE,
   ].join('\n');
 }
@@ -57,6 +59,7 @@ function consoleHelp(schedules: boolean): string {
         ]
       : []),
     USAGE_LINE,
+    CONNECTIONS_LINE,
     HELP_LINE,
   ].join('\n');
 }

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { McpServerSettings } from '../settings/mcp-server-settings.js';
 import { McpServerConnection, type McpServerState } from './mcp-server-connection.js';
 import { McpToolCatalog } from './mcp-tool-catalog.js';
+import { OAuthToolServer, type OAuthBinding } from './oauth-tool-server.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './mcp-tool-result.js';
 import { exponentialBackoff, type RestartBackoff } from './restart-backoff.js';
 
@@ -40,6 +41,10 @@ export interface McpHub extends ExternalToolSource {
   /** Closes every server; stdio child processes have exited when it resolves. */
   close(): Promise<void>;
   status(): McpServerStatus[];
+  /** Hands the `auth: "oauth"` servers the running OAuth service (app start, before `start`). */
+  bindOAuth(binding: OAuthBinding): void;
+  /** The person disconnected `server` (`/connections disconnect`): their open session to it is closed. */
+  disconnected(principal: string, server: string): Promise<void>;
 }
 
 /**
@@ -51,7 +56,21 @@ export function createMcpHub(options: McpHubOptions): McpHub {
   const clock = options.clock ?? systemClock;
   const backoff = options.backoff ?? exponentialBackoff();
   let catalog: McpToolCatalog | null = null;
+  const oauthServers = new Map<string, OAuthToolServer>();
   const servers = Object.entries(options.servers).map(([name, settings]) => {
+    const channels = settings.channels ? new Set(settings.channels) : null;
+    if ('url' in settings && settings.oauth !== null && !settings.disabled) {
+      const connection = new OAuthToolServer({
+        name,
+        settings,
+        logger: options.logger.child({ mcpServer: name }),
+        clock,
+        maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+        onToolsChanged: () => catalog?.rebuild(),
+      });
+      oauthServers.set(name, connection);
+      return { name, connection, channels };
+    }
     const connection = new McpServerConnection({
       name,
       settings,
@@ -62,9 +81,11 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
       onToolsChanged: () => catalog?.rebuild(),
     });
-    return { name, connection, channels: settings.channels ? new Set(settings.channels) : null };
+    return { name, connection, channels };
   });
   catalog = new McpToolCatalog(servers, options.logger);
+  // The OAuth servers offer their stand-in tool from the start.
+  if (oauthServers.size > 0) catalog.rebuild();
 
   return {
     async start() {
@@ -88,5 +109,9 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         };
       }),
     toolsFor: (conversation) => catalog.toolsFor(conversation),
+    bindOAuth(binding) {
+      for (const server of oauthServers.values()) server.bind(binding);
+    },
+    disconnected: async (principal, server) => oauthServers.get(server)?.forget(principal),
   };
 }

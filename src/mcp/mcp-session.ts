@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,6 +23,8 @@ export interface McpSessionOptions {
   readonly onUnexpectedClose: () => void;
   /** The server sent notifications/tools/list_changed. */
   readonly onToolListChanged: () => void;
+  /** For an `auth: "oauth"` server: the person's sign-in, whose token every request of this session carries. */
+  readonly authProvider?: OAuthClientProvider;
 }
 
 /** One live connection to one MCP server: a client plus its transport. A restart makes a new session. */
@@ -73,15 +76,16 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   async function connectHttp(s: HttpServerSettings): Promise<void> {
     const url = new URL(s.url);
     const requestInit = { headers: s.headers };
-    if (s.type === 'sse') return connectWith(new SSEClientTransport(url, { requestInit }));
+    const auth = options.authProvider ? { authProvider: options.authProvider } : {};
+    if (s.type === 'sse') return connectWith(new SSEClientTransport(url, { requestInit, ...auth }));
     try {
-      await connectWith(new StreamableHTTPClientTransport(url, { requestInit }));
+      await connectWith(new StreamableHTTPClientTransport(url, { requestInit, ...auth }));
     } catch (err) {
       const status = httpStatusOf(err);
       if (closing || status === null || !STREAMABLE_NOT_SUPPORTED.has(status)) throw err;
       logger.info({ status }, 'MCP server does not speak Streamable HTTP; trying the older HTTP+SSE transport');
       await client?.close().catch(() => {});
-      await connectWith(new SSEClientTransport(url, { requestInit }));
+      await connectWith(new SSEClientTransport(url, { requestInit, ...auth }));
     }
   }
 

@@ -1,14 +1,23 @@
 import type { Logger } from 'pino';
 import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExternalTool } from '../agent/tools/external-tool.js';
-import type { McpServerConnection } from './mcp-server-connection.js';
+import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
+import type { McpServerSettings } from '../settings/mcp-server-settings.js';
 import { toolNeedsApproval } from './mcp-tool-filter.js';
 import { qualifiedToolName } from './mcp-tool-names.js';
+
+/** What the catalogue needs of a server: a shared connection (McpServerConnection) or per-person sessions (OAuthToolServer). */
+export interface CatalogConnection {
+  readonly tools: readonly Tool[];
+  readonly approval: McpServerSettings['approval'];
+  call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult>;
+}
 
 /** A server as the catalogue sees it: its name, its connection and its `channels` filter. */
 export interface CatalogServer {
   readonly name: string;
-  readonly connection: McpServerConnection;
+  readonly connection: CatalogConnection;
   /** `platform:channel` keys where its tools are offered; null = everywhere. */
   readonly channels: ReadonlySet<string> | null;
 }
@@ -54,7 +63,7 @@ export class McpToolCatalog {
             description: tool.description ?? tool.title ?? `The tool "${toolName}" of the MCP server "${server.name}".`,
             inputSchema: tool.inputSchema as Record<string, unknown>,
             needsApproval: toolNeedsApproval(connection.approval, tool),
-            call: (args, _context, signal) => connection.call(toolName, name, args, signal),
+            call: (args, context, signal) => connection.call(toolName, name, args, signal, context),
           },
         });
       }

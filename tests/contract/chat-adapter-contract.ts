@@ -29,6 +29,7 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
       expect(typeof h.adapter.capabilities.history?.readAfter === 'function').toBe(options.readAfter === true);
       expect(h.surfaces !== undefined).toBe(options.surfaces !== undefined);
       expect(h.adapter.maxMessageLength).toBeGreaterThan(0);
+      expect(typeof h.adapter.privateNotices).toBe('boolean');
     });
 
     it('hands a mention to the core with a valid conversation ref, the mention stripped', async () => {

@@ -56,6 +56,8 @@ let idCounter = 0;
 
 export class MemoryAdapter implements ChatAdapter {
   readonly maxMessageLength = 500;
+  /** Its ephemerals are recorded apart from posts, as a platform with private notices shows them. */
+  readonly privateNotices: boolean = true;
   readonly posts: MemoryPost[] = [];
   readonly ephemerals: { conversation: string; userId: string; text: string }[] = [];
   readonly working = new Map<string, WorkingStatus>();

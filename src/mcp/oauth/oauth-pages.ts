@@ -15,7 +15,7 @@ function page(title: string, body: string): string {
 export function callbackPage(outcome: CallbackOutcome): { status: number; html: string } {
   switch (outcome.kind) {
     case 'connected':
-      return { status: 200, html: page('Connected — you can close this tab', `Your ${outcome.server} account is connected to Errand. Go back to the chat: the request that needed it carries on.`) };
+      return { status: 200, html: page('Connected — you can close this tab', `Your ${outcome.server} account is connected to Errand. Go back to the chat and ask again: Errand now acts with your account there.`) };
     case 'denied':
       return { status: 200, html: page('Not connected', `You declined access to ${outcome.server}, so nothing was connected. You can close this tab; ask Errand again if you change your mind.`) };
     case 'expired':

@@ -1,0 +1,239 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
+import type { Clock } from '../clock.js';
+import type { HttpServerSettings } from '../settings/mcp-server-settings.js';
+import { filterServerTools } from './mcp-tool-filter.js';
+import { toToolResult } from './mcp-tool-result.js';
+import { createMcpSession, type McpSession } from './mcp-session.js';
+import type { OAuthConnections } from './oauth/oauth-connections.js';
+import type { StoredOAuthProvider } from './oauth/stored-oauth-provider.js';
+import { scrubbedError } from './scrubbed-error.js';
+
+/** How the person a run acts for is told, privately, to connect their account (the outbox's `recordEphemeral`). */
+export type ConnectNotice = (conversationId: string, userId: string, text: string) => Promise<void>;
+
+/** What the OAuth side hands the tool servers once it runs (app start): the tokens and the way to tell people. */
+export interface OAuthBinding {
+  readonly connections: OAuthConnections;
+  readonly notify: ConnectNotice;
+  /**
+   * Whether a notice in this conversation reaches its person alone. A sign-in link is single use: whoever opens it
+   * first connects THEIR account for the person it was made for, so it is never posted where others can read it.
+   */
+  readonly privateIn: (conversationId: string) => boolean;
+}
+
+/** What the model reads when its person cannot be sent a private sign-in link on this platform. */
+export const cannotLinkHereError = (userId: string, server: string): string =>
+  `${userId} has not connected ${server} yet, and this platform cannot show them a private sign-in link, so connecting is not possible from here yet. Tell them, and go on without ${server}.`;
+
+export interface OAuthToolServerOptions {
+  readonly name: string;
+  readonly settings: HttpServerSettings;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly maxResultChars: number;
+  /** The offered tools changed (the first person's session listed them). */
+  readonly onToolsChanged: () => void;
+  /** Open per-person sessions kept at most (the least recently used is closed first). Default 50. */
+  readonly maxSessions?: number;
+}
+
+/** The tool offered while nobody has connected yet, so the model can still reach the server for its person. */
+export const SIGN_IN_TOOL = 'sign_in';
+
+interface PersonSession {
+  readonly session: McpSession;
+  readonly provider: StoredOAuthProvider;
+  readonly opened: Promise<void>;
+}
+
+/** What the model reads when its person has not connected: something it can act on, never a token. */
+export const notConnectedError = (userId: string, server: string): string =>
+  `${userId} has not connected ${server} yet; they were sent a link to connect. Ask them to connect and then try again.`;
+
+/** What the model reads when the server asked a connected person to sign in again (more access, or a revoked token). */
+export const signInAgainError = (userId: string, server: string): string =>
+  `${server} asked ${userId} to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.`;
+
+/** The private notice with the Connect link (the URL in the text: the outbox has no link buttons). */
+export const connectNoticeText = (server: string, url: string, again = false): string =>
+  again
+    ? `To do this in **${server}** for you I need you to sign in again (it asks for more access). Connect ${server}: ${url}`
+    : `To use **${server}** for you I need you to connect your account. Connect ${server}: ${url}`;
+
+/**
+ * An `auth: "oauth"` server: each person's calls go through their own MCP session, carrying their own token (the
+ * provider reads it from the database per request), so one person is never served with another's account. The
+ * principal is the run's (ToolContext.principal: a scheduled run's creator), never whoever wrote last in the thread.
+ * Sessions are kept per person up to a bound and closed on disconnect and shutdown. The tool list is the server's
+ * own metadata: learned from the first person's session; until then one `sign_in` tool stands for the server.
+ */
+export class OAuthToolServer {
+  private binding: OAuthBinding | null = null;
+  private readonly sessions = new Map<string, PersonSession>();
+  private toolList: readonly Tool[] = [];
+  private closed = false;
+
+  constructor(private readonly o: OAuthToolServerOptions) {}
+
+  /** Connects this server to the running OAuth service (app start); calls before it fail with a clear error. */
+  bind(binding: OAuthBinding): void {
+    this.binding = binding;
+  }
+
+  get currentState(): { readonly kind: 'connected' } | { readonly kind: 'starting' } | { readonly kind: 'closed' } {
+    return this.closed ? { kind: 'closed' } : this.binding ? { kind: 'connected' } : { kind: 'starting' };
+  }
+
+  readonly pid = null;
+
+  get approval(): HttpServerSettings['approval'] {
+    return this.o.settings.approval;
+  }
+
+  /** The server's tools once some person's session listed them; the `sign_in` stand-in before. */
+  get tools(): readonly Tool[] {
+    if (this.toolList.length > 0) return this.toolList;
+    return [
+      {
+        name: SIGN_IN_TOOL,
+        description: `Connects the person you act for to ${this.o.name} (their own account), so that its tools become available. Call it when they ask for something in ${this.o.name}.`,
+        inputSchema: { type: 'object', properties: {} },
+        annotations: { readOnlyHint: true },
+      },
+    ];
+  }
+
+  /** Nothing to start: sessions open per person on their first call. */
+  async start(): Promise<void> {}
+
+  /** Calls `toolName` for the run's principal with their own token; without a connection, asks them to connect. */
+  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult> {
+    const binding = this.binding;
+    if (this.closed) return { ok: false, error: `${exposedName} did not run: Errand is shutting down.` };
+    if (!binding) return { ok: false, error: `The MCP server "${this.o.name}" is not ready yet. Try again in a moment.` };
+    const principal = context?.principal ?? (context?.userId ? { platform: context.conversation.platform, userId: context.userId } : null);
+    if (!context || !principal) return { ok: false, error: `${exposedName} was not run: ${this.o.name} acts for a person, and this run acts for nobody.` };
+    if (signal.aborted) return { ok: false, error: `${exposedName} was not run: the run was stopped.` };
+    const key = `${principal.platform}:${principal.userId}`;
+    const outcome = await binding.connections.tokenFor(key, this.o.name, { runId: context.runId });
+    if (outcome.kind === 'unavailable') return { ok: false, error: `${exposedName} was not run: ${outcome.reason}` };
+    if (outcome.kind === 'authorize') return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url);
+    const person = this.sessionFor(binding, key, context.runId);
+    try {
+      await person.opened;
+      if (toolName === SIGN_IN_TOOL && !this.toolList.some((t) => t.name === SIGN_IN_TOOL)) {
+        return { ok: true, connected: true, note: `${principal.userId} is connected to ${this.o.name}; its tools are available now.` };
+      }
+      return await this.run(person.session, toolName, exposedName, args, signal);
+    } catch (err) {
+      await this.drop(key, person);
+      const url = person.provider.authorizationUrl;
+      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true);
+      return { ok: false, error: `${exposedName} failed: ${person.session.describe(err)}` };
+    }
+  }
+
+  /** Closes the person's session (after a disconnect): their next call starts from their stored connection again. */
+  async forget(principal: string): Promise<void> {
+    const person = this.sessions.get(principal);
+    if (person) await this.drop(principal, person);
+  }
+
+  /** Closes every person's session. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((p) => p.session.close()));
+  }
+
+  /**
+   * The session is shared by the person's runs, and its provider bound the sign-in it started to the run that
+   * opened it: this run asks for its own link (same scopes), so the note after the callback lands in this thread.
+   * When the stored connection still looks valid to Errand (a revoked token), the provider's link is kept.
+   */
+  private async linkForRun(binding: OAuthBinding, key: string, provider: StoredOAuthProvider, url: URL, runId: string): Promise<string> {
+    if (provider.runId === runId) return url.toString();
+    const scope = url.searchParams.get('scope');
+    const fresh = await binding.connections.tokenFor(key, this.o.name, { runId, ...(scope ? { scope } : {}) });
+    return fresh.kind === 'authorize' ? fresh.url : url.toString();
+  }
+
+  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult> {
+    if (!binding.privateIn(conversationId)) {
+      await binding
+        .notify(conversationId, userId, `To use **${this.o.name}** for you I need you to connect your account, but a sign-in link cannot be shown to you privately here, so connecting is not possible from this platform yet.`)
+        .catch((err: unknown) => this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'));
+      return { ok: false, error: cannotLinkHereError(userId, this.o.name) };
+    }
+    await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url, again)).catch((err: unknown) =>
+      this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'),
+    );
+    return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name) };
+  }
+
+  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+    const timeoutMs = this.o.settings.timeoutSeconds * 1000;
+    const timeout = new AbortController();
+    const timer = this.o.clock.setTimer(() => timeout.abort(), timeoutMs);
+    try {
+      const result = await session.callTool(toolName, args, { signal: AbortSignal.any([signal, timeout.signal]), timeoutMs });
+      return toToolResult(result, this.o.maxResultChars);
+    } catch (err) {
+      if (timeout.signal.aborted) return { ok: false, error: `${exposedName} timed out after ${this.o.settings.timeoutSeconds} s. Try a smaller request, or do without it.` };
+      if (signal.aborted) return { ok: false, error: `${exposedName} was cancelled: the run was stopped.` };
+      throw err;
+    } finally {
+      this.o.clock.clearTimer(timer);
+    }
+  }
+
+  /** The person's open session (most recently used last), or a new one; the least recently used beyond the bound is closed. */
+  private sessionFor(binding: OAuthBinding, key: string, runId: string): PersonSession {
+    const known = this.sessions.get(key);
+    if (known) {
+      this.sessions.delete(key);
+      this.sessions.set(key, known);
+      return known;
+    }
+    const provider = binding.connections.authProvider(key, this.o.name, runId);
+    const session = createMcpSession({
+      settings: this.o.settings,
+      logger: this.o.logger,
+      authProvider: provider,
+      onUnexpectedClose: () => void this.forget(key),
+      onToolListChanged: () => void this.listWith(session),
+    });
+    const opened = (async () => {
+      await session.connect();
+      if (this.toolList.length === 0) await this.listWith(session);
+    })();
+    opened.catch(() => {});
+    const person = { session, provider, opened };
+    this.sessions.set(key, person);
+    const bound = this.o.maxSessions ?? 50;
+    for (const [oldest, p] of this.sessions) {
+      if (this.sessions.size <= bound) break;
+      void this.drop(oldest, p);
+    }
+    return person;
+  }
+
+  private async listWith(session: McpSession): Promise<void> {
+    try {
+      const filtered = filterServerTools(await session.listTools(), this.o.settings);
+      this.toolList = filtered.tools;
+      this.o.onToolsChanged();
+    } catch (err) {
+      this.o.logger.warn({ err: scrubbedError(err, session.scrub) }, 'listing the tools of an OAuth MCP server failed');
+    }
+  }
+
+  private async drop(key: string, person: PersonSession): Promise<void> {
+    if (this.sessions.get(key) === person) this.sessions.delete(key);
+    await person.session.close();
+  }
+}
