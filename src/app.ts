@@ -1,35 +1,27 @@
-import { createOpenAiClient, type LlmClient } from './agent/llm-client.js';
+import { createOpenAiClient } from './agent/llm-client.js';
 import { createControlTools } from './agent/tools/control-tools.js';
 import { createHistoryTools } from './agent/tools/history-tools.js';
 import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
 import { createTaskTools } from './agent/tools/task-tools.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
-import type { ExternalToolSource } from './agent/tools/external-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import { createBudget } from './budget/budget.js';
-import type { ChatAdapter } from './chat/chat-adapter.js';
 import { presenceOver } from './chat/presence-over-adapters.js';
 import { threadOpenerOver } from './chat/thread-opener.js';
-import { conversationKey, type ConversationRef } from './chat/conversation-ref.js';
-import { systemClock, type Clock } from './clock.js';
+import { conversationKey } from './chat/conversation-ref.js';
+import { systemClock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
 import { SCHEDULES_HELP } from './commands/schedules-command.js';
 import { createScheduleManagement } from './commands/schedule-management.js';
 import { createScheduleRights } from './access/schedule-rights.js';
 import { createWhenInterpreter } from './agent/when-interpreter.js';
-import type { Config } from './config.js';
-import type { ConversationStore } from './conversations/conversation-store.js';
 import { createAccessPolicy } from './access/access-policy.js';
 import { createAuthority } from './runtime/authority.js';
-import type { TranscriptStore } from './conversations/transcript-store.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger } from './logger.js';
 import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
-import { checkHealth, type ToolServerState } from './metrics/health-check.js';
+import { checkHealth } from './metrics/health-check.js';
 import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
-import type { Monitoring } from './metrics/monitoring.js';
-import type { RunStore } from './runs/run-store.js';
-import type { OAuthBinding } from './mcp/oauth-tool-server.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { signInNotes } from './mcp/oauth/sign-in-notes.js';
@@ -37,85 +29,18 @@ import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
-import { createOutbox, type Outbox } from './outbox/outbox.js';
-import { createLocalCluster, type Cluster, type ClusterHooks } from './runtime/cluster.js';
+import { createOutbox } from './outbox/outbox.js';
+import { createLocalCluster, type ClusterHooks } from './runtime/cluster.js';
 import { recoverTakenOverRun, requeueInterruptedRuns, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
-import { finishOpenWork, type FinishedWork } from './runtime/finish-open-work.js';
+import { finishOpenWork } from './runtime/finish-open-work.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
-import type { ScheduleService } from './schedules/schedule-service.js';
 import { createScheduling } from './schedules/scheduling.js';
-import type { WakeTimer } from './schedules/scheduler.js';
 import { openStore } from './store/open-store.js';
-import type { Store } from './store/store.js';
-import type { TaskService } from './tasks/task-service.js';
 
-export interface AppOptions {
-  config: Config;
-  adapters: readonly ChatAdapter[];
-  logger?: Logger;
-  clock?: Clock;
-  /** An open store; when omitted, the configured database is opened (and closed on stop). */
-  store?: Store;
-  /** The model; when omitted, the OpenAI-compatible endpoint from the config. */
-  llm?: LlmClient;
-  /** Backoff between model retries (tests shorten it). */
-  modelBackoffMs?: (attempt: number) => number;
-  /** Delay before a task whose run failed transiently is retried. */
-  taskRetryDelayMs?: (attempts: number) => number;
-  /** Wait before an outbox post that failed transiently is tried again (tests shorten it). */
-  outboxBackoffMs?: (attempts: number) => number;
-  /** Replaces the scheduler's wake timer (default: node-schedule on the system clock, else the clock's timers). */
-  scheduleTimer?: WakeTimer;
-  /** Tools from outside Errand (MCP servers); started with the app and closed with it. */
-  externalTools?: ManagedToolSource;
-  /** `/healthz` and `/metrics` (METRICS_PORT): counts what happens, served from start to stop. Absent: nothing is counted. */
-  monitoring?: Monitoring;
-  /** The other processes on the same database (PostgreSQL: cluster/cluster-runtime.ts); default: this process is alone. */
-  cluster?: Cluster;
-}
+import type { App, AppOptions } from './app-contract.js';
 
-/** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
-export interface ManagedToolSource extends ExternalToolSource {
-  start?(): Promise<void>;
-  close?(): Promise<void>;
-  /** Each server's state, shown by `/healthz`. */
-  status?(): readonly ToolServerState[];
-  /** Hands `auth: "oauth"` servers the running sign-in service (when some server uses it), before `start`. */
-  bindOAuth?(binding: OAuthBinding): void;
-  /** A person disconnected a server: their session to it is closed. */
-  disconnected?(principal: string, server: string): Promise<void>;
-}
-
-/** The running system, for main.ts, tests and benchmarks. */
-export interface App {
-  readonly store: Store;
-  readonly dispatcher: Dispatcher;
-  readonly coordinator: RunCoordinator;
-  readonly heartbeat: Heartbeat;
-  readonly conversations: ConversationStore;
-  readonly transcript: TranscriptStore;
-  readonly tasks: TaskService;
-  readonly runs: RunStore;
-  readonly schedules: ScheduleService;
-  readonly outbox: Outbox;
-  /** Connects adapters, recovers interrupted runs, starts the heartbeat and queued work. */
-  start(): Promise<void>;
-  /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */
-  stop(): Promise<void>;
-  /**
-   * Reads what people wrote, in conversations with open work, while this process heard nothing from the
-   * platforms, and hands it to the dispatcher (as start does). For a process that took a gateway over from
-   * one that died: the dead one's session cannot be resumed, so its last moments are read back.
-   */
-  catchUp(): Promise<void>;
-  /**
-   * Lets the open work end before a stop nobody asked to interrupt it (the console's piped input
-   * ended): runs executing and tasks ready now run to their end and their posts are delivered; a run
-   * of `silenced` (where nobody can write any more) that asks a question is stopped. See finish-open-work.ts.
-   */
-  finishOpenWork(silenced: readonly ConversationRef[]): Promise<FinishedWork>;
-}
+export type { App, AppOptions, ManagedToolSource } from './app-contract.js';
 
 /** Attempts a task gets, counting transient failures and restarts that interrupted it. */
 const MAX_TASK_ATTEMPTS = 3;
