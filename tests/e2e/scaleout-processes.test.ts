@@ -74,10 +74,13 @@ async function query<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
 /** Waits until no run is `running` any more; on timeout says which runs still are, and what the processes printed. */
 async function noRunLeftWorking(outputs: () => string): Promise<void> {
   const running = () => query<{ id: string; owner: string | null; lease_until: string | null; steps: number; updated_at: string }>(`select id, owner, lease_until, steps, updated_at from runs where status = 'running'`);
+  // A run taken over from a killed process is recovered into a task queued again: between the two, no run
+  // is running but the work is not done, so open tasks count as work left too.
+  const open = () => query<{ id: number; status: string }>(`select id, status from tasks where status in ('pending', 'in_progress')`);
   try {
-    await waitFor(async () => (await running()).length === 0, 30_000, 'no run left working');
+    await waitFor(async () => (await running()).length === 0 && (await open()).length === 0, 30_000, 'no run left working');
   } catch {
-    throw new Error(`runs still running: ${JSON.stringify(await running())} at ${Date.now()}\n${outputs()}`);
+    throw new Error(`runs still running: ${JSON.stringify(await running())}, tasks open: ${JSON.stringify(await open())} at ${Date.now()}\n${outputs()}`);
   }
 }
 
