@@ -128,6 +128,53 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     for (const t of fake.issued) expect(sent).not.toContain(t.accessToken);
   });
 
+  it("a scheduled prompt's run uses its creator's connection, though nobody writes in its thread", async () => {
+    const { e, fake } = await startWithLinear();
+    // Alice connects.
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connect first.' });
+    const first = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, first.ts).includes('Connect first.'), 10_000, 'the first answer');
+    // Bob, who has no connection, asks for a scheduled prompt: its runs act for him. Alice asks for one too.
+    const at = new Date(e.clock.now() + 60 * 60_000).toISOString();
+    const schedule = (prompt: string) => ({ toolCalls: [{ name: 'schedule_prompt', arguments: { prompt, kind: 'once', spec: at, timezone: 'UTC' } }] });
+    e.model.reply(schedule("report alice's board"), { text: 'Scheduled for Alice.' });
+    const a = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'in an hour, report my board' });
+    await waitFor(() => texts(e.slack, a.ts).includes('Scheduled for Alice.'), 10_000, "Alice's schedule");
+    e.model.reply(schedule("report bob's board"), { text: 'Scheduled for Bob.' });
+    const b = await e.slack.mention({ user: BOB, channel: CHANNEL, text: 'in an hour, report my board' });
+    await waitFor(() => texts(e.slack, b.ts).includes('Scheduled for Bob.'), 10_000, "Bob's schedule");
+    await e.app.coordinator.idle();
+
+    // When they fire, each run calls linear as the person who scheduled it.
+    // Until someone's session has listed the server's tools the model sees `linear__sign_in` alone (this server
+    // was only signed in to, never called): it signs in first, then asks who it is.
+    e.model.respondWith((request) => {
+      const goal = JSON.stringify(request.messages);
+      const last = toolResults(request).at(-1) as { ok?: boolean; connected?: boolean } | undefined;
+      if (last === undefined) return { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] };
+      if (last.connected === true) return { toolCalls: [{ name: 'linear__whoami', arguments: {} }] };
+      return { text: goal.includes("alice's board") ? 'Alice report done.' : 'Bob report done.' };
+    });
+    const before = e.model.requests.length;
+    e.clock.advance(60 * 60_000 + 1000);
+    await waitFor(() => e.slack.messages(CHANNEL, null).filter((m) => m.user === e.slack.botUserId && m.text.includes('Scheduled prompt')).length === 2, 10_000, 'both scheduled posts');
+    await waitFor(() => e.model.requests.length >= before + 5, 10_000, 'both scheduled runs to call linear and answer');
+    await e.app.coordinator.idle();
+    const last = (who: string) =>
+      e.model.requests
+        .slice(before)
+        .filter((r) => JSON.stringify(r.messages).includes(`report ${who}'s board`))
+        .map((r) => toolResults(r).at(-1))
+        .at(-1);
+    expect(last('alice')).toEqual({ ok: true, content: 'ana' });
+    expect(last('bob')).toMatchObject({ ok: false, error: expect.stringContaining(`${BOB} has not connected linear yet`) });
+    // Bob, the creator, is the one told to connect; Alice's token never served his run.
+    await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice");
+    expect(new Set(fake.accepted.map((x) => x.subject))).toEqual(new Set(['ana']));
+  });
+
   it('a person who declines consent gets a clear page and a private note in the thread; nothing is stored', async () => {
     const { e, fake } = await startWithLinear();
     e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connect first.' });
