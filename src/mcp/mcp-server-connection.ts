@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { McpServerSettings } from '../settings/mcp-server-settings.js';
 import { filterServerTools } from './mcp-tool-filter.js';
 import { scrubbedError } from './scrubbed-error.js';
-import { toToolResult } from './mcp-tool-result.js';
+import { cancelledError, timedOutError, timedToolCall } from './timed-tool-call.js';
 import { createMcpSession, type McpSession } from './mcp-session.js';
 import type { RestartBackoff } from './restart-backoff.js';
 
@@ -97,17 +97,8 @@ export class McpServerConnection {
     const session = this.session;
     if (this.state.kind !== 'connected' || !session) return this.notRunning();
     if (signal.aborted) return { ok: false, error: `${exposedName} was not run: the run was stopped.` };
-    const timeoutMs = this.o.settings.timeoutSeconds * 1000;
-    const timeout = new AbortController();
-    const timer = this.o.clock.setTimer(() => timeout.abort(), timeoutMs);
-    try {
-      const result = await session.callTool(toolName, args, { signal: AbortSignal.any([signal, timeout.signal]), timeoutMs });
-      return toToolResult(result, this.o.maxResultChars);
-    } catch (err) {
-      return await this.callFailed(err, session, exposedName, signal, timeout.signal);
-    } finally {
-      this.o.clock.clearTimer(timer);
-    }
+    const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
+    return timedToolCall(session, toolName, args, signal, limits, (err, timedOut) => this.callFailed(err, session, exposedName, signal, timedOut));
   }
 
   /** Stops restarts and closes the session (for stdio: the child process is gone when this resolves). */
@@ -123,9 +114,9 @@ export class McpServerConnection {
   private async callFailed(err: unknown, session: McpSession, exposedName: string, signal: AbortSignal, timedOut: AbortSignal): Promise<ToolResult> {
     const timeoutError = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
     if (timedOut.aborted || (timeoutError && !signal.aborted)) {
-      return { ok: false, error: `${exposedName} timed out after ${this.o.settings.timeoutSeconds} s. Try a smaller request, or do without it.` };
+      return timedOutError(exposedName, this.o.settings.timeoutSeconds);
     }
-    if (signal.aborted) return { ok: false, error: `${exposedName} was cancelled: the run was stopped.` };
+    if (signal.aborted) return cancelledError(exposedName);
     if (this.state.kind === 'closed') return { ok: false, error: `${exposedName} did not finish: Errand is shutting down.` };
     const lost = err instanceof McpError ? err.code === ErrorCode.ConnectionClosed : 'url' in this.o.settings;
     if (lost || session !== this.session || this.state.kind !== 'connected') {

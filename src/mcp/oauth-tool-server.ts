@@ -4,7 +4,7 @@ import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
 import type { Clock } from '../clock.js';
 import type { HttpServerSettings } from '../settings/mcp-server-settings.js';
 import { filterServerTools } from './mcp-tool-filter.js';
-import { toToolResult } from './mcp-tool-result.js';
+import { cancelledError, timedOutError, timedToolCall } from './timed-tool-call.js';
 import { createMcpSession, type McpSession } from './mcp-session.js';
 import type { OAuthConnections } from './oauth/oauth-connections.js';
 import type { StoredOAuthProvider } from './oauth/stored-oauth-provider.js';
@@ -176,19 +176,12 @@ export class OAuthToolServer {
   }
 
   private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
-    const timeoutMs = this.o.settings.timeoutSeconds * 1000;
-    const timeout = new AbortController();
-    const timer = this.o.clock.setTimer(() => timeout.abort(), timeoutMs);
-    try {
-      const result = await session.callTool(toolName, args, { signal: AbortSignal.any([signal, timeout.signal]), timeoutMs });
-      return toToolResult(result, this.o.maxResultChars);
-    } catch (err) {
-      if (timeout.signal.aborted) return { ok: false, error: `${exposedName} timed out after ${this.o.settings.timeoutSeconds} s. Try a smaller request, or do without it.` };
-      if (signal.aborted) return { ok: false, error: `${exposedName} was cancelled: the run was stopped.` };
+    const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
+    return timedToolCall(session, toolName, args, signal, limits, async (err, timedOut) => {
+      if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
+      if (signal.aborted) return cancelledError(exposedName);
       throw err;
-    } finally {
-      this.o.clock.clearTimer(timer);
-    }
+    });
   }
 
   /** The person's open session (most recently used last), or a new one; the least recently used beyond the bound is closed. */
