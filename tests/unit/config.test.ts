@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/errors.js';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return [...(err as ConfigError).problems];
-  }
-  throw new Error('expected loadConfig to reject');
-}
+import { problemsOf } from '../fixtures/config-problems.js';
 
 describe('config', () => {
   it('applies the documented defaults and falls back to the console adapter', () => {

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/errors.js';
+import { problemsOf } from '../fixtures/config-problems.js';
 
 const base = { OPENAI_API_KEY: 'sk-test' };
-
-function problemsOf(env: Record<string, string>): readonly string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected loadConfig to reject');
-}
 
 describe('health and metrics settings', () => {
   it('leave monitoring off unless METRICS_PORT is set, and bind to loopback by default', () => {

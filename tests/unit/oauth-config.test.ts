@@ -1,20 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/errors.js';
+import { problemsOf } from '../fixtures/config-problems.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 
 const KEY = randomBytes(32).toString('base64');
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return [...(err as ConfigError).problems];
-  }
-  throw new Error('expected loadConfig to reject');
-}
 
 const linear = (auth: unknown, extra: Record<string, unknown> = {}) => errandFileEnv({ mcpServers: { linear: { url: 'https://mcp.linear.app/mcp', auth, ...extra } } });
 
