@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAccessPolicy } from '../../src/access/access-policy.js';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
@@ -137,6 +138,13 @@ describe('errand.example.json', () => {
     expect(file.settings.access).toMatchObject({ directMessages: 'allowlist', schedules: 'admins', admins: ['slack:U0ADMIN01', 'discord:445566778899001122'] });
     expect(file.settings.access?.users).toContain('discord:role:334455667788990011');
     expect(file.settings.slack.suggestedPrompts.map((p) => p.title)).toEqual(['Summarise this week', 'Daily stand-up reminder', 'Triage issues']);
+  });
+
+  it('lets the console user in when pasted as it stands, so `npm start` without platform tokens answers', () => {
+    const { file } = loadErrandFile({ ERRAND_CONFIG: 'errand.example.json', GITHUB_TOKEN: 'x', DOCS_API_KEY: 'y' }, root);
+    const access = createAccessPolicy(file.settings.access);
+    // The console's one conversation is a direct one with its user, `you`.
+    expect(access.check({ platform: 'console', userId: 'you' }, { platform: 'console', channel: 'console', direct: true })).toMatchObject({ allowed: true });
   });
 
   it('shows every access key, written out rather than left to defaults', async () => {
