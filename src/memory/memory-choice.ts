@@ -4,9 +4,9 @@ import type { MemoryRow } from './memory-store.js';
 export const MATCHED_MEMORIES = 20;
 export const NEWEST_MEMORIES = 50;
 
-/** Rough tokens of a memory line as the prompt shows it (`- [#id] text`): four characters a token. */
+/** Rough tokens of a memory line as the prompt shows it (`- [#id, scope] text`): four characters a token. */
 export function memoryLineTokens(memory: Pick<MemoryRow, 'id' | 'text'>): number {
-  return Math.ceil((memory.text.length + String(memory.id).length + 6) / 4);
+  return Math.ceil((memory.text.length + String(memory.id).length + 40) / 4);
 }
 
 /**
