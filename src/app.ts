@@ -1,5 +1,6 @@
 import { createOpenAiClient } from './agent/llm-client.js';
 import { createSummaryWriter } from './agent/context-summary.js';
+import { createMemoryTools } from './agent/tools/memory-tools.js';
 import { createControlTools } from './agent/tools/control-tools.js';
 import { createHistoryTools } from './agent/tools/history-tools.js';
 import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
@@ -102,7 +103,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p))];
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
   // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.

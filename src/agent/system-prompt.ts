@@ -34,6 +34,11 @@ function toolParagraphs(names: readonly string[]): string[] {
       '- You can read the platform itself: read_thread gives this conversation\'s messages (including ones you were never mentioned in), read_channel the recent top-level messages of this channel (in a DM: the DM). Before you summarise or answer anything about what was said here or in the channel, read it first; never guess or invent what people wrote.',
     );
   }
+  if (has('remember')) {
+    lines.push(
+      '- Long-term memory: when someone tells you something to keep (a fact about them, their team, a preference, "always …"), store it with remember (scope "me" for the person, "channel" for everyone here). recall searches what you remember; forget removes a memory by id when asked or when it is wrong. The memories you may use in this run are listed below when there are any.',
+    );
+  }
   const servers = externalToolsByServer(names);
   if (servers.size > 0) {
     const listing = [...servers].map(([server, tools]) => `${server} (${tools.join(', ')})`).join('; ');
