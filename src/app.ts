@@ -164,6 +164,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
     connections: connectionsCommandDeps(config, () => oauth, options.externalTools),
+    memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
   };
   const attachments = createAttachmentIntake({
     store: store.attachments,

@@ -1,7 +1,7 @@
 import { ComponentType, MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction } from 'discord.js';
 import { z } from 'zod';
 import { memberRoleIds, rolesOf } from './member-roles.js';
-import { parseActionId, parseScheduleActionId } from '../../src/chat/action-id.js';
+import { parseActionId, parseMemoryForgetActionId, parseScheduleActionId } from '../../src/chat/action-id.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
@@ -164,8 +164,32 @@ async function handleModalSubmit(interaction: ModalSubmitInteraction, ctx: Inter
   await interaction.editReply({ content: head, components, allowedMentions: { parse: [] } });
 }
 
+/** A Forget button of `/memory`: the command `/memory forget <id>` from the clicker, where they clicked; answered ephemerally. */
+async function handleForgetButton(interaction: ButtonInteraction, ctx: InteractionContext): Promise<boolean> {
+  const memoryId = parseMemoryForgetActionId(interaction.customId);
+  if (memoryId === null) return false;
+  const where = whereOf(interaction);
+  const channel = where ? toChannelRef(interaction.guildId, where.channelConversation.channel) : null;
+  if (!where || !channel) {
+    await interaction.reply({ content: 'This button is no longer active.', flags: MessageFlags.Ephemeral });
+    return true;
+  }
+  const work = ctx.sink.onCommand({
+    name: 'memory',
+    args: `forget ${memoryId}`,
+    channel,
+    conversation: where.conversation,
+    userId: interaction.user.id,
+    ...rolesOf(memberRoleIds(interaction.member, interaction.guildId)),
+    ...(interaction.guildId === null ? { direct: true } : {}),
+  });
+  await answerInTime(interaction, work, ctx, async () => undefined);
+  return true;
+}
+
 async function handleButton(interaction: ButtonInteraction, ctx: InteractionContext): Promise<void> {
   if (await handleScheduleButton(interaction, ctx)) return;
+  if (await handleForgetButton(interaction, ctx)) return;
   const ref = parseActionId(interaction.customId);
   const where = whereOf(interaction);
   if (!ref || !where) {

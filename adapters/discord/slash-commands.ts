@@ -42,6 +42,9 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
     base('connections', 'The MCP servers you signed in to; or disconnect one')
       .addStringOption((o) => o.setName('disconnect').setDescription('A server to disconnect (forget your tokens for it)').setMaxLength(100))
       .toJSON(),
+    base('memory', 'What I remember about you and in this channel; or forget one')
+      .addIntegerOption((o) => o.setName('forget').setDescription('The id of a memory to forget (see /memory)').setMinValue(1))
+      .toJSON(),
     base('help', 'How to use Errand').toJSON(),
   ];
 }
@@ -56,7 +59,7 @@ export async function registerCommands(rest: REST, applicationId: string, guildI
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'help'];
+const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help'];
 
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
 export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {
@@ -72,6 +75,10 @@ export function commandFromInteraction(interaction: ChatInputCommandInteraction)
   if (name === 'connections') {
     const server = (interaction.options.getString('disconnect') ?? '').trim();
     return { name, args: server ? `disconnect ${server}` : '' };
+  }
+  if (name === 'memory') {
+    const id = interaction.options.getInteger('forget');
+    return { name, args: id !== null ? `forget ${id}` : '' };
   }
   return { name, args: '' };
 }

@@ -14,6 +14,7 @@ import type { SlackFileDownload } from './slack-files.js';
 import type { SlackOutbound } from './slack-outbound.js';
 import { isSlackTs } from './slack-thread-id.js';
 import { registerSlashCommands } from './slash-commands.js';
+import { registerMemoryActions } from './memory-actions.js';
 
 export interface SlackListenerDeps {
   readonly sink: () => InboundSink | null;
@@ -63,5 +64,6 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps): void 
   const scheduleUi = registerScheduleUi(app, routes, { ...base, surfaces: deps.surfaces, call: deps.api });
   registerSlashCommands(app, { ...base, ackBudgetMs: deps.commandAckBudgetMs, scheduleUi });
   registerActions(app, { ...base, onAnswered });
+  registerMemoryActions(app, base);
   app.error(async (err) => logger.error({ err }, 'Bolt listener error'));
 }

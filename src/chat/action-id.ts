@@ -62,3 +62,14 @@ export function parseScheduleActionId(actionId: string): ScheduleActionRef | nul
   if (parts.length === 4 && SCHEDULE_OPS.includes(parts[2] ?? '') && /^\d{1,15}$/.test(parts[3] ?? '')) return { op: parts[2] as ScheduleOp, scheduleId: Number(parts[3]) };
   return null;
 }
+
+/** A Forget button of `/memory`: clicking it is the command `/memory forget <id>` from whoever clicked, where they clicked. */
+export function memoryForgetActionId(memoryId: number): string {
+  return `${PREFIX}:memory:forget:${memoryId}`;
+}
+
+/** The memory a Forget button names; null when the id is not one. */
+export function parseMemoryForgetActionId(actionId: string): number | null {
+  const match = /^errand:memory:forget:(\d{1,15})$/.exec(actionId);
+  return match ? Number(match[1]) : null;
+}

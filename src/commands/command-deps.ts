@@ -3,6 +3,7 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ConnectionsCommandDeps } from './connections-command.js';
+import type { MemoryCommandDeps } from './memory-command.js';
 import type { UsageCommandDeps } from './usage-command.js';
 
 /** What stopping a conversation did. */
@@ -54,4 +55,6 @@ export interface CommandDeps {
   usage?: UsageCommandDeps;
   /** `/connections`, when some MCP server uses per-person OAuth. */
   connections?: ConnectionsCommandDeps;
+  /** `/memory`: what Errand remembers about the person and in the channel. */
+  memory?: MemoryCommandDeps;
 }

@@ -2,6 +2,7 @@ import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { CommandDeps } from './command-deps.js';
 import { handleConnectionsCommand } from './connections-command.js';
 import { handleHelpCommand } from './help-command.js';
+import { handleMemoryCommand } from './memory-command.js';
 import { handleStopCommand } from './stop-command.js';
 import { handleTasksCommand } from './tasks-command.js';
 import { handleUsageCommand } from './usage-command.js';
@@ -17,6 +18,8 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
       return handleUsageCommand(cmd, deps.usage);
     case 'connections':
       return handleConnectionsCommand(cmd, deps.connections);
+    case 'memory':
+      return handleMemoryCommand(cmd, deps.memory);
     case 'help':
       return handleHelpCommand({ platform: cmd.channel.platform, ...(deps.schedulesHelp ? { schedulesHelp: deps.schedulesHelp } : {}) });
     case 'schedules':

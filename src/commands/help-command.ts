@@ -17,6 +17,8 @@ const COMMON_COMMANDS = [
 ];
 const USAGE_LINE = "• `/usage` — your model tokens today and over the last 30 days, and the limits (admins: everyone's)";
 const CONNECTIONS_LINE = '• `/connections` — the MCP servers you signed in to · `/connections disconnect <server>` — forget one';
+const MEMORY_LINE = '• `/memory` — what I remember about you and in this channel · `/memory forget <id>` — forget one';
+const CONSOLE_MEMORY_LINE = '• `/memory` — what I remember about you · `/memory forget <id>` — forget one';
 const HELP_LINE = '• `/help` — this message';
 
 /** `/help`: what Errand does and how to drive it, in the words of the platform it is used on. */
@@ -36,6 +38,7 @@ function chatHelp(schedulesHelp: string | undefined): string {
     ...(schedulesHelp ? [schedulesHelp] : []),
     USAGE_LINE,
     CONNECTIONS_LINE,
+    MEMORY_LINE,
     HELP_LINE,
   ].join('\n');
 }
@@ -60,6 +63,7 @@ function consoleHelp(schedules: boolean): string {
       : []),
     USAGE_LINE,
     CONNECTIONS_LINE,
+    CONSOLE_MEMORY_LINE,
     HELP_LINE,
   ].join('\n');
 }

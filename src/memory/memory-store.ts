@@ -38,6 +38,8 @@ export interface MemoryStore {
    * version on: a compare-and-swap, so of two processes summarising at once only one writes. True when written.
    */
   saveSummary(conversationId: string, expectedVersion: number, summary: string, throughMessageId: number): Promise<boolean>;
+  /** The summarised conversations of one channel (`platform:workspace:channel`), newest summary first, at most `limit`. */
+  summariesIn(channel: string, limit: number): Promise<ConversationSummaryRow[]>;
   /** Stores a memory and returns it with its id. */
   remember(memory: NewMemory): Promise<MemoryRow>;
   /** How many memories a person has stored (every scope): the per-person limit counts these. */

@@ -42,6 +42,11 @@ export function createPgMemoryStore(db: PgExecutor, clock: Clock): MemoryStore {
         .returning({ version: conversationSummaries.version });
       return rows.length === 1;
     },
+    async summariesIn(channel, limit) {
+      // Conversation keys of the channel are `channel:thread`: the range between ":" and the next character, ";" (compared bytewise).
+      const inChannel = and(sql`${conversationSummaries.conversationId} collate "C" > ${`${channel}:`}`, sql`${conversationSummaries.conversationId} collate "C" < ${`${channel};`}`);
+      return db.select().from(conversationSummaries).where(inChannel).orderBy(desc(conversationSummaries.updatedAt)).limit(limit);
+    },
     async remember(memory) {
       const rows = await db.insert(memories).values({ ...memory, createdAt: clock.now() }).returning();
       return rows[0]!;

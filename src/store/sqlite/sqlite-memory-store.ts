@@ -1,4 +1,4 @@
-import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { conversationSummaries, memories, type MemoryScope } from '../../db/schema.js';
@@ -43,6 +43,11 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
         .where(and(eq(conversationSummaries.conversationId, conversationId), eq(conversationSummaries.version, expectedVersion)))
         .run();
       return r.changes === 1;
+    },
+    summariesIn(channel, limit) {
+      // Conversation keys of the channel are `channel:thread`: the range between ":" and the next character, ";".
+      const inChannel = and(gt(conversationSummaries.conversationId, `${channel}:`), lt(conversationSummaries.conversationId, `${channel};`));
+      return db.select().from(conversationSummaries).where(inChannel).orderBy(desc(conversationSummaries.updatedAt)).limit(limit).all();
     },
     remember(memory) {
       return db.insert(memories).values({ ...memory, createdAt: clock.now() }).returning().get();
