@@ -148,7 +148,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     userTimezone,
     defaultTimezone: config.DEFAULT_TIMEZONE,
     now: () => clock.now(),
-    home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id) },
+    home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id), memories: store.memory },
   });
   /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
   let oauth: OAuthRuntime | null = null;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import type { CommandReply } from '../../src/chat/inbound.js';
-import type { HomeModel, ScheduleFormField, ScheduleFormRequest, ScheduleFormValues } from '../../src/chat/schedule-form.js';
+import type { HomeMemory, HomeModel, ScheduleFormField, ScheduleFormRequest, ScheduleFormValues } from '../../src/chat/schedule-form.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { toSlackButton } from './outbound-message.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
@@ -46,6 +46,7 @@ export function homeView(model: HomeModel, links: ReadonlyMap<string, string>, n
     // The block id routes the click to the Home's stop handler (schedule-ui.ts), which has no conversation.
     blocks.push(c.stop ? { ...section(text), block_id: `errand-home-stop-${i}`, accessory: toSlackButton(c.stop) } : section(text));
   }
+  if (model.memories) blocks.push(...memoryBlocks(model.memories));
   blocks.push({ type: 'divider' }, { type: 'header', text: { type: 'plain_text', text: 'Schedules in your channels' } });
   if (model.schedules.length === 0) blocks.push(section('No schedules in your channels yet.'));
   for (const s of model.schedules) {
@@ -54,6 +55,18 @@ export function homeView(model: HomeModel, links: ReadonlyMap<string, string>, n
   }
   if (model.newSchedule) blocks.push({ type: 'actions', block_id: 'errand-new-schedule', elements: [toSlackButton(model.newSchedule)] });
   return { type: 'home', blocks: blocks.slice(0, 100) };
+}
+
+/** The Home's "What Errand remembers about you": one section (it stays within the view's 100 blocks), and how to forget. */
+function memoryBlocks(memories: readonly HomeMemory[]): unknown[] {
+  const lines = memories.map((m) => `• #${m.id} ${m.text} · ${new Date(m.createdAt).toISOString().slice(0, 10)}`);
+  const text = memories.length > 0 ? lines.join('\n') : 'Nothing yet. Ask me to remember something ("remember that I am on the payments team") and it shows here.';
+  return [
+    { type: 'divider' },
+    { type: 'header', text: { type: 'plain_text', text: 'What Errand remembers about you' } },
+    section(text),
+    { type: 'context', elements: [{ type: 'mrkdwn', text: 'Only your own requests use these. Forget one with `/memory forget <id>` (or the Forget buttons of `/memory`).' }] },
+  ];
 }
 
 const metadataSchema = z.object({ scheduleId: z.number().int().positive().nullable() });

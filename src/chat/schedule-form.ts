@@ -82,4 +82,14 @@ export interface HomeModel {
   readonly schedules: readonly HomeSchedule[];
   /** The New schedule button, when the person may create schedules. */
   readonly newSchedule: OutboundButton | null;
+  /** What Errand remembers about the person (`me` memories), newest first; absent: memory is not wired. */
+  readonly memories?: readonly HomeMemory[];
+}
+
+/** One of the person's memories on the App Home. */
+export interface HomeMemory {
+  readonly id: number;
+  readonly text: string;
+  /** When it was remembered (epoch ms). */
+  readonly createdAt: number;
 }

@@ -4,6 +4,9 @@ import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { HomeConversation, HomeModel, HomeRequest, HomeSchedule } from '../chat/schedule-form.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { RunStore } from '../runs/run-store.js';
+import type { HomeMemory } from '../chat/schedule-form.js';
+import type { MemoryStore } from '../memory/memory-store.js';
+import { memoryVisibility } from '../memory/memory-visibility.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StopAuthority } from './command-deps.js';
 import { formatScheduleLine } from './schedules-command.js';
@@ -17,11 +20,21 @@ export interface HomeViewDeps {
   rights: ScheduleRights;
   authority: StopAuthority;
   parseConversation: (id: string) => HomeConversation['conversation'] | null;
+  /** Long-term memories, for "What Errand remembers about you"; absent: the section is not shown. */
+  memories?: Pick<MemoryStore, 'newest'>;
 }
 
 /** A screenful: Slack's Home view holds at most 100 blocks. */
 const MAX_CONVERSATIONS = 15;
 const MAX_SCHEDULES = 20;
+const MAX_MEMORIES = 20;
+
+/** "What Errand remembers about you": the person's own `me` memories, newest first (never a channel's or another person's). */
+async function homeMemories(request: HomeRequest, store: Pick<MemoryStore, 'newest'>): Promise<HomeMemory[]> {
+  const visibility = memoryVisibility({ platform: request.platform, userId: request.userId }, { platform: request.platform, workspace: request.workspace, channel: '-' });
+  const rows = await store.newest(visibility, MAX_MEMORIES, 'me');
+  return rows.map((m) => ({ id: m.id, text: m.text, createdAt: m.createdAt }));
+}
 
 /**
  * What the App Home shows one person: their conversations with work under way or queued (with
@@ -54,5 +67,5 @@ export async function buildHomeModel(request: HomeRequest, deps: HomeViewDeps): 
   // Offered when there is at least one channel the person could pick in the form.
   const somewhere = request.channels.some((c) => deps.rights.refusal(person, { after: { channel: c, target: 'channel' }, place: { memberOf } }) === null);
   const newSchedule = somewhere ? { actionId: scheduleActionId('new'), label: 'New schedule', style: 'primary' as const } : null;
-  return { conversations, schedules, newSchedule };
+  return { conversations, schedules, newSchedule, ...(deps.memories ? { memories: await homeMemories(request, deps.memories) } : {}) };
 }

@@ -78,4 +78,24 @@ describe('what Errand remembers, on Slack end to end', () => {
     expect(await app.store.memory.memory(stored.id)).toBeNull();
     expect((await replyTo(s, await s.slashCommand({ command: '/memory', text: 'forget twelve', user: ALICE, channel: GENERAL }))).text).toMatch(/^"twelve" is not a memory id/);
   });
+
+  it('shows on the App Home what Errand remembers about you, and only about you', async () => {
+    e = await startErrand();
+    const { slack: s, app } = e;
+    const homeText = (user: string) => JSON.stringify(s.homeOf(user)?.view.blocks ?? []);
+    const alices = await app.store.memory.remember({ scope: 'me', subject: `slack:${ALICE}`, text: 'Alice works from Lisbon', createdBy: `slack:${ALICE}` });
+    await app.store.memory.remember({ scope: 'channel', subject: `slack:${s.teamId}:${GENERAL}`, text: 'The channel deploys on Fridays', createdBy: `slack:${ALICE}` });
+    await app.store.memory.remember({ scope: 'me', subject: `slack:${BOB}`, text: 'Bob works from Oslo', createdBy: `slack:${BOB}` });
+
+    await s.openHome(ALICE);
+    await waitFor(() => homeText(ALICE).includes('What Errand remembers about you'), 10_000, "Alice's Home");
+    expect(homeText(ALICE)).toContain(`#${alices.id} Alice works from Lisbon`);
+    expect(homeText(ALICE)).not.toContain('Oslo');
+    expect(homeText(ALICE)).not.toContain('deploys on Fridays');
+
+    await replyTo(s, await s.slashCommand({ command: '/memory', text: `forget ${alices.id}`, user: ALICE, channel: GENERAL }));
+    await s.openHome(ALICE);
+    await waitFor(() => !homeText(ALICE).includes('Lisbon'), 10_000, 'the Home without the forgotten memory');
+    expect(homeText(ALICE)).toContain('Nothing yet.');
+  });
 });
