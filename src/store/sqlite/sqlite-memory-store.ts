@@ -1,9 +1,12 @@
-import { and, count, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { conversationSummaries, memories, type MemoryScope } from '../../db/schema.js';
+
+/** The newest matching memories a search ranks: enough for relevance, bounded in time. */
+const SEARCH_CANDIDATES = 500;
 import type { MemoryStore, MemoryVisibility } from '../../memory/memory-store.js';
-import { fts5Query, searchTerms } from '../../memory/search-terms.js';
+import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../memory/search-terms.js';
 import type { Synchronous } from './synchronous.js';
 
 /** The rows one visibility allows: each scope with its own subject, never another's. */
@@ -15,18 +18,30 @@ function visibleTo(v: MemoryVisibility, scope?: MemoryScope): SQL {
   return parts.length > 0 ? or(...parts)! : sql`0`;
 }
 
-/** A memory as the full-text join returns it (column names as stored). */
-interface RawMemory {
-  id: number;
-  scope: MemoryScope;
-  subject: string;
-  text: string;
-  created_by: string;
-  created_at: number;
+/** The FTS5 owner tokens of what one visibility allows (only `scope`'s, when given). */
+function ownersOf(v: MemoryVisibility, scope?: MemoryScope): string[] {
+  return subjectsOf(v, scope).map(([s, subject]) => ownerToken(s, subject));
+}
+
+/** The (scope, subject) pairs one visibility allows (only `scope`'s, when given). */
+function subjectsOf(v: MemoryVisibility, scope?: MemoryScope): [MemoryScope, string][] {
+  const pairs: [MemoryScope, string][] = [];
+  if (v.person !== null && (!scope || scope === 'me')) pairs.push(['me', v.person]);
+  if (!scope || scope === 'channel') pairs.push(['channel', v.channel]);
+  if (!scope || scope === 'workspace') pairs.push(['workspace', v.workspace]);
+  return pairs;
 }
 
 /** Summaries and memories on SQLite; memories are searched through the FTS5 table `memories_fts`. */
 export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<MemoryStore> {
+  const matchStmt = db.$client.prepare<[string], { id: number }>('select rowid as id from memories_fts where memories_fts match ?');
+  const newestStmt = db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.scope, sql.placeholder('scope')), eq(memories.subject, sql.placeholder('subject'))))
+    .orderBy(desc(memories.id))
+    .limit(sql.placeholder('limit'))
+    .prepare();
   return {
     summary(conversationId) {
       return db.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, conversationId)).get() ?? null;
@@ -57,16 +72,20 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
     },
     search(visibility, query, limit, scope) {
       const terms = searchTerms(query);
-      if (terms.length === 0) return [];
-      const rows = db.all<RawMemory>(sql`
-        select memories.id, memories.scope, memories.subject, memories.text, memories.created_by, memories.created_at
-        from memories_fts join memories on memories.id = memories_fts.rowid
-        where memories_fts match ${fts5Query(terms)} and ${visibleTo(visibility, scope)}
-        order by memories_fts.rank, memories.id desc limit ${limit}`);
-      return rows.map((r) => ({ id: r.id, scope: r.scope, subject: r.subject, text: r.text, createdBy: r.created_by, createdAt: r.created_at }));
+      const owners = ownersOf(visibility, scope);
+      if (terms.length === 0 || owners.length === 0) return [];
+      // The index intersects the asker's own memories (their owner tokens) with the words; the newest matches
+      // are read and re-checked for visibility, then ranked here (bm25 over every match cost far more).
+      const ids = matchStmt.all(fts5Query(owners, terms)).map((r) => r.id);
+      if (ids.length === 0) return [];
+      ids.sort((a, b) => b - a);
+      const found = db.select().from(memories).where(and(inArray(memories.id, ids.slice(0, SEARCH_CANDIDATES)), visibleTo(visibility, scope))).all();
+      return rankByTerms(found, terms).slice(0, limit);
     },
     newest(visibility, limit, scope) {
-      return db.select().from(memories).where(visibleTo(visibility, scope)).orderBy(desc(memories.id)).limit(limit).all();
+      // One short reverse range of the (scope, subject, id) index per subject, merged: no sort of everything visible.
+      const rows = subjectsOf(visibility, scope).flatMap(([s, subject]) => newestStmt.all({ scope: s, subject, limit }));
+      return rows.sort((a, b) => b.id - a.id).slice(0, limit);
     },
     memory(id) {
       return db.select().from(memories).where(eq(memories.id, id)).get() ?? null;
