@@ -249,6 +249,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async stop() {
       stopping = true;
       stopped.abort();
+      dispatcher.stop();
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();

@@ -116,6 +116,11 @@ export class Dispatcher implements InboundSink {
     if (stored) void this.followUp.handle(stored).catch((err: unknown) => this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'));
   }
 
+  /** Called at shutdown: nothing it armed fires afterwards. */
+  stop(): void {
+    this.followUp.stop();
+  }
+
   /** Whether Errand holds this conversation: one indexed lookup, so adapters may ask before any platform call. */
   async knowsConversation(ref: ConversationRef): Promise<boolean> {
     return (await this.deps.data.conversations.get(conversationKey(ref))) !== null;
