@@ -1,4 +1,5 @@
 import { createOpenAiClient } from './agent/llm-client.js';
+import { createSummaryWriter } from './agent/context-summary.js';
 import { createControlTools } from './agent/tools/control-tools.js';
 import { createHistoryTools } from './agent/tools/history-tools.js';
 import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
@@ -115,7 +116,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   const coordinator = new RunCoordinator({
     data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
-    agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels },
+    agent: {
+      llm,
+      tools: createToolRegistry(tools, options.externalTools),
+      promptExtras,
+      budget,
+      channels: config.file.settings.channels,
+      memory: { store: store.memory, writeSummary: createSummaryWriter(llm, config.COMPACTION_MODEL), memoryTokens: config.MEMORY_TOKEN_BUDGET },
+    },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
     clock,

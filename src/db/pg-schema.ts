@@ -303,3 +303,4 @@ export type PgChannelPacingRow = typeof channelPacing.$inferSelect;
 
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './pg-oauth-schema.js';
+export * from './pg-memory-schema.js';

@@ -288,3 +288,4 @@ export type OutboxRow = typeof outbox.$inferSelect;
 
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './oauth-schema.js';
+export * from './memory-schema.js';
