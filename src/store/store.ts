@@ -1,5 +1,6 @@
 import type { AttachmentTaskStore } from '../attachments/attachment-task-store.js';
 import type { UsageStore } from '../budget/usage-store.js';
+import type { CostStore } from '../budget/cost-store.js';
 import type { ConnectionStore } from '../connections/connection-store.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
@@ -54,6 +55,8 @@ export interface Store {
   readonly transcript: TranscriptStore;
   readonly outbox: OutboxStore;
   readonly usage: UsageStore;
+  /** Usage per model and what it cost (DESIGN.md "Traces and cost"). */
+  readonly cost: CostStore;
   readonly grants: ToolGrantStore;
   readonly dedupe: EventDedupe;
   readonly attachments: AttachmentTaskStore;

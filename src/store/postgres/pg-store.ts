@@ -18,6 +18,7 @@ import { createPgTaskStore } from './pg-task-store.js';
 import { createPgToolGrantStore } from './pg-tool-grant-store.js';
 import { createPgTranscriptStore } from './pg-transcript-store.js';
 import { createPgUsageStore } from './pg-usage-store.js';
+import { createPgCostStore } from './pg-cost-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
 
@@ -51,6 +52,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     transcript: createPgTranscriptStore(ex, clock),
     outbox: createPgOutboxStore(ex, clock, ownership),
     usage: createPgUsageStore(ex),
+    cost: createPgCostStore(ex),
     grants: createPgToolGrantStore(ex, clock),
     dedupe: createPgEventDedupe(ex),
     attachments: createPgAttachmentTaskStore(ex),

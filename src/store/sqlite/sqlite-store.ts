@@ -17,6 +17,7 @@ import { createSqliteTaskStore } from './sqlite-task-store.js';
 import { createSqliteToolGrantStore } from './sqlite-tool-grant-store.js';
 import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
 import { createSqliteUsageStore } from './sqlite-usage-store.js';
+import { createSqliteCostStore } from './sqlite-cost-store.js';
 import { gated, type CallRunner } from './synchronous.js';
 import { TransactionGate } from './transaction-gate.js';
 
@@ -43,6 +44,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     transcript: gated(createSqliteTranscriptStore(db, clock), run),
     outbox: gated(createSqliteOutboxStore(db, clock), run),
     usage: gated(createSqliteUsageStore(db), run),
+    cost: gated(createSqliteCostStore(db), run),
     grants: gated(createSqliteToolGrantStore(db, clock), run),
     dedupe: gated(createSqliteEventDedupe(db), run),
     attachments: gated(createSqliteAttachmentTaskStore(db), run),
