@@ -20,6 +20,11 @@ export interface RunMemory {
 
 /** The share of the context budget kept for the conversation's summary (1/SUMMARY_SHARE). */
 const SUMMARY_SHARE = 5;
+/**
+ * When messages must be summarised, as many are folded in as leave the newest ones within this share of the
+ * budget: the context then has room to grow for several steps before the next summary request.
+ */
+const COMPACT_TO = 0.6;
 
 export interface AssemblyRequest {
   readonly runId: string;
@@ -63,28 +68,31 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
     const through = summary?.throughMessageId ?? 0;
     const window = await deps.transcript.recent(request.conversationId, request.historyRows);
     const rows = window.filter((r) => r.id > through);
-    const context = buildContext({
-      systemPrompt: request.systemPrompt,
-      memories: memoriesSection(memories),
-      summary: summary?.summary ?? null,
-      summaryReserveTokens: reserve,
-      goal: request.goal,
-      ...(request.goalImages ? { goalImages: request.goalImages } : {}),
-      rows,
-      budgetTokens: request.budgetTokens,
-      tokenScale: request.tokenScale,
-    });
-    return { summary, through, window, context };
+    const within = (budgetTokens: number) =>
+      buildContext({
+        systemPrompt: request.systemPrompt,
+        memories: memoriesSection(memories),
+        summary: summary?.summary ?? null,
+        summaryReserveTokens: reserve,
+        goal: request.goal,
+        ...(request.goalImages ? { goalImages: request.goalImages } : {}),
+        rows,
+        budgetTokens,
+        tokenScale: request.tokenScale,
+      });
+    return { summary, through, window, within, context: within(request.budgetTokens) };
   };
 
   const first = await build();
   if (!writer || !memory) return first.context;
-  const { summary, through, window, context } = first;
+  const { summary, through, window } = first;
+  // What to fold in: enough that the newest messages fill only COMPACT_TO of the budget afterwards.
+  const context = first.context.dropped.length > 0 ? first.within(Math.floor(request.budgetTokens * COMPACT_TO)) : first.context;
   // Rows older than the window that no summary took in yet fell out too (a long thread read in part).
   const windowFull = window.length >= request.historyRows && window.length > 0 && window[0]!.id > through + 1;
   const older = windowFull ? (await deps.transcript.recent(request.conversationId, request.historyRows, window[0]!.id)).filter((r) => r.id > through) : [];
   const olderUnits: ContextUnit[] = older.length > 0 ? transcriptUnits(older, null).units : [];
-  if (context.dropped.length === 0 && olderUnits.length === 0) return context;
+  if (context.dropped.length === 0 && olderUnits.length === 0) return first.context;
   const newThrough = context.droppedThrough ?? window[0]!.id - 1;
 
   try {
@@ -94,10 +102,10 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
     const saved = await memory.store.saveSummary(request.conversationId, summary?.version ?? 0, written.text, newThrough);
     if (!saved) deps.logger.info({ runId: request.runId }, 'another process extended the conversation summary first; using theirs');
   } catch (err) {
-    if (request.signal.aborted) return context;
+    if (request.signal.aborted) return first.context;
     compaction.failed = true;
     deps.logger.warn({ err, runId: request.runId }, 'summarising older messages failed; they are left out of the context with a note');
-    return context;
+    return first.context;
   }
   return (await build()).context;
 }
