@@ -3,6 +3,7 @@ import type { FakeStep, RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { isSummaryRequest, stepRequests } from '../support/summary-requests.js';
 import { startHarness, type Harness } from './harness.js';
+import { payerKey } from '../../src/budget/budget.js';
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -61,7 +62,7 @@ describe('compaction: long threads are summarised, not forgotten', () => {
   }, 120_000);
 
   it('keeps the summary across a restart, and charges summary requests to the run like any other', async () => {
-    h = await startHarness({ CONTEXT_TOKEN_BUDGET: '800' });
+    h = await startHarness({ CONTEXT_TOKEN_BUDGET: '800', COMPACTION_MODEL: 'small-summariser' });
     h.model.usageWith(() => ({ promptTokens: 10, completionTokens: 1 }));
     h.model.respondWith((req) => (isSummaryRequest(req) ? summarise(req) : { text: 'Noted.' }));
     await sayAndWait(FACT);
@@ -70,7 +71,11 @@ describe('compaction: long threads are summarised, not forgotten', () => {
     const stored = await h.app.store.memory.summary(conv);
     expect(stored?.summary).toContain('https://staging.acme.test');
     expect(h.model.requests.filter(isSummaryRequest).length).toBeGreaterThan(0);
-    const charged = await h.app.store.usage.teamSince('2000-01-01');
+    // Summaries are written by COMPACTION_MODEL; the runs' own steps keep OPENAI_MODEL.
+    expect(new Set(h.model.requests.filter(isSummaryRequest).map((r) => r.model))).toEqual(new Set(['small-summariser']));
+    expect(new Set(stepRequests(h.model).map((r) => r.model))).toEqual(new Set(['gpt-4o-mini']));
+    // Charged to the person the runs act for, summary requests included.
+    const charged = await h.app.store.usage.userSince(payerKey('memory', 'U1'), '2000-01-01');
     expect(charged.promptTokens + charged.completionTokens).toBe(h.model.requests.length * 11);
 
     await h.restart();
