@@ -1,22 +1,14 @@
-import { and, count, desc, eq, gt, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { conversationSummaries, memories, type MemoryScope } from '../../db/schema.js';
+import { conversationSummaries, memories, type MemoryRow, type MemoryScope } from '../../db/schema.js';
+import type { MemoryStore, MemoryVisibility } from '../../memory/memory-store.js';
+import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../memory/search-terms.js';
+import { isVisible } from '../../memory/memory-visibility.js';
+import type { Synchronous } from './synchronous.js';
 
 /** The newest matching memories a search ranks: enough for relevance, bounded in time. */
 const SEARCH_CANDIDATES = 500;
-import type { MemoryStore, MemoryVisibility } from '../../memory/memory-store.js';
-import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../memory/search-terms.js';
-import type { Synchronous } from './synchronous.js';
-
-/** The rows one visibility allows: each scope with its own subject, never another's. */
-function visibleTo(v: MemoryVisibility, scope?: MemoryScope): SQL {
-  const parts: SQL[] = [];
-  if (v.person !== null && (!scope || scope === 'me')) parts.push(and(eq(memories.scope, 'me'), eq(memories.subject, v.person))!);
-  if (!scope || scope === 'channel') parts.push(and(eq(memories.scope, 'channel'), eq(memories.subject, v.channel))!);
-  if (!scope || scope === 'workspace') parts.push(and(eq(memories.scope, 'workspace'), eq(memories.subject, v.workspace))!);
-  return parts.length > 0 ? or(...parts)! : sql`0`;
-}
 
 /** The FTS5 owner tokens of what one visibility allows (only `scope`'s, when given). */
 function ownersOf(v: MemoryVisibility, scope?: MemoryScope): string[] {
@@ -32,19 +24,33 @@ function subjectsOf(v: MemoryVisibility, scope?: MemoryScope): [MemoryScope, str
   return pairs;
 }
 
+/** A memory row as SQLite returns it (column names as stored). */
+interface RawMemory {
+  id: number;
+  scope: MemoryScope;
+  subject: string;
+  text: string;
+  created_by: string;
+  created_at: number;
+}
+
+const memoryOf = (r: RawMemory): MemoryRow => ({ id: r.id, scope: r.scope, subject: r.subject, text: r.text, createdBy: r.created_by, createdAt: r.created_at });
+
 /** Summaries and memories on SQLite; memories are searched through the FTS5 table `memories_fts`. */
 export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<MemoryStore> {
+  // Prepared once: every model request reads its conversation's summary and its memories.
+  const summaryStmt = db.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, sql.placeholder('id'))).prepare();
   const matchStmt = db.$client.prepare<[string], { id: number }>('select rowid as id from memories_fts where memories_fts match ?');
-  const newestStmt = db
-    .select()
-    .from(memories)
-    .where(and(eq(memories.scope, sql.placeholder('scope')), eq(memories.subject, sql.placeholder('subject'))))
-    .orderBy(desc(memories.id))
-    .limit(sql.placeholder('limit'))
-    .prepare();
+  // Plain statements (mapped by hand): drizzle's generic mapping cost more than these index reads themselves.
+  const byIdsStmt = db.$client.prepare<[string], RawMemory>(
+    'select id, scope, subject, text, created_by, created_at from memories where id in (select value from json_each(?))',
+  );
+  const newestStmt = db.$client.prepare<[MemoryScope, string, number], RawMemory>(
+    'select id, scope, subject, text, created_by, created_at from memories where scope = ? and subject = ? order by id desc limit ?',
+  );
   return {
     summary(conversationId) {
-      return db.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, conversationId)).get() ?? null;
+      return summaryStmt.get({ id: conversationId }) ?? null;
     },
     saveSummary(conversationId, expectedVersion, summary, throughMessageId) {
       const now = clock.now();
@@ -79,12 +85,15 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       const ids = matchStmt.all(fts5Query(owners, terms)).map((r) => r.id);
       if (ids.length === 0) return [];
       ids.sort((a, b) => b - a);
-      const found = db.select().from(memories).where(and(inArray(memories.id, ids.slice(0, SEARCH_CANDIDATES)), visibleTo(visibility, scope))).all();
+      const found = byIdsStmt
+        .all(JSON.stringify(ids.slice(0, SEARCH_CANDIDATES)))
+        .map(memoryOf)
+        .filter((m) => (!scope || m.scope === scope) && isVisible(m, visibility));
       return rankByTerms(found, terms).slice(0, limit);
     },
     newest(visibility, limit, scope) {
       // One short reverse range of the (scope, subject, id) index per subject, merged: no sort of everything visible.
-      const rows = subjectsOf(visibility, scope).flatMap(([s, subject]) => newestStmt.all({ scope: s, subject, limit }));
+      const rows = subjectsOf(visibility, scope).flatMap(([s, subject]) => newestStmt.all(s, subject, limit).map(memoryOf));
       return rows.sort((a, b) => b.id - a.id).slice(0, limit);
     },
     memory(id) {
