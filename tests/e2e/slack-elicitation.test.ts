@@ -6,6 +6,7 @@ import { startElicitFixture, type ElicitFixture } from '../fixtures/mcp/elicit-f
 import { capturingLogger, settings } from '../fixtures/mcp/mcp-test-kit.js';
 import { toolResults } from './mcp-e2e-kit.js';
 import { buttonsOf, startErrand, type Errand } from './slack-harness.js';
+import { startRestartableSlackErrand } from './slack-restart-harness.js';
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
@@ -98,7 +99,37 @@ describe('MCP elicitation on Slack (real Bolt against the fake Slack, real MCP S
   it('a stop while the question waits cancels it and says so on the post', async () => {
     const { e, ts, question } = await askVia('pick_seating');
     await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'stop', threadTs: ts });
-    await waitFor(() => e.slack.messages(CHANNEL, ts).some((m) => m.ts === question.ts && m.text.includes('Cancelled: the run stopped')), 10_000, 'the cancelled post');
+    await waitFor(() => e.slack.messages(CHANNEL, ts).some((m) => m.ts === question.ts && m.text.includes('Closed: the work was stopped')), 10_000, 'the cancelled post');
     await waitFor(() => fixture.log.at(-1)?.action === 'cancel', 5000, 'the server hearing cancel');
+  });
+
+  it('a restart while the question waits: its post is closed, the run picks up with the call marked as not finished, and the server\'s new question is answered', async () => {
+    const r = await startRestartableSlackErrand({ externalTools: () => createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger }) });
+    try {
+      const call = { toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] };
+      r.model.reply(call, call, { text: 'Seated after the restart.' });
+      const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'find me a seat' });
+      const questions = () => r.slack.messages(CHANNEL, ts).filter((m) => m.text.includes('Where would you like to sit?'));
+      const first = (await waitFor(() => questions().find((m) => buttonsOf(m).length > 0), 10_000, 'the first question'))!;
+
+      await r.stop();
+      const closed = r.slack.messages(CHANNEL, ts).find((m) => m.ts === first.ts)!;
+      expect(closed.text).toContain('Closed: the work was stopped, or Errand restarted');
+      expect(buttonsOf(closed)).toEqual([]);
+
+      await r.start();
+      const second = (await waitFor(() => questions().find((m) => m.ts !== first.ts && buttonsOf(m).length > 0), 10_000, 'the question asked again'))!;
+      expect(r.slack.botTexts(CHANNEL, ts).some((t) => t.includes('I was restarted while working'))).toBe(true);
+      const afterRestart = r.model.requests[1]!;
+      expect(toolResults(afterRestart)).toEqual([{ ok: false, error: expect.stringContaining('diner__pick_seating') }]);
+
+      await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: second.ts, actionId: button(second, 'answer') });
+      const modal = (await waitFor(() => r.slack.modalOf(ALICE), 5000, 'the modal'))!;
+      await r.slack.submitView({ user: ALICE, viewId: modal.id, values: { 'field-0': '1' } });
+      await waitFor(() => r.slack.botTexts(CHANNEL, ts).includes('Seated after the restart.'), 10_000, 'the answer');
+      expect(toolResults(r.model.requests[2]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+    } finally {
+      await r.close();
+    }
   });
 });

@@ -131,7 +131,7 @@ describe('MCP elicitation: a server asks the run\'s principal during a tool call
     await asked(1);
     stop.abort();
     expect(await stopped).toMatchObject({ ok: false, error: expect.stringContaining('cancelled') });
-    await waitFor(() => posts.edits.some((e) => e.text.endsWith('⏹️ Cancelled: the run stopped.')), 2000, 'the stopped edit');
+    await waitFor(() => posts.edits.some((e) => e.text.includes('⏹️ Closed: the work was stopped')), 2000, 'the stopped edit');
 
     const waiting = call('pick_seating');
     await asked(2);

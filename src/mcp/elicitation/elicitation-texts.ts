@@ -37,7 +37,7 @@ export const elicitationTexts = {
   declinedBy: (userId: string) => `🚫 Declined by <@${userId}>.`,
   doneBy: (userId: string) => `✅ <@${userId}> finished on the page.`,
   timedOut: '⌛ Nobody answered in time: cancelled.',
-  stopped: '⏹️ Cancelled: the run stopped.',
+  stopped: '⏹️ Closed: the work was stopped, or Errand restarted (if the work goes on, you may be asked again).',
   sent: (server: string) => `Sent your answer to ${server}.`,
   declined: (server: string) => `Told ${server} you declined.`,
   toldDone: (server: string) => `Told ${server} you are done.`,
