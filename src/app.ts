@@ -27,6 +27,7 @@ import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { signInNotes } from './mcp/oauth/sign-in-notes.js';
+import { ElicitationDesk } from './mcp/elicitation/elicitation-desk.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -41,6 +42,7 @@ import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
 
 import type { App, AppOptions } from './app-contract.js';
+import type { ElicitationEvent } from './chat/elicitation-form.js';
 
 export type { App, AppOptions, ManagedToolSource } from './app-contract.js';
 
@@ -188,6 +190,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
+  const privateIn = (conversationId: string) => {
+    const ref = conversations.refOf(conversationId);
+    return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+  };
+  const elicitations = new ElicitationDesk({ posts: outbox, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
+
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
   const counted = (run: InterruptedRun | null) => {
     // A run that had recorded its final answer before its process died is completed, not interrupted.
@@ -223,14 +231,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       await cluster.recover(clusterHooks);
       const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
       oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger }) });
-      const privateIn = (conversationId: string) => {
-        const ref = conversations.refOf(conversationId);
-        return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
-      };
       if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
+      options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
+      const surfaces = { ...management.surfaces, onElicitation: (event: ElicitationEvent) => elicitations.handle(event) };
       for (const a of adapters.values()) {
-        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);
+        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(surfaces, a.platform, metrics) : surfaces);
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();

@@ -37,5 +37,9 @@ export function countingSurfaces(surfaces: SurfaceSink, platform: string, metric
       metrics.inbound(platform);
       return surfaces.onScheduleForm(submission);
     },
+    onElicitation(event) {
+      metrics.inbound(platform);
+      return surfaces.onElicitation(event);
+    },
   };
 }
