@@ -25,6 +25,7 @@ import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { signInNotes } from './mcp/oauth/sign-in-notes.js';
+import { signInWaits } from './runtime/sign-in-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -210,7 +211,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       started = true;
       await cluster.recover(clusterHooks);
       const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
-      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger }) });
+      const relink = async (principal: string, server: string, runId: string) => {
+        const fresh = await oauth?.connections.tokenFor(principal, server, { runId });
+        return fresh?.kind === 'authorize' ? fresh.url : null;
+      };
+      const waits = signInWaits({ runs, coordinator });
+      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger, waits, relink }) });
       const privateIn = (conversationId: string) => {
         const ref = conversations.refOf(conversationId);
         return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
