@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createMcpHub } from '../../src/mcp/mcp-hub.js';
-import { startFakeOAuth, type FakeOAuth } from '../fakes/fake-oauth.js';
+import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { freePort } from '../support/free-port.js';
 import { toolResults } from './mcp-e2e-kit.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
+import { startRestartableSlackErrand, type RestartableSlackErrand } from './slack-restart-harness.js';
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
@@ -16,7 +17,10 @@ const BOB = 'U0BOB0001';
 
 let e: Errand | null = null;
 let fake: FakeOAuth | null = null;
+let restartable: RestartableSlackErrand | null = null;
 afterEach(async () => {
+  await restartable?.close();
+  restartable = null;
   await e?.app.coordinator.idle();
   await e?.close();
   await fake?.close();
@@ -24,16 +28,20 @@ afterEach(async () => {
   fake = null;
 });
 
-/** Errand on the Slack fake with one `auth: "oauth"` server, `linear`, in front of the fake authorization server. */
-async function startWithLinear(): Promise<{ e: Errand; fake: FakeOAuth; publicUrl: string }> {
-  fake = await startFakeOAuth();
+/** The environment of an Errand with one `auth: "oauth"` server, `linear`, in front of the fake authorization server, and its tool servers. */
+async function linearEnv(f: FakeOAuth): Promise<{ env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> }> {
   const port = await freePort();
-  const publicUrl = `http://127.0.0.1:${port}`;
-  const env = { PUBLIC_URL: publicUrl, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }) };
+  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth' } } }) };
   const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
-  const hub = createMcpHub({ servers, logger: capturingLogger().logger });
-  e = await startErrand({ externalTools: hub, env });
-  return { e, fake, publicUrl };
+  return { env, hub: () => createMcpHub({ servers, logger: capturingLogger().logger }) };
+}
+
+/** Errand on the Slack fake with the `linear` OAuth server. */
+async function startWithLinear(options: FakeOAuthOptions = {}): Promise<{ e: Errand; fake: FakeOAuth }> {
+  fake = await startFakeOAuth(options);
+  const { env, hub } = await linearEnv(fake);
+  e = await startErrand({ externalTools: hub(), env });
+  return { e, fake };
 }
 
 /** What `/connections` (with `text`) answers `user`, as Slack shows the ephemeral reply. */
@@ -50,7 +58,7 @@ async function activeRun(e: Errand, ts: string) {
 }
 
 /** The Connect link of the newest private notice to `user`. */
-function connectLink(e: Errand, user: string): string | null {
+function connectLink(e: Pick<Errand, 'slack'>, user: string): string | null {
   const notice = e.slack.ephemerals.filter((n) => n.user === user && n.text.includes('connect your account')).at(-1);
   return notice?.text.match(/https?:\/\/[^\s>|]+/)?.[0]?.replaceAll('&amp;', '&') ?? null;
 }
@@ -158,6 +166,28 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(await connections(e, ALICE)).toContain('linear');
   });
 
+  it('a restart during the wait: the run still waits after it, and the callback to the new process resumes it', async () => {
+    fake = await startFakeOAuth();
+    const f = fake;
+    const { env, hub } = await linearEnv(f);
+    const r = (restartable = await startRestartableSlackErrand({ env, externalTools: hub }));
+    r.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
+    const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'who am I in linear?' });
+    const link = (await waitFor(() => connectLink(r, ALICE), 10_000, 'the Connect notice'))!;
+    const conv = await r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });
+    await waitFor(async () => (await r.app().runs.active(conv))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await r.app().coordinator.idle();
+    await r.stop();
+    await r.start();
+    expect(await r.app().runs.active(conv)).toMatchObject({ status: 'waiting_user', question: { signIn: { server: 'linear' } } });
+    expect((await fetch(await f.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(r.slack, ts).includes('You are ana.'), 10_000, 'the answer after the restart');
+    // The waiting call ran on the new process, then the run went on with her token.
+    expect(toolResults(r.model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
+    expect(toolResults(r.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
+    expect(r.model.requests).toHaveLength(3);
+  });
+
   it("a scheduled prompt's run uses its creator's connection, though nobody writes in its thread; an unconnected creator is asked and the run waits", async () => {
     const { e, fake } = await startWithLinear();
     // Alice connects (her first run waits for it and goes on).
@@ -204,6 +234,54 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect((await fetch(await fake.consent(bobsLink, { subject: 'ben' }))).status).toBe(200);
     await waitFor(() => e.slack.messages(CHANNEL).some((m) => m.text.includes('Bob report done.')), 10_000, "Bob's report");
     expect(last('bob')).toEqual({ ok: true, content: 'ben' });
+  });
+
+  it('a 403 insufficient_scope waits too: the person is asked to sign in again with the wider scope, and the call then runs', async () => {
+    const { e, fake } = await startWithLinear({ scopesSupported: ['read', 'write'] });
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
+    const first = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
+    expect((await fetch(await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, first.ts).includes('Connected.'), 10_000, 'the first answer');
+    await e.app.coordinator.idle();
+    fake.requireScope('write_note', 'admin');
+
+    e.model.reply({ toolCalls: [{ name: 'linear__write_note', arguments: { text: 'hi' } }] }, { text: 'Written.' });
+    const before = e.model.requests.length;
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'write hi in linear' });
+    // write_note is not read-only: it is approved first; the allowed call then meets the 403 and waits for the sign-in.
+    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Approval needed')), 10_000, 'the approval question');
+    await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'allow', threadTs: ts });
+    const again = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.includes('sign in again')), 10_000, 'the sign-in-again notice'))!;
+    expect(again.thread_ts).toBe(ts);
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    const link = again.text.match(/https?:\/\/[^\s>|]+/)![0].replaceAll('&amp;', '&');
+    expect(new URL(link).searchParams.get('scope')?.split(' ')).toContain('admin');
+    expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Written.'), 10_000, 'the answer after the step-up');
+    expect(toolResults(e.model.requests[before + 1]!).at(-1)).toEqual({ ok: true, content: 'ana wrote hi' });
+    expect(e.model.requests).toHaveLength(before + 2);
+    // Not asked to approve again after the sign-in.
+    expect(texts(e.slack, ts).filter((t) => t.includes('Approval needed'))).toHaveLength(1);
+  });
+
+  it('a link opened after it expired, while the run still waits, brings a fresh link privately; connecting through it resumes the run', async () => {
+    const { e, fake } = await startWithLinear();
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected at last.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    e.clock.advance(11 * 60_000);
+    const page = await fetch(await fake.consent(link, { subject: 'ana' }));
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('expired');
+    const fresh = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('That Connect link had expired')), 10_000, 'the fresh link'))!;
+    expect(fresh.thread_ts).toBe(ts);
+    const freshLink = connectLink(e, ALICE)!;
+    expect(freshLink).not.toBe(link);
+    expect((await activeRun(e, ts))?.status).toBe('waiting_user');
+    expect((await fetch(await fake.consent(freshLink, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Connected at last.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
   });
 
   it('a person who declines consent gets a clear page and a private note; the waiting call is not run and the model is told; nothing is stored', async () => {
