@@ -148,6 +148,19 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(fake.accepted).toEqual([]);
   });
 
+  it("a reply in the thread by the person instead of connecting ends the wait: the model reads it; someone else's message is queued", async () => {
+    const { e } = await startWithLinear();
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Fine, without linear.' }, { text: "Bob's request answered." });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> something else`, threadTs: ts });
+    await waitFor(() => texts(e.slack, ts).some((t) => t.startsWith('📝 Queued as task')), 10_000, "Bob's message queued");
+    expect((await activeRun(e, ts))?.status).toBe('waiting_user');
+    await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'skip linear for now', threadTs: ts });
+    await waitFor(() => texts(e.slack, ts).includes('Fine, without linear.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear, so linear__sign_in was not run; instead they wrote: "skip linear for now"`) });
+  });
+
   it('a stop ends the wait: the run is cancelled, and a later sign-in only connects (nothing resumes)', async () => {
     const { e, fake } = await startWithLinear();
     e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'must not be said' });
