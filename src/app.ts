@@ -23,6 +23,7 @@ import { checkHealth } from './metrics/health-check.js';
 import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
+import { connectionsOnHome } from './commands/connections-home.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { signInNotes } from './mcp/oauth/sign-in-notes.js';
 import { signInWaits } from './runtime/sign-in-waits.js';
@@ -144,6 +145,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
   let oauth: OAuthRuntime | null = null;
+  const connections = connectionsCommandDeps(config, () => oauth, options.externalTools);
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) =>
@@ -155,8 +157,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
-    connections: connectionsCommandDeps(config, () => oauth, options.externalTools),
+    connections,
   };
+  // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
+  const surfaces = connectionsOnHome(management.surfaces, connections);
   const attachments = createAttachmentIntake({
     store: store.attachments,
     limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
@@ -224,7 +228,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
       await options.externalTools?.start?.();
       for (const a of adapters.values()) {
-        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);
+        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(surfaces, a.platform, metrics) : surfaces);
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();

@@ -1,3 +1,4 @@
+import type { DisconnectRequest } from './home-connections.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
 
 /**
@@ -11,4 +12,6 @@ export interface SurfaceSink {
   onHomeOpened(request: HomeRequest): Promise<HomeModel>;
   /** A submitted schedule form: saved, field errors, or an interpretation of plain words to confirm. */
   onScheduleForm(submission: ScheduleFormSubmission): Promise<ScheduleFormResult>;
+  /** A Disconnect click on the App Home's Connections section: the person's tokens for the server go; the answer says so. */
+  onDisconnect(request: DisconnectRequest): Promise<string>;
 }

@@ -37,5 +37,9 @@ export function countingSurfaces(surfaces: SurfaceSink, platform: string, metric
       metrics.inbound(platform);
       return surfaces.onScheduleForm(submission);
     },
+    onDisconnect(request) {
+      metrics.inbound(platform);
+      return surfaces.onDisconnect(request);
+    },
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { disconnectActionId } from '../../src/chat/home-connections.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
@@ -312,5 +313,36 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} declined to connect linear`) });
     expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
     expect(fake.accepted).toEqual([]);
+  });
+
+  it('the App Home lists her connections with Disconnect; the click forgets her tokens and the Home shows it; Bob sees only his', async () => {
+    const { e, fake } = await startWithLinear();
+    const homeText = (user: string) => JSON.stringify(e.slack.homeOf(user)?.view.blocks ?? []);
+    await e.slack.openHome(ALICE);
+    await waitFor(() => homeText(ALICE).includes('Your connections'), 10_000, 'the Home with its Connections section');
+    expect(homeText(ALICE)).toContain('You have not connected any MCP server yet.');
+    expect(homeText(ALICE)).toContain('Not connected: linear');
+
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
+    expect((await fetch(await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Connected.'), 10_000, 'the answer');
+    await e.app.coordinator.idle();
+
+    await e.slack.openHome(ALICE);
+    await waitFor(() => homeText(ALICE).includes('as ana'), 10_000, 'her connection on the Home');
+    const disconnect = disconnectActionId('linear');
+    expect(homeText(ALICE)).toContain(disconnect);
+    for (const t of fake.issued) expect(homeText(ALICE)).not.toContain(t.accessToken);
+    await e.slack.openHome(BOB);
+    await waitFor(() => homeText(BOB).includes('Your connections'), 10_000, "Bob's Home");
+    expect(homeText(BOB)).not.toContain('as ana');
+    expect(homeText(BOB)).not.toContain(disconnect);
+
+    await e.slack.clickInView({ user: ALICE, viewId: e.slack.homeOf(ALICE)!.id, actionId: disconnect });
+    await waitFor(() => homeText(ALICE).includes('Disconnected'), 10_000, 'the Home after Disconnect');
+    expect(homeText(ALICE)).not.toContain('as ana');
+    expect(homeText(ALICE)).toContain('You have not connected any MCP server yet.');
+    expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
   });
 });
