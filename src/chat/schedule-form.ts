@@ -1,3 +1,4 @@
+import type { HomeConnections } from './home-connections.js';
 import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 
@@ -82,6 +83,8 @@ export interface HomeModel {
   readonly schedules: readonly HomeSchedule[];
   /** The New schedule button, when the person may create schedules. */
   readonly newSchedule: OutboundButton | null;
+  /** The person's MCP sign-ins with Disconnect buttons; absent where no server asks people to sign in. */
+  readonly connections?: HomeConnections;
   /** What Errand remembers about the person (`me` memories), newest first; absent: memory is not wired. */
   readonly memories?: readonly HomeMemory[];
 }
