@@ -5,6 +5,7 @@ import type { Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
+import type { TaskDisplay } from '../../src/settings/slack-settings.js';
 import type { SuggestedPrompt } from './assistant-threads.js';
 import type { RateLimit } from './outbound-queue.js';
 
@@ -52,6 +53,8 @@ export interface SlackAdapterOptions {
   pacer?: PostPacer;
   /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`, whose schema has the defaults); absent: none. */
   suggestedPrompts?: readonly SuggestedPrompt[];
+  /** How a streamed answer shows the run's steps (`slack.taskDisplay`; default `timeline`). */
+  taskDisplay?: TaskDisplay;
   /** Timers for streamed answers (default: the system clock). */
   clock?: Clock;
 }
@@ -73,6 +76,7 @@ export function slackOptionsFromConfig(config: Config, logger?: Logger): SlackAd
     port: config.SLACK_PORT,
     apiUrl: config.SLACK_API_URL,
     suggestedPrompts: config.file.settings.slack.suggestedPrompts,
+    taskDisplay: config.file.settings.slack.taskDisplay,
     ...(logger ? { logger } : {}),
   };
 }
