@@ -115,7 +115,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const coordinator = new RunCoordinator({
     data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
-    agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels },
+    agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels, streaming: config.STREAMING },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
     clock,

@@ -5,7 +5,6 @@ import type { Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { AdapterError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import type { TaskDisplay } from '../../src/settings/slack-settings.js';
 import type { SuggestedPrompt } from './assistant-threads.js';
 import type { RateLimit } from './outbound-queue.js';
 
@@ -54,7 +53,7 @@ export interface SlackAdapterOptions {
   /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`, whose schema has the defaults); absent: none. */
   suggestedPrompts?: readonly SuggestedPrompt[];
   /** How a streamed answer shows the run's steps (`slack.taskDisplay`; default `timeline`). */
-  taskDisplay?: TaskDisplay;
+  taskDisplay?: 'timeline' | 'plan';
   /** Timers for streamed answers (default: the system clock). */
   clock?: Clock;
 }

@@ -68,6 +68,8 @@ export interface AgentSetup {
   budget?: Budget;
   /** Per-channel prompt and model (the `channels` key of the configuration file). */
   channels?: ChannelSettings;
+  /** STREAMING: false keeps runs out of live streams, their steps too (no task cards); absent: true. */
+  streaming?: boolean;
 }
 
 /** What the run coordinator is built from; it hands each part of a run's life only the fields that part uses. */

@@ -1,6 +1,6 @@
-import { onlyChanges, type ActivityReport } from '../agent/run-activity.js';
+import { runStepOf, type ActivityReport, type RunActivity } from '../agent/run-activity.js';
 import { stopActionId } from '../chat/action-id.js';
-import type { WorkingStatus } from '../chat/chat-adapter.js';
+import type { AnswerStream, RunStep, StreamEnd, WorkingStatus } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Presence } from '../chat/presence.js';
 import type { TaskRow } from '../db/schema.js';
@@ -16,17 +16,89 @@ export interface RunWorkingStatus {
   show(): void;
   /** Each step's activity; only changes reach the platform, so it stays cheap. */
   readonly activity: ActivityReport;
-  /** Takes the status away: the run has ended (or stopped working here). */
+  /**
+   * Lets the run's steps show inside a live stream where the platform's stream can (Slack's task cards):
+   * `open` opens one (recorded like an answer preview, so a restart takes it back); `shuttingDown` says
+   * whether an unfinished one is removed at the end (the restart answers again) rather than closed.
+   */
+  streamSteps(open: () => AnswerStream | null, shuttingDown: () => boolean): void;
+  /** The stream showing the steps since the last answer, handed over so the next answer continues in it under them; null when none is open. */
+  takeStream(): AnswerStream | null;
+  /** Takes the status away: the run has ended (or stopped working here); a stream still showing steps is closed. */
   clear(): void;
 }
 
-/** The working status of run `runId`, shown through the presence port (the only way status reaches a platform). */
+/** Puts `step` in `list` (replacing its earlier state); false when nothing changed. */
+function upsert(list: RunStep[], step: RunStep): boolean {
+  const at = list.findIndex((s) => s.id === step.id);
+  if (at < 0) {
+    list.push(step);
+    return true;
+  }
+  if (JSON.stringify(list[at]) === JSON.stringify(step)) return false;
+  list[at] = step;
+  return true;
+}
+
+/**
+ * The working status of run `runId`, shown through the presence port (the only way status reaches a
+ * platform). The status line changes only when the activity does; every change of a step goes to the
+ * platform with the whole step list (Discord's note, the console), and, where a stream can show them,
+ * to the steps stream opened at the first step and handed to the next answer (`takeStream`).
+ */
 export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: ConversationRef, runId: string, task: TaskRow | null, logger: Logger): RunWorkingStatus {
   const working: WorkingStatus = { runId, stopActionId: stopActionId(runId), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) };
   const showWorking = (status: WorkingStatus) => presence.setWorking(ref, status).catch((err: unknown) => logger.warn({ err }, 'showing the working status failed'));
+  const steps: RunStep[] = [];
+  let line: RunActivity | null = null;
+  let opener: (() => AnswerStream | null) | null = null;
+  let shuttingDown = () => false;
+  let stream: AnswerStream | null = null;
+  let streamed: RunStep[] = [];
+
+  const showInStream = (step: RunStep) => {
+    upsert(streamed, step);
+    if (!stream && opener) {
+      const opened = opener();
+      if (opened?.showSteps) stream = opened;
+      // Nothing was shown yet: a stream that cannot show steps is left unused, and not opened again.
+      else opener = null;
+    }
+    stream?.showSteps?.(streamed);
+  };
+  const activity: ActivityReport = (a) => {
+    const lineChanged = line === null || line.activity !== a.activity || line.toolName !== a.toolName;
+    if (lineChanged) line = { activity: a.activity, ...(a.toolName ? { toolName: a.toolName } : {}) };
+    const step = runStepOf(a);
+    const stepChanged = step !== null && upsert(steps, step);
+    if (!lineChanged && !stepChanged) return;
+    void showWorking({ ...working, ...line!, ...(steps.length > 0 ? { steps: [...steps] } : {}) });
+    if (stepChanged) showInStream(step);
+  };
+  const endStream = () => {
+    const s = stream;
+    stream = null;
+    if (!s) return;
+    const how: StreamEnd = shuttingDown() ? 'discard' : streamed.some((x) => x.status === 'running') ? 'stopped' : 'done';
+    void s.stop(how).catch((err: unknown) => logger.warn({ err }, 'closing the steps of a run failed'));
+  };
   return {
     show: () => void showWorking(working),
-    activity: onlyChanges((a) => void showWorking({ ...working, ...a })),
-    clear: () => void presence.setWorking(ref, null).catch((err: unknown) => logger.warn({ err }, 'clearing the working status failed')),
+    activity,
+    streamSteps(open, isShuttingDown) {
+      opener = open;
+      shuttingDown = isShuttingDown;
+    },
+    takeStream() {
+      const s = stream;
+      stream = null;
+      streamed = [];
+      return s;
+    },
+    clear: () => {
+      endStream();
+      opener = null;
+      void presence.setWorking(ref, null).catch((err: unknown) => logger.warn({ err }, 'clearing the working status failed'));
+    },
   };
 }
