@@ -41,7 +41,7 @@ export function activityOfTool(toolName: string, callId?: string): RunActivity {
 export function activityOfEndedTool(toolName: string, callId: string, result: unknown): RunActivity {
   const r = typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {};
   const failed = r.ok === false;
-  const said = failed ? r.error : (['note', 'summary', 'text'].map((k) => r[k]).find((v) => typeof v === 'string') ?? (typeof result === 'string' ? result : undefined));
+  const said = failed ? r.error : (['note', 'summary', 'text', 'content'].map((k) => r[k]).find((v) => typeof v === 'string') ?? (typeof result === 'string' ? result : undefined));
   const output = typeof said === 'string' && said.trim() !== '' ? stepText(said) : undefined;
   return { ...activityOfTool(toolName), step: { id: callId, status: failed ? 'failed' : 'done', ...(output ? { output } : {}) } };
 }
@@ -52,4 +52,33 @@ export function runStepOf(a: RunActivity): RunStep | null {
   const tool = a.toolName ?? 'a tool';
   const title = a.step.status === 'waiting' ? `Waiting for approval to run ${tool}` : (READING_TOOLS.get(tool) ?? `Running ${tool}`);
   return { id: a.step.id, title, status: a.step.status, ...(a.step.output ? { output: a.step.output } : {}), ...(a.step.progress ? { progress: stepText(a.step.progress) } : {}) };
+}
+
+/** Least time between two progress updates of a run's step on the platform (each one is a platform call). */
+export const PROGRESS_EVERY_MS = 1000;
+
+/** A running call's progress reports, paced, that stop counting once the call has ended. */
+export interface ProgressReports {
+  /** What the tool said about how far it got: passed on unless one went out less than PROGRESS_EVERY_MS ago. */
+  readonly report: (text: string) => void;
+  /** The call ended: a late notification can no longer show it as running. */
+  end(): void;
+}
+
+/**
+ * Progress of tool call `callId` as its step (still running, with the tool's words), at most once per
+ * PROGRESS_EVERY_MS: a server reporting every few milliseconds costs the platform one update a second.
+ */
+export function progressReports(report: ActivityReport, toolName: string, callId: string, now: () => number): ProgressReports {
+  let last = Number.NEGATIVE_INFINITY;
+  let ended = false;
+  return {
+    report(text) {
+      const at = now();
+      if (ended || text.trim() === '' || at - last < PROGRESS_EVERY_MS) return;
+      last = at;
+      report({ ...activityOfTool(toolName), step: { id: callId, status: 'running', progress: text } });
+    },
+    end: () => void (ended = true),
+  };
 }

@@ -4,7 +4,7 @@ import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { PostIntent, PostTicket, RunPosts } from './agent-types.js';
 import type { PendingQuestion, StoredToolCall } from '../records/stored-values.js';
-import { activityOfEndedTool, activityOfTool, type ActivityReport, type RunActivity } from './run-activity.js';
+import { activityOfEndedTool, activityOfTool, progressReports, type ActivityReport, type RunActivity } from './run-activity.js';
 import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
@@ -151,7 +151,9 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
     }
     deps.activity?.(activityOfTool(call.name, call.id));
-    let outcome = await deps.tools.execute(call, context);
+    const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
+    let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report } : context);
+    progress?.end();
     deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
     if (outcome.effect?.kind === 'ask' && ask !== null) {
       outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };

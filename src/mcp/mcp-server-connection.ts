@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { ToolResult } from '../agent/tools/tool.js';
+import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
 import type { Clock } from '../clock.js';
 import type { McpServerSettings } from '../settings/mcp-server-settings.js';
 import { filterServerTools } from './mcp-tool-filter.js';
@@ -93,12 +93,12 @@ export class McpServerConnection {
   }
 
   /** Calls one tool of this server; `exposedName` is what the model called it. */
-  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: Pick<ToolContext, 'reportProgress'>): Promise<ToolResult> {
     const session = this.session;
     if (this.state.kind !== 'connected' || !session) return this.notRunning();
     if (signal.aborted) return { ok: false, error: `${exposedName} was not run: the run was stopped.` };
     const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
-    return timedToolCall(session, toolName, args, signal, limits, (err, timedOut) => this.callFailed(err, session, exposedName, signal, timedOut));
+    return timedToolCall(session, toolName, args, signal, limits, (err, timedOut) => this.callFailed(err, session, exposedName, signal, timedOut), context?.reportProgress);
   }
 
   /** Stops restarts and closes the session (for stdio: the child process is gone when this resolves). */

@@ -4,10 +4,11 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
 import { describeFailure, httpStatusOf, type FailureContext } from './failure-reason.js';
+import { logServerMessage } from './server-log.js';
 import { scrubbedError, scrubberFor } from './scrubbed-error.js';
 import { watchStdioProcess, type StdioProcessWatch } from './stdio-process-watch.js';
 
@@ -33,7 +34,8 @@ export interface McpSession {
   readonly pid: number | null;
   connect(): Promise<void>;
   listTools(signal?: AbortSignal): Promise<Tool[]>;
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult>;
+  /** `onProgress`: the call asks for progress (a progressToken) and hears each notifications/progress for it. */
+  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; onProgress?: (p: Progress) => void }): Promise<CallToolResult>;
   /** A readable reason for an error of this session ("exited with code 1: …", "HTTP 401 from …"), safe to show. */
   describe(err: unknown): string;
   /** Takes the server's real URL and its secret parts out of a text (an error message) before it is shown. */
@@ -58,6 +60,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   const newClient = (): Client => {
     const c = new Client(CLIENT_INFO, { capabilities: {} });
     c.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged());
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logServerMessage(logger, n.params, scrub));
     c.onclose = () => {
       if (connected && !closing && c === client) options.onUnexpectedClose();
     };
@@ -120,9 +123,9 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       } while (cursor);
       return tools;
     },
-    async callTool(name, args, { signal, timeoutMs }) {
+    async callTool(name, args, { signal, timeoutMs, onProgress }) {
       if (!client) throw new Error('not connected');
-      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs });
+      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs, ...(onProgress ? { onprogress: onProgress } : {}) });
       return result as CallToolResult;
     },
     describe: (err) => scrub(describeFailure(err, where())),

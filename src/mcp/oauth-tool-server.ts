@@ -127,7 +127,7 @@ export class OAuthToolServer {
       if (toolName === SIGN_IN_TOOL && !this.toolList.some((t) => t.name === SIGN_IN_TOOL)) {
         return { ok: true, connected: true, note: `${principal.userId} is connected to ${this.o.name}; its tools are available now.` };
       }
-      return await this.run(person.session, toolName, exposedName, args, signal);
+      return await this.run(person.session, toolName, exposedName, args, signal, context.reportProgress);
     } catch (err) {
       await this.drop(key, person);
       const url = person.provider.authorizationUrl;
@@ -175,13 +175,21 @@ export class OAuthToolServer {
     return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name) };
   }
 
-  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, reportProgress?: (text: string) => void): Promise<ToolResult> {
     const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
-    return timedToolCall(session, toolName, args, signal, limits, async (err, timedOut) => {
-      if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
-      if (signal.aborted) return cancelledError(exposedName);
-      throw err;
-    });
+    return timedToolCall(
+      session,
+      toolName,
+      args,
+      signal,
+      limits,
+      async (err, timedOut) => {
+        if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
+        if (signal.aborted) return cancelledError(exposedName);
+        throw err;
+      },
+      reportProgress,
+    );
   }
 
   /** The person's open session (most recently used last), or a new one; the least recently used beyond the bound is closed. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalTool } from '../../src/agent/tools/external-tool.js';
 import type { ManagedToolSource } from '../../src/app.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { startSharedFixtureServer } from './mcp-e2e-kit.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
 
 const CHANNEL = 'C0GENERAL';
@@ -141,5 +142,26 @@ describe('task cards in streamed Slack answers', () => {
     expect(s.calls.filter((c) => c.args.chunks !== undefined)).toHaveLength(1);
     expect(s.callsOf('chat.startStream').filter((c) => c.error === null)).toHaveLength(2);
     expect(texts(s, second.ts)).toEqual([ANSWER]);
+  });
+
+  it("an MCP server's progress shows on the running card, at most once a second of the run's clock", async () => {
+    const server = await startSharedFixtureServer();
+    try {
+      e = await startErrand({ externalTools: server.tools });
+      const { slack: s, model } = e;
+      model.reply({ toolCalls: [{ id: 'call_count', name: 'notes__count', arguments: { n: 3, pauseMs: 150 } }] }, { text: ANSWER });
+      const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'count to three' });
+      await waitFor(() => texts(s, ts).includes(ANSWER), 20_000, 'the answer');
+      await e.app.coordinator.idle();
+      const titles = s.calls.flatMap((c) => (typeof c.args.chunks === 'string' ? (JSON.parse(c.args.chunks) as { title?: string }[]) : [])).map((c) => c.title);
+      expect(titles).toContain('Running notes__count (1/3 counted 1)');
+      // The test's clock stands still: the later notifications come within the same second and are not shown.
+      expect(titles.filter((t) => t?.includes('2/3') || t?.includes('3/3'))).toEqual([]);
+      expect(streamed(ts)[0]!.tasks).toEqual([{ id: 'call_count', title: 'Running notes__count', status: 'complete', output: 'counted to 3' }]);
+    } finally {
+      await e?.close();
+      e = null;
+      await server.close();
+    }
   });
 });
