@@ -159,7 +159,9 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
         continue;
       }
       const streamTs = ts;
-      await paced(() => callWith('chat.appendStream', { channel: o.channelId, ts: streamTs }, markdown(chunk)));
+      const append = () => callWith('chat.appendStream', { channel: o.channelId, ts: streamTs }, markdown(chunk));
+      // The answer's first text under the cards goes at once, as a stream's first call does: cards must not delay it.
+      await (sent === '' && chunk !== '' ? append().finally(() => (lastCallAt = o.clock.now())) : paced(append));
       sent += chunk;
       if (!whole) return;
     }
@@ -178,7 +180,8 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
         }).finally(() => (wake = null));
   const flush = async () => {
     while (phase === 'open' && !delegate && (sendable(text.slice(sent.length)) !== '' || cards?.pending() === true)) {
-      await untilNextAppend(lastCallAt + o.intervalMs - o.clock.now());
+      const firstText = sent === '' && sendable(text) !== '';
+      await untilNextAppend(firstText ? 0 : lastCallAt + o.intervalMs - o.clock.now());
       if (phase !== 'open') return;
       await sendPending(false);
     }

@@ -113,6 +113,21 @@ describe('task cards in streamed Slack answers', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('a shutdown mid-tool removes the card message (the restart answers again), so no card is left spinning', async () => {
+    const tools = trackerTools();
+    tools.hold();
+    e = await startErrand({ externalTools: tools.source });
+    const { slack: s, model } = e;
+    model.reply({ toolCalls: [{ id: 'call_search', name: 'tracker__search', arguments: '{}' }] });
+    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'search the tracker' });
+    await waitFor(() => streamed(ts).length === 1, 20_000, 'the running card');
+    const cardTs = streamed(ts)[0]!.ts;
+    await e.app.stop();
+    await s.settle();
+    expect(s.callsOf('chat.delete').map((c) => c.args.ts)).toContain(cardTs);
+    expect(s.messages(CHANNEL, ts).filter((m) => m.streaming)).toEqual([]);
+  });
+
   it('an approval shows as a card waiting for the person, and the stream is closed while the run waits', async () => {
     const tools = trackerTools();
     e = await startErrand({ externalTools: tools.source });
