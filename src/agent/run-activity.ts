@@ -5,8 +5,10 @@ import { stepText } from '../chat/run-step.js';
 export interface RunActivity {
   readonly activity: WorkingActivity;
   readonly toolName?: string;
-  /** The tool call this activity belongs to: its id, where it stands and a short output; absent for model calls. */
+  /** The tool call this activity belongs to: its id, where it stands and a short output; absent for model calls and control tools. */
   readonly step?: StepReport;
+  /** The step posted a message in the conversation (an update): what streamed above it does not continue below it. */
+  readonly posted?: boolean;
 }
 
 /** Where one tool call stands, as the runner reports it. */
@@ -29,9 +31,13 @@ const READING_TOOLS: ReadonlyMap<string, string> = new Map([
   ['read_channel', 'Reading the channel'],
 ]);
 
-/** The activity of running one tool call (`callId`: the step it starts). */
+/** Tools that steer the conversation (post an update, ask, finish): what they do shows by itself, so they are no step. */
+const CONTROL_TOOLS: ReadonlySet<string> = new Set(['send_update', 'ask_user', 'task_complete']);
+
+/** The activity of running one tool call (`callId`: the step it starts, unless the tool is a control tool). */
 export function activityOfTool(toolName: string, callId?: string): RunActivity {
-  return { activity: READING_TOOLS.has(toolName) ? 'reading' : 'tool', toolName, ...(callId ? { step: { id: callId, status: 'running' } } : {}) };
+  const step = callId && !CONTROL_TOOLS.has(toolName);
+  return { activity: READING_TOOLS.has(toolName) ? 'reading' : 'tool', toolName, ...(step ? { step: { id: callId, status: 'running' } } : {}) };
 }
 
 /**
@@ -43,6 +49,7 @@ export function activityOfEndedTool(toolName: string, callId: string, result: un
   const failed = r.ok === false;
   const said = failed ? r.error : (['note', 'summary', 'text', 'content'].map((k) => r[k]).find((v) => typeof v === 'string') ?? (typeof result === 'string' ? result : undefined));
   const output = typeof said === 'string' && said.trim() !== '' ? stepText(said) : undefined;
+  if (CONTROL_TOOLS.has(toolName)) return activityOfTool(toolName);
   return { ...activityOfTool(toolName), step: { id: callId, status: failed ? 'failed' : 'done', ...(output ? { output } : {}) } };
 }
 

@@ -172,6 +172,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         return deps.posts.record(conversationId, runId, { purpose: 'update', text: effect.text }, tx);
       });
       await input.awaitPost(ticket);
+      deps.activity?.({ ...activityOfTool(call.name), posted: true });
     } else {
       await record(call.id, outcome.result);
     }

@@ -24,6 +24,11 @@ export interface RunWorkingStatus {
   streamSteps(open: () => AnswerStream | null, shuttingDown: () => boolean): void;
   /** The stream showing the steps since the last answer, handed over so the next answer continues in it under them; null when none is open. */
   takeStream(): AnswerStream | null;
+  /**
+   * Closes the stream still showing steps (no answer took it: the run stopped, failed, or parked on an
+   * approval), awaited before the run is settled so a shutdown does not leave it open. Resolves once done; never rejects.
+   */
+  closeSteps(): Promise<void>;
   /** Takes the status away: the run has ended (or stopped working here); a stream still showing steps is closed. */
   clear(): void;
 }
@@ -66,7 +71,23 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
     }
     stream?.showSteps?.(streamed);
   };
+  const closing = new Set<Promise<void>>();
+  /** Ends the stream showing steps (if any); the next step opens a new one. */
+  const endStream = (): Promise<void> => {
+    const s = stream;
+    stream = null;
+    const cards = streamed;
+    streamed = [];
+    if (!s) return Promise.resolve();
+    const how: StreamEnd = shuttingDown() ? 'discard' : cards.some((x) => x.status === 'running') ? 'stopped' : 'done';
+    const done = s.stop(how).catch((err: unknown) => logger.warn({ err }, 'closing the steps of a run failed'));
+    closing.add(done);
+    void done.finally(() => closing.delete(done));
+    return done;
+  };
   const activity: ActivityReport = (a) => {
+    // A message posted below the stream: the answer must not continue above it, later steps go below it.
+    if (a.posted) void endStream();
     const lineChanged = line === null || line.activity !== a.activity || line.toolName !== a.toolName;
     if (lineChanged) line = { activity: a.activity, ...(a.toolName ? { toolName: a.toolName } : {}) };
     const step = runStepOf(a);
@@ -74,13 +95,6 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
     if (!lineChanged && !stepChanged) return;
     void showWorking({ ...working, ...line!, ...(steps.length > 0 ? { steps: [...steps] } : {}) });
     if (stepChanged) showInStream(step);
-  };
-  const endStream = () => {
-    const s = stream;
-    stream = null;
-    if (!s) return;
-    const how: StreamEnd = shuttingDown() ? 'discard' : streamed.some((x) => x.status === 'running') ? 'stopped' : 'done';
-    void s.stop(how).catch((err: unknown) => logger.warn({ err }, 'closing the steps of a run failed'));
   };
   return {
     show: () => void showWorking(working),
@@ -95,9 +109,14 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
       streamed = [];
       return s;
     },
-    clear: () => {
-      endStream();
+    async closeSteps() {
       opener = null;
+      await endStream();
+      while (closing.size > 0) await Promise.all([...closing]);
+    },
+    clear: () => {
+      opener = null;
+      void endStream();
       void presence.setWorking(ref, null).catch((err: unknown) => logger.warn({ err }, 'clearing the working status failed'));
     },
   };

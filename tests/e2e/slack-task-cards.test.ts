@@ -87,6 +87,18 @@ describe('task cards in streamed Slack answers', () => {
     expect(s.calls.filter((c) => c.error !== null && c.error !== 'already_reacted' && c.error !== 'no_reaction')).toEqual([]);
   });
 
+  it('an update posted after a card keeps the answer below it: the answer opens its own stream, and control tools are no cards', async () => {
+    const tools = trackerTools();
+    e = await startErrand({ externalTools: tools.source });
+    const { slack: s, model } = e;
+    model.reply({ toolCalls: [{ id: 'call_search', name: 'tracker__search', arguments: '{}' }, { id: 'call_update', name: 'send_update', arguments: { text: 'Found them, writing it up.' } }] }, { text: ANSWER });
+    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'what is open?' });
+    await waitFor(() => texts(s, ts).includes(ANSWER), 20_000, 'the answer');
+    await e.app.coordinator.idle();
+    const thread = s.messages(CHANNEL, ts).filter((m) => m.ts !== ts && !m.text.startsWith('⏳'));
+    expect(thread.map((m) => (m.tasks ? `cards: ${m.tasks.map((t) => t.title).join(', ')}` : m.text))).toEqual(['cards: Running tracker__search', 'Found them, writing it up.', ANSWER]);
+  });
+
   it('groups the cards in a plan with slack.taskDisplay "plan"', async () => {
     e = await startErrand({ env: { ERRAND_CONFIG: configWith({ taskDisplay: 'plan' }) } });
     const { slack: s, model } = e;
