@@ -81,57 +81,54 @@ export class RunLauncher {
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;
     const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
-    try {
-      return await executeRun(
-        {
-          runId: run.id,
-          conversation: ref,
-          signal: launch.signal,
-          systemPrompt: buildSystemPrompt({
-            platform: ref.platform,
-            now: deps.clock.now(),
-            timezone,
-            task,
-            maxSteps: deps.limits.maxSteps,
-            extra: agent.promptExtras ?? [],
-            toolNames,
-            ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
-          }),
-          goal: task ? goalMessage(task) : null,
-          ...(task?.images && task.images.length > 0 ? { goalImages: task.images } : {}),
-          toolContext,
-          approverId,
-          ...(agent.budget ? { budget: agent.budget.forRun(run.id, payer, run.tokens) } : {}),
-          ...(channel.model ? { model: channel.model } : {}),
-          ...(resume ? { resume } : {}),
-          stepsTaken: run.steps,
-        },
-        {
-          llm: agent.llm,
-          grants: deps.grants,
-          tools: agent.tools,
-          transcript: writes.transcript,
-          runs: writes.runs,
-          logger: deps.logger,
+    // A stream still showing steps is closed before the run is settled (and before a shutdown goes on).
+    return executeRun(
+      {
+        runId: run.id,
+        conversation: ref,
+        signal: launch.signal,
+        systemPrompt: buildSystemPrompt({
+          platform: ref.platform,
+          now: deps.clock.now(),
+          timezone,
+          task,
           maxSteps: deps.limits.maxSteps,
-          contextBudget: deps.limits.contextBudget,
-          askTimeoutMs: deps.limits.askTimeoutMs,
-          posts: writes.posts,
-          now: () => deps.clock.now(),
-          activity: launch.working.activity,
-          ...(presence.canStream(ref)
-            ? {
-                // An answer continues in the stream showing the steps before it (Slack's task cards), else opens its own.
-                openPreview: () => launch.working.takeStream() ?? openLivePreview(),
-                shuttingDown: launch.shuttingDown,
-              }
-            : {}),
-        },
-      );
-    } finally {
-      // A stream still showing steps is closed before the run is settled (and before a shutdown goes on).
-      await launch.working.closeSteps();
-    }
+          extra: agent.promptExtras ?? [],
+          toolNames,
+          ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
+        }),
+        goal: task ? goalMessage(task) : null,
+        ...(task?.images && task.images.length > 0 ? { goalImages: task.images } : {}),
+        toolContext,
+        approverId,
+        ...(agent.budget ? { budget: agent.budget.forRun(run.id, payer, run.tokens) } : {}),
+        ...(channel.model ? { model: channel.model } : {}),
+        ...(resume ? { resume } : {}),
+        stepsTaken: run.steps,
+      },
+      {
+        llm: agent.llm,
+        grants: deps.grants,
+        tools: agent.tools,
+        transcript: writes.transcript,
+        runs: writes.runs,
+        logger: deps.logger,
+        maxSteps: deps.limits.maxSteps,
+        contextBudget: deps.limits.contextBudget,
+        ...(agent.memory ? { memory: agent.memory } : {}),
+        askTimeoutMs: deps.limits.askTimeoutMs,
+        posts: writes.posts,
+        now: () => deps.clock.now(),
+        activity: launch.working.activity,
+        ...(presence.canStream(ref)
+          ? {
+              // An answer continues in the stream showing the steps before it (Slack's task cards), else opens its own.
+              openPreview: () => launch.working.takeStream() ?? openLivePreview(),
+              shuttingDown: launch.shuttingDown,
+            }
+          : {}),
+      },
+    ).finally(() => launch.working.closeSteps());
   }
 
   /** The conversation's stored timezone, else the requester's on the platform, else the default. */
