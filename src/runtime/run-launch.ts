@@ -76,7 +76,7 @@ export class RunLauncher {
     const { presence } = deps.platforms;
     const toolNames = agent.tools.specsFor(toolContext).map((t) => t.name);
     const openLivePreview = () => presence.openStream(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) });
-    if (presence.canStream(ref) && agent.streaming !== false) launch.working.streamSteps(openLivePreview, launch.shuttingDown);
+    if (presence.canStream(ref) && agent.streaming !== false) launch.working.streamSteps(openLivePreview, launch.shuttingDown, () => deps.clock.now());
     const channel = channelOverridesFor(agent.channels ?? {}, ref);
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;

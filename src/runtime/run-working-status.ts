@@ -21,7 +21,7 @@ export interface RunWorkingStatus {
    * `open` opens one (recorded like an answer preview, so a restart takes it back); `shuttingDown` says
    * whether an unfinished one is removed at the end (the restart answers again) rather than closed.
    */
-  streamSteps(open: () => AnswerStream | null, shuttingDown: () => boolean): void;
+  streamSteps(open: () => AnswerStream | null, shuttingDown: () => boolean, now: () => number): void;
   /** The stream showing the steps since the last answer, handed over so the next answer continues in it under them; null when none is open. */
   takeStream(): AnswerStream | null;
   /**
@@ -32,6 +32,12 @@ export interface RunWorkingStatus {
   /** Takes the status away: the run has ended (or stopped working here); a stream still showing steps is closed. */
   clear(): void;
 }
+
+/**
+ * Slack ends a stream about five minutes after it started, whatever is appended: a steps stream older than
+ * this is not handed to an answer, and the next step goes on in a new one.
+ */
+export const MAX_STEPS_STREAM_AGE_MS = 4 * 60_000;
 
 /** Puts `step` in `list` (replacing its earlier state); false when nothing changed. */
 function upsert(list: RunStep[], step: RunStep): boolean {
@@ -58,13 +64,24 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
   let line: RunActivity | null = null;
   let opener: (() => AnswerStream | null) | null = null;
   let shuttingDown = () => false;
+  let now = () => 0;
   let stream: AnswerStream | null = null;
+  let openedAt = 0;
+  const tooOld = () => stream !== null && now() - openedAt > MAX_STEPS_STREAM_AGE_MS;
   let streamed: RunStep[] = [];
 
   const showInStream = (step: RunStep) => {
+    if (tooOld()) {
+      // Ended as shown (its running steps go on in the next one), before Slack ends it.
+      const old = stream!;
+      stream = null;
+      streamed = streamed.filter((x) => x.status === 'running' || x.status === 'waiting');
+      track(old.stop('done'));
+    }
     upsert(streamed, step);
     if (!stream && opener) {
       const opened = opener();
+      openedAt = now();
       if (opened?.showSteps) stream = opened;
       // Nothing was shown yet: a stream that cannot show steps is left unused, and not opened again.
       else opener = null;
@@ -72,6 +89,13 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
     stream?.showSteps?.(streamed);
   };
   const closing = new Set<Promise<void>>();
+  /** A stream being closed: awaited by `closeSteps`, its failure logged. */
+  const track = (stopping: Promise<void>): Promise<void> => {
+    const done = stopping.catch((err: unknown) => logger.warn({ err }, 'closing the steps of a run failed'));
+    closing.add(done);
+    void done.finally(() => closing.delete(done));
+    return done;
+  };
   /** Ends the stream showing steps (if any); the next step opens a new one. */
   const endStream = (): Promise<void> => {
     const s = stream;
@@ -80,10 +104,7 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
     streamed = [];
     if (!s) return Promise.resolve();
     const how: StreamEnd = shuttingDown() ? 'discard' : cards.some((x) => x.status === 'running') ? 'stopped' : 'done';
-    const done = s.stop(how).catch((err: unknown) => logger.warn({ err }, 'closing the steps of a run failed'));
-    closing.add(done);
-    void done.finally(() => closing.delete(done));
-    return done;
+    return track(s.stop(how));
   };
   const activity: ActivityReport = (a) => {
     // A message posted below the stream: the answer must not continue above it, later steps go below it.
@@ -99,11 +120,16 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
   return {
     show: () => void showWorking(working),
     activity,
-    streamSteps(open, isShuttingDown) {
+    streamSteps(open, isShuttingDown, clock) {
       opener = open;
       shuttingDown = isShuttingDown;
+      now = clock;
     },
     takeStream() {
+      if (tooOld()) {
+        void endStream();
+        return null;
+      }
       const s = stream;
       stream = null;
       streamed = [];

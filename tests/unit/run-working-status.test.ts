@@ -49,8 +49,9 @@ describe("a run's working status", () => {
     const shown: RunStep[][] = [];
     const ended: StreamEnd[] = [];
     let opened = 0;
+    let clock = 0;
     const stream: AnswerStream = { append: () => {}, finish: async () => [], stop: async (how) => void ended.push(how ?? 'stopped'), showSteps: (steps) => void shown.push([...steps]) };
-    status.streamSteps(() => (opened++, stream), () => false);
+    status.streamSteps(() => (opened++, stream), () => false, () => clock);
     status.activity(activityOfTool('read_thread', 'c1'));
     status.activity(activityOfEndedTool('read_thread', 'c1', { ok: true }));
     status.activity(activityOfTool('x__search', 'c2'));
@@ -70,11 +71,36 @@ describe("a run's working status", () => {
     expect(ended).toEqual(['stopped']);
   });
 
+  it('does not hand a steps stream older than Slack keeps streams to the answer, and goes on in a new one', async () => {
+    const adapter = new MemoryAdapter();
+    const status = runWorkingStatus(adapter, ref, 'r1', task, silentLogger());
+    let clock = 0;
+    const streams: { ended: StreamEnd[]; shown: RunStep[][] }[] = [];
+    status.streamSteps(
+      () => {
+        const record = { ended: [] as StreamEnd[], shown: [] as RunStep[][] };
+        streams.push(record);
+        return { append: () => {}, finish: async () => [], stop: async (how) => void record.ended.push(how ?? 'stopped'), showSteps: (steps) => void record.shown.push([...steps]) };
+      },
+      () => false,
+      () => clock,
+    );
+    status.activity(activityOfTool('x__long', 'c1'));
+    clock += 5 * 60_000;
+    status.activity(activityOfEndedTool('x__long', 'c1', { ok: true }));
+    expect(streams.map((s) => s.ended)).toEqual([['done'], []]);
+    expect(streams[1]!.shown.at(-1)).toEqual([{ id: 'c1', title: 'Running x__long', status: 'done' }]);
+    clock += 5 * 60_000;
+    expect(status.takeStream()).toBeNull();
+    await status.closeSteps();
+    expect(streams.map((s) => s.ended)).toEqual([['done'], ['done']]);
+  });
+
   it('leaves a stream that cannot show steps unused and does not open another', () => {
     const adapter = new MemoryAdapter();
     const status = runWorkingStatus(adapter, ref, 'r1', task, silentLogger());
     let opened = 0;
-    status.streamSteps(() => (opened++, { append: () => {}, finish: async () => [], stop: async () => {} }), () => false);
+    status.streamSteps(() => (opened++, { append: () => {}, finish: async () => [], stop: async () => {} }), () => false, () => 0);
     status.activity(activityOfTool('x__search', 'c1'));
     status.activity(activityOfTool('x__other', 'c2'));
     expect(opened).toBe(1);
