@@ -131,6 +131,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       promptExtras,
       budget,
       channels: config.file.settings.channels,
+      streaming: config.STREAMING,
       memory: { store: store.memory, writeSummary: createSummaryWriter(llm, config.COMPACTION_MODEL), memoryTokens: config.MEMORY_TOKEN_BUDGET },
     },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),

@@ -10,7 +10,8 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import { AdapterError } from '../../src/errors.js';
 import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './console-screen.js';
 import { loadMarkdownRenderer } from './markdown-renderer.js';
-import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.js';
+import { renderConsoleMessage, renderOptions, renderStep, type ConsoleLook } from './render.js';
+import { createStepPrinter } from './step-printer.js';
 import { createSessionTranscript } from './session-transcript.js';
 import { CONSOLE_CHANNEL, toConversationRef } from './console-conversation.js';
 import { createConsoleStream } from './console-stream.js';
@@ -72,6 +73,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const transcript = createSessionTranscript(() => clock.now());
   const keyOf = (ref: ConversationRef) => `${ref.channel}:${ref.thread}`;
   const print = (text: string) => screen.print(text);
+  const steps = createStepPrinter((line) => print(renderStep(line, look)));
   /** The look for one message: on a terminal, word-wrapped to its current width under the two-space indent. */
   const styled = (): ConsoleLook => (out.isTTY === true ? { ...look, wrapWidth: Math.max(20, (out.columns ?? 80) - 2) } : look);
   let surfaces: SurfaceSink | null = null;
@@ -209,6 +211,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     async setWorking(ref, status: WorkingStatus | null) {
       if (status) working?.begin(keyOf(ref));
       else working?.end(keyOf(ref));
+      if (status?.steps) steps.show(keyOf(ref), status.steps);
+      else if (!status) steps.end(keyOf(ref));
     },
     async openThread(_channel, messageId) {
       const thread = toConversationRef({ thread: messageId });

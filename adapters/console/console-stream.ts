@@ -93,6 +93,7 @@ export function createConsoleStream(o: ConsoleStreamOptions): AnswerStream {
       phase = 'stopped';
       // Printed lines cannot be taken back: a discarded answer is marked like a stopped one.
       if (how === 'discard' && !opened) return;
+      if (how === 'done' && line === '') return;
       if (render) {
         emitBlocks(`${line.trimEnd()} ${STOPPED_MARK}`.trimStart());
         line = '';

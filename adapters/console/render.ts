@@ -68,3 +68,8 @@ export function renderRunEnd(end: RunEnd, elapsedMs: number, look: ConsoleLook =
   const what = end === 'done' ? `done in ${formatElapsed(elapsedMs)}` : `waiting for your answer (after ${formatElapsed(elapsedMs)})`;
   return style(look, ansi.gray)(`── ${what} ──`);
 }
+
+/** One step of a run as it changed (a tool call started, ended, or waits on the user): a dim, indented line. */
+export function renderStep(line: string, look: ConsoleLook = PLAIN_LOOK): string {
+  return style(look, ansi.dim)(`  ${stripControlChars(line)}`);
+}

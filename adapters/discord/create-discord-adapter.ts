@@ -16,7 +16,7 @@ import { createDiscordOutbound, locate } from './discord-outbound.js';
 import { createDiscordRest, rest } from './discord-rest.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
-import { MAX_MESSAGE_LENGTH, toMessageBodies } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-message.js';
 import { createScheduleModals } from './schedule-modal.js';
 import { createThreadOpenings } from './thread-openings.js';
 import { createWorkingIndicator } from './typing.js';
@@ -29,7 +29,6 @@ export { TARGET_GONE_CODES } from './discord-rest.js';
 const STREAM_INTERVAL_MS = 1500;
 /** Streamed text rolls over where the outbox splits a long answer (its 10 % headroom). */
 const STREAM_PIECE_LIMIT = Math.floor(MAX_MESSAGE_LENGTH * 0.9);
-const WORKING_TEXT = '⏳ Working… press **Stop** to stop me.';
 
 /**
  * Errand on Discord through discord.js 14: mentions, thread replies and DMs become inbound
@@ -58,12 +57,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     typingDelayMs: tuning.typingDelayMs,
     noticeDelayMs: tuning.workingNoticeDelayMs,
     sendTyping: async (channelId) => void (await api.post(Routes.channelTyping(channelId))),
-    postNotice: (channelId, stopActionId) =>
+    postNotice: (channelId, stopActionId, text) =>
       queue
-        .enqueue(channelId, (send) =>
-          send(() => post(channelId, toMessageBodies({ text: WORKING_TEXT, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] })[0]!)),
-        )
+        .enqueue(channelId, (send) => send(() => post(channelId, toMessageBodies({ text, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] })[0]!)))
         .then((m) => m.id),
+    editNotice: (channelId, id, stopActionId, text) =>
+      queue.enqueue(channelId, () =>
+        rest('edit', () => api.patch(Routes.channelMessage(channelId, id), { body: toEditBody({ text, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] }) }), z.unknown()).then(() => undefined),
+      ),
     deleteNotice: async (channelId, id) => void (await api.delete(Routes.channelMessage(channelId, id))),
   });
 

@@ -48,8 +48,11 @@ export function statusText(status: WorkingStatus): string {
   switch (status.activity) {
     case 'reading':
       return status.toolName === 'read_channel' ? 'is reading this channel…' : 'is reading this thread…';
-    case 'tool':
-      return status.toolName ? `is running ${status.toolName}…` : 'is working…';
+    case 'tool': {
+      // What the running tool last reported (MCP progress) follows its name.
+      const progress = status.steps?.findLast((s) => s.status === 'running')?.progress;
+      return status.toolName ? `is running ${status.toolName}…${progress ? ` (${progress})` : ''}` : 'is working…';
+    }
     case 'waiting':
       return 'is waiting for your answer';
     case 'thinking':

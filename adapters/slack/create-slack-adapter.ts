@@ -92,7 +92,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     maxMessageLength: MAX_MESSAGE_LENGTH,
     privateNotices: true,
     capabilities: {
-      stream: { open: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, clock: options.clock ?? systemClock, logger }) },
+      stream: { open: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, taskDisplay: options.taskDisplay ?? 'timeline', clock: options.clock ?? systemClock, logger }) },
       delete: { deleteMessage: outbound.deleteMessage },
       postedLookup: {
         async findPosted(conversation, keys) {

@@ -6,9 +6,23 @@ import type { Logger } from '../../src/logger.js';
 import { platformError } from './slack-api.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
 import { singleFlight } from '../../src/chat/single-flight.js';
+import { createTaskCards, type StreamChunk } from './task-cards.js';
 
 /** Slack's limit on one call's `markdown_text`. */
 export const MAX_MARKDOWN_TEXT = 12_000;
+/** Errors that say the stream itself is over, not that its chunks were refused. */
+const STREAM_OVER = new Set(['message_not_in_streaming_state', 'message_not_found', 'ratelimited']);
+
+/** Whether the run's steps show as task cards in this workspace, and how. */
+export interface StreamSteps {
+  /** `task_display_mode` (`slack.taskDisplay`). */
+  mode: 'timeline' | 'plan';
+  /** True once this workspace refused chunks: cards are not tried again. */
+  refused(): boolean;
+  /** Remembers that this workspace refuses chunks (the status line and text go on as without cards). */
+  refuse(): void;
+}
+
 /** A `<` this close to the end may open a special mention (`<!here>`) still being written: held back until it closes. */
 const MENTION_LOOKBACK = 24;
 
@@ -28,6 +42,8 @@ export interface NativeStreamOptions {
   beforeMessage?(): Promise<PreviewMessageSlot>;
   /** The preview to use when Slack refuses to stream here: one post edited with `chat.update`. */
   fallback(): AnswerStream;
+  /** Task cards for the run's steps; absent: the stream shows text only (no `showSteps`). */
+  steps?: StreamSteps;
   /** Least time between two calls of this stream. */
   intervalMs: number;
   clock: Clock;
@@ -44,7 +60,11 @@ function sendable(pending: string): string {
 /**
  * Slack's native streaming (`chat.startStream` → `chat.appendStream`… → `chat.stopStream`) in a
  * thread: the text since the last call is appended at most once per `intervalMs`, coalescing what
- * arrived meanwhile; the end goes at once, with the text not sent yet, in `chat.stopStream`. When Slack refuses to start a stream here (an old workspace or token:
+ * arrived meanwhile; the end goes at once, with the text not sent yet, in `chat.stopStream`. With
+ * `steps`, the run's steps go along as `task_update` chunks (each card when it changed, in the same
+ * paced calls, the text after them as a `markdown_text` chunk); every card still open is closed by the
+ * stop, so none is left spinning. A workspace that refuses chunks is remembered (`steps.refuse`) and the
+ * stream goes on with text alone. When Slack refuses to start a stream here (an old workspace or token:
  * `unknown_method`, `not_allowed_token_type`; a channel type without streaming:
  * `method_not_supported_for_channel_type`; anything else it says no to) the preview continues as one
  * post edited with `chat.update` instead. A channel that is gone is not a refusal: it fails the stream.
@@ -69,18 +89,46 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
   };
   const markdown = (chunk: string) => neutraliseSpecialMentions(chunk);
 
-  /** Starts the stream with `chunk`; false when Slack refused and the fallback took over. */
+  const cards = o.steps && !o.steps.refused() ? createTaskCards() : null;
+  const chunkRefusal = (err: unknown) => !isTargetGone(err) && platformError(err) !== null && !STREAM_OVER.has(platformError(err)!);
+  /**
+   * One call with the cards that changed and `md` (Markdown, may be empty): as `chunks` while the workspace takes
+   * them, else as `markdown_text` alone. Null when nothing was left to send (`chat.stopStream` always goes).
+   */
+  const callWith = async (method: 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream', base: Record<string, unknown>, md: string, withCards: Record<string, unknown> = {}) => {
+    const updates = cards && !o.steps!.refused() ? cards.take() : [];
+    if (updates.length > 0) {
+      const chunks: StreamChunk[] = [...updates, ...(md === '' ? [] : [{ type: 'markdown_text' as const, text: md }])];
+      try {
+        return await o.call(method, { ...base, ...withCards, chunks });
+      } catch (err) {
+        if (!chunkRefusal(err)) throw err;
+        o.logger.info({ error: platformError(err), channel: o.channelId }, 'Slack refused task cards here; the status line shows the steps instead');
+        o.steps!.refuse();
+        cards!.drop();
+      }
+    }
+    if (md === '' && method !== 'chat.stopStream') return null;
+    return o.call(method, { ...base, ...(md === '' ? {} : { markdown_text: md }) });
+  };
+
+  /** Starts the stream with `chunk` (and the cards so far); false when nothing started (the fallback took over, or only refused cards were due). */
   const start = async (chunk: string): Promise<boolean> => {
     try {
       const slot = await o.beforeMessage?.();
       const started = await paced(() =>
-        o.call('chat.startStream', {
-          channel: o.channelId,
-          thread_ts: o.threadTs,
-          markdown_text: markdown(chunk),
-          ...(o.recipient ? { recipient_team_id: o.recipient.teamId, recipient_user_id: o.recipient.userId } : {}),
-        }),
+        callWith(
+          'chat.startStream',
+          {
+            channel: o.channelId,
+            thread_ts: o.threadTs,
+            ...(o.recipient ? { recipient_team_id: o.recipient.teamId, recipient_user_id: o.recipient.userId } : {}),
+          },
+          markdown(chunk),
+          { task_display_mode: o.steps?.mode },
+        ),
       );
+      if (started === null) return false;
       if (!started.ts) throw new Error('chat.startStream answered without a ts');
       ts = started.ts;
       sent += chunk;
@@ -103,14 +151,17 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (delegate) return;
       const pending = text.slice(sent.length);
       const chunk = (whole ? pending : sendable(pending)).slice(0, MAX_MARKDOWN_TEXT);
-      if (chunk === '') return;
+      const cardsDue = cards?.pending() === true;
+      if (chunk === '' && !cardsDue) return;
       if (leaveLast && ts !== null && chunk === pending) return;
       if (ts === null) {
         if (!(await start(chunk))) return;
         continue;
       }
       const streamTs = ts;
-      await paced(() => o.call('chat.appendStream', { channel: o.channelId, ts: streamTs, markdown_text: markdown(chunk) }));
+      const append = () => callWith('chat.appendStream', { channel: o.channelId, ts: streamTs }, markdown(chunk));
+      // The answer's first text under the cards goes at once, as a stream's first call does: cards must not delay it.
+      await (sent === '' && chunk !== '' ? append().finally(() => (lastCallAt = o.clock.now())) : paced(append));
       sent += chunk;
       if (!whole) return;
     }
@@ -128,8 +179,9 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
           };
         }).finally(() => (wake = null));
   const flush = async () => {
-    while (phase === 'open' && !delegate && sendable(text.slice(sent.length)) !== '') {
-      await untilNextAppend(lastCallAt + o.intervalMs - o.clock.now());
+    while (phase === 'open' && !delegate && (sendable(text.slice(sent.length)) !== '' || cards?.pending() === true)) {
+      const firstText = sent === '' && sendable(text) !== '';
+      await untilNextAppend(firstText ? 0 : lastCallAt + o.intervalMs - o.clock.now());
       if (phase !== 'open') return;
       await sendPending(false);
     }
@@ -137,7 +189,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
   const flusher = singleFlight(flush, (err: unknown) => o.logger.warn({ err }, 'streaming an answer to Slack failed; the finished answer still replaces it'));
   const kick = () => flusher.kick();
 
-  return {
+  const stream: AnswerStream = {
     append(delta) {
       if (phase !== 'open' || delta === '') return;
       text += delta;
@@ -153,13 +205,14 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (!done) {
         if (!finalText.startsWith(sent)) o.logger.warn({ channel: o.channelId }, 'the streamed text is not the start of the final answer; the stream keeps what it showed');
         else text = finalText;
+        cards?.close('done');
         await sendPending(true, true);
         if (delegate) return (delegate as AnswerStream).finish(finalText, pieces);
         const streamTs = ts!;
         const last = text.slice(sent.length);
         // Not paced like the appends: chat.stopStream ends the message once (its own per-workspace tier, not the
         // one-message-a-second-per-channel rule of chat.postMessage), so the answer ends as soon as it is written.
-        await o.call('chat.stopStream', { channel: o.channelId, ts: streamTs, ...(last === '' ? {} : { markdown_text: markdown(last) }) });
+        await callWith('chat.stopStream', { channel: o.channelId, ts: streamTs }, markdown(last));
         sent = text;
         lastCallAt = o.clock.now();
         done = true;
@@ -182,9 +235,18 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
         return;
       }
       const rest = text.slice(sent.length);
-      await o.call('chat.stopStream', { channel: o.channelId, ts: streamTs, markdown_text: markdown(`${rest.trimEnd()} ${STOPPED_MARK}`) }).catch((err: unknown) =>
-        o.logger.warn({ err }, 'marking a stopped Slack stream failed'),
-      );
+      cards?.close(how);
+      // A stream that showed only steps (the run went on elsewhere) ends as it is; a stopped one says so.
+      const end = how === 'done' ? rest : `${rest.trimEnd()} ${STOPPED_MARK}`;
+      await callWith('chat.stopStream', { channel: o.channelId, ts: streamTs }, markdown(end)).catch((err: unknown) => o.logger.warn({ err }, 'ending a Slack stream failed'));
     },
   };
+  if (cards) {
+    stream.showSteps = (steps) => {
+      if (phase !== 'open' || o.steps!.refused()) return;
+      cards.update(steps);
+      if (!delegate) kick();
+    };
+  }
+  return stream;
 }

@@ -52,6 +52,8 @@ export interface SlackAdapterOptions {
   pacer?: PostPacer;
   /** Offered when someone opens a new assistant thread (`slack.suggestedPrompts`, whose schema has the defaults); absent: none. */
   suggestedPrompts?: readonly SuggestedPrompt[];
+  /** How a streamed answer shows the run's steps (`slack.taskDisplay`; default `timeline`). */
+  taskDisplay?: 'timeline' | 'plan';
   /** Timers for streamed answers (default: the system clock). */
   clock?: Clock;
 }
@@ -73,6 +75,7 @@ export function slackOptionsFromConfig(config: Config, logger?: Logger): SlackAd
     port: config.SLACK_PORT,
     apiUrl: config.SLACK_API_URL,
     suggestedPrompts: config.file.settings.slack.suggestedPrompts,
+    taskDisplay: config.file.settings.slack.taskDisplay,
     ...(logger ? { logger } : {}),
   };
 }

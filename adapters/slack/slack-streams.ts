@@ -22,6 +22,8 @@ export interface SlackStreamsDeps {
   readonly botThreads: BotThreads;
   /** Least time between two calls of one stream. */
   readonly intervalMs: number;
+  /** How streamed answers show the run's steps as task cards (`slack.taskDisplay`). */
+  readonly taskDisplay: 'timeline' | 'plan';
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -29,9 +31,12 @@ export interface SlackStreamsDeps {
 /**
  * Opens an answer that grows while the model writes. Slack streams natively only in threads (and
  * outside DMs only to a named recipient); anywhere else, or where Slack refuses, one post is edited.
+ * Native streams show the run's steps as task cards, except in a workspace that refused them once.
  */
 export function createSlackStreams(deps: SlackStreamsDeps): (conversation: ConversationRef, recipientUserId: string | null, hooks?: AnswerStreamHooks) => AnswerStream {
   const { api, queue, outbound, botThreads, intervalMs, clock, logger } = deps;
+  // Workspaces that refused task cards: their streams carry text alone from then on, not tried on every run.
+  const chunkless = new Set<string>();
   return (conversation, recipientUserId, hooks) => {
     const loc = locate(conversation);
     const edited = () =>
@@ -54,6 +59,7 @@ export function createSlackStreams(deps: SlackStreamsDeps): (conversation: Conve
       recipient: recipientUserId ? { teamId: loc.teamId, userId: recipientUserId } : null,
       call: (method, args) => queue.enqueue(loc.channelId, (send) => send(() => api(method, args, streamCallSchema))),
       fallback: edited,
+      steps: { mode: deps.taskDisplay, refused: () => chunkless.has(loc.teamId), refuse: () => void chunkless.add(loc.teamId) },
       remove: (id) => outbound.remove(loc.channelId, id),
       ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
       intervalMs,

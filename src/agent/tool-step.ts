@@ -4,7 +4,7 @@ import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { PostIntent, PostTicket, RunPosts } from './agent-types.js';
 import type { PendingQuestion, StoredToolCall } from '../records/stored-values.js';
-import { activityOfTool, type ActivityReport } from './run-activity.js';
+import { activityOfEndedTool, activityOfTool, progressReports, type ActivityReport, type RunActivity } from './run-activity.js';
 import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
@@ -93,9 +93,9 @@ export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments
  * poster records its message id on the run. When the place is gone for good the run is unparked
  * before the error goes on, so no question waits where nobody can see it.
  */
-async function parkAndAsk(input: ToolStepInput, deps: ToolStepDeps, pending: PendingQuestion, intent: PostIntent): Promise<RunOutcome> {
+async function parkAndAsk(input: ToolStepInput, deps: ToolStepDeps, pending: PendingQuestion, intent: PostIntent, waiting: RunActivity = { activity: 'waiting' }): Promise<RunOutcome> {
   const { runId } = input;
-  deps.activity?.({ activity: 'waiting' });
+  deps.activity?.(waiting);
   const ticket = await deps.posts.atomically(async (tx) => {
     if (!(await tx.runs.park(runId, pending, deps.now() + deps.askTimeoutMs))) return null;
     return deps.posts.record(input.context.conversationId, runId, intent, tx);
@@ -148,10 +148,14 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         userId: input.approverId,
       };
       const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, id, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
-      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons });
+      const waiting: RunActivity = { activity: 'waiting', toolName: gated.name, step: { id: call.id, status: 'waiting' } };
+      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
     }
-    deps.activity?.(activityOfTool(call.name));
-    let outcome = await deps.tools.execute(call, context);
+    deps.activity?.(activityOfTool(call.name, call.id));
+    const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
+    let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report } : context);
+    progress?.end();
+    deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
     if (outcome.effect?.kind === 'ask' && ask !== null) {
       outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
     }
@@ -175,6 +179,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         return deps.posts.record(conversationId, runId, { purpose: 'update', text: effect.text }, tx);
       });
       await input.awaitPost(ticket);
+      deps.activity?.({ ...activityOfTool(call.name), posted: true });
     } else {
       await record(call.id, outcome.result);
     }

@@ -1,3 +1,14 @@
+import type { RunStep } from './run-step.js';
+
+/**
+ * How a preview ends without its answer: `stopped` (a person stopped the run, or the model failed: the
+ * text so far with a "(stopped)" mark, open steps marked as stopped), `discard` (the process is shutting
+ * down and the answer will be made again after the restart: what it showed is deleted), `done` (it showed
+ * only the run's steps and the run went on elsewhere, e.g. parked on an approval: kept as shown, steps
+ * still running closed as done).
+ */
+export type StreamEnd = 'stopped' | 'discard' | 'done';
+
 /**
  * A live preview of an answer the model is still writing (STREAMING). The preview is not the answer's
  * record: the outbox still records the answer with its step, and when it delivers that record it asks
@@ -14,13 +25,15 @@ export interface AnswerStream {
    * their ids repeat). May be called again after it failed; a no-op after `stop`, resolving `[]`.
    */
   finish(text: string, pieces: readonly string[]): Promise<readonly string[]>;
+  /** Ends the preview (see `StreamEnd`; default `stopped`); nothing is edited afterwards. No-op once finishing. */
+  stop(how?: StreamEnd): Promise<void>;
   /**
-   * Ends the preview; nothing is edited afterwards. No-op once finishing. `stopped` (the default: a
-   * person stopped the run, or the model failed) leaves the text shown so far with a "(stopped)" mark;
-   * `discard` (the process is shutting down and the answer will be made again after the restart)
-   * deletes what the preview showed, so the answer is not in the thread twice.
+   * Shows the run's steps inside the preview, above the answer text (Slack's task cards), each as last
+   * updated; returns at once (updates are paced and coalesced like appends). Absent where the platform
+   * shows steps with the working status instead; a preview may show none after all (the workspace
+   * refused them), and the status line then says what the run does, as without steps.
    */
-  stop(how?: 'stopped' | 'discard'): Promise<void>;
+  showSteps?(steps: readonly RunStep[]): void;
 }
 
 /** What the runtime hears from a live preview. */

@@ -106,7 +106,7 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
         await render([], true).catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished answer preview failed'));
         return;
       }
-      if (text.trim() === '') return;
+      if (text.trim() === '' || how === 'done') return;
       await render(split(`${text.trimEnd()} ${STOPPED_MARK}`), false).catch((err: unknown) => o.logger.warn({ err }, 'marking a stopped answer preview failed'));
     },
   };

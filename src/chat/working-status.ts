@@ -4,6 +4,8 @@
  */
 export type WorkingActivity = 'thinking' | 'reading' | 'tool' | 'waiting';
 
+import type { RunStep } from './run-step.js';
+
 /** What the runtime shows while a run works (typing, reaction, status line with a Stop button). */
 export interface WorkingStatus {
   readonly runId: string;
@@ -15,6 +17,12 @@ export interface WorkingStatus {
   readonly activity?: WorkingActivity;
   /** The tool being run (with `reading` and `tool`), as the model sees it, e.g. `github__search_issues`. */
   readonly toolName?: string;
+  /**
+   * The run's steps so far (its tool calls and waits), in order, each as last updated. Adapters show them
+   * their own way (Discord: a compact list in the working note; the console: a line per change); Slack
+   * shows them as task cards in the streamed answer instead (`AnswerStream.showSteps`). Absent: none yet.
+   */
+  readonly steps?: readonly RunStep[];
 }
 
 /** Whether an adapter can currently receive and send; `detail` says what it is doing when not. */

@@ -4,12 +4,13 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
 import { ELICITATION_CAPABILITY, routeElicitation } from './elicitation/elicitation-route.js';
 import type { ElicitationAsker, ElicitationScope } from './elicitation/elicitation-scope.js';
 import { describeFailure, httpStatusOf, type FailureContext } from './failure-reason.js';
+import { logServerMessage } from './server-log.js';
 import { scrubbedError, scrubberFor } from './scrubbed-error.js';
 import { watchStdioProcess, type StdioProcessWatch } from './stdio-process-watch.js';
 
@@ -42,6 +43,8 @@ export interface CallOptions {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   readonly scope?: ElicitationScope;
+  /** The call asks for progress (a progressToken) and hears each notifications/progress for it. */
+  readonly onProgress?: (p: Progress) => void;
 }
 
 /** One live connection to one MCP server: a client plus its transport. A restart makes a new session. */
@@ -50,6 +53,7 @@ export interface McpSession {
   readonly pid: number | null;
   connect(): Promise<void>;
   listTools(signal?: AbortSignal): Promise<Tool[]>;
+  /** `onProgress` in the options: the call asks for progress (a progressToken) and hears each notifications/progress for it. */
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
   /** A readable reason for an error of this session ("exited with code 1: …", "HTTP 401 from …"), safe to show. */
   describe(err: unknown): string;
@@ -81,6 +85,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       return routeElicitation(request.params, inFlight, options.elicitation?.() ?? null, logger);
     };
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logServerMessage(logger, n.params, scrub));
     c.onclose = () => {
       if (connected && !closing && c === client) options.onUnexpectedClose();
     };
@@ -143,13 +148,13 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       } while (cursor);
       return tools;
     },
-    async callTool(name, args, { signal, timeoutMs, scope }) {
+    async callTool(name, args, { signal, timeoutMs, scope, onProgress }) {
       if (!client) throw new Error('not connected');
       if (scope) inFlight.add(scope);
       try {
         // The call's deadline is the caller's (it pauses while a person answers a question); the SDK's is only a backstop.
         const timeout = scope ? QUESTION_BACKSTOP_MS : timeoutMs;
-        const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout });
+        const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout, ...(onProgress ? { onprogress: onProgress } : {}) });
         return result as CallToolResult;
       } finally {
         if (scope) inFlight.delete(scope);

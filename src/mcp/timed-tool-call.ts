@@ -24,12 +24,18 @@ export const timedOutError = (exposedName: string, timeoutSeconds: number): Tool
   error: `${exposedName} timed out after ${timeoutSeconds} s. Try a smaller request, or do without it.`,
 });
 
+/** An MCP progress notification as a few words for the person waiting: "3/10 indexing", "40 %", "indexing". */
+export function progressText(p: { progress: number; total?: number | undefined; message?: string | undefined }): string {
+  const amount = p.total !== undefined && p.total > 0 ? `${p.progress}/${p.total}` : `${p.progress}`;
+  return p.message ? `${amount} ${p.message}` : amount;
+}
+
 /** What the model reads when the run was stopped during a call. */
 export const cancelledError = (exposedName: string): ToolResult => ({ ok: false, error: `${exposedName} was cancelled: the run was stopped.` });
 
 /**
  * One tool call on a session, bounded by the server's timeout and the run's signal, its result cut for the
- * model. Shared by the servers everyone uses through one session and the per-person OAuth servers; each
+ * model; the server's progress notifications (the call carries a progressToken when the run listens: `origin.context.reportProgress`) are passed on as text. Shared by the servers everyone uses through one session and the per-person OAuth servers; each
  * tells the model what a failure means for it (`failed` hears whether the timeout passed). While a person answers a
  * question the server asked during the call (`origin` given), the timeout does not count.
  */
@@ -48,7 +54,9 @@ export async function timedToolCall(
   const callSignal = AbortSignal.any([signal, timeout.signal]);
   const scope = origin ? { ...origin, signal: callSignal, hold: deadline.hold } : undefined;
   try {
-    const result = await session.callTool(toolName, args, { signal: callSignal, timeoutMs, ...(scope ? { scope } : {}) });
+    const reportProgress = origin?.context.reportProgress;
+    const onProgress = reportProgress ? (p: Parameters<typeof progressText>[0]) => reportProgress(progressText(p)) : undefined;
+    const result = await session.callTool(toolName, args, { signal: callSignal, timeoutMs, ...(scope ? { scope } : {}), ...(onProgress ? { onProgress } : {}) });
     return toToolResult(result, limits.maxResultChars);
   } catch (err) {
     return await failed(err, timeout.signal);

@@ -69,6 +69,8 @@ export interface AgentSetup {
   budget?: Budget;
   /** Per-channel prompt and model (the `channels` key of the configuration file). */
   channels?: ChannelSettings;
+  /** STREAMING: false keeps runs out of live streams, their steps too (no task cards); absent: true. */
+  streaming?: boolean;
   /** Conversation summaries and long-term memories (DESIGN.md "Memory"); absent: older messages are only dropped. */
   memory?: RunMemory;
 }

@@ -75,10 +75,13 @@ export class RunLauncher {
     const { agent } = deps;
     const { presence } = deps.platforms;
     const toolNames = agent.tools.specsFor(toolContext).map((t) => t.name);
+    const openLivePreview = () => presence.openStream(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) });
+    if (presence.canStream(ref) && agent.streaming !== false) launch.working.streamSteps(openLivePreview, launch.shuttingDown, () => deps.clock.now());
     const channel = channelOverridesFor(agent.channels ?? {}, ref);
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;
     const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
+    // A stream still showing steps is closed before the run is settled (and before a shutdown goes on).
     return executeRun(
       {
         runId: run.id,
@@ -119,12 +122,13 @@ export class RunLauncher {
         activity: launch.working.activity,
         ...(presence.canStream(ref)
           ? {
-              openPreview: () => presence.openStream(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) }),
+              // An answer continues in the stream showing the steps before it (Slack's task cards), else opens its own.
+              openPreview: () => launch.working.takeStream() ?? openLivePreview(),
               shuttingDown: launch.shuttingDown,
             }
           : {}),
       },
-    );
+    ).finally(() => launch.working.closeSteps());
   }
 
   /** The conversation's stored timezone, else the requester's on the platform, else the default. */

@@ -19,6 +19,14 @@ export const DEFAULT_SUGGESTED_PROMPTS: readonly SuggestedPrompt[] = [
 export const slackSettingsSchema = z.strictObject({
   /** Shown when someone opens a new assistant thread; Slack shows at most four. */
   suggestedPrompts: z.array(suggestedPromptSchema).min(1, 'give at least one prompt, or leave the key out for the defaults').max(4, 'Slack shows at most 4 suggested prompts').default([...DEFAULT_SUGGESTED_PROMPTS]),
+  /**
+   * How a streamed answer shows the run's steps (one task card per tool call): `timeline` puts each card
+   * in order between the streamed text, `plan` gathers them in one plan block (Slack's `task_display_mode`).
+   */
+  taskDisplay: z.enum(['timeline', 'plan'], { message: 'expected "timeline" or "plan"' }).default('timeline'),
 });
+
+/** Slack's `task_display_mode` for the steps of a streamed answer. */
+export type TaskDisplay = SlackSettings['taskDisplay'];
 
 export type SlackSettings = z.infer<typeof slackSettingsSchema>;

@@ -1,3 +1,4 @@
+import { parseChunks, validDisplayMode, type ParsedChunks, type StreamedTask } from './slack-stream-chunks.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,12 @@ export interface StoredMessage {
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
   /** A `chat.startStream` message not stopped yet (appends allowed). */
   streaming?: boolean;
+  /** A streamed message's task cards, in the order first shown, each as last updated (`task_update` chunks). */
+  tasks?: StreamedTask[];
+  /** A streamed message's `task_display_mode` (absent: Slack's default, `timeline`). */
+  taskDisplayMode?: 'timeline' | 'plan';
+  /** A streamed message's plan title (`plan_update`). */
+  planTitle?: string;
   /** `file_share` for a message with files, as history returns it. */
   subtype?: string;
   /** Files on a person's message, as history returns them (the same objects as on its event). */
@@ -141,6 +148,17 @@ export function httpPost(url: string, body: string, headers: Record<string, stri
   });
 }
 
+/** A streaming call's task cards and plan title, onto its message: a card's update replaces what it showed. */
+function applyChunks(msg: StoredMessage, chunks: ParsedChunks): void {
+  for (const task of chunks.tasks) {
+    const tasks = (msg.tasks ??= []);
+    const at = tasks.findIndex((t) => t.id === task.id);
+    if (at < 0) tasks.push(task);
+    else tasks[at] = { ...task, ...(tasks[at]!.details !== undefined || task.details !== undefined ? { details: (tasks[at]!.details ?? '') + (task.details ?? '') } : {}), ...(task.output === undefined && tasks[at]!.output !== undefined ? { output: tasks[at]!.output } : {}) };
+  }
+  if (chunks.planTitle !== null) msg.planTitle = chunks.planTitle;
+}
+
 function parseArgs(raw: string, contentType: string): Record<string, unknown> {
   if (contentType.includes('application/json')) return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
   const args: Record<string, unknown> = {};
@@ -208,6 +226,7 @@ export class FakeSlack {
   private readonly files = new Map<string, FakeFile>();
   private readonly channels = new Map<string, StoredMessage[]>();
   private streamRefusal: string | null = null;
+  private chunkRefusal: string | null = null;
   private readonly failures = new Map<string, Failure[]>();
   /** Channels that refuse every write, with Slack's error (`is_archived`, `not_in_channel`, `channel_not_found`). */
   private readonly closed = new Map<string, string>();
@@ -281,6 +300,14 @@ export class FakeSlack {
    */
   refuseStreaming(error: string | null): void {
     this.streamRefusal = error;
+  }
+
+  /**
+   * Every streaming call that carries `chunks` answers this error from now on, as in a workspace that
+   * does not take them yet; text-only streaming still works. Null: chunks are taken again.
+   */
+  refuseChunks(error: string | null): void {
+    this.chunkRefusal = error;
   }
 
   /** The next call of `method` fails like this (queued; one failure per call). */
@@ -752,6 +779,12 @@ export class FakeSlack {
     return msg;
   }
 
+  /** A streaming call's `chunks` as Slack reads them, or the error it answers (also a workspace refusing chunks). */
+  private chunksOf(a: Record<string, unknown>): ParsedChunks | { error: string } {
+    if (a.chunks !== undefined && this.chunkRefusal) return { error: this.chunkRefusal };
+    return parseChunks(a.chunks);
+  }
+
   private find(channel: string, ts: string): StoredMessage | undefined {
     return this.channels.get(channel)?.find((m) => m.ts === ts);
   }
@@ -910,9 +943,14 @@ export class FakeSlack {
         if (!threadTs) return { ok: false, error: 'invalid_arguments' };
         if (!this.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
         if (!channel.startsWith('D') && (typeof a.recipient_user_id !== 'string' || typeof a.recipient_team_id !== 'string')) return { ok: false, error: 'invalid_arguments' };
-        const markdown = typeof a.markdown_text === 'string' ? a.markdown_text : '';
+        if (!validDisplayMode(a.task_display_mode)) return { ok: false, error: 'invalid_arguments' };
+        const chunks = this.chunksOf(a);
+        if ('error' in chunks) return { ok: false, error: chunks.error };
+        const markdown = (typeof a.markdown_text === 'string' ? a.markdown_text : '') + chunks.markdown;
         if (markdown.length > MAX_MARKDOWN_TEXT) return { ok: false, error: 'msg_too_long' };
         const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: markdown, thread_ts: threadTs, streaming: true });
+        if (a.task_display_mode) msg.taskDisplayMode = a.task_display_mode;
+        applyChunks(msg, chunks);
         this.echoEvent(this.botEcho(msg));
         return { ok: true, channel, ts: msg.ts };
       }
@@ -921,10 +959,13 @@ export class FakeSlack {
         const msg = this.find(channel, ts);
         if (!msg) return { ok: false, error: 'message_not_found' };
         if (!msg.streaming) return { ok: false, error: 'message_not_in_streaming_state' };
+        const chunks = this.chunksOf(a);
+        if ('error' in chunks) return { ok: false, error: chunks.error };
         const markdown = typeof a.markdown_text === 'string' ? a.markdown_text : '';
-        if (method === 'chat.appendStream' && markdown === '') return { ok: false, error: 'invalid_arguments' };
-        if (markdown.length > MAX_MARKDOWN_TEXT) return { ok: false, error: 'msg_too_long' };
-        msg.text += markdown;
+        if (method === 'chat.appendStream' && markdown === '' && chunks.raw.length === 0) return { ok: false, error: 'invalid_arguments' };
+        if (markdown.length > MAX_MARKDOWN_TEXT || chunks.markdown.length > MAX_MARKDOWN_TEXT) return { ok: false, error: 'msg_too_long' };
+        msg.text += markdown + chunks.markdown;
+        applyChunks(msg, chunks);
         if (method === 'chat.stopStream') msg.streaming = false;
         return { ok: true, channel, ts };
       }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createWorkingIndicator } from '../../adapters/discord/typing.js';
+import type { RunStep } from '../../src/chat/chat-adapter.js';
 import { silentLogger } from '../../src/logger.js';
 
 let log: string[];
@@ -16,9 +17,12 @@ function indicator() {
         log.push(`notice ${c} ${stop}`);
         releaseNotice = () => resolve('N1');
       }),
+    editNotice: async (c, id, _stop, text) => void log.push(`edit ${c} ${id}\n${text}`),
     deleteNotice: async (c, id) => void log.push(`delete ${c} ${id}`),
   });
 }
+
+const step = (id: string, status: RunStep['status'], title: string, output?: string): RunStep => ({ id, status, title, ...(output ? { output } : {}) });
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -71,5 +75,26 @@ describe('Discord working indicator', () => {
     await w.stopAll();
     await vi.advanceTimersByTimeAsync(20_000);
     expect(log).toEqual(['typing C1', 'typing C2']);
+  });
+
+  it('lists the steps of the run in the notice, edited at most once per 1.5 s with the latest steps', async () => {
+    const w = indicator();
+    const r1 = { runId: 'r1', stopActionId: 's1' };
+    w.set('C1', { ...r1, steps: [step('a', 'running', 'Reading the thread')] });
+    await vi.advanceTimersByTimeAsync(2000);
+    releaseNotice?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log.filter((l) => !l.startsWith('typing'))).toEqual(['notice C1 s1']);
+    w.set('C1', { ...r1, steps: [step('a', 'done', 'Reading the thread'), step('b', 'running', 'Running tracker__search')] });
+    await vi.advanceTimersByTimeAsync(0);
+    w.set('C1', { ...r1, steps: [step('a', 'done', 'Reading the thread'), step('b', 'failed', 'Running tracker__search', 'the tracker is down')] });
+    await vi.advanceTimersByTimeAsync(1400);
+    expect(log.filter((l) => l.startsWith('edit'))).toEqual([]);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(log.filter((l) => l.startsWith('edit'))).toEqual(['edit C1 N1\n⏳ Working… press **Stop** to stop me.\n✅ Reading the thread\n❌ Running tracker__search — the tracker is down']);
+    w.set('C1', null);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(log.filter((l) => l.startsWith('edit'))).toHaveLength(1);
+    expect(log.at(-1)).toBe('delete C1 N1');
   });
 });

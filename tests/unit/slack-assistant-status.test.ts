@@ -14,6 +14,15 @@ describe('Slack assistant status line and title', () => {
     expect(statusText({ ...base, activity: 'waiting' })).toBe('is waiting for your answer');
   });
 
+  it("follows the running tool's name with what it last reported (MCP progress)", () => {
+    const steps = [
+      { id: 'c1', title: 'Reading the thread', status: 'done' as const },
+      { id: 'c2', title: 'Running github__search_issues', status: 'running' as const, progress: '3/10 pages' },
+    ];
+    expect(statusText({ ...base, ...activityOfTool('github__search_issues'), steps })).toBe('is running github__search_issues… (3/10 pages)');
+    expect(statusText({ ...base, ...activityOfTool('github__search_issues'), steps: steps.slice(0, 1) })).toBe('is running github__search_issues…');
+  });
+
   it('titles a thread with the first non-empty line of the request, cut to Slack size', () => {
     expect(titleOf('\n  Plan the release  \nwith details')).toBe('Plan the release');
     expect(titleOf('   \n ')).toBeNull();

@@ -1,3 +1,4 @@
+import { WebAPIPlatformError } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { createNativeStream } from '../../adapters/slack/native-stream.js';
 import { createEditedStream } from '../../src/chat/edited-stream.js';
@@ -6,15 +7,18 @@ import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 
 /** A Slack stream over a recorded `call`, with preview records that note when they were made. */
-function stream() {
+function stream(refusing: string | null = null) {
   const clock = new FakeClock();
   const events: string[] = [];
+  const refused = new Set<string>();
   const s = createNativeStream({
     channelId: 'C0GENERAL1',
     threadTs: '1700000000.000100',
     recipient: { teamId: 'T0TEAM0001', userId: 'U0ALICE01' },
     call: async (method, args) => {
-      events.push(`${method} ${String(args.markdown_text ?? '')}`.trimEnd());
+      if (args.chunks && refusing) throw new WebAPIPlatformError({ ok: false, error: refusing });
+      const cards = ((args.chunks ?? []) as { type: string; title?: string; status?: string; text?: string }[]).map((c) => (c.type === 'task_update' ? `[${c.title}: ${c.status}]` : c.text));
+      events.push(`${method} ${[...cards, String(args.markdown_text ?? '')].join(' ')}`.trimEnd());
       return method === 'chat.startStream' ? { ts: '1700000001.000100' } : {};
     },
     remove: async (ts) => void events.push(`chat.delete ${ts}`),
@@ -23,11 +27,12 @@ function stream() {
       return { key: 'e7', posted: async (id) => void events.push(`recorded ${id}`) };
     },
     fallback: () => createEditedStream({ post: async () => 'x', edit: async () => {}, remove: async () => {}, pieceLimit: 1000, intervalMs: 1000, clock, logger: silentLogger() }),
+    steps: { mode: 'timeline', refused: () => refused.has('T0TEAM0001'), refuse: () => void refused.add('T0TEAM0001') },
     intervalMs: 1000,
     clock,
     logger: silentLogger(),
   });
-  return { s, clock, events };
+  return { s, clock, events, refused };
 }
 
 describe('the Slack native stream', () => {
@@ -47,5 +52,32 @@ describe('the Slack native stream', () => {
     expect(await s.finish('Hello world', ['Hello world'])).toEqual(['1700000001.000100']);
     expect(clock.now()).toBe(startedAt);
     expect(events.slice(3)).toEqual(['chat.stopStream  world']);
+  });
+
+  it('sends cards in the paced calls, the answer text under them at once, and closes open cards when stopped', async () => {
+    const { s, events, clock } = stream();
+    s.showSteps!([{ id: 'c1', title: 'Reading the thread', status: 'running' }]);
+    await waitFor(() => events.includes('recorded 1700000001.000100'));
+    s.showSteps!([{ id: 'c1', title: 'Reading the thread', status: 'done' }, { id: 'c2', title: 'Running x', status: 'running' }]);
+    await Promise.resolve();
+    expect(events.slice(3)).toEqual([]);
+    clock.advance(1000);
+    await waitFor(() => events.length === 4);
+    expect(events.at(-1)).toBe('chat.appendStream [Reading the thread: complete] [Running x: in_progress]');
+    s.append('The answer');
+    await waitFor(() => events.length === 5);
+    expect(events.at(-1)).toBe('chat.appendStream The answer');
+    await s.stop('stopped');
+    expect(events.at(-1)).toBe('chat.stopStream [Running x: error]  (stopped)');
+  });
+
+  it('a workspace that refuses chunks is remembered; the text streams on without cards', async () => {
+    const { s, events, refused } = stream('invalid_chunks');
+    s.showSteps!([{ id: 'c1', title: 'Reading the thread', status: 'running' }]);
+    s.append('Hello');
+    await waitFor(() => events.includes('recorded 1700000001.000100'));
+    expect(events).toEqual(['record', 'chat.startStream Hello', 'recorded 1700000001.000100']);
+    expect(refused.has('T0TEAM0001')).toBe(true);
+    expect(stream().s.showSteps).toBeDefined();
   });
 });

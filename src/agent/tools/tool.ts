@@ -22,6 +22,8 @@ export interface ToolContext {
   readonly scheduled?: boolean;
   /** Aborted when the run is stopped; long tool calls pass it on. */
   readonly signal?: AbortSignal;
+  /** Where a long call says how far it got ("3/10 indexing", from MCP progress); set per call, absent: nobody listens. */
+  readonly reportProgress?: (text: string) => void;
   now(): number;
 }
 
