@@ -71,8 +71,8 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
     const actor = { id, platform: 'console', userId: deps.userId };
     if (op !== 'answer') {
       const reply = await surfaces().onElicitation({ kind: op, ...actor });
-      filling = null;
-      if (reply.kind === 'answered' || reply.kind === 'refused') deps.say(reply.text);
+      if (op !== 'link') filling = null;
+      if ('text' in reply) deps.say(reply.text);
       return;
     }
     const reply = await surfaces().onElicitation({ kind: 'open', ...actor });
@@ -94,7 +94,7 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
       return next();
     }
     filling = null;
-    if (reply.kind === 'answered' || reply.kind === 'refused') deps.say(reply.text);
+    if ('text' in reply) deps.say(reply.text);
   }
 
   return {

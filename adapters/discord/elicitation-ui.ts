@@ -143,7 +143,7 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
       return;
     }
     drafts.delete(key(form.id, interaction.user.id));
-    await refuse(interaction, reply.kind === 'form' ? 'Sent.' : reply.text);
+    await refuse(interaction, 'text' in reply ? reply.text : 'Sent.');
   }
 
   /** A click on an elicitation button (Answer, Decline, Done, a choice, Continue / Fix it); false when it is not one. */
@@ -181,7 +181,7 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
       return true;
     }
     const reply = await deps.surfaces.onElicitation({ kind: ref.op, id: ref.id, platform: DISCORD, userId });
-    await refuse(interaction, reply.kind === 'refused' || reply.kind === 'answered' ? reply.text : 'Done.');
+    await refuse(interaction, 'text' in reply ? reply.text : 'Done.');
     return true;
   }
 

@@ -156,12 +156,15 @@ describe('MCP elicitation: a server asks the run\'s principal during a tool call
     expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: null });
   });
 
-  it('URL mode where nothing is private: the link is in the post', async () => {
+  it('URL mode where no notice is private: the post has Show link, whose reply gives the link to the principal alone', async () => {
     const { desk, call, asked, posts } = await setUp({ privateLinks: false });
     const result = call('pay');
     const { id, post } = await asked();
-    expect(post.intent.text).toContain('Link: https://pay.example.com/deposit?id=42');
+    expect(post.intent.buttons!.map((b) => b.label)).toEqual(['Show link', 'Done', 'Decline']);
+    expect(post.intent.text).not.toContain('https://pay.example.com');
     expect(posts.privately).toEqual([]);
+    expect(await desk.handle({ kind: 'link', ...actor(id, 'U2') })).toMatchObject({ kind: 'refused' });
+    expect(await desk.handle({ kind: 'link', ...actor(id) })).toEqual({ kind: 'private', text: expect.stringContaining('https://pay.example.com/deposit?id=42') });
     await desk.handle({ kind: 'decline', ...actor(id) });
     expect(JSON.parse(contentOf(await result))).toEqual({ action: 'decline', content: null });
   });

@@ -104,6 +104,9 @@ export class ElicitationDesk implements ElicitationAsker {
         if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
         w.finish({ action: 'accept' }, elicitationTexts.doneBy(by));
         return { kind: 'answered', text: elicitationTexts.toldDone(w.scope.server) };
+      case 'link':
+        if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
+        return { kind: 'private', text: elicitationTexts.privateLink(w.scope.server, w.request.url) };
     }
   }
 
@@ -114,7 +117,12 @@ export class ElicitationDesk implements ElicitationAsker {
     const buttons =
       request.mode === 'form'
         ? [{ actionId: elicitationActionId(id, 'answer'), label: 'Answer', style: 'primary' as const }, { actionId: elicitationActionId(id, 'decline'), label: 'Decline' }]
-        : [{ actionId: elicitationActionId(id, 'done'), label: 'Done', style: 'primary' as const }, { actionId: elicitationActionId(id, 'decline'), label: 'Decline' }];
+        : [
+            // Where no notice reaches the person alone, the link is given to them alone on a click of theirs.
+            ...(linkPrivately ? [] : [{ actionId: elicitationActionId(id, 'link'), label: 'Show link' }]),
+            { actionId: elicitationActionId(id, 'done'), label: 'Done', style: 'primary' as const },
+            { actionId: elicitationActionId(id, 'decline'), label: 'Decline' },
+          ];
     const intent: PostIntent = { purpose: 'question', text: elicitationPostText(scope, request, linkPrivately), mentionUserId: principal, buttons };
     return new Promise<ElicitResult>((resolve) => {
       let messageId: Promise<string | null> = Promise.resolve(null);
