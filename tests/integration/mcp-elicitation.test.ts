@@ -169,6 +169,14 @@ describe('MCP elicitation: a server asks the run\'s principal during a tool call
     expect(JSON.parse(contentOf(await result))).toEqual({ action: 'decline', content: null });
   });
 
+  it('URL mode: the server\'s notifications/elicitation/complete ends a question still waiting for Done, as accepted', async () => {
+    const { call, asked, posts } = await setUp();
+    const result = call('pay_and_confirm');
+    await asked();
+    expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: null });
+    await waitFor(() => posts.edits.some((e) => e.text.endsWith('✅ Finished on the page.')), 2000, 'the finished edit');
+  });
+
   it('a form Errand cannot draw (a nested object) is declined with the reason to the server and a note in the thread', async () => {
     const { call, posts } = await setUp();
     expect(JSON.parse(contentOf(await call('nested')))).toEqual({ action: 'decline', content: null });

@@ -80,6 +80,13 @@ export class ElicitationDesk implements ElicitationAsker {
     return this.wait(scope, request, principal, log);
   }
 
+  /** The server finished a link's page itself: a question still waiting for Done ends as accepted. */
+  completed(elicitationId: string, inFlight: ReadonlySet<ElicitationScope>): void {
+    for (const w of this.waiting.values()) {
+      if (w.request.mode === 'url' && w.request.elicitationId === elicitationId && inFlight.has(w.scope)) w.finish({ action: 'accept' }, elicitationTexts.finished);
+    }
+  }
+
   /** A person acting on a question (SurfaceSink.onElicitation). */
   async handle(event: ElicitationEvent): Promise<ElicitationReply> {
     const w = this.waiting.get(event.id);

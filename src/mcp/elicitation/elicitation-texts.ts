@@ -37,6 +37,7 @@ export const elicitationTexts = {
   declinedBy: (userId: string) => `🚫 Declined by <@${userId}>.`,
   doneBy: (userId: string) => `✅ <@${userId}> finished on the page.`,
   timedOut: '⌛ Nobody answered in time: cancelled.',
+  finished: '✅ Finished on the page.',
   stopped: '⏹️ Closed: the work was stopped, or Errand restarted (if the work goes on, you may be asked again).',
   sent: (server: string) => `Sent your answer to ${server}.`,
   declined: (server: string) => `Told ${server} you declined.`,
