@@ -22,6 +22,11 @@ export interface ToolContext {
   readonly scheduled?: boolean;
   /** Aborted when the run is stopped; long tool calls pass it on. */
   readonly signal?: AbortSignal;
+  /**
+   * Stops the run's time limit (MAX_RUN_MINUTES) from counting while a person answers a question the tool asked
+   * (an MCP server's form); the returned function lets it count again. Absent: the run has no such limit here.
+   */
+  readonly holdRunTime?: () => () => void;
   now(): number;
 }
 

@@ -38,7 +38,8 @@ interface Waiting {
  * form) or, for a link, **Done**, and **Decline**; the adapters open the form and hand back what was entered
  * (SurfaceSink.onElicitation), checked here against the server's schema. Only the principal may answer; a
  * question ends as `accept` with content, `decline`, or `cancel` (the run stopped, or ASK_TIMEOUT_MINUTES
- * passed), and its post is edited to say how. While it waits, the call's own timeout does not count.
+ * passed), and its post is edited to say how. While it waits, neither the call's timeout nor the run's time
+ * limit counts (the run keeps its slot).
  *
  * Questions live with the call that asked them, in this process: the server holds the call open until the
  * answer comes. A restart ends the call (the model reads that it was interrupted, and may call again, when
@@ -135,6 +136,7 @@ export class ElicitationDesk implements ElicitationAsker {
       let messageId: Promise<string | null> = Promise.resolve(null);
       let ended = false;
       const release = scope.hold();
+      const releaseRun = scope.context.holdRunTime?.();
       const timer = this.deps.clock.setTimer(() => finish({ action: 'cancel' }, elicitationTexts.timedOut), this.deps.askTimeoutMs);
       const onAbort = () => finish({ action: 'cancel' }, elicitationTexts.stopped);
       const finish = (result: ElicitResult, outcome: string) => {
@@ -143,6 +145,7 @@ export class ElicitationDesk implements ElicitationAsker {
         this.deps.clock.clearTimer(timer);
         scope.signal.removeEventListener('abort', onAbort);
         release();
+        releaseRun?.();
         this.waiting.delete(id);
         log.info({ action: result.action }, 'an MCP server question ended');
         resolve(result);
