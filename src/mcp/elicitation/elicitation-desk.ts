@@ -148,8 +148,9 @@ export class ElicitationDesk implements ElicitationAsker {
         releaseRun?.();
         this.waiting.delete(id);
         log.info({ action: result.action }, 'an MCP server question ended');
-        resolve(result);
+        // Recorded before the call goes on: at a shutdown the run unwinds at once, and the outbox keeps what was recorded.
         void this.showOutcome(conversationId, runId, messageId, intent, outcome, log);
+        resolve(result);
       };
       this.waiting.set(id, { id, scope, platform: conversation.platform, principal, request, finish });
       scope.signal.addEventListener('abort', onAbort, { once: true });
