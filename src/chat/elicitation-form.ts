@@ -67,12 +67,13 @@ interface ElicitationActor {
 /**
  * A person acting on an elicitation: `open` (Answer clicked: the form to show), `submit` (the form's values),
  * `decline` (Decline clicked), `done` (URL mode: they say they finished on the page), `link` (URL mode, where
- * the link could not be sent to them privately: Show link clicked).
+ * the link could not be sent to them privately: Show link clicked), `dismiss` (nobody can answer any more: the
+ * console's piped input ended; the server hears `cancel`).
  */
 export type ElicitationEvent =
   | (ElicitationActor & { readonly kind: 'open' })
   | (ElicitationActor & { readonly kind: 'submit'; readonly values: ElicitationValues })
-  | (ElicitationActor & { readonly kind: 'decline' | 'done' | 'link' });
+  | (ElicitationActor & { readonly kind: 'decline' | 'done' | 'link' | 'dismiss' });
 
 /**
  * The core's answer: the form to open; field errors to show on it (keyed by field name); `answered` (the

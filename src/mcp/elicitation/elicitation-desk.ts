@@ -112,6 +112,9 @@ export class ElicitationDesk implements ElicitationAsker {
         if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
         w.finish({ action: 'accept' }, elicitationTexts.doneBy(by));
         return { kind: 'answered', text: elicitationTexts.toldDone(w.scope.server) };
+      case 'dismiss':
+        w.finish({ action: 'cancel' }, elicitationTexts.dismissed);
+        return { kind: 'answered', text: elicitationTexts.dismissed };
       case 'link':
         if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
         return { kind: 'private', text: elicitationTexts.privateLink(w.scope.server, w.request.url) };

@@ -38,6 +38,7 @@ export const elicitationTexts = {
   doneBy: (userId: string) => `✅ <@${userId}> finished on the page.`,
   timedOut: '⌛ Nobody answered in time: cancelled.',
   finished: '✅ Finished on the page.',
+  dismissed: '⏹️ Cancelled: nobody can answer here any more (the input has ended).',
   stopped: '⏹️ Closed: the work was stopped, or Errand restarted (if the work goes on, you may be asked again).',
   sent: (server: string) => `Sent your answer to ${server}.`,
   declined: (server: string) => `Told ${server} you declined.`,
