@@ -171,7 +171,9 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
       const form = await formFor(interaction, ref.id);
       if (!form) return true;
       const picks = pickOptions(form);
-      if (picks) {
+      // Nothing to fill in (a confirmation): the click is the answer, and Discord refuses a modal without inputs.
+      if (form.fields.length === 0) await submit(interaction, form, {});
+      else if (picks) {
         const buttons = picks.map((o, n) => ({ actionId: `${PICK_PREFIX}${form.id}:${n}`, label: cut(o.label, 80) }));
         const components = toActionRows([...buttons, { actionId: `errand:elicit:${form.id}:decline`, label: 'Decline', style: 'danger' }]);
         await interaction.reply({ content: cut(`**${form.server}** asks: ${form.message}`, 2000), components, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });

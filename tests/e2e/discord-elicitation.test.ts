@@ -111,5 +111,14 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Paid.'), 10_000, 'the answer');
     expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: null }) }]);
   });
-});
 
+  it('a question with nothing to fill in is confirmed by Answer itself (Discord takes no modal without inputs)', async () => {
+    const { e, thread, question } = await askVia('confirm', 'Cancelled the booking.');
+    const answer = e.discord.clickButton(question.id, button(question, 'Answer'));
+    await until(() => lastReply(answer), 10_000);
+    expect(answer.modal).toBeUndefined();
+    expect(lastReply(answer)).toMatchObject({ ephemeral: true, content: 'Sent your answer to diner.' });
+    await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Cancelled the booking.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) }]);
+  });
+});
