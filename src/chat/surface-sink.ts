@@ -1,4 +1,5 @@
 import type { ElicitationEvent, ElicitationReply } from './elicitation-form.js';
+import type { DisconnectRequest } from './home-connections.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
 
 /**
@@ -17,4 +18,6 @@ export interface SurfaceSink {
    * form): the form to open, field errors, the answer sent, or a private refusal.
    */
   onElicitation(event: ElicitationEvent): Promise<ElicitationReply>;
+  /** A Disconnect click on the App Home's Connections section: the person's tokens for the server go; the answer says so. */
+  onDisconnect(request: DisconnectRequest): Promise<string>;
 }

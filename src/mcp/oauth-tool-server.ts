@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import type { SignInNeeded } from '../agent/tools/external-tool.js';
 import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
 import type { Clock } from '../clock.js';
 import type { HttpServerSettings } from '../settings/mcp-server-settings.js';
@@ -112,8 +113,11 @@ export class OAuthToolServer {
   /** Nothing to start: sessions open per person on their first call. */
   async start(): Promise<void> {}
 
-  /** Calls `toolName` for the run's principal with their own token; without a connection, asks them to connect. */
-  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult> {
+  /**
+   * Calls `toolName` for the run's principal with their own token. Without a connection (or when the server wants a
+   * new sign-in) they are sent a private Connect link and the call answers SignInNeeded: the run waits for them.
+   */
+  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult | SignInNeeded> {
     const binding = this.binding;
     if (this.closed) return { ok: false, error: `${exposedName} did not run: Errand is shutting down.` };
     if (!binding) return { ok: false, error: `The MCP server "${this.o.name}" is not ready yet. Try again in a moment.` };
@@ -165,7 +169,7 @@ export class OAuthToolServer {
     return fresh.kind === 'authorize' ? fresh.url : url.toString();
   }
 
-  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult> {
+  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult | SignInNeeded> {
     if (!binding.privateIn(conversationId)) {
       await binding
         .notify(conversationId, userId, `To use **${this.o.name}** for you I need you to connect your account, but a sign-in link cannot be shown to you privately here, so connecting is not possible from this platform yet.`)
@@ -175,7 +179,7 @@ export class OAuthToolServer {
     await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url, again)).catch((err: unknown) =>
       this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'),
     );
-    return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name) };
+    return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name), signIn: { server: this.o.name } };
   }
 
   private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult> {

@@ -41,5 +41,9 @@ export function countingSurfaces(surfaces: SurfaceSink, platform: string, metric
       metrics.inbound(platform);
       return surfaces.onElicitation(event);
     },
+    onDisconnect(request) {
+      metrics.inbound(platform);
+      return surfaces.onDisconnect(request);
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { CommandReply, InboundAction, InboundCommand, InboundMessage, Inbou
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../../src/chat/schedule-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { ElicitationEvent, ElicitationReply } from '../../src/chat/elicitation-form.js';
+import type { DisconnectRequest } from '../../src/chat/home-connections.js';
 
 /** An InboundSink that records what an adapter hands to the core. */
 export class RecordingSink implements InboundSink {
@@ -54,5 +55,12 @@ export class RecordingSurfaces implements SurfaceSink {
   async onElicitation(event: ElicitationEvent): Promise<ElicitationReply> {
     this.elicitations.push(event);
     return this.elicitationReply;
+  }
+
+  readonly disconnects: DisconnectRequest[] = [];
+
+  async onDisconnect(request: DisconnectRequest): Promise<string> {
+    this.disconnects.push(request);
+    return `Disconnected ${request.server}.`;
   }
 }
