@@ -169,6 +169,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         if (interactive || !finish) return options.onClose?.();
         void (async () => {
           while (handling.size > 0) await Promise.allSettled([...handling]);
+          // An MCP server's question waits inside a running call: nobody can answer it now, so it is cancelled.
+          await elicitation.inputEnd();
           const { questionsStopped } = await finish();
           if (questionsStopped > 0) print(renderConsoleMessage('errand', NO_ANSWER_AFTER_INPUT, styled()));
         })()

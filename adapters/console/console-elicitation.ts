@@ -59,6 +59,8 @@ function typedValue(field: ElicitationField, text: string): string | string[] {
  */
 export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
   let offered: { id: string; ops: ElicitationButtonOp[] } | null = null;
+  /** Piped input ended: no answer can come, so a question is cancelled as soon as it is asked. */
+  let inputEnded = false;
   let filling: { form: ElicitationForm; queue: number[]; values: Record<string, string | string[]> } | null = null;
 
   const surfaces = () => {
@@ -67,12 +69,12 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
     return s;
   };
 
-  async function act(id: string, op: ElicitationButtonOp): Promise<void> {
+  async function act(id: string, op: ElicitationButtonOp | 'dismiss'): Promise<void> {
     const actor = { id, platform: 'console', userId: deps.userId };
     if (op !== 'answer') {
       const reply = await surfaces().onElicitation({ kind: op, ...actor });
-      filling = null;
-      if (reply.kind === 'answered' || reply.kind === 'refused') deps.say(reply.text);
+      if (op !== 'link') filling = null;
+      if ('text' in reply) deps.say(reply.text);
       return;
     }
     const reply = await surfaces().onElicitation({ kind: 'open', ...actor });
@@ -94,7 +96,7 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
       return next();
     }
     filling = null;
-    if (reply.kind === 'answered' || reply.kind === 'refused') deps.say(reply.text);
+    if ('text' in reply) deps.say(reply.text);
   }
 
   return {
@@ -103,9 +105,21 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
       const refs = buttons.map((b) => parseElicitationActionId(b.actionId)).filter((r) => r !== null);
       const id = refs[0]?.id;
       if (!id) return false;
+      if (inputEnded) {
+        void act(id, 'dismiss').catch(() => {});
+        return true;
+      }
       offered = { id, ops: refs.map((r) => r.op) };
       deps.options(buttons.map((b) => b.label));
       return true;
+    },
+    /** Piped input ended: the open question, and any asked from now on, is cancelled (nobody can answer). */
+    async inputEnd(): Promise<void> {
+      inputEnded = true;
+      const id = filling?.form.id ?? offered?.id;
+      offered = null;
+      filling = null;
+      if (id) await act(id, 'dismiss');
     },
     /** A typed line, when it answers a server's question (true), else false: it is then a message. */
     async line(text: string): Promise<boolean> {

@@ -143,7 +143,7 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
       return;
     }
     drafts.delete(key(form.id, interaction.user.id));
-    await refuse(interaction, reply.kind === 'form' ? 'Sent.' : reply.text);
+    await refuse(interaction, 'text' in reply ? reply.text : 'Sent.');
   }
 
   /** A click on an elicitation button (Answer, Decline, Done, a choice, Continue / Fix it); false when it is not one. */
@@ -171,7 +171,9 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
       const form = await formFor(interaction, ref.id);
       if (!form) return true;
       const picks = pickOptions(form);
-      if (picks) {
+      // Nothing to fill in (a confirmation): the click is the answer, and Discord refuses a modal without inputs.
+      if (form.fields.length === 0) await submit(interaction, form, {});
+      else if (picks) {
         const buttons = picks.map((o, n) => ({ actionId: `${PICK_PREFIX}${form.id}:${n}`, label: cut(o.label, 80) }));
         const components = toActionRows([...buttons, { actionId: `errand:elicit:${form.id}:decline`, label: 'Decline', style: 'danger' }]);
         await interaction.reply({ content: cut(`**${form.server}** asks: ${form.message}`, 2000), components, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
@@ -181,7 +183,7 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
       return true;
     }
     const reply = await deps.surfaces.onElicitation({ kind: ref.op, id: ref.id, platform: DISCORD, userId });
-    await refuse(interaction, reply.kind === 'refused' || reply.kind === 'answered' ? reply.text : 'Done.');
+    await refuse(interaction, 'text' in reply ? reply.text : 'Done.');
     return true;
   }
 

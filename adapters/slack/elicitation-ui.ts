@@ -45,7 +45,7 @@ export function registerElicitationUi(app: App, deps: ElicitationUiDeps): void {
         return;
       }
       const reply = await surfaces.onElicitation({ kind: ref.op, ...actor });
-      if (reply.kind === 'refused' || reply.kind === 'answered') await tell(reply.text);
+      if ('text' in reply) await tell(reply.text);
     } catch (err) {
       deps.logger.error({ err, op: ref.op }, 'handling a question button failed');
       await tell(FAILED);

@@ -66,34 +66,36 @@ interface ElicitationActor {
 
 /**
  * A person acting on an elicitation: `open` (Answer clicked: the form to show), `submit` (the form's values),
- * `decline` (Decline clicked), `done` (URL mode: they say they finished on the page).
+ * `decline` (Decline clicked), `done` (URL mode: they say they finished on the page), `link` (URL mode, where
+ * the link could not be sent to them privately: Show link clicked), `dismiss` (nobody can answer any more: the
+ * console's piped input ended; the server hears `cancel`).
  */
 export type ElicitationEvent =
   | (ElicitationActor & { readonly kind: 'open' })
   | (ElicitationActor & { readonly kind: 'submit'; readonly values: ElicitationValues })
-  | (ElicitationActor & { readonly kind: 'decline' | 'done' });
+  | (ElicitationActor & { readonly kind: 'decline' | 'done' | 'link' | 'dismiss' });
 
 /**
  * The core's answer: the form to open; field errors to show on it (keyed by field name); `answered` (the
- * answer went to the server; `text` says so to the person); `refused` (not theirs, or no longer open: `text`
- * says why, privately).
+ * answer went to the server; `text` says so to the person); `private` (`text` is for the clicker's eyes only:
+ * the link); `refused` (not theirs, or no longer open: `text` says why, privately). Every kind with a `text`
+ * is shown to the clicker alone.
  */
 export type ElicitationReply =
   | { readonly kind: 'form'; readonly form: ElicitationForm }
   | { readonly kind: 'errors'; readonly errors: Readonly<Record<string, string>> }
-  | { readonly kind: 'answered'; readonly text: string }
-  | { readonly kind: 'refused'; readonly text: string };
+  | { readonly kind: 'answered' | 'private' | 'refused'; readonly text: string };
 
 /** What a person may do on an elicitation's post; each button carries one. */
-export type ElicitationButtonOp = 'answer' | 'decline' | 'done';
+export type ElicitationButtonOp = 'answer' | 'decline' | 'done' | 'link';
 
 const ELICIT_PREFIX = 'errand:elicit:';
-const OPS: readonly string[] = ['answer', 'decline', 'done'];
+const OPS: readonly string[] = ['answer', 'decline', 'done', 'link'];
 
 /** What an elicitation id looks like: short, no `:` (it rides in Discord's 100-character custom ids). */
 export const ELICITATION_ID_PATTERN = /^[0-9a-z]{1,16}$/;
 
-/** The action id of an elicitation's button: `errand:elicit:<id>:<answer|decline|done>`. */
+/** The action id of an elicitation's button: `errand:elicit:<id>:<answer|decline|done|link>`. */
 export function elicitationActionId(id: string, op: ElicitationButtonOp): string {
   if (!ELICITATION_ID_PATTERN.test(id)) throw new Error(`elicitation id "${id}" is not 1–16 lowercase letters or digits`);
   return `${ELICIT_PREFIX}${id}:${op}`;

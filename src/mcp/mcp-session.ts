@@ -4,7 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleteNotificationSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
 import { ELICITATION_CAPABILITY, routeElicitation } from './elicitation/elicitation-route.js';
@@ -80,6 +80,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   const newClient = (): Client => {
     const c = new Client(CLIENT_INFO, { capabilities: { ...ELICITATION_CAPABILITY } });
     c.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged());
+    c.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => options.elicitation?.()?.completed?.(n.params.elicitationId, inFlight));
     // The SDK's own handler would reject a form it cannot type (a nested object) before the thread hears of it.
     c.fallbackRequestHandler = async (request) => {
       if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);

@@ -1,8 +1,7 @@
 import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
-import type { Clock } from '../clock.js';
 import { toToolResult } from './mcp-tool-result.js';
 import type { McpSession } from './mcp-session.js';
-import { pausableDeadline } from './pausable-deadline.js';
+import { pausableDeadline, type Clock } from '../clock.js';
 
 /** The server's limits a call runs under. */
 export interface CallLimits {

@@ -1,5 +1,6 @@
 import type { RunRow, TaskRow } from '../db/schema.js';
 import type { RunControl, StopResult } from '../commands/command-deps.js';
+import { pausableDeadline } from '../clock.js';
 import { RunFencedError, type RunFence } from '../runs/run-fence.js';
 import type { RunLoss } from './cluster.js';
 import { fenceRunWrites } from './fenced-run-writes.js';
@@ -236,15 +237,16 @@ export class RunCoordinator implements RunControl {
     this.active.set(conversationId, entry);
     const writes = fenceRunWrites(fence, data, (err) => this.refused(conversationId, entry, err));
     cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why));
-    const timer = clock.setTimer(() => {
+    // The time limit does not count while a person answers a question a tool asked (ToolContext.holdRunTime).
+    const deadline = pausableDeadline(clock, this.deps.limits.maxRunMs, () => {
       entry.reason ??= 'timeout';
       controller.abort();
-    }, this.deps.limits.maxRunMs);
+    });
     const working = runWorkingStatus(this.deps.platforms.presence, ref, run.id, task, logger);
     const execute = async () => {
       // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
       const shuttingDown = () => this.stopping || entry.reason === 'taken_over';
-      const outcome = await this.launcher.execute({ conversationId, ref, run, task, signal: controller.signal, writes, working, ...(resume ? { resume } : {}), shuttingDown });
+      const outcome = await this.launcher.execute({ conversationId, ref, run, task, signal: controller.signal, writes, working, ...(resume ? { resume } : {}), shuttingDown, holdTime: deadline.hold });
       await this.settler.settle(conversationId, run, task, outcome, entry.reason, writes);
     };
     entry.done = execute()
@@ -259,7 +261,7 @@ export class RunCoordinator implements RunControl {
       })
       .finally(() => {
         if (entry.reason === 'taken_over') logger.info({ runId: run.id, conversationId }, 'stopped working on a run owned elsewhere now');
-        clock.clearTimer(timer);
+        deadline.clear();
         this.active.delete(conversationId);
         cluster?.runEnded(run.id);
         if (!this.stopping) cluster?.wake('task', conversationId);

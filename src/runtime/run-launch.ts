@@ -44,6 +44,8 @@ export interface Launch {
   resume?: RunResume;
   /** An unfinished stream preview goes (as at a shutdown, or when another process took the run over). */
   shuttingDown(): boolean;
+  /** Pauses the run's time limit while a person answers a tool's question (ToolContext.holdRunTime). */
+  holdTime?: () => () => void;
 }
 
 /**
@@ -70,6 +72,7 @@ export class RunLauncher {
       timezone,
       scheduled: task?.fromSchedule === true || task?.createdBy === 'schedule',
       signal: launch.signal,
+      ...(launch.holdTime ? { holdRunTime: launch.holdTime } : {}),
       now: () => deps.clock.now(),
     };
     const { agent } = deps;

@@ -79,3 +79,33 @@ describe('MCP elicitation in the console', () => {
     expect(toolResults(model.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'decline', content: null }) });
   });
 });
+
+describe('MCP elicitation with piped console input', () => {
+  it('a question asked once the input has ended is cancelled (nobody can answer), and the work finishes', async () => {
+    const pipedDir = mkdtempSync(join(tmpdir(), 'errand-console-elicit-piped-'));
+    const pipedModel = await startFakeOpenAI();
+    const pipedIn = new PassThrough();
+    const pipedOut = new PassThrough();
+    let shown = '';
+    pipedOut.on('data', (d: Buffer) => (shown += d.toString('utf8')));
+    const config = loadConfig({ OPENAI_BASE_URL: pipedModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(pipedDir, 'errand.db') });
+    const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
+    let closed = false;
+    let piped: App | null = null;
+    const adapter = createConsoleAdapter({ input: pipedIn, output: pipedOut, timezone: 'UTC', onInputEnd: () => piped!.finishOpenWork([adapter.conversation]), onClose: () => (closed = true) });
+    piped = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: hub });
+    try {
+      await piped.start();
+      pipedModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] }, { text: 'No answer came, so no seat.' });
+      pipedIn.end('a seat please\n');
+      await waitFor(() => closed, 10_000, 'the console to close after the work finished');
+      expect(shown).toContain('No answer came, so no seat.');
+      expect(shown).toContain('Cancelled: nobody can answer here any more');
+      expect(toolResults(pipedModel.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'cancel', content: null }) }]);
+    } finally {
+      await piped.stop();
+      await pipedModel.close();
+      rmSync(pipedDir, { recursive: true, force: true });
+    }
+  });
+});

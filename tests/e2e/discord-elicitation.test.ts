@@ -97,4 +97,28 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Terrace it is.'), 10_000, 'the answer');
     expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) }]);
   });
+
+  it('URL mode: the thread names the host only; Show link answers the principal alone with the link; Done accepts', async () => {
+    const { e, thread, question } = await askVia('pay', 'Paid.');
+    expect(question.content).toContain('pay.example.com');
+    expect(question.content).not.toContain('https://pay.example.com');
+    expect(buttonsOf(question).map((b) => b.label)).toEqual(['Show link', 'Done', 'Decline']);
+    const show = e.discord.clickButton(question.id, button(question, 'Show link'));
+    await until(() => lastReply(show), 10_000);
+    expect(lastReply(show)).toMatchObject({ ephemeral: true, content: expect.stringContaining('https://pay.example.com/deposit?id=42') });
+    const done = e.discord.clickButton(question.id, button(question, 'Done'));
+    await until(() => lastReply(done), 10_000);
+    await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Paid.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: null }) }]);
+  });
+
+  it('a question with nothing to fill in is confirmed by Answer itself (Discord takes no modal without inputs)', async () => {
+    const { e, thread, question } = await askVia('confirm', 'Cancelled the booking.');
+    const answer = e.discord.clickButton(question.id, button(question, 'Answer'));
+    await until(() => lastReply(answer), 10_000);
+    expect(answer.modal).toBeUndefined();
+    expect(lastReply(answer)).toMatchObject({ ephemeral: true, content: 'Sent your answer to diner.' });
+    await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Cancelled the booking.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) }]);
+  });
 });

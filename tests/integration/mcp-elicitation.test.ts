@@ -50,10 +50,10 @@ async function setUp(options: { privateLinks?: boolean; askTimeoutMs?: number; c
   hub.bindElicitation(desk);
   await hub.start();
   expect(hub.status()[0]?.state).toBe('connected');
-  const call = (tool: string, signal = new AbortController().signal) => {
+  const call = (tool: string, signal = new AbortController().signal, runId = 'r1') => {
     const t = hub!.toolsFor(slackChannel).find((x) => x.name === `diner__${tool}`);
     if (!t) throw new Error(`no tool ${tool}`);
-    return t.call({}, toolContext(), signal);
+    return t.call({}, { ...toolContext(), runId }, signal);
   };
   /** The elicitation id of the newest question post, once it is there. */
   const asked = async (n = 1) => {
@@ -156,14 +156,25 @@ describe('MCP elicitation: a server asks the run\'s principal during a tool call
     expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: null });
   });
 
-  it('URL mode where nothing is private: the link is in the post', async () => {
+  it('URL mode where no notice is private: the post has Show link, whose reply gives the link to the principal alone', async () => {
     const { desk, call, asked, posts } = await setUp({ privateLinks: false });
     const result = call('pay');
     const { id, post } = await asked();
-    expect(post.intent.text).toContain('Link: https://pay.example.com/deposit?id=42');
+    expect(post.intent.buttons!.map((b) => b.label)).toEqual(['Show link', 'Done', 'Decline']);
+    expect(post.intent.text).not.toContain('https://pay.example.com');
     expect(posts.privately).toEqual([]);
+    expect(await desk.handle({ kind: 'link', ...actor(id, 'U2') })).toMatchObject({ kind: 'refused' });
+    expect(await desk.handle({ kind: 'link', ...actor(id) })).toEqual({ kind: 'private', text: expect.stringContaining('https://pay.example.com/deposit?id=42') });
     await desk.handle({ kind: 'decline', ...actor(id) });
     expect(JSON.parse(contentOf(await result))).toEqual({ action: 'decline', content: null });
+  });
+
+  it('URL mode: the server\'s notifications/elicitation/complete ends a question still waiting for Done, as accepted', async () => {
+    const { call, asked, posts } = await setUp();
+    const result = call('pay_and_confirm');
+    await asked();
+    expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: null });
+    await waitFor(() => posts.edits.some((e) => e.text.endsWith('✅ Finished on the page.')), 2000, 'the finished edit');
   });
 
   it('a form Errand cannot draw (a nested object) is declined with the reason to the server and a note in the thread', async () => {
@@ -171,6 +182,16 @@ describe('MCP elicitation: a server asks the run\'s principal during a tool call
     expect(JSON.parse(contentOf(await call('nested')))).toEqual({ action: 'decline', content: null });
     expect(fixture.log.at(-1)).toMatchObject({ action: 'decline', _meta: { 'errand/reason': expect.stringContaining('"address" is a nested object') } });
     expect(posts.posts).toEqual([{ conversationId: 'c1', runId: 'r1', intent: { purpose: 'note', text: expect.stringContaining('⚠️ **diner** asked <@U1> something I cannot show as a form') } }]);
+  });
+
+  it('with calls of two runs in flight on the shared connection, a question cannot be placed and is cancelled rather than put to the wrong person', async () => {
+    const { call, posts } = await setUp();
+    const [a, b] = await Promise.all([call('pick_seating', undefined, 'run-a'), call('pick_seating', undefined, 'run-b')]);
+    expect([a, b].map((r) => JSON.parse(contentOf(r)))).toEqual([
+      { action: 'cancel', content: null },
+      { action: 'cancel', content: null },
+    ]);
+    expect(posts.posts).toEqual([]);
   });
 
   it('a question with no tool call in flight is refused with an error', async () => {

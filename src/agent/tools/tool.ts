@@ -24,6 +24,11 @@ export interface ToolContext {
   readonly signal?: AbortSignal;
   /** Where a long call says how far it got ("3/10 indexing", from MCP progress); set per call, absent: nobody listens. */
   readonly reportProgress?: (text: string) => void;
+  /**
+   * Stops the run's time limit (MAX_RUN_MINUTES) from counting while a person answers a question the tool asked
+   * (an MCP server's form); the returned function lets it count again. Absent: the run has no such limit here.
+   */
+  readonly holdRunTime?: () => () => void;
   now(): number;
 }
 

@@ -38,7 +38,8 @@ interface Waiting {
  * form) or, for a link, **Done**, and **Decline**; the adapters open the form and hand back what was entered
  * (SurfaceSink.onElicitation), checked here against the server's schema. Only the principal may answer; a
  * question ends as `accept` with content, `decline`, or `cancel` (the run stopped, or ASK_TIMEOUT_MINUTES
- * passed), and its post is edited to say how. While it waits, the call's own timeout does not count.
+ * passed), and its post is edited to say how. While it waits, neither the call's timeout nor the run's time
+ * limit counts (the run keeps its slot).
  *
  * Questions live with the call that asked them, in this process: the server holds the call open until the
  * answer comes. A restart ends the call (the model reads that it was interrupted, and may call again, when
@@ -80,6 +81,13 @@ export class ElicitationDesk implements ElicitationAsker {
     return this.wait(scope, request, principal, log);
   }
 
+  /** The server finished a link's page itself: a question still waiting for Done ends as accepted. */
+  completed(elicitationId: string, inFlight: ReadonlySet<ElicitationScope>): void {
+    for (const w of this.waiting.values()) {
+      if (w.request.mode === 'url' && w.request.elicitationId === elicitationId && inFlight.has(w.scope)) w.finish({ action: 'accept' }, elicitationTexts.finished);
+    }
+  }
+
   /** A person acting on a question (SurfaceSink.onElicitation). */
   async handle(event: ElicitationEvent): Promise<ElicitationReply> {
     const w = this.waiting.get(event.id);
@@ -104,6 +112,12 @@ export class ElicitationDesk implements ElicitationAsker {
         if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
         w.finish({ action: 'accept' }, elicitationTexts.doneBy(by));
         return { kind: 'answered', text: elicitationTexts.toldDone(w.scope.server) };
+      case 'dismiss':
+        w.finish({ action: 'cancel' }, elicitationTexts.dismissed);
+        return { kind: 'answered', text: elicitationTexts.dismissed };
+      case 'link':
+        if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
+        return { kind: 'private', text: elicitationTexts.privateLink(w.scope.server, w.request.url) };
     }
   }
 
@@ -114,12 +128,18 @@ export class ElicitationDesk implements ElicitationAsker {
     const buttons =
       request.mode === 'form'
         ? [{ actionId: elicitationActionId(id, 'answer'), label: 'Answer', style: 'primary' as const }, { actionId: elicitationActionId(id, 'decline'), label: 'Decline' }]
-        : [{ actionId: elicitationActionId(id, 'done'), label: 'Done', style: 'primary' as const }, { actionId: elicitationActionId(id, 'decline'), label: 'Decline' }];
+        : [
+            // Where no notice reaches the person alone, the link is given to them alone on a click of theirs.
+            ...(linkPrivately ? [] : [{ actionId: elicitationActionId(id, 'link'), label: 'Show link' }]),
+            { actionId: elicitationActionId(id, 'done'), label: 'Done', style: 'primary' as const },
+            { actionId: elicitationActionId(id, 'decline'), label: 'Decline' },
+          ];
     const intent: PostIntent = { purpose: 'question', text: elicitationPostText(scope, request, linkPrivately), mentionUserId: principal, buttons };
     return new Promise<ElicitResult>((resolve) => {
       let messageId: Promise<string | null> = Promise.resolve(null);
       let ended = false;
       const release = scope.hold();
+      const releaseRun = scope.context.holdRunTime?.();
       const timer = this.deps.clock.setTimer(() => finish({ action: 'cancel' }, elicitationTexts.timedOut), this.deps.askTimeoutMs);
       const onAbort = () => finish({ action: 'cancel' }, elicitationTexts.stopped);
       const finish = (result: ElicitResult, outcome: string) => {
@@ -128,10 +148,12 @@ export class ElicitationDesk implements ElicitationAsker {
         this.deps.clock.clearTimer(timer);
         scope.signal.removeEventListener('abort', onAbort);
         release();
+        releaseRun?.();
         this.waiting.delete(id);
         log.info({ action: result.action }, 'an MCP server question ended');
-        resolve(result);
+        // Recorded before the call goes on: at a shutdown the run unwinds at once, and the outbox keeps what was recorded.
         void this.showOutcome(conversationId, runId, messageId, intent, outcome, log);
+        resolve(result);
       };
       this.waiting.set(id, { id, scope, platform: conversation.platform, principal, request, finish });
       scope.signal.addEventListener('abort', onAbort, { once: true });

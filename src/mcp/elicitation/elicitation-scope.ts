@@ -22,4 +22,9 @@ export interface ElicitationScope {
 export interface ElicitationAsker {
   /** Never rejects for a person's choice: decline and cancel are results. Rejects (McpError) only for a malformed request. */
   ask(scope: ElicitationScope, params: unknown): Promise<ElicitResult>;
+  /**
+   * The server says the out-of-band part of URL question `elicitationId` is finished
+   * (`notifications/elicitation/complete`); `inFlight` are the calls of the session it came on.
+   */
+  completed?(elicitationId: string, inFlight: ReadonlySet<ElicitationScope>): void;
 }

@@ -13,8 +13,8 @@ const hostOf = (url: string): string => new URL(url).host;
 
 /**
  * The question's post: which server asks (the specification has clients say so), for which tool, its message,
- * and what the buttons do. A link is named by its host; where the person can be told privately, the link
- * itself goes to them alone.
+ * and what the buttons do. A link is named by its host and never shown in the thread: it goes to the person
+ * alone, as a private notice, or where there are none as the private reply to their **Show link**.
  */
 export function elicitationPostText(scope: ElicitationScope, request: Extract<RequestedElicitation, { mode: 'form' | 'url' }>, linkPrivately: boolean): string {
   const who = `**${scope.server}** (running \`${scope.exposedName}\`)`;
@@ -23,7 +23,7 @@ export function elicitationPostText(scope: ElicitationScope, request: Extract<Re
     const fields = n === 0 ? 'to confirm' : `to fill in ${n} field${n === 1 ? '' : 's'}`;
     return `❓ ${who} asks you:\n${quoted(request.message)}\nPress **Answer** ${fields}, or **Decline**.`;
   }
-  const link = linkPrivately ? 'I sent you the link privately.' : `Link: ${request.url}`;
+  const link = linkPrivately ? 'I sent you the link privately.' : 'Press **Show link** to see it (only you can).';
   return `🔗 ${who} asks you to open a page on **${hostOf(request.url)}**:\n${quoted(request.message)}\n${link} Press **Done** when you have finished there, or **Decline**.`;
 }
 
@@ -37,6 +37,8 @@ export const elicitationTexts = {
   declinedBy: (userId: string) => `🚫 Declined by <@${userId}>.`,
   doneBy: (userId: string) => `✅ <@${userId}> finished on the page.`,
   timedOut: '⌛ Nobody answered in time: cancelled.',
+  finished: '✅ Finished on the page.',
+  dismissed: '⏹️ Cancelled: nobody can answer here any more (the input has ended).',
   stopped: '⏹️ Closed: the work was stopped, or Errand restarted (if the work goes on, you may be asked again).',
   sent: (server: string) => `Sent your answer to ${server}.`,
   declined: (server: string) => `Told ${server} you declined.`,
