@@ -214,7 +214,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
-      const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
+      // Sign-in notices carry links: only ever to their person (a DM where the platform's notices are public).
+      const notify = (conversationId: string, userId: string, text: string) => outbox.recordSecret(conversationId, userId, text);
       const relink = async (principal: string, server: string, runId: string) => {
         const fresh = await oauth?.connections.tokenFor(principal, server, { runId });
         return fresh?.kind === 'authorize' ? fresh.url : null;
@@ -223,7 +224,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger, waits, relink }) });
       const privateIn = (conversationId: string) => {
         const ref = conversations.refOf(conversationId);
-        return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+        const adapter = ref ? adapters.get(ref.platform) : undefined;
+        return adapter !== undefined && (adapter.privateNotices || adapter.capabilities.directMessage !== undefined);
       };
       if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
       await options.externalTools?.start?.();

@@ -14,6 +14,7 @@ import { createDiscordGateway } from './discord-gateway.js';
 import { createDiscordHistory } from './discord-history.js';
 import { createDiscordOutbound, locate } from './discord-outbound.js';
 import { createDiscordRest, rest } from './discord-rest.js';
+import { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
 import { MAX_MESSAGE_LENGTH, toMessageBodies } from './outbound-message.js';
@@ -47,6 +48,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const downloadFile = createDiscordFileDownloader();
   const gateway = createDiscordGateway({ options, rest: discord, botThreads, modals: createScheduleModals(), downloadFile, logger });
   const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads });
+  const directMessage = createDirectMessages(discord);
 
   const working = createWorkingIndicator({
     logger,
@@ -108,7 +110,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

@@ -20,6 +20,19 @@ export interface AdapterCapabilities {
   readonly history?: ConversationHistory;
   /** People's IANA timezones, where the platform knows them (Slack; the console's own). */
   readonly timezone?: TimezoneLookup;
+  /** Messages to one person in a direct conversation, where `postEphemeral` is not private (Discord). */
+  readonly directMessage?: DirectMessageCapability;
+}
+
+/** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */
+export type DirectMessageResult = { readonly kind: 'sent'; readonly messageId: string } | { readonly kind: 'refused' };
+
+export interface DirectMessageCapability {
+  /**
+   * Opens (or finds) the direct conversation with `userId` and posts `text` there. `refused`: the platform will not
+   * deliver it to this person (Discord 50007); throws on transient failures, like a post.
+   */
+  sendDirect(userId: string, text: string): Promise<DirectMessageResult>;
 }
 
 export interface StreamCapability {
