@@ -62,6 +62,11 @@ export interface ManagedToolSource extends ExternalToolSource {
   bindOAuth?(binding: OAuthBinding): void;
   /** A person disconnected a server: their session to it is closed. */
   disconnected?(principal: string, server: string): Promise<void>;
+  /**
+   * A person connected a server (the sign-in callback, on this process): their session opens, and lists the server's
+   * tools when this process knows none yet, so the call that waited for the sign-in finds its tool.
+   */
+  connected?(principal: string, server: string): Promise<void>;
 }
 
 /** The running system, for main.ts, tests and benchmarks. */

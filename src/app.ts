@@ -221,7 +221,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         return fresh?.kind === 'authorize' ? fresh.url : null;
       };
       const waits = signInWaits({ runs, coordinator });
-      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger, waits, relink }) });
+      const connected = async (principal: string, server: string) => options.externalTools?.connected?.(principal, server);
+      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger, waits, relink, connected }) });
       const privateIn = (conversationId: string) => {
         const ref = conversations.refOf(conversationId);
         const adapter = ref ? adapters.get(ref.platform) : undefined;

@@ -45,6 +45,8 @@ export interface McpHub extends ExternalToolSource {
   bindOAuth(binding: OAuthBinding): void;
   /** The person disconnected `server` (`/connections disconnect`): their open session to it is closed. */
   disconnected(principal: string, server: string): Promise<void>;
+  /** The person connected `server`: their session opens (learning the server's tools if none are known yet). */
+  connected(principal: string, server: string): Promise<void>;
 }
 
 /**
@@ -113,5 +115,6 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       for (const server of oauthServers.values()) server.bind(binding);
     },
     disconnected: async (principal, server) => oauthServers.get(server)?.forget(principal),
+    connected: async (principal, server) => oauthServers.get(server)?.open(principal),
   };
 }
