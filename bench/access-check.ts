@@ -44,7 +44,8 @@ export const benchmark: Benchmark = {
           directMessages: 'allowlist',
         }),
       );
-      const budget = createBudget({ store: createSqliteStore(db, { now: () => NOW, setTimer: () => null, clearTimer: () => undefined }).usage, limits: { tokensPerUserPerDay: 50_000, tokensPerDay: 100_000_000, tokensPerRun: 20_000 }, now: () => NOW });
+      const sqlite = createSqliteStore(db, { now: () => NOW, setTimer: () => null, clearTimer: () => undefined });
+      const budget = createBudget({ store: sqlite.usage, cost: sqlite.cost, limits: { tokensPerUserPerDay: 50_000, tokensPerDay: 100_000_000, tokensPerRun: 20_000 }, now: () => NOW });
       const people = Array.from({ length: USERS }, (_, i) => ({ platform: 'slack', userId: slackUser(i) }));
       const places = Array.from({ length: CHANNELS }, (_, i) => ({ platform: 'slack', channel: slackChannel(i), direct: false }));
 

@@ -1,4 +1,5 @@
 import { createOpenAiClient } from './agent/llm-client.js';
+import { createSummaryWriter } from './agent/context-summary.js';
 import { createControlTools } from './agent/tools/control-tools.js';
 import { createHistoryTools } from './agent/tools/history-tools.js';
 import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
@@ -6,6 +7,7 @@ import { createTaskTools } from './agent/tools/task-tools.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import { createBudget } from './budget/budget.js';
+import { unpricedWarning } from './budget/pricing.js';
 import { presenceOver } from './chat/presence-over-adapters.js';
 import { threadOpenerOver } from './chat/thread-opener.js';
 import { conversationKey } from './chat/conversation-ref.js';
@@ -90,7 +92,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
-  const llm = monitoring ? instrumentLlm(model, metrics) : model;
+  const llm = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
 
   const scheduling = createScheduling({
     store: store.schedules,
@@ -108,7 +110,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { usage } = store;
   // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
   const sharedUsage = options.cluster !== undefined || config.DATABASE_URL !== undefined;
-  const budget = createBudget({ store: usage, limits: config.file.settings.limits, now: () => clock.now(), shared: sharedUsage });
+  const { limits, pricing, channels } = config.file.settings;
+  const unpriced = unpricedWarning(pricing, limits, [config.OPENAI_MODEL, ...Object.values(channels).flatMap((c) => (c.model ? [c.model] : []))]);
+  if (unpriced) logger.warn(unpriced);
+  const budget = createBudget({ store: usage, cost: store.cost, limits, pricing, now: () => clock.now(), shared: sharedUsage });
 
   // The core never holds an adapter: it writes through the outbox (content) and the presence port (status).
   const presence = presenceOver(adapters);
@@ -117,7 +122,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   const coordinator = new RunCoordinator({
     data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
-    agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels },
+    agent: {
+      llm,
+      tools: createToolRegistry(tools, options.externalTools),
+      promptExtras,
+      budget,
+      channels: config.file.settings.channels,
+      memory: { store: store.memory, writeSummary: createSummaryWriter(llm, config.COMPACTION_MODEL), memoryTokens: config.MEMORY_TOKEN_BUDGET },
+    },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
     clock,
@@ -156,7 +168,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     coordinator,
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
-    usage: { store: usage, limits: config.file.settings.limits, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
+    usage: { store: usage, cost: store.cost, limits, pricing, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
     connections,
   };
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
@@ -262,6 +274,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async stop() {
       stopping = true;
       stopped.abort();
+      dispatcher.stop();
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();

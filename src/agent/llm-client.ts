@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import type { ImagePart, StoredToolCall } from '../records/stored-values.js';
 import type { LlmResponse } from './llm-response.js';
-import { completionChunkSchema, StreamAssembly } from './stream-assembly.js';
+import { completionChunkSchema, StreamAssembly, usageOf, usageSchema } from './stream-assembly.js';
 import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
@@ -60,9 +60,11 @@ export interface OpenAiClientOptions {
 }
 
 const responseSchema = z.object({
+  model: z.string().nullish().catch(null),
   choices: z
     .array(
       z.object({
+        finish_reason: z.string().nullish().catch(null),
         message: z.object({
           content: z.string().nullable().optional(),
           tool_calls: z
@@ -73,7 +75,7 @@ const responseSchema = z.object({
       }),
     )
     .min(1),
-  usage: z.object({ prompt_tokens: z.number().nonnegative(), completion_tokens: z.number().nonnegative() }).nullish().catch(null),
+  usage: usageSchema,
 });
 
 /** Waits, giving up early when the signal aborts. */
@@ -164,7 +166,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
    * retried, or the text shown so far would be shown again.
    */
   const streamOnce = async (body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, request: LlmRequest, shown: { value: boolean }): Promise<LlmResponse> => {
-    const assembly = new StreamAssembly();
+    const assembly = new StreamAssembly(body.model);
     await withRequestSignal(request.signal, async (signal) => {
       const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
       for await (const raw of stream) {
@@ -203,11 +205,14 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
           const parsed = responseSchema.safeParse(raw);
           if (!parsed.success) throw unreadable(model, parsed.error.issues[0]?.message ?? 'no choices');
           const message = parsed.data.choices[0]!.message;
-          const usage = parsed.data.usage;
+          const usage = usageOf(parsed.data.usage, model);
+          const finishReasons = parsed.data.choices.flatMap((c) => (c.finish_reason ? [c.finish_reason] : []));
           return {
             text: message.content ?? null,
             toolCalls: (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-            ...(usage ? { usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } } : {}),
+            ...(usage ? { usage } : {}),
+            ...(parsed.data.model ? { responseModel: parsed.data.model } : {}),
+            ...(finishReasons.length > 0 ? { finishReasons } : {}),
           };
         } catch (err) {
           if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw new RunAbortedError();

@@ -4,6 +4,10 @@ import type { StoredToolCall } from '../records/stored-values.js';
 export interface LlmUsage {
   promptTokens: number;
   completionTokens: number;
+  /** The part of the prompt served from the endpoint's cache (`usage.prompt_tokens_details.cached_tokens`), when it says. */
+  cachedTokens?: number;
+  /** The model the request asked for: what `pricing` is keyed by. */
+  model?: string;
 }
 
 /** What the model answered to one request: text, tool calls, or both. */
@@ -11,4 +15,8 @@ export interface LlmResponse {
   text: string | null;
   toolCalls: StoredToolCall[];
   usage?: LlmUsage;
+  /** The model that answered, as the endpoint names it (often a dated version of the one asked). */
+  responseModel?: string;
+  /** Why each choice ended (`stop`, `tool_calls`, `length`…), as the endpoint reported it. */
+  finishReasons?: string[];
 }

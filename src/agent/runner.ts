@@ -8,7 +8,8 @@ import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { AnswerStream } from '../chat/chat-adapter.js';
 import { createAnswerPreview } from './answer-preview.js';
-import { buildContext } from './context-builder.js';
+import { assembleContext, type RunMemory } from './context-assembly.js';
+import { memoryVisibility } from '../memory/memory-visibility.js';
 import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
 import { estimateToolTokens } from './token-estimate.js';
@@ -27,6 +28,8 @@ export interface RunnerDeps extends ToolStepDeps {
   contextBudget: number;
   /** How many transcript rows to read before trimming to the budget. */
   historyRows?: number;
+  /** Summaries of what falls out of the context, and long-term memories; absent: neither. */
+  memory?: RunMemory;
   askTimeoutMs: number;
   now(): number;
   /** Opens the platform's live preview of an answer (STREAMING; null: the platform shows none); absent: answers are posted whole. */
@@ -106,6 +109,9 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const toolTokens = estimateToolTokens(deps.tools.specsFor(input.toolContext));
   let tokenScale = 1;
   let blankReplies = 0;
+  const compaction = { failed: false };
+  const { principal } = input.toolContext;
+  const visibility = memoryVisibility(principal ?? null, input.conversation);
   // Counted in the write that records each step (no write of its own before the model call); a step
   // cut short by a crash produced nothing and is not counted.
   let steps = input.stepsTaken;
@@ -115,8 +121,24 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     if (overBudget) return { kind: 'over_budget', stop: overBudget, runTokens: input.budget?.spent() ?? 0 };
     if (steps >= deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
-    const history = await deps.transcript.recent(conversationId, deps.historyRows ?? 400);
-    const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
+    const context = await assembleContext(
+      {
+        runId,
+        conversationId,
+        systemPrompt: input.systemPrompt,
+        goal: input.goal,
+        ...(input.goalImages ? { goalImages: input.goalImages } : {}),
+        budgetTokens: deps.contextBudget,
+        tokenScale,
+        historyRows: deps.historyRows ?? 400,
+        visibility,
+        signal,
+        ...(input.budget ? { budget: input.budget } : {}),
+      },
+      deps,
+      compaction,
+    );
+    if (signal.aborted) return { kind: 'aborted' };
     deps.activity?.({ activity: 'thinking' });
     // The answer shows while the model writes it; the preview is finished by the outbox when it delivers the recorded answer.
     const preview = createAnswerPreview(deps.openPreview);

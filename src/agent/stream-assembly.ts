@@ -1,15 +1,34 @@
 import { z } from 'zod';
 import type { StoredToolCall } from '../records/stored-values.js';
-import type { LlmResponse } from './llm-response.js';
+import type { LlmResponse, LlmUsage } from './llm-response.js';
+
+/** OpenAI's `usage`, with the cached part of the prompt when the endpoint reports it; unreadable usage counts as none. */
+export const usageSchema = z
+  .object({
+    prompt_tokens: z.number().nonnegative(),
+    completion_tokens: z.number().nonnegative(),
+    prompt_tokens_details: z.object({ cached_tokens: z.number().nonnegative().nullish() }).nullish().catch(null),
+  })
+  .nullish()
+  .catch(null);
+
+/** The usage as the loop keeps it: tokens, the cached part when known, and the model asked. */
+export function usageOf(raw: z.infer<typeof usageSchema>, model: string): LlmUsage | undefined {
+  if (!raw) return undefined;
+  const cached = raw.prompt_tokens_details?.cached_tokens;
+  return { promptTokens: raw.prompt_tokens, completionTokens: raw.completion_tokens, ...(typeof cached === 'number' ? { cachedTokens: cached } : {}), model };
+}
 
 /**
  * One `chat.completion.chunk` as far as Errand reads it. Everything is optional because endpoints
  * differ: the role chunk has no content, the usage chunk has no choices, some servers send `null`s.
  */
 export const completionChunkSchema = z.object({
+  model: z.string().nullish().catch(null),
   choices: z
     .array(
       z.object({
+        finish_reason: z.string().nullish().catch(null),
         delta: z
           .object({
             content: z.string().nullish(),
@@ -27,7 +46,7 @@ export const completionChunkSchema = z.object({
       }),
     )
     .nullish(),
-  usage: z.object({ prompt_tokens: z.number().nonnegative(), completion_tokens: z.number().nonnegative() }).nullish().catch(null),
+  usage: usageSchema,
 });
 
 export type CompletionChunk = z.infer<typeof completionChunkSchema>;
@@ -49,12 +68,19 @@ export class StreamAssembly {
   private sawText = false;
   private readonly calls = new Map<number, PartialCall>();
   private usage: LlmResponse['usage'];
+  private responseModel: string | undefined;
+  private readonly finishReasons: string[] = [];
+
+  /** `model` is the model asked: the usage is recorded under it. */
+  constructor(private readonly model: string) {}
 
   /** Adds one chunk; returns the text delta it carried ('' when none), for showing it at once. */
   add(chunk: CompletionChunk): string {
-    if (chunk.usage) this.usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+    if (chunk.usage) this.usage = usageOf(chunk.usage, this.model);
+    if (chunk.model) this.responseModel = chunk.model;
     let delta = '';
     for (const choice of chunk.choices ?? []) {
+      if (choice.finish_reason) this.finishReasons.push(choice.finish_reason);
       const d = choice.delta;
       if (!d) continue;
       if (typeof d.content === 'string') {
@@ -81,6 +107,12 @@ export class StreamAssembly {
   /** The assembled answer; tool calls in index order. */
   result(): LlmResponse {
     const toolCalls: StoredToolCall[] = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => ({ id: c.id, name: c.name, arguments: c.arguments }));
-    return { text: this.sawText && this.text !== '' ? this.text : null, toolCalls, ...(this.usage ? { usage: this.usage } : {}) };
+    return {
+      text: this.sawText && this.text !== '' ? this.text : null,
+      toolCalls,
+      ...(this.usage ? { usage: this.usage } : {}),
+      ...(this.responseModel ? { responseModel: this.responseModel } : {}),
+      ...(this.finishReasons.length > 0 ? { finishReasons: this.finishReasons } : {}),
+    };
   }
 }

@@ -1,15 +1,21 @@
-import type { BudgetStop } from './budget-stop.js';
+import type { BudgetStop, BudgetUnit } from './budget-stop.js';
+import { formatUsd } from './pricing.js';
 import { describeReset } from './utc-day.js';
 
 const n = (tokens: number) => tokens.toLocaleString('en-US');
+/** An amount of a budget's unit as the note says it: `12,000 tokens` or `$1.50`. */
+const amount = (unit: BudgetUnit, value: number) => (unit === 'usd' ? formatUsd(value) : `${n(value)} tokens`);
+const noun = (unit: BudgetUnit) => (unit === 'usd' ? 'spending' : 'token');
+/** A bare figure of the unit (the sentence already named it): `1,000` or `$0.2400`. */
+const figure = (unit: BudgetUnit, value: number) => (unit === 'usd' ? formatUsd(value) : n(value));
 
 /** The private refusal of a new request past a daily budget (the person reads it; nobody else does). */
 export function dailyRefusalText(stop: Exclude<BudgetStop, { scope: 'run' }>): string {
   const reset = describeReset(stop.resetsInMs);
   if (stop.scope === 'user_day') {
-    return `🪙 You've used your daily budget of ${n(stop.limit)} tokens (${n(stop.used)} today), so I can't take this request. It resets at ${reset}.`;
+    return `🪙 You've used your daily budget of ${amount(stop.unit, stop.limit)} (${figure(stop.unit, stop.used)} today), so I can't take this request. It resets at ${reset}.`;
   }
-  return `🪙 Today's token budget for everyone here (${n(stop.limit)} tokens) is used up, so I can't take this request. It resets at ${reset}.`;
+  return `🪙 Today's ${noun(stop.unit)} budget for everyone here (${amount(stop.unit, stop.limit)}) is used up, so I can't take this request. It resets at ${reset}.`;
 }
 
 /**
@@ -18,9 +24,10 @@ export function dailyRefusalText(stop: Exclude<BudgetStop, { scope: 'run' }>): s
  */
 export function budgetStopNote(stop: BudgetStop, runTokens: number): string {
   if (stop.scope === 'run') {
-    return `🪙 I stopped: this run used ${n(stop.used)} tokens, past its budget of ${n(stop.limit)} tokens per run. Ask me to continue if you want me to keep going.`;
+    const used = stop.unit === 'usd' ? `cost ${formatUsd(stop.used)}` : `used ${n(stop.used)} tokens`;
+    return `🪙 I stopped: this run ${used}, past its budget of ${amount(stop.unit, stop.limit)} per run. Ask me to continue if you want me to keep going.`;
   }
-  const whose = stop.scope === 'user_day' ? `<@${stop.userId}>'s daily token budget (${n(stop.limit)})` : `Today's token budget for everyone (${n(stop.limit)})`;
+  const whose = stop.scope === 'user_day' ? `<@${stop.userId}>'s daily ${noun(stop.unit)} budget (${figure(stop.unit, stop.limit)})` : `Today's ${noun(stop.unit)} budget for everyone (${figure(stop.unit, stop.limit)})`;
   const what = runTokens > 0 ? `I stopped after ${n(runTokens)} tokens` : "I didn't start this";
   return `🪙 ${what}: ${whose} is used up. It resets at ${describeReset(stop.resetsInMs)}.`;
 }

@@ -3,21 +3,38 @@
  * the notes, with no dependency on how usage is stored.
  */
 export type BudgetStop =
-  | { readonly scope: 'run'; readonly used: number; readonly limit: number }
+  | { readonly scope: 'run'; readonly unit: BudgetUnit; readonly used: number; readonly limit: number }
   | {
       readonly scope: 'user_day';
+      readonly unit: BudgetUnit;
       readonly used: number;
       readonly limit: number;
       /** The person whose budget it is (platform user id), as notes mention them. */
       readonly userId: string;
       readonly resetsInMs: number;
     }
-  | { readonly scope: 'team_day'; readonly used: number; readonly limit: number; readonly resetsInMs: number };
+  | { readonly scope: 'team_day'; readonly unit: BudgetUnit; readonly used: number; readonly limit: number; readonly resetsInMs: number };
+
+/** What a budget counts: tokens (`tokensPer…` limits) or dollars at the configured prices (`usdPer…`). */
+export type BudgetUnit = 'tokens' | 'usd';
 
 /** Tokens one model response used, as the endpoint reported them. */
 export interface TokenUsage {
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** The part of `promptTokens` the endpoint served from its prompt cache, when it says so. */
+  readonly cachedTokens?: number;
+  /** The model the request asked for (prices are keyed by it); absent: the usage is not priced. */
+  readonly model?: string;
+}
+
+/** One response's usage as charged: its model, tokens and dollars. */
+export interface ModelCharge {
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cachedTokens: number;
+  readonly usd: number;
 }
 
 /**
@@ -30,6 +47,7 @@ export interface TokenUsage {
  */
 export interface UsageTransaction {
   readonly usage: { record(runId: string, day: string, user: string, usage: TokenUsage): Promise<number> };
+  readonly cost: { record(runId: string, day: string, user: string, charge: ModelCharge): Promise<number> };
   afterCommit(fn: () => void): void;
 }
 
@@ -38,6 +56,8 @@ export interface RunBudget {
   record(usage: TokenUsage, within?: UsageTransaction): Promise<void>;
   /** Tokens the run has used so far. */
   spent(): number;
+  /** Dollars the run has cost so far (as far as this execution knows: a resumed run's earlier cost is read at its first check). */
+  spentUsd(): number;
   /** Why the run must stop before its next model call, or null when it may go on. */
   exceeded(): Promise<BudgetStop | null>;
 }

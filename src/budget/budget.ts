@@ -1,12 +1,18 @@
 import type { Person } from '../access/access-policy.js';
-import type { LimitsSettings } from '../settings/team-settings.js';
+import type { LimitsSettings, PricingSettings } from '../settings/team-settings.js';
 import { dailyRefusalText } from './budget-notices.js';
-import type { BudgetStop, RunBudget, TokenUsage } from './budget-stop.js';
+import type { BudgetStop, BudgetUnit, ModelCharge, RunBudget, TokenUsage } from './budget-stop.js';
+import type { CostStore } from './cost-store.js';
+import { createDailyMeter, type DailyMeter } from './daily-meter.js';
+import { costOf } from './pricing.js';
 import type { UsageStore } from './usage-store.js';
 import { msUntilUtcMidnight, utcDay } from './utc-day.js';
 
 /** The user key usage is charged to when a run has nobody to charge (a schedule the agent made): it still counts for everyone. */
 export const UNATTRIBUTED = 'unattributed';
+
+/** The model name usage is recorded under when the client did not say which model answered. */
+export const UNKNOWN_MODEL = 'unknown';
 
 /** The key a person's usage is stored under: `slack:U123`, `discord:<id>`, `console:you`. */
 export function payerKey(platform: string, userId: string): string {
@@ -19,24 +25,28 @@ export interface Payer {
   readonly userId: string;
 }
 
-/** Token budgets (`limits` of the configuration file) over recorded usage. */
+/** Token and dollar budgets (`limits` of the configuration file) over recorded usage. */
 export interface Budget {
   readonly limits: LimitsSettings;
   /**
    * The private note for a new request past a daily budget, or null when it may go ahead. On the
-   * acknowledgement path: from memory for one process; one indexed read (two with the team limit) when
+   * acknowledgement path: from memory for one process; one indexed read per daily limit when
    * processes share the store.
    */
   refusalFor(person: Pick<Person, 'platform' | 'userId'>): Promise<string | null>;
   /** Which daily budget, if any, is used up for this payer now. */
   dailyStop(payer: Payer | null): Promise<Exclude<BudgetStop, { scope: 'run' }> | null>;
-  /** The budget of one run: `spent` is what it used before (a resumed run). */
+  /** The budget of one run: `spent` is the tokens it used before (a resumed run; its dollars are read when a dollar limit needs them). */
   forRun(runId: string, payer: Payer | null, spent: number): RunBudget;
 }
 
 export interface BudgetDeps {
   store: UsageStore;
+  /** Usage per model and run costs: every response is charged there too, with its price. */
+  cost: CostStore;
   limits: LimitsSettings;
+  /** Prices per model; absent or empty: every response costs $0. */
+  pricing?: PricingSettings;
   now(): number;
   /**
    * Other processes charge the same store (PostgreSQL with DATABASE_URL): then every daily check reads the
@@ -46,78 +56,58 @@ export interface BudgetDeps {
   shared?: boolean;
 }
 
-/** Today's totals, loaded lazily (one indexed lookup each) and kept up to date by every record. */
-interface DayCache {
-  day: string;
-  team: number | null;
-  users: Map<string, number>;
-  /** Responses recorded today so far (a load compares it before and after its read). */
-  records: number;
+const sum = (t: { promptTokens: number; completionTokens: number }) => t.promptTokens + t.completionTokens;
+
+/** One daily limit: what it counts, its cap, and the meter that knows today's totals. */
+interface DailyLimit {
+  readonly unit: BudgetUnit;
+  readonly limit: number;
+  readonly meter: DailyMeter;
 }
 
-const sum = (t: TokenUsage) => t.promptTokens + t.completionTokens;
-
 /**
- * Creates the budget. Daily checks run on every inbound message. With one process owning the database
- * (SQLite with a process lock), today's totals live in memory: a person's first message of the day costs
- * one primary-key lookup, later ones none; each recorded response updates the cache in the same call that
- * writes it, and nothing else writes behind its back. With processes sharing the database (`shared`), the
- * stored usage is the truth for every check: each reads it (the person's row by primary key, the team's
- * day as a range of it), and memory is only a lower bound that spares the read once a limit is known to
- * be passed (usage only grows within a day).
+ * Creates the budget. Daily checks run on every inbound message; they read today's totals through one meter
+ * per unit (daily-meter.ts), so with one process they cost no query once known. Every response is charged
+ * twice in the same transaction: its tokens to `usage_daily` and the run, its model's tokens and price to
+ * `usage_model_daily` and the run's cost. Token and dollar limits apply alike: the person's daily budget, then
+ * everyone's, and per run.
  */
 export function createBudget(deps: BudgetDeps): Budget {
-  const { store, limits } = deps;
+  const { store, cost, limits } = deps;
+  const pricing = deps.pricing ?? {};
   const shared = deps.shared === true;
-  const daily = limits.tokensPerUserPerDay !== undefined || limits.tokensPerDay !== undefined;
-  let cache: DayCache = { day: '', team: null, users: new Map(), records: 0 };
-
-  const today = (now: number): DayCache => {
-    const day = utcDay(now);
-    if (cache.day !== day) cache = { day, team: null, users: new Map(), records: 0 };
-    return cache;
-  };
-  /**
-   * One process: from memory once loaded; a load that a record overtook is used once but not kept (it may
-   * have missed that record). Shared store: read at each check unless memory already reaches `limit`.
-   */
-  const userTokens = async (c: DayCache, key: string, limit: number): Promise<number> => {
-    const known = c.users.get(key);
-    if (known !== undefined && (!shared || known >= limit)) return known;
-    const before = c.records;
-    const loaded = sum(await store.userDay(c.day, key));
-    if (shared) {
-      // Memory holds only what reads returned (records do not add to it here): each is a lower bound.
-      const lowerBound = Math.max(loaded, c.users.get(key) ?? 0);
-      c.users.set(key, lowerBound);
-      return lowerBound;
+  const tokens = createDailyMeter({ user: async (d, k) => sum(await store.userDay(d, k)), team: async (d) => sum(await store.teamDay(d)) }, shared);
+  const dollars = createDailyMeter({ user: (d, k) => cost.userDayUsd(d, k), team: (d) => cost.teamDayUsd(d) }, shared);
+  const dailyLimits = (perUser: boolean): DailyLimit[] => {
+    const list: DailyLimit[] = [];
+    const add = (unit: BudgetUnit, limit: number | undefined, meter: DailyMeter) => limit !== undefined && list.push({ unit, limit, meter });
+    if (perUser) {
+      add('tokens', limits.tokensPerUserPerDay, tokens);
+      add('usd', limits.usdPerUserPerDay, dollars);
+    } else {
+      add('tokens', limits.tokensPerDay, tokens);
+      add('usd', limits.usdPerDay, dollars);
     }
-    if (c.records === before && !c.users.has(key)) c.users.set(key, loaded);
-    return c.users.get(key) ?? loaded;
+    return list;
   };
-  const teamTokens = async (c: DayCache, limit: number): Promise<number> => {
-    if (c.team !== null && (!shared || c.team >= limit)) return c.team;
-    const before = c.records;
-    const loaded = sum(await store.teamDay(c.day));
-    if (shared) {
-      c.team = Math.max(loaded, c.team ?? 0);
-      return c.team;
-    }
-    if (c.records === before) c.team ??= loaded;
-    return c.team ?? loaded;
-  };
+  const perUser = dailyLimits(true);
+  const perTeam = dailyLimits(false);
+  const daily = perUser.length > 0 || perTeam.length > 0;
 
   const dailyStop: Budget['dailyStop'] = async (payer) => {
     if (!daily) return null;
     const now = deps.now();
-    const c = today(now);
-    if (payer && limits.tokensPerUserPerDay !== undefined) {
-      const used = await userTokens(c, payerKey(payer.platform, payer.userId), limits.tokensPerUserPerDay);
-      if (used >= limits.tokensPerUserPerDay) return { scope: 'user_day', used, limit: limits.tokensPerUserPerDay, userId: payer.userId, resetsInMs: msUntilUtcMidnight(now) };
+    const day = utcDay(now);
+    if (payer) {
+      const key = payerKey(payer.platform, payer.userId);
+      for (const { unit, limit, meter } of perUser) {
+        const used = await meter.user(day, key, limit);
+        if (used >= limit) return { scope: 'user_day', unit, used, limit, userId: payer.userId, resetsInMs: msUntilUtcMidnight(now) };
+      }
     }
-    if (limits.tokensPerDay !== undefined) {
-      const used = await teamTokens(c, limits.tokensPerDay);
-      if (used >= limits.tokensPerDay) return { scope: 'team_day', used, limit: limits.tokensPerDay, resetsInMs: msUntilUtcMidnight(now) };
+    for (const { unit, limit, meter } of perTeam) {
+      const used = await meter.team(day, limit);
+      if (used >= limit) return { scope: 'team_day', unit, used, limit, resetsInMs: msUntilUtcMidnight(now) };
     }
     return null;
   };
@@ -132,37 +122,59 @@ export function createBudget(deps: BudgetDeps): Budget {
     },
     forRun(runId, payer, spentBefore) {
       let spent = spentBefore;
+      // Null until read: a resumed run's earlier cost is read once, at its first check against usdPerRun.
+      let spentUsd: number | null = spentBefore === 0 ? 0 : null;
       const key = payer ? payerKey(payer.platform, payer.userId) : UNATTRIBUTED;
       return {
         async record(usage, within) {
-          const c = today(deps.now());
-          const tokens = sum(usage);
+          const day = utcDay(deps.now());
+          const charge = chargeOf(pricing, usage);
+          const begin = () => {
+            tokens.begin(day);
+            dollars.begin(day);
+          };
           const count = () => {
-            // Shared store: a record may already be in a read that overtook this callback, so memory keeps reads only.
-            if (shared) return;
-            const known = c.users.get(key);
-            if (known !== undefined) c.users.set(key, known + tokens);
-            if (c.team !== null) c.team += tokens;
+            tokens.add(day, key, sum(usage));
+            dollars.add(day, key, charge.usd);
           };
           if (within) {
-            spent = await within.usage.record(runId, c.day, key, usage);
+            spent = await within.usage.record(runId, day, key, usage);
+            spentUsd = await within.cost.record(runId, day, key, charge);
             // Today's totals in memory change once the write is committed: a retried transaction records again.
             within.afterCommit(() => {
-              c.records++;
+              begin();
               count();
             });
             return;
           }
-          c.records++;
-          spent = await store.record(runId, c.day, key, usage);
+          begin();
+          spent = await store.record(runId, day, key, usage);
+          spentUsd = await cost.record(runId, day, key, charge);
           count();
         },
         spent: () => spent,
+        spentUsd: () => spentUsd ?? 0,
         async exceeded() {
-          if (limits.tokensPerRun !== undefined && spent > limits.tokensPerRun) return { scope: 'run', used: spent, limit: limits.tokensPerRun };
+          if (limits.tokensPerRun !== undefined && spent > limits.tokensPerRun) return { scope: 'run', unit: 'tokens', used: spent, limit: limits.tokensPerRun };
+          if (limits.usdPerRun !== undefined) {
+            spentUsd ??= await cost.runUsd(runId);
+            if (spentUsd > limits.usdPerRun) return { scope: 'run', unit: 'usd', used: spentUsd, limit: limits.usdPerRun };
+          }
           return dailyStop(payer);
         },
       };
     },
+  };
+}
+
+/** One response's usage as charged: its model (UNKNOWN_MODEL when the client did not say), tokens and price. */
+export function chargeOf(pricing: PricingSettings, usage: TokenUsage): ModelCharge {
+  const model = usage.model ?? UNKNOWN_MODEL;
+  return {
+    model,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    cachedTokens: Math.min(usage.cachedTokens ?? 0, usage.promptTokens),
+    usd: costOf(pricing, model, usage),
   };
 }

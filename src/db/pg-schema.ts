@@ -303,3 +303,7 @@ export type PgChannelPacingRow = typeof channelPacing.$inferSelect;
 
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './pg-oauth-schema.js';
+export * from './pg-memory-schema.js';
+
+// Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
+export * from './pg-cost-schema.js';

@@ -27,6 +27,8 @@ export interface Metrics {
   runFinished(outcome: RunOutcomeLabel, seconds: number | null): void;
   /** One model request (retries included) took `seconds`; usage when the endpoint reported it. */
   modelRequest(seconds: number, usage: TokenUsage | null): void;
+  /** What one model request cost in dollars at the configured price of `model` (only priced models are reported). */
+  modelCost(model: string, usd: number): void;
   /** An adapter delivered an inbound event (message, command or button click) to the core. */
   inbound(platform: string): void;
   /** A message was posted on the platform (each part of a split text counts). */
@@ -44,6 +46,7 @@ const nothing = (): void => {};
 export const noopMetrics: Metrics = {
   runFinished: nothing,
   modelRequest: nothing,
+  modelCost: nothing,
   inbound: nothing,
   outbound: nothing,
   rateLimited: nothing,

@@ -1,5 +1,6 @@
 import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
+import type { RunMemory } from '../agent/context-assembly.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import type { Budget } from '../budget/budget.js';
 import type { Presence } from '../chat/presence.js';
@@ -68,6 +69,8 @@ export interface AgentSetup {
   budget?: Budget;
   /** Per-channel prompt and model (the `channels` key of the configuration file). */
   channels?: ChannelSettings;
+  /** Conversation summaries and long-term memories (DESIGN.md "Memory"); absent: older messages are only dropped. */
+  memory?: RunMemory;
 }
 
 /** What the run coordinator is built from; it hands each part of a run's life only the fields that part uses. */

@@ -78,7 +78,7 @@ function decide(input: SettlementInput): Omit<Settlement, 'schedule'> {
       return retryOrFail(ending.reason, ending.reason, ending.transient);
     case 'over_budget': {
       const note = notices.overBudget(ending.stop, ending.runTokens);
-      return { run: { to: 'failed', error: `token budget (${ending.stop.scope})` }, task: { kind: 'fail', reason: note }, note };
+      return { run: { to: 'failed', error: `${ending.stop.unit === 'usd' ? 'spending' : 'token'} budget (${ending.stop.scope})` }, task: { kind: 'fail', reason: note }, note };
     }
     case 'target_gone':
       // Nobody can read a note there, so none is posted; the reason is kept on the run and the task.

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { expandEnv } from './expand-env.js';
 import { mcpServersSchema, withShownUrls } from './mcp-server-settings.js';
 import { slackSettingsSchema } from './slack-settings.js';
-import { accessSchema, channelsSchema, limitsSchema } from './team-settings.js';
+import { accessSchema, channelsSchema, limitsSchema, pricingSchema } from './team-settings.js';
 
 /**
  * The configuration file's schema. Only structured settings live here (MCP servers, access, spending limits,
- * per-channel settings); simple values stay in the environment. Strict, so a misspelled key is an error.
+ * model prices, per-channel settings); simple values stay in the environment. Strict, so a misspelled key is an error.
  */
 export const errandFileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -16,6 +16,7 @@ export const errandFileSchema = z.strictObject({
   mcpServers: mcpServersSchema.default({}),
   access: accessSchema.optional(),
   limits: limitsSchema.default({}),
+  pricing: pricingSchema.default({}),
   channels: channelsSchema.default({}),
   slack: slackSettingsSchema.prefault({}),
 });

@@ -30,12 +30,36 @@ export const accessSchema = z.strictObject({
 
 const tokens = z.number().int('expected a whole number of tokens').positive('expected a positive number of tokens');
 
-/** Model spending caps, counted from the model's reported usage (prompt + completion tokens). */
+const dollars = z.number().positive('expected a positive number of dollars (e.g. 0.5)').finite();
+
+/**
+ * Model spending caps, counted from the model's reported usage: tokens (prompt + completion), and dollars at
+ * the `pricing` of each model (a model without a price costs nothing here).
+ */
 export const limitsSchema = z.strictObject({
   tokensPerRun: tokens.optional(),
   tokensPerUserPerDay: tokens.optional(),
   tokensPerDay: tokens.optional(),
+  usdPerRun: dollars.optional(),
+  usdPerUserPerDay: dollars.optional(),
+  usdPerDay: dollars.optional(),
 });
+
+const perMTok = z.number().nonnegative('expected dollars per million tokens, 0 or more').finite();
+
+/**
+ * What each model costs, in dollars per million tokens, keyed by the model name as requests ask for it
+ * (`OPENAI_MODEL`, a channel's `model`). Cached input is billed at `cachedInputPerMTok` when the endpoint
+ * reports it (`usage.prompt_tokens_details.cached_tokens`), else at the input price.
+ */
+export const pricingSchema = z.record(
+  z.string().trim().min(1, 'a model name must not be empty'),
+  z.strictObject({
+    inputPerMTok: perMTok,
+    outputPerMTok: perMTok,
+    cachedInputPerMTok: perMTok.optional(),
+  }),
+);
 
 /** Per-channel settings, keyed like `slack:C…` / `discord:<channel id>`. */
 export const channelsSchema = z.record(
@@ -50,4 +74,6 @@ export const channelsSchema = z.record(
 
 export type AccessSettings = z.infer<typeof accessSchema>;
 export type LimitsSettings = z.infer<typeof limitsSchema>;
+export type PricingSettings = z.infer<typeof pricingSchema>;
+export type ModelPrice = PricingSettings[string];
 export type ChannelSettings = z.infer<typeof channelsSchema>;

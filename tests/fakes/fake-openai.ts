@@ -38,7 +38,24 @@ export interface RecordedRequest {
 }
 
 /** What `usage` reports for a request. */
-export type UsageFn = (request: RecordedRequest) => { promptTokens: number; completionTokens: number };
+export type UsageFn = (request: RecordedRequest) => FakeUsage;
+
+/** Tokens a fake answer reports; `cachedTokens` goes out as `prompt_tokens_details.cached_tokens`, as OpenAI sends it. */
+export interface FakeUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+}
+
+/** OpenAI's `usage` object for a fake answer. */
+function usageBody(usage: FakeUsage): Record<string, unknown> {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    ...(usage.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens, audio_tokens: 0 } } : {}),
+  };
+}
 
 export type StepFn = (request: RecordedRequest) => FakeStep;
 
@@ -147,7 +164,7 @@ export function requestProblem(messages: unknown): string | null {
   return null;
 }
 
-function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: string, usage: { promptTokens: number; completionTokens: number }): unknown {
+function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: string, usage: FakeUsage): unknown {
   const toolCalls = (step.toolCalls ?? []).map((c) => ({
     id: c.id ?? `call_${++callCounter}`,
     type: 'function',
@@ -165,7 +182,7 @@ function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: 
         message: { role: 'assistant', content: step.text ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
       },
     ],
-    usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
+    usage: usageBody(usage),
   };
 }
 
@@ -173,7 +190,7 @@ function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: 
 export function completionChunks(
   step: { text?: string; toolCalls?: FakeToolCall[] },
   model: string,
-  usage: { promptTokens: number; completionTokens: number } | null,
+  usage: FakeUsage | null,
   chunkChars: number,
 ): unknown[] {
   const id = `chatcmpl-${++callCounter}`;
@@ -193,7 +210,7 @@ export function completionChunks(
   }
   out.push(chunk({}, (step.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop'));
   if (usage) {
-    out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens } });
+    out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageBody(usage) });
   }
   return out;
 }

@@ -4,6 +4,7 @@ import type { Metrics, OAuthOutcomeLabel, RunOutcomeLabel, ScheduleFireOutcome, 
 export class RecordingMetrics implements Metrics {
   readonly runs: { outcome: RunOutcomeLabel; seconds: number | null }[] = [];
   readonly modelRequests: { seconds: number; usage: TokenUsage | null }[] = [];
+  readonly costs: { model: string; usd: number }[] = [];
   readonly inbounds: string[] = [];
   readonly outbounds: string[] = [];
   readonly rateLimits: string[] = [];
@@ -15,6 +16,9 @@ export class RecordingMetrics implements Metrics {
   }
   modelRequest(seconds: number, usage: TokenUsage | null): void {
     this.modelRequests.push({ seconds, usage });
+  }
+  modelCost(model: string, usd: number): void {
+    this.costs.push({ model, usd });
   }
   inbound(platform: string): void {
     this.inbounds.push(platform);

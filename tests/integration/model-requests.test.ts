@@ -18,7 +18,17 @@ describe('model requests against the strict fake', () => {
     model.usageWith(() => ({ promptTokens: 1_234, completionTokens: 56 }));
     model.reply({ text: 'hi' });
     const response = await client().complete({ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }], tools: [], signal: signal() });
-    expect(response.usage).toEqual({ promptTokens: 1_234, completionTokens: 56 });
+    expect(response.usage).toEqual({ promptTokens: 1_234, completionTokens: 56, model: 'm' });
+    expect(response.finishReasons).toEqual(['stop']);
+    expect(response.responseModel).toBe('m');
+  });
+
+  it('reads the cached part of the prompt from prompt_tokens_details', async () => {
+    model.usageWith(() => ({ promptTokens: 2_000, completionTokens: 10, cachedTokens: 1_536 }));
+    model.reply({ toolCalls: [{ name: 'list_tasks', arguments: {} }] });
+    const response = await client().complete({ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }], tools: [], signal: signal(), model: 'gpt-4o-mini' });
+    expect(response.usage).toEqual({ promptTokens: 2_000, completionTokens: 10, cachedTokens: 1_536, model: 'gpt-4o-mini' });
+    expect(response.finishReasons).toEqual(['tool_calls']);
   });
 
   it('refuses a tool message without its call, as the real API does, and the client names the refusal', async () => {

@@ -47,10 +47,11 @@ describe('streamed model requests', () => {
   });
 
   it('reads the token usage from the final chunk', async () => {
-    model.usageWith(() => ({ promptTokens: 120, completionTokens: 34 }));
+    model.usageWith(() => ({ promptTokens: 120, completionTokens: 34, cachedTokens: 64 }));
     model.reply({ text: 'counted' });
     const response = await client(true).complete(ask());
-    expect(response.usage).toEqual({ promptTokens: 120, completionTokens: 34 });
+    expect(response.usage).toMatchObject({ promptTokens: 120, completionTokens: 34, cachedTokens: 64 });
+    expect(response.finishReasons).toEqual(['stop']);
   });
 
   it('an abort mid-stream cuts the request at once', async () => {

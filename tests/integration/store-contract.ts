@@ -202,6 +202,26 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect((await store.usage.topUsersSince('2026-01-01', 5)).map((u) => u.user)).toEqual(['slack:U1', 'slack:U2']);
     });
 
+    it('adds usage up per person, day and model with cached tokens and dollars, and returns the run’s running cost', async () => {
+      const run = await store.runs.create(await conversation('T1'), null);
+      const charge = (model: string, usd: number) => ({ model, promptTokens: 100, completionTokens: 20, cachedTokens: 40, usd });
+      expect(await store.cost.record(run.id, '2026-01-05', 'slack:U1', charge('gpt-4o-mini', 0.25))).toBeCloseTo(0.25, 10);
+      expect(await store.cost.record(run.id, '2026-01-05', 'slack:U1', charge('gpt-4o', 1.5))).toBeCloseTo(1.75, 10);
+      await store.cost.record(run.id, '2026-01-05', 'slack:U1', charge('gpt-4o-mini', 0.25));
+      await store.cost.record(run.id, '2026-01-06', 'slack:U2', charge('gpt-4o-mini', 0.5));
+      expect(await store.cost.runUsd(run.id)).toBeCloseTo(2.5, 10);
+      expect(await store.cost.runUsd('no-such-run')).toBe(0);
+      expect(await store.cost.userDayUsd('2026-01-05', 'slack:U1')).toBeCloseTo(2, 10);
+      expect(await store.cost.teamDayUsd('2026-01-06')).toBeCloseTo(0.5, 10);
+      expect(await store.cost.teamDayUsd('2026-01-07')).toBe(0);
+      expect(await store.cost.userUsdSince('slack:U1', '2026-01-01')).toBeCloseTo(2, 10);
+      const models = await store.cost.modelsSince('2026-01-01', null);
+      expect(models.map((m) => m.model)).toEqual(['gpt-4o', 'gpt-4o-mini']);
+      expect(models[1]).toMatchObject({ promptTokens: 300, completionTokens: 60, cachedTokens: 120 });
+      expect(models[1]!.usd).toBeCloseTo(1, 10);
+      expect((await store.cost.modelsSince('2026-01-06', 'slack:U2')).map((m) => m.model)).toEqual(['gpt-4o-mini']);
+    });
+
     it('returns the transcript oldest first, the newest `limit` rows', async () => {
       const c = await conversation('T1');
       for (const content of ['one', 'two', 'three']) await store.transcript.append({ conversationId: c, runId: null, role: 'user', content });

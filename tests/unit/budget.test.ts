@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBudget, type Budget } from '../../src/budget/budget.js';
 import type { UsageStore } from '../../src/budget/usage-store.js';
+import type { CostStore } from '../../src/budget/cost-store.js';
 import { buildUsageReport } from '../../src/budget/usage-report.js';
 import { describeReset, msUntilUtcMidnight, utcDay, utcDayBefore } from '../../src/budget/utc-day.js';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
-import type { LimitsSettings } from '../../src/settings/team-settings.js';
+import type { LimitsSettings, PricingSettings } from '../../src/settings/team-settings.js';
 import { settleRun } from '../../src/runtime/run-settlement.js';
 
 const NINE_AM = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -19,11 +20,14 @@ const BOB = { platform: 'slack', userId: 'U0BOB0001' };
 let dir = '';
 let db: Db;
 let store: UsageStore;
+let cost: CostStore;
 let now = NINE_AM;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'errand-budget-'));
   db = openDatabase(join(dir, 'errand.db'));
-  store = createSqliteStore(db, new FakeClock()).usage;
+  const sqlite = createSqliteStore(db, new FakeClock());
+  store = sqlite.usage;
+  cost = sqlite.cost;
   now = NINE_AM;
 });
 afterEach(() => {
@@ -37,7 +41,7 @@ function run(id: string): string {
   db.$client.prepare("insert into runs (id, conversation_id, status, started_at, updated_at) values (?, 'c', 'completed', 0, 0)").run(id);
   return id;
 }
-const budget = (limits: LimitsSettings): Budget => createBudget({ store, limits, now: () => now });
+const budget = (limits: LimitsSettings, pricing: PricingSettings = {}): Budget => createBudget({ store, cost, limits, pricing, now: () => now });
 const use = (tokens: number) => ({ promptTokens: tokens - Math.floor(tokens / 4), completionTokens: Math.floor(tokens / 4) });
 
 describe('UTC days and resets', () => {
@@ -72,7 +76,7 @@ describe('token budgets', () => {
     await r.record(use(400));
     expect(await r.exceeded()).toBeNull();
     await r.record(use(1));
-    expect(await r.exceeded()).toEqual({ scope: 'run', used: 1001, limit: 1000 });
+    expect(await r.exceeded()).toEqual({ scope: 'run', unit: 'tokens', used: 1001, limit: 1000 });
   });
 
   it('refuses a person past tokensPerUserPerDay with the reset time, and nobody else', async () => {
@@ -124,8 +128,8 @@ describe('token budgets', () => {
       teamDay: (day) => (reads.push('team'), store.teamDay(day)),
     };
     const limits = { tokensPerUserPerDay: 1000, tokensPerDay: 1500 };
-    const here = createBudget({ store: counted, limits, now: () => now, shared: true });
-    const elsewhere = createBudget({ store, limits, now: () => now, shared: true });
+    const here = createBudget({ store: counted, cost, limits, now: () => now, shared: true });
+    const elsewhere = createBudget({ store, cost, limits, now: () => now, shared: true });
     expect(await here.refusalFor(ALICE)).toBeNull();
     await elsewhere.forRun(run('r1'), ALICE, 0).record(use(1000));
     expect(await here.refusalFor(ALICE)).toMatch(/daily budget of 1,000 tokens \(1,000 today\)/);
@@ -154,7 +158,7 @@ describe('/usage report', () => {
   });
 
   it("shows a person's own tokens today and over 30 days, the limits and what is left", async () => {
-    const text = await buildUsageReport({ store, limits, platform: 'slack', userId: 'U0ALICE01', admin: false, now });
+    const text = await buildUsageReport({ store, cost, limits, platform: 'slack', userId: 'U0ALICE01', admin: false, now });
     expect(text).toBe(
       [
         '**Your usage**: today 1,234 tokens (prompt 1,000 / completion 234), last 30 days 3,234.',
@@ -170,7 +174,7 @@ describe('/usage report', () => {
   });
 
   it('shows admins everyone per user and in total', async () => {
-    const text = await buildUsageReport({ store, limits: {}, platform: 'slack', userId: 'U0ALICE01', admin: true, now });
+    const text = await buildUsageReport({ store, cost, limits: {}, platform: 'slack', userId: 'U0ALICE01', admin: true, now });
     expect(text).toContain('**Everyone**: today 1,534 tokens (prompt 1,225 / completion 309), last 30 days 3,534.');
     expect(text).toContain('**Top 2 users, last 30 days**\n1. <@U0ALICE01> — 3,234 (today 1,234)\n2. <@U0BOB0001> — 300 (today 300)');
     expect(text).not.toContain('**Limits**');
@@ -180,12 +184,12 @@ describe('/usage report', () => {
 describe('settling a run that ran out of budget', () => {
   const base = { abortReason: null, attempts: 1, maxAttempts: 3, maxRunMinutes: 30, retryDelayMs: () => 1000 };
   it('fails run and task (no retry) and says why, when it resets, and whose budget it was', async () => {
-    const s = settleRun({ ...base, ending: { kind: 'over_budget', runTokens: 0, stop: { scope: 'user_day', used: 1000, limit: 1000, userId: 'U0ALICE01', resetsInMs: 3_600_000 } } });
+    const s = settleRun({ ...base, ending: { kind: 'over_budget', runTokens: 0, stop: { scope: 'user_day', unit: 'tokens', used: 1000, limit: 1000, userId: 'U0ALICE01', resetsInMs: 3_600_000 } } });
     expect(s.run).toEqual({ to: 'failed', error: 'token budget (user_day)' });
     expect(s.note).toBe("🪙 I didn't start this: <@U0ALICE01>'s daily token budget (1,000) is used up. It resets at 00:00 UTC, in 1 h.");
     expect(s.task).toEqual({ kind: 'fail', reason: s.note });
     expect(s.schedule).toBeNull();
-    const perRun = settleRun({ ...base, ending: { kind: 'over_budget', runTokens: 2000, stop: { scope: 'run', used: 2000, limit: 1500 } } });
+    const perRun = settleRun({ ...base, ending: { kind: 'over_budget', runTokens: 2000, stop: { scope: 'run', unit: 'tokens', used: 2000, limit: 1500 } } });
     expect(perRun.note).toBe('🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.');
   });
 });

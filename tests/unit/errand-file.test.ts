@@ -127,13 +127,35 @@ describe('configuration file', () => {
   });
 });
 
+describe('pricing and dollar limits', () => {
+  it('accepts prices per model in dollars per million tokens, cached input optional', () => {
+    const dir = dirWith('errand.json', { pricing: { 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 } }, limits: { usdPerDay: 10 } });
+    const { file, problems } = loadErrandFile({}, dir);
+    expect(problems).toEqual([]);
+    expect(file.settings.pricing).toEqual({ 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 } });
+    expect(file.settings.limits.usdPerDay).toBe(10);
+  });
+
+  it('rejects negative or missing prices, unknown price keys and non-positive dollar limits, naming the path', () => {
+    const text = problemsFor({
+      pricing: { a: { inputPerMTok: -1, outputPerMTok: 1 }, b: { inputPerMTok: 1 }, c: { inputPerMTok: 1, outputPerMTok: 1, perCall: 2 } },
+      limits: { usdPerRun: 0 },
+    }).join('\n');
+    expect(text).toMatch(/pricing\.a\.inputPerMTok: expected dollars per million tokens, 0 or more/);
+    expect(text).toMatch(/pricing\.b\.outputPerMTok: missing/);
+    expect(text).toMatch(/pricing\.c: unknown key "perCall"/);
+    expect(text).toMatch(/limits\.usdPerRun: expected a positive number of dollars/);
+  });
+});
+
 describe('errand.example.json', () => {
   const root = join(import.meta.dirname, '../..');
   it('is a valid configuration file', () => {
     const { problems, file } = loadErrandFile({ ERRAND_CONFIG: 'errand.example.json', GITHUB_TOKEN: 'x', DOCS_API_KEY: 'y' }, root);
     expect(problems).toEqual([]);
     expect(Object.keys(file.settings.mcpServers)).toEqual(['files', 'github', 'docs', 'linear']);
-    expect(file.settings.limits).toEqual({ tokensPerRun: 50000, tokensPerUserPerDay: 200000, tokensPerDay: 2000000 });
+    expect(file.settings.limits).toEqual({ tokensPerRun: 50000, tokensPerUserPerDay: 200000, tokensPerDay: 2000000, usdPerRun: 0.5, usdPerUserPerDay: 2, usdPerDay: 20 });
+    expect(file.settings.pricing['gpt-4o-mini']).toEqual({ inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 });
     expect(Object.keys(file.settings.channels)).toEqual(['slack:C0123ABCD', 'discord:112233445566778899']);
     expect(file.settings.access).toMatchObject({ directMessages: 'allowlist', schedules: 'admins', admins: ['slack:U0ADMIN01', 'discord:445566778899001122'] });
     expect(file.settings.access?.users).toContain('discord:role:334455667788990011');

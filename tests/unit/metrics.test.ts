@@ -33,6 +33,8 @@ describe('prom-client metrics', () => {
     p.metrics.runFinished('failed', null);
     p.metrics.modelRequest(0.3, { promptTokens: 100, completionTokens: 20 });
     p.metrics.modelRequest(1.5, null);
+    p.metrics.modelCost('gpt-4o-mini', 0.25);
+    p.metrics.modelCost('gpt-4o-mini', 0.5);
     p.metrics.inbound('slack');
     p.metrics.inbound('slack');
     p.metrics.outbound('discord');
@@ -54,6 +56,7 @@ describe('prom-client metrics', () => {
     expect(e.value('errand_model_request_duration_seconds_bucket', { le: '0.5' })).toBe(1);
     expect(e.value('errand_model_tokens_total', { kind: 'prompt' })).toBe(100);
     expect(e.value('errand_model_tokens_total', { kind: 'completion' })).toBe(20);
+    expect(e.value('errand_cost_usd_total', { model: 'gpt-4o-mini' })).toBe(0.75);
     expect(e.value('errand_inbound_events_total', { platform: 'slack' })).toBe(2);
     expect(e.value('errand_outbound_messages_total', { platform: 'discord' })).toBe(1);
     expect(e.value('errand_platform_rate_limited_total', { platform: 'discord' })).toBe(1);
@@ -120,6 +123,24 @@ describe('model request timing', () => {
     };
     await instrumentLlm(llm, metrics, () => t).complete(request);
     expect(metrics.modelRequests).toEqual([{ seconds: 2.5, usage: { promptTokens: 10, completionTokens: 2 } }]);
+  });
+
+  it("reports a priced model's cost in dollars, and nothing for a model without a price", async () => {
+    const metrics = new RecordingMetrics();
+    let model = 'gpt-4o-mini';
+    const llm: LlmClient = {
+      async complete() {
+        return { text: 'hi', toolCalls: [], usage: { promptTokens: 1_000_000, completionTokens: 500_000, cachedTokens: 400_000, model } };
+      },
+    };
+    const pricing = { 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 } };
+    const instrumented = instrumentLlm(llm, metrics, () => 0, pricing);
+    await instrumented.complete(request);
+    model = 'llama3';
+    await instrumented.complete(request);
+    expect(metrics.costs).toHaveLength(1);
+    expect(metrics.costs[0]!.model).toBe('gpt-4o-mini');
+    expect(metrics.costs[0]!.usd).toBeCloseTo(0.6 * 0.15 + 0.4 * 0.075 + 0.5 * 0.6, 10);
   });
 
   it('reports a failed request without usage and passes the error on', async () => {

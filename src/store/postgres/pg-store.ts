@@ -6,6 +6,7 @@ import { createPgAttachmentTaskStore } from './pg-attachment-task-store.js';
 import { createPgCatchUpQueries } from './pg-catch-up-queries.js';
 import { createPgConnectionStore } from './pg-connection-store.js';
 import { createPgConversationStore } from './pg-conversation-store.js';
+import { createPgMemoryStore } from './pg-memory-store.js';
 import { createPgEventDedupe } from './pg-event-dedupe.js';
 import type { PgExecutor } from './pg-executor.js';
 import { readPgGauges } from './pg-gauges.js';
@@ -17,6 +18,7 @@ import { createPgTaskStore } from './pg-task-store.js';
 import { createPgToolGrantStore } from './pg-tool-grant-store.js';
 import { createPgTranscriptStore } from './pg-transcript-store.js';
 import { createPgUsageStore } from './pg-usage-store.js';
+import { createPgCostStore } from './pg-cost-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
 
@@ -50,11 +52,13 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     transcript: createPgTranscriptStore(ex, clock),
     outbox: createPgOutboxStore(ex, clock, ownership),
     usage: createPgUsageStore(ex),
+    cost: createPgCostStore(ex),
     grants: createPgToolGrantStore(ex, clock),
     dedupe: createPgEventDedupe(ex),
     attachments: createPgAttachmentTaskStore(ex),
     openWork: createPgOpenWorkStore(ex),
     connections: createPgConnectionStore(ex, clock),
+    memory: createPgMemoryStore(ex, clock),
     catchUp: createPgCatchUpQueries(ex),
   };
 }

@@ -6,6 +6,7 @@ import { createSqliteAttachmentTaskStore } from './sqlite-attachment-task-store.
 import { createSqliteCatchUpQueries } from './sqlite-catch-up-queries.js';
 import { createSqliteConnectionStore } from './sqlite-connection-store.js';
 import { createSqliteConversationStore } from './sqlite-conversation-store.js';
+import { createSqliteMemoryStore } from './sqlite-memory-store.js';
 import { createSqliteEventDedupe } from './sqlite-event-dedupe.js';
 import { createSqliteGaugeReader } from './sqlite-gauges.js';
 import { createSqliteOpenWorkStore } from './sqlite-open-work-store.js';
@@ -16,6 +17,7 @@ import { createSqliteTaskStore } from './sqlite-task-store.js';
 import { createSqliteToolGrantStore } from './sqlite-tool-grant-store.js';
 import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
 import { createSqliteUsageStore } from './sqlite-usage-store.js';
+import { createSqliteCostStore } from './sqlite-cost-store.js';
 import { gated, type CallRunner } from './synchronous.js';
 import { TransactionGate } from './transaction-gate.js';
 
@@ -42,11 +44,13 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     transcript: gated(createSqliteTranscriptStore(db, clock), run),
     outbox: gated(createSqliteOutboxStore(db, clock), run),
     usage: gated(createSqliteUsageStore(db), run),
+    cost: gated(createSqliteCostStore(db), run),
     grants: gated(createSqliteToolGrantStore(db, clock), run),
     dedupe: gated(createSqliteEventDedupe(db), run),
     attachments: gated(createSqliteAttachmentTaskStore(db), run),
     openWork: gated(createSqliteOpenWorkStore(db), run),
     connections: gated(createSqliteConnectionStore(db, clock), run),
+    memory: gated(createSqliteMemoryStore(db, clock), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
     // One connection: the transaction's own calls go through the same store (the gate knows them).
