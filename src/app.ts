@@ -26,9 +26,9 @@ import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { connectionsOnHome } from './commands/connections-home.js';
-import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
-import { signInNotes } from './mcp/oauth/sign-in-notes.js';
-import { signInWaits } from './runtime/sign-in-waits.js';
+import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
+import { startSignIns } from './runtime/sign-in-start.js';
+import { reachesPrivately } from './outbox/secret-notice.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -226,21 +226,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
-      // Sign-in notices carry links: only ever to their person (a DM where the platform's notices are public).
-      const notify = (conversationId: string, userId: string, text: string) => outbox.recordSecret(conversationId, userId, text);
-      const relink = async (principal: string, server: string, runId: string) => {
-        const fresh = await oauth?.connections.tokenFor(principal, server, { runId });
-        return fresh?.kind === 'authorize' ? fresh.url : null;
-      };
-      const waits = signInWaits({ runs, coordinator });
-      const connected = async (principal: string, server: string) => options.externalTools?.connected?.(principal, server);
-      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger, waits, relink, connected }) });
-      const privateIn = (conversationId: string) => {
-        const ref = conversations.refOf(conversationId);
-        const adapter = ref ? adapters.get(ref.platform) : undefined;
-        return adapter !== undefined && (adapter.privateNotices || adapter.capabilities.directMessage !== undefined);
-      };
-      if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
+      oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics });
       await options.externalTools?.start?.();
       for (const a of adapters.values()) {
         await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(surfaces, a.platform, metrics) : surfaces);

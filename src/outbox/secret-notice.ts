@@ -11,6 +11,11 @@ export const directMessageRefusedNote =
 /** Where neither private notices nor direct messages exist: said in the conversation instead of the notice. */
 export const noPrivateWayNote = 'I have something for you alone, but I cannot send it to you privately on this platform.';
 
+/** Whether a secret notice can reach its person privately on this platform (a private notice, or a DM), as delivered below. */
+export function reachesPrivately(adapter: ChatAdapter | undefined): boolean {
+  return adapter !== undefined && (adapter.privateNotices || adapter.capabilities.directMessage !== undefined);
+}
+
 /**
  * Delivers a notice only `userId` may read: the platform's private notice where it is private (Slack ephemeral, the
  * console), else a direct message; when the platform refuses the DM, or has none, the conversation is told so (with
