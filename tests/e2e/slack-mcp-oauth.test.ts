@@ -97,6 +97,8 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(e.model.requests[1]!.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining(['linear__whoami', 'linear__write_note']));
     expect(toolResults(e.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
     expect(new Set(fake.accepted.map((a) => a.subject))).toEqual(new Set(['ana']));
+    // The thread's waiting post says the wait is over.
+    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Waiting for you to connect') && t.includes('Connected — carrying on.')), 10_000, 'the waiting post edited');
     const anasCalls = fake.accepted.length;
     await e.app.coordinator.idle();
 
@@ -138,6 +140,7 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
     await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice');
     await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await waitFor(async () => (await activeRun(e, ts))?.question?.messageId, 10_000, 'the waiting post');
     // Not yet: a minute short of the timeout, the heartbeat leaves it waiting.
     e.clock.advance(24 * 60 * 60_000 - 60_000);
     await e.app.heartbeat.tick();
@@ -145,6 +148,7 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     e.clock.advance(2 * 60_000);
     await e.app.heartbeat.tick();
     await waitFor(() => texts(e.slack, ts).includes('Going on without linear.'), 10_000, 'the answer after the timeout');
+    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Not connected in time')), 5000, 'the waiting post edited');
     expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear`) });
     expect(fake.accepted).toEqual([]);
   });
