@@ -65,6 +65,11 @@ export interface ManagedToolSource extends ExternalToolSource {
   disconnected?(principal: string, server: string): Promise<void>;
   /** Hands the servers whoever asks people their questions (elicitation) during calls, before `start`. */
   bindElicitation?(asker: ElicitationAsker): void;
+  /**
+   * A person connected a server (the sign-in callback, on this process): their session opens, and lists the server's
+   * tools when this process knows none yet, so the call that waited for the sign-in finds its tool.
+   */
+  connected?(principal: string, server: string): Promise<void>;
 }
 
 /** The running system, for main.ts, tests and benchmarks. */

@@ -14,6 +14,7 @@ import { createDiscordGateway } from './discord-gateway.js';
 import { createDiscordHistory } from './discord-history.js';
 import { createDiscordOutbound, locate } from './discord-outbound.js';
 import { createDiscordRest, rest } from './discord-rest.js';
+import { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-message.js';
@@ -50,6 +51,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads, openings });
   /** Where a conversation is, once a thread being opened for it is open (or the channel, if that failed). */
   const settled = (conversation: ConversationRef) => openings.settle(locate(conversation));
+  const directMessage = createDirectMessages(discord);
 
   const working = createWorkingIndicator({
     logger,
@@ -113,7 +115,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, threadAhead: { threadOf: outbound.threadOf } },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, threadAhead: { threadOf: outbound.threadOf }, directMessage },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

@@ -16,8 +16,11 @@ export interface ResumedStep {
   readonly completeSummary: string | null;
 }
 
-/** What the step that parked the run does now that it resumes. `userId`: the run's principal (named in the model's result). */
-export function resumedStep(resume: ResumeInput, askTimeoutMs: number, userId: string | null): ResumedStep {
+/**
+ * What the step that parked the run does now that it resumes. `userId`: the run's principal (named in the model's
+ * result); `offered`: whether a tool is offered in this run now.
+ */
+export function resumedStep(resume: ResumeInput, askTimeoutMs: number, userId: string | null, offered: (tool: string) => boolean): ResumedStep {
   const waiting = 'approval' in resume ? resume.approval : resume.signIn;
   const { call, remaining, completeSummary } = waiting;
   const go: ResumedStep = { skipped: null, calls: [call, ...remaining], approvedCallId: call.id, completeSummary };
@@ -28,6 +31,11 @@ export function resumedStep(resume: ResumeInput, askTimeoutMs: number, userId: s
     return { skipped: { callId: call.id, result }, calls: remaining, completeSummary };
   }
   const { outcome } = resume;
-  if (outcome.kind === 'connected') return go;
+  if (outcome.kind === 'connected') {
+    if (offered(call.name)) return go;
+    // The call named a server's sign-in stand-in, replaced by the server's own tools once a session listed them.
+    const note = `${userId ?? 'The person you act for'} is connected to ${resume.signIn.server} now; its tools are offered from the next step.`;
+    return { skipped: { callId: call.id, result: { ok: true, connected: true, note } }, calls: remaining, completeSummary };
+  }
   return { skipped: { callId: call.id, result: notSignedInResult(resume.signIn, outcome, userId, askTimeoutMs) }, calls: remaining, completeSummary };
 }

@@ -87,7 +87,8 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const awaitPost: AwaitPost = (ticket) => deps.posts.delivered(ticket, signal);
 
   if (input.resume) {
-    const step = resumedStep(input.resume, deps.askTimeoutMs, input.approverId ?? null);
+    const offered = new Set(deps.tools.specsFor(input.toolContext).map((t) => t.name));
+    const step = resumedStep(input.resume, deps.askTimeoutMs, input.approverId ?? null, (tool) => offered.has(tool));
     if (step.skipped) await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(step.skipped.result), toolCallId: step.skipped.callId });
     const resumed = await runToolCalls(
       {

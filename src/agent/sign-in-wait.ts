@@ -41,6 +41,22 @@ export function signInOutcomeOf(answer: string | null, source: string): SignInOu
   return { kind: 'typed', text: answer };
 }
 
+/** What the thread's waiting post says once the wait ended (appended to it by an edit). */
+export function signInWaitEnded(outcome: SignInOutcome): string {
+  switch (outcome.kind) {
+    case 'connected':
+      return '✅ Connected — carrying on.';
+    case 'denied':
+      return '🚫 Not connected (declined): going on without it.';
+    case 'failed':
+      return '⚠️ Connecting failed: going on without it.';
+    case 'typed':
+      return '↩️ Going on without it.';
+    case 'timeout':
+      return '⌛ Not connected in time: going on without it.';
+  }
+}
+
 /**
  * The result the model gets for a call whose sign-in wait ended without a connection. Fixed wording for a
  * person who never connected (DESIGN.md): "<person> has not connected <server>".

@@ -22,6 +22,8 @@ export interface AdapterCapabilities {
   readonly timezone?: TimezoneLookup;
   /** Knowing a new thread's conversation before it is open (Discord: the thread takes its message's id). */
   readonly threadAhead?: ThreadAhead;
+  /** Messages to one person in a direct conversation, where `postEphemeral` is not private (Discord). */
+  readonly directMessage?: DirectMessageCapability;
 }
 
 export interface ThreadAhead {
@@ -31,6 +33,17 @@ export interface ThreadAhead {
    * meantime waits for the opening, and goes to the channel if the opening fails.
    */
   threadOf(channel: ChannelRef, messageId: string): ConversationRef | null;
+}
+
+/** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */
+export type DirectMessageResult = { readonly kind: 'sent'; readonly messageId: string } | { readonly kind: 'refused' };
+
+export interface DirectMessageCapability {
+  /**
+   * Opens (or finds) the direct conversation with `userId` and posts `text` there. `refused`: the platform will not
+   * deliver it to this person (Discord 50007); throws on transient failures, like a post.
+   */
+  sendDirect(userId: string, text: string): Promise<DirectMessageResult>;
 }
 
 export interface StreamCapability {

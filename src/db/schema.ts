@@ -40,6 +40,8 @@ export interface OutboxPayload {
   editOf?: string;
   /** An `ephemeral` row: the one person who sees it. */
   visibleTo?: string;
+  /** An `ephemeral` row only its person may ever read (a sign-in link): a DM where notices are not private, never a post. */
+  secret?: boolean;
 }
 
 /** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */

@@ -48,6 +48,8 @@ export interface McpHub extends ExternalToolSource {
   bindElicitation(asker: ElicitationAsker): void;
   /** The person disconnected `server` (`/connections disconnect`): their open session to it is closed. */
   disconnected(principal: string, server: string): Promise<void>;
+  /** The person connected `server`: their session opens (learning the server's tools if none are known yet). */
+  connected(principal: string, server: string): Promise<void>;
 }
 
 /**
@@ -123,5 +125,6 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       asker = bound;
     },
     disconnected: async (principal, server) => oauthServers.get(server)?.forget(principal),
+    connected: async (principal, server) => oauthServers.get(server)?.open(principal),
   };
 }

@@ -143,6 +143,17 @@ export class OAuthToolServer {
     }
   }
 
+  /**
+   * Opens the person's session now that they connected (the sign-in callback), so the server's tools are known here
+   * before the call that waited for the sign-in runs again (after a restart this process knew only `sign_in`).
+   * A failure is left to that call, which reports it.
+   */
+  async open(principal: string): Promise<void> {
+    const binding = this.binding;
+    if (this.closed || !binding) return;
+    await this.sessionFor(binding, principal, null).opened.catch(() => {});
+  }
+
   /** Closes the person's session (after a disconnect): their next call starts from their stored connection again. */
   async forget(principal: string): Promise<void> {
     const person = this.sessions.get(principal);
@@ -192,7 +203,7 @@ export class OAuthToolServer {
   }
 
   /** The person's open session (most recently used last), or a new one; the least recently used beyond the bound is closed. */
-  private sessionFor(binding: OAuthBinding, key: string, runId: string): PersonSession {
+  private sessionFor(binding: OAuthBinding, key: string, runId: string | null): PersonSession {
     const known = this.sessions.get(key);
     if (known) {
       this.sessions.delete(key);

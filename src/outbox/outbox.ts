@@ -32,6 +32,11 @@ export interface OutboxChanges {
   recordEdit(conversationId: string, runId: string | null, messageId: string, text: string, tx?: Store): Promise<void>;
   /** Records a notice only `userId` sees (a normal post where the platform has no such notices). */
   recordEphemeral(conversationId: string, userId: string, text: string, tx?: Store): Promise<void>;
+  /**
+   * Records a notice only `userId` may ever read (a sign-in link): private where the platform's notices are, else a
+   * direct message (see secret-notice.ts); never a post others can read.
+   */
+  recordSecret(conversationId: string, userId: string, text: string): Promise<void>;
   /** The platform messages a post becomes in this conversation, exactly as `record` cuts it (what an edit of its last message keeps). */
   piecesOf(conversationId: string, intent: PostIntent): readonly OutboxPayload[];
 }
@@ -95,6 +100,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async recordEphemeral(conversationId, userId, text, tx = deps.store) {
       await tx.outbox.add(conversationId, null, 'ephemeral', [{ text, visibleTo: userId }]);
       tx.afterCommit(() => poster.kick(conversationId));
+    },
+    async recordSecret(conversationId, userId, text) {
+      await deps.store.outbox.add(conversationId, null, 'ephemeral', [{ text, visibleTo: userId, secret: true }]);
+      deps.store.afterCommit(() => poster.kick(conversationId));
     },
     piecesOf,
     async delivered(ticket, signal) {

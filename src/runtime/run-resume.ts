@@ -1,5 +1,5 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
-import { signInOutcomeOf } from '../agent/sign-in-wait.js';
+import { signInOutcomeOf, signInWaitEnded } from '../agent/sign-in-wait.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { OutboxChanges } from '../outbox/outbox.js';
@@ -57,6 +57,7 @@ export class RunResumer {
       const decision: ApprovalDecision | 'timeout' | null = question.approval ? (answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny')) : null;
       // In the claim's transaction: the post shows the decision exactly when this process took the run back with it.
       if (decision && source !== 'click') await this.showDecision(conversationId, run.id, question, decision, userId, tx);
+      if (question.signIn && question.messageId) await this.deps.changes.recordEdit(conversationId, run.id, question.messageId, `${question.question}\n\n${signInWaitEnded(signInOutcomeOf(answer, source))}`, tx);
       return { question, decision, fence: await tx.runs.fence(run.id) };
     });
     if (!resumed) return null;

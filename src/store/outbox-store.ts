@@ -112,6 +112,7 @@ export const outboxPayloadSchema = z.object({
   buttons: z.array(buttonSchema).optional(),
   editOf: z.string().optional(),
   visibleTo: z.string().optional(),
+  secret: z.boolean().optional(),
 });
 /** A stored purpose, read back. */
 export const outboxPurposeSchema = z.enum(OUTBOX_PURPOSES);

@@ -128,6 +128,17 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
     }
   }
 
+  if (declares('directMessage')) {
+    it('directMessage: reaches the person alone, in their direct conversation; a person who refuses DMs gives refused, not an error', async () => {
+      const direct = h.adapter.capabilities.directMessage!;
+      expect(await direct.sendDirect(h.person, 'only for you 3501')).toMatchObject({ kind: 'sent' });
+      expect(await direct.sendDirect(h.person, 'again for you 3502')).toMatchObject({ kind: 'sent' });
+      expect(await h.directMessagesOf!(h.person)).toEqual(['only for you 3501', 'again for you 3502']);
+      expect(await direct.sendDirect(h.closedDmsPerson!, 'never delivered 3503')).toEqual({ kind: 'refused' });
+      expect(await h.storedTexts({ ...h.channel, thread: null })).not.toContain('only for you 3501');
+    });
+  }
+
   if (options.surfaces?.home) {
     it('surfaces: asks the core for the App Home of the person who opens it, and shows it', async () => {
       const before = h.surfaces!.homes.length;

@@ -43,6 +43,10 @@ export interface ChatAdapterHarness {
   noticesTo(userId: string, conversation: ConversationRef): Promise<string[]>;
   /** Whether the platform shows the bot at work in a conversation right now (a notice with Stop, a working line). */
   workingShown(conversation: ConversationRef): Promise<boolean>;
+  /** What `userId` received by direct message from the bot, oldest first (checked where the adapter declares `directMessage`). */
+  directMessagesOf?(userId: string): Promise<string[]>;
+  /** A person whose direct messages are closed to the bot (the platform refuses a DM to them). */
+  readonly closedDmsPerson?: string;
   /** The surfaces sink the adapter was started with, where the platform has an App Home or forms. */
   readonly surfaces?: RecordingSurfaces;
   /** The person opens the bot's App Home; resolves once the platform shows it. */

@@ -1,4 +1,5 @@
 import { startDiscordHarness } from '../e2e/discord-harness.js';
+import { nextSnowflake } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/discord/discord-thread-id.js';
@@ -12,6 +13,8 @@ chatAdapterContract(
     const { fake, adapter, sink } = h;
     const channel = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id };
     const target = (c: { channel: string; thread: string | null }) => c.thread ?? c.channel;
+    const closed = { id: nextSnowflake(), username: 'closed', dmsClosed: true };
+    fake.users.set(closed.id, closed);
     let last: string | null = null;
     return {
       adapter,
@@ -44,6 +47,11 @@ chatAdapterContract(
           .botMessagesIn(target(c))
           .map((m) => m.content)
           .filter((t) => t.includes(`<@${userId}>`)),
+      directMessagesOf: async (userId) => {
+        const dm = fake.dmChannelOf(userId);
+        return dm ? fake.botMessagesIn(dm.id).map((m) => m.content) : [];
+      },
+      closedDmsPerson: closed.id,
       workingShown: async (c) => fake.botMessagesIn(target(c)).some((m) => m.content.startsWith('⏳ Working')),
       surfaces,
       submitScheduleForm: async (prompt, when) => {
@@ -55,7 +63,7 @@ chatAdapterContract(
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'history', 'previewLookup', 'stream', 'threadAhead'], readAfter: true, surfaces: { home: false, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'previewLookup', 'stream', 'threadAhead'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {

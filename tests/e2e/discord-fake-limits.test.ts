@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
+import { FAKE_DISCORD_TOKEN, nextSnowflake, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 
 let fake: FakeDiscord;
 const INTERACTION_WINDOW_MS = 1000;
@@ -37,6 +37,25 @@ describe('the fake Discord enforces the real limits', () => {
     expect((await call('POST', path, { content: '' })).json).toMatchObject({ code: 50006 });
     expect((await call('POST', path, { content: 'x'.repeat(2000) })).status).toBe(200);
     expect((await call('POST', path, { content: 'hi' }, false)).status).toBe(401);
+  });
+
+  it('DMs: Create DM returns the one DM channel per user (type 1, recipients); a post there is refused (403, 50007) when DMs are closed or no server is shared', async () => {
+    const open = async (userId: string) => call('POST', '/users/@me/channels', { recipient_id: userId });
+    const first = await open(fake.alice.id);
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ type: 1, recipients: [{ id: fake.alice.id }] });
+    expect((await open(fake.alice.id)).json.id).toBe(first.json.id);
+    expect((await call('POST', `/channels/${String(first.json.id)}/messages`, { content: 'hello' })).status).toBe(200);
+    expect((await open('123456789012345678')).json).toMatchObject({ code: 10013 });
+    expect((await call('POST', '/users/@me/channels', { recipient_id: 'alice' })).json).toMatchObject({ code: 50035 });
+    for (const refusing of [{ id: nextSnowflake(), username: 'closed', dmsClosed: true }, { id: nextSnowflake(), username: 'stranger', outsideGuild: true }]) {
+      fake.users.set(refusing.id, refusing);
+      const dm = await open(refusing.id);
+      expect(dm.status).toBe(200);
+      const post = await call('POST', `/channels/${String(dm.json.id)}/messages`, { content: 'hello' });
+      expect(post.status).toBe(403);
+      expect(post.json).toMatchObject({ code: 50007, message: 'Cannot send messages to this user' });
+    }
   });
 
   it('about 5 messages per 5 s per channel, then 429 with retry_after and X-RateLimit headers', async () => {

@@ -97,6 +97,8 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(e.model.requests[1]!.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining(['linear__whoami', 'linear__write_note']));
     expect(toolResults(e.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
     expect(new Set(fake.accepted.map((a) => a.subject))).toEqual(new Set(['ana']));
+    // The thread's waiting post says the wait is over.
+    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Waiting for you to connect') && t.includes('Connected — carrying on.')), 10_000, 'the waiting post edited');
     const anasCalls = fake.accepted.length;
     await e.app.coordinator.idle();
 
@@ -138,6 +140,7 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
     await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice');
     await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await waitFor(async () => (await activeRun(e, ts))?.question?.messageId, 10_000, 'the waiting post');
     // Not yet: a minute short of the timeout, the heartbeat leaves it waiting.
     e.clock.advance(24 * 60 * 60_000 - 60_000);
     await e.app.heartbeat.tick();
@@ -145,6 +148,7 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     e.clock.advance(2 * 60_000);
     await e.app.heartbeat.tick();
     await waitFor(() => texts(e.slack, ts).includes('Going on without linear.'), 10_000, 'the answer after the timeout');
+    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Not connected in time')), 5000, 'the waiting post edited');
     expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear`) });
     expect(fake.accepted).toEqual([]);
   });
@@ -180,26 +184,37 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(await connections(e, ALICE)).toContain('linear');
   });
 
-  it('a restart during the wait: the run still waits after it, and the callback to the new process resumes it', async () => {
+  it("a restart during the wait: the run still waits after it, and the callback to the new process runs the waiting call (the server's own tool, unknown to the new process until then)", async () => {
     fake = await startFakeOAuth();
     const f = fake;
     const { env, hub } = await linearEnv(f);
     const r = (restartable = await startRestartableSlackErrand({ env, externalTools: hub }));
-    r.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
+    const conversationOf = (ts: string) => r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });
+    // Alice connects once (the tools of linear become known), then disconnects.
+    r.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
+    const first = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
+    expect((await fetch(await f.consent((await waitFor(() => connectLink(r, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(r.slack, first.ts).includes('Connected.'), 10_000, 'the first answer');
+    await r.app().coordinator.idle();
+    const disconnect = await r.slack.slashCommand({ command: '/connections', text: 'disconnect linear', user: ALICE, channel: CHANNEL });
+    expect((JSON.parse(disconnect.body) as { text: string }).text).toContain('Disconnected');
+
+    // Her next request calls linear__whoami itself: it waits for her to connect again.
+    r.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
+    const before = r.model.requests.length;
+    const noticesBefore = r.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length;
     const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'who am I in linear?' });
-    const link = (await waitFor(() => connectLink(r, ALICE), 10_000, 'the Connect notice'))!;
-    const conv = await r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });
-    await waitFor(async () => (await r.app().runs.active(conv))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await waitFor(() => r.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length > noticesBefore, 10_000, 'the new Connect notice');
+    const link = connectLink(r, ALICE)!;
+    await waitFor(async () => (await r.app().runs.active(await conversationOf(ts)))?.status === 'waiting_user', 10_000, 'the run to wait');
     await r.app().coordinator.idle();
     await r.stop();
     await r.start();
-    expect(await r.app().runs.active(conv)).toMatchObject({ status: 'waiting_user', question: { signIn: { server: 'linear' } } });
+    expect(await r.app().runs.active(await conversationOf(ts))).toMatchObject({ status: 'waiting_user', question: { signIn: { server: 'linear', call: { name: 'linear__whoami' } } } });
     expect((await fetch(await f.consent(link, { subject: 'ana' }))).status).toBe(200);
     await waitFor(() => texts(r.slack, ts).includes('You are ana.'), 10_000, 'the answer after the restart');
-    // The waiting call ran on the new process, then the run went on with her token.
-    expect(toolResults(r.model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
-    expect(toolResults(r.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
-    expect(r.model.requests).toHaveLength(3);
+    expect(toolResults(r.model.requests[before + 1]!).at(-1)).toEqual({ ok: true, content: 'ana' });
+    expect(r.model.requests).toHaveLength(before + 2);
   });
 
   it("a scheduled prompt's run uses its creator's connection, though nobody writes in its thread; an unconnected creator is asked and the run waits", async () => {

@@ -28,6 +28,10 @@ export interface FakeUser {
   nick?: string;
   /** Ids of the guild roles the member has (never @everyone, as Discord sends them); see `addRole`. */
   roles?: string[];
+  /** The person turned off direct messages from server members: the bot's DMs are refused (50007). */
+  dmsClosed?: boolean;
+  /** Not a member of the fake's guild: sharing no server with the bot, its DMs are refused (50007). */
+  outsideGuild?: boolean;
 }
 
 /** A role of the fake's guild, as GUILD_CREATE and GUILD_ROLE_CREATE carry it. */
@@ -762,6 +766,7 @@ export class FakeDiscord {
     if (is('GET', /^\/users\/@me$/)) return { body: userObject(this.bot) };
     if (is('PUT', /^\/applications\/\d+\/commands$/)) return { body: this.overwriteCommands('global', call.body) };
     if (is('PUT', /^\/applications\/\d+\/guilds\/\d+\/commands$/)) return { body: this.overwriteCommands(seg[3] ?? '', call.body) };
+    if (is('POST', /^\/users\/@me\/channels$/)) return { body: this.channelObject(this.openDm(call.body)) };
     if (is('POST', /^\/channels\/\d+\/messages$/)) return this.postChannelMessage(seg[1] ?? '', call.body);
     if (is('GET', /^\/channels\/\d+\/messages$/)) return { body: this.listMessages(seg[1] ?? '', call.query) };
     if (is('GET', /^\/channels\/\d+\/messages\/\d+$/)) {
@@ -792,9 +797,9 @@ export class FakeDiscord {
     }
     if (is('GET', /^\/channels\/\d+$/)) return { body: this.channelObject(this.requireChannel(seg[1] ?? '')) };
     if (is('GET', /^\/guilds\/\d+\/members\/\d+$/)) {
-      // Get Guild Member: every user the fake knows is a member of its one guild.
+      // Get Guild Member: every user the fake knows is a member of its one guild, unless marked outside it.
       const user = seg[1] === this.guildId ? this.users.get(seg[3] ?? '') : undefined;
-      if (!user) throw new HttpError(404, { message: 'Unknown Member', code: 10007 });
+      if (!user || user.outsideGuild) throw new HttpError(404, { message: 'Unknown Member', code: 10007 });
       return { body: { user: userObject(user), ...this.memberObject(user) } };
     }
     if (is('GET', /^\/channels\/\d+\/thread-members\/(\d+|@me)$/)) {
@@ -827,9 +832,30 @@ export class FakeDiscord {
     return parsed.data;
   }
 
+  /**
+   * Create DM (`POST /users/@me/channels`, `{ recipient_id }`): the existing DM channel with that user, or a new one
+   * (type 1). Discord opens it for any user it knows; whether a message may be sent there is decided at the post.
+   */
+  private openDm(raw: unknown): FakeChannel {
+    const body = z.object({ recipient_id: z.string().regex(/^\d{17,20}$/) }).safeParse(raw);
+    if (!body.success) throw invalidForm('recipient_id', 'NUMBER_TYPE_COERCE', 'Value is not snowflake.');
+    const user = this.users.get(body.data.recipient_id);
+    if (!user) throw new HttpError(404, { message: 'Unknown User', code: 10013 });
+    const dm = [...this.channels.values()].find((c) => c.type === CHANNEL.DM && c.recipients?.[0]?.id === user.id);
+    return dm ?? this.addChannel({ id: nextSnowflake(), type: CHANNEL.DM, recipients: [user], members: new Set() });
+  }
+
+  /** The DM channel between the bot and a user, if one was opened (by the user writing, or the bot). */
+  dmChannelOf(userId: string): FakeChannel | undefined {
+    return [...this.channels.values()].find((c) => c.type === CHANNEL.DM && c.recipients?.[0]?.id === userId);
+  }
+
   private postChannelMessage(channelId: string, raw: unknown): { status?: number; body?: unknown; headers?: Record<string, string> } {
     const channel = this.requireChannel(channelId);
     if (channel.refusal) throw new HttpError(channel.refusal.status, { message: channel.refusal.message, code: channel.refusal.code });
+    const recipient = channel.type === CHANNEL.DM ? channel.recipients?.[0] : undefined;
+    // Discord: a user with DMs from server members closed, or who shares no server with the bot, cannot be sent a DM.
+    if (recipient && (recipient.dmsClosed || recipient.outsideGuild)) throw new HttpError(403, { message: 'Cannot send messages to this user', code: 50007 });
     const { count, windowMs } = this.options.messageLimit;
     const now = Date.now();
     let bucket = this.buckets.get(channelId);

@@ -20,6 +20,8 @@ export interface SignInNotesDeps {
   readonly logger: Logger;
   /** Absent: nothing waits on a sign-in (the notes alone). */
   readonly waits?: SignInWaits;
+  /** The tool servers hear of a connection before its waiting run goes on (the person's session opens, tools listed). */
+  readonly connected?: (principal: string, server: string) => Promise<void>;
   /** A fresh Connect link for the same run, when the one opened had expired while the run still waits; null: none. */
   readonly relink?: (principal: string, server: string, runId: string) => Promise<string | null>;
 }
@@ -66,6 +68,7 @@ export function signInNotes(deps: SignInNotesDeps): Pick<OAuthWebServerOptions, 
   const waitsOn = (run: Awaited<ReturnType<typeof runOf>>, server: string) => run?.status === 'waiting_user' && run.question?.signIn?.server === server;
   return {
     async onConnected(principal, server, runId) {
+      await deps.connected?.(principal, server).catch((err: unknown) => deps.logger.warn({ err: err instanceof Error ? err.message : String(err), server }, 'opening the session of a new connection failed'));
       const run = await runOf(runId);
       if (!run) return;
       const resumed = await endWait(run.id, server, 'connected');
