@@ -22,6 +22,10 @@ import { silentLogger } from './logger.js';
 import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
 import { checkHealth } from './metrics/health-check.js';
 import { instrumentLlm } from './agent/instrumented-llm.js';
+import { traceLlm } from './agent/traced-llm.js';
+import { traceTools } from './agent/tools/traced-tools.js';
+import { createRunTracer } from './runtime/run-tracing.js';
+import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
@@ -51,6 +55,16 @@ const OUTBOX_STOP_GRACE_MS = 3000;
 /** Catch-up after a restart: bounded, and never older than de-duplication remembers (10 minutes' margin for clock skew). */
 const CATCH_UP_LIMITS = { conversations: 200, messagesPerConversation: 50, totalMs: 60_000, maxAgeMs: DEDUPE_RETENTION_MS - 10 * 60_000 };
 
+/** The host of the model endpoint (`server.address` of model spans), or undefined for OpenAI's own. */
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Builds Errand from its parts (opening the store when none is given); nothing starts until `start()`. */
 export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
@@ -64,6 +78,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const cluster = options.cluster ?? createLocalCluster();
 
   const { conversations, transcript, tasks, runs, dedupe } = store;
+  const tracing = options.tracing ?? noopTracing;
+  const runTracer = createRunTracer(tracing, store.traces, logger);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
   const outbox = createOutbox({
@@ -76,6 +92,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.outboxBackoffMs ? { backoffMs: options.outboxBackoffMs } : {}),
     // Shared database: rows left by a process that died holding their claim are picked up once it lapses.
     ...(options.cluster ? { sweepEveryMs: config.RUN_LEASE_SECONDS * 1000 } : {}),
+    tracing: { tracing, parentOf: (runId) => runTracer.parentOf(runId) },
   });
   const model =
     options.llm ??
@@ -89,7 +106,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
-  const llm = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
+  const measured = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
+  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, serverAddress: hostOf(config.OPENAI_BASE_URL) });
 
   const scheduling = createScheduling({
     store: store.schedules,
@@ -119,7 +137,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const coordinator = new RunCoordinator({
     data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
-    agent: { llm, tools: createToolRegistry(tools, options.externalTools), promptExtras, budget, channels: config.file.settings.channels },
+    agent: { llm, tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name))), promptExtras, budget, channels, runTracer },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
     clock,

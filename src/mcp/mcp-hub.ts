@@ -20,6 +20,8 @@ export interface McpHubOptions {
   readonly startTimeoutMs?: number;
   /** Cap on one result handed to the model, in characters (default 16 000). */
   readonly maxResultChars?: number;
+  /** Adds the active span's `traceparent` to a request's headers (traces on): HTTP servers' calls join the run's trace. */
+  readonly injectTraceHeaders?: ((headers: Record<string, string>) => void) | undefined;
 }
 
 /** One server's health, for logs and /healthz. */
@@ -67,6 +69,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         clock,
         maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
         onToolsChanged: () => catalog?.rebuild(),
+        injectTraceHeaders: options.injectTraceHeaders,
       });
       oauthServers.set(name, connection);
       return { name, connection, channels };
@@ -80,6 +83,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       startTimeoutMs: options.startTimeoutMs ?? 30_000,
       maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
       onToolsChanged: () => catalog?.rebuild(),
+      injectTraceHeaders: options.injectTraceHeaders,
     });
     return { name, connection, channels };
   });

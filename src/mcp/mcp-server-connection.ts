@@ -29,6 +29,8 @@ export interface McpConnectionOptions {
   readonly maxResultChars: number;
   /** The offered tools changed (connected, restarted, list_changed). */
   readonly onToolsChanged: () => void;
+  /** Adds the active span's `traceparent` to a request's headers (traces on): HTTP servers' calls join the run's trace. */
+  readonly injectTraceHeaders?: ((headers: Record<string, string>) => void) | undefined;
 }
 
 /** A connection that stayed up this long resets the restart backoff. */
@@ -140,6 +142,7 @@ export class McpServerConnection {
     const session = createMcpSession({
       settings: this.o.settings,
       logger: this.o.logger,
+      injectTraceHeaders: this.o.injectTraceHeaders,
       onUnexpectedClose: () => this.crashed(session, null),
       onToolListChanged: () => void this.refreshTools(session),
     });

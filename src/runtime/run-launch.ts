@@ -79,7 +79,9 @@ export class RunLauncher {
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;
     const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
-    return executeRun(
+    const span = { runId: run.id, conversationId, platform: ref.platform, principal: principal ? `${principal.platform}:${principal.userId}` : null };
+    const traced = (execute: () => Promise<RunOutcome>) => (agent.runTracer ? agent.runTracer.trace(span, execute) : execute());
+    return traced(() => executeRun(
       {
         runId: run.id,
         conversation: ref,
@@ -123,7 +125,7 @@ export class RunLauncher {
             }
           : {}),
       },
-    );
+    ));
   }
 
   /** The conversation's stored timezone, else the requester's on the platform, else the default. */
