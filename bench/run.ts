@@ -14,6 +14,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   stream: () => import('./stream.js'),
   scaleout: () => import('./scaleout.js'),
   oauth: () => import('./oauth.js'),
+  tracing: () => import('./tracing.js'),
 };
 
 function format(f: BenchFigure): string {

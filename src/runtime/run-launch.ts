@@ -79,7 +79,7 @@ export class RunLauncher {
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;
     const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
-    const span = { runId: run.id, conversationId, platform: ref.platform, principal: principal ? `${principal.platform}:${principal.userId}` : null };
+    const span = { runId: run.id, conversationId, platform: ref.platform, principal: principal ? `${principal.platform}:${principal.userId}` : null, resumed: run.steps > 0 || resume !== undefined };
     const traced = (execute: () => Promise<RunOutcome>) => (agent.runTracer ? agent.runTracer.trace(span, execute) : execute());
     return traced(() => executeRun(
       {

@@ -11,6 +11,8 @@ export interface RunSpanInfo {
   readonly platform: string;
   /** Whom the run acts for (`platform:user id`), or null. */
   readonly principal: string | null;
+  /** The run executed before (it has steps, or resumes after a question): only then is its first trace looked up. */
+  readonly resumed: boolean;
 }
 
 /** Runs' spans: one `invoke_agent errand` per execution, and the trace a run's posts belong under. */
@@ -31,15 +33,15 @@ const FAILED = new Set<RunOutcome['kind']>(['failed', 'over_budget', 'step_limit
 
 /**
  * The run tracer over `tracing` and the run traces table. With tracing off it is the execution itself (no read,
- * no write). On: one read of the run's first trace before the span starts (a link when there is one) and, for a
- * first execution, one write of it; either failing only loses the link, never the run.
+ * no write). On: a first execution writes its trace (not awaited); a resumed one reads the first trace before its
+ * span starts, to link to it. Either failing only loses the link, never the run.
  */
 export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger: Logger): RunTracer {
   const live = new Map<string, string>();
   return {
     async trace(info, execute) {
       if (!tracing.enabled) return execute();
-      const earlier = await traces.traceOf(info.runId).catch((err: unknown) => (logger.debug({ err, runId: info.runId }, 'reading the trace a run started in failed'), null));
+      const earlier = !info.resumed ? null : await traces.traceOf(info.runId).catch((err: unknown) => (logger.debug({ err, runId: info.runId }, 'reading the trace a run started in failed'), null));
       const attributes = {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': 'errand',
@@ -48,13 +50,13 @@ export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger:
         'errand.conversation_id': info.conversationId,
         'errand.run_id': info.runId,
         'errand.principal': info.principal === null ? undefined : tracing.captureContent ? info.principal : principalHash(info.principal),
-        'errand.run.resumed': earlier !== null,
+        'errand.run.resumed': info.resumed,
       };
       // A new trace of its own (never the child of whatever was active when the coordinator started it).
       return tracing.span('invoke_agent errand', { parent: null, attributes, links: earlier ? [earlier] : [] }, async (span) => {
         const traceparent = span.traceparent();
         live.set(info.runId, traceparent);
-        if (!earlier) void traces.recordTrace(info.runId, traceparent).catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
+        if (!info.resumed) void traces.recordTrace(info.runId, traceparent).catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
         try {
           const outcome = await execute();
           span.set({ 'errand.run.outcome': outcome.kind });

@@ -39,7 +39,7 @@ async function processTracing(): Promise<Tracing> {
   return t;
 }
 
-const info = { runId: 'run-1', conversationId: 'slack:T0TEAM001:C0CHAN001:1700000000.000100', platform: 'slack', principal: 'slack:U0ALICE01' };
+const info = { runId: 'run-1', conversationId: 'slack:T0TEAM001:C0CHAN001:1700000000.000100', platform: 'slack', principal: 'slack:U0ALICE01', resumed: false };
 
 describe('run spans across a restart', () => {
   it('a run resumed by another process links to the trace it started in, kept in the database', async () => {
@@ -50,7 +50,7 @@ describe('run spans across a restart', () => {
     expect(await store.traces.traceOf('run-1')).toBe(`00-${started.traceId}-${started.spanId}-01`);
 
     const second = createRunTracer(await processTracing(), store.traces, silentLogger());
-    await second.trace(info, async () => ({ kind: 'completed', summary: null }));
+    await second.trace({ ...info, resumed: true }, async () => ({ kind: 'completed', summary: null }));
     await waitFor(() => collector.spans.length === 2, 5_000, 'the resumed span');
     const resumed = collector.spans[1]!;
     expect(resumed.traceId).not.toBe(started.traceId);
