@@ -1,4 +1,5 @@
 import { createOpenAiClient } from './agent/llm-client.js';
+import { createSummaryWriter } from './agent/context-summary.js';
 import { createControlTools } from './agent/tools/control-tools.js';
 import { createHistoryTools } from './agent/tools/history-tools.js';
 import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
@@ -28,8 +29,11 @@ import { createRunTracer } from './runtime/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
+import { connectionsOnHome } from './commands/connections-home.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { signInNotes } from './mcp/oauth/sign-in-notes.js';
+import { ElicitationDesk } from './mcp/elicitation/elicitation-desk.js';
+import { signInWaits } from './runtime/sign-in-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -44,6 +48,7 @@ import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
 
 import type { App, AppOptions } from './app-contract.js';
+import type { ElicitationEvent } from './chat/elicitation-form.js';
 
 export type { App, AppOptions, ManagedToolSource } from './app-contract.js';
 
@@ -54,16 +59,6 @@ const OUTBOX_STOP_GRACE_MS = 3000;
 
 /** Catch-up after a restart: bounded, and never older than de-duplication remembers (10 minutes' margin for clock skew). */
 const CATCH_UP_LIMITS = { conversations: 200, messagesPerConversation: 50, totalMs: 60_000, maxAgeMs: DEDUPE_RETENTION_MS - 10 * 60_000 };
-
-/** The host of the model endpoint (`server.address` of model spans), or undefined for OpenAI's own. */
-function hostOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Builds Errand from its parts (opening the store when none is given); nothing starts until `start()`. */
 export async function createApp(options: AppOptions): Promise<App> {
@@ -107,7 +102,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
   const measured = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
-  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, serverAddress: hostOf(config.OPENAI_BASE_URL) });
+  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL });
 
   const scheduling = createScheduling({
     store: store.schedules,
@@ -137,7 +132,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   const coordinator = new RunCoordinator({
     data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
-    agent: { llm, tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name))), promptExtras, budget, channels, runTracer },
+    agent: {
+      llm,
+      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name))),
+      promptExtras,
+      budget,
+      channels,
+      memory: { store: store.memory, writeSummary: createSummaryWriter(llm, config.COMPACTION_MODEL), memoryTokens: config.MEMORY_TOKEN_BUDGET },
+      runTracer,
+    },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
     clock,
@@ -165,6 +168,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
   let oauth: OAuthRuntime | null = null;
+  const connections = connectionsCommandDeps(config, () => oauth, options.externalTools);
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) =>
@@ -176,8 +180,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, cost: store.cost, limits, pricing, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
-    connections: connectionsCommandDeps(config, () => oauth, options.externalTools),
+    connections,
   };
+  // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
+  const surfaces = connectionsOnHome(management.surfaces, connections);
   const attachments = createAttachmentIntake({
     store: store.attachments,
     limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
@@ -197,6 +203,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     scheduleManagement: { editor: management.editor },
   });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
+
+  const privateIn = (conversationId: string) => {
+    const ref = conversations.refOf(conversationId);
+    return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+  };
+  const elicitations = new ElicitationDesk({ posts: outbox, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
 
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
   const counted = (run: InterruptedRun | null) => {
@@ -232,15 +244,18 @@ export async function createApp(options: AppOptions): Promise<App> {
       started = true;
       await cluster.recover(clusterHooks);
       const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
-      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger }) });
-      const privateIn = (conversationId: string) => {
-        const ref = conversations.refOf(conversationId);
-        return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+      const relink = async (principal: string, server: string, runId: string) => {
+        const fresh = await oauth?.connections.tokenFor(principal, server, { runId });
+        return fresh?.kind === 'authorize' ? fresh.url : null;
       };
+      const waits = signInWaits({ runs, coordinator });
+      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger, waits, relink }) });
       if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
+      options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
+      const sinks = { ...surfaces, onElicitation: (event: ElicitationEvent) => elicitations.handle(event) };
       for (const a of adapters.values()) {
-        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);
+        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(sinks, a.platform, metrics) : sinks);
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
@@ -271,6 +286,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async stop() {
       stopping = true;
       stopped.abort();
+      dispatcher.stop();
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();

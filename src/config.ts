@@ -118,6 +118,10 @@ const envSchema = z.object({
   MAX_RUN_MINUTES: int(30, 1, 24 * 60),
   ASK_TIMEOUT_MINUTES: int(1440, 1, 60 * 24 * 30),
   CONTEXT_TOKEN_BUDGET: int(16_000, 500, 2_000_000),
+  /** The model that writes conversation summaries (compaction); unset: OPENAI_MODEL. */
+  COMPACTION_MODEL: optionalString,
+  /** Most tokens of long-term memories in one request (0: none are sent). */
+  MEMORY_TOKEN_BUDGET: int(1000, 0, 100_000),
   DEFAULT_TIMEZONE: timezone,
   MIN_INTERVAL_MINUTES: int(5, 1, 60 * 24 * 365),
   MAX_SCHEDULES_PER_CHANNEL: int(50, 1, 10_000),

@@ -18,6 +18,7 @@ import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
 import { MAX_MESSAGE_LENGTH, toMessageBodies } from './outbound-message.js';
 import { createScheduleModals } from './schedule-modal.js';
+import { createThreadOpenings } from './thread-openings.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
 
@@ -46,7 +47,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const botThreads = createBotThreads(api, botId);
   const downloadFile = createDiscordFileDownloader();
   const gateway = createDiscordGateway({ options, rest: discord, botThreads, modals: createScheduleModals(), downloadFile, logger });
-  const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads });
+  const openings = createThreadOpenings();
+  const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads, openings });
+  /** Where a conversation is, once a thread being opened for it is open (or the channel, if that failed). */
+  const settled = (conversation: ConversationRef) => openings.settle(locate(conversation));
 
   const working = createWorkingIndicator({
     logger,
@@ -68,13 +72,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     get,
     botId,
     nickname: gateway.nickname,
-    locate,
+    locate: settled,
     memberRoles: createMemberRolesLookup({ get, now: () => (options.clock ?? systemClock).now() }),
     downloadFile,
   });
 
   const previewLookup = {
-    findUnrecordedPreview: (conversation: ConversationRef, probe: UnrecordedPreview) =>
+    findUnrecordedPreview: async (conversation: ConversationRef, probe: UnrecordedPreview) =>
       findUnrecordedPreview(
         {
           repost: async (text, key) => (await outbound.postMessage(conversation, { text, idempotencyKey: key })).id,
@@ -82,7 +86,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
           botId,
           now: () => (options.clock ?? systemClock).now(),
         },
-        postTargetOf(locate(conversation)),
+        postTargetOf(await settled(conversation)),
         probe,
       ),
   };
@@ -108,7 +112,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, threadAhead: { threadOf: outbound.threadOf } },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();
@@ -121,7 +125,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     postMessage: outbound.postMessage,
     editMessage: outbound.editMessage,
     async setWorking(conversation, status) {
-      working.set(postTargetOf(locate(conversation)), status);
+      working.set(postTargetOf(await settled(conversation)), status);
     },
     openThread: outbound.openThread,
     postEphemeral: outbound.postEphemeral,

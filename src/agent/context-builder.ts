@@ -25,6 +25,15 @@ export interface ContextRequest {
   tokenScale?: number;
   /** The question a waiting run is parked on: its call is left out. */
   pendingToolCallId?: string;
+  /** The memories this request carries, as a block of the system message (after the prompt); absent: none. */
+  memories?: string;
+  /** The conversation's summary of what fell out of its context (rows summarised are not in `rows`). */
+  summary?: string | null;
+  /**
+   * Tokens kept free for the summary, at least its own size: room for the summary to grow as more falls out,
+   * so a longer summary does not push out what the previous request kept.
+   */
+  summaryReserveTokens?: number;
 }
 
 export interface BuiltContext {
@@ -33,6 +42,13 @@ export interface BuiltContext {
   estimatedTokens: number;
   /** Messages of the transcript left out to fit the budget. */
   omittedMessages: number;
+  /** The units left out, oldest first: what a summary would have to take in. */
+  dropped: ContextUnit[];
+  /**
+   * The newest transcript row id a summary of `dropped` covers (every row up to it is dropped or summarised
+   * already, none that was kept), or null when nothing was dropped.
+   */
+  droppedThrough: number | null;
 }
 
 /** Room kept for the "(N older messages … left out)" note, so adding it never breaks the budget. */
@@ -41,8 +57,20 @@ const NOTE_RESERVE_TOKENS = 24;
 const RESULT_SHARE = 4;
 const MIN_RESULT_CAP_CHARS = 400;
 
-function omissionNote(count: number): string {
-  return `(${count} older message${count === 1 ? ' was' : 's were'} left out of this conversation to fit the context.)`;
+/** The heading the summary goes under in the system message; notes refer to it by this name. */
+export const SUMMARY_HEADING = 'Summary of the earlier part of this conversation';
+
+function omissionNote(count: number, summarised: boolean): string {
+  const left = `${count} older message${count === 1 ? ' was' : 's were'} left out of this conversation to fit the context`;
+  if (count === 0) return `(Older messages of this conversation are not shown: the "${SUMMARY_HEADING}" above says what they said.)`;
+  return summarised ? `(${left}; the "${SUMMARY_HEADING}" above covers what came before them.)` : `(${left}.)`;
+}
+
+function systemContent(request: ContextRequest): string {
+  const parts = [request.systemPrompt];
+  if (request.memories) parts.push(request.memories);
+  if (request.summary) parts.push(`${SUMMARY_HEADING} (older messages are no longer shown; this is what they said):\n${request.summary}`);
+  return parts.join('\n\n');
 }
 
 function capResults(unit: ContextUnit, capChars: number): ContextUnit {
@@ -71,9 +99,10 @@ function shrinkUnit(unit: ContextUnit, allowance: number): ContextUnit {
 
 /**
  * Builds the messages of one model request so that it is always valid and always carries the goal:
- * `[system, goal, …newest whole units that fit]`. Units (a user message, or an assistant message
- * with all its tool results) are kept or dropped whole, newest first; older turns are dropped, not
- * summarised, and a note after the goal says how many. The newest step is never dropped: when it alone
+ * `[system (prompt, memories, summary), goal, …newest whole units that fit]`. Units (a user message, or an
+ * assistant message with all its tool results) are kept or dropped whole, newest first; what is dropped is
+ * returned (`dropped`, `droppedThrough`) so the caller can fold it into the conversation's summary
+ * (context-assembly.ts), and a note after the goal says how many were left out and names the summary. The newest step is never dropped: when it alone
  * is too big its texts are cut with a note instead. Every tool result is capped at a quarter of the
  * budget. When the run's own steps all fit, the goal row stays where it is in the transcript and
  * older turns of the conversation (earlier requests and answers) fill what is left before it, so
@@ -84,13 +113,15 @@ export function buildContext(request: ContextRequest): BuiltContext {
   const scale = Math.max(1, request.tokenScale ?? 1);
   const budget = Math.floor(request.budgetTokens / scale);
   const capChars = Math.max(MIN_RESULT_CAP_CHARS, Math.floor(budget / RESULT_SHARE) * CHARS_PER_TOKEN);
-  const { units, goalIndex } = transcriptUnits(request.rows, request.goal, request.pendingToolCallId);
+  const { units, goalIndex, spans } = transcriptUnits(request.rows, request.goal, request.pendingToolCallId);
 
-  const system: LlmMessage = { role: 'system', content: request.systemPrompt };
+  const system: LlmMessage = { role: 'system', content: systemContent(request) };
+  const summaryTokens = request.summary ? estimateTokens(request.summary) : 0;
+  const reserve = Math.max(0, (request.summaryReserveTokens ?? 0) - summaryTokens);
   const goalRow = goalIndex >= 0 ? units[goalIndex]![0]! : null;
   const goalText = request.goal ?? goalRow?.content ?? '';
   const goalImages = request.goalImages ?? (goalRow?.role === 'user' ? (goalRow.images ?? []) : []);
-  let remaining = budget - estimateTokens(system.content) - estimateTokens(goalText) - goalImages.length * IMAGE_TOKENS - NOTE_RESERVE_TOKENS;
+  let remaining = budget - estimateTokens(system.content) - estimateTokens(goalText) - goalImages.length * IMAGE_TOKENS - NOTE_RESERVE_TOKENS - reserve;
 
   const after = units.slice(goalIndex + 1);
   const keptAfter: ContextUnit[] = [];
@@ -126,9 +157,25 @@ export function buildContext(request: ContextRequest): BuiltContext {
   for (let i = 0; i < before.length - keptBefore.length; i++) omittedBefore += before[i]!.length;
 
   const omitted = omittedAfter + omittedBefore;
-  const goal = omitted > 0 ? `${goalText}\n\n${omissionNote(omitted)}` : goalText;
+  const summarised = Boolean(request.summary);
+  const goal = omitted > 0 || summarised ? `${goalText}\n\n${omissionNote(omitted, summarised)}` : goalText;
+
+  // Units are in transcript order: those dropped come before every kept one but the goal's.
+  const afterStart = goalIndex + 1;
+  const droppedIndexes: number[] = [];
+  for (let i = 0; i < before.length - keptBefore.length; i++) droppedIndexes.push(i);
+  for (let i = 0; i <= next; i++) droppedIndexes.push(afterStart + i);
+  const firstKept = keptBefore.length > 0 ? before.length - keptBefore.length : keptAfter.length > 0 ? afterStart + next + 1 : -1;
+  const keptFrom = firstKept >= 0 ? spans[firstKept]!.first : Number.POSITIVE_INFINITY;
+  const droppedLast = droppedIndexes.reduce((max, i) => Math.max(max, spans[i]!.last), -1);
 
   const goalMessage: LlmMessage = goalImages.length > 0 ? { role: 'user', content: goal, images: goalImages } : { role: 'user', content: goal };
   const messages: LlmMessage[] = [system, ...keptBefore.flat(), goalMessage, ...keptAfter.reverse().flat()];
-  return { messages, estimatedTokens: estimateRequestTokens(messages), omittedMessages: omitted };
+  return {
+    messages,
+    estimatedTokens: estimateRequestTokens(messages),
+    omittedMessages: omitted,
+    dropped: droppedIndexes.map((i) => units[i]!),
+    droppedThrough: droppedIndexes.length > 0 ? Math.min(droppedLast, keptFrom - 1) : null,
+  };
 }

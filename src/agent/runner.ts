@@ -1,19 +1,20 @@
 import type { RunBudget } from '../budget/budget-stop.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { ImagePart, PendingApproval } from '../records/stored-values.js';
+import type { ImagePart } from '../records/stored-values.js';
 import type { RunOutcome } from './run-outcome.js';
 import { isTargetGone, ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
-import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
 import type { AnswerStream } from '../chat/chat-adapter.js';
 import { createAnswerPreview } from './answer-preview.js';
-import { buildContext } from './context-builder.js';
+import { assembleContext, type RunMemory } from './context-assembly.js';
+import { memoryVisibility } from '../memory/memory-visibility.js';
 import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
 import { estimateToolTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
+import { resumedStep, type ResumeInput } from './resume-step.js';
 import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from './tools/tool.js';
 
@@ -27,6 +28,8 @@ export interface RunnerDeps extends ToolStepDeps {
   contextBudget: number;
   /** How many transcript rows to read before trimming to the budget. */
   historyRows?: number;
+  /** Summaries of what falls out of the context, and long-term memories; absent: neither. */
+  memory?: RunMemory;
   askTimeoutMs: number;
   now(): number;
   /** Opens the platform's live preview of an answer (STREAMING; null: the platform shows none); absent: answers are posted whole. */
@@ -51,8 +54,8 @@ export interface RunInput {
   budget?: RunBudget;
   /** The model for this run's requests (a channel's own); absent: the configured one. */
   model?: string;
-  /** Set when the run resumes after a person decided on a tool approval. */
-  resume?: { approval: PendingApproval; decision: ApprovalDecision | 'timeout' };
+  /** Set when the run resumes after a person decided on a tool approval, or a sign-in it waited on ended. */
+  resume?: ResumeInput;
   /** Model steps the run had recorded before this execution (a resumed run goes on counting from there). */
   stepsTaken: number;
 }
@@ -84,23 +87,18 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const awaitPost: AwaitPost = (ticket) => deps.posts.delivered(ticket, signal);
 
   if (input.resume) {
-    const { approval, decision } = input.resume;
-    const allowed = decision === 'once' || decision === 'always';
-    if (!allowed) {
-      const minutes = Math.round(deps.askTimeoutMs / 60_000);
-      const result = decision === 'deny' ? DENIED_RESULT : { ok: false, error: `Nobody approved this tool call within ${minutes} minutes, so it was not run.` };
-      await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(result), toolCallId: approval.call.id });
-    }
+    const step = resumedStep(input.resume, deps.askTimeoutMs, input.approverId ?? null);
+    if (step.skipped) await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(step.skipped.result), toolCallId: step.skipped.callId });
     const resumed = await runToolCalls(
       {
         runId,
-        calls: allowed ? [approval.call, ...approval.remaining] : approval.remaining,
+        calls: step.calls,
         context: input.toolContext,
         signal,
         awaitPost,
         approverId: input.approverId ?? null,
-        completeSummary: approval.completeSummary,
-        ...(allowed ? { approvedCallId: approval.call.id } : {}),
+        completeSummary: step.completeSummary,
+        ...(step.approvedCallId ? { approvedCallId: step.approvedCallId } : {}),
       },
       deps,
     );
@@ -110,6 +108,9 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const toolTokens = estimateToolTokens(deps.tools.specsFor(input.toolContext));
   let tokenScale = 1;
   let blankReplies = 0;
+  const compaction = { failed: false };
+  const { principal } = input.toolContext;
+  const visibility = memoryVisibility(principal ?? null, input.conversation);
   // Counted in the write that records each step (no write of its own before the model call); a step
   // cut short by a crash produced nothing and is not counted.
   let steps = input.stepsTaken;
@@ -119,8 +120,24 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     if (overBudget) return { kind: 'over_budget', stop: overBudget, runTokens: input.budget?.spent() ?? 0 };
     if (steps >= deps.maxSteps) return { kind: 'step_limit', steps: deps.maxSteps };
 
-    const history = await deps.transcript.recent(conversationId, deps.historyRows ?? 400);
-    const context = buildContext({ systemPrompt: input.systemPrompt, goal: input.goal, ...(input.goalImages ? { goalImages: input.goalImages } : {}), rows: history, budgetTokens: deps.contextBudget, tokenScale });
+    const context = await assembleContext(
+      {
+        runId,
+        conversationId,
+        systemPrompt: input.systemPrompt,
+        goal: input.goal,
+        ...(input.goalImages ? { goalImages: input.goalImages } : {}),
+        budgetTokens: deps.contextBudget,
+        tokenScale,
+        historyRows: deps.historyRows ?? 400,
+        visibility,
+        signal,
+        ...(input.budget ? { budget: input.budget } : {}),
+      },
+      deps,
+      compaction,
+    );
+    if (signal.aborted) return { kind: 'aborted' };
     deps.activity?.({ activity: 'thinking' });
     // The answer shows while the model writes it; the preview is finished by the outbox when it delivers the recorded answer.
     const preview = createAnswerPreview(deps.openPreview);

@@ -110,3 +110,16 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     .filter((l) => l !== '')
     .join('\n');
 }
+
+/** The label of each scope as the model reads it beside a memory. */
+const SCOPE_LABELS = { me: 'about the person you work for', channel: 'this channel', workspace: 'this workspace' } as const;
+
+/**
+ * The memories block of the system message: what Errand was asked to remember and may use in this run
+ * (already limited to what the run's principal and channel may see), with ids for `forget`.
+ */
+export function memoriesSection(memories: readonly { id: number; scope: keyof typeof SCOPE_LABELS; text: string }[]): string {
+  if (memories.length === 0) return '';
+  const lines = memories.map((m) => `- [#${m.id}, ${SCOPE_LABELS[m.scope]}] ${m.text}`);
+  return ['What you remember (long-term memories; use them when they help, and say so if one looks out of date):', ...lines].join('\n');
+}

@@ -9,6 +9,7 @@ import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import { newQuestionId } from './question-identity.js';
+import { signInWait } from './sign-in-wait.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { ToolContext, ToolEffect } from './tools/tool.js';
@@ -157,6 +158,12 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     if (outcome.effect?.kind === 'ask') {
       ask = { call, effect: outcome.effect };
       continue;
+    }
+    if (outcome.effect?.kind === 'sign_in') {
+      // Like an approval: the call waits (parked, durable) until its principal has connected, then runs.
+      if (ask) await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call waits for a sign-in first. Ask it again if you still need to.' });
+      const wait = signInWait({ server: outcome.effect.server, call, remaining: input.calls.slice(i + 1), completeSummary: complete, userId: context.principal?.userId ?? context.userId, now: deps.now() });
+      return parkAndAsk(input, deps, wait.pending, wait.intent);
     }
     if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
     const effect = outcome.effect;

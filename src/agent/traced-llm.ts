@@ -7,8 +7,8 @@ export interface TracedLlmOptions {
   readonly defaultModel: string;
   /** STREAMING: requests are streamed (time to first token is then measured). */
   readonly streamed: boolean;
-  /** The endpoint's host (`server.address`), when known. */
-  readonly serverAddress?: string | undefined;
+  /** OPENAI_BASE_URL: its host is the spans' `server.address` (none for OpenAI's own endpoint). */
+  readonly baseUrl?: string | undefined;
   /** Monotonic milliseconds, injected for tests. */
   readonly elapsedMs?: () => number;
 }
@@ -21,6 +21,16 @@ function partsOf(m: LlmMessage): Record<string, unknown> {
     return { role: 'assistant', parts: [...(m.content ? [{ type: 'text', content: m.content }] : []), ...calls] };
   }
   return { role: m.role, parts: [{ type: 'text', content: m.content }] };
+}
+
+/** The host of an endpoint URL, or undefined when there is none (or it does not parse). */
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 function outputOf(r: LlmResponse): string {
@@ -36,6 +46,7 @@ function outputOf(r: LlmResponse): string {
 export function traceLlm(llm: LlmClient, tracing: Tracing, options: TracedLlmOptions): LlmClient {
   if (!tracing.enabled) return llm;
   const elapsed = options.elapsedMs ?? (() => performance.now());
+  const serverAddress = hostOf(options.baseUrl);
   return {
     complete(request) {
       const model = request.model ?? options.defaultModel;
@@ -44,7 +55,7 @@ export function traceLlm(llm: LlmClient, tracing: Tracing, options: TracedLlmOpt
         'gen_ai.provider.name': 'openai',
         'gen_ai.request.model': model,
         'gen_ai.request.stream': options.streamed,
-        'server.address': options.serverAddress,
+        'server.address': serverAddress,
         ...(tracing.captureContent ? { 'gen_ai.input.messages': JSON.stringify(request.messages.map(partsOf)) } : {}),
       };
       return tracing.span(`chat ${model}`, { kind: 'client', attributes }, async (span) => {

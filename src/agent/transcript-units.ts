@@ -14,6 +14,14 @@ export interface TranscriptUnits {
   units: ContextUnit[];
   /** Index in `units` of the run's goal (the newest user row equal to the goal text), or -1. */
   goalIndex: number;
+  /** Per unit, the transcript row ids it was built from: its first (the head) and its newest. */
+  spans: UnitSpan[];
+}
+
+/** The transcript rows behind one unit: what a summary of it covers. */
+export interface UnitSpan {
+  readonly first: number;
+  readonly last: number;
 }
 
 /** The result a tool call gets when the transcript has none (the process died mid-step, or the run was stopped). */
@@ -31,6 +39,8 @@ function parseImages(raw: unknown): ImagePart[] {
 
 interface Draft {
   head: LlmMessage;
+  first: number;
+  last: number;
   calls: StoredToolCall[];
   results: Map<string, string>;
 }
@@ -70,13 +80,16 @@ export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | n
         const id = row.toolCallId;
         if (!id || id === pendingToolCallId) break;
         const draft = drafts[owner.get(id) ?? -1];
-        if (draft && !draft.results.has(id)) draft.results.set(id, row.content ?? '');
+        if (draft && !draft.results.has(id)) {
+          draft.results.set(id, row.content ?? '');
+          draft.last = Math.max(draft.last, row.id);
+        }
         break;
       }
       case 'assistant': {
         const calls = parseToolCalls(row.toolCalls, pendingToolCallId);
         if (calls.length === 0 && !row.content) break;
-        const index = drafts.push({ head: { role: 'assistant', content: row.content }, calls, results: new Map() }) - 1;
+        const index = drafts.push({ head: { role: 'assistant', content: row.content }, first: row.id, last: row.id, calls, results: new Map() }) - 1;
         for (const c of calls) owner.set(c.id, index);
         break;
       }
@@ -85,7 +98,7 @@ export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | n
         const content = row.content ?? '';
         const images = row.role === 'user' ? parseImages(row.images) : [];
         const head: LlmMessage = images.length > 0 ? { role: 'user', content, images } : { role: 'user', content };
-        const index = drafts.push({ head, calls: [], results: new Map() }) - 1;
+        const index = drafts.push({ head, first: row.id, last: row.id, calls: [], results: new Map() }) - 1;
         if (row.role === 'user') {
           lastUser = index;
           if (goal !== null && content === goal) goalIndex = index;
@@ -99,5 +112,5 @@ export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | n
     const head: LlmMessage = { role: 'assistant', content: d.head.content, toolCalls: d.calls };
     return [head, ...d.calls.map((c): LlmMessage => ({ role: 'tool', toolCallId: c.id, content: d.results.get(c.id) ?? INTERRUPTED_RESULT }))];
   });
-  return { units, goalIndex: goal === null ? lastUser : goalIndex };
+  return { units, goalIndex: goal === null ? lastUser : goalIndex, spans: drafts.map((d) => ({ first: d.first, last: d.last })) };
 }

@@ -66,8 +66,16 @@ export interface FollowUpDeps {
 export class MessageFollowUp {
   /** Conversations (and people) already told they may not use Errand there: told once, not at every message. */
   private readonly refused = new Set<string>();
+  /** The "busy elsewhere" notes waiting for their moment, cleared at shutdown so none fires on a closed store. */
+  private readonly waitingNotes = new Set<unknown>();
 
   constructor(private readonly deps: FollowUpDeps) {}
+
+  /** Drops the notes still waiting: a task still queued at shutdown is picked up after the next start. */
+  stop(): void {
+    for (const timer of this.waitingNotes) this.deps.clock.clearTimer(timer);
+    this.waitingNotes.clear();
+  }
 
   async handle({ decision, ref, userId }: StoredMessage): Promise<void> {
     const { deps } = this;
@@ -124,7 +132,8 @@ export class MessageFollowUp {
    */
   private noteIfStillWaiting(conversationId: string, taskId: number): void {
     const { deps } = this;
-    deps.clock.setTimer(() => {
+    const timer = deps.clock.setTimer(() => {
+      this.waitingNotes.delete(timer);
       deps.tasks
         .get(taskId)
         .then((task) => {
@@ -132,6 +141,7 @@ export class MessageFollowUp {
         })
         .catch((err: unknown) => deps.logger.warn({ err, taskId }, 'checking whether a queued task has started failed'));
     }, BUSY_ELSEWHERE_NOTE_DELAY_MS);
+    this.waitingNotes.add(timer);
   }
 
   /** Reads a request's files into its task and says in the thread which were not read, and why. */

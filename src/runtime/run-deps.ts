@@ -1,5 +1,6 @@
 import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
+import type { RunMemory } from '../agent/context-assembly.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import type { Budget } from '../budget/budget.js';
 import type { Presence } from '../chat/presence.js';
@@ -69,6 +70,8 @@ export interface AgentSetup {
   budget?: Budget;
   /** Per-channel prompt and model (the `channels` key of the configuration file). */
   channels?: ChannelSettings;
+  /** Conversation summaries and long-term memories (DESIGN.md "Memory"); absent: older messages are only dropped. */
+  memory?: RunMemory;
   /** Each execution in an `invoke_agent errand` span (traces on); absent: runs are not traced. */
   runTracer?: RunTracer;
 }

@@ -114,6 +114,7 @@ export class RunLauncher {
         logger: deps.logger,
         maxSteps: deps.limits.maxSteps,
         contextBudget: deps.limits.contextBudget,
+        ...(agent.memory ? { memory: agent.memory } : {}),
         askTimeoutMs: deps.limits.askTimeoutMs,
         posts: writes.posts,
         now: () => deps.clock.now(),

@@ -7,6 +7,7 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
+import type { MemoryStore } from '../memory/memory-store.js';
 import type { GaugeReadings } from '../metrics/metric-gauges.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -65,6 +66,8 @@ export interface Store {
   readonly openWork: OpenWorkStore;
   /** People's sign-ins to OAuth MCP servers (tokens sealed above the store). */
   readonly connections: ConnectionStore;
+  /** Conversation summaries and long-term memories (DESIGN.md "Memory"). */
+  readonly memory: MemoryStore;
   readonly catchUp: CatchUpQueries;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */

@@ -55,7 +55,7 @@ chatAdapterContract(
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'history', 'previewLookup', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'history', 'previewLookup', 'stream', 'threadAhead'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {

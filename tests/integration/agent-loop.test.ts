@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isSummaryRequest, stepRequests } from '../support/summary-requests.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
 import { toolResultJson } from '../support/tool-result-json.js';
@@ -110,13 +111,13 @@ describe('agent loop', () => {
     await h.close();
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '600' });
     const thread = h.adapter.thread();
+    h.model.respondWith((req) => (isSummaryRequest(req) ? { text: 'Earlier questions were answered.' } : { text: `answer ${stepRequests(h.model).length - 1} ${'x'.repeat(400)}` }));
     for (let i = 0; i < 8; i++) {
-      h.model.reply({ text: `answer ${i} ${'x'.repeat(400)}` });
       await h.adapter.say(thread, `question ${i} ${'y'.repeat(400)}`);
-      await waitFor(async () => h.model.requests.length === i + 1 && (await h.app.runs.active((await h.app.conversations.ensure(thread)))) === null);
+      await waitFor(async () => stepRequests(h.model).length === i + 1 && (await h.app.runs.active((await h.app.conversations.ensure(thread)))) === null);
       await h.app.coordinator.idle();
     }
-    const last = h.model.requests.at(-1)!;
+    const last = stepRequests(h.model).at(-1)!;
     const contents = last.messages.map((m) => String(m.content ?? ''));
     expect(contents.some((c) => c.startsWith('question 7'))).toBe(true);
     expect(contents.some((c) => c.startsWith('question 0'))).toBe(false);

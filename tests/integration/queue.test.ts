@@ -134,6 +134,19 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     expect(h.model.requests).toHaveLength(3);
   });
 
+  it('a busy-elsewhere note still waiting at shutdown is dropped with it, not fired on a closed store', async () => {
+    h = await startHarness({ ...(await stores.env(kind)), MAX_CONCURRENT_RUNS: '1' });
+    const g = gate();
+    h.model.respondWith(() => ({ text: 'done', gate: g.promise }));
+    const threads = ['T1', 'T2'].map((t) => h.adapter.thread('C1', t));
+    for (const t of threads) await h.adapter.say(t, 'work');
+    await waitFor(() => h.model.requests.length === 1);
+    await waitFor(() => h.clock.pendingTimers() > 0, 5000, 'the note to be armed');
+    g.open();
+    await h.app.stop();
+    expect(h.clock.pendingTimers()).toBe(0);
+  });
+
   it('says nothing about being busy elsewhere when a slot frees before the note is due', async () => {
     h = await startHarness({ ...(await stores.env(kind)), MAX_CONCURRENT_RUNS: '2' });
     const g = gate();

@@ -32,7 +32,9 @@ export type ToolResult = { ok: true; [key: string]: unknown } | { ok: false; err
 export type ToolEffect =
   | { kind: 'update'; text: string }
   | { kind: 'ask'; question: string; options: string[] }
-  | { kind: 'complete'; summary: string };
+  | { kind: 'complete'; summary: string }
+  /** The call did not run: the run's principal must connect `server` first, and the run waits for it. */
+  | { kind: 'sign_in'; server: string };
 
 export interface ToolOutcome {
   readonly result: ToolResult;

@@ -6,6 +6,7 @@ import { createPgAttachmentTaskStore } from './pg-attachment-task-store.js';
 import { createPgCatchUpQueries } from './pg-catch-up-queries.js';
 import { createPgConnectionStore } from './pg-connection-store.js';
 import { createPgConversationStore } from './pg-conversation-store.js';
+import { createPgMemoryStore } from './pg-memory-store.js';
 import { createPgEventDedupe } from './pg-event-dedupe.js';
 import type { PgExecutor } from './pg-executor.js';
 import { readPgGauges } from './pg-gauges.js';
@@ -59,6 +60,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     attachments: createPgAttachmentTaskStore(ex),
     openWork: createPgOpenWorkStore(ex),
     connections: createPgConnectionStore(ex, clock),
+    memory: createPgMemoryStore(ex, clock),
     catchUp: createPgCatchUpQueries(ex),
   };
 }

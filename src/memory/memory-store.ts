@@ -1,0 +1,56 @@
+import type { ConversationSummaryRow, MemoryRow, MemoryScope } from '../db/schema.js';
+
+export type { ConversationSummaryRow, MemoryRow, MemoryScope };
+
+/**
+ * Which memories a run (or a person using `/memory`) may see, worked out from its principal and its
+ * conversation (src/memory/memory-visibility.ts), never from what the model asks for. Each key is the
+ * `subject` of one scope; a null `person` (a run with no principal) sees no `me` memories.
+ */
+export interface MemoryVisibility {
+  /** `platform:user` of the principal. */
+  readonly person: string | null;
+  /** `platform:workspace:channel`: a thread follows its channel, a DM is its own channel. */
+  readonly channel: string;
+  /** `platform:workspace`. */
+  readonly workspace: string;
+}
+
+/** A memory about to be stored: its subject is already the run's, not the model's. */
+export interface NewMemory {
+  readonly scope: MemoryScope;
+  readonly subject: string;
+  readonly text: string;
+  /** `platform:user` of the principal who asked for it. */
+  readonly createdBy: string;
+}
+
+/**
+ * What Errand remembers (DESIGN.md "Memory"): each conversation's summary of what fell out of its context,
+ * and long-term memories searched by full text (SQLite FTS5, PostgreSQL tsvector). No cache above it: a
+ * forgotten memory is gone from the next read on every process.
+ */
+export interface MemoryStore {
+  /** The conversation's summary, or null when nothing was summarised yet. */
+  summary(conversationId: string): Promise<ConversationSummaryRow | null>;
+  /**
+   * Writes the summary when its stored version is still `expectedVersion` (0: there is none yet), moving the
+   * version on: a compare-and-swap, so of two processes summarising at once only one writes. True when written.
+   */
+  saveSummary(conversationId: string, expectedVersion: number, summary: string, throughMessageId: number): Promise<boolean>;
+  /** Stores a memory and returns it with its id. */
+  remember(memory: NewMemory): Promise<MemoryRow>;
+  /** How many memories a person has stored (every scope): the per-person limit counts these. */
+  countBy(createdBy: string): Promise<number>;
+  /**
+   * Memories `visibility` allows (only `scope`'s, when given) that match any word of `query`, best match
+   * first, at most `limit`. A query without a word matches nothing.
+   */
+  search(visibility: MemoryVisibility, query: string, limit: number, scope?: MemoryScope): Promise<MemoryRow[]>;
+  /** Memories `visibility` allows (only `scope`'s, when given), newest first, at most `limit`. */
+  newest(visibility: MemoryVisibility, limit: number, scope?: MemoryScope): Promise<MemoryRow[]>;
+  /** One memory by id, whoever may see it (callers check), or null. */
+  memory(id: number): Promise<MemoryRow | null>;
+  /** Deletes a memory; false when there was none with that id. */
+  forget(id: number): Promise<boolean>;
+}

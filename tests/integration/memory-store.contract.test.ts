@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { closeDatabase, openDatabase } from '../../src/db/client.js';
+import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
+import type { MemoryStore, MemoryVisibility } from '../../src/memory/memory-store.js';
+import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { useTestDatabase } from '../support/test-database.js';
+
+/** A fresh pair of memory stores on one empty database (`peer`: another process; SQLite's is the same store). */
+type MemoryStoreFactory = () => Promise<{ store: MemoryStore; peer: MemoryStore; clock: FakeClock; close(): Promise<void> }>;
+
+const ana: MemoryVisibility = { person: 'slack:UANA', channel: 'slack:T1:C1', workspace: 'slack:T1' };
+const bob: MemoryVisibility = { person: 'slack:UBOB', channel: 'slack:T1:C2', workspace: 'slack:T1' };
+const elsewhere: MemoryVisibility = { person: 'slack:UANA', channel: 'slack:T2:C9', workspace: 'slack:T2' };
+
+/** What compaction and long-term memory rely on from the memory store on any database. */
+function memoryStoreContract(name: string, factory: MemoryStoreFactory): void {
+  describe(`${name}: the memory store`, () => {
+    it('writes a summary only on the version it read, so of two racing processes one wins', async () => {
+      const { store, peer, close } = await factory();
+      try {
+        expect(await store.summary('c1')).toBeNull();
+        const first = await Promise.all([store.saveSummary('c1', 0, 'first A', 10), peer.saveSummary('c1', 0, 'first B', 10)]);
+        expect(first.filter(Boolean)).toHaveLength(1);
+        const row = (await peer.summary('c1'))!;
+        expect(row).toMatchObject({ version: 1, throughMessageId: 10 });
+        const second = await Promise.all([store.saveSummary('c1', 1, 'second A', 20), peer.saveSummary('c1', 1, 'second B', 20)]);
+        expect(second.filter(Boolean)).toHaveLength(1);
+        expect(await store.saveSummary('c1', 1, 'stale', 30)).toBe(false);
+        expect(await store.summary('c1')).toMatchObject({ version: 2, throughMessageId: 20, summary: second[0] ? 'second A' : 'second B' });
+        expect(await store.summary('c2')).toBeNull();
+      } finally {
+        await close();
+      }
+    });
+
+    it('shows each scope only to its own subject, newest first', async () => {
+      const { store, peer, close } = await factory();
+      try {
+        const mine = await store.remember({ scope: 'me', subject: 'slack:UANA', text: 'Ana is on the payments team', createdBy: 'slack:UANA' });
+        await store.remember({ scope: 'me', subject: 'slack:UBOB', text: 'Bob prefers German', createdBy: 'slack:UBOB' });
+        await store.remember({ scope: 'channel', subject: 'slack:T1:C1', text: 'staging is https://staging.example', createdBy: 'slack:UANA' });
+        await store.remember({ scope: 'workspace', subject: 'slack:T1', text: 'the company is Acme', createdBy: 'slack:UADMIN' });
+        expect((await peer.newest(ana, 10)).map((m) => m.text)).toEqual(['the company is Acme', 'staging is https://staging.example', 'Ana is on the payments team']);
+        expect((await peer.newest(bob, 10)).map((m) => m.text)).toEqual(['the company is Acme', 'Bob prefers German']);
+        expect((await peer.newest(elsewhere, 10)).map((m) => m.text)).toEqual(['Ana is on the payments team']);
+        expect((await peer.newest({ ...ana, person: null }, 10)).map((m) => m.text)).toEqual(['the company is Acme', 'staging is https://staging.example']);
+        expect((await peer.newest(ana, 10, 'channel')).map((m) => m.text)).toEqual(['staging is https://staging.example']);
+        expect(await peer.memory(mine.id)).toMatchObject({ scope: 'me', subject: 'slack:UANA', createdBy: 'slack:UANA' });
+        expect(await store.countBy('slack:UANA')).toBe(2);
+      } finally {
+        await close();
+      }
+    });
+
+    it('searches by full text within what the visibility allows, best match first, and forgets at once', async () => {
+      const { store, peer, close } = await factory();
+      try {
+        await store.remember({ scope: 'me', subject: 'slack:UANA', text: 'Ana deploys on Tuesdays', createdBy: 'slack:UANA' });
+        const payments = await store.remember({ scope: 'me', subject: 'slack:UANA', text: 'Ana works on payments; payments reviews go to Carl', createdBy: 'slack:UANA' });
+        await store.remember({ scope: 'me', subject: 'slack:UBOB', text: 'Bob also works on payments', createdBy: 'slack:UBOB' });
+        await store.remember({ scope: 'channel', subject: 'slack:T1:C1', text: 'the payments runbook is in Notion', createdBy: 'slack:UANA' });
+        const found = await peer.search(ana, 'Who reviews PAYMENTS changes?', 10);
+        expect(found.map((m) => m.text)).toContain('Ana works on payments; payments reviews go to Carl');
+        expect(found.map((m) => m.text)).toContain('the payments runbook is in Notion');
+        expect(found.map((m) => m.text)).not.toContain('Bob also works on payments');
+        expect(found[0]!.id).toBe(payments.id);
+        expect(await peer.search(ana, 'payments', 10, 'channel')).toHaveLength(1);
+        expect(await peer.search(ana, '"); drop table memories; --', 10)).toEqual([]);
+        expect(await peer.search(ana, '  ', 10)).toEqual([]);
+        expect(await store.forget(payments.id)).toBe(true);
+        expect(await store.forget(payments.id)).toBe(false);
+        expect((await peer.search(ana, 'payments', 10)).map((m) => m.text)).toEqual(['the payments runbook is in Notion']);
+        expect(await peer.memory(payments.id)).toBeNull();
+      } finally {
+        await close();
+      }
+    });
+  });
+}
+
+memoryStoreContract('SQLite', async () => {
+  const clock = new FakeClock();
+  const db = openDatabase(':memory:');
+  const store = createSqliteStore(db, clock);
+  return { store: store.memory, peer: store.memory, clock, close: async () => closeDatabase(db) };
+});
+
+const database = useTestDatabase();
+describe.skipIf(database.skip)('PostgreSQL', () => {
+  memoryStoreContract('PostgreSQL', async () => {
+    const clock = new FakeClock();
+    const [a, b] = await Promise.all([openPostgres(database.url, { poolSize: 2 }), openPostgres(database.url, { poolSize: 2 })]);
+    await a.$client.query('truncate conversation_summaries, memories');
+    return {
+      store: createPostgresStore(a, clock).memory,
+      peer: createPostgresStore(b, clock).memory,
+      clock,
+      close: async () => {
+        await Promise.all([closePostgres(a), closePostgres(b)]);
+      },
+    };
+  });
+});
