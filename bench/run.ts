@@ -15,6 +15,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   scaleout: () => import('./scaleout.js'),
   oauth: () => import('./oauth.js'),
   memory: () => import('./memory.js'),
+  tracing: () => import('./tracing.js'),
 };
 
 function format(f: BenchFigure): string {

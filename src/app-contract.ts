@@ -22,6 +22,7 @@ import type { ScheduleService } from './schedules/schedule-service.js';
 import type { WakeTimer } from './schedules/scheduler.js';
 import type { Store } from './store/store.js';
 import type { TaskService } from './tasks/task-service.js';
+import type { Tracing } from './telemetry/tracing.js';
 
 /*
  * What createApp (app.ts) takes and gives: the one place main.ts, the tests and the benchmarks read to
@@ -49,6 +50,8 @@ export interface AppOptions {
   externalTools?: ManagedToolSource;
   /** `/healthz` and `/metrics` (METRICS_PORT): counts what happens, served from start to stop. Absent: nothing is counted. */
   monitoring?: Monitoring;
+  /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT: telemetry/load-tracing.ts): runs, model requests, tool calls and deliveries as spans. Absent: none. */
+  tracing?: Tracing;
   /** The other processes on the same database (PostgreSQL: cluster/cluster-runtime.ts); default: this process is alone. */
   cluster?: Cluster;
 }

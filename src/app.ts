@@ -24,6 +24,10 @@ import { silentLogger } from './logger.js';
 import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
 import { checkHealth } from './metrics/health-check.js';
 import { instrumentLlm } from './agent/instrumented-llm.js';
+import { traceLlm } from './agent/traced-llm.js';
+import { traceTools } from './agent/tools/traced-tools.js';
+import { createRunTracer } from './runtime/run-tracing.js';
+import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { connectionsOnHome } from './commands/connections-home.js';
@@ -70,6 +74,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const cluster = options.cluster ?? createLocalCluster();
 
   const { conversations, transcript, tasks, runs, dedupe } = store;
+  const tracing = options.tracing ?? noopTracing;
+  const runTracer = createRunTracer(tracing, store.traces, logger);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
   const outbox = createOutbox({
@@ -82,6 +88,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.outboxBackoffMs ? { backoffMs: options.outboxBackoffMs } : {}),
     // Shared database: rows left by a process that died holding their claim are picked up once it lapses.
     ...(options.cluster ? { sweepEveryMs: config.RUN_LEASE_SECONDS * 1000 } : {}),
+    tracing: { tracing, parentOf: (runId) => runTracer.parentOf(runId) },
   });
   const model =
     options.llm ??
@@ -95,7 +102,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
-  const llm = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
+  const measured = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
+  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL });
 
   const scheduling = createScheduling({
     store: store.schedules,
@@ -127,12 +135,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent: {
       llm,
-      tools: createToolRegistry(tools, options.externalTools),
+      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name))),
       promptExtras,
       budget,
-      channels: config.file.settings.channels,
+      channels,
       streaming: config.STREAMING,
       memory: { store: store.memory, writeSummary: createSummaryWriter(llm, config.COMPACTION_MODEL), memoryTokens: config.MEMORY_TOKEN_BUDGET },
+      runTracer,
     },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,

@@ -15,6 +15,8 @@ import { noopMetrics, type Metrics } from './metrics/metrics.js';
 import { loadMonitoring } from './metrics/load-monitoring.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
+import { loadTracing } from './telemetry/load-tracing.js';
+import type { Tracing } from './telemetry/tracing.js';
 import type { FinishedWork } from './runtime/finish-open-work.js';
 import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';
 
@@ -74,11 +76,11 @@ async function openClustered(config: Config & { DATABASE_URL: string }, logger: 
 }
 
 /** The MCP servers of the configuration file; the SDK is loaded only when some are configured. */
-async function createToolServers(config: Config, logger: Logger): Promise<ManagedToolSource | null> {
+async function createToolServers(config: Config, logger: Logger, tracing: Tracing): Promise<ManagedToolSource | null> {
   const servers = config.file.settings.mcpServers;
   if (Object.keys(servers).length === 0) return null;
   const { createMcpHub } = await import('./mcp/mcp-hub.js');
-  return createMcpHub({ servers, logger });
+  return createMcpHub({ servers, logger, ...(tracing.enabled ? { injectTraceHeaders: (headers: Record<string, string>) => tracing.injectHeaders(headers) } : {}) });
 }
 
 /**
@@ -135,6 +137,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, consoleMode ? pino.destination({ dest: logFile, mkdir: true, sync: false, mode: PRIVATE_FILE_MODE }) : undefined);
   if (consoleMode) process.stderr.write(`No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console adapter. Logs go to ${logFile}.\n`);
 
+  // The OpenTelemetry SDK is loaded only when an OTLP endpoint is set.
+  const tracing = await loadTracing(process.env, logger);
   let stopping = false;
   let app: Awaited<ReturnType<typeof createApp>> | null = null;
   let clustered: ClusterProcess | null = null;
@@ -149,6 +153,7 @@ async function main(): Promise<void> {
     force.unref();
     void (app?.stop() ?? Promise.resolve())
       .then(() => clustered?.close())
+      .then(() => tracing.shutdown())
       .catch((err: unknown) => logger.error({ err }, 'error during shutdown'))
       .finally(() => {
         logger.flush?.();
@@ -170,8 +175,8 @@ async function main(): Promise<void> {
     return app ? app.finishOpenWork([silenced]) : { questionsStopped: 0 };
   };
   const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics, clustered?.chat ?? null, finishOpenWork);
-  const externalTools = await createToolServers(config, logger);
-  app = await createApp({ config, adapters, logger, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}), ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}) });
+  const externalTools = await createToolServers(config, logger, tracing);
+  app = await createApp({ config, adapters, logger, tracing, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}), ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}) });
   // Messages written while no process held the Discord gateway are read back by the one that takes it over.
   clustered?.chat.onGatewayTakenOver(() => void app?.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up after the gateway takeover failed')));
   started = app.start();

@@ -15,7 +15,7 @@ const COMMON_COMMANDS = [
   '• `/tasks` — the current run and the to-do list',
   '• `/stop` — stop the current run · `/stop all` — and cancel pending tasks · `/stop <task-id>` — one task',
 ];
-const USAGE_LINE = "• `/usage` — your model tokens today and over the last 30 days, and the limits (admins: everyone's)";
+const USAGE_LINE = "• `/usage` — your model tokens (and their cost, with prices set) today and over the last 30 days, and the limits (admins: everyone's)";
 const CONNECTIONS_LINE = '• `/connections` — the MCP servers you signed in to · `/connections disconnect <server>` — forget one';
 const MEMORY_LINE = '• `/memory` — what I remember about you and in this channel · `/memory forget <id>` — forget one';
 const CONSOLE_MEMORY_LINE = '• `/memory` — what I remember about you · `/memory forget <id>` — forget one';

@@ -21,6 +21,8 @@ export interface McpHubOptions {
   readonly startTimeoutMs?: number;
   /** Cap on one result handed to the model, in characters (default 16 000). */
   readonly maxResultChars?: number;
+  /** Adds the active span's `traceparent` to a request's headers (traces on): HTTP servers' calls join the run's trace. */
+  readonly injectTraceHeaders?: ((headers: Record<string, string>) => void) | undefined;
 }
 
 /** One server's health, for logs and /healthz. */
@@ -75,6 +77,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
         onToolsChanged: () => catalog?.rebuild(),
         elicitation,
+        injectTraceHeaders: options.injectTraceHeaders,
       });
       oauthServers.set(name, connection);
       return { name, connection, channels };
@@ -89,6 +92,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
       onToolsChanged: () => catalog?.rebuild(),
       elicitation,
+      injectTraceHeaders: options.injectTraceHeaders,
     });
     return { name, connection, channels };
   });

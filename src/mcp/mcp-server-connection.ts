@@ -32,6 +32,8 @@ export interface McpConnectionOptions {
   readonly onToolsChanged: () => void;
   /** Who asks people this server's questions during a call (bound at app start). */
   readonly elicitation?: () => ElicitationAsker | null;
+  /** Adds the active span's `traceparent` to a request's headers (traces on): HTTP servers' calls join the run's trace. */
+  readonly injectTraceHeaders?: ((headers: Record<string, string>) => void) | undefined;
 }
 
 /** A connection that stayed up this long resets the restart backoff. */
@@ -144,6 +146,7 @@ export class McpServerConnection {
     const session = createMcpSession({
       settings: this.o.settings,
       logger: this.o.logger,
+      injectTraceHeaders: this.o.injectTraceHeaders,
       onUnexpectedClose: () => this.crashed(session, null),
       onToolListChanged: () => void this.refreshTools(session),
       ...(this.o.elicitation ? { elicitation: this.o.elicitation } : {}),

@@ -36,6 +36,20 @@ export interface McpSessionOptions {
   readonly authProvider?: OAuthClientProvider;
   /** Who asks people the server's questions (elicitation) during a call; null or absent: questions are cancelled. */
   readonly elicitation?: () => ElicitationAsker | null;
+  /** Adds the active span's `traceparent` to a request's headers (traces on): HTTP servers' calls join the run's trace. */
+  readonly injectTraceHeaders?: ((headers: Record<string, string>) => void) | undefined;
+}
+
+/** `fetch` with the active trace's headers added to every request, when there are any. */
+function tracedFetch(inject: (headers: Record<string, string>) => void): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return (url, init) => {
+    const trace: Record<string, string> = {};
+    inject(trace);
+    if (Object.keys(trace).length === 0) return fetch(url, init);
+    const headers = new Headers(init?.headers);
+    for (const [k, v] of Object.entries(trace)) headers.set(k, v);
+    return fetch(url, { ...init, headers });
+  };
 }
 
 /** How one call runs: the run's signal, the SDK's timeout, and (for questions the server asks during it) the call's scope. */
@@ -105,7 +119,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   async function connectHttp(s: HttpServerSettings): Promise<void> {
     const url = new URL(s.url);
     const requestInit = { headers: s.headers };
-    const auth = options.authProvider ? { authProvider: options.authProvider } : {};
+    const auth = { ...(options.authProvider ? { authProvider: options.authProvider } : {}), ...(options.injectTraceHeaders ? { fetch: tracedFetch(options.injectTraceHeaders) } : {}) };
     if (s.type === 'sse') return connectWith(new SSEClientTransport(url, { requestInit, ...auth }));
     try {
       await connectWith(new StreamableHTTPClientTransport(url, { requestInit, ...auth }));

@@ -42,6 +42,8 @@ export interface OAuthToolServerOptions {
   readonly elicitation?: () => ElicitationAsker | null;
   /** Open per-person sessions kept at most (the least recently used is closed first). Default 50. */
   readonly maxSessions?: number;
+  /** Adds the active span's `traceparent` to a request's headers (traces on): HTTP servers' calls join the run's trace. */
+  readonly injectTraceHeaders?: ((headers: Record<string, string>) => void) | undefined;
 }
 
 /** The tool offered while nobody has connected yet, so the model can still reach the server for its person. */
@@ -214,6 +216,7 @@ export class OAuthToolServer {
     const session = createMcpSession({
       settings: this.o.settings,
       logger: this.o.logger,
+      injectTraceHeaders: this.o.injectTraceHeaders,
       authProvider: provider,
       onUnexpectedClose: () => void this.forget(key),
       onToolListChanged: () => void this.listWith(session),

@@ -2,7 +2,8 @@ import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { OutboxStore } from '../store/outbox-store.js';
+import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { keepClaim } from './claim-keeper.js';
 import { PostWaiters, type PostSettled } from './post-waiters.js';
 import { RowDelivery } from './row-delivery.js';
@@ -28,6 +29,8 @@ export interface OutboxPosterDeps {
    * nobody is posting (their process died holding the claim, with nobody left to kick them). Absent: never.
    */
   sweepEveryMs?: number;
+  /** Each delivery in a span (traces on), under its run's span while the run executes here; absent: not traced. */
+  tracing?: { readonly tracing: Tracing; parentOf(runId: string): string | null };
 }
 
 /** How soon a conversation another process is posting to is looked at again (its rows may be ours to post once it lets go). */
@@ -197,9 +200,18 @@ export class OutboxPoster {
         this.later(conversationId, wait);
         return 'waiting';
       }
-      await this.delivery.deliver(row);
+      await this.deliver(row);
     }
     return 'waiting';
+  }
+
+  /** Delivers one row, in a `deliver <purpose>` span when traces are on (a failure marks it). */
+  private deliver(row: PendingPost): Promise<void> {
+    const traced = this.deps.tracing;
+    if (!traced?.tracing.enabled) return this.delivery.deliver(row);
+    const attributes = { 'errand.platform': this.deps.refOf(row.conversationId)?.platform, 'errand.conversation_id': row.conversationId, 'errand.run_id': row.runId ?? undefined, 'errand.outbox.purpose': row.purpose, 'errand.outbox.attempt': row.attempts + 1 };
+    const parent = row.runId === null ? null : traced.parentOf(row.runId);
+    return traced.tracing.span(`deliver ${row.purpose}`, { kind: 'client', parent, attributes }, () => this.delivery.deliver(row));
   }
 
   /** Kicks the conversation again in `ms` (replacing an earlier timer). */

@@ -63,6 +63,7 @@ export interface OutboxDeps {
   onQuestionPosted(runId: string, platformMessageId: string): Promise<void>;
   backoffMs?: OutboxPosterDeps['backoffMs'];
   sweepEveryMs?: OutboxPosterDeps['sweepEveryMs'];
+  tracing?: OutboxPosterDeps['tracing'];
 }
 
 export function createOutbox(deps: OutboxDeps): Outbox {

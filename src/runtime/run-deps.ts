@@ -13,6 +13,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ScheduleRunResult } from '../schedules/schedule-failures.js';
+import type { RunTracer } from './run-tracing.js';
 import type { ChannelSettings } from '../settings/team-settings.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -73,6 +74,8 @@ export interface AgentSetup {
   streaming?: boolean;
   /** Conversation summaries and long-term memories (DESIGN.md "Memory"); absent: older messages are only dropped. */
   memory?: RunMemory;
+  /** Each execution in an `invoke_agent errand` span (traces on); absent: runs are not traced. */
+  runTracer?: RunTracer;
 }
 
 /** What the run coordinator is built from; it hands each part of a run's life only the fields that part uses. */

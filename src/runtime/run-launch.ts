@@ -84,8 +84,10 @@ export class RunLauncher {
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;
     const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
+    const span = { runId: run.id, conversationId, platform: ref.platform, principal: principal ? `${principal.platform}:${principal.userId}` : null, resumed: run.steps > 0 || resume !== undefined };
+    const traced = (execute: () => Promise<RunOutcome>) => (agent.runTracer ? agent.runTracer.trace(span, execute) : execute());
     // A stream still showing steps is closed before the run is settled (and before a shutdown goes on).
-    return executeRun(
+    return traced(() => executeRun(
       {
         runId: run.id,
         conversation: ref,
@@ -131,7 +133,7 @@ export class RunLauncher {
             }
           : {}),
       },
-    ).finally(() => launch.working.closeSteps());
+    ).finally(() => launch.working.closeSteps()));
   }
 
   /** The conversation's stored timezone, else the requester's on the platform, else the default. */

@@ -1,6 +1,7 @@
 import type { AttachmentTaskStore } from '../attachments/attachment-task-store.js';
 import type { UsageStore } from '../budget/usage-store.js';
 import type { CostStore } from '../budget/cost-store.js';
+import type { RunTraceStore } from '../telemetry/run-trace-store.js';
 import type { ConnectionStore } from '../connections/connection-store.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
@@ -57,6 +58,8 @@ export interface Store {
   readonly usage: UsageStore;
   /** Usage per model and what it cost (DESIGN.md "Traces and cost"). */
   readonly cost: CostStore;
+  /** The trace each run started in, for the link of a resumed run (written only while tracing is on). */
+  readonly traces: RunTraceStore;
   readonly grants: ToolGrantStore;
   readonly dedupe: EventDedupe;
   readonly attachments: AttachmentTaskStore;

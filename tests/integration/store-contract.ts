@@ -222,6 +222,13 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect((await store.cost.modelsSince('2026-01-06', 'slack:U2')).map((m) => m.model)).toEqual(['gpt-4o-mini']);
     });
 
+    it('keeps the first trace a run was recorded under', async () => {
+      expect(await store.traces.traceOf('run-x')).toBeNull();
+      await store.traces.recordTrace('run-x', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+      await store.traces.recordTrace('run-x', '00-11111111111111111111111111111111-2222222222222222-01');
+      expect(await store.traces.traceOf('run-x')).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    });
+
     it('returns the transcript oldest first, the newest `limit` rows', async () => {
       const c = await conversation('T1');
       for (const content of ['one', 'two', 'three']) await store.transcript.append({ conversationId: c, runId: null, role: 'user', content });

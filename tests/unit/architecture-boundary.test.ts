@@ -31,8 +31,8 @@ const LAYERS: readonly (readonly string[])[] = [
   // The values Errand records (transcript entries, parked questions, post purposes), then the tables that hold them.
   ['src/records/'],
   ['src/db/'],
-  // What the core reports into (/metrics, /healthz): asks nothing of the layers above.
-  ['src/metrics/'],
+  // What the core reports into (/metrics, /healthz, traces): asks nothing of the layers above.
+  ['src/metrics/', 'src/telemetry/'],
   // The domains, each with its records' store interface.
   ['src/access/', 'src/budget/', 'src/runs/', 'src/tasks/', 'src/conversations/', 'src/attachments/', 'src/schedules/', 'src/connections/', 'src/memory/'],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
@@ -207,6 +207,9 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   marked: inside('adapters/console/'),
   'marked-terminal': inside('adapters/console/'),
   koffi: (f) => f === 'src/runtime/malloc-trim.ts',
+  ...Object.fromEntries(
+    ['api', 'context-async-hooks', 'core', 'exporter-trace-otlp-http', 'resources', 'sdk-trace-base', 'semantic-conventions'].map((p) => [`@opentelemetry/${p}`, (f: string) => f === 'src/telemetry/otel-tracing.ts']),
+  ),
 };
 
 describe('architecture', () => {
@@ -320,6 +323,25 @@ describe('architecture', () => {
     const loaded = (i: ResolvedImport) => i.kind === 'static' || i.kind === 'require';
     expect(offenders(all, (i, f) => prometheus(i.target) && loaded(i) && !f.startsWith('src/metrics/prometheus-'))).toEqual([]);
     expect(graph.get('src/metrics/load-monitoring.ts')!.filter((i) => i.kind === 'dynamic').map((i) => i.target)).toEqual(['src/metrics/prometheus-monitoring.ts']);
+  });
+
+  it('OpenTelemetry is reached only through the dynamic import an OTLP endpoint triggers: nothing start-up loads statically imports it', () => {
+    const loadedAtStart = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string): void => {
+      if (loadedAtStart.has(file)) return;
+      loadedAtStart.add(file);
+      for (const i of graph.get(file) ?? []) {
+        if (i.kind !== 'static' && i.kind !== 'require') continue;
+        if (i.pkg) packages.add(i.pkg);
+        if (i.target && graph.has(i.target)) visit(i.target);
+      }
+    };
+    visit('src/main.ts');
+    expect(loadedAtStart.has('src/telemetry/load-tracing.ts')).toBe(true);
+    expect(loadedAtStart.has('src/telemetry/otel-tracing.ts')).toBe(false);
+    expect([...packages].filter((p) => p.startsWith('@opentelemetry/'))).toEqual([]);
+    expect(graph.get('src/telemetry/load-tracing.ts')!.filter((i) => i.kind === 'dynamic').map((i) => i.target)).toEqual(['src/telemetry/otel-tracing.ts']);
   });
 
   it('marked and marked-terminal are loaded only on demand (a colour console), never at start-up', () => {

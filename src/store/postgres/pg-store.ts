@@ -19,6 +19,7 @@ import { createPgToolGrantStore } from './pg-tool-grant-store.js';
 import { createPgTranscriptStore } from './pg-transcript-store.js';
 import { createPgUsageStore } from './pg-usage-store.js';
 import { createPgCostStore } from './pg-cost-store.js';
+import { createPgRunTraceStore } from './pg-run-trace-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
 
@@ -53,6 +54,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     outbox: createPgOutboxStore(ex, clock, ownership),
     usage: createPgUsageStore(ex),
     cost: createPgCostStore(ex),
+    traces: createPgRunTraceStore(ex),
     grants: createPgToolGrantStore(ex, clock),
     dedupe: createPgEventDedupe(ex),
     attachments: createPgAttachmentTaskStore(ex),

@@ -18,6 +18,7 @@ import { createSqliteToolGrantStore } from './sqlite-tool-grant-store.js';
 import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
 import { createSqliteUsageStore } from './sqlite-usage-store.js';
 import { createSqliteCostStore } from './sqlite-cost-store.js';
+import { createSqliteRunTraceStore } from './sqlite-run-trace-store.js';
 import { gated, type CallRunner } from './synchronous.js';
 import { TransactionGate } from './transaction-gate.js';
 
@@ -45,6 +46,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     outbox: gated(createSqliteOutboxStore(db, clock), run),
     usage: gated(createSqliteUsageStore(db), run),
     cost: gated(createSqliteCostStore(db), run),
+    traces: gated(createSqliteRunTraceStore(db), run),
     grants: gated(createSqliteToolGrantStore(db, clock), run),
     dedupe: gated(createSqliteEventDedupe(db), run),
     attachments: gated(createSqliteAttachmentTaskStore(db), run),

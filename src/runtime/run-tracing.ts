@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import type { RunOutcome } from '../agent/run-outcome.js';
+import type { Logger } from '../logger.js';
+import type { RunTraceStore } from '../telemetry/run-trace-store.js';
+import type { Tracing } from '../telemetry/tracing.js';
+
+/** What the span of one run execution says about it. */
+export interface RunSpanInfo {
+  readonly runId: string;
+  readonly conversationId: string;
+  readonly platform: string;
+  /** Whom the run acts for (`platform:user id`), or null. */
+  readonly principal: string | null;
+  /** The run executed before (it has steps, or resumes after a question): only then is its first trace looked up. */
+  readonly resumed: boolean;
+}
+
+/** Runs' spans: one `invoke_agent errand` per execution, and the trace a run's posts belong under. */
+export interface RunTracer {
+  /** Runs one execution of a run inside its span; a run resumed (here or elsewhere) links to the trace it started in. */
+  trace(info: RunSpanInfo, execute: () => Promise<RunOutcome>): Promise<RunOutcome>;
+  /** The `traceparent` of the run while it executes in this process (its posts' deliveries hang under it), else null. */
+  parentOf(runId: string): string | null;
+}
+
+/** The principal as a run span carries it by default: a pseudonym that groups one person's runs without naming them. */
+export function principalHash(principal: string): string {
+  return createHash('sha256').update(principal).digest('hex').slice(0, 16);
+}
+
+/** Outcomes that mean the run did not do what it was asked: their span is marked failed with the outcome as `error.type`. */
+const FAILED = new Set<RunOutcome['kind']>(['failed', 'over_budget', 'step_limit', 'target_gone']);
+
+/**
+ * The run tracer over `tracing` and the run traces table. With tracing off it is the execution itself (no read,
+ * no write). On: a first execution writes its trace (not awaited); a resumed one reads the first trace before its
+ * span starts, to link to it. Either failing only loses the link, never the run.
+ */
+export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger: Logger): RunTracer {
+  const live = new Map<string, string>();
+  return {
+    async trace(info, execute) {
+      if (!tracing.enabled) return execute();
+      const earlier = !info.resumed ? null : await traces.traceOf(info.runId).catch((err: unknown) => (logger.debug({ err, runId: info.runId }, 'reading the trace a run started in failed'), null));
+      const attributes = {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'errand',
+        'gen_ai.conversation.id': info.conversationId,
+        'errand.platform': info.platform,
+        'errand.conversation_id': info.conversationId,
+        'errand.run_id': info.runId,
+        'errand.principal': info.principal === null ? undefined : tracing.captureContent ? info.principal : principalHash(info.principal),
+        'errand.run.resumed': info.resumed,
+      };
+      // A new trace of its own (never the child of whatever was active when the coordinator started it).
+      return tracing.span('invoke_agent errand', { parent: null, attributes, links: earlier ? [earlier] : [] }, async (span) => {
+        const traceparent = span.traceparent();
+        live.set(info.runId, traceparent);
+        if (!info.resumed) void traces.recordTrace(info.runId, traceparent).catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
+        try {
+          const outcome = await execute();
+          span.set({ 'errand.run.outcome': outcome.kind });
+          if (FAILED.has(outcome.kind)) span.fail(outcome.kind);
+          return outcome;
+        } finally {
+          live.delete(info.runId);
+        }
+      });
+    },
+    parentOf: (runId) => live.get(runId) ?? null,
+  };
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { RunTraceStore } from '../../telemetry/run-trace-store.js';
+import type { Synchronous } from './synchronous.js';
+
+const row = z.object({ traceparent: z.string() }).optional();
+
+/** Run traces on SQLite: one row per run, the first trace kept. */
+export function createSqliteRunTraceStore(db: Db): Synchronous<RunTraceStore> {
+  const s = db.$client;
+  const get = s.prepare('select traceparent from run_traces where run_id = ?');
+  const put = s.prepare('insert into run_traces (run_id, traceparent) values (?, ?) on conflict (run_id) do nothing');
+  return {
+    traceOf: (runId) => row.parse(get.get(runId))?.traceparent ?? null,
+    recordTrace: (runId, traceparent) => void put.run(runId, traceparent),
+  };
+}

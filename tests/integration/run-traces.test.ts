@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
+import { silentLogger } from '../../src/logger.js';
+import { createRunTracer } from '../../src/runtime/run-tracing.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { loadTracing } from '../../src/telemetry/load-tracing.js';
+import { traceSettingsFrom, tracesConfigured } from '../../src/telemetry/trace-settings.js';
+import { noopTracing, type Tracing } from '../../src/telemetry/tracing.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { startFakeCollector, type FakeCollector } from '../fakes/fake-otlp-collector.js';
+import { waitFor } from '../fakes/wait-for.js';
+
+let dir = '';
+let db: Db;
+let store: Store;
+let collector: FakeCollector;
+const open: Tracing[] = [];
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'errand-run-traces-'));
+  db = openDatabase(join(dir, 'errand.db'));
+  store = createSqliteStore(db, new FakeClock());
+  collector = await startFakeCollector();
+});
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.shutdown();
+  await collector.close();
+  closeDatabase(db);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A process's tracing to the collector (each process of a restart or a cluster has its own). */
+async function processTracing(): Promise<Tracing> {
+  const t = await loadTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.endpoint}/`, OTEL_BSP_SCHEDULE_DELAY: '10' }, silentLogger());
+  open.push(t);
+  return t;
+}
+
+const info = { runId: 'run-1', conversationId: 'slack:T0TEAM001:C0CHAN001:1700000000.000100', platform: 'slack', principal: 'slack:U0ALICE01', resumed: false };
+
+describe('run spans across a restart', () => {
+  it('a run resumed by another process links to the trace it started in, kept in the database', async () => {
+    const first = createRunTracer(await processTracing(), store.traces, silentLogger());
+    await first.trace(info, async () => ({ kind: 'waiting', question: { question: 'Which one?', options: [], toolCallId: 'call_1', askedAt: 0, messageId: null, userId: 'U0ALICE01' } }));
+    await waitFor(() => collector.spans.length === 1, 5_000, 'the first span');
+    const started = collector.spans[0]!;
+    expect(await store.traces.traceOf('run-1')).toBe(`00-${started.traceId}-${started.spanId}-01`);
+
+    const second = createRunTracer(await processTracing(), store.traces, silentLogger());
+    await second.trace({ ...info, resumed: true }, async () => ({ kind: 'completed', summary: null }));
+    await waitFor(() => collector.spans.length === 2, 5_000, 'the resumed span');
+    const resumed = collector.spans[1]!;
+    expect(resumed.traceId).not.toBe(started.traceId);
+    expect(resumed.links).toEqual([{ traceId: started.traceId, spanId: started.spanId }]);
+    expect(resumed.attributes['errand.run.resumed']).toBe(true);
+    // The first trace stays the one recorded.
+    expect(await store.traces.traceOf('run-1')).toBe(`00-${started.traceId}-${started.spanId}-01`);
+  });
+
+  it('a run that failed marks its span with the outcome as error.type; while it runs its deliveries find it as their parent', async () => {
+    const tracer = createRunTracer(await processTracing(), store.traces, silentLogger());
+    let during: string | null = null;
+    await tracer.trace(info, async () => {
+      during = tracer.parentOf('run-1');
+      return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
+    });
+    expect(during).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(tracer.parentOf('run-1')).toBeNull();
+    await waitFor(() => collector.spans.length === 1, 5_000, 'the span');
+    expect(collector.spans[0]).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed' } });
+  });
+
+  it('with tracing off reads and writes nothing', async () => {
+    const tracer = createRunTracer(noopTracing, { traceOf: () => Promise.reject(new Error('read')), recordTrace: () => Promise.reject(new Error('written')) }, silentLogger());
+    expect(await tracer.trace(info, async () => ({ kind: 'completed', summary: 'done' }))).toEqual({ kind: 'completed', summary: 'done' });
+  });
+});
+
+describe('trace settings from the standard variables', () => {
+  it('are off without an OTLP endpoint (or with OTEL_SDK_DISABLED), and loading them then gives the no-op tracing', async () => {
+    expect(tracesConfigured({})).toBe(false);
+    expect(tracesConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' })).toBe(false);
+    expect(await loadTracing({ OTEL_SERVICE_NAME: 'x' }, silentLogger())).toBe(noopTracing);
+  });
+
+  it('read the endpoint, service, headers, time limits, batching and the capture flag', () => {
+    expect(
+      traceSettingsFrom({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318/',
+        OTEL_SERVICE_NAME: 'errand-prod',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%3D,team=ops',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '2500',
+        OTEL_BSP_SCHEDULE_DELAY: '1000',
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'TRUE',
+      }),
+    ).toEqual({
+      url: 'https://otel.example.com:4318/v1/traces',
+      serviceName: 'errand-prod',
+      headers: { 'x-api-key': 'abc=', team: 'ops' },
+      exportTimeoutMs: 2500,
+      scheduleDelayMs: 1000,
+      maxQueueSize: 2048,
+      captureContent: true,
+      protocolNote: null,
+    });
+    const traces = traceSettingsFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://jaeger:4318/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
+    expect(traces).toMatchObject({ url: 'http://jaeger:4318/v1/traces', serviceName: 'errand', captureContent: false, exportTimeoutMs: 10_000 });
+    expect(traces!.protocolNote).toMatch(/sends traces as OTLP\/HTTP JSON/);
+  });
+});
