@@ -84,7 +84,8 @@ export class RunLauncher {
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;
     const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
-    const span = { runId: run.id, conversationId, platform: ref.platform, principal: principal ? `${principal.platform}:${principal.userId}` : null, resumed: run.steps > 0 || resume !== undefined };
+    const budget = agent.budget?.forRun(run.id, payer, run.tokens);
+    const span = { runId: run.id, conversationId, platform: ref.platform, principal: principal ? `${principal.platform}:${principal.userId}` : null, resumed: run.steps > 0 || resume !== undefined, ...(budget ? { spentUsd: () => budget.spentUsd() } : {}) };
     const traced = (execute: () => Promise<RunOutcome>) => (agent.runTracer ? agent.runTracer.trace(span, execute) : execute());
     // A stream still showing steps is closed before the run is settled (and before a shutdown goes on).
     return traced(() => executeRun(
@@ -106,7 +107,7 @@ export class RunLauncher {
         ...(task?.images && task.images.length > 0 ? { goalImages: task.images } : {}),
         toolContext,
         approverId,
-        ...(agent.budget ? { budget: agent.budget.forRun(run.id, payer, run.tokens) } : {}),
+        ...(budget ? { budget } : {}),
         ...(channel.model ? { model: channel.model } : {}),
         ...(resume ? { resume } : {}),
         stepsTaken: run.steps,

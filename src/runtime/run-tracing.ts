@@ -13,6 +13,8 @@ export interface RunSpanInfo {
   readonly principal: string | null;
   /** The run executed before (it has steps, or resumes after a question): only then is its first trace looked up. */
   readonly resumed: boolean;
+  /** What the run has cost in dollars so far (its budget's count), read when it ends. */
+  readonly spentUsd?: () => number;
 }
 
 /** Runs' spans: one `invoke_agent errand` per execution, and the trace a run's posts belong under. */
@@ -59,7 +61,7 @@ export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger:
         if (!info.resumed) void traces.recordTrace(info.runId, traceparent).catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
         try {
           const outcome = await execute();
-          span.set({ 'errand.run.outcome': outcome.kind });
+          span.set({ 'errand.run.outcome': outcome.kind, 'errand.run.cost_usd': info.spentUsd?.() });
           if (FAILED.has(outcome.kind)) span.fail(outcome.kind);
           return outcome;
         } finally {

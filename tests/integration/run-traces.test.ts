@@ -60,17 +60,17 @@ describe('run spans across a restart', () => {
     expect(await store.traces.traceOf('run-1')).toBe(`00-${started.traceId}-${started.spanId}-01`);
   });
 
-  it('a run that failed marks its span with the outcome as error.type; while it runs its deliveries find it as their parent', async () => {
+  it('a run that failed marks its span with the outcome as error.type and carries its cost; while it runs its deliveries find it as their parent', async () => {
     const tracer = createRunTracer(await processTracing(), store.traces, silentLogger());
     let during: string | null = null;
-    await tracer.trace(info, async () => {
+    await tracer.trace({ ...info, spentUsd: () => 0.0125 }, async () => {
       during = tracer.parentOf('run-1');
       return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
     });
     expect(during).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(tracer.parentOf('run-1')).toBeNull();
     await waitFor(() => collector.spans.length === 1, 5_000, 'the span');
-    expect(collector.spans[0]).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed' } });
+    expect(collector.spans[0]).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed', 'errand.run.cost_usd': 0.0125 } });
   });
 
   it('with tracing off reads and writes nothing', async () => {
