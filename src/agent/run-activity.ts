@@ -20,6 +20,8 @@ export interface StepReport {
   readonly output?: string;
   /** What the tool last said while running (MCP progress). */
   readonly progress?: string;
+  /** With `waiting`: what the person is to do (default: approve the call). */
+  readonly waitingFor?: 'approval' | 'connect';
 }
 
 /** Where the runner reports its steps; the coordinator passes them on to the working status (the presence port). */
@@ -57,7 +59,8 @@ export function activityOfEndedTool(toolName: string, callId: string, result: un
 export function runStepOf(a: RunActivity): RunStep | null {
   if (!a.step) return null;
   const tool = a.toolName ?? 'a tool';
-  const title = a.step.status === 'waiting' ? `Waiting for approval to run ${tool}` : (READING_TOOLS.get(tool) ?? `Running ${tool}`);
+  const waiting = a.step.waitingFor === 'connect' ? `Waiting for you to connect ${tool.split('__')[0]}` : `Waiting for approval to run ${tool}`;
+  const title = a.step.status === 'waiting' ? waiting : (READING_TOOLS.get(tool) ?? `Running ${tool}`);
   return { id: a.step.id, title, status: a.step.status, ...(a.step.output ? { output: a.step.output } : {}), ...(a.step.progress ? { progress: stepText(a.step.progress) } : {}) };
 }
 
@@ -68,8 +71,10 @@ export const PROGRESS_EVERY_MS = 1000;
 export interface ProgressReports {
   /** What the tool said about how far it got: passed on unless one went out less than PROGRESS_EVERY_MS ago. */
   readonly report: (text: string) => void;
-  /** The call ended: a late notification can no longer show it as running. */
-  end(): void;
+  /** The call waits on its person (a Connect link was sent): shown at once, and kept once it returned. */
+  readonly waiting: () => void;
+  /** The call ended: a late notification can no longer show it as running. True when it left its step waiting on the person. */
+  end(): boolean;
 }
 
 /**
@@ -79,13 +84,22 @@ export interface ProgressReports {
 export function progressReports(report: ActivityReport, toolName: string, callId: string, now: () => number): ProgressReports {
   let last = Number.NEGATIVE_INFINITY;
   let ended = false;
+  let waiting = false;
   return {
     report(text) {
       const at = now();
-      if (ended || text.trim() === '' || at - last < PROGRESS_EVERY_MS) return;
+      if (ended || waiting || text.trim() === '' || at - last < PROGRESS_EVERY_MS) return;
       last = at;
       report({ ...activityOfTool(toolName), step: { id: callId, status: 'running', progress: text } });
     },
-    end: () => void (ended = true),
+    waiting() {
+      if (ended || waiting) return;
+      waiting = true;
+      report({ ...activityOfTool(toolName), step: { id: callId, status: 'waiting', waitingFor: 'connect' } });
+    },
+    end() {
+      ended = true;
+      return waiting;
+    },
   };
 }

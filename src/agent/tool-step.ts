@@ -152,9 +152,9 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     }
     deps.activity?.(activityOfTool(call.name, call.id));
     const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
-    let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report } : context);
-    progress?.end();
-    deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
+    let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report, reportWaiting: progress.waiting } : context);
+    // A call that left its person a link to follow stays a step waiting on them.
+    if (!progress?.end()) deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
     if (outcome.effect?.kind === 'ask' && ask !== null) {
       outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
     }

@@ -120,7 +120,7 @@ export class OAuthToolServer {
     const key = `${principal.platform}:${principal.userId}`;
     const outcome = await binding.connections.tokenFor(key, this.o.name, { runId: context.runId });
     if (outcome.kind === 'unavailable') return { ok: false, error: `${exposedName} was not run: ${outcome.reason}` };
-    if (outcome.kind === 'authorize') return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url);
+    if (outcome.kind === 'authorize') return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url, false, context.reportWaiting);
     const person = this.sessionFor(binding, key, context.runId);
     try {
       await person.opened;
@@ -131,7 +131,7 @@ export class OAuthToolServer {
     } catch (err) {
       await this.drop(key, person);
       const url = person.provider.authorizationUrl;
-      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true);
+      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true, context.reportWaiting);
       return { ok: false, error: `${exposedName} failed: ${person.session.describe(err)}` };
     }
   }
@@ -162,7 +162,7 @@ export class OAuthToolServer {
     return fresh.kind === 'authorize' ? fresh.url : url.toString();
   }
 
-  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult> {
+  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false, waiting?: () => void): Promise<ToolResult> {
     if (!binding.privateIn(conversationId)) {
       await binding
         .notify(conversationId, userId, `To use **${this.o.name}** for you I need you to connect your account, but a sign-in link cannot be shown to you privately here, so connecting is not possible from this platform yet.`)
@@ -172,6 +172,7 @@ export class OAuthToolServer {
     await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url, again)).catch((err: unknown) =>
       this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'),
     );
+    waiting?.();
     return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name) };
   }
 

@@ -24,6 +24,8 @@ export interface ToolContext {
   readonly signal?: AbortSignal;
   /** Where a long call says how far it got ("3/10 indexing", from MCP progress); set per call, absent: nobody listens. */
   readonly reportProgress?: (text: string) => void;
+  /** The call now waits on its person (it sent them a link to connect): its step shows as waiting on them, also once it returned. */
+  readonly reportWaiting?: () => void;
   now(): number;
 }
 
