@@ -25,8 +25,11 @@ import { checkHealth } from './metrics/health-check.js';
 import { instrumentLlm } from './agent/instrumented-llm.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
+import { connectionsOnHome } from './commands/connections-home.js';
 import { startOAuth, type OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { signInNotes } from './mcp/oauth/sign-in-notes.js';
+import { ElicitationDesk } from './mcp/elicitation/elicitation-desk.js';
+import { signInWaits } from './runtime/sign-in-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -41,6 +44,7 @@ import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
 
 import type { App, AppOptions } from './app-contract.js';
+import type { ElicitationEvent } from './chat/elicitation-form.js';
 
 export type { App, AppOptions, ManagedToolSource } from './app-contract.js';
 
@@ -156,6 +160,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
   let oauth: OAuthRuntime | null = null;
+  const connections = connectionsCommandDeps(config, () => oauth, options.externalTools);
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) =>
@@ -167,8 +172,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
     usage: { store: usage, cost: store.cost, limits, pricing, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
-    connections: connectionsCommandDeps(config, () => oauth, options.externalTools),
+    connections,
   };
+  // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
+  const surfaces = connectionsOnHome(management.surfaces, connections);
   const attachments = createAttachmentIntake({
     store: store.attachments,
     limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
@@ -188,6 +195,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     scheduleManagement: { editor: management.editor },
   });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
+
+  const privateIn = (conversationId: string) => {
+    const ref = conversations.refOf(conversationId);
+    return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+  };
+  const elicitations = new ElicitationDesk({ posts: outbox, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
 
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
   const counted = (run: InterruptedRun | null) => {
@@ -223,15 +236,18 @@ export async function createApp(options: AppOptions): Promise<App> {
       started = true;
       await cluster.recover(clusterHooks);
       const notify = (conversationId: string, userId: string, text: string) => outbox.recordEphemeral(conversationId, userId, text);
-      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger }) });
-      const privateIn = (conversationId: string) => {
-        const ref = conversations.refOf(conversationId);
-        return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+      const relink = async (principal: string, server: string, runId: string) => {
+        const fresh = await oauth?.connections.tokenFor(principal, server, { runId });
+        return fresh?.kind === 'authorize' ? fresh.url : null;
       };
+      const waits = signInWaits({ runs, coordinator });
+      oauth = await startOAuth({ config, store: store.connections, clock, logger, metrics, ...signInNotes({ runs, notify, logger, waits, relink }) });
       if (oauth) options.externalTools?.bindOAuth?.({ connections: oauth.connections, notify, privateIn });
+      options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
+      const sinks = { ...surfaces, onElicitation: (event: ElicitationEvent) => elicitations.handle(event) };
       for (const a of adapters.values()) {
-        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(management.surfaces, a.platform, metrics) : management.surfaces);
+        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(sinks, a.platform, metrics) : sinks);
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import type { CommandReply } from '../../src/chat/inbound.js';
+import type { HomeConnections } from '../../src/chat/home-connections.js';
 import type { HomeModel, ScheduleFormField, ScheduleFormRequest, ScheduleFormValues } from '../../src/chat/schedule-form.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { toSlackButton } from './outbound-message.js';
@@ -53,7 +54,22 @@ export function homeView(model: HomeModel, links: ReadonlyMap<string, string>, n
     blocks.push(...buttonBlocks(s.buttons, `errand-schedule-${s.id}`));
   }
   if (model.newSchedule) blocks.push({ type: 'actions', block_id: 'errand-new-schedule', elements: [toSlackButton(model.newSchedule)] });
+  if (model.connections) blocks.push(...connectionBlocks(model.connections));
   return { type: 'home', blocks: blocks.slice(0, 100) };
+}
+
+/** The Home's Connections section: each of the person's MCP sign-ins with a Disconnect button, then the servers not connected. */
+export function connectionBlocks(connections: HomeConnections): unknown[] {
+  const blocks: unknown[] = [{ type: 'divider' }, { type: 'header', text: { type: 'plain_text', text: 'Your connections' } }];
+  if (connections.connected.length === 0) blocks.push(section('You have not connected any MCP server yet.'));
+  for (const [i, c] of connections.connected.entries()) {
+    // The block id routes the click to the Home's Disconnect handler (schedule-ui.ts).
+    blocks.push({ ...section(c.text), block_id: `errand-home-connection-${i}`, accessory: toSlackButton(c.disconnect) });
+  }
+  if (connections.open.length > 0) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: mrkdwn(`Not connected: ${connections.open.join(', ')}. I send you a Connect link when a request needs one.`) }] });
+  }
+  return blocks;
 }
 
 const metadataSchema = z.object({ scheduleId: z.number().int().positive().nullable() });

@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { parseScheduleActionId } from '../../src/chat/action-id.js';
+import { DISCONNECT_ACTION_PATTERN, parseDisconnectActionId } from '../../src/chat/home-connections.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import type { ScheduleFormRequest } from '../../src/chat/schedule-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
@@ -144,6 +145,22 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
       return { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
     });
     await refresh(parsed.data.user.id, teamId, reply?.text ?? 'Stopped.');
+  });
+
+  // A Disconnect on the Home: the person forgets their own tokens for the server; the Home is published again.
+  app.action({ block_id: /^errand-home-connection/, action_id: DISCONNECT_ACTION_PATTERN }, async ({ ack, body, context }) => {
+    await ack();
+    const parsed = clickSchema.safeParse(body);
+    const teamId = (parsed.success ? parsed.data.team?.id : undefined) ?? context.teamId;
+    const surfaces = deps.surfaces();
+    const server = parsed.success ? parseDisconnectActionId(parsed.data.actions[0]!.action_id) : null;
+    if (!parsed.success || !teamId || !surfaces || server === null) return;
+    const userId = parsed.data.user.id;
+    const text = await surfaces.onDisconnect({ platform: SLACK_PLATFORM, workspace: teamId, userId, server }).catch((err: unknown) => {
+      deps.logger.error({ err, server }, 'disconnecting from the App Home failed');
+      return 'Sorry, that failed. The error was logged; try again in a moment.';
+    });
+    await refresh(userId, teamId, text);
   });
 
   app.view(SCHEDULE_FORM_CALLBACK, async ({ ack, body, view, context }) => {

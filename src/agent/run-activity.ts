@@ -71,10 +71,8 @@ export const PROGRESS_EVERY_MS = 1000;
 export interface ProgressReports {
   /** What the tool said about how far it got: passed on unless one went out less than PROGRESS_EVERY_MS ago. */
   readonly report: (text: string) => void;
-  /** The call waits on its person (a Connect link was sent): shown at once, and kept once it returned. */
-  readonly waiting: () => void;
-  /** The call ended: a late notification can no longer show it as running. True when it left its step waiting on the person. */
-  end(): boolean;
+  /** The call ended: a late notification can no longer show it as running. */
+  end(): void;
 }
 
 /**
@@ -84,22 +82,13 @@ export interface ProgressReports {
 export function progressReports(report: ActivityReport, toolName: string, callId: string, now: () => number): ProgressReports {
   let last = Number.NEGATIVE_INFINITY;
   let ended = false;
-  let waiting = false;
   return {
     report(text) {
       const at = now();
-      if (ended || waiting || text.trim() === '' || at - last < PROGRESS_EVERY_MS) return;
+      if (ended || text.trim() === '' || at - last < PROGRESS_EVERY_MS) return;
       last = at;
       report({ ...activityOfTool(toolName), step: { id: callId, status: 'running', progress: text } });
     },
-    waiting() {
-      if (ended || waiting) return;
-      waiting = true;
-      report({ ...activityOfTool(toolName), step: { id: callId, status: 'waiting', waitingFor: 'connect' } });
-    },
-    end() {
-      ended = true;
-      return waiting;
-    },
+    end: () => void (ended = true),
   };
 }

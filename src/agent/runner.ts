@@ -1,12 +1,11 @@
 import type { RunBudget } from '../budget/budget-stop.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { ImagePart, PendingApproval } from '../records/stored-values.js';
+import type { ImagePart } from '../records/stored-values.js';
 import type { RunOutcome } from './run-outcome.js';
 import { isTargetGone, ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
-import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
 import type { AnswerStream } from '../chat/chat-adapter.js';
 import { createAnswerPreview } from './answer-preview.js';
 import { assembleContext, type RunMemory } from './context-assembly.js';
@@ -15,6 +14,7 @@ import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
 import { estimateToolTokens } from './token-estimate.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
+import { resumedStep, type ResumeInput } from './resume-step.js';
 import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from './tools/tool.js';
 
@@ -54,8 +54,8 @@ export interface RunInput {
   budget?: RunBudget;
   /** The model for this run's requests (a channel's own); absent: the configured one. */
   model?: string;
-  /** Set when the run resumes after a person decided on a tool approval. */
-  resume?: { approval: PendingApproval; decision: ApprovalDecision | 'timeout' };
+  /** Set when the run resumes after a person decided on a tool approval, or a sign-in it waited on ended. */
+  resume?: ResumeInput;
   /** Model steps the run had recorded before this execution (a resumed run goes on counting from there). */
   stepsTaken: number;
 }
@@ -87,23 +87,18 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const awaitPost: AwaitPost = (ticket) => deps.posts.delivered(ticket, signal);
 
   if (input.resume) {
-    const { approval, decision } = input.resume;
-    const allowed = decision === 'once' || decision === 'always';
-    if (!allowed) {
-      const minutes = Math.round(deps.askTimeoutMs / 60_000);
-      const result = decision === 'deny' ? DENIED_RESULT : { ok: false, error: `Nobody approved this tool call within ${minutes} minutes, so it was not run.` };
-      await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(result), toolCallId: approval.call.id });
-    }
+    const step = resumedStep(input.resume, deps.askTimeoutMs, input.approverId ?? null);
+    if (step.skipped) await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(step.skipped.result), toolCallId: step.skipped.callId });
     const resumed = await runToolCalls(
       {
         runId,
-        calls: allowed ? [approval.call, ...approval.remaining] : approval.remaining,
+        calls: step.calls,
         context: input.toolContext,
         signal,
         awaitPost,
         approverId: input.approverId ?? null,
-        completeSummary: approval.completeSummary,
-        ...(allowed ? { approvedCallId: approval.call.id } : {}),
+        completeSummary: step.completeSummary,
+        ...(step.approvedCallId ? { approvedCallId: step.approvedCallId } : {}),
       },
       deps,
     );

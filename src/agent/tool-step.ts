@@ -9,6 +9,7 @@ import { isTargetGone } from '../errors.js';
 import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import { newQuestionId } from './question-identity.js';
+import { signInWait } from './sign-in-wait.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { ToolContext, ToolEffect } from './tools/tool.js';
@@ -152,15 +153,22 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     }
     deps.activity?.(activityOfTool(call.name, call.id));
     const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
-    let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report, reportWaiting: progress.waiting } : context);
-    // A call that left its person a link to follow stays a step waiting on them.
-    if (!progress?.end()) deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
+    let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report } : context);
+    progress?.end();
+    // A call waiting for its person to connect the server is a step waiting on them (reported as the run parks).
+    if (outcome.effect?.kind !== 'sign_in') deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
     if (outcome.effect?.kind === 'ask' && ask !== null) {
       outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
     }
     if (outcome.effect?.kind === 'ask') {
       ask = { call, effect: outcome.effect };
       continue;
+    }
+    if (outcome.effect?.kind === 'sign_in') {
+      // Like an approval: the call waits (parked, durable) until its principal has connected, then runs.
+      if (ask) await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call waits for a sign-in first. Ask it again if you still need to.' });
+      const wait = signInWait({ server: outcome.effect.server, call, remaining: input.calls.slice(i + 1), completeSummary: complete, userId: context.principal?.userId ?? context.userId, now: deps.now() });
+      return parkAndAsk(input, deps, wait.pending, wait.intent, { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'connect' } });
     }
     if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
     const effect = outcome.effect;

@@ -1,3 +1,4 @@
+import type { HomeConnections } from './home-connections.js';
 import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 
@@ -82,4 +83,6 @@ export interface HomeModel {
   readonly schedules: readonly HomeSchedule[];
   /** The New schedule button, when the person may create schedules. */
   readonly newSchedule: OutboundButton | null;
+  /** The person's MCP sign-ins with Disconnect buttons; absent where no server asks people to sign in. */
+  readonly connections?: HomeConnections;
 }

@@ -19,7 +19,7 @@ export interface ScheduleManagement {
   readonly editor: ScheduleEditor;
   home(request: HomeRequest): Promise<HomeModel>;
   /** The App Home and the schedule form, as the adapters' SurfaceSink. */
-  readonly surfaces: SurfaceSink;
+  readonly surfaces: Pick<SurfaceSink, 'onHomeOpened' | 'onScheduleForm'>;
   command(command: InboundCommand): Promise<CommandReply>;
 }
 

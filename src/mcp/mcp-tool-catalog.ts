@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ExternalTool } from '../agent/tools/external-tool.js';
+import type { ExternalTool, SignInNeeded } from '../agent/tools/external-tool.js';
 import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
 import type { McpServerSettings } from '../settings/mcp-server-settings.js';
 import { toolNeedsApproval } from './mcp-tool-filter.js';
@@ -11,7 +11,7 @@ import { qualifiedToolName } from './mcp-tool-names.js';
 export interface CatalogConnection {
   readonly tools: readonly Tool[];
   readonly approval: McpServerSettings['approval'];
-  call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult>;
+  call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult | SignInNeeded>;
 }
 
 /** A server as the catalogue sees it: its name, its connection and its `channels` filter. */

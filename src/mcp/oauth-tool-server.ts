@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import type { SignInNeeded } from '../agent/tools/external-tool.js';
 import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
 import type { Clock } from '../clock.js';
 import type { HttpServerSettings } from '../settings/mcp-server-settings.js';
@@ -9,6 +10,7 @@ import { createMcpSession, type McpSession } from './mcp-session.js';
 import type { OAuthConnections } from './oauth/oauth-connections.js';
 import type { StoredOAuthProvider } from './oauth/stored-oauth-provider.js';
 import { scrubbedError } from './scrubbed-error.js';
+import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
 
 /** How the person a run acts for is told, privately, to connect their account (the outbox's `recordEphemeral`). */
 export type ConnectNotice = (conversationId: string, userId: string, text: string) => Promise<void>;
@@ -36,6 +38,8 @@ export interface OAuthToolServerOptions {
   readonly maxResultChars: number;
   /** The offered tools changed (the first person's session listed them). */
   readonly onToolsChanged: () => void;
+  /** Who asks people this server's questions during a call (bound at app start). */
+  readonly elicitation?: () => ElicitationAsker | null;
   /** Open per-person sessions kept at most (the least recently used is closed first). Default 50. */
   readonly maxSessions?: number;
 }
@@ -109,8 +113,11 @@ export class OAuthToolServer {
   /** Nothing to start: sessions open per person on their first call. */
   async start(): Promise<void> {}
 
-  /** Calls `toolName` for the run's principal with their own token; without a connection, asks them to connect. */
-  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult> {
+  /**
+   * Calls `toolName` for the run's principal with their own token. Without a connection (or when the server wants a
+   * new sign-in) they are sent a private Connect link and the call answers SignInNeeded: the run waits for them.
+   */
+  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult | SignInNeeded> {
     const binding = this.binding;
     if (this.closed) return { ok: false, error: `${exposedName} did not run: Errand is shutting down.` };
     if (!binding) return { ok: false, error: `The MCP server "${this.o.name}" is not ready yet. Try again in a moment.` };
@@ -120,18 +127,18 @@ export class OAuthToolServer {
     const key = `${principal.platform}:${principal.userId}`;
     const outcome = await binding.connections.tokenFor(key, this.o.name, { runId: context.runId });
     if (outcome.kind === 'unavailable') return { ok: false, error: `${exposedName} was not run: ${outcome.reason}` };
-    if (outcome.kind === 'authorize') return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url, false, context.reportWaiting);
+    if (outcome.kind === 'authorize') return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url);
     const person = this.sessionFor(binding, key, context.runId);
     try {
       await person.opened;
       if (toolName === SIGN_IN_TOOL && !this.toolList.some((t) => t.name === SIGN_IN_TOOL)) {
         return { ok: true, connected: true, note: `${principal.userId} is connected to ${this.o.name}; its tools are available now.` };
       }
-      return await this.run(person.session, toolName, exposedName, args, signal, context.reportProgress);
+      return await this.run(person.session, toolName, exposedName, args, signal, context);
     } catch (err) {
       await this.drop(key, person);
       const url = person.provider.authorizationUrl;
-      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true, context.reportWaiting);
+      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true);
       return { ok: false, error: `${exposedName} failed: ${person.session.describe(err)}` };
     }
   }
@@ -162,7 +169,7 @@ export class OAuthToolServer {
     return fresh.kind === 'authorize' ? fresh.url : url.toString();
   }
 
-  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false, waiting?: () => void): Promise<ToolResult> {
+  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult | SignInNeeded> {
     if (!binding.privateIn(conversationId)) {
       await binding
         .notify(conversationId, userId, `To use **${this.o.name}** for you I need you to connect your account, but a sign-in link cannot be shown to you privately here, so connecting is not possible from this platform yet.`)
@@ -172,25 +179,16 @@ export class OAuthToolServer {
     await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url, again)).catch((err: unknown) =>
       this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'),
     );
-    waiting?.();
-    return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name) };
+    return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name), signIn: { server: this.o.name } };
   }
 
-  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, reportProgress?: (text: string) => void): Promise<ToolResult> {
+  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult> {
     const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
-    return timedToolCall(
-      session,
-      toolName,
-      args,
-      signal,
-      limits,
-      async (err, timedOut) => {
-        if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
-        if (signal.aborted) return cancelledError(exposedName);
-        throw err;
-      },
-      reportProgress,
-    );
+    return timedToolCall(session, toolName, args, signal, limits, async (err, timedOut) => {
+      if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
+      if (signal.aborted) return cancelledError(exposedName);
+      throw err;
+    }, { server: this.o.name, exposedName, context });
   }
 
   /** The person's open session (most recently used last), or a new one; the least recently used beyond the bound is closed. */
@@ -208,6 +206,7 @@ export class OAuthToolServer {
       authProvider: provider,
       onUnexpectedClose: () => void this.forget(key),
       onToolListChanged: () => void this.listWith(session),
+      ...(this.o.elicitation ? { elicitation: this.o.elicitation } : {}),
     });
     const opened = (async () => {
       await session.connect();

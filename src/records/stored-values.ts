@@ -23,6 +23,22 @@ export interface PendingApproval {
   completeSummary: string | null;
 }
 
+/**
+ * A tool call of an `auth: "oauth"` MCP server waiting until the run's principal connects their account there
+ * (DESIGN.md "Signing in to MCP servers"), and the calls of the same step that come after it.
+ */
+export interface PendingSignIn {
+  /** The MCP server's name in the configuration. */
+  server: string;
+  call: StoredToolCall;
+  remaining: StoredToolCall[];
+  /** A task_complete summary given earlier in the same step, applied once the step finishes. */
+  completeSummary: string | null;
+}
+
+/** How a sign-in a run waits on ended, as the callback records it (`answer.text` with source `sign_in`). */
+export type SignInEnd = 'connected' | 'denied' | 'failed';
+
 /** The question a `waiting_user` run is parked on. */
 export interface PendingQuestion {
   /**
@@ -33,6 +49,8 @@ export interface PendingQuestion {
   id?: string;
   /** Set when the run waits for a tool approval rather than an ask_user answer. */
   approval?: PendingApproval;
+  /** Set when the run waits for its principal to connect an MCP server (answered by the OAuth callback). */
+  signIn?: PendingSignIn;
   question: string;
   options: string[];
   toolCallId: string;
@@ -42,7 +60,7 @@ export interface PendingQuestion {
   /** The user to mention and whose answer is expected. */
   userId: string | null;
   /** An answer that arrived while no run slot was free (or during shutdown): applied when the run resumes. */
-  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' };
+  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' | 'sign_in' };
 }
 
 /**

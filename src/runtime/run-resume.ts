@@ -1,4 +1,5 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
+import { signInOutcomeOf } from '../agent/sign-in-wait.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { OutboxChanges } from '../outbox/outbox.js';
@@ -7,8 +8,11 @@ import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { RunResume } from './run-launch.js';
 
-/** How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here. */
-export type AnswerSource = 'click' | 'typed' | 'timeout';
+/**
+ * How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here;
+ * `sign_in`: the OAuth callback ended the sign-in the run waited on.
+ */
+export type AnswerSource = 'click' | 'typed' | 'timeout' | 'sign_in';
 
 export interface ResumeDeps {
   store: Pick<Store, 'atomically'>;
@@ -43,7 +47,7 @@ export class RunResumer {
     const resumed = await this.deps.store.atomically(async (tx) => {
       const question = await tx.runs.unpark(run.id);
       if (!question) return null;
-      if (!question.approval) {
+      if (!question.approval && !question.signIn) {
         const result =
           answer === null
             ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
@@ -57,6 +61,7 @@ export class RunResumer {
     });
     if (!resumed) return null;
     const { question, decision, fence } = resumed;
+    if (question.signIn) return { task, fence, resume: { signIn: question.signIn, outcome: signInOutcomeOf(answer, source) } };
     if (!question.approval || !decision) return { task, fence };
     if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
     return { task, fence, resume: { approval: question.approval, decision } };

@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createMcpHub } from '../../src/mcp/mcp-hub.js';
-import { startFakeOAuth, type FakeOAuth } from '../fakes/fake-oauth.js';
+import { disconnectActionId } from '../../src/chat/home-connections.js';
+import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { freePort } from '../support/free-port.js';
 import { toolResults } from './mcp-e2e-kit.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
+import { startRestartableSlackErrand, type RestartableSlackErrand } from './slack-restart-harness.js';
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
@@ -16,7 +18,10 @@ const BOB = 'U0BOB0001';
 
 let e: Errand | null = null;
 let fake: FakeOAuth | null = null;
+let restartable: RestartableSlackErrand | null = null;
 afterEach(async () => {
+  await restartable?.close();
+  restartable = null;
   await e?.app.coordinator.idle();
   await e?.close();
   await fake?.close();
@@ -24,16 +29,20 @@ afterEach(async () => {
   fake = null;
 });
 
-/** Errand on the Slack fake with one `auth: "oauth"` server, `linear`, in front of the fake authorization server. */
-async function startWithLinear(): Promise<{ e: Errand; fake: FakeOAuth; publicUrl: string }> {
-  fake = await startFakeOAuth();
+/** The environment of an Errand with one `auth: "oauth"` server, `linear`, in front of the fake authorization server, and its tool servers. */
+async function linearEnv(f: FakeOAuth): Promise<{ env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> }> {
   const port = await freePort();
-  const publicUrl = `http://127.0.0.1:${port}`;
-  const env = { PUBLIC_URL: publicUrl, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }) };
+  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth' } } }) };
   const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
-  const hub = createMcpHub({ servers, logger: capturingLogger().logger });
-  e = await startErrand({ externalTools: hub, env });
-  return { e, fake, publicUrl };
+  return { env, hub: () => createMcpHub({ servers, logger: capturingLogger().logger }) };
+}
+
+/** Errand on the Slack fake with the `linear` OAuth server. */
+async function startWithLinear(options: FakeOAuthOptions = {}): Promise<{ e: Errand; fake: FakeOAuth }> {
+  fake = await startFakeOAuth(options);
+  const { env, hub } = await linearEnv(fake);
+  e = await startErrand({ externalTools: hub(), env });
+  return { e, fake };
 }
 
 /** What `/connections` (with `text`) answers `user`, as Slack shows the ephemeral reply. */
@@ -43,99 +52,165 @@ async function connections(e: Errand, user: string, text = ''): Promise<string> 
   return (JSON.parse(r.body) as { text: string }).text;
 }
 
+/** The run of the thread rooted at `ts`, if one is active. */
+async function activeRun(e: Errand, ts: string) {
+  const conv = await e.app.conversations.ensure({ platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL, thread: ts });
+  return e.app.runs.active(conv);
+}
+
 /** The Connect link of the newest private notice to `user`. */
-function connectLink(e: Errand, user: string): string | null {
+function connectLink(e: Pick<Errand, 'slack'>, user: string): string | null {
   const notice = e.slack.ephemerals.filter((n) => n.user === user && n.text.includes('connect your account')).at(-1);
   return notice?.text.match(/https?:\/\/[^\s>|]+/)?.[0]?.replaceAll('&amp;', '&') ?? null;
 }
 
 describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorization server, protected MCP server)', () => {
-  it('A without a connection gets a private Connect link and the model an error; after the callback her calls carry her token; B in the same thread is not served with it', async () => {
+  it('the call waits for A to connect (private link, run waiting_user); the callback resumes it with her token; B in the same thread waits for his own', async () => {
     const { e, fake } = await startWithLinear();
-    // 1. Alice has no connection: the call does not reach the server, she is told privately, the model gets an error it can act on.
-    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Please connect linear first.' });
+    // 1. Alice has no connection: the call does not reach the server, she is told privately, and the run waits.
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'what is on my linear board?' });
-    await waitFor(() => texts(e.slack, ts).includes('Please connect linear first.'), 10_000, 'the first answer');
-    expect(e.model.requests[0]!.tools.map((t) => t.function.name)).toContain('linear__sign_in');
-    expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: false, error: `${ALICE} has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.` }]);
     const link = (await waitFor(() => connectLink(e, ALICE), 10_000, "Alice's Connect notice"))!;
+    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Waiting for you to connect') && t.includes(`<@${ALICE}>`)), 10_000, 'the waiting note in the thread');
+    expect(e.model.requests[0]!.tools.map((t) => t.function.name)).toContain('linear__sign_in');
+    expect(e.model.requests).toHaveLength(1);
+    expect(await activeRun(e, ts)).toMatchObject({ status: 'waiting_user', question: { signIn: { server: 'linear' }, userId: ALICE } });
     const notice = e.slack.ephemerals.find((n) => n.user === ALICE)!;
     expect(notice.text).toContain('To use');
-    expect(notice.text).toContain('linear');
     expect(notice.thread_ts).toBe(ts);
     expect(new URL(link).origin).toBe(fake.issuer);
     expect(fake.accepted).toEqual([]);
     expect(e.slack.ephemerals.filter((n) => n.user === BOB)).toEqual([]);
+    // The link is in no public message.
+    expect(texts(e.slack, ts).some((t) => t.includes(fake.issuer))).toBe(false);
 
-    // 2. Alice signs in as a browser would: consent at the authorization server, follow the redirect to /oauth/callback.
+    // 2. Alice signs in as a browser would; the waiting call then runs with her token and the run goes on by itself.
     const back = await fake.consent(link, { subject: 'ana' });
     const page = await fetch(back);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Connected');
-    // The callback tells her, privately, in the thread of the run that asked.
-    const done = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected')), 10_000, 'the Connected note'))!;
-    expect(done.thread_ts).toBe(ts);
-    expect(done.text).toContain('linear');
-
-    // 3. Her next calls carry her token: the tool list is learned from her session, whoami answers "ana".
-    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
-    const before = e.model.requests.length;
-    await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'try again', threadTs: ts });
     await waitFor(() => texts(e.slack, ts).includes('You are ana.'), 10_000, 'the answer with her token');
-    expect(toolResults(e.model.requests[before + 1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
-    expect(e.model.requests[before + 1]!.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining(['linear__whoami', 'linear__write_note']));
-    expect(toolResults(e.model.requests[before + 2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
-    expect(fake.accepted.length).toBeGreaterThan(0);
+    const done = e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected'))!;
+    expect(done.thread_ts).toBe(ts);
+    expect(done.text).toContain('carrying on');
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
+    expect(e.model.requests[1]!.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining(['linear__whoami', 'linear__write_note']));
+    expect(toolResults(e.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
     expect(new Set(fake.accepted.map((a) => a.subject))).toEqual(new Set(['ana']));
     const anasCalls = fake.accepted.length;
+    await e.app.coordinator.idle();
 
-    // 4. Bob writes in the same thread: his run acts for him, and he has no connection, so Alice's token is not used.
-    e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'Bob needs to connect.' });
+    // 3. Bob writes in the same thread: his run acts for him, he has no connection, so it waits for HIS sign-in.
+    e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ben.' });
     const beforeBob = e.model.requests.length;
     await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> and who am I?`, threadTs: ts });
-    await waitFor(() => texts(e.slack, ts).includes('Bob needs to connect.'), 10_000, "Bob's answer");
-    expect(toolResults(e.model.requests[beforeBob + 1]!).at(-1)).toEqual({ ok: false, error: `${BOB} has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.` });
     const bobsLink = (await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice"))!;
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, "Bob's run to wait");
+    expect(e.model.requests).toHaveLength(beforeBob + 1);
     expect(fake.accepted).toHaveLength(anasCalls);
-
-    // Bob connects his own account ("ben"): his calls carry his token, hers still hers.
     expect((await fetch(await fake.consent(bobsLink, { subject: 'ben' }))).status).toBe(200);
-    e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ben.' });
-    const bobAgain = e.model.requests.length;
-    await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> and now?`, threadTs: ts });
     await waitFor(() => texts(e.slack, ts).includes('You are ben.'), 10_000, "Bob's answer with his token");
-    expect(toolResults(e.model.requests[bobAgain + 1]!).at(-1)).toEqual({ ok: true, content: 'ben' });
+    expect(toolResults(e.model.requests[beforeBob + 1]!).at(-1)).toEqual({ ok: true, content: 'ben' });
     expect(fake.accepted.slice(anasCalls).every((a) => a.subject === 'ben')).toBe(true);
-    const bensCalls = fake.accepted.length;
+    await e.app.coordinator.idle();
 
-    // 5. /connections lists hers (never a token), not Bob's; disconnect removes it and her next call asks her to connect again.
+    // 4. /connections lists hers (never a token), not Bob's; disconnect removes it and her next call waits again.
     const listed = await connections(e, ALICE);
     expect(listed).toContain('linear');
     expect(listed).toMatch(/since \d{4}-\d{2}-\d{2}/);
     for (const t of fake.issued) expect(listed).not.toContain(t.accessToken);
     expect(await connections(e, BOB)).toContain('*linear* as ben');
     expect(await connections(e, ALICE, 'disconnect linear')).toContain('Disconnected');
-    expect(await connections(e, ALICE, 'disconnect linear')).toContain('You have no connection to');
     expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
-    e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'Connect again, please.' });
-    const beforeAgain = e.model.requests.length;
+    e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] });
+    const noticesBefore = e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length;
     await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'who am I now?', threadTs: ts });
-    await waitFor(() => texts(e.slack, ts).includes('Connect again, please.'), 10_000, 'the answer after disconnecting');
-    expect(toolResults(e.model.requests[beforeAgain + 1]!).at(-1)).toMatchObject({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear yet`) });
-    expect(fake.accepted).toHaveLength(bensCalls);
+    await waitFor(() => e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length > noticesBefore, 10_000, 'a new Connect notice');
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'her run to wait again');
     // No token in any model request.
     const sent = JSON.stringify(e.model.requests);
     for (const t of fake.issued) expect(sent).not.toContain(t.accessToken);
   });
 
-  it("a scheduled prompt's run uses its creator's connection, though nobody writes in its thread", async () => {
+  it('a person who never connects: after ASK_TIMEOUT_MINUTES the model is told "<person> has not connected linear"', async () => {
     const { e, fake } = await startWithLinear();
-    // Alice connects.
-    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connect first.' });
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Going on without linear.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice');
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    // Not yet: a minute short of the timeout, the heartbeat leaves it waiting.
+    e.clock.advance(24 * 60 * 60_000 - 60_000);
+    await e.app.heartbeat.tick();
+    expect((await activeRun(e, ts))?.status).toBe('waiting_user');
+    e.clock.advance(2 * 60_000);
+    await e.app.heartbeat.tick();
+    await waitFor(() => texts(e.slack, ts).includes('Going on without linear.'), 10_000, 'the answer after the timeout');
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear`) });
+    expect(fake.accepted).toEqual([]);
+  });
+
+  it("a reply in the thread by the person instead of connecting ends the wait: the model reads it; someone else's message is queued", async () => {
+    const { e } = await startWithLinear();
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Fine, without linear.' }, { text: "Bob's request answered." });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> something else`, threadTs: ts });
+    await waitFor(() => texts(e.slack, ts).some((t) => t.startsWith('📝 Queued as task')), 10_000, "Bob's message queued");
+    expect((await activeRun(e, ts))?.status).toBe('waiting_user');
+    await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'skip linear for now', threadTs: ts });
+    await waitFor(() => texts(e.slack, ts).includes('Fine, without linear.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear, so linear__sign_in was not run; instead they wrote: "skip linear for now"`) });
+  });
+
+  it('a stop ends the wait: the run is cancelled, and a later sign-in only connects (nothing resumes)', async () => {
+    const { e, fake } = await startWithLinear();
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'must not be said' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    const run = (await activeRun(e, ts))!;
+    await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'stop', threadTs: ts });
+    await waitFor(async () => (await e.app.runs.get(run.id))?.status === 'cancelled', 5000, 'the run to be cancelled');
+    expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected')), 10_000, 'the Connected note');
+    expect(e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected'))!.text).toContain('ask me again');
+    await e.app.coordinator.idle();
+    expect(e.model.requests).toHaveLength(1);
+    expect((await e.app.runs.get(run.id))?.status).toBe('cancelled');
+    expect(await connections(e, ALICE)).toContain('linear');
+  });
+
+  it('a restart during the wait: the run still waits after it, and the callback to the new process resumes it', async () => {
+    fake = await startFakeOAuth();
+    const f = fake;
+    const { env, hub } = await linearEnv(f);
+    const r = (restartable = await startRestartableSlackErrand({ env, externalTools: hub }));
+    r.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
+    const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'who am I in linear?' });
+    const link = (await waitFor(() => connectLink(r, ALICE), 10_000, 'the Connect notice'))!;
+    const conv = await r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });
+    await waitFor(async () => (await r.app().runs.active(conv))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await r.app().coordinator.idle();
+    await r.stop();
+    await r.start();
+    expect(await r.app().runs.active(conv)).toMatchObject({ status: 'waiting_user', question: { signIn: { server: 'linear' } } });
+    expect((await fetch(await f.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(r.slack, ts).includes('You are ana.'), 10_000, 'the answer after the restart');
+    // The waiting call ran on the new process, then the run went on with her token.
+    expect(toolResults(r.model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
+    expect(toolResults(r.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
+    expect(r.model.requests).toHaveLength(3);
+  });
+
+  it("a scheduled prompt's run uses its creator's connection, though nobody writes in its thread; an unconnected creator is asked and the run waits", async () => {
+    const { e, fake } = await startWithLinear();
+    // Alice connects (her first run waits for it and goes on).
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected, thanks.' });
     const first = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
     const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
     expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
-    await waitFor(() => texts(e.slack, first.ts).includes('Connect first.'), 10_000, 'the first answer');
+    await waitFor(() => texts(e.slack, first.ts).includes('Connected, thanks.'), 10_000, 'the first answer');
+    await e.app.coordinator.idle();
     // Bob, who has no connection, asks for a scheduled prompt: its runs act for him. Alice asks for one too.
     const at = new Date(e.clock.now() + 60 * 60_000).toISOString();
     const schedule = (prompt: string) => ({ toolCalls: [{ name: 'schedule_prompt', arguments: { prompt, kind: 'once', spec: at, timezone: 'UTC' } }] });
@@ -148,20 +223,19 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     await e.app.coordinator.idle();
 
     // When they fire, each run calls linear as the person who scheduled it.
-    // Until someone's session has listed the server's tools the model sees `linear__sign_in` alone (this server
-    // was only signed in to, never called): it signs in first, then asks who it is.
     e.model.respondWith((request) => {
       const goal = JSON.stringify(request.messages);
-      const last = toolResults(request).at(-1) as { ok?: boolean; connected?: boolean } | undefined;
-      if (last === undefined) return { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] };
-      if (last.connected === true) return { toolCalls: [{ name: 'linear__whoami', arguments: {} }] };
+      const last = toolResults(request).at(-1) as { ok?: boolean } | undefined;
+      if (last === undefined) return { toolCalls: [{ name: 'linear__whoami', arguments: {} }] };
       return { text: goal.includes("alice's board") ? 'Alice report done.' : 'Bob report done.' };
     });
     const before = e.model.requests.length;
     e.clock.advance(60 * 60_000 + 1000);
     await waitFor(() => e.slack.messages(CHANNEL, null).filter((m) => m.user === e.slack.botUserId && m.text.includes('Scheduled prompt')).length === 2, 10_000, 'both scheduled posts');
-    await waitFor(() => e.model.requests.length >= before + 5, 10_000, 'both scheduled runs to call linear and answer');
-    await e.app.coordinator.idle();
+    // Bob, the creator, is the one told to connect; his run waits; Alice's run answers with her token.
+    const bobsLink = (await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice"))!;
+    await waitFor(() => e.model.requests.length >= before + 3, 10_000, "Alice's run to answer and Bob's to ask");
+    await waitFor(() => e.slack.messages(CHANNEL).some((m) => m.text.includes('Alice report done.')), 10_000, "Alice's report");
     const last = (who: string) =>
       e.model.requests
         .slice(before)
@@ -169,23 +243,106 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
         .map((r) => toolResults(r).at(-1))
         .at(-1);
     expect(last('alice')).toEqual({ ok: true, content: 'ana' });
-    expect(last('bob')).toMatchObject({ ok: false, error: expect.stringContaining(`${BOB} has not connected linear yet`) });
-    // Bob, the creator, is the one told to connect; Alice's token never served his run.
-    await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice");
     expect(new Set(fake.accepted.map((x) => x.subject))).toEqual(new Set(['ana']));
+    // Bob connects: his scheduled run goes on with his token.
+    expect((await fetch(await fake.consent(bobsLink, { subject: 'ben' }))).status).toBe(200);
+    await waitFor(() => e.slack.messages(CHANNEL).some((m) => m.text.includes('Bob report done.')), 10_000, "Bob's report");
+    expect(last('bob')).toEqual({ ok: true, content: 'ben' });
   });
 
-  it('a person who declines consent gets a clear page and a private note in the thread; nothing is stored', async () => {
+  it('a 403 insufficient_scope waits too: the person is asked to sign in again with the wider scope, and the call then runs', async () => {
+    const { e, fake } = await startWithLinear({ scopesSupported: ['read', 'write'] });
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
+    const first = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
+    expect((await fetch(await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, first.ts).includes('Connected.'), 10_000, 'the first answer');
+    await e.app.coordinator.idle();
+    fake.requireScope('write_note', 'admin');
+
+    e.model.reply({ toolCalls: [{ name: 'linear__write_note', arguments: { text: 'hi' } }] }, { text: 'Written.' });
+    const before = e.model.requests.length;
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'write hi in linear' });
+    // write_note is not read-only: it is approved first; the allowed call then meets the 403 and waits for the sign-in.
+    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Approval needed')), 10_000, 'the approval question');
+    await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'allow', threadTs: ts });
+    const again = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.includes('sign in again')), 10_000, 'the sign-in-again notice'))!;
+    expect(again.thread_ts).toBe(ts);
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    const link = again.text.match(/https?:\/\/[^\s>|]+/)![0].replaceAll('&amp;', '&');
+    expect(new URL(link).searchParams.get('scope')?.split(' ')).toContain('admin');
+    expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Written.'), 10_000, 'the answer after the step-up');
+    expect(toolResults(e.model.requests[before + 1]!).at(-1)).toEqual({ ok: true, content: 'ana wrote hi' });
+    expect(e.model.requests).toHaveLength(before + 2);
+    // Not asked to approve again after the sign-in.
+    expect(texts(e.slack, ts).filter((t) => t.includes('Approval needed'))).toHaveLength(1);
+  });
+
+  it('a link opened after it expired, while the run still waits, brings a fresh link privately; connecting through it resumes the run', async () => {
     const { e, fake } = await startWithLinear();
-    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connect first.' });
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected at last.' });
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
     const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
+    e.clock.advance(11 * 60_000);
+    const page = await fetch(await fake.consent(link, { subject: 'ana' }));
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('expired');
+    const fresh = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('That Connect link had expired')), 10_000, 'the fresh link'))!;
+    expect(fresh.thread_ts).toBe(ts);
+    const freshLink = connectLink(e, ALICE)!;
+    expect(freshLink).not.toBe(link);
+    expect((await activeRun(e, ts))?.status).toBe('waiting_user');
+    expect((await fetch(await fake.consent(freshLink, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Connected at last.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
+  });
+
+  it('a person who declines consent gets a clear page and a private note; the waiting call is not run and the model is told; nothing is stored', async () => {
+    const { e, fake } = await startWithLinear();
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'OK, without linear.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
+    const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
     const page = await fetch(await fake.consent(link, { answer: 'deny' }));
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Not connected');
     const note = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('You did not allow')), 10_000, 'the declined note'))!;
     expect(note.thread_ts).toBe(ts);
+    await waitFor(() => texts(e.slack, ts).includes('OK, without linear.'), 10_000, 'the answer');
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} declined to connect linear`) });
     expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
     expect(fake.accepted).toEqual([]);
+  });
+
+  it('the App Home lists her connections with Disconnect; the click forgets her tokens and the Home shows it; Bob sees only his', async () => {
+    const { e, fake } = await startWithLinear();
+    const homeText = (user: string) => JSON.stringify(e.slack.homeOf(user)?.view.blocks ?? []);
+    await e.slack.openHome(ALICE);
+    await waitFor(() => homeText(ALICE).includes('Your connections'), 10_000, 'the Home with its Connections section');
+    expect(homeText(ALICE)).toContain('You have not connected any MCP server yet.');
+    expect(homeText(ALICE)).toContain('Not connected: linear');
+
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
+    expect((await fetch(await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Connected.'), 10_000, 'the answer');
+    await e.app.coordinator.idle();
+
+    await e.slack.openHome(ALICE);
+    await waitFor(() => homeText(ALICE).includes('as ana'), 10_000, 'her connection on the Home');
+    const disconnect = disconnectActionId('linear');
+    expect(homeText(ALICE)).toContain(disconnect);
+    for (const t of fake.issued) expect(homeText(ALICE)).not.toContain(t.accessToken);
+    await e.slack.openHome(BOB);
+    await waitFor(() => homeText(BOB).includes('Your connections'), 10_000, "Bob's Home");
+    expect(homeText(BOB)).not.toContain('as ana');
+    expect(homeText(BOB)).not.toContain(disconnect);
+
+    await e.slack.clickInView({ user: ALICE, viewId: e.slack.homeOf(ALICE)!.id, actionId: disconnect });
+    await waitFor(() => homeText(ALICE).includes('Disconnected'), 10_000, 'the Home after Disconnect');
+    expect(homeText(ALICE)).not.toContain('as ana');
+    expect(homeText(ALICE)).toContain('You have not connected any MCP server yet.');
+    expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
   });
 });

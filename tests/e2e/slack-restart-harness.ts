@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -23,7 +23,9 @@ export interface RestartableSlackErrand {
   close(): Promise<void>;
 }
 
-export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string> } = {}): Promise<RestartableSlackErrand> {
+export async function startRestartableSlackErrand(
+  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; externalTools?: () => ManagedToolSource } = {},
+): Promise<RestartableSlackErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-restart-'));
   const model = await startFakeOpenAI();
   const slack = await FakeSlack.start({ rateLimit: { burst: 20, perSecond: 400 } });
@@ -54,7 +56,9 @@ export async function startRestartableSlackErrand(opts: { mode?: 'http' | 'socke
       // A restarted process reads its configuration (and ERRAND_CONFIG's file) again.
       const config = loadConfig(env);
       const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning } });
-      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
+      // Tool servers are started and closed with each process, as main.ts does: a fresh source per start.
+      const externalTools = opts.externalTools?.();
+      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(externalTools ? { externalTools } : {}) });
       if (mode === 'http') {
         // Events sent while start-up runs (catch-up) must find the new receiver.
         await current.start();

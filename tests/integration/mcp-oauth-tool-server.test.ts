@@ -67,7 +67,7 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     // Reopening a session costs an initialize round trip each time: the bound of one really closed the other person's.
     expect(boundOfOne).toBeGreaterThan(boundOfTen);
     const before = h.fake.accepted.length;
-    expect(await call(server, 'whoami', 'UCARL')).toEqual({ ok: false, error: 'UCARL has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.' });
+    expect(await call(server, 'whoami', 'UCARL')).toEqual({ ok: false, error: 'UCARL has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.', signIn: { server: 'linear' } });
     expect(h.fake.accepted).toHaveLength(before);
     expect(notices).toEqual([{ userId: 'UCARL', text: expect.stringMatching(/^To use \*\*linear\*\* for you I need you to connect your account\. Connect linear: http/) }]);
     expect(new Set(h.fake.accepted.map((a) => a.subject))).toEqual(new Set(['ana', 'ben']));
@@ -108,7 +108,7 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     server = toolServer(h, 10, notices);
     expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: true, content: 'ana' });
     const write = () => server!.call('write_note', 'linear__write_note', { text: 'hi' }, new AbortController().signal, context('UANA', 'run-2'));
-    expect(await write()).toEqual({ ok: false, error: 'linear asked UANA to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.' });
+    expect(await write()).toEqual({ ok: false, error: 'linear asked UANA to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.', signIn: { server: 'linear' } });
     expect(notices.at(-1)!.text).toMatch(/^To do this in \*\*linear\*\* for you I need you to sign in again/);
     const link = notices.at(-1)!.text.match(/https?:\/\/\S+/)![0];
     expect(new URL(link).searchParams.get('scope')?.split(' ')).toContain('admin');

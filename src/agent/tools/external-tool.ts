@@ -12,8 +12,27 @@ export interface ExternalTool {
   readonly inputSchema: Record<string, unknown>;
   /** A person must approve each call, unless they chose "Always allow here" in this conversation. */
   readonly needsApproval: boolean;
-  /** Never throws for expected failures (timeouts, crashed servers, tool errors): they come back as `{ ok: false }`. */
-  call(args: Record<string, unknown>, context: ToolContext, signal: AbortSignal): Promise<ToolResult>;
+  /**
+   * Never throws for expected failures (timeouts, crashed servers, tool errors): they come back as `{ ok: false }`.
+   * `SignInNeeded`: not run because the run's principal must connect their account first; the run waits for it.
+   */
+  call(args: Record<string, unknown>, context: ToolContext, signal: AbortSignal): Promise<ToolResult | SignInNeeded>;
+}
+
+/**
+ * A call that did not run because the run's principal has not connected their account to an `auth: "oauth"`
+ * server (or must sign in again): they were sent a private Connect link, and the run waits for the callback like
+ * for an approval. `error` is what the model reads if the call is not waited on.
+ */
+export interface SignInNeeded {
+  readonly ok: false;
+  readonly error: string;
+  readonly signIn: { readonly server: string };
+}
+
+/** Whether a tool's answer asks the run to wait for a sign-in. */
+export function isSignInNeeded(result: ToolResult | SignInNeeded): result is SignInNeeded {
+  return result.ok === false && 'signIn' in result && typeof (result as { signIn?: unknown }).signIn === 'object';
 }
 
 /** Where external tools come from; the list may change between steps (servers restart, lists change). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StoredToolCall } from '../../records/stored-values.js';
 import type { LlmTool } from '../llm-client.js';
-import type { ExternalTool, ExternalToolSource } from './external-tool.js';
+import { isSignInNeeded, type ExternalTool, type ExternalToolSource } from './external-tool.js';
 import { fail, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
 
 /** The tools of a run: their JSON Schemas for the model, and validated execution. */
@@ -94,7 +94,8 @@ async function executeExternal(tool: ExternalTool, call: StoredToolCall, args: R
     return fail(`The arguments for ${call.name} must be a JSON object matching its input schema.`);
   }
   try {
-    return { result: await tool.call(args.value as Record<string, unknown>, context, context.signal ?? new AbortController().signal) };
+    const result = await tool.call(args.value as Record<string, unknown>, context, context.signal ?? new AbortController().signal);
+    return isSignInNeeded(result) ? { result: { ok: false, error: result.error }, effect: { kind: 'sign_in', server: result.signIn.server } } : { result };
   } catch (err) {
     return fail(`${call.name} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
   }

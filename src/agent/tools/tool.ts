@@ -24,8 +24,6 @@ export interface ToolContext {
   readonly signal?: AbortSignal;
   /** Where a long call says how far it got ("3/10 indexing", from MCP progress); set per call, absent: nobody listens. */
   readonly reportProgress?: (text: string) => void;
-  /** The call now waits on its person (it sent them a link to connect): its step shows as waiting on them, also once it returned. */
-  readonly reportWaiting?: () => void;
   now(): number;
 }
 
@@ -36,7 +34,9 @@ export type ToolResult = { ok: true; [key: string]: unknown } | { ok: false; err
 export type ToolEffect =
   | { kind: 'update'; text: string }
   | { kind: 'ask'; question: string; options: string[] }
-  | { kind: 'complete'; summary: string };
+  | { kind: 'complete'; summary: string }
+  /** The call did not run: the run's principal must connect `server` first, and the run waits for it. */
+  | { kind: 'sign_in'; server: string };
 
 export interface ToolOutcome {
   readonly result: ToolResult;
