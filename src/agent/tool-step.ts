@@ -155,7 +155,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
     let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report } : context);
     progress?.end();
-    deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
+    // A call waiting for its person to connect the server is a step waiting on them (reported as the run parks).
+    if (outcome.effect?.kind !== 'sign_in') deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
     if (outcome.effect?.kind === 'ask' && ask !== null) {
       outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
     }
@@ -167,7 +168,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       // Like an approval: the call waits (parked, durable) until its principal has connected, then runs.
       if (ask) await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call waits for a sign-in first. Ask it again if you still need to.' });
       const wait = signInWait({ server: outcome.effect.server, call, remaining: input.calls.slice(i + 1), completeSummary: complete, userId: context.principal?.userId ?? context.userId, now: deps.now() });
-      return parkAndAsk(input, deps, wait.pending, wait.intent);
+      return parkAndAsk(input, deps, wait.pending, wait.intent, { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'connect' } });
     }
     if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
     const effect = outcome.effect;

@@ -34,9 +34,10 @@ export const cancelledError = (exposedName: string): ToolResult => ({ ok: false,
 
 /**
  * One tool call on a session, bounded by the server's timeout and the run's signal, its result cut for the
- * model; the server's progress notifications (the call carries a progressToken when the run listens: `origin.context.reportProgress`) are passed on as text. Shared by the servers everyone uses through one session and the per-person OAuth servers; each
+ * model. Shared by the servers everyone uses through one session and the per-person OAuth servers; each
  * tells the model what a failure means for it (`failed` hears whether the timeout passed). While a person answers a
- * question the server asked during the call (`origin` given), the timeout does not count.
+ * question the server asked during the call (`origin` given), the timeout does not count. The server's progress
+ * notifications (the call carries a progressToken when the run listens: `origin.context.reportProgress`) are passed on as text.
  */
 export async function timedToolCall(
   session: McpSession,

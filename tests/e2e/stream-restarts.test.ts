@@ -94,6 +94,38 @@ describe('a SIGKILL while the answer streams', () => {
   }, 120_000);
 });
 
+describe('a SIGKILL while the answer streams under a task card', () => {
+  it('Slack: the message with the card is taken back after the restart, so no card is left spinning, and the answer is in the thread once', async () => {
+    const slack = await FakeSlack.start({ rateLimit: null });
+    // The model reads the thread first (a task card opens the stream), then writes the answer under it.
+    model.respondWith((req) => (req.messages.some((m) => m.role === 'tool') ? { text: ANSWER } : { toolCalls: [{ name: 'read_thread', arguments: {} }] }));
+    try {
+      const start = async () => {
+        errand = startErrandProcess(slackEnv(slack, model, dir));
+        await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
+      };
+      await start();
+      const { ts } = await slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL1', text: 'explain it step by step' });
+      await waitFor(() => slack.callsOf('chat.appendStream').some((c) => String(c.args.markdown_text ?? c.args.chunks ?? '').includes('Step')), 30_000, 'the answer streaming under the card');
+      const card = slack.messages('C0GENERAL1', ts).find((m) => m.tasks !== undefined)!;
+      expect(card.streaming).toBe(true);
+      await errand!.kill();
+      await waitFor(() => slack.socketCount() === 0, 10_000, 'the socket to close');
+
+      model.streamPace({ chunkDelayMs: 0 });
+      await start();
+      await waitFor(() => stepsIn(slack.botTexts('C0GENERAL1', ts)).length >= 12, 60_000, 'the answer after the restart');
+      await waitFor(() => slack.callsOf('chat.delete').some((c) => c.args.ts === card.ts), 30_000, 'the message with the card to be taken back');
+      const texts = slack.botTexts('C0GENERAL1', ts);
+      expect(stepsIn(texts), `${JSON.stringify(texts)}\n${errand!.output()}`).toEqual(everyStep);
+      expect(slack.messages('C0GENERAL1', ts).filter((m) => m.ts === card.ts)).toEqual([]);
+    } finally {
+      await errand?.kill();
+      await slack.close();
+    }
+  }, 120_000);
+});
+
 describe('a SIGKILL after the platform stored the first preview message but before Errand heard back', () => {
   it('Discord: the preview posted again with its nonce returns the stored message, which is deleted; the answer is in the thread once', async () => {
     const discord: FakeDiscord = await startFakeDiscord();
