@@ -8,6 +8,7 @@ import type { ConversationStore } from './conversations/conversation-store.js';
 import type { TranscriptStore } from './conversations/transcript-store.js';
 import type { Logger } from './logger.js';
 import type { OAuthBinding } from './mcp/oauth-tool-server.js';
+import type { ElicitationAsker } from './mcp/elicitation/elicitation-scope.js';
 import type { ToolServerState } from './metrics/health-check.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { Outbox } from './outbox/outbox.js';
@@ -67,6 +68,8 @@ export interface ManagedToolSource extends ExternalToolSource {
    * tools when this process knows none yet, so the call that waited for the sign-in finds its tool.
    */
   connected?(principal: string, server: string): Promise<void>;
+  /** Hands the servers whoever asks people their questions (elicitation) during calls, before `start`. */
+  bindElicitation?(asker: ElicitationAsker): void;
 }
 
 /** The running system, for main.ts, tests and benchmarks. */

@@ -29,6 +29,7 @@ import { connectionsOnHome } from './commands/connections-home.js';
 import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { startSignIns } from './runtime/sign-in-start.js';
 import { reachesPrivately } from './outbox/secret-notice.js';
+import { ElicitationDesk } from './mcp/elicitation/elicitation-desk.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
@@ -43,6 +44,7 @@ import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
 
 import type { App, AppOptions } from './app-contract.js';
+import type { ElicitationEvent } from './chat/elicitation-form.js';
 
 export type { App, AppOptions, ManagedToolSource } from './app-contract.js';
 
@@ -193,6 +195,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
+  const privateIn = (conversationId: string) => {
+    const ref = conversations.refOf(conversationId);
+    return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
+  };
+  const elicitations = new ElicitationDesk({ posts: outbox, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
+
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
   const counted = (run: InterruptedRun | null) => {
     // A run that had recorded its final answer before its process died is completed, not interrupted.
@@ -227,9 +235,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       started = true;
       await cluster.recover(clusterHooks);
       oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics });
+      options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
+      const sinks = { ...surfaces, onElicitation: (event: ElicitationEvent) => elicitations.handle(event) };
       for (const a of adapters.values()) {
-        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(surfaces, a.platform, metrics) : surfaces);
+        await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(sinks, a.platform, metrics) : sinks);
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();

@@ -14,6 +14,8 @@ import { renderConsoleMessage, renderOptions, type ConsoleLook } from './render.
 import { createSessionTranscript } from './session-transcript.js';
 import { CONSOLE_CHANNEL, toConversationRef } from './console-conversation.js';
 import { createConsoleStream } from './console-stream.js';
+import { createConsoleElicitation } from './console-elicitation.js';
+import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { createEchoFilter } from './echo-filter.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
 import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
@@ -72,9 +74,18 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const print = (text: string) => screen.print(text);
   /** The look for one message: on a terminal, word-wrapped to its current width under the two-space indent. */
   const styled = (): ConsoleLook => (out.isTTY === true ? { ...look, wrapWidth: Math.max(20, (out.columns ?? 80) - 2) } : look);
+  let surfaces: SurfaceSink | null = null;
+  const elicitation = createConsoleElicitation({
+    surfaces: () => surfaces,
+    say: (text) => print(renderConsoleMessage('errand (only you see this)', text, styled())),
+    options: (labels) => print(renderOptions(labels, look)),
+    userId: USER,
+  });
 
   const handleLine = async (sink: InboundSink, line: string) => {
     const text = line.trim();
+    // An MCP server's question being answered takes the line first (an empty one keeps a field's default).
+    if (await elicitation.line(text)) return;
     if (text === '') return;
     const cmd = /^\/(\w+)\s*(.*)$/.exec(text);
     if (cmd && COMMANDS.includes(cmd[1] as CommandName)) {
@@ -128,7 +139,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       timezone: { fetchUserTimezone: async () => options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone },
     },
     conversation,
-    async start(sink) {
+    async start(sink, surfaceSink) {
+      surfaces = surfaceSink ?? null;
       // marked and marked-terminal are loaded here, on a colour terminal only: a pipe prints the Markdown as written.
       if (color) look = { color, markdown: await loadMarkdownRenderer(Math.max(20, (out.columns ?? 80) - 2)) };
       const reader = createInterface({ input: options.input, output: out, terminal: interactive, prompt: '> ' });
@@ -186,6 +198,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       const text = `${message.mentionUserId ? '@you ' : ''}${message.text}`;
       for (const piece of splitText(text, maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
       if (isQuestion) print(renderOptions(buttons.map((b) => b.label), look));
+      else if (elicitation.posted(buttons)) working?.asked(keyOf(ref));
       transcript.add('bot', text, id);
       return { id };
     },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ConnectionState } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
+import { createDiscordElicitations } from './elicitation-ui.js';
 import type { Logger } from '../../src/logger.js';
 import type { BotThreads } from './bot-threads.js';
 import { connectClient } from './connect.js';
@@ -71,9 +72,10 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
   /** Wires a fresh gateway client to the sink, logs it in (resolving once ready) and registers the slash commands. */
   const connectGateway = async (sink: InboundSink, surfaces: SurfaceSink | undefined) => {
     const c = newClient();
+    const elicitations = surfaces ? createDiscordElicitations({ surfaces, logger }) : null;
     c.on(Events.MessageCreate, (message) => onMessage(sink, message));
     c.on(Events.InteractionCreate, (interaction) => {
-      handleInteraction(interaction, { sink, ...(surfaces ? { surfaces } : {}), logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals }).catch((err: unknown) =>
+      handleInteraction(interaction, { sink, ...(surfaces ? { surfaces } : {}), logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals, ...(elicitations ? { elicitations } : {}) }).catch((err: unknown) =>
         logger.error({ err, interactionId: interaction.id }, 'answering a Discord interaction failed'),
       );
     });

@@ -10,6 +10,7 @@ import type { Logger } from '../../src/logger.js';
 import { toChannelRef, toConversationRef } from './discord-thread-id.js';
 import { toActionRows } from './outbound-message.js';
 import type { ScheduleModals } from './schedule-modal.js';
+import type { DiscordElicitations } from './elicitation-ui.js';
 import { commandFromInteraction } from './slash-commands.js';
 
 /** Discord drops an interaction not acknowledged within 3 s; defer well before that. */
@@ -25,6 +26,8 @@ export interface InteractionContext {
   readonly markThread: (threadId: string) => void;
   /** The schedule form as modals (`/schedules add`, Edit, reopening after errors). */
   readonly modals: ScheduleModals;
+  /** MCP servers' questions (their buttons and forms); absent without surfaces. */
+  readonly elicitations?: DiscordElicitations;
 }
 
 const SORRY: CommandReply = { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
@@ -166,6 +169,7 @@ async function handleModalSubmit(interaction: ModalSubmitInteraction, ctx: Inter
 
 async function handleButton(interaction: ButtonInteraction, ctx: InteractionContext): Promise<void> {
   if (await handleScheduleButton(interaction, ctx)) return;
+  if (ctx.elicitations && (await ctx.elicitations.onButton(interaction))) return;
   const ref = parseActionId(interaction.customId);
   const where = whereOf(interaction);
   if (!ref || !where) {
@@ -198,5 +202,8 @@ function buttonLabel(component: ButtonInteraction['component']): string {
 export async function handleInteraction(interaction: Interaction, ctx: InteractionContext): Promise<void> {
   if (interaction.isChatInputCommand()) return handleCommand(interaction, ctx);
   if (interaction.isButton()) return handleButton(interaction, ctx);
-  if (interaction.isModalSubmit()) return handleModalSubmit(interaction, ctx);
+  if (interaction.isModalSubmit()) {
+    if (ctx.elicitations && (await ctx.elicitations.onModal(interaction))) return;
+    return handleModalSubmit(interaction, ctx);
+  }
 }

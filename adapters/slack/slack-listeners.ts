@@ -6,6 +6,7 @@ import { registerAssistantEvents } from './assistant-events.js';
 import type { AssistantThreads } from './assistant-threads.js';
 import type { App } from './bolt.js';
 import type { BotThreads } from './bot-threads.js';
+import { registerElicitationUi } from './elicitation-ui.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
 import { createEventRoutes } from './event-routes.js';
 import { escapeText } from './mrkdwn.js';
@@ -63,5 +64,6 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps): void 
   const scheduleUi = registerScheduleUi(app, routes, { ...base, surfaces: deps.surfaces, call: deps.api });
   registerSlashCommands(app, { ...base, ackBudgetMs: deps.commandAckBudgetMs, scheduleUi });
   registerActions(app, { ...base, onAnswered });
+  registerElicitationUi(app, { surfaces: deps.surfaces, call: deps.api, logger });
   app.error(async (err) => logger.error({ err }, 'Bolt listener error'));
 }

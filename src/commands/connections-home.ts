@@ -19,7 +19,7 @@ export async function buildHomeConnections(request: Pick<HomeRequest, 'platform'
  * the person's own sign-ins with Disconnect, which forgets their tokens as `/connections disconnect` does. A person
  * only ever sees and disconnects their own (the principal is whoever opened the Home or clicked).
  */
-export function connectionsOnHome(surfaces: Omit<SurfaceSink, 'onDisconnect'>, deps: ConnectionsCommandDeps): SurfaceSink {
+export function connectionsOnHome(surfaces: Pick<SurfaceSink, 'onHomeOpened' | 'onScheduleForm'>, deps: ConnectionsCommandDeps): Pick<SurfaceSink, 'onHomeOpened' | 'onScheduleForm' | 'onDisconnect'> {
   return {
     onScheduleForm: (submission) => surfaces.onScheduleForm(submission),
     async onHomeOpened(request) {

@@ -18,8 +18,8 @@ export interface ScheduleManagementDeps extends ScheduleEditorDeps {
 export interface ScheduleManagement {
   readonly editor: ScheduleEditor;
   home(request: HomeRequest): Promise<HomeModel>;
-  /** The App Home and the schedule form, as the adapters' SurfaceSink (the Connections section is added beside: connections-home.ts). */
-  readonly surfaces: Omit<SurfaceSink, 'onDisconnect'>;
+  /** The App Home and the schedule form, as the adapters' SurfaceSink. */
+  readonly surfaces: Pick<SurfaceSink, 'onHomeOpened' | 'onScheduleForm'>;
   command(command: InboundCommand): Promise<CommandReply>;
 }
 

@@ -270,21 +270,6 @@ export const usageDaily = pgTable(
 );
 
 /**
- * Outbound pacing shared by every process: the earliest time the next post may go to a channel.
- * A process reserves a slot with one atomic upsert (cluster/channel-pacing.ts), so two processes
- * never post to one channel faster than the platform allows.
- */
-export const channelPacing = pgTable(
-  'channel_pacing',
-  {
-    platform: text('platform').notNull(),
-    channel: text('channel').notNull(),
-    nextAllowedAt: epochMs('next_allowed_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.platform, t.channel] })],
-);
-
-/**
  * Which process posts a conversation's pending outbox rows, and until when that claim holds without a
  * renewal (store/postgres/pg-outbox-claims.ts). One row per conversation being posted to, deleted when its
  * holder has drained the rows; a holder that died loses it once `claim_until` passes. SQLite needs no such
@@ -299,7 +284,9 @@ export const outboxClaims = pgTable('outbox_claims', {
 });
 
 export type PgRunRow = typeof runs.$inferSelect;
-export type PgChannelPacingRow = typeof channelPacing.$inferSelect;
+
+// Outbound pacing shared by every process, in its own file.
+export * from './pg-pacing-schema.js';
 
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './pg-oauth-schema.js';

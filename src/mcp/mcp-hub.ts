@@ -7,6 +7,7 @@ import { McpToolCatalog } from './mcp-tool-catalog.js';
 import { OAuthToolServer, type OAuthBinding } from './oauth-tool-server.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './mcp-tool-result.js';
 import { exponentialBackoff, type RestartBackoff } from './restart-backoff.js';
+import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
 
 export interface McpHubOptions {
   /** `config.file.settings.mcpServers`, in file order (the first of two clashing tool names wins). */
@@ -43,6 +44,8 @@ export interface McpHub extends ExternalToolSource {
   status(): McpServerStatus[];
   /** Hands the `auth: "oauth"` servers the running OAuth service (app start, before `start`). */
   bindOAuth(binding: OAuthBinding): void;
+  /** Hands every server the asker of their questions (elicitation) during calls (app start, before `start`). */
+  bindElicitation(asker: ElicitationAsker): void;
   /** The person disconnected `server` (`/connections disconnect`): their open session to it is closed. */
   disconnected(principal: string, server: string): Promise<void>;
   /** The person connected `server`: their session opens (learning the server's tools if none are known yet). */
@@ -58,6 +61,8 @@ export function createMcpHub(options: McpHubOptions): McpHub {
   const clock = options.clock ?? systemClock;
   const backoff = options.backoff ?? exponentialBackoff();
   let catalog: McpToolCatalog | null = null;
+  let asker: ElicitationAsker | null = null;
+  const elicitation = () => asker;
   const oauthServers = new Map<string, OAuthToolServer>();
   const servers = Object.entries(options.servers).map(([name, settings]) => {
     const channels = settings.channels ? new Set(settings.channels) : null;
@@ -69,6 +74,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         clock,
         maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
         onToolsChanged: () => catalog?.rebuild(),
+        elicitation,
       });
       oauthServers.set(name, connection);
       return { name, connection, channels };
@@ -82,6 +88,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       startTimeoutMs: options.startTimeoutMs ?? 30_000,
       maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
       onToolsChanged: () => catalog?.rebuild(),
+      elicitation,
     });
     return { name, connection, channels };
   });
@@ -113,6 +120,9 @@ export function createMcpHub(options: McpHubOptions): McpHub {
     toolsFor: (conversation) => catalog.toolsFor(conversation),
     bindOAuth(binding) {
       for (const server of oauthServers.values()) server.bind(binding);
+    },
+    bindElicitation(bound) {
+      asker = bound;
     },
     disconnected: async (principal, server) => oauthServers.get(server)?.forget(principal),
     connected: async (principal, server) => oauthServers.get(server)?.open(principal),

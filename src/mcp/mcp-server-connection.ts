@@ -1,13 +1,14 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { ToolResult } from '../agent/tools/tool.js';
+import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
 import type { Clock } from '../clock.js';
 import type { McpServerSettings } from '../settings/mcp-server-settings.js';
 import { filterServerTools } from './mcp-tool-filter.js';
 import { scrubbedError } from './scrubbed-error.js';
 import { cancelledError, timedOutError, timedToolCall } from './timed-tool-call.js';
 import { createMcpSession, type McpSession } from './mcp-session.js';
+import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
 import type { RestartBackoff } from './restart-backoff.js';
 
 /** Where a server is in its life; `reason` says why it is not connected. */
@@ -29,6 +30,8 @@ export interface McpConnectionOptions {
   readonly maxResultChars: number;
   /** The offered tools changed (connected, restarted, list_changed). */
   readonly onToolsChanged: () => void;
+  /** Who asks people this server's questions during a call (bound at app start). */
+  readonly elicitation?: () => ElicitationAsker | null;
 }
 
 /** A connection that stayed up this long resets the restart backoff. */
@@ -93,12 +96,13 @@ export class McpServerConnection {
   }
 
   /** Calls one tool of this server; `exposedName` is what the model called it. */
-  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult> {
     const session = this.session;
     if (this.state.kind !== 'connected' || !session) return this.notRunning();
     if (signal.aborted) return { ok: false, error: `${exposedName} was not run: the run was stopped.` };
     const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
-    return timedToolCall(session, toolName, args, signal, limits, (err, timedOut) => this.callFailed(err, session, exposedName, signal, timedOut));
+    const origin = context ? { server: this.o.name, exposedName, context } : undefined;
+    return timedToolCall(session, toolName, args, signal, limits, (err, timedOut) => this.callFailed(err, session, exposedName, signal, timedOut), origin);
   }
 
   /** Stops restarts and closes the session (for stdio: the child process is gone when this resolves). */
@@ -142,6 +146,7 @@ export class McpServerConnection {
       logger: this.o.logger,
       onUnexpectedClose: () => this.crashed(session, null),
       onToolListChanged: () => void this.refreshTools(session),
+      ...(this.o.elicitation ? { elicitation: this.o.elicitation } : {}),
     });
     this.session = session;
     const seconds = Math.round(this.o.startTimeoutMs / 1000);

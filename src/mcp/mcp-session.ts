@@ -4,14 +4,22 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
+import { ELICITATION_CAPABILITY, routeElicitation } from './elicitation/elicitation-route.js';
+import type { ElicitationAsker, ElicitationScope } from './elicitation/elicitation-scope.js';
 import { describeFailure, httpStatusOf, type FailureContext } from './failure-reason.js';
 import { scrubbedError, scrubberFor } from './scrubbed-error.js';
 import { watchStdioProcess, type StdioProcessWatch } from './stdio-process-watch.js';
 
 const CLIENT_INFO = { name: 'errand', version: '0.1.0' };
+
+/**
+ * The SDK's timeout for a call that may ask a person something: the caller's deadline (paused while the person
+ * answers) ends it first, so this is only a backstop — the longest timer Node arms.
+ */
+const QUESTION_BACKSTOP_MS = 2_147_483_647;
 
 /** Statuses a Streamable HTTP endpoint answers when it only speaks the old HTTP+SSE protocol. */
 const STREAMABLE_NOT_SUPPORTED = new Set([400, 404, 405]);
@@ -25,6 +33,15 @@ export interface McpSessionOptions {
   readonly onToolListChanged: () => void;
   /** For an `auth: "oauth"` server: the person's sign-in, whose token every request of this session carries. */
   readonly authProvider?: OAuthClientProvider;
+  /** Who asks people the server's questions (elicitation) during a call; null or absent: questions are cancelled. */
+  readonly elicitation?: () => ElicitationAsker | null;
+}
+
+/** How one call runs: the run's signal, the SDK's timeout, and (for questions the server asks during it) the call's scope. */
+export interface CallOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly scope?: ElicitationScope;
 }
 
 /** One live connection to one MCP server: a client plus its transport. A restart makes a new session. */
@@ -33,7 +50,7 @@ export interface McpSession {
   readonly pid: number | null;
   connect(): Promise<void>;
   listTools(signal?: AbortSignal): Promise<Tool[]>;
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult>;
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
   /** A readable reason for an error of this session ("exited with code 1: …", "HTTP 401 from …"), safe to show. */
   describe(err: unknown): string;
   /** Takes the server's real URL and its secret parts out of a text (an error message) before it is shown. */
@@ -54,10 +71,16 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   let watch: StdioProcessWatch | null = null;
   let connected = false;
   let closing = false;
+  const inFlight = new Set<ElicitationScope>();
 
   const newClient = (): Client => {
-    const c = new Client(CLIENT_INFO, { capabilities: {} });
+    const c = new Client(CLIENT_INFO, { capabilities: { ...ELICITATION_CAPABILITY } });
     c.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged());
+    // The SDK's own handler would reject a form it cannot type (a nested object) before the thread hears of it.
+    c.fallbackRequestHandler = async (request) => {
+      if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      return routeElicitation(request.params, inFlight, options.elicitation?.() ?? null, logger);
+    };
     c.onclose = () => {
       if (connected && !closing && c === client) options.onUnexpectedClose();
     };
@@ -120,10 +143,17 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       } while (cursor);
       return tools;
     },
-    async callTool(name, args, { signal, timeoutMs }) {
+    async callTool(name, args, { signal, timeoutMs, scope }) {
       if (!client) throw new Error('not connected');
-      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs });
-      return result as CallToolResult;
+      if (scope) inFlight.add(scope);
+      try {
+        // The call's deadline is the caller's (it pauses while a person answers a question); the SDK's is only a backstop.
+        const timeout = scope ? QUESTION_BACKSTOP_MS : timeoutMs;
+        const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout });
+        return result as CallToolResult;
+      } finally {
+        if (scope) inFlight.delete(scope);
+      }
     },
     describe: (err) => scrub(describeFailure(err, where())),
     scrub,

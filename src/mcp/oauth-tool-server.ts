@@ -10,6 +10,7 @@ import { createMcpSession, type McpSession } from './mcp-session.js';
 import type { OAuthConnections } from './oauth/oauth-connections.js';
 import type { StoredOAuthProvider } from './oauth/stored-oauth-provider.js';
 import { scrubbedError } from './scrubbed-error.js';
+import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
 
 /** How the person a run acts for is told, privately, to connect their account (the outbox's `recordEphemeral`). */
 export type ConnectNotice = (conversationId: string, userId: string, text: string) => Promise<void>;
@@ -37,6 +38,8 @@ export interface OAuthToolServerOptions {
   readonly maxResultChars: number;
   /** The offered tools changed (the first person's session listed them). */
   readonly onToolsChanged: () => void;
+  /** Who asks people this server's questions during a call (bound at app start). */
+  readonly elicitation?: () => ElicitationAsker | null;
   /** Open per-person sessions kept at most (the least recently used is closed first). Default 50. */
   readonly maxSessions?: number;
 }
@@ -131,7 +134,7 @@ export class OAuthToolServer {
       if (toolName === SIGN_IN_TOOL && !this.toolList.some((t) => t.name === SIGN_IN_TOOL)) {
         return { ok: true, connected: true, note: `${principal.userId} is connected to ${this.o.name}; its tools are available now.` };
       }
-      return await this.run(person.session, toolName, exposedName, args, signal);
+      return await this.run(person.session, toolName, exposedName, args, signal, context);
     } catch (err) {
       await this.drop(key, person);
       const url = person.provider.authorizationUrl;
@@ -190,13 +193,13 @@ export class OAuthToolServer {
     return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name), signIn: { server: this.o.name } };
   }
 
-  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult> {
     const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
     return timedToolCall(session, toolName, args, signal, limits, async (err, timedOut) => {
       if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
       if (signal.aborted) return cancelledError(exposedName);
       throw err;
-    });
+    }, { server: this.o.name, exposedName, context });
   }
 
   /** The person's open session (most recently used last), or a new one; the least recently used beyond the bound is closed. */
@@ -214,6 +217,7 @@ export class OAuthToolServer {
       authProvider: provider,
       onUnexpectedClose: () => void this.forget(key),
       onToolListChanged: () => void this.listWith(session),
+      ...(this.o.elicitation ? { elicitation: this.o.elicitation } : {}),
     });
     const opened = (async () => {
       await session.connect();

@@ -1,13 +1,21 @@
-import type { ToolResult } from '../agent/tools/tool.js';
+import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
 import type { Clock } from '../clock.js';
 import { toToolResult } from './mcp-tool-result.js';
 import type { McpSession } from './mcp-session.js';
+import { pausableDeadline } from './pausable-deadline.js';
 
 /** The server's limits a call runs under. */
 export interface CallLimits {
   readonly clock: Clock;
   readonly timeoutSeconds: number;
   readonly maxResultChars: number;
+}
+
+/** The call as a question from its server sees it: which server and tool, for whom (absent: questions are refused). */
+export interface CallOrigin {
+  readonly server: string;
+  readonly exposedName: string;
+  readonly context: ToolContext;
 }
 
 /** What the model reads when a call outlived the server's `timeoutSeconds`. */
@@ -22,7 +30,8 @@ export const cancelledError = (exposedName: string): ToolResult => ({ ok: false,
 /**
  * One tool call on a session, bounded by the server's timeout and the run's signal, its result cut for the
  * model. Shared by the servers everyone uses through one session and the per-person OAuth servers; each
- * tells the model what a failure means for it (`failed` hears whether the timeout passed).
+ * tells the model what a failure means for it (`failed` hears whether the timeout passed). While a person answers a
+ * question the server asked during the call (`origin` given), the timeout does not count.
  */
 export async function timedToolCall(
   session: McpSession,
@@ -31,16 +40,19 @@ export async function timedToolCall(
   signal: AbortSignal,
   limits: CallLimits,
   failed: (err: unknown, timedOut: AbortSignal) => Promise<ToolResult>,
+  origin?: CallOrigin,
 ): Promise<ToolResult> {
   const timeoutMs = limits.timeoutSeconds * 1000;
   const timeout = new AbortController();
-  const timer = limits.clock.setTimer(() => timeout.abort(), timeoutMs);
+  const deadline = pausableDeadline(limits.clock, timeoutMs, () => timeout.abort());
+  const callSignal = AbortSignal.any([signal, timeout.signal]);
+  const scope = origin ? { ...origin, signal: callSignal, hold: deadline.hold } : undefined;
   try {
-    const result = await session.callTool(toolName, args, { signal: AbortSignal.any([signal, timeout.signal]), timeoutMs });
+    const result = await session.callTool(toolName, args, { signal: callSignal, timeoutMs, ...(scope ? { scope } : {}) });
     return toToolResult(result, limits.maxResultChars);
   } catch (err) {
     return await failed(err, timeout.signal);
   } finally {
-    limits.clock.clearTimer(timer);
+    deadline.clear();
   }
 }

@@ -37,6 +37,10 @@ export function countingSurfaces(surfaces: SurfaceSink, platform: string, metric
       metrics.inbound(platform);
       return surfaces.onScheduleForm(submission);
     },
+    onElicitation(event) {
+      metrics.inbound(platform);
+      return surfaces.onElicitation(event);
+    },
     onDisconnect(request) {
       metrics.inbound(platform);
       return surfaces.onDisconnect(request);

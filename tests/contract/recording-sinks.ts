@@ -2,6 +2,7 @@ import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../../src/chat/schedule-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
+import type { ElicitationEvent, ElicitationReply } from '../../src/chat/elicitation-form.js';
 import type { DisconnectRequest } from '../../src/chat/home-connections.js';
 
 /** An InboundSink that records what an adapter hands to the core. */
@@ -46,6 +47,14 @@ export class RecordingSurfaces implements SurfaceSink {
   async onScheduleForm(submission: ScheduleFormSubmission): Promise<ScheduleFormResult> {
     this.submissions.push(submission);
     return this.formResult;
+  }
+
+  readonly elicitations: ElicitationEvent[] = [];
+  elicitationReply: ElicitationReply = { kind: 'refused', text: 'This question is closed.' };
+
+  async onElicitation(event: ElicitationEvent): Promise<ElicitationReply> {
+    this.elicitations.push(event);
+    return this.elicitationReply;
   }
 
   readonly disconnects: DisconnectRequest[] = [];

@@ -24,7 +24,7 @@ export interface RestartableSlackErrand {
 }
 
 export async function startRestartableSlackErrand(
-  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; /** Tool servers for each start (a stopped app closes its own). */ externalTools?: () => ManagedToolSource } = {},
+  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; externalTools?: () => ManagedToolSource } = {},
 ): Promise<RestartableSlackErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-restart-'));
   const model = await startFakeOpenAI();
@@ -56,8 +56,9 @@ export async function startRestartableSlackErrand(
       // A restarted process reads its configuration (and ERRAND_CONFIG's file) again.
       const config = loadConfig(env);
       const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning } });
-      const tools = opts.externalTools?.();
-      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(tools ? { externalTools: tools } : {}) });
+      // Tool servers are started and closed with each process, as main.ts does: a fresh source per start.
+      const externalTools = opts.externalTools?.();
+      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(externalTools ? { externalTools } : {}) });
       if (mode === 'http') {
         // Events sent while start-up runs (catch-up) must find the new receiver.
         await current.start();

@@ -613,20 +613,14 @@ export class FakeSlack {
    * says otherwise. The answer is the app's acknowledgement body (`response_action` and the like);
    * an `update` replaces the stored view like Slack does.
    */
-  async submitView(input: { user: string; viewId: string; values?: Record<string, string> }): Promise<{ delivery: Delivery; response: Record<string, unknown> | null }> {
+  async submitView(input: { user: string; viewId: string; values?: Record<string, string | readonly string[]> }): Promise<{ delivery: Delivery; response: Record<string, unknown> | null }> {
     const stored = this.views.get(input.viewId);
     if (!stored) throw new Error(`fake-slack: no view ${input.viewId}`);
     const state: Record<string, Record<string, unknown>> = {};
-    for (const block of stored.view.blocks as { type?: string; block_id?: string; element?: { type: string; action_id: string; initial_value?: string; initial_conversation?: string } }[]) {
+    for (const block of stored.view.blocks as { type?: string; block_id?: string; element?: ViewInputElement }[]) {
       if (block.type !== 'input' || !block.block_id || !block.element) continue;
       const e = block.element;
-      const given = input.values?.[block.block_id];
-      state[block.block_id] = {
-        [e.action_id]:
-          e.type === 'conversations_select'
-            ? { type: e.type, selected_conversation: given ?? e.initial_conversation ?? null }
-            : { type: e.type, value: given ?? e.initial_value ?? null },
-      };
+      state[block.block_id] = { [e.action_id]: inputState(e, input.values?.[block.block_id]) };
     }
     const payload = {
       type: 'view_submission',
@@ -686,8 +680,10 @@ export class FakeSlack {
   private viewProblem(view: StoredView['view']): string | null {
     if (view.blocks.length > 100) return 'more than 100 blocks';
     if (view.type === 'modal' && !view.title) return 'a modal needs a title';
-    for (const b of view.blocks as { type?: string; label?: unknown; element?: unknown; text?: { text?: string } }[]) {
+    if (view.type === 'modal' && ((view.title as { text?: string }).text ?? '').length > 24) return 'a modal title is at most 24 characters';
+    for (const b of view.blocks as { type?: string; label?: { text?: string }; element?: ViewInputElement; text?: { text?: string } }[]) {
       if (b.type === 'input' && (!b.label || !b.element)) return 'input block needs a label and an element';
+      if (b.type === 'input' && inputProblem(b)) return inputProblem(b);
       if (b.type === 'section' && (b.text?.text ?? '').length > MAX_SECTION_TEXT) return 'section text longer than 3000';
     }
     return blockProblem(view.blocks.filter((b) => (b as { type?: string }).type !== 'input'));
@@ -1064,4 +1060,67 @@ export class FakeSlack {
         return { ok: false, error: 'unknown_method' };
     }
   }
+}
+
+/** An input block's element as the fake reads it back on submission. */
+interface ViewInputElement {
+  readonly type: string;
+  readonly action_id: string;
+  readonly initial_value?: string;
+  readonly initial_conversation?: string;
+  readonly initial_date?: string;
+  readonly options?: readonly { text: unknown; value: string }[];
+  readonly initial_option?: { text: unknown; value: string };
+  readonly initial_options?: readonly { text: unknown; value: string }[];
+}
+
+/**
+ * What Slack puts in `view.state.values` for one input on submission: the prefilled entry unless `given`
+ * (an option's value, or several for a multi-select) replaces it, in the shape of the element's type.
+ */
+function inputState(e: ViewInputElement, given: string | readonly string[] | undefined): Record<string, unknown> {
+  const option = (value: string) => {
+    const found = e.options?.find((o) => o.value === value);
+    if (!found) throw new Error(`fake-slack: ${e.type} has no option ${value}`);
+    return found;
+  };
+  switch (e.type) {
+    case 'conversations_select':
+      return { type: e.type, selected_conversation: (given as string | undefined) ?? e.initial_conversation ?? null };
+    case 'static_select':
+    case 'radio_buttons':
+      return { type: e.type, selected_option: given !== undefined ? option(given as string) : (e.initial_option ?? null) };
+    case 'multi_static_select':
+    case 'checkboxes':
+      return { type: e.type, selected_options: given !== undefined ? [given].flat().map(option) : (e.initial_options ?? []) };
+    case 'datepicker':
+      return { type: e.type, selected_date: (given as string | undefined) ?? e.initial_date ?? null };
+    default:
+      return { type: e.type, value: (given as string | undefined) ?? e.initial_value ?? null };
+  }
+}
+
+/** Block Kit's limits on a modal's inputs, as Slack answers `invalid_arguments` for them. */
+function inputProblem(block: { label?: { text?: string }; element?: ViewInputElement & { max_length?: number; min_length?: number; is_decimal_allowed?: unknown; max_selected_items?: number } }): string | null {
+  const e = block.element;
+  if (!e) return null;
+  if ((block.label?.text ?? '').length > 2000) return 'input label longer than 2000';
+  const known = ['plain_text_input', 'email_text_input', 'url_text_input', 'number_input', 'datepicker', 'static_select', 'multi_static_select', 'radio_buttons', 'checkboxes', 'conversations_select'];
+  if (!known.includes(e.type)) return `unknown input element ${e.type}`;
+  if (e.max_length !== undefined && (e.max_length < 1 || e.max_length > 3000)) return 'max_length must be 1–3000';
+  if (e.min_length !== undefined && (e.min_length < 0 || e.min_length > 3000)) return 'min_length must be 0–3000';
+  if (e.type === 'number_input' && typeof e.is_decimal_allowed !== 'boolean') return 'number_input needs is_decimal_allowed';
+  if (e.options) {
+    const max = e.type === 'radio_buttons' || e.type === 'checkboxes' ? 10 : 100;
+    if (e.options.length === 0 || e.options.length > max) return `${e.type} takes 1–${max} options`;
+    for (const o of e.options) {
+      const text = (o.text as { text?: string } | undefined)?.text ?? '';
+      if (text.length === 0 || text.length > 75 || o.value.length > 150) return 'an option needs text of 1–75 characters and a value of at most 150';
+    }
+    const values = new Set(e.options.map((o) => o.value));
+    if (e.initial_option && !values.has(e.initial_option.value)) return 'initial_option is not one of the options';
+    if (e.initial_options?.some((o) => !values.has(o.value))) return 'initial_options are not among the options';
+  }
+  if (e.initial_date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(e.initial_date)) return 'initial_date must be YYYY-MM-DD';
+  return null;
 }

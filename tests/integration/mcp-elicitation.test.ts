@@ -1,0 +1,180 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PostIntent } from '../../src/agent/agent-types.js';
+import { parseElicitationActionId, type ElicitationForm } from '../../src/chat/elicitation-form.js';
+import { ElicitationDesk } from '../../src/mcp/elicitation/elicitation-desk.js';
+import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { waitFor } from '../fakes/wait-for.js';
+import { startElicitFixture, type ElicitFixture } from '../fixtures/mcp/elicit-fixture-server.js';
+import { capturingLogger, contentOf, settings, slackChannel, toolContext } from '../fixtures/mcp/mcp-test-kit.js';
+
+/** The outbox as the desk sees it: what was posted, edited and sent privately. */
+class RecordedPosts {
+  readonly posts: { conversationId: string; runId: string | null; intent: PostIntent }[] = [];
+  readonly edits: { messageId: string; text: string }[] = [];
+  readonly privately: { userId: string; text: string }[] = [];
+  async record(conversationId: string, runId: string | null, intent: PostIntent) {
+    this.posts.push({ conversationId, runId, intent });
+    return [this.posts.length];
+  }
+  async delivered(ticket: readonly number[]) {
+    return `M${ticket.at(-1)}`;
+  }
+  async recordEdit(_c: string, _r: string | null, messageId: string, text: string) {
+    this.edits.push({ messageId, text });
+  }
+  async recordEphemeral(_c: string, userId: string, text: string) {
+    this.privately.push({ userId, text });
+  }
+  piecesOf(_c: string, intent: PostIntent) {
+    return [{ text: intent.text }];
+  }
+}
+
+let fixture: ElicitFixture;
+let hub: McpHub | null = null;
+beforeAll(async () => {
+  fixture = await startElicitFixture();
+});
+afterAll(() => fixture.close());
+afterEach(async () => {
+  await hub?.close();
+  hub = null;
+});
+
+async function setUp(options: { privateLinks?: boolean; askTimeoutMs?: number; clock?: FakeClock } = {}) {
+  const posts = new RecordedPosts();
+  const clock = options.clock ?? new FakeClock();
+  const desk = new ElicitationDesk({ posts, clock, askTimeoutMs: options.askTimeoutMs ?? 60 * 60_000, logger: capturingLogger().logger, privateIn: () => options.privateLinks ?? true });
+  hub = createMcpHub({ servers: { diner: settings({ url: fixture.url, timeoutSeconds: 5 }) }, logger: capturingLogger().logger, clock });
+  hub.bindElicitation(desk);
+  await hub.start();
+  expect(hub.status()[0]?.state).toBe('connected');
+  const call = (tool: string, signal = new AbortController().signal) => {
+    const t = hub!.toolsFor(slackChannel).find((x) => x.name === `diner__${tool}`);
+    if (!t) throw new Error(`no tool ${tool}`);
+    return t.call({}, toolContext(), signal);
+  };
+  /** The elicitation id of the newest question post, once it is there. */
+  const asked = async (n = 1) => {
+    const post = (await waitFor(() => posts.posts[n - 1], 5000, 'the question post'))!;
+    const ref = parseElicitationActionId(post.intent.buttons![0]!.actionId)!;
+    return { id: ref.id, post };
+  };
+  return { posts, desk, clock, call, asked };
+}
+
+const actor = (id: string, userId = 'U1') => ({ id, platform: 'slack', userId });
+
+describe('MCP elicitation: a server asks the run\'s principal during a tool call (real SDK server over Streamable HTTP)', () => {
+  it('posts the question to the principal with Answer/Decline, opens the schema\'s form with its defaults, checks the fields and sends accept with typed content', async () => {
+    const { desk, call, asked, posts } = await setUp();
+    const result = call('book_table');
+    const { id, post } = await asked();
+    expect(post.intent).toMatchObject({ purpose: 'question', mentionUserId: 'U1' });
+    expect(post.intent.text).toContain('**diner** (running `diner__book_table`) asks you');
+    expect(post.intent.text).toContain('> Which table should I book?');
+    expect(post.intent.buttons!.map((b) => b.label)).toEqual(['Answer', 'Decline']);
+
+    const opened = await desk.handle({ kind: 'open', ...actor(id) });
+    expect(opened.kind).toBe('form');
+    const form = (opened as { form: ElicitationForm }).form;
+    expect(form.server).toBe('diner');
+    expect(form.fields.map((f) => [f.name, f.kind, f.required, f.initial])).toEqual([
+      ['party', 'number', true, 2],
+      ['date', 'text', true, null],
+      ['seating', 'choice', false, 'in'],
+      ['vegetarian', 'boolean', false, false],
+      ['note', 'text', false, null],
+      ['extras', 'multi', false, null],
+    ]);
+    expect(form.fields[2]).toMatchObject({ options: [{ value: 'in', label: 'Indoors' }, { value: 'out', label: 'Terrace' }] });
+
+    const wrong = await desk.handle({ kind: 'submit', ...actor(id), values: { party: '13', date: '2026-02-30', note: 'x'.repeat(21), extras: ['cake', 'balloons'] } });
+    expect(wrong).toEqual({
+      kind: 'errors',
+      errors: { party: 'Enter 12 or less.', date: 'Enter a date as YYYY-MM-DD.', note: 'Enter at most 20 characters.', extras: '"balloons" is not one of: Birthday cake, Flowers.' },
+    });
+    const answered = await desk.handle({ kind: 'submit', ...actor(id), values: { party: '4', date: '2026-03-01', seating: 'out', vegetarian: 'true', extras: ['cake'] } });
+    expect(answered).toEqual({ kind: 'answered', text: 'Sent your answer to diner.' });
+    expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: { party: 4, date: '2026-03-01', seating: 'out', vegetarian: true, extras: ['cake'] } });
+    await waitFor(() => posts.edits.length === 1, 2000, 'the outcome edit');
+    expect(posts.edits[0]).toEqual({ messageId: 'M1', text: `${post.intent.text}\n\n✅ Answered by <@U1>.` });
+    expect(desk.open).toBe(0);
+  });
+
+  it('only the principal may answer; anyone else is told privately whose question it is', async () => {
+    const { desk, call, asked } = await setUp();
+    const result = call('pick_seating');
+    const { id } = await asked();
+    expect(await desk.handle({ kind: 'open', ...actor(id, 'U2') })).toEqual({ kind: 'refused', text: 'This question from diner is for <@U1>, who asked for this work.' });
+    expect(await desk.handle({ kind: 'decline', ...actor(id, 'U2') })).toMatchObject({ kind: 'refused' });
+    expect(await desk.handle({ kind: 'decline', id, platform: 'discord', userId: 'U1' })).toMatchObject({ kind: 'refused' });
+    expect(await desk.handle({ kind: 'decline', ...actor(id) })).toEqual({ kind: 'answered', text: 'Told diner you declined.' });
+    expect(JSON.parse(contentOf(await result))).toEqual({ action: 'decline', content: null });
+    expect(await desk.handle({ kind: 'open', ...actor(id) })).toMatchObject({ kind: 'refused', text: expect.stringContaining('This question is closed') });
+  });
+
+  it('accepting a form without changing a field sends every default (SEP-1034)', async () => {
+    const { desk, call, asked } = await setUp();
+    const result = call('defaults');
+    const { id } = await asked();
+    await desk.handle({ kind: 'submit', ...actor(id), values: {} });
+    expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true } });
+  });
+
+  it('a stop cancels the question, and nobody answering within ASK_TIMEOUT_MINUTES cancels it, while the call\'s own timeout does not run meanwhile', async () => {
+    const clock = new FakeClock();
+    const { call, asked, posts } = await setUp({ clock, askTimeoutMs: 30 * 60_000 });
+    const stop = new AbortController();
+    const stopped = call('pick_seating', stop.signal);
+    await asked(1);
+    stop.abort();
+    expect(await stopped).toMatchObject({ ok: false, error: expect.stringContaining('cancelled') });
+    await waitFor(() => posts.edits.some((e) => e.text.includes('⏹️ Closed: the work was stopped')), 2000, 'the stopped edit');
+
+    const waiting = call('pick_seating');
+    await asked(2);
+    clock.advance(10 * 60_000); // past the server's 5 s timeoutSeconds: the call still waits for the person
+    const pending = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 100));
+    expect(await Promise.race([waiting, pending])).toBe('still waiting');
+    clock.advance(20 * 60_000);
+    expect(JSON.parse(contentOf(await waiting))).toEqual({ action: 'cancel', content: null });
+    await waitFor(() => posts.edits.some((e) => e.text.endsWith('⌛ Nobody answered in time: cancelled.')), 2000, 'the timeout edit');
+  });
+
+  it('URL mode: the link goes privately to the principal where the platform allows, the thread names its host, and Done accepts', async () => {
+    const { desk, call, asked, posts } = await setUp({ privateLinks: true });
+    const result = call('pay');
+    const { id, post } = await asked();
+    expect(post.intent.buttons!.map((b) => b.label)).toEqual(['Done', 'Decline']);
+    expect(post.intent.text).toContain('open a page on **pay.example.com**');
+    expect(post.intent.text).not.toContain('https://pay.example.com');
+    expect(posts.privately).toEqual([{ userId: 'U1', text: expect.stringContaining('https://pay.example.com/deposit?id=42') }]);
+    expect(await desk.handle({ kind: 'open', ...actor(id) })).toMatchObject({ kind: 'refused' });
+    await desk.handle({ kind: 'done', ...actor(id) });
+    expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: null });
+  });
+
+  it('URL mode where nothing is private: the link is in the post', async () => {
+    const { desk, call, asked, posts } = await setUp({ privateLinks: false });
+    const result = call('pay');
+    const { id, post } = await asked();
+    expect(post.intent.text).toContain('Link: https://pay.example.com/deposit?id=42');
+    expect(posts.privately).toEqual([]);
+    await desk.handle({ kind: 'decline', ...actor(id) });
+    expect(JSON.parse(contentOf(await result))).toEqual({ action: 'decline', content: null });
+  });
+
+  it('a form Errand cannot draw (a nested object) is declined with the reason to the server and a note in the thread', async () => {
+    const { call, posts } = await setUp();
+    expect(JSON.parse(contentOf(await call('nested')))).toEqual({ action: 'decline', content: null });
+    expect(fixture.log.at(-1)).toMatchObject({ action: 'decline', _meta: { 'errand/reason': expect.stringContaining('"address" is a nested object') } });
+    expect(posts.posts).toEqual([{ conversationId: 'c1', runId: 'r1', intent: { purpose: 'note', text: expect.stringContaining('⚠️ **diner** asked <@U1> something I cannot show as a form') } }]);
+  });
+
+  it('a question with no tool call in flight is refused with an error', async () => {
+    await setUp();
+    await expect(fixture.askOutsideCall()).rejects.toThrow(/only during a tools\/call/);
+  });
+});
