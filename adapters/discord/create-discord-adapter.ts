@@ -19,7 +19,6 @@ import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
 import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-message.js';
 import { createScheduleModals } from './schedule-modal.js';
-import { createThreadOpenings } from './thread-openings.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
 
@@ -47,10 +46,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const botThreads = createBotThreads(api, botId);
   const downloadFile = createDiscordFileDownloader();
   const gateway = createDiscordGateway({ options, rest: discord, botThreads, modals: createScheduleModals(), downloadFile, logger });
-  const openings = createThreadOpenings();
-  const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads, openings });
-  /** Where a conversation is, once a thread being opened for it is open (or the channel, if that failed). */
-  const settled = (conversation: ConversationRef) => openings.settle(locate(conversation));
+  const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads });
   const directMessage = createDirectMessages(discord);
 
   const working = createWorkingIndicator({
@@ -75,13 +71,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     get,
     botId,
     nickname: gateway.nickname,
-    locate: settled,
+    locate,
     memberRoles: createMemberRolesLookup({ get, now: () => (options.clock ?? systemClock).now() }),
     downloadFile,
   });
 
   const previewLookup = {
-    findUnrecordedPreview: async (conversation: ConversationRef, probe: UnrecordedPreview) =>
+    findUnrecordedPreview: (conversation: ConversationRef, probe: UnrecordedPreview) =>
       findUnrecordedPreview(
         {
           repost: async (text, key) => (await outbound.postMessage(conversation, { text, idempotencyKey: key })).id,
@@ -89,7 +85,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
           botId,
           now: () => (options.clock ?? systemClock).now(),
         },
-        postTargetOf(await settled(conversation)),
+        postTargetOf(locate(conversation)),
         probe,
       ),
   };
@@ -115,7 +111,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, threadAhead: { threadOf: outbound.threadOf }, directMessage },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();
@@ -128,7 +124,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     postMessage: outbound.postMessage,
     editMessage: outbound.editMessage,
     async setWorking(conversation, status) {
-      working.set(postTargetOf(await settled(conversation)), status);
+      working.set(postTargetOf(locate(conversation)), status);
     },
     openThread: outbound.openThread,
     postEphemeral: outbound.postEphemeral,

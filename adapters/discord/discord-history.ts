@@ -36,8 +36,7 @@ export interface DiscordHistoryOptions {
   /** The member's server nickname from the gateway cache, without a request; null when unknown. */
   nickname(guildId: string, userId: string): string | null;
   /** Where a conversation lives on Discord; throws for a ref that is not Discord's. */
-  /** Where a conversation is, once a thread being opened for it is open. */
-  locate(conversation: ConversationRef): Promise<DiscordLocation>;
+  locate(conversation: ConversationRef): DiscordLocation;
   /**
    * The author's current roles, for caught-up guild messages: REST messages carry no `member`.
    * Absent: caught-up messages carry no roles (a person allowed only by a role is refused).
@@ -135,18 +134,18 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
 
   return {
     async readThread(conversation, { limit }) {
-      const loc = await options.locate(conversation);
+      const loc = options.locate(conversation);
       const threadId = loc.threadId;
       const read = threadId ? await readFromStart(threadId, limit, await starterOf({ ...loc, threadId })) : await readLatest(loc.channelId, limit);
       return toHistory(loc, read.messages, read.truncated, false);
     },
     async readChannel(conversation, { limit, since }) {
-      const loc = await options.locate(conversation);
+      const loc = options.locate(conversation);
       const read = await readLatest(loc.channelId, limit, since);
       return toHistory(loc, read.messages, read.truncated, true);
     },
     async readAfter(conversation, { afterId, limit }) {
-      const loc = await options.locate(conversation);
+      const loc = options.locate(conversation);
       const me = options.botId();
       const channelId = loc.threadId ?? loc.channelId;
       const { collected, more } = await pagesAfter(channelId, afterId, limit);

@@ -4,7 +4,6 @@ import type { OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import { AdapterError } from '../../src/errors.js';
 import type { BotThreads } from './bot-threads.js';
-import type { ThreadOpenings } from './thread-openings.js';
 import { rest, type DiscordRest } from './discord-rest.js';
 import { fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
 import { toEditBody, toMessageBodies, withNonces } from './outbound-message.js';
@@ -27,8 +26,6 @@ export interface DiscordOutbound {
   /** True once the message is gone (or was already). */
   deleteMessage(conversation: ConversationRef, messageId: string): Promise<boolean>;
   openThread(channel: ChannelRef, messageId: string, name: string): Promise<ConversationRef>;
-  /** The conversation `openThread` will open for this message (the thread takes its id), or null where it opens none. */
-  threadOf(channel: ChannelRef, messageId: string): ConversationRef | null;
   postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void>;
 }
 
@@ -36,20 +33,13 @@ export interface DiscordOutbound {
  * Posting, editing, deleting and opening threads on Discord. Long answers are split in order; each
  * piece carries a nonce, so a repeated post (a REST retry, a restart) returns the first message.
  */
-export function createDiscordOutbound(deps: {
-  readonly rest: DiscordRest;
-  readonly botThreads: BotThreads;
-  readonly threads: boolean | undefined;
-  readonly openings: ThreadOpenings;
-}): DiscordOutbound {
+export function createDiscordOutbound(deps: { readonly rest: DiscordRest; readonly botThreads: BotThreads; readonly threads: boolean | undefined }): DiscordOutbound {
   const { api, queue, post } = deps.rest;
-  const { botThreads, openings } = deps;
-  /** Where a conversation's calls go, once a thread being opened for it is open. */
-  const settled = (conversation: ConversationRef) => openings.settle(locate(conversation));
+  const { botThreads } = deps;
   const remove = (channelId: string, messageId: string) =>
     queue.enqueue(channelId, () => rest('delete', () => api.delete(Routes.channelMessage(channelId, messageId)), z.unknown())).then(() => undefined);
   const postMessage = async (conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> => {
-    const loc = await settled(conversation);
+    const loc = locate(conversation);
     const target = postTargetOf(loc);
     // With a nonce and enforce_nonce, a repeated post (a REST retry, a restart) returns the first message.
     const bodies = withNonces(toMessageBodies(message), message.idempotencyKey);
@@ -62,33 +52,16 @@ export function createDiscordOutbound(deps: {
     if (loc.threadId) botThreads.mark(loc.threadId);
     return { id: last.id };
   };
-  const createThread = async (loc: DiscordLocation, messageId: string, name: string): Promise<ConversationRef> => {
-    const body = { name: name.trim().slice(0, 100) || 'Errand', auto_archive_duration: 1440 };
-    let threadId: string;
-    try {
-      threadId = (await rest('thread creation', () => api.post(Routes.threads(loc.channelId, messageId), { body }), threadSchema)).id;
-    } catch (err) {
-      const cause = err instanceof AdapterError ? err.cause : null;
-      if (!(cause instanceof DiscordAPIError) || cause.code !== RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage) throw err;
-      const existing = await rest('thread lookup', () => api.get(Routes.channel(messageId)), threadSchema);
-      if (existing.parent_id !== loc.channelId) throw err;
-      threadId = existing.id;
-    }
-    botThreads.mark(threadId);
-    const ref = toConversationRef({ ...loc, threadId });
-    if (!ref) throw new AdapterError(`Discord returned a malformed thread id: ${threadId}`);
-    return ref;
-  };
   return {
     postMessage,
     async editMessage(conversation, messageId, message) {
-      const target = postTargetOf(await settled(conversation));
+      const target = postTargetOf(locate(conversation));
       const body = toEditBody(message);
       await queue.enqueue(target, () => rest('edit', () => api.patch(Routes.channelMessage(target, messageId), { body }), z.unknown()));
     },
     remove,
     async deleteMessage(conversation, messageId) {
-      const target = postTargetOf(await settled(conversation));
+      const target = postTargetOf(locate(conversation));
       try {
         await queue.enqueue(target, () => rest('delete', () => api.delete(Routes.channelMessage(target, messageId)), z.unknown()));
         return true;
@@ -99,19 +72,25 @@ export function createDiscordOutbound(deps: {
         throw err;
       }
     },
-    threadOf(channel, messageId) {
-      const loc = locate({ ...channel, thread: null });
-      if (loc.guildId === null || deps.threads === false) return null;
-      return toConversationRef({ ...loc, threadId: messageId });
-    },
     async openThread(channel, messageId, name) {
       const loc = locate({ ...channel, thread: null });
       // DMs have no threads, and DISCORD_THREADS=false means the bot talks in the channel: the work goes there.
       if (loc.guildId === null || deps.threads === false) return { ...channel, thread: null };
-      const opening = createThread(loc, messageId, name);
-      // The thread takes the message's id: calls to it made while it opens wait for it.
-      openings.begin(messageId, opening);
-      return opening;
+      const body = { name: name.trim().slice(0, 100) || 'Errand', auto_archive_duration: 1440 };
+      let threadId: string;
+      try {
+        threadId = (await rest('thread creation', () => api.post(Routes.threads(loc.channelId, messageId), { body }), threadSchema)).id;
+      } catch (err) {
+        const cause = err instanceof AdapterError ? err.cause : null;
+        if (!(cause instanceof DiscordAPIError) || cause.code !== RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage) throw err;
+        const existing = await rest('thread lookup', () => api.get(Routes.channel(messageId)), threadSchema);
+        if (existing.parent_id !== loc.channelId) throw err;
+        threadId = existing.id;
+      }
+      botThreads.mark(threadId);
+      const ref = toConversationRef({ ...loc, threadId });
+      if (!ref) throw new AdapterError(`Discord returned a malformed thread id: ${threadId}`);
+      return ref;
     },
     async postEphemeral(conversation, userId, text) {
       await postMessage(conversation, { text, mentionUserId: userId });

@@ -1,6 +1,6 @@
 import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
-import type { ChannelRef, ConversationRef } from './conversation-ref.js';
+import type { ConversationRef } from './conversation-ref.js';
 
 /**
  * What only some platforms can do, each a small interface the adapter hands over or leaves out, so the
@@ -20,19 +20,8 @@ export interface AdapterCapabilities {
   readonly history?: ConversationHistory;
   /** People's IANA timezones, where the platform knows them (Slack; the console's own). */
   readonly timezone?: TimezoneLookup;
-  /** Knowing a new thread's conversation before it is open (Discord: the thread takes its message's id). */
-  readonly threadAhead?: ThreadAhead;
   /** Messages to one person in a direct conversation, where `postEphemeral` is not private (Discord). */
   readonly directMessage?: DirectMessageCapability;
-}
-
-export interface ThreadAhead {
-  /**
-   * The conversation `openThread(channel, messageId, …)` will return, or null where it opens no thread.
-   * The core may then start the work while the thread opens: every call to that conversation made in the
-   * meantime waits for the opening, and goes to the channel if the opening fails.
-   */
-  threadOf(channel: ChannelRef, messageId: string): ConversationRef | null;
 }
 
 /** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */

@@ -14,11 +14,6 @@ export interface ThreadOpener {
    * opened (a DM, threads turned off) it opens none and returns the channel's conversation.
    */
   openThread(channel: ChannelRef, messageId: string, name: string): Promise<ConversationRef>;
-  /**
-   * The conversation `openThread` will return, where the platform knows it before the thread is open
-   * (see ThreadAhead); null otherwise. Then the work may start beside the opening instead of after it.
-   */
-  threadAhead(channel: ChannelRef, messageId: string): ConversationRef | null;
 }
 
 /** The thread opener over the connected adapters, by the channel's platform. */
@@ -28,9 +23,6 @@ export function threadOpenerOver(adapters: ReadonlyMap<string, ChatAdapter>): Th
       const adapter = adapters.get(channel.platform);
       if (!adapter) throw new AdapterError(`no ${channel.platform} adapter is connected`);
       return adapter.openThread(channel, messageId, name);
-    },
-    threadAhead(channel, messageId) {
-      return adapters.get(channel.platform)?.capabilities.threadAhead?.threadOf(channel, messageId) ?? null;
     },
   };
 }

@@ -150,23 +150,13 @@ export class Dispatcher implements InboundSink {
     // A refused request gets no thread of its own: the refusal is private and nothing else follows.
     const opensThread = message.startThread !== undefined && budgetNote === null;
     if (opensThread) {
-      // De-duplicate before opening a thread, so a redelivery never opens a second one. Where the
-      // platform cannot say the thread's conversation ahead, it is known once the thread is open, so this path stores after that call.
+      // De-duplicate before opening a thread, so a redelivery never opens a second one. The
+      // thread's conversation is only known once it is open, so this path stores after that call.
       if (!(await deps.data.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
-      const threads = deps.platforms.threads;
-      const opening = threads.openThread(channelOf(ref0), message.messageId, message.startThread.name);
-      const ahead = threads.threadAhead(channelOf(ref0), message.messageId);
-      const failed = (err: unknown) => deps.logger.warn({ err }, 'opening a thread failed; answering in the channel');
-      if (ahead) {
-        // The thread's conversation is known already: the work starts while it opens (the adapter holds its calls till then).
-        ref = ahead;
-        opening.catch(failed);
-      } else {
-        try {
-          ref = await opening;
-        } catch (err) {
-          failed(err);
-        }
+      try {
+        ref = await deps.platforms.threads.openThread(channelOf(ref0), message.messageId, message.startThread.name);
+      } catch (err) {
+        deps.logger.warn({ err }, 'opening a thread failed; answering in the channel');
       }
     }
 

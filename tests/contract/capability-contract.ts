@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
-import { freshThread, mention, type CapabilityName, type ChatAdapterHarness, type ContractOptions } from './chat-adapter-harness.js';
+import { freshThread, type CapabilityName, type ChatAdapterHarness, type ContractOptions } from './chat-adapter-harness.js';
 
 /**
  * The part of the adapter contract that drives each capability an adapter declares, and the surfaces
@@ -75,20 +75,6 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
       const probe = { key: 'e990001', since, until: null, known: new Set<string>(), text: 'preview 6620' };
       expect(await h.adapter.capabilities.previewLookup!.findUnrecordedPreview(thread, probe)).toBe(postedId);
       await stream.stop('discard');
-    });
-  }
-
-  if (declares('threadAhead')) {
-    it('threadAhead: names the thread before it is open, and a post made meanwhile lands in it once it is', async () => {
-      const root = await mention(h, 'contract thread ahead 7120');
-      const ahead = h.adapter.capabilities.threadAhead!.threadOf(h.channel, root.messageId);
-      const opening = h.adapter.openThread(h.channel, root.messageId, 'ahead');
-      // Not awaited: the core starts the work while the thread opens.
-      const posted = h.adapter.postMessage(ahead!, { text: 'posted while opening 7121' });
-      expect(await opening).toEqual(ahead);
-      await posted;
-      h.sink.known.push(ahead!);
-      await waitFor(async () => (await h.storedTexts(ahead!)).some((t) => t.includes('7121')));
     });
   }
 

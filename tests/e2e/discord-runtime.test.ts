@@ -30,33 +30,6 @@ describe('Errand on Discord, end to end', () => {
     expect(d.callsTo('POST', /\/threads$/)).toHaveLength(1);
   });
 
-  it('the run starts while its thread opens: the answer still lands in the thread, after it is open', async () => {
-    e = await startDiscordErrand();
-    const { discord: d, model } = e;
-    d.slowThreadCreation(300);
-    let threadWhenAsked: unknown = 'not asked';
-    model.respondWith(() => {
-      threadWhenAsked = d.channels.get(msg.id);
-      return { text: 'Opened first.' };
-    });
-    const msg = d.userMessage(d.general.id, `<@${d.bot.id}> open slowly`);
-    await waitFor(() => texts(d, msg.id).includes('Opened first.'));
-    // The model was asked before the thread existed, and nothing went astray meanwhile.
-    expect(threadWhenAsked).toBeUndefined();
-    expect(d.channels.get(msg.id)).toMatchObject({ parent_id: d.general.id });
-    expect(texts(d, d.general.id)).toEqual([]);
-    expect(d.calls.filter((c) => c.status === 404 && c.path.includes(msg.id))).toEqual([]);
-  });
-
-  it('when the thread cannot be opened, the answer comes in the channel', async () => {
-    e = await startDiscordErrand();
-    const { discord: d, model } = e;
-    d.refuseThreads({ status: 403, code: 50013, message: 'Missing Permissions' });
-    model.reply({ text: 'In the channel then.' });
-    d.userMessage(d.general.id, `<@${d.bot.id}> no threads for me`);
-    await waitFor(() => texts(d, d.general.id).includes('In the channel then.'));
-  });
-
   it('with DISCORD_THREADS=false the answer comes in the channel', async () => {
     e = await startDiscordErrand({ DISCORD_THREADS: 'false' });
     const { discord: d, model } = e;

@@ -39,7 +39,7 @@ function historyOver(answers: Record<string, unknown>, extra: Partial<Parameters
     },
     botId: () => BOT,
     nickname: (_guild, id) => (id === '1300000000000000101' ? 'Bobby' : null),
-    locate: async (ref) => fromConversationRef(ref)!,
+    locate: (ref) => fromConversationRef(ref)!,
   });
   return { history, gets };
 }
