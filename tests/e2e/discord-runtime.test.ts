@@ -30,6 +30,15 @@ describe('Errand on Discord, end to end', () => {
     expect(d.callsTo('POST', /\/threads$/)).toHaveLength(1);
   });
 
+  it('when the thread cannot be opened, the answer comes in the channel', async () => {
+    e = await startDiscordErrand();
+    const { discord: d, model } = e;
+    d.refuseThreads({ status: 403, code: 50013, message: 'Missing Permissions' });
+    model.reply({ text: 'In the channel then.' });
+    d.userMessage(d.general.id, `<@${d.bot.id}> no threads for me`);
+    await waitFor(() => texts(d, d.general.id).includes('In the channel then.'));
+  });
+
   it('with DISCORD_THREADS=false the answer comes in the channel', async () => {
     e = await startDiscordErrand({ DISCORD_THREADS: 'false' });
     const { discord: d, model } = e;

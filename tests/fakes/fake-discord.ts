@@ -218,6 +218,7 @@ export class FakeDiscord {
   private readonly forced500 = new Set<string>();
   /** Nonces of posts sent with enforce_nonce, keyed channel:author:nonce (Discord keeps them a few minutes). */
   private readonly nonces = new Map<string, { messageId: string; at: number }>();
+  private threadRefusal: { status: number; code: number; message: string } | null = null;
   private held: { pattern: RegExp; onlyIf: (call: RestCall) => boolean; waiting: (() => void)[] } | null = null;
   private gatewayDown = false;
   private readonly heldSockets: WebSocket[] = [];
@@ -410,6 +411,11 @@ export class FakeDiscord {
     const waiting = this.held?.waiting ?? [];
     this.held = null;
     for (const w of waiting) w();
+  }
+
+  /** Thread creation is refused with Discord's answer (e.g. 403, 50013 Missing Permissions), or no longer. */
+  refuseThreads(refusal: { status: number; code: number; message: string } | null): void {
+    this.threadRefusal = refusal;
   }
 
   /** Requests carried out whose answers are held back now. */
@@ -772,6 +778,7 @@ export class FakeDiscord {
     if (is('POST', /^\/channels\/\d+\/messages\/\d+\/threads$/)) {
       const starter = this.messages.get(seg[3] ?? '');
       if (!starter || starter.channel_id !== seg[1]) throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
+      if (this.threadRefusal) throw new HttpError(this.threadRefusal.status, { message: this.threadRefusal.message, code: this.threadRefusal.code });
       const body = threadBodySchema.safeParse(call.body);
       if (!body.success) throw invalidForm('name', 'BASE_TYPE_REQUIRED', 'This field is required');
       return { status: 201, body: this.channelObject(this.openThread(starter, body.data.name, this.bot)) };
