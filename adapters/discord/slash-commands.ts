@@ -38,7 +38,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       .addStringOption((o) => o.setName('target').setDescription('A task id, or "all" to also cancel the pending tasks').setMaxLength(40))
       .toJSON(),
     schedules.toJSON(),
-    base('usage', "Your tokens today and over 30 days, and the limits (admins: everyone's)").toJSON(),
+    base('usage', "Your tokens and their cost today and over 30 days, and the limits (admins: everyone's)").toJSON(),
     base('connections', 'The MCP servers you signed in to; or disconnect one')
       .addStringOption((o) => o.setName('disconnect').setDescription('A server to disconnect (forget your tokens for it)').setMaxLength(100))
       .toJSON(),
