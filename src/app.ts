@@ -207,10 +207,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
 
-  const privateIn = (conversationId: string) => {
-    const ref = conversations.refOf(conversationId);
-    return ref !== null && adapters.get(ref.platform)?.privateNotices === true;
-  };
+  /** Whether a notice in this conversation reaches only its person (Slack ephemeral, the console), so a link may go there. */
+  const privateIn = (conversationId: string) => adapters.get(conversations.refOf(conversationId)?.platform ?? '')?.privateNotices === true;
   const elicitations = new ElicitationDesk({ posts: outbox, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
 
   const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
