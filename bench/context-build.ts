@@ -2,15 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { buildContext } from '../src/agent/context-builder.js';
 import type { MessageRow } from '../src/db/schema.js';
 import type { Benchmark } from './benchmark.js';
+import { median } from './overhead-figures.js';
 
 const ROWS = 2_000;
 const WARMUP = 50;
 const REPEATS = 300;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 /**
  * A long conversation: requests, assistant steps with one to three tool calls, results from a few

@@ -8,24 +8,13 @@ import { loadConfig } from '../src/config.js';
 import { startFakeOpenAI } from '../tests/fakes/fake-openai.js';
 import { MemoryAdapter } from '../tests/fakes/memory-adapter.js';
 import type { Benchmark } from './benchmark.js';
+import { median } from './overhead-figures.js';
+import { nextPost } from './next-post.js';
 
 const WARMUP = 100;
 const MESSAGES = 600;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
-/** Waits for the next post on the adapter. */
-function nextPost(adapter: MemoryAdapter): Promise<void> {
-  return new Promise((resolve) => {
-    adapter.onPost = () => {
-      adapter.onPost = null;
-      resolve();
-    };
-  });
-}
 
 /**
  * Errand's pipeline (dedupe → persist → claim → context → model → persist → post → settle) against

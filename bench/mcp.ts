@@ -6,14 +6,11 @@ import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from '../src/mcp/mcp-tool-resu
 import { mcpServerSchema } from '../src/settings/mcp-server-settings.js';
 import { echoTool } from '../tests/fixtures/mcp/fixture-mcp-server.js';
 import type { Benchmark } from './benchmark.js';
+import { median } from './overhead-figures.js';
 
 const WARMUP = 100;
 const CALLS = 2000;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 async function time(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];

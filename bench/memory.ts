@@ -7,16 +7,13 @@ import type { MemoryVisibility } from '../src/memory/memory-store.js';
 import { memoriesForRequest } from '../src/memory/request-memories.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
+import { median } from './overhead-figures.js';
 
 const MESSAGES = 2_000;
 const MEMORIES = 10_000;
 const WARMUP = 30;
 const REPEATS = 200;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 /** Median wall time of one call, and the process's mean CPU time per call (what the call costs on a busy machine). */
 async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {

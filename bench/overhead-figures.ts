@@ -21,6 +21,11 @@ export function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
 }
 
+/** The middle value of `xs` (the upper one of the two middles for an even count). */
+export function median(xs: number[]): number {
+  return percentile(xs, 50);
+}
+
 /**
  * `<platform>_overhead_ratio` (median latency, Errand ÷ bare) and `<platform>_cpu_ratio` (CPU per
  * message, Errand ÷ bare): the target holds both under 1.3, so both are printed, each with the raw

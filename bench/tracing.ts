@@ -12,6 +12,8 @@ import { once } from 'node:events';
 import { startFakeOpenAI } from '../tests/fakes/fake-openai.js';
 import { MemoryAdapter } from '../tests/fakes/memory-adapter.js';
 import type { Benchmark } from './benchmark.js';
+import { median } from './overhead-figures.js';
+import { nextPost } from './next-post.js';
 
 const WARMUP = 100;
 /** Messages per condition, in alternating blocks so drift on a shared machine hits both alike. */
@@ -36,19 +38,7 @@ async function startCollectorProcess(): Promise<{ endpoint: string; exports: () 
   return { endpoint, child, exports: async () => Number(await (await fetch(`${endpoint}/count`)).text()) };
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
-function nextPost(adapter: MemoryAdapter): Promise<void> {
-  return new Promise((resolve) => {
-    adapter.onPost = () => {
-      adapter.onPost = null;
-      resolve();
-    };
-  });
-}
 
 /**
  * Errand's message pipeline with traces on (every run, model request and delivery a span, sent in batches to a
