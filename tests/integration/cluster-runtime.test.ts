@@ -99,9 +99,13 @@ describe.skipIf(database.skip)('cluster runtime on PostgreSQL', () => {
     const lost: RunLoss[] = [];
     a.cluster.runStarted(run.id, run.conversationId, (why) => void lost.push(why));
     await waitFor(async () => (await rowOf(a.db, run.id)).owner === 'proc-a', 10_000, 'the run adopted');
+    const armed = clock.pendingTimers();
     clock.advance(LEASE_MS / 3);
     const renewedUntil = clock.now() + LEASE_MS;
     await waitFor(async () => (await rowOf(a.db, run.id)).leaseUntil === renewedUntil, 10_000, 'the lease renewed');
+    // The tick goes on after the renewal (takeover look, schedules) and arms the next one only then: advancing the
+    // clock before that would arm it past the advance, and it would never come.
+    await waitFor(() => clock.pendingTimers() === armed, 10_000, 'the next tick armed');
     expect(lost).toEqual([]);
     // Another process took it over (this one looked dead to it).
     await a.db.update(runs).set({ owner: 'proc-b' }).where(eq(runs.id, run.id));
