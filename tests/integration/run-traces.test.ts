@@ -104,10 +104,21 @@ describe('trace settings from the standard variables', () => {
       scheduleDelayMs: 1000,
       maxQueueSize: 2048,
       captureContent: true,
+      protocol: 'http/protobuf',
       protocolNote: null,
     });
     const traces = traceSettingsFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://jaeger:4318/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
-    expect(traces).toMatchObject({ url: 'http://jaeger:4318/v1/traces', serviceName: 'errand', captureContent: false, exportTimeoutMs: 10_000 });
-    expect(traces!.protocolNote).toMatch(/sends traces as OTLP\/HTTP JSON/);
+    expect(traces).toMatchObject({ url: 'http://jaeger:4318/v1/traces', serviceName: 'errand', captureContent: false, exportTimeoutMs: 10_000, protocol: 'http/protobuf', protocolNote: null });
+  });
+
+  it('send http/protobuf (the OTLP default) unless http/json is asked for; gRPC is not spoken, and that is said', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    expect(traceSettingsFrom(endpoint)).toMatchObject({ protocol: 'http/protobuf', protocolNote: null });
+    expect(traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({ protocol: 'http/json', protocolNote: null });
+    // The traces variable wins over the general one.
+    expect(traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toMatchObject({ protocol: 'http/protobuf' });
+    const grpc = traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(grpc).toMatchObject({ protocol: 'http/protobuf' });
+    expect(grpc!.protocolNote).toMatch(/OTLP\/HTTP only, as http\/protobuf/);
   });
 });
