@@ -73,6 +73,35 @@ describe('run spans across a restart', () => {
     expect(collector.spans[0]).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed', 'errand.run.cost_usd': 0.0125 } });
   });
 
+  it('a first execution that completes writes no trace; one still running after a second writes it (a crash later keeps the link)', async () => {
+    const clock = new FakeClock();
+    const tracer = createRunTracer(await processTracing(), store.traces, silentLogger(), clock);
+    await tracer.trace(info, async () => ({ kind: 'completed', summary: 'done' }));
+    expect(await store.traces.traceOf('run-1')).toBeNull();
+    expect(clock.pendingTimers()).toBe(0);
+
+    let finish = (): void => undefined;
+    const running = tracer.trace({ ...info, runId: 'run-2' }, () => new Promise((resolve) => (finish = () => resolve({ kind: 'completed', summary: null }))));
+    clock.advance(999);
+    expect(await store.traces.traceOf('run-2')).toBeNull();
+    clock.advance(1);
+    const during = tracer.parentOf('run-2');
+    expect(during).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(await store.traces.traceOf('run-2')).toBe(during);
+    finish();
+    await running;
+    expect(await store.traces.traceOf('run-2')).toBe(during);
+  });
+
+  it('a first execution that ends other than completed (stopped by a shutdown, failed) writes its trace at once', async () => {
+    const tracer = createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock());
+    let during: string | null = null;
+    await tracer.trace(info, async () => ((during = tracer.parentOf('run-1')), { kind: 'aborted' }));
+    expect(await store.traces.traceOf('run-1')).toBe(during);
+    await expect(tracer.trace({ ...info, runId: 'run-3' }, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await store.traces.traceOf('run-3')).toMatch(/^00-/);
+  });
+
   it('with tracing off reads and writes nothing', async () => {
     const tracer = createRunTracer(noopTracing, { traceOf: () => Promise.reject(new Error('read')), recordTrace: () => Promise.reject(new Error('written')) }, silentLogger());
     expect(await tracer.trace(info, async () => ({ kind: 'completed', summary: 'done' }))).toEqual({ kind: 'completed', summary: 'done' });
