@@ -14,12 +14,11 @@ const SHUTDOWN_WAIT_MS = 2_000;
 
 const propagator = new W3CTraceContextPropagator();
 
-/** OpenTelemetry's attributes without the `undefined`s. */
-function attributesOf(a: SpanAttributes | undefined): Attributes {
-  const out: Attributes = {};
-  for (const [key, value] of Object.entries(a ?? {})) if (value !== undefined) out[key] = value as Attributes[string];
-  return out;
-}
+/**
+ * The port's attributes as OpenTelemetry's, as they are: the SDK itself leaves out `undefined` values (and copies
+ * arrays), so no filtered copy is made per span.
+ */
+const attributesOf = (a: SpanAttributes | undefined): Attributes | undefined => a as Attributes | undefined;
 
 /** The context a `traceparent` stands for (a remote parent), or null when it is not one. */
 function contextOf(traceparent: string): Context | null {
@@ -103,7 +102,7 @@ function handleOf(span: Span, active: Context, live?: Map<string, Context>): Act
   let traceparent: string | null = null;
   return {
     release: () => void (traceparent && live?.delete(traceparent)),
-    set: (a) => void span.setAttributes(attributesOf(a)),
+    set: (a) => void span.setAttributes(a as Attributes),
     fail(errorType) {
       failedSpans.add(span);
       span.setAttribute('error.type', errorType);

@@ -63,7 +63,7 @@ describe('run spans across a restart', () => {
   it('a run that failed marks its span with the outcome as error.type and carries its cost; while it runs its deliveries find it as their parent', async () => {
     const tracer = createRunTracer(await processTracing(), store.traces, silentLogger());
     let during: string | null = null;
-    await tracer.trace({ ...info, spentUsd: () => 0.0125 }, async () => {
+    await tracer.trace({ ...info, principal: null, spentUsd: () => 0.0125 }, async () => {
       during = tracer.parentOf('run-1');
       return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
     });
@@ -71,6 +71,8 @@ describe('run spans across a restart', () => {
     expect(tracer.parentOf('run-1')).toBeNull();
     await waitFor(() => collector.spans.length === 1, 5_000, 'the span');
     expect(collector.spans[0]).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed', 'errand.run.cost_usd': 0.0125 } });
+    // An attribute without a value (no principal) is left out, not sent empty.
+    expect(collector.spans[0]!.attributes).not.toHaveProperty('errand.principal');
   });
 
   it('a first execution that completes writes no trace; one still running after a second writes it (a crash later keeps the link)', async () => {
