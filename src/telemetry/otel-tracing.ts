@@ -1,8 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from '../logger.js';
@@ -124,11 +122,12 @@ function handleOf(span: Span, active: Context, live?: Map<string, Context>): Act
  * each export bounded by its timeout) and the OTLP/HTTP exporter (protobuf, or JSON when asked). The active span
  * follows async calls (SpanScope), so a model request or a tool call made inside a run's span is its child.
  */
-export function createOtelTracing(settings: TraceSettings, logger: Logger, version = '0.1.0'): Tracing {
+export async function createOtelTracing(settings: TraceSettings, logger: Logger, version = '0.1.0'): Promise<Tracing> {
   const scope = new SpanScope();
   /** Open spans by their `traceparent`, once asked for it (handleOf). */
   const live = new Map<string, Context>();
-  const Exporter = settings.protocol === 'http/json' ? OtlpJsonExporter : OtlpProtobufExporter;
+  // Only the exporter of the encoding asked for is loaded.
+  const { OTLPTraceExporter: Exporter } = settings.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
   const exporter = new Exporter({ url: settings.url, headers: { ...settings.headers }, timeoutMillis: settings.exportTimeoutMs });
   const processor = new BatchSpanProcessor(warnOnceExporter(exporter, logger, settings.url), {
     scheduledDelayMillis: settings.scheduleDelayMs,
