@@ -15,7 +15,7 @@ import { MemoryAdapter } from '../tests/fakes/memory-adapter.js';
 import type { Benchmark } from './benchmark.js';
 import { nextPost } from './next-post.js';
 import { median, percentile } from './overhead-figures.js';
-import { promiseHooksOn } from './promise-hooks.js';
+import { promiseHooksOn } from '../tests/fakes/promise-hooks.js';
 
 const WARMUP = 100;
 /** Messages per condition (BENCH_TRACING_MESSAGES), in alternating blocks so drift on a shared machine hits both alike. */

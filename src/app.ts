@@ -103,7 +103,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
   const measured = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
-  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL });
+  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL, parentOf: (id) => runTracer.parentOf(id) });
 
   const scheduling = createScheduling({
     store: store.schedules,
@@ -135,7 +135,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent: {
       llm,
-      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name))),
+      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id)),
       promptExtras,
       budget,
       channels,

@@ -79,8 +79,9 @@ export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger:
         'errand.principal': info.principal === null ? undefined : tracing.captureContent ? info.principal : pseudonym(info.principal),
         'errand.run.resumed': info.resumed,
       };
-      // A new trace of its own (never the child of whatever was active when the coordinator started it).
-      return tracing.span('invoke_agent errand', { parent: null, attributes, links: earlier ? [earlier] : [] }, async (span) => {
+      // A new trace of its own (never the child of whatever was active when the coordinator started it). Not the
+      // active span: its requests and tool calls find it by the run (`parentOf`), so the run needs no async context.
+      return tracing.span('invoke_agent errand', { parent: null, active: false, attributes, links: earlier ? [earlier] : [] }, async (span) => {
         const traceparent = span.traceparent();
         live.set(info.runId, traceparent);
         // A resumed run's first trace is kept already.

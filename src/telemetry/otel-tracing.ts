@@ -155,7 +155,7 @@ export async function createOtelTracing(settings: TraceSettings, logger: Logger,
       const active = trace.setSpan(parent, span);
       const handle = handleOf(span, active, live);
       try {
-        return await scope.within(active, () => fn(handle));
+        return await (options.active === false ? fn(handle) : scope.within(active, () => fn(handle)));
       } catch (err) {
         if (!failedSpans.has(span)) handle.fail(errorTypeOf(err));
         throw err;

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
+import type { LlmClient } from '../../src/agent/llm-client.js';
+import { traceLlm } from '../../src/agent/traced-llm.js';
 import { createRunTracer } from '../../src/runtime/run-tracing.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -12,6 +14,7 @@ import { traceSettingsFrom, tracesConfigured } from '../../src/telemetry/trace-s
 import { noopTracing, type Tracing } from '../../src/telemetry/tracing.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeCollector, type FakeCollector } from '../fakes/fake-otlp-collector.js';
+import { promiseHooksOn } from '../fakes/promise-hooks.js';
 import { waitFor } from '../fakes/wait-for.js';
 
 let dir = '';
@@ -102,6 +105,28 @@ describe('run spans across a restart', () => {
     expect(await store.traces.traceOf('run-1')).toBe(during);
     await expect(tracer.trace({ ...info, runId: 'run-3' }, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await store.traces.traceOf('run-3')).toMatch(/^00-/);
+  });
+
+  it("a run and its model requests need no async context (no promise hook on Node 20): a request's span finds its run's by the run id", async () => {
+    const tracing = await processTracing();
+    const tracer = createRunTracer(tracing, store.traces, silentLogger(), new FakeClock());
+    const hooked: boolean[] = [];
+    const model: LlmClient = { complete: async () => (hooked.push(await promiseHooksOn()), { text: 'Hi.', toolCalls: [], finishReasons: ['stop'] }) };
+    const llm = traceLlm(model, tracing, { defaultModel: 'gpt-4o-mini', streamed: false, parentOf: (id) => tracer.parentOf(id) });
+    expect(await promiseHooksOn()).toBe(false);
+    await tracer.trace(info, async () => {
+      hooked.push(await promiseHooksOn());
+      await llm.complete({ messages: [{ role: 'user', content: 'hello' }], tools: [], signal: new AbortController().signal, runId: 'run-1' });
+      return { kind: 'completed', summary: 'Hi.' };
+    });
+    expect(hooked).toEqual([false, false]);
+    await waitFor(() => collector.spans.length === 2, 5_000, 'both spans');
+    const run = collector.spans.find((s) => s.name === 'invoke_agent errand')!;
+    const chat = collector.spans.find((s) => s.name === 'chat gpt-4o-mini')!;
+    expect(chat).toMatchObject({ traceId: run.traceId, parentSpanId: run.spanId });
+    // A span made the active one (a tool call's, for the MCP request's traceparent) turns the storage on only while it is open.
+    await tracing.span('execute_tool search', {}, async () => expect(await promiseHooksOn()).toBe(true));
+    expect(await promiseHooksOn()).toBe(false);
   });
 
   it('with tracing off reads and writes nothing', async () => {
