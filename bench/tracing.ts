@@ -48,9 +48,11 @@ async function startCollectorProcess(): Promise<{ endpoint: string; count: () =>
 }
 
 /**
- * The global context manager's storage switched off, as in a process without tracing: on Node 20 an enabled
- * AsyncLocalStorage hooks every promise of the process, so "off" blocks run after it would otherwise still pay for
- * the "on" blocks' storage. The next span turns it on again (AsyncLocalStorage.run enables it).
+ * OpenTelemetry's global context manager's storage switched off, as in a process without tracing: on Node 20 an
+ * enabled AsyncLocalStorage hooks every promise of the process, so "off" blocks would otherwise still pay for the
+ * "on" blocks' storage. Errand's tracing registers none (its own storage switches itself off: telemetry/otel-tracing.ts);
+ * this keeps the comparison fair for a tracing that does (AsyncLocalStorageContextManager, which the next span
+ * turns on again), and the promise-hook check below tells either way.
  */
 function contextOff(): void {
   (context as unknown as { _getContextManager(): ContextManager })._getContextManager().disable();
