@@ -28,6 +28,8 @@ interface CollectorCount {
   readonly spans: number;
   readonly requests: number;
   readonly names: readonly string[];
+  /** How the exports were encoded (`protobuf`, `json`), as the collector decoded them. */
+  readonly encodings: readonly string[];
 }
 
 /**
@@ -161,8 +163,8 @@ export const benchmark: Benchmark = {
             `median of ${ratios.length} block-pair ratios (middle half ${spread(ratios, 3)}); ${MESSAGES} messages each way in alternating blocks of ${BLOCK}; ` +
             `pooled median per message: on ${t.toFixed(0)} µs vs off ${o.toFixed(0)} µs (+${(t - o).toFixed(0)} µs, ${(t / o).toFixed(3)}x); ` +
             `CPU per message on ${(cpu.on / MESSAGES).toFixed(0)} µs vs off ${(cpu.off / MESSAGES).toFixed(0)} µs (${(cpu.on / cpu.off).toFixed(3)}x); ` +
-            `the local collector (own process) decoded ${spans} spans (${(spans / MESSAGES).toFixed(2)} per traced message: ${received.names.join(', ')}) from ${received.requests} exports` +
-            ` over ${protocol ?? 'the default protocol'}`,
+            `the local collector (own process) decoded ${spans} spans (${(spans / MESSAGES).toFixed(2)} per traced message: ${received.names.join(', ')}) from ${received.requests} exports in ${received.encodings.join(' and ')}` +
+            ` (OTEL_EXPORTER_OTLP_PROTOCOL ${protocol ?? 'unset'})`,
         },
       ];
     } finally {
