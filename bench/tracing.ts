@@ -19,8 +19,9 @@ import { promiseHooksOn } from '../tests/fakes/promise-hooks.js';
 
 const WARMUP = 100;
 /** Messages per condition (BENCH_TRACING_MESSAGES), in alternating blocks so drift on a shared machine hits both alike. */
-const MESSAGES = Number(process.env.BENCH_TRACING_MESSAGES ?? 1200);
-const BLOCK = 50;
+const MESSAGES = Number(process.env.BENCH_TRACING_MESSAGES ?? 2000);
+/** Messages per block (BENCH_TRACING_BLOCK). */
+const BLOCK = Number(process.env.BENCH_TRACING_BLOCK ?? 50);
 /** BENCH_TRACING_ONLY=on|off: every block in one condition (to profile one side with `node --cpu-prof`); no figure then. */
 const ONLY = process.env.BENCH_TRACING_ONLY;
 
