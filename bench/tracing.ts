@@ -80,8 +80,9 @@ export const benchmark: Benchmark = {
     const model = await startFakeOpenAI();
     const collector = await startCollectorProcess();
     const dir = mkdtempSync(join(tmpdir(), 'errand-bench-tracing-'));
-    const protocol = process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
-    const traced = await loadTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, ...(protocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: protocol } : {}) }, silentLogger());
+    // The bench's own OTEL_* settings (OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_BSP_*…) apply, the collector being the local one.
+    const own = Object.entries(process.env).filter(([k]) => k.startsWith('OTEL_') && !k.endsWith('_ENDPOINT'));
+    const traced = await loadTracing({ ...Object.fromEntries(own), OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint }, silentLogger());
     try {
       // One app, its tracing switched between off and on block by block: the two conditions differ in nothing else.
       let tracingOn = false;
@@ -165,7 +166,7 @@ export const benchmark: Benchmark = {
             `pooled median per message: on ${t.toFixed(0)} µs vs off ${o.toFixed(0)} µs (+${(t - o).toFixed(0)} µs, ${(t / o).toFixed(3)}x); ` +
             `CPU per message on ${(cpu.on / MESSAGES).toFixed(0)} µs vs off ${(cpu.off / MESSAGES).toFixed(0)} µs (${(cpu.on / cpu.off).toFixed(3)}x); ` +
             `the local collector (own process) decoded ${spans} spans (${(spans / MESSAGES).toFixed(2)} per traced message: ${received.names.join(', ')}) from ${received.requests} exports in ${received.encodings.join(' and ')}` +
-            ` (OTEL_EXPORTER_OTLP_PROTOCOL ${protocol ?? 'unset'})`,
+            ` (${own.length > 0 ? own.map(([k, v]) => `${k}=${v}`).join(' ') : 'no OTEL_* setting: the defaults'})`,
         },
       ];
     } finally {

@@ -132,7 +132,7 @@ export async function createOtelTracing(settings: TraceSettings, logger: Logger,
   const processor = new BatchSpanProcessor(warnOnceExporter(exporter, logger, settings.url), {
     scheduledDelayMillis: settings.scheduleDelayMs,
     maxQueueSize: settings.maxQueueSize,
-    maxExportBatchSize: Math.min(512, settings.maxQueueSize),
+    maxExportBatchSize: settings.maxExportBatchSize,
     exportTimeoutMillis: settings.exportTimeoutMs,
   });
   const resource = resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': version }).merge(detectResources({ detectors: [envDetector] }));

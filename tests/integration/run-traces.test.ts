@@ -161,12 +161,16 @@ describe('trace settings from the standard variables', () => {
       exportTimeoutMs: 2500,
       scheduleDelayMs: 1000,
       maxQueueSize: 2048,
+      maxExportBatchSize: 64,
       captureContent: true,
       protocol: 'http/protobuf',
       protocolNote: null,
     });
     const traces = traceSettingsFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://jaeger:4318/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
     expect(traces).toMatchObject({ url: 'http://jaeger:4318/v1/traces', serviceName: 'errand', captureContent: false, exportTimeoutMs: 10_000, protocol: 'http/protobuf', protocolNote: null });
+    // The operator's batch size wins over Errand's default; a batch is never larger than the queue.
+    expect(traceSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512' })!.maxExportBatchSize).toBe(512);
+    expect(traceSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_BSP_MAX_QUEUE_SIZE: '16' })!.maxExportBatchSize).toBe(16);
   });
 
   it('send http/protobuf (the OTLP default) unless http/json is asked for; gRPC is not spoken, and that is said', () => {
