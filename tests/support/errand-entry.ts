@@ -12,3 +12,11 @@ export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 export function errandEntryArgs(): string[] {
   return [inject('errandMain')];
 }
+
+/**
+ * The arguments for `node` that start the stdio MCP fixture server (tests/fixtures/mcp/stdio-fixture-server.ts),
+ * bundled once for this run (tests/support/errand-build.ts). Its path still names `stdio-fixture-server`.
+ */
+export function stdioFixtureArgs(): string[] {
+  return [inject('stdioFixtureMain')];
+}

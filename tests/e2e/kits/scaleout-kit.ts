@@ -1,0 +1,128 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { FakeOpenAI, RecordedRequest } from '../../fakes/fake-openai.js';
+import type { FakeSlack } from '../../fakes/fake-slack.js';
+import { waitFor } from '../../fakes/wait-for.js';
+import { freePort } from '../../support/free-port.js';
+import type { TestDatabase } from '../../support/test-database.js';
+import { startErrandProcess, type ErrandProcess } from '../errand-process.js';
+
+/** What the scale-out files (several real Errand processes on one PostgreSQL database) share. */
+
+/** One of the Errand processes a scale-out file started. */
+export interface ClusterProcess {
+  readonly id: string;
+  /** Where its Slack HTTP receiver takes events (empty for a process without one). */
+  readonly url: string;
+  readonly errand: ErrandProcess;
+}
+
+/** The text of the last person's message the model was sent. */
+export function lastUserText(request: RecordedRequest): string {
+  const user = [...request.messages].reverse().find((m) => m.role === 'user');
+  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
+}
+
+/** Resolves once something accepts TCP connections on the port (the process's Slack receiver is up). */
+export async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Runs one query on the file's database with a connection of its own (the processes hold theirs). */
+export function databaseQuery(db: TestDatabase) {
+  return async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      return (await client.query<T>(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+}
+
+/**
+ * Waits until no run is `running` and no task is open any more; on timeout says which are, and what the
+ * processes printed. A run taken over from a killed process is recovered into a task queued again: between
+ * the two no run is running but the work is not done, so open tasks count as work left too.
+ */
+export async function noRunLeftWorking(db: TestDatabase, processes: readonly ClusterProcess[]): Promise<void> {
+  const query = databaseQuery(db);
+  const running = () => query<{ id: string; owner: string | null; lease_until: string | null; steps: number; updated_at: string }>(`select id, owner, lease_until, steps, updated_at from runs where status = 'running'`);
+  const open = () => query<{ id: number; status: string }>(`select id, status from tasks where status in ('pending', 'in_progress')`);
+  try {
+    await waitFor(async () => (await running()).length === 0 && (await open()).length === 0, 30_000, 'no run left working');
+  } catch {
+    throw new Error(`runs still running: ${JSON.stringify(await running())}, tasks open: ${JSON.stringify(await open())} at ${Date.now()}\n${outputsOf(processes)}`);
+  }
+}
+
+/** Everything the processes printed, one block each, for a failure message. */
+export function outputsOf(processes: readonly ClusterProcess[]): string {
+  return processes.map((p) => `${p.id}:\n${p.errand.output()}`).join('\n');
+}
+
+/** With SCALEOUT_LOG_DIR set, everything each process printed is written there (`<suite>-<process id>.log`). */
+export function keepLogs(suite: string, processes: readonly ClusterProcess[]): void {
+  const dir = process.env.SCALEOUT_LOG_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  for (const p of processes) writeFileSync(join(dir, `${suite}-${p.id}.log`), p.errand.output());
+}
+
+/**
+ * Starts one Errand process per id (the `npm start` entry, configured by the environment only) on the file's
+ * PostgreSQL database behind the fake Slack in HTTP mode, waits until each one's receiver listens, and
+ * spreads the fake's events round-robin over them the way a load balancer would. `env` is added to each
+ * process's environment (lease, log level, ERRAND_CONFIG…).
+ */
+export async function startSlackCluster(options: {
+  readonly ids: readonly string[];
+  readonly slack: FakeSlack;
+  readonly model: FakeOpenAI;
+  readonly db: TestDatabase;
+  /** A folder of the file's own (the unused SQLite paths point there). */
+  readonly dir: string;
+  readonly env?: NodeJS.ProcessEnv;
+}): Promise<ClusterProcess[]> {
+  const { slack, model, db, dir } = options;
+  const ports = await Promise.all(options.ids.map(() => freePort()));
+  const processes = options.ids.map((id, i) => {
+    const errand = startErrandProcess({
+      SLACK_BOT_TOKEN: 'xoxb-scaleout-test',
+      SLACK_SIGNING_SECRET: slack.signingSecret,
+      SLACK_MODE: 'http',
+      SLACK_PORT: String(ports[i]),
+      SLACK_API_URL: slack.apiUrl,
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_URL: db.url,
+      DATABASE_PATH: join(dir, `unused-${id}.db`),
+      ERRAND_PROCESS_ID: id,
+      ...options.env,
+    });
+    return { id, url: `http://127.0.0.1:${ports[i]}/slack/events`, errand };
+  });
+  try {
+    for (const [i, { id, errand }] of processes.entries()) {
+      await waitFor(async () => {
+        if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
+        return listening(ports[i]!);
+      }, 90_000, `${id} to listen on ${ports[i]}`);
+    }
+  } catch (err) {
+    await Promise.all(processes.map((p) => p.errand.kill()));
+    throw err;
+  }
+  slack.useHttpReceivers(processes.map((p) => p.url));
+  return processes;
+}
