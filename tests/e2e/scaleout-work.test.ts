@@ -35,13 +35,14 @@ const SCHEDULE_PROMPT = 'Report the weather.';
  */
 const FIRST_FIRE_AFTER_MS = 6000;
 /**
- * How often it falls due: 0.1 minutes (6 s). The commands never create so short an interval (the minimum is a
+ * How often it falls due: 0.15 minutes (9 s). The commands never create so short an interval (the minimum is a
  * minute), but the row is written here directly and the scheduler computes `anchor + k·interval` for any
  * whole number of milliseconds; what is proven — one fire per occurrence among three processes, and the
- * next occurrence after the winner's death — does not depend on the length, and the test waits 6 s for
- * an occurrence instead of a minute.
+ * next occurrence after the winner's death — does not depend on the length, and the test waits 9 s for
+ * an occurrence instead of a minute. Not shorter: the kill below must land well between two occurrences,
+ * after the last one's run has ended, also on a loaded machine.
  */
-const SCHEDULE_EVERY_MINUTES = '0.1';
+const SCHEDULE_EVERY_MINUTES = '0.15';
 const db = useTestDatabase();
 const query = databaseQuery(db);
 
