@@ -35,7 +35,9 @@ export default defineConfig({
         test: { ...common, name: 'in-process', include: ['tests/**/*.test.ts'], exclude: PROCESS_TESTS, isolate: false },
       },
       {
-        test: { ...common, name: PROCESSES_PROJECT, include: PROCESS_TESTS },
+        // isolate: false too: these files import the fakes, pg and the kits once per worker; they keep no state
+        // in shared modules (each file's fakes and processes are its own) and mock nothing.
+        test: { ...common, name: PROCESSES_PROJECT, include: PROCESS_TESTS, isolate: false },
       },
     ],
   },

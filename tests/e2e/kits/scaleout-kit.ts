@@ -51,18 +51,22 @@ export function databaseQuery(db: TestDatabase) {
 }
 
 /**
- * Waits until no run is `running` and no task is open any more; on timeout says which are, and what the
- * processes printed. A run taken over from a killed process is recovered into a task queued again: between
- * the two no run is running but the work is not done, so open tasks count as work left too.
+ * Waits until no run is `running`, no task is open and nothing waits in the outbox any more; on timeout says
+ * which are, and what the processes printed. A run taken over from a killed process is recovered into a task
+ * queued again: between the two no run is running but the work is not done, so open tasks count as work left
+ * too. And a run that ended in a killed process may have its answer still to post (the survivor posts it).
  */
 export async function noRunLeftWorking(db: TestDatabase, processes: readonly ClusterProcess[]): Promise<void> {
   const query = databaseQuery(db);
   const running = () => query<{ id: string; owner: string | null; lease_until: string | null; steps: number; updated_at: string }>(`select id, owner, lease_until, steps, updated_at from runs where status = 'running'`);
   const open = () => query<{ id: number; status: string }>(`select id, status from tasks where status in ('pending', 'in_progress')`);
+  const unposted = () => query<{ id: number; conversation_id: string }>(`select id, conversation_id from outbox where status = 'pending'`);
   try {
-    await waitFor(async () => (await running()).length === 0 && (await open()).length === 0, 30_000, 'no run left working');
+    await waitFor(async () => (await running()).length === 0 && (await open()).length === 0 && (await unposted()).length === 0, 30_000, 'no run left working');
   } catch {
-    throw new Error(`runs still running: ${JSON.stringify(await running())}, tasks open: ${JSON.stringify(await open())} at ${Date.now()}\n${outputsOf(processes)}`);
+    throw new Error(
+      `runs still running: ${JSON.stringify(await running())}, tasks open: ${JSON.stringify(await open())}, outbox rows pending: ${JSON.stringify(await unposted())} at ${Date.now()}\n${outputsOf(processes)}`,
+    );
   }
 }
 

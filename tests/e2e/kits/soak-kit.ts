@@ -9,7 +9,7 @@ import { seededRandom as random } from '../../fakes/seeded-random.js';
 import { discordEnv, startErrandProcess, type ErrandProcess } from '../errand-process.js';
 
 /**
- * "Restarts lose nothing", measured (the soak-*-restarts files run it twice, side by side, each with its own
+ * "Restarts lose nothing", measured (the soak-*-restarts files run it three times, side by side, each with its own
  * seed): dozens of conversations mix answers, progress updates, questions
  * answered by a person, to-dos and long multi-piece replies while the process is SIGKILLed at random
  * (seeded) moments — half of them in the window after Discord stored a post (an outbox post or a
@@ -151,7 +151,7 @@ export function soakRestarts({ conversations: CONVERSATIONS, kills: KILLS, seedO
       const log: string[] = [];
       try {
         for (let kill = 1; kill <= KILLS; kill++) {
-          await sleep(400 + Math.floor(rand() * 1600));
+          await sleep(800 + Math.floor(rand() * 2500));
           // The person holds back from here to the restart, and everything they sent has reached the model.
           up = false;
           await waitFor(() => unconfirmed.size === 0, 30_000, 'the model to see what people sent');
