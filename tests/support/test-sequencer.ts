@@ -1,7 +1,23 @@
+import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** The project whose files start Errand as real processes (vitest.config.ts). */
-export const PROCESSES_PROJECT = 'processes';
+/**
+ * Test files that start Errand as real processes (several at once, with their own PostgreSQL connections and
+ * leases). New ones are named to match, so that the sequencer below spreads them.
+ */
+export const PROCESS_TESTS = ['tests/e2e/scaleout-*.test.ts', 'tests/e2e/*-restarts.test.ts', 'tests/e2e/process-*.test.ts', 'tests/e2e/console-piped-input.test.ts'];
+
+/** One of PROCESS_TESTS's patterns as a regular expression (`*`: any characters but `/`). */
+function patternOf(glob: string): RegExp {
+  return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+}
+
+const processPatterns = PROCESS_TESTS.map(patternOf);
+
+/** Whether the file (relative to the project root, `/`-separated) starts Errand processes. */
+export function isProcessTest(path: string): boolean {
+  return processPatterns.some((p) => p.test(path));
+}
 
 /**
  * Orders the run so that the files that start Errand processes overlap with the in-process files
@@ -15,8 +31,9 @@ export const PROCESSES_PROJECT = 'processes';
 export default class ProcessFilesSpread extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const processes = sorted.filter((f) => f.project.name === PROCESSES_PROJECT);
-    const inProcess = sorted.filter((f) => f.project.name !== PROCESSES_PROJECT);
+    const isProcess = (f: TestSpecification) => isProcessTest(relative(this.ctx.config.root, f.moduleId).split('\\').join('/'));
+    const processes = sorted.filter(isProcess);
+    const inProcess = sorted.filter((f) => !isProcess(f));
     const between = processes.length === 0 ? 0 : Math.floor(inProcess.length / (2 * processes.length));
     const order: TestSpecification[] = [];
     while (processes.length > 0 || inProcess.length > 0) {
