@@ -16,7 +16,8 @@ import { databaseQuery, keepLogs, lastUserText, noRunLeftWorking, startSlackClus
  * (The Discord gateway moving between such processes: scaleout-gateway.test.ts.)
  */
 
-const MENTIONS = 120;
+/** Over three times the 24 run slots of the three processes (MAX_CONCURRENT_RUNS 8 each): most mentions wait for one. */
+const MENTIONS = 80;
 const LEASE_SECONDS = 5;
 const ALICE = 'U0ALICE01';
 const db = useTestDatabase();
