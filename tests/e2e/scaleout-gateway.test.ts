@@ -89,7 +89,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database on D
 
     const second = discord.userMessage(discord.general.id, `<@${discord.bot.id}> second question`);
     await waitFor(() => discord.botMessagesIn(second.id).some((m) => m.content === 'Second answer.'), 30_000, 'the answer after the move');
-    await noRunLeftWorking(db, processes);
+    await noRunLeftWorking(query, processes);
     const texts = discord.botMessagesIn(second.id).map((m) => m.content);
     expect(texts.filter((t) => t === 'Second answer.'), JSON.stringify(texts)).toHaveLength(1);
     const firstTexts = discord.botMessagesIn(first.id).map((m) => m.content);

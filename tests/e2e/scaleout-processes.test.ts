@@ -72,7 +72,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
     const mentions = await Promise.all(Array.from({ length: MENTIONS }, (_, n) => slack.mention({ user: ALICE, channel: channelOf(n), text: `question ${n}`, order: 'together' })));
     await waitFor(() => mentions.every(({ ts }, n) => slack.botTexts(channelOf(n), ts).includes(answerOf(n))), 60_000, 'every mention to be answered');
     // Let anything that could still double an answer (a second run, a re-sent post) finish before counting.
-    await noRunLeftWorking(db, processes);
+    await noRunLeftWorking(query, processes);
     // A run that took a while showed a "Working…" notice; its process takes it down just after the run ended.
     await waitFor(() => mentions.every(({ ts }, n) => !slack.botTexts(channelOf(n), ts).some((t) => t.startsWith(WORKING_NOTICE))), 30_000, 'every working notice taken down');
 
@@ -112,7 +112,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
     await victim!.errand.kill();
 
     await waitFor(() => slack.botTexts(channel, ts).includes('The slow answer.'), 45_000, 'the answer from a surviving process');
-    await noRunLeftWorking(db, processes);
+    await noRunLeftWorking(query, processes);
     const texts = slack.botTexts(channel, ts);
     expect(texts.filter((t) => t.includes('I was restarted while working')), JSON.stringify(texts)).toHaveLength(1);
     expect(texts.filter((t) => t === 'The slow answer.'), JSON.stringify(texts)).toHaveLength(1);

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll } from 'vitest';
 import type { FakeOpenAI, RecordedRequest } from '../../fakes/fake-openai.js';
 import type { FakeSlack } from '../../fakes/fake-slack.js';
 import { waitFor } from '../../fakes/wait-for.js';
@@ -37,16 +38,27 @@ export async function listening(port: number): Promise<boolean> {
   });
 }
 
-/** Runs one query on the file's database with a connection of its own (the processes hold theirs). */
-export function databaseQuery(db: TestDatabase) {
+/** A query on the file's database (see `databaseQuery`). */
+export type DatabaseQuery = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<T[]>;
+
+/**
+ * Queries on the file's database over one pooled connection of the test's own (the processes hold theirs),
+ * closed after the file. One connection, not one per query: the waits below poll every few milliseconds, and
+ * a connection per poll (a PostgreSQL backend and a SCRAM login each) took CPU from the processes under test.
+ */
+export function databaseQuery(db: TestDatabase): DatabaseQuery {
+  let pool: pg.Pool | null = null;
+  afterAll(async () => {
+    await pool?.end();
+    pool = null;
+  });
   return async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> => {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      return (await client.query<T>(text, values)).rows;
-    } finally {
-      await client.end();
+    if (!pool) {
+      pool = new pg.Pool({ connectionString: db.url, max: 1 });
+      // The database is dropped with its connections after the file: an idle connection's error is expected then.
+      pool.on('error', () => undefined);
     }
+    return (await pool.query<T>(text, values)).rows;
   };
 }
 
@@ -56,8 +68,7 @@ export function databaseQuery(db: TestDatabase) {
  * queued again: between the two no run is running but the work is not done, so open tasks count as work left
  * too. And a run that ended in a killed process may have its answer still to post (the survivor posts it).
  */
-export async function noRunLeftWorking(db: TestDatabase, processes: readonly ClusterProcess[]): Promise<void> {
-  const query = databaseQuery(db);
+export async function noRunLeftWorking(query: DatabaseQuery, processes: readonly ClusterProcess[]): Promise<void> {
   const running = () => query<{ id: string; owner: string | null; lease_until: string | null; steps: number; updated_at: string }>(`select id, owner, lease_until, steps, updated_at from runs where status = 'running'`);
   const open = () => query<{ id: number; status: string }>(`select id, status from tasks where status in ('pending', 'in_progress')`);
   const unposted = () => query<{ id: number; conversation_id: string }>(`select id, conversation_id from outbox where status = 'pending'`);
