@@ -190,6 +190,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     }
     if (event.fromSelf) return;
     if (event.kind === 'task' || event.kind === 'answer') pump();
+    if (event.kind === 'answer') hooks?.answered?.(event.conversationId);
     else if (event.kind === 'schedule') {
       const scheduleId = Number(event.conversationId);
       if (!Number.isSafeInteger(scheduleId)) return void logger.warn({ key: event.conversationId }, 'ignored a schedule wake-up without a schedule id');

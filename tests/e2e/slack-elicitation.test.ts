@@ -115,30 +115,40 @@ describe('MCP elicitation on Slack (real Bolt against the fake Slack, real MCP S
     await waitFor(() => fixture.log.at(-1)?.action === 'cancel', 5000, 'the server hearing cancel');
   });
 
-  it('a restart while the question waits: its post is closed, the run picks up with the call marked as not finished, and the server\'s new question is answered', async () => {
+  it("a restart while the question waits: it stays open with its buttons and the run waits on it; answered after the restart, the call is made again and its server's repeated question gets the stored answer", async () => {
     const r = await startRestartableSlackErrand({ externalTools: () => createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger }) });
     try {
-      const call = { toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] };
-      r.model.reply(call, call, { text: 'Seated after the restart.' });
+      r.model.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: { near: 'window' } }] }, { text: 'Seated after the restart.' });
       const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'find me a seat' });
       const questions = () => r.slack.messages(CHANNEL, ts).filter((m) => m.text.includes('Where would you like to sit?'));
-      const first = (await waitFor(() => questions().find((m) => buttonsOf(m).length > 0), 10_000, 'the first question'))!;
+      const first = (await waitFor(() => questions().find((m) => buttonsOf(m).length > 0), 10_000, 'the question'))!;
+      const id = button(first, 'answer').split(':')[2]!;
+      await waitFor(async () => (await r.app().store.elicitations.get(id))?.messageId === first.ts, 5000, 'the question to know its post');
+      const asked = fixture.log.length;
 
       await r.stop();
       await r.start();
-      // Edited before the stop finished, or (left in the outbox by the stop) first thing after the start.
-      const closed = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => m.ts === first.ts && m.text.includes('Closed: the work was stopped, or Errand restarted')), 10_000, 'the closed post'))!;
-      expect(buttonsOf(closed)).toEqual([]);
-      const second = (await waitFor(() => questions().find((m) => m.ts !== first.ts && buttonsOf(m).length > 0), 10_000, 'the question asked again'))!;
-      expect(r.slack.botTexts(CHANNEL, ts).some((t) => t.includes('I was restarted while working'))).toBe(true);
-      const afterRestart = r.model.requests[1]!;
-      expect(toolResults(afterRestart)).toEqual([{ ok: false, error: expect.stringContaining('diner__pick_seating') }]);
+      const row = (await r.app().store.elicitations.get(id))!;
+      await waitFor(async () => (await r.app().runs.get(row.runId))?.status === 'waiting_user', 10_000, 'the run to wait on the question');
+      expect(row).toMatchObject({ state: 'waiting', carriedOver: true });
+      // Still the one open question, with its buttons; the model was not asked anything again.
+      expect(questions().map((m) => [m.ts, buttonsOf(m).length])).toEqual([[first.ts, 2]]);
+      expect(r.model.requests).toHaveLength(1);
 
-      await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: second.ts, actionId: button(second, 'answer') });
-      const modal = (await waitFor(() => r.slack.modalOf(ALICE), 5000, 'the modal'))!;
+      await r.slack.click({ user: BOB, channel: CHANNEL, messageTs: first.ts, actionId: button(first, 'answer') });
+      expect(r.slack.modalOf(BOB)).toBeUndefined();
+      await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: first.ts, actionId: button(first, 'answer') });
+      const modal = (await waitFor(() => r.slack.modalOf(ALICE), 5000, 'the modal, opened from the stored question'))!;
       await r.slack.submitView({ user: ALICE, viewId: modal.id, values: { 'field-0': '1' } });
+
       await waitFor(() => r.slack.botTexts(CHANNEL, ts).includes('Seated after the restart.'), 10_000, 'the answer');
-      expect(toolResults(r.model.requests[2]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+      // The call was made again (same arguments) and the server's repeated question was answered from the stored answer.
+      expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
+      expect(toolResults(r.model.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+      expect(questions()).toHaveLength(1);
+      const edited = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => m.ts === first.ts && m.text.includes('Answered by')), 5000, 'the answered post'))!;
+      expect(buttonsOf(edited)).toEqual([]);
+      expect(await r.app().store.elicitations.get(id)).toMatchObject({ state: 'answered', replayedAt: expect.any(Number) });
     } finally {
       await r.close();
     }
