@@ -75,6 +75,10 @@ describe('MCP elicitation on Slack (real Bolt against the fake Slack, real MCP S
 
   it('someone else\'s click is refused privately and changes nothing; Decline by the principal sends decline', async () => {
     const { e, ts, question } = await askVia('pick_seating', 'Fine, no table.');
+    // While the question waits, the call's step says whom it waits for, not that the tool runs.
+    const card = () => e.slack.messages(CHANNEL, ts).flatMap((m) => m.tasks ?? []).at(-1);
+    await waitFor(() => card()?.title === 'Waiting for you to answer diner', 5000, 'the waiting card');
+    expect(card()).toMatchObject({ status: 'pending' });
     const bobs = await e.slack.click({ user: BOB, channel: CHANNEL, messageTs: question.ts, actionId: button(question, 'answer') });
     await waitFor(() => e.slack.responses.some((r) => r.id === bobs.responseId), 5000, 'the refusal');
     expect(lastResponse(e)).toMatchObject({ response_type: 'ephemeral', text: `This question from diner is for <@${ALICE}>, who asked for this work.` });
@@ -149,6 +153,49 @@ describe('MCP elicitation on Slack (real Bolt against the fake Slack, real MCP S
       const edited = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => m.ts === first.ts && m.text.includes('Answered by')), 5000, 'the answered post'))!;
       expect(buttonsOf(edited)).toEqual([]);
       expect(await r.app().store.elicitations.get(id)).toMatchObject({ state: 'answered', replayedAt: expect.any(Number) });
+    } finally {
+      await r.close();
+    }
+  });
+
+  /** Alice's request on a restartable Errand, its question, and the restart while it waits. */
+  async function restartedWhileAsking(tool: string, env: Record<string, string> = {}) {
+    const r = await startRestartableSlackErrand({ env, externalTools: () => createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger }) });
+    r.model.reply({ toolCalls: [{ name: `diner__${tool}`, arguments: {} }] }, { text: 'Going on without it.' });
+    const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'find me a seat' });
+    const question = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => buttonsOf(m).some((b) => b.action_id.startsWith('errand:elicit:'))), 10_000, 'the question'))!;
+    const id = button(question, 'decline').split(':')[2]!;
+    await waitFor(async () => (await r.app().store.elicitations.get(id))?.messageId === question.ts, 5000, 'the question to know its post');
+    await r.stop();
+    await r.start();
+    const { runId } = (await r.app().store.elicitations.get(id))!;
+    await waitFor(async () => (await r.app().runs.get(runId))?.status === 'waiting_user', 10_000, 'the run to wait on the question');
+    return { r, ts, question, decline: button(question, 'decline'), asked: fixture.log.length };
+  }
+
+  it('declined after a restart: the call is not made again and the model is told', async () => {
+    const { r, ts, question, asked } = await restartedWhileAsking('pick_seating');
+    try {
+      await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: question.ts, actionId: button(question, 'decline') });
+      await waitFor(() => r.slack.botTexts(CHANNEL, ts).includes('Going on without it.'), 10_000, 'the answer');
+      expect(toolResults(r.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} declined the question diner asked, so diner__pick_seating was not completed`) });
+      expect(fixture.log.length).toBe(asked);
+      await waitFor(() => r.slack.messages(CHANNEL, ts).some((m) => m.ts === question.ts && m.text.includes('Declined by')), 5000, 'the declined post');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('nobody answering within ASK_TIMEOUT_MINUTES after a restart: the question closes and the model is told', async () => {
+    const { r, ts, question, decline } = await restartedWhileAsking('pick_seating', { ASK_TIMEOUT_MINUTES: '5', HEARTBEAT_SECONDS: '30' });
+    try {
+      r.clock.advance(6 * 60_000);
+      await waitFor(() => r.slack.botTexts(CHANNEL, ts).includes('Going on without it.'), 10_000, 'the answer');
+      expect(toolResults(r.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining('Nobody answered the question diner asked within 5 minutes') });
+      const closed = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => m.ts === question.ts && m.text.includes('Nobody answered in time')), 5000, 'the closed post'))!;
+      expect(buttonsOf(closed)).toEqual([]);
+      // Settled, so a click that still reached it (a stale view) would be told it is closed.
+      expect(await r.app().store.elicitations.get(decline.split(':')[2]!)).toMatchObject({ state: 'cancelled', answer: { action: 'cancel' } });
     } finally {
       await r.close();
     }
