@@ -200,4 +200,21 @@ describe('MCP elicitation on Slack (real Bolt against the fake Slack, real MCP S
       await r.close();
     }
   });
+
+  it('stopped after a restart while the question waits: the run ends, and a click on the question is refused and closes its post', async () => {
+    const { r, ts, question, decline } = await restartedWhileAsking('pick_seating');
+    try {
+      await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'stop', threadTs: ts });
+      const id = decline.split(':')[2]!;
+      const { runId } = (await r.app().store.elicitations.get(id))!;
+      await waitFor(async () => (await r.app().runs.get(runId))?.status === 'cancelled', 5000, 'the run to be stopped');
+      const click = await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: question.ts, actionId: decline });
+      await waitFor(() => r.slack.responses.some((x) => x.id === click.responseId), 5000, 'the refusal');
+      expect(r.slack.responses.find((x) => x.id === click.responseId)?.body).toMatchObject({ text: expect.stringContaining('This question is closed') });
+      await waitFor(() => r.slack.messages(CHANNEL, ts).some((m) => m.ts === question.ts && m.text.includes('Closed: the work was stopped') && buttonsOf(m).length === 0), 5000, 'the closed post');
+      expect(r.model.requests).toHaveLength(1);
+    } finally {
+      await r.close();
+    }
+  });
 });

@@ -125,6 +125,7 @@ export class ElicitationDesk implements ElicitationAsker {
   async handle(event: ElicitationEvent): Promise<ElicitationReply> {
     const local = this.waiting.get(event.id);
     const row = local ? null : await this.deps.store.get(event.id);
+    if (row?.state === 'waiting' && row.carriedOver && (await this.deps.runs?.stopped(row.runId))) return this.closeStopped(row);
     const request = local?.request ?? (row?.state === 'waiting' ? requestOf(row) : null);
     const asked: Asked | null = local ?? (row && request ? { id: row.id, server: row.server, platform: row.platform, principal: row.principal, request } : null);
     if (!asked) return { kind: 'refused', text: elicitationTexts.closed };
@@ -143,6 +144,15 @@ export class ElicitationDesk implements ElicitationAsker {
     if (row.carriedOver) return (await this.deps.runs?.settled(row.runId, row.id, end.state, end.answeredBy)) ?? false;
     this.deps.runs?.wake(row.conversationId);
     return true;
+  }
+
+  /** A carried-over question whose run was stopped while it waited: settled as cancelled, its post closed (buttons gone). */
+  private async closeStopped(row: ElicitationRow): Promise<ElicitationReply> {
+    const ending: Ending = { result: { action: 'cancel' }, outcome: elicitationTexts.stopped, by: null };
+    if ((await this.deps.store.settle(row.id, endOf(ending), this.deps.clock.now())) && row.messageId !== null) {
+      await this.deps.posts.recordEdit(row.conversationId, row.runId, row.messageId, `${row.postText}\n\n${ending.outcome}`).catch((err: unknown) => this.deps.logger.warn({ err }, 'closing the post of a stopped question failed'));
+    }
+    return { kind: 'refused', text: elicitationTexts.closed };
   }
 
   /** Ends the waits of local calls whose questions were settled elsewhere. */
