@@ -129,7 +129,8 @@ describe.skipIf(db.skip)('MCP questions across two Errand processes on one Postg
     await waitFor(() => slack.botTexts(CHANNEL, second.ts).includes('Seated on the terrace.'), 10_000, `the answer from B\n${b.errand.output()}`);
     expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
     expect(toolResults(model.requests[3]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
-    const runs = await query<{ status: string; owner: string | null }>(`select status, owner from runs order by started_at`);
-    expect(runs.at(-1)).toEqual({ status: 'completed', owner: 'errand-b' });
+    const last = async () => (await query<{ status: string; owner: string | null }>(`select status, owner from runs order by started_at`)).at(-1);
+    await waitFor(async () => (await last())?.status === 'completed', 10_000, 'the run to be recorded completed');
+    expect(await last()).toEqual({ status: 'completed', owner: 'errand-b' });
   }, 60_000);
 });
