@@ -1,17 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { FakeSlack, type StoredMessage } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { startElicitFixture, type ElicitFixture } from '../fixtures/mcp/elicit-fixture-server.js';
-import { freePort } from '../support/free-port.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { startErrandProcess, type ErrandProcess } from './errand-process.js';
+import { databaseQuery, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
 import { toolResults } from './mcp-e2e-kit.js';
 import { buttonsOf } from './slack-harness.js';
 
@@ -25,63 +22,29 @@ import { buttonsOf } from './slack-harness.js';
 const ALICE = 'U0ALICE01';
 const CHANNEL = 'C0ELICIT01';
 const db = useTestDatabase();
-
-async function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function query<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = databaseQuery(db);
 
 describe.skipIf(db.skip)('MCP questions across two Errand processes on one PostgreSQL database', () => {
   let slack: FakeSlack;
   let model: FakeOpenAI;
   let fixture: ElicitFixture;
   let dir: string;
-  const processes: { id: string; errand: ErrandProcess; port: number }[] = [];
-  const receiver = (p: { port: number }) => slack.useHttpReceiver(`http://127.0.0.1:${p.port}/slack/events`);
+  let processes: ClusterProcess[] = [];
+  const receiver = (p: ClusterProcess) => slack.useHttpReceiver(p.url);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'errand-scaleout-elicit-'));
     slack = await FakeSlack.start({ rateLimit: null });
     model = await startFakeOpenAI();
     fixture = await startElicitFixture();
-    const shared = {
-      SLACK_BOT_TOKEN: 'xoxb-scaleout-test',
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_MODE: 'http',
-      SLACK_API_URL: slack.apiUrl,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'test-key',
-      DATABASE_URL: db.url,
-      RUN_LEASE_SECONDS: '5',
-      LOG_LEVEL: 'warn',
-      ...errandFileEnv({ mcpServers: { diner: { url: fixture.url } } }),
-    };
-    for (const id of ['errand-a', 'errand-b']) {
-      const port = await freePort();
-      processes.push({ id, port, errand: startErrandProcess({ ...shared, SLACK_PORT: String(port), ERRAND_PROCESS_ID: id, DATABASE_PATH: join(dir, `unused-${id}.db`) }) });
-    }
-    for (const p of processes) {
-      await waitFor(async () => {
-        if (p.errand.child.exitCode !== null) throw new Error(`${p.id} exited at start:\n${p.errand.output()}`);
-        return listening(p.port);
-      }, 90_000, `${p.id} to listen`);
-    }
+    processes = await startSlackCluster({
+      ids: ['errand-a', 'errand-b'],
+      slack,
+      model,
+      db,
+      dir,
+      env: { RUN_LEASE_SECONDS: '5', LOG_LEVEL: 'warn', ...errandFileEnv({ mcpServers: { diner: { url: fixture.url } } }) },
+    });
   }, 120_000);
 
   afterAll(async () => {
