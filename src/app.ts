@@ -74,7 +74,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const { conversations, transcript, tasks, runs, dedupe } = store;
   const tracing = options.tracing ?? noopTracing;
-  const runTracer = createRunTracer(tracing, store.traces, logger);
+  const runTracer = createRunTracer(tracing, store.traces, logger, clock);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
   const outbox = createOutbox({
@@ -102,7 +102,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
   const measured = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
-  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL });
+  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL, parentOf: (id) => runTracer.parentOf(id) });
 
   const scheduling = createScheduling({
     store: store.schedules,
@@ -134,7 +134,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent: {
       llm,
-      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name))),
+      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id)),
       promptExtras,
       budget,
       channels,

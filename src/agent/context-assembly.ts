@@ -96,7 +96,7 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
   const newThrough = context.droppedThrough ?? window[0]!.id - 1;
 
   try {
-    const written = await writer({ previous: summary?.summary ?? null, dropped: [...olderUnits, ...context.dropped], maxTokens: reserve, inputTokens: request.budgetTokens, signal: request.signal });
+    const written = await writer({ previous: summary?.summary ?? null, dropped: [...olderUnits, ...context.dropped], maxTokens: reserve, inputTokens: request.budgetTokens, signal: request.signal, runId: request.runId });
     if (written.usage) await request.budget?.record(written.usage);
     if (written.text === '') throw new Error('the model wrote an empty summary');
     const saved = await memory.store.saveSummary(request.conversationId, summary?.version ?? 0, written.text, newThrough);

@@ -29,6 +29,8 @@ export interface SummaryRequest {
   /** Most tokens of the messages sent to be summarised (the request must fit the model, too). */
   readonly inputTokens: number;
   readonly signal: AbortSignal;
+  /** The run the summary is written for (its request's span hangs under the run's). */
+  readonly runId?: string;
 }
 
 /** A message as the summariser reads it: who said it, then what. */
@@ -70,7 +72,7 @@ export function createSummaryWriter(llm: LlmClient, model?: string) {
         content: `Summary so far:\n${request.previous ?? '(none yet)'}\n\nMessages to fold in, oldest first:\n${transcriptText(request.dropped, request.inputTokens * CHARS_PER_TOKEN)}`,
       },
     ];
-    const response = await llm.complete({ messages, tools: [], signal: request.signal, ...(model ? { model } : {}) });
+    const response = await llm.complete({ messages, tools: [], signal: request.signal, ...(request.runId ? { runId: request.runId } : {}), ...(model ? { model } : {}) });
     const text = (response.text ?? '').trim();
     return { text: text.length > maxChars ? cutText(text, maxChars, 'message') : text, usage: response.usage ?? null };
   };

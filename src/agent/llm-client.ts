@@ -33,6 +33,8 @@ export interface LlmRequest {
   model?: string;
   /** Told each piece of answer text as it arrives, when the client streams; called with nothing otherwise. */
   onText?: (delta: string) => void;
+  /** The run the request is made for: its `chat` span hangs under that run's span (traced-llm.ts). */
+  runId?: string;
 }
 
 /** The model as the agent loop sees it. */

@@ -144,7 +144,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     const preview = createAnswerPreview(deps.openPreview);
     let response;
     try {
-      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, onText: preview.onText, ...(input.model ? { model: input.model } : {}) });
+      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, onText: preview.onText, runId, ...(input.model ? { model: input.model } : {}) });
     } catch (err) {
       await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
       if (isAbort(err, signal)) return { kind: 'aborted' };

@@ -11,6 +11,8 @@ export interface TracedLlmOptions {
   readonly baseUrl?: string | undefined;
   /** Monotonic milliseconds, injected for tests. */
   readonly elapsedMs?: () => number;
+  /** The `traceparent` of a run executing here (RunTracer.parentOf): a request made for it hangs under its span. */
+  readonly parentOf?: (runId: string) => string | null;
 }
 
 /** A message as the GenAI conventions' `gen_ai.input.messages` write it (only with content capture on). */
@@ -58,7 +60,10 @@ export function traceLlm(llm: LlmClient, tracing: Tracing, options: TracedLlmOpt
         'server.address': serverAddress,
         ...(tracing.captureContent ? { 'gen_ai.input.messages': JSON.stringify(request.messages.map(partsOf)) } : {}),
       };
-      return tracing.span(`chat ${model}`, { kind: 'client', attributes }, async (span) => {
+      // Under its run's span, found by the run (a request made inside a tool call: under the tool's, the active span).
+      // Nothing inside looks the span up, so it is not made the active one (no async context for the SDK's promises).
+      const parent = request.runId === undefined ? undefined : (options.parentOf?.(request.runId) ?? undefined);
+      return tracing.span(`chat ${model}`, { kind: 'client', attributes, active: false, ...(parent ? { parent } : {}) }, async (span) => {
         const started = elapsed();
         let firstText: number | null = null;
         const onText = (delta: string) => {

@@ -211,7 +211,7 @@ export class OutboxPoster {
     if (!traced?.tracing.enabled) return this.delivery.deliver(row);
     const attributes = { 'errand.platform': this.deps.refOf(row.conversationId)?.platform, 'errand.conversation_id': row.conversationId, 'errand.run_id': row.runId ?? undefined, 'errand.outbox.purpose': row.purpose, 'errand.outbox.attempt': row.attempts + 1 };
     const parent = row.runId === null ? null : traced.parentOf(row.runId);
-    return traced.tracing.span(`deliver ${row.purpose}`, { kind: 'client', parent, attributes }, () => this.delivery.deliver(row));
+    return traced.tracing.span(`deliver ${row.purpose}`, { kind: 'client', parent, attributes, active: false }, (span) => this.delivery.deliverIn(row, span));
   }
 
   /** Kicks the conversation again in `ms` (replacing an earlier timer). */

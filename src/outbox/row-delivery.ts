@@ -9,7 +9,7 @@ import type { PostWaiters } from './post-waiters.js';
 import { retractPreview } from './preview-retraction.js';
 import { deliverSecretNotice } from './secret-notice.js';
 import type { StreamedAnswer, StreamedAnswers } from './streamed-answers.js';
-import { errorTypeOf, type Tracing } from '../telemetry/tracing.js';
+import { errorTypeOf, type ActiveSpan } from '../telemetry/tracing.js';
 
 export interface RowDeliveryDeps {
   readonly store: OutboxStore;
@@ -25,8 +25,6 @@ export interface RowDeliveryDeps {
   backoffMs?(attempts: number): number;
   readonly waiters: PostWaiters;
   readonly streamed: StreamedAnswers;
-  /** Marks the delivery's span failed (traces on). */
-  readonly tracing?: { readonly tracing: Tracing } | undefined;
 }
 
 /**
@@ -35,7 +33,20 @@ export interface RowDeliveryDeps {
  * row is due and holds the claim; this decides what happens to the row.
  */
 export class RowDelivery {
+  /** The spans of the rows being delivered in one (traces on): a failure marks its row's. */
+  private readonly spans = new Map<PendingPost['id'], ActiveSpan>();
+
   constructor(private readonly deps: RowDeliveryDeps) {}
+
+  /** `deliver`, in the delivery's span: a failure marks it (handed over, not looked up: it is no active span). */
+  async deliverIn(row: PendingPost, span: ActiveSpan): Promise<void> {
+    this.spans.set(row.id, span);
+    try {
+      await this.deliver(row);
+    } finally {
+      this.spans.delete(row.id);
+    }
+  }
 
   /**
    * A row tried before (a crash or a failure after the request left) is first looked up on the
@@ -103,7 +114,7 @@ export class RowDelivery {
       else await adapter.postEphemeral(ref, target, text);
       await this.posted(row, row.purpose === 'edit' ? target : '');
     } catch (err) {
-      this.deps.tracing?.tracing.currentSpan().fail(errorTypeOf(err));
+      this.spans.get(row.id)?.fail(errorTypeOf(err));
       if (isTargetGone(err)) return this.failed(row, err);
       this.deps.logger.warn({ err, outboxId: row.id, purpose: row.purpose }, row.purpose === 'edit' ? 'editing a posted message failed' : 'posting a private notice failed');
       await this.deps.store.markFailed(row.id, err instanceof Error ? err.message : String(err));
@@ -141,7 +152,7 @@ export class RowDelivery {
   /** Transient failures wait and retry; a gone target fails every pending row of the conversation. */
   private async failed(row: PendingPost, err: unknown): Promise<void> {
     const { store, logger, clock, waiters, streamed } = this.deps;
-    this.deps.tracing?.tracing.currentSpan().fail(errorTypeOf(err));
+    this.spans.get(row.id)?.fail(errorTypeOf(err));
     const reason = err instanceof Error ? err.message : String(err);
     if (isTargetGone(err)) {
       logger.warn({ err, conversationId: row.conversationId }, 'the conversation can no longer be posted to; its pending posts are dropped');

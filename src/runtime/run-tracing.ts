@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RunOutcome } from '../agent/run-outcome.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { RunTraceStore } from '../telemetry/run-trace-store.js';
 import type { Tracing } from '../telemetry/tracing.js';
@@ -30,16 +31,40 @@ export function principalHash(principal: string): string {
   return createHash('sha256').update(principal).digest('hex').slice(0, 16);
 }
 
+/** Principals' pseudonyms, computed once each (a hash per run is measurable on the message path); bounded. */
+function memoHash(): (principal: string) => string {
+  const known = new Map<string, string>();
+  return (principal) => {
+    let hash = known.get(principal);
+    if (hash === undefined) {
+      if (known.size >= 10_000) known.clear();
+      known.set(principal, (hash = principalHash(principal)));
+    }
+    return hash;
+  };
+}
+
+/**
+ * A first execution still running after this long has its trace written, so a crash later on leaves the link for
+ * the process that resumes it; one that ends sooner writes it only if it may execute again.
+ */
+const RECORD_AFTER_MS = 1_000;
+
 /** Outcomes that mean the run did not do what it was asked: their span is marked failed with the outcome as `error.type`. */
 const FAILED = new Set<RunOutcome['kind']>(['failed', 'over_budget', 'step_limit', 'target_gone']);
 
 /**
  * The run tracer over `tracing` and the run traces table. With tracing off it is the execution itself (no read,
- * no write). On: a first execution writes its trace (not awaited); a resumed one reads the first trace before its
- * span starts, to link to it. Either failing only loses the link, never the run.
+ * no write). On: a resumed execution reads the first trace before its span starts, to link to it. A first
+ * execution writes its trace (not awaited) only when it may be resumed: it is still running after
+ * RECORD_AFTER_MS (a crash may follow), or it ended other than completed (waiting for an answer, stopped by a
+ * shutdown, failed). A run that completes quickly, the common case, writes nothing: the write was a database
+ * statement on every message's path. A crash within RECORD_AFTER_MS of a run's start loses its link. Any failure
+ * here only loses the link, never the run.
  */
-export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger: Logger): RunTracer {
+export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger: Logger, clock: Clock = systemClock): RunTracer {
   const live = new Map<string, string>();
+  const pseudonym = memoHash();
   return {
     async trace(info, execute) {
       if (!tracing.enabled) return execute();
@@ -51,20 +76,32 @@ export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger:
         'errand.platform': info.platform,
         'errand.conversation_id': info.conversationId,
         'errand.run_id': info.runId,
-        'errand.principal': info.principal === null ? undefined : tracing.captureContent ? info.principal : principalHash(info.principal),
+        'errand.principal': info.principal === null ? undefined : tracing.captureContent ? info.principal : pseudonym(info.principal),
         'errand.run.resumed': info.resumed,
       };
-      // A new trace of its own (never the child of whatever was active when the coordinator started it).
-      return tracing.span('invoke_agent errand', { parent: null, attributes, links: earlier ? [earlier] : [] }, async (span) => {
+      // A new trace of its own (never the child of whatever was active when the coordinator started it). Not the
+      // active span: its requests and tool calls find it by the run (`parentOf`), so the run needs no async context.
+      return tracing.span('invoke_agent errand', { parent: null, active: false, attributes, links: earlier ? [earlier] : [] }, async (span) => {
         const traceparent = span.traceparent();
         live.set(info.runId, traceparent);
-        if (!info.resumed) void traces.recordTrace(info.runId, traceparent).catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
+        // A resumed run's first trace is kept already.
+        let recorded = info.resumed;
+        const record = () => {
+          if (recorded) return;
+          recorded = true;
+          void traces.recordTrace(info.runId, traceparent).catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
+        };
+        const timer = recorded ? null : clock.setTimer(record, RECORD_AFTER_MS);
+        let outcome: RunOutcome | null = null;
         try {
-          const outcome = await execute();
+          outcome = await execute();
           span.set({ 'errand.run.outcome': outcome.kind, 'errand.run.cost_usd': info.spentUsd?.() });
           if (FAILED.has(outcome.kind)) span.fail(outcome.kind);
           return outcome;
         } finally {
+          if (timer !== null) clock.clearTimer(timer);
+          // A completed run never executes again: nothing will look its first trace up.
+          if (outcome?.kind !== 'completed') record();
           live.delete(info.runId);
         }
       });

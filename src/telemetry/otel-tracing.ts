@@ -1,7 +1,6 @@
-import { context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from '../logger.js';
@@ -13,12 +12,11 @@ const SHUTDOWN_WAIT_MS = 2_000;
 
 const propagator = new W3CTraceContextPropagator();
 
-/** OpenTelemetry's attributes without the `undefined`s. */
-function attributesOf(a: SpanAttributes | undefined): Attributes {
-  const out: Attributes = {};
-  for (const [key, value] of Object.entries(a ?? {})) if (value !== undefined) out[key] = value as Attributes[string];
-  return out;
-}
+/**
+ * The port's attributes as OpenTelemetry's, as they are: the SDK itself leaves out `undefined` values (and copies
+ * arrays), so no filtered copy is made per span.
+ */
+const attributesOf = (a: SpanAttributes | undefined): Attributes | undefined => a as Attributes | undefined;
 
 /** The context a `traceparent` stands for (a remote parent), or null when it is not one. */
 function contextOf(traceparent: string): Context | null {
@@ -61,41 +59,76 @@ function bounded(work: Promise<unknown>, ms: number): Promise<void> {
   });
 }
 
-let contextManagerSet = false;
+/**
+ * The active span, carried through async calls by an AsyncLocalStorage that is on only while a span is open. On
+ * Node 20 an enabled AsyncLocalStorage hooks every promise the process makes (OpenTelemetry's own context manager
+ * keeps one on for good), so the storage is switched off when the last open span ends: the work outside every span
+ * (receiving a message and queueing it, between a run and its deliveries, an idle bot) pays nothing for it. It is
+ * this tracing's own, not OpenTelemetry's global context manager: nothing else in the process reads it.
+ */
+class SpanScope {
+  private readonly storage = new AsyncLocalStorage<Context>();
+  private open = 0;
+
+  /** The context of the span active here; the root one outside every span. */
+  active(): Context {
+    return this.open === 0 ? ROOT_CONTEXT : (this.storage.getStore() ?? ROOT_CONTEXT);
+  }
+
+  /** Runs a span's work with `ctx` active for everything it awaits. */
+  async within<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+    this.open++;
+    try {
+      return await this.storage.run(ctx, fn);
+    } finally {
+      if (--this.open === 0) this.storage.disable();
+    }
+  }
+}
 
 /** Spans marked failed by `fail` (a throw then keeps the kind the code chose). */
 const failedSpans = new WeakSet<Span>();
 
 const noSpanHandle: ActiveSpan = { set: () => undefined, fail: () => undefined, traceparent: () => '' };
 
-/** The port's view of an SDK span: attributes, failure (status and `error.type`), and its `traceparent`. */
-function handleOf(span: Span, active: Context): ActiveSpan {
+/**
+ * The port's view of an SDK span: attributes, failure (status and `error.type`), and its `traceparent`. A span whose
+ * `traceparent` was asked for is findable by it in `live` until it ends, so a span started under that `traceparent`
+ * in this process (a delivery under its run) has it as a local parent rather than a remote one.
+ */
+function handleOf(span: Span, active: Context, live?: Map<string, Context>): ActiveSpan & { release(): void } {
+  let traceparent: string | null = null;
   return {
-    set: (a) => void span.setAttributes(attributesOf(a)),
+    release: () => void (traceparent && live?.delete(traceparent)),
+    set: (a) => void span.setAttributes(a as Attributes),
     fail(errorType) {
       failedSpans.add(span);
       span.setAttribute('error.type', errorType);
       span.setStatus({ code: SpanStatusCode.ERROR });
     },
     traceparent() {
+      if (traceparent !== null) return traceparent;
       const carrier: Record<string, string> = {};
       propagator.inject(active, carrier, defaultTextMapSetter);
-      return carrier.traceparent ?? '';
+      traceparent = carrier.traceparent ?? '';
+      if (traceparent !== '' && span.isRecording()) live?.set(traceparent, active);
+      return traceparent;
     },
   };
 }
 
 /**
  * Traces over the OpenTelemetry SDK: a batch span processor (spans leave in the background, a bounded queue,
- * each export bounded by its timeout) and the OTLP/HTTP exporter (JSON). The active span follows async calls
- * through AsyncLocalStorage, so a model request or a tool call made inside a run's span is its child.
+ * each export bounded by its timeout) and the OTLP/HTTP exporter (protobuf, or JSON when asked). The active span
+ * follows async calls (SpanScope), so a model request or a tool call made inside a run's span is its child.
  */
-export function createOtelTracing(settings: TraceSettings, logger: Logger, version = '0.1.0'): Tracing {
-  if (!contextManagerSet) {
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    contextManagerSet = true;
-  }
-  const exporter = new OTLPTraceExporter({ url: settings.url, headers: { ...settings.headers }, timeoutMillis: settings.exportTimeoutMs });
+export async function createOtelTracing(settings: TraceSettings, logger: Logger, version = '0.1.0'): Promise<Tracing> {
+  const scope = new SpanScope();
+  /** Open spans by their `traceparent`, once asked for it (handleOf). */
+  const live = new Map<string, Context>();
+  // Only the exporter of the encoding asked for is loaded.
+  const { OTLPTraceExporter: Exporter } = settings.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
+  const exporter = new Exporter({ url: settings.url, headers: { ...settings.headers }, timeoutMillis: settings.exportTimeoutMs });
   const processor = new BatchSpanProcessor(warnOnceExporter(exporter, logger, settings.url), {
     scheduledDelayMillis: settings.scheduleDelayMs,
     maxQueueSize: settings.maxQueueSize,
@@ -111,7 +144,7 @@ export function createOtelTracing(settings: TraceSettings, logger: Logger, versi
     enabled: true,
     captureContent: settings.captureContent,
     async span(name, options, fn) {
-      const parent = options.parent === undefined ? context.active() : options.parent === null ? ROOT_CONTEXT : (contextOf(options.parent) ?? ROOT_CONTEXT);
+      const parent = options.parent === undefined ? scope.active() : options.parent === null ? ROOT_CONTEXT : (live.get(options.parent) ?? contextOf(options.parent) ?? ROOT_CONTEXT);
       const links: Link[] = [];
       for (const tp of options.links ?? []) {
         const linked = contextOf(tp);
@@ -120,22 +153,25 @@ export function createOtelTracing(settings: TraceSettings, logger: Logger, versi
       }
       const span = tracer.startSpan(name, { kind: options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes: attributesOf(options.attributes), links }, parent);
       const active = trace.setSpan(parent, span);
-      const handle = handleOf(span, active);
+      const handle = handleOf(span, active, live);
       try {
-        return await context.with(active, () => fn(handle));
+        return await (options.active === false ? fn(handle) : scope.within(active, () => fn(handle)));
       } catch (err) {
         if (!failedSpans.has(span)) handle.fail(errorTypeOf(err));
         throw err;
       } finally {
         span.end();
+        handle.release();
       }
     },
     currentSpan() {
-      const span = trace.getSpan(context.active());
-      return span ? handleOf(span, context.active()) : noSpanHandle;
+      const active = scope.active();
+      const span = trace.getSpan(active);
+      return span ? handleOf(span, active) : noSpanHandle;
     },
     injectHeaders(headers) {
-      if (trace.getSpan(context.active())) propagator.inject(context.active(), headers, defaultTextMapSetter);
+      const active = scope.active();
+      if (trace.getSpan(active)) propagator.inject(active, headers, defaultTextMapSetter);
     },
     async shutdown() {
       await bounded(provider.shutdown(), SHUTDOWN_WAIT_MS);

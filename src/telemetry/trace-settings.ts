@@ -12,9 +12,17 @@ export interface TraceSettings {
   /** Spans kept while the collector is slow or away; past it new ones are dropped (OTEL_BSP_MAX_QUEUE_SIZE, default 2048). */
   readonly maxQueueSize: number;
   readonly captureContent: boolean;
-  /** A requested protocol other than http/json: Errand sends JSON anyway, and says so once. */
+  /**
+   * The OTLP/HTTP encoding (OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL): `http/protobuf`, the specification's default and
+   * what every OTLP receiver accepts, or `http/json`.
+   */
+  readonly protocol: OtlpProtocol;
+  /** A requested protocol Errand does not speak (gRPC): it sends http/protobuf instead, and says so once. */
   readonly protocolNote: string | null;
 }
+
+/** The OTLP/HTTP encodings Errand sends. */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 /** Whether the environment turns traces on: an OTLP endpoint is set (and OTEL_SDK_DISABLED is not true). */
 export function tracesConfigured(env: NodeJS.ProcessEnv): boolean {
@@ -54,9 +62,10 @@ export function traceSettingsFrom(env: NodeJS.ProcessEnv): TraceSettings | null 
     scheduleDelayMs: positive(env.OTEL_BSP_SCHEDULE_DELAY, 5_000),
     maxQueueSize: positive(env.OTEL_BSP_MAX_QUEUE_SIZE, 2_048),
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
+    protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
     protocolNote:
-      protocol && protocol !== 'http/json'
-        ? `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}: Errand sends traces as OTLP/HTTP JSON (http/json), which every OTLP/HTTP collector accepts`
+      protocol && protocol !== 'http/json' && protocol !== 'http/protobuf'
+        ? `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}: Errand sends traces over OTLP/HTTP only, as http/protobuf (set http/json for JSON)`
         : null,
   };
 }

@@ -22,6 +22,13 @@ export interface SpanOptions {
   readonly links?: readonly string[];
   /** The parent as a `traceparent`, when it is not the span active here (a delivery under its run); null: a new trace. */
   readonly parent?: string | null;
+  /**
+   * false: the span is not made the active one for the code inside `fn`, whose spans then name it as `parent` (a
+   * run's requests by the run's `traceparent`) and whose `currentSpan`/`injectHeaders` do not see it. Carrying the
+   * active span through async calls needs an AsyncLocalStorage, which on Node 20 hooks every promise the process
+   * makes while it is on; a run or a model request, whose insides need no lookup, spares that. Default true.
+   */
+  readonly active?: boolean;
 }
 
 /**

@@ -95,6 +95,8 @@ describe('traces to an OTLP/HTTP collector', () => {
   it("sends a run's spans with the GenAI attributes: invoke_agent → chat, execute_tool (MCP server, error.type), deliver; traceparent to the HTTP MCP server", async () => {
     running = await start();
     const spans = await askAndCollect(running);
+    // OTLP's default encoding, decoded from the wire format by the collector.
+    expect(new Set(running.collector.encodings)).toEqual(new Set(['protobuf']));
     const [run, ...otherRuns] = named(spans, 'invoke_agent errand');
     expect(otherRuns).toEqual([]);
     expect(run!.parentSpanId).toBe('');
@@ -148,6 +150,20 @@ describe('traces to an OTLP/HTTP collector', () => {
       expect(child(d)).toBe(true);
       expect(d.attributes).toMatchObject({ 'errand.platform': 'console', 'errand.run_id': run!.attributes['errand.run_id'], 'errand.outbox.purpose': 'answer' });
     }
+  });
+
+  it('with OTEL_EXPORTER_OTLP_PROTOCOL=http/json sends the same run as JSON: the same tree and attributes', async () => {
+    running = await start({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    const spans = await askAndCollect(running);
+    expect(new Set(running.collector.encodings)).toEqual(new Set(['json']));
+    const [run] = named(spans, 'invoke_agent errand');
+    expect(run!.attributes).toMatchObject({ 'errand.platform': 'console', 'errand.run.outcome': 'completed', 'errand.principal': principalHash('console:you') });
+    const under = (s: ReceivedSpan) => s.traceId === run!.traceId && s.parentSpanId === run!.spanId;
+    const names = spans.filter(under).map((s) => s.name);
+    expect(names.filter((n) => n === 'chat gpt-4o-mini')).toHaveLength(2);
+    expect(names).toEqual(expect.arrayContaining(['execute_tool docs__echo', 'execute_tool docs__fail', 'deliver answer']));
+    expect(named(spans, 'execute_tool docs__fail')[0]!.attributes['error.type']).toBe('tool_error');
+    expect(named(spans, 'chat gpt-4o-mini')[0]!.attributes['gen_ai.usage.input_tokens']).toBe(700);
   });
 
   it('carries no message text, tool arguments or results, and no platform id, unless the capture variable is set', async () => {

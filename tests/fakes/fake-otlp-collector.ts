@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { decodeTraceExport, type DecodedExport } from './otlp-protobuf.js';
 
 /** A span as the collector received it, attributes decoded to plain values. */
 export interface ReceivedSpan {
@@ -29,6 +30,8 @@ export interface FakeCollector {
   readonly requests: () => number;
   /** Export requests left unanswered (mode `hang`). */
   readonly hanging: () => number;
+  /** The encodings of the exports decoded so far, in order: `protobuf` or `json`. */
+  readonly encodings: ('protobuf' | 'json')[];
   setMode(mode: CollectorMode): void;
   close(): Promise<void>;
 }
@@ -77,12 +80,20 @@ const exportRequest = z.object({
   ),
 });
 
+/** An export's body as the collector reads it: protobuf (`application/x-protobuf`, OTLP's default) or JSON. */
+function decode(contentType: string | undefined, body: Buffer): { encoding: 'protobuf' | 'json'; request: DecodedExport } {
+  if (contentType?.startsWith('application/x-protobuf')) return { encoding: 'protobuf', request: decodeTraceExport(body) };
+  if (contentType?.startsWith('application/json')) return { encoding: 'json', request: exportRequest.parse(JSON.parse(body.toString('utf8'))) };
+  throw new Error(`an OTLP/HTTP export with content-type ${contentType ?? '(none)'}`);
+}
+
 /**
- * A local OpenTelemetry collector: POST /v1/traces with OTLP/HTTP JSON, decoded and kept. It can refuse every
+ * A local OpenTelemetry collector: POST /v1/traces with OTLP/HTTP protobuf or JSON, decoded and kept. It can refuse every
  * export (503) or hang (never answer), as a collector that is down or overloaded does.
  */
 export async function startFakeCollector(): Promise<FakeCollector> {
   const spans: ReceivedSpan[] = [];
+  const encodings: ('protobuf' | 'json')[] = [];
   let mode: CollectorMode = 'accept';
   let requests = 0;
   const hanging = new Set<ServerResponse>();
@@ -94,7 +105,8 @@ export async function startFakeCollector(): Promise<FakeCollector> {
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
       if (mode === 'hang') return void hanging.add(res);
       if (mode === 'refuse') return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":14,"message":"unavailable"}');
-      const body = exportRequest.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      const { encoding, request: body } = decode(req.headers['content-type'], Buffer.concat(chunks));
+      encodings.push(encoding);
       for (const rs of body.resourceSpans) {
         const service = rs.resource?.attributes['service.name'];
         for (const ss of rs.scopeSpans) {
@@ -123,6 +135,7 @@ export async function startFakeCollector(): Promise<FakeCollector> {
     spans,
     requests: () => requests,
     hanging: () => hanging.size,
+    encodings,
     setMode: (m) => {
       mode = m;
     },

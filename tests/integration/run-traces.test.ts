@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
+import type { LlmClient } from '../../src/agent/llm-client.js';
+import { traceLlm } from '../../src/agent/traced-llm.js';
 import { createRunTracer } from '../../src/runtime/run-tracing.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -12,6 +14,7 @@ import { traceSettingsFrom, tracesConfigured } from '../../src/telemetry/trace-s
 import { noopTracing, type Tracing } from '../../src/telemetry/tracing.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeCollector, type FakeCollector } from '../fakes/fake-otlp-collector.js';
+import { promiseHooksOn } from '../fakes/promise-hooks.js';
 import { waitFor } from '../fakes/wait-for.js';
 
 let dir = '';
@@ -63,7 +66,7 @@ describe('run spans across a restart', () => {
   it('a run that failed marks its span with the outcome as error.type and carries its cost; while it runs its deliveries find it as their parent', async () => {
     const tracer = createRunTracer(await processTracing(), store.traces, silentLogger());
     let during: string | null = null;
-    await tracer.trace({ ...info, spentUsd: () => 0.0125 }, async () => {
+    await tracer.trace({ ...info, principal: null, spentUsd: () => 0.0125 }, async () => {
       during = tracer.parentOf('run-1');
       return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
     });
@@ -71,6 +74,61 @@ describe('run spans across a restart', () => {
     expect(tracer.parentOf('run-1')).toBeNull();
     await waitFor(() => collector.spans.length === 1, 5_000, 'the span');
     expect(collector.spans[0]).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed', 'errand.run.cost_usd': 0.0125 } });
+    // An attribute without a value (no principal) is left out, not sent empty.
+    expect(collector.spans[0]!.attributes).not.toHaveProperty('errand.principal');
+  });
+
+  it('a first execution that completes writes no trace; one still running after a second writes it (a crash later keeps the link)', async () => {
+    const clock = new FakeClock();
+    const tracer = createRunTracer(await processTracing(), store.traces, silentLogger(), clock);
+    await tracer.trace(info, async () => ({ kind: 'completed', summary: 'done' }));
+    expect(await store.traces.traceOf('run-1')).toBeNull();
+    expect(clock.pendingTimers()).toBe(0);
+
+    let finish = (): void => undefined;
+    const running = tracer.trace({ ...info, runId: 'run-2' }, () => new Promise((resolve) => (finish = () => resolve({ kind: 'completed', summary: null }))));
+    clock.advance(999);
+    expect(await store.traces.traceOf('run-2')).toBeNull();
+    clock.advance(1);
+    const during = tracer.parentOf('run-2');
+    expect(during).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(await store.traces.traceOf('run-2')).toBe(during);
+    finish();
+    await running;
+    expect(await store.traces.traceOf('run-2')).toBe(during);
+  });
+
+  it('a first execution that ends other than completed (stopped by a shutdown, failed) writes its trace at once', async () => {
+    const tracer = createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock());
+    let during: string | null = null;
+    await tracer.trace(info, async () => ((during = tracer.parentOf('run-1')), { kind: 'aborted' }));
+    expect(await store.traces.traceOf('run-1')).toBe(during);
+    await expect(tracer.trace({ ...info, runId: 'run-3' }, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await store.traces.traceOf('run-3')).toMatch(/^00-/);
+  });
+
+  it("a run and its model requests need no async context (no promise hook on Node 20): a request's span finds its run's by the run id", async () => {
+    const tracing = await processTracing();
+    const tracer = createRunTracer(tracing, store.traces, silentLogger(), new FakeClock());
+    const hooked: boolean[] = [];
+    const model: LlmClient = { complete: async () => (hooked.push(await promiseHooksOn()), { text: 'Hi.', toolCalls: [], finishReasons: ['stop'] }) };
+    const llm = traceLlm(model, tracing, { defaultModel: 'gpt-4o-mini', streamed: false, parentOf: (id) => tracer.parentOf(id) });
+    // Test files share a worker: one that left a storage of its own on (the PostgreSQL store's) hooks every promise
+    // anyway, and then only "tracing adds no hook" can be seen. In a clean worker: no hook at all.
+    const baseline = await promiseHooksOn();
+    await tracer.trace(info, async () => {
+      hooked.push(await promiseHooksOn());
+      await llm.complete({ messages: [{ role: 'user', content: 'hello' }], tools: [], signal: new AbortController().signal, runId: 'run-1' });
+      return { kind: 'completed', summary: 'Hi.' };
+    });
+    expect(hooked).toEqual([baseline, baseline]);
+    await waitFor(() => collector.spans.length === 2, 5_000, 'both spans');
+    const run = collector.spans.find((s) => s.name === 'invoke_agent errand')!;
+    const chat = collector.spans.find((s) => s.name === 'chat gpt-4o-mini')!;
+    expect(chat).toMatchObject({ traceId: run.traceId, parentSpanId: run.spanId });
+    // A span made the active one (a tool call's, for the MCP request's traceparent) turns the storage on only while it is open.
+    await tracing.span('execute_tool search', {}, async () => expect(await promiseHooksOn()).toBe(true));
+    expect(await promiseHooksOn()).toBe(baseline);
   });
 
   it('with tracing off reads and writes nothing', async () => {
@@ -104,10 +162,21 @@ describe('trace settings from the standard variables', () => {
       scheduleDelayMs: 1000,
       maxQueueSize: 2048,
       captureContent: true,
+      protocol: 'http/protobuf',
       protocolNote: null,
     });
     const traces = traceSettingsFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://jaeger:4318/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
-    expect(traces).toMatchObject({ url: 'http://jaeger:4318/v1/traces', serviceName: 'errand', captureContent: false, exportTimeoutMs: 10_000 });
-    expect(traces!.protocolNote).toMatch(/sends traces as OTLP\/HTTP JSON/);
+    expect(traces).toMatchObject({ url: 'http://jaeger:4318/v1/traces', serviceName: 'errand', captureContent: false, exportTimeoutMs: 10_000, protocol: 'http/protobuf', protocolNote: null });
+  });
+
+  it('send http/protobuf (the OTLP default) unless http/json is asked for; gRPC is not spoken, and that is said', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    expect(traceSettingsFrom(endpoint)).toMatchObject({ protocol: 'http/protobuf', protocolNote: null });
+    expect(traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({ protocol: 'http/json', protocolNote: null });
+    // The traces variable wins over the general one.
+    expect(traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toMatchObject({ protocol: 'http/protobuf' });
+    const grpc = traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(grpc).toMatchObject({ protocol: 'http/protobuf' });
+    expect(grpc!.protocolNote).toMatch(/OTLP\/HTTP only, as http\/protobuf/);
   });
 });

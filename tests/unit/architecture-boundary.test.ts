@@ -208,7 +208,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   'marked-terminal': inside('adapters/console/'),
   koffi: (f) => f === 'src/runtime/malloc-trim.ts',
   ...Object.fromEntries(
-    ['api', 'context-async-hooks', 'core', 'exporter-trace-otlp-http', 'resources', 'sdk-trace-base', 'semantic-conventions'].map((p) => [`@opentelemetry/${p}`, (f: string) => f === 'src/telemetry/otel-tracing.ts']),
+    ['api', 'core', 'exporter-trace-otlp-http', 'exporter-trace-otlp-proto', 'resources', 'sdk-trace-base', 'semantic-conventions'].map((p) => [`@opentelemetry/${p}`, (f: string) => f === 'src/telemetry/otel-tracing.ts']),
   ),
 };
 

@@ -12,7 +12,7 @@ export function mcpServerOf(toolName: string): string | null {
  * server for a server's tool, and `error.type` when it failed (`tool_error`: the tool answered `ok: false`).
  * Arguments and results go on the span only with content capture on. With tracing off, the registry as is.
  */
-export function traceTools(registry: ToolRegistry, tracing: Tracing, ownTools: ReadonlySet<string>): ToolRegistry {
+export function traceTools(registry: ToolRegistry, tracing: Tracing, ownTools: ReadonlySet<string>, parentOf?: (runId: string) => string | null): ToolRegistry {
   if (!tracing.enabled) return registry;
   return {
     specsFor: (context) => registry.specsFor(context),
@@ -28,7 +28,9 @@ export function traceTools(registry: ToolRegistry, tracing: Tracing, ownTools: R
         'mcp.method.name': server ? 'tools/call' : undefined,
         ...(tracing.captureContent ? { 'gen_ai.tool.call.arguments': call.arguments } : {}),
       };
-      return tracing.span(`execute_tool ${call.name}`, { attributes }, async (span) => {
+      // Under its run's span, found by the run; the active span inside, for the MCP call's `traceparent`.
+      const parent = parentOf?.(context.runId) ?? undefined;
+      return tracing.span(`execute_tool ${call.name}`, { attributes, ...(parent ? { parent } : {}) }, async (span) => {
         const outcome = await registry.execute(call, context);
         if (!outcome.result.ok) span.fail('tool_error');
         if (tracing.captureContent) span.set({ 'gen_ai.tool.call.result': JSON.stringify(outcome.result) });
