@@ -109,3 +109,52 @@ describe('MCP elicitation with piped console input', () => {
     }
   });
 });
+
+describe('MCP elicitation in the console across a restart', () => {
+  it('a question waiting when Errand stops is put again when the console starts: one prompt per field, validated; the answer makes the call again and the server gets it', async () => {
+    const restartDir = mkdtempSync(join(tmpdir(), 'errand-console-elicit-restart-'));
+    const restartModel = await startFakeOpenAI();
+    const config = loadConfig({ OPENAI_BASE_URL: restartModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(restartDir, 'errand.db') });
+    const clock = new FakeClock();
+    let running = null as App | null;
+    /** A fresh process: its own terminal, console session and MCP connection, the same database. */
+    const start = async () => {
+      const term = { input: new PassThrough(), output: new PassThrough(), shown: '' };
+      term.output.on('data', (d: Buffer) => (term.shown += d.toString('utf8')));
+      const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
+      running = await createApp({ config, adapters: [createConsoleAdapter({ input: term.input, output: term.output, timezone: 'UTC' })], clock, modelBackoffMs: () => 5, externalTools: hub });
+      await running.start();
+      return term;
+    };
+    /** Types `line` at `term` once `prompt` shows after `from`; returns where the prompt ended. */
+    const type = async (term: { input: PassThrough; shown: string }, prompt: string, line: string, from: number) => {
+      await waitFor(() => term.shown.indexOf(prompt, from) >= 0, 10_000, `the prompt ${prompt}`);
+      term.input.write(`${line}\n`);
+      return term.shown.indexOf(prompt, from) + prompt.length;
+    };
+    try {
+      const before = await start();
+      restartModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: { near: 'window' } }] }, { text: 'Seated after the restart.' });
+      before.input.write('a seat by the window\n');
+      await waitFor(() => before.shown.includes('2. Decline'), 10_000, 'the question');
+      const asked = fixture.log.length;
+      await running!.stop();
+
+      const after = await start();
+      // Put again with its choices, though this console never saw it; the model was not asked anything again.
+      let at = await type(after, '> Where would you like to sit?', '1', 0);
+      expect(after.shown.slice(at)).toMatch(/1\. Answer\n\s+2\. Decline/);
+      at = await type(after, '**seating** (one of 1. Indoors, 2. Terrace, required).', '3', at);
+      at = await type(after, 'Not sent yet:', '2', at);
+      await waitFor(() => after.shown.includes('Seated after the restart.'), 10_000, 'the answer');
+      expect(after.shown.slice(at)).toContain('Sent your answer to diner.');
+      expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
+      expect(toolResults(restartModel.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+      expect(restartModel.requests).toHaveLength(2);
+    } finally {
+      await running?.stop();
+      await restartModel.close();
+      rmSync(restartDir, { recursive: true, force: true });
+    }
+  });
+});
