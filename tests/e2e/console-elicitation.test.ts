@@ -110,51 +110,79 @@ describe('MCP elicitation with piped console input', () => {
   });
 });
 
-describe('MCP elicitation in the console across a restart', () => {
-  it('a question waiting when Errand stops is put again when the console starts: one prompt per field, validated; the answer makes the call again and the server gets it', async () => {
-    const restartDir = mkdtempSync(join(tmpdir(), 'errand-console-elicit-restart-'));
-    const restartModel = await startFakeOpenAI();
-    const config = loadConfig({ OPENAI_BASE_URL: restartModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(restartDir, 'errand.db') });
-    const clock = new FakeClock();
-    let running = null as App | null;
-    /** A fresh process: its own terminal, console session and MCP connection, the same database. */
-    const start = async () => {
-      const term = { input: new PassThrough(), output: new PassThrough(), shown: '' };
-      term.output.on('data', (d: Buffer) => (term.shown += d.toString('utf8')));
-      const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
-      running = await createApp({ config, adapters: [createConsoleAdapter({ input: term.input, output: term.output, timezone: 'UTC' })], clock, modelBackoffMs: () => 5, externalTools: hub });
-      await running.start();
-      return term;
-    };
-    /** Types `line` at `term` once `prompt` shows after `from`; returns where the prompt ended. */
-    const type = async (term: { input: PassThrough; shown: string }, prompt: string, line: string, from: number) => {
-      await waitFor(() => term.shown.indexOf(prompt, from) >= 0, 10_000, `the prompt ${prompt}`);
-      term.input.write(`${line}\n`);
-      return term.shown.indexOf(prompt, from) + prompt.length;
-    };
-    try {
-      const before = await start();
-      restartModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: { near: 'window' } }] }, { text: 'Seated after the restart.' });
-      before.input.write('a seat by the window\n');
-      await waitFor(() => before.shown.includes('2. Decline'), 10_000, 'the question');
-      const asked = fixture.log.length;
-      await running!.stop();
+/** A console terminal of one process: what is typed in, what it printed. */
+interface Terminal {
+  readonly input: PassThrough;
+  shown: string;
+}
 
-      const after = await start();
-      // Put again with its choices, though this console never saw it; the model was not asked anything again.
-      let at = await type(after, '> Where would you like to sit?', '1', 0);
-      expect(after.shown.slice(at)).toMatch(/1\. Answer\n\s+2\. Decline/);
-      at = await type(after, '**seating** (one of 1. Indoors, 2. Terrace, required).', '3', at);
-      at = await type(after, 'Not sent yet:', '2', at);
-      await waitFor(() => after.shown.includes('Seated after the restart.'), 10_000, 'the answer');
-      expect(after.shown.slice(at)).toContain('Sent your answer to diner.');
-      expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
-      expect(toolResults(restartModel.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
-      expect(restartModel.requests).toHaveLength(2);
-    } finally {
-      await running?.stop();
-      await restartModel.close();
-      rmSync(restartDir, { recursive: true, force: true });
-    }
+/** Types `line` at `term` once `prompt` shows after `from`, as a person would; returns where the prompt ended. */
+async function typeAt(term: Terminal, prompt: string, line: string, from: number): Promise<number> {
+  await waitFor(() => term.shown.indexOf(prompt, from) >= 0, 10_000, `the prompt ${prompt}`);
+  term.input.write(`${line}\n`);
+  return term.shown.indexOf(prompt, from) + prompt.length;
+}
+
+describe('MCP elicitation in the console across a restart', () => {
+  let restartDir: string;
+  let restartModel: FakeOpenAI;
+  let running: App | null = null;
+  beforeAll(async () => {
+    restartDir = mkdtempSync(join(tmpdir(), 'errand-console-elicit-restart-'));
+    restartModel = await startFakeOpenAI();
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await restartModel.close();
+    rmSync(restartDir, { recursive: true, force: true });
+  });
+
+  /** A fresh process: its own terminal, console session and MCP connection, the same database. */
+  async function start(): Promise<Terminal> {
+    const output = new PassThrough();
+    const term: Terminal = { input: new PassThrough(), shown: '' };
+    output.on('data', (d: Buffer) => (term.shown += d.toString('utf8')));
+    const config = loadConfig({ OPENAI_BASE_URL: restartModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(restartDir, 'errand.db') });
+    const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
+    running = await createApp({ config, adapters: [createConsoleAdapter({ input: term.input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: hub });
+    await running.start();
+    return term;
+  }
+
+  /** Asks for a seat, whose server asks where; Errand restarts while the question waits. Resolves with the new terminal. */
+  async function restartedWhileAsking(after: string): Promise<{ term: Terminal; asked: number }> {
+    const before = await start();
+    restartModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: { near: 'window' } }] }, { text: after });
+    before.input.write('a seat by the window\n');
+    await waitFor(() => before.shown.includes('2. Decline'), 10_000, 'the question');
+    const asked = fixture.log.length;
+    await running!.stop();
+    running = null;
+    return { term: await start(), asked };
+  }
+
+  it('a question waiting when Errand stops is put again when the console starts: one prompt per field, validated; the answer makes the call again and the server gets it', async () => {
+    const { term, asked } = await restartedWhileAsking('Seated after the restart.');
+    // Put again with its choices, though this console never saw it; the model was not asked anything again.
+    let at = await typeAt(term, '> Where would you like to sit?', '1', 0);
+    expect(term.shown.slice(at)).toMatch(/1\. Answer\n\s+2\. Decline/);
+    at = await typeAt(term, '**seating** (one of 1. Indoors, 2. Terrace, required).', '3', at);
+    at = await typeAt(term, 'Not sent yet:', '2', at);
+    await waitFor(() => term.shown.includes('Seated after the restart.'), 10_000, 'the answer');
+    expect(term.shown.slice(at)).toContain('Sent your answer to diner.');
+    expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
+    expect(toolResults(restartModel.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+    expect(restartModel.requests).toHaveLength(2);
+  });
+
+  it('declined after a restart: the call is not made again and the model is told', async () => {
+    await running!.coordinator.idle();
+    const { term, asked } = await restartedWhileAsking('No seat after all.');
+    const seen = restartModel.requests.length;
+    await typeAt(term, '> Where would you like to sit?', 'decline', 0);
+    await waitFor(() => term.shown.includes('No seat after all.'), 10_000, 'the answer');
+    expect(term.shown).toContain('Told diner you declined.');
+    expect(fixture.log.length).toBe(asked);
+    expect(toolResults(restartModel.requests[seen]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining('declined the question diner asked') });
   });
 });
