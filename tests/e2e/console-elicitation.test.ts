@@ -150,9 +150,9 @@ describe('MCP elicitation in the console across a restart', () => {
   }
 
   /** Asks for a seat, whose server asks where; Errand restarts while the question waits. Resolves with the new terminal. */
-  async function restartedWhileAsking(after: string): Promise<{ term: Terminal; asked: number }> {
+  async function restartedWhileAsking(after: string, tool = 'pick_seating'): Promise<{ term: Terminal; asked: number }> {
     const before = await start();
-    restartModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: { near: 'window' } }] }, { text: after });
+    restartModel.reply({ toolCalls: [{ name: `diner__${tool}`, arguments: { near: 'window' } }] }, { text: after });
     before.input.write('a seat by the window\n');
     await waitFor(() => before.shown.includes('2. Decline'), 10_000, 'the question');
     const asked = fixture.log.length;
@@ -176,7 +176,7 @@ describe('MCP elicitation in the console across a restart', () => {
   });
 
   it('declined after a restart: the call is not made again and the model is told', async () => {
-    await running!.coordinator.idle();
+    await running?.coordinator.idle();
     const { term, asked } = await restartedWhileAsking('No seat after all.');
     const seen = restartModel.requests.length;
     await typeAt(term, '> Where would you like to sit?', 'decline', 0);
@@ -184,5 +184,14 @@ describe('MCP elicitation in the console across a restart', () => {
     expect(term.shown).toContain('Told diner you declined.');
     expect(fixture.log.length).toBe(asked);
     expect(toolResults(restartModel.requests[seen]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining('declined the question diner asked') });
+  });
+
+  it('a link waiting when Errand stops is given again privately with Done, which accepts', async () => {
+    await running?.coordinator.idle();
+    const { term } = await restartedWhileAsking('Paid after the restart.', 'pay');
+    const at = await typeAt(term, 'The page diner asks you to open (only you see this): https://pay.example.com/deposit?id=42', '1', 0);
+    expect(term.shown.slice(at)).toMatch(/1\. Done\n\s+2\. Decline/);
+    await waitFor(() => term.shown.includes('Paid after the restart.'), 10_000, 'the answer');
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: null }) });
   });
 });
