@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleAdapter } from '../../adapters/console/console-adapter.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -127,12 +127,18 @@ describe('MCP elicitation in the console across a restart', () => {
   let restartDir: string;
   let restartModel: FakeOpenAI;
   let running: App | null = null;
+  /** One clock across the restarts, as the wall clock is. */
+  const clock = new FakeClock();
   beforeAll(async () => {
     restartDir = mkdtempSync(join(tmpdir(), 'errand-console-elicit-restart-'));
     restartModel = await startFakeOpenAI();
   });
-  afterAll(async () => {
+  // Each test is its own processes: the last one stops with it (two processes never share the SQLite file).
+  afterEach(async () => {
     await running?.stop();
+    running = null;
+  });
+  afterAll(async () => {
     await restartModel.close();
     rmSync(restartDir, { recursive: true, force: true });
   });
@@ -144,15 +150,17 @@ describe('MCP elicitation in the console across a restart', () => {
     output.on('data', (d: Buffer) => (term.shown += d.toString('utf8')));
     const config = loadConfig({ OPENAI_BASE_URL: restartModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(restartDir, 'errand.db') });
     const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
-    running = await createApp({ config, adapters: [createConsoleAdapter({ input: term.input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: hub });
+    running = await createApp({ config, adapters: [createConsoleAdapter({ input: term.input, output, timezone: 'UTC' })], clock, modelBackoffMs: () => 5, externalTools: hub });
     await running.start();
     return term;
   }
 
   /** Asks for a seat, whose server asks where; Errand restarts while the question waits. Resolves with the new terminal. */
-  async function restartedWhileAsking(after: string, tool = 'pick_seating'): Promise<{ term: Terminal; asked: number }> {
+  async function restartedWhileAsking(after: string | null, tool = 'pick_seating'): Promise<{ term: Terminal; asked: number }> {
     const before = await start();
-    restartModel.reply({ toolCalls: [{ name: `diner__${tool}`, arguments: { near: 'window' } }] }, { text: after });
+    const call = { toolCalls: [{ name: `diner__${tool}`, arguments: { near: 'window' } }] };
+    if (after === null) restartModel.reply(call);
+    else restartModel.reply(call, { text: after });
     before.input.write('a seat by the window\n');
     await waitFor(() => before.shown.includes('2. Decline'), 10_000, 'the question');
     const asked = fixture.log.length;
@@ -176,7 +184,6 @@ describe('MCP elicitation in the console across a restart', () => {
   });
 
   it('declined after a restart: the call is not made again and the model is told', async () => {
-    await running?.coordinator.idle();
     const { term, asked } = await restartedWhileAsking('No seat after all.');
     const seen = restartModel.requests.length;
     await typeAt(term, '> Where would you like to sit?', 'decline', 0);
@@ -187,11 +194,32 @@ describe('MCP elicitation in the console across a restart', () => {
   });
 
   it('a link waiting when Errand stops is given again privately with Done, which accepts', async () => {
-    await running?.coordinator.idle();
     const { term } = await restartedWhileAsking('Paid after the restart.', 'pay');
     const at = await typeAt(term, 'The page diner asks you to open (only you see this): https://pay.example.com/deposit?id=42', '1', 0);
     expect(term.shown.slice(at)).toMatch(/1\. Done\n\s+2\. Decline/);
     await waitFor(() => term.shown.includes('Paid after the restart.'), 10_000, 'the answer');
     expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: null }) });
+  });
+
+  it('two questions carried over are put one after the other, the older first, each answer resuming its own run', async () => {
+    // The model's replies in the order they are asked for: each run's call, then each run's answer.
+    const { term: second } = await restartedWhileAsking(null);
+    await waitFor(() => second.shown.includes('Where would you like to sit?'), 10_000, 'the carried-over question');
+    // Not answered here; another request whose server asks too, then Errand restarts again.
+    clock.advance(60_000);
+    restartModel.reply({ toolCalls: [{ name: 'diner__confirm', arguments: {} }] }, { text: 'Seat found.' }, { text: 'Booking cancelled.' });
+    second.input.write('cancel my booking\n');
+    await waitFor(() => second.shown.includes('Really cancel the booking?'), 10_000, 'the second question');
+    await running!.stop();
+    running = null;
+
+    const third = await start();
+    let at = await typeAt(third, '> Where would you like to sit?', '1', 0);
+    expect(third.shown).not.toContain('Really cancel the booking?');
+    at = await typeAt(third, '**seating**', '1', at);
+    await waitFor(() => third.shown.includes('Seat found.'), 10_000, 'the first answer');
+    at = await typeAt(third, '> Really cancel the booking?', '1', at);
+    await waitFor(() => third.shown.includes('Booking cancelled.'), 10_000, 'the second answer');
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) });
   });
 });
