@@ -67,6 +67,8 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
   let filling: { form: ElicitationForm; queue: number[]; values: Record<string, string | string[]> } | null = null;
   /** Carried-over questions still to be put, once the one on screen is dealt with. */
   const carried: CarriedOverElicitation[] = [];
+  /** Ids of the carried-over questions: they belong to an earlier session and outlive this one's input. */
+  const carriedIds = new Set<string>();
 
   const surfaces = () => {
     const s = deps.surfaces();
@@ -139,16 +141,21 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
     /** At start: the questions carried over a restart, put to the person again one after the other. */
     carriedOver(questions: readonly CarriedOverElicitation[]): void {
       carried.push(...questions);
+      for (const q of questions) carriedIds.add(q.id);
       putNext();
     },
-    /** Piped input ended: the open question, and any asked from now on, is cancelled (nobody can answer). */
+    /**
+     * Piped input ended: the open question of this session, and any asked from now on, is cancelled (nobody can
+     * answer); questions carried over from an earlier session are left waiting.
+     */
     async inputEnd(): Promise<void> {
       inputEnded = true;
-      // The carried-over questions not yet put are cancelled too: nobody can answer them either.
-      const ids = [filling?.form.id ?? offered?.id, ...carried.splice(0).map((q) => q.id)].filter((id) => id !== undefined);
+      // A question carried over from an earlier session stays open for a console that can answer it (or its timeout).
+      carried.splice(0);
+      const id = filling?.form.id ?? offered?.id;
       offered = null;
       filling = null;
-      for (const id of ids) await act(id, 'dismiss');
+      if (id && !carriedIds.has(id)) await act(id, 'dismiss');
     },
     /** A typed line, when it answers a server's question (true), else false: it is then a message. */
     async line(text: string): Promise<boolean> {

@@ -144,13 +144,15 @@ describe('MCP elicitation in the console across a restart', () => {
   });
 
   /** A fresh process: its own terminal, console session and MCP connection, the same database. */
-  async function start(): Promise<Terminal> {
+  async function start(piped?: { onClose: () => void }): Promise<Terminal> {
     const output = new PassThrough();
     const term: Terminal = { input: new PassThrough(), shown: '' };
     output.on('data', (d: Buffer) => (term.shown += d.toString('utf8')));
     const config = loadConfig({ OPENAI_BASE_URL: restartModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(restartDir, 'errand.db') });
     const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
-    running = await createApp({ config, adapters: [createConsoleAdapter({ input: term.input, output, timezone: 'UTC' })], clock, modelBackoffMs: () => 5, externalTools: hub });
+    // Piped: at the end of the input the work it started finishes, then the console closes (as main.ts wires it).
+    const adapter = createConsoleAdapter({ input: term.input, output, timezone: 'UTC', ...(piped ? { onInputEnd: () => running!.finishOpenWork([adapter.conversation]), onClose: piped.onClose } : {}) });
+    running = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, externalTools: hub });
     await running.start();
     return term;
   }
@@ -221,5 +223,25 @@ describe('MCP elicitation in the console across a restart', () => {
     at = await typeAt(third, '> Really cancel the booking?', '1', at);
     await waitFor(() => third.shown.includes('Booking cancelled.'), 10_000, 'the second answer');
     expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) });
+  });
+
+  it('piped input that ends leaves a question carried over from an earlier session open, for a console that can answer it', async () => {
+    const before = await start();
+    restartModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] }, { text: 'Seated in the end.' });
+    before.input.write('a seat by the window\n');
+    await waitFor(() => before.shown.includes('2. Decline'), 10_000, 'the question');
+    await running!.stop();
+    let closed = false;
+    const piped = await start({ onClose: () => (closed = true) });
+    await waitFor(() => piped.shown.includes('Where would you like to sit?'), 10_000, 'the carried-over question');
+    piped.input.end();
+    await waitFor(() => closed, 10_000, 'the piped console to close');
+    await running!.stop();
+
+    const later = await start();
+    const at = await typeAt(later, '> Where would you like to sit?', '1', 0);
+    await typeAt(later, '**seating**', '2', at);
+    await waitFor(() => later.shown.includes('Seated in the end.'), 10_000, 'the answer');
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
   });
 });
