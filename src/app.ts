@@ -247,7 +247,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics });
       options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
-      const sinks = { ...surfaces, onElicitation: elicitations.handle.bind(elicitations) };
+      const sinks = { ...surfaces, onElicitation: elicitations.handle.bind(elicitations), carriedOverElicitations: elicitations.carriedOverTo.bind(elicitations) };
       for (const a of adapters.values()) {
         await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(sinks, a.platform, metrics) : sinks);
       }

@@ -80,6 +80,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   const elicitation = createConsoleElicitation({
     surfaces: () => surfaces,
     say: (text) => print(renderConsoleMessage('errand (only you see this)', text, styled())),
+    post: (text) => print(renderConsoleMessage('errand', `@you ${text}`, styled())),
     options: (labels) => print(renderOptions(labels, look)),
     userId: USER,
   });
@@ -150,6 +151,12 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       screen = interactive ? createTerminalScreen(reader, out) : createPlainScreen(out);
       working = createWorkingIndicator({ clock, look, live: interactive, show: (status) => screen.status(status), print });
       print(look.color ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.' : 'Errand console — type a request, /help for commands, Ctrl-D to quit.');
+      // A server's question carried over a restart was posted by the old process, gone with its screen: put it again.
+      try {
+        elicitation.carriedOver((await surfaces?.carriedOverElicitations?.('console', USER)) ?? []);
+      } catch (err) {
+        print(`(error: ${errorText(err)})`);
+      }
       const handling = new Set<Promise<void>>();
       // Bots are never answered, so two consoles piped into each other cannot loop.
       const fromBot = createEchoFilter();

@@ -27,6 +27,11 @@ export interface ElicitationStore {
   settledAmong(ids: readonly string[]): Promise<ElicitationRow[]>;
   /** The run's newest question, if any (recovery: was the interrupted call waiting on one?). */
   newestOf(runId: string): Promise<ElicitationRow | null>;
+  /**
+   * The questions still waiting that were carried over a restart, asked of `principal` on `platform`, oldest first:
+   * where a surface keeps no post between processes (the console), it puts them to the person again when it starts.
+   */
+  carriedOverTo(platform: string, principal: string): Promise<ElicitationRow[]>;
   /** Marks a question as the one its run waits on after its call died: its answer is given to the re-issued call. */
   carryOver(id: string): Promise<void>;
   /**

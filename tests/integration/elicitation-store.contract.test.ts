@@ -93,4 +93,22 @@ describe.each(Object.keys(kinds).filter((k) => k === 'SQLite' || !database.skip)
       await close();
     }
   });
+
+  it('lists the questions carried over a restart that still wait for a person on a platform, oldest first', async () => {
+    const { store, peer, close } = await kinds[kind]!();
+    try {
+      await store.elicitations.add(question('late', { platform: 'console', principal: 'you', askedAt: 3000 }));
+      await store.elicitations.add(question('early', { platform: 'console', principal: 'you', askedAt: 1000 }));
+      await store.elicitations.add(question('live', { platform: 'console', principal: 'you', askedAt: 2000 }));
+      await store.elicitations.add(question('slack', { askedAt: 500 }));
+      await store.elicitations.add(question('done', { platform: 'console', principal: 'you', askedAt: 100 }));
+      for (const id of ['late', 'early', 'slack', 'done']) await store.elicitations.carryOver(id);
+      await store.elicitations.settle('done', accepted, 4000);
+      // Not carried over ('live': its call still waits somewhere), another platform, or settled: not listed.
+      expect((await peer.elicitations.carriedOverTo('console', 'you')).map((q) => q.id)).toEqual(['early', 'late']);
+      expect(await peer.elicitations.carriedOverTo('console', 'someone else')).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 });

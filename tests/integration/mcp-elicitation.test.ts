@@ -275,3 +275,29 @@ describe('MCP elicitation: a server asks the run\'s principal during a tool call
     });
   });
 });
+
+describe('MCP elicitation: questions carried over a restart, put again where the post did not outlive the process', () => {
+  it("lists the person's carried-over questions with their buttons (a link's private line too), oldest first; one whose run was stopped is closed instead", async () => {
+    const clock = new FakeClock();
+    const posts = new RecordedPosts();
+    const shared = createSqliteStore(openDatabase(':memory:'), clock, { ownsDb: true });
+    store = shared;
+    const stopped = new Set(['run-stopped']);
+    const desk = deskOn(shared, clock, posts, { runs: { stopped: async (runId) => stopped.has(runId), settled: async () => false, wake: () => undefined } });
+    const base = { conversationId: 'console:1', platform: 'console', principal: 'you', server: 'diner', tool: 'diner__x', fingerprint: 'fp' };
+    const form = { mode: 'form', message: 'Where?', requestedSchema: { type: 'object', properties: { seating: { type: 'string', enum: ['in', 'out'] } } } };
+    await shared.elicitations.add({ ...base, id: 'form1', runId: 'run-1', request: form, postText: 'Where would you like to sit?', askedAt: 200 });
+    await shared.elicitations.add({ ...base, id: 'link1', runId: 'run-2', request: { mode: 'url', message: 'Pay', url: 'https://pay.example.com/x', elicitationId: 'e1' }, postText: 'Pay on pay.example.com', askedAt: 100 });
+    await shared.elicitations.add({ ...base, id: 'gone1', runId: 'run-stopped', request: form, postText: 'Stopped one', askedAt: 50 });
+    await shared.elicitations.setMessage('gone1', 'out-7');
+    for (const id of ['form1', 'link1', 'gone1']) await shared.elicitations.carryOver(id);
+
+    expect(await desk.carriedOverTo('console', 'you')).toEqual([
+      { id: 'link1', text: 'Pay on pay.example.com', buttons: [{ actionId: 'errand:elicit:link1:done', label: 'Done' }, { actionId: 'errand:elicit:link1:decline', label: 'Decline' }], privateLink: '🔗 The page diner asks you to open (only you see this): https://pay.example.com/x' },
+      { id: 'form1', text: 'Where would you like to sit?', buttons: [{ actionId: 'errand:elicit:form1:answer', label: 'Answer' }, { actionId: 'errand:elicit:form1:decline', label: 'Decline' }], privateLink: null },
+    ]);
+    expect(await shared.elicitations.get('gone1')).toMatchObject({ state: 'cancelled' });
+    expect(posts.edits).toEqual([{ messageId: 'out-7', text: expect.stringContaining('Closed: the work was stopped') }]);
+    expect(await desk.carriedOverTo('console', 'someone else')).toEqual([]);
+  });
+});

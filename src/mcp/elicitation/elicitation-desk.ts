@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode, McpError, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { PostIntent } from '../../agent/agent-types.js';
-import { elicitationActionId, type ElicitationEvent, type ElicitationReply } from '../../chat/elicitation-form.js';
+import { elicitationActionId, type CarriedOverElicitation, type ElicitationEvent, type ElicitationReply } from '../../chat/elicitation-form.js';
 import type { Clock } from '../../clock.js';
 import type { ElicitationRow } from '../../db/schema.js';
 import type { Outbox } from '../../outbox/outbox.js';
@@ -134,6 +134,30 @@ export class ElicitationDesk implements ElicitationAsker {
     if (answer.kind === 'reply') return answer.reply;
     const won = local ? await local.settle(answer.ending) : await this.settleElsewhere(row!, answer.ending);
     return won ? answer.reply : { kind: 'refused', text: elicitationTexts.closed };
+  }
+
+  /**
+   * The questions carried over a restart that still wait for `principal` on `platform`, to be put to them again where
+   * the post did not outlive the process (the console). A question whose run was stopped meanwhile is closed instead.
+   */
+  async carriedOverTo(platform: string, principal: string): Promise<CarriedOverElicitation[]> {
+    const shown: CarriedOverElicitation[] = [];
+    for (const row of await this.deps.store.carriedOverTo(platform, principal)) {
+      const request = requestOf(row);
+      if (!request) continue;
+      if (await this.deps.runs?.stopped(row.runId)) {
+        await this.closeStopped(row);
+        continue;
+      }
+      const ops = request.mode === 'form' ? ([['answer', 'Answer'], ['decline', 'Decline']] as const) : ([['done', 'Done'], ['decline', 'Decline']] as const);
+      shown.push({
+        id: row.id,
+        text: row.postText,
+        buttons: ops.map(([op, label]) => ({ actionId: elicitationActionId(row.id, op), label })),
+        privateLink: request.mode === 'url' ? elicitationTexts.privateLink(row.server, request.url) : null,
+      });
+    }
+    return shown;
   }
 
   /** Settles a question whose call does not wait here: its holder learns of it, or the run parked on it resumes. */

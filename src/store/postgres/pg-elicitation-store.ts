@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
 import { elicitations } from '../../db/pg-schema.js';
 import type { ElicitationRow } from '../../db/schema.js';
 import type { ElicitationStore } from '../../runs/elicitation-store.js';
@@ -40,6 +40,14 @@ export function createPgElicitationStore(db: PgExecutor): ElicitationStore {
     async newestOf(runId) {
       const [r] = await db.select().from(elicitations).where(eq(elicitations.runId, runId)).orderBy(desc(elicitations.askedAt)).limit(1);
       return r ? row(r) : null;
+    },
+    async carriedOverTo(platform, principal) {
+      const rows = await db
+        .select()
+        .from(elicitations)
+        .where(and(eq(elicitations.platform, platform), eq(elicitations.principal, principal), eq(elicitations.state, 'waiting'), eq(elicitations.carriedOver, true)))
+        .orderBy(asc(elicitations.askedAt));
+      return rows.map(row);
     },
     async carryOver(id) {
       await db.update(elicitations).set({ carriedOver: true }).where(eq(elicitations.id, id));

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { elicitations } from '../../db/schema.js';
 import type { ElicitationStore } from '../../runs/elicitation-store.js';
@@ -34,6 +34,14 @@ export function createSqliteElicitationStore(db: Db): Synchronous<ElicitationSto
     },
     newestOf(runId) {
       return db.select().from(elicitations).where(eq(elicitations.runId, runId)).orderBy(desc(elicitations.askedAt)).limit(1).get() ?? null;
+    },
+    carriedOverTo(platform, principal) {
+      return db
+        .select()
+        .from(elicitations)
+        .where(and(eq(elicitations.platform, platform), eq(elicitations.principal, principal), eq(elicitations.state, 'waiting'), eq(elicitations.carriedOver, true)))
+        .orderBy(asc(elicitations.askedAt))
+        .all();
     },
     carryOver(id) {
       db.update(elicitations).set({ carriedOver: true }).where(eq(elicitations.id, id)).run();
