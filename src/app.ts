@@ -31,9 +31,9 @@ import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { connectionsOnHome } from './commands/connections-home.js';
-import { ElicitationDesk } from './mcp/elicitation/elicitation-desk.js';
 import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { startSignIns } from './runtime/sign-in-start.js';
+import { createElicitationDesk } from './runtime/elicitation-waits.js';
 import { reachesPrivately } from './outbox/secret-notice.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { createAttachmentIntake } from './attachments/attachment-intake.js';
@@ -49,7 +49,6 @@ import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
 
 import type { App, AppOptions } from './app-contract.js';
-import type { ElicitationEvent } from './chat/elicitation-form.js';
 
 export type { App, AppOptions, ManagedToolSource } from './app-contract.js';
 
@@ -209,16 +208,17 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   /** Whether a notice in this conversation reaches only its person (Slack ephemeral, the console), so a link may go there. */
   const privateIn = (conversationId: string) => adapters.get(conversations.refOf(conversationId)?.platform ?? '')?.privateNotices === true;
-  const elicitations = new ElicitationDesk({ posts: outbox, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
+  const elicitations = createElicitationDesk({ posts: outbox, store: store.elicitations, runs, coordinator, cluster, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
 
-  const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS };
+  const recovery = { posts: outbox, logger, maxAttempts: MAX_TASK_ATTEMPTS, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000 };
   const counted = (run: InterruptedRun | null) => {
-    // A run that had recorded its final answer before its process died is completed, not interrupted.
-    if (run) metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
+    // A run that had recorded its final answer before its process died is completed, not interrupted; one waiting on a question goes on.
+    if (run && run.action !== 'waiting') metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
     return run;
   };
   const clusterHooks: ClusterHooks = {
     pump: () => coordinator.pump(),
+    answered: () => void elicitations.recheck(),
     recoverAll: async () => (await requeueInterruptedRuns(recovery)).map((r) => counted(r)!),
     recoverRun: async (runId) => counted(await recoverTakenOverRun(runId, recovery)),
     schedules: scheduling.scheduler,
@@ -247,7 +247,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics });
       options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
-      const sinks = { ...surfaces, onElicitation: (event: ElicitationEvent) => elicitations.handle(event) };
+      const sinks = { ...surfaces, onElicitation: elicitations.handle.bind(elicitations), carriedOverElicitations: elicitations.carriedOverTo.bind(elicitations) };
       for (const a of adapters.values()) {
         await a.start(monitoring ? countingSink(dispatcher, a.platform, metrics) : dispatcher, monitoring ? countingSurfaces(sinks, a.platform, metrics) : sinks);
       }

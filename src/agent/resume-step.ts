@@ -1,11 +1,16 @@
-import type { PendingApproval, PendingSignIn, StoredToolCall } from '../records/stored-values.js';
+import type { PendingApproval, PendingElicitation, PendingSignIn, StoredToolCall } from '../records/stored-values.js';
+import { unansweredResult, type ElicitationOutcome } from './elicitation-wait.js';
 import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
 import { notSignedInResult, type SignInOutcome } from './sign-in-wait.js';
 
-/** How a parked run goes on: the approval it asked for and what was decided, or the sign-in it waited on and how it ended. */
+/**
+ * How a parked run goes on: the approval it asked for and what was decided, the sign-in it waited on and how it
+ * ended, or the MCP server's question its interrupted call waited on and how that ended.
+ */
 export type ResumeInput =
   | { readonly approval: PendingApproval; readonly decision: ApprovalDecision | 'timeout' }
-  | { readonly signIn: PendingSignIn; readonly outcome: SignInOutcome };
+  | { readonly signIn: PendingSignIn; readonly outcome: SignInOutcome }
+  | { readonly elicitation: PendingElicitation; readonly outcome: ElicitationOutcome };
 
 /** The step a resumed run finishes: the waiting call's result when it does not run, then the calls to run. */
 export interface ResumedStep {
@@ -21,9 +26,14 @@ export interface ResumedStep {
  * result); `offered`: whether a tool is offered in this run now.
  */
 export function resumedStep(resume: ResumeInput, askTimeoutMs: number, userId: string | null, offered: (tool: string) => boolean): ResumedStep {
-  const waiting = 'approval' in resume ? resume.approval : resume.signIn;
+  const waiting = 'approval' in resume ? resume.approval : 'signIn' in resume ? resume.signIn : resume.elicitation;
   const { call, remaining, completeSummary } = waiting;
   const go: ResumedStep = { skipped: null, calls: [call, ...remaining], approvedCallId: call.id, completeSummary };
+  if ('elicitation' in resume) {
+    // Answered: the call is made again with the same arguments, and its server's repeated question gets the stored answer.
+    if (resume.outcome.kind === 'answered') return go;
+    return { skipped: { callId: call.id, result: unansweredResult(resume.elicitation, resume.outcome, userId, askTimeoutMs) }, calls: remaining, completeSummary };
+  }
   if ('approval' in resume) {
     if (resume.decision === 'once' || resume.decision === 'always') return go;
     const minutes = Math.round(askTimeoutMs / 60_000);

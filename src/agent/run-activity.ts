@@ -20,8 +20,8 @@ export interface StepReport {
   readonly output?: string;
   /** What the tool last said while running (MCP progress). */
   readonly progress?: string;
-  /** With `waiting`: what the person is to do (default: approve the call). */
-  readonly waitingFor?: 'approval' | 'connect';
+  /** With `waiting`: what the person is to do (default: approve the call; `answer`: answer its MCP server's question). */
+  readonly waitingFor?: 'approval' | 'connect' | 'answer';
 }
 
 /** Where the runner reports its steps; the coordinator passes them on to the working status (the presence port). */
@@ -59,7 +59,9 @@ export function activityOfEndedTool(toolName: string, callId: string, result: un
 export function runStepOf(a: RunActivity): RunStep | null {
   if (!a.step) return null;
   const tool = a.toolName ?? 'a tool';
-  const waiting = a.step.waitingFor === 'connect' ? `Waiting for you to connect ${tool.split('__')[0]}` : `Waiting for approval to run ${tool}`;
+  const server = tool.split('__')[0];
+  const waitingFor = a.step.waitingFor;
+  const waiting = waitingFor === 'connect' ? `Waiting for you to connect ${server}` : waitingFor === 'answer' ? `Waiting for you to answer ${server}` : `Waiting for approval to run ${tool}`;
   const title = a.step.status === 'waiting' ? waiting : (READING_TOOLS.get(tool) ?? `Running ${tool}`);
   return { id: a.step.id, title, status: a.step.status, ...(a.step.output ? { output: a.step.output } : {}), ...(a.step.progress ? { progress: stepText(a.step.progress) } : {}) };
 }

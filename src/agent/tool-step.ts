@@ -24,6 +24,8 @@ export interface ToolStepDeps {
   now(): number;
   /** Told what the run does next (model call, tool, question), for the platform's status line; absent: nobody listens. */
   activity?: ActivityReport;
+  /** True once the process is shutting down (or lost the run to another): a call the abort cut short is left without a result. */
+  shuttingDown?: () => boolean;
 }
 
 /**
@@ -153,8 +155,14 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     }
     deps.activity?.(activityOfTool(call.name, call.id));
     const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
-    let outcome = await deps.tools.execute(call, progress ? { ...context, reportProgress: progress.report } : context);
+    const activity = deps.activity;
+    // While the call's server waits for the person to answer its question, the step says so (not "running").
+    const reportWaiting = activity ? (on: boolean) => activity(on ? { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'answer' } } : activityOfTool(call.name, call.id)) : null;
+    let outcome = await deps.tools.execute(call, progress && reportWaiting ? { ...context, reportProgress: progress.report, reportWaiting } : context);
     progress?.end();
+    // Cut short by a shutdown (or by losing the run to another process): no result, as after a crash. Recovery decides
+    // what the call comes to (a question its server was waiting on is carried over, and the call made again).
+    if (signal.aborted && deps.shuttingDown?.() && !outcome.result.ok) return { kind: 'aborted' };
     // A call waiting for its person to connect the server is a step waiting on them (reported as the run parks).
     if (outcome.effect?.kind !== 'sign_in') deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
     if (outcome.effect?.kind === 'ask' && ask !== null) {

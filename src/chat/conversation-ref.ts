@@ -11,7 +11,9 @@ export interface ConversationRef {
 /** A channel without a thread: where schedules post and slash commands arrive. */
 export type ChannelRef = Omit<ConversationRef, 'thread'>;
 
-const part = z.string().min(1).regex(/^[^:\s]+$/, 'must not contain ":" or spaces');
+/** One piece of a conversation key: not empty, no ":" (the separator), no spaces. */
+const PART = /^[^:\s]+$/;
+const part = z.string().min(1).regex(PART, 'must not contain ":" or spaces');
 
 /** Encodes the stable key `platform:workspace:channel:thread` (thread `-` when none). */
 export function conversationKey(ref: ConversationRef): string {
@@ -23,7 +25,8 @@ export function parseConversationKey(key: string): ConversationRef | null {
   const pieces = key.split(':');
   if (pieces.length !== 4) return null;
   const [platform, workspace, channel, thread] = pieces as [string, string, string, string];
-  if (![platform, workspace, channel, thread].every((p) => part.safeParse(p).success)) return null;
+  // Read on every store access to a conversation: the pattern alone, not a schema's parse per piece.
+  if (!PART.test(platform) || !PART.test(workspace) || !PART.test(channel) || !PART.test(thread)) return null;
   return { platform, workspace, channel, thread: thread === '-' ? null : thread };
 }
 

@@ -86,6 +86,18 @@ export type ElicitationReply =
   | { readonly kind: 'errors'; readonly errors: Readonly<Record<string, string>> }
   | { readonly kind: 'answered' | 'private' | 'refused'; readonly text: string };
 
+/**
+ * A question carried over a restart, to be put to its person again where the surface keeps no post between
+ * processes (the console): the post's text, its buttons (acted on through onElicitation as usual), and for a
+ * link the private line that gives it to them again.
+ */
+export interface CarriedOverElicitation {
+  readonly id: string;
+  readonly text: string;
+  readonly buttons: readonly { readonly actionId: string; readonly label: string }[];
+  readonly privateLink: string | null;
+}
+
 /** What a person may do on an elicitation's post; each button carries one. */
 export type ElicitationButtonOp = 'answer' | 'decline' | 'done' | 'link';
 

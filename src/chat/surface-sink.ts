@@ -1,4 +1,4 @@
-import type { ElicitationEvent, ElicitationReply } from './elicitation-form.js';
+import type { CarriedOverElicitation, ElicitationEvent, ElicitationReply } from './elicitation-form.js';
 import type { DisconnectRequest } from './home-connections.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from './schedule-form.js';
 
@@ -18,6 +18,11 @@ export interface SurfaceSink {
    * form): the form to open, field errors, the answer sent, or a private refusal.
    */
   onElicitation(event: ElicitationEvent): Promise<ElicitationReply>;
+  /**
+   * The MCP questions carried over a restart that still wait for `userId` on `platform`, oldest first: a surface whose
+   * posts do not outlive its process (the console) puts them to the person again when it starts. Absent: none.
+   */
+  carriedOverElicitations?(platform: string, userId: string): Promise<readonly CarriedOverElicitation[]>;
   /** A Disconnect click on the App Home's Connections section: the person's tokens for the server go; the answer says so. */
   onDisconnect(request: DisconnectRequest): Promise<string>;
 }

@@ -189,8 +189,11 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       return;
     }
     if (event.fromSelf) return;
-    if (event.kind === 'task' || event.kind === 'answer') pump();
-    else if (event.kind === 'schedule') {
+    if (event.kind === 'task' || event.kind === 'answer') {
+      pump();
+      // An MCP question settled there may be one a call waits on here.
+      if (event.kind === 'answer') hooks?.answered?.(event.conversationId);
+    } else if (event.kind === 'schedule') {
       const scheduleId = Number(event.conversationId);
       if (!Number.isSafeInteger(scheduleId)) return void logger.warn({ key: event.conversationId }, 'ignored a schedule wake-up without a schedule id');
       void hooks?.schedules?.refresh(scheduleId).catch((err: unknown) => logger.warn({ err, scheduleId }, 're-reading a schedule changed elsewhere failed; the next review arms it'));

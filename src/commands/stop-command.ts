@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
+import { stopNotice } from '../runs/stop-notice.js';
 import type { CommandDeps } from './command-deps.js';
 
 const stopArgs = z.union([z.literal(''), z.literal('all'), z.string().regex(/^#?\d+$/).transform((s) => Number(s.replace('#', '')))]);
 
 /** Posts the stop note in the conversation where work stopped. */
 export function announceStop(deps: CommandDeps, conversationId: string, userId: string, taskId: number | null, cancelled: number): void {
-  const parts = [taskId !== null ? `⏹️ Stopped #${taskId} (requested by <@${userId}>).` : `⏹️ Stopped by <@${userId}>.`];
-  if (cancelled > 0) parts.push(`Cancelled ${cancelled} pending task${cancelled === 1 ? '' : 's'}.`);
-  deps.note(conversationId, parts.join(' '));
+  deps.note(conversationId, stopNotice(userId, taskId, cancelled));
 }
 
 /** `/stop [task-id|all]`: in a thread, that conversation; without one (Slack), every conversation of the channel. */

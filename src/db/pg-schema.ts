@@ -291,6 +291,7 @@ export * from './pg-pacing-schema.js';
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './pg-oauth-schema.js';
 export * from './pg-memory-schema.js';
+export * from './pg-elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';

@@ -291,6 +291,7 @@ export type OutboxRow = typeof outbox.$inferSelect;
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './oauth-schema.js';
 export * from './memory-schema.js';
+export * from './elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './cost-schema.js';

@@ -45,5 +45,7 @@ export function countingSurfaces(surfaces: SurfaceSink, platform: string, metric
       metrics.inbound(platform);
       return surfaces.onDisconnect(request);
     },
+    // Read once at a start, not a person's event: not counted.
+    ...(surfaces.carriedOverElicitations ? { carriedOverElicitations: surfaces.carriedOverElicitations.bind(surfaces) } : {}),
   };
 }

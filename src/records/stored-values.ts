@@ -36,6 +36,22 @@ export interface PendingSignIn {
   completeSummary: string | null;
 }
 
+/**
+ * A tool call whose MCP server asked the run's principal a question (elicitation) when the call died with its
+ * process: the run waits on the question (its row in `elicitations`, by `id`) instead, and the call is made again
+ * once it is answered, the stored answer given to the server's repeated question.
+ */
+export interface PendingElicitation {
+  /** The question's id (its row, and its buttons). */
+  id: string;
+  /** The MCP server's name in the configuration. */
+  server: string;
+  call: StoredToolCall;
+  remaining: StoredToolCall[];
+  /** A task_complete summary given earlier in the same step, applied once the step finishes. */
+  completeSummary: string | null;
+}
+
 /** How a sign-in a run waits on ended, as the callback records it (`answer.text` with source `sign_in`). */
 export type SignInEnd = 'connected' | 'denied' | 'failed';
 
@@ -51,6 +67,8 @@ export interface PendingQuestion {
   approval?: PendingApproval;
   /** Set when the run waits for its principal to connect an MCP server (answered by the OAuth callback). */
   signIn?: PendingSignIn;
+  /** Set when the run waits for its principal to answer an MCP server's question carried over a restart (answered from any process). */
+  elicitation?: PendingElicitation;
   question: string;
   options: string[];
   toolCallId: string;
@@ -60,7 +78,7 @@ export interface PendingQuestion {
   /** The user to mention and whose answer is expected. */
   userId: string | null;
   /** An answer that arrived while no run slot was free (or during shutdown): applied when the run resumes. */
-  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' | 'sign_in' };
+  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' | 'sign_in' | 'elicitation' };
 }
 
 /**

@@ -24,7 +24,11 @@ export interface RunStore {
   active(conversationId: string): Promise<RunRow | null>;
   /** Ends a run: moves it from one of `from` to a final status; false when it was no longer in `from`. */
   transition(id: string, from: readonly RunStatus[], to: FinalRunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): Promise<boolean>;
-  park(id: string, question: PendingQuestion, expiresAt: number): Promise<boolean>;
+  /**
+   * Parks a run on `question` until `expiresAt`: from `running` (the run asks), or `from` `interrupted` (recovery
+   * parks a run whose call died waiting on an MCP server's question). False when the run was not in `from`.
+   */
+  park(id: string, question: PendingQuestion, expiresAt: number, from?: 'running' | 'interrupted'): Promise<boolean>;
   /** Records the platform id of the posted question of a waiting run. */
   setQuestionMessage(id: string, messageId: string): Promise<void>;
   /**

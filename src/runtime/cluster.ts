@@ -45,6 +45,8 @@ export interface ClusterHooks {
   recoverAll(): Promise<InterruptedRun[]>;
   /** Recovers one run taken over from a dead process (this process won it); null when it had ended meanwhile. */
   recoverRun(runId: string): Promise<InterruptedRun | null>;
+  /** An answer was recorded on another process (`answer` wake-up): questions whose calls wait here look for theirs. */
+  answered?(conversationId: string): void;
   /** This process's scheduler, told of schedules changed elsewhere; absent where nothing is scheduled. */
   schedules?: ScheduleSync;
 }

@@ -2,6 +2,7 @@ import type { RunPosts } from '../agent/agent-types.js';
 import type { RunRow } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
+import { carryOverElicitation } from './elicitation-carry-over.js';
 import { notices } from './run-notices.js';
 
 /** A run that died with its process, and what recovery did with its task. */
@@ -10,9 +11,10 @@ export interface InterruptedRun {
   readonly taskId: number | null;
   /**
    * `resumed`: re-queued; `gave_up`: the task had been interrupted `attempts` times and was failed;
-   * `finished`: the run had recorded its final answer before it died, so it is completed, not run again.
+   * `finished`: the run had recorded its final answer before it died, so it is completed, not run again;
+   * `waiting`: its call died waiting on an MCP server's question, and the run now waits on that question.
    */
-  readonly action: 'resumed' | 'gave_up' | 'finished';
+  readonly action: 'resumed' | 'gave_up' | 'finished' | 'waiting';
   readonly attempts: number;
 }
 
@@ -21,6 +23,8 @@ export interface RecoveryDeps {
   posts: RunPosts;
   logger: Logger;
   maxAttempts: number;
+  /** ASK_TIMEOUT_MINUTES: absent, a call that died waiting on an MCP server's question is not carried over. */
+  askTimeoutMs?: number;
 }
 
 /**
@@ -30,7 +34,8 @@ export interface RecoveryDeps {
  * telling the thread what happens next is recorded in the same transaction, so a crash during recovery
  * neither loses it nor repeats it; the outbox posts it after what was still pending there.
  * A preview of an answer that was being written when the process died is removed from the thread
- * (`RunPosts.retractPreviews`) first: the run answers again.
+ * (`RunPosts.retractPreviews`) first: the run answers again. A run whose call died waiting on an MCP server's
+ * question waits on that question instead (elicitation-carry-over.ts).
  * One function for both ways a run dies: a restart of the only process, and a takeover in a cluster.
  */
 export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: RecoveryDeps): Promise<InterruptedRun> {
@@ -45,6 +50,9 @@ export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: Recove
     if (task && task.status === 'in_progress') await tx.tasks.complete(run.conversationId, task.id, answer);
     deps.logger.info({ runId: run.id, taskId: run.taskId }, 'an interrupted run had already recorded its final answer; completed it');
     return { conversationId: run.conversationId, taskId: run.taskId, action: 'finished', attempts };
+  }
+  if (deps.askTimeoutMs !== undefined && (await carryOverElicitation(tx, run, deps.askTimeoutMs, deps.logger))) {
+    return { conversationId: run.conversationId, taskId: run.taskId, action: 'waiting', attempts };
   }
   if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {
     await tx.tasks.fail(run.conversationId, task.id, `Interrupted by restarts ${attempts} times.`);

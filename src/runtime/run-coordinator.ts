@@ -52,7 +52,7 @@ export class RunCoordinator implements RunControl {
   constructor(private readonly deps: CoordinatorDeps) {
     const { data, clock, logger, limits } = deps;
     this.launcher = new RunLauncher({ conversations: data.conversations, grants: data.grants, agent: deps.agent, platforms: deps.platforms, clock, logger, limits });
-    this.resumer = new RunResumer({ ...data, askTimeoutMs: limits.askTimeoutMs });
+    this.resumer = new RunResumer({ ...data, askTimeoutMs: limits.askTimeoutMs, now: () => clock.now() });
     const { metrics, scheduleRunEnded } = deps;
     const requeued = (conversationId: string, delayMs: number) => void clock.setTimer(() => this.pumpLater(conversationId), delayMs);
     this.settler = new RunSettler({ ...data, clock, limits, ...(metrics ? { metrics } : {}), ...(scheduleRunEnded ? { scheduleRunEnded } : {}), requeued });

@@ -1,4 +1,5 @@
 import { budgetStopNote } from '../budget/budget-notices.js';
+import { stopNotice } from '../runs/stop-notice.js';
 
 /**
  * Every note Errand posts about its own work, in one place, so the wording stays consistent and
@@ -20,6 +21,7 @@ export const notices = {
   queuedBehindApproval: (taskId: number) =>
     `📝 Queued as task #${taskId}. I'm waiting for a decision on a tool call first: reply **allow**, **always** or **deny**.`,
   nothingRunning: 'Nothing is running here.',
+  stopped: stopNotice,
   notAllowedToDecide: (approver: string) => `Only <@${approver}> (who asked for this) or an admin can allow or deny this tool call.`,
   notAllowedToAnswer: (asker: string) => `This question is for <@${asker}>. Write your own request in the thread and I'll queue it.`,
   notAllowedToStop: 'Only the person who asked for this work, or an admin, can stop it.',

@@ -1,5 +1,7 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../agent/approval-decision.js';
 import { signInOutcomeOf, signInWaitEnded } from '../agent/sign-in-wait.js';
+import { elicitationOutcomeOf } from '../agent/elicitation-wait.js';
+import { closeCarriedOver } from './elicitation-resume.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../db/schema.js';
 import type { OutboxChanges } from '../outbox/outbox.js';
@@ -12,7 +14,7 @@ import type { RunResume } from './run-launch.js';
  * How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here;
  * `sign_in`: the OAuth callback ended the sign-in the run waited on.
  */
-export type AnswerSource = 'click' | 'typed' | 'timeout' | 'sign_in';
+export type AnswerSource = 'click' | 'typed' | 'timeout' | 'sign_in' | 'elicitation';
 
 export interface ResumeDeps {
   store: Pick<Store, 'atomically'>;
@@ -21,6 +23,8 @@ export interface ResumeDeps {
   /** Where the decision is shown on the approval post: an edit recorded in the outbox with the resume. */
   changes: Pick<OutboxChanges, 'recordEdit' | 'piecesOf'>;
   askTimeoutMs: number;
+  /** Now, for settling a carried-over MCP question its run stops waiting on. */
+  now(): number;
 }
 
 /** A parked run back to running, ready to launch again. */
@@ -47,7 +51,7 @@ export class RunResumer {
     const resumed = await this.deps.store.atomically(async (tx) => {
       const question = await tx.runs.unpark(run.id);
       if (!question) return null;
-      if (!question.approval && !question.signIn) {
+      if (!question.approval && !question.signIn && !question.elicitation) {
         const result =
           answer === null
             ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
@@ -58,11 +62,13 @@ export class RunResumer {
       // In the claim's transaction: the post shows the decision exactly when this process took the run back with it.
       if (decision && source !== 'click') await this.showDecision(conversationId, run.id, question, decision, userId, tx);
       if (question.signIn && question.messageId) await this.deps.changes.recordEdit(conversationId, run.id, question.messageId, `${question.question}\n\n${signInWaitEnded(signInOutcomeOf(answer, source))}`, tx);
+      if (question.elicitation) await closeCarriedOver(tx, this.deps.changes, run, question, elicitationOutcomeOf(answer, source, userId), this.deps.now());
       return { question, decision, fence: await tx.runs.fence(run.id) };
     });
     if (!resumed) return null;
     const { question, decision, fence } = resumed;
     if (question.signIn) return { task, fence, resume: { signIn: question.signIn, outcome: signInOutcomeOf(answer, source) } };
+    if (question.elicitation) return { task, fence, resume: { elicitation: question.elicitation, outcome: elicitationOutcomeOf(answer, source, userId) } };
     if (!question.approval || !decision) return { task, fence };
     if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
     return { task, fence, resume: { approval: question.approval, decision } };

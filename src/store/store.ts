@@ -11,6 +11,7 @@ import type { MemoryStore } from '../memory/memory-store.js';
 import type { GaugeReadings } from '../metrics/metric-gauges.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { RunStore } from '../runs/run-store.js';
+import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -68,6 +69,8 @@ export interface Store {
   readonly connections: ConnectionStore;
   /** Conversation summaries and long-term memories (DESIGN.md "Memory"). */
   readonly memory: MemoryStore;
+  /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
+  readonly elicitations: ElicitationStore;
   readonly catchUp: CatchUpQueries;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */

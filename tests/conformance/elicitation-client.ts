@@ -14,7 +14,9 @@
 import type { PostIntent } from '../../src/agent/agent-types.js';
 import { parseElicitationActionId } from '../../src/chat/elicitation-form.js';
 import { systemClock } from '../../src/clock.js';
+import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ElicitationDesk } from '../../src/mcp/elicitation/elicitation-desk.js';
 import { createMcpHub } from '../../src/mcp/mcp-hub.js';
 import { mcpServerSchema } from '../../src/settings/mcp-server-settings.js';
@@ -47,7 +49,9 @@ const posts = {
   piecesOf: (_c: string, intent: PostIntent) => [{ text: intent.text }],
 };
 
-desk = new ElicitationDesk({ posts, clock: systemClock, askTimeoutMs: 60_000, logger, privateIn: () => true });
+// Questions are kept as rows, as in Errand: an in-memory database is enough for one run of the suite.
+const store = createSqliteStore(openDatabase(':memory:'), systemClock, { ownsDb: true });
+desk = new ElicitationDesk({ posts, store: store.elicitations, clock: systemClock, askTimeoutMs: 60_000, logger, privateIn: () => true });
 const hub = createMcpHub({ servers: { server: mcpServerSchema.parse({ url }) }, logger });
 hub.bindElicitation(desk);
 await hub.start();
@@ -57,3 +61,4 @@ for (const tool of hub.toolsFor(conversation)) {
   process.stdout.write(`${tool.name}: ${JSON.stringify(result)}\n`);
 }
 await hub.close();
+await store.close();

@@ -1,10 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDiscordAdapter, discordOptionsFromConfig } from '../../adapters/discord/create-discord-adapter.js';
+import { createApp, type App } from '../../src/app.js';
 import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { FakeClock } from '../fakes/fake-clock.js';
 import { nextSnowflake, type FakeMessage, type FakeUser, type InteractionRecord } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startElicitFixture, type ElicitFixture } from '../fixtures/mcp/elicit-fixture-server.js';
 import { capturingLogger, settings } from '../fixtures/mcp/mcp-test-kit.js';
-import { startDiscordErrand, until, type DiscordErrand } from './discord-harness.js';
+import { startDiscordErrand, startDiscordWorld, TEST_TUNING, until, type DiscordErrand } from './discord-harness.js';
 import { toolResults } from './mcp-e2e-kit.js';
 
 let fixture: ElicitFixture;
@@ -120,5 +123,56 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     expect(lastReply(answer)).toMatchObject({ ephemeral: true, content: 'Sent your answer to diner.' });
     await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Cancelled the booking.'), 10_000, 'the answer');
     expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) }]);
+  });
+
+  it('a restart while the question waits: the post and its buttons stay; after it, only the principal may answer, the modal opens from the stored question and the call is made again with the answer', async () => {
+    const world = await startDiscordWorld();
+    const clock = new FakeClock(Date.now());
+    let app = null as App | null;
+    const start = async () => {
+      // A fresh process: new discord.js client, new MCP connection, same database.
+      const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
+      app = await createApp({ config: world.config, adapters: [createDiscordAdapter({ ...discordOptionsFromConfig(world.config), tuning: TEST_TUNING })], clock, modelBackoffMs: () => 5, externalTools: hub });
+      await app.start();
+      return app;
+    };
+    const { discord: d, model } = world;
+    try {
+      await start();
+      model.reply({ toolCalls: [{ name: 'diner__defaults', arguments: {} }] }, { text: 'Details confirmed after the restart.' });
+      const msg = d.userMessage(d.general.id, `<@${d.bot.id}> confirm my details`);
+      const question = await until(() => d.botMessagesIn(msg.id).find((m) => buttonsOf(m).some((b) => b.custom_id.startsWith('errand:elicit:'))), 10_000);
+      const id = button(question, 'Answer').split(':')[2]!;
+      await waitFor(async () => (await app!.store.elicitations.get(id))?.messageId === question.id, 5000, 'the question to know its post');
+      const asked = fixture.log.length;
+
+      await app!.stop();
+      const restarted = await start();
+      const { runId } = (await restarted.store.elicitations.get(id))!;
+      await waitFor(async () => (await restarted.runs.get(runId))?.status === 'waiting_user', 10_000, 'the run to wait on the question');
+      expect(buttonsOf(d.messages.get(question.id)!).map((b) => b.label)).toEqual(['Answer', 'Decline']);
+      expect(model.requests).toHaveLength(1);
+
+      const bobs = d.clickButton(question.id, button(question, 'Answer'), { id: nextSnowflake(), username: 'bob' });
+      await until(() => lastReply(bobs), 10_000);
+      expect(lastReply(bobs)).toMatchObject({ ephemeral: true, content: `This question from diner is for <@${d.alice.id}>, who asked for this work.` });
+      expect(bobs.modal).toBeUndefined();
+
+      const answer = d.clickButton(question.id, button(question, 'Answer'));
+      await until(() => answer.modal, 10_000);
+      expect(inputs(answer).map((i) => i.value ?? '')).toEqual(['John Doe', '30', '95.5', 'active', 'yes']);
+      const sent = d.submitModal(answer, { f0: 'Ada' }, msg.id);
+      await until(() => lastReply(sent)?.content === 'Sent your answer to diner.', 10_000);
+
+      await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Details confirmed after the restart.'), 10_000, 'the answer');
+      const content = { name: 'Ada', age: 30, score: 95.5, status: 'active', verified: true };
+      expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content }]);
+      expect(toolResults(model.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content }) });
+      await waitFor(() => d.messages.get(question.id)!.content.includes('Answered by'), 5000, 'the answered post');
+      expect(d.messages.get(question.id)!.components).toEqual([]);
+    } finally {
+      await app?.stop();
+      await world.close();
+    }
   });
 });

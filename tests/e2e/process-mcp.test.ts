@@ -2,18 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord, type FakeMessage } from '../fakes/fake-discord.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { stdioFixtureArgs } from '../support/errand-entry.js';
 import { processGone } from '../fixtures/mcp/mcp-test-kit.js';
 import { discordEnv, startErrandProcess, type ErrandProcess } from './errand-process.js';
 import { count, writeStep } from './mcp-e2e-kit.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const fixtureServer = join(root, 'tests/fixtures/mcp/stdio-fixture-server.ts');
 let discord: FakeDiscord;
 let model: FakeOpenAI;
 let dir: string;
@@ -37,7 +35,7 @@ function childrenOf(pid: number): number[] {
   return found;
 }
 
-/** A process's command line ('' once it has gone); tsx may run an esbuild child beside the MCP server. */
+/** A process's command line ('' once it has gone). */
 function cmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
@@ -49,7 +47,7 @@ function cmdline(pid: number): string {
 /** The errand.json a user would write: the server block as other MCP clients take it, its secret from the environment. */
 function writeErrandFile(): string {
   const path = join(dir, 'errand.json');
-  const file = { mcpServers: { notes: { command: process.execPath, args: ['--import', 'tsx', fixtureServer], env: { MCP_FIXTURE_EVENTS: '${FIXTURE_EVENTS_FILE}' } } } };
+  const file = { mcpServers: { notes: { command: process.execPath, args: stdioFixtureArgs(), env: { MCP_FIXTURE_EVENTS: '${FIXTURE_EVENTS_FILE}' } } } };
   writeFileSync(path, JSON.stringify(file, null, 2));
   return path;
 }

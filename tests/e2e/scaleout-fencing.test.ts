@@ -1,16 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../fakes/fake-openai.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../fakes/fake-openai.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { freePort } from '../support/free-port.js';
+import { stdioFixtureArgs } from '../support/errand-entry.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { startErrandProcess, type ErrandProcess } from './errand-process.js';
+import { databaseQuery, lastUserText, outputsOf, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
 
 /**
  * Issue 22 item 7, between real processes: two Errand processes (the `npm start` entry, configured by the
@@ -28,37 +25,8 @@ const TEAM = 'T0FAKE01';
 const CHANNEL = 'C0FENCE001';
 const STALE = 'The stale answer';
 const FRESH = 'The fresh answer.';
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const fixtureServer = join(root, 'tests/fixtures/mcp/stdio-fixture-server.ts');
 const db = useTestDatabase();
-
-/** The text of the last person's message the model was sent. */
-function lastUserText(request: RecordedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
-}
-
-/** Resolves once something accepts TCP connections on the port (the process's Slack receiver is up). */
-async function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = databaseQuery(db);
 
 const runsIn = (channel: string) =>
   query<{ id: string; status: string; owner: string | null }>(`select id, status, owner from runs where conversation_id like $1 order by started_at`, [`slack:${TEAM}:${channel}:%`]);
@@ -68,9 +36,9 @@ describe.skipIf(db.skip)('a process frozen past its lease on one PostgreSQL data
   let model: FakeOpenAI;
   let dir: string;
   let eventsPath: string;
-  const processes: { id: string; url: string; errand: ErrandProcess }[] = [];
+  let processes: ClusterProcess[] = [];
   const releases: (() => void)[] = [];
-  const outputs = () => processes.map((p) => `${p.id}:\n${p.errand.output()}`).join('\n');
+  const outputs = () => outputsOf(processes);
   /** What the MCP fixture servers of both processes recorded ("wrote plan=…" for every write_note call). */
   const mcpEvents = () => {
     try {
@@ -85,37 +53,17 @@ describe.skipIf(db.skip)('a process frozen past its lease on one PostgreSQL data
     eventsPath = join(dir, 'mcp-events.log');
     // A writing MCP tool that needs no approval: a stale owner calling it would change the world twice.
     const configPath = join(dir, 'errand.json');
-    writeFileSync(configPath, JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: ['--import', 'tsx', fixtureServer], env: { MCP_FIXTURE_EVENTS: eventsPath }, approval: 'never' } } }));
+    writeFileSync(configPath, JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: stdioFixtureArgs(), env: { MCP_FIXTURE_EVENTS: eventsPath }, approval: 'never' } } }));
     slack = await FakeSlack.start({ rateLimit: null });
     model = await startFakeOpenAI();
-    const ports = await Promise.all([freePort(), freePort()]);
-    for (const [i, port] of ports.entries()) {
-      const id = `fence-${i + 1}`;
-      const errand = startErrandProcess({
-        SLACK_BOT_TOKEN: 'xoxb-fencing',
-        SLACK_SIGNING_SECRET: slack.signingSecret,
-        SLACK_MODE: 'http',
-        SLACK_PORT: String(port),
-        SLACK_API_URL: slack.apiUrl,
-        OPENAI_BASE_URL: model.baseUrl,
-        OPENAI_API_KEY: 'test-key',
-        DATABASE_URL: db.url,
-        DATABASE_PATH: join(dir, `unused-${i + 1}.db`),
-        ERRAND_PROCESS_ID: id,
-        ERRAND_CONFIG: configPath,
-        RUN_LEASE_SECONDS: String(LEASE_SECONDS),
-        LOG_LEVEL: 'info',
-      });
-      processes.push({ id, url: `http://127.0.0.1:${port}/slack/events`, errand });
-    }
-    for (const [i, port] of ports.entries()) {
-      const { errand, id } = processes[i]!;
-      await waitFor(async () => {
-        if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
-        return listening(port);
-      }, 90_000, `${id} to listen on ${port}`);
-    }
-    slack.useHttpReceivers(processes.map((p) => p.url));
+    processes = await startSlackCluster({
+      ids: ['fence-1', 'fence-2'],
+      slack,
+      model,
+      db,
+      dir,
+      env: { ERRAND_CONFIG: configPath, RUN_LEASE_SECONDS: String(LEASE_SECONDS), LOG_LEVEL: 'info' },
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOAuth, type FakeOAuth } from '../fakes/fake-oauth.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -13,6 +11,7 @@ import { errandFileEnv } from '../fixtures/errand-file.js';
 import { freePort } from '../support/free-port.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startErrandProcess, type ErrandProcess } from './errand-process.js';
+import { databaseQuery, listening } from './kits/scaleout-kit.js';
 import { toolResults } from './mcp-e2e-kit.js';
 
 /*
@@ -25,27 +24,7 @@ import { toolResults } from './mcp-e2e-kit.js';
 const ALICE = 'U0ALICE01';
 const CHANNEL = 'C0OAUTH001';
 const db = useTestDatabase();
-
-async function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function query<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = databaseQuery(db);
 
 describe.skipIf(db.skip)('per-person OAuth across two Errand processes on one PostgreSQL database', () => {
   let slack: FakeSlack;

@@ -1,17 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../fakes/fake-openai.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { freePort } from '../support/free-port.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { startErrandProcess, type ErrandProcess } from './errand-process.js';
+import { databaseQuery, lastUserText, outputsOf, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
 
 /**
  * Issue 15's cases of work that crosses processes: three real Errand processes (the `npm start` entry,
@@ -23,7 +20,6 @@ import { startErrandProcess, type ErrandProcess } from './errand-process.js';
  * case runs first.
  */
 
-const PROCESSES = 3;
 const LEASE_SECONDS = 5;
 const ALICE = 'U0ALICE01';
 const TEAM = 'T0FAKE01';
@@ -33,51 +29,28 @@ const STOP_CHANNEL = 'C0STOP0001';
 const ASK_CHANNEL = 'C0ASK00001';
 const SCHEDULE_CHANNEL = 'C0SCHED001';
 const SCHEDULE_PROMPT = 'Report the weather.';
-/** When the schedule first falls due, from the start of the file: after the processes are up, as a rule. */
-const FIRST_FIRE_AFTER_MS = 12_000;
+/**
+ * When the schedule first falls due, from the start of the file: about when the processes are up. A process
+ * that starts later finds the occurrence missed and fires it then (within MISSED_GRACE_MINUTES), still once.
+ */
+const FIRST_FIRE_AFTER_MS = 6000;
 /**
  * How often it falls due: 0.15 minutes (9 s). The commands never create so short an interval (the minimum is a
  * minute), but the row is written here directly and the scheduler computes `anchor + k·interval` for any
  * whole number of milliseconds; what is proven — one fire per occurrence among three processes, and the
  * next occurrence after the winner's death — does not depend on the length, and the test waits 9 s for
- * an occurrence instead of a minute.
+ * an occurrence instead of a minute. Not shorter: the kill below must land well between two occurrences,
+ * after the last one's run has ended, also on a loaded machine.
  */
 const SCHEDULE_EVERY_MINUTES = '0.15';
 const db = useTestDatabase();
-
-/** The text of the last person's message the model was sent. */
-function lastUserText(request: RecordedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
-}
+const query = databaseQuery(db);
 
 /** The answer the run got from ask_user, once it has one (the tool result in the request). */
 function toolAnswer(request: RecordedRequest): string | null {
   const tool = request.messages.find((m) => m.role === 'tool');
   if (!tool || typeof tool.content !== 'string') return null;
   return /"answer":"([^"]*)"/.exec(tool.content)?.[1] ?? null;
-}
-
-/** Resolves once something accepts TCP connections on the port (the process's Slack receiver is up). */
-async function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 interface RunRow {
@@ -93,12 +66,12 @@ describe.skipIf(db.skip)('work that crosses three Errand processes on one Postgr
   let slack: FakeSlack;
   let model: FakeOpenAI;
   let dir: string;
-  const processes: { id: string; url: string; errand: ErrandProcess }[] = [];
+  let processes: ClusterProcess[] = [];
   /** Held slow answers: released at the end so nothing is left hanging. */
   const releases: (() => void)[] = [];
   /** When the schedule first falls due (set in beforeAll). */
   let firstDue = 0;
-  const outputs = () => processes.map((p) => `${p.id}:\n${p.errand.output()}`).join('\n');
+  const outputs = () => outputsOf(processes);
 
   /** Waits until no run is `running` any more; on timeout says which still are, and what the processes printed. */
   const noRunLeftWorking = async () => {
@@ -154,32 +127,7 @@ describe.skipIf(db.skip)('work that crosses three Errand processes on one Postgr
       if (text.includes(SCHEDULE_PROMPT)) return { text: 'Sunny all day.' };
       return { text: 'ok' };
     });
-    const ports = await Promise.all(Array.from({ length: PROCESSES }, () => freePort()));
-    for (const [i, port] of ports.entries()) {
-      const id = `work-${i + 1}`;
-      const errand = startErrandProcess({
-        SLACK_BOT_TOKEN: 'xoxb-scaleout-work',
-        SLACK_SIGNING_SECRET: slack.signingSecret,
-        SLACK_MODE: 'http',
-        SLACK_PORT: String(port),
-        SLACK_API_URL: slack.apiUrl,
-        OPENAI_BASE_URL: model.baseUrl,
-        OPENAI_API_KEY: 'test-key',
-        DATABASE_URL: db.url,
-        DATABASE_PATH: join(dir, `unused-${i + 1}.db`),
-        ERRAND_PROCESS_ID: id,
-        RUN_LEASE_SECONDS: String(LEASE_SECONDS),
-      });
-      processes.push({ id, url: `http://127.0.0.1:${port}/slack/events`, errand });
-    }
-    for (const [i, port] of ports.entries()) {
-      const { errand, id } = processes[i]!;
-      await waitFor(async () => {
-        if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
-        return listening(port);
-      }, 90_000, `${id} to listen on ${port}`);
-    }
-    slack.useHttpReceivers(processes.map((p) => p.url));
+    processes = await startSlackCluster({ ids: ['work-1', 'work-2', 'work-3'], slack, model, db, dir, env: { RUN_LEASE_SECONDS: String(LEASE_SECONDS) } });
   }, 120_000);
 
   afterAll(async () => {

@@ -75,6 +75,10 @@ describe('MCP elicitation on Slack (real Bolt against the fake Slack, real MCP S
 
   it('someone else\'s click is refused privately and changes nothing; Decline by the principal sends decline', async () => {
     const { e, ts, question } = await askVia('pick_seating', 'Fine, no table.');
+    // While the question waits, the call's step says whom it waits for, not that the tool runs.
+    const card = () => e.slack.messages(CHANNEL, ts).flatMap((m) => m.tasks ?? []).at(-1);
+    await waitFor(() => card()?.title === 'Waiting for you to answer diner', 5000, 'the waiting card');
+    expect(card()).toMatchObject({ status: 'pending' });
     const bobs = await e.slack.click({ user: BOB, channel: CHANNEL, messageTs: question.ts, actionId: button(question, 'answer') });
     await waitFor(() => e.slack.responses.some((r) => r.id === bobs.responseId), 5000, 'the refusal');
     expect(lastResponse(e)).toMatchObject({ response_type: 'ephemeral', text: `This question from diner is for <@${ALICE}>, who asked for this work.` });
@@ -115,30 +119,100 @@ describe('MCP elicitation on Slack (real Bolt against the fake Slack, real MCP S
     await waitFor(() => fixture.log.at(-1)?.action === 'cancel', 5000, 'the server hearing cancel');
   });
 
-  it('a restart while the question waits: its post is closed, the run picks up with the call marked as not finished, and the server\'s new question is answered', async () => {
+  it("a restart while the question waits: it stays open with its buttons and the run waits on it; answered after the restart, the call is made again and its server's repeated question gets the stored answer", async () => {
     const r = await startRestartableSlackErrand({ externalTools: () => createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger }) });
     try {
-      const call = { toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] };
-      r.model.reply(call, call, { text: 'Seated after the restart.' });
+      r.model.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: { near: 'window' } }] }, { text: 'Seated after the restart.' });
       const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'find me a seat' });
       const questions = () => r.slack.messages(CHANNEL, ts).filter((m) => m.text.includes('Where would you like to sit?'));
-      const first = (await waitFor(() => questions().find((m) => buttonsOf(m).length > 0), 10_000, 'the first question'))!;
+      const first = (await waitFor(() => questions().find((m) => buttonsOf(m).length > 0), 10_000, 'the question'))!;
+      const id = button(first, 'answer').split(':')[2]!;
+      await waitFor(async () => (await r.app().store.elicitations.get(id))?.messageId === first.ts, 5000, 'the question to know its post');
+      const asked = fixture.log.length;
 
       await r.stop();
       await r.start();
-      // Edited before the stop finished, or (left in the outbox by the stop) first thing after the start.
-      const closed = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => m.ts === first.ts && m.text.includes('Closed: the work was stopped, or Errand restarted')), 10_000, 'the closed post'))!;
-      expect(buttonsOf(closed)).toEqual([]);
-      const second = (await waitFor(() => questions().find((m) => m.ts !== first.ts && buttonsOf(m).length > 0), 10_000, 'the question asked again'))!;
-      expect(r.slack.botTexts(CHANNEL, ts).some((t) => t.includes('I was restarted while working'))).toBe(true);
-      const afterRestart = r.model.requests[1]!;
-      expect(toolResults(afterRestart)).toEqual([{ ok: false, error: expect.stringContaining('diner__pick_seating') }]);
+      const row = (await r.app().store.elicitations.get(id))!;
+      await waitFor(async () => (await r.app().runs.get(row.runId))?.status === 'waiting_user', 10_000, 'the run to wait on the question');
+      expect(row).toMatchObject({ state: 'waiting', carriedOver: true });
+      // Still the one open question, with its buttons; the model was not asked anything again.
+      expect(questions().map((m) => [m.ts, buttonsOf(m).length])).toEqual([[first.ts, 2]]);
+      expect(r.model.requests).toHaveLength(1);
 
-      await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: second.ts, actionId: button(second, 'answer') });
-      const modal = (await waitFor(() => r.slack.modalOf(ALICE), 5000, 'the modal'))!;
+      await r.slack.click({ user: BOB, channel: CHANNEL, messageTs: first.ts, actionId: button(first, 'answer') });
+      expect(r.slack.modalOf(BOB)).toBeUndefined();
+      await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: first.ts, actionId: button(first, 'answer') });
+      const modal = (await waitFor(() => r.slack.modalOf(ALICE), 5000, 'the modal, opened from the stored question'))!;
       await r.slack.submitView({ user: ALICE, viewId: modal.id, values: { 'field-0': '1' } });
+
       await waitFor(() => r.slack.botTexts(CHANNEL, ts).includes('Seated after the restart.'), 10_000, 'the answer');
-      expect(toolResults(r.model.requests[2]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+      // The call was made again (same arguments) and the server's repeated question was answered from the stored answer.
+      expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
+      expect(toolResults(r.model.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+      expect(questions()).toHaveLength(1);
+      const edited = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => m.ts === first.ts && m.text.includes('Answered by')), 5000, 'the answered post'))!;
+      expect(buttonsOf(edited)).toEqual([]);
+      expect(await r.app().store.elicitations.get(id)).toMatchObject({ state: 'answered', replayedAt: expect.any(Number) });
+    } finally {
+      await r.close();
+    }
+  });
+
+  /** Alice's request on a restartable Errand, its question, and the restart while it waits. */
+  async function restartedWhileAsking(tool: string, env: Record<string, string> = {}) {
+    const r = await startRestartableSlackErrand({ env, externalTools: () => createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger }) });
+    r.model.reply({ toolCalls: [{ name: `diner__${tool}`, arguments: {} }] }, { text: 'Going on without it.' });
+    const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'find me a seat' });
+    const question = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => buttonsOf(m).some((b) => b.action_id.startsWith('errand:elicit:'))), 10_000, 'the question'))!;
+    const id = button(question, 'decline').split(':')[2]!;
+    await waitFor(async () => (await r.app().store.elicitations.get(id))?.messageId === question.ts, 5000, 'the question to know its post');
+    await r.stop();
+    await r.start();
+    const { runId } = (await r.app().store.elicitations.get(id))!;
+    await waitFor(async () => (await r.app().runs.get(runId))?.status === 'waiting_user', 10_000, 'the run to wait on the question');
+    return { r, ts, question, decline: button(question, 'decline'), asked: fixture.log.length };
+  }
+
+  it('declined after a restart: the call is not made again and the model is told', async () => {
+    const { r, ts, question, asked } = await restartedWhileAsking('pick_seating');
+    try {
+      await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: question.ts, actionId: button(question, 'decline') });
+      await waitFor(() => r.slack.botTexts(CHANNEL, ts).includes('Going on without it.'), 10_000, 'the answer');
+      expect(toolResults(r.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} declined the question diner asked, so diner__pick_seating was not completed`) });
+      expect(fixture.log.length).toBe(asked);
+      await waitFor(() => r.slack.messages(CHANNEL, ts).some((m) => m.ts === question.ts && m.text.includes('Declined by')), 5000, 'the declined post');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('nobody answering within ASK_TIMEOUT_MINUTES after a restart: the question closes and the model is told', async () => {
+    const { r, ts, question, decline } = await restartedWhileAsking('pick_seating', { ASK_TIMEOUT_MINUTES: '5', HEARTBEAT_SECONDS: '30' });
+    try {
+      r.clock.advance(6 * 60_000);
+      await waitFor(() => r.slack.botTexts(CHANNEL, ts).includes('Going on without it.'), 10_000, 'the answer');
+      expect(toolResults(r.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining('Nobody answered the question diner asked within 5 minutes') });
+      const closed = (await waitFor(() => r.slack.messages(CHANNEL, ts).find((m) => m.ts === question.ts && m.text.includes('Nobody answered in time')), 5000, 'the closed post'))!;
+      expect(buttonsOf(closed)).toEqual([]);
+      // Settled, so a click that still reached it (a stale view) would be told it is closed.
+      expect(await r.app().store.elicitations.get(decline.split(':')[2]!)).toMatchObject({ state: 'cancelled', answer: { action: 'cancel' } });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('stopped after a restart while the question waits: the run ends, and a click on the question is refused and closes its post', async () => {
+    const { r, ts, question, decline } = await restartedWhileAsking('pick_seating');
+    try {
+      await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'stop', threadTs: ts });
+      const id = decline.split(':')[2]!;
+      const { runId } = (await r.app().store.elicitations.get(id))!;
+      await waitFor(async () => (await r.app().runs.get(runId))?.status === 'cancelled', 5000, 'the run to be stopped');
+      const click = await r.slack.click({ user: ALICE, channel: CHANNEL, messageTs: question.ts, actionId: decline });
+      await waitFor(() => r.slack.responses.some((x) => x.id === click.responseId), 5000, 'the refusal');
+      expect(r.slack.responses.find((x) => x.id === click.responseId)?.body).toMatchObject({ text: expect.stringContaining('This question is closed') });
+      await waitFor(() => r.slack.messages(CHANNEL, ts).some((m) => m.ts === question.ts && m.text.includes('Closed: the work was stopped') && buttonsOf(m).length === 0), 5000, 'the closed post');
+      expect(r.model.requests).toHaveLength(1);
     } finally {
       await r.close();
     }

@@ -1,7 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PostIntent } from '../../src/agent/agent-types.js';
 import { parseElicitationActionId, type ElicitationForm } from '../../src/chat/elicitation-form.js';
+import { openDatabase } from '../../src/db/client.js';
 import { ElicitationDesk } from '../../src/mcp/elicitation/elicitation-desk.js';
+import type { ElicitationRuns } from '../../src/mcp/elicitation/elicitation-runs.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
@@ -33,6 +36,7 @@ class RecordedPosts {
 
 let fixture: ElicitFixture;
 let hub: McpHub | null = null;
+let store: SqliteStore | null = null;
 beforeAll(async () => {
   fixture = await startElicitFixture();
 });
@@ -40,12 +44,30 @@ afterAll(() => fixture.close());
 afterEach(async () => {
   await hub?.close();
   hub = null;
+  await store?.close();
+  store = null;
 });
 
-async function setUp(options: { privateLinks?: boolean; askTimeoutMs?: number; clock?: FakeClock } = {}) {
+/** A desk as one Errand process has it; several on one store are several processes on one database. */
+function deskOn(shared: SqliteStore, clock: FakeClock, posts: RecordedPosts, options: { privateLinks?: boolean; askTimeoutMs?: number; runs?: ElicitationRuns; pollMs?: number } = {}) {
+  const { runs, pollMs } = options;
+  return new ElicitationDesk({
+    posts,
+    store: shared.elicitations,
+    ...(runs ? { runs } : {}),
+    ...(pollMs ? { pollMs } : {}),
+    clock,
+    askTimeoutMs: options.askTimeoutMs ?? 60 * 60_000,
+    logger: capturingLogger().logger,
+    privateIn: () => options.privateLinks ?? true,
+  });
+}
+
+async function setUp(options: { privateLinks?: boolean; askTimeoutMs?: number; clock?: FakeClock; runs?: ElicitationRuns; pollMs?: number } = {}) {
   const posts = new RecordedPosts();
   const clock = options.clock ?? new FakeClock();
-  const desk = new ElicitationDesk({ posts, clock, askTimeoutMs: options.askTimeoutMs ?? 60 * 60_000, logger: capturingLogger().logger, privateIn: () => options.privateLinks ?? true });
+  store = createSqliteStore(openDatabase(':memory:'), clock, { ownsDb: true });
+  const desk = deskOn(store, clock, posts, options);
   hub = createMcpHub({ servers: { diner: settings({ url: fixture.url, timeoutSeconds: 5 }) }, logger: capturingLogger().logger, clock });
   hub.bindElicitation(desk);
   await hub.start();
@@ -61,7 +83,7 @@ async function setUp(options: { privateLinks?: boolean; askTimeoutMs?: number; c
     const ref = parseElicitationActionId(post.intent.buttons![0]!.actionId)!;
     return { id: ref.id, post };
   };
-  return { posts, desk, clock, call, asked };
+  return { posts, desk, clock, call, asked, store };
 }
 
 const actor = (id: string, userId = 'U1') => ({ id, platform: 'slack', userId });
@@ -197,5 +219,85 @@ describe('MCP elicitation: a server asks the run\'s principal during a tool call
   it('a question with no tool call in flight is refused with an error', async () => {
     await setUp();
     await expect(fixture.askOutsideCall()).rejects.toThrow(/only during a tools\/call/);
+  });
+
+  describe('answered on another process (two desks on one database)', () => {
+    /** The holding process's runs: its calls run (not stopped); a wake-up from the other process reaches `woken`. */
+    const runsOf = (woken: (conversationId: string) => void): ElicitationRuns => ({ stopped: async () => false, settled: async () => false, wake: woken });
+
+    it("a submission on process B is checked against the stored schema and settles A's waiting call; A hears it by B's wake-up and edits the post", async () => {
+      let a: ElicitationDesk | null = null;
+      const { desk, call, asked, store: shared, clock, posts } = await setUp({ runs: runsOf(() => undefined) });
+      a = desk;
+      const b = deskOn(shared, clock, new RecordedPosts(), { runs: runsOf(() => void a!.recheck()) });
+      const result = call('book_table');
+      const { id, post } = await asked();
+
+      const opened = await b.handle({ kind: 'open', ...actor(id) });
+      expect(opened).toMatchObject({ kind: 'form', form: { id, server: 'diner', message: 'Which table should I book?' } });
+      expect((opened as { form: ElicitationForm }).form.fields.map((f) => f.name)).toEqual(['party', 'date', 'seating', 'vegetarian', 'note', 'extras']);
+      expect(await b.handle({ kind: 'submit', ...actor(id), values: { party: '13' } })).toMatchObject({ kind: 'errors', errors: { party: 'Enter 12 or less.', date: 'Required.' } });
+      expect(await b.handle({ kind: 'submit', ...actor(id), values: { date: '2026-03-01' } })).toEqual({ kind: 'answered', text: 'Sent your answer to diner.' });
+
+      expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: { party: 2, date: '2026-03-01', seating: 'in', vegetarian: false } });
+      await waitFor(() => posts.edits.length === 1, 2000, 'the outcome edit by the holder');
+      expect(posts.edits[0]).toEqual({ messageId: 'M1', text: `${post.intent.text}\n\n✅ Answered by <@U1>.` });
+      expect(desk.open).toBe(0);
+    });
+
+    it('without a wake-up the holder finds the answer at its next look (every pollMs on its clock)', async () => {
+      const { call, asked, store: shared, clock } = await setUp({ runs: runsOf(() => undefined), pollMs: 1000 });
+      const b = deskOn(shared, clock, new RecordedPosts(), { runs: runsOf(() => undefined) });
+      const result = call('pick_seating');
+      const { id } = await asked();
+      expect(await b.handle({ kind: 'decline', ...actor(id) })).toEqual({ kind: 'answered', text: 'Told diner you declined.' });
+      const pending = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 100));
+      expect(await Promise.race([result, pending])).toBe('still waiting');
+      clock.advance(1000);
+      expect(JSON.parse(contentOf(await result))).toEqual({ action: 'decline', content: null });
+    });
+
+    it('only the first answer counts, wherever each lands; the principal alone may answer on B too', async () => {
+      const { desk, call, asked, store: shared, clock } = await setUp({ runs: runsOf(() => undefined) });
+      const b = deskOn(shared, clock, new RecordedPosts(), { runs: runsOf(() => undefined) });
+      const result = call('pick_seating');
+      const { id } = await asked();
+      expect(await b.handle({ kind: 'open', ...actor(id, 'U2') })).toEqual({ kind: 'refused', text: 'This question from diner is for <@U1>, who asked for this work.' });
+      expect(await b.handle({ kind: 'submit', ...actor(id, 'U2'), values: { seating: 'out' } })).toMatchObject({ kind: 'refused' });
+      expect(await b.handle({ kind: 'submit', id, platform: 'discord', userId: 'U1', values: { seating: 'out' } })).toMatchObject({ kind: 'refused' });
+
+      expect(await b.handle({ kind: 'submit', ...actor(id), values: { seating: 'out' } })).toMatchObject({ kind: 'answered' });
+      // The holder has not looked yet: a click there finds the question settled and brings B's answer to the call.
+      expect(await desk.handle({ kind: 'decline', ...actor(id) })).toMatchObject({ kind: 'refused', text: expect.stringContaining('This question is closed') });
+      expect(JSON.parse(contentOf(await result))).toEqual({ action: 'accept', content: { seating: 'out' } });
+      expect(await b.handle({ kind: 'decline', ...actor(id) })).toMatchObject({ kind: 'refused', text: expect.stringContaining('This question is closed') });
+      expect(await shared.elicitations.get(id)).toMatchObject({ state: 'answered', answeredBy: 'U1', answer: { action: 'accept', content: { seating: 'out' } } });
+    });
+  });
+});
+
+describe('MCP elicitation: questions carried over a restart, put again where the post did not outlive the process', () => {
+  it("lists the person's carried-over questions with their buttons (a link's private line too), oldest first; one whose run was stopped is closed instead", async () => {
+    const clock = new FakeClock();
+    const posts = new RecordedPosts();
+    const shared = createSqliteStore(openDatabase(':memory:'), clock, { ownsDb: true });
+    store = shared;
+    const stopped = new Set(['run-stopped']);
+    const desk = deskOn(shared, clock, posts, { runs: { stopped: async (runId) => stopped.has(runId), settled: async () => false, wake: () => undefined } });
+    const base = { conversationId: 'console:1', platform: 'console', principal: 'you', server: 'diner', tool: 'diner__x', fingerprint: 'fp' };
+    const form = { mode: 'form', message: 'Where?', requestedSchema: { type: 'object', properties: { seating: { type: 'string', enum: ['in', 'out'] } } } };
+    await shared.elicitations.add({ ...base, id: 'form1', runId: 'run-1', request: form, postText: 'Where would you like to sit?', askedAt: 200 });
+    await shared.elicitations.add({ ...base, id: 'link1', runId: 'run-2', request: { mode: 'url', message: 'Pay', url: 'https://pay.example.com/x', elicitationId: 'e1' }, postText: 'Pay on pay.example.com', askedAt: 100 });
+    await shared.elicitations.add({ ...base, id: 'gone1', runId: 'run-stopped', request: form, postText: 'Stopped one', askedAt: 50 });
+    await shared.elicitations.setMessage('gone1', 'out-7');
+    for (const id of ['form1', 'link1', 'gone1']) await shared.elicitations.carryOver(id);
+
+    expect(await desk.carriedOverTo('console', 'you')).toEqual([
+      { id: 'link1', text: 'Pay on pay.example.com', buttons: [{ actionId: 'errand:elicit:link1:done', label: 'Done' }, { actionId: 'errand:elicit:link1:decline', label: 'Decline' }], privateLink: '🔗 The page diner asks you to open (only you see this): https://pay.example.com/x' },
+      { id: 'form1', text: 'Where would you like to sit?', buttons: [{ actionId: 'errand:elicit:form1:answer', label: 'Answer' }, { actionId: 'errand:elicit:form1:decline', label: 'Decline' }], privateLink: null },
+    ]);
+    expect(await shared.elicitations.get('gone1')).toMatchObject({ state: 'cancelled' });
+    expect(posts.edits).toEqual([{ messageId: 'out-7', text: expect.stringContaining('Closed: the work was stopped') }]);
+    expect(await desk.carriedOverTo('console', 'someone else')).toEqual([]);
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
@@ -85,6 +88,35 @@ memoryStoreContract('SQLite', async () => {
   const db = openDatabase(':memory:');
   const store = createSqliteStore(db, clock);
   return { store: store.memory, peer: store.memory, clock, close: async () => closeDatabase(db) };
+});
+
+describe('SQLite: memories over a restart', () => {
+  it('finds what an earlier process remembered, though it reads nothing for owners with no memories', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'errand-memory-'));
+    const clock = new FakeClock();
+    try {
+      const first = openDatabase(join(dir, 'errand.db'));
+      const before = createSqliteStore(first, clock).memory;
+      expect(await before.newest(ana, 10)).toEqual([]);
+      await before.remember({ scope: 'me', subject: ana.person!, text: 'prefers the metric system', createdBy: ana.person! });
+      expect((await before.newest(ana, 10)).map((m) => m.text)).toEqual(['prefers the metric system']);
+      closeDatabase(first);
+
+      const again = openDatabase(join(dir, 'errand.db'));
+      try {
+        const after = createSqliteStore(again, clock).memory;
+        expect((await after.newest(ana, 10)).map((m) => m.text)).toEqual(['prefers the metric system']);
+        expect((await after.search(ana, 'which system of units', 5)).map((m) => m.text)).toEqual(['prefers the metric system']);
+        expect(await after.newest(bob, 10)).toEqual([]);
+        await after.remember({ scope: 'channel', subject: bob.channel, text: 'deploys on Fridays are frozen', createdBy: bob.person! });
+        expect((await after.search(bob, 'deploys', 5)).map((m) => m.text)).toEqual(['deploys on Fridays are frozen']);
+      } finally {
+        closeDatabase(again);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 const database = useTestDatabase();

@@ -220,6 +220,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(models[1]).toMatchObject({ promptTokens: 300, completionTokens: 60, cachedTokens: 120 });
       expect(models[1]!.usd).toBeCloseTo(1, 10);
       expect((await store.cost.modelsSince('2026-01-06', 'slack:U2')).map((m) => m.model)).toEqual(['gpt-4o-mini']);
+      // A model without a price adds its tokens, and nothing to the run's cost.
+      expect(await store.cost.record(run.id, '2026-01-08', 'slack:U1', charge('unpriced', 0))).toBeCloseTo(2.5, 10);
+      expect(await store.cost.modelsSince('2026-01-08', 'slack:U1')).toMatchObject([{ model: 'unpriced', promptTokens: 100, usd: 0 }]);
     });
 
     it('keeps the first trace a run was recorded under', async () => {

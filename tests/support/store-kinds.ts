@@ -9,8 +9,9 @@ export interface StoreKinds {
   /** The kinds to run a suite on: both, or SQLite alone when no PostgreSQL server could be started outside CI. */
   readonly kinds: readonly StoreKind[];
   /**
-   * The environment that makes Errand use `kind` on a fresh, empty database: nothing for SQLite (each
-   * harness has its own file), a new PostgreSQL database's DATABASE_URL otherwise (dropped after the file).
+   * The environment that makes Errand use `kind` on a fresh database: nothing for SQLite (each harness has
+   * its own file), otherwise the DATABASE_URL of a new PostgreSQL database (dropped after the file), copied
+   * from the run's migrated template when there is one (Errand finds its migrations applied) or else empty.
    */
   env(kind: StoreKind): Promise<Record<string, string>>;
 }
@@ -34,7 +35,7 @@ export function useStoreKinds(): StoreKinds {
       if (kind === 'sqlite') return {};
       if (info.adminUrl === null) throw new Error(`PostgreSQL is required under CI=true: ${info.reason}`);
       const name = `errand_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-      await adminQuery(info.adminUrl, `create database ${name}`);
+      await adminQuery(info.adminUrl, `create database ${name}${info.migratedTemplate ? ` template ${info.migratedTemplate}` : ''}`);
       created.push(name);
       const url = new URL(info.adminUrl);
       url.pathname = `/${name}`;

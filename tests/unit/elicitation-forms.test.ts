@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { elicitationActionId, parseElicitationActionId } from '../../src/chat/elicitation-form.js';
+import { fingerprintOf, requestOf, resultOf, storedRequest } from '../../src/mcp/elicitation/elicitation-record.js';
 import { checkAnswers } from '../../src/mcp/elicitation/form-answers.js';
 import { MalformedElicitation, readRequestedElicitation } from '../../src/mcp/elicitation/requested-form.js';
 
@@ -87,5 +88,28 @@ describe('elicitation button ids', () => {
     expect(parseElicitationActionId('errand:elicit:ABC:answer')).toBeNull();
     expect(parseElicitationActionId('errand:answer:r:q:0')).toBeNull();
     expect(() => elicitationActionId('a:b', 'answer')).toThrow();
+  });
+});
+
+describe('a stored question and its fingerprint', () => {
+  const params = { message: 'Where?', requestedSchema: { type: 'object', properties: { seating: { type: 'string', enum: ['in', 'out'] }, note: { type: 'string' } }, required: ['seating'] } };
+  const reordered = { requestedSchema: { required: ['seating'], properties: { note: { type: 'string' }, seating: { enum: ['in', 'out'], type: 'string' } }, type: 'object' }, message: 'Where?', _meta: { x: 1 } };
+
+  it('is the same question however its server orders the keys, and another one for another server, message, schema or link', () => {
+    expect(fingerprintOf('diner', reordered)).toBe(fingerprintOf('diner', params));
+    expect(fingerprintOf('bistro', params)).not.toBe(fingerprintOf('diner', params));
+    expect(fingerprintOf('diner', { ...params, message: 'Where now?' })).not.toBe(fingerprintOf('diner', params));
+    expect(fingerprintOf('diner', { ...params, requestedSchema: { ...params.requestedSchema, required: [] } })).not.toBe(fingerprintOf('diner', params));
+    const link = { mode: 'url', message: 'Pay', url: 'https://pay.example.com/a', elicitationId: 'e1' };
+    expect(fingerprintOf('diner', { ...link, url: 'https://pay.example.com/b' })).not.toBe(fingerprintOf('diner', link));
+  });
+
+  it('reads back from its stored JSON as the request it was, and a settled answer as an MCP result (anything else as cancel)', () => {
+    const stored = JSON.parse(JSON.stringify(storedRequest(reordered))) as unknown;
+    expect(requestOf({ request: stored })).toEqual(readRequestedElicitation(reordered));
+    expect(requestOf({ request: { message: 'no schema' } })).toBeNull();
+    expect(resultOf({ state: 'answered', answer: { action: 'accept', content: { seating: 'in' } } })).toEqual({ action: 'accept', content: { seating: 'in' } });
+    expect(resultOf({ state: 'answered', answer: { action: 'maybe' } })).toEqual({ action: 'cancel' });
+    expect(resultOf({ state: 'waiting', answer: null })).toEqual({ action: 'cancel' });
   });
 });

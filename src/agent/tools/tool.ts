@@ -29,6 +29,11 @@ export interface ToolContext {
    * (an MCP server's form); the returned function lets it count again. Absent: the run has no such limit here.
    */
   readonly holdRunTime?: () => () => void;
+  /**
+   * Says the call waits for the run's principal to answer a question its server asked (true), or no longer (false),
+   * so the status line and the call's step show who it waits for; set per call, absent: nobody listens.
+   */
+  readonly reportWaiting?: (waiting: boolean) => void;
   now(): number;
 }
 

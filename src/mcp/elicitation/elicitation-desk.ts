@@ -2,10 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode, McpError, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { PostIntent } from '../../agent/agent-types.js';
-import { elicitationActionId, type ElicitationEvent, type ElicitationReply } from '../../chat/elicitation-form.js';
+import { elicitationActionId, type CarriedOverElicitation, type ElicitationEvent, type ElicitationReply } from '../../chat/elicitation-form.js';
 import type { Clock } from '../../clock.js';
+import type { ElicitationRow } from '../../db/schema.js';
 import type { Outbox } from '../../outbox/outbox.js';
-import { checkAnswers } from './form-answers.js';
+import type { ElicitationStore } from '../../runs/elicitation-store.js';
+import { answerOf, endOf, type Ending } from './elicitation-answer.js';
+import { fingerprintOf, requestOf, resultOf, storedRequest, type ShownElicitation } from './elicitation-record.js';
+import type { ElicitationRuns } from './elicitation-runs.js';
 import { elicitationPostText, elicitationTexts, unsupportedNote } from './elicitation-texts.js';
 import { MalformedElicitation, readRequestedElicitation, type RequestedElicitation } from './requested-form.js';
 import type { ElicitationAsker, ElicitationScope } from './elicitation-scope.js';
@@ -13,6 +17,10 @@ import type { ElicitationAsker, ElicitationScope } from './elicitation-scope.js'
 export interface ElicitationDeskDeps {
   /** Where the question, its outcome and the private link go: the outbox, like every post. */
   readonly posts: Pick<Outbox, 'record' | 'delivered' | 'recordEdit' | 'recordEphemeral' | 'piecesOf'>;
+  /** Where questions are kept while they wait, so any process can answer them and a restart finds them. */
+  readonly store: ElicitationStore;
+  /** The runs the questions belong to; absent (a bare client): an aborted call's question is cancelled. */
+  readonly runs?: ElicitationRuns;
   readonly clock: Clock;
   /** ASK_TIMEOUT_MINUTES: a question nobody answers is cancelled after it. */
   readonly askTimeoutMs: number;
@@ -20,37 +28,51 @@ export interface ElicitationDeskDeps {
   /** Whether a notice in this conversation reaches its person alone (a URL is then sent privately). */
   readonly privateIn: (conversationId: string) => boolean;
   readonly newId?: () => string;
+  /** How often this process looks for answers other processes gave to the questions its calls wait on (default 2 s; a wake-up looks at once). */
+  readonly pollMs?: number;
 }
 
-/** A question waiting for its person. */
+/** A question whose call waits in this process. */
 interface Waiting {
   readonly id: string;
-  readonly scope: ElicitationScope;
+  readonly server: string;
   readonly platform: string;
   readonly principal: string;
-  readonly request: Extract<RequestedElicitation, { mode: 'form' | 'url' }>;
-  finish(result: ElicitResult, outcome: string): void;
+  readonly request: ShownElicitation;
+  readonly scope: ElicitationScope;
+  /** Settles the question here (first answer wins) and ends the call's wait with the winning answer; false when another won. */
+  settle(ending: Ending): Promise<boolean>;
+  /** Ends the call's wait with an answer given on another process. */
+  learn(row: ElicitationRow): void;
 }
 
+/** A question as a click sees it: waiting here, or only in the database (its call waits elsewhere, or died). */
+type Asked = Pick<Waiting, 'id' | 'server' | 'platform' | 'principal' | 'request'>;
+
+const DEFAULT_POLL_MS = 2000;
+
 /**
- * Asks a run's principal, in the run's thread, the questions MCP servers send during a tool call
- * (elicitation, MCP 2025-11-25), and brings back their answer. The question is posted with **Answer** (a
- * form) or, for a link, **Done**, and **Decline**; the adapters open the form and hand back what was entered
- * (SurfaceSink.onElicitation), checked here against the server's schema. Only the principal may answer; a
- * question ends as `accept` with content, `decline`, or `cancel` (the run stopped, or ASK_TIMEOUT_MINUTES
- * passed), and its post is edited to say how. While it waits, neither the call's timeout nor the run's time
- * limit counts (the run keeps its slot).
+ * Asks a run's principal, in the run's thread, the questions MCP servers send during a tool call (elicitation, MCP
+ * 2025-11-25), and brings back their answer. The question is posted with **Answer** (a form) or, for a link, **Done**,
+ * and **Decline**; the adapters open the form and hand back what was entered (SurfaceSink.onElicitation), checked
+ * here against the server's schema. Only the principal may answer; a question ends as `accept` with content,
+ * `decline`, or `cancel` (the run stopped, or ASK_TIMEOUT_MINUTES passed), and its post is edited to say how.
+ * While it waits, neither the call's timeout nor the run's time limit counts (the run keeps its slot).
  *
- * Questions live with the call that asked them, in this process: the server holds the call open until the
- * answer comes. A restart ends the call (the model reads that it was interrupted, and may call again, when
- * the server asks anew); a button of a question whose call is gone says so to whoever clicks it.
+ * Every question is a row (ElicitationStore), so a click may land on any process: that process opens the form from
+ * the row, checks the answer against the stored schema and settles the row (a compare-and-swap: the first answer
+ * wins); the process holding the call learns of it from a wake-up or its own look every `pollMs`. When the holding
+ * process stops or dies the question stays open: recovery parks the run on it (runtime/elicitation-carry-over.ts),
+ * its answer resumes the run, and the call made again is answered from the stored answer when its server asks the
+ * same question again (`takeReplay`), so nobody is asked twice.
  */
 export class ElicitationDesk implements ElicitationAsker {
   private readonly waiting = new Map<string, Waiting>();
+  private pollTimer: unknown = null;
 
   constructor(private readonly deps: ElicitationDeskDeps) {}
 
-  /** Questions waiting now (tests, /healthz later). */
+  /** Questions whose calls wait in this process now (tests, /healthz later). */
   get open(): number {
     return this.waiting.size;
   }
@@ -78,51 +100,107 @@ export class ElicitationDesk implements ElicitationAsker {
       return { action: 'decline', _meta: { 'errand/reason': `Errand cannot show this form to a person: ${request.reason}.` } };
     }
     if (scope.signal.aborted) return { action: 'cancel' };
-    return this.wait(scope, request, principal, log);
+    // The call was made again after a restart and its server asks what the person already answered.
+    const replay = await this.deps.store.takeReplay(context.runId, fingerprintOf(scope.server, params), this.deps.clock.now());
+    if (replay) {
+      log.info({ elicitationId: replay.id }, "answered an MCP server's repeated question from the answer given before the restart");
+      return resultOf(replay);
+    }
+    return this.wait(scope, request, params, principal, log);
   }
 
   /** The server finished a link's page itself: a question still waiting for Done ends as accepted. */
   completed(elicitationId: string, inFlight: ReadonlySet<ElicitationScope>): void {
     for (const w of this.waiting.values()) {
-      if (w.request.mode === 'url' && w.request.elicitationId === elicitationId && inFlight.has(w.scope)) w.finish({ action: 'accept' }, elicitationTexts.finished);
+      if (w.request.mode === 'url' && w.request.elicitationId === elicitationId && inFlight.has(w.scope)) void w.settle({ result: { action: 'accept' }, outcome: elicitationTexts.finished, by: null });
     }
   }
 
-  /** A person acting on a question (SurfaceSink.onElicitation). */
+  /** A wake-up: a question was settled on another process. Looks at once rather than at the next poll. */
+  recheck(): Promise<void> {
+    return this.look();
+  }
+
+  /** A person acting on a question (SurfaceSink.onElicitation), whichever process holds its call. */
   async handle(event: ElicitationEvent): Promise<ElicitationReply> {
-    const w = this.waiting.get(event.id);
-    if (!w) return { kind: 'refused', text: elicitationTexts.closed };
-    if (event.platform !== w.platform || event.userId !== w.principal) return { kind: 'refused', text: elicitationTexts.notYours(w.scope.server, w.principal) };
-    const by = event.userId;
-    switch (event.kind) {
-      case 'open':
-        if (w.request.mode !== 'form') return { kind: 'refused', text: elicitationTexts.noForm };
-        return { kind: 'form', form: { id: w.id, server: w.scope.server, message: w.request.message, fields: w.request.fields } };
-      case 'submit': {
-        if (w.request.mode !== 'form') return { kind: 'refused', text: elicitationTexts.noForm };
-        const checked = checkAnswers(w.request.fields, event.values);
-        if (!checked.ok) return { kind: 'errors', errors: checked.errors };
-        w.finish({ action: 'accept', content: checked.content }, elicitationTexts.answeredBy(by));
-        return { kind: 'answered', text: elicitationTexts.sent(w.scope.server) };
+    const local = this.waiting.get(event.id);
+    const row = local ? null : await this.deps.store.get(event.id);
+    if (row?.state === 'waiting' && row.carriedOver && (await this.deps.runs?.stopped(row.runId))) return this.closeStopped(row);
+    const request = local?.request ?? (row?.state === 'waiting' ? requestOf(row) : null);
+    const asked: Asked | null = local ?? (row && request ? { id: row.id, server: row.server, platform: row.platform, principal: row.principal, request } : null);
+    if (!asked) return { kind: 'refused', text: elicitationTexts.closed };
+    if (event.platform !== asked.platform || event.userId !== asked.principal) return { kind: 'refused', text: elicitationTexts.notYours(asked.server, asked.principal) };
+    const answer = answerOf(asked, event);
+    if (answer.kind === 'reply') return answer.reply;
+    const won = local ? await local.settle(answer.ending) : await this.settleElsewhere(row!, answer.ending);
+    return won ? answer.reply : { kind: 'refused', text: elicitationTexts.closed };
+  }
+
+  /**
+   * The questions carried over a restart that still wait for `principal` on `platform`, to be put to them again where
+   * the post did not outlive the process (the console). A question whose run was stopped meanwhile is closed instead.
+   */
+  async carriedOverTo(platform: string, principal: string): Promise<CarriedOverElicitation[]> {
+    const shown: CarriedOverElicitation[] = [];
+    for (const row of await this.deps.store.carriedOverTo(platform, principal)) {
+      const request = requestOf(row);
+      if (!request) continue;
+      if (await this.deps.runs?.stopped(row.runId)) {
+        await this.closeStopped(row);
+        continue;
       }
-      case 'decline':
-        w.finish({ action: 'decline' }, elicitationTexts.declinedBy(by));
-        return { kind: 'answered', text: elicitationTexts.declined(w.scope.server) };
-      case 'done':
-        if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
-        w.finish({ action: 'accept' }, elicitationTexts.doneBy(by));
-        return { kind: 'answered', text: elicitationTexts.toldDone(w.scope.server) };
-      case 'dismiss':
-        w.finish({ action: 'cancel' }, elicitationTexts.dismissed);
-        return { kind: 'answered', text: elicitationTexts.dismissed };
-      case 'link':
-        if (w.request.mode !== 'url') return { kind: 'refused', text: elicitationTexts.noLink };
-        return { kind: 'private', text: elicitationTexts.privateLink(w.scope.server, w.request.url) };
+      const ops = request.mode === 'form' ? ([['answer', 'Answer'], ['decline', 'Decline']] as const) : ([['done', 'Done'], ['decline', 'Decline']] as const);
+      shown.push({
+        id: row.id,
+        text: row.postText,
+        buttons: ops.map(([op, label]) => ({ actionId: elicitationActionId(row.id, op), label })),
+        privateLink: request.mode === 'url' ? elicitationTexts.privateLink(row.server, request.url) : null,
+      });
+    }
+    return shown;
+  }
+
+  /** Settles a question whose call does not wait here: its holder learns of it, or the run parked on it resumes. */
+  private async settleElsewhere(row: ElicitationRow, ending: Ending): Promise<boolean> {
+    const end = endOf(ending);
+    if (!(await this.deps.store.settle(row.id, end, this.deps.clock.now()))) return false;
+    this.deps.logger.info({ elicitationId: row.id, runId: row.runId, state: end.state, carriedOver: row.carriedOver }, 'an MCP server question was settled on a process other than the call’s');
+    if (row.carriedOver) return (await this.deps.runs?.settled(row.runId, row.id, end.state, end.answeredBy)) ?? false;
+    this.deps.runs?.wake(row.conversationId);
+    return true;
+  }
+
+  /** A carried-over question whose run was stopped while it waited: settled as cancelled, its post closed (buttons gone). */
+  private async closeStopped(row: ElicitationRow): Promise<ElicitationReply> {
+    const ending: Ending = { result: { action: 'cancel' }, outcome: elicitationTexts.stopped, by: null };
+    if ((await this.deps.store.settle(row.id, endOf(ending), this.deps.clock.now())) && row.messageId !== null) {
+      await this.deps.posts.recordEdit(row.conversationId, row.runId, row.messageId, `${row.postText}\n\n${ending.outcome}`).catch((err: unknown) => this.deps.logger.warn({ err }, 'closing the post of a stopped question failed'));
+    }
+    return { kind: 'refused', text: elicitationTexts.closed };
+  }
+
+  /** Ends the waits of local calls whose questions were settled elsewhere. */
+  private async look(): Promise<void> {
+    const ids = [...this.waiting.keys()];
+    if (ids.length === 0) return;
+    try {
+      for (const row of await this.deps.store.settledAmong(ids)) this.waiting.get(row.id)?.learn(row);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'looking for answers given on other processes failed; looking again soon');
     }
   }
 
-  private wait(scope: ElicitationScope, request: Waiting['request'], principal: string, log: Logger): Promise<ElicitResult> {
+  private schedulePoll(): void {
+    if (this.pollTimer !== null || this.waiting.size === 0) return;
+    this.pollTimer = this.deps.clock.setTimer(() => {
+      this.pollTimer = null;
+      void this.look().finally(() => this.schedulePoll());
+    }, this.deps.pollMs ?? DEFAULT_POLL_MS);
+  }
+
+  private async wait(scope: ElicitationScope, request: ShownElicitation, params: unknown, principal: string, log: Logger): Promise<ElicitResult> {
     const { conversationId, runId, conversation } = scope.context;
+    const { store, clock } = this.deps;
     const id = this.deps.newId?.() ?? randomBytes(6).toString('hex');
     const linkPrivately = request.mode === 'url' && this.deps.privateIn(conversationId);
     const buttons =
@@ -135,27 +213,58 @@ export class ElicitationDesk implements ElicitationAsker {
             { actionId: elicitationActionId(id, 'decline'), label: 'Decline' },
           ];
     const intent: PostIntent = { purpose: 'question', text: elicitationPostText(scope, request, linkPrivately), mentionUserId: principal, buttons };
-    return new Promise<ElicitResult>((resolve) => {
+    const fingerprint = fingerprintOf(scope.server, params);
+    await store.add({ id, runId, conversationId, platform: conversation.platform, principal, server: scope.server, tool: scope.exposedName, request: storedRequest(params), fingerprint, postText: intent.text, askedAt: clock.now() });
+    return new Promise<ElicitResult>((resolve, reject) => {
       let messageId: Promise<string | null> = Promise.resolve(null);
       let ended = false;
       const release = scope.hold();
       const releaseRun = scope.context.holdRunTime?.();
-      const timer = this.deps.clock.setTimer(() => finish({ action: 'cancel' }, elicitationTexts.timedOut), this.deps.askTimeoutMs);
-      const onAbort = () => finish({ action: 'cancel' }, elicitationTexts.stopped);
-      const finish = (result: ElicitResult, outcome: string) => {
+      scope.context.reportWaiting?.(true);
+      /**
+       * Ends the call's wait. `outcome` null: the question stays open (this process stops, the restart carries it over),
+       * and the server hears an error rather than an answer nobody gave.
+       */
+      const complete = (result: ElicitResult, outcome: string | null) => {
         if (ended) return;
         ended = true;
-        this.deps.clock.clearTimer(timer);
+        clock.clearTimer(timer);
         scope.signal.removeEventListener('abort', onAbort);
         release();
         releaseRun?.();
+        scope.context.reportWaiting?.(false);
         this.waiting.delete(id);
-        log.info({ action: result.action }, 'an MCP server question ended');
+        log.info({ action: result.action, leftOpen: outcome === null }, 'an MCP server question ended');
         // Recorded before the call goes on: at a shutdown the run unwinds at once, and the outbox keeps what was recorded.
-        void this.showOutcome(conversationId, runId, messageId, intent, outcome, log);
-        resolve(result);
+        if (outcome !== null) void this.showOutcome(conversationId, runId, messageId, intent, outcome, log);
+        if (outcome === null) reject(new McpError(ErrorCode.ConnectionClosed, 'Errand stopped working on this call; the question stays open and the call will be made again.'));
+        else resolve(result);
       };
-      this.waiting.set(id, { id, scope, platform: conversation.platform, principal, request, finish });
+      const settle = async (ending: Ending): Promise<boolean> => {
+        if (ended) return false;
+        try {
+          if (await store.settle(id, endOf(ending), clock.now())) {
+            complete(ending.result, ending.outcome);
+            return true;
+          }
+          const row = await store.get(id);
+          if (row && row.state !== 'waiting') complete(resultOf(row), row.outcome ?? '');
+        } catch (err) {
+          log.error({ err }, 'settling an MCP server question failed; cancelled the call’s wait');
+          complete({ action: 'cancel' }, elicitationTexts.stopped);
+        }
+        return false;
+      };
+      const timer = clock.setTimer(() => void settle({ result: { action: 'cancel' }, outcome: elicitationTexts.timedOut, by: null }), this.deps.askTimeoutMs);
+      const onAbort = () => {
+        const stopped = this.deps.runs ? this.deps.runs.stopped(runId).catch(() => true) : Promise.resolve(true);
+        void stopped.then((yes) => {
+          if (yes) void settle({ result: { action: 'cancel' }, outcome: elicitationTexts.stopped, by: null });
+          else complete({ action: 'cancel' }, null);
+        });
+      };
+      this.waiting.set(id, { id, server: scope.server, platform: conversation.platform, principal, request, scope, settle, learn: (row) => complete(resultOf(row), row.outcome ?? '') });
+      this.schedulePoll();
       scope.signal.addEventListener('abort', onAbort, { once: true });
       void (async () => {
         try {
@@ -163,9 +272,11 @@ export class ElicitationDesk implements ElicitationAsker {
           if (linkPrivately && request.mode === 'url') await this.deps.posts.recordEphemeral(conversationId, principal, elicitationTexts.privateLink(scope.server, request.url));
           messageId = this.deps.posts.delivered(ticket);
           log.info({ elicitationId: id }, 'asked the person an MCP server question');
+          const posted = await messageId;
+          if (posted !== null) await store.setMessage(id, posted);
         } catch (err) {
           log.error({ err }, 'posting an MCP server question failed; cancelled it');
-          finish({ action: 'cancel' }, elicitationTexts.stopped);
+          void settle({ result: { action: 'cancel' }, outcome: elicitationTexts.stopped, by: null });
         }
       })();
     });

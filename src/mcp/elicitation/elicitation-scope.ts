@@ -20,7 +20,10 @@ export interface ElicitationScope {
 
 /** Whoever asks the person a server's question and brings back their answer (the ElicitationDesk). */
 export interface ElicitationAsker {
-  /** Never rejects for a person's choice: decline and cancel are results. Rejects (McpError) only for a malformed request. */
+  /**
+   * Never rejects for a person's choice: decline and cancel are results. Rejects (McpError) for a malformed request,
+   * and when this process gives up the call without an answer (a shutdown or takeover: the question stays open).
+   */
   ask(scope: ElicitationScope, params: unknown): Promise<ElicitResult>;
   /**
    * The server says the out-of-band part of URL question `elicitationId` is finished

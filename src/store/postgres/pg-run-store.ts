@@ -68,11 +68,11 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
         .returning({ id: runs.id });
       return rows.length === 1;
     },
-    async park(id, question, expiresAt) {
+    async park(id, question, expiresAt, from = 'running') {
       const rows = await db
         .update(runs)
         .set({ status: 'waiting_user', question, askExpiresAt: expiresAt, updatedAt: clock.now() })
-        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
+        .where(and(eq(runs.id, id), eq(runs.status, from)))
         .returning({ id: runs.id });
       return rows.length === 1;
     },

@@ -7,6 +7,7 @@ import { createPgCatchUpQueries } from './pg-catch-up-queries.js';
 import { createPgConnectionStore } from './pg-connection-store.js';
 import { createPgConversationStore } from './pg-conversation-store.js';
 import { createPgMemoryStore } from './pg-memory-store.js';
+import { createPgElicitationStore } from './pg-elicitation-store.js';
 import { createPgEventDedupe } from './pg-event-dedupe.js';
 import type { PgExecutor } from './pg-executor.js';
 import { readPgGauges } from './pg-gauges.js';
@@ -61,6 +62,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     openWork: createPgOpenWorkStore(ex),
     connections: createPgConnectionStore(ex, clock),
     memory: createPgMemoryStore(ex, clock),
+    elicitations: createPgElicitationStore(ex),
     catchUp: createPgCatchUpQueries(ex),
   };
 }

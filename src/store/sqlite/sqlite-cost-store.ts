@@ -33,7 +33,8 @@ export function createSqliteCostStore(db: Db): Synchronous<CostStore> {
   const record = (runId: string, day: string, user: string, c: ModelCharge): number =>
     atomic(() => {
       addToDay.run(day, user, c.model, c.promptTokens, c.completionTokens, c.cachedTokens, c.usd);
-      return usdOf(addToRun.get(runId, c.usd));
+      // A model without a price adds nothing to the run's cost: read it rather than write it.
+      return usdOf(c.usd === 0 ? runUsd.get(runId) : addToRun.get(runId, c.usd));
     });
   return {
     record,

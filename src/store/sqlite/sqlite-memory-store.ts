@@ -10,11 +10,6 @@ import type { Synchronous } from './synchronous.js';
 /** The newest matching memories a search ranks: enough for relevance, bounded in time. */
 const SEARCH_CANDIDATES = 500;
 
-/** The FTS5 owner tokens of what one visibility allows (only `scope`'s, when given). */
-function ownersOf(v: MemoryVisibility, scope?: MemoryScope): string[] {
-  return subjectsOf(v, scope).map(([s, subject]) => ownerToken(s, subject));
-}
-
 /** The (scope, subject) pairs one visibility allows (only `scope`'s, when given). */
 function subjectsOf(v: MemoryVisibility, scope?: MemoryScope): [MemoryScope, string][] {
   const pairs: [MemoryScope, string][] = [];
@@ -36,8 +31,24 @@ interface RawMemory {
 
 const memoryOf = (r: RawMemory): MemoryRow => ({ id: r.id, scope: r.scope, subject: r.subject, text: r.text, createdBy: r.created_by, createdAt: r.created_at });
 
-/** Summaries and memories on SQLite; memories are searched through the FTS5 table `memories_fts`. */
+const ownerKey = (scope: MemoryScope, subject: string): string => `${scope}\u0000${subject}`;
+
+/**
+ * Summaries and memories on SQLite; memories are searched through the FTS5 table `memories_fts`.
+ *
+ * Every model request asks for the memories of its person, channel and workspace, and in most teams most
+ * of them have none. One process holds a SQLite database (db/process-lock.ts) and every memory is written
+ * here, so the store keeps which owners (scope and subject) have any, read once at start, and reads nothing
+ * for the others. A forget leaves its owner listed (it may have more): a listed owner is only read.
+ */
 export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<MemoryStore> {
+  const owners = new Set(
+    db.$client
+      .prepare<[], { scope: MemoryScope; subject: string }>('select distinct scope, subject from memories')
+      .all()
+      .map((r) => ownerKey(r.scope, r.subject)),
+  );
+  const held = (pairs: [MemoryScope, string][]) => pairs.filter(([scope, subject]) => owners.has(ownerKey(scope, subject)));
   // Prepared once: every model request reads its conversation's summary and its memories.
   const summaryStmt = db.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, sql.placeholder('id'))).prepare();
   const matchStmt = db.$client.prepare<[string], { id: number }>('select rowid as id from memories_fts where memories_fts match ?');
@@ -71,18 +82,21 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       return db.select().from(conversationSummaries).where(inChannel).orderBy(desc(conversationSummaries.updatedAt)).limit(limit).all();
     },
     remember(memory) {
-      return db.insert(memories).values({ ...memory, createdAt: clock.now() }).returning().get();
+      const row = db.insert(memories).values({ ...memory, createdAt: clock.now() }).returning().get();
+      owners.add(ownerKey(row.scope, row.subject));
+      return row;
     },
     countBy(createdBy) {
       return db.select({ n: count() }).from(memories).where(eq(memories.createdBy, createdBy)).get()?.n ?? 0;
     },
     search(visibility, query, limit, scope) {
+      const asked = held(subjectsOf(visibility, scope));
+      if (asked.length === 0) return [];
       const terms = searchTerms(query);
-      const owners = ownersOf(visibility, scope);
-      if (terms.length === 0 || owners.length === 0) return [];
+      if (terms.length === 0) return [];
       // The index intersects the asker's own memories (their owner tokens) with the words; the newest matches
       // are read and re-checked for visibility, then ranked here (bm25 over every match cost far more).
-      const ids = matchStmt.all(fts5Query(owners, terms)).map((r) => r.id);
+      const ids = matchStmt.all(fts5Query(asked.map(([s, subject]) => ownerToken(s, subject)), terms)).map((r) => r.id);
       if (ids.length === 0) return [];
       ids.sort((a, b) => b - a);
       const found = byIdsStmt
@@ -93,7 +107,7 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
     },
     newest(visibility, limit, scope) {
       // One short reverse range of the (scope, subject, id) index per subject, merged: no sort of everything visible.
-      const rows = subjectsOf(visibility, scope).flatMap(([s, subject]) => newestStmt.all(s, subject, limit).map(memoryOf));
+      const rows = held(subjectsOf(visibility, scope)).flatMap(([s, subject]) => newestStmt.all(s, subject, limit).map(memoryOf));
       return rows.sort((a, b) => b.id - a.id).slice(0, limit);
     },
     memory(id) {

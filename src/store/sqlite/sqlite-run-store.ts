@@ -56,11 +56,11 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
       const now = clock.now();
       return finalStmt.run(to, fields.summary ?? null, fields.error ?? null, now, now, id, JSON.stringify(from)).changes === 1;
     },
-    park(id, question, expiresAt) {
+    park(id, question, expiresAt, from = 'running') {
       const res = db
         .update(runs)
         .set({ status: 'waiting_user', question, askExpiresAt: expiresAt, updatedAt: clock.now() })
-        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
+        .where(and(eq(runs.id, id), eq(runs.status, from)))
         .run();
       return res.changes === 1;
     },

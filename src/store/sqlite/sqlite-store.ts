@@ -7,6 +7,7 @@ import { createSqliteCatchUpQueries } from './sqlite-catch-up-queries.js';
 import { createSqliteConnectionStore } from './sqlite-connection-store.js';
 import { createSqliteConversationStore } from './sqlite-conversation-store.js';
 import { createSqliteMemoryStore } from './sqlite-memory-store.js';
+import { createSqliteElicitationStore } from './sqlite-elicitation-store.js';
 import { createSqliteEventDedupe } from './sqlite-event-dedupe.js';
 import { createSqliteGaugeReader } from './sqlite-gauges.js';
 import { createSqliteOpenWorkStore } from './sqlite-open-work-store.js';
@@ -53,6 +54,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     openWork: gated(createSqliteOpenWorkStore(db), run),
     connections: gated(createSqliteConnectionStore(db, clock), run),
     memory: gated(createSqliteMemoryStore(db, clock), run),
+    elicitations: gated(createSqliteElicitationStore(db), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
     // One connection: the transaction's own calls go through the same store (the gate knows them).
