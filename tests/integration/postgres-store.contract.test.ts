@@ -5,6 +5,7 @@ import { DatabaseError } from '../../src/errors.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { claimProcessIdentity } from '../../src/store/postgres/process-identity.js';
 import { FakeClock } from '../fakes/fake-clock.js';
+import { promiseHooksOn } from '../fakes/promise-hooks.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { storeContract, type StoreFactory } from './store-contract.js';
 
@@ -75,6 +76,26 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
         expect(await peer.tasks.list(c)).toHaveLength(0);
       });
       expect(await peer.tasks.list(c)).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps its transaction context on only while a transaction is open (no promise hook on Node 20 between them)', async () => {
+    const { store, close } = await factory();
+    try {
+      const c = await store.conversations.ensure({ platform: 'memory', workspace: 'W', channel: 'C', thread: 'T' });
+      const inside: boolean[] = [];
+      const both = [1, 2].map((n) =>
+        store.atomically(async (tx) => {
+          await tx.tasks.add({ conversationId: c, title: `t${n}`, description: 't', createdBy: 'user' });
+          inside.push(await promiseHooksOn());
+        }),
+      );
+      await Promise.all(both);
+      expect(inside).toEqual([true, true]);
+      expect(await promiseHooksOn()).toBe(false);
+      expect(await store.tasks.list(c)).toHaveLength(2);
     } finally {
       await close();
     }

@@ -105,10 +105,14 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
     const tx = context.getStore();
     return tx && !tx.done ? tx : null;
   };
+  // On Node 20 an enabled AsyncLocalStorage puts a hook on every promise of the process; only an open
+  // transaction needs it, so it is turned off whenever none is open (the next run() turns it on again).
+  let openTransactions = 0;
 
   const attempt = async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
     const afterCommit: (() => void)[] = [];
     const opened: OpenTransaction[] = [];
+    openTransactions++;
     try {
       const result = await db.transaction(async (ex) => {
         const tx: OpenTransaction = { store: bindTransaction(ex, afterCommit), afterCommit, done: false };
@@ -121,6 +125,7 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
     } finally {
       // Flows started inside that outlive it fall back to the pool instead of a finished transaction.
       for (const tx of opened) tx.done = true;
+      if (--openTransactions === 0) context.disable();
     }
   };
 
