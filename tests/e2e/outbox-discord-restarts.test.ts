@@ -74,6 +74,8 @@ describe('posts survive the process stopping (Discord)', () => {
     const seen = paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content));
     expect(seen, ctx.errand!.output()).toEqual(everyParagraph(PARAGRAPHS));
     expect(code, firstOutput).toBe(0);
+    // The window was hit: the SIGTERM found the recorded answer's finish under way.
+    expect(firstOutput).toContain(GIVEN_UP);
   }, 60_000);
 
   it('a SIGKILL after Discord stored a send_update but before Errand heard back: the update is in the thread once', async () => {
