@@ -146,17 +146,16 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       surfaces = surfaceSink ?? null;
       // marked and marked-terminal are loaded here, on a colour terminal only: a pipe prints the Markdown as written.
       if (color) look = { color, markdown: await loadMarkdownRenderer(Math.max(20, (out.columns ?? 80) - 2)) };
+      // Read before the input is: a line must not arrive while nobody listens.
+      const carriedOver = await Promise.resolve(surfaces?.carriedOverElicitations?.('console', USER) ?? []).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
       const reader = createInterface({ input: options.input, output: out, terminal: interactive, prompt: '> ' });
       rl = reader;
       screen = interactive ? createTerminalScreen(reader, out) : createPlainScreen(out);
       working = createWorkingIndicator({ clock, look, live: interactive, show: (status) => screen.status(status), print });
       print(look.color ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.' : 'Errand console — type a request, /help for commands, Ctrl-D to quit.');
       // A server's question carried over a restart was posted by the old process, gone with its screen: put it again.
-      try {
-        elicitation.carriedOver((await surfaces?.carriedOverElicitations?.('console', USER)) ?? []);
-      } catch (err) {
-        print(`(error: ${errorText(err)})`);
-      }
+      if (carriedOver instanceof Error) print(`(error: ${errorText(carriedOver)})`);
+      else elicitation.carriedOver(carriedOver);
       const handling = new Set<Promise<void>>();
       // Bots are never answered, so two consoles piped into each other cannot loop.
       const fromBot = createEchoFilter();

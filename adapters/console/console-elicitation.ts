@@ -67,8 +67,8 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
   let filling: { form: ElicitationForm; queue: number[]; values: Record<string, string | string[]> } | null = null;
   /** Carried-over questions still to be put, once the one on screen is dealt with. */
   const carried: CarriedOverElicitation[] = [];
-  /** Ids of the carried-over questions: they belong to an earlier session and outlive this one's input. */
-  const carriedIds = new Set<string>();
+  /** The carried-over questions by id: they belong to an earlier session and outlive this one's input. */
+  const carriedById = new Map<string, CarriedOverElicitation>();
 
   const surfaces = () => {
     const s = deps.surfaces();
@@ -136,12 +136,16 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
   return {
     /** A post was printed: when it is a server's question, its choices are offered. */
     posted(buttons: readonly { actionId: string; label: string }[]): boolean {
-      return offer(buttons);
+      // A carried-over question on screen gives way to the new one and is put again after it.
+      const shown = offered ? carriedById.get(offered.id) : undefined;
+      const isQuestion = offer(buttons);
+      if (isQuestion && shown) carried.unshift(shown);
+      return isQuestion;
     },
     /** At start: the questions carried over a restart, put to the person again one after the other. */
     carriedOver(questions: readonly CarriedOverElicitation[]): void {
       carried.push(...questions);
-      for (const q of questions) carriedIds.add(q.id);
+      for (const q of questions) carriedById.set(q.id, q);
       putNext();
     },
     /**
@@ -155,7 +159,7 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
       const id = filling?.form.id ?? offered?.id;
       offered = null;
       filling = null;
-      if (id && !carriedIds.has(id)) await act(id, 'dismiss');
+      if (id && !carriedById.has(id)) await act(id, 'dismiss');
     },
     /** A typed line, when it answers a server's question (true), else false: it is then a message. */
     async line(text: string): Promise<boolean> {

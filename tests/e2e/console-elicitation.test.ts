@@ -225,6 +225,19 @@ describe('MCP elicitation in the console across a restart', () => {
     expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) });
   });
 
+  it('a question asked while a carried-over one is on screen comes first; the carried-over one is put again once it is answered', async () => {
+    const { term } = await restartedWhileAsking(null);
+    await waitFor(() => term.shown.includes('Where would you like to sit?'), 10_000, 'the carried-over question');
+    restartModel.reply({ toolCalls: [{ name: 'diner__confirm', arguments: {} }] }, { text: 'Booking cancelled.' }, { text: 'Seat found.' });
+    term.input.write('cancel my booking\n');
+    let at = await typeAt(term, '> Really cancel the booking?', '1', 0);
+    await waitFor(() => term.shown.includes('Booking cancelled.'), 10_000, 'the new question answered');
+    at = await typeAt(term, '> Where would you like to sit?', '1', at);
+    await typeAt(term, '**seating**', '2', at);
+    await waitFor(() => term.shown.includes('Seat found.'), 10_000, 'the carried-over question answered');
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+  });
+
   it('piped input that ends leaves a question carried over from an earlier session open, for a console that can answer it', async () => {
     const before = await start();
     restartModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] }, { text: 'Seated in the end.' });

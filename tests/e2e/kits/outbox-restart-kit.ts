@@ -1,36 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../../fakes/fake-openai.js';
-import type { ErrandProcess } from '../errand-process.js';
+import type { FakeOpenAI, RecordedRequest } from '../../fakes/fake-openai.js';
+import { useRestartContext, type RestartContext } from './restart-context.js';
 
 /**
  * What the outbox restart files (outbox-discord-restarts, outbox-slack-restarts) share: a fake model and a
  * data folder per test, the Errand process the test started (killed after it), and the scripted answers.
- * Kept out of one file so the Discord and Slack cases run side by side.
+ * Kept out of one file so the Discord and Slack cases run side by side. Registers the per-test set-up and clean-up.
  */
-export interface OutboxRestartContext {
-  readonly model: FakeOpenAI;
-  readonly dir: string;
-  /** The process the test runs now (SIGKILLed after each test); set by the test's own `start`. */
-  errand: ErrandProcess | null;
-}
-
-/** Registers the per-test set-up and clean-up; the returned object holds the current test's model, folder and process. */
-export function useOutboxRestarts(): OutboxRestartContext {
-  const context = { errand: null } as { model: FakeOpenAI; dir: string; errand: ErrandProcess | null };
-  beforeEach(async () => {
-    context.dir = mkdtempSync(join(tmpdir(), 'errand-outbox-'));
-    context.model = await startFakeOpenAI();
-  });
-  afterEach(async () => {
-    await context.errand?.kill();
-    context.errand = null;
-    await context.model.close();
-    rmSync(context.dir, { recursive: true, force: true });
-  });
-  return context;
+export function useOutboxRestarts(): RestartContext {
+  return useRestartContext('errand-outbox-');
 }
 
 /** A long answer of numbered paragraphs (`§n`), many platform messages long. */
