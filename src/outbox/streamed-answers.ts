@@ -60,7 +60,7 @@ export class StreamedAnswers {
    * or the answer would show twice. A preview may be half way through its finish (rolling over into new
    * messages), and the removal may not complete before the process ends: so its messages are first recorded
    * to be taken back (pending `retract` rows, the way an interrupted run's preview is), which the next start
-   * does before or after posting the answer, whatever this process managed.
+   * does before it posts the answer (a retraction goes first), whatever this process managed.
    */
   async discardAll(graceMs: number): Promise<void> {
     const left = new Set(this.byRow.values());
