@@ -25,7 +25,10 @@ export interface AnswerStream {
    * their ids repeat). May be called again after it failed; a no-op after `stop`, resolving `[]`.
    */
   finish(text: string, pieces: readonly string[]): Promise<readonly string[]>;
-  /** Ends the preview (see `StreamEnd`; default `stopped`); nothing is edited afterwards. No-op once finishing. */
+  /**
+   * Ends the preview (see `StreamEnd`; default `stopped`); nothing is edited afterwards. No-op once finishing,
+   * except `discard` where the stream can cut its finish short: the finish then resolves `[]`.
+   */
   stop(how?: StreamEnd): Promise<void>;
   /**
    * Shows the run's steps inside the preview, above the answer text (Slack's task cards), each as last

@@ -38,6 +38,10 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
   let phase: 'open' | 'finishing' | 'stopped' = 'open';
   let lastCallAt = Number.NEGATIVE_INFINITY;
   let dirty = false;
+  /** Set by `stop('discard')` while finishing: the finish makes no further platform call. */
+  let discarded = false;
+  /** The finish under way, settled (awaited by a discard that cuts it short). */
+  let finishing: Promise<unknown> = Promise.resolve();
 
   const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
   const paced = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -49,9 +53,10 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
     }
   };
 
-  /** Makes the messages show `pieces`; `exact` also deletes messages past the last piece. */
-  const render = async (pieces: readonly string[], exact: boolean) => {
+  /** Makes the messages show `pieces`; `exact` also deletes messages past the last piece. Ends early once `cut()`. */
+  const render = async (pieces: readonly string[], exact: boolean, cut: () => boolean = () => false) => {
     for (const [i, piece] of pieces.entries()) {
+      if (cut()) return;
       const id = ids[i];
       if (id === undefined) {
         const slot = await o.beforeMessage?.();
@@ -64,7 +69,7 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
         shown[i] = piece;
       }
     }
-    while (exact && ids.length > pieces.length) {
+    while (exact && ids.length > pieces.length && !cut()) {
       const id = ids.at(-1)!;
       await paced(() => o.remove(id));
       ids.pop();
@@ -94,11 +99,24 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
     async finish(_text, pieces) {
       if (phase === 'stopped') return [];
       phase = 'finishing';
-      await flusher.settled();
-      await render(pieces, true);
-      return pieces.map((_, i) => ids[i]!);
+      const run = (async () => {
+        await flusher.settled();
+        await render(pieces, true, () => discarded);
+      })();
+      finishing = run.catch(() => undefined);
+      await run;
+      // Discarded meanwhile (the process is shutting down): the answer is not shown, its rows stay to post.
+      return discarded ? [] : pieces.map((_, i) => ids[i]!);
     },
     async stop(how = 'stopped') {
+      if (phase === 'finishing' && how === 'discard') {
+        // Shutting down while the finish rolls over: it stops before its next call, and what it showed goes.
+        phase = 'stopped';
+        discarded = true;
+        await finishing;
+        await render([], true).catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished answer preview failed'));
+        return;
+      }
       if (phase !== 'open') return;
       phase = 'stopped';
       await flusher.settled();

@@ -61,7 +61,7 @@ export class OutboxPoster {
 
   constructor(private readonly deps: OutboxPosterDeps) {
     this.waiters = new PostWaiters(deps.store, () => this.stopping);
-    this.streamed = new StreamedAnswers(deps.logger);
+    this.streamed = new StreamedAnswers(deps.logger, deps.store);
     this.delivery = new RowDelivery({ ...deps, waiters: this.waiters, streamed: this.streamed });
   }
 
@@ -124,8 +124,8 @@ export class OutboxPoster {
   }
 
   /**
-   * Stops taking rows and waits up to `graceMs` for the posts in flight; what is left stays pending
-   * for the next start. Waiters get `stopped`.
+   * Stops taking rows and waits up to `graceMs` in all for the posts in flight and the removal of the
+   * previews left; what is left stays pending for the next start. Waiters get `stopped`.
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
@@ -134,12 +134,14 @@ export class OutboxPoster {
     for (const t of this.timers.values()) this.deps.clock.clearTimer(t);
     this.timers.clear();
     this.rekick.clear();
+    const deadline = Date.now() + graceMs;
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.workers.values()]), new Promise<void>((r) => (timeout = setTimeout(r, graceMs)))]);
     clearTimeout(timeout);
     this.waiters.stopAll();
     // Left for the next start, which posts them anew: their previews are removed, or the answer would show twice.
-    await this.streamed.discardAll();
+    // Within what is left of the grace: what is not removed by then is recorded to be taken back at the next start.
+    await this.streamed.discardAll(Math.max(0, deadline - Date.now()));
   }
 
   /**
@@ -147,8 +149,8 @@ export class OutboxPoster {
    * platform: when the worker reaches them it calls `finish` instead of posting, and marks each row
    * posted with the message that shows it. A row that is dropped or given up stops the preview instead.
    */
-  viaStream(rows: StreamedAnswer['rows'], text: string, stream: AnswerStream): void {
-    this.streamed.add({ stream, text, rows });
+  viaStream(rows: StreamedAnswer['rows'], text: string, stream: AnswerStream, runId: string | null): void {
+    this.streamed.add({ stream, text, rows, runId });
   }
 
   /** Tells whoever waits on these rows that they will not be posted. */

@@ -9,12 +9,13 @@ import type { Store } from '../store/store.js';
 import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
 import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';
+import { INTERRUPTED_PREVIEW_MARK } from './preview-retraction.js';
 
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 /** Shown instead of an interrupted run's unfinished preview where the platform refuses to delete it. */
-export const INTERRUPTED_PREVIEW_MARK = '(interrupted — answering again below)';
+export { INTERRUPTED_PREVIEW_MARK };
 
 /** Used when no adapter is connected for a conversation's platform (its rows fail at delivery anyway). */
 const FALLBACK_MAX_LENGTH = 2000;
@@ -88,7 +89,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       if (ids.length > 0) {
         tx.afterCommit(() => {
           // Registered only once the rows exist for good: a rolled-back answer leaves no preview claim behind.
-          if (stream) poster.viaStream(ids.map((id, i) => ({ id, text: pieces[i]!.text })), intent.text, stream);
+          if (stream) poster.viaStream(ids.map((id, i) => ({ id, text: pieces[i]!.text })), intent.text, stream, runId);
           poster.kick(conversationId);
         });
       }

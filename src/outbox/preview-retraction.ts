@@ -4,6 +4,9 @@ import type { Logger } from '../logger.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
 
+/** Shown instead of an interrupted run's unfinished preview where the platform refuses to delete it. */
+export const INTERRUPTED_PREVIEW_MARK = '(interrupted — answering again below)';
+
 /** How far the platform's clock may be behind Errand's when a preview message is looked for by time. */
 const CLOCK_SKEW_MS = 5_000;
 

@@ -133,6 +133,8 @@ export class RowDelivery {
     try {
       await this.deps.store.countAttempt(row.id);
       const ids = await answer.stream.finish(answer.text, answer.rows.map((r) => r.text));
+      // Discarded at shutdown while it finished: its preview is taken back, its rows stay pending for the next start.
+      if (this.deps.streamed.wasDiscarded(answer)) return;
       this.deps.streamed.forget(answer);
       if (ids.length !== answer.rows.length) return this.deliver(row);
       // One write: the rows are posted and the run's preview records settled, so a crash cannot leave the answer to be taken back.

@@ -46,7 +46,10 @@ export interface OutboxStore {
   readonly sharedWithOtherProcesses: boolean;
   /** Inserts one pending row per piece, in order; returns their ids. */
   add(conversationId: string, runId: string | null, purpose: OutboxPurpose, pieces: readonly OutboxPayload[]): Promise<number[]>;
-  /** The conversation's oldest pending row, or null. */
+  /**
+   * The conversation's next row to deliver, or null: a pending retraction first (the preview it takes back
+   * must be gone before an answer posted anew shows beside it), else the oldest pending row.
+   */
   nextPending(conversationId: string): Promise<PendingPost | null>;
   /** Conversations that have pending rows. */
   pendingConversations(): Promise<string[]>;

@@ -10,6 +10,8 @@ import { everyParagraph, longAnswer, paragraphsIn, updateThenAnswer, useOutboxRe
  * as the first piece shows) lands while the answer is still being written; the resumed run gets it at full speed.
  */
 const PARAGRAPHS = 24;
+/** What the outbox logs when it gives up finishing a preview at shutdown. */
+const GIVEN_UP = 'shutting down before an answer preview was finished';
 const ctx = useOutboxRestarts();
 
 describe('posts survive the process stopping (Discord)', () => {
@@ -22,9 +24,9 @@ describe('posts survive the process stopping (Discord)', () => {
     await discord.close();
   });
 
-  const start = async () => {
+  const start = async (env: NodeJS.ProcessEnv = {}) => {
     const before = discord.stats.identifies;
-    ctx.errand = startErrandProcess(discordEnv(discord, ctx.model, ctx.dir));
+    ctx.errand = startErrandProcess({ ...discordEnv(discord, ctx.model, ctx.dir), ...env });
     await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
   };
 
@@ -43,6 +45,35 @@ describe('posts survive the process stopping (Discord)', () => {
     const seen = paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content));
     expect(seen, ctx.errand!.output()).toEqual(everyParagraph(PARAGRAPHS));
   }, 120_000);
+
+  it('a SIGTERM after the answer was recorded, while its preview rolls over into a new message: after the restart the answer is in the thread once', async () => {
+    ctx.model.respondWith(writesOnce(longAnswer(PARAGRAPHS)));
+    await start({ LOG_LEVEL: 'info' });
+    const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> write the long report`);
+    await waitFor(() => paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length > 0, 20_000, 'the first piece');
+    // The model wrote the whole answer at once: it is recorded, and the outbox finishes it through the preview, which
+    // edits its first message and then rolls over into a second. That post is stored and its answer held, so the finish
+    // is still under way when the SIGTERM lands (the window in which the restart used to post the answer beside it).
+    discord.holdAnswers(/^\/channels\/\d+\/messages$/, (call) => call.method === 'POST');
+    await waitFor(() => discord.heldAnswers() > 0, 20_000, 'the preview rolling over into a new message');
+    ctx.errand!.child.kill('SIGTERM');
+    // Held until the outbox has given the finish up (it says so), or else until the process is gone.
+    const exited = ctx.errand!.exited();
+    let gone = false;
+    void exited.then(() => (gone = true));
+    await waitFor(() => gone || ctx.errand!.output().includes(GIVEN_UP), 20_000, 'the outbox giving the finish up');
+    discord.releaseAnswers();
+    const code = await exited;
+    const firstOutput = ctx.errand!.output();
+
+    await start();
+    await waitFor(() => new Set(paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content))).size === PARAGRAPHS, 30_000, 'every piece of the answer');
+    const seen = paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content));
+    expect(seen, ctx.errand!.output()).toEqual(everyParagraph(PARAGRAPHS));
+    expect(code, firstOutput).toBe(0);
+    // The window was hit: the SIGTERM found the recorded answer's finish under way.
+    expect(firstOutput).toContain(GIVEN_UP);
+  }, 60_000);
 
   it('a SIGKILL after Discord stored a send_update but before Errand heard back: the update is in the thread once', async () => {
     ctx.model.respondWith(updateThenAnswer);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AdapterCapabilities, OutboundMessage, PostedMessage, UnrecordedPreview } from '../../src/chat/chat-adapter.js';
+import type { AdapterCapabilities, AnswerStream, OutboundMessage, PostedMessage, UnrecordedPreview } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { openStore } from '../../src/store/open-store.js';
 import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
@@ -248,6 +248,42 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     await waitFor(() => adapter.deleted.length === 1, 10_000, 'the preview to be deleted');
     expect(adapter.deleted).toEqual(['preview-1']);
     expect(adapter.probes).toEqual([]);
+  });
+
+  it('a stop while a streamed answer is being finished: the preview is taken back and the next start posts the answer once', async () => {
+    const first = await makeOutbox();
+    const run = await opened[0]!.runs.create(conversationId, null);
+    const slot = await first.recordPreview(conversationId, run.id);
+    await slot.posted('preview-1');
+    // A preview whose finish is still under way at the stop, and which ends with the message ids after all (as a
+    // stream that cannot cut its finish short would): that late answer must not count as the answer posted.
+    let release: (ids: readonly string[]) => void = () => undefined;
+    const ends: string[] = [];
+    let finishing = false;
+    const stream: AnswerStream = {
+      append: () => undefined,
+      finish: () => {
+        finishing = true;
+        return new Promise((resolve) => (release = resolve));
+      },
+      stop: async (how) => void ends.push(how ?? 'stopped'),
+    };
+    await first.start();
+    await first.atomically((tx) => first.record(conversationId, run.id, { purpose: 'answer', text: 'The answer.' }, tx, stream));
+    await waitFor(() => finishing, 10_000, 'the finish to begin');
+    await first.stop(50);
+    expect(ends).toEqual(['discard']);
+    release(['preview-1']);
+    await first.idle();
+    // The run ended with its answer recorded (its wait for the post was cut by the stop).
+    expect(await opened[0]!.runs.transition(run.id, ['running'], 'completed', { summary: 'The answer.' })).toBe(true);
+
+    const second = await makeOutbox();
+    await second.start();
+    // Looked at once it has all happened (or, if it never does, after a while: the assertion then shows what did).
+    await waitFor(() => texts().length === 1 && adapter.deleted.length === 1, 5_000, 'the answer posted and the preview taken back').catch(() => undefined);
+    await second.idle();
+    expect({ deleted: adapter.deleted, posted: texts() }).toEqual({ deleted: ['preview-1'], posted: ['The answer.'] });
   });
 
   it('on start posts what an earlier process left pending, before what is recorded after it', async () => {

@@ -29,7 +29,7 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
       .select({ raw: outbox, runningElsewhere: runningElsewhere(me) })
       .from(outbox)
       .where(and(eq(outbox.conversationId, conversationId), pending))
-      .orderBy(asc(outbox.id))
+      .orderBy(sql`${outbox.purpose} = 'retract' desc`, asc(outbox.id))
       .limit(1);
     if (!found) return null;
     const { raw } = found;

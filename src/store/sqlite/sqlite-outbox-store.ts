@@ -23,7 +23,7 @@ interface RawRow {
 export function createSqliteOutboxStore(db: Db, clock: Clock): Synchronous<OutboxStore> {
   const c = db.$client;
   const insert = c.prepare("insert into outbox (conversation_id, run_id, purpose, payload, status, created_at) values (?, ?, ?, ?, 'pending', ?)");
-  const next = c.prepare("select id, conversation_id, run_id, purpose, payload, attempts, not_before from outbox where conversation_id = ? and status = 'pending' order by id limit 1");
+  const next = c.prepare("select id, conversation_id, run_id, purpose, payload, attempts, not_before from outbox where conversation_id = ? and status = 'pending' order by purpose = 'retract' desc, id limit 1");
   const conversations = c.prepare("select distinct conversation_id from outbox where status = 'pending'");
   const attempt = c.prepare('update outbox set attempts = attempts + 1 where id = ?');
   const posted = c.prepare("update outbox set status = 'posted', platform_message_id = ?, posted_at = ?, error = null where id = ? and status = 'pending'");
