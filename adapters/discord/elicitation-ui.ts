@@ -1,5 +1,5 @@
 import { ComponentType, MessageFlags, TextInputStyle, type APIModalInteractionResponseCallbackData, type ButtonInteraction, type ModalSubmitInteraction } from 'discord.js';
-import { parseElicitationActionId, type ElicitationField, type ElicitationForm, type ElicitationOption } from '../../src/chat/elicitation-form.js';
+import { parseElicitationActionId, YES_NO_OPTIONS, type ElicitationField, type ElicitationForm, type ElicitationOption } from '../../src/chat/elicitation-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import { toActionRows } from './outbound-message.js';
@@ -19,11 +19,6 @@ const PICK_PREFIX = 'errand:elicit-pick:';
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const DISCORD = 'discord';
-
-const YES_NO: readonly ElicitationOption[] = [
-  { value: 'true', label: 'Yes' },
-  { value: 'false', label: 'No' },
-];
 
 /** What a text input says it wants, where Discord has no other input than text. */
 function placeholderOf(field: ElicitationField): string {
@@ -72,7 +67,7 @@ function shownValue(field: ElicitationField, draft: string | undefined): string 
 function pickOptions(form: ElicitationForm): readonly ElicitationOption[] | null {
   const [only, ...rest] = form.fields;
   if (!only || rest.length > 0) return null;
-  if (only.kind === 'boolean') return YES_NO;
+  if (only.kind === 'boolean') return YES_NO_OPTIONS;
   if (only.kind === 'choice' && only.options.length <= MAX_PICK_BUTTONS) return only.options;
   return null;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ElicitationField, ElicitationForm, ElicitationOption, ElicitationValues } from '../../src/chat/elicitation-form.js';
+import { YES_NO_OPTIONS, type ElicitationField, type ElicitationForm, type ElicitationOption, type ElicitationValues } from '../../src/chat/elicitation-form.js';
 
 /** The callback id of an MCP server's question form. */
 export const ELICITATION_FORM_CALLBACK = 'errand-elicitation';
@@ -19,11 +19,6 @@ const plain = (text: string, max: number) => ({ type: 'plain_text', text: text.l
 
 /** The block id of field `i` (a field's name can be anything; the names ride in private_metadata in order). */
 const blockOf = (i: number) => `field-${i}`;
-
-const YES_NO: readonly ElicitationOption[] = [
-  { value: 'true', label: 'Yes' },
-  { value: 'false', label: 'No' },
-];
 
 /** Slack options carry the option's index as value, so any server value (of any length) comes back exactly. */
 function options(list: readonly ElicitationOption[]): { text: unknown; value: string }[] {
@@ -57,8 +52,8 @@ function element(field: ElicitationField): Record<string, unknown> {
         ...(field.initial !== null ? { initial_value: String(field.initial) } : {}),
       };
     case 'boolean': {
-      const initial = field.initial === null ? undefined : initialOf(YES_NO, String(field.initial));
-      return { ...base, type: 'radio_buttons', options: options(YES_NO), ...(initial ? { initial_option: initial } : {}) };
+      const initial = field.initial === null ? undefined : initialOf(YES_NO_OPTIONS, String(field.initial));
+      return { ...base, type: 'radio_buttons', options: options(YES_NO_OPTIONS), ...(initial ? { initial_option: initial } : {}) };
     }
     case 'choice': {
       const initial = initialOf(field.options, field.initial);
@@ -159,7 +154,7 @@ export function valuesOf(read: ReadElicitationModal, form: ElicitationForm): Eli
     if (!entry) continue;
     if ('text' in entry) values[field.name] = entry.text;
     else {
-      const list = field.kind === 'boolean' ? YES_NO : field.kind === 'choice' || field.kind === 'multi' ? field.options : [];
+      const list = field.kind === 'boolean' ? YES_NO_OPTIONS : field.kind === 'choice' || field.kind === 'multi' ? field.options : [];
       const picked = entry.picked.map((i) => list[i]?.value).filter((v): v is string => v !== undefined);
       values[field.name] = field.kind === 'multi' ? picked : (picked[0] ?? null);
     }

@@ -11,6 +11,12 @@ export interface ElicitationOption {
   readonly label: string;
 }
 
+/** The choices a boolean field is offered as where a platform has no checkbox: the values the core reads back. */
+export const YES_NO_OPTIONS: readonly ElicitationOption[] = [
+  { value: 'true', label: 'Yes' },
+  { value: 'false', label: 'No' },
+];
+
 interface FieldBase {
   /** The property name in the requested schema (the key of the answer). */
   readonly name: string;
