@@ -3,7 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../tests/fakes/fake-discord.js';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../tests/fakes/fake-openai.js';
+import { lastUserText, startFakeOpenAI, type FakeOpenAI } from '../tests/fakes/fake-openai.js';
 import type { BenchFigure } from './benchmark.js';
 import { startBotProcess } from './bot-process.js';
 import { alternateBlocks, closedLoop, type LoopResult, type LoopSide } from './closed-loop.js';
@@ -23,10 +23,6 @@ const GAP_MS = 125;
 const REPLY_MS = 15_000;
 const TOKEN = /\btok\w+\b/g;
 
-function lastUserText(request: RecordedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
-}
 
 interface Bot {
   readonly side: LoopSide;

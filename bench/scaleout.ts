@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startErrandProcess, type ErrandProcess } from '../tests/e2e/errand-process.js';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../tests/fakes/fake-openai.js';
+import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../tests/fakes/fake-openai.js';
 import { FakeSlack } from '../tests/fakes/fake-slack.js';
 import { waitFor } from '../tests/fakes/wait-for.js';
-import { freePort } from '../tests/support/free-port.js';
+import { freePort, listening } from '../tests/support/free-port.js';
 import { startTestPostgres, type TestPostgresServer } from '../tests/support/postgres-server.js';
 import type { Benchmark, BenchFigure } from './benchmark.js';
 
@@ -29,21 +28,7 @@ const MODEL_LATENCY_MS = 200;
 const SLOTS = 8;
 const LEASE_SECONDS = 5;
 
-function lastUserText(request: RecordedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
-}
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function createDatabase(server: TestPostgresServer, name: string): Promise<string> {
   const client = new pg.Client({ connectionString: server.adminUrl });

@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../tests/fakes/fake-openai.js';
+import { lastUserText, startFakeOpenAI, type FakeOpenAI } from '../tests/fakes/fake-openai.js';
 import { FakeSlack } from '../tests/fakes/fake-slack.js';
-import { freePort } from '../tests/support/free-port.js';
+import { freePort, listening } from '../tests/support/free-port.js';
 import type { BenchFigure } from './benchmark.js';
 import { startBotProcess } from './bot-process.js';
 import { alternateBlocks, closedLoop, type LoopResult, type LoopSide } from './closed-loop.js';
@@ -27,18 +26,7 @@ const REPLY_MS = 15_000;
 const USER = 'U0BENCH01';
 const TOKEN = /\btok\w+\b/g;
 
-function lastUserText(request: RecordedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
-}
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
 
 interface Bot {
   readonly side: LoopSide;

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../fakes/fake-openai.js';
+import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../fakes/fake-openai.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { stdioFixtureArgs } from '../support/errand-entry.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { databaseQuery, lastUserText, outputsOf, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
+import { databaseQuery, outputsOf, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
 
 /**
  * Issue 22 item 7, between real processes: two Errand processes (the `npm start` entry, configured by the

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../fakes/fake-openai.js';
+import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startErrandProcess } from './errand-process.js';
-import { databaseQuery, keepLogs, lastUserText, noRunLeftWorking, type ClusterProcess } from './kits/scaleout-kit.js';
+import { databaseQuery, keepLogs, noRunLeftWorking, type ClusterProcess } from './kits/scaleout-kit.js';
 
 /**
  * Three real Errand processes (the `npm start` entry, configured by the environment only) on one PostgreSQL

@@ -11,7 +11,8 @@ import { errandFileEnv } from '../fixtures/errand-file.js';
 import { freePort } from '../support/free-port.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startErrandProcess, type ErrandProcess } from './errand-process.js';
-import { databaseQuery, listening } from './kits/scaleout-kit.js';
+import { listening } from '../support/free-port.js';
+import { databaseQuery } from './kits/scaleout-kit.js';
 import { toolResults } from './mcp-e2e-kit.js';
 
 /*

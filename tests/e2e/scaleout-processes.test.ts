@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../fakes/fake-openai.js';
+import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../fakes/fake-openai.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { databaseQuery, keepLogs, lastUserText, noRunLeftWorking, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
+import { databaseQuery, keepLogs, noRunLeftWorking, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
 
 /**
  * Issue 15, measured end to end: three real Errand processes (the `npm start` entry, configured by the

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { openStore } from '../../src/store/open-store.js';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../fakes/fake-openai.js';
+import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../fakes/fake-openai.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { databaseQuery, lastUserText, outputsOf, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
+import { databaseQuery, outputsOf, startSlackCluster, type ClusterProcess } from './kits/scaleout-kit.js';
 
 /**
  * Issue 15's cases of work that crosses processes: three real Errand processes (the `npm start` entry,

@@ -37,6 +37,12 @@ export interface RecordedRequest {
   chunksSent: number;
 }
 
+/** The text of the last person's message the model was sent. */
+export function lastUserText(request: RecordedRequest): string {
+  const user = [...request.messages].reverse().find((m) => m.role === 'user');
+  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
+}
+
 /** What `usage` reports for a request. */
 export type UsageFn = (request: RecordedRequest) => FakeUsage;
 

@@ -1,12 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import type { FakeOpenAI, RecordedRequest } from '../../fakes/fake-openai.js';
+import type { FakeOpenAI } from '../../fakes/fake-openai.js';
 import type { FakeSlack } from '../../fakes/fake-slack.js';
 import { waitFor } from '../../fakes/wait-for.js';
-import { freePort } from '../../support/free-port.js';
+import { freePort, listening } from '../../support/free-port.js';
 import type { TestDatabase } from '../../support/test-database.js';
 import { startErrandProcess, type ErrandProcess } from '../errand-process.js';
 
@@ -20,23 +19,7 @@ export interface ClusterProcess {
   readonly errand: ErrandProcess;
 }
 
-/** The text of the last person's message the model was sent. */
-export function lastUserText(request: RecordedRequest): string {
-  const user = [...request.messages].reverse().find((m) => m.role === 'user');
-  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
-}
 
-/** Resolves once something accepts TCP connections on the port (the process's Slack receiver is up). */
-export async function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /** A query on the file's database (see `databaseQuery`). */
 export type DatabaseQuery = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<T[]>;
