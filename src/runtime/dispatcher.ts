@@ -21,6 +21,7 @@ import { MessageFollowUp } from './message-follow-up.js';
 import type { Decision, StoredMessage } from './stored-message.js';
 import { personOf } from './person-of.js';
 import { handleRunButton, type RunButtonDeps } from './run-buttons.js';
+import { claimIn, type SlotHold } from './run-claim.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';
 import { parseStopMessage } from './stop-words.js';
@@ -38,6 +39,11 @@ export interface DispatchData {
   dedupe: EventDedupe;
   /** Private refusals in a conversation Errand holds go through the outbox. */
   changes: Pick<OutboxChanges, 'recordEphemeral'>;
+  /**
+   * Whether a new task of an idle conversation is claimed in the transaction that stores it (one commit, not two).
+   * Only where one process owns the database: elsewhere a claim that loses a race rolls back alone.
+   */
+  claimWithMessage?: boolean;
 }
 
 /** What routing needs of the platforms; it writes nothing on them but through the outbox and these two ports. */
@@ -161,6 +167,7 @@ export class Dispatcher implements InboundSink {
       }
     }
 
+    let hold: SlotHold | null = null;
     const decision = await deps.data.store.atomically(async (tx): Promise<Decision> => {
       if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
       const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
@@ -200,7 +207,13 @@ export class Dispatcher implements InboundSink {
       // Held until its files are read (after the acknowledgement), so no run starts without them.
       if (intake && attachments.length > 0) await intake.hold(added.task.id, tx.attachments);
       const files = attachments.length > 0 ? { request, attachments } : null;
-      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files };
+      // Claimed at once where it may be (nothing runs there, no files to read first, a slot free here).
+      hold = active === null && files === null && deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationId) : null;
+      const claim = hold ? { hold, claimed: await claimIn(tx, conversationId) } : null;
+      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files, claim };
+    }).catch((err: unknown) => {
+      hold?.release();
+      throw err;
     });
     if (decision.kind === 'duplicate') {
       deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');

@@ -14,7 +14,7 @@ export type RunOutcome =
 export interface FollowUpRunsDeps {
   runs: Pick<RunStore, 'get'>;
   tasks: Pick<TaskService, 'get'>;
-  coordinator: Pick<RunCoordinator, 'answer' | 'startNext' | 'stopConversation'>;
+  coordinator: Pick<RunCoordinator, 'answer' | 'startNext' | 'startClaimed' | 'stopConversation'>;
   logger: Logger;
 }
 
@@ -35,7 +35,8 @@ export async function carryToRuns(decision: Exclude<Decision, { kind: 'duplicate
       return { kind: 'nothing' };
     }
     case 'task': {
-      const start = await deps.coordinator.startNext(decision.conversationId);
+      const { claim } = decision;
+      const start = claim ? await deps.coordinator.startClaimed(decision.conversationId, claim.hold, claim.claimed) : await deps.coordinator.startNext(decision.conversationId);
       // A claim running beside this one (a pump after another run ended) may have started the task itself.
       const stillPending = start.kind !== 'busy_conversation' || (await deps.tasks.get(decision.taskId))?.status === 'pending';
       return { kind: 'started', start, stillPending };

@@ -16,7 +16,7 @@ import type { StoredMessage } from './stored-message.js';
 export interface FollowUpDeps {
   runs: RunStore;
   tasks: TaskService;
-  coordinator: Pick<RunCoordinator, 'answer' | 'startNext' | 'stopConversation'>;
+  coordinator: Pick<RunCoordinator, 'answer' | 'startNext' | 'startClaimed' | 'stopConversation'>;
   commands: CommandDeps;
   /** Private notices in a conversation Errand holds: recorded, delivered in order with its posts. */
   changes: Pick<OutboxChanges, 'recordEphemeral'>;

@@ -4,7 +4,8 @@ import { pausableDeadline } from '../clock.js';
 import { RunFencedError, type RunFence } from '../runs/run-fence.js';
 import type { RunLoss } from './cluster.js';
 import { fenceRunWrites } from './fenced-run-writes.js';
-import { claimNextTask } from './run-claim.js';
+import { ClaimsUnderWay } from './claims-under-way.js';
+import { claimNextTask, type ClaimedTask, type SlotHold } from './run-claim.js';
 import type { CoordinatorDeps } from './run-deps.js';
 import { RunLauncher, type RunResume } from './run-launch.js';
 import { RunResumer, type AnswerSource } from './run-resume.js';
@@ -35,15 +36,9 @@ export type StartResult =
  */
 export class RunCoordinator implements RunControl {
   private readonly active = new Map<string, ActiveRun>();
-  /**
-   * Conversations between the first await of a claim or resume and the launch: taken before that
-   * await, so two callers in the same tick cannot both claim, and counted against the slots.
-   */
-  private readonly claiming = new Set<string>();
-  /** Claims under way (startNext between its first line and the launch), so idle() can wait for them too. */
-  private readonly claims = new Set<Promise<void>>();
-  /** A run stopped while its launch was on its way (claimed, not yet executing): the launch is dropped. */
-  private readonly stoppedBeforeLaunch = new Map<string, string>();
+  private readonly underWay = new ClaimsUnderWay();
+  private readonly claiming = this.underWay.conversations;
+  private readonly stoppedBeforeLaunch = this.underWay.stoppedBeforeLaunch;
   private stopping = false;
   private readonly launcher: RunLauncher;
   private readonly resumer: RunResumer;
@@ -71,31 +66,39 @@ export class RunCoordinator implements RunControl {
   async startNext(conversationId: string): Promise<StartResult> {
     if (this.stopping) return { kind: 'stopping' };
     if (this.active.has(conversationId) || this.claiming.has(conversationId)) return { kind: 'busy_conversation' };
-    if (this.inFlight >= this.deps.limits.maxConcurrentRuns) {
+    const hold = this.reserve(conversationId);
+    if (!hold) {
       // No slot here: another process may have one.
       this.deps.cluster?.wake('task', conversationId);
       return { kind: 'busy_global' };
     }
-    const { runs } = this.deps.data;
-    // Before the first await: a second caller in the same tick sees the conversation busy.
-    this.claiming.add(conversationId);
-    let settle!: () => void;
-    const claim = new Promise<void>((resolve) => (settle = resolve));
-    this.claims.add(claim);
     try {
       const claimed = await claimNextTask(this.deps.data.store, conversationId);
       // Another process (or flow) started a run there first: our claim of the task rolled back.
       if (claimed === 'busy') return { kind: 'busy_conversation' };
-      if (!claimed) return { kind: (await runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
-      this.launch(conversationId, claimed.run, claimed.task, claimed.fence);
-      return { kind: 'started', taskId: claimed.task.id };
+      if (!claimed) return { kind: (await this.deps.data.runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
+      return hold.launch(claimed);
     } finally {
-      this.claiming.delete(conversationId);
-      this.stoppedBeforeLaunch.delete(conversationId);
-      this.claims.delete(claim);
-      settle();
+      hold.release();
     }
   }
+
+  /** Launches what a claim made in the message's own transaction took (`reserve`); when it took nothing, as startNext. */
+  async startClaimed(conversationId: string, hold: SlotHold, claimed: ClaimedTask | null): Promise<StartResult> {
+    if (claimed) return hold.launch(claimed);
+    hold.release();
+    return this.startNext(conversationId);
+  }
+
+  /**
+   * Takes the conversation and a slot for a claim (null: shutting down, the conversation is busy here, or no slot
+   * is free). Synchronous, so two callers in the same tick cannot both claim; the hold ends with `launch` or `release`.
+   */
+  reserve(conversationId: string): SlotHold | null {
+    if (this.stopping || this.active.has(conversationId) || this.claiming.has(conversationId) || this.inFlight >= this.deps.limits.maxConcurrentRuns) return null;
+    return this.underWay.take(conversationId, (claimed) => this.launch(conversationId, claimed.run, claimed.task, claimed.fence));
+  }
+
 
   /** Starts `prefer` first, then other ready conversations while slots are free. Returns how many started. */
   async pump(prefer?: string): Promise<number> {
@@ -216,7 +219,7 @@ export class RunCoordinator implements RunControl {
   /** Resolves when no run is executing (tests and benchmarks). */
   async idle(): Promise<void> {
     // A claim under way (its transaction may still wait on the database) ends as an active run or as nothing.
-    while (this.active.size > 0 || this.claims.size > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done).concat([...this.claims]));
+    while (this.active.size > 0 || this.underWay.count > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done).concat(this.underWay.promises));
   }
 
   /**

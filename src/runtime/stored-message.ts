@@ -1,6 +1,7 @@
 import type { RefusalReason } from '../access/access-policy.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { InboundAttachment } from '../chat/inbound.js';
+import type { ClaimedTask, SlotHold } from './run-claim.js';
 
 /** What storing an inbound message decided, inside the same transaction that stored it. */
 export type Decision =
@@ -10,7 +11,13 @@ export type Decision =
   | { kind: 'denied'; reason: RefusalReason }
   | { kind: 'over_budget'; conversationId: string; note: string }
   | { kind: 'answer'; runId: string }
-  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean; files: Files | null };
+  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean; files: Files | null; claim: ClaimWithMessage | null };
+
+/** A claim made in the message's own transaction: the slot it holds, and what it took (null: nothing was ready). */
+export interface ClaimWithMessage {
+  hold: SlotHold;
+  claimed: ClaimedTask | null;
+}
 
 /** A request's files, to read once the platform is acknowledged. */
 export interface Files {

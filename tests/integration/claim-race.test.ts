@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { conversationKey } from '../../src/chat/conversation-ref.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { startHarness, type Harness } from './harness.js';
+import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 
 const stores = useStoreKinds();
@@ -32,5 +34,29 @@ describe.each(stores.kinds)('claiming work with an asynchronous store (%s)', (ki
     const results = await Promise.all(ids.map((id) => h.app.coordinator.startNext(id)));
     expect(results.map((r) => r.kind)).toEqual(['started', 'started', 'busy_global', 'busy_global']);
     expect(results.filter((r) => r.kind === 'busy_global')).toHaveLength(2);
+  });
+});
+
+describe('a request to an idle conversation, where one process owns the database (SQLite)', () => {
+  it('is stored and claimed in one transaction, and its run answers it', async () => {
+    h = await startHarness();
+    const slow = gate();
+    h.model.reply({ text: 'done it', gate: slow.promise });
+    const exec = vi.spyOn(Database.prototype, 'exec');
+    try {
+      const thread = h.adapter.thread('C1', 'one-commit');
+      await h.adapter.say(thread, 'do one thing');
+      await waitFor(() => h.model.requests.length === 1);
+      // The message's write claimed the task too: no second transaction before the model is asked.
+      expect(exec.mock.calls.filter(([sql]) => sql === 'BEGIN IMMEDIATE')).toHaveLength(1);
+      const conversationId = conversationKey(thread);
+      expect((await h.app.runs.active(conversationId))?.status).toBe('running');
+      expect(lastUserMessage(h.model.requests[0]!)).toContain('do one thing');
+      slow.open();
+      await waitFor(async () => (await h.app.tasks.list(conversationId))[0]?.status === 'completed');
+      expect(h.adapter.textsIn(thread)).toContain('done it');
+    } finally {
+      exec.mockRestore();
+    }
   });
 });

@@ -6,7 +6,7 @@ import type { StoredMessage } from '../../src/runtime/stored-message.js';
 
 const ref: ConversationRef = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: '1.1' };
 const task = (over: Partial<Extract<StoredMessage['decision'], { kind: 'task' }>> = {}): StoredMessage => ({
-  decision: { kind: 'task', conversationId: 'c1', taskId: 7, busy: false, awaitingApproval: false, files: null, ...over },
+  decision: { kind: 'task', conversationId: 'c1', taskId: 7, busy: false, awaitingApproval: false, files: null, claim: null, ...over },
   ref,
   userId: 'U1',
 });
