@@ -33,6 +33,13 @@ async function startBare(): Promise<void> {
         await message.channel.send(r.choices[0]?.message.content || '(empty answer)');
         return;
       }
+      // BARE_REPLY=thread: the same, but in a thread opened on the mention first, as Errand does (DISCORD_THREADS=true).
+      if (env.BARE_REPLY === 'thread') {
+        const thread = await message.startThread({ name: message.content.slice(0, 50) || 'reply', autoArchiveDuration: 1440 });
+        const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: message.content }] });
+        await thread.send(r.choices[0]?.message.content || '(empty answer)');
+        return;
+      }
       const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }] });
       const thread = await message.startThread({ name: 'reply' });
       await thread.send(r.choices[0]?.message.content ?? 'ok');

@@ -34,9 +34,10 @@ interface Bot {
 /**
  * A side on its own fake Discord and fake model; the model echoes the mention, and a mention is answered
  * when a POST or PATCH of a message holding `ECHO` and its token reaches the fake (in the channel or a thread).
- * The bare bot answers in the channel, as the outside baseline does.
+ * The bare bot answers in the channel, as the outside baseline does; the bare threaded bot opens a thread on the
+ * mention first and answers there, as Errand does.
  */
-async function startSide(name: 'bare' | 'errand'): Promise<Bot> {
+async function startSide(name: 'bare' | 'bare-thread' | 'errand'): Promise<Bot> {
   const model = await startFakeOpenAI();
   model.respondWith((r) => ({ text: `ECHO: ${lastUserText(r).replace(/<@[^>]+>/g, '').trim()}` }));
   const fake = await startFakeDiscord();
@@ -62,7 +63,7 @@ async function startSide(name: 'bare' | 'errand'): Promise<Bot> {
     pid = errand.pid;
     stop = errand.stop;
   } else {
-    const bot = await startBotProcess('discord-bot.js', { KIND: 'bare', BARE_REPLY: 'channel', MODEL_URL: model.baseUrl, DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: fake.guildId });
+    const bot = await startBotProcess('discord-bot.js', { KIND: 'bare', BARE_REPLY: name === 'bare' ? 'channel' : 'thread', MODEL_URL: model.baseUrl, DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: fake.guildId });
     pid = bot.pid;
     stop = bot.stop;
   }
@@ -95,11 +96,15 @@ async function startSide(name: 'bare' | 'errand'): Promise<Bot> {
 const summary = (r: LoopResult) =>
   `p50 ${percentile(r.latencies, 50).toFixed(1)} ms, p99 ${percentile(r.latencies, 99).toFixed(1)} ms, CPU ${r.cpuMs === null ? 'n/a' : (r.cpuMs / r.sent).toFixed(2)} ms/msg, ${String(r.latencies.length)}/${String(r.sent)} answered`;
 
-/** `discord_overhead_ratio` (p50) and `discord_cpu_ratio`, Errand's `npm start` command ÷ a bare discord.js bot, as measured outside. */
+/**
+ * `discord_overhead_ratio` (p50) and `discord_cpu_ratio`, Errand's `npm start` command ÷ a bare discord.js bot, as
+ * measured outside; and `discord_thread_overhead_ratio`, Errand ÷ a bare bot that also opens the thread DESIGN.md
+ * asks for (one more REST call and one more gateway event per mention, which the outside baseline does not make).
+ */
 export async function discordLikeOutside(): Promise<BenchFigure[]> {
   const bots: Bot[] = [];
   try {
-    bots.push(await startSide('bare'), await startSide('errand'));
+    bots.push(await startSide('bare'), await startSide('errand'), await startSide('bare-thread'));
     for (const b of bots) {
       const w = await closedLoop({ ...b.side, send: (i) => b.side.send(-1 - i) }, 0, WARMUP, 1);
       if (w.latencies.length === 0) throw new Error(`${b.side.name} never answered during the warm-up`);
@@ -108,11 +113,18 @@ export async function discordLikeOutside(): Promise<BenchFigure[]> {
     const results = await alternateBlocks(bots.map((b) => b.side), { n: MESSAGES, blocks: BLOCKS, concurrency: 1 });
     const bare = results.get('bare')!;
     const errand = results.get('errand')!;
+    const threaded = results.get('bare-thread')!;
     const mix = (i: number) => callMix(bots[i]!.fake.calls.slice(calls0[i]).map((c) => `${c.method} ${c.path.replace(/\d{15,}/g, ':id')}`), MESSAGES);
     const cpu = (r: LoopResult) => (r.cpuMs === null ? Number.NaN : r.cpuMs / r.sent);
     const how = `${String(MESSAGES)} mentions each in ${String(BLOCKS)} alternating blocks, one at a time ${String(GAP_MS)} ms apart, in one channel; the bare bot answers in the channel; Errand as \`npm start\` runs it (STREAMING=false); load average ${loadavg()[0]!.toFixed(2)}`;
     return [
       { name: 'discord_overhead_ratio', value: percentile(errand.latencies, 50) / percentile(bare.latencies, 50), unit: 'x', detail: `Errand ${summary(errand)}; bare discord.js bot ${summary(bare)}; ${how}` },
+      {
+        name: 'discord_thread_overhead_ratio',
+        value: percentile(errand.latencies, 50) / percentile(threaded.latencies, 50),
+        unit: 'x',
+        detail: `Errand p50 ÷ a bare discord.js bot that opens a thread on the mention and answers there (${summary(threaded)}); CPU ${(cpu(errand) / cpu(threaded)).toFixed(2)}x; its REST calls per message: ${mix(2)}`,
+      },
       { name: 'discord_cpu_ratio', value: cpu(errand) / cpu(bare), unit: 'x', detail: `CPU per message from /proc (all threads; includes the 125 ms gaps' idle work): Errand ${cpu(errand).toFixed(2)} ms vs bare ${cpu(bare).toFixed(2)} ms; REST calls per message: Errand ${mix(1)}; bare ${mix(0)}` },
     ];
   } finally {
