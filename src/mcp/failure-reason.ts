@@ -1,7 +1,6 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { loadedClientSdk } from './client-sdk.js';
 
 /** Where the server lives, so a reason can name it. */
 export interface FailureContext {
@@ -23,7 +22,8 @@ function errnoCode(err: unknown): string | null {
 /** The HTTP status behind an SDK transport error, when there is one. */
 export function httpStatusOf(err: unknown): number | null {
   if (err instanceof UnauthorizedError) return 401;
-  if ((err instanceof StreamableHTTPError || err instanceof SseError) && typeof err.code === 'number' && err.code > 0) return err.code;
+  const sdk = loadedClientSdk();
+  if (sdk && (err instanceof sdk.StreamableHTTPError || err instanceof sdk.SseError) && typeof err.code === 'number' && err.code > 0) return err.code;
   return null;
 }
 

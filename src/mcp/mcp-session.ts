@@ -1,12 +1,11 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitationCompleteNotificationSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
+import { loadClientSdk, type ClientSdk } from './client-sdk.js';
 import { ELICITATION_CAPABILITY, routeElicitation } from './elicitation/elicitation-route.js';
 import type { ElicitationAsker, ElicitationScope } from './elicitation/elicitation-scope.js';
 import { describeFailure, httpStatusOf, type FailureContext } from './failure-reason.js';
@@ -91,7 +90,7 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   let closing = false;
   const inFlight = new Set<ElicitationScope>();
 
-  const newClient = (): Client => {
+  const newClient = ({ Client }: ClientSdk): Client => {
     const c = new Client(CLIENT_INFO, { capabilities: { ...ELICITATION_CAPABILITY } });
     c.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged());
     c.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => options.elicitation?.()?.completed?.(n.params.elicitationId, inFlight));
@@ -111,24 +110,25 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   const where = (): FailureContext =>
     isHttp(settings) ? { url: settings.shownUrl.text } : { command: settings.command, exitReason: watch?.exitReason() ?? null };
 
-  async function connectWith(transport: Transport): Promise<void> {
-    client = newClient();
+  async function connectWith(sdk: ClientSdk, transport: Transport): Promise<void> {
+    client = newClient(sdk);
     await client.connect(transport);
   }
 
-  async function connectHttp(s: HttpServerSettings): Promise<void> {
+  async function connectHttp(sdk: ClientSdk, s: HttpServerSettings): Promise<void> {
+    const { SSEClientTransport, StreamableHTTPClientTransport } = sdk;
     const url = new URL(s.url);
     const requestInit = { headers: s.headers };
     const auth = { ...(options.authProvider ? { authProvider: options.authProvider } : {}), ...(options.injectTraceHeaders ? { fetch: tracedFetch(options.injectTraceHeaders) } : {}) };
-    if (s.type === 'sse') return connectWith(new SSEClientTransport(url, { requestInit, ...auth }));
+    if (s.type === 'sse') return connectWith(sdk, new SSEClientTransport(url, { requestInit, ...auth }));
     try {
-      await connectWith(new StreamableHTTPClientTransport(url, { requestInit, ...auth }));
+      await connectWith(sdk, new StreamableHTTPClientTransport(url, { requestInit, ...auth }));
     } catch (err) {
       const status = httpStatusOf(err);
       if (closing || status === null || !STREAMABLE_NOT_SUPPORTED.has(status)) throw err;
       logger.info({ status }, 'MCP server does not speak Streamable HTTP; trying the older HTTP+SSE transport');
       await client?.close().catch(() => {});
-      await connectWith(new SSEClientTransport(url, { requestInit, ...auth }));
+      await connectWith(sdk, new SSEClientTransport(url, { requestInit, ...auth }));
     }
   }
 
@@ -137,13 +137,14 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       return stdio?.pid ?? null;
     },
     async connect() {
+      const sdk = await loadClientSdk();
       if (isHttp(settings)) {
-        await connectHttp(settings);
+        await connectHttp(sdk, settings);
       } else {
-        stdio = new StdioClientTransport({ command: settings.command, args: settings.args, env: settings.env, cwd: settings.cwd, stderr: 'pipe' });
+        stdio = new sdk.StdioClientTransport({ command: settings.command, args: settings.args, env: settings.env, cwd: settings.cwd, stderr: 'pipe' });
         watch = watchStdioProcess(stdio, logger);
         try {
-          await connectWith(stdio);
+          await connectWith(sdk, stdio);
         } catch (err) {
           // The exit code and the last stderr lines arrive just after the connection reports the close.
           await new Promise((resolve) => setImmediate(resolve));

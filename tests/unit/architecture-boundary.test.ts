@@ -344,6 +344,17 @@ describe('architecture', () => {
     expect(graph.get('src/telemetry/load-tracing.ts')!.filter((i) => i.kind === 'dynamic').map((i) => i.target)).toEqual(['src/telemetry/otel-tracing.ts']);
   });
 
+  it("the MCP SDK's client and transports are loaded at the first connection (src/mcp/client-sdk.ts), never at start-up", () => {
+    const client = (i: ResolvedImport) => /^@modelcontextprotocol\/sdk\/client\/(index|sse|stdio|streamableHttp)\.js$/.test(i.specifier);
+    expect(offenders(all, (i) => client(i) && i.kind !== 'type' && i.kind !== 'dynamic')).toEqual([]);
+    expect(offenders(all, (i) => client(i) && i.kind === 'dynamic')).toEqual([
+      'src/mcp/client-sdk.ts imports @modelcontextprotocol/sdk/client/index.js',
+      'src/mcp/client-sdk.ts imports @modelcontextprotocol/sdk/client/sse.js',
+      'src/mcp/client-sdk.ts imports @modelcontextprotocol/sdk/client/stdio.js',
+      'src/mcp/client-sdk.ts imports @modelcontextprotocol/sdk/client/streamableHttp.js',
+    ]);
+  });
+
   it('marked and marked-terminal are loaded only on demand (a colour console), never at start-up', () => {
     const marked = (i: ResolvedImport) => i.pkg === 'marked' || i.pkg === 'marked-terminal';
     expect(offenders(all, (i) => marked(i) && i.kind !== 'type' && i.kind !== 'dynamic')).toEqual([]);
