@@ -31,4 +31,4 @@ USER node
 # Healthy when /healthz answers 200; without METRICS_PORT there is no endpoint and the check always passes.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "scripts/healthcheck.mjs"]
-CMD ["node", "--expose-gc", "--v8-pool-size=1", "dist/src/main.js"]
+CMD ["node", "--expose-gc", "--v8-pool-size=1", "--max-semi-space-size=4", "dist/src/main.js"]
