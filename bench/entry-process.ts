@@ -9,6 +9,22 @@ import { startCommand } from './start-command.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 let built = false;
 
+function buildOnce(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  built = true;
+}
+
+/**
+ * The arguments for `node`, from the project root, that start Errand as `npm start` does (the start script's
+ * flags and dist/src/main.js, built once per bench run): for benchmarks that start processes through the
+ * tests' helpers, whose own build exists only inside a vitest run.
+ */
+export function entryArgs(): string[] {
+  buildOnce();
+  return [...startCommand().flags, 'dist/src/main.js'];
+}
+
 /** Errand's real entry point in a child process, started as `npm start` starts it. */
 export interface EntryProcess {
   readonly pid: number;
@@ -25,10 +41,7 @@ export interface EntryProcess {
  * in-process composition of it.
  */
 export async function startErrandEntry(env: Record<string, string>, ready: () => Promise<boolean>): Promise<EntryProcess> {
-  if (!built) {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-    built = true;
-  }
+  buildOnce();
   const start = startCommand();
   const logFile = join(mkdtempSync(join(tmpdir(), 'errand-bench-entry-')), 'errand.log');
   const fd = openSync(logFile, 'a');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startErrandProcess, type ErrandProcess } from '../tests/e2e/errand-process.js';
+import { entryArgs } from './entry-process.js';
 import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../tests/fakes/fake-openai.js';
 import { FakeSlack } from '../tests/fakes/fake-slack.js';
 import { waitFor } from '../tests/fakes/wait-for.js';
@@ -57,6 +58,7 @@ async function startCluster(count: number, databaseUrl: string | null, respond: 
   const model = await startFakeOpenAI();
   model.respondWith(respond);
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const entry = entryArgs();
   const processes = ports.map((port, i) => {
     const id = `bench-${i + 1}`;
     const errand = startErrandProcess({
@@ -71,7 +73,7 @@ async function startCluster(count: number, databaseUrl: string | null, respond: 
       ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl, ERRAND_PROCESS_ID: id }),
       MAX_CONCURRENT_RUNS: String(SLOTS),
       RUN_LEASE_SECONDS: String(LEASE_SECONDS),
-    });
+    }, { entry });
     return { id, errand };
   });
   for (const [i, port] of ports.entries()) {

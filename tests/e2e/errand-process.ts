@@ -30,10 +30,11 @@ export function slackEnv(slack: FakeSlack, model: FakeOpenAI, dir: string): Node
 /**
  * Starts Errand's entry point as `npm start` would (built once per run: tests/support/errand-build.ts),
  * configured only through the environment. With `stdin: 'pipe'` the test writes its standard input (`child.stdin`), as `printf … | npm start` would.
+ * `entry` replaces the node arguments where no vitest run built the entry point (a benchmark: bench/entry-process.ts).
  */
-export function startErrandProcess(env: NodeJS.ProcessEnv, options: { stdin?: 'ignore' | 'pipe' } = {}): ErrandProcess {
+export function startErrandProcess(env: NodeJS.ProcessEnv, options: { stdin?: 'ignore' | 'pipe'; entry?: readonly string[] } = {}): ErrandProcess {
   let out = '';
-  const child = spawn(process.execPath, errandEntryArgs(), {
+  const child = spawn(process.execPath, [...(options.entry ?? errandEntryArgs())], {
     cwd: root,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
