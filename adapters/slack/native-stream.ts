@@ -156,6 +156,9 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (leaveLast && ts !== null && chunk === pending) return;
       if (ts === null) {
         if (!(await start(chunk))) return;
+        // Text that arrived while the stream started waits for the flusher's next turn, whose wait a finish cuts
+        // short: a paced append here would hold a complete answer's end for the whole interval.
+        if (!whole) return;
         continue;
       }
       const streamTs = ts;

@@ -7,7 +7,7 @@ import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 
 /** A Slack stream over a recorded `call`, with preview records that note when they were made. */
-function stream(refusing: string | null = null) {
+function stream(refusing: string | null = null, startAnswered: Promise<void> = Promise.resolve()) {
   const clock = new FakeClock();
   const events: string[] = [];
   const refused = new Set<string>();
@@ -19,6 +19,7 @@ function stream(refusing: string | null = null) {
       if (args.chunks && refusing) throw new WebAPIPlatformError({ ok: false, error: refusing });
       const cards = ((args.chunks ?? []) as { type: string; title?: string; status?: string; text?: string }[]).map((c) => (c.type === 'task_update' ? `[${c.title}: ${c.status}]` : c.text));
       events.push(`${method} ${[...cards, String(args.markdown_text ?? '')].join(' ')}`.trimEnd());
+      if (method === 'chat.startStream') await startAnswered;
       return method === 'chat.startStream' ? { ts: '1700000001.000100' } : {};
     },
     remove: async (ts) => void events.push(`chat.delete ${ts}`),
@@ -52,6 +53,20 @@ describe('the Slack native stream', () => {
     expect(await s.finish('Hello world', ['Hello world'])).toEqual(['1700000001.000100']);
     expect(clock.now()).toBe(startedAt);
     expect(events.slice(3)).toEqual(['chat.stopStream  world']);
+  });
+
+  it('ends at once an answer whose rest arrived while chat.startStream was on its way', async () => {
+    let answer!: () => void;
+    const { s, events, clock } = stream(null, new Promise<void>((resolve) => (answer = resolve)));
+    s.append('Hello');
+    await waitFor(() => events.includes('chat.startStream Hello'));
+    s.append(' world');
+    answer();
+    const startedAt = clock.now();
+    const finished = s.finish('Hello world', ['Hello world']);
+    expect(await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 500, 'still waiting for the append pacing'))])).toEqual(['1700000001.000100']);
+    expect(clock.now()).toBe(startedAt);
+    expect(events).toEqual(['record', 'chat.startStream Hello', 'recorded 1700000001.000100', 'chat.stopStream  world']);
   });
 
   it('sends cards in the paced calls, the answer text under them at once, and closes open cards when stopped', async () => {
