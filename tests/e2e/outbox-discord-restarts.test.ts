@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { makeAdapter } from './discord-harness.js';
-import { discordEnv, startErrandProcess } from './errand-process.js';
+import { startOnDiscord } from './kits/restart-context.js';
 import { everyParagraph, longAnswer, paragraphsIn, updateThenAnswer, useOutboxRestarts, writesOnce } from './kits/outbox-restart-kit.js';
 
 /**
@@ -24,11 +24,7 @@ describe('posts survive the process stopping (Discord)', () => {
     await discord.close();
   });
 
-  const start = async (env: NodeJS.ProcessEnv = {}) => {
-    const before = discord.stats.identifies;
-    ctx.errand = startErrandProcess({ ...discordEnv(discord, ctx.model, ctx.dir), ...env });
-    await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
-  };
+  const start = (env: NodeJS.ProcessEnv = {}) => startOnDiscord(ctx, discord, env);
 
   it('a SIGTERM in the middle of a long answer: after the restart every piece is in the thread exactly once, in order', async () => {
     ctx.model.respondWith(writesOnce(longAnswer(PARAGRAPHS)));

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { slackEnv, startErrandProcess } from './errand-process.js';
+import { startOnSlack } from './kits/restart-context.js';
 import { everyParagraph, longAnswer, paragraphsIn, updateThenAnswer, useOutboxRestarts, writesOnce } from './kits/outbox-restart-kit.js';
 
 /** Errand writes Slack answers at about one piece a second: this answer takes longer than any shutdown waits. */
@@ -18,10 +18,7 @@ describe('posts survive the process stopping (Slack, Socket Mode)', () => {
     await slack.close();
   });
 
-  const start = async () => {
-    ctx.errand = startErrandProcess(slackEnv(slack, ctx.model, ctx.dir));
-    await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
-  };
+  const start = () => startOnSlack(ctx, slack);
 
   it('a SIGKILL after Slack stored a send_update but before Errand heard back: the update is found by its metadata and not posted again', async () => {
     ctx.model.respondWith(updateThenAnswer);

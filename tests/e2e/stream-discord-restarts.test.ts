@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { discordEnv, startErrandProcess } from './errand-process.js';
+import { startOnDiscord } from './kits/restart-context.js';
 import { everyStep, stepsIn, useStreamRestarts } from './kits/stream-restart-kit.js';
 
 /** Discord: a SIGKILL while an answer streams (see kits/stream-restart-kit.ts). */
@@ -11,11 +11,7 @@ describe('a SIGKILL while the answer streams', () => {
   it('Discord: the partial preview is deleted after the restart and the answer is in the thread once', async () => {
     const discord: FakeDiscord = await startFakeDiscord();
     try {
-      const start = async () => {
-        const before = discord.stats.identifies;
-        ctx.errand = startErrandProcess(discordEnv(discord, ctx.model, ctx.dir));
-        await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
-      };
+      const start = () => startOnDiscord(ctx, discord);
       await start();
       const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> explain it step by step`);
       // An edit of the preview means its message was posted and recorded: the process dies in the middle of the stream.
@@ -41,11 +37,7 @@ describe('a SIGKILL after the platform stored the first preview message but befo
   it('Discord: the preview posted again with its nonce returns the stored message, which is deleted; the answer is in the thread once', async () => {
     const discord: FakeDiscord = await startFakeDiscord();
     try {
-      const start = async () => {
-        const before = discord.stats.identifies;
-        ctx.errand = startErrandProcess(discordEnv(discord, ctx.model, ctx.dir));
-        await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');
-      };
+      const start = () => startOnDiscord(ctx, discord);
       await start();
       // The first text of the answer opens the preview: its post is the first one that starts like the answer.
       const isPreviewPost = (call: { body: unknown }) => /"content":"Step/.test(JSON.stringify(call.body));

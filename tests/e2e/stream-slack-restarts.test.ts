@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeSlack } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { slackEnv, startErrandProcess } from './errand-process.js';
+import { startOnSlack } from './kits/restart-context.js';
 import { ANSWER, everyStep, stepsIn, useStreamRestarts } from './kits/stream-restart-kit.js';
 
 /** Slack: a SIGKILL while an answer streams (see kits/stream-restart-kit.ts). */
@@ -11,10 +11,7 @@ describe('a SIGKILL while the answer streams', () => {
   it('Slack: the partial native stream is deleted after the restart and the answer is in the thread once', async () => {
     const slack = await FakeSlack.start({ rateLimit: null });
     try {
-      const start = async () => {
-        ctx.errand = startErrandProcess(slackEnv(slack, ctx.model, ctx.dir));
-        await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
-      };
+      const start = () => startOnSlack(ctx, slack);
       await start();
       const { ts } = await slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL1', text: 'explain it step by step' });
       // An append means the stream was started and recorded.
@@ -43,10 +40,7 @@ describe('a SIGKILL while the answer streams under a task card', () => {
     // The model reads the thread first (a task card opens the stream), then writes the answer under it.
     ctx.model.respondWith((req) => (req.messages.some((m) => m.role === 'tool') ? { text: ANSWER } : { toolCalls: [{ name: 'read_thread', arguments: {} }] }));
     try {
-      const start = async () => {
-        ctx.errand = startErrandProcess(slackEnv(slack, ctx.model, ctx.dir));
-        await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
-      };
+      const start = () => startOnSlack(ctx, slack);
       await start();
       const { ts } = await slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL1', text: 'explain it step by step' });
       await waitFor(() => slack.callsOf('chat.appendStream').some((c) => String(c.args.markdown_text ?? c.args.chunks ?? '').includes('Step')), 30_000, 'the answer streaming under the card');
@@ -73,10 +67,7 @@ describe('a SIGKILL after the platform stored the first preview message but befo
   it('Slack: the started stream no outbox row owns is found in the thread and deleted; the answer is in the thread once', async () => {
     const slack = await FakeSlack.start({ rateLimit: null });
     try {
-      const start = async () => {
-        ctx.errand = startErrandProcess(slackEnv(slack, ctx.model, ctx.dir));
-        await waitFor(() => slack.socketCount() > 0, 30_000, 'Errand to open a Socket Mode connection');
-      };
+      const start = () => startOnSlack(ctx, slack);
       await start();
       slack.holdAnswers('chat.startStream');
       const { ts } = await slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL1', text: 'explain it step by step' });
