@@ -55,10 +55,15 @@ export function openDatabase(path: string, options: { migrationsDir?: string } =
   }
 }
 
-/** Closes the database, checkpointing the WAL so the file is self-contained. */
+/**
+ * Closes the database, checkpointing the WAL so the file is self-contained. A commit group still open
+ * (the store's gate commits at the end of the event loop's turn) is committed first: closing would
+ * otherwise roll it back.
+ */
 export function closeDatabase(db: Db): void {
   if (!db.$client.open) return;
   try {
+    if (db.$client.inTransaction) db.$client.exec('COMMIT');
     db.$client.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.$client.close();

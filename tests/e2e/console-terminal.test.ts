@@ -125,6 +125,8 @@ describe('the console on a terminal', () => {
     keys.type('2\r');
     await waitFor(() => term.screen().includes('  Green it is.'), 10_000, 'the answer');
     expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain('Green');
+    // The end marker follows once the run is settled (its commit lands at the end of the event loop's turn).
+    await waitFor(() => lastLines(term, 2)[0]?.startsWith('── done') === true, 10_000, 'the end marker');
     expect(lastLines(term, 2)).toEqual(['── done in 0 s ──', '>']);
   });
 

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { TransactionGate } from '../../src/store/sqlite/transaction-gate.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
 let db: Db;
@@ -102,5 +106,103 @@ describe('SQLite transactions across awaits', () => {
       .catch(() => undefined);
     store.afterCommit(() => seen.push('outside: at once'));
     expect(seen).toEqual(['committed with 1', 'outside: at once']);
+  });
+});
+
+describe('SQLite commit groups', () => {
+  /** The gate on this test's connection, its statements recorded, and its commits written only when the test ends a turn. */
+  function gateWithTurns(failCommit = false) {
+    const c = db.$client;
+    const execs: string[] = [];
+    const connection = {
+      exec(sql: string) {
+        execs.push(sql);
+        if (failCommit && sql === 'COMMIT') throw new Error('disk I/O error');
+        return c.exec(sql);
+      },
+      get inTransaction() {
+        return c.inTransaction;
+      },
+    };
+    let due: (() => void)[] = [];
+    const gate = new TransactionGate(connection, (commit) => due.push(commit));
+    const endTurn = () => {
+      const now = due;
+      due = [];
+      for (const commit of now) commit();
+    };
+    const insert = (thread: string) => () => c.prepare("insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values (?, 'memory', 'W', 'C', ?, 0, 0)").run(`memory:W:C:${thread}`, thread);
+    return { gate, execs, endTurn, insert };
+  }
+  const settledYet = (p: Promise<unknown>) => Promise.race([p.then(() => true, () => true), new Promise((r) => setTimeout(() => r(false), 5))]);
+
+  it('writes the transactions and calls of one turn with one COMMIT, and settles none of them before it', async () => {
+    const { gate, execs, endTurn, insert } = gateWithTurns();
+    const a = gate.atomically(async () => void insert('a')());
+    const b = gate.atomically(async () => void insert('b')());
+    await new Promise((r) => setTimeout(r, 5));
+    const c = gate.call(insert('c'));
+    expect(await settledYet(Promise.race([a, b, c]))).toBe(false);
+    expect(execs.filter((s) => s === 'COMMIT')).toEqual([]);
+    endTurn();
+    await Promise.all([a, b, c]);
+    expect(execs.filter((s) => s === 'BEGIN IMMEDIATE' || s === 'COMMIT')).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
+    expect(count()).toBe(3);
+  });
+
+  it('undoes only the failing transaction’s writes; the rest of its group commits', async () => {
+    const { gate, endTurn, insert } = gateWithTurns();
+    const kept = gate.atomically(async () => void insert('kept')());
+    const doomed = gate.atomically(async () => {
+      insert('doomed')();
+      throw new Error('changed my mind');
+    });
+    const failingCall = gate.call(() => {
+      insert('half')();
+      insert('kept')(); // a duplicate key: the call fails after one write
+    });
+    await expect(doomed).rejects.toThrow('changed my mind');
+    await expect(failingCall).rejects.toThrow(/UNIQUE/);
+    endTurn();
+    await kept;
+    const ids = (db.$client.prepare('select thread from conversations order by thread').all() as { thread: string }[]).map((r) => r.thread);
+    expect(ids).toEqual(['kept']);
+  });
+
+  it('rejects every participant when the commit fails, and commits nothing of theirs', async () => {
+    const { gate, endTurn, insert } = gateWithTurns(true);
+    const a = gate.atomically(async () => void insert('a')());
+    const b = gate.call(insert('b'));
+    const afterCommit: string[] = [];
+    const c = gate.atomically(async () => gate.afterCommit(() => afterCommit.push('ran')));
+    await new Promise((r) => setTimeout(r, 5));
+    endTurn();
+    for (const p of [a, b, c]) await expect(p).rejects.toThrow('disk I/O error');
+    expect(afterCommit).toEqual([]);
+    expect(db.$client.inTransaction).toBe(false);
+    expect(count()).toBe(0);
+  });
+
+  it('runs a call at once, on its own, when nothing is uncommitted', async () => {
+    const { gate, execs, insert } = gateWithTurns();
+    const done = gate.call(insert('quiet'));
+    expect(count()).toBe(1);
+    expect(db.$client.inTransaction).toBe(false);
+    await done;
+    expect(execs).toEqual([]);
+  });
+
+  it('commits the open group before closing: nothing a caller was promised is rolled back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'errand-gate-'));
+    const path = join(dir, 'e.db');
+    const own = createSqliteStore(openDatabase(path), new FakeClock(), { ownsDb: true });
+    const written = own.conversations.ensure(ref('late'));
+    const tx = own.atomically(async (t) => void (await t.conversations.ensure(ref('in a group'))));
+    await own.close();
+    await Promise.all([written, tx]);
+    const again = openDatabase(path);
+    expect((again.$client.prepare('select count(*) as n from conversations').get() as { n: number }).n).toBe(2);
+    closeDatabase(again);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

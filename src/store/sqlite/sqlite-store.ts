@@ -60,7 +60,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     // One connection: the transaction's own calls go through the same store (the gate knows them).
     atomically: (work) => gate.atomically(() => work(store)),
     afterCommit: (fn) => gate.afterCommit(fn),
-    close: () => run(() => (options.ownsDb ? closeDatabase(db) : undefined)),
+    close: () => gate.exclusive(() => (options.ownsDb ? closeDatabase(db) : undefined)),
   };
   return store;
 }
