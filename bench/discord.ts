@@ -7,7 +7,7 @@ import { discordLikeOutside } from './discord-like-outside.js';
 import { callMix, overheadFigures, type OverheadSample } from './overhead-figures.js';
 
 const WARMUP = 30;
-const MESSAGES = 120;
+const MESSAGES = 100;
 /** How long the bots get to take in the echoes of their last posts before CPU is read. */
 const ECHO_GRACE_MS = 200;
 

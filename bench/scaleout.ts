@@ -24,7 +24,7 @@ import type { Benchmark, BenchFigure } from './benchmark.js';
  * MENTIONS_PER_PROCESS mentions per process, many waves of its slots.
  */
 
-const MENTIONS_PER_PROCESS = Number(process.env.BENCH_SCALEOUT_MENTIONS ?? 150);
+const MENTIONS_PER_PROCESS = Number(process.env.BENCH_SCALEOUT_MENTIONS ?? 100);
 const MODEL_LATENCY_MS = 200;
 const SLOTS = 8;
 const LEASE_SECONDS = 5;
