@@ -6,7 +6,7 @@ import { cpuMs, startBotProcess, type BotProcess, type CpuSample } from './bot-p
 import { discordLikeOutside } from './discord-like-outside.js';
 import { callMix, overheadFigures, type OverheadSample } from './overhead-figures.js';
 
-const WARMUP = 30;
+const WARMUP = 20;
 const MESSAGES = 100;
 /** How long the bots get to take in the echoes of their last posts before CPU is read. */
 const ECHO_GRACE_MS = 200;

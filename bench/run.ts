@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Benchmark, BenchFigure } from './benchmark.js';
 
 /** Every benchmark module; each exports `benchmark`. Loaded lazily so one can run alone. */
@@ -30,7 +31,9 @@ async function main(): Promise<void> {
     const { benchmark } = await load();
     if (wanted.length > 0 && !wanted.some((w) => w === benchmark.name || benchmark.figures.includes(w) || w === file)) continue;
     ran++;
+    const started = performance.now();
     const figures = await benchmark.run();
+    process.stderr.write(`# ${benchmark.name}: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     for (const f of figures) {
       if (wanted.length === 0 || wanted.includes(f.name) || wanted.includes(benchmark.name) || wanted.includes(file)) {
         process.stdout.write(`${format(f)}\n`);

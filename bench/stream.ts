@@ -12,8 +12,8 @@ import { startErrand } from '../tests/e2e/slack-harness.js';
 import type { Benchmark } from './benchmark.js';
 
 const RUNS = 3;
-/** About 2 000 characters, written by the model in 8-character chunks every 10 ms (≈ 800 characters a second). */
-const ANSWER = Array.from({ length: 20 }, (_, i) => `Line ${String(i + 1).padStart(2, '0')}: the answer shows while the model is still writing it, piece by piece.`).join('\n');
+/** About 1 200 characters, written by the model in 8-character chunks every 10 ms (≈ 800 characters a second). */
+const ANSWER = Array.from({ length: 12 }, (_, i) => `Line ${String(i + 1).padStart(2, '0')}: the answer shows while the model is still writing it, piece by piece.`).join('\n');
 const PACE = { chunkChars: 8, chunkDelayMs: 10 };
 
 interface Sample {
@@ -39,7 +39,7 @@ async function slackOnce(variant: 'native' | 'fallback' | 'cards'): Promise<Samp
     if (variant === 'cards') e.model.reply({ toolCalls: [{ id: 'call_read', name: 'read_thread', arguments: '{}' }] }, { text: ANSWER });
     else e.model.reply({ text: ANSWER });
     const { ts } = await e.slack.mention({ user: 'U0ALICE01', channel: 'C0GENERAL', text: 'stream please' });
-    await waitFor(() => e.slack.messages('C0GENERAL', ts).some((m) => m.text.includes('Line 20')) && e.app.coordinator.inFlight === 0, 60_000, 'the answer');
+    await waitFor(() => e.slack.messages('C0GENERAL', ts).some((m) => m.text.includes('Line 12')) && e.app.coordinator.inFlight === 0, 60_000, 'the answer');
     await e.app.coordinator.idle();
     const streamCall = (method: string) => method.startsWith('chat.') && method.endsWith('Stream');
     const answerCalls = e.slack.calls.filter((c) => (streamCall(c.method) || c.method === 'chat.update' || c.method === 'chat.postMessage') && carriesAnswer(c.args));
