@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setTimeout as realDelay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { TransactionGate } from '../../src/store/sqlite/transaction-gate.js';
@@ -190,6 +191,21 @@ describe('SQLite commit groups', () => {
     expect(db.$client.inTransaction).toBe(false);
     await done;
     expect(execs).toEqual([]);
+  });
+
+  it('commits while a test fakes timers, even with the gate loaded under the fakes', async () => {
+    vi.useFakeTimers({ toFake: ['setImmediate', 'setTimeout', 'setInterval', 'Date'] });
+    try {
+      vi.resetModules();
+      const { createSqliteStore: loadedUnderFakes } = await import('../../src/store/sqlite/sqlite-store.js');
+      const faked = loadedUnderFakes(db, new FakeClock());
+      const tx = faked.atomically(async (t) => void (await t.conversations.ensure(ref('under fake timers'))));
+      const outcome = await Promise.race([tx.then(() => 'committed'), realDelay(2000).then(() => 'still waiting')]);
+      expect(outcome).toBe('committed');
+      expect(count()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('commits the open group before closing: nothing a caller was promised is rolled back', async () => {

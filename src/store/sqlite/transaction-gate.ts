@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setImmediate as realSetImmediate } from 'node:timers';
 import { CommitGroup } from './commit-group.js';
 
 /** What the gate needs of the connection: better-sqlite3's `exec` and `inTransaction`. */
@@ -7,9 +8,11 @@ export interface GatedConnection {
   readonly inTransaction: boolean;
 }
 
-/** When a commit group is written: the next turn of the event loop (the real setImmediate, kept before any test fakes timers). */
+/**
+ * When a commit group is written: the end of this turn of the event loop. `node:timers`' own setImmediate,
+ * which fake timers (they replace the global) leave alone: a commit must never wait for a fake clock.
+ */
 export type CommitScheduler = (commit: () => void) => void;
-const realSetImmediate = globalThis.setImmediate;
 const nextTurn: CommitScheduler = (commit) => void realSetImmediate(commit);
 
 /** One `atomically` in progress: what waits for its commit. */
