@@ -28,16 +28,11 @@ async function startBare(): Promise<void> {
     if (message.author.bot || !client.user || !message.mentions.users.has(client.user.id)) return;
     void (async () => {
       // BARE_REPLY=channel: as the outside harness's baseline (perf/baselines/bot.mjs), the mention alone to the model and the answer in the channel.
-      if (env.BARE_REPLY === 'channel') {
-        const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: message.content }] });
-        await message.channel.send(r.choices[0]?.message.content || '(empty answer)');
-        return;
-      }
       // BARE_REPLY=thread: the same, but in a thread opened on the mention first, as Errand does (DISCORD_THREADS=true).
-      if (env.BARE_REPLY === 'thread') {
-        const thread = await message.startThread({ name: message.content.slice(0, 50) || 'reply', autoArchiveDuration: 1440 });
+      if (env.BARE_REPLY === 'channel' || env.BARE_REPLY === 'thread') {
+        const where = env.BARE_REPLY === 'thread' ? await message.startThread({ name: message.content.slice(0, 50) || 'reply', autoArchiveDuration: 1440 }) : message.channel;
         const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: message.content }] });
-        await thread.send(r.choices[0]?.message.content || '(empty answer)');
+        await where.send(r.choices[0]?.message.content || '(empty answer)');
         return;
       }
       const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }] });
