@@ -122,6 +122,10 @@ const envSchema = z.object({
   COMPACTION_MODEL: optionalString,
   /** Most tokens of long-term memories in one request (0: none are sent). */
   MEMORY_TOKEN_BUDGET: int(1000, 0, 100_000),
+  /** Where skills (Agent Skills folders, each with a SKILL.md) are read from. */
+  SKILLS_DIR: optionalString.transform((v) => v ?? './skills'),
+  /** Most tokens of the enabled skills' names and descriptions in one run's system prompt. */
+  SKILLS_TOKEN_BUDGET: int(1000, 0, 100_000),
   DEFAULT_TIMEZONE: timezone,
   MIN_INTERVAL_MINUTES: int(5, 1, 60 * 24 * 365),
   MAX_SCHEDULES_PER_CHANNEL: int(50, 1, 10_000),

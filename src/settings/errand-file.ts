@@ -3,12 +3,14 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { expandEnv } from './expand-env.js';
 import { mcpServersSchema, withShownUrls } from './mcp-server-settings.js';
+import { sandboxSettingsSchema } from './sandbox-settings.js';
+import { skillsSchema } from './skills-settings.js';
 import { slackSettingsSchema } from './slack-settings.js';
 import { accessSchema, channelsSchema, limitsSchema, pricingSchema } from './team-settings.js';
 
 /**
  * The configuration file's schema. Only structured settings live here (MCP servers, access, spending limits,
- * model prices, per-channel settings); simple values stay in the environment. Strict, so a misspelled key is an error.
+ * model prices, per-channel settings, the sandbox, skills); simple values stay in the environment. Strict, so a misspelled key is an error.
  */
 export const errandFileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -19,6 +21,8 @@ export const errandFileSchema = z.strictObject({
   pricing: pricingSchema.default({}),
   channels: channelsSchema.default({}),
   slack: slackSettingsSchema.prefault({}),
+  sandbox: sandboxSettingsSchema.prefault({}),
+  skills: skillsSchema.default({}),
 });
 
 export type ErrandFile = z.infer<typeof errandFileSchema>;

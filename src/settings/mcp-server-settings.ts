@@ -21,6 +21,12 @@ const errandKeys = {
   disabledTools: toolList.optional(),
   channels: z.array(channelId).optional(),
   timeoutSeconds: z.number().int('expected a whole number of seconds').min(1, 'expected at least 1 second').max(3600, 'expected at most 3600 seconds').default(60),
+  /**
+   * Whose its results are. `private`: what a call returns belongs to the run's principal alone (never in another
+   * person's run, never posted in a shared thread without their consent); `public`: meant for everyone (a public
+   * docs search). Absent: `private` for a server people sign in to (`auth: oauth`), `public` otherwise.
+   */
+  visibility: z.enum(['private', 'public'], { message: 'expected "private" or "public"' }).optional(),
   /** Other clients' switch to keep a server listed but off. */
   disabled: z.boolean().default(false),
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { skillsSchema } from './skills-settings.js';
 
 const SLACK_ID = /^slack:[A-Z0-9]{2,30}$/;
 const DISCORD_ID = /^discord:\d{5,25}$/;
@@ -69,6 +70,8 @@ export const channelsSchema = z.record(
     prompt: z.string().trim().min(1, 'prompt must not be empty').max(4000, 'prompt must be at most 4000 characters').optional(),
     /** Another model name for that channel. */
     model: z.string().trim().min(1, 'model must not be empty').optional(),
+    /** Skills enabled in that channel only, pinned like the top-level `skills`. */
+    skills: skillsSchema.optional(),
   }),
 );
 
