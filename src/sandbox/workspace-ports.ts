@@ -1,0 +1,43 @@
+import type { ConversationRef } from '../chat/conversation-ref.js';
+
+/**
+ * The seam between the two halves of "Running code in a sandbox" (DESIGN.md): the workspace (its files kept for
+ * a conversation, every process reaching them) and the platforms (attachments coming in, files going out).
+ * Both sides are injected, so the sandbox knows no platform and the adapters know no sandbox.
+ */
+
+/** A file of a conversation's workspace, by its path under `/workspace` (`in/data.csv`, `out/chart.png`). */
+export interface WorkspaceFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/** Where attachments land: a person's file becomes `/workspace/in/<name>` of their conversation. */
+export interface WorkspaceInputs {
+  /**
+   * Stores an attached file under `in/`, keeping its name; a name already taken gets a numeric suffix
+   * (`data.csv` → `data-1.csv`). Returns the path it got (`in/data-1.csv`), or a reason it was refused (the
+   * workspace's quota), never throwing for that.
+   */
+  addInput(conversationId: string, name: string, bytes: Uint8Array): Promise<{ readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string }>;
+}
+
+/** A file the code wrote to `/workspace/out/`, to be posted to the thread. */
+export interface OutputFile {
+  /** The file's name as posted (its path under `out/`, with `/` kept for nested files). */
+  readonly name: string;
+  readonly bytes: Uint8Array;
+  /** From the name's extension; `image/png` and the other image types are shown inline where the platform can. */
+  readonly mimeType: string;
+}
+
+/** What became of each output file: posted, or not, with the reason (too big for the platform). */
+export type PostedFile = { readonly name: string; readonly posted: true } | { readonly name: string; readonly posted: false; readonly reason: string };
+
+/**
+ * Posts a run's output files to its conversation, durably (through the outbox: once, in order with the run's
+ * other posts, across restarts). Resolves when the posts are recorded to be sent, not when the platform has them.
+ */
+export interface FilesOut {
+  postFiles(conversation: ConversationRef, runId: string, files: readonly OutputFile[]): Promise<readonly PostedFile[]>;
+}
