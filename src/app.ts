@@ -115,7 +115,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks, access), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
   // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
