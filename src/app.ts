@@ -74,7 +74,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const { conversations, transcript, tasks, runs, dedupe } = store;
   const tracing = options.tracing ?? noopTracing;
-  const runTracer = createRunTracer(tracing, store.traces, logger, clock);
+  const runTracer = createRunTracer(tracing, store.traces, logger, clock, config.ERRAND_SECRET_KEY);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
   const outbox = createOutbox({

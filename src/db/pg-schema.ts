@@ -295,3 +295,6 @@ export * from './pg-elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';
+
+// What keeps one person's rights and identity theirs in a shared thread (DESIGN.md "Private stays private"), in its own file.
+export * from './pg-privacy-schema.js';

@@ -232,6 +232,14 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.traces.traceOf('run-x')).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
     });
 
+    it("keeps a deployment key once: racing stores each offering their own all get the first one stored", async () => {
+      const keys = values(await race(6, (s) => s.traces.deploymentKey('principal-pseudonym', `key-${Math.random()}`)));
+      expect(keys).toHaveLength(6);
+      expect(new Set(keys).size).toBe(1);
+      expect(await peer.traces.deploymentKey('principal-pseudonym', 'another')).toBe(keys[0]);
+      expect(await store.traces.deploymentKey('another-purpose', 'its own')).toBe('its own');
+    });
+
     it('returns the transcript oldest first, the newest `limit` rows', async () => {
       const c = await conversation('T1');
       for (const content of ['one', 'two', 'three']) await store.transcript.append({ conversationId: c, runId: null, role: 'user', content });
