@@ -1,4 +1,5 @@
 import type { LlmClient } from './llm-client.js';
+import { StoppedRequestError } from './stopped-request.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { costOf } from '../budget/pricing.js';
 import type { PricingSettings } from '../settings/team-settings.js';
@@ -20,7 +21,10 @@ export function instrumentLlm(llm: LlmClient, metrics: Metrics, elapsedMs: () =>
         if (usage?.model !== undefined && pricing[usage.model]) metrics.modelCost(usage.model, costOf(pricing, usage.model, usage));
         return response;
       } catch (err) {
-        metrics.modelRequest((elapsedMs() - started) / 1000, null);
+        // A stopped stream spent tokens: counted as charged (its usage, or the estimate), priced like an answer.
+        const usage = err instanceof StoppedRequestError ? err.usage : null;
+        metrics.modelRequest((elapsedMs() - started) / 1000, usage);
+        if (usage?.model !== undefined && pricing[usage.model]) metrics.modelCost(usage.model, costOf(pricing, usage.model, usage));
         throw err;
       }
     },
