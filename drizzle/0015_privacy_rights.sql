@@ -3,3 +3,12 @@ CREATE TABLE `deployment_keys` (
 	`value` text NOT NULL,
 	`created_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `tool_consents` (
+	`conversation_id` text NOT NULL,
+	`tool` text NOT NULL,
+	`principal` text NOT NULL,
+	`granted_by` text,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`conversation_id`, `tool`, `principal`)
+);

@@ -132,7 +132,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const call = input.calls[i]!;
     if (signal.aborted) return { kind: 'aborted' };
     const gated = call.id === input.approvedCallId ? null : deps.tools.approvalNeeded(call, context);
-    if (gated && !(await deps.grants.isGranted(conversationId, gated.name))) {
+    // "Always allow here" is the consent of the person the run acts for, never of whoever clicked it in another run.
+    if (gated && !(await deps.grants.isGranted(conversationId, gated.name, context.principal?.userId ?? context.userId))) {
       if (ask) {
         await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
         ask = null;

@@ -207,6 +207,7 @@ export const processedEvents = pgTable(
 );
 
 /** Tools a person allowed for a whole conversation ("Always allow here"). */
+// Superseded by `tool_consents` (pg-privacy-schema.ts), which names whose consent each is; no longer read or written.
 export const toolGrants = pgTable(
   'tool_grants',
   {
@@ -295,6 +296,9 @@ export * from './pg-elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';
+
+// What keeps one person's rights and identity theirs in a shared thread (DESIGN.md "Private stays private"), in its own file.
+export * from './pg-privacy-schema.js';
 
 // What keeps one person's rights and identity theirs in a shared thread (DESIGN.md "Private stays private"), in its own file.
 export * from './pg-privacy-schema.js';

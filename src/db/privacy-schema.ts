@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
  * Keys this deployment generated for itself, one per purpose, shared by every process on the database: the first
@@ -11,3 +11,22 @@ export const deploymentKeys = sqliteTable('deployment_keys', {
   value: text('value').notNull(),
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * "Always allow here", per person: a tool one principal allowed for their own runs in one conversation. Consent is
+ * a person's: another person's run there still asks its own principal (their call uses their own account). The
+ * grants of `tool_grants`, which held for everyone in the conversation, are not carried over: people are asked again.
+ */
+export const toolConsents = sqliteTable(
+  'tool_consents',
+  {
+    conversationId: text('conversation_id').notNull(),
+    tool: text('tool').notNull(),
+    /** Whose runs it is for: the principal's platform user id ('' for a run acting for nobody, older than principals). */
+    principal: text('principal').notNull(),
+    /** Who clicked: the principal, or an admin deciding for them. */
+    grantedBy: text('granted_by'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.tool, t.principal] })],
+);

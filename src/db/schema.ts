@@ -216,6 +216,7 @@ export const processedEvents = sqliteTable(
 );
 
 /** Tools a person allowed for a whole conversation ("Always allow here"). */
+// Superseded by `tool_consents` (privacy-schema.ts), which names whose consent each is; no longer read or written.
 export const toolGrants = sqliteTable(
   'tool_grants',
   {
@@ -295,6 +296,9 @@ export * from './elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './cost-schema.js';
+
+// What keeps one person's rights and identity theirs in a shared thread (DESIGN.md "Private stays private"), in its own file.
+export * from './privacy-schema.js';
 
 // What keeps one person's rights and identity theirs in a shared thread (DESIGN.md "Private stays private"), in its own file.
 export * from './privacy-schema.js';

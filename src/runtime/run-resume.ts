@@ -70,7 +70,8 @@ export class RunResumer {
     if (question.signIn) return { task, fence, resume: { signIn: question.signIn, outcome: signInOutcomeOf(answer, source) } };
     if (question.elicitation) return { task, fence, resume: { elicitation: question.elicitation, outcome: elicitationOutcomeOf(answer, source, userId) } };
     if (!question.approval || !decision) return { task, fence };
-    if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
+    // For the run's principal (the question names them), whoever decided: an admin's "always" is consent for that person's runs only.
+    if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId, question.userId ?? run.principal);
     return { task, fence, resume: { approval: question.approval, decision } };
   }
 

@@ -3,7 +3,8 @@ import { waitFor } from '../fakes/wait-for.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { gate } from '../integration/harness.js';
 import { toolResultJson } from '../support/tool-result-json.js';
-import { startErrand, texts, type Errand } from './slack-harness.js';
+import { ExternalToolsFixture } from '../integration/external-tools-fixture.js';
+import { buttonsOf, startErrand, texts, type Errand } from './slack-harness.js';
 
 /*
  * Two people in one Slack thread (DESIGN.md "Private stays private in a shared thread"): a run acts only on
@@ -87,5 +88,37 @@ describe('to-do tools act only on the principal’s own to-dos, in a thread two 
     await app.coordinator.idle();
     expect(toolResults(model.requests[2]!).at(-1)).toMatchObject({ ok: true });
     expect((await app.tasks.list(`slack:${WORKSPACE}:${GENERAL}:${ts}`)).find((t) => t.id === 2)).toMatchObject({ createdBy: 'agent', requestedBy: ALICE, description: 'Draft the report for the board' });
+  });
+});
+
+describe('"Always allow here" is one person’s consent, in a thread two people share (Slack, end to end)', () => {
+  it("after Alice's click her runs call the tool without asking, and Bob's run there still asks Bob", async () => {
+    const tools = new ExternalToolsFixture();
+    e = await startErrand({ externalTools: tools.source });
+    const { slack: s, model, app } = e;
+    const create = (title: string) => ({ toolCalls: [{ name: 'tracker__create_issue', arguments: { title } }] });
+    model.reply(create('Alice 1'), { text: 'Filed for Alice.' }, create('Alice 2'), { text: 'Filed again for Alice.' }, create('Bob 1'), { text: 'Filed for Bob.' });
+    const { ts } = await s.mention({ user: ALICE, channel: GENERAL, text: 'file the login bug' });
+    const approvals = () => s.messages(GENERAL, ts).filter((m) => m.text.includes('Approval needed'));
+    const first = (await waitFor(() => approvals()[0], 10_000, "the approval of Alice's call"))!;
+    await s.click({ user: ALICE, channel: GENERAL, messageTs: first.ts, actionId: buttonsOf(first)[1]!.action_id });
+    await waitFor(() => texts(s, ts).includes('Filed for Alice.'), 10_000, "Alice's first answer");
+    await app.coordinator.idle();
+
+    // Alice again, in the same thread: her consent holds, no question.
+    await s.userMessage({ user: ALICE, channel: GENERAL, text: 'and the signup bug', threadTs: ts });
+    await waitFor(() => texts(s, ts).includes('Filed again for Alice.'), 10_000, "Alice's second answer");
+    await app.coordinator.idle();
+    expect(approvals()).toHaveLength(1);
+    expect(tools.calls.map((c) => c.args.title)).toEqual(['Alice 1', 'Alice 2']);
+
+    // Bob in the same thread: his call would use his own account, so he is asked himself, and nothing runs yet.
+    await s.userMessage({ user: BOB, channel: GENERAL, text: 'file mine too', threadTs: ts });
+    const bobs = (await waitFor(() => approvals()[1], 10_000, "the approval of Bob's call"))!;
+    expect(bobs.text).toContain(`<@${BOB}>`);
+    expect(tools.calls).toHaveLength(2);
+    await s.click({ user: BOB, channel: GENERAL, messageTs: bobs.ts, actionId: buttonsOf(bobs)[0]!.action_id });
+    await waitFor(() => texts(s, ts).includes('Filed for Bob.'), 10_000, "Bob's answer");
+    expect(tools.calls.map((c) => c.args.title)).toEqual(['Alice 1', 'Alice 2', 'Bob 1']);
   });
 });
