@@ -7,7 +7,7 @@ import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
 import { withRequestSignal } from './request-signal.js';
-import { estimatedUsage, StoppedRequestError } from './stopped-request.js';
+import { StoppedRequestError } from './stopped-request.js';
 import { describeModelFailure, displayEndpoint, type ModelRequestFailure } from './model-failure.js';
 import { frameToolResult } from './tool-result-frame.js';
 
@@ -173,9 +173,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
     let answering = false;
     /** A stop after the endpoint began answering: the tokens were spent, so the abort carries what to charge for them. */
     const stopped = (): RunAbortedError => {
-      if (!answering) return new RunAbortedError();
-      const received = assembly.result();
-      return received.usage ? new StoppedRequestError(received.usage, false) : new StoppedRequestError(estimatedUsage(request, received, body.model), true);
+      return answering ? new StoppedRequestError(assembly.result(), body.model) : new RunAbortedError();
     };
     try {
       await withRequestSignal(request.signal, async (signal) => {

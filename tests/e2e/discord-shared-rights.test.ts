@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { nextSnowflake, type FakeDiscord, type FakeUser } from '../fakes/fake-discord.js';
+import { waitFor } from '../fakes/wait-for.js';
+import { errandFileEnv } from '../fixtures/errand-file.js';
+import { toolResultJson } from '../support/tool-result-json.js';
+import { startDiscordErrand, type DiscordErrand } from './discord-harness.js';
+
+/*
+ * DESIGN.md "Private stays private in a shared thread" and "Memory" on Discord, end to end: what one person keeps
+ * reaches no one else's run.
+ */
+
+let e: DiscordErrand | null = null;
+afterEach(async () => {
+  await e?.app.coordinator.idle();
+  await e?.close();
+  e = null;
+});
+
+const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content).filter((t) => !t.startsWith('⏳ Working'));
+const id = (u: FakeUser) => `discord:${u.id}`;
+const sent = (request: { messages: unknown[] }) => JSON.stringify(request.messages);
+
+describe('workspace memories on Discord: a DM belongs to no server', () => {
+  it("an admin's DM cannot remember for a workspace, and what an older version kept there reaches nobody's DM; a server's own memories stay in its channels", async () => {
+    let cast: { admin: FakeUser; bob: FakeUser } | null = null;
+    e = await startDiscordErrand((d) => {
+      const person = (username: string): FakeUser => {
+        const u = { id: nextSnowflake(), username, roles: [] };
+        d.users.set(u.id, u);
+        return u;
+      };
+      cast = { admin: person('boss'), bob: person('bob') };
+      return errandFileEnv({ access: { admins: [id(cast.admin)] } });
+    });
+    const { admin, bob } = cast!;
+    const { discord: d, model, app } = e;
+    // Kept by an earlier version of Errand in the admin's DM, as every DM's "workspace" then.
+    await app.store.memory.remember({ scope: 'workspace', subject: 'discord:@me', text: 'The launch code is ADMIN-DM-SECRET', createdBy: id(admin) });
+    await app.store.memory.remember({ scope: 'workspace', subject: `discord:${d.guildId}`, text: 'The company is called GUILD-FACT Inc', createdBy: id(admin) });
+
+    model.reply({ toolCalls: [{ name: 'remember', arguments: { text: 'Deploys need NEW-DM-FACT approval', scope: 'workspace' } }] }, { text: 'Noted where I could.' });
+    const adminDm = d.directMessage('remember for the whole workspace: deploys need NEW-DM-FACT approval', admin);
+    await waitFor(() => texts(d, adminDm.channel_id).includes('Noted where I could.'), 10_000, "the admin's DM answered");
+    const refused = model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content));
+    expect(refused).toEqual([{ ok: false, error: expect.stringMatching(/^This is a direct message outside any server or workspace, so there is no workspace to remember for/) }]);
+    await app.coordinator.idle();
+
+    model.reply({ text: 'Hi Bob.' });
+    const bobDm = d.directMessage('what do you know?', bob);
+    await waitFor(() => texts(d, bobDm.channel_id).includes('Hi Bob.'), 10_000, "Bob's DM answered");
+    const bobsRequest = sent(model.requests[2]!);
+    expect(bobsRequest).toContain('what do you know?');
+    expect(bobsRequest).not.toContain('ADMIN-DM-SECRET');
+    expect(bobsRequest).not.toContain('NEW-DM-FACT');
+    expect(bobsRequest).not.toContain('GUILD-FACT');
+    await app.coordinator.idle();
+
+    model.reply({ text: 'Hello in the server.' });
+    const mention = d.userMessage(d.general.id, `<@${d.bot.id}> what do you know here?`, bob);
+    await waitFor(() => texts(d, mention.id).includes('Hello in the server.'), 10_000, "Bob's mention answered");
+    expect(sent(model.requests[3]!)).toContain('GUILD-FACT');
+    expect(sent(model.requests[3]!)).not.toContain('ADMIN-DM-SECRET');
+  });
+});
