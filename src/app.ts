@@ -44,7 +44,7 @@ import { createLocalCluster, type ClusterHooks } from './runtime/cluster.js';
 import { recoverTakenOverRun, requeueInterruptedRuns, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { finishOpenWork } from './runtime/finish-open-work.js';
-import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
+import { scheduleLauncherFor } from './runtime/schedule-launch-wiring.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
 
@@ -253,8 +253,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
-      const principalOf = (id: number) => scheduling.service.principalOf(id);
-      await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf, stopping: stopped.signal }));
+      await scheduling.scheduler.start(scheduleLauncherFor({ platforms: adapters, memberRoles: (p) => adapters.get(p)?.capabilities.memberRoles, store, outbox, threads, coordinator, access, rights, clock, logger, stopping: stopped.signal }));
       heartbeat.start();
       await cluster.start(clusterHooks);
       await coordinator.pump();

@@ -1,6 +1,7 @@
 import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { ConversationRef } from './conversation-ref.js';
+import type { MemberRolesCapability } from './member-roles.js';
 
 /**
  * What only some platforms can do, each a small interface the adapter hands over or leaves out, so the
@@ -22,6 +23,8 @@ export interface AdapterCapabilities {
   readonly timezone?: TimezoneLookup;
   /** Messages to one person in a direct conversation, where `postEphemeral` is not private (Discord). */
   readonly directMessage?: DirectMessageCapability;
+  /** People's roles in a workspace as they are now (Discord). Absent: the platform has no roles. */
+  readonly memberRoles?: MemberRolesCapability;
 }
 
 /** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */

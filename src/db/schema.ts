@@ -253,7 +253,7 @@ export const schedules = sqliteTable(
     runCount: integer('run_count').notNull().default(0),
     /** The person it acts for when it fires (its runs' principal): platform user id. */
     createdBy: text('created_by').notNull(),
-    /** The creator's Discord role ids when they made it, so a role admin's schedule keeps their rights. */
+    /** The creator's Discord role ids when they made it, for the record only: each fire reads their roles as they are then. */
     creatorRoles: text('creator_roles', { mode: 'json' }).$type<string[]>(),
     failReason: text('fail_reason'),
     /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */

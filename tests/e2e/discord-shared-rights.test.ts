@@ -63,3 +63,59 @@ describe('workspace memories on Discord: a DM belongs to no server', () => {
     expect(sent(model.requests[3]!)).not.toContain('ADMIN-DM-SECRET');
   });
 });
+
+describe("a schedule runs with its creator's rights at fire time: Discord roles are read then, never copied (end to end)", () => {
+  /** Bob is an admin through the `leads` role; only admins may post schedules into a channel. Carol is an admin by name. */
+  async function startWithLeads() {
+    let cast: { bob: FakeUser; carol: FakeUser; leads: string } | null = null;
+    e = await startDiscordErrand((d) => {
+      const leads = d.addRole('leads').id;
+      const person = (username: string, roles: string[] = []): FakeUser => {
+        const u = { id: nextSnowflake(), username, roles };
+        d.users.set(u.id, u);
+        return u;
+      };
+      cast = { bob: person('bob', [leads]), carol: person('carol'), leads };
+      return errandFileEnv({ access: { users: [`discord:role:${leads}`], admins: [`discord:role:${leads}`, id(cast.carol)], schedules: 'admins' } });
+    });
+    const { bob, leads } = cast!;
+    const { discord: d, app } = e;
+    // Made by Bob while he led (as schedule_prompt in his run would make it: his roles then are on the row).
+    const r = await app.schedules.create({ channel: { platform: 'discord', workspace: d.guildId, channel: d.general.id }, target: 'channel', conversationId: null, prompt: 'post the on-call rota', kind: 'interval', spec: '60', timezone: 'UTC', createdBy: bob.id, creatorRoles: [leads] });
+    if (!r.ok) throw new Error(r.error);
+    return { ...cast!, id: r.schedule.id };
+  }
+  const topLevel = (d: FakeDiscord) => d.botMessagesIn(d.general.id).filter((m) => m.content.includes('post the on-call rota'));
+
+  it("the creator's admin role taken away: the schedule pauses at its next fire without posting, and the creator and the admins get a direct message", async () => {
+    const { bob, carol, id: scheduleId } = await startWithLeads();
+    const { discord: d, app, clock, model } = e!;
+    d.users.get(bob.id)!.roles = [];
+    clock.advance(60 * 60_000 + 1000);
+    const paused = await waitFor(async () => {
+      const row = await app.schedules.find(scheduleId);
+      return row?.status === 'paused' ? row : null;
+    }, 10_000, 'the schedule to pause');
+    expect(paused!.failReason).toMatch(new RegExp(`its creator <@${bob.id}> may no longer use Errand`));
+    const toBob = await waitFor(() => d.dmChannelOf(bob.id) && d.botMessagesIn(d.dmChannelOf(bob.id)!.id)[0], 10_000, 'the DM to Bob');
+    expect(toBob!.content).toMatch(new RegExp(`^⏸️ Your schedule #${scheduleId} `));
+    const toCarol = await waitFor(() => d.dmChannelOf(carol.id) && d.botMessagesIn(d.dmChannelOf(carol.id)!.id)[0], 10_000, 'the DM to Carol');
+    expect(toCarol!.content).toContain(`of <@${bob.id}>`);
+    await app.coordinator.idle();
+    expect(topLevel(d)).toEqual([]);
+    expect(model.requests).toEqual([]);
+  });
+
+  it('with the role still held, it runs, and its run acts with the roles read at the fire', async () => {
+    const { id: scheduleId, bob, leads } = await startWithLeads();
+    const { discord: d, app, clock, model } = e!;
+    model.reply({ text: 'Here is the rota.' });
+    clock.advance(60 * 60_000 + 1000);
+    const top = await waitFor(() => topLevel(d)[0], 10_000, 'the scheduled post');
+    await waitFor(() => texts(d, top!.id).includes('Here is the rota.'), 10_000, 'the run in its thread');
+    await app.coordinator.idle();
+    expect(await app.schedules.find(scheduleId)).toMatchObject({ status: 'active', failReason: null });
+    const conversation = `discord:${d.guildId}:${d.general.id}:${top!.id}`;
+    expect((await app.tasks.list(conversation))[0]).toMatchObject({ requestedBy: bob.id, requesterRoles: [leads], createdBy: 'schedule' });
+  });
+});
