@@ -36,14 +36,14 @@ export class PendingLaunches {
 
   constructor(private readonly deps: PendingLaunchesDeps) {}
 
-  /** Starts the run of one fire, unless this process is on it already. */
-  launch(row: ScheduleRow, firedAt: number, launch: ScheduleLaunchRow): void {
+  /** Starts the run of one fire, unless this process is on it already; `claimed`: the fire claimed it for this attempt. */
+  launch(row: ScheduleRow, firedAt: number, launch: ScheduleLaunchRow, claimed = false): void {
     const launcher = this.deps.launcher();
     if (!launcher || this.launching.has(launch.id)) return;
     const { store, clock, logger, metrics } = this.deps;
     this.launching.add(launch.id);
     const deps = { store, clock, logger, metrics, disarm: this.deps.disarm, announce: this.deps.announce, retryAt: (at: number) => this.sweepAt(at) };
-    this.deps.track(launchSchedule(launcher, row, firedAt, deps, launch).finally(() => this.launching.delete(launch.id)));
+    this.deps.track(launchSchedule(launcher, row, firedAt, deps, launch, claimed).finally(() => this.launching.delete(launch.id)));
   }
 
   /** Looks for due pending launches now (start-up, a review). */

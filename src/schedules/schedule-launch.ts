@@ -38,12 +38,13 @@ type Fired = Pick<ScheduleLaunchRow, 'prompt' | 'target' | 'platform' | 'workspa
  * sweep and the fire, one attempt goes on) and ended here when the launcher did not end it itself. Resolves once
  * recorded; the fire itself was recorded before.
  */
-export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRow, firedAt: number, deps: ScheduleLaunchDeps, pending?: ScheduleLaunchRow): Promise<void> {
+export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRow, firedAt: number, deps: ScheduleLaunchDeps, pending?: ScheduleLaunchRow, claimed = false): Promise<void> {
   const { store, clock, logger, metrics } = deps;
   const at = formatInZone(firedAt, row.timezone);
-  const launch = pending ? await store.claimLaunch(pending.id, clock.now(), clock.now() + LAUNCH_CLAIM_MS) : undefined;
+  // A launch the fire just wrote is claimed already (no write before the run starts); any other is claimed here.
+  const launch = pending && !claimed ? await store.claimLaunch(pending.id, clock.now(), clock.now() + LAUNCH_CLAIM_MS) : pending;
   if (launch === null) return;
-  const end = async (status: 'started' | 'failed', error: string | null) => {
+  const end = async (status: 'failed', error: string | null) => {
     if (launch) await store.endLaunch(launch.id, status, error, clock.now());
   };
   if (launch && clock.now() - launch.firedAt > LAUNCH_GIVE_UP_MS) {
@@ -72,7 +73,7 @@ export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRo
   return started.then(
     async (setback) => {
       if (setback) return recordSetback(row, at, setback, deps);
-      await end('started', null);
+      // Queued: the launcher ended the launch in the write that queued the run.
       metrics.scheduleFired('started');
       // A channel launch posted into the channel, so the target works again; a thread launch only
       // queued a task, so its failures in a row stay until a run there completes (the runtime reports it).

@@ -19,7 +19,8 @@ export type LaunchSetback =
  * What a firing schedule asks of the runtime. The runtime implements it; the scheduler
  * never touches adapters or runs directly. `launchId` names the fire's pending launch (schedule_launches),
  * which the runtime finishes once the run is queued; without one (tests) nothing durable is kept.
- * Resolves with nothing when the run is queued, or with why not.
+ * Resolves with nothing when the run is queued — and then, given a `launchId`, the launcher has marked the launch
+ * `started` in the very write that queued the run (the scheduler writes nothing more on a fire's path) — or with why not.
  */
 export interface ScheduleLauncher {
   /** Thread target: queue the prompt as a task in that conversation (it runs when idle). */

@@ -34,9 +34,9 @@ export interface ScheduleStore {
   /**
    * A fire and the launch of its run, in one transaction (`recordFire`'s conditional update, and a pending
    * `schedule_launches` row holding what fired): the prompt is kept until its run is queued, whatever stops Errand
-   * in between. Null as `recordFire`.
+   * in between. The launch is claimed by the caller until `claimUntil` (its first attempt, at once). Null as `recordFire`.
    */
-  fireAndLaunch(id: number, dueAt: number, now: number): Promise<{ schedule: ScheduleRow; launch: ScheduleLaunchRow } | null>;
+  fireAndLaunch(id: number, dueAt: number, now: number, claimUntil: number): Promise<{ schedule: ScheduleRow; launch: ScheduleLaunchRow } | null>;
   launch(launchId: number): Promise<ScheduleLaunchRow | null>;
   /**
    * Takes a pending launch that is due (`not_before` passed) for this process until `until`, counting the attempt:

@@ -7,6 +7,7 @@ import { DueQueue } from './due-queue.js';
 import { LostFireLooks } from './lost-fire-looks.js';
 import { advanceSchedule, rescheduleFrom } from './next-run.js';
 import { PendingLaunches } from './pending-launches.js';
+import { LAUNCH_CLAIM_MS } from './schedule-launch.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { wakeTimerFor, type WakeTimer } from './wake-timer.js';
@@ -229,7 +230,7 @@ export class Scheduler {
         }
         continue;
       }
-      const recorded = await this.guard(id, () => this.opts.store.fireAndLaunch(id, at, now));
+      const recorded = await this.guard(id, () => this.opts.store.fireAndLaunch(id, at, now, now + LAUNCH_CLAIM_MS));
       if (!recorded) {
         // Another process sharing the database fired it (or it was paused, edited or deleted there):
         // stay armed for its next run, which the winner writes in a moment.
@@ -237,7 +238,7 @@ export class Scheduler {
         continue;
       }
       const fired = recorded.schedule;
-      this.launches.launch(fired, now, recorded.launch);
+      this.launches.launch(fired, now, recorded.launch, true);
       // A one-off is completed by its fire: the processes that armed it too disarm it now rather than at its time.
       if (fired.status !== 'active') this.announce(id);
       if (fired.kind !== 'once') later.push({ row: fired, dueAt: at, skipped: false });

@@ -29,13 +29,13 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
   };
   const recordFire = (id: number, dueAt: number, now: number) => recordFireOn(db, id, dueAt, now);
   return {
-    async fireAndLaunch(id, dueAt, now) {
+    async fireAndLaunch(id, dueAt, now, claimUntil) {
       // One transaction (joining the caller's when there is one): the fire is claimed, and its launch kept with it.
       return db.transaction(async (tx) => {
         const schedule = await recordFireOn(tx, id, dueAt, now);
         if (!schedule) return null;
         const { platform, workspace, channel, target, conversationId, prompt } = schedule;
-        const [launch] = await tx.insert(scheduleLaunches).values({ scheduleId: id, firedAt: dueAt, prompt, target, platform, workspace, channel, conversationId, createdAt: now, updatedAt: now }).returning();
+        const [launch] = await tx.insert(scheduleLaunches).values({ scheduleId: id, firedAt: dueAt, prompt, target, platform, workspace, channel, conversationId, attempts: 1, notBefore: claimUntil, createdAt: now, updatedAt: now }).returning();
         return { schedule, launch: launch! };
       });
     },

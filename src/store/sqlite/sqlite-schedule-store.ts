@@ -25,20 +25,40 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
     .prepare();
   const launchById = db.select().from(scheduleLaunches).where(eq(scheduleLaunches.id, sql.placeholder('id'))).prepare();
   const pendingLaunch = (id: number) => and(eq(scheduleLaunches.id, id), eq(scheduleLaunches.status, 'pending'));
-  // The fire and its launch commit together (a savepoint inside a caller's transaction).
-  const fireAndLaunch = db.$client.transaction((id: number, dueAt: number, now: number) => {
+  const p = (name: string) => sql.placeholder(name);
+  const addLaunch = db
+    .insert(scheduleLaunches)
+    .values({
+      scheduleId: p('scheduleId'),
+      firedAt: p('firedAt'),
+      prompt: p('prompt'),
+      target: p('target'),
+      platform: p('platform'),
+      workspace: p('workspace'),
+      channel: p('channel'),
+      conversationId: p('conversationId'),
+      attempts: 1,
+      notBefore: p('claimUntil'),
+      createdAt: p('now'),
+      updatedAt: p('now'),
+    })
+    .returning()
+    .prepare();
+  // The fire and its launch commit together (a savepoint inside a caller's transaction); prepared once: a batch of
+  // schedules due at the same instant fires one after the other.
+  const fireAndLaunch = db.$client.transaction((id: number, dueAt: number, now: number, claimUntil: number) => {
     const schedule = fire.get({ id, dueAt, now });
     if (!schedule) return null;
     const { platform, workspace, channel, target, conversationId, prompt } = schedule;
-    const launch = db.insert(scheduleLaunches).values({ scheduleId: id, firedAt: dueAt, prompt, target, platform, workspace, channel, conversationId, createdAt: now, updatedAt: now }).returning().get();
+    const launch = addLaunch.get({ scheduleId: id, firedAt: dueAt, prompt, target, platform, workspace, channel, conversationId, claimUntil, now })!;
     return { schedule, launch };
   });
   return {
     recordFire(id, dueAt, now) {
       return fire.get({ id, dueAt, now }) ?? null;
     },
-    fireAndLaunch(id, dueAt, now) {
-      return fireAndLaunch(id, dueAt, now);
+    fireAndLaunch(id, dueAt, now, claimUntil) {
+      return fireAndLaunch(id, dueAt, now, claimUntil);
     },
     launch(launchId) {
       return launchById.get({ id: launchId }) ?? null;
