@@ -26,6 +26,12 @@ export interface ToolStepDeps {
   activity?: ActivityReport;
   /** True once the process is shutting down (or lost the run to another): a call the abort cut short is left without a result. */
   shuttingDown?: () => boolean;
+  /**
+   * Rejects (RunFencedError) when another process took the run over: asked before each tool call, so a process
+   * that stalled past its lease does not add a to-do, remember, schedule or write through an MCP server for a
+   * run that is no longer its own. Absent: the run cannot be taken over.
+   */
+  confirmHeld?: () => Promise<void>;
 }
 
 /**
@@ -154,6 +160,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       const waiting: RunActivity = { activity: 'waiting', toolName: gated.name, step: { id: call.id, status: 'waiting' } };
       return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
     }
+    // The call's effects are not writes of the run: the run must still be this process's, or nothing is done.
+    await deps.confirmHeld?.();
     deps.activity?.(activityOfTool(call.name, call.id));
     const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
     const activity = deps.activity;

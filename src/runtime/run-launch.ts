@@ -124,6 +124,7 @@ export class RunLauncher {
         ...(agent.memory ? { memory: agent.memory } : {}),
         askTimeoutMs: deps.limits.askTimeoutMs,
         posts: writes.posts,
+        ...(writes.confirmHeld ? { confirmHeld: writes.confirmHeld } : {}),
         now: () => deps.clock.now(),
         activity: launch.working.activity,
         ...(presence.canStream(ref)
