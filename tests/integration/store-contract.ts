@@ -246,6 +246,23 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect((await store.transcript.recent(c, 2)).map((m) => m.content)).toEqual(['two', 'three']);
     });
 
+    it("finds a person's waiting runs on one platform, and only theirs", async () => {
+      const question = { question: 'Connect?', options: [], toolCallId: 'call-1', askedAt: 0, messageId: null, userId: 'U1' };
+      const park = async (key: { platform: string; thread: string }, principal: string, wait: boolean) => {
+        const c = await store.conversations.ensure({ ...channel, ...key });
+        const run = await store.runs.create(c, null, { userId: principal });
+        if (wait) await store.runs.park(run.id, question, 60_000);
+        return run.id;
+      };
+      const first = await park({ platform: 'memory', thread: 'W1' }, 'U1', true);
+      const second = await park({ platform: 'memory', thread: 'W2' }, 'U1', true);
+      await park({ platform: 'memory', thread: 'W3' }, 'U1', false);
+      await park({ platform: 'memory', thread: 'W4' }, 'U2', true);
+      await park({ platform: 'memoryx', thread: 'W5' }, 'U1', true);
+      expect((await peer.runs.waitingFor('memory', 'U1', 10)).map((r) => r.id).sort()).toEqual([first, second].sort());
+      expect(await peer.runs.waitingFor('memory', 'U1', 1)).toHaveLength(1);
+    });
+
     it('parks a run with its question and hands the question back once when it resumes', async () => {
       const c = await conversation('T1');
       const run = await store.runs.create(c, null);
