@@ -3,7 +3,8 @@ import { nextSnowflake, type FakeDiscord, type FakeUser } from '../fakes/fake-di
 import { waitFor } from '../fakes/wait-for.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { toolResultJson } from '../support/tool-result-json.js';
-import { startDiscordErrand, type DiscordErrand } from './discord-harness.js';
+import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
+import { startDiscordErrand, startDiscordHarness, type DiscordErrand } from './discord-harness.js';
 
 /*
  * DESIGN.md "Private stays private in a shared thread" and "Memory" on Discord, end to end: what one person keeps
@@ -117,5 +118,28 @@ describe("a schedule runs with its creator's rights at fire time: Discord roles 
     expect(await app.schedules.find(scheduleId)).toMatchObject({ status: 'active', failReason: null });
     const conversation = `discord:${d.guildId}:${d.general.id}:${top!.id}`;
     expect((await app.tasks.list(conversation))[0]).toMatchObject({ requestedBy: bob.id, requesterRoles: [leads], createdBy: 'schedule' });
+  });
+});
+
+describe('a Connect link in a failed Discord direct message', () => {
+  it('never reaches the log: the error the outbox logs names the call and Discord\'s answer, not the message it carried', async () => {
+    const h = await startDiscordHarness();
+    try {
+      const direct = h.adapter.capabilities.directMessage!;
+      expect(await direct.sendDirect(h.fake.alice.id, 'hello')).toMatchObject({ kind: 'sent' });
+      h.fake.failAfterStoreOnce(h.fake.dmChannelOf(h.fake.alice.id)!.id);
+      const link = 'https://auth.example/authorize?client_id=errand&state=S3CR3T-STATE-VALUE';
+      const err = await direct.sendDirect(h.fake.alice.id, `To use **linear** for you I need you to connect your account. Connect linear: ${link}`).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      // Logged as the outbox logs a private notice that failed (outbox/row-delivery.ts).
+      const log = capturingLogger();
+      log.logger.warn({ err, outboxId: 1, purpose: 'ephemeral' }, 'posting a private notice failed');
+      const written = JSON.stringify(log.lines);
+      expect(written).toContain('Discord post failed');
+      expect(written).not.toContain('S3CR3T-STATE-VALUE');
+      expect(written).not.toContain('auth.example');
+    } finally {
+      await h.close();
+    }
   });
 });
