@@ -28,34 +28,46 @@ function lineOf(skill: LoadedSkill): { line: string; tokens: number } {
   return l;
 }
 
+/** Introduces the skills listed by name only (their descriptions did not fit the budget). */
+const NAMES_PREFIX = '- Also enabled (use_skill tells what they do): ';
+const nameCost = (skill: LoadedSkill) => tokensOf(skill.name) + 1;
+
 /**
- * The system prompt's skills section: the intro, then each enabled skill's name and description in order while
- * they fit `budgetTokens` (SKILLS_TOKEN_BUDGET), then as many of the rest by name only, then how many are left out
- * (use_skill still opens any enabled skill). Empty when nothing fits or the budget is 0.
+ * The system prompt's skills section: the intro, then the enabled skills in order, described (name and description)
+ * as far as `budgetTokens` (SKILLS_TOKEN_BUDGET) allows while leaving room to name all the others (or, when not
+ * even every name fits, within half of it), then the others by name, then how many did not fit at all (use_skill
+ * still opens any enabled skill). Empty when the budget is 0.
  */
 export function skillsSection(enabled: readonly EnabledSkill[], budgetTokens: number): string {
   let left = budgetTokens - tokensOf(SKILLS_INTRO);
   if (enabled.length === 0 || left <= 0) return '';
+  // namesAfter[i]: what naming skills i… costs, with the line's prefix (0 when none is left).
+  const namesAfter = new Array<number>(enabled.length + 1).fill(0);
+  for (let i = enabled.length - 1; i >= 0; i--) namesAfter[i] = namesAfter[i + 1]! + nameCost(enabled[i]!.skill);
+  const prefixCost = tokensOf(NAMES_PREFIX) + 1;
   const out = [SKILLS_INTRO];
+  // When not even every name fits, descriptions get half the budget and names the rest.
+  let describable = namesAfter[0]! + prefixCost <= left ? left : Math.floor(left / 2);
   let i = 0;
   for (; i < enabled.length; i++) {
     const { line, tokens } = lineOf(enabled[i]!.skill);
-    if (tokens > left) break;
+    const rest = i + 1 < enabled.length ? namesAfter[i + 1]! + prefixCost : 0;
+    // Describe this one if it fits; while every name still fits too, only if the others can still be named.
+    if (tokens > describable || (rest <= left && tokens + rest > left)) break;
     out.push(line);
     left -= tokens;
+    describable -= tokens;
   }
   if (i < enabled.length) {
     const names: string[] = [];
-    const prefix = '- Also enabled (ask use_skill for what they do): ';
-    left -= tokensOf(prefix) + 12;
+    left -= prefixCost;
     for (; i < enabled.length; i++) {
-      const name = enabled[i]!.skill.name;
-      const cost = tokensOf(name) + 1;
-      if (cost > left) break;
-      names.push(name);
+      const cost = nameCost(enabled[i]!.skill);
+      if (cost > left - 12) break;
+      names.push(enabled[i]!.skill.name);
       left -= cost;
     }
-    if (names.length > 0) out.push(`${prefix}${names.join(', ')}`);
+    if (names.length > 0) out.push(`${NAMES_PREFIX}${names.join(', ')}`);
     if (i < enabled.length) out.push(`- …and ${enabled.length - i} more skills, not listed here.`);
   }
   return out.join('\n');

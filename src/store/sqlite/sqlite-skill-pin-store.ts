@@ -5,14 +5,17 @@ import type { SkillPinStore } from '../../skills/skill-pin-store.js';
 import type { Synchronous } from './synchronous.js';
 
 /**
- * Skill pins on SQLite. One process holds the file, so the rows are read once and kept (written through): every
- * run asks for them, and answering from memory keeps that off the database.
+ * Skill pins on SQLite. One process holds the file, so the rows, once read outside any transaction, are kept until
+ * the next write: every run asks for them, and answering from memory keeps that off the database. Inside a
+ * transaction they are read from it (what it wrote may still be rolled back) and not kept.
  */
 export function createSqliteSkillPinStore(db: Db): Synchronous<SkillPinStore> {
   let cached: SkillPinRow[] | null = null;
+  const all = db.select().from(skillPins).orderBy(asc(skillPins.name)).prepare();
   return {
     list() {
-      cached ??= db.select().from(skillPins).orderBy(asc(skillPins.name)).all();
+      if (db.$client.inTransaction) return all.all();
+      cached ??= all.all();
       return cached.map((r) => ({ ...r }));
     },
     save(pin) {
