@@ -25,7 +25,8 @@ export interface FolderLimits {
 
 export const FOLDER_LIMITS: FolderLimits = { maxEntries: 1000, maxTotalBytes: 20 * 1024 * 1024, maxDepth: 12 };
 
-export type DigestResult = { readonly ok: true; readonly digest: FolderDigest } | { readonly ok: false; readonly reason: string };
+/** A digest, with the bytes of the files asked to be kept (exactly the bytes hashed), or why the folder is refused. */
+export type DigestResult = { readonly ok: true; readonly digest: FolderDigest; readonly kept: ReadonlyMap<string, Buffer> } | { readonly ok: false; readonly reason: string };
 
 class FolderRefused extends Error {}
 
@@ -49,7 +50,7 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
  * text. Links are recorded as they are and never followed, so nothing outside the folder is read or hashed; a
  * device, socket or pipe is refused. Any change of content, name, mode bit or link changes the pin.
  */
-export async function digestFolder(dir: string, limits: FolderLimits = FOLDER_LIMITS): Promise<DigestResult> {
+export async function digestFolder(dir: string, limits: FolderLimits = FOLDER_LIMITS, keep: (path: string) => boolean = () => false): Promise<DigestResult> {
   const found: { path: string; kind: 'dir' | 'file' | 'link' }[] = [];
   const tooBig = () => new FolderRefused(`the folder holds more than ${Math.round(limits.maxTotalBytes / 1024 / 1024)} MB`);
   // Sizes as listed, so an oversized folder is refused before any of it is read.
@@ -78,6 +79,7 @@ export async function digestFolder(dir: string, limits: FolderLimits = FOLDER_LI
     found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const hash = createHash('sha256');
     const entries: SkillFileEntry[] = [];
+    const kept = new Map<string, Buffer>();
     let totalBytes = 0;
     for (const item of found) {
       const full = join(dir, item.path);
@@ -95,9 +97,10 @@ export async function digestFolder(dir: string, limits: FolderLimits = FOLDER_LI
         hash.update(`f\0${item.path}\0${executable ? 'x' : '-'}\0${bytes.length}\0`);
         hash.update(bytes);
         entries.push({ path: item.path, kind: 'file', size: bytes.length, executable, sha256: sha256(bytes) });
+        if (keep(item.path)) kept.set(item.path, bytes);
       }
     }
-    return { ok: true, digest: { pin: `sha256:${hash.digest('hex')}`, entries, totalBytes } };
+    return { ok: true, digest: { pin: `sha256:${hash.digest('hex')}`, entries, totalBytes }, kept };
   } catch (err) {
     if (err instanceof FolderRefused) return { ok: false, reason: err.message };
     const code = (err as NodeJS.ErrnoException).code;

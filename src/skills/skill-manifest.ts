@@ -64,7 +64,11 @@ export function parseSkillMd(source: string, folderName: string): ParsedSkill {
   if (!match) return { ok: false, reason: 'SKILL.md must start with YAML front matter between two "---" lines, holding at least name and description' };
   const doc = parseDocument(match[1]!, { uniqueKeys: true, prettyErrors: true });
   const problem = doc.errors[0];
-  if (problem) return { ok: false, reason: `the front matter is not valid YAML: ${problem.message.split('\n')[0]}` };
+  if (problem) {
+    // The usual slip: a plain value holding ": " (YAML reads a second key in it).
+    const hint = problem.code === 'BLOCK_AS_IMPLICIT_KEY' ? '; a value holding ": " must be quoted (description: "…")' : '';
+    return { ok: false, reason: `the front matter is not valid YAML: ${problem.message.split('\n')[0]!.replace(/:$/, '')}${hint}` };
+  }
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 20 });

@@ -1,6 +1,6 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { digestFolder, FOLDER_LIMITS, readNoFollow, sha256Hex, type FolderDigest, type FolderLimits } from './skill-folder.js';
+import { digestFolder, FOLDER_LIMITS, type FolderDigest, type FolderLimits } from './skill-folder.js';
 import { parseSkillMd, type SkillManifest } from './skill-manifest.js';
 
 /** A skill read from SKILLS_DIR, valid, with the pin of its folder as it was read. Enabled or not is decided apart. */
@@ -49,14 +49,14 @@ async function readSkillFolder(root: string, folder: string, limits: FolderLimit
   const stat = await lstat(dir);
   if (stat.isSymbolicLink()) return refuse("it is a symbolic link: put the skill's folder itself in SKILLS_DIR (a link could lead anywhere, and its target would not be pinned)");
   if (!stat.isDirectory()) return null;
-  const digested = await digestFolder(dir, limits);
+  // SKILL.md's bytes come from the walk itself: what is parsed is exactly what the pin covers.
+  const digested = await digestFolder(dir, limits, (path) => path === 'SKILL.md');
   if (!digested.ok) return refuse(digested.reason);
   const entry = digested.digest.entries.find((e) => e.path === 'SKILL.md');
   if (!entry) return refuse('it has no SKILL.md (a skill is a folder with a SKILL.md holding its name, description and instructions)');
   if (entry.kind !== 'file') return refuse('SKILL.md is a symbolic link: it must be a file of the folder');
   if (entry.size > MAX_SKILL_MD_BYTES) return refuse(`SKILL.md has ${Math.ceil(entry.size / 1024)} KB; at most ${MAX_SKILL_MD_BYTES / 1024} KB (move details to references/)`);
-  const { bytes } = await readNoFollow(join(dir, 'SKILL.md'));
-  if (sha256Hex(bytes) !== entry.sha256) return refuse('SKILL.md changed while it was being read; /skills reads it again');
+  const bytes = digested.kept.get('SKILL.md')!;
   let source: string;
   try {
     source = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -75,6 +75,9 @@ describe('SKILL.md front matter (the Agent Skills format)', () => {
     expect(reason('---\n---\nbody')).toMatch(/^the front matter is empty/);
     expect(reason(md('name: release-notes\ndescription: [unclosed'))).toMatch(/^the front matter is not valid YAML: /);
     expect(reason(md('name: release-notes\nname: release-notes\ndescription: d'))).toMatch(/^the front matter is not valid YAML: .*unique/i);
+    expect(reason(md('name: release-notes\ndescription: Notes: from merged pull requests'))).toBe(
+      'the front matter is not valid YAML: Nested mappings are not allowed in compact mappings at line 2, column 14; a value holding ": " must be quoted (description: "…")',
+    );
     expect(reason(md('- name\n- description'))).toBe('the front matter must be a YAML mapping of fields (name: …, description: …)');
     expect(reason(md('name: release-notes\ndescription: d\nallowed-tools: {a: 1}'))).toMatch(/^allowed-tools must be a space-separated list/);
   });
