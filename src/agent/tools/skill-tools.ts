@@ -53,10 +53,12 @@ export function createSkillTools(): ToolDefinition[] {
         const files = skill.digest.entries.map((e) => e.path);
         const scripts = skill.digest.entries.filter((e) => e.kind === 'file' && e.path.startsWith('scripts/')).map((e) => e.path);
         const allowed = skill.manifest.allowedTools;
+        const cut = skill.body.length > MAX_SKILL_FILE_CHARS;
         return ok({
           name: skill.name,
           description: skill.manifest.description,
-          instructions: skill.body,
+          instructions: cut ? skill.body.slice(0, MAX_SKILL_FILE_CHARS) : skill.body,
+          ...(cut ? { instructions_note: `Only the first ${MAX_SKILL_FILE_CHARS} characters of the instructions are shown: the skill is longer than a request should carry.` } : {}),
           files: files.slice(0, LISTED_FILES),
           ...(files.length > LISTED_FILES ? { files_not_listed: files.length - LISTED_FILES } : {}),
           ...(allowed !== null
