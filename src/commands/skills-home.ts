@@ -5,8 +5,10 @@ import type { SurfaceSink } from '../chat/surface-sink.js';
 import type { SkillLibrary } from '../skills/skill-library.js';
 import type { SkillsCommandDeps } from './skills-command.js';
 
-/** Skills listed on the Home (a view holds at most 100 blocks; the section is one block of text). */
+/** Skills listed on the Home (a view holds at most 100 blocks; the section is one block of text, so each is short). */
 const LISTED = 25;
+const DESCRIBED = 100;
+const short = (text: string) => (text.length > DESCRIBED ? `${text.slice(0, DESCRIBED - 1).trimEnd()}…` : text);
 
 /**
  * The App Home's Skills section: the skills enabled everywhere, and those enabled only in channels of the person's
@@ -24,7 +26,7 @@ export async function buildHomeSkills(request: Pick<HomeRequest, 'platform' | 'u
     if (!s.skill || on.length === 0) continue;
     const everywhere = on.some((p) => p.applied.source.kind !== 'file-channel');
     const channels = on.flatMap((p) => (p.applied.source.kind === 'file-channel' && p.applied.source.channel.startsWith(prefix) ? [p.applied.source.channel.slice(prefix.length)] : []));
-    if (everywhere || channels.length > 0) enabled.push({ name: s.name, description: s.skill.manifest.description, channels: everywhere ? null : channels });
+    if (everywhere || channels.length > 0) enabled.push({ name: s.name, description: short(s.skill.manifest.description), channels: everywhere ? null : channels });
   }
   held += scan.malformed.length;
   const person: Person = { platform: request.platform, userId: request.userId, ...(request.roles ? { roles: request.roles } : {}) };

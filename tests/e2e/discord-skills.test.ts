@@ -20,7 +20,8 @@ describe('/skills on Discord', () => {
     const d = e.discord;
     const ask = async (options: { name: string; type: number; value: string }[] = []) => {
       const sent = d.slashCommand('skills', d.general.id, options);
-      await until(() => sent.responses.length === 1);
+      // An answer slower than the adapter's budget comes as a deferral edited afterwards: wait for its text.
+      await until(() => (sent.responses[0]?.content ?? '') !== '', 10_000);
       return sent.responses[0]!;
     };
     expect(await ask()).toMatchObject({ ephemeral: true, content: expect.stringContaining('No skills are enabled in this channel.') });
