@@ -59,6 +59,8 @@ export function createSkillLibrary(initial: SkillScan, deps: SkillLibraryDeps): 
   let scan = initial;
   let reading: Promise<SkillScan> | null = null;
   let lastStaleRescan = Number.NEGATIVE_INFINITY;
+  /** The pins that did not match when SKILLS_DIR was last read again for that reason: the same ones do not ask twice. */
+  let lastStale = '';
   const reload = () => {
     reading ??= deps
       .scan()
@@ -71,15 +73,17 @@ export function createSkillLibrary(initial: SkillScan, deps: SkillLibraryDeps): 
       });
     return reading;
   };
-  /** A pin that names new content this process has not read (another process approved it, or the folder changed): read again, now and then. */
+  /**
+   * A pin naming content this process has not read (another process approved a changed folder or a new skill, or
+   * the folder changed here): read SKILLS_DIR again, at most every STALE_RESCAN_MS, and only for pins not already
+   * found unmatched by the last such reading (a folder changed and not approved stays held back without rereads).
+   */
   const noticeStale = (pins: readonly { name: string; pin: string }[]) => {
-    const stale = pins.some((p) => {
-      const skill = scan.skills.get(p.name);
-      return skill !== undefined && skill.digest.pin !== p.pin;
-    });
+    const stale = pins.filter((p) => !deps.file.names.has(p.name) && scan.skills.get(p.name)?.digest.pin !== p.pin).map((p) => `${p.name}:${p.pin}`).join(' ');
     const now = deps.clock.now();
-    if (!stale || now - lastStaleRescan < STALE_RESCAN_MS) return;
+    if (stale === '' || stale === lastStale || now - lastStaleRescan < STALE_RESCAN_MS) return;
     lastStaleRescan = now;
+    lastStale = stale;
     void reload().catch((err: unknown) => deps.logger.warn({ err }, 'reading SKILLS_DIR again failed'));
   };
   const filePinsOf = (name: string) => [...Object.entries(deps.file.everywhere), ...[...deps.file.byChannel.values()].flatMap((s) => Object.entries(s))].filter(([n]) => n === name).map(([, pin]) => pin);
