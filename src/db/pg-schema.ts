@@ -295,3 +295,6 @@ export * from './pg-elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';
+
+// Skills enabled by admins, pinned to their folders' hashes (DESIGN.md "Skills"), in their own file.
+export * from './pg-skills-schema.js';

@@ -295,3 +295,6 @@ export * from './elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './cost-schema.js';
+
+// Skills enabled by admins, pinned to their folders' hashes (DESIGN.md "Skills"), in their own file.
+export * from './skills-schema.js';

@@ -1,5 +1,6 @@
 import { executeRun, type RunInput } from '../agent/runner.js';
 import type { RunOutcome } from '../agent/run-outcome.js';
+import type { RunSkills } from '../agent/run-skills.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { ToolContext } from '../agent/tools/tool.js';
 import type { Payer } from '../budget/budget.js';
@@ -62,6 +63,7 @@ export class RunLauncher {
     launch.working.show();
     const timezone = await this.timezoneFor(conversationId, ref.platform, task);
     const principal = principalOf(ref.platform, run, task);
+    const skills = await this.skillsFor(launch);
     const toolContext: ToolContext = {
       conversationId,
       conversation: ref,
@@ -73,6 +75,7 @@ export class RunLauncher {
       scheduled: task?.fromSchedule === true || task?.createdBy === 'schedule',
       signal: launch.signal,
       ...(launch.holdTime ? { holdRunTime: launch.holdTime } : {}),
+      ...(skills ? { skills } : {}),
       now: () => deps.clock.now(),
     };
     const { agent } = deps;
@@ -99,7 +102,7 @@ export class RunLauncher {
           timezone,
           task,
           maxSteps: deps.limits.maxSteps,
-          extra: agent.promptExtras ?? [],
+          extra: skills?.prompt ? [...(agent.promptExtras ?? []), skills.prompt] : (agent.promptExtras ?? []),
           toolNames,
           ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
         }),
@@ -135,6 +138,19 @@ export class RunLauncher {
           : {}),
       },
     ).finally(() => launch.working.closeSteps()));
+  }
+
+  /** The skills of this run (null: none enabled here); a resumed run goes on following those it followed. Never fails the run. */
+  private async skillsFor(launch: Launch): Promise<RunSkills | null> {
+    const source = this.deps.agent.skills;
+    if (!source) return null;
+    const { conversationId, ref, run, resume, writes } = launch;
+    try {
+      return await source.forRun({ conversation: ref, conversationId, runId: run.id, resumed: run.steps > 0 || resume !== undefined, transcript: writes.transcript });
+    } catch (err) {
+      this.deps.logger.warn({ err, runId: run.id }, 'reading the skills of a run failed; it runs without them');
+      return null;
+    }
   }
 
   /** The conversation's stored timezone, else the requester's on the platform, else the default. */

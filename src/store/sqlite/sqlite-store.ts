@@ -14,6 +14,7 @@ import { createSqliteOpenWorkStore } from './sqlite-open-work-store.js';
 import { createSqliteOutboxStore } from './sqlite-outbox-store.js';
 import { createSqliteRunStore } from './sqlite-run-store.js';
 import { createSqliteScheduleStore } from './sqlite-schedule-store.js';
+import { createSqliteSkillPinStore } from './sqlite-skill-pin-store.js';
 import { createSqliteTaskStore } from './sqlite-task-store.js';
 import { createSqliteToolGrantStore } from './sqlite-tool-grant-store.js';
 import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
@@ -55,6 +56,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     connections: gated(createSqliteConnectionStore(db, clock), run),
     memory: gated(createSqliteMemoryStore(db, clock), run),
     elicitations: gated(createSqliteElicitationStore(db), run),
+    skills: gated(createSqliteSkillPinStore(db), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
     // One connection: the transaction's own calls go through the same store (the gate knows them).
