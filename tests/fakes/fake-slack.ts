@@ -100,7 +100,7 @@ export interface FakeAgentSession {
   title: string;
   /** `initiator_user_id` of the call that created it; null when none (created by a stream). */
   initiator: string | null;
-  /** Every status it had, in order, the first one included. */
+  /** Every status it had, in order, the first one included (a status set again is not repeated). */
   readonly history: AgentSessionStatus[];
 }
 
@@ -554,8 +554,9 @@ export class FakeSlack {
     return null;
   }
 
-  /** Sets a session's status, recording it. */
+  /** Sets a session's status, recording it when it changed. */
   private setSessionStatus(session: FakeAgentSession, status: AgentSessionStatus): void {
+    if (session.status === status) return;
     session.status = status;
     session.history.push(status);
   }
