@@ -24,7 +24,8 @@ const MAX_TITLE = 200;
 /** Threads renamed by this process, kept to bound memory (forgotten all at once past it, as other caches here are). */
 const MAX_RENAMED = 10_000;
 
-const setStatusAnswer = z.object({ title: z.string().optional() }).passthrough();
+/** The part of `agents.sessions.setStatus`'s answer Errand reads: the session's title (empty or null: it has none). */
+const setStatusAnswer = z.object({ title: z.string().nullable().optional() }).passthrough();
 
 /** Where a thread's session is: its workspace, channel and root ts. */
 export interface SessionPlace {
@@ -114,8 +115,9 @@ export function createAgentSessions(deps: { call: SlackCall; logger: Logger }): 
       session.sent = status;
       if (start) session.start = null;
       const key = keyOf(place);
-      // A session that existed without a title (opened by the person, or by a stream) is named after the request.
-      if (title && !answer.title && !renamed.has(key)) {
+      // A session Slack says has no title (opened by the person, or by a stream) is named after the request; an
+      // answer that does not say is taken as titled, so a name someone gave the session is never overwritten.
+      if (title && answer.title !== undefined && !answer.title && !renamed.has(key)) {
         if (renamed.size >= MAX_RENAMED) renamed.clear();
         renamed.add(key);
         await deps.call('agents.sessions.rename', { ...where(place), title }, z.unknown());
