@@ -23,6 +23,7 @@ export interface StoppedStreams {
   has(channelId: string, ts: string): boolean;
 }
 
+/** The streams Slack stopped, remembered in this process so their previews stop calling (bounded: MAX_STOPPED). */
 export function createStoppedStreams(): StoppedStreams {
   const stopped = new Set<string>();
   return {
