@@ -41,7 +41,7 @@ import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
 import { createLocalCluster, type ClusterHooks } from './runtime/cluster.js';
-import { recoverTakenOverRun, requeueInterruptedRuns, type InterruptedRun } from './runtime/recovery.js';
+import { recoverTakenOverRun, requeueInterruptedRuns, showRecoveredSession, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { finishOpenWork } from './runtime/finish-open-work.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
@@ -219,7 +219,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const counted = (run: InterruptedRun | null) => {
     // A run that had recorded its final answer before its process died is completed, not interrupted; one waiting on a question goes on.
     if (run && run.action !== 'waiting') metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
-    return run;
+    return run && showRecoveredSession(run, { presence, conversations, logger });
   };
   const clusterHooks: ClusterHooks = {
     pump: () => coordinator.pump(),

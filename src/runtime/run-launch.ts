@@ -16,6 +16,7 @@ import { goalMessage } from './goal-message.js';
 import { principalOf } from './principal.js';
 import type { AgentSetup, RunLimits, RunPlatforms } from './run-deps.js';
 import type { RunWorkingStatus } from './run-working-status.js';
+import { runSession, sessionEndOf, type RunSession } from './run-session.js';
 
 /** How a parked run goes on: the approval it asked for and what was decided. */
 export type RunResume = NonNullable<RunInput['resume']>;
@@ -58,6 +59,19 @@ export class RunLauncher {
   constructor(private readonly deps: LaunchDeps) {}
 
   async execute(launch: Launch): Promise<RunOutcome> {
+    const { ref, run, task } = launch;
+    // The thread's session (Slack's Agent Sessions) follows the execution: working, waiting for a person, over.
+    const session = runSession(this.deps.platforms.presence, ref, { principalUserId: principalOf(ref.platform, run, task)?.userId ?? null, title: task?.title ?? null }, this.deps.logger);
+    session.started();
+    try {
+      return await this.executeIn(launch, session);
+    } catch (error) {
+      session.ended(sessionEndOf({ error }, launch.shuttingDown()));
+      throw error;
+    }
+  }
+
+  private async executeIn(launch: Launch, session: RunSession): Promise<RunOutcome> {
     const { deps } = this;
     const { conversationId, ref, run, task, writes, resume } = launch;
     launch.working.show();
@@ -128,7 +142,10 @@ export class RunLauncher {
         askTimeoutMs: deps.limits.askTimeoutMs,
         posts: writes.posts,
         now: () => deps.clock.now(),
-        activity: launch.working.activity,
+        activity: (a) => {
+          session.activity(a);
+          launch.working.activity(a);
+        },
         ...(presence.canStream(ref)
           ? {
               // An answer continues in the stream showing the steps before it (Slack's task cards), else opens its own.
@@ -137,7 +154,13 @@ export class RunLauncher {
             }
           : {}),
       },
-    ).finally(() => launch.working.closeSteps()));
+    )
+      // Before the steps' stream closes: its end carries the session's state (Slack's chat.stopStream session_status).
+      .then((outcome) => {
+        session.ended(sessionEndOf({ outcome }, launch.shuttingDown()));
+        return outcome;
+      })
+      .finally(() => launch.working.closeSteps()));
   }
 
   /** The skills of this run (null: none enabled here); a resumed run goes on following those it followed. Never fails the run. */
