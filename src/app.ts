@@ -47,6 +47,7 @@ import { finishOpenWork } from './runtime/finish-open-work.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
+import { createWebConsole } from './web-console/web-console-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 
@@ -77,6 +78,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runTracer = createRunTracer(tracing, store.traces, logger, clock);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
+  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: options.webConsole } : {}) });
   const outbox = createOutbox({
     store,
     clock,
@@ -130,11 +132,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const threads = threadOpenerOver(adapters);
   const userTimezone = async (platform: string, userId: string) => (await adapters.get(platform)?.capabilities.timezone?.fetchUserTimezone(userId).catch(() => null)) ?? null;
   const coordinator = new RunCoordinator({
-    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
+    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox, approvals: web.approvals },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent: {
       llm,
-      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id)),
+      tools: web.tools(traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id))),
       promptExtras,
       budget,
       channels,
@@ -184,6 +186,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     connections,
     memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
   };
+  web.attach(commandDeps, { coordinator, editor: management.editor, schedules: scheduling.service, adapters, ...(options.externalTools?.status ? { toolServers: () => options.externalTools?.status?.() ?? [] } : {}) });
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
   const surfaces = connectionsOnHome(management.surfaces, connections);
   const attachments = createAttachmentIntake({
@@ -240,11 +243,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     schedules: scheduling.service,
     outbox,
+    webConsole: web,
     async start() {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
-      oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics });
+      oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics, listen: web.oauthListens });
+      await web.start(oauth?.routes ?? null);
       options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
       const sinks = { ...surfaces, onElicitation: elicitations.handle.bind(elicitations), carriedOverElicitations: elicitations.carriedOverTo.bind(elicitations) };
@@ -293,6 +298,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
       await options.externalTools?.close?.().catch((err: unknown) => logger.warn({ err }, 'closing the tool servers failed'));
       await oauth?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sign-in endpoint failed'));
+      await web.stop().catch((err: unknown) => logger.warn({ err }, 'closing the web console failed'));
       if (ownsStore) await store.close();
     },
   };

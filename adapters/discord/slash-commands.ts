@@ -46,6 +46,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       .addIntegerOption((o) => o.setName('forget').setDescription('The id of a memory to forget (see /memory)').setMinValue(1))
       .toJSON(),
     base('help', 'How to use Errand').toJSON(),
+    base('admin', 'Admins: a private sign-in link to the web console').toJSON(),
   ];
 }
 
@@ -59,7 +60,7 @@ export async function registerCommands(rest: REST, applicationId: string, guildI
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help'];
+const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'admin'];
 
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
 export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {

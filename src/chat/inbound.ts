@@ -43,7 +43,7 @@ export interface InboundMessage {
 }
 
 /** The slash commands every adapter wires. */
-export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help';
+export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help' | 'admin';
 
 export interface InboundCommand {
   readonly name: CommandName;

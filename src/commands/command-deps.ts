@@ -5,6 +5,7 @@ import type { TaskService } from '../tasks/task-service.js';
 import type { ConnectionsCommandDeps } from './connections-command.js';
 import type { MemoryCommandDeps } from './memory-command.js';
 import type { UsageCommandDeps } from './usage-command.js';
+import type { AdminCommandDeps } from './admin-command.js';
 
 /** What stopping a conversation did. */
 export interface StopResult {
@@ -57,4 +58,6 @@ export interface CommandDeps {
   connections?: ConnectionsCommandDeps;
   /** `/memory`: what Errand remembers about the person and in the channel. */
   memory?: MemoryCommandDeps;
+  /** `/admin`: a sign-in link to the web console, for admins. */
+  admin?: AdminCommandDeps;
 }
