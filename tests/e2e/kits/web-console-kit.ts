@@ -80,8 +80,9 @@ export async function startConsoleKit(): Promise<ConsoleKit> {
 /** Starts a run that stays running (its second model request never answers) and returns its conversation. */
 export async function startLongRun(kit: ConsoleKit, text: string, channel = 'C0INCIDENT1'): Promise<string> {
   const ref = kit.adapter.thread(channel, '1700000100.000200');
+  const before = kit.model.hanging();
   kit.model.reply({ toolCalls: [{ name: 'send_update', arguments: { text: 'Reading the logs' } }] }, { hang: true });
   await kit.adapter.say(ref, text, { userId: BOB });
-  await waitFor(() => kit.model.hanging() === 1);
+  await waitFor(() => kit.model.hanging() === before + 1);
   return `slack:${WORKSPACE}:${channel}:1700000100.000200`;
 }
