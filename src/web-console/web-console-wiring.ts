@@ -99,6 +99,8 @@ export function createWebConsole(d: Dependencies): WebConsole {
   const serves = d.options !== undefined && someoneMaySignIn(config, access);
   const publicUrl = config.PUBLIC_URL;
   let server: WebServer | null = null;
+  /** Why the console is not listening although asked to (the port was taken); null otherwise. */
+  let failed: string | null = null;
   let parts: ConsoleParts | null = null;
   let commands: CommandDeps | null = null;
   const localUrl = () => (server ? `http://127.0.0.1:${server.port}` : null);
@@ -146,7 +148,7 @@ export function createWebConsole(d: Dependencies): WebConsole {
       commands = c;
       parts = p;
       c.admin = {
-        unavailable: () => (server ? null : serves ? 'The web console is starting; try again in a moment.' : 'The web console is not served by this Errand process.'),
+        unavailable: () => (server ? null : (failed ?? (serves ? 'The web console is starting; try again in a moment.' : 'The web console is not served by this Errand process.'))),
         mayUse: (person) => signIn.mayUse(person),
         async issueLink(person) {
           await store.admin.sweep(clock.now()).catch((err: unknown) => log.warn({ err }, 'sweeping expired console links failed'));
@@ -160,7 +162,16 @@ export function createWebConsole(d: Dependencies): WebConsole {
       if (!serves || !parts || !commands) return;
       const router = createConsoleRouter(depsOf(parts, commands), loadConsoleAssets());
       const host = d.options?.host ?? (publicUrl ? '0.0.0.0' : '127.0.0.1');
-      server = await startWebServer({ port: d.options?.port ?? config.WEB_PORT, host, console: router, oauth: oauthRoutes, logger: log });
+      const port = d.options?.port ?? config.WEB_PORT;
+      try {
+        server = await startWebServer({ port, host, console: router, oauth: oauthRoutes, logger: log });
+      } catch (err) {
+        // The sign-in pages of MCP servers need the port (as before the console): that stops start-up. The console alone does not.
+        if (oauthRoutes || (err as { code?: unknown }).code !== 'EADDRINUSE') throw err;
+        failed = `The web console is not available: WEB_PORT ${port} was in use when Errand started. Set WEB_PORT to a free port and restart Errand.`;
+        log.warn({ port }, 'the web console could not listen: WEB_PORT is in use');
+        return;
+      }
       log.info({ port: server.port, host, url: publicUrl ? `${publicUrl}/admin` : `${localUrl()}/admin` }, 'web console listening');
     },
     async stop() {

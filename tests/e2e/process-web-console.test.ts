@@ -31,7 +31,7 @@ async function seriousViolations(p: Page): Promise<string[]> {
   await p.addScriptTag({ content: AXE });
   const found = await p.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
+    const r = await axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, where: JSON.stringify(v.nodes.slice(0, 2).map((n) => n.target)) }));
   });
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} at ${v.where}`);
@@ -109,7 +109,7 @@ describe('the web console in a browser', () => {
 
   it('follows a new run live on the Runs page, and Stop on its page stops it', async () => {
     await page.goto(`${kit.baseUrl}/admin/runs`);
-    await page.waitForFunction(() => document.querySelector('#runs-live') !== null);
+    await page.locator('#runs-live').waitFor();
     const hanging = kit.model.hanging();
     const conversationId = await startLongRun(kit, 'Watch the deploy of build 4711', 'C0DEPLOYS1');
     expect(kit.model.hanging()).toBe(hanging + 1);
