@@ -24,6 +24,15 @@ import { whenOf } from '../schedules/schedule-when.js';
 /** Audit entries the chain check reads per query. */
 const CHECK_PAGE = 1000;
 
+/** A path segment as the browser encoded it; null when it is not valid percent-encoding. */
+function decoded(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 const notFound = (res: ServerResponse) => sendHtml(res, 404, plainPage('Not found', html`<p>There is no such page in the Errand console. <a href="/admin">Go to the Overview</a>.</p>`));
 
 /**
@@ -55,7 +64,8 @@ export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<st
       const a: ActionInput = { user, csrf, form, res };
       if (path === '/admin/sign-out') return handleSignOut(req, res, deps, user.key);
       const stop = /^\/admin\/runs\/([^/]+)\/stop$/.exec(path);
-      if (stop) return stopRun(deps, a, decodeURIComponent(stop[1]!));
+      const stopId = stop ? decoded(stop[1]!) : null;
+      if (stopId !== null) return stopRun(deps, a, stopId);
       const schedule = /^\/admin\/schedules\/(\d+)\/(pause|resume|delete|edit)$/.exec(path);
       if (schedule) return schedule[2] === 'edit' ? editSchedule(deps, a, Number(schedule[1])) : changeSchedule(deps, a, Number(schedule[1]), schedule[2] as 'pause' | 'resume' | 'delete');
       if (path === '/admin/connections/revoke') return revokeConnection(deps, a);
@@ -94,9 +104,9 @@ export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<st
     }
     const run = /^\/admin\/runs\/([^/]+?)(\/events)?$/.exec(path);
     if (run) {
-      const id = decodeURIComponent(run[1]!);
-      const v = await runView(deps, id);
-      if (!v) return notFound(res);
+      const id = decoded(run[1]!);
+      const v = id === null ? null : await runView(deps, id);
+      if (!v || id === null) return notFound(res);
       if (run[2]) {
         const poll = () => deps.queries.runFingerprint(v.run.conversationId, id);
         return streamLive(req, res, deps, { key: `run:${id}`, poll, event: 'run', render: async () => { const fresh = await runView(deps, id); return fresh ? runFragment(fresh) : html``; }, stillSignedIn });
