@@ -105,7 +105,7 @@ describe('the web console in a browser', () => {
     const secrets = [...Object.values(CONFIGURED_SECRETS), cookie!.value, linkIn(reply).split('/').at(-1)!];
     for (const { url, html } of served) for (const s of secrets) expect(html.includes(s), `${s.slice(0, 12)}… in ${url}`).toBe(false);
     expect(served.length).toBeGreaterThan(10);
-  });
+  }, 120_000);
 
   it('follows a new run live on the Runs page, and Stop on its page stops it', async () => {
     await page.goto(`${kit.baseUrl}/admin/runs`);
@@ -123,7 +123,7 @@ describe('the web console in a browser', () => {
     expect(run).toBeNull();
     await waitFor(() => kit.adapter.posts.some((p) => p.text.includes('⏹️ Stopped')));
     await expect.poll(() => page.locator('.status').first().textContent()).toContain('cancelled');
-  });
+  }, 60_000);
 
   it('pauses a schedule from the Schedules page, through the same path as the buttons, into the audit log', async () => {
     await page.goto(`${kit.baseUrl}/admin/schedules`);
@@ -132,7 +132,7 @@ describe('the web console in a browser', () => {
     expect((await kit.app.store.schedules.get(1))?.status).toBe('paused');
     await page.goto(`${kit.baseUrl}/admin/audit?kind=change`);
     expect(await page.locator('tbody').textContent()).toContain('pause schedule #1');
-  });
+  }, 60_000);
 
   it('refuses a change without the CSRF token or without a session, and a used or expired link', async () => {
     const cookies = await browser.cookies();
@@ -157,5 +157,5 @@ describe('the web console in a browser', () => {
     const expired = await fetch(`${kit.baseUrl}/admin/sign-in/${stale}`, { method: 'POST', redirect: 'manual' });
     expect(expired.status).toBe(400);
     expect(await expired.text()).toContain('expired');
-  });
+  }, 60_000);
 });
