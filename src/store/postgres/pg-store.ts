@@ -24,6 +24,9 @@ import { createPgCostStore } from './pg-cost-store.js';
 import { createPgRunTraceStore } from './pg-run-trace-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
+import { createPgAuditStore } from './pg-audit-store.js';
+import { createPgAdminSessionStore } from './pg-admin-session-store.js';
+import { createPgConsoleQueries } from './pg-console-queries.js';
 
 export interface PostgresStoreOptions {
   /** This process's id and lease length: recorded on the runs it starts (see cluster/run-leases.ts). */
@@ -65,6 +68,9 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     memory: createPgMemoryStore(ex, clock),
     elicitations: createPgElicitationStore(ex),
     skills: createPgSkillPinStore(ex),
+    audit: createPgAuditStore(ex),
+    admin: createPgAdminSessionStore(ex),
+    consoleQueries: createPgConsoleQueries(ex),
     catchUp: createPgCatchUpQueries(ex),
   };
 }
