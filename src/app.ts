@@ -47,6 +47,7 @@ import { finishOpenWork } from './runtime/finish-open-work.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
+import { setUpSandbox } from './sandbox-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 
@@ -115,8 +116,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
-  const promptExtras: string[] = [SCHEDULES_PROMPT];
+  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut: options.filesOut, probe: options.sandboxProbe });
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
+  const promptExtras: string[] = [SCHEDULES_PROMPT, ...sandbox.promptExtras];
   const { usage } = store;
   // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
   const sharedUsage = options.cluster !== undefined || config.DATABASE_URL !== undefined;
@@ -240,6 +242,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     schedules: scheduling.service,
     outbox,
+    workspaces: sandbox.inputs,
     async start() {
       if (started) return;
       started = true;
@@ -256,11 +259,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       const principalOf = (id: number) => scheduling.service.principalOf(id);
       await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf, stopping: stopped.signal }));
       heartbeat.start();
+      sandbox.retention.start();
       await cluster.start(clusterHooks);
       await coordinator.pump();
       const tools = options.externalTools;
       await monitoring?.start({
-        health: () => checkHealth({ database: store.probe, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
+        health: () => checkHealth({ database: store.probe, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}), sandbox: () => sandbox.status }),
         gauges: () => store.probe.gauges(),
       });
       // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
@@ -284,6 +288,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();
+      sandbox.retention.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();
       await cluster.stop().catch((err: unknown) => logger.warn({ err }, 'leaving the cluster failed'));

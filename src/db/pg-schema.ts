@@ -295,3 +295,6 @@ export * from './pg-elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';
+
+// Conversations' sandbox workspaces (DESIGN.md "Running code in a sandbox"), in their own file.
+export * from './pg-workspace-schema.js';

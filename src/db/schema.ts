@@ -295,3 +295,6 @@ export * from './elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './cost-schema.js';
+
+// Conversations' sandbox workspaces (DESIGN.md "Running code in a sandbox"), in their own file.
+export * from './workspace-schema.js';

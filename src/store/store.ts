@@ -15,6 +15,7 @@ import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { WorkspaceStore } from '../sandbox/workspace-store.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
 export interface SeenMessage {
@@ -72,6 +73,8 @@ export interface Store {
   /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
   readonly elicitations: ElicitationStore;
   readonly catchUp: CatchUpQueries;
+  /** Conversations' sandbox workspaces: their files, reached by every process (DESIGN.md "Running code in a sandbox"). */
+  readonly workspaces: WorkspaceStore;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */
   atomically<T>(work: (tx: Store) => Promise<T>): Promise<T>;

@@ -48,7 +48,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
   // Composition.
-  ['src/app.ts', 'src/app-contract.ts'],
+  ['src/app.ts', 'src/app-contract.ts', 'src/sandbox-wiring.ts'],
   ['src/main.ts'],
 ];
 
