@@ -63,6 +63,7 @@ export function createWorkspaces(deps: { store: WorkspaceStore; quotaMb: number;
           outputs.push({ name, bytes: f.bytes, mimeType: mimeTypeOf(name) });
         } else if (!kept.has(f.path)) kept.set(f.path, f);
       }
+      outputs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       // An output replaces a posted file of the same name (the newer chart wins).
       for (const o of outputs) {
         const path = `${POSTED_FOLDER}/${o.name}`;
