@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,49 @@ except OSError:
     expect(r.stdout).toContain('no dns');
     expect(r.stdout.match(/^refused/gm)).toHaveLength(addresses.length);
     expect(connections).toBe(0);
+  });
+
+  it('with sandbox.network, reaches only the listed host through the proxy: the others receive nothing', async () => {
+    let listedHits = 0;
+    const open = new Set<Socket>();
+    const listed = createServer((c) => {
+      listedHits++;
+      open.add(c);
+      c.on('close', () => open.delete(c));
+      c.resume();
+      c.end('HTTP/1.0 200 OK\r\n\r\nfrom the listed host');
+    });
+    await new Promise<void>((r) => listed.listen(0, '127.0.0.1', () => r()));
+    const listedPort = (listed.address() as { port: number }).port;
+    try {
+      h = await startHarness(errandFileEnv({ sandbox: { network: [`127.0.0.1:${listedPort}`], approval: 'never' } }));
+      const calls = scriptByText(h);
+      const code = `
+import urllib.request, socket
+print(urllib.request.urlopen('http://127.0.0.1:${listedPort}/', timeout=5).read().decode())
+try:
+    urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=5)
+    print('reached ${port}')
+except Exception as e:
+    print('refused ${port}', e)
+try:
+    socket.create_connection(('127.0.0.1', ${port}), timeout=3)
+    print('direct reached')
+except OSError:
+    print('direct refused')
+`;
+      const r = (await runCode(h, calls, h.adapter.thread('C1', 'T-allow'), code)).result();
+      expect(r.stdout).toContain('from the listed host');
+      expect(r.stdout).toContain(`refused ${port} HTTP Error 403`);
+      expect(r.stdout).toContain('direct refused');
+      expect(r.network_refused).toEqual([`127.0.0.1:${port}`]);
+      expect(listedHits).toBe(1);
+      expect(connections).toBe(0);
+      await waitFor(() => open.size === 0, 2_000, 'the proxy to have closed its connection to the listed host');
+    } finally {
+      for (const c of open) c.destroy();
+      await new Promise<void>((r) => listed.close(() => r()));
+    }
   });
 
   it('contains a fork bomb while the bot keeps answering, and its time limit kills every process of it', async () => {
