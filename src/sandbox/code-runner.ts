@@ -101,11 +101,12 @@ export function createCodeRunner(deps: { sandbox: Sandbox; workspaces: Workspace
       const shown = { stdout: forModel(run.stdout.text), stderr: forModel(run.stderr.text), ...(run.refused.length > 0 ? { network_refused: [...new Set(run.refused)] } : {}) };
       const failure = failureOf(run, limits.timeoutMs / 1000, settings);
       if (run.end !== 'exited') return { ok: false, error: failure ?? 'The code did not finish.', exit_code: null, ...shown, files: [] };
-      if (!run.archive) {
-        const error = 'The workspace could not be read back after the call (it grew past the quota, or the code ended the sandbox shell that packs it): nothing it wrote in this call was kept.';
+      const after = run.archive ? await unpackWorkspace(run.archive).catch(() => null) : null;
+      if (!after) {
+        const error = 'The workspace could not be read back after the call (it grew past the quota, or the code ended or disturbed the sandbox shell that packs it): nothing it wrote in this call was kept.';
         return { ok: false, error: failure ? `${failure} ${error}` : error, exit_code: run.exitCode, ...shown, files: [] };
       }
-      const commit = await workspaces.commit(input.conversationId, before, await unpackWorkspace(run.archive));
+      const commit = await workspaces.commit(input.conversationId, before, after);
       if (!commit.ok) return { ok: false, error: failure ? `${failure} ${commit.reason}` : commit.reason, exit_code: run.exitCode, ...shown, files: [] };
       const files = await post(input, commit.outputs);
       return failure ? { ok: false, error: failure, exit_code: run.exitCode, ...shown, files } : { ok: true, exit_code: run.exitCode, ...shown, files };
