@@ -118,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const rights = createScheduleRights(access);
   const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut: options.filesOut, probe: options.sandboxProbe });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
-  const promptExtras: string[] = [SCHEDULES_PROMPT, ...sandbox.promptExtras];
+  const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
   // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
   const sharedUsage = options.cluster !== undefined || config.DATABASE_URL !== undefined;

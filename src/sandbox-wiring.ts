@@ -1,4 +1,4 @@
-import { createRunCodeTool, RUN_CODE_PROMPT } from './agent/tools/run-code-tool.js';
+import { createRunCodeTool } from './agent/tools/run-code-tool.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
@@ -12,10 +12,12 @@ import { createWorkspaces } from './sandbox/workspace.js';
 import type { SandboxSettings } from './settings/sandbox-settings.js';
 import type { WorkspaceStore } from './sandbox/workspace-store.js';
 
-/** What the app gets from the sandbox: the tool (when offered), its prompt, the workspaces' door for attachments, retention and status. */
+/**
+ * What the app gets from the sandbox: the tool (when offered; its description tells the model about in/ and out/,
+ * so the system prompt stays as it was), the workspaces' door for attachments, retention and status.
+ */
 export interface SandboxParts {
   readonly tools: readonly ToolDefinition[];
-  readonly promptExtras: readonly string[];
   /** Where attachments land (`/workspace/in/`), whether or not code can run here. */
   readonly inputs: WorkspaceInputs;
   readonly retention: WorkspaceRetention;
@@ -53,7 +55,7 @@ export async function setUpSandbox(deps: {
   const { settings, store, clock, logger } = deps;
   const workspaces = createWorkspaces({ store, quotaMb: settings.workspaceMb, clock });
   const retention = createWorkspaceRetention({ store, clock, logger, retentionDays: settings.retentionDays });
-  const none = { tools: [], promptExtras: [], inputs: workspaces, retention };
+  const none = { tools: [], inputs: workspaces, retention };
   if (!settings.enabled) {
     logger.info('run_code is off (sandbox.enabled is false)');
     return { ...none, status: 'disabled' };
@@ -65,5 +67,5 @@ export async function setUpSandbox(deps: {
   }
   const runner = createCodeRunner({ sandbox: createSandbox(availability, clock), workspaces, filesOut: deps.filesOut ?? filesOutNotWired, settings });
   logger.info({ languages: availability.languages, network: settings.network, runAs: availability.runAs?.uid ?? 'errand' }, 'run_code is offered (bubblewrap sandbox)');
-  return { tools: [createRunCodeTool(runner, settings, availability.languages)], promptExtras: [RUN_CODE_PROMPT], inputs: workspaces, retention, status: 'available' };
+  return { tools: [createRunCodeTool(runner, settings, availability.languages)], inputs: workspaces, retention, status: 'available' };
 }

@@ -4,10 +4,6 @@ import { CODE_LANGUAGES, type CodeLanguage } from '../../sandbox/sandbox-command
 import type { SandboxSettings } from '../../settings/sandbox-settings.js';
 import { defineTool, type ToolOutcome } from './tool.js';
 
-/** Told to the model in every system prompt while `run_code` is offered. */
-export const RUN_CODE_PROMPT =
-  'You can run code with run_code (python, javascript or bash) in this conversation\'s workspace, /workspace, which keeps its files between calls. Files people attached in this conversation are in /workspace/in/. Whatever the code writes to /workspace/out/ is posted to the thread when the call ends (images, such as a matplotlib chart saved as PNG, show inline), then moved to /workspace/posted/. Python has numpy, pandas and matplotlib where the host installed them. Use it to compute, to read attached files as data and to make charts or files, rather than guessing.';
-
 const FENCE: Record<CodeLanguage, string> = { python: 'python', javascript: 'javascript', bash: 'bash' };
 
 /**
@@ -19,7 +15,7 @@ export function createRunCodeTool(runner: CodeRunner, settings: SandboxSettings,
   const network = settings.network.length > 0 ? `It can reach only ${settings.network.join(', ')} (through a proxy: HTTP_PROXY is set).` : 'It has no network access.';
   return defineTool({
     name: 'run_code',
-    description: `Runs code in a sandbox in this conversation's workspace (/workspace, the working directory). /workspace/in/ holds files people attached; files written to /workspace/out/ are posted to the thread after the call. ${network} Limits: timeout_seconds (default 60, at most ${settings.maxSeconds}), ${settings.memoryMb} MB memory, ${settings.maxProcesses} processes. Returns exit_code, stdout and stderr (long output cut in the middle) and the files posted.`,
+    description: `Runs code in a sandbox, in this conversation's workspace: /workspace (the working directory), whose files stay between calls. Use it to compute, to read attached files as data and to make charts or files rather than guessing. /workspace/in/ holds the files people attached in this conversation. Files written to /workspace/out/ are posted to the thread when the call ends (images such as a matplotlib chart saved as PNG show inline), then moved to /workspace/posted/. Python has numpy, pandas and matplotlib where the host installed them. ${network} Limits: timeout_seconds (default 60, at most ${settings.maxSeconds}), ${settings.memoryMb} MB of memory per process, ${settings.maxProcesses} processes. Returns exit_code, stdout and stderr (long output cut in the middle) and the files posted.`,
     parameters: z.object({
       language: z.enum(CODE_LANGUAGES, { message: `language must be one of ${CODE_LANGUAGES.join(', ')}` }),
       code: z.string().min(1, 'code must not be empty').max(200_000, 'code must be at most 200000 characters: write long data to a file in an earlier call'),
