@@ -9,6 +9,7 @@ export interface CappedCapture {
   result(): CapturedText;
 }
 
+/** A stream as captured: the kept text (head and tail), its full size, and how much of the middle was dropped. */
 export interface CapturedText {
   readonly text: string;
   readonly totalBytes: number;

@@ -11,6 +11,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
 /** Most characters of stdout and of stderr the model reads (head and tail). */
 export const MODEL_OUTPUT_CHARS = 8000;
 
+/** One call as the tool hands it over: where it runs (the conversation and run) and what. */
 export interface RunCodeInput {
   readonly conversation: ConversationRef;
   readonly conversationId: string;
@@ -114,4 +115,5 @@ export function createCodeRunner(deps: { sandbox: Sandbox; workspaces: Workspace
   };
 }
 
+/** What `run_code` calls: one sandboxed call, workspace in and out. */
 export type CodeRunner = ReturnType<typeof createCodeRunner>;

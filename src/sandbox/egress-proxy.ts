@@ -26,6 +26,7 @@ interface Allowed {
   readonly literal: boolean;
 }
 
+/** `sandbox.network` as the proxy compares it (lower case; the ports each entry opens). */
 export function parseAllowlist(entries: readonly string[]): Allowed[] {
   return entries.map((e) => {
     const m = /^(.*?)(?::(\d+))?$/.exec(e.trim().toLowerCase())!;

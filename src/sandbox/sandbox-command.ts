@@ -5,6 +5,7 @@
 
 /** The languages `run_code` runs. */
 export const CODE_LANGUAGES = ['python', 'javascript', 'bash'] as const;
+/** A language `run_code` takes (the tool's `language` argument). */
 export type CodeLanguage = (typeof CODE_LANGUAGES)[number];
 
 /** The limits of one call, already resolved from `sandbox.*` and the call's `timeout_seconds`. */
@@ -124,6 +125,7 @@ const PASSWD = `sandbox:x:${SANDBOX_UID}:${SANDBOX_UID}:sandbox:/workspace:/bin/
 const GROUP = `sandbox:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`;
 const HOSTS = '127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost\n';
 
+/** What one call's command line is made from. */
 export interface CommandInput {
   readonly language: CodeLanguage;
   readonly code: string;

@@ -16,6 +16,7 @@ export type SandboxEnd =
   /** bwrap could not be started at all. */
   | 'not_started';
 
+/** What a sandboxed call left: how it ended, its output, and the workspace archive when it ended by itself. */
 export interface SandboxOutcome {
   readonly end: SandboxEnd;
   /** The code's exit status (a signal shows as 128 + its number, as the shell reports it); null when killed or not started. */
@@ -35,6 +36,7 @@ export interface HostUser {
   readonly gid: number;
 }
 
+/** One bwrap process to start: its command, who runs it, what goes in, and its limits on time and output. */
 export interface SandboxSpawn {
   readonly command: SandboxCommand;
   /** bwrap's absolute path (found once at start-up). */

@@ -8,6 +8,7 @@ import { packWorkspace, type ArchivedFile } from './workspace-archive.js';
 /** Most bytes of stdout and of stderr kept per call (head and tail). */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
 
+/** One call as the sandbox takes it: the code, the workspace's files, the limits and the network allowlist. */
 export interface SandboxCall {
   readonly language: CodeLanguage;
   readonly code: string;
@@ -19,6 +20,7 @@ export interface SandboxCall {
   readonly signal?: AbortSignal;
 }
 
+/** A call's outcome, with what the egress proxy refused. */
 export interface SandboxRun extends SandboxOutcome {
   /** Hosts the code asked the proxy for and was refused. */
   readonly refused: readonly string[];
@@ -29,6 +31,7 @@ export interface Sandbox {
   run(call: SandboxCall): Promise<SandboxRun>;
 }
 
+/** The sandbox of a host where the probe started one; each call gets its own proxy (with network) and bwrap. */
 export function createSandbox(availability: Extract<SandboxAvailability, { available: true }>, clock: Clock): Sandbox {
   const { bwrap, layout, runAs } = availability;
   return {

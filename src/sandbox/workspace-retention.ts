@@ -16,6 +16,7 @@ export interface WorkspaceRetention {
   sweep(): Promise<number>;
 }
 
+/** Retention over the workspace store, armed by `start()` (the app's start) and disarmed by `stop()`. */
 export function createWorkspaceRetention(deps: { store: Pick<WorkspaceStore, 'deleteIdleBefore'>; clock: Clock; logger: Logger; retentionDays: number; everyMs?: number }): WorkspaceRetention {
   const { store, clock, logger } = deps;
   const every = deps.everyMs ?? RETENTION_SWEEP_MS;

@@ -46,6 +46,7 @@ export function suffixedName(name: string, n: number): string {
 
 const MAX_CLASHES = 1000;
 
+/** Workspaces over their store, with the quota of `sandbox.workspaceMb`; the clock dates uses (retention) and inputs. */
 export function createWorkspaces(deps: { store: WorkspaceStore; quotaMb: number; clock: Clock }): Workspaces {
   const { store, clock } = deps;
   const quota = deps.quotaMb * MB;
