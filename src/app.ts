@@ -116,7 +116,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut: options.filesOut, probe: options.sandboxProbe });
+  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut: options.filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;

@@ -5,6 +5,7 @@ import type { Logger } from './logger.js';
 import type { SandboxStatus } from './metrics/health-check.js';
 import { createCodeRunner } from './sandbox/code-runner.js';
 import { createSandbox } from './sandbox/sandbox.js';
+import { exposedPrivatePath } from './sandbox/host-layout.js';
 import { probeSandbox, type SandboxAvailability } from './sandbox/sandbox-probe.js';
 import { createWorkspaceRetention, type WorkspaceRetention } from './sandbox/workspace-retention.js';
 import type { FilesOut, WorkspaceInputs } from './sandbox/workspace-ports.js';
@@ -51,6 +52,8 @@ export async function setUpSandbox(deps: {
   logger: Logger;
   filesOut?: FilesOut | undefined;
   probe?: (() => Promise<SandboxAvailability>) | undefined;
+  /** Errand's own places (working folder, data folder, configuration file): the sandbox must see none of them. */
+  privatePaths?: readonly string[];
 }): Promise<SandboxParts> {
   const { settings, store, clock, logger } = deps;
   const workspaces = createWorkspaces({ store, quotaMb: settings.workspaceMb, clock });
@@ -60,7 +63,11 @@ export async function setUpSandbox(deps: {
     logger.info('run_code is off (sandbox.enabled is false)');
     return { ...none, status: 'disabled' };
   }
-  const availability = await (deps.probe ?? probeOnce)();
+  const probed = await (deps.probe ?? probeOnce)();
+  const exposed = probed.available ? exposedPrivatePath(probed.layout, deps.privatePaths ?? []) : null;
+  const availability: SandboxAvailability = exposed
+    ? { available: false, reason: `${exposed} (Errand's own files) is inside a folder the sandbox shows to code`, fix: 'Keep Errand, its .env, DATABASE_PATH and ERRAND_CONFIG outside /usr and outside the node install folder.' }
+    : probed;
   if (!availability.available) {
     logger.warn({ reason: availability.reason, fix: availability.fix }, `run_code is not offered: ${availability.reason}. ${availability.fix}`);
     return { ...none, status: 'unavailable' };

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { HostLayout } from './sandbox-command.js';
 
 /** Top-level entries programs expect beside `/usr`: links into it on a merged-/usr system, else directories. */
@@ -24,6 +24,16 @@ const ETC = [
   '/etc/matplotlibrc',
   '/etc/nsswitch.conf',
 ];
+
+/**
+ * The first of Errand's own places (its working folder with `.env`, data folder, configuration file) that a path
+ * the sandbox mounts would show to the code, or null. Errand installed under `/usr` would put its secrets in view.
+ */
+export function exposedPrivatePath(layout: HostLayout, privatePaths: readonly string[]): string | null {
+  const mounted = ['/usr', ...layout.dirs, ...(layout.nodeDir ? [layout.nodeDir] : []), ...layout.etc];
+  const inside = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+  return privatePaths.find((p) => p !== '' && mounted.some((m) => inside(resolve(p), m))) ?? null;
+}
 
 /** Where Debian's Python lives: the sandbox runs this one, never a pyenv or virtualenv shim on Errand's PATH. */
 export const SYSTEM_PYTHON = '/usr/bin/python3';

@@ -3,6 +3,7 @@ import { cappedCapture } from '../../src/sandbox/capped-capture.js';
 import { forModel, limitsFor } from '../../src/sandbox/code-runner.js';
 import { NODE_RESERVE_MB, PROXY_SOCKET, sandboxCommand, type HostLayout } from '../../src/sandbox/sandbox-command.js';
 import { diagnoseProbeFailure } from '../../src/sandbox/sandbox-probe.js';
+import { exposedPrivatePath } from '../../src/sandbox/host-layout.js';
 import { sandboxSettingsSchema } from '../../src/settings/sandbox-settings.js';
 
 const layout: HostLayout = {
@@ -105,5 +106,14 @@ describe('the start-up probe', () => {
     expect(d.reason).toMatch(/cannot create the sandbox's namespaces/);
     expect(d.fix).toMatch(/max_user_namespaces/);
     expect(d.fix).toMatch(/seccomp=unconfined/);
+  });
+});
+
+describe("Errand's own files", () => {
+  it('count as exposed when a folder the sandbox mounts holds them', () => {
+    expect(exposedPrivatePath(layout, ['/srv/errand', '/var/lib/errand/errand.db', ''])).toBeNull();
+    expect(exposedPrivatePath(layout, ['/srv/errand', '/usr/local/errand/data/errand.db'])).toBe('/usr/local/errand/data/errand.db');
+    expect(exposedPrivatePath(layout, ['/opt/node/errand'])).toBe('/opt/node/errand');
+    expect(exposedPrivatePath(layout, ['/usrdata/errand'])).toBeNull();
   });
 });
