@@ -1,6 +1,6 @@
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { SandboxSettings } from '../settings/sandbox-settings.js';
-import type { CodeLanguage, SandboxLimits } from './sandbox-command.js';
+import type { CodeLanguage, ReadOnlyMount, SandboxLimits } from './sandbox-command.js';
 import type { Sandbox, SandboxRun } from './sandbox.js';
 import { unpackWorkspace } from './workspace-archive.js';
 import type { FilesOut, OutputFile, PostedFile } from './workspace-ports.js';
@@ -20,6 +20,8 @@ export interface RunCodeInput {
   readonly code: string;
   readonly timeoutSeconds?: number | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Host folders the code may read under `/skills/` (the run's enabled skills, checked against their pins). */
+  readonly readOnlyMounts?: readonly ReadOnlyMount[] | undefined;
 }
 
 /** `run_code`'s result as the model reads it (DESIGN.md: `{ok, exit_code, stdout, stderr, files}`, `error` when not ok). */
@@ -97,6 +99,7 @@ export function createCodeRunner(deps: { sandbox: Sandbox; workspaces: Workspace
         files: before.map((f) => ({ path: f.path, bytes: f.bytes, mtime: f.mtime })),
         limits,
         network: settings.network,
+        ...(input.readOnlyMounts ? { readOnlyMounts: input.readOnlyMounts } : {}),
         ...(input.signal ? { signal: input.signal } : {}),
       });
       const shown = { stdout: forModel(run.stdout.text), stderr: forModel(run.stderr.text), ...(run.refused.length > 0 ? { network_refused: [...new Set(run.refused)] } : {}) };

@@ -137,7 +137,18 @@ export interface CommandInput {
   readonly forwarder?: string;
   /** Whether the workspace has files to unpack (an empty one starts with `in/` and `out/` only, without running tar). */
   readonly hasFiles: boolean;
+  /** Host folders shown read-only inside, each under `/skills/` (the skills enabled in the run: DESIGN.md "Skills"). */
+  readonly readOnlyMounts?: readonly ReadOnlyMount[];
 }
+
+/** A host folder the code may read, never write: a skill's folder at `/skills/<name>`. */
+export interface ReadOnlyMount {
+  readonly hostPath: string;
+  readonly sandboxPath: string;
+}
+
+/** Where read-only mounts may go: one level under `/skills/`, so that none can cover `/usr`, `/etc` or the workspace. */
+const MOUNT_PATH = /^\/skills\/[a-z0-9]+(-[a-z0-9]+)*$/;
 
 /**
  * The bwrap argv: new user (nested, with user namespaces disabled inside), PID, IPC, UTS, cgroup and network
@@ -166,6 +177,10 @@ export function sandboxCommand(input: CommandInput): SandboxCommand {
   args.push('--size', String(limits.tmpMb * MB), '--tmpfs', '/dev/shm');
   args.push('--size', String(limits.workspaceMb * MB), '--tmpfs', '/workspace', '--dir', '/workspace/in', '--dir', '/workspace/out');
   for (const f of dataFiles) args.push('--ro-bind-data', String(f.fd), f.path);
+  for (const m of input.readOnlyMounts ?? []) {
+    if (!MOUNT_PATH.test(m.sandboxPath)) throw new Error(`a read-only mount may only go to /skills/<name>, not ${m.sandboxPath}`);
+    args.push('--ro-bind', m.hostPath, m.sandboxPath);
+  }
   if (input.proxySocket) args.push('--bind', input.proxySocket, PROXY_SOCKET);
   args.push('--remount-ro', '/', '--chdir', '/workspace', '--clearenv');
   for (const [k, v] of sandboxEnv(network)) args.push('--setenv', k, v);

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { FORWARDER, startEgressProxy } from './egress-proxy.js';
-import { sandboxCommand, type CodeLanguage, type SandboxLimits } from './sandbox-command.js';
+import { sandboxCommand, type CodeLanguage, type ReadOnlyMount, type SandboxLimits } from './sandbox-command.js';
 import { runSandboxed, type SandboxOutcome } from './sandbox-process.js';
 import type { SandboxAvailability } from './sandbox-probe.js';
 import { packWorkspace, type ArchivedFile } from './workspace-archive.js';
@@ -17,6 +17,8 @@ export interface SandboxCall {
   readonly limits: SandboxLimits;
   /** `sandbox.network`: hosts reachable through the proxy; empty: no network at all. */
   readonly network: readonly string[];
+  /** Host folders shown read-only under `/skills/` (the run's enabled skills). */
+  readonly readOnlyMounts?: readonly ReadOnlyMount[];
   readonly signal?: AbortSignal;
 }
 
@@ -46,6 +48,7 @@ export function createSandbox(availability: Extract<SandboxAvailability, { avail
           proxySocket: proxy?.socketPath ?? null,
           forwarder: FORWARDER,
           hasFiles: call.files.length > 0,
+          ...(call.readOnlyMounts ? { readOnlyMounts: call.readOnlyMounts } : {}),
         });
         const archive = call.files.length > 0 ? await packWorkspace(call.files) : Buffer.alloc(0);
         const outcome = await runSandboxed({

@@ -67,6 +67,22 @@ describe('the sandbox command line', () => {
   });
 });
 
+describe("the skills' read-only mounts", () => {
+  it('binds a skill folder read-only at /skills/<name>, before the root is made read-only', () => {
+    const { args } = sandboxCommand({ language: 'bash', code: 'true', limits, layout, proxySocket: null, hasFiles: false, readOnlyMounts: [{ hostPath: '/srv/skills/triage', sandboxPath: '/skills/triage' }] });
+    const at = args.indexOf('/srv/skills/triage');
+    expect(args.slice(at - 1, at + 2)).toEqual(['--ro-bind', '/srv/skills/triage', '/skills/triage']);
+    expect(at).toBeLessThan(args.indexOf('--remount-ro'));
+    expect(args).not.toContain('--bind');
+  });
+
+  it('refuses a mount anywhere but one level under /skills/ (it could cover /usr, /etc or the workspace)', () => {
+    for (const sandboxPath of ['/usr', '/workspace', '/skills', '/skills/../etc', '/skills/a/b', '/etc/passwd']) {
+      expect(() => sandboxCommand({ language: 'bash', code: 'true', limits, layout, proxySocket: null, hasFiles: false, readOnlyMounts: [{ hostPath: '/srv/x', sandboxPath }] })).toThrow(/only go to \/skills\/<name>/);
+    }
+  });
+});
+
 describe('limits and output', () => {
   it('caps timeout_seconds at sandbox.maxSeconds and defaults it to 60', () => {
     const settings = sandboxSettingsSchema.parse({ maxSeconds: 120, workspaceMb: 100 });

@@ -29,6 +29,8 @@ export function createRunCodeTool(runner: CodeRunner, settings: SandboxSettings,
       if (!languages.includes(args.language)) {
         return { result: { ok: false, error: `${args.language} is not installed on this host (available: ${languages.join(', ') || 'none'}). Use another language.` } };
       }
+      // The run's enabled skills, each folder hashed again now: only what an admin approved is shown, read-only.
+      const skills = await ctx.skills?.mounts();
       const result = await runner.run({
         conversation: ctx.conversation,
         conversationId: ctx.conversationId,
@@ -37,8 +39,10 @@ export function createRunCodeTool(runner: CodeRunner, settings: SandboxSettings,
         code: args.code,
         timeoutSeconds: args.timeout_seconds,
         signal: ctx.signal,
+        readOnlyMounts: skills?.mounts.map((m) => ({ hostPath: m.hostPath, sandboxPath: m.sandboxPath })),
       });
-      return { result: result as unknown as ToolOutcome['result'] };
+      const notMounted = skills && skills.skipped.length > 0 ? { skills_not_mounted: skills.skipped.map((s) => `${s.name}: ${s.reason}`) } : {};
+      return { result: { ...result, ...notMounted } as unknown as ToolOutcome['result'] };
     },
   });
 }
