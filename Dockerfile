@@ -17,6 +17,10 @@ ENV NODE_ENV=production \
     DATABASE_PATH=/data/errand.db \
     METRICS_HOST=0.0.0.0
 WORKDIR /app
+# run_code's sandbox: bubblewrap, and Debian's Python with numpy, pandas and matplotlib. Running it needs the
+# container started with user namespaces allowed (README "Running code": the security options and what they cost).
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 python3-numpy python3-pandas python3-matplotlib \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
@@ -24,6 +28,9 @@ COPY --from=build /app/drizzle ./drizzle
 COPY --from=build /app/drizzle-pg ./drizzle-pg
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/errand.example.json ./
+# SKILLS_DIR defaults to ./skills: the example skills ship in the image (none is enabled until an admin says so);
+# mount your own skills over /app/skills.
+COPY --from=build /app/skills ./skills
 # The database (and its lock file) live on a volume owned by the unprivileged node user.
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]

@@ -2,14 +2,20 @@ import { z } from 'zod';
 import type { StoredToolCall } from '../../records/stored-values.js';
 import type { LlmTool } from '../llm-client.js';
 import { isSignInNeeded, type ExternalTool, type ExternalToolSource } from './external-tool.js';
-import { fail, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
+import { fail, type ShownArguments, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
+
+/** A call that waits for a person's approval: the tool's name (what "Always allow here" remembers) and its arguments as shown. */
+export interface ApprovalGate {
+  readonly name: string;
+  readonly shown?: ShownArguments;
+}
 
 /** The tools of a run: their JSON Schemas for the model, and validated execution. */
 export interface ToolRegistry {
   /** What the model is offered in this run now (external tools can change between steps). */
   specsFor(context: ToolContext): LlmTool[];
-  /** The external tool a call names when a person must approve it first, else null. */
-  approvalNeeded(call: StoredToolCall, context: ToolContext): ExternalTool | null;
+  /** The tool a call names when a person must approve it first (and how its arguments are shown), else null. */
+  approvalNeeded(call: StoredToolCall, context: ToolContext): ApprovalGate | null;
   /** Parses and validates arguments, then runs the tool. Never throws for bad input: returns `{ ok:false }`. */
   execute(call: StoredToolCall, context: ToolContext): Promise<ToolOutcome>;
 }
@@ -51,24 +57,37 @@ function specOfExternal(tool: ExternalTool): LlmTool {
 export function createToolRegistry(tools: readonly ToolDefinition[], external?: ExternalToolSource): ToolRegistry {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const specs = tools.map((t) => ({ tool: t, spec: { name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) } }));
-  const available = (t: ToolDefinition, context: ToolContext) => t.availableIn?.(context) ?? true;
+  // A skill the run follows may limit its tools (`allowed-tools`): what it leaves out is neither offered nor run.
+  const allowedBySkills = (name: string, context: ToolContext) => context.skills?.offers(name) ?? true;
+  const available = (t: ToolDefinition, context: ToolContext) => (t.availableIn?.(context) ?? true) && allowedBySkills(t.name, context);
   const externalFor = (context: ToolContext) => (external ? external.toolsFor(context.conversation) : []);
   const findExternal = (name: string, context: ToolContext) => externalFor(context).find((t) => t.name === name) ?? null;
 
   return {
     specsFor(context) {
       const own = specs.filter((s) => available(s.tool, context)).map((s) => s.spec);
-      const extra = externalFor(context).filter((t) => !byName.has(t.name)).map(specOfExternal);
+      const extra = externalFor(context).filter((t) => !byName.has(t.name) && allowedBySkills(t.name, context)).map(specOfExternal);
       return extra.length > 0 ? [...own, ...extra] : own;
     },
     approvalNeeded(call, context) {
-      if (byName.has(call.name)) return null;
+      if (!allowedBySkills(call.name, context)) return null;
+      const own = byName.get(call.name);
+      if (own) {
+        if (!own.approval?.needed(context) || !available(own, context)) return null;
+        const args = parseArguments(call);
+        const parsed = args.ok ? own.parameters.safeParse(args.value) : null;
+        // Arguments that do not parse are refused by `execute` with the reason: nothing to approve.
+        if (!parsed?.success) return null;
+        const shown = own.approval.show?.(parsed.data);
+        return shown ? { name: own.name, shown } : { name: own.name };
+      }
       const tool = findExternal(call.name, context);
       return tool?.needsApproval ? tool : null;
     },
     async execute(call, context) {
       const tool = byName.get(call.name);
       const args = parseArguments(call);
+      if (!allowedBySkills(call.name, context) && (tool || findExternal(call.name, context))) return fail(context.skills!.refusal(call.name));
       if (!tool || !available(tool, context)) {
         const outside = tool ? null : findExternal(call.name, context);
         if (outside) return executeExternal(outside, call, args, context);

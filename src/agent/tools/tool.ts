@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Person } from '../../access/access-policy.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';
+import type { RunSkills } from '../run-skills.js';
 
 /** What a tool knows about the run that called it. */
 export interface ToolContext {
@@ -34,7 +35,18 @@ export interface ToolContext {
    * so the status line and the call's step show who it waits for; set per call, absent: nobody listens.
    */
   readonly reportWaiting?: (waiting: boolean) => void;
+  /**
+   * The skills enabled in this run's channel and which of them the model follows (DESIGN.md "Skills"); a followed
+   * skill's `allowed-tools` limits the tools offered. Absent: no skill is enabled here.
+   */
+  readonly skills?: RunSkills;
   now(): number;
+}
+
+/** Arguments as an approval post shows them: the text, and the code block's language (`json`, `python`…). */
+export interface ShownArguments {
+  readonly text: string;
+  readonly info: string;
 }
 
 /** A tool's answer to the model. Expected failures are `{ ok: false, error }`, never thrown. */
@@ -60,6 +72,14 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   readonly parameters: S;
   /** Whether the tool is offered in this run (default: always). */
   availableIn?(context: ToolContext): boolean;
+  /**
+   * When a person must approve a call first (as for MCP tools: Allow once, Always allow here, Deny); absent: never.
+   * `show` gives what the approval post shows of the arguments (e.g. the code itself, fenced in its language).
+   */
+  readonly approval?: {
+    needed(context: ToolContext): boolean;
+    show?(args: z.infer<S>): ShownArguments;
+  };
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolOutcome> | ToolOutcome;
 }
 
