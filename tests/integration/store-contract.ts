@@ -364,6 +364,28 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect((await peer.schedules.get(row.id))?.runCount).toBe(1);
     });
 
+    it('fires a schedule with its launch for exactly one of several racing stores, and hands a pending launch to one claimer at a time', async () => {
+      const row = await store.schedules.insert({ ...channel, target: 'channel', conversationId: null, prompt: 'the digest', kind: 'interval', spec: '10', timezone: 'UTC', status: 'active', anchorAt: 0, nextRunAt: 60_000, createdBy: 'U1', createdAt: 0 });
+      const fires = values(await race(6, (s) => s.schedules.fireAndLaunch(row.id, 60_000, 60_500, 180_500))).filter((r) => r !== null);
+      expect(fires).toHaveLength(1);
+      const launch = fires[0]!.launch;
+      expect(launch).toMatchObject({ scheduleId: row.id, firedAt: 60_000, status: 'pending', prompt: 'the digest', target: 'channel', attempts: 1, notBefore: 180_500, noteOutboxId: null });
+      // Claimed by the fire until 180 500: nobody else takes it before then, one claimer after.
+      expect(await peer.schedules.dueLaunches(100_000, 10)).toEqual([]);
+      expect(values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 100_000, 220_000))).filter((r) => r !== null)).toHaveLength(0);
+      expect(await peer.schedules.nextLaunchDue()).toBe(180_500);
+      expect(await peer.schedules.dueLaunches(200_000, 10)).toEqual([launch.id]);
+      const claims = values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 200_000, 320_000))).filter((r) => r !== null);
+      expect(claims).toHaveLength(1);
+      expect(claims[0]).toMatchObject({ attempts: 2, notBefore: 320_000 });
+      // Its post is recorded once; it ends once.
+      expect(await store.schedules.setLaunchNote(launch.id, 41, 200_100)).toBe(true);
+      expect(await peer.schedules.setLaunchNote(launch.id, 42, 200_200)).toBe(false);
+      expect(values(await race(4, (s) => s.schedules.endLaunch(launch.id, 'started', null, 200_300))).filter(Boolean)).toHaveLength(1);
+      expect(await peer.schedules.launch(launch.id)).toMatchObject({ status: 'started', noteOutboxId: 41 });
+      expect(await peer.schedules.nextLaunchDue()).toBeNull();
+    });
+
     it('runs afterCommit callbacks once the transaction committed, never after a rollback; a nested atomically joins it', async () => {
       const c = await conversation('T1');
       const seen: string[] = [];
