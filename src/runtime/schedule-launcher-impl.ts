@@ -39,6 +39,9 @@ export interface ScheduleLauncherDeps {
 /** The launch was finished by another attempt meanwhile (a conditional write matched nothing): this one's writes roll back. */
 class LaunchTakenElsewhere extends Error {}
 
+/** The run can never start (its conversation is gone): the launch fails for good instead of being tried again. */
+class LaunchImpossible extends Error {}
+
 /**
  * How a fired schedule becomes work, durably: a task in an existing conversation (it runs when that conversation is
  * idle), or a top-level post in a channel with a thread opened on it. Each fire's pending launch (written with the
@@ -116,7 +119,7 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
       }
       return await work(launch, schedule, verdict);
     } catch (err) {
-      if (isTargetGone(err)) {
+      if (isTargetGone(err) || err instanceof LaunchImpossible) {
         await end('failed', err instanceof Error ? err.message : String(err));
         throw err;
       }
@@ -131,11 +134,7 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
   return {
     async queueInConversation(conversationId, _prompt, scheduleId, launchId) {
       return attempt(scheduleId, launchId, async (launch, schedule, verdict) => {
-        if (!(await store.conversations.get(conversationId))) {
-          const gone = `the conversation ${conversationId} no longer exists`;
-          if (launch) await store.schedules.endLaunch(launch.id, 'failed', gone, now());
-          throw new Error(gone);
-        }
+        if (!(await store.conversations.get(conversationId))) throw new LaunchImpossible(`the conversation ${conversationId} no longer exists`);
         return queue(conversationId, launch, schedule, verdict);
       });
     },

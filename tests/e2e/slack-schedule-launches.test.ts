@@ -83,6 +83,25 @@ describe('a scheduled prompt survives a failing post and a restart (Slack, end t
   });
 });
 
+describe('a launch that can never start', () => {
+  it("a thread schedule whose conversation no longer exists fails for good at once: the one-off errors with the reason, nothing is retried", async () => {
+    e = await startRestartableSlackErrand();
+    const at = new Date(e.clock.now() + 5 * 60_000).toISOString();
+    const r = await e.app().schedules.create({ channel: { platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL }, target: 'thread', conversationId: `slack:${e.slack.teamId}:${CHANNEL}:1700000000.000100`, prompt: 'follow up', kind: 'once', spec: at, timezone: 'UTC', createdBy: ALICE });
+    if (!r.ok) throw new Error(r.error);
+    e.clock.advance(5 * 60_000 + 1000);
+    const errored = await waitFor(async () => {
+      const row = await e!.app().schedules.find(r.schedule.id);
+      return row?.status === 'error' ? row : null;
+    }, 10_000, 'the one-off to error');
+    expect(errored!.failReason).toMatch(/could not start: the conversation .* no longer exists/);
+    expect(sqliteDb(e.app().store).$client.prepare('select status from schedule_launches').all()).toEqual([{ status: 'failed' }]);
+    e.clock.advance(60 * 60_000);
+    await e.app().coordinator.idle();
+    expect(e.model.requests).toEqual([]);
+  });
+});
+
 describe('a schedule runs with its creator’s rights as they are when it fires (Slack, end to end)', () => {
   it('its creator removed from access.users: the schedule pauses without posting or running, and its creator and the admins are told privately', async () => {
     const env = errandFileEnv({ access: { users: [`slack:${ALICE}`, `slack:${BOB}`], admins: [`slack:${ADMIN}`] } });
