@@ -18,7 +18,7 @@ function transcript(): { rows: MessageRow[]; goal: string } {
   let id = 0;
   let call = 0;
   const add = (r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>) =>
-    rows.push({ id: ++id, conversationId: 'bench', runId: 'r', toolCalls: null, toolCallId: null, authorId: 'U1', platformMessageId: null, images: null, createdAt: id, ...r });
+    rows.push({ id: ++id, conversationId: 'bench', runId: 'r', toolCalls: null, toolCallId: null, authorId: 'U1', platformMessageId: null, images: null, createdAt: id, privateTo: null, ...r });
   const sizes = [20, 300, 1_500, 4_000, 20_000];
   let goal = '';
   while (rows.length < ROWS) {

@@ -20,5 +20,6 @@ export function presenceOver(adapters: ReadonlyMap<string, ChatAdapter>): Presen
     async tellPrivately(conversation, userId, text) {
       await adapters.get(conversation.platform)?.postEphemeral(conversation, userId, text);
     },
+    othersRead: (conversation) => adapters.get(conversation.platform)?.capabilities.privateAnswers?.othersRead(conversation) ?? true,
   };
 }

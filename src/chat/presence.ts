@@ -27,4 +27,10 @@ export interface Presence {
    * conversation Errand holds goes through the outbox instead (`ephemeral` rows).
    */
   tellPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;
+  /**
+   * Whether people besides the one talking to the bot read the conversation (a channel, its threads, a group DM; not
+   * a 1:1 DM): where they do, an answer built on one person's private material waits for their consent. Absent, or a
+   * platform that cannot tell: they do.
+   */
+  othersRead?(conversation: ConversationRef): boolean;
 }

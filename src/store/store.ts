@@ -15,6 +15,7 @@ import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
 export interface SeenMessage {
@@ -71,6 +72,8 @@ export interface Store {
   readonly memory: MemoryStore;
   /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
   readonly elicitations: ElicitationStore;
+  /** Answers built on one person's private material, held for their Share / Keep private choice. */
+  readonly privateAnswers: PrivateAnswerStore;
   readonly catchUp: CatchUpQueries;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */

@@ -87,9 +87,19 @@ export class MemoryAdapter implements ChatAdapter {
       return { messages: all.slice(-limit), truncated: all.length > limit };
     },
   };
+  /** Messages shown to one person alone with their buttons (a held answer's Share in thread / Keep private). */
+  readonly privateChoices: { conversation: string; userId: string; text: string; buttons: { actionId: string; label: string }[] }[] = [];
   readonly capabilities: AdapterCapabilities = {
     history: this.history,
     timezone: { fetchUserTimezone: async (userId) => this.timezones.get(userId) ?? null },
+    // As on Slack: a `D…` channel is a DM with the bot, every other conversation has other readers.
+    privateAnswers: {
+      othersRead: (conversation) => !conversation.channel.startsWith('D'),
+      showPrivately: async (conversation, userId, message) => {
+        this.privateChoices.push({ conversation: conversationKey(conversation), userId, text: message.text, buttons: [...(message.buttons ?? [])] });
+        return { kind: 'shown' };
+      },
+    },
   };
   private sink: InboundSink | null = null;
   private started = false;

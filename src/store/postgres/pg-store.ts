@@ -21,6 +21,7 @@ import { createPgTranscriptStore } from './pg-transcript-store.js';
 import { createPgUsageStore } from './pg-usage-store.js';
 import { createPgCostStore } from './pg-cost-store.js';
 import { createPgRunTraceStore } from './pg-run-trace-store.js';
+import { createPgPrivateAnswerStore } from './pg-private-answer-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
 
@@ -63,6 +64,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     connections: createPgConnectionStore(ex, clock),
     memory: createPgMemoryStore(ex, clock),
     elicitations: createPgElicitationStore(ex),
+    privateAnswers: createPgPrivateAnswerStore(ex, clock),
     catchUp: createPgCatchUpQueries(ex),
   };
 }

@@ -20,6 +20,7 @@ import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
 import { createSqliteUsageStore } from './sqlite-usage-store.js';
 import { createSqliteCostStore } from './sqlite-cost-store.js';
 import { createSqliteRunTraceStore } from './sqlite-run-trace-store.js';
+import { createSqlitePrivateAnswerStore } from './sqlite-private-answer-store.js';
 import { gated, type CallRunner } from './synchronous.js';
 import { TransactionGate } from './transaction-gate.js';
 
@@ -55,6 +56,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     connections: gated(createSqliteConnectionStore(db, clock), run),
     memory: gated(createSqliteMemoryStore(db, clock), run),
     elicitations: gated(createSqliteElicitationStore(db), run),
+    privateAnswers: gated(createSqlitePrivateAnswerStore(db, clock), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
     // One connection: the transaction's own calls go through the same store (the gate knows them).
