@@ -52,6 +52,11 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
   const held = (pairs: [MemoryScope, string][]) => pairs.filter(([scope, subject]) => owners.has(ownerKey(scope, subject)));
   // Prepared once: every model request reads its conversation's summary and its memories.
   const summaryStmt = db.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, sql.placeholder('id'))).prepare();
+  const privateSummaryStmt = db
+    .select()
+    .from(privateSummaries)
+    .where(and(eq(privateSummaries.conversationId, sql.placeholder('id')), eq(privateSummaries.owner, sql.placeholder('owner'))))
+    .prepare();
   const matchStmt = db.$client.prepare<[string], { id: number }>('select rowid as id from memories_fts where memories_fts match ?');
   // Plain statements (mapped by hand): drizzle's generic mapping cost more than these index reads themselves.
   const byIdsStmt = db.$client.prepare<[string], RawMemory>(
@@ -134,7 +139,7 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       });
     },
     privateSummary(conversationId, owner) {
-      return db.select().from(privateSummaries).where(and(eq(privateSummaries.conversationId, conversationId), eq(privateSummaries.owner, owner))).get() ?? null;
+      return privateSummaryStmt.get({ id: conversationId, owner }) ?? null;
     },
     savePrivateSummary(conversationId, owner, expectedVersion, summary, throughMessageId) {
       const now = clock.now();
