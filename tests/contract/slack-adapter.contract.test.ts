@@ -66,7 +66,7 @@ chatAdapterContract(
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {

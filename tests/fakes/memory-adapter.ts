@@ -98,6 +98,7 @@ export class MemoryAdapter implements ChatAdapter {
       othersRead: (conversation) => !conversation.channel.startsWith('D'),
       showPrivately: async (conversation, userId, message) => {
         this.privateChoices.push({ conversation: conversationKey(conversation), userId, text: message.text, buttons: [...(message.buttons ?? [])] });
+        this.ephemerals.push({ conversation: conversationKey(conversation), userId, text: message.text });
         return { kind: 'shown' };
       },
     },
