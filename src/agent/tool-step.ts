@@ -132,7 +132,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
   const { conversationId } = context;
   let ask: { call: StoredToolCall; effect: Extract<ToolEffect, { kind: 'ask' }> } | null = null;
   let complete: string | null = input.completeSummary ?? null;
-  const privacy = input.privacy ?? runPrivacy(null, false);
+  // A step run on its own (no run's privacy handed over) still marks what is private to its principal.
+  const privacy = input.privacy ?? runPrivacy(context.principal?.userId ?? context.userId, false);
   const toolRow = (callId: string, result: unknown, outcome?: ToolOutcome) => ({
     conversationId,
     runId,
