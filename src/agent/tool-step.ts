@@ -205,8 +205,9 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const effect = outcome.effect;
     if (effect?.kind === 'update') {
       // The update and its result are one write: a crash between them can neither lose it nor post it twice.
-      const result = outcome.result;
       const held = privacy.holdsPosts;
+      // The model is told where its update went: to its principal alone, until they share it.
+      const result = held ? { ok: true, posted: false, note: 'Shown to the person you work for alone: it uses what only they can see. They choose whether to share it in the thread.' } : outcome.result;
       const ticket = await deps.posts.atomically(async (tx) => {
         await tx.transcript.append(toolRow(call.id, result));
         return deps.posts.record(conversationId, runId, privacy.intent('update', effect.text, null), tx);

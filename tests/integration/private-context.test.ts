@@ -135,6 +135,20 @@ describe('private stays private in a shared thread (in process, the memory adapt
     expect(h.adapter.textsIn(thread).join('\n')).not.toContain('privately.');
   });
 
+  it('holds an update sent after a private result too, tells the model so, and records no private text as the task result', async () => {
+    h = await startHarness();
+    await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
+    const thread = h.adapter.thread('C1', 'T1');
+    const requests = await run(thread, ANA, 'look up my code and tell me as you go', [{ name: 'recall', arguments: { query: 'locker' } }, { name: 'send_update', arguments: { text: 'Update: it is 4711-ZETA.' } }], 'Done: 4711-ZETA.');
+    expect(h.adapter.textsIn(thread).join('\n')).not.toContain('4711');
+    expect(h.adapter.privateChoices.map((c) => c.text).join('\n')).toContain('Update: it is 4711-ZETA.');
+    expect(h.adapter.privateChoices.filter((c) => c.text.includes('This update'))).toHaveLength(1);
+    expect(sent(requests.at(-1)!)).toContain('\\"posted\\":false');
+    const conv = await h.app.conversations.ensure(thread);
+    const tasks = await h.app.store.tasks.list(conv);
+    expect(tasks.at(-1)?.resultSummary ?? '').not.toContain('4711');
+  });
+
   it('posts a private answer at once in a 1:1 DM, where nobody else reads it', async () => {
     h = await startHarness();
     await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
