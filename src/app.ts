@@ -41,11 +41,12 @@ import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
 import { createLocalCluster, type ClusterHooks } from './runtime/cluster.js';
-import { recoverTakenOverRun, requeueInterruptedRuns, type InterruptedRun } from './runtime/recovery.js';
+import { recoverTakenOverRun, requeueInterruptedRuns, showRecoveredSession, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { finishOpenWork } from './runtime/finish-open-work.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import { createScheduling } from './schedules/scheduling.js';
+import { setUpSkills } from './runtime/skills-setup.js';
 import { openStore } from './store/open-store.js';
 
 import type { App, AppOptions } from './app-contract.js';
@@ -116,6 +117,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const rights = createScheduleRights(access);
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
+  const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger });
+  tools.push(...skills.tools);
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
   // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
@@ -141,6 +144,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       streaming: config.STREAMING,
       memory: { store: store.memory, writeSummary: createSummaryWriter(llm, config.COMPACTION_MODEL), memoryTokens: config.MEMORY_TOKEN_BUDGET },
       runTracer,
+      skills: skills.runs,
     },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
@@ -183,9 +187,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     usage: { store: usage, cost: store.cost, limits, pricing, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
     connections,
     memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
+    skills: skills.command,
   };
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
-  const surfaces = connectionsOnHome(management.surfaces, connections);
+  const surfaces = skills.onHome(connectionsOnHome(management.surfaces, connections));
   const attachments = createAttachmentIntake({
     store: store.attachments,
     limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
@@ -214,7 +219,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const counted = (run: InterruptedRun | null) => {
     // A run that had recorded its final answer before its process died is completed, not interrupted; one waiting on a question goes on.
     if (run && run.action !== 'waiting') metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
-    return run;
+    return run && showRecoveredSession(run, { presence, conversations, logger });
   };
   const clusterHooks: ClusterHooks = {
     pump: () => coordinator.pump(),

@@ -1,3 +1,4 @@
+import type { SessionUpdate } from './agent-session.js';
 import type { AnswerStream, AnswerStreamHooks, WorkingStatus } from './chat-adapter.js';
 import type { ConversationRef } from './conversation-ref.js';
 
@@ -27,6 +28,11 @@ export interface Presence {
    * conversation Errand holds goes through the outbox instead (`ephemeral` rows).
    */
   tellPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;
+  /**
+   * Tells the thread's session where its work stands (Slack's Agent Sessions: working = `processing`, waiting
+   * for a person = `suspended`, idle = `active`); nothing where the platform has no sessions. Best effort.
+   */
+  setSession(conversation: ConversationRef, update: SessionUpdate): Promise<void>;
   /**
    * Whether people besides the one talking to the bot read the conversation (a channel, its threads, a group DM; not
    * a 1:1 DM): where they do, an answer built on one person's private material waits for their consent. Absent, or a

@@ -1,4 +1,5 @@
 import type { HomeConnections } from './home-connections.js';
+import type { HomeSkills } from './home-skills.js';
 import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 
@@ -87,6 +88,8 @@ export interface HomeModel {
   readonly connections?: HomeConnections;
   /** What Errand remembers about the person (`me` memories), newest first; absent: memory is not wired. */
   readonly memories?: readonly HomeMemory[];
+  /** The skills enabled here, and for admins those held back; absent: skills are not wired. */
+  readonly skills?: HomeSkills;
 }
 
 /** One of the person's memories on the App Home. */

@@ -3,6 +3,7 @@ import type { CommandDeps } from './command-deps.js';
 import { handleConnectionsCommand } from './connections-command.js';
 import { handleHelpCommand } from './help-command.js';
 import { handleMemoryCommand } from './memory-command.js';
+import { handleSkillsCommand } from './skills-command.js';
 import { handleStopCommand } from './stop-command.js';
 import { handleTasksCommand } from './tasks-command.js';
 import { handleUsageCommand } from './usage-command.js';
@@ -24,5 +25,7 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
       return handleHelpCommand({ platform: cmd.channel.platform, ...(deps.schedulesHelp ? { schedulesHelp: deps.schedulesHelp } : {}) });
     case 'schedules':
       return deps.schedules ? deps.schedules(cmd) : { text: 'Schedules are not available in this installation.' };
+    case 'skills':
+      return handleSkillsCommand(cmd, deps.skills);
   }
 }

@@ -168,10 +168,7 @@ export const messages = pgTable(
     /** The person this row is private to (see schema.ts); null: public in the conversation. */
     privateTo: text('private_to'),
   },
-  (t) => [
-    index('messages_conversation_idx').on(t.conversationId, t.id),
-    index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`),
-  ],
+  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id), index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`)],
 );
 
 /** The durable outbox (see schema.ts): one row per platform message, delivered in id order. */
@@ -301,5 +298,7 @@ export * from './pg-elicitation-schema.js';
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';
 
+// Skills enabled by admins, pinned to their folders' hashes (DESIGN.md "Skills"), in their own file.
+export * from './pg-skills-schema.js';
 // What is private to one person in a shared conversation, in its own file.
 export * from './pg-privacy-schema.js';

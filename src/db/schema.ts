@@ -169,17 +169,10 @@ export const messages = sqliteTable(
     /** Images sent with a user message (OpenAI image parts as data URLs); null for text only. */
     images: text('images', { mode: 'json' }).$type<ImagePart[]>(),
     createdAt: integer('created_at').notNull(),
-    /**
-     * The person (platform user id) this row is private to: a result of their own sign-in or `me` memories, and what
-     * their run wrote from it (DESIGN.md "Private stays private in a shared thread"). Another person's run sees a
-     * placeholder instead. Null: public in the conversation.
-     */
+    /** Whom (platform user id) the row is private to, others' runs see a placeholder (DESIGN.md "Private stays private…"); null: public. */
     privateTo: text('private_to'),
   },
-  (t) => [
-    index('messages_conversation_idx').on(t.conversationId, t.id),
-    index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`),
-  ],
+  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id), index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`)],
 );
 
 /**
@@ -305,5 +298,7 @@ export * from './elicitation-schema.js';
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './cost-schema.js';
 
-// What is private to one person in a shared conversation (DESIGN.md "Private stays private in a shared thread").
+// Skills enabled by admins, pinned to their folders' hashes (DESIGN.md "Skills"), in their own file.
+export * from './skills-schema.js';
+// What is private to one person in a shared conversation, in its own file.
 export * from './privacy-schema.js';

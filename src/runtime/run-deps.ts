@@ -2,6 +2,7 @@ import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { RunMemory } from '../agent/context-assembly.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
+import type { RunSkillsSource } from '../agent/run-skills.js';
 import type { Budget } from '../budget/budget.js';
 import type { Presence } from '../chat/presence.js';
 import type { Clock } from '../clock.js';
@@ -76,6 +77,8 @@ export interface AgentSetup {
   memory?: RunMemory;
   /** Each execution in an `invoke_agent errand` span (traces on); absent: runs are not traced. */
   runTracer?: RunTracer;
+  /** The skills enabled in each run's channel (DESIGN.md "Skills"): listed in its prompt, opened with use_skill; absent: none. */
+  skills?: RunSkillsSource;
 }
 
 /** What the run coordinator is built from; it hands each part of a run's life only the fields that part uses. */

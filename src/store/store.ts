@@ -14,6 +14,7 @@ import type { RunStore } from '../runs/run-store.js';
 import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
+import type { SkillPinStore } from '../skills/skill-pin-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 
@@ -72,6 +73,8 @@ export interface Store {
   readonly memory: MemoryStore;
   /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
   readonly elicitations: ElicitationStore;
+  /** Skills admins enabled with `/skills enable`, pinned to their folders' hashes (DESIGN.md "Skills"). */
+  readonly skills: SkillPinStore;
   /** Answers built on one person's private material, held for their Share / Keep private choice. */
   readonly privateAnswers: PrivateAnswerStore;
   readonly catchUp: CatchUpQueries;

@@ -15,6 +15,7 @@ import { createPgOpenWorkStore } from './pg-open-work-store.js';
 import { createPgOutboxStore } from './pg-outbox-store.js';
 import { createPgRunStore, type RunOwnership } from './pg-run-store.js';
 import { createPgScheduleStore } from './pg-schedule-store.js';
+import { createPgSkillPinStore } from './pg-skill-pin-store.js';
 import { createPgTaskStore } from './pg-task-store.js';
 import { createPgToolGrantStore } from './pg-tool-grant-store.js';
 import { createPgTranscriptStore } from './pg-transcript-store.js';
@@ -64,6 +65,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     connections: createPgConnectionStore(ex, clock),
     memory: createPgMemoryStore(ex, clock),
     elicitations: createPgElicitationStore(ex),
+    skills: createPgSkillPinStore(ex),
     privateAnswers: createPgPrivateAnswerStore(ex, clock),
     catchUp: createPgCatchUpQueries(ex),
   };

@@ -14,6 +14,7 @@ import { createSqliteOpenWorkStore } from './sqlite-open-work-store.js';
 import { createSqliteOutboxStore } from './sqlite-outbox-store.js';
 import { createSqliteRunStore } from './sqlite-run-store.js';
 import { createSqliteScheduleStore } from './sqlite-schedule-store.js';
+import { createSqliteSkillPinStore } from './sqlite-skill-pin-store.js';
 import { createSqliteTaskStore } from './sqlite-task-store.js';
 import { createSqliteToolGrantStore } from './sqlite-tool-grant-store.js';
 import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
@@ -56,6 +57,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     connections: gated(createSqliteConnectionStore(db, clock), run),
     memory: gated(createSqliteMemoryStore(db, clock), run),
     elicitations: gated(createSqliteElicitationStore(db), run),
+    skills: gated(createSqliteSkillPinStore(db), run),
     privateAnswers: gated(createSqlitePrivateAnswerStore(db, clock), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
