@@ -48,6 +48,7 @@ import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { setUpSkills } from './runtime/skills-setup.js';
 import { openStore } from './store/open-store.js';
+import { createWebConsole } from './web-console/web-console-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 
@@ -78,6 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runTracer = createRunTracer(tracing, store.traces, logger, clock);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
+  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: options.webConsole } : {}) });
   const outbox = createOutbox({
     store,
     clock,
@@ -133,11 +135,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const threads = threadOpenerOver(adapters);
   const userTimezone = async (platform: string, userId: string) => (await adapters.get(platform)?.capabilities.timezone?.fetchUserTimezone(userId).catch(() => null)) ?? null;
   const coordinator = new RunCoordinator({
-    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
+    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox, approvals: web.approvals },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent: {
       llm,
-      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id)),
+      tools: web.tools(traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id))),
       promptExtras,
       budget,
       channels,
@@ -189,6 +191,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
     skills: skills.command,
   };
+  web.attach(commandDeps, { coordinator, editor: management.editor, schedules: scheduling.service, adapters, ...(options.externalTools?.status ? { toolServers: () => options.externalTools?.status?.() ?? [] } : {}) });
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
   const surfaces = skills.onHome(connectionsOnHome(management.surfaces, connections));
   const attachments = createAttachmentIntake({
@@ -245,11 +248,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     schedules: scheduling.service,
     outbox,
+    webConsole: web,
     async start() {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
-      oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics });
+      oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics, listen: web.oauthListens });
+      await web.start(oauth?.routes ?? null);
       options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
       const sinks = { ...surfaces, onElicitation: elicitations.handle.bind(elicitations), carriedOverElicitations: elicitations.carriedOverTo.bind(elicitations) };
@@ -298,6 +303,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
       await options.externalTools?.close?.().catch((err: unknown) => logger.warn({ err }, 'closing the tool servers failed'));
       await oauth?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sign-in endpoint failed'));
+      await web.stop().catch((err: unknown) => logger.warn({ err }, 'closing the web console failed'));
       if (ownsStore) await store.close();
     },
   };

@@ -40,7 +40,7 @@ export interface ConsoleAdapterOptions {
   env?: ColorEnv;
 }
 
-const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills'];
+const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
 const USER = 'you';
 /** Printed when piped input ended while a run asked a question, which was then stopped. */
 const NO_ANSWER_AFTER_INPUT =

@@ -50,6 +50,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       .addStringOption((o) => o.setName('enable').setDescription('Admins: a skill to enable, pinned to its folder as it is now').setMaxLength(64))
       .addStringOption((o) => o.setName('disable').setDescription('Admins: a skill to disable').setMaxLength(64))
       .toJSON(),
+    base('admin', 'Admins: a private sign-in link to the web console').toJSON(),
   ];
 }
 
@@ -63,7 +64,7 @@ export async function registerCommands(rest: REST, applicationId: string, guildI
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills'];
+const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
 
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
 export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {

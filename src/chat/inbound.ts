@@ -44,7 +44,7 @@ export interface InboundMessage {
 }
 
 /** The slash commands every adapter wires. */
-export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help' | 'skills';
+export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help' | 'skills' | 'admin';
 
 export interface InboundCommand {
   readonly name: CommandName;

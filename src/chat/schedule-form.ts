@@ -36,6 +36,11 @@ export interface ScheduleFormSubmission {
   readonly values: ScheduleFormValues;
   /** The channels the person is in, where the platform tells (Slack); null: not known (Discord, where the form's channel is where it was opened). */
   readonly memberOf: ReadonlySet<string> | null;
+  /**
+   * Who submits, when that is not `userId` on `platform` (an admin in the web console, signed in from another
+   * platform): the rights checked are theirs. Absent: the person is `userId` on `platform`.
+   */
+  readonly actingAs?: { readonly platform: string; readonly userId: string; readonly roles?: readonly string[] };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ConnectionsCommandDeps } from './connections-command.js';
 import type { MemoryCommandDeps } from './memory-command.js';
 import type { SkillsCommandDeps } from './skills-command.js';
 import type { UsageCommandDeps } from './usage-command.js';
+import type { AdminCommandDeps } from './admin-command.js';
 
 /** What stopping a conversation did. */
 export interface StopResult {
@@ -60,4 +61,6 @@ export interface CommandDeps {
   memory?: MemoryCommandDeps;
   /** `/skills`: the skills enabled here; admins enable and disable them. */
   skills?: SkillsCommandDeps;
+  /** `/admin`: a sign-in link to the web console, for admins. */
+  admin?: AdminCommandDeps;
 }

@@ -7,6 +7,7 @@ import { handleSkillsCommand } from './skills-command.js';
 import { handleStopCommand } from './stop-command.js';
 import { handleTasksCommand } from './tasks-command.js';
 import { handleUsageCommand } from './usage-command.js';
+import { handleAdminCommand } from './admin-command.js';
 
 /** Routes a slash command to its platform-neutral handler. */
 export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Promise<CommandReply> {
@@ -23,6 +24,8 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
       return handleMemoryCommand(cmd, deps.memory);
     case 'help':
       return handleHelpCommand({ platform: cmd.channel.platform, ...(deps.schedulesHelp ? { schedulesHelp: deps.schedulesHelp } : {}) });
+    case 'admin':
+      return handleAdminCommand(cmd, deps.admin);
     case 'schedules':
       return deps.schedules ? deps.schedules(cmd) : { text: 'Schedules are not available in this installation.' };
     case 'skills':

@@ -22,6 +22,7 @@ const CONSOLE_MEMORY_LINE = '• `/memory` — what I remember about you · `/me
 const HELP_LINE = '• `/help` — this message';
 const SKILLS_LINE = '• `/skills` — the skills (procedures your team wrote down) I follow here · admins: `/skills enable|disable <name>`';
 const CONSOLE_SKILLS_LINE = '• `/skills` — the skills (procedures your team wrote down) I can follow · `/skills enable|disable <name>` — turn one on or off';
+const ADMIN_LINE = '• `/admin` — admins: a private sign-in link to the web console';
 
 /** `/help`: what Errand does and how to drive it, in the words of the platform it is used on. */
 export function handleHelpCommand(options: HelpOptions = {}): CommandReply {
@@ -42,6 +43,7 @@ function chatHelp(schedulesHelp: string | undefined): string {
     CONNECTIONS_LINE,
     MEMORY_LINE,
     SKILLS_LINE,
+    ADMIN_LINE,
     HELP_LINE,
   ].join('\n');
 }
@@ -68,6 +70,7 @@ function consoleHelp(schedules: boolean): string {
     CONNECTIONS_LINE,
     CONSOLE_MEMORY_LINE,
     CONSOLE_SKILLS_LINE,
+    ADMIN_LINE,
     HELP_LINE,
   ].join('\n');
 }

@@ -19,6 +19,7 @@ import type { ChannelSettings } from '../settings/team-settings.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ClusterMembership } from './cluster.js';
+import type { ApprovalAudit } from '../audit/approval-audit.js';
 
 export interface RunLimits {
   maxConcurrentRuns: number;
@@ -46,6 +47,8 @@ export interface RunData {
   posts: RunPosts;
   /** Edits of posted messages (an approval's decision), delivered by the outbox in order with the posts. */
   changes: Pick<OutboxChanges, 'recordEdit' | 'piecesOf'>;
+  /** Where each approval decision is recorded with who made it (the audit log); absent: nowhere. */
+  approvals?: ApprovalAudit;
 }
 
 /**

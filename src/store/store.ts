@@ -16,6 +16,9 @@ import type { EventDedupe } from './event-dedupe.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { SkillPinStore } from '../skills/skill-pin-store.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { AuditStore } from '../audit/audit-store.js';
+import type { AdminSessionStore } from '../admin/admin-session-store.js';
+import type { ConsoleQueries } from '../admin/console-queries.js';
 import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
@@ -75,6 +78,12 @@ export interface Store {
   readonly elicitations: ElicitationStore;
   /** Skills admins enabled with `/skills enable`, pinned to their folders' hashes (DESIGN.md "Skills"). */
   readonly skills: SkillPinStore;
+  /** The audit log (DESIGN.md "The web console"): every tool call, approval and change, chained by hash. */
+  readonly audit: AuditStore;
+  /** The web console's sign-in links and sessions, by the hashes of their secrets. */
+  readonly admin: AdminSessionStore;
+  /** What the web console reads across the whole database. */
+  readonly consoleQueries: ConsoleQueries;
   /** Answers built on one person's private material, held for their Share / Keep private choice. */
   readonly privateAnswers: PrivateAnswerStore;
   readonly catchUp: CatchUpQueries;

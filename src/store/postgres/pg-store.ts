@@ -25,6 +25,9 @@ import { createPgRunTraceStore } from './pg-run-trace-store.js';
 import { createPgPrivateAnswerStore } from './pg-private-answer-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
+import { createPgAuditStore } from './pg-audit-store.js';
+import { createPgAdminSessionStore } from './pg-admin-session-store.js';
+import { createPgConsoleQueries } from './pg-console-queries.js';
 
 export interface PostgresStoreOptions {
   /** This process's id and lease length: recorded on the runs it starts (see cluster/run-leases.ts). */
@@ -66,6 +69,9 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     memory: createPgMemoryStore(ex, clock),
     elicitations: createPgElicitationStore(ex),
     skills: createPgSkillPinStore(ex),
+    audit: createPgAuditStore(ex),
+    admin: createPgAdminSessionStore(ex),
+    consoleQueries: createPgConsoleQueries(ex),
     privateAnswers: createPgPrivateAnswerStore(ex, clock),
     catchUp: createPgCatchUpQueries(ex),
   };

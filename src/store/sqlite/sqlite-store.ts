@@ -23,6 +23,9 @@ import { createSqliteCostStore } from './sqlite-cost-store.js';
 import { createSqliteRunTraceStore } from './sqlite-run-trace-store.js';
 import { createSqlitePrivateAnswerStore } from './sqlite-private-answer-store.js';
 import { gated, type CallRunner } from './synchronous.js';
+import { createSqliteAuditStore } from './sqlite-audit-store.js';
+import { createSqliteAdminSessionStore } from './sqlite-admin-session-store.js';
+import { createSqliteConsoleQueries } from './sqlite-console-queries.js';
 import { TransactionGate } from './transaction-gate.js';
 
 /** The SQLite store, with its drizzle handle for SQLite-only tools (tests, benchmarks, migrations). */
@@ -58,6 +61,9 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     memory: gated(createSqliteMemoryStore(db, clock), run),
     elicitations: gated(createSqliteElicitationStore(db), run),
     skills: gated(createSqliteSkillPinStore(db), run),
+    audit: gated(createSqliteAuditStore(db), run),
+    admin: gated(createSqliteAdminSessionStore(db), run),
+    consoleQueries: gated(createSqliteConsoleQueries(db), run),
     privateAnswers: gated(createSqlitePrivateAnswerStore(db, clock), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
