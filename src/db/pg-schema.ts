@@ -304,5 +304,7 @@ export * from './pg-cost-schema.js';
 export * from './pg-skills-schema.js';
 // The web console's sign-in links and sessions, and the audit log (DESIGN.md "The web console"), in their own file.
 export * from './pg-console-schema.js';
+// Conversations' sandbox workspaces (DESIGN.md "Running code in a sandbox"), in their own file.
+export * from './pg-workspace-schema.js';
 // What is private to one person in a shared conversation, in its own file.
 export * from './pg-privacy-schema.js';
