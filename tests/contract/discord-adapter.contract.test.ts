@@ -63,7 +63,7 @@ chatAdapterContract(
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'previewLookup', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'previewLookup', 'privateAnswers', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {
