@@ -21,6 +21,7 @@ import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-mess
 import { createScheduleModals } from './schedule-modal.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
+import { createDiscordPrivateAnswers } from './private-answers.js';
 
 export { discordOptionsFromConfig, type DiscordAdapterOptions, type DiscordTuning } from './discord-adapter-options.js';
 export { TARGET_GONE_CODES } from './discord-rest.js';
@@ -115,7 +116,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, memberRoles },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), memberRoles },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

@@ -1,47 +1,47 @@
-import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { LAUNCH_STATUSES } from './privacy-schema.js';
+import { PRIVATE_ANSWER_STATES } from './privacy-schema.js';
 
-/** Keys this deployment generated for itself, one per purpose, shared by every process (see privacy-schema.ts). */
-export const deploymentKeys = pgTable('deployment_keys', {
-  name: text('name').primaryKey(),
-  value: text('value').notNull(),
-  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
-});
+/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
+const epochMs = (name: string) => bigint(name, { mode: 'number' });
 
-/** "Always allow here", per person (see privacy-schema.ts). */
-export const toolConsents = pgTable(
-  'tool_consents',
-  {
-    conversationId: text('conversation_id').notNull(),
-    tool: text('tool').notNull(),
-    principal: text('principal').notNull(),
-    grantedBy: text('granted_by'),
-    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.conversationId, t.tool, t.principal] })],
-);
-
-/** A fire of a schedule whose run is still to be queued (see privacy-schema.ts). */
-export const scheduleLaunches = pgTable(
-  'schedule_launches',
+/** An answer held back for its owner's Share / Keep private choice (see privacy-schema.ts). */
+export const privateAnswers = pgTable(
+  'private_answers',
   {
     id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    scheduleId: integer('schedule_id').notNull(),
-    firedAt: bigint('fired_at', { mode: 'number' }).notNull(),
-    status: text('status', { enum: LAUNCH_STATUSES }).notNull().default('pending'),
-    prompt: text('prompt').notNull(),
-    target: text('target', { enum: ['channel', 'thread'] }).notNull(),
-    platform: text('platform').notNull(),
-    workspace: text('workspace').notNull(),
-    channel: text('channel').notNull(),
-    conversationId: text('conversation_id'),
-    noteOutboxId: bigint('note_outbox_id', { mode: 'number' }),
-    attempts: integer('attempts').notNull().default(0),
-    notBefore: bigint('not_before', { mode: 'number' }).notNull().default(0),
-    error: text('error'),
-    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
-    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    conversationId: text('conversation_id').notNull(),
+    runId: text('run_id'),
+    messageId: bigint('message_id', { mode: 'number' }),
+    owner: text('owner').notNull(),
+    purpose: text('purpose', { enum: ['answer', 'update'] }).notNull(),
+    text: text('text').notNull(),
+    state: text('state', { enum: PRIVATE_ANSWER_STATES }).notNull(),
+    createdAt: epochMs('created_at').notNull(),
+    decidedAt: epochMs('decided_at'),
   },
-  (t) => [index('schedule_launches_pending_idx').on(t.notBefore).where(sql`status = 'pending'`)],
+  (t) => [index('private_answers_conversation_idx').on(t.conversationId, t.id)],
+);
+
+/** One person's summary of their private material that fell out of a conversation's context. */
+export const privateSummaries = pgTable(
+  'private_summaries',
+  {
+    conversationId: text('conversation_id').notNull(),
+    owner: text('owner').notNull(),
+    summary: text('summary').notNull(),
+    throughMessageId: bigint('through_message_id', { mode: 'number' }).notNull(),
+    version: integer('version').notNull(),
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.owner] })],
+);
+
+/** Which transcript rows show a long-term memory's text (a `recall` result). */
+export const recalledMemories = pgTable(
+  'recalled_memories',
+  {
+    memoryId: integer('memory_id').notNull(),
+    messageId: bigint('message_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.memoryId, t.messageId] })],
 );

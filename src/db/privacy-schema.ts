@@ -1,76 +1,61 @@
-import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-/**
- * Keys this deployment generated for itself, one per purpose, shared by every process on the database: the first
- * process to need one stores it, the others read it. `principal-pseudonym`: the HMAC key of the `errand.principal`
- * span attribute when ERRAND_SECRET_KEY is not set (runtime/principal-pseudonym.ts).
- */
-export const deploymentKeys = sqliteTable('deployment_keys', {
-  name: text('name').primaryKey(),
-  /** Random bytes, base64. */
-  value: text('value').notNull(),
-  createdAt: integer('created_at').notNull(),
-});
+/** Where an answer held back for its owner stands: waiting for their choice, shared in the thread, or kept private. */
+export const PRIVATE_ANSWER_STATES = ['held', 'shared', 'kept'] as const;
+export type PrivateAnswerState = (typeof PRIVATE_ANSWER_STATES)[number];
 
 /**
- * "Always allow here", per person: a tool one principal allowed for their own runs in one conversation. Consent is
- * a person's: another person's run there still asks its own principal (their call uses their own account). The
- * grants of `tool_grants`, which held for everyone in the conversation, are not carried over: people are asked again.
+ * An answer (or progress update) of a run built on material private to its principal, in a conversation others can
+ * read (DESIGN.md "Private stays private in a shared thread"): shown to its owner alone with **Share in thread** /
+ * **Keep private**, posted in the thread only once they share it. `message_id` is the transcript row of the answer
+ * (made public when shared; null for an update, whose text is in a tool call). The first choice wins (`state`).
  */
-export const toolConsents = sqliteTable(
-  'tool_consents',
-  {
-    conversationId: text('conversation_id').notNull(),
-    tool: text('tool').notNull(),
-    /** Whose runs it is for: the principal's platform user id ('' for a run acting for nobody, older than principals). */
-    principal: text('principal').notNull(),
-    /** Who clicked: the principal, or an admin deciding for them. */
-    grantedBy: text('granted_by'),
-    createdAt: integer('created_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.conversationId, t.tool, t.principal] })],
-);
-
-/** How a schedule's fire ended up: `pending` until its run is queued (`started`) or it is given up. */
-export const LAUNCH_STATUSES = ['pending', 'started', 'refused', 'dropped', 'failed'] as const;
-export type LaunchStatus = (typeof LAUNCH_STATUSES)[number];
-
-/**
- * A fire of a schedule whose run is still to be queued (DESIGN.md "Scheduled prompts"): written in the same
- * transaction that records the fire, with what fired (the prompt and where it goes, as they were then), so the
- * prompt outlives a stop or a crash between the fire and its run. A channel target's top-level post is recorded
- * in the outbox first (`note_outbox_id`), then the thread is opened on it and the task queued, and the launch
- * marked `started` in the task's own transaction. `pending` rows are finished by whichever process claims them
- * (`not_before`: claimed or backing off until then). `refused`: the creator's rights were gone at fire time;
- * `dropped`: the schedule was deleted first; `failed`: the target is gone, or it could not start for too long.
- */
-export const scheduleLaunches = sqliteTable(
-  'schedule_launches',
+export const privateAnswers = sqliteTable(
+  'private_answers',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    scheduleId: integer('schedule_id').notNull(),
-    /** When it fired (its due time as recorded). */
-    firedAt: integer('fired_at').notNull(),
-    status: text('status', { enum: LAUNCH_STATUSES }).notNull().default('pending'),
-    prompt: text('prompt').notNull(),
-    target: text('target', { enum: ['channel', 'thread'] }).notNull(),
-    platform: text('platform').notNull(),
-    workspace: text('workspace').notNull(),
-    channel: text('channel').notNull(),
-    /** A thread target's conversation. */
-    conversationId: text('conversation_id'),
-    /** A channel target: the last outbox row of its top-level post, once recorded. */
-    noteOutboxId: integer('note_outbox_id'),
-    attempts: integer('attempts').notNull().default(0),
-    /** Not to be tried before then (ms): a claim under way or a backoff; 0 = now. */
-    notBefore: integer('not_before').notNull().default(0),
-    /** Why the last attempt did not start the run. */
-    error: text('error'),
+    conversationId: text('conversation_id').notNull(),
+    runId: text('run_id'),
+    messageId: integer('message_id'),
+    /** The run's principal (platform user id): the only person who sees it first and may share it. */
+    owner: text('owner').notNull(),
+    /** `answer` or `update`: what it is posted as when shared. */
+    purpose: text('purpose', { enum: ['answer', 'update'] }).notNull(),
+    text: text('text').notNull(),
+    state: text('state', { enum: PRIVATE_ANSWER_STATES }).notNull(),
     createdAt: integer('created_at').notNull(),
-    updatedAt: integer('updated_at').notNull(),
+    decidedAt: integer('decided_at'),
   },
-  (t) => [index('schedule_launches_pending_idx').on(t.notBefore).where(sql`status = 'pending'`)],
+  (t) => [index('private_answers_conversation_idx').on(t.conversationId, t.id)],
 );
 
-export type ScheduleLaunchRow = typeof scheduleLaunches.$inferSelect;
+/**
+ * One person's own summary of what fell out of a conversation's context that was private to them (compaction keeps
+ * private material out of the shared summary, `conversation_summaries`). Compare-and-swap on `version` as there.
+ */
+export const privateSummaries = sqliteTable(
+  'private_summaries',
+  {
+    conversationId: text('conversation_id').notNull(),
+    /** Whose it is (platform user id). */
+    owner: text('owner').notNull(),
+    summary: text('summary').notNull(),
+    throughMessageId: integer('through_message_id').notNull(),
+    version: integer('version').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.owner] })],
+);
+
+/** Which transcript rows show a long-term memory's text (a `recall` result): a `forget` takes it out of each. */
+export const recalledMemories = sqliteTable(
+  'recalled_memories',
+  {
+    memoryId: integer('memory_id').notNull(),
+    messageId: integer('message_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.memoryId, t.messageId] })],
+);
+
+export type PrivateAnswerRow = typeof privateAnswers.$inferSelect;
+export type PrivateSummaryRow = typeof privateSummaries.$inferSelect;

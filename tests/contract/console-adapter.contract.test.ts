@@ -88,7 +88,7 @@ chatAdapterContract(
       teardown: () => adapter.stop(),
     };
   },
-  { stopButtons: false, capabilities: ['history', 'stream', 'timezone'] },
+  { stopButtons: false, capabilities: ['history', 'privateAnswers', 'stream', 'timezone'] },
 );
 
 conversationKeyContract('console', {

@@ -71,7 +71,7 @@ chatAdapterContract(
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'memberRoles', 'previewLookup', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {

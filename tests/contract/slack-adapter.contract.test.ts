@@ -71,7 +71,7 @@ chatAdapterContract(
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {
