@@ -44,7 +44,7 @@ import { createLocalCluster, type ClusterHooks } from './runtime/cluster.js';
 import { recoverTakenOverRun, requeueInterruptedRuns, showRecoveredSession, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { finishOpenWork } from './runtime/finish-open-work.js';
-import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
+import { scheduleLauncherFor } from './runtime/schedule-launch-wiring.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { setUpSkills } from './runtime/skills-setup.js';
 import { openStore } from './store/open-store.js';
@@ -77,7 +77,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const { conversations, transcript, tasks, runs, dedupe } = store;
   const tracing = options.tracing ?? noopTracing;
-  const runTracer = createRunTracer(tracing, store.traces, logger, clock);
+  const runTracer = createRunTracer(tracing, store.traces, logger, clock, config.ERRAND_SECRET_KEY);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
   const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut: options.filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
@@ -121,7 +121,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks, access), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
   const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger, sandboxAvailable: () => sandbox.status === 'available' });
   tools.push(...skills.tools);
   const promptExtras: string[] = [SCHEDULES_PROMPT];
@@ -267,8 +267,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
       // What was recorded and not posted before this start goes first: new work posts behind it.
       await outbox.start();
-      const principalOf = (id: number) => scheduling.service.principalOf(id);
-      await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf, stopping: stopped.signal }));
+      await scheduling.scheduler.start(scheduleLauncherFor({ platforms: adapters, memberRoles: (p) => adapters.get(p)?.capabilities.memberRoles, store, outbox, threads, coordinator, access, rights, clock, logger, stopping: stopped.signal }));
       heartbeat.start();
       sandbox.retention.start();
       await cluster.start(clusterHooks);

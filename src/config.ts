@@ -186,7 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   problems.push(...crossFieldProblems(env));
   const { file, problems: fileProblems } = loadErrandFile(env, cwd);
-  problems.push(...fileProblems, ...oauthProblems(env, file));
+  problems.push(...fileProblems, ...oauthProblems(env, file), ...webConsolePortProblems(env, file));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const c = parsed.data;
   const platforms: ('slack' | 'discord' | 'console')[] = [];
@@ -259,11 +259,32 @@ function oauthProblems(env: NodeJS.ProcessEnv, file: LoadedErrandFile): string[]
   if (set('METRICS_PORT') && webPort !== 0 && Number(env.METRICS_PORT) === webPort) {
     problems.push(`WEB_PORT: ${webPort} is also METRICS_PORT. The sign-in pages need a port apart from /healthz and /metrics (e.g. WEB_PORT=3100).`);
   }
-  const slackHttp = set('SLACK_BOT_TOKEN') && (env.SLACK_MODE ?? '').trim().toLowerCase() === 'http';
-  if (slackHttp && webPort !== 0 && Number((env.SLACK_PORT ?? '').trim() || '3000') === webPort) {
+  const slackPort = slackHttpPort(env);
+  if (slackPort !== null && webPort !== 0 && slackPort === webPort) {
     problems.push(`WEB_PORT: ${webPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give the sign-in pages a port of their own (e.g. WEB_PORT=3100) and route \${PUBLIC_URL}/oauth/ to it.`);
   }
   return problems;
+}
+
+/** SLACK_PORT when the Slack HTTP receiver listens on it (Slack configured in HTTP mode), else null. */
+function slackHttpPort(env: NodeJS.ProcessEnv): number | null {
+  const slackHttp = (env.SLACK_BOT_TOKEN ?? '').trim() !== '' && (env.SLACK_MODE ?? '').trim().toLowerCase() === 'http';
+  return slackHttp ? Number((env.SLACK_PORT ?? '').trim() || '3000') : null;
+}
+
+/**
+ * The web console listens on WEB_PORT once someone may sign in to it (admins listed in `access`), before the
+ * platforms connect: on SLACK_PORT it would take the Slack HTTP receiver's port, and Slack would then fail to start
+ * with a message about a port in use. Said at once instead, naming both. (With an OAuth server the same is said
+ * by oauthProblems, once.)
+ */
+function webConsolePortProblems(env: NodeJS.ProcessEnv, file: LoadedErrandFile): string[] {
+  const oauth = Object.values(file.settings.mcpServers).some((s) => !s.disabled && 'url' in s && s.oauth !== null);
+  if (oauth || (file.settings.access?.admins.length ?? 0) === 0) return [];
+  const webPort = Number((env.WEB_PORT ?? '').trim() || '3100');
+  const slackPort = slackHttpPort(env);
+  if (slackPort === null || webPort === 0 || slackPort !== webPort) return [];
+  return [`WEB_PORT: ${webPort} is also SLACK_PORT, where the Slack HTTP receiver listens. The web console (/admin) needs a port of its own: set WEB_PORT to another port (e.g. 3100) and route \${PUBLIC_URL}/admin to it.`];
 }
 
 /** Loads `.env` into process.env when the file exists; real environment variables win. */

@@ -77,6 +77,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     downloadFile,
   });
 
+  // Roles as they are now, read at each ask (no reuse window): a role taken away counts at once.
+  const currentRoles = createMemberRolesLookup({ get, now: () => (options.clock ?? systemClock).now(), ttlMs: 0 });
+  const memberRoles = { rolesOf: (guildId: string, userId: string) => currentRoles(guildId, userId) };
+
   const previewLookup = {
     findUnrecordedPreview: (conversation: ConversationRef, probe: UnrecordedPreview) =>
       findUnrecordedPreview(
@@ -112,7 +116,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage) },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), memberRoles },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

@@ -2,7 +2,7 @@ import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-re
 
 /** The platform name of every Discord ConversationRef. */
 export const DISCORD_PLATFORM = 'discord';
-/** The workspace of DM conversations (Discord's own name for the DM "guild"). */
+/** The workspace of DM conversations (Discord's own name for the DM "guild"): a personal one (src/chat/workspace-of.ts), in no server. */
 export const DM_WORKSPACE = '@me';
 
 const SNOWFLAKE = /^\d{1,25}$/;

@@ -28,6 +28,13 @@ export interface AccessPolicy {
   check(person: Person, place: Place): AccessDecision;
   /** Whether this person may create schedules that post into a channel. */
   mayCreateChannelSchedules(person: Person): boolean;
+  /**
+   * Whether this person may use Errand at all: an admin, or listed in `users` (or there is no list), whatever the
+   * place. What a schedule's creator must still be at each fire, with their roles as they are then.
+   */
+  mayUse(person: Person): boolean;
+  /** The user ids named as admins on `platform` (members of an admin role are not named, so not listed). */
+  adminsOn(platform: string): readonly string[];
 }
 
 const ALLOWED: AccessDecision = { allowed: true };
@@ -42,7 +49,7 @@ function keysOf(person: Person): string[] {
 /** Builds the policy from the settings; absent settings give the open policy. */
 export function createAccessPolicy(settings: AccessSettings | undefined): AccessPolicy {
   if (!settings) {
-    return { configured: false, isAdmin: () => false, check: () => ALLOWED, mayCreateChannelSchedules: () => true };
+    return { configured: false, isAdmin: () => false, check: () => ALLOWED, mayCreateChannelSchedules: () => true, mayUse: () => true, adminsOn: () => [] };
   }
   const admins = new Set(settings.admins);
   const users = settings.users ? new Set(settings.users) : null;
@@ -65,6 +72,15 @@ export function createAccessPolicy(settings: AccessSettings | undefined): Access
     },
     mayCreateChannelSchedules(person) {
       return settings.schedules === 'everyone' || isAdmin(person);
+    },
+    mayUse(person) {
+      return isAdmin(person) || users === null || matches(users, person);
+    },
+    adminsOn(platform) {
+      return [...admins].flatMap((key) => {
+        const [keyPlatform, userId, ...rest] = key.split(':');
+        return keyPlatform === platform && userId !== undefined && userId !== 'role' && rest.length === 0 ? [userId] : [];
+      });
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { LlmClient } from './llm-client.js';
+import { StoppedRequestError } from './stopped-request.js';
+import { stoppedRequestCharge } from './stopped-request-charge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { costOf } from '../budget/pricing.js';
 import type { PricingSettings } from '../settings/team-settings.js';
@@ -20,7 +22,10 @@ export function instrumentLlm(llm: LlmClient, metrics: Metrics, elapsedMs: () =>
         if (usage?.model !== undefined && pricing[usage.model]) metrics.modelCost(usage.model, costOf(pricing, usage.model, usage));
         return response;
       } catch (err) {
-        metrics.modelRequest((elapsedMs() - started) / 1000, null);
+        // A stopped stream spent tokens: counted as charged (its usage, or the estimate), priced like an answer.
+        const usage = err instanceof StoppedRequestError ? stoppedRequestCharge(err, request) : null;
+        metrics.modelRequest((elapsedMs() - started) / 1000, usage);
+        if (usage?.model !== undefined && pricing[usage.model]) metrics.modelCost(usage.model, costOf(pricing, usage.model, usage));
         throw err;
       }
     },

@@ -7,6 +7,7 @@ import { ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createKeepAliveFetch } from '../net/keep-alive-fetch.js';
 import { withRequestSignal } from './request-signal.js';
+import { StoppedRequestError } from './stopped-request.js';
 import { describeModelFailure, displayEndpoint, type ModelRequestFailure } from './model-failure.js';
 import { frameToolResult } from './tool-result-frame.js';
 
@@ -169,20 +170,31 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
    */
   const streamOnce = async (body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, request: LlmRequest, shown: { value: boolean }): Promise<LlmResponse> => {
     const assembly = new StreamAssembly(body.model);
-    await withRequestSignal(request.signal, async (signal) => {
-      const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
-      for await (const raw of stream) {
-        const chunk = completionChunkSchema.safeParse(raw);
-        if (!chunk.success) throw unreadable(body.model, chunk.error.issues[0]?.message ?? 'a malformed chunk');
-        const delta = assembly.add(chunk.data);
-        if (delta !== '') {
-          shown.value = true;
-          request.onText?.(delta);
+    let answering = false;
+    /** A stop after the endpoint began answering: the tokens were spent, so the abort carries what to charge for them. */
+    const stopped = (): RunAbortedError => {
+      return answering ? new StoppedRequestError(assembly.result(), body.model) : new RunAbortedError();
+    };
+    try {
+      await withRequestSignal(request.signal, async (signal) => {
+        const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+        answering = true;
+        for await (const raw of stream) {
+          const chunk = completionChunkSchema.safeParse(raw);
+          if (!chunk.success) throw unreadable(body.model, chunk.error.issues[0]?.message ?? 'a malformed chunk');
+          const delta = assembly.add(chunk.data);
+          if (delta !== '') {
+            shown.value = true;
+            request.onText?.(delta);
+          }
         }
-      }
-    });
+      });
+    } catch (err) {
+      if (request.signal.aborted || err instanceof OpenAI.APIUserAbortError) throw stopped();
+      throw err;
+    }
     // The SDK ends the iteration quietly when the request is aborted: a cut answer is not an answer.
-    if (request.signal.aborted) throw new RunAbortedError();
+    if (request.signal.aborted) throw stopped();
     return assembly.result();
   };
 
@@ -217,7 +229,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
             ...(finishReasons.length > 0 ? { finishReasons } : {}),
           };
         } catch (err) {
-          if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw new RunAbortedError();
+          if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw err instanceof RunAbortedError ? err : new RunAbortedError();
           if (err instanceof ModelError) throw err;
           const c = describeModelFailure(requestFailure(err), { url: endpointUrl, apiKey: options.apiKey, model, timeoutMs: options.timeoutMs });
           const last = !c.transient || attempt >= retries || shown.value;

@@ -13,6 +13,8 @@ import { memoryVisibility } from '../memory/memory-visibility.js';
 import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
 import { estimateToolTokens } from './token-estimate.js';
+import { StoppedRequestError } from './stopped-request.js';
+import { stoppedRequestCharge } from './stopped-request-charge.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import { resumedStep, type ResumeInput } from './resume-step.js';
 import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
@@ -157,10 +159,13 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     // An answer held for its owner shows nowhere in the thread, not even as a preview.
     const preview = createAnswerPreview(privacy.holdsPosts ? undefined : deps.openPreview);
     let response;
+    const offered = deps.tools.specsFor(input.toolContext);
     try {
-      response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, onText: preview.onText, runId, ...(input.model ? { model: input.model } : {}) });
+      response = await deps.llm.complete({ messages: context.messages, tools: offered, signal, onText: preview.onText, runId, ...(input.model ? { model: input.model } : {}) });
     } catch (err) {
       await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
+      // A request stopped mid-answer was still spent: charged with the usage it carries (estimated when none came).
+      if (err instanceof StoppedRequestError) await input.budget?.record(stoppedRequestCharge(err, { messages: context.messages, tools: offered })).catch((e: unknown) => deps.logger.warn({ err: e, runId }, 'charging a stopped model request failed'));
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;

@@ -27,6 +27,12 @@ export interface ToolStepDeps {
   activity?: ActivityReport;
   /** True once the process is shutting down (or lost the run to another): a call the abort cut short is left without a result. */
   shuttingDown?: () => boolean;
+  /**
+   * Rejects (RunFencedError) when another process took the run over: asked before each tool call, so a process
+   * that stalled past its lease does not add a to-do, remember, schedule or write through an MCP server for a
+   * run that is no longer its own. Absent: the run cannot be taken over.
+   */
+  confirmHeld?: () => Promise<void>;
 }
 
 /**
@@ -152,7 +158,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const call = input.calls[i]!;
     if (signal.aborted) return { kind: 'aborted' };
     const gated = call.id === input.approvedCallId ? null : deps.tools.approvalNeeded(call, context);
-    if (gated && !(await deps.grants.isGranted(conversationId, gated.name))) {
+    // "Always allow here" is the consent of the person the run acts for, never of whoever clicked it in another run.
+    if (gated && !(await deps.grants.isGranted(conversationId, gated.name, context.principal?.userId ?? context.userId))) {
       if (ask) {
         await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
         ask = null;
@@ -173,6 +180,8 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       const waiting: RunActivity = { activity: 'waiting', toolName: gated.name, step: { id: call.id, status: 'waiting' } };
       return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
     }
+    // The call's effects are not writes of the run: the run must still be this process's, or nothing is done.
+    await deps.confirmHeld?.();
     deps.activity?.(activityOfTool(call.name, call.id));
     // A private server's words while it runs are as private as its result: the step shows none of them.
     const quiet = privacy.privateTo !== null || deps.tools.privateSource(call, context);

@@ -2,6 +2,7 @@ import type { SessionCapability } from './agent-session.js';
 import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { ConversationRef } from './conversation-ref.js';
+import type { MemberRolesCapability } from './member-roles.js';
 import type { PrivateAnswerCapability } from './private-answers.js';
 
 /**
@@ -24,6 +25,8 @@ export interface AdapterCapabilities {
   readonly timezone?: TimezoneLookup;
   /** Messages to one person in a direct conversation, where `postEphemeral` is not private (Discord). */
   readonly directMessage?: DirectMessageCapability;
+  /** People's roles in a workspace as they are now (Discord). Absent: the platform has no roles. */
+  readonly memberRoles?: MemberRolesCapability;
   /** Sessions of the platform's threads, with the platform's own Stop (Slack's Agent Sessions). */
   readonly session?: SessionCapability;
   /** Answers built on one person's private material: who reads a conversation, and showing one to its owner alone with buttons. */

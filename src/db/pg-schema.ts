@@ -211,6 +211,7 @@ export const processedEvents = pgTable(
 );
 
 /** Tools a person allowed for a whole conversation ("Always allow here"). */
+// Superseded by `tool_consents` (pg-privacy-schema.ts), which names whose consent each is; no longer read or written.
 export const toolGrants = pgTable(
   'tool_grants',
   {
@@ -308,3 +309,5 @@ export * from './pg-console-schema.js';
 export * from './pg-workspace-schema.js';
 // What is private to one person in a shared conversation, in its own file.
 export * from './pg-privacy-schema.js';
+// What keeps one person's rights theirs in a shared thread (per-person consents, schedules' launches, deployment keys), in its own file.
+export * from './pg-rights-schema.js';

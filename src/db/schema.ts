@@ -220,6 +220,7 @@ export const processedEvents = sqliteTable(
 );
 
 /** Tools a person allowed for a whole conversation ("Always allow here"). */
+// Superseded by `tool_consents` (privacy-schema.ts), which names whose consent each is; no longer read or written.
 export const toolGrants = sqliteTable(
   'tool_grants',
   {
@@ -256,7 +257,7 @@ export const schedules = sqliteTable(
     runCount: integer('run_count').notNull().default(0),
     /** The person it acts for when it fires (its runs' principal): platform user id. */
     createdBy: text('created_by').notNull(),
-    /** The creator's Discord role ids when they made it, so a role admin's schedule keeps their rights. */
+    /** The creator's Discord role ids when they made it, for the record only: each fire reads their roles as they are then. */
     creatorRoles: text('creator_roles', { mode: 'json' }).$type<string[]>(),
     failReason: text('fail_reason'),
     /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */
@@ -308,3 +309,5 @@ export * from './console-schema.js';
 export * from './workspace-schema.js';
 // What is private to one person in a shared conversation, in its own file.
 export * from './privacy-schema.js';
+// What keeps one person's rights theirs in a shared thread (per-person consents, schedules' launches, deployment keys), in its own file.
+export * from './rights-schema.js';

@@ -53,6 +53,8 @@ interface PersonSession {
   readonly session: McpSession;
   readonly provider: StoredOAuthProvider;
   readonly opened: Promise<void>;
+  /** Calls running on the session now (an MCP question of the server's may hold one for hours): it is not closed under them. */
+  calls: number;
 }
 
 /** What the model reads when its person has not connected: something it can act on, never a token. */
@@ -131,6 +133,7 @@ export class OAuthToolServer {
     if (outcome.kind === 'unavailable') return { ok: false, error: `${exposedName} was not run: ${outcome.reason}` };
     if (outcome.kind === 'authorize') return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url);
     const person = this.sessionFor(binding, key, context.runId);
+    person.calls++;
     try {
       await person.opened;
       if (toolName === SIGN_IN_TOOL && !this.toolList.some((t) => t.name === SIGN_IN_TOOL)) {
@@ -142,6 +145,10 @@ export class OAuthToolServer {
       const url = person.provider.authorizationUrl;
       if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true);
       return { ok: false, error: `${exposedName} failed: ${person.session.describe(err)}` };
+    } finally {
+      person.calls--;
+      // A session kept open past the bound while calls ran on it goes once it is idle.
+      this.trim();
     }
   }
 
@@ -227,14 +234,23 @@ export class OAuthToolServer {
       if (this.toolList.length === 0) await this.listWith(session);
     })();
     opened.catch(() => {});
-    const person = { session, provider, opened };
+    const person: PersonSession = { session, provider, opened, calls: 0 };
     this.sessions.set(key, person);
+    this.trim(person);
+    return person;
+  }
+
+  /**
+   * Closes the least recently used sessions beyond the bound, never one a call runs on (nor `keep`, about to be
+   * used): the bound is then passed for as long as those calls run, and met again as they end.
+   */
+  private trim(keep?: PersonSession): void {
     const bound = this.o.maxSessions ?? 50;
     for (const [oldest, p] of this.sessions) {
       if (this.sessions.size <= bound) break;
+      if (p.calls > 0 || p === keep) continue;
       void this.drop(oldest, p);
     }
-    return person;
   }
 
   private async listWith(session: McpSession): Promise<void> {

@@ -7,7 +7,7 @@ export const MAX_MEMORIES_PER_PERSON = 200;
 export const MAX_MEMORY_CHARS = 2000;
 
 /** Why a memory was not stored, or not forgotten: each with a sentence the model or the person can act on. */
-export type MemoryRefusal = 'empty' | 'too_long' | 'no_person' | 'admins_only' | 'full' | 'unknown';
+export type MemoryRefusal = 'empty' | 'too_long' | 'no_person' | 'admins_only' | 'no_workspace' | 'full' | 'unknown';
 
 /** The sentence for each refusal, written for whoever asked (the model reads it as a tool error). */
 export function memoryRefusalText(reason: MemoryRefusal, id?: number): string {
@@ -18,6 +18,8 @@ export function memoryRefusalText(reason: MemoryRefusal, id?: number): string {
       return `A memory must be shorter than ${MAX_MEMORY_CHARS} characters: keep only the fact itself.`;
     case 'no_person':
       return 'This run acts for nobody in particular, so there is no "me" to remember for: use scope "channel".';
+    case 'no_workspace':
+      return 'This is a direct message outside any server or workspace, so there is no workspace to remember for: use scope "me" or "channel", or remember it from a channel of the workspace.';
     case 'admins_only':
       return 'Only Errand admins may remember or forget for the whole workspace: use scope "me" or "channel".';
     case 'full':
@@ -44,8 +46,9 @@ export async function rememberFor(store: Pick<MemoryStore, 'remember' | 'countBy
   if (trimmed.length >= MAX_MEMORY_CHARS) return { ok: false, reason: 'too_long' };
   const subject = subjectFor(scope, asker.visibility);
   const person = asker.visibility.person;
-  if (subject === null || person === null) return { ok: false, reason: 'no_person' };
+  if (person === null) return { ok: false, reason: 'no_person' };
   if (scope === 'workspace' && !asker.isAdmin) return { ok: false, reason: 'admins_only' };
+  if (subject === null) return { ok: false, reason: 'no_workspace' };
   if ((await store.countBy(person)) >= MAX_MEMORIES_PER_PERSON) return { ok: false, reason: 'full' };
   return { ok: true, memory: await store.remember({ scope, subject, text: trimmed, createdBy: person }) };
 }

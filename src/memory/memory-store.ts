@@ -12,9 +12,19 @@ export interface MemoryVisibility {
   readonly person: string | null;
   /** `platform:workspace:channel`: a thread follows its channel, a DM is its own channel. */
   readonly channel: string;
-  /** `platform:workspace`. */
-  readonly workspace: string;
+  /** `platform:workspace`; null where the place belongs to no workspace (a Discord DM): no workspace memories then. */
+  readonly workspace: string | null;
 }
+
+/**
+ * The largest memory id there can be (a 32-bit integer column on PostgreSQL). A larger id, typed in `/memory forget`
+ * or sent by the model, names no memory: the stores answer "none" instead of asking the database, which would
+ * fail with an integer overflow.
+ */
+export const MAX_MEMORY_ID = 2_147_483_647;
+
+/** Whether `id` can be a memory's id at all. */
+export const isMemoryId = (id: number): boolean => Number.isSafeInteger(id) && id >= 1 && id <= MAX_MEMORY_ID;
 
 /** A memory about to be stored: its subject is already the run's, not the model's. */
 export interface NewMemory {

@@ -1,4 +1,5 @@
 import { channelKey, type ChannelRef } from '../chat/conversation-ref.js';
+import { sharedWorkspaceOf } from '../chat/workspace-of.js';
 import type { MemoryScope } from '../db/schema.js';
 import type { MemoryVisibility } from './memory-store.js';
 
@@ -15,10 +16,11 @@ export function personKey(person: MemoryPerson): string {
 
 /**
  * What a run may see: its principal's `me` memories, its channel's (a thread follows its channel, a DM is
- * its own channel) and its workspace's. Built from the run, so no argument of the model can widen it.
+ * its own channel) and its workspace's — none where the place is in no workspace (a Discord DM, in no server).
+ * Built from the run, so no argument of the model can widen it.
  */
 export function memoryVisibility(principal: MemoryPerson | null, place: ChannelRef): MemoryVisibility {
-  return { person: principal ? personKey(principal) : null, channel: channelKey(place), workspace: `${place.platform}:${place.workspace}` };
+  return { person: principal ? personKey(principal) : null, channel: channelKey(place), workspace: sharedWorkspaceOf(place) };
 }
 
 /** The subject a new memory of `scope` gets in this run, or null when the run has no principal for `me`. */

@@ -50,6 +50,11 @@ export interface RunStore {
   /** Waiting runs due to resume: their question expired, or an answer is recorded for them. */
   expiredQuestions(limit: number): Promise<RunRow[]>;
   /**
+   * The runs acting for `principal` (a platform user id) that wait on a question, in conversations of `platform`,
+   * at most `limit`: what a person's sign-in may end besides the wait its link was made for.
+   */
+  waitingFor(platform: string, principal: string, limit: number): Promise<RunRow[]>;
+  /**
    * The run's owner and lease generation as stored. Read it in the transaction that claimed the run
    * (`create`, `unpark`): that is the fence the execution carries. Rejects when there is no such run.
    */

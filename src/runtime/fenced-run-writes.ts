@@ -9,6 +9,12 @@ export interface RunWrites {
   readonly posts: RunPosts;
   readonly transcript: TranscriptStore;
   readonly runs: RunStore;
+  /**
+   * Resolves while the run is still this execution's, rejects with RunFencedError once another process took it
+   * over: asked right before each tool call, whose effects (a to-do, a memory, a schedule, an MCP server's write)
+   * are not writes of the run and so not fenced by them. Absent: the run cannot be taken over (one process).
+   */
+  readonly confirmHeld?: () => Promise<void>;
 }
 
 /**
@@ -64,5 +70,7 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
     countStep: (...args) => atomically((tx) => tx.runs.countStep(...args)),
   };
 
-  return { posts, transcript, runs };
+  // A store that keeps no owners (SQLite: one process) cannot lose a run: nothing to ask.
+  const confirmHeld = fence.owner === null ? undefined : () => atomically(async () => undefined);
+  return { posts, transcript, runs, ...(confirmHeld ? { confirmHeld } : {}) };
 }

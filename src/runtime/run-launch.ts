@@ -143,6 +143,7 @@ export class RunLauncher {
         ...(agent.memory ? { memory: agent.memory } : {}),
         askTimeoutMs: deps.limits.askTimeoutMs,
         posts: writes.posts,
+        ...(writes.confirmHeld ? { confirmHeld: writes.confirmHeld } : {}),
         now: () => deps.clock.now(),
         activity: (a) => {
           session.activity(a);

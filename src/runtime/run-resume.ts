@@ -74,7 +74,8 @@ export class RunResumer {
     if (question.elicitation) return { task, fence, resume: { elicitation: question.elicitation, outcome: elicitationOutcomeOf(answer, source, userId) } };
     if (!question.approval || !decision) return { task, fence };
     await this.deps.approvals?.decided({ conversationId, runId: run.id, tool: question.approval.tool, call: question.approval.call, decision, decidedBy: decision === 'timeout' ? null : userId });
-    if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
+    // For the run's principal (the question names them), whoever decided: an admin's "always" is consent for that person's runs only.
+    if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId, question.userId ?? run.principal);
     return { task, fence, resume: { approval: question.approval, decision } };
   }
 

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { RunOutcome } from '../agent/run-outcome.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { principalPseudonym, pseudonymKey } from '../telemetry/principal-pseudonym.js';
 import type { RunTraceStore } from '../telemetry/run-trace-store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 
@@ -26,22 +26,29 @@ export interface RunTracer {
   parentOf(runId: string): string | null;
 }
 
-/** The principal as a run span carries it by default: a pseudonym that groups one person's runs without naming them. */
-export function principalHash(principal: string): string {
-  return createHash('sha256').update(principal).digest('hex').slice(0, 16);
-}
-
-/** Principals' pseudonyms, computed once each (a hash per run is measurable on the message path); bounded. */
-function memoHash(): (principal: string) => string {
+/**
+ * Principals' pseudonyms as run spans carry them by default (telemetry/principal-pseudonym.ts), computed once each (a
+ * hash per run is measurable on the message path); bounded. The key is read once, on the first traced run; when it
+ * cannot be read the attribute is left out (never an unkeyed hash).
+ */
+function memoPseudonym(key: () => Promise<Buffer>, logger: Logger): { known(principal: string): string | undefined; compute(principal: string): Promise<string | undefined> } {
   const known = new Map<string, string>();
-  return (principal) => {
-    let hash = known.get(principal);
-    if (hash === undefined) {
-      if (known.size >= 10_000) known.clear();
-      known.set(principal, (hash = principalHash(principal)));
-    }
-    return hash;
+  let loaded: Promise<Buffer | null> | null = null;
+  const compute = async (principal: string) => {
+    loaded ??= key().catch((err: unknown) => {
+      logger.warn({ err }, 'reading the key of principal pseudonyms failed; run spans go without errand.principal');
+      loaded = null;
+      return null;
+    });
+    const k = await loaded;
+    if (k === null) return undefined;
+    if (known.size >= 10_000) known.clear();
+    const pseudonym = principalPseudonym(k, principal);
+    known.set(principal, pseudonym);
+    return pseudonym;
   };
+  // A known principal is answered at once: the span then starts in the same turn as before (no await on the way).
+  return { known: (principal) => known.get(principal), compute };
 }
 
 /**
@@ -62,13 +69,15 @@ const FAILED = new Set<RunOutcome['kind']>(['failed', 'over_budget', 'step_limit
  * statement on every message's path. A crash within RECORD_AFTER_MS of a run's start loses its link. Any failure
  * here only loses the link, never the run.
  */
-export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger: Logger, clock: Clock = systemClock): RunTracer {
+export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger: Logger, clock: Clock = systemClock, secretKey?: string): RunTracer {
   const live = new Map<string, string>();
-  const pseudonym = memoHash();
+  // The key of `errand.principal` (principal-pseudonym.ts): ERRAND_SECRET_KEY's when set, else the stored one.
+  const pseudonym = memoPseudonym(() => pseudonymKey(secretKey, traces), logger);
   return {
     async trace(info, execute) {
       if (!tracing.enabled) return execute();
       const earlier = !info.resumed ? null : await traces.traceOf(info.runId).catch((err: unknown) => (logger.debug({ err, runId: info.runId }, 'reading the trace a run started in failed'), null));
+      const principal = info.principal === null ? undefined : tracing.captureContent ? info.principal : (pseudonym.known(info.principal) ?? (await pseudonym.compute(info.principal)));
       const attributes = {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': 'errand',
@@ -76,7 +85,7 @@ export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger:
         'errand.platform': info.platform,
         'errand.conversation_id': info.conversationId,
         'errand.run_id': info.runId,
-        'errand.principal': info.principal === null ? undefined : tracing.captureContent ? info.principal : pseudonym(info.principal),
+        'errand.principal': principal,
         'errand.run.resumed': info.resumed,
       };
       // A new trace of its own (never the child of whatever was active when the coordinator started it). Not the

@@ -26,7 +26,9 @@ export async function advanceSchedule(fired: ScheduleRow, dueAt: number, now: nu
   const row = await deps.store.get(fired.id);
   if (!row || row.status !== 'active') return;
   const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
-  const change: ScheduleChange = { nextRunAt: next, status: next === null ? 'error' : 'active' };
+  // The status is written only to error it: a pause that lands between the read above and this write (its launch
+  // found the creator's rights gone) stays, rather than being turned back to active.
+  const change: ScheduleChange = next === null ? { nextRunAt: null, status: 'error' } : { nextRunAt: next };
   if (skipped) {
     const late = Math.round((now - dueAt) / 60_000);
     change.failReason = `Skipped the run due ${formatInZone(dueAt, row.timezone)}: it was ${late} min late (Errand was not running), more than the ${Math.round(deps.graceMs / 60_000)} min grace.`;

@@ -24,7 +24,10 @@ export interface CreateScheduleInput {
   timezone: string;
   /** Whom its runs act for: the person who asked for it, or the principal of the run that made it. */
   createdBy: string;
-  /** That person's Discord role ids now, so a role admin's schedule keeps the rights they had. */
+  /**
+   * That person's Discord role ids when it was made, kept for the record only: each fire reads their roles as they
+   * are then (runtime/schedule-creator-rights.ts), so a role taken away is never carried on by a schedule.
+   */
   creatorRoles?: readonly string[] | null;
 }
 
@@ -48,16 +51,6 @@ export class ScheduleService {
     /** Tells the other processes that a schedule changed (they re-read it); called after the write. Default: nobody to tell. */
     private readonly announce: (scheduleId: number) => void = () => undefined,
   ) {}
-
-  /**
-   * Whom a schedule's runs act for: its creator, with their roles as stored. Null for an unknown id, or a
-   * schedule made by the agent before runs had principals (`agent`): nobody can be named for it.
-   */
-  async principalOf(id: number): Promise<{ userId: string; roles: readonly string[] | null } | null> {
-    const row = await this.store.get(id);
-    if (!row || row.createdBy === 'agent') return null;
-    return { userId: row.createdBy, roles: row.creatorRoles };
-  }
 
   /**
    * Records how a scheduled run ended: a completed run clears the failure count; a run that stopped

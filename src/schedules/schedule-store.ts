@@ -1,5 +1,7 @@
 import type { ChannelRef } from '../chat/conversation-ref.js';
-import type { schedules, ScheduleRow } from '../db/schema.js';
+import type { LaunchStatus, schedules, ScheduleLaunchRow, ScheduleRow } from '../db/schema.js';
+
+export type { LaunchStatus, ScheduleLaunchRow };
 
 /** A new schedule as the service validated it. */
 export type NewSchedule = Omit<typeof schedules.$inferInsert, 'id' | 'runCount' | 'lastRunAt' | 'failReason' | 'consecutiveFailures' | 'updatedAt'>;
@@ -29,4 +31,26 @@ export interface ScheduleStore {
    */
   recordFire(id: number, dueAt: number, now: number): Promise<ScheduleRow | null>;
   delete(id: number): Promise<boolean>;
+  /**
+   * A fire and the launch of its run, in one transaction (`recordFire`'s conditional update, and a pending
+   * `schedule_launches` row holding what fired): the prompt is kept until its run is queued, whatever stops Errand
+   * in between. The launch is claimed by the caller until `claimUntil` (its first attempt, at once). Null as `recordFire`.
+   */
+  fireAndLaunch(id: number, dueAt: number, now: number, claimUntil: number): Promise<{ schedule: ScheduleRow; launch: ScheduleLaunchRow } | null>;
+  launch(launchId: number): Promise<ScheduleLaunchRow | null>;
+  /**
+   * Takes a pending launch that is due (`not_before` passed) for this process until `until`, counting the attempt:
+   * the row, or null when it is finished, backing off, or another process holds it.
+   */
+  claimLaunch(launchId: number, now: number, until: number): Promise<ScheduleLaunchRow | null>;
+  /** Pending launches due by `now` (claims run out, backoffs over), oldest first, at most `limit`. */
+  dueLaunches(now: number, limit: number): Promise<number[]>;
+  /** When the next pending launch falls due (its claim or backoff ends), or null when none is pending. */
+  nextLaunchDue(): Promise<number | null>;
+  /** Records the outbox row of a pending launch's top-level post (null: forget it, to post anew); false when it is not pending. */
+  setLaunchNote(launchId: number, outboxId: number | null, now: number): Promise<boolean>;
+  /** Ends a pending launch; false when it was not pending any more (another attempt ended it first). */
+  endLaunch(launchId: number, status: Exclude<LaunchStatus, 'pending'>, error: string | null, now: number): Promise<boolean>;
+  /** Leaves a launch pending, to be tried again from `notBefore`, with why this attempt did not start it. */
+  delayLaunch(launchId: number, notBefore: number, error: string | null, now: number): Promise<void>;
 }

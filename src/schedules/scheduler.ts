@@ -6,7 +6,8 @@ import { noopMetrics, type Metrics } from '../metrics/metrics.js';
 import { DueQueue } from './due-queue.js';
 import { LostFireLooks } from './lost-fire-looks.js';
 import { advanceSchedule, rescheduleFrom } from './next-run.js';
-import { launchSchedule } from './schedule-launch.js';
+import { PendingLaunches } from './pending-launches.js';
+import { LAUNCH_CLAIM_MS } from './schedule-launch.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { wakeTimerFor, type WakeTimer } from './wake-timer.js';
@@ -15,6 +16,7 @@ export { clockWakeTimer, nodeScheduleWakeTimer, wakeTimerFor, type WakeTimer } f
 
 /** How long one slice of rescheduling may hold the event loop. */
 const ADVANCE_SLICE_MS = 4;
+
 
 export interface SchedulerOptions {
   store: ScheduleStore;
@@ -56,6 +58,8 @@ export class Scheduler {
   private readonly lostFires: LostFireLooks;
   /** Re-reads of schedules changed elsewhere, one after the other: a later read never lands before an earlier one. */
   private syncing: Promise<void> = Promise.resolve();
+  /** Fires whose run is being queued, or is still to be (their launches survive a stop). */
+  private readonly launches: PendingLaunches;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
@@ -70,6 +74,8 @@ export class Scheduler {
       reschedule: (row, now) => this.reschedule(row, now),
       track: (work) => this.track(work),
     });
+    const { store, clock, logger } = opts;
+    this.launches = new PendingLaunches({ store, clock, logger, metrics: this.metrics, launcher: () => this.launcher, disarm: (id) => this.disarm(id), announce: (id) => this.announce(id), track: (w) => this.track(w) });
   }
 
   /** Number of schedules currently armed. */
@@ -101,6 +107,8 @@ export class Scheduler {
     }
     this.rewake();
     this.opts.logger.info({ armed: this.queue.size, overdue }, 'schedules armed');
+    // Fires whose run was not queued before the last stop (or crash): their prompt is still to run.
+    this.launches.sweep();
     return { armed: this.queue.size, overdue };
   }
 
@@ -111,6 +119,7 @@ export class Scheduler {
     this.wakeAt = null;
     if (this.drainHandle !== null) this.opts.clock.clearTimer(this.drainHandle);
     this.drainHandle = null;
+    this.launches.clear();
     this.lostFires.clear();
     this.pending.length = 0;
     this.queue.clear();
@@ -167,6 +176,8 @@ export class Scheduler {
         this.queue.set(id, nextRunAt);
         armed++;
       }
+      // Launches a process that died left pending (its claim ran out) are finished here.
+      this.launches.sweep();
       if (armed === 0) return;
       this.opts.logger.info({ armed }, 'armed schedules changed elsewhere whose wake-up did not arrive');
       this.rewake();
@@ -219,14 +230,15 @@ export class Scheduler {
         }
         continue;
       }
-      const fired = await this.guard(id, () => this.opts.store.recordFire(id, at, now));
-      if (!fired) {
+      const recorded = await this.guard(id, () => this.opts.store.fireAndLaunch(id, at, now, now + LAUNCH_CLAIM_MS));
+      if (!recorded) {
         // Another process sharing the database fired it (or it was paused, edited or deleted there):
         // stay armed for its next run, which the winner writes in a moment.
         this.lostFires.look(id, at);
         continue;
       }
-      this.launch(fired, now);
+      const fired = recorded.schedule;
+      this.launches.launch(fired, now, recorded.launch, true);
       // A one-off is completed by its fire: the processes that armed it too disarm it now rather than at its time.
       if (fired.status !== 'active') this.announce(id);
       if (fired.kind !== 'once') later.push({ row: fired, dueAt: at, skipped: false });
@@ -282,12 +294,5 @@ export class Scheduler {
 
   private nextRunDeps() {
     return { store: this.opts.store, arm: (row: ScheduleRow) => this.arm(row), announce: (id: number) => this.announce(id) };
-  }
-
-  private launch(row: ScheduleRow, firedAt: number): void {
-    const launcher = this.launcher;
-    if (!launcher) return;
-    const { store, clock, logger } = this.opts;
-    this.track(launchSchedule(launcher, row, firedAt, { store, clock, logger, metrics: this.metrics, disarm: (id) => this.disarm(id), announce: (id) => this.announce(id) }));
   }
 }

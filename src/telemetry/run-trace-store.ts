@@ -4,4 +4,9 @@ export interface RunTraceStore {
   traceOf(runId: string): Promise<string | null>;
   /** Records the run's first trace; a later call for the same run keeps the first. */
   recordTrace(runId: string, traceparent: string): Promise<void>;
+  /**
+   * The deployment's key named `name` (`deployment_keys`): the one stored, after storing `fresh` when there is
+   * none yet. The first process to ask wins; every process on the database then reads the same key.
+   */
+  deploymentKey(name: string, fresh: string): Promise<string>;
 }

@@ -14,6 +14,17 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
 
   const declares = (c: CapabilityName) => options.capabilities.includes(c);
 
+  if (declares('memberRoles')) {
+    it('memberRoles: reads a person’s roles as they are at the moment of asking, and none for someone not a member', async () => {
+      const lookup = h.adapter.capabilities.memberRoles!;
+      const roles = await h.setPersonRoles!(['contract-role']);
+      expect([...(await lookup.rolesOf(h.channel.workspace, h.person))].sort()).toEqual([...roles].sort());
+      await h.setPersonRoles!([]);
+      expect(await lookup.rolesOf(h.channel.workspace, h.person)).toEqual([]);
+      expect(await lookup.rolesOf(h.channel.workspace, h.nonMember!)).toEqual([]);
+    });
+  }
+
   if (declares('stream')) {
     it('stream: shows the answer as it is written, ending as exactly the final text, once', async () => {
       const thread = await freshThread(h, 'contract stream');

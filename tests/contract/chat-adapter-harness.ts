@@ -47,6 +47,10 @@ export interface ChatAdapterHarness {
   directMessagesOf?(userId: string): Promise<string[]>;
   /** A person whose direct messages are closed to the bot (the platform refuses a DM to them). */
   readonly closedDmsPerson?: string;
+  /** Gives the person exactly these roles on the platform now (checked where the adapter declares `memberRoles`). */
+  setPersonRoles?(roles: readonly string[]): Promise<readonly string[]>;
+  /** Someone who is not a member of the workspace of `channel` (checked where the adapter declares `memberRoles`). */
+  readonly nonMember?: string;
   /** The surfaces sink the adapter was started with, where the platform has an App Home or forms. */
   readonly surfaces?: RecordingSurfaces;
   /** The person opens the bot's App Home; resolves once the platform shows it. */

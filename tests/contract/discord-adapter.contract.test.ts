@@ -15,12 +15,20 @@ chatAdapterContract(
     const target = (c: { channel: string; thread: string | null }) => c.thread ?? c.channel;
     const closed = { id: nextSnowflake(), username: 'closed', dmsClosed: true };
     fake.users.set(closed.id, closed);
+    const outsider = { id: nextSnowflake(), username: 'outsider', outsideGuild: true };
+    fake.users.set(outsider.id, outsider);
     let last: string | null = null;
     return {
       adapter,
       sink,
       channel,
       person: fake.alice.id,
+      nonMember: outsider.id,
+      setPersonRoles: async (names) => {
+        const ids = names.map((name) => fake.addRole(name).id);
+        fake.users.get(fake.alice.id)!.roles = ids;
+        return ids;
+      },
       mentionBot: async (text) => void (last = fake.userMessage(fake.general.id, `<@${fake.bot.id}> ${text}`).id),
       personSays: async (c, text) => void (last = fake.userMessage(target(c), text).id),
       redeliverLast: async () => {
@@ -63,7 +71,7 @@ chatAdapterContract(
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'previewLookup', 'privateAnswers', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {

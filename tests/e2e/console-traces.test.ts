@@ -7,7 +7,7 @@ import { createConsoleAdapter } from '../../adapters/console/console-adapter.js'
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createMcpHub } from '../../src/mcp/mcp-hub.js';
-import { principalHash } from '../../src/runtime/run-tracing.js';
+import { principalPseudonym, pseudonymKey } from '../../src/telemetry/principal-pseudonym.js';
 import { loadTracing } from '../../src/telemetry/load-tracing.js';
 import type { Tracing } from '../../src/telemetry/tracing.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -105,7 +105,7 @@ describe('traces to an OTLP/HTTP collector', () => {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'errand',
       'errand.platform': 'console',
-      'errand.principal': principalHash('console:you'),
+      'errand.principal': principalPseudonym(await pseudonymKey(undefined, running.app.store.traces), 'console:you'),
       'errand.run.outcome': 'completed',
       'errand.run.resumed': false,
     });
@@ -157,7 +157,7 @@ describe('traces to an OTLP/HTTP collector', () => {
     const spans = await askAndCollect(running);
     expect(new Set(running.collector.encodings)).toEqual(new Set(['json']));
     const [run] = named(spans, 'invoke_agent errand');
-    expect(run!.attributes).toMatchObject({ 'errand.platform': 'console', 'errand.run.outcome': 'completed', 'errand.principal': principalHash('console:you') });
+    expect(run!.attributes).toMatchObject({ 'errand.platform': 'console', 'errand.run.outcome': 'completed', 'errand.principal': principalPseudonym(await pseudonymKey(undefined, running.app.store.traces), 'console:you') });
     const under = (s: ReceivedSpan) => s.traceId === run!.traceId && s.parentSpanId === run!.spanId;
     const names = spans.filter(under).map((s) => s.name);
     expect(names.filter((n) => n === 'chat gpt-4o-mini')).toHaveLength(2);

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
+import { sqliteDb } from '../fakes/sqlite-db.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
+
+const db = (app: Errand['app']) => sqliteDb(app.store).$client;
 
 const GENERAL = 'C0GENERAL';
 const RANDOM = 'C0RANDOM01';
@@ -84,6 +87,31 @@ describe('token budgets on Slack, end to end', () => {
     expect(admin).toContain('*Your usage*: today 0 tokens (prompt 0 / completion 0), last 30 days 0.');
     expect(admin).toContain('*Everyone*: today 2,000 tokens (prompt 1,400 / completion 600), last 30 days 2,000.');
     expect(admin).toMatch(/1\. <@U0(ALICE01|BOB0001)> — 1,000 \(today 1,000\)\n2\. <@U0(ALICE01|BOB0001)> — 1,000 \(today 1,000\)/);
+  });
+});
+
+describe('a streamed answer stopped before it ends (Slack, end to end)', () => {
+  it('is charged although its usage never came (estimated from the request and the text received), so stopping cannot dodge a daily budget', async () => {
+    const { slack: s, model, app } = await start({ limits: { tokensPerUserPerDay: 400 } });
+    const long = 'This answer is long and slow to arrive. '.repeat(40);
+    model.streamPace({ chunkChars: 3, chunkDelayMs: 30 });
+    model.reply({ text: long });
+    const { ts } = await s.mention({ user: ALICE, channel: GENERAL, text: 'write slowly' });
+    await waitFor(() => s.callsOf('chat.appendStream').length > 0, 20_000, 'the stream to be under way');
+    await s.userMessage({ user: ALICE, channel: GENERAL, text: 'stop', threadTs: ts });
+    await waitFor(() => model.requests[0]!.aborted, 10_000, 'the model request to be cut');
+    await app.coordinator.idle();
+    // The usage chunk (700 + 300 from the fake) never arrived: the charge is Errand's estimate.
+    const charged = db(app).prepare('select prompt_tokens as prompt, completion_tokens as completion from usage_daily where user = ?').get(`slack:${ALICE}`) as { prompt: number; completion: number } | undefined;
+    expect(charged?.prompt).toBeGreaterThan(100);
+    expect(charged?.completion).toBeGreaterThan(0);
+    expect(charged!.completion).toBeLessThan(long.length / 4);
+    expect(model.requests[0]!.chunksSent).toBeLessThan(long.length / 3);
+    // Over the day's 400 tokens now: the next request is refused, as after an answer that ended.
+    await s.mention({ user: ALICE, channel: GENERAL, text: 'again', order: 'together' });
+    const refusal = await waitFor(() => s.ephemerals.find((x) => x.user === ALICE), 10_000, 'the refusal');
+    expect(refusal!.text).toMatch(/^🪙 You've used your daily budget of 400 tokens/);
+    expect(model.requests).toHaveLength(1);
   });
 });
 

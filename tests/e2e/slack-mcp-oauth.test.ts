@@ -5,6 +5,7 @@ import { createMcpHub } from '../../src/mcp/mcp-hub.js';
 import { disconnectActionId } from '../../src/chat/home-connections.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { lastUserText } from '../fakes/fake-openai.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { freePort } from '../support/free-port.js';
@@ -136,6 +137,28 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     // No token in any model request.
     const sent = JSON.stringify(e.model.requests);
     for (const t of fake.issued) expect(sent).not.toContain(t.accessToken);
+  });
+
+  it('one sign-in resumes every run of the person waiting on that server, not only the run its link was made for; the callback page names the person and the server', async () => {
+    const { e, fake } = await startWithLinear();
+    e.model.respondWith((req) =>
+      req.messages.some((m) => m.role === 'tool' && String(m.content).includes('"connected":true')) ? { text: `Done: ${lastUserText(req).replace(/<@\w+>\s*/, '')}` } : { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] },
+    );
+    const one = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'board one' });
+    const firstLink = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the first Connect notice'))!;
+    await waitFor(async () => (await activeRun(e, one.ts))?.status === 'waiting_user', 10_000, 'the first run to wait');
+    const two = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'board two' });
+    await waitFor(() => e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length === 2, 10_000, 'the second Connect notice');
+    await waitFor(async () => (await activeRun(e, two.ts))?.status === 'waiting_user', 10_000, 'the second run to wait');
+
+    // She opens the first link only: both runs go on with her new connection.
+    const page = await fetch(await fake.consent(firstLink, { subject: 'ana' }));
+    const html = await page.text();
+    expect(html).toContain('linear');
+    expect(html).toContain(`for the Slack user ${ALICE}`);
+    await waitFor(() => texts(e.slack, one.ts).includes('Done: board one'), 10_000, 'the first run to finish');
+    await waitFor(() => texts(e.slack, two.ts).includes('Done: board two'), 10_000, 'the second run to finish too');
+    expect(e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.startsWith('Connected')).map((n) => n.thread_ts).sort()).toEqual([one.ts, two.ts].sort());
   });
 
   it('a person who never connects: after ASK_TIMEOUT_MINUTES the model is told "<person> has not connected linear"', async () => {

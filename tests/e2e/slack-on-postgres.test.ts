@@ -38,6 +38,13 @@ describe.skipIf(!stores.kinds.includes('postgres'))('Errand on Slack with DATABA
     expect(texts(e.slack, ts).filter((t) => t === 'Markdown it is.')).toHaveLength(1);
   });
 
+  it('/memory forget with an id past the database column answers that there is no such memory (no integer overflow)', async () => {
+    e = await startRestartableSlackErrand({ env: await stores.env('postgres') });
+    const r = await e.slack.slashCommand({ command: '/memory', text: 'forget 99999999999', user: ALICE, channel: CHANNEL });
+    expect(r.status).toBe(200);
+    expect((JSON.parse(r.body) as { text: string }).text).toBe("There is no memory #99999999999 that you can see here (yours, or this channel's). `/memory` lists them.");
+  });
+
   it('runs a schedule once when it comes due', async () => {
     e = await startRestartableSlackErrand({ env: await stores.env('postgres') });
     const at = new Date(e.clock.now() + 60 * 60_000).toISOString();

@@ -78,6 +78,8 @@ export interface FakeOAuth {
   delayTokenRequests(ms: number): void;
   /** Tool calls to `tool` need `scope` (else 403 insufficient_scope). */
   requireScope(tool: string, scope: string): void;
+  /** Calls of `tool` wait (the server working on them) until `release()`; `waiting()`: how many wait now. */
+  holdCalls(tool: string): { release(): void; waiting(): number };
   close(): Promise<void>;
 }
 
@@ -116,6 +118,7 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
   const hits: string[] = [];
   const issued: { accessToken: string; refreshToken: string }[] = [];
   const requiredScopes = new Map<string, string>();
+  const holds = new Map<string, { promise: Promise<void>; count: number }>();
   let failures = 0;
   let delayMs = 0;
   let decision: { subject: string; answer: 'approve' | 'deny' } = { subject: 'ana', answer: 'approve' };
@@ -257,8 +260,15 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
     }
     accepted.push({ subject: grant.subject, token: bearer! });
     const server = new McpServer({ name: 'fake-protected', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'Says whose token called.', annotations: { readOnlyHint: true } }, () => ({ content: [{ type: 'text', text: grant.subject }] }));
-    server.registerTool('write_note', { description: 'Writes a note.', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text: `${grant.subject} wrote ${text}` }] }));
+    const held = async (tool: string) => {
+      const hold = holds.get(tool);
+      if (!hold) return;
+      hold.count++;
+      await hold.promise;
+      hold.count--;
+    };
+    server.registerTool('whoami', { description: 'Says whose token called.', annotations: { readOnlyHint: true } }, async () => (await held('whoami'), { content: [{ type: 'text' as const, text: grant.subject }] }));
+    server.registerTool('write_note', { description: 'Writes a note.', inputSchema: { text: z.string() } }, async ({ text }) => (await held('write_note'), { content: [{ type: 'text' as const, text: `${grant.subject} wrote ${text}` }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close().catch(() => {}));
     await server.connect(transport);
@@ -296,6 +306,18 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
     },
     requireScope(tool, scope) {
       requiredScopes.set(tool, scope);
+    },
+    holdCalls(tool) {
+      let release!: () => void;
+      const hold = { promise: new Promise<void>((r) => (release = r)), count: 0 };
+      holds.set(tool, hold);
+      return {
+        release: () => {
+          holds.delete(tool);
+          release();
+        },
+        waiting: () => hold.count,
+      };
     },
     async close() {
       for (const s of [as, mcp]) {

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import type { HttpServerSettings } from '../../src/settings/mcp-server-settings.js';
 import { OAuthToolServer, SIGN_IN_TOOL } from '../../src/mcp/oauth-tool-server.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
+import { waitFor } from '../fakes/wait-for.js';
 import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 
 let h: OAuthHarness | null = null;
@@ -98,6 +99,23 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     expect(notices).toHaveLength(1);
     await server.close();
     expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: false, error: 'linear__whoami did not run: Errand is shutting down.' });
+  });
+
+  it("the session bound never closes a session a call is running on: the other person's call opens its own, and the long call ends well", async () => {
+    h = await startOAuthHarness();
+    await h.signIn('slack:UANA', { subject: 'ana' });
+    await h.signIn('slack:UBEN', { subject: 'ben' });
+    server = toolServer(h, 1, []);
+    expect(await call(server, SIGN_IN_TOOL, 'UANA')).toMatchObject({ ok: true, connected: true });
+    const hold = h.fake.holdCalls('write_note');
+    const long = server.call('write_note', 'linear__write_note', { text: 'a long note' }, new AbortController().signal, context('UANA'));
+    await waitFor(() => hold.waiting() === 1, 5000, "Ana's call under way at the server");
+    // Ben's call needs a session of his own while Ana's is the one allowed: hers is not closed under her call.
+    expect(await call(server, 'whoami', 'UBEN')).toEqual({ ok: true, content: 'ben' });
+    hold.release();
+    expect(await long).toEqual({ ok: true, content: 'ana wrote a long note' });
+    // Once idle, the bound holds again: the least recently used session goes at the next open.
+    expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: true, content: 'ana' });
   });
 
   it('a 403 insufficient_scope asks the person again (a step-up link) instead of failing; after consenting the call runs', async () => {

@@ -80,6 +80,32 @@ function memoryStoreContract(name: string, factory: MemoryStoreFactory): void {
         await close();
       }
     });
+
+    it('knows no memory by an id past what an id can be (PostgreSQL integer): no overflow, just none', async () => {
+      const { store, close } = await factory();
+      try {
+        for (const id of [2 ** 31, 99_999_999_999, Number.MAX_SAFE_INTEGER]) {
+          expect(await store.memory(id)).toBeNull();
+          expect(await store.forget(id)).toBe(false);
+        }
+      } finally {
+        await close();
+      }
+    });
+
+    it('shows no workspace memory where there is no workspace (a Discord DM belongs to no server)', async () => {
+      const { store, peer, close } = await factory();
+      try {
+        await store.remember({ scope: 'workspace', subject: 'discord:@me', text: 'written by an older version in a DM', createdBy: 'discord:1' });
+        await store.remember({ scope: 'channel', subject: 'discord:@me:42', text: 'this DM only', createdBy: 'discord:1' });
+        const dm: MemoryVisibility = { person: 'discord:1', channel: 'discord:@me:42', workspace: null };
+        expect((await peer.newest(dm, 10)).map((m) => m.text)).toEqual(['this DM only']);
+        expect(await peer.newest(dm, 10, 'workspace')).toEqual([]);
+        expect(await peer.search(dm, 'written DM', 10)).toHaveLength(1);
+      } finally {
+        await close();
+      }
+    });
   });
 }
 

@@ -38,6 +38,30 @@ describe('starting per-person OAuth from the configuration', () => {
     }
   });
 
+  it('keeps a PUBLIC_URL path in the redirect and the client metadata, and answers under it as well as at the root (a proxy that keeps or strips the path)', async () => {
+    const env = { OPENAI_API_KEY: 'k', PUBLIC_URL: 'https://example.com/tools/errand/', ERRAND_SECRET_KEY: randomBytes(32).toString('hex'), WEB_PORT: '0', ...errandFileEnv({ mcpServers: servers }) };
+    const config = loadConfig(env);
+    expect(config.PUBLIC_URL).toBe('https://example.com/tools/errand');
+    const db = openDatabase(':memory:');
+    const clock = new FakeClock();
+    const oauth = await startOAuth({ config, store: createSqliteStore(db, clock).connections, clock, logger: silentLogger(), host: '127.0.0.1', onConnected: () => {} });
+    try {
+      const base = `http://127.0.0.1:${oauth!.web!.port}`;
+      for (const path of ['/oauth/client-metadata.json', '/tools/errand/oauth/client-metadata.json']) {
+        const doc = (await (await fetch(`${base}${path}`)).json()) as Record<string, unknown>;
+        expect(doc).toMatchObject({ client_id: 'https://example.com/tools/errand/oauth/client-metadata.json', client_uri: 'https://example.com/tools/errand', redirect_uris: ['https://example.com/tools/errand/oauth/callback'] });
+      }
+      // The callback under the path is the sign-in route (an unknown state is refused by its page, not a 404).
+      const callback = await fetch(`${base}/tools/errand/oauth/callback?state=unknown&code=x`);
+      expect(callback.status).toBe(400);
+      expect(await callback.text()).toContain('This link is not valid');
+      expect((await fetch(`${base}/tools/other/oauth/callback?state=unknown`)).status).toBe(404);
+    } finally {
+      await oauth?.close();
+      closeDatabase(db);
+    }
+  });
+
   it('hands its routes over instead of listening when they are mounted on another server', async () => {
     const env = { OPENAI_API_KEY: 'k', PUBLIC_URL: 'https://errand.example.com', ERRAND_SECRET_KEY: randomBytes(32).toString('hex'), ...errandFileEnv({ mcpServers: servers }) };
     const config = loadConfig(env);

@@ -20,6 +20,14 @@ describe('per-person OAuth at start-up', () => {
     expect(() => loadConfig({ ...secrets(), ...slack, ...errandFileEnv({ mcpServers: {} }) })).not.toThrow();
   });
 
+  it("refuses WEB_PORT on the Slack HTTP receiver's port when the web console would listen there (admins listed), rather than let Slack fail to start", () => {
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_MODE: 'http', SLACK_SIGNING_SECRET: 's', SLACK_PORT: '3100' };
+    const admins = { access: { admins: ['slack:U0ADMIN01'] } };
+    expect(() => loadConfig({ ...secrets(), ...slack, ...errandFileEnv(admins) })).toThrow(/WEB_PORT: 3100 is also SLACK_PORT, where the Slack HTTP receiver listens\. The web console \(\/admin\) needs a port of its own/);
+    expect(() => loadConfig({ ...secrets(), ...slack, WEB_PORT: '3200', ...errandFileEnv(admins) })).not.toThrow();
+    expect(() => loadConfig({ ...secrets(), ...slack, SLACK_MODE: 'socket', SLACK_APP_TOKEN: 'xapp-1', ...errandFileEnv(admins) })).not.toThrow();
+  });
+
   it('the app serves the sign-in endpoint on WEB_PORT from start to stop when a server uses OAuth', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'errand-oauth-'));
     const port = await freePort();

@@ -181,4 +181,50 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("refuses a stale owner's tool calls after its step was recorded: no to-do, memory, schedule or MCP call for a run it lost", async () => {
+    const clock = new FakeClock();
+    const dir = mkdtempSync(join(tmpdir(), 'errand-fencing-'));
+    const model = await startFakeOpenAI();
+    const logs = capturingLogger();
+    const tools = new ExternalToolsFixture();
+    const adapter = new MemoryAdapter('W1');
+    const store = storeOf(pools[0]!, 'proc-a', clock);
+    const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'unused.db') });
+    const app = await createApp({ config, adapters: [adapter], clock, store, logger: logs.logger, externalTools: tools.source, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000 });
+    try {
+      await app.start();
+      model.reply({
+        text: 'On it.',
+        toolCalls: [
+          { name: 'add_task', arguments: { title: 'a stale to-do' } },
+          { name: 'remember', arguments: { text: 'a stale memory', scope: 'channel' } },
+          { name: 'schedule_prompt', arguments: { prompt: 'a stale schedule', kind: 'interval', spec: '60' } },
+          { name: 'tracker__search', arguments: { title: 'stale' } },
+        ],
+      });
+      // The step is recorded; the process stalls while its answer is posted, and loses the run meanwhile.
+      const posting = gate();
+      adapter.postGate = posting.promise;
+      const thread = adapter.thread('C1', 'T-tools');
+      await adapter.say(thread, 'Plan it all');
+      const conversationId = await store.conversations.ensure(thread);
+      await waitFor(async () => (await assistantRowsOf((await store.runs.active(conversationId))?.id ?? '')).length === 1, 10_000, 'the step recorded');
+      const run = (await store.runs.active(conversationId))!;
+      await takeOver(clock, pools[1]!, run.id, 'proc-b');
+      posting.open();
+      await waitFor(() => logs.lines.some((l) => l.msg === 'stopped working on a run owned elsewhere now'), 10_000, 'the run to stop');
+      await app.coordinator.idle();
+
+      expect(tools.calls, 'no MCP call').toEqual([]);
+      expect((await store.tasks.list(conversationId)).map((t) => t.title), 'no new to-do').toEqual(['Plan it all']);
+      expect(await store.memory.newest({ person: 'memory:U1', channel: 'memory:W1:C1', workspace: 'memory:W1' }, 10), 'no memory').toEqual([]);
+      expect(await app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C1' }), 'no schedule').toEqual([]);
+      expect(model.requests, 'no further model call').toHaveLength(1);
+    } finally {
+      await app.stop();
+      await model.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

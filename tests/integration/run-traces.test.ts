@@ -6,7 +6,9 @@ import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import type { LlmClient } from '../../src/agent/llm-client.js';
 import { traceLlm } from '../../src/agent/traced-llm.js';
+import { createHash, randomBytes } from 'node:crypto';
 import { createRunTracer } from '../../src/runtime/run-tracing.js';
+import { principalPseudonym, pseudonymKey, PSEUDONYM_KEY_NAME } from '../../src/telemetry/principal-pseudonym.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { loadTracing } from '../../src/telemetry/load-tracing.js';
@@ -132,8 +134,36 @@ describe('run spans across a restart', () => {
   });
 
   it('with tracing off reads and writes nothing', async () => {
-    const tracer = createRunTracer(noopTracing, { traceOf: () => Promise.reject(new Error('read')), recordTrace: () => Promise.reject(new Error('written')) }, silentLogger());
+    const tracer = createRunTracer(noopTracing, { traceOf: () => Promise.reject(new Error('read')), recordTrace: () => Promise.reject(new Error('written')), deploymentKey: () => Promise.reject(new Error('key read')) }, silentLogger());
     expect(await tracer.trace(info, async () => ({ kind: 'completed', summary: 'done' }))).toEqual({ kind: 'completed', summary: 'done' });
+  });
+});
+
+describe('the principal on a run span', () => {
+  const principalOf = async (tracer: ReturnType<typeof createRunTracer>, runId: string) => {
+    await tracer.trace({ ...info, runId }, async () => ({ kind: 'completed', summary: 'done' }));
+    await waitFor(() => collector.spans.find((s) => s.attributes['errand.run_id'] === runId), 5_000, `the span of ${runId}`);
+    return collector.spans.find((s) => s.attributes['errand.run_id'] === runId)!.attributes['errand.principal'];
+  };
+
+  it('is an HMAC under the key stored once in the database: the same for every process, and not the unkeyed hash of the id', async () => {
+    const first = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock()), 'run-a');
+    const second = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock()), 'run-b');
+    const key = Buffer.from(await store.traces.deploymentKey(PSEUDONYM_KEY_NAME, 'unused'), 'base64');
+    expect(key).toHaveLength(32);
+    expect(first).toBe(principalPseudonym(key, 'slack:U0ALICE01'));
+    expect(second).toBe(first);
+    expect(first).not.toBe(createHash('sha256').update('slack:U0ALICE01').digest('hex').slice(0, 16));
+  });
+
+  it('is keyed by ERRAND_SECRET_KEY when it is set (derived from it, stored nowhere), so each deployment names people differently', async () => {
+    const secret = randomBytes(32).toString('base64');
+    const other = randomBytes(32).toString('base64');
+    const keyed = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock(), secret), 'run-c');
+    const elsewhere = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock(), other), 'run-d');
+    expect(keyed).toBe(principalPseudonym(await pseudonymKey(secret, store.traces), 'slack:U0ALICE01'));
+    expect(elsewhere).not.toBe(keyed);
+    expect(db.$client.prepare('select count(*) as n from deployment_keys').get()).toEqual({ n: 0 });
   });
 });
 

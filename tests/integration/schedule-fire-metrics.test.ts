@@ -13,8 +13,9 @@ function world(env: Record<string, string> = {}) {
   const clock = new FakeClock(START);
   const metrics = new RecordingMetrics();
   const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env });
-  const scheduling = createScheduling({ store: createSqliteStore(db, clock).schedules, clock, logger: silentLogger(), config, metrics });
-  return { ...scheduling, clock, metrics, launcher: new RecordingLauncher(clock) };
+  const store = createSqliteStore(db, clock).schedules;
+  const scheduling = createScheduling({ store, clock, logger: silentLogger(), config, metrics });
+  return { ...scheduling, clock, metrics, launcher: new RecordingLauncher(clock, store) };
 }
 
 async function create(w: ReturnType<typeof world>, kind: 'once' | 'interval', spec: string) {

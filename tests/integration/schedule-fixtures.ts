@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import type { ScheduleLauncher } from '../../src/schedules/schedule-launcher.js';
+import type { ScheduleStore } from '../../src/schedules/schedule-store.js';
 import { createScheduling, type Scheduling } from '../../src/schedules/scheduling.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -18,21 +19,32 @@ export interface LaunchRecord {
   readonly channel?: ChannelRef;
 }
 
-/** A ScheduleLauncher that records every launch; `failWith` (a message or an error) makes the next launches reject. */
+/**
+ * A ScheduleLauncher that records every launch; `failWith` (a message or an error) makes the next launches reject.
+ * A launch that goes through is marked started, as the runtime's launcher marks it with the task it queues.
+ */
 export class RecordingLauncher implements ScheduleLauncher {
   readonly launches: LaunchRecord[] = [];
   failWith: string | Error | null = null;
 
-  constructor(private readonly clock: FakeClock) {}
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly store: Pick<ScheduleStore, 'endLaunch'>,
+  ) {}
 
-  async queueInConversation(conversationId: string, prompt: string, scheduleId: number): Promise<void> {
+  async queueInConversation(conversationId: string, prompt: string, scheduleId: number, launchId?: number): Promise<void> {
     this.launches.push({ via: 'thread', at: this.clock.now(), scheduleId, prompt, conversationId });
-    if (this.failWith) throw typeof this.failWith === 'string' ? new Error(this.failWith) : this.failWith;
+    await this.went(launchId);
   }
 
-  async startInChannel(channel: ChannelRef, prompt: string, scheduleId: number): Promise<void> {
+  async startInChannel(channel: ChannelRef, prompt: string, scheduleId: number, launchId?: number): Promise<void> {
     this.launches.push({ via: 'channel', at: this.clock.now(), scheduleId, prompt, channel });
+    await this.went(launchId);
+  }
+
+  private async went(launchId: number | undefined): Promise<void> {
     if (this.failWith) throw typeof this.failWith === 'string' ? new Error(this.failWith) : this.failWith;
+    if (launchId !== undefined) await this.store.endLaunch(launchId, 'started', null, this.clock.now());
   }
 }
 
@@ -56,8 +68,9 @@ export function scheduleWorld(env: Record<string, string> = {}, shared?: { db: D
   const db = shared?.db ?? openDatabase(':memory:');
   const clock = shared?.clock ?? new FakeClock(START);
   const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env });
-  const scheduling = createScheduling({ store: createSqliteStore(db, clock).schedules, clock, logger: silentLogger(), config });
-  const launcher = new RecordingLauncher(clock);
+  const store = createSqliteStore(db, clock).schedules;
+  const scheduling = createScheduling({ store, clock, logger: silentLogger(), config });
+  const launcher = new RecordingLauncher(clock, store);
   return { ...scheduling, db, clock, launcher, restart: () => scheduleWorld(env, { db, clock }) };
 }
 

@@ -47,7 +47,7 @@ async function startProcess(name: string, clock: FakeClock, opts: { dropWakeUps?
     config,
     announce: (id) => (opts.dropWakeUps ? undefined : cluster.wake('schedule', String(id))),
   });
-  const launcher = new RecordingLauncher(clock);
+  const launcher = new RecordingLauncher(clock, store.schedules);
   await scheduling.scheduler.start(launcher);
   await cluster.start({
     pump: async () => undefined,

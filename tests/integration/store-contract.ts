@@ -232,10 +232,35 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.traces.traceOf('run-x')).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
     });
 
+    it("keeps a deployment key once: racing stores each offering their own all get the first one stored", async () => {
+      const keys = values(await race(6, (s) => s.traces.deploymentKey('principal-pseudonym', `key-${Math.random()}`)));
+      expect(keys).toHaveLength(6);
+      expect(new Set(keys).size).toBe(1);
+      expect(await peer.traces.deploymentKey('principal-pseudonym', 'another')).toBe(keys[0]);
+      expect(await store.traces.deploymentKey('another-purpose', 'its own')).toBe('its own');
+    });
+
     it('returns the transcript oldest first, the newest `limit` rows', async () => {
       const c = await conversation('T1');
       for (const content of ['one', 'two', 'three']) await store.transcript.append({ conversationId: c, runId: null, role: 'user', content });
       expect((await store.transcript.recent(c, 2)).map((m) => m.content)).toEqual(['two', 'three']);
+    });
+
+    it("finds a person's waiting runs on one platform, and only theirs", async () => {
+      const question = { question: 'Connect?', options: [], toolCallId: 'call-1', askedAt: 0, messageId: null, userId: 'U1' };
+      const park = async (key: { platform: string; thread: string }, principal: string, wait: boolean) => {
+        const c = await store.conversations.ensure({ ...channel, ...key });
+        const run = await store.runs.create(c, null, { userId: principal });
+        if (wait) await store.runs.park(run.id, question, 60_000);
+        return run.id;
+      };
+      const first = await park({ platform: 'memory', thread: 'W1' }, 'U1', true);
+      const second = await park({ platform: 'memory', thread: 'W2' }, 'U1', true);
+      await park({ platform: 'memory', thread: 'W3' }, 'U1', false);
+      await park({ platform: 'memory', thread: 'W4' }, 'U2', true);
+      await park({ platform: 'memoryx', thread: 'W5' }, 'U1', true);
+      expect((await peer.runs.waitingFor('memory', 'U1', 10)).map((r) => r.id).sort()).toEqual([first, second].sort());
+      expect(await peer.runs.waitingFor('memory', 'U1', 1)).toHaveLength(1);
     });
 
     it('parks a run with its question and hands the question back once when it resumes', async () => {
@@ -337,6 +362,28 @@ export function storeContract(name: string, factory: StoreFactory): void {
       const fires = values(await race(6, (s) => s.schedules.recordFire(row.id, 60_000, 60_500))).filter((r) => r !== null);
       expect(fires).toHaveLength(1);
       expect((await peer.schedules.get(row.id))?.runCount).toBe(1);
+    });
+
+    it('fires a schedule with its launch for exactly one of several racing stores, and hands a pending launch to one claimer at a time', async () => {
+      const row = await store.schedules.insert({ ...channel, target: 'channel', conversationId: null, prompt: 'the digest', kind: 'interval', spec: '10', timezone: 'UTC', status: 'active', anchorAt: 0, nextRunAt: 60_000, createdBy: 'U1', createdAt: 0 });
+      const fires = values(await race(6, (s) => s.schedules.fireAndLaunch(row.id, 60_000, 60_500, 180_500))).filter((r) => r !== null);
+      expect(fires).toHaveLength(1);
+      const launch = fires[0]!.launch;
+      expect(launch).toMatchObject({ scheduleId: row.id, firedAt: 60_000, status: 'pending', prompt: 'the digest', target: 'channel', attempts: 1, notBefore: 180_500, noteOutboxId: null });
+      // Claimed by the fire until 180 500: nobody else takes it before then, one claimer after.
+      expect(await peer.schedules.dueLaunches(100_000, 10)).toEqual([]);
+      expect(values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 100_000, 220_000))).filter((r) => r !== null)).toHaveLength(0);
+      expect(await peer.schedules.nextLaunchDue()).toBe(180_500);
+      expect(await peer.schedules.dueLaunches(200_000, 10)).toEqual([launch.id]);
+      const claims = values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 200_000, 320_000))).filter((r) => r !== null);
+      expect(claims).toHaveLength(1);
+      expect(claims[0]).toMatchObject({ attempts: 2, notBefore: 320_000 });
+      // Its post is recorded once; it ends once.
+      expect(await store.schedules.setLaunchNote(launch.id, 41, 200_100)).toBe(true);
+      expect(await peer.schedules.setLaunchNote(launch.id, 42, 200_200)).toBe(false);
+      expect(values(await race(4, (s) => s.schedules.endLaunch(launch.id, 'started', null, 200_300))).filter(Boolean)).toHaveLength(1);
+      expect(await peer.schedules.launch(launch.id)).toMatchObject({ status: 'started', noteOutboxId: 41 });
+      expect(await peer.schedules.nextLaunchDue()).toBeNull();
     });
 
     it('runs afterCommit callbacks once the transaction committed, never after a rollback; a nested atomically joins it', async () => {

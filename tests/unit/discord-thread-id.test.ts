@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromConversationRef, postTargetOf, toChannelRef, toConversationRef } from '../../adapters/discord/discord-thread-id.js';
 import { conversationKey, parseConversationKey } from '../../src/chat/conversation-ref.js';
+import { sharedWorkspaceOf } from '../../src/chat/workspace-of.js';
 
 const GUILD = '81384788765712384';
 const CHANNEL = '81384788765712390';
@@ -19,6 +20,11 @@ describe('Discord conversation refs', () => {
       expect(ref && conversationKey(ref)).toBe(key);
       expect(fromConversationRef(parseConversationKey(key)!)).toEqual(loc);
     }
+  });
+
+  it('a DM belongs to no shared workspace (no server): only guild places have one', () => {
+    expect(sharedWorkspaceOf(toChannelRef(null, DM)!)).toBeNull();
+    expect(sharedWorkspaceOf(toChannelRef(GUILD, CHANNEL)!)).toBe(`discord:${GUILD}`);
   });
 
   it('post into the thread when there is one, else the channel', () => {

@@ -29,7 +29,7 @@ export function createMemoryTools(store: MemoryStore, isAdmin: (person: Person) 
     defineTool({
       name: 'remember',
       description:
-        'Remember a fact for later runs (long-term memory): scope "me" (default) is about the person you work for and only shown in their runs; "channel" is shown in every run in this channel; "workspace" (admins only) everywhere in this workspace. Store short facts, preferences and instructions people ask you to keep, not whole conversations.',
+        'Remember a fact for later runs (long-term memory): scope "me" (default) is about the person you work for and only shown in their runs; "channel" is shown in every run in this channel; "workspace" (admins only) everywhere in this workspace (a Discord DM, in no server, has none). Store short facts, preferences and instructions people ask you to keep, not whole conversations.',
       parameters: z.object({
         text: z.string().trim().min(1, 'the memory is empty: give the fact to remember').max(MAX_MEMORY_CHARS - 1, `a memory must be shorter than ${MAX_MEMORY_CHARS} characters: keep only the fact`),
         scope: scope.optional(),

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { AccessPolicy } from '../../access/access-policy.js';
+import { mayChangeTask } from '../../access/task-rights.js';
 import type { Task } from '../../tasks/task-service.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
-import { defineTool, fail, ok, type ToolOutcome } from './tool.js';
+import { defineTool, fail, ok, type ToolContext, type ToolOutcome } from './tool.js';
 
 const taskId = z.number({ message: 'task_id must be a number (see list_tasks)' }).int().positive();
 
@@ -24,8 +26,25 @@ const result = async (pending: Promise<TaskResult>): Promise<ToolOutcome> => {
   return r.ok ? ok({ task: taskView(r.task) }) : fail(r.error);
 };
 
-/** To-do list tools, scoped to the calling run's conversation. */
-export function createTaskTools(tasks: TaskService) {
+/** What the model reads when the to-do is another person's: who may change it, and what to do instead. */
+export const notYourTaskError = (id: number, owner: string, principal: string | null): string =>
+  `Task #${id} was asked for by ${owner}${principal ? `, and this run acts for ${principal}` : ''}: only ${owner} (or an admin) may change, complete, fail or delete it. Leave it as it is; if the person wants it changed, tell them to ask ${owner}, or add a new to-do of their own with add_task.`;
+
+/**
+ * To-do list tools, scoped to the calling run's conversation. A to-do acts for its principal, so the tools that
+ * change one (update, complete, fail, delete) act only on the run's principal's own to-dos, or for an admin.
+ */
+export function createTaskTools(tasks: TaskService, access: Pick<AccessPolicy, 'configured' | 'isAdmin'>) {
+  /** Runs `change` when the run's principal may change task `id` of this conversation; otherwise the refusal. */
+  const owned = async (id: number, ctx: ToolContext, change: () => Promise<ToolOutcome>): Promise<ToolOutcome> => {
+    const task = await tasks.get(id);
+    const principal = ctx.principal ?? (ctx.userId ? { platform: ctx.conversation.platform, userId: ctx.userId } : null);
+    // A task of another conversation (or none) is left to the change itself, which says there is no such task here.
+    if (task && task.conversationId === ctx.conversationId && !mayChangeTask(task.requestedBy, principal, access)) {
+      return fail(notYourTaskError(id, task.requestedBy ?? 'nobody in particular', principal?.userId ?? null));
+    }
+    return change();
+  };
   return [
     defineTool({
       name: 'add_task',
@@ -72,28 +91,29 @@ export function createTaskTools(tasks: TaskService) {
         add_blocked_by: z.array(taskId).max(20).optional(),
       }),
       execute: ({ task_id, title, description, add_blocked_by }, ctx) =>
-        result(tasks.update(ctx.conversationId, task_id, { title, description, addBlockedBy: add_blocked_by })),
+        owned(task_id, ctx, () => result(tasks.update(ctx.conversationId, task_id, { title, description, addBlockedBy: add_blocked_by }))),
     }),
     defineTool({
       name: 'complete_task',
       description: 'Mark a task completed with a short result summary.',
       parameters: z.object({ task_id: taskId, result_summary: z.string().trim().min(1, 'result_summary must not be empty').max(4000) }),
-      execute: ({ task_id, result_summary }, ctx) => result(tasks.complete(ctx.conversationId, task_id, result_summary)),
+      execute: ({ task_id, result_summary }, ctx) => owned(task_id, ctx, () => result(tasks.complete(ctx.conversationId, task_id, result_summary))),
     }),
     defineTool({
       name: 'fail_task',
       description: 'Mark a task failed, saying why.',
       parameters: z.object({ task_id: taskId, reason: z.string().trim().min(1, 'reason must not be empty').max(2000) }),
-      execute: ({ task_id, reason }, ctx) => result(tasks.fail(ctx.conversationId, task_id, reason)),
+      execute: ({ task_id, reason }, ctx) => owned(task_id, ctx, () => result(tasks.fail(ctx.conversationId, task_id, reason))),
     }),
     defineTool({
       name: 'delete_task',
       description: 'Remove a task that is not in progress. Tasks it blocked are unblocked.',
       parameters: z.object({ task_id: taskId }),
-      execute: async ({ task_id }, ctx) => {
-        const r = await tasks.delete(ctx.conversationId, task_id);
-        return r.ok ? ok({ deleted: task_id }) : fail(r.error);
-      },
+      execute: ({ task_id }, ctx) =>
+        owned(task_id, ctx, async () => {
+          const r = await tasks.delete(ctx.conversationId, task_id);
+          return r.ok ? ok({ deleted: task_id }) : fail(r.error);
+        }),
     }),
   ];
 }

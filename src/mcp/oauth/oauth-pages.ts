@@ -11,11 +11,29 @@ function page(title: string, body: string): string {
 `;
 }
 
-/** The HTTP status and page for each way a sign-in can end (no token, code or state ever appears in it). */
+/** The person a sign-in was for, in words: `slack:U123` → "the Slack user U123". */
+function personNamed(principal: string): string {
+  const at = principal.indexOf(':');
+  const platform = principal.slice(0, at);
+  const name = platform === '' ? 'the person' : `the ${platform.charAt(0).toUpperCase()}${platform.slice(1)} user`;
+  return `${name} ${principal.slice(at + 1)}`;
+}
+
+/**
+ * The HTTP status and page for each way a sign-in can end (no token, code or state ever appears in it). A connection
+ * says whose it became and for which server: a link forwarded to (or opened by) someone else attaches THEIR account
+ * to the person the link was made for, and the page is where they can see it.
+ */
 export function callbackPage(outcome: CallbackOutcome): { status: number; html: string } {
   switch (outcome.kind) {
     case 'connected':
-      return { status: 200, html: page('Connected — you can close this tab', `Your ${outcome.server} account is connected to Errand. Go back to the chat and ask again: Errand now acts with your account there.`) };
+      return {
+        status: 200,
+        html: page(
+          'Connected — you can close this tab',
+          `The ${outcome.server} account you signed in with is now connected to Errand for ${personNamed(outcome.principal)}: Errand acts with it in ${outcome.server} when it works for them. If that is not you (someone forwarded you their link), tell them to disconnect it with /connections disconnect ${outcome.server}.`,
+        ),
+      };
     case 'denied':
       return { status: 200, html: page('Not connected', `You declined access to ${outcome.server}, so nothing was connected. You can close this tab; ask Errand again if you change your mind.`) };
     case 'expired':

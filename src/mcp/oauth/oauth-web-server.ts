@@ -33,6 +33,16 @@ export interface OAuthWebServer {
 /** The paths the sign-in routes answer (for mounting them on another HTTP server, e.g. Slack's receiver on the same port). */
 export const OAUTH_PATHS: readonly string[] = [CALLBACK_PATH, CLIENT_METADATA_PATH];
 
+/**
+ * The route a request path names, with PUBLIC_URL's own path taken off when it starts with it: browsers are sent to
+ * `${PUBLIC_URL}/oauth/callback`, and a proxy in front of WEB_PORT may forward that path as it is or without the
+ * prefix; both reach the same route.
+ */
+export function oauthRouteOf(pathname: string, publicUrl: string): string {
+  const prefix = new URL(publicUrl).pathname.replace(/\/+$/, '');
+  return prefix !== '' && pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length) : pathname;
+}
+
 const HTML = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
@@ -54,15 +64,16 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): (req: IncomingMe
   const metadata = JSON.stringify(errandClientMetadata(options.publicUrl));
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!OAUTH_PATHS.includes(url.pathname)) {
+    const route = oauthRouteOf(url.pathname, options.publicUrl);
+    if (!OAUTH_PATHS.includes(route)) {
       res.writeHead(404, HTML).end(notFoundPage);
       return;
     }
-    if (req.method !== 'GET' && !(req.method === 'HEAD' && url.pathname === CLIENT_METADATA_PATH)) {
-      res.writeHead(405, { allow: url.pathname === CALLBACK_PATH ? 'GET' : 'GET, HEAD' }).end();
+    if (req.method !== 'GET' && !(req.method === 'HEAD' && route === CLIENT_METADATA_PATH)) {
+      res.writeHead(405, { allow: route === CALLBACK_PATH ? 'GET' : 'GET, HEAD' }).end();
       return;
     }
-    if (url.pathname === CLIENT_METADATA_PATH) {
+    if (route === CLIENT_METADATA_PATH) {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }).end(metadata);
       return;
     }

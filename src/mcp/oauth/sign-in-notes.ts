@@ -15,7 +15,7 @@ export interface SignInWaits {
 }
 
 export interface SignInNotesDeps {
-  readonly runs: Pick<RunStore, 'get'>;
+  readonly runs: Pick<RunStore, 'get' | 'waitingFor'>;
   readonly notify: ConnectNotice;
   readonly logger: Logger;
   /** Absent: nothing waits on a sign-in (the notes alone). */
@@ -35,6 +35,9 @@ const ENDED: Record<Ended['kind'], (server: string) => string> = {
   failed: (s) => `Connecting **${s}** failed at its sign-in service. Try again later.`,
 };
 
+/** Most runs of one person one sign-in resumes besides the one its link was made for. */
+const MAX_OTHER_WAITS = 50;
+
 /** What the person reads when the run that asked was waiting for this sign-in and goes on now. */
 const RESUMED: Record<SignInEnd, (server: string) => string> = {
   connected: (s) => `Connected **${s}** — carrying on with your request.`,
@@ -45,8 +48,10 @@ const RESUMED: Record<SignInEnd, (server: string) => string> = {
 /**
  * What follows the browser's return to `/oauth/callback`. The sign-in was bound to the run that asked for it: when
  * that run is parked on it, its wait ends (connected: the waiting call runs with the new token; declined or failed:
- * the model is told), and the principal is told privately in that run's conversation. The callback may land on any
- * process: the run is read from the database. A sign-in without a run says nothing.
+ * the model is told), and the principal is told privately in that run's conversation. A connection also ends the wait
+ * of every other run of the person parked on the same server (a second run found the sign-in gone on a session the
+ * first opened, or asked before the first link was used): one sign-in serves them all. The callback may land on any
+ * process: the runs are read from the database. A sign-in without a run and nobody waiting says nothing.
  */
 export function signInNotes(deps: SignInNotesDeps): Pick<OAuthWebServerOptions, 'onConnected' | 'onNotConnected'> {
   const tell = async (conversationId: string, principal: string, text: string) => {
@@ -70,9 +75,19 @@ export function signInNotes(deps: SignInNotesDeps): Pick<OAuthWebServerOptions, 
     async onConnected(principal, server, runId) {
       await deps.connected?.(principal, server).catch((err: unknown) => deps.logger.warn({ err: err instanceof Error ? err.message : String(err), server }, 'opening the session of a new connection failed'));
       const run = await runOf(runId);
-      if (!run) return;
-      const resumed = await endWait(run.id, server, 'connected');
-      await tell(run.conversationId, principal, resumed ? RESUMED.connected(server) : `Connected **${server}** — ask me again and I will use it for you.`);
+      if (run) {
+        const resumed = await endWait(run.id, server, 'connected');
+        await tell(run.conversationId, principal, resumed ? RESUMED.connected(server) : `Connected **${server}** — ask me again and I will use it for you.`);
+      }
+      const at = principal.indexOf(':');
+      const others = await deps.runs.waitingFor(principal.slice(0, at), principal.slice(at + 1), MAX_OTHER_WAITS).catch((err: unknown) => {
+        deps.logger.warn({ err: err instanceof Error ? err.message : String(err), server }, 'looking for other runs waiting on a sign-in failed');
+        return [];
+      });
+      for (const other of others) {
+        if (other.id === runId || other.question?.signIn?.server !== server) continue;
+        if (await endWait(other.id, server, 'connected')) await tell(other.conversationId, principal, RESUMED.connected(server));
+      }
     },
     async onNotConnected(outcome) {
       const run = await runOf(outcome.runId);

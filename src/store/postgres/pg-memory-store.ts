@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, or, sql, type SQL } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { conversationSummaries, memories, messages, privateSummaries, recalledMemories } from '../../db/pg-schema.js';
 import type { MemoryScope } from '../../db/schema.js';
-import type { MemoryStore, MemoryVisibility } from '../../memory/memory-store.js';
+import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../../memory/memory-store.js';
 import { searchTerms, tsQuery } from '../../memory/search-terms.js';
 import { withoutMemory } from '../../memory/recall-redaction.js';
 import type { PgExecutor } from './pg-executor.js';
@@ -12,7 +12,7 @@ function visibleTo(v: MemoryVisibility, scope?: MemoryScope): SQL {
   const parts: SQL[] = [];
   if (v.person !== null && (!scope || scope === 'me')) parts.push(and(eq(memories.scope, 'me'), eq(memories.subject, v.person))!);
   if (!scope || scope === 'channel') parts.push(and(eq(memories.scope, 'channel'), eq(memories.subject, v.channel))!);
-  if (!scope || scope === 'workspace') parts.push(and(eq(memories.scope, 'workspace'), eq(memories.subject, v.workspace))!);
+  if (v.workspace !== null && (!scope || scope === 'workspace')) parts.push(and(eq(memories.scope, 'workspace'), eq(memories.subject, v.workspace))!);
   return parts.length > 0 ? or(...parts)! : sql`false`;
 }
 
@@ -71,10 +71,12 @@ export function createPgMemoryStore(db: PgExecutor, clock: Clock): MemoryStore {
       return db.select().from(memories).where(visibleTo(visibility, scope)).orderBy(desc(memories.id)).limit(limit);
     },
     async memory(id) {
+      if (!isMemoryId(id)) return null;
       const rows = await db.select().from(memories).where(eq(memories.id, id));
       return rows[0] ?? null;
     },
     async forget(id) {
+      if (!isMemoryId(id)) return false;
       return db.transaction(async (tx) => {
         const shown = await tx
           .select({ id: messages.id, content: messages.content, conversationId: messages.conversationId, privateTo: messages.privateTo })

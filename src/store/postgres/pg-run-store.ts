@@ -123,6 +123,14 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
         .where(and(eq(runs.status, 'running'), orphaned))
         .returning();
     },
+    async waitingFor(platform, principal, limit) {
+      return db
+        .select()
+        .from(runs)
+        .where(and(sql`${runs.status} = 'waiting_user'`, eq(runs.principal, principal), sql`${runs.conversationId} collate "C" > ${`${platform}:`}`, sql`${runs.conversationId} collate "C" < ${`${platform};`}`))
+        .orderBy(runs.startedAt)
+        .limit(limit);
+    },
     async expiredQuestions(limit) {
       return db
         .select()

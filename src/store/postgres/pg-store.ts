@@ -61,7 +61,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     outbox: createPgOutboxStore(ex, clock, ownership),
     usage: createPgUsageStore(ex),
     cost: createPgCostStore(ex),
-    traces: createPgRunTraceStore(ex),
+    traces: createPgRunTraceStore(ex, clock),
     grants: createPgToolGrantStore(ex, clock),
     dedupe: createPgEventDedupe(ex),
     attachments: createPgAttachmentTaskStore(ex),

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { conversationSummaries, memories, messages, privateSummaries, recalledMemories, type MemoryRow, type MemoryScope } from '../../db/schema.js';
-import type { MemoryStore, MemoryVisibility } from '../../memory/memory-store.js';
+import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../../memory/memory-store.js';
 import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../memory/search-terms.js';
 import { isVisible } from '../../memory/memory-visibility.js';
 import { withoutMemory } from '../../memory/recall-redaction.js';
@@ -16,7 +16,7 @@ function subjectsOf(v: MemoryVisibility, scope?: MemoryScope): [MemoryScope, str
   const pairs: [MemoryScope, string][] = [];
   if (v.person !== null && (!scope || scope === 'me')) pairs.push(['me', v.person]);
   if (!scope || scope === 'channel') pairs.push(['channel', v.channel]);
-  if (!scope || scope === 'workspace') pairs.push(['workspace', v.workspace]);
+  if (v.workspace !== null && (!scope || scope === 'workspace')) pairs.push(['workspace', v.workspace]);
   return pairs;
 }
 
@@ -117,9 +117,11 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       return rows.sort((a, b) => b.id - a.id).slice(0, limit);
     },
     memory(id) {
+      if (!isMemoryId(id)) return null;
       return db.select().from(memories).where(eq(memories.id, id)).get() ?? null;
     },
     forget(id) {
+      if (!isMemoryId(id)) return false;
       return db.transaction((tx) => {
         const shown = tx
           .select({ id: messages.id, content: messages.content, conversationId: messages.conversationId, privateTo: messages.privateTo })

@@ -21,6 +21,8 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
   // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
   const createStmt = c.prepare(`insert into runs (id, conversation_id, task_id, status, started_at, updated_at, principal, principal_roles) values (?, ?, ?, 'running', ?, ?, ?, ?) on conflict do nothing returning ${RUN_COLUMNS}`).raw();
   // Prepared once per limit (pump() asks after every run), with the status literal so SQLite can use the partial index of waiting runs.
+  // Conversation keys of a platform are `platform:…`: the range from ":" to ";", the next character.
+  const waitingForStmt = c.prepare(`select ${RUN_COLUMNS} from runs where status = 'waiting_user' and principal = ? and conversation_id > ? and conversation_id < ? order by started_at limit ?`).raw();
   const expiredStmt = limitedStatement(c, `select ${RUN_COLUMNS} from runs where status = 'waiting_user' and ask_expires_at <= ? limit {limit}`, (s) => s.raw());
   const finalStmt = c.prepare(
     `update runs set status = ?, summary = coalesce(?, summary), error = coalesce(?, error), updated_at = ?, ended_at = ?, question = null, ask_expires_at = null
@@ -90,6 +92,9 @@ export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore
         if (stuck.length > 0) db.update(runs).set({ status: 'interrupted', updatedAt: now, endedAt: now }).where(eq(runs.status, 'running')).run();
         return stuck;
       });
+    },
+    waitingFor(platform, principal, limit) {
+      return (waitingForStmt.all(principal, `${platform}:`, `${platform};`, limit) as unknown[][]).map(runFromRaw);
     },
     expiredQuestions(limit) {
       return (expiredStmt(limit).all(clock.now()) as unknown[][]).map(runFromRaw);

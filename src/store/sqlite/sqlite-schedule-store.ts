@@ -1,7 +1,7 @@
-import { and, asc, count, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, lte, min, sql } from 'drizzle-orm';
 import type { ChannelRef } from '../../chat/conversation-ref.js';
 import type { Db } from '../../db/client.js';
-import { schedules, type ScheduleStatus } from '../../db/schema.js';
+import { scheduleLaunches, schedules, type ScheduleStatus } from '../../db/schema.js';
 import type { ScheduleStore } from '../../schedules/schedule-store.js';
 import type { Synchronous } from './synchronous.js';
 
@@ -23,9 +23,78 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
     .where(and(eq(schedules.id, sql.placeholder('id')), eq(schedules.status, 'active'), eq(schedules.nextRunAt, sql.placeholder('dueAt'))))
     .returning()
     .prepare();
+  const launchById = db.select().from(scheduleLaunches).where(eq(scheduleLaunches.id, sql.placeholder('id'))).prepare();
+  const pendingLaunch = (id: number) => and(eq(scheduleLaunches.id, id), eq(scheduleLaunches.status, 'pending'));
+  const p = (name: string) => sql.placeholder(name);
+  const addLaunch = db
+    .insert(scheduleLaunches)
+    .values({
+      scheduleId: p('scheduleId'),
+      firedAt: p('firedAt'),
+      prompt: p('prompt'),
+      target: p('target'),
+      platform: p('platform'),
+      workspace: p('workspace'),
+      channel: p('channel'),
+      conversationId: p('conversationId'),
+      attempts: 1,
+      notBefore: p('claimUntil'),
+      createdAt: p('now'),
+      updatedAt: p('now'),
+    })
+    .returning()
+    .prepare();
+  // The fire and its launch commit together (a savepoint inside a caller's transaction); prepared once: a batch of
+  // schedules due at the same instant fires one after the other.
+  const fireAndLaunch = db.$client.transaction((id: number, dueAt: number, now: number, claimUntil: number) => {
+    const schedule = fire.get({ id, dueAt, now });
+    if (!schedule) return null;
+    const { platform, workspace, channel, target, conversationId, prompt } = schedule;
+    const launch = addLaunch.get({ scheduleId: id, firedAt: dueAt, prompt, target, platform, workspace, channel, conversationId, claimUntil, now })!;
+    return { schedule, launch };
+  });
   return {
     recordFire(id, dueAt, now) {
       return fire.get({ id, dueAt, now }) ?? null;
+    },
+    fireAndLaunch(id, dueAt, now, claimUntil) {
+      return fireAndLaunch(id, dueAt, now, claimUntil);
+    },
+    launch(launchId) {
+      return launchById.get({ id: launchId }) ?? null;
+    },
+    claimLaunch(launchId, now, until) {
+      return (
+        db
+          .update(scheduleLaunches)
+          .set({ notBefore: until, attempts: sql`${scheduleLaunches.attempts} + 1`, updatedAt: now })
+          .where(and(pendingLaunch(launchId), lte(scheduleLaunches.notBefore, now)))
+          .returning()
+          .get() ?? null
+      );
+    },
+    dueLaunches(now, limit) {
+      return db
+        .select({ id: scheduleLaunches.id })
+        .from(scheduleLaunches)
+        .where(and(eq(scheduleLaunches.status, 'pending'), lte(scheduleLaunches.notBefore, now)))
+        .orderBy(asc(scheduleLaunches.id))
+        .limit(limit)
+        .all()
+        .map((r) => r.id);
+    },
+    nextLaunchDue() {
+      return db.select({ at: min(scheduleLaunches.notBefore) }).from(scheduleLaunches).where(eq(scheduleLaunches.status, 'pending')).get()?.at ?? null;
+    },
+    setLaunchNote(launchId, outboxId, now) {
+      const unset = outboxId === null ? sql`true` : isNull(scheduleLaunches.noteOutboxId);
+      return db.update(scheduleLaunches).set({ noteOutboxId: outboxId, updatedAt: now }).where(and(pendingLaunch(launchId), unset)).run().changes === 1;
+    },
+    endLaunch(launchId, status, error, now) {
+      return db.update(scheduleLaunches).set({ status, error, updatedAt: now }).where(pendingLaunch(launchId)).run().changes === 1;
+    },
+    delayLaunch(launchId, notBefore, error, now) {
+      db.update(scheduleLaunches).set({ notBefore, error, updatedAt: now }).where(pendingLaunch(launchId)).run();
     },
     insert(row) {
       return db.insert(schedules).values({ ...row, updatedAt: row.createdAt }).returning().get();

@@ -53,7 +53,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     outbox: gated(createSqliteOutboxStore(db, clock), run),
     usage: gated(createSqliteUsageStore(db), run),
     cost: gated(createSqliteCostStore(db), run),
-    traces: gated(createSqliteRunTraceStore(db), run),
+    traces: gated(createSqliteRunTraceStore(db, clock), run),
     grants: gated(createSqliteToolGrantStore(db, clock), run),
     dedupe: gated(createSqliteEventDedupe(db), run),
     attachments: gated(createSqliteAttachmentTaskStore(db), run),
