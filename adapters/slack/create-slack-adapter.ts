@@ -14,6 +14,7 @@ import { callSlack } from './slack-api.js';
 import type { SlackAdapter, SlackAdapterOptions } from './slack-adapter-options.js';
 import { createSlackClient } from './slack-client.js';
 import { createSlackFileDownloader } from './slack-files.js';
+import { createSlackFilePosts } from './slack-file-posts.js';
 import { createSlackHistory } from './slack-history.js';
 import { registerSlackListeners } from './slack-listeners.js';
 import { createSlackOutbound, locate } from './slack-outbound.js';
@@ -108,6 +109,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       },
       history,
       timezone: { fetchUserTimezone: async (userId) => (await profiles.fetch(userId)).tz },
+      files: createSlackFilePosts({ api, queue, apiUrl: slackApiUrl, maxFileBytes: options.maxFileBytes, traffic: options.traffic }),
     },
     async start(inbound, surfaceSink) {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');

@@ -1,6 +1,7 @@
 import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { ConversationRef } from './conversation-ref.js';
+import type { FilePostCapability } from './file-posts.js';
 
 /**
  * What only some platforms can do, each a small interface the adapter hands over or leaves out, so the
@@ -22,6 +23,8 @@ export interface AdapterCapabilities {
   readonly timezone?: TimezoneLookup;
   /** Messages to one person in a direct conversation, where `postEphemeral` is not private (Discord). */
   readonly directMessage?: DirectMessageCapability;
+  /** Posting files into a conversation (Slack's upload API, Discord attachments, the console's data folder). */
+  readonly files?: FilePostCapability;
 }
 
 /** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */

@@ -1,4 +1,4 @@
-import { startSlackAdapter } from '../e2e/slack-harness.js';
+import { sharedFiles, startSlackAdapter } from '../e2e/slack-harness.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/slack/slack-thread-id.js';
@@ -63,10 +63,11 @@ chatAdapterContract(
         await waitFor(() => fake.callsOf('views.publish').length > published, 5000, 'the App Home to be refreshed');
         return JSON.stringify(fake.homeOf(ALICE)?.view.blocks ?? []);
       },
+      storedFiles: (c) => sharedFiles(fake, c.channel, c.thread),
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {

@@ -153,3 +153,8 @@ export async function startDiscordErrand(
     },
   };
 }
+
+/** The files the bot attached to its messages in a channel or thread, oldest first, with the type they were sent as. */
+export function attachedFiles(fake: FakeDiscord, channelId: string): { name: string; bytes: Uint8Array; mimeType?: string }[] {
+  return fake.botMessagesIn(channelId).flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ...(a.contentType ? { mimeType: a.contentType } : {}) })));
+}

@@ -118,3 +118,17 @@ export function buttonsOf(message: StoredMessage): { action_id: string }[] {
   const actions = (message.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as { elements: { action_id: string }[] } | undefined;
   return actions?.elements ?? [];
 }
+
+/**
+ * The files the bot shared in a thread (null: top level), oldest first, as people get them: downloaded from
+ * their `url_private_download` with the bot token, with the type Slack shows them as.
+ */
+export async function sharedFiles(fake: FakeSlack, channel: string, thread: string | null): Promise<{ name: string; bytes: Uint8Array; mimeType: string }[]> {
+  const shares = fake.messages(channel, thread).filter((m) => m.user === fake.botUserId && m.subtype === 'file_share');
+  const out: { name: string; bytes: Uint8Array; mimeType: string }[] = [];
+  for (const file of shares.flatMap((m) => m.files ?? [])) {
+    const res = await fetch(String(file.url_private_download), { headers: { authorization: 'Bearer xoxb-test-token' } });
+    out.push({ name: String(file.name), bytes: new Uint8Array(await res.arrayBuffer()), mimeType: String(file.mimetype) });
+  }
+  return out;
+}
