@@ -13,6 +13,7 @@ import type { ToolServerState } from './metrics/health-check.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { RunStore } from './runs/run-store.js';
+import type { FilesOut, WorkspaceInputs } from './sandbox/workspace-ports.js';
 import type { Cluster } from './runtime/cluster.js';
 import type { Dispatcher } from './runtime/dispatcher.js';
 import type { FinishedWork } from './runtime/finish-open-work.js';
@@ -54,6 +55,8 @@ export interface AppOptions {
   tracing?: Tracing;
   /** The other processes on the same database (PostgreSQL: cluster/cluster-runtime.ts); default: this process is alone. */
   cluster?: Cluster;
+  /** The conversations' workspaces (the sandbox available and enabled): people's files are also copied into `/workspace/in/`. */
+  workspaceInputs?: WorkspaceInputs;
 }
 
 /** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
@@ -87,6 +90,8 @@ export interface App {
   readonly runs: RunStore;
   readonly schedules: ScheduleService;
   readonly outbox: Outbox;
+  /** Posts a run's output files to its conversation through the outbox (what run_code calls when a call ends). */
+  readonly filesOut: FilesOut;
   /** Connects adapters, recovers interrupted runs, starts the heartbeat and queued work. */
   start(): Promise<void>;
   /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */

@@ -36,7 +36,7 @@ import { startSignIns } from './runtime/sign-in-start.js';
 import { createElicitationDesk } from './runtime/elicitation-waits.js';
 import { reachesPrivately } from './outbox/secret-notice.js';
 import { Dispatcher } from './runtime/dispatcher.js';
-import { createAttachmentIntake } from './attachments/attachment-intake.js';
+import { wireSandboxFiles } from './runtime/sandbox-files.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
@@ -186,13 +186,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
   const surfaces = connectionsOnHome(management.surfaces, connections);
-  const attachments = createAttachmentIntake({
-    store: store.attachments,
-    limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
-    clock,
-    logger,
-    timeout: (ms) => AbortSignal.timeout(ms),
-  });
+  const { attachments, filesOut } = wireSandboxFiles({ config, store, clock, logger, outbox, adapters, workspace: options.workspaceInputs });
   const dispatcher = new Dispatcher({
     data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: !store.outbox.sharedWithOtherProcesses },
     coordinator,
@@ -240,6 +234,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     schedules: scheduling.service,
     outbox,
+    filesOut,
     async start() {
       if (started) return;
       started = true;
