@@ -17,6 +17,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   oauth: () => import('./oauth.js'),
   memory: () => import('./memory.js'),
   tracing: () => import('./tracing.js'),
+  'file-posts': () => import('./file-posts.js'),
 };
 
 function format(f: BenchFigure): string {

@@ -24,7 +24,13 @@ function attachment(name: string, bytes: Uint8Array, mimeType = 'text/csv', size
 /** An intake on a recording task store, with a workspace of `quota` bytes copying files up to `maxBytes`. */
 function intake(workspace: MemoryWorkspace, maxBytes = 1000) {
   const filled: { description: string }[] = [];
-  const store = { hold: async () => undefined, fill: async (_id: number, description: string) => void filled.push({ description }) ?? true };
+  const store = {
+    hold: async () => undefined,
+    fill: async (_id: number, description: string) => {
+      filled.push({ description });
+      return true;
+    },
+  };
   const limits = { vision: true, maxImageMb: 1, maxTextKb: 1 };
   return { filled, intake: createAttachmentIntake({ store, limits, clock: new FakeClock(), logger: silentLogger(), timeout: () => new AbortController().signal, workspace: { inputs: workspace, maxBytes } }) };
 }
