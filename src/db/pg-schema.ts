@@ -295,6 +295,4 @@ export * from './pg-elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';
-
-// The files of outbox rows that post a run's output files, in their own file.
 export * from './pg-outbox-files-schema.js';

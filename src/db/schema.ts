@@ -296,6 +296,4 @@ export * from './elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './cost-schema.js';
-
-// The files of outbox rows that post a run's output files, in their own file.
 export * from './outbox-files-schema.js';

@@ -64,7 +64,8 @@ export interface FilesOutDeps {
  * the run's other posts, across restarts and processes. Like `send_update`, it then waits for the platform to
  * have them, so the run's next answer (which may stream straight onto the platform) shows after them; what each
  * file became is for the model (`posted: false` with the reason for a refused or failed one). A post still
- * queued when the wait ends (Errand stopping) counts as posted: the outbox posts it after the restart.
+ * queued when the wait ends (Errand stopping, or the run's signal aborted) counts as posted: the outbox posts
+ * it all the same (after the restart, if it takes one). A stop does not take back files already recorded.
  */
 export function createFilesOut(deps: FilesOutDeps): FilesOut {
   return {
