@@ -186,7 +186,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
   const surfaces = connectionsOnHome(management.surfaces, connections);
-  const { attachments, filesOut } = wireSandboxFiles({ config, store, clock, logger, outbox, adapters, workspace: options.workspaceInputs });
+  const filesOf = (platform: string) => adapters.get(platform)?.capabilities.files ?? null;
+  const { attachments, filesOut } = wireSandboxFiles({ config, store, clock, logger, outbox, filesOf, workspace: options.workspaceInputs });
   const dispatcher = new Dispatcher({
     data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: !store.outbox.sharedWithOtherProcesses },
     coordinator,

@@ -1,5 +1,5 @@
 import { createAttachmentIntake, type AttachmentIntake } from '../attachments/attachment-intake.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { FilePostCapability } from '../chat/file-posts.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -14,7 +14,8 @@ export interface SandboxFilesDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly outbox: Outbox;
-  readonly adapters: ReadonlyMap<string, ChatAdapter>;
+  /** Each platform's way of posting files (its adapter's `files` capability); null where it has none. */
+  filesOf(platform: string): FilePostCapability | null;
   /** The conversations' workspaces, where the sandbox is available and enabled; absent: attachments are only read. */
   readonly workspace?: WorkspaceInputs | undefined;
 }
@@ -36,7 +37,7 @@ export function wireSandboxFiles(deps: SandboxFilesDeps): { readonly attachments
   });
   const filesOut = createFilesOut({
     posts: deps.outbox,
-    filesOf: (platform) => deps.adapters.get(platform)?.capabilities.files ?? null,
+    filesOf: deps.filesOf,
     logger: deps.logger.child({ part: 'files-out' }),
   });
   return { attachments, filesOut };
