@@ -172,9 +172,9 @@ export class RowDelivery {
 
   private async posted(row: PendingPost, platformMessageId: string): Promise<void> {
     if (!(await this.deps.store.markPosted(row.id, platformMessageId))) return;
-    await this.release(row);
     if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) await this.deps.onQuestionPosted(row.runId, platformMessageId);
     this.deps.waiters.settle(row.id, { kind: 'posted', platformMessageId });
+    await this.release(row);
   }
 
   /** Transient failures wait and retry; a gone target fails every pending row of the conversation. */

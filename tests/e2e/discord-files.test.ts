@@ -105,7 +105,7 @@ describe('files out on Discord: a run posts the files its code wrote', () => {
     await first.stop();
     apps = apps.filter((a) => a !== first);
     await start();
-    await waitFor(() => texts(d, msg.id).includes('The chart is in the thread.'), 15_000, 'the answer after the restart');
+    await waitFor(() => texts(d, msg.id).includes('The chart is in the thread.'), 45_000, 'the answer after the restart');
     d.releaseAnswers();
 
     expect(d.botMessagesIn(msg.id).filter((m) => (m.attachments?.length ?? 0) > 0)).toHaveLength(1);
@@ -113,7 +113,7 @@ describe('files out on Discord: a run posts the files its code wrote', () => {
     const tries = d.calls.filter((c) => (c.files?.length ?? 0) > 0);
     expect(tries.length).toBeGreaterThanOrEqual(2);
     expect(new Set(tries.map((c) => (c.body as { nonce?: string }).nonce)).size).toBe(1);
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('attachments as data on Discord', () => {

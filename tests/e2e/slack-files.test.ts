@@ -117,7 +117,7 @@ describe('files out on Slack across a restart', () => {
     // A shutdown gives up on the post in flight (its answer never comes): the row stays pending, its file recorded.
     await restartable.stop();
     await restartable.start();
-    await waitFor(() => texts(s, ts).includes('The chart is in the thread.'), 15_000, 'the answer after the restart');
+    await waitFor(() => texts(s, ts).includes('The chart is in the thread.'), 45_000, 'the answer after the restart');
     await restartable.app().outbox.idle();
     s.releaseAnswers();
 
@@ -128,7 +128,7 @@ describe('files out on Slack across a restart', () => {
     expect(s.callsOf('files.info').length).toBeGreaterThan(0);
     expect(s.callsOf('files.getUploadURLExternal')).toHaveLength(1);
     expect(s.callsOf('files.completeUploadExternal')).toHaveLength(1);
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('attachments as data on Slack: people’s files land in the workspace', () => {
