@@ -89,7 +89,9 @@ describe('files out on Discord: a run posts the files its code wrote', () => {
     const tool = fileOutputTool(() => current!.filesOut, { report: [{ name: 'chart.png', bytes: CHART, mimeType: 'image/png' }] });
     const start = async () => {
       const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING });
-      current = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: tool });
+      // No backoff: a post whose answer never came (discord.js gives up after 15 s on a loaded machine) is due at once
+      // after the restart, whose clock does not move by itself.
+      current = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, outboxBackoffMs: () => 0, externalTools: tool });
       apps.push(current);
       await current.start();
       return current;

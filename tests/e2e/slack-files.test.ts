@@ -106,7 +106,8 @@ describe('files out on Slack across a restart', () => {
   it('a process stopped after Slack shared the files but before Errand heard so: after the restart they are found, not posted again', async () => {
     let current: RestartableSlackErrand | null = null;
     const tool = () => fileOutputTool(() => current!.app().filesOut, { report: [{ name: 'chart.png', bytes: CHART, mimeType: 'image/png' }] });
-    restartable = current = await startRestartableSlackErrand({ externalTools: tool, env: { STREAMING: 'false' } });
+    // No backoff: should the Web API client give up on the held call first (30 s, a loaded machine), the post is due at once after the restart.
+    restartable = current = await startRestartableSlackErrand({ externalTools: tool, env: { STREAMING: 'false' }, outboxBackoffMs: () => 0 });
     const { slack: s, model } = restartable;
     model.respondWith((req) => (req.messages.some((m) => m.role === 'tool') || model.requests.length > 1 ? { text: 'The chart is in the thread.' } : { toolCalls: [{ name: 'test__write_files', arguments: { set: 'report' } }] }));
     s.holdAnswers('files.completeUploadExternal');
