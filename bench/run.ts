@@ -17,6 +17,8 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   oauth: () => import('./oauth.js'),
   memory: () => import('./memory.js'),
   tracing: () => import('./tracing.js'),
+  skills: () => import('./skills.js'),
+  'web-console': () => import('./web-console.js'),
   'file-posts': () => import('./file-posts.js'),
 };
 

@@ -1,3 +1,4 @@
+import type { SessionCapability } from './agent-session.js';
 import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { ConversationRef } from './conversation-ref.js';
@@ -25,6 +26,8 @@ export interface AdapterCapabilities {
   readonly directMessage?: DirectMessageCapability;
   /** Posting files into a conversation (Slack's upload API, Discord attachments, the console's data folder). */
   readonly files?: FilePostCapability;
+  /** Sessions of the platform's threads, with the platform's own Stop (Slack's Agent Sessions). */
+  readonly session?: SessionCapability;
 }
 
 /** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */

@@ -62,6 +62,10 @@ export interface ChatAdapterHarness {
    * declares `files`).
    */
   storedFiles?(conversation: ConversationRef): Promise<{ name: string; bytes: Uint8Array; mimeType?: string }[]>;
+  /** Every state the platform showed for the thread's session, in the core's words, oldest first (where the adapter declares `session`). */
+  sessionStates?(conversation: ConversationRef): Promise<string[]>;
+  /** The person presses the platform's own Stop on the thread's session; resolves once delivered. */
+  stopSession?(conversation: ConversationRef): Promise<void>;
   teardown(): Promise<void>;
 }
 

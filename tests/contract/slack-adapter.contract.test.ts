@@ -1,10 +1,13 @@
 import { sharedFiles, startSlackAdapter } from '../e2e/slack-harness.js';
+import type { AgentSessionStatus } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/slack/slack-thread-id.js';
 import { conversationKeyContract } from './conversation-key-contract.js';
 
 const ALICE = 'U0ALICE01';
+/** Slack's session statuses in the core's words. */
+const SESSION_STATES: Record<AgentSessionStatus, string> = { processing: 'working', suspended: 'waiting', active: 'idle', closed: 'closed' };
 
 chatAdapterContract(
   'slack',
@@ -64,10 +67,12 @@ chatAdapterContract(
         return JSON.stringify(fake.homeOf(ALICE)?.view.blocks ?? []);
       },
       storedFiles: (c) => sharedFiles(fake, c.channel, c.thread),
+      sessionStates: async (c) => fake.sessionStatuses(c.channel, c.thread!).map((s) => SESSION_STATES[s]),
+      stopSession: async (c) => void (await fake.stopAgentSession({ user: ALICE, channel: c.channel, threadTs: c.thread! })),
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {
