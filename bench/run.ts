@@ -19,6 +19,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   tracing: () => import('./tracing.js'),
   skills: () => import('./skills.js'),
   'web-console': () => import('./web-console.js'),
+  sandbox: () => import('./sandbox.js'),
   'file-posts': () => import('./file-posts.js'),
 };
 

@@ -36,7 +36,7 @@ import { startSignIns } from './runtime/sign-in-start.js';
 import { createElicitationDesk } from './runtime/elicitation-waits.js';
 import { reachesPrivately } from './outbox/secret-notice.js';
 import { Dispatcher } from './runtime/dispatcher.js';
-import { wireSandboxFiles } from './runtime/sandbox-files.js';
+import { attachmentIntakeFor, filesOutOver } from './runtime/sandbox-files.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
@@ -49,6 +49,7 @@ import { createScheduling } from './schedules/scheduling.js';
 import { setUpSkills } from './runtime/skills-setup.js';
 import { openStore } from './store/open-store.js';
 import { createWebConsole } from './web-console/web-console-wiring.js';
+import { setUpSandbox } from './sandbox-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 
@@ -118,8 +119,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
-  const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger });
+  const filesOut = options.filesOut ?? filesOutOver({ outbox, filesOf: (p) => adapters.get(p)?.capabilities.files ?? null, logger });
+  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
+  const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger, sandboxAvailable: () => sandbox.status === 'available' });
   tools.push(...skills.tools);
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
@@ -194,8 +197,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   web.attach(commandDeps, { coordinator, editor: management.editor, schedules: scheduling.service, adapters, ...(options.externalTools?.status ? { toolServers: () => options.externalTools?.status?.() ?? [] } : {}) });
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
   const surfaces = skills.onHome(connectionsOnHome(management.surfaces, connections));
-  const filesOf = (platform: string) => adapters.get(platform)?.capabilities.files ?? null;
-  const { attachments, filesOut } = wireSandboxFiles({ config, store, clock, logger, outbox, filesOf, workspace: options.workspaceInputs });
+  const attachments = attachmentIntakeFor({ config, store, clock, logger, workspace: options.workspaceInputs ?? (sandbox.status === 'available' ? sandbox.inputs : undefined) });
   const dispatcher = new Dispatcher({
     data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: !store.outbox.sharedWithOtherProcesses },
     coordinator,
@@ -245,6 +247,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     outbox,
     filesOut,
     webConsole: web,
+    workspaces: sandbox.inputs,
     async start() {
       if (started) return;
       started = true;
@@ -262,11 +265,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       const principalOf = (id: number) => scheduling.service.principalOf(id);
       await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf, stopping: stopped.signal }));
       heartbeat.start();
+      sandbox.retention.start();
       await cluster.start(clusterHooks);
       await coordinator.pump();
       const tools = options.externalTools;
       await monitoring?.start({
-        health: () => checkHealth({ database: store.probe, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
+        health: () => checkHealth({ database: store.probe, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}), sandbox: () => sandbox.status }),
         gauges: () => store.probe.gauges(),
       });
       // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
@@ -290,6 +294,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();
+      sandbox.retention.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();
       await cluster.stop().catch((err: unknown) => logger.warn({ err }, 'leaving the cluster failed'));
