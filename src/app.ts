@@ -80,7 +80,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runTracer = createRunTracer(tracing, store.traces, logger, clock);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
-  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: options.webConsole } : {}) });
+  const filesOut = options.filesOut ?? filesOutOver({ outbox: () => outbox, filesOf: (p) => adapters.get(p)?.capabilities.files ?? null, logger });
+  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
+  const consoleSandbox = { state: () => ({ configured: true as const, healthy: sandbox.status === 'available', summary: sandbox.summary }) };
+  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: { sandbox: consoleSandbox, ...options.webConsole } } : {}) });
   const outbox = createOutbox({
     store,
     clock,
@@ -119,8 +122,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const filesOut = options.filesOut ?? filesOutOver({ outbox, filesOf: (p) => adapters.get(p)?.capabilities.files ?? null, logger });
-  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
   const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger, sandboxAvailable: () => sandbox.status === 'available' });
   tools.push(...skills.tools);

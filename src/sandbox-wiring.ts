@@ -24,6 +24,8 @@ export interface SandboxParts {
   readonly retention: WorkspaceRetention;
   /** `/healthz`'s `sandbox`. */
   readonly status: SandboxStatus;
+  /** What the web console's Overview says of it: why it is off or unavailable (with the fix), or what it runs. */
+  readonly summary: string;
 }
 
 /** Used until the platforms can post files: every output is reported as not posted, with the reason. */
@@ -61,7 +63,7 @@ export async function setUpSandbox(deps: {
   const none = { tools: [], inputs: workspaces, retention };
   if (!settings.enabled) {
     logger.info('run_code is off (sandbox.enabled is false)');
-    return { ...none, status: 'disabled' };
+    return { ...none, status: 'disabled', summary: 'disabled (sandbox.enabled is false in the configuration file): run_code is not offered' };
   }
   const probed = await (deps.probe ?? probeOnce)();
   const exposed = probed.available ? exposedPrivatePath(probed.layout, deps.privatePaths ?? []) : null;
@@ -70,9 +72,11 @@ export async function setUpSandbox(deps: {
     : probed;
   if (!availability.available) {
     logger.warn({ reason: availability.reason, fix: availability.fix }, `run_code is not offered: ${availability.reason}. ${availability.fix}`);
-    return { ...none, status: 'unavailable' };
+    return { ...none, status: 'unavailable', summary: `unavailable: ${availability.reason}. ${availability.fix}` };
   }
   const runner = createCodeRunner({ sandbox: createSandbox(availability, clock), workspaces, filesOut: deps.filesOut ?? filesOutNotWired, settings });
   logger.info({ languages: availability.languages, network: settings.network, runAs: availability.runAs?.uid ?? 'errand' }, 'run_code is offered (bubblewrap sandbox)');
-  return { tools: [createRunCodeTool(runner, settings, availability.languages)], inputs: workspaces, retention, status: 'available' };
+  const reach = settings.network.length > 0 ? `network to ${settings.network.join(', ')}` : 'no network';
+  const summary = `available (bubblewrap): ${availability.languages.join(', ')}; ${reach}; ${settings.memoryMb} MB, ${settings.maxProcesses} processes, at most ${settings.maxSeconds} s per call`;
+  return { tools: [createRunCodeTool(runner, settings, availability.languages)], inputs: workspaces, retention, status: 'available', summary };
 }

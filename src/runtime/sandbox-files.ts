@@ -3,7 +3,7 @@ import type { FilePostCapability } from '../chat/file-posts.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createFilesOut } from '../outbox/files-out.js';
+import { createFilesOut, type FilesOutDeps } from '../outbox/files-out.js';
 import type { Outbox } from '../outbox/outbox.js';
 import type { FilesOut, WorkspaceInputs } from '../sandbox/workspace-ports.js';
 import type { Store } from '../store/store.js';
@@ -14,9 +14,21 @@ import type { Store } from '../store/store.js';
  * for the model and, with a workspace, copied into its `/workspace/in/`.
  */
 
-/** FilesOut over the outbox, with each platform's way of posting files (its adapter's `files` capability). */
-export function filesOutOver(deps: { readonly outbox: Outbox; filesOf(platform: string): FilePostCapability | null; readonly logger: Logger }): FilesOut {
-  return createFilesOut({ posts: deps.outbox, filesOf: deps.filesOf, logger: deps.logger.child({ part: 'files-out' }) });
+/**
+ * FilesOut over the outbox, with each platform's way of posting files (its adapter's `files` capability). The
+ * outbox is asked for when a run posts, so the sandbox (set up before it) can be handed this at once.
+ */
+export function filesOutOver(deps: { outbox(): Outbox; filesOf(platform: string): FilePostCapability | null; readonly logger: Logger }): FilesOut {
+  const posts: FilesOutDeps['posts'] = {
+    atomically: (write) => deps.outbox().atomically(write),
+    record: (...args) => deps.outbox().record(...args),
+    recordFiles: (...args) => deps.outbox().recordFiles(...args),
+    delivered: (...args) => deps.outbox().delivered(...args),
+    get store() {
+      return deps.outbox().store;
+    },
+  };
+  return createFilesOut({ posts, filesOf: deps.filesOf, logger: deps.logger.child({ part: 'files-out' }) });
 }
 
 /**
