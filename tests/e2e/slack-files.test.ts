@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { conversationKey } from '../../src/chat/conversation-ref.js';
 import type { RecordedRequest } from '../fakes/fake-openai.js';
+import { errandFileEnv } from '../fixtures/errand-file.js';
 import { MemoryWorkspace } from '../fakes/memory-workspace.js';
 import { toolResultJson } from '../support/tool-result-json.js';
 import { waitFor } from '../fakes/wait-for.js';
@@ -172,8 +173,8 @@ describe('attachments as data on Slack: people’s files land in the workspace',
     expect(texts(s, ts).join('\n')).not.toContain("couldn't read report.xlsx");
   });
 
-  it('without a workspace, attachments are only read, as before', async () => {
-    e = await startErrand();
+  it('without the sandbox, attachments are only read, as before', async () => {
+    e = await startErrand({ env: errandFileEnv({ sandbox: { enabled: false } }) });
     const { slack: s, model } = e;
     model.reply({ text: 'Read it.' });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'read this', files: [{ name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from(CSV) }] });
