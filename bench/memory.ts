@@ -97,7 +97,7 @@ export const benchmark: Benchmark = {
       const signal = new AbortController().signal;
       const request = (memoryTokens: number) => () =>
         assembleContext(
-          { runId: 'r', conversationId, systemPrompt: 'You are Errand. '.repeat(200), goal, budgetTokens: 16_000, tokenScale: 1, historyRows: 400, visibility, signal },
+          { runId: 'r', conversationId, systemPrompt: 'You are Errand. '.repeat(200), goal, budgetTokens: 16_000, tokenScale: 1, historyRows: 400, visibility, viewer: 'U1', signal },
           { transcript: store.transcript, logger: silentLogger(), memory: { store: store.memory, memoryTokens } },
           { failed: false },
         );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseActionId } from '../../src/chat/action-id.js';
+import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
 import type { ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
@@ -106,7 +107,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     const choice = lastQuestion && /^\d+$/.test(text) ? lastQuestion.buttons[Number(text) - 1] : undefined;
     if (choice) {
       const ref = parseActionId(choice.actionId);
+      const held = parsePrivateAnswerActionId(choice.actionId);
       lastQuestion = null;
+      if (held) {
+        const reply = await sink.onAction({ kind: 'private_answer', ...held, platform: 'console', userId: USER });
+        if (reply) print(renderConsoleMessage('errand (only you see this)', reply.text, styled()));
+        return;
+      }
       if (ref?.kind === 'answer') {
         transcript.add('user', choice.label);
         const reply = await sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: choice.label, userId: USER, conversation, eventId: `console-${session}-${++seq}`, direct: true });
@@ -142,6 +149,19 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         },
       },
       history: transcript.history,
+      // One person at the terminal: nobody else reads it, but a held answer is printed to them with its choices as typed numbers.
+      privateAnswers: {
+        othersRead: () => false,
+        async showPrivately(_ref, _userId, message) {
+          const buttons = (message.buttons ?? []).map((b) => ({ actionId: b.actionId, label: b.label }));
+          print(renderConsoleMessage('errand (only you see this)', message.text, styled()));
+          if (buttons.length > 0) {
+            lastQuestion = { buttons };
+            print(renderOptions(buttons.map((b) => b.label), look));
+          }
+          return { kind: 'shown' };
+        },
+      },
       timezone: { fetchUserTimezone: async () => options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone },
       files: createConsoleFilePosts({
         dir: options.filesDir ?? './data/files',

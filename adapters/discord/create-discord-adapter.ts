@@ -22,6 +22,7 @@ import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-mess
 import { createScheduleModals } from './schedule-modal.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
+import { createDiscordPrivateAnswers } from './private-answers.js';
 
 export { discordOptionsFromConfig, type DiscordAdapterOptions, type DiscordTuning } from './discord-adapter-options.js';
 export { TARGET_GONE_CODES } from './discord-rest.js';
@@ -112,7 +113,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, files: createDiscordFilePosts({ rest: discord, botThreads, maxFileBytes: tuning.maxFileBytes, traffic: options.traffic }) },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), files: createDiscordFilePosts({ rest: discord, botThreads, maxFileBytes: tuning.maxFileBytes, traffic: options.traffic }) },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

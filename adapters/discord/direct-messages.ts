@@ -1,6 +1,7 @@
 import { RESTJSONErrorCodes, Routes } from 'discord.js';
 import { z } from 'zod';
-import type { DirectMessageCapability } from '../../src/chat/adapter-capabilities.js';
+import type { DirectMessageCapability, DirectMessageResult } from '../../src/chat/adapter-capabilities.js';
+import type { OutboundMessage } from '../../src/chat/outbound-message.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { rest, type DiscordRest } from './discord-rest.js';
 import { toMessageBodies } from './outbound-message.js';
@@ -16,7 +17,7 @@ const MAX_REMEMBERED = 10_000;
  * there through the channel's queue. Discord answers 50007 (Cannot send messages to this user) when the person's DMs
  * are closed to the bot or they share no server with it: `refused`, so the caller can say so where they are.
  */
-export function createDirectMessages(discord: DiscordRest): DirectMessageCapability {
+export function createDirectMessages(discord: DiscordRest): DirectMessageCapability & { sendMessage(userId: string, message: OutboundMessage): Promise<DirectMessageResult> } {
   const { api, queue, post } = discord;
   const channels = new Map<string, string>();
   const channelOf = async (userId: string): Promise<string> => {
@@ -27,21 +28,24 @@ export function createDirectMessages(discord: DiscordRest): DirectMessageCapabil
     channels.set(userId, dm.id);
     return dm.id;
   };
+  const sendMessage = async (userId: string, message: OutboundMessage): Promise<DirectMessageResult> => {
+    const channelId = await channelOf(userId);
+    const bodies = toMessageBodies(message);
+    try {
+      const last = await queue.enqueue(channelId, async (send) => {
+        let posted = { id: '' };
+        for (const body of bodies) posted = await send(() => post(channelId, body));
+        return posted;
+      });
+      return { kind: 'sent', messageId: last.id };
+    } catch (err) {
+      if (err instanceof TargetGoneError && err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)) return { kind: 'refused' };
+      throw err;
+    }
+  };
   return {
-    async sendDirect(userId, text) {
-      const channelId = await channelOf(userId);
-      const bodies = toMessageBodies({ text });
-      try {
-        const last = await queue.enqueue(channelId, async (send) => {
-          let posted = { id: '' };
-          for (const body of bodies) posted = await send(() => post(channelId, body));
-          return posted;
-        });
-        return { kind: 'sent', messageId: last.id };
-      } catch (err) {
-        if (err instanceof TargetGoneError && err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)) return { kind: 'refused' };
-        throw err;
-      }
-    },
+    sendDirect: (userId, text) => sendMessage(userId, { text }),
+    /** A message with buttons too (a held answer's Share / Keep private). */
+    sendMessage,
   };
 }

@@ -2,6 +2,7 @@ import { ComponentType, MessageFlags, type ButtonInteraction, type ChatInputComm
 import { z } from 'zod';
 import { memberRoleIds, rolesOf } from './member-roles.js';
 import { parseActionId, parseMemoryForgetActionId, parseScheduleActionId } from '../../src/chat/action-id.js';
+import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandReply, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
@@ -190,8 +191,18 @@ async function handleForgetButton(interaction: ButtonInteraction, ctx: Interacti
   return true;
 }
 
+/** Share in thread / Keep private on a held answer (in the owner's DM): decided by the core, answered ephemerally. */
+async function handlePrivateAnswerButton(interaction: ButtonInteraction, ctx: InteractionContext): Promise<boolean> {
+  const ref = parsePrivateAnswerActionId(interaction.customId);
+  if (!ref) return false;
+  const work = ctx.sink.onAction({ kind: 'private_answer', ...ref, platform: 'discord', userId: interaction.user.id });
+  await answerInTime(interaction, work, ctx, async () => undefined);
+  return true;
+}
+
 async function handleButton(interaction: ButtonInteraction, ctx: InteractionContext): Promise<void> {
   if (await handleScheduleButton(interaction, ctx)) return;
+  if (await handlePrivateAnswerButton(interaction, ctx)) return;
   if (ctx.elicitations && (await ctx.elicitations.onButton(interaction))) return;
   if (await handleForgetButton(interaction, ctx)) return;
   const ref = parseActionId(interaction.customId);

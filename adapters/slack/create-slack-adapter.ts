@@ -25,6 +25,7 @@ import { createSlackReceiver } from './slack-receiver.js';
 import { createSlackStreams } from './slack-streams.js';
 import { SLACK_PLATFORM, toConversationRef } from './slack-thread-id.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
+import { createSlackPrivateAnswers } from './private-answers.js';
 import { createUserProfiles } from './user-profiles.js';
 
 export { slackOptionsFromConfig, type SlackAdapter, type SlackAdapterOptions, type SlackTuning } from './slack-adapter-options.js';
@@ -117,6 +118,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       timezone: { fetchUserTimezone: async (userId) => (await profiles.fetch(userId)).tz },
       files: createSlackFilePosts({ api, queue, apiUrl: slackApiUrl, maxFileBytes: options.maxFileBytes, traffic: options.traffic }),
       session: { setSession: async (conversation, update) => sessions.set(conversation, update) },
+      privateAnswers: createSlackPrivateAnswers({ api, queue }),
     },
     async start(inbound, surfaceSink) {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');

@@ -17,6 +17,7 @@ import type { SlackOutbound } from './slack-outbound.js';
 import { isSlackTs } from './slack-thread-id.js';
 import { registerSlashCommands } from './slash-commands.js';
 import { registerMemoryActions } from './memory-actions.js';
+import { registerPrivateAnswerActions } from './private-answers.js';
 
 export interface SlackListenerDeps {
   readonly sink: () => InboundSink | null;
@@ -71,5 +72,6 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps): void 
   registerActions(app, { ...base, onAnswered });
   registerElicitationUi(app, { surfaces: deps.surfaces, call: deps.api, logger });
   registerMemoryActions(app, base);
+  registerPrivateAnswerActions(app, base);
   app.error(async (err) => logger.error({ err }, 'Bolt listener error'));
 }

@@ -1,5 +1,6 @@
 import type { ChatStartStreamArguments } from '@slack/web-api';
 import type { RunStep } from '../../src/chat/chat-adapter.js';
+import { neutraliseSpecialMentions } from './special-mentions.js';
 
 /** One streaming chunk, as @slack/web-api types it. */
 export type StreamChunk = NonNullable<ChatStartStreamArguments['chunks']>[number];
@@ -28,11 +29,15 @@ export interface TaskCards {
 
 const cut = (text: string) => (text.length <= MAX_TITLE ? text : `${text.slice(0, MAX_TITLE - 1)}…`);
 
-/** A step as a card: running → `in_progress` (its progress after the title), done → `complete`, failed → `error`, waiting → `pending`. */
+/**
+ * A step as a card: running → `in_progress` (its progress after the title), done → `complete`, failed → `error`,
+ * waiting → `pending`. A tool's words (its progress, its output) are no more able to ping a crowd than any other text
+ * Errand posts: their special mentions are neutralised.
+ */
 export function taskChunkOf(step: RunStep): TaskUpdateChunk {
   const status = ({ running: 'in_progress', done: 'complete', failed: 'error', waiting: 'pending' } as const)[step.status];
   const title = step.status === 'running' && step.progress ? `${step.title} (${step.progress})` : step.title;
-  return { type: 'task_update', id: step.id, title: cut(title), status, ...(step.output ? { output: step.output } : {}) };
+  return { type: 'task_update', id: step.id, title: cut(neutraliseSpecialMentions(title)), status, ...(step.output ? { output: neutraliseSpecialMentions(step.output) } : {}) };
 }
 
 export function createTaskCards(): TaskCards {

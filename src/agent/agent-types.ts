@@ -12,6 +12,8 @@ export interface TranscriptRow {
   readonly toolCallId: string | null;
   /** Images sent with a user message (stored JSON; validated where it is read). */
   readonly images?: unknown;
+  /** The person the row is private to (null or absent: public in the conversation). */
+  readonly privateTo?: string | null;
 }
 
 /** A message a run wants posted in its conversation. */
@@ -20,6 +22,12 @@ export interface PostIntent {
   readonly text: string;
   readonly mentionUserId?: string;
   readonly buttons?: readonly { readonly actionId: string; readonly label: string; readonly style?: 'primary' | 'danger' }[];
+  /**
+   * Built on material private to `owner` in a conversation others read: shown to them alone first, with **Share in
+   * thread** / **Keep private**, and posted in the conversation only when they share it (`messageId`: the transcript
+   * row of the answer, made public then; null for an update).
+   */
+  readonly heldFor?: { readonly owner: string; readonly messageId: number | null };
 }
 
 /** The outbox rows one recorded post became (one per platform message), oldest first. */

@@ -7,11 +7,12 @@ import type { ImagePart } from '../records/stored-values.js';
 import { buildContext, type BuiltContext } from './context-builder.js';
 import type { SummaryWriter } from './context-summary.js';
 import { memoriesSection } from './system-prompt.js';
+import { privateRowUnits, withPrivateSummary } from './private-summary.js';
 import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
 /** What a run remembers with: summaries and memories in the store, and the model that writes summaries. */
 export interface RunMemory {
-  readonly store: Pick<MemoryStore, 'summary' | 'saveSummary' | 'search' | 'newest'>;
+  readonly store: Pick<MemoryStore, 'summary' | 'saveSummary' | 'search' | 'newest' | 'privateSummary' | 'savePrivateSummary'>;
   /** Writes summaries (COMPACTION_MODEL); absent: older messages are dropped with a note and nothing is summarised. */
   readonly writeSummary?: SummaryWriter;
   /** MEMORY_TOKEN_BUDGET: most tokens of memories in one request. */
@@ -37,15 +38,33 @@ export interface AssemblyRequest {
   readonly historyRows: number;
   /** Whose memories the request may carry (the run's principal and channel); null: none. */
   readonly visibility: MemoryVisibility | null;
+  /**
+   * The run's principal (platform user id): the transcript's rows private to them, and their own summary, are in the
+   * request; another person's private rows are placeholders. Null: nobody's private material is.
+   */
+  readonly viewer: string | null;
   readonly signal: AbortSignal;
   /** Summaries are charged to the run (and its principal's day) like any other request. */
   readonly budget?: RunBudget;
 }
 
 export interface AssemblyDeps {
-  readonly transcript: Pick<TranscriptStore, 'recent'>;
+  readonly transcript: Pick<TranscriptStore, 'recent' | 'privateRows'>;
   readonly logger: Logger;
   readonly memory?: RunMemory;
+}
+
+/** How compaction went in one execution of a run (kept between its steps). */
+export interface CompactionState {
+  /** A summary could not be written: the run does not ask again on every step. */
+  failed: boolean;
+  /** The shared summary's end the viewer's own summary was last brought up to (or checked against). */
+  privateCheckedThrough?: number;
+}
+
+/** A request's messages, and whether the run's own steps so far hold material private to its principal. */
+export interface AssembledContext extends BuiltContext {
+  readonly runIsPrivate: boolean;
 }
 
 /**
@@ -55,16 +74,24 @@ export interface AssemblyDeps {
  * writes at a time) and the request is built again from what remains. A summary that cannot be written
  * (the model failed, or answered nothing) leaves the request as it was: those messages left out, with the
  * note saying so; `compaction.failed` then keeps the run from asking again on every step.
+ * Private material (DESIGN.md "Private stays private in a shared thread"): rows private to another person are
+ * placeholders; the shared summary only ever takes in the placeholders, and what was private to the viewer goes into
+ * the viewer's own summary (a second request), which only their runs carry.
  */
-export async function assembleContext(request: AssemblyRequest, deps: AssemblyDeps, compaction: { failed: boolean }): Promise<BuiltContext> {
+export async function assembleContext(request: AssemblyRequest, deps: AssemblyDeps, compaction: CompactionState): Promise<AssembledContext> {
   const { memory } = deps;
+  const { viewer } = request;
   const goalText = request.goal ?? '';
   const memories = memory && request.visibility ? await memoriesForRequest(memory.store, request.visibility, goalText, memory.memoryTokens) : [];
   const writer = compaction.failed ? undefined : memory?.writeSummary;
   const reserve = memory?.writeSummary ? Math.floor(request.budgetTokens / SUMMARY_SHARE) : 0;
+  const charge = async (usage: Parameters<RunBudget['record']>[0] | null) => {
+    if (usage) await request.budget?.record(usage);
+  };
 
   const build = async () => {
     const summary = memory ? await memory.store.summary(request.conversationId) : null;
+    const mine = memory && viewer !== null ? await memory.store.privateSummary(request.conversationId, viewer) : null;
     const through = summary?.throughMessageId ?? 0;
     const window = await deps.transcript.recent(request.conversationId, request.historyRows);
     const rows = window.filter((r) => r.id > through);
@@ -72,35 +99,64 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
       buildContext({
         systemPrompt: request.systemPrompt,
         memories: memoriesSection(memories),
-        summary: summary?.summary ?? null,
+        summary: withPrivateSummary(summary?.summary ?? null, mine?.summary ?? null),
         summaryReserveTokens: reserve,
         goal: request.goal,
         ...(request.goalImages ? { goalImages: request.goalImages } : {}),
         rows,
+        viewer,
         budgetTokens,
         tokenScale: request.tokenScale,
       });
-    return { summary, through, window, within, context: within(request.budgetTokens) };
+    const runIsPrivate = viewer !== null && window.some((r) => r.runId === request.runId && r.privateTo === viewer);
+    return { summary, mine, through, window, within, context: { ...within(request.budgetTokens), runIsPrivate } };
   };
 
-  const first = await build();
+  /** Folds `units` (the viewer's private material) into the viewer's own summary, through `throughId`. */
+  const foldPrivate = async (mine: Awaited<ReturnType<typeof build>>['mine'], units: readonly ContextUnit[], throughId: number): Promise<void> => {
+    if (!writer || !memory || viewer === null || units.length === 0) return;
+    const written = await writer({ previous: mine?.summary ?? null, dropped: units, maxTokens: reserve, inputTokens: request.budgetTokens, signal: request.signal, runId: request.runId });
+    await charge(written.usage);
+    if (written.text === '') throw new Error('the model wrote an empty summary');
+    await memory.store.savePrivateSummary(request.conversationId, viewer, mine?.version ?? 0, written.text, throughId);
+  };
+
+  let first = await build();
+  // What fell into the shared summary while it was private to the viewer goes into their own summary once.
+  if (writer && memory && viewer !== null && first.summary && (first.mine?.throughMessageId ?? 0) < first.through && compaction.privateCheckedThrough !== first.through) {
+    compaction.privateCheckedThrough = first.through;
+    const missed = await deps.transcript.privateRows(request.conversationId, viewer, first.mine?.throughMessageId ?? 0, first.through, request.historyRows);
+    if (missed.length > 0) {
+      const upTo = missed.length >= request.historyRows ? missed.at(-1)!.id : first.through;
+      try {
+        await foldPrivate(first.mine, privateRowUnits(missed), upTo);
+        first = await build();
+      } catch (err) {
+        if (request.signal.aborted) return first.context;
+        deps.logger.warn({ err, runId: request.runId }, 'bringing a private summary up to date failed; that material is left out of the context');
+      }
+    }
+  }
   if (!writer || !memory) return first.context;
-  const { summary, through, window } = first;
+  const { summary, mine, through, window } = first;
   // What to fold in: enough that the newest messages fill only COMPACT_TO of the budget afterwards.
   const context = first.context.dropped.length > 0 ? first.within(Math.floor(request.budgetTokens * COMPACT_TO)) : first.context;
   // Rows older than the window that no summary took in yet fell out too (a long thread read in part).
   const windowFull = window.length >= request.historyRows && window.length > 0 && window[0]!.id > through + 1;
   const older = windowFull ? (await deps.transcript.recent(request.conversationId, request.historyRows, window[0]!.id)).filter((r) => r.id > through) : [];
-  const olderUnits: ContextUnit[] = older.length > 0 ? transcriptUnits(older, null).units : [];
-  if (context.dropped.length === 0 && olderUnits.length === 0) return first.context;
+  const olderUnits = older.length > 0 ? transcriptUnits(older, null, undefined, viewer) : { units: [], spans: [] };
+  const olderShared = olderUnits.units.map((u, i) => olderUnits.spans[i]!.shared ?? u);
+  const olderPrivate = olderUnits.units.filter((_, i) => olderUnits.spans[i]!.shared !== undefined);
+  if (context.dropped.length === 0 && olderShared.length === 0) return first.context;
   const newThrough = context.droppedThrough ?? window[0]!.id - 1;
 
   try {
-    const written = await writer({ previous: summary?.summary ?? null, dropped: [...olderUnits, ...context.dropped], maxTokens: reserve, inputTokens: request.budgetTokens, signal: request.signal, runId: request.runId });
-    if (written.usage) await request.budget?.record(written.usage);
+    const written = await writer({ previous: summary?.summary ?? null, dropped: [...olderShared, ...context.dropped], maxTokens: reserve, inputTokens: request.budgetTokens, signal: request.signal, runId: request.runId });
+    await charge(written.usage);
     if (written.text === '') throw new Error('the model wrote an empty summary');
     const saved = await memory.store.saveSummary(request.conversationId, summary?.version ?? 0, written.text, newThrough);
     if (!saved) deps.logger.info({ runId: request.runId }, 'another process extended the conversation summary first; using theirs');
+    else await foldPrivate(mine, [...olderPrivate, ...context.droppedPrivate], newThrough);
   } catch (err) {
     if (request.signal.aborted) return first.context;
     compaction.failed = true;

@@ -19,6 +19,11 @@ export interface ContextRequest {
   goalImages?: readonly ImagePart[];
   /** Transcript rows of the conversation, oldest first. */
   rows: readonly TranscriptRow[];
+  /**
+   * Whose run the request is for (its principal's user id): rows private to anyone else show as placeholders. Null or
+   * absent: nobody's private rows are shown.
+   */
+  viewer?: string | null;
   /** CONTEXT_TOKEN_BUDGET: estimated tokens of system prompt plus messages (tool definitions not counted). */
   budgetTokens: number;
   /** How much denser than the estimate this model's tokens are (see `calibrateTokenScale`); default 1. */
@@ -42,8 +47,13 @@ export interface BuiltContext {
   estimatedTokens: number;
   /** Messages of the transcript left out to fit the budget. */
   omittedMessages: number;
-  /** The units left out, oldest first: what a summary would have to take in. */
+  /**
+   * The units left out, oldest first, as everyone in the conversation may read them (the viewer's private material
+   * as placeholders): what the conversation's shared summary would have to take in.
+   */
   dropped: ContextUnit[];
+  /** Of the units left out, those that hold material private to the viewer, as the viewer sees them: for their own summary. */
+  droppedPrivate: ContextUnit[];
   /**
    * The newest transcript row id a summary of `dropped` covers (every row up to it is dropped or summarised
    * already, none that was kept), or null when nothing was dropped.
@@ -113,7 +123,7 @@ export function buildContext(request: ContextRequest): BuiltContext {
   const scale = Math.max(1, request.tokenScale ?? 1);
   const budget = Math.floor(request.budgetTokens / scale);
   const capChars = Math.max(MIN_RESULT_CAP_CHARS, Math.floor(budget / RESULT_SHARE) * CHARS_PER_TOKEN);
-  const { units, goalIndex, spans } = transcriptUnits(request.rows, request.goal, request.pendingToolCallId);
+  const { units, goalIndex, spans } = transcriptUnits(request.rows, request.goal, request.pendingToolCallId, request.viewer ?? null);
 
   const system: LlmMessage = { role: 'system', content: systemContent(request) };
   const summaryTokens = request.summary ? estimateTokens(request.summary) : 0;
@@ -175,7 +185,8 @@ export function buildContext(request: ContextRequest): BuiltContext {
     messages,
     estimatedTokens: estimateRequestTokens(messages),
     omittedMessages: omitted,
-    dropped: droppedIndexes.map((i) => units[i]!),
+    dropped: droppedIndexes.map((i) => spans[i]!.shared ?? units[i]!),
+    droppedPrivate: droppedIndexes.filter((i) => spans[i]!.shared !== undefined).map((i) => units[i]!),
     droppedThrough: droppedIndexes.length > 0 ? Math.min(droppedLast, keptFrom - 1) : null,
   };
 }

@@ -17,6 +17,7 @@ import type { ToolRegistry } from './tools/tool-registry.js';
 import { resumedStep, type ResumeInput } from './resume-step.js';
 import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from './tools/tool.js';
+import { PRIVATE_RESULT_SUMMARY, runPrivacy } from './run-privacy.js';
 
 export interface RunnerDeps extends ToolStepDeps {
   llm: LlmClient;
@@ -58,6 +59,11 @@ export interface RunInput {
   resume?: ResumeInput;
   /** Model steps the run had recorded before this execution (a resumed run goes on counting from there). */
   stepsTaken: number;
+  /**
+   * People besides the principal read the conversation (a channel, its threads, a group DM): once the run holds
+   * private material, its answers and updates go to the principal alone first. Absent: false (a 1:1 DM).
+   */
+  othersRead?: boolean;
 }
 
 function isAbort(err: unknown, signal: AbortSignal): boolean {
@@ -85,11 +91,16 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const conversationId = input.toolContext.conversationId;
   // Other post failures are logged (by the poster) and the run goes on; a gone target is thrown to end the run.
   const awaitPost: AwaitPost = (ticket) => deps.posts.delivered(ticket, signal);
+  const { principal } = input.toolContext;
+  const viewer = principal?.userId ?? input.toolContext.userId;
+  const privacy = runPrivacy(viewer, input.othersRead === true);
+  // A resumed run that had taken in private material before it was parked is private still.
+  if (input.resume && (await deps.transcript.recent(conversationId, deps.historyRows ?? 400)).some((r) => r.runId === runId && r.privateTo !== null)) privacy.obtained();
 
   if (input.resume) {
     const offered = new Set(deps.tools.specsFor(input.toolContext).map((t) => t.name));
     const step = resumedStep(input.resume, deps.askTimeoutMs, input.approverId ?? null, (tool) => offered.has(tool));
-    if (step.skipped) await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(step.skipped.result), toolCallId: step.skipped.callId });
+    if (step.skipped) await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(step.skipped.result), toolCallId: step.skipped.callId, privateTo: privacy.privateTo });
     const resumed = await runToolCalls(
       {
         runId,
@@ -98,6 +109,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
         signal,
         awaitPost,
         approverId: input.approverId ?? null,
+        privacy,
         completeSummary: step.completeSummary,
         ...(step.approvedCallId ? { approvedCallId: step.approvedCallId } : {}),
       },
@@ -110,7 +122,6 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   let tokenScale = 1;
   let blankReplies = 0;
   const compaction = { failed: false };
-  const { principal } = input.toolContext;
   const visibility = memoryVisibility(principal ?? null, input.conversation);
   // Counted in the write that records each step (no write of its own before the model call); a step
   // cut short by a crash produced nothing and is not counted.
@@ -132,16 +143,19 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
         tokenScale,
         historyRows: deps.historyRows ?? 400,
         visibility,
+        viewer,
         signal,
         ...(input.budget ? { budget: input.budget } : {}),
       },
       deps,
       compaction,
     );
+    if (context.runIsPrivate) privacy.obtained();
     if (signal.aborted) return { kind: 'aborted' };
     deps.activity?.({ activity: 'thinking' });
     // The answer shows while the model writes it; the preview is finished by the outbox when it delivers the recorded answer.
-    const preview = createAnswerPreview(deps.openPreview);
+    // An answer held for its owner shows nowhere in the thread, not even as a preview.
+    const preview = createAnswerPreview(privacy.holdsPosts ? undefined : deps.openPreview);
     let response;
     try {
       response = await deps.llm.complete({ messages: context.messages, tools: deps.tools.specsFor(input.toolContext), signal, onText: preview.onText, runId, ...(input.model ? { model: input.model } : {}) });
@@ -175,8 +189,8 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       ticket = await deps.posts.atomically(async (tx) => {
         steps = await tx.runs.countStep(runId);
         if (usage) await input.budget?.record(usage, tx);
-        await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls });
-        return text ? deps.posts.record(conversationId, runId, { purpose: 'answer', text }, tx, preview.stream() ?? undefined) : [];
+        const row = await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls, privateTo: privacy.privateTo });
+        return text ? deps.posts.record(conversationId, runId, privacy.intent('answer', text, row), tx, preview.stream() ?? undefined) : [];
       });
     } catch (err) {
       // Not recorded (a failed write, or refused because another process owns the run now): its preview goes too.
@@ -184,9 +198,10 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       throw err;
     }
     await awaitPost(ticket);
-    if (response.toolCalls.length === 0) return { kind: 'completed', summary: text };
+    // The task's result is shown to anyone (`/tasks`, list_tasks): never the text of a private answer.
+    if (response.toolCalls.length === 0) return { kind: 'completed', summary: privacy.privateTo !== null && text !== null ? PRIVATE_RESULT_SUMMARY : text };
 
-    const stepOutcome = await runToolCalls({ runId, calls: response.toolCalls, context: input.toolContext, signal, awaitPost, approverId: input.approverId ?? null }, deps);
+    const stepOutcome = await runToolCalls({ runId, calls: response.toolCalls, context: input.toolContext, signal, awaitPost, approverId: input.approverId ?? null, privacy }, deps);
     if (stepOutcome) return stepOutcome;
   }
 }

@@ -12,7 +12,8 @@ import { newQuestionId } from './question-identity.js';
 import { signInWait } from './sign-in-wait.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
-import type { ShownArguments, ToolContext, ToolEffect } from './tools/tool.js';
+import type { ShownArguments, ToolContext, ToolEffect, ToolOutcome } from './tools/tool.js';
+import { PRIVATE_RESULT_SUMMARY, runPrivacy, type RunPrivacy } from './run-privacy.js';
 
 export interface ToolStepDeps {
   tools: ToolRegistry;
@@ -46,6 +47,14 @@ export interface ToolStepInput {
   completeSummary?: string | null;
   /** Who decides approvals: the requester (or, for a scheduled run, whoever created the schedule). */
   approverId: string | null;
+  /** Whether the run holds private material (rows it writes are then private, its updates held); absent: it holds none. */
+  privacy?: RunPrivacy;
+}
+
+/** What a step shows of a call's result (task cards, step lines): nothing of one that is private. */
+function shownResult(outcome: ToolOutcome, hidden: boolean): unknown {
+  if (!hidden) return outcome.result;
+  return outcome.result.ok ? { ok: true } : { ok: false, error: '' };
 }
 
 /**
@@ -124,9 +133,19 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
   const { conversationId } = context;
   let ask: { call: StoredToolCall; effect: Extract<ToolEffect, { kind: 'ask' }> } | null = null;
   let complete: string | null = input.completeSummary ?? null;
-  const toolRow = (callId: string, result: unknown) => ({ conversationId, runId, role: 'tool' as const, content: JSON.stringify(result), toolCallId: callId });
-  const record = async (callId: string, result: unknown): Promise<void> => {
-    await deps.transcript.append(toolRow(callId, result));
+  // A step run on its own (no run's privacy handed over) still marks what is private to its principal.
+  const privacy = input.privacy ?? runPrivacy(context.principal?.userId ?? context.userId, false);
+  const toolRow = (callId: string, result: unknown, outcome?: ToolOutcome) => ({
+    conversationId,
+    runId,
+    role: 'tool' as const,
+    content: JSON.stringify(result),
+    toolCallId: callId,
+    privateTo: privacy.privateTo,
+    ...(outcome?.memoryIds && outcome.memoryIds.length > 0 ? { memoryIds: outcome.memoryIds } : {}),
+  });
+  const record = async (callId: string, result: unknown, outcome?: ToolOutcome): Promise<void> => {
+    await deps.transcript.append(toolRow(callId, result, outcome));
   };
 
   for (let i = 0; i < input.calls.length; i++) {
@@ -155,17 +174,21 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
     }
     deps.activity?.(activityOfTool(call.name, call.id));
-    const progress = deps.activity ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
+    // A private server's words while it runs are as private as its result: the step shows none of them.
+    const quiet = privacy.privateTo !== null || deps.tools.privateSource(call, context);
+    const progress = deps.activity && !quiet ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
     const activity = deps.activity;
     // While the call's server waits for the person to answer its question, the step says so (not "running").
     const reportWaiting = activity ? (on: boolean) => activity(on ? { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'answer' } } : activityOfTool(call.name, call.id)) : null;
-    let outcome = await deps.tools.execute(call, progress && reportWaiting ? { ...context, reportProgress: progress.report, reportWaiting } : context);
+    let outcome = await deps.tools.execute(call, reportWaiting ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting } : context);
     progress?.end();
+    // From the first private result on, the run's rows are its principal's alone (this result's row too).
+    if (outcome.private) privacy.obtained();
     // Cut short by a shutdown (or by losing the run to another process): no result, as after a crash. Recovery decides
     // what the call comes to (a question its server was waiting on is carried over, and the call made again).
     if (signal.aborted && deps.shuttingDown?.() && !outcome.result.ok) return { kind: 'aborted' };
     // A call waiting for its person to connect the server is a step waiting on them (reported as the run parks).
-    if (outcome.effect?.kind !== 'sign_in') deps.activity?.(activityOfEndedTool(call.name, call.id, outcome.result));
+    if (outcome.effect?.kind !== 'sign_in') deps.activity?.(activityOfEndedTool(call.name, call.id, shownResult(outcome, quiet || privacy.privateTo !== null)));
     if (outcome.effect?.kind === 'ask' && ask !== null) {
       outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
     }
@@ -183,19 +206,22 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const effect = outcome.effect;
     if (effect?.kind === 'update') {
       // The update and its result are one write: a crash between them can neither lose it nor post it twice.
-      const result = outcome.result;
+      const held = privacy.holdsPosts;
+      // The model is told where its update went: to its principal alone, until they share it.
+      const result = held ? { ok: true, posted: false, note: 'Shown to the person you work for alone: it uses what only they can see. They choose whether to share it in the thread.' } : outcome.result;
       const ticket = await deps.posts.atomically(async (tx) => {
         await tx.transcript.append(toolRow(call.id, result));
-        return deps.posts.record(conversationId, runId, { purpose: 'update', text: effect.text }, tx);
+        return deps.posts.record(conversationId, runId, privacy.intent('update', effect.text, null), tx);
       });
       await input.awaitPost(ticket);
-      deps.activity?.({ ...activityOfTool(call.name), posted: true });
+      // A held update is not in the thread: what streams above goes on there.
+      if (!held) deps.activity?.({ ...activityOfTool(call.name), posted: true });
     } else {
-      await record(call.id, outcome.result);
+      await record(call.id, outcome.result, outcome);
     }
   }
   if (signal.aborted) return { kind: 'aborted' };
-  if (complete !== null) return { kind: 'completed', summary: complete };
+  if (complete !== null) return { kind: 'completed', summary: privacy.privateTo !== null ? PRIVATE_RESULT_SUMMARY : complete };
   if (ask) {
     const userId = context.userId;
     const { question, options } = ask.effect;

@@ -3,6 +3,7 @@ import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { ConversationRef } from './conversation-ref.js';
 import type { FilePostCapability } from './file-posts.js';
+import type { PrivateAnswerCapability } from './private-answers.js';
 
 /**
  * What only some platforms can do, each a small interface the adapter hands over or leaves out, so the
@@ -28,6 +29,8 @@ export interface AdapterCapabilities {
   readonly files?: FilePostCapability;
   /** Sessions of the platform's threads, with the platform's own Stop (Slack's Agent Sessions). */
   readonly session?: SessionCapability;
+  /** Answers built on one person's private material: who reads a conversation, and showing one to its owner alone with buttons. */
+  readonly privateAnswers?: PrivateAnswerCapability;
 }
 
 /** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */

@@ -97,6 +97,15 @@ export type InboundAction =
       readonly eventId: string;
       readonly roles?: readonly string[];
       readonly direct?: boolean;
+    }
+  | {
+      /** A **Share in thread** / **Keep private** click on an answer held for its owner (src/chat/private-answers.ts). */
+      readonly kind: 'private_answer';
+      readonly choice: 'share' | 'keep';
+      /** The held answer (its id in the action id). */
+      readonly answerId: number;
+      readonly platform: string;
+      readonly userId: string;
     };
 
 /** What a command or action answers; Markdown, shown ephemerally where the platform can. */

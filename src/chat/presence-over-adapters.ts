@@ -23,5 +23,6 @@ export function presenceOver(adapters: ReadonlyMap<string, ChatAdapter>): Presen
     async setSession(conversation, update) {
       await adapters.get(conversation.platform)?.capabilities.session?.setSession(conversation, update);
     },
+    othersRead: (conversation) => adapters.get(conversation.platform)?.capabilities.privateAnswers?.othersRead(conversation) ?? true,
   };
 }

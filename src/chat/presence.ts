@@ -33,4 +33,10 @@ export interface Presence {
    * for a person = `suspended`, idle = `active`); nothing where the platform has no sessions. Best effort.
    */
   setSession(conversation: ConversationRef, update: SessionUpdate): Promise<void>;
+  /**
+   * Whether people besides the one talking to the bot read the conversation (a channel, its threads, a group DM; not
+   * a 1:1 DM): where they do, an answer built on one person's private material waits for their consent. Absent, or a
+   * platform that cannot tell: they do.
+   */
+  othersRead?(conversation: ConversationRef): boolean;
 }

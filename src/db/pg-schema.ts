@@ -167,8 +167,10 @@ export const messages = pgTable(
     /** Images sent with a user message (OpenAI image parts as data URLs); null for text only. */
     images: jsonb('images').$type<ImagePart[]>(),
     createdAt: epochMs('created_at').notNull(),
+    /** The person this row is private to (see schema.ts); null: public in the conversation. */
+    privateTo: text('private_to'),
   },
-  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id)],
+  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id), index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`)],
 );
 
 /** The durable outbox (see schema.ts): one row per platform message, delivered in id order. */
@@ -304,4 +306,6 @@ export * from './pg-skills-schema.js';
 export * from './pg-console-schema.js';
 // Conversations' sandbox workspaces (DESIGN.md "Running code in a sandbox"), in their own file.
 export * from './pg-workspace-schema.js';
+// What is private to one person in a shared conversation, in its own file.
+export * from './pg-privacy-schema.js';
 export * from './pg-outbox-files-schema.js';

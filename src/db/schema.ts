@@ -172,8 +172,10 @@ export const messages = sqliteTable(
     /** Images sent with a user message (OpenAI image parts as data URLs); null for text only. */
     images: text('images', { mode: 'json' }).$type<ImagePart[]>(),
     createdAt: integer('created_at').notNull(),
+    /** Whom (platform user id) the row is private to, others' runs see a placeholder (DESIGN.md "Private stays private…"); null: public. */
+    privateTo: text('private_to'),
   },
-  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id)],
+  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id), index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`)],
 );
 
 /**
@@ -305,4 +307,6 @@ export * from './skills-schema.js';
 export * from './console-schema.js';
 // Conversations' sandbox workspaces (DESIGN.md "Running code in a sandbox"), in their own file.
 export * from './workspace-schema.js';
+// What is private to one person in a shared conversation, in its own file.
+export * from './privacy-schema.js';
 export * from './outbox-files-schema.js';

@@ -7,6 +7,7 @@ import { McpToolCatalog } from './mcp-tool-catalog.js';
 import { OAuthToolServer, type OAuthBinding } from './oauth-tool-server.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './mcp-tool-result.js';
 import { exponentialBackoff, type RestartBackoff } from './restart-backoff.js';
+import { resultsArePrivate } from './server-visibility.js';
 import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
 
 export interface McpHubOptions {
@@ -68,6 +69,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
   const oauthServers = new Map<string, OAuthToolServer>();
   const servers = Object.entries(options.servers).map(([name, settings]) => {
     const channels = settings.channels ? new Set(settings.channels) : null;
+    const privateResults = resultsArePrivate(settings);
     if ('url' in settings && settings.oauth !== null && !settings.disabled) {
       const connection = new OAuthToolServer({
         name,
@@ -80,7 +82,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
         injectTraceHeaders: options.injectTraceHeaders,
       });
       oauthServers.set(name, connection);
-      return { name, connection, channels };
+      return { name, connection, channels, privateResults };
     }
     const connection = new McpServerConnection({
       name,
@@ -94,7 +96,7 @@ export function createMcpHub(options: McpHubOptions): McpHub {
       elicitation,
       injectTraceHeaders: options.injectTraceHeaders,
     });
-    return { name, connection, channels };
+    return { name, connection, channels, privateResults };
   });
   catalog = new McpToolCatalog(servers, options.logger);
   // The OAuth servers offer their stand-in tool from the start.

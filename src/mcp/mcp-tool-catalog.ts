@@ -20,6 +20,8 @@ export interface CatalogServer {
   readonly connection: CatalogConnection;
   /** `platform:channel` keys where its tools are offered; null = everywhere. */
   readonly channels: ReadonlySet<string> | null;
+  /** Its results are private to the person a call is made for (server-visibility.ts); absent: public. */
+  readonly privateResults?: boolean;
 }
 
 interface CatalogEntry {
@@ -63,6 +65,7 @@ export class McpToolCatalog {
             description: tool.description ?? tool.title ?? `The tool "${toolName}" of the MCP server "${server.name}".`,
             inputSchema: tool.inputSchema as Record<string, unknown>,
             needsApproval: toolNeedsApproval(connection.approval, tool),
+            ...(server.privateResults ? { privateResults: true } : {}),
             call: (args, context, signal) => connection.call(toolName, name, args, signal, context),
           },
         });

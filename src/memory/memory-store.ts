@@ -1,6 +1,6 @@
-import type { ConversationSummaryRow, MemoryRow, MemoryScope } from '../db/schema.js';
+import type { ConversationSummaryRow, MemoryRow, MemoryScope, PrivateSummaryRow } from '../db/schema.js';
 
-export type { ConversationSummaryRow, MemoryRow, MemoryScope };
+export type { ConversationSummaryRow, MemoryRow, MemoryScope, PrivateSummaryRow };
 
 /**
  * Which memories a run (or a person using `/memory`) may see, worked out from its principal and its
@@ -53,6 +53,14 @@ export interface MemoryStore {
   newest(visibility: MemoryVisibility, limit: number, scope?: MemoryScope): Promise<MemoryRow[]>;
   /** One memory by id, whoever may see it (callers check), or null. */
   memory(id: number): Promise<MemoryRow | null>;
-  /** Deletes a memory; false when there was none with that id. */
+  /**
+   * Deletes a memory; false when there was none with that id. Its text also leaves every transcript row that showed it
+   * (`recall` results: see recall-redaction.ts), and the private summaries that may have taken it in from such a row
+   * are dropped, so it reaches no later request.
+   */
   forget(id: number): Promise<boolean>;
+  /** `owner`'s own summary of their private material that fell out of the conversation's context, or null. */
+  privateSummary(conversationId: string, owner: string): Promise<PrivateSummaryRow | null>;
+  /** Writes `owner`'s private summary when its stored version is still `expectedVersion` (0: none yet), like `saveSummary`. */
+  savePrivateSummary(conversationId: string, owner: string, expectedVersion: number, summary: string, throughMessageId: number): Promise<boolean>;
 }

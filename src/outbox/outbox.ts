@@ -11,6 +11,7 @@ import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-
 import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';
 import { INTERRUPTED_PREVIEW_MARK } from './preview-retraction.js';
+import { recordHeld, type HeldIntent } from './held-posts.js';
 
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
@@ -90,6 +91,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     store,
     atomically: (write) => deps.store.atomically(write),
     async record(conversationId: string, runId: string | null, intent: PostIntent, tx: Store = deps.store, stream?: AnswerStream): Promise<PostTicket> {
+      if (intent.heldFor) {
+        const held = await recordHeld(tx, conversationId, runId, intent as HeldIntent, (cut) => piecesOf(conversationId, cut));
+        tx.afterCommit(() => poster.kick(conversationId));
+        return held;
+      }
       const pieces = piecesOf(conversationId, intent);
       const ids = await tx.outbox.add(conversationId, runId, intent.purpose, pieces);
       // After the caller's transaction has committed: the worker reads the rows from the database.

@@ -10,6 +10,7 @@ import { postFileRow, UndeliverableFiles } from './file-delivery.js';
 import type { PostWaiters } from './post-waiters.js';
 import { retractPreview } from './preview-retraction.js';
 import { deliverSecretNotice } from './secret-notice.js';
+import { deliverPrivateChoice } from './private-choice.js';
 import type { StreamedAnswer, StreamedAnswers } from './streamed-answers.js';
 import { errorTypeOf, type ActiveSpan } from '../telemetry/tracing.js';
 
@@ -115,7 +116,7 @@ export class RowDelivery {
     try {
       await this.deps.store.countAttempt(row.id);
       if (row.purpose === 'edit') await adapter.editMessage(ref, target, { text, ...(buttons ? { buttons } : {}) });
-      else if (row.payload.secret) await deliverSecretNotice(adapter, ref, target, text);
+      else if (row.payload.secret) await (buttons ? deliverPrivateChoice(adapter, ref, target, { text, buttons }) : deliverSecretNotice(adapter, ref, target, text));
       else await adapter.postEphemeral(ref, target, text);
       await this.posted(row, row.purpose === 'edit' ? target : '');
     } catch (err) {

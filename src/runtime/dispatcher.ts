@@ -30,17 +30,19 @@ import { parseStopMessage } from './stop-words.js';
 import { createAccessPolicy, refusalText, type AccessPolicy } from '../access/access-policy.js';
 import { createAuthority, type Authority } from './authority.js';
 import type { AttachmentIntake } from '../attachments/attachment-intake.js';
+import type { RunPosts } from '../agent/agent-types.js';
+import { choosePrivateAnswer, type PrivateAnswerChoiceDeps } from './private-answer-choice.js';
 
 /** Where inbound events are stored and looked up. */
 export interface DispatchData {
-  /** Each message is stored (de-duplication record, task or answer) in one transaction of this store. */
-  store: Pick<Store, 'atomically'>;
+  /** Each message is stored (de-duplication record, task or answer) in one transaction of this store; held answers are decided in it. */
+  store: Pick<Store, 'atomically' | 'privateAnswers'>;
   conversations: ConversationStore;
   tasks: TaskService;
   runs: RunStore;
   dedupe: EventDedupe;
-  /** Private refusals in a conversation Errand holds go through the outbox. */
-  changes: Pick<OutboxChanges, 'recordEphemeral'>;
+  /** Private refusals in a conversation Errand holds go through the outbox, and so does an answer its owner shares. */
+  changes: Pick<OutboxChanges, 'recordEphemeral'> & Pick<RunPosts, 'record'>;
   /**
    * Whether a new task of an idle conversation is claimed in the transaction that stores it (one commit, not two).
    * Only where one process owns the database: elsewhere a claim that loses a race rolls back alone.
@@ -96,6 +98,7 @@ export class Dispatcher implements InboundSink {
   private readonly authority: Authority;
   private readonly followUp: MessageFollowUp;
   private readonly buttons: RunButtonDeps;
+  private readonly choices: PrivateAnswerChoiceDeps;
 
   constructor(private readonly deps: DispatcherDeps) {
     const { data, coordinator, commands, logger, clock } = deps;
@@ -112,6 +115,7 @@ export class Dispatcher implements InboundSink {
       clock,
       ...(deps.attachments ? { attachments: deps.attachments } : {}),
     });
+    this.choices = { store: data.store, posts: data.changes, clock, logger };
     this.buttons = { runs: data.runs, conversations: data.conversations, dedupe: data.dedupe, coordinator, commands, access: this.access, authority: this.authority, clock, logger };
   }
 
@@ -247,6 +251,7 @@ export class Dispatcher implements InboundSink {
   }
 
   async onAction(action: InboundAction): Promise<CommandReply | null> {
+    if (action.kind === 'private_answer') return choosePrivateAnswer(action, this.choices);
     if (action.kind !== 'schedule') return handleRunButton(action, this.buttons);
     const management = this.deps.scheduleManagement;
     if (!management) return { text: NO_SCHEDULES };

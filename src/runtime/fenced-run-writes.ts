@@ -50,6 +50,7 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
   const transcript: TranscriptStore = {
     append: (...args) => atomically((tx) => tx.transcript.append(...args)),
     recent: (...args) => inner.transcript.recent(...args),
+    privateRows: (...args) => inner.transcript.privateRows(...args),
   };
 
   // Every argument passed on as given, so the wrapper follows the interface as it grows.

@@ -14,7 +14,7 @@ import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';
 
 /** A click on a run's own buttons: its Stop button, or an answer to its question or approval. */
-export type RunButton = Exclude<InboundAction, { kind: 'schedule' }>;
+export type RunButton = Exclude<InboundAction, { kind: 'schedule' | 'private_answer' }>;
 
 export interface RunButtonDeps {
   runs: RunStore;

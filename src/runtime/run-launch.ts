@@ -128,6 +128,8 @@ export class RunLauncher {
         ...(channel.model ? { model: channel.model } : {}),
         ...(resume ? { resume } : {}),
         stepsTaken: run.steps,
+        // Where others read the conversation, an answer built on the principal's private material waits for their consent.
+        othersRead: presence.othersRead?.(ref) ?? true,
       },
       {
         llm: agent.llm,

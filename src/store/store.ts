@@ -21,6 +21,7 @@ import type { AuditStore } from '../audit/audit-store.js';
 import type { AdminSessionStore } from '../admin/admin-session-store.js';
 import type { ConsoleQueries } from '../admin/console-queries.js';
 import type { WorkspaceStore } from '../sandbox/workspace-store.js';
+import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
 export interface SeenMessage {
@@ -87,6 +88,8 @@ export interface Store {
   readonly admin: AdminSessionStore;
   /** What the web console reads across the whole database. */
   readonly consoleQueries: ConsoleQueries;
+  /** Answers built on one person's private material, held for their Share / Keep private choice. */
+  readonly privateAnswers: PrivateAnswerStore;
   readonly catchUp: CatchUpQueries;
   /** Conversations' sandbox workspaces: their files, reached by every process (DESIGN.md "Running code in a sandbox"). */
   readonly workspaces: WorkspaceStore;

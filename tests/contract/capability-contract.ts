@@ -125,6 +125,23 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
     });
   }
 
+  if (declares('privateAnswers')) {
+    it('privateAnswers: says whether others read a conversation, and shows a message with its buttons to one person alone, never in the conversation', async () => {
+      const thread = await freshThread(h, 'contract private answer');
+      const capability = h.adapter.capabilities.privateAnswers!;
+      // Every platform's threads are read by others; the console's one conversation by the person at the terminal alone.
+      expect(capability.othersRead(thread)).toBe(h.onlyConversation === undefined);
+      const buttons = [
+        { actionId: 'errand:private:share:1', label: 'Share in thread' },
+        { actionId: 'errand:private:keep:1', label: 'Keep private' },
+      ];
+      expect(await capability.showPrivately(thread, h.person, { text: 'only yours 6601', buttons })).toEqual({ kind: 'shown' });
+      const privately = async () => [...(await h.noticesTo(h.person, thread)), ...((await h.directMessagesOf?.(h.person)) ?? [])];
+      await waitFor(async () => (await privately()).some((t) => t.includes('only yours 6601')), 5000, 'the private message');
+      expect((await h.storedTexts(thread)).join('\n')).not.toContain('6601');
+    });
+  }
+
   if (options.surfaces?.home) {
     it('surfaces: asks the core for the App Home of the person who opens it, and shows it', async () => {
       const before = h.surfaces!.homes.length;

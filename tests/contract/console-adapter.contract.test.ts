@@ -98,7 +98,7 @@ chatAdapterContract(
       },
     };
   },
-  { stopButtons: false, capabilities: ['files', 'history', 'stream', 'timezone'] },
+  { stopButtons: false, capabilities: ['files', 'history', 'privateAnswers', 'stream', 'timezone'] },
 );
 
 conversationKeyContract('console', {

@@ -44,7 +44,7 @@ chatAdapterContract(
       teardown: () => adapter.stop(),
     };
   },
-  { stopButtons: true, capabilities: ['history', 'timezone'] },
+  { stopButtons: true, capabilities: ['history', 'privateAnswers', 'timezone'] },
 );
 
 conversationKeyContract('in-memory', {

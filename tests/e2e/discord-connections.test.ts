@@ -86,11 +86,14 @@ describe('/connections on Discord', () => {
   });
 });
 
-/** Errand on the Discord fake with the `linear` OAuth server in front of the fake authorization server. */
+/**
+ * Errand on the Discord fake with the `linear` OAuth server in front of the fake authorization server; its results are
+ * marked public, since sign-in is the subject here (what stays private: tests/e2e/discord-private-thread.test.ts).
+ */
 async function startWithLinear(): Promise<{ e: DiscordErrand; fake: FakeOAuth }> {
   fake = await startFakeOAuth();
   const port = await freePort();
-  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }) };
+  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth', visibility: 'public' } } }) };
   const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
   e = await startDiscordErrand(env, { externalTools: createMcpHub({ servers, logger: capturingLogger().logger }) });
   return { e, fake };

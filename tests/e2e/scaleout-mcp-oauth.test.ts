@@ -76,7 +76,7 @@ describe.skipIf(db.skip)('per-person OAuth across two Errand processes on one Po
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("a run waits on process A for Alice's sign-in; A dies; her callback reaches B, which runs the waiting call with her token and answers", async () => {
+  it("a run waits on process A for Alice's sign-in; A dies; her callback reaches B, which runs the waiting call with her token and shows her the answer privately until she shares it", async () => {
     model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
     const { ts } = await slack.mention({ user: ALICE, channel: CHANNEL, text: 'what is on my linear board?' });
     const notice = (await waitFor(() => slack.ephemerals.find((n) => n.user === ALICE && n.text.includes('connect your account')), 30_000, 'the Connect notice'))!;
@@ -92,7 +92,13 @@ describe.skipIf(db.skip)('per-person OAuth across two Errand processes on one Po
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Connected');
 
-    await waitFor(() => slack.botTexts(CHANNEL, ts).includes('You are ana.'), 30_000, `the answer from B\n${b.errand.output()}`);
+    // Built on her own sign-in in a channel thread: B shows it to her alone first, with Share in thread / Keep private.
+    const held = (await waitFor(() => slack.ephemeralMessages.find((m) => m.user === ALICE && m.text.includes('You are ana.')), 30_000, `the answer from B\n${b.errand.output()}`))!;
+    expect(slack.botTexts(CHANNEL, ts)).not.toContain('You are ana.');
+    const share = /"action_id":"(errand:private:share:\d+)"/.exec(JSON.stringify(held.blocks))![1]!;
+    slack.useHttpReceiver(`http://127.0.0.1:${b.slackPort}/slack/events`);
+    await slack.clickInEphemeral({ user: ALICE, actionId: share });
+    await waitFor(() => slack.botTexts(CHANNEL, ts).includes('You are ana.'), 30_000, `the shared answer from B\n${b.errand.output()}`);
     expect(toolResults(model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
     expect(toolResults(model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
     expect(new Set(oauth.accepted.map((x) => x.subject))).toEqual(new Set(['ana']));

@@ -29,10 +29,14 @@ afterEach(async () => {
   fake = null;
 });
 
-/** The environment of an Errand with one `auth: "oauth"` server, `linear`, in front of the fake authorization server, and its tool servers. */
+/**
+ * The environment of an Errand with one `auth: "oauth"` server, `linear`, in front of the fake authorization server, and
+ * its tool servers. Its results are marked public: sign-in is the subject here, so answers are posted in the thread at
+ * once (what stays private by default is tests/e2e/slack-private-thread.test.ts's).
+ */
 async function linearEnv(f: FakeOAuth): Promise<{ env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> }> {
   const port = await freePort();
-  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth' } } }) };
+  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth', visibility: 'public' } } }) };
   const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
   return { env, hub: () => createMcpHub({ servers, logger: capturingLogger().logger }) };
 }

@@ -99,6 +99,26 @@ describe('task cards in streamed Slack answers', () => {
     expect(thread.map((m) => (m.tasks ? `cards: ${m.tasks.map((t) => t.title).join(', ')}` : m.text))).toEqual(['cards: Running tracker__search', 'Found them, writing it up.', ANSWER]);
   });
 
+  it("never lets a tool's output ping a crowd from a card: <!channel>, <!here>, <!everyone> and user groups are neutralised like posted text", async () => {
+    const loud: ExternalTool = {
+      name: 'tracker__announce',
+      description: 'test tool',
+      inputSchema: { type: 'object', properties: {} },
+      needsApproval: false,
+      call: async () => ({ ok: true, note: 'done <!channel> <!here|here> <!everyone> <!subteam^S0ONCALL|@oncall>' }),
+    };
+    e = await startErrand({ externalTools: { toolsFor: () => [loud] } });
+    const { slack: s, model } = e;
+    model.reply({ toolCalls: [{ id: 'call_loud', name: 'tracker__announce', arguments: '{}' }] }, { text: ANSWER });
+    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'announce it' });
+    await waitFor(() => texts(s, ts).includes(ANSWER), 20_000, 'the answer');
+    await e.app.coordinator.idle();
+    const chunks = s.calls.filter((c) => typeof c.args.chunks === 'string').map((c) => String(c.args.chunks));
+    expect(chunks.join('\n')).toContain('tracker__announce');
+    expect(chunks.join('\n')).not.toMatch(/<!(channel|here|everyone|subteam)/);
+    expect(streamed(ts)[0]!.tasks![0]!.output).toBe('done @\u2060channel @\u2060here @\u2060everyone @\u2060oncall');
+  });
+
   it('groups the cards in a plan with slack.taskDisplay "plan"', async () => {
     e = await startErrand({ env: { ERRAND_CONFIG: configWith({ taskDisplay: 'plan' }) } });
     const { slack: s, model } = e;

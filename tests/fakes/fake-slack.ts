@@ -224,6 +224,8 @@ export class FakeSlack {
   /** Bodies POSTed to response_url (slash command and button answers). */
   readonly responses: { id: string; body: Record<string, unknown> }[] = [];
   readonly ephemerals: { channel: string; user: string; text: string; thread_ts?: string }[] = [];
+  /** The same ephemeral messages with their blocks (their buttons can be clicked: `clickInEphemeral`). */
+  readonly ephemeralMessages: { channel: string; user: string; text: string; thread_ts?: string; blocks?: unknown[] }[] = [];
   /** Every event delivered to the app, with its answer. */
   readonly deliveries: { event: Record<string, unknown>; eventId: string; delivery: Delivery }[] = [];
   rateLimit: { burst: number; perSecond: number } | null;
@@ -715,6 +717,33 @@ export class FakeSlack {
     return { ...delivery, responseId };
   }
 
+  /**
+   * `user` clicks the button `actionId` of the newest ephemeral message shown to them that has it, as Slack delivers a
+   * click on an ephemeral message: `container.is_ephemeral`, and no `message` (Slack keeps ephemeral messages nowhere).
+   */
+  async clickInEphemeral(input: { user: string; actionId: string }): Promise<Delivery & { responseId: string }> {
+    type Block = { type?: string; block_id?: string; elements?: { action_id: string; value?: string; text: unknown }[] };
+    const shown = [...this.ephemeralMessages].reverse().find((m) => m.user === input.user && ((m.blocks ?? []) as Block[]).some((b) => b.elements?.some((e) => e.action_id === input.actionId)));
+    if (!shown) throw new Error(`fake-slack: no ephemeral message to ${input.user} has a button ${input.actionId}`);
+    const block = (shown.blocks as Block[]).find((b) => b.elements?.some((e) => e.action_id === input.actionId))!;
+    const button = block.elements!.find((e) => e.action_id === input.actionId)!;
+    const responseId = randomUUID();
+    const payload = {
+      type: 'block_actions',
+      user: { id: input.user, username: input.user.toLowerCase(), team_id: this.teamId },
+      api_app_id: this.appId,
+      token: 'legacy-verification-token',
+      container: { type: 'message', message_ts: nextTs(), channel_id: shown.channel, is_ephemeral: true, ...(shown.thread_ts ? { thread_ts: shown.thread_ts } : {}) },
+      trigger_id: this.trigger(input.user),
+      team: { id: this.teamId, domain: 'fake' },
+      channel: { id: shown.channel, name: 'general' },
+      response_url: `${this.base}/response/${responseId}`,
+      actions: [{ action_id: button.action_id, block_id: block.block_id ?? 'b1', text: button.text, value: button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+    };
+    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    return { ...delivery, responseId };
+  }
+
   /** A person opens the app's Home tab: `app_home_opened` (Slack sends it on every visit). */
   async openHome(user: string): Promise<Delivery> {
     const id = [...this.views.values()].find((v) => v.user === user && v.view.type === 'home')?.id;
@@ -1148,6 +1177,7 @@ export class FakeSlack {
         const text = typeof a.text === 'string' ? a.text : '';
         if (text.trim() === '' && !Array.isArray(a.blocks)) return { ok: false, error: 'no_text' };
         this.ephemerals.push({ channel, user: String(a.user ?? ''), text, ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}) });
+        this.ephemeralMessages.push({ channel, user: String(a.user ?? ''), text, ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}), ...(Array.isArray(a.blocks) ? { blocks: a.blocks } : {}) });
         return { ok: true, message_ts: nextTs() };
       }
       case 'reactions.add':

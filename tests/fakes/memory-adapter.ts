@@ -1,4 +1,5 @@
 import { parseActionId } from '../../src/chat/action-id.js';
+import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
 import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ConversationHistory, HistoryMessage } from '../../src/chat/conversation-history.js';
 import { channelKey, conversationKey, conversationRefSchema, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
@@ -87,9 +88,20 @@ export class MemoryAdapter implements ChatAdapter {
       return { messages: all.slice(-limit), truncated: all.length > limit };
     },
   };
+  /** Messages shown to one person alone with their buttons (a held answer's Share in thread / Keep private). */
+  readonly privateChoices: { conversation: string; userId: string; text: string; buttons: { actionId: string; label: string }[] }[] = [];
   readonly capabilities: AdapterCapabilities = {
     history: this.history,
     timezone: { fetchUserTimezone: async (userId) => this.timezones.get(userId) ?? null },
+    // As on Slack: a `D…` channel is a DM with the bot, every other conversation has other readers.
+    privateAnswers: {
+      othersRead: (conversation) => !conversation.channel.startsWith('D'),
+      showPrivately: async (conversation, userId, message) => {
+        this.privateChoices.push({ conversation: conversationKey(conversation), userId, text: message.text, buttons: [...(message.buttons ?? [])] });
+        this.ephemerals.push({ conversation: conversationKey(conversation), userId, text: message.text });
+        return { kind: 'shown' };
+      },
+    },
   };
   private sink: InboundSink | null = null;
   private started = false;
@@ -216,6 +228,13 @@ export class MemoryAdapter implements ChatAdapter {
     const sink = this.requireSink();
     if (ref.kind === 'stop') return sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation });
     return sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: label, userId, conversation, eventId: `click${++idCounter}` });
+  }
+
+  /** `userId` clicks Share in thread / Keep private on an answer shown to them alone (`privateChoices`). */
+  async choosePrivately(actionId: string, userId = 'U1'): Promise<CommandReply | null> {
+    const ref = parsePrivateAnswerActionId(actionId);
+    if (!ref) throw new Error(`not a Share / Keep private action id: ${actionId}`);
+    return this.requireSink().onAction({ kind: 'private_answer', ...ref, platform: this.platform, userId });
   }
 
   /** Texts posted in one conversation, in order. */

@@ -6,7 +6,7 @@ import type { ImagePart, MessageRow } from '../../src/db/schema.js';
 let nextId = 0;
 function row(r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>): MessageRow {
   nextId++;
-  return { id: nextId, conversationId: 'c', runId: 'r1', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: nextId, ...r };
+  return { id: nextId, conversationId: 'c', runId: 'r1', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: nextId, privateTo: null, ...r };
 }
 const image = (name: string): ImagePart => ({ name, url: 'data:image/png;base64,iVBORw0KGgo=' });
 

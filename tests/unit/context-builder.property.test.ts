@@ -31,7 +31,7 @@ function generate(seed: number): Case {
   let call = 0;
   const rows: MessageRow[] = [];
   const row = (r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>): void => {
-    rows.push({ id: ++id, conversationId: 'c', runId: 'r', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: id, ...r });
+    rows.push({ id: ++id, conversationId: 'c', runId: 'r', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: id, privateTo: null, ...r });
   };
   const late: { toolCallId: string; content: string }[] = [];
   const turn = () => {

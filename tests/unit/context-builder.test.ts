@@ -9,7 +9,7 @@ import type { MessageRow, StoredToolCall } from '../../src/db/schema.js';
 let nextId = 0;
 function row(r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>): MessageRow {
   nextId++;
-  return { id: nextId, conversationId: 'c', runId: 'r1', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: nextId, ...r };
+  return { id: nextId, conversationId: 'c', runId: 'r1', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: nextId, privateTo: null, ...r };
 }
 const call = (id: string, args = '{}'): StoredToolCall => ({ id, name: 'list_tasks', arguments: args });
 /** One agent step: an assistant message calling one tool, and its result. */

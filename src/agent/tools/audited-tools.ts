@@ -11,6 +11,7 @@ export function auditTools(registry: ToolRegistry, log: AuditLog | null): ToolRe
   return {
     specsFor: (context) => registry.specsFor(context),
     approvalNeeded: (call, context) => registry.approvalNeeded(call, context),
+    privateSource: (call, context) => registry.privateSource(call, context),
     async execute(call, context) {
       const outcome = await registry.execute(call, context);
       const principal = context.principal ? `${context.principal.platform}:${context.principal.userId}` : null;

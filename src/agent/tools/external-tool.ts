@@ -13,6 +13,11 @@ export interface ExternalTool {
   /** A person must approve each call, unless they chose "Always allow here" in this conversation. */
   readonly needsApproval: boolean;
   /**
+   * What a call returns belongs to the run's principal alone (an MCP server whose `visibility` is private: by default
+   * one people sign in to): it never reaches another person's run. Absent: public.
+   */
+  readonly privateResults?: boolean;
+  /**
    * Never throws for expected failures (timeouts, crashed servers, tool errors): they come back as `{ ok: false }`.
    * `SignInNeeded`: not run because the run's principal must connect their account first; the run waits for it.
    */

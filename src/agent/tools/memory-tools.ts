@@ -46,7 +46,9 @@ export function createMemoryTools(store: MemoryStore, isAdmin: (person: Person) 
       async execute({ query, scope: only }, ctx) {
         const { visibility } = askerOf(ctx);
         const found = query ? await store.search(visibility, query, RECALL_LIMIT, only) : await store.newest(visibility, RECALL_LIMIT, only);
-        return ok({ memories: found.map(shown), ...(found.length === 0 ? { note: query ? 'Nothing matched; call recall without a query to list the newest memories.' : 'Nothing is remembered here yet.' } : {}) });
+        const outcome = ok({ memories: found.map(shown), ...(found.length === 0 ? { note: query ? 'Nothing matched; call recall without a query to list the newest memories.' : 'Nothing is remembered here yet.' } : {}) });
+        // The principal's own memories are theirs alone; a channel's or the workspace's are for everyone there.
+        return { ...outcome, ...(found.some((m) => m.scope === 'me') ? { private: true } : {}), ...(found.length > 0 ? { memoryIds: found.map((m) => m.id) } : {}) };
       },
     }),
     defineTool({
@@ -55,7 +57,8 @@ export function createMemoryTools(store: MemoryStore, isAdmin: (person: Person) 
       parameters: z.object({ memory_id: z.number().int().positive() }),
       async execute({ memory_id }, ctx) {
         const gone = await forgetFor(store, askerOf(ctx), memory_id);
-        return gone.ok ? ok({ forgotten: memory_id, text: gone.memory.text }) : fail(memoryRefusalText(gone.reason, memory_id));
+        // Not its text: the memory is gone from every stored result, and this one must not bring it back.
+        return gone.ok ? ok({ forgotten: memory_id, scope: gone.memory.scope }) : fail(memoryRefusalText(gone.reason, memory_id));
       },
     }),
   ];

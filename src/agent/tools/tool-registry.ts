@@ -18,6 +18,8 @@ export interface ToolRegistry {
   approvalNeeded(call: StoredToolCall, context: ToolContext): ApprovalGate | null;
   /** Parses and validates arguments, then runs the tool. Never throws for bad input: returns `{ ok:false }`. */
   execute(call: StoredToolCall, context: ToolContext): Promise<ToolOutcome>;
+  /** Whether what the call's tool says while it runs and returns is private to the run's principal (a private server's tool). */
+  privateSource(call: StoredToolCall, context: ToolContext): boolean;
 }
 
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -84,6 +86,9 @@ export function createToolRegistry(tools: readonly ToolDefinition[], external?: 
       const tool = findExternal(call.name, context);
       return tool?.needsApproval ? tool : null;
     },
+    privateSource(call, context) {
+      return !byName.has(call.name) && findExternal(call.name, context)?.privateResults === true;
+    },
     async execute(call, context) {
       const tool = byName.get(call.name);
       const args = parseArguments(call);
@@ -114,7 +119,8 @@ async function executeExternal(tool: ExternalTool, call: StoredToolCall, args: R
   }
   try {
     const result = await tool.call(args.value as Record<string, unknown>, context, context.signal ?? new AbortController().signal);
-    return isSignInNeeded(result) ? { result: { ok: false, error: result.error }, effect: { kind: 'sign_in', server: result.signIn.server } } : { result };
+    if (isSignInNeeded(result)) return { result: { ok: false, error: result.error }, effect: { kind: 'sign_in', server: result.signIn.server } };
+    return tool.privateResults === true ? { result, private: true } : { result };
   } catch (err) {
     return fail(`${call.name} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -63,6 +63,14 @@ export type ToolEffect =
 export interface ToolOutcome {
   readonly result: ToolResult;
   readonly effect?: ToolEffect;
+  /**
+   * The result is the run's principal's alone: it came from their own sign-in (a server whose `visibility` is
+   * private) or shows their `me` memories (DESIGN.md "Private stays private in a shared thread"). It never reaches
+   * another person's run, and what the run writes from it is private too until they share it.
+   */
+  readonly private?: boolean;
+  /** Long-term memories whose text the result shows (`recall`): a `forget` takes each out of the stored result. */
+  readonly memoryIds?: readonly number[];
 }
 
 /** One tool the model can call; arguments are validated against `parameters` before `execute`. */

@@ -17,6 +17,7 @@ export function traceTools(registry: ToolRegistry, tracing: Tracing, ownTools: R
   return {
     specsFor: (context) => registry.specsFor(context),
     approvalNeeded: (call, context) => registry.approvalNeeded(call, context),
+    privateSource: (call, context) => registry.privateSource(call, context),
     execute(call, context) {
       const server = ownTools.has(call.name) ? null : mcpServerOf(call.name);
       const attributes = {

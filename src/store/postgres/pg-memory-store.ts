@@ -1,9 +1,10 @@
-import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, or, sql, type SQL } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
-import { conversationSummaries, memories } from '../../db/pg-schema.js';
+import { conversationSummaries, memories, messages, privateSummaries, recalledMemories } from '../../db/pg-schema.js';
 import type { MemoryScope } from '../../db/schema.js';
 import type { MemoryStore, MemoryVisibility } from '../../memory/memory-store.js';
 import { searchTerms, tsQuery } from '../../memory/search-terms.js';
+import { withoutMemory } from '../../memory/recall-redaction.js';
 import type { PgExecutor } from './pg-executor.js';
 
 /** The rows one visibility allows: each scope with its own subject, never another's. */
@@ -74,7 +75,40 @@ export function createPgMemoryStore(db: PgExecutor, clock: Clock): MemoryStore {
       return rows[0] ?? null;
     },
     async forget(id) {
-      const rows = await db.delete(memories).where(eq(memories.id, id)).returning({ id: memories.id });
+      return db.transaction(async (tx) => {
+        const shown = await tx
+          .select({ id: messages.id, content: messages.content, conversationId: messages.conversationId, privateTo: messages.privateTo })
+          .from(recalledMemories)
+          .innerJoin(messages, eq(messages.id, recalledMemories.messageId))
+          .where(eq(recalledMemories.memoryId, id));
+        for (const row of shown) {
+          const redacted = withoutMemory(row.content, id);
+          if (redacted !== null) await tx.update(messages).set({ content: redacted }).where(eq(messages.id, row.id));
+          if (row.privateTo === null) continue;
+          const covering = and(eq(privateSummaries.conversationId, row.conversationId), eq(privateSummaries.owner, row.privateTo), gte(privateSummaries.throughMessageId, row.id));
+          await tx.delete(privateSummaries).where(covering);
+        }
+        await tx.delete(recalledMemories).where(eq(recalledMemories.memoryId, id));
+        const rows = await tx.delete(memories).where(eq(memories.id, id)).returning({ id: memories.id });
+        return rows.length === 1;
+      });
+    },
+    async privateSummary(conversationId, owner) {
+      const rows = await db.select().from(privateSummaries).where(and(eq(privateSummaries.conversationId, conversationId), eq(privateSummaries.owner, owner)));
+      return rows[0] ?? null;
+    },
+    async savePrivateSummary(conversationId, owner, expectedVersion, summary, throughMessageId) {
+      const now = clock.now();
+      if (expectedVersion === 0) {
+        const rows = await db
+          .insert(privateSummaries)
+          .values({ conversationId, owner, summary, throughMessageId, version: 1, updatedAt: now })
+          .onConflictDoNothing()
+          .returning({ version: privateSummaries.version });
+        return rows.length === 1;
+      }
+      const mine = and(eq(privateSummaries.conversationId, conversationId), eq(privateSummaries.owner, owner), eq(privateSummaries.version, expectedVersion));
+      const rows = await db.update(privateSummaries).set({ summary, throughMessageId, version: expectedVersion + 1, updatedAt: now }).where(mine).returning({ version: privateSummaries.version });
       return rows.length === 1;
     },
   };

@@ -24,6 +24,7 @@ import { createPgUsageStore } from './pg-usage-store.js';
 import { createPgCostStore } from './pg-cost-store.js';
 import { createPgRunTraceStore } from './pg-run-trace-store.js';
 import { createPgWorkspaceStore } from './pg-workspace-store.js';
+import { createPgPrivateAnswerStore } from './pg-private-answer-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
 import { createPgAuditStore } from './pg-audit-store.js';
@@ -74,6 +75,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     audit: createPgAuditStore(ex),
     admin: createPgAdminSessionStore(ex),
     consoleQueries: createPgConsoleQueries(ex),
+    privateAnswers: createPgPrivateAnswerStore(ex, clock),
     catchUp: createPgCatchUpQueries(ex),
     workspaces: createPgWorkspaceStore(ex),
   };

@@ -1,7 +1,7 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, lte } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
-import { messages } from '../../db/pg-schema.js';
+import { messages, recalledMemories } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
 
 /** The transcript on PostgreSQL: one insert per step, newest-first reads by the conversation index. */
@@ -21,14 +21,26 @@ export function createPgTranscriptStore(db: PgExecutor, clock: Clock): Transcrip
           platformMessageId: e.platformMessageId ?? null,
           images: e.images && e.images.length > 0 ? [...e.images] : null,
           createdAt: clock.now(),
+          privateTo: e.privateTo ?? null,
         })
         .returning({ id: messages.id });
-      return row!.id;
+      const id = row!.id;
+      if (e.memoryIds && e.memoryIds.length > 0) {
+        await db
+          .insert(recalledMemories)
+          .values(e.memoryIds.map((memoryId) => ({ memoryId, messageId: id })))
+          .onConflictDoNothing();
+      }
+      return id;
     },
     async recent(conversationId, limit, beforeId) {
       const where = beforeId === undefined ? eq(messages.conversationId, conversationId) : and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId));
       const rows = await db.select().from(messages).where(where).orderBy(desc(messages.id)).limit(limit);
       return rows.reverse();
+    },
+    async privateRows(conversationId, owner, afterId, throughId, limit) {
+      const where = and(eq(messages.conversationId, conversationId), eq(messages.privateTo, owner), gt(messages.id, afterId), lte(messages.id, throughId));
+      return db.select().from(messages).where(where).orderBy(asc(messages.id)).limit(limit);
     },
   };
 }

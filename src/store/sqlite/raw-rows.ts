@@ -84,7 +84,7 @@ export function conversationFromRaw(r: Raw): ConversationRow {
 }
 
 /** The columns of `messages`, in the order `messageFromRaw` reads them. */
-export const MESSAGE_COLUMNS = 'id, conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at';
+export const MESSAGE_COLUMNS = 'id, conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at, private_to';
 
 export function messageFromRaw(r: Raw): MessageRow {
   return {
@@ -99,5 +99,6 @@ export function messageFromRaw(r: Raw): MessageRow {
     platformMessageId: r[8] as string | null,
     images: json<NonNullable<MessageRow['images']>>(r[9]),
     createdAt: r[10] as number,
+    privateTo: r[11] as string | null,
   };
 }

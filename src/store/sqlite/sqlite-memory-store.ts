@@ -1,10 +1,11 @@
-import { and, count, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { conversationSummaries, memories, type MemoryRow, type MemoryScope } from '../../db/schema.js';
+import { conversationSummaries, memories, messages, privateSummaries, recalledMemories, type MemoryRow, type MemoryScope } from '../../db/schema.js';
 import type { MemoryStore, MemoryVisibility } from '../../memory/memory-store.js';
 import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../memory/search-terms.js';
 import { isVisible } from '../../memory/memory-visibility.js';
+import { withoutMemory } from '../../memory/recall-redaction.js';
 import type { Synchronous } from './synchronous.js';
 
 /** The newest matching memories a search ranks: enough for relevance, bounded in time. */
@@ -51,6 +52,11 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
   const held = (pairs: [MemoryScope, string][]) => pairs.filter(([scope, subject]) => owners.has(ownerKey(scope, subject)));
   // Prepared once: every model request reads its conversation's summary and its memories.
   const summaryStmt = db.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, sql.placeholder('id'))).prepare();
+  const privateSummaryStmt = db
+    .select()
+    .from(privateSummaries)
+    .where(and(eq(privateSummaries.conversationId, sql.placeholder('id')), eq(privateSummaries.owner, sql.placeholder('owner'))))
+    .prepare();
   const matchStmt = db.$client.prepare<[string], { id: number }>('select rowid as id from memories_fts where memories_fts match ?');
   // Plain statements (mapped by hand): drizzle's generic mapping cost more than these index reads themselves.
   const byIdsStmt = db.$client.prepare<[string], RawMemory>(
@@ -114,7 +120,34 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       return db.select().from(memories).where(eq(memories.id, id)).get() ?? null;
     },
     forget(id) {
-      return db.delete(memories).where(eq(memories.id, id)).run().changes === 1;
+      return db.transaction((tx) => {
+        const shown = tx
+          .select({ id: messages.id, content: messages.content, conversationId: messages.conversationId, privateTo: messages.privateTo })
+          .from(recalledMemories)
+          .innerJoin(messages, eq(messages.id, recalledMemories.messageId))
+          .where(eq(recalledMemories.memoryId, id))
+          .all();
+        for (const row of shown) {
+          const redacted = withoutMemory(row.content, id);
+          if (redacted !== null) tx.update(messages).set({ content: redacted }).where(eq(messages.id, row.id)).run();
+          if (row.privateTo === null) continue;
+          const covering = and(eq(privateSummaries.conversationId, row.conversationId), eq(privateSummaries.owner, row.privateTo), gte(privateSummaries.throughMessageId, row.id));
+          tx.delete(privateSummaries).where(covering).run();
+        }
+        tx.delete(recalledMemories).where(eq(recalledMemories.memoryId, id)).run();
+        return tx.delete(memories).where(eq(memories.id, id)).run().changes === 1;
+      });
+    },
+    privateSummary(conversationId, owner) {
+      return privateSummaryStmt.get({ id: conversationId, owner }) ?? null;
+    },
+    savePrivateSummary(conversationId, owner, expectedVersion, summary, throughMessageId) {
+      const now = clock.now();
+      if (expectedVersion === 0) {
+        return db.insert(privateSummaries).values({ conversationId, owner, summary, throughMessageId, version: 1, updatedAt: now }).onConflictDoNothing().run().changes === 1;
+      }
+      const mine = and(eq(privateSummaries.conversationId, conversationId), eq(privateSummaries.owner, owner), eq(privateSummaries.version, expectedVersion));
+      return db.update(privateSummaries).set({ summary, throughMessageId, version: expectedVersion + 1, updatedAt: now }).where(mine).run().changes === 1;
     },
   };
 }

@@ -23,6 +23,7 @@ import { createSqliteUsageStore } from './sqlite-usage-store.js';
 import { createSqliteCostStore } from './sqlite-cost-store.js';
 import { createSqliteRunTraceStore } from './sqlite-run-trace-store.js';
 import { createSqliteWorkspaceStore } from './sqlite-workspace-store.js';
+import { createSqlitePrivateAnswerStore } from './sqlite-private-answer-store.js';
 import { gated, type CallRunner } from './synchronous.js';
 import { createSqliteAuditStore } from './sqlite-audit-store.js';
 import { createSqliteAdminSessionStore } from './sqlite-admin-session-store.js';
@@ -66,6 +67,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     audit: gated(createSqliteAuditStore(db), run),
     admin: gated(createSqliteAdminSessionStore(db), run),
     consoleQueries: gated(createSqliteConsoleQueries(db), run),
+    privateAnswers: gated(createSqlitePrivateAnswerStore(db, clock), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     workspaces: gated(createSqliteWorkspaceStore(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
