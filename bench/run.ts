@@ -20,6 +20,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   skills: () => import('./skills.js'),
   'web-console': () => import('./web-console.js'),
   sandbox: () => import('./sandbox.js'),
+  'file-posts': () => import('./file-posts.js'),
 };
 
 function format(f: BenchFigure): string {

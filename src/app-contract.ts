@@ -57,6 +57,8 @@ export interface AppOptions {
   tracing?: Tracing;
   /** The other processes on the same database (PostgreSQL: cluster/cluster-runtime.ts); default: this process is alone. */
   cluster?: Cluster;
+  /** The conversations' workspaces (the sandbox available and enabled): people's files are also copied into `/workspace/in/`. */
+  workspaceInputs?: WorkspaceInputs;
   /** Serve the web console on WEB_PORT (DESIGN.md "The web console"); absent: `/admin` says it is not served here. main.ts always asks. */
   webConsole?: WebConsoleOptions;
   /** Where files `run_code` writes to `/workspace/out/` are posted (the platforms' half); absent: reported as not posted. */
@@ -96,6 +98,8 @@ export interface App {
   readonly runs: RunStore;
   readonly schedules: ScheduleService;
   readonly outbox: Outbox;
+  /** Posts a run's output files to its conversation through the outbox (what run_code calls when a call ends). */
+  readonly filesOut: FilesOut;
   /** The web console and the audit log (its server listens between start and stop, when asked for). */
   readonly webConsole: Pick<WebConsole, 'localUrl'>;
   /** Where attachments land in a conversation's sandbox workspace (`/workspace/in/`). */

@@ -36,7 +36,7 @@ import { startSignIns } from './runtime/sign-in-start.js';
 import { createElicitationDesk } from './runtime/elicitation-waits.js';
 import { reachesPrivately } from './outbox/secret-notice.js';
 import { Dispatcher } from './runtime/dispatcher.js';
-import { createAttachmentIntake } from './attachments/attachment-intake.js';
+import { attachmentIntakeFor, filesOutOver } from './runtime/sandbox-files.js';
 import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
@@ -80,7 +80,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runTracer = createRunTracer(tracing, store.traces, logger, clock, config.ERRAND_SECRET_KEY);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
-  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut: options.filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
+  const filesOut = options.filesOut ?? filesOutOver({ outbox: () => outbox, filesOf: (p) => adapters.get(p)?.capabilities.files ?? null, logger });
+  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
   const consoleSandbox = { state: () => ({ configured: true as const, healthy: sandbox.status === 'available', summary: sandbox.summary }) };
   const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: { sandbox: consoleSandbox, ...options.webConsole } } : {}) });
   const outbox = createOutbox({
@@ -197,13 +198,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   web.attach(commandDeps, { coordinator, editor: management.editor, schedules: scheduling.service, adapters, ...(options.externalTools?.status ? { toolServers: () => options.externalTools?.status?.() ?? [] } : {}) });
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
   const surfaces = skills.onHome(connectionsOnHome(management.surfaces, connections));
-  const attachments = createAttachmentIntake({
-    store: store.attachments,
-    limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
-    clock,
-    logger,
-    timeout: (ms) => AbortSignal.timeout(ms),
-  });
+  const attachments = attachmentIntakeFor({ config, store, clock, logger, workspace: options.workspaceInputs ?? (sandbox.status === 'available' ? sandbox.inputs : undefined) });
   const dispatcher = new Dispatcher({
     data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: !store.outbox.sharedWithOtherProcesses },
     coordinator,
@@ -251,6 +246,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     schedules: scheduling.service,
     outbox,
+    filesOut,
     webConsole: web,
     workspaces: sandbox.inputs,
     async start() {

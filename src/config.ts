@@ -96,6 +96,8 @@ const envSchema = z.object({
     .pipe(z.enum(['socket', 'http'], { message: 'expected "socket" or "http"' })),
   SLACK_PORT: int(3000, 0, 65535),
   SLACK_API_URL: url('SLACK_API_URL'),
+  /** The largest file Errand posts on Slack (a run's output), in MB; Slack itself takes up to 1 GB. */
+  SLACK_MAX_FILE_MB: int(100, 1, 1000),
   DISCORD_TOKEN: optionalString,
   DISCORD_API_URL: url('DISCORD_API_URL'),
   DISCORD_THREADS: boolish(true),

@@ -43,6 +43,7 @@ async function createAdapters(
       input: process.stdin,
       output: process.stdout,
       env: process.env,
+      filesDir: join(dirname(config.DATABASE_PATH), 'files'),
       // Piped input: what it asked for is done (and printed) before the process stops.
       onInputEnd: () => finishOpenWork(terminal.conversation),
       onClose: () => shutdown('console closed'),

@@ -17,6 +17,7 @@ import { createSessionTranscript } from './session-transcript.js';
 import { CONSOLE_CHANNEL, toConversationRef } from './console-conversation.js';
 import { createConsoleStream } from './console-stream.js';
 import { createConsoleElicitation } from './console-elicitation.js';
+import { createConsoleFilePosts } from './console-files.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { createEchoFilter } from './echo-filter.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
@@ -38,6 +39,8 @@ export interface ConsoleAdapterOptions {
   clock?: Clock;
   /** Where `FORCE_COLOR`/`NO_COLOR` are read (default: none, so colour follows the output being a terminal). */
   env?: ColorEnv;
+  /** Where files the bot posts are saved, a folder per conversation (default `./data/files`). */
+  filesDir?: string;
 }
 
 const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
@@ -160,6 +163,15 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         },
       },
       timezone: { fetchUserTimezone: async () => options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone },
+      files: createConsoleFilePosts({
+        dir: options.filesDir ?? './data/files',
+        say: (text) => {
+          const id = `out-${++seq}`;
+          print(renderConsoleMessage('errand', text, styled()));
+          transcript.add('bot', text, id);
+          return id;
+        },
+      }),
     },
     conversation,
     async start(sink, surfaceSink) {

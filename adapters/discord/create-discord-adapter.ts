@@ -13,6 +13,7 @@ import { createDiscordFileDownloader } from './discord-attachments.js';
 import { createDiscordGateway } from './discord-gateway.js';
 import { createDiscordHistory } from './discord-history.js';
 import { createDiscordOutbound, locate } from './discord-outbound.js';
+import { createDiscordFilePosts } from './discord-file-posts.js';
 import { createDiscordRest, rest } from './discord-rest.js';
 import { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
@@ -45,7 +46,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const { api, queue, post } = discord;
   const botId = () => gateway.botId();
   const botThreads = createBotThreads(api, botId);
-  const downloadFile = createDiscordFileDownloader();
+  const downloadFile = createDiscordFileDownloader({ apiUrl: options.apiUrl });
   const gateway = createDiscordGateway({ options, rest: discord, botThreads, modals: createScheduleModals(), downloadFile, logger });
   const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads });
   const directMessage = createDirectMessages(discord);
@@ -116,7 +117,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), memberRoles },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), files: createDiscordFilePosts({ rest: discord, botThreads, maxFileBytes: tuning.maxFileBytes, traffic: options.traffic }), memberRoles },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

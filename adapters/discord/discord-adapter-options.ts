@@ -19,6 +19,8 @@ export interface DiscordTuning {
   restRetries?: number;
   /** Least time between two edits of a streamed answer (default 1.5 s). */
   streamIntervalMs?: number;
+  /** The largest file posted, in bytes (default 10 MiB, what every server takes). */
+  maxFileBytes?: number;
 }
 
 /** Everything the Discord adapter is built from: the token and endpoints from configuration, plus what tests inject. */

@@ -1,16 +1,32 @@
 import type { Attachment } from 'discord.js';
 import type { InboundAttachment } from '../../src/chat/inbound.js';
 import { AdapterError } from '../../src/errors.js';
+import { readCappedBody } from '../../src/net/capped-body.js';
 
-/** Downloads one attachment URL (Discord's CDN links are signed and need no token). */
-export type DiscordFileDownload = (url: string, signal: AbortSignal) => Promise<Uint8Array>;
+/** Downloads one attachment URL (Discord's CDN links are signed and need no token); `maxBytes` caps what is read. */
+export type DiscordFileDownload = (url: string, signal: AbortSignal, maxBytes?: number) => Promise<Uint8Array>;
 
-/** The default download: Node's fetch (injected in tests as another function if needed). */
-export function createDiscordFileDownloader(doFetch: typeof fetch = fetch): DiscordFileDownload {
-  return async (url, signal) => {
-    const res = await doFetch(url, { signal });
+/** Where Discord serves attachments. */
+const DISCORD_CDN_ORIGINS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
+
+/**
+ * The default download: Node's fetch, only from Discord's CDN (or the DISCORD_API_URL origin, a local fake),
+ * never from a host named elsewhere, reading no more than the size Discord stated.
+ */
+export function createDiscordFileDownloader(options: { apiUrl?: string | undefined; fetch?: typeof fetch } = {}): DiscordFileDownload {
+  const doFetch = options.fetch ?? fetch;
+  const origins = new Set([...DISCORD_CDN_ORIGINS, ...(options.apiUrl ? [new URL(options.apiUrl).origin] : [])]);
+  return async (url, signal, maxBytes) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw new AdapterError(`Discord attachment URL is not a URL: ${url}`);
+    }
+    if (!origins.has(target.origin)) throw new AdapterError(`Discord attachment URL ${target.origin} is not on Discord's CDN: not downloading it`);
+    const res = await doFetch(target, { signal });
     if (!res.ok) throw new AdapterError(`Discord attachment download failed (HTTP ${res.status})`);
-    return new Uint8Array(await res.arrayBuffer());
+    return readCappedBody(res, maxBytes ?? null, 'The Discord attachment');
   };
 }
 
@@ -20,6 +36,7 @@ export function toAttachments(attachments: Iterable<Pick<Attachment, 'name' | 'c
     name: a.name,
     mimeType: a.contentType ?? '',
     size: a.size,
-    fetch: (signal: AbortSignal) => download(a.url, signal),
+    // Read no more than Discord said the file is: the core checked its caps against that size.
+    fetch: (signal: AbortSignal) => download(a.url, signal, a.size > 0 ? a.size : undefined),
   }));
 }

@@ -16,6 +16,7 @@ import { callSlack } from './slack-api.js';
 import type { SlackAdapter, SlackAdapterOptions } from './slack-adapter-options.js';
 import { createSlackClient } from './slack-client.js';
 import { createSlackFileDownloader } from './slack-files.js';
+import { createSlackFilePosts } from './slack-file-posts.js';
 import { createSlackHistory } from './slack-history.js';
 import { registerSlackListeners } from './slack-listeners.js';
 import { createSlackOutbound, locate } from './slack-outbound.js';
@@ -115,6 +116,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       },
       history,
       timezone: { fetchUserTimezone: async (userId) => (await profiles.fetch(userId)).tz },
+      files: createSlackFilePosts({ api, queue, apiUrl: slackApiUrl, maxFileBytes: options.maxFileBytes, traffic: options.traffic }),
       session: { setSession: async (conversation, update) => sessions.set(conversation, update) },
       privateAnswers: createSlackPrivateAnswers({ api, queue }),
     },

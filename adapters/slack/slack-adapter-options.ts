@@ -56,6 +56,8 @@ export interface SlackAdapterOptions {
   taskDisplay?: 'timeline' | 'plan';
   /** Timers for streamed answers (default: the system clock). */
   clock?: Clock;
+  /** The largest file Errand posts (SLACK_MAX_FILE_MB, in bytes); default 100 MB. */
+  maxFileBytes?: number;
 }
 
 /** The Slack ChatAdapter, plus where the HTTP receiver listens (tests and benchmarks post there). */
@@ -76,6 +78,7 @@ export function slackOptionsFromConfig(config: Config, logger?: Logger): SlackAd
     apiUrl: config.SLACK_API_URL,
     suggestedPrompts: config.file.settings.slack.suggestedPrompts,
     taskDisplay: config.file.settings.slack.taskDisplay,
+    maxFileBytes: config.SLACK_MAX_FILE_MB * 1000 * 1000,
     ...(logger ? { logger } : {}),
   };
 }

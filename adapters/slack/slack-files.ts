@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { InboundAttachment } from '../../src/chat/inbound.js';
 import { AdapterError } from '../../src/errors.js';
+import { readCappedBody } from '../../src/net/capped-body.js';
 
 /** A file on a Slack message event (`files`, with subtype `file_share`): the fields Errand uses. */
 export const slackFileSchema = z.object({
@@ -16,8 +17,8 @@ export const slackFileSchema = z.object({
 
 export type SlackFile = z.infer<typeof slackFileSchema>;
 
-/** Downloads one private file URL with the bot token. */
-export type SlackFileDownload = (url: string, signal: AbortSignal) => Promise<Uint8Array>;
+/** Downloads one private file URL with the bot token; `maxBytes` (the size Slack stated) caps what is read. */
+export type SlackFileDownload = (url: string, signal: AbortSignal, maxBytes?: number) => Promise<Uint8Array>;
 
 export interface SlackFileDownloaderOptions {
   botToken: string;
@@ -38,7 +39,7 @@ const SLACK_FILES_ORIGIN = 'https://files.slack.com';
 export function createSlackFileDownloader(options: SlackFileDownloaderOptions): SlackFileDownload {
   const doFetch = options.fetch ?? fetch;
   const origins = new Set([SLACK_FILES_ORIGIN, ...(options.apiUrl ? [new URL(options.apiUrl).origin] : [])]);
-  return async (url, signal) => {
+  return async (url, signal, maxBytes) => {
     let target: URL;
     try {
       target = new URL(url);
@@ -49,7 +50,7 @@ export function createSlackFileDownloader(options: SlackFileDownloaderOptions): 
     const res = await doFetch(target, { headers: { authorization: `Bearer ${options.botToken}` }, redirect: 'manual', signal });
     if (res.status >= 300 && res.status < 400) throw new AdapterError(`Slack refused the file download (redirected to sign-in): check the files:read scope`);
     if (!res.ok) throw new AdapterError(`Slack file download failed (HTTP ${res.status})`);
-    return new Uint8Array(await res.arrayBuffer());
+    return readCappedBody(res as Response, maxBytes ?? null, 'The Slack file');
   };
 }
 
@@ -61,7 +62,8 @@ export function toAttachments(files: readonly SlackFile[], download: SlackFileDo
       name: f.name ?? f.title ?? f.id,
       mimeType: f.mimetype ?? '',
       size: f.size ?? 0,
-      fetch: (signal: AbortSignal) => (url ? download(url, signal) : Promise.reject(new AdapterError(`Slack gave no download URL for file ${f.id}`))),
+      // Read no more than Slack said the file is: the core checked its caps against that size.
+      fetch: (signal: AbortSignal) => (url ? download(url, signal, f.size !== undefined && f.size > 0 ? f.size : undefined) : Promise.reject(new AdapterError(`Slack gave no download URL for file ${f.id}`))),
     };
   });
 }

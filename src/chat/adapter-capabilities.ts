@@ -3,6 +3,7 @@ import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { ConversationRef } from './conversation-ref.js';
 import type { MemberRolesCapability } from './member-roles.js';
+import type { FilePostCapability } from './file-posts.js';
 import type { PrivateAnswerCapability } from './private-answers.js';
 
 /**
@@ -27,6 +28,8 @@ export interface AdapterCapabilities {
   readonly directMessage?: DirectMessageCapability;
   /** People's roles in a workspace as they are now (Discord). Absent: the platform has no roles. */
   readonly memberRoles?: MemberRolesCapability;
+  /** Posting files into a conversation (Slack's upload API, Discord attachments, the console's data folder). */
+  readonly files?: FilePostCapability;
   /** Sessions of the platform's threads, with the platform's own Stop (Slack's Agent Sessions). */
   readonly session?: SessionCapability;
   /** Answers built on one person's private material: who reads a conversation, and showing one to its owner alone with buttons. */

@@ -311,3 +311,4 @@ export * from './pg-workspace-schema.js';
 export * from './pg-privacy-schema.js';
 // What keeps one person's rights theirs in a shared thread (per-person consents, schedules' launches, deployment keys), in its own file.
 export * from './pg-rights-schema.js';
+export * from './pg-outbox-files-schema.js';

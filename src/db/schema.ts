@@ -26,9 +26,10 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
  * Why a post exists: the run's answer text, a send_update, a question or approval it waits on, or a note about
  * the run; `retract` removes (or marks) the unfinished preview message in `platform_message_id` of an interrupted run;
  * `edit` changes a posted message (payload `editOf`); `ephemeral` is a notice only one person sees (payload `visibleTo`).
+ * `files` posts a run's output files as one message (their bytes in `outbox_files`).
  * A text column without a constraint in both databases: a new purpose needs no migration.
  */
-export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract', 'edit', 'ephemeral'] as const satisfies readonly (PostPurpose | 'retract' | 'edit' | 'ephemeral')[];
+export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract', 'edit', 'ephemeral', 'files'] as const satisfies readonly (PostPurpose | 'retract' | 'edit' | 'ephemeral' | 'files')[];
 export type OutboxPurpose = (typeof OUTBOX_PURPOSES)[number];
 
 /** One platform message to post, as stored: the text piece, whom it mentions, its buttons. */
@@ -311,3 +312,4 @@ export * from './workspace-schema.js';
 export * from './privacy-schema.js';
 // What keeps one person's rights theirs in a shared thread (per-person consents, schedules' launches, deployment keys), in its own file.
 export * from './rights-schema.js';
+export * from './outbox-files-schema.js';

@@ -3,6 +3,7 @@ import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
+import type { OutboxFileStore } from '../store/outbox-file-store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { keepClaim } from './claim-keeper.js';
 import { PostWaiters, type PostSettled } from './post-waiters.js';
@@ -14,6 +15,8 @@ export type { PostSettled } from './post-waiters.js';
 
 export interface OutboxPosterDeps {
   store: OutboxStore;
+  /** The bytes of `files` rows (absent: such rows fail, as on a store without them). */
+  files?: OutboxFileStore;
   adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
   clock: Clock;

@@ -1,6 +1,7 @@
 import type { PostIntent, PostTicket, RunPosts } from '../agent/agent-types.js';
 import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
+import type { OutboundFile } from '../chat/file-posts.js';
 import type { Clock } from '../clock.js';
 import type { OutboxPayload } from '../db/schema.js';
 import { isTargetGone } from '../errors.js';
@@ -46,6 +47,12 @@ export interface OutboxChanges {
 /** Every message Errand posts into a conversation goes through here: recorded durably, then delivered in order. */
 export interface Outbox extends RunPosts, OutboxChanges {
   readonly store: OutboxStore;
+  /**
+   * Records one message of files (an outbox row of purpose `files`, the bytes kept beside it until it is settled),
+   * delivered in order with the conversation's other rows through the adapter's `files` capability. With `tx` it
+   * belongs to that write. The files must be within the platform's limits (see files-out.ts).
+   */
+  recordFiles(conversationId: string, runId: string | null, files: readonly OutboundFile[], tx?: Store): Promise<PostTicket>;
   /** Stop means stop: the stopped run's answers and updates not posted yet are dropped. Returns how many. */
   dropUnsent(runId: string): Promise<number>;
   /** Starts delivering, beginning with what was left pending before this start (adapters connected). */
@@ -70,7 +77,7 @@ export interface OutboxDeps {
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const store = deps.store.outbox;
-  const poster = new OutboxPoster({ ...deps, store });
+  const poster = new OutboxPoster({ ...deps, store, files: deps.store.outboxFiles });
   const piecesOf = (conversationId: string, intent: PostIntent): OutboxPayload[] => {
     const ref = deps.refOf(conversationId);
     return toPieces(intent, (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH);
@@ -99,6 +106,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
           poster.kick(conversationId);
         });
       }
+      return ids;
+    },
+    async recordFiles(conversationId, runId, files, tx = deps.store) {
+      const ids = await tx.outbox.add(conversationId, runId, 'files', [{ text: '' }]);
+      await tx.outboxFiles.add(ids[0]!, files);
+      tx.afterCommit(() => poster.kick(conversationId));
       return ids;
     },
     async recordEdit(conversationId, runId, messageId, text, tx = deps.store) {
@@ -160,6 +173,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async start() {
       const pruned = await store.prune(deps.clock.now() - OUTBOX_RETENTION_MS);
       if (pruned > 0) deps.logger.debug({ pruned }, 'old outbox rows deleted');
+      // Files of posts settled by a path that did not delete them (a conversation gone, a crash in between).
+      await deps.store.outboxFiles.releaseSettled();
       await poster.start();
     },
     stop: (graceMs) => poster.stop(graceMs),

@@ -5,6 +5,8 @@ import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
+import type { OutboxFileStore } from '../store/outbox-file-store.js';
+import { postFileRow, UndeliverableFiles } from './file-delivery.js';
 import type { PostWaiters } from './post-waiters.js';
 import { retractPreview } from './preview-retraction.js';
 import { deliverSecretNotice } from './secret-notice.js';
@@ -14,6 +16,8 @@ import { errorTypeOf, type ActiveSpan } from '../telemetry/tracing.js';
 
 export interface RowDeliveryDeps {
   readonly store: OutboxStore;
+  /** The bytes of `files` rows. */
+  readonly files?: OutboxFileStore | undefined;
   readonly adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
   readonly clock: Clock;
@@ -72,6 +76,7 @@ export class RowDelivery {
       });
     }
     if (row.purpose === 'edit' || row.purpose === 'ephemeral') return this.change(row, ref, adapter);
+    if (row.purpose === 'files') return this.postFiles(row, ref, adapter);
     const streamed = this.deps.streamed.get(row.id);
     if (streamed) return this.finishStream(row, streamed);
     const key = idempotencyKeyOf(row.id);
@@ -123,6 +128,26 @@ export class RowDelivery {
     }
   }
 
+  /** A message of files: posted once (see file-delivery.ts), its bytes deleted once it is settled. */
+  private async postFiles(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter): Promise<void> {
+    try {
+      await this.posted(row, await postFileRow(row, ref, adapter, this.deps.store, this.deps.files));
+    } catch (err) {
+      if (!(err instanceof UndeliverableFiles)) return this.failed(row, err);
+      this.spans.get(row.id)?.fail(errorTypeOf(err));
+      this.deps.logger.error({ err, outboxId: row.id }, 'a post of files cannot be delivered; failed it');
+      await this.deps.store.markFailed(row.id, err.message);
+      await this.release(row);
+      this.deps.waiters.settle(row.id, { kind: 'failed', error: err });
+    }
+  }
+
+  /** A settled `files` row's bytes are deleted; the row keeps the record. */
+  private async release(row: PendingPost): Promise<void> {
+    if (row.purpose !== 'files' || !this.deps.files) return;
+    await this.deps.files.release(row.id).catch((err: unknown) => this.deps.logger.warn({ err, outboxId: row.id }, 'deleting the files of a settled post failed; the next start deletes them'));
+  }
+
   /** Delivers an answer's rows by finishing its preview; a preview that was stopped meanwhile leaves them to be posted. */
   private async finishStream(row: PendingPost, answer: StreamedAnswer): Promise<void> {
     const first = answer.rows[0];
@@ -150,6 +175,7 @@ export class RowDelivery {
     if (!(await this.deps.store.markPosted(row.id, platformMessageId))) return;
     if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) await this.deps.onQuestionPosted(row.runId, platformMessageId);
     this.deps.waiters.settle(row.id, { kind: 'posted', platformMessageId });
+    await this.release(row);
   }
 
   /** Transient failures wait and retry; a gone target fails every pending row of the conversation. */
@@ -163,6 +189,7 @@ export class RowDelivery {
         streamed.stop(id);
         waiters.settle(id, { kind: 'failed', error: err });
       }
+      if (this.deps.files) await this.deps.files.releaseSettled().catch((e: unknown) => logger.warn({ err: e }, 'deleting the files of failed posts failed; the next start deletes them'));
       return;
     }
     const attempts = row.attempts + 1;
@@ -170,6 +197,7 @@ export class RowDelivery {
       logger.error({ err, outboxId: row.id, attempts }, 'posting failed; giving up on this message');
       streamed.stop(row.id);
       await store.markFailed(row.id, reason);
+      await this.release(row);
       return waiters.settle(row.id, { kind: 'failed', error: err });
     }
     const delay = this.deps.backoffMs?.(attempts) ?? Math.min(30_000, 1000 * 2 ** (attempts - 1));

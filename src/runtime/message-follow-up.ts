@@ -62,7 +62,7 @@ export class MessageFollowUp {
     let fileNotes: string[] = [];
     if (decision.kind === 'task' && decision.files && deps.attachments) {
       try {
-        fileNotes = await deps.attachments.read(decision.taskId, decision.files.request, decision.files.attachments);
+        fileNotes = await deps.attachments.read(decision.taskId, decision.files.request, decision.files.attachments, decision.conversationId);
       } catch (err) {
         // The task stays held and then starts with its files named as unread.
         deps.logger.error({ err, taskId: decision.taskId }, 'reading attachments failed');

@@ -83,7 +83,7 @@ export function createCodeRunner(deps: { sandbox: Sandbox; workspaces: Workspace
   const post = async (input: RunCodeInput, outputs: readonly OutputFile[]): Promise<readonly PostedFile[]> => {
     if (outputs.length === 0) return [];
     try {
-      return await filesOut.postFiles(input.conversation, input.runId, outputs);
+      return await filesOut.postFiles(input.conversation, input.runId, outputs, input.signal);
     } catch (err) {
       const reason = `could not be posted: ${err instanceof Error ? err.message : String(err)}`;
       return outputs.map((o) => ({ name: o.name, posted: false, reason }));

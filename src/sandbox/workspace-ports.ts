@@ -36,8 +36,11 @@ export type PostedFile = { readonly name: string; readonly posted: true } | { re
 
 /**
  * Posts a run's output files to its conversation, durably (through the outbox: once, in order with the run's
- * other posts, across restarts). Resolves when the posts are recorded to be sent, not when the platform has them.
+ * other posts, across restarts). Resolves once the platform has them, like `send_update` (the run's next answer
+ * may stream straight onto the platform and must show after them), or once they are recorded to be posted after
+ * a restart when Errand is stopping; a file the platform refuses is `posted: false` with the reason, never thrown.
  */
 export interface FilesOut {
-  postFiles(conversation: ConversationRef, runId: string, files: readonly OutputFile[]): Promise<readonly PostedFile[]>;
+  /** `signal` (the run's): once aborted, it stops waiting for the platform; what is recorded is still posted. */
+  postFiles(conversation: ConversationRef, runId: string, files: readonly OutputFile[], signal?: AbortSignal): Promise<readonly PostedFile[]>;
 }

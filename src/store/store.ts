@@ -10,6 +10,7 @@ import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { MemoryStore } from '../memory/memory-store.js';
 import type { GaugeReadings } from '../metrics/metric-gauges.js';
 import type { OutboxStore } from './outbox-store.js';
+import type { OutboxFileStore } from './outbox-file-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
@@ -62,6 +63,8 @@ export interface Store {
   readonly conversations: ConversationStore;
   readonly transcript: TranscriptStore;
   readonly outbox: OutboxStore;
+  /** The bytes of the outbox's file posts, kept until each is settled. */
+  readonly outboxFiles: OutboxFileStore;
   readonly usage: UsageStore;
   /** Usage per model and what it cost (DESIGN.md "Traces and cost"). */
   readonly cost: CostStore;

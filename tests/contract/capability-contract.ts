@@ -177,6 +177,27 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
     });
   }
 
+  if (declares('files')) {
+    it('files: posts several files as one message, each with its bytes, an image as an image', async () => {
+      const files = h.adapter.capabilities.files!;
+      const thread = await freshThread(h, 'contract files 7701');
+      const chart = { name: 'chart.png', bytes: ONE_PIXEL_PNG, mimeType: 'image/png' };
+      const table = { name: 'totals.csv', bytes: new TextEncoder().encode('region,total\nnorth,7\n'), mimeType: 'text/csv' };
+      expect(files.limits.maxFileBytes).toBeGreaterThan(ONE_PIXEL_PNG.byteLength);
+      expect(files.limits.maxFilesPerMessage).toBeGreaterThanOrEqual(2);
+      const posted = await files.postFiles(thread, { files: [chart, table], idempotencyKey: 'e770001' });
+      expect(posted.id).not.toBe('');
+      const stored = (await waitFor(async () => {
+        const got = await h.storedFiles!(thread);
+        return got.length >= 2 ? got : null;
+      }, 5000, 'the files in the conversation'))!;
+      expect(stored.map((f) => f.name)).toEqual(['chart.png', 'totals.csv']);
+      expect(Buffer.from(stored[0]!.bytes).equals(Buffer.from(chart.bytes))).toBe(true);
+      expect(Buffer.from(stored[1]!.bytes).equals(Buffer.from(table.bytes))).toBe(true);
+      if (stored[0]!.mimeType !== undefined) expect(stored[0]!.mimeType).toBe('image/png');
+    });
+  }
+
   if (declares('session')) {
     it("session: shows a thread's work as working, waiting for a person, idle — only its changes — and the platform's Stop on it reaches the core", async () => {
       const thread = await freshThread(h, 'contract session 6610');
@@ -204,3 +225,8 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
     });
   }
 }
+
+/** A 1×1 PNG: a real image, which platforms show inline. */
+export const ONE_PIXEL_PNG = Uint8Array.from(
+  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'),
+);

@@ -60,6 +60,12 @@ export interface ChatAdapterHarness {
    * in `prompt` and `when` and submit it. Resolves with what the person is shown afterwards.
    */
   submitScheduleForm?(prompt: string, when: string): Promise<string>;
+  /**
+   * The files the bot posted in a conversation as people get them (downloaded from the platform where it keeps
+   * them), oldest first, with the type the platform shows them as where it has one (checked where the adapter
+   * declares `files`).
+   */
+  storedFiles?(conversation: ConversationRef): Promise<{ name: string; bytes: Uint8Array; mimeType?: string }[]>;
   /** Every state the platform showed for the thread's session, in the core's words, oldest first (where the adapter declares `session`). */
   sessionStates?(conversation: ConversationRef): Promise<string[]>;
   /** The person presses the platform's own Stop on the thread's session; resolves once delivered. */

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createConsoleAdapter } from '../../adapters/console/console-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
@@ -38,7 +41,8 @@ chatAdapterContract(
     const input = new PassThrough();
     const output = new PassThrough();
     const printed = capture(output);
-    const adapter = createConsoleAdapter({ input, output, timezone: 'Europe/Lisbon' });
+    const filesDir = mkdtempSync(join(tmpdir(), 'errand-console-files-'));
+    const adapter = createConsoleAdapter({ input, output, timezone: 'Europe/Lisbon', filesDir });
     const sink = new RecordingSink();
     await adapter.start(sink);
     const type = async (line: string) => void input.write(`${line}\n`);
@@ -85,10 +89,16 @@ chatAdapterContract(
         const lines = printed().split('\n');
         return lines.findLastIndex((l) => l.startsWith('… working')) > lines.findLastIndex((l) => l.startsWith('── '));
       },
-      teardown: () => adapter.stop(),
+      // The console prints where it saved each file: read them back from there.
+      storedFiles: async () =>
+        [...printed().matchAll(/📎 (.+): saved to (.+)$/gm)].map((m) => ({ name: m[1]!, bytes: new Uint8Array(readFileSync(m[2]!)) })),
+      teardown: async () => {
+        await adapter.stop();
+        rmSync(filesDir, { recursive: true, force: true });
+      },
     };
   },
-  { stopButtons: false, capabilities: ['history', 'privateAnswers', 'stream', 'timezone'] },
+  { stopButtons: false, capabilities: ['files', 'history', 'privateAnswers', 'stream', 'timezone'] },
 );
 
 conversationKeyContract('console', {

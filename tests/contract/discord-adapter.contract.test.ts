@@ -1,4 +1,4 @@
-import { startDiscordHarness } from '../e2e/discord-harness.js';
+import { attachedFiles, startDiscordHarness } from '../e2e/discord-harness.js';
 import { nextSnowflake } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSurfaces } from './chat-adapter-contract.js';
@@ -68,10 +68,11 @@ chatAdapterContract(
         const submit = fake.submitModal(command, { prompt, when, timezone: 'UTC' }, fake.general.id);
         return (await waitFor(() => submit.responses.at(-1)?.content, 5000, 'the answer to the form'))!;
       },
+      storedFiles: async (c) => attachedFiles(fake, target(c)),
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'directMessage', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {

@@ -1,4 +1,4 @@
-import { startSlackAdapter } from '../e2e/slack-harness.js';
+import { sharedFiles, startSlackAdapter } from '../e2e/slack-harness.js';
 import type { AgentSessionStatus } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
@@ -66,12 +66,13 @@ chatAdapterContract(
         await waitFor(() => fake.callsOf('views.publish').length > published, 5000, 'the App Home to be refreshed');
         return JSON.stringify(fake.homeOf(ALICE)?.view.blocks ?? []);
       },
+      storedFiles: (c) => sharedFiles(fake, c.channel, c.thread),
       sessionStates: async (c) => fake.sessionStatuses(c.channel, c.thread!).map((s) => SESSION_STATES[s]),
       stopSession: async (c) => void (await fake.stopAgentSession({ user: ALICE, channel: c.channel, threadTs: c.thread! })),
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {

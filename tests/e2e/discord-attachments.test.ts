@@ -3,9 +3,13 @@ import type { RecordedRequest } from '../fakes/fake-openai.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startDiscordErrand, type DiscordErrand } from './discord-harness.js';
+import { errandFileEnv } from '../fixtures/errand-file.js';
 
 /** A real 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/** These tests are about reading files for the model: without the sandbox, whose workspace would also take them as data (see discord-files.test.ts). */
+const NO_SANDBOX = () => errandFileEnv({ sandbox: { enabled: false } });
 
 let e: DiscordErrand | null = null;
 afterEach(async () => {
@@ -20,7 +24,7 @@ const userText = (req: RecordedRequest): string => req.messages.filter((m) => m.
 
 describe('Discord attachments, end to end', () => {
   it('an image reaches the model as an image part; an unsupported file gets a note in the thread', async () => {
-    e = await startDiscordErrand();
+    e = await startDiscordErrand(NO_SANDBOX());
     const { discord: d, model } = e;
     model.reply({ text: 'One pixel; the archive I cannot open.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> check these`, d.alice, [
@@ -39,7 +43,7 @@ describe('Discord attachments, end to end', () => {
   });
 
   it('a file over its size limit is not downloaded; the note names the limit', async () => {
-    e = await startDiscordErrand({ ATTACHMENT_MAX_IMAGE_MB: '1', ATTACHMENT_MAX_TEXT_KB: '1' });
+    e = await startDiscordErrand({ ATTACHMENT_MAX_IMAGE_MB: '1', ATTACHMENT_MAX_TEXT_KB: '1', ...NO_SANDBOX() });
     const { discord: d, model } = e;
     model.reply({ text: 'Too big for me.' });
     const big = Buffer.concat([PNG, Buffer.alloc(1024 * 1024)]);
@@ -54,7 +58,7 @@ describe('Discord attachments, end to end', () => {
   });
 
   it('a text file in a thread follow-up is read into the request, in a fence its own backticks cannot close', async () => {
-    e = await startDiscordErrand();
+    e = await startDiscordErrand(NO_SANDBOX());
     const { discord: d, model } = e;
     model.reply({ text: 'Started.' }, { text: 'Read it.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> hello`);

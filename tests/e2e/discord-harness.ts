@@ -5,6 +5,7 @@ import { createDiscordAdapter, discordOptionsFromConfig, type DiscordTuning } fr
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { WorkspaceInputs } from '../../src/sandbox/workspace-ports.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -134,13 +135,13 @@ export async function startDiscordWorld(env: Record<string, string> | ((discord:
 /** Errand for real: the runtime, SQLite, the openai SDK on a fake model, discord.js on a fake Discord. */
 export async function startDiscordErrand(
   env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
-  options: { externalTools?: ManagedToolSource; tuning?: DiscordTuning } = {},
+  options: { externalTools?: ManagedToolSource; tuning?: DiscordTuning; workspaceInputs?: WorkspaceInputs } = {},
 ): Promise<DiscordErrand> {
   const world = await startDiscordWorld(env);
   const { config, discord, model } = world;
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: { ...TEST_TUNING, ...options.tuning } });
   const clock = new FakeClock();
-  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
+  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}), ...(options.workspaceInputs ? { workspaceInputs: options.workspaceInputs } : {}) });
   await app.start();
   return {
     app,
@@ -152,4 +153,9 @@ export async function startDiscordErrand(
       await world.close();
     },
   };
+}
+
+/** The files the bot attached to its messages in a channel or thread, oldest first, with the type they were sent as. */
+export function attachedFiles(fake: FakeDiscord, channelId: string): { name: string; bytes: Uint8Array; mimeType?: string }[] {
+  return fake.botMessagesIn(channelId).flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ...(a.contentType ? { mimeType: a.contentType } : {}) })));
 }

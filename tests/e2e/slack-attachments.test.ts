@@ -2,11 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
+import { errandFileEnv } from '../fixtures/errand-file.js';
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
 /** A real 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/** These tests are about reading files for the model: without the sandbox, whose workspace would also take them as data (see slack-files.test.ts). */
+const NO_SANDBOX = () => errandFileEnv({ sandbox: { enabled: false } });
 
 let e: Errand | null = null;
 afterEach(async () => {
@@ -21,7 +25,7 @@ const userText = (req: RecordedRequest): string => req.messages.filter((m) => m.
 
 describe('Slack attachments, end to end', () => {
   it('an image reaches the model as an image part and a text file as text under its name, both downloaded with the bot token', async () => {
-    e = await startErrand();
+    e = await startErrand({ env: NO_SANDBOX() });
     const { slack: s, model } = e;
     model.reply({ text: 'A single pixel, and your notes.' }, { text: 'Still one pixel.' });
     const { ts } = await s.mention({
@@ -57,7 +61,7 @@ describe('Slack attachments, end to end', () => {
   });
 
   it('an unsupported file gets a note in the thread saying it was not read and why, and the model is told it was there', async () => {
-    e = await startErrand();
+    e = await startErrand({ env: NO_SANDBOX() });
     const { slack: s, model } = e;
     model.reply({ text: 'I can only see your words.' });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'summarise this', files: [{ name: 'report.pdf', mimetype: 'application/pdf', bytes: Buffer.from('%PDF-1.7 …') }] });
@@ -69,7 +73,7 @@ describe('Slack attachments, end to end', () => {
   });
 
   it('with OPENAI_VISION=false an image is not sent: the thread is told and the model reads that it was omitted', async () => {
-    e = await startErrand({ env: { OPENAI_VISION: 'false' } });
+    e = await startErrand({ env: { OPENAI_VISION: 'false', ...NO_SANDBOX() } });
     const { slack: s, model } = e;
     model.reply({ text: 'Noted.' });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'look', files: [{ name: 'chart.png', mimetype: 'image/png', bytes: PNG }] });
@@ -80,7 +84,7 @@ describe('Slack attachments, end to end', () => {
   });
 
   it("the fake refuses a file download without the bot token, as Slack does, by sending it to sign in", async () => {
-    e = await startErrand();
+    e = await startErrand({ env: NO_SANDBOX() });
     const { slack: s, model } = e;
     model.reply({ text: 'ok' });
     await s.mention({ user: ALICE, channel: CHANNEL, text: 'x', files: [{ name: 'a.txt', mimetype: 'text/plain', bytes: Buffer.from('secret') }] });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackAdapter, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
+import type { WorkspaceInputs } from '../../src/sandbox/workspace-ports.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { loadConfig } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -73,6 +74,8 @@ export interface ErrandOptions {
   env?: Record<string, string>;
   /** Overrides of FAST_TUNING. */
   tuning?: SlackTuning;
+  /** The conversations' workspaces (people's files are copied into `in/`); absent: no sandbox. */
+  workspaceInputs?: WorkspaceInputs;
 }
 
 /** Errand for real: runtime, SQLite, the openai SDK on a fake model, Bolt's HTTP receiver on a fake Slack. */
@@ -93,7 +96,7 @@ export async function startErrand(options: ErrandOptions = {}): Promise<Errand> 
     ...options.env,
   });
   const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...options.tuning } });
-  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}) });
+  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}), ...(options.workspaceInputs ? { workspaceInputs: options.workspaceInputs } : {}) });
   await app.start();
   slack.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
   return {
@@ -117,4 +120,18 @@ export const texts = (s: FakeSlack, thread: string | null, channel = 'C0GENERAL'
 export function buttonsOf(message: StoredMessage): { action_id: string }[] {
   const actions = (message.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as { elements: { action_id: string }[] } | undefined;
   return actions?.elements ?? [];
+}
+
+/**
+ * The files the bot shared in a thread (null: top level), oldest first, as people get them: downloaded from
+ * their `url_private_download` with the bot token, with the type Slack shows them as.
+ */
+export async function sharedFiles(fake: FakeSlack, channel: string, thread: string | null): Promise<{ name: string; bytes: Uint8Array; mimeType: string }[]> {
+  const shares = fake.messages(channel, thread).filter((m) => m.user === fake.botUserId && m.subtype === 'file_share');
+  const out: { name: string; bytes: Uint8Array; mimeType: string }[] = [];
+  for (const file of shares.flatMap((m) => m.files ?? [])) {
+    const res = await fetch(String(file.url_private_download), { headers: { authorization: 'Bearer xoxb-test-token' } });
+    out.push({ name: String(file.name), bytes: new Uint8Array(await res.arrayBuffer()), mimeType: String(file.mimetype) });
+  }
+  return out;
 }

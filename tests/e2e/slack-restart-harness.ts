@@ -25,7 +25,7 @@ export interface RestartableSlackErrand {
 }
 
 export async function startRestartableSlackErrand(
-  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; externalTools?: () => ManagedToolSource; logger?: Logger } = {},
+  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; externalTools?: () => ManagedToolSource; logger?: Logger; outboxBackoffMs?: (attempts: number) => number } = {},
 ): Promise<RestartableSlackErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-restart-'));
   const model = await startFakeOpenAI();
@@ -59,7 +59,7 @@ export async function startRestartableSlackErrand(
       const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning }, ...(opts.logger ? { logger: opts.logger } : {}) });
       // Tool servers are started and closed with each process, as main.ts does: a fresh source per start.
       const externalTools = opts.externalTools?.();
-      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(externalTools ? { externalTools } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
+      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(externalTools ? { externalTools } : {}), ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.outboxBackoffMs ? { outboxBackoffMs: opts.outboxBackoffMs } : {}) });
       if (mode === 'http') {
         // Events sent while start-up runs (catch-up) must find the new receiver.
         await current.start();

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
+import { acceptFiles, DISCORD_UPLOAD_LIMIT, isFileProblem, readMultipart, type UploadedPart } from './fake-discord-files.js';
 
 /**
  * A local Discord for the real discord.js client: a gateway (ws) and REST API on one 127.0.0.1
@@ -88,6 +89,8 @@ export interface RestCall {
   path: string;
   query: URLSearchParams;
   body: unknown;
+  /** The file parts of a multipart/form-data request (a message with attachments), as bytes. */
+  files?: UploadedPart[];
   authorized: boolean;
   status: number;
   at: number;
@@ -117,6 +120,8 @@ export interface FakeDiscordOptions {
   messageContentEnabled?: boolean;
   /** How long an interaction can wait for its first callback (Discord: 3 s). */
   interactionTimeoutMs?: number;
+  /** The largest file a message may carry (Discord: 10 MiB for a bot in a server without boosts). */
+  uploadLimitBytes?: number;
 }
 
 interface Dispatch {
@@ -233,6 +238,7 @@ export class FakeDiscord {
       messageLimit: options.messageLimit ?? { count: 5, windowMs: 5000 },
       messageContentEnabled: options.messageContentEnabled ?? true,
       interactionTimeoutMs: options.interactionTimeoutMs ?? 3000,
+      uploadLimitBytes: options.uploadLimitBytes ?? DISCORD_UPLOAD_LIMIT,
     };
     for (const u of [this.bot, this.alice, this.otherBot]) this.users.set(u.id, u);
     this.general = this.addChannel({ id: nextSnowflake(), type: CHANNEL.GuildText, guild_id: this.guildId, name: 'general', members: new Set() });
@@ -705,7 +711,9 @@ export class FakeDiscord {
   private async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const contentType = String(req.headers['content-type'] ?? '');
+    const multipart = contentType.startsWith('multipart/form-data') ? await readMultipart(Buffer.concat(chunks), contentType) : null;
+    const text = multipart ? '' : Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname.startsWith('/attachments/')) return this.serveAttachment(url, res);
     const path = url.pathname.replace(/^\/api(\/v\d+)?/, '').split('/').map(decodeURIComponent).join('/');
@@ -713,7 +721,8 @@ export class FakeDiscord {
       method: req.method ?? 'GET',
       path,
       query: url.searchParams,
-      body: text === '' ? undefined : (JSON.parse(text) as unknown),
+      body: multipart ? multipart.payload : text === '' ? undefined : (JSON.parse(text) as unknown),
+      ...(multipart ? { files: multipart.parts } : {}),
       authorized: req.headers.authorization === `Bot ${FAKE_DISCORD_TOKEN}`,
       status: 0,
       at: Date.now(),
@@ -755,7 +764,7 @@ export class FakeDiscord {
     if (is('PUT', /^\/applications\/\d+\/commands$/)) return { body: this.overwriteCommands('global', call.body) };
     if (is('PUT', /^\/applications\/\d+\/guilds\/\d+\/commands$/)) return { body: this.overwriteCommands(seg[3] ?? '', call.body) };
     if (is('POST', /^\/users\/@me\/channels$/)) return { body: this.channelObject(this.openDm(call.body)) };
-    if (is('POST', /^\/channels\/\d+\/messages$/)) return this.postChannelMessage(seg[1] ?? '', call.body);
+    if (is('POST', /^\/channels\/\d+\/messages$/)) return this.postChannelMessage(seg[1] ?? '', call.body, call.files ?? []);
     if (is('GET', /^\/channels\/\d+\/messages$/)) return { body: this.listMessages(seg[1] ?? '', call.query) };
     if (is('GET', /^\/channels\/\d+\/messages\/\d+$/)) {
       const m = this.messages.get(seg[3] ?? '');
@@ -838,7 +847,7 @@ export class FakeDiscord {
     return [...this.channels.values()].find((c) => c.type === CHANNEL.DM && c.recipients?.[0]?.id === userId);
   }
 
-  private postChannelMessage(channelId: string, raw: unknown): { status?: number; body?: unknown; headers?: Record<string, string> } {
+  private postChannelMessage(channelId: string, raw: unknown, parts: readonly UploadedPart[] = []): { status?: number; body?: unknown; headers?: Record<string, string> } {
     const channel = this.requireChannel(channelId);
     if (channel.refusal) throw new HttpError(channel.refusal.status, { message: channel.refusal.message, code: channel.refusal.code });
     const recipient = channel.type === CHANNEL.DM ? channel.recipients?.[0] : undefined;
@@ -867,14 +876,17 @@ export class FakeDiscord {
       this.stats.rateLimited++;
       throw new HttpError(429, { message: 'You are being rate limited.', retry_after: resetAfter, global: false }, { ...limitHeaders(0), 'retry-after': String(Math.ceil(resetAfter)), 'x-ratelimit-scope': 'user' });
     }
-    const body = this.validateBody(raw, true);
+    const files = acceptFiles(raw, parts, this.options.uploadLimitBytes);
+    if (isFileProblem(files)) throw new HttpError(files.status, files.body);
+    const body = this.validateBody(raw, files.length === 0);
     const nonceKey = body.enforce_nonce && body.nonce !== undefined ? `${channelId}:${this.bot.id}:${String(body.nonce)}` : null;
     const earlier = nonceKey ? this.nonces.get(nonceKey) : undefined;
     const existing = earlier && now - earlier.at < NONCE_WINDOW_MS ? this.messages.get(earlier.messageId) : undefined;
     // Discord: with enforce_nonce, a second post with the same nonce returns the first message, and creates none.
     if (existing) return { body: this.messageObject(existing), headers: limitHeaders(count - bucket.count) };
     bucket.count++;
-    const message = this.createMessage(channel, this.bot, { content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0 });
+    const attachments = files.length > 0 ? { attachments: files.map((f) => ({ ...f, id: nextSnowflake() })) } : {};
+    const message = this.createMessage(channel, this.bot, { content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0, ...attachments });
     if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: now });
     if (this.forced500.delete(channelId)) throw new HttpError(500, { message: '500: Internal Server Error', code: 0 });
     return { body: this.messageObject(message), headers: limitHeaders(count - bucket.count) };

@@ -1,4 +1,5 @@
 import { parseChunks, validDisplayMode, type ParsedChunks, type StreamedTask } from './slack-stream-chunks.js';
+import { FakeSlackUploads, fileShareFields, type UploadHost } from './fake-slack-files.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -243,6 +244,8 @@ export class FakeSlack {
   /** Every request for a file's `url_private`, with the token it carried (null: none). */
   readonly fileDownloads: { id: string; token: string | null; status: number }[] = [];
   private readonly files = new Map<string, FakeFile>();
+  /** Files the bot uploaded (`files.getUploadURLExternal`, the upload URL, `files.completeUploadExternal`, `files.info`). */
+  readonly uploads: FakeSlackUploads = new FakeSlackUploads(this.uploadHost());
   private readonly channels = new Map<string, StoredMessage[]>();
   private streamRefusal: string | null = null;
   /** Agent sessions by `<channel>/<thread root ts>`. */
@@ -1006,6 +1009,7 @@ export class FakeSlack {
   // ---------- Web API ----------
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.uploads.isUploadPath(req.url ?? '')) return this.uploads.receive(req, res);
     const raw = await readBody(req);
     const url = req.url ?? '';
     if (url.startsWith('/files-pri/')) return this.serveFile(url, String(req.headers.authorization ?? ''), res);
@@ -1044,6 +1048,31 @@ export class FakeSlack {
     answer(200, result);
   }
 
+  /** What the upload endpoints use of this fake: its storage, its refusals, its echo of the bot's file_share message. */
+  private uploadHost(): UploadHost {
+    const fake = this;
+    return {
+      get base() {
+        return fake.base;
+      },
+      get teamId() {
+        return fake.teamId;
+      },
+      get botUserId() {
+        return fake.botUserId;
+      },
+      refusal: (channel) => fake.closed.get(channel) ?? null,
+      threadExists: (channel, threadTs) => fake.find(channel, threadTs) !== undefined,
+      share: ({ channel, threadTs, text, files }) => {
+        const msg = fake.store({ channel, user: fake.botUserId, text, ...(threadTs ? { thread_ts: threadTs } : {}), subtype: 'file_share', files });
+        const root = threadTs ? fake.find(channel, threadTs) : undefined;
+        fake.echoEvent({ type: 'message', ...fileShareFields(text, files), user: fake.botUserId, ts: msg.ts, channel, event_ts: msg.ts, channel_type: channelTypeOf(channel), ...(threadTs ? { thread_ts: threadTs, parent_user_id: root?.user } : {}) });
+        return msg.ts;
+      },
+      serve: (id, file) => void fake.files.set(id, file),
+    };
+  }
+
   /** Token bucket per channel, as Slack enforces about one message per second. */
   private rateLimited(channel: string): boolean {
     if (!this.rateLimit) return false;
@@ -1065,6 +1094,8 @@ export class FakeSlack {
     if (refusal && /^(chat\.|reactions\.)/.test(method)) return { ok: false, error: refusal };
     const sessionProblem = this.sessionArgProblem(method, a);
     if (sessionProblem) return { ok: false, error: sessionProblem };
+    const fileAnswer = this.uploads.api(method, a);
+    if (fileAnswer) return fileAnswer;
     switch (method) {
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'errand', team_id: this.teamId, user_id: this.botUserId, bot_id: this.botId, is_enterprise_install: false };

@@ -14,7 +14,7 @@ const database = useTestDatabase();
 
 /** Empties every table between tests (one database per file; each test starts from nothing). */
 async function emptied(db: PgDb): Promise<void> {
-  await db.$client.query('truncate conversations, runs, tasks, messages, outbox, processed_events, tool_grants, schedules, usage_daily, channel_pacing restart identity cascade');
+  await db.$client.query('truncate conversations, runs, tasks, messages, outbox, outbox_files, processed_events, tool_grants, schedules, usage_daily, channel_pacing restart identity cascade');
 }
 
 /** Two pools on one database: the store under test and a peer, as two processes would have. */

@@ -148,6 +148,44 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.outbox.pendingConversations()).toEqual([c]);
     });
 
+    it('keeps the bytes of a files row beside it, committed with it, until it is settled; the staged ids for a try after a crash', async () => {
+      const c = await conversation('T1');
+      const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0, 255, 7]);
+      const files = [
+        { name: 'chart.png', bytes: png, mimeType: 'image/png' },
+        { name: 'data.csv', bytes: new TextEncoder().encode('a,b\n'), mimeType: 'text/csv' },
+      ];
+      await expect(
+        store.atomically(async (tx) => {
+          const [id] = await tx.outbox.add(c, null, 'files', [{ text: '' }]);
+          await tx.outboxFiles.add(id!, files);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await store.outbox.nextPending(c)).toBeNull();
+      const id = await store.atomically(async (tx) => {
+        const [row] = await tx.outbox.add(c, null, 'files', [{ text: '' }]);
+        await tx.outboxFiles.add(row!, files);
+        return row!;
+      });
+      expect(await store.outbox.nextPending(c)).toMatchObject({ id, purpose: 'files' });
+      const read = await peer.outboxFiles.filesOf(id);
+      expect(read.map((f) => [f.name, f.mimeType, Buffer.from(f.bytes).toString('hex'), f.stagedId])).toEqual([
+        ['chart.png', 'image/png', Buffer.from(png).toString('hex'), null],
+        ['data.csv', 'text/csv', Buffer.from('a,b\n').toString('hex'), null],
+      ]);
+      await peer.outboxFiles.setStaged(id, ['F1', 'F2']);
+      expect((await store.outboxFiles.filesOf(id)).map((f) => f.stagedId)).toEqual(['F1', 'F2']);
+      expect(await store.outboxFiles.releaseSettled()).toBe(0);
+      await store.outbox.markPosted(id, 'F1');
+      expect(await peer.outboxFiles.releaseSettled()).toBe(2);
+      expect(await store.outboxFiles.filesOf(id)).toEqual([]);
+      const [other] = await store.outbox.add(c, null, 'files', [{ text: '' }]);
+      await store.outboxFiles.add(other!, files.slice(0, 1));
+      await store.outboxFiles.release(other!);
+      expect(await store.outboxFiles.filesOf(other!)).toEqual([]);
+    });
+
     it('gives a conversation’s outbox claim to exactly one of two racing stores, and frees it on release', async () => {
       const c = await conversation('T1');
       const attempts = values(await race(2, (s) => s.outbox.claim(c)));

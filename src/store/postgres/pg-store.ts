@@ -13,6 +13,7 @@ import type { PgExecutor } from './pg-executor.js';
 import { readPgGauges } from './pg-gauges.js';
 import { createPgOpenWorkStore } from './pg-open-work-store.js';
 import { createPgOutboxStore } from './pg-outbox-store.js';
+import { createPgOutboxFileStore } from './pg-outbox-file-store.js';
 import { createPgRunStore, type RunOwnership } from './pg-run-store.js';
 import { createPgScheduleStore } from './pg-schedule-store.js';
 import { createPgSkillPinStore } from './pg-skill-pin-store.js';
@@ -59,6 +60,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     conversations: createPgConversationStore(ex, clock),
     transcript: createPgTranscriptStore(ex, clock),
     outbox: createPgOutboxStore(ex, clock, ownership),
+    outboxFiles: createPgOutboxFileStore(ex),
     usage: createPgUsageStore(ex),
     cost: createPgCostStore(ex),
     traces: createPgRunTraceStore(ex, clock),

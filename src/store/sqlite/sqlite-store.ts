@@ -12,6 +12,7 @@ import { createSqliteEventDedupe } from './sqlite-event-dedupe.js';
 import { createSqliteGaugeReader } from './sqlite-gauges.js';
 import { createSqliteOpenWorkStore } from './sqlite-open-work-store.js';
 import { createSqliteOutboxStore } from './sqlite-outbox-store.js';
+import { createSqliteOutboxFileStore } from './sqlite-outbox-file-store.js';
 import { createSqliteRunStore } from './sqlite-run-store.js';
 import { createSqliteScheduleStore } from './sqlite-schedule-store.js';
 import { createSqliteSkillPinStore } from './sqlite-skill-pin-store.js';
@@ -51,6 +52,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     conversations: gated(createSqliteConversationStore(db, clock), run, ['refOf']),
     transcript: gated(createSqliteTranscriptStore(db, clock), run),
     outbox: gated(createSqliteOutboxStore(db, clock), run),
+    outboxFiles: gated(createSqliteOutboxFileStore(db), run),
     usage: gated(createSqliteUsageStore(db), run),
     cost: gated(createSqliteCostStore(db), run),
     traces: gated(createSqliteRunTraceStore(db, clock), run),
