@@ -194,7 +194,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     timeout: (ms) => AbortSignal.timeout(ms),
   });
   const dispatcher = new Dispatcher({
-    data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: !store.outbox.sharedWithOtherProcesses },
+    data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: true },
     coordinator,
     platforms: { has: (platform) => adapters.has(platform), threads, presence },
     clock,

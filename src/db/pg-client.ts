@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { advisoryLockKey } from './advisory-lock-key.js';
 import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
+import { nameStatements } from './pg-named-statements.js';
 import * as pgSchema from './pg-schema.js';
 
 export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: pg.Pool };
@@ -42,6 +43,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     keepAlive: true,
   });
   pool.on('error', (err) => options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'));
+  pool.on('connect', nameStatements);
   try {
     await migrateUnderLock(pool, options.migrationsDir ?? PG_MIGRATIONS_DIR);
   } catch (err) {

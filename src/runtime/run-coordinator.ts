@@ -106,7 +106,11 @@ export class RunCoordinator implements RunControl {
     // Runs with an answer (or an expired question) go first: someone is already waiting on them.
     let started = await this.resumeDue();
     const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
-    if (free <= 0) return started;
+    if (free <= 0) {
+      // The conversation whose run just ended may have more ready, and no slot is free here: another process may have one.
+      if (prefer !== undefined) this.deps.cluster?.wake('task', prefer);
+      return started;
+    }
     // One read of the ready conversations (most often none: a run just ended and nothing waits), `prefer`
     // first when it has something ready; a conversation with nothing ready gets no claim transaction.
     const ready = await this.deps.data.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]), prefer);
@@ -239,7 +243,7 @@ export class RunCoordinator implements RunControl {
     const entry: ActiveRun = { runId: run.id, taskId: task?.id ?? null, controller, reason: null, done: Promise.resolve() };
     this.active.set(conversationId, entry);
     const writes = fenceRunWrites(fence, data, (err) => this.refused(conversationId, entry, err));
-    cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why));
+    cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why), fence.owner);
     // The time limit does not count while a person answers a question a tool asked (ToolContext.holdRunTime).
     const deadline = pausableDeadline(clock, this.deps.limits.maxRunMs, () => {
       entry.reason ??= 'timeout';
@@ -267,7 +271,6 @@ export class RunCoordinator implements RunControl {
         deadline.clear();
         this.active.delete(conversationId);
         cluster?.runEnded(run.id);
-        if (!this.stopping) cluster?.wake('task', conversationId);
         working.clear();
         if (!this.stopping) this.pumpLater(conversationId);
       });
