@@ -4,6 +4,8 @@ import { waitFor } from '../tests/fakes/wait-for.js';
 import { startTestPostgres } from '../tests/support/postgres-server.js';
 import { answerAfter, answerMentions, createDatabase, LEASE_SECONDS, SLOTS, startCluster } from './errand-cluster.js';
 import type { Benchmark, BenchFigure } from './benchmark.js';
+import { postmasterPid, serverCpuMs } from './pg-server-cpu.js';
+import { procCpuMs } from './proc-cpu.js';
 
 /**
  * Issue 15's scale-out figures: mentions answered per second by 1, 2 and 3 Errand processes (the real
@@ -28,6 +30,9 @@ interface Throughput {
   outstanding: number;
   /** Web API calls the fake Slack refused with 429 (its per-channel limit). */
   rateLimited: number;
+  /** CPU ms per mention of the Errand processes together, and of the PostgreSQL server (0 on SQLite), from /proc. */
+  errandCpuMs: number;
+  serverCpuMs: number;
 }
 
 /**
@@ -40,9 +45,20 @@ async function throughput(count: number, databaseUrl: string | null): Promise<Th
   const cluster = await startCluster(count, databaseUrl, answerAfter(MODEL_LATENCY_MS));
   const total = MENTIONS_PER_PROCESS * count;
   const outstanding = 2 * SLOTS * count;
+  const postmaster = databaseUrl === null ? null : await postmasterPid(databaseUrl);
+  const errandCpu = () => cluster.processes.reduce((sum, p) => sum + (procCpuMs(p.errand.child.pid!) ?? 0), 0);
+  const serverCpu = () => (postmaster === null ? 0 : serverCpuMs(postmaster));
   try {
+    const [errandBefore, serverBefore] = [errandCpu(), serverCpu()];
     const seconds = await answerMentions(cluster, 0, total, outstanding);
-    return { mentionsPerSecond: total / seconds, mentions: total, outstanding, rateLimited: cluster.slack.calls.filter((c) => c.status === 429).length };
+    return {
+      mentionsPerSecond: total / seconds,
+      mentions: total,
+      outstanding,
+      rateLimited: cluster.slack.calls.filter((c) => c.status === 429).length,
+      errandCpuMs: (errandCpu() - errandBefore) / total,
+      serverCpuMs: (serverCpu() - serverBefore) / total,
+    };
   } finally {
     await cluster.close();
   }
@@ -84,7 +100,7 @@ export const benchmark: Benchmark = {
       const figures: BenchFigure[] = [];
       const ceiling = (1000 / MODEL_LATENCY_MS) * SLOTS;
       const detail = (count: number, t: Throughput) =>
-        `${t.mentions} mentions in distinct channels, ${t.outstanding} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS} per process (ceiling ${ceiling * count}/s, ${Math.round((t.mentionsPerSecond / (ceiling * count)) * 100)}% of it); ${t.rateLimited} Slack 429s`;
+        `${t.mentions} mentions in distinct channels, ${t.outstanding} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS} per process (ceiling ${ceiling * count}/s, ${Math.round((t.mentionsPerSecond / (ceiling * count)) * 100)}% of it); ${t.rateLimited} Slack 429s; CPU per mention: Errand ${t.errandCpuMs.toFixed(1)} ms${t.serverCpuMs > 0 ? ` + PostgreSQL ${t.serverCpuMs.toFixed(1)} ms` : ''}`;
       for (const count of [1, 2, 3]) {
         const url = await createDatabase(server, `errand_bench_scaleout_${count}_${process.pid}`);
         const t = await throughput(count, url);
