@@ -212,7 +212,7 @@ export class Dispatcher implements InboundSink {
       // again after PostgreSQL broke a deadlock gives back the slot its first try took.
       hold?.release();
       hold = active === null && files === null && deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationId) : null;
-      const claim = hold ? { hold, claimed: await claimIn(tx, conversationId) } : null;
+      const claim = hold ? { hold, claimed: await claimIn(tx, conversationId, true) } : null;
       return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files, claim };
     }).catch((err: unknown) => {
       hold?.release();
