@@ -20,6 +20,7 @@ const BLOCK = Number(process.env.BENCH_PG_BLOCK ?? 100);
 const BLOCKS = Number(process.env.BENCH_PG_BLOCKS ?? 4);
 const MODEL_LATENCY_MS = 200;
 const OUTSTANDING = 2 * SLOTS;
+const IDLE_MS = 5_000;
 
 type Counts = Map<string, number>;
 
@@ -32,9 +33,10 @@ async function statementCounts(admin: pg.Client): Promise<Counts> {
   return new Map(rows.map((r) => [r.query, Number(r.calls)]));
 }
 
-async function commits(admin: pg.Client): Promise<number> {
-  const { rows } = await admin.query<{ n: string }>(`select (xact_commit + xact_rollback)::text as n from pg_stat_database where datname = current_database()`);
-  return Number(rows[0]!.n);
+/** Transactions ended and sessions (connections) opened on this database so far. */
+async function databaseStats(admin: pg.Client): Promise<{ transactions: number; sessions: number }> {
+  const { rows } = await admin.query<{ n: string; s: string }>(`select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`);
+  return { transactions: Number(rows[0]!.n), sessions: Number(rows[0]!.s) };
 }
 
 function diff(after: Counts, before: Counts, into: Counts): void {
@@ -89,6 +91,8 @@ export const benchmark: Benchmark = {
     try {
       const url = await createDatabase(server, `errand_bench_pg_overhead_${process.pid}`);
       const dbAdmin = new pg.Client({ connectionString: url });
+      // A connection PostgreSQL ends (a server restart after a crash) would otherwise end the benchmark unexplained.
+      dbAdmin.on('error', (err) => process.stderr.write(`pg-overhead: the benchmark's own connection failed: ${String(err)}\n`));
       await dbAdmin.connect();
       try {
         await dbAdmin.query('create extension if not exists pg_stat_statements');
@@ -104,8 +108,13 @@ export const benchmark: Benchmark = {
           await answerMentions(s.cluster, 0, WARMUP, OUTSTANDING);
           s.next = WARMUP;
         }
+        // What each costs while nothing happens (lease renewals, heartbeat, the wake-up listener): 5 s of quiet.
+        const idleBefore = [procCpuMs(onPg.pid) ?? 0, serverCpuMs(postmaster), procCpuMs(onSqlite.pid) ?? 0];
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+        const idle = [(procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!, serverCpuMs(postmaster) - idleBefore[1]!, (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!].map((ms) => ms / (IDLE_MS / 1000));
         const counts: Counts = new Map();
         let transactions = 0;
+        let sessions = 0;
         let serverMs = 0;
         for (let i = 0; i < BLOCKS; i++) {
           // ABBA: each store goes first in half the rounds.
@@ -116,12 +125,14 @@ export const benchmark: Benchmark = {
               continue;
             }
             const before = await statementCounts(dbAdmin);
-            const commitsBefore = await commits(dbAdmin);
+            const statsBefore = await databaseStats(dbAdmin);
             const serverBefore = serverCpuMs(postmaster);
             await block(onPg, BLOCK);
             serverMs += serverCpuMs(postmaster) - serverBefore;
+            const statsAfter = await databaseStats(dbAdmin);
             // The two reads after the block's first one are the benchmark's own transactions.
-            transactions += (await commits(dbAdmin)) - commitsBefore - 1;
+            transactions += statsAfter.transactions - statsBefore.transactions - 1;
+            sessions += statsAfter.sessions - statsBefore.sessions;
             diff(await statementCounts(dbAdmin), before, counts);
           }
         }
@@ -138,7 +149,7 @@ export const benchmark: Benchmark = {
             name: 'pg_cpu_per_mention_ratio',
             value: (perPg + perServer) / perSqlite,
             unit: 'x',
-            detail: `per mention: Errand on PostgreSQL ${perPg.toFixed(2)} ms + PostgreSQL server ${perServer.toFixed(2)} ms, against Errand on SQLite ${perSqlite.toFixed(2)} ms (target ≤ 1.5); mentions/s ${(onPg.mentions / onPg.seconds).toFixed(1)} on PostgreSQL, ${(onSqlite.mentions / onSqlite.seconds).toFixed(1)} on SQLite; ${traffic}`,
+            detail: `per mention: Errand on PostgreSQL ${perPg.toFixed(2)} ms + PostgreSQL server ${perServer.toFixed(2)} ms, against Errand on SQLite ${perSqlite.toFixed(2)} ms (target ≤ 1.5); mentions/s ${(onPg.mentions / onPg.seconds).toFixed(1)} on PostgreSQL, ${(onSqlite.mentions / onSqlite.seconds).toFixed(1)} on SQLite; idle CPU ms/s: Errand on PostgreSQL ${idle[0]!.toFixed(1)} + server ${idle[1]!.toFixed(1)}, Errand on SQLite ${idle[2]!.toFixed(1)}; ${traffic}`,
           },
           {
             name: 'pg_statements_per_mention',
@@ -146,7 +157,7 @@ export const benchmark: Benchmark = {
             unit: 'statements',
             detail: `round trips to PostgreSQL per mention (pg_stat_statements, every statement its own round trip); of them BEGIN ${b.begin.toFixed(2)}, savepoints ${b.savepoint.toFixed(2)}, row locks (for update) ${b.forUpdate.toFixed(2)}, NOTIFY ${b.notify.toFixed(2)}`,
           },
-          { name: 'pg_transactions_per_mention', value: transactions / onPg.mentions, unit: 'transactions', detail: 'commits and rollbacks per mention (pg_stat_database), autocommitted statements included' },
+          { name: 'pg_transactions_per_mention', value: transactions / onPg.mentions, unit: 'transactions', detail: `commits and rollbacks per mention (pg_stat_database), autocommitted statements included; ${sessions} connections opened during the ${onPg.mentions} mentions` },
         ];
       } finally {
         await dbAdmin.end();
