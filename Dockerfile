@@ -24,6 +24,9 @@ COPY --from=build /app/drizzle ./drizzle
 COPY --from=build /app/drizzle-pg ./drizzle-pg
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/errand.example.json ./
+# SKILLS_DIR defaults to ./skills: the example skills ship in the image (none is enabled until an admin says so);
+# mount your own skills over /app/skills.
+COPY --from=build /app/skills ./skills
 # The database (and its lock file) live on a volume owned by the unprivileged node user.
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]

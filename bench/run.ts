@@ -18,6 +18,8 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   oauth: () => import('./oauth.js'),
   memory: () => import('./memory.js'),
   tracing: () => import('./tracing.js'),
+  skills: () => import('./skills.js'),
+  'web-console': () => import('./web-console.js'),
 };
 
 function format(f: BenchFigure): string {

@@ -23,6 +23,7 @@ import type { WakeTimer } from './schedules/scheduler.js';
 import type { Store } from './store/store.js';
 import type { TaskService } from './tasks/task-service.js';
 import type { Tracing } from './telemetry/tracing.js';
+import type { WebConsole, WebConsoleOptions } from './web-console/web-console-wiring.js';
 
 /*
  * What createApp (app.ts) takes and gives: the one place main.ts, the tests and the benchmarks read to
@@ -54,6 +55,8 @@ export interface AppOptions {
   tracing?: Tracing;
   /** The other processes on the same database (PostgreSQL: cluster/cluster-runtime.ts); default: this process is alone. */
   cluster?: Cluster;
+  /** Serve the web console on WEB_PORT (DESIGN.md "The web console"); absent: `/admin` says it is not served here. main.ts always asks. */
+  webConsole?: WebConsoleOptions;
 }
 
 /** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
@@ -87,6 +90,8 @@ export interface App {
   readonly runs: RunStore;
   readonly schedules: ScheduleService;
   readonly outbox: Outbox;
+  /** The web console and the audit log (its server listens between start and stop, when asked for). */
+  readonly webConsole: Pick<WebConsole, 'localUrl'>;
   /** Connects adapters, recovers interrupted runs, starts the heartbeat and queued work. */
   start(): Promise<void>;
   /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */

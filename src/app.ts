@@ -41,12 +41,14 @@ import { catchUpMissedMessages } from './runtime/catch-up.js';
 import { DEDUPE_RETENTION_MS, Heartbeat } from './runtime/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
 import { createLocalCluster, type ClusterHooks } from './runtime/cluster.js';
-import { recoverTakenOverRun, requeueInterruptedRuns, type InterruptedRun } from './runtime/recovery.js';
+import { recoverTakenOverRun, requeueInterruptedRuns, showRecoveredSession, type InterruptedRun } from './runtime/recovery.js';
 import { RunCoordinator } from './runtime/run-coordinator.js';
 import { finishOpenWork } from './runtime/finish-open-work.js';
 import { createScheduleLauncher } from './runtime/schedule-launcher-impl.js';
 import { createScheduling } from './schedules/scheduling.js';
+import { setUpSkills } from './runtime/skills-setup.js';
 import { openStore } from './store/open-store.js';
+import { createWebConsole } from './web-console/web-console-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 
@@ -77,6 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runTracer = createRunTracer(tracing, store.traces, logger, clock);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
+  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: options.webConsole } : {}) });
   const outbox = createOutbox({
     store,
     clock,
@@ -116,6 +119,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const rights = createScheduleRights(access);
   const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
+  const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger });
+  tools.push(...skills.tools);
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
   // Processes sharing the database charge the same usage: each check reads it there, not from this process's memory.
@@ -130,17 +135,18 @@ export async function createApp(options: AppOptions): Promise<App> {
   const threads = threadOpenerOver(adapters);
   const userTimezone = async (platform: string, userId: string) => (await adapters.get(platform)?.capabilities.timezone?.fetchUserTimezone(userId).catch(() => null)) ?? null;
   const coordinator = new RunCoordinator({
-    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox },
+    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox, approvals: web.approvals },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent: {
       llm,
-      tools: traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id)),
+      tools: web.tools(traceTools(createToolRegistry(tools, options.externalTools), tracing, new Set(tools.map((t) => t.name)), (id) => runTracer.parentOf(id))),
       promptExtras,
       budget,
       channels,
       streaming: config.STREAMING,
       memory: { store: store.memory, writeSummary: createSummaryWriter(llm, config.COMPACTION_MODEL), memoryTokens: config.MEMORY_TOKEN_BUDGET },
       runTracer,
+      skills: skills.runs,
     },
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
     cluster,
@@ -183,9 +189,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     usage: { store: usage, cost: store.cost, limits, pricing, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
     connections,
     memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
+    skills: skills.command,
   };
+  web.attach(commandDeps, { coordinator, editor: management.editor, schedules: scheduling.service, adapters, ...(options.externalTools?.status ? { toolServers: () => options.externalTools?.status?.() ?? [] } : {}) });
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
-  const surfaces = connectionsOnHome(management.surfaces, connections);
+  const surfaces = skills.onHome(connectionsOnHome(management.surfaces, connections));
   const attachments = createAttachmentIntake({
     store: store.attachments,
     limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
@@ -214,7 +222,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const counted = (run: InterruptedRun | null) => {
     // A run that had recorded its final answer before its process died is completed, not interrupted; one waiting on a question goes on.
     if (run && run.action !== 'waiting') metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
-    return run;
+    return run && showRecoveredSession(run, { presence, conversations, logger });
   };
   const clusterHooks: ClusterHooks = {
     pump: () => coordinator.pump(),
@@ -240,11 +248,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     schedules: scheduling.service,
     outbox,
+    webConsole: web,
     async start() {
       if (started) return;
       started = true;
       await cluster.recover(clusterHooks);
-      oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics });
+      oauth = await startSignIns({ config, connections: store.connections, runs, coordinator, outbox, refOf: (id) => conversations.refOf(id), privately: (p) => reachesPrivately(adapters.get(p)), ...(options.externalTools ? { tools: options.externalTools } : {}), clock, logger, metrics, listen: web.oauthListens });
+      await web.start(oauth?.routes ?? null);
       options.externalTools?.bindElicitation?.(elicitations);
       await options.externalTools?.start?.();
       const sinks = { ...surfaces, onElicitation: elicitations.handle.bind(elicitations), carriedOverElicitations: elicitations.carriedOverTo.bind(elicitations) };
@@ -293,6 +303,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
       await options.externalTools?.close?.().catch((err: unknown) => logger.warn({ err }, 'closing the tool servers failed'));
       await oauth?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sign-in endpoint failed'));
+      await web.stop().catch((err: unknown) => logger.warn({ err }, 'closing the web console failed'));
       if (ownsStore) await store.close();
     },
   };

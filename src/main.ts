@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   };
   const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics, clustered?.chat ?? null, finishOpenWork);
   const externalTools = await createToolServers(config, logger, tracing);
-  app = await createApp({ config, adapters, logger, tracing, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}), ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}) });
+  app = await createApp({ config, adapters, logger, tracing, webConsole: {}, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}), ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}) });
   // Messages written while no process held the Discord gateway are read back by the one that takes it over.
   clustered?.chat.onGatewayTakenOver(() => void app?.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up after the gateway takeover failed')));
   started = app.start();

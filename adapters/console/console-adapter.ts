@@ -39,7 +39,7 @@ export interface ConsoleAdapterOptions {
   env?: ColorEnv;
 }
 
-const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help'];
+const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
 const USER = 'you';
 /** Printed when piped input ended while a run asked a question, which was then stopped. */
 const NO_ANSWER_AFTER_INPUT =
@@ -49,7 +49,7 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 
 /**
  * A terminal chat for trying Errand without any platform account: one conversation per session,
- * the bot's messages and questions printed as they come, `/tasks`, `/stop`, `/schedules`, `/usage`, `/connections`, `/memory`, `/help`
+ * the bot's messages and questions printed as they come, `/tasks`, `/stop`, `/schedules`, `/usage`, `/connections`, `/memory`, `/skills`, `/help`
  * typed directly, and a question's options answered by typing their number. Its history is the
  * session's own transcript. On a terminal it renders Markdown, keeps the prompt below the bot's lines
  * and shows how long a run has been working; piped, it writes plain lines a log can keep, and at the end

@@ -46,6 +46,11 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       .addIntegerOption((o) => o.setName('forget').setDescription('The id of a memory to forget (see /memory)').setMinValue(1))
       .toJSON(),
     base('help', 'How to use Errand').toJSON(),
+    base('skills', 'The skills enabled here (admins: all of them; or enable or disable one)')
+      .addStringOption((o) => o.setName('enable').setDescription('Admins: a skill to enable, pinned to its folder as it is now').setMaxLength(64))
+      .addStringOption((o) => o.setName('disable').setDescription('Admins: a skill to disable').setMaxLength(64))
+      .toJSON(),
+    base('admin', 'Admins: a private sign-in link to the web console').toJSON(),
   ];
 }
 
@@ -59,7 +64,7 @@ export async function registerCommands(rest: REST, applicationId: string, guildI
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help'];
+const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
 
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
 export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {
@@ -79,6 +84,11 @@ export function commandFromInteraction(interaction: ChatInputCommandInteraction)
   if (name === 'memory') {
     const id = interaction.options.getInteger('forget');
     return { name, args: id !== null ? `forget ${id}` : '' };
+  }
+  if (name === 'skills') {
+    const enable = (interaction.options.getString('enable') ?? '').trim();
+    const disable = (interaction.options.getString('disable') ?? '').trim();
+    return { name, args: [enable ? `enable ${enable}` : '', disable ? `disable ${disable}` : ''].filter((a) => a !== '').join(' ') };
   }
   return { name, args: '' };
 }

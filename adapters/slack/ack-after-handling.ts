@@ -2,8 +2,8 @@ import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../../src/logger.js';
 
-/** Events whose listener stores a person's message: Slack must not hear "received" before that. */
-const STORED_EVENT_TYPES = new Set(['message', 'app_mention']);
+/** Events whose listener stores a person's message (or their Stop on a session): Slack must not hear "received" before that. */
+const STORED_EVENT_TYPES = new Set(['message', 'app_mention', 'agent_session_stopped']);
 
 const eventBodySchema = z.object({ type: z.literal('event_callback'), event: z.object({ type: z.string() }) });
 

@@ -5,6 +5,8 @@ import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { AdapterError } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';
 import { systemClock } from '../../src/clock.js';
+import { createAgentSessions } from './agent-sessions.js';
+import { createStoppedStreams } from './agent-session-events.js';
 import { createBotThreads } from './bot-threads.js';
 import type { BotIdentity } from './event-handlers.js';
 import { explainAuthFailure } from './auth-failure.js';
@@ -59,6 +61,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const profiles = createUserProfiles(client);
   const outbound = createSlackOutbound({ api, queue, botThreads, traffic: options.traffic });
   const presence = createSlackPresence({ api, queue, outbound, tuning, suggestedPrompts: options.suggestedPrompts ?? [], logger });
+  // Slack's Agent Sessions of Errand's threads, and the streams its Stop on them ended.
+  const sessions = createAgentSessions({ call: api, logger });
+  const stoppedStreams = createStoppedStreams();
   const history = createSlackHistory({
     call: (method, args) => client.apiCall(method, args),
     bot: () => bot,
@@ -79,6 +84,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         cachedTimezone: (u) => profiles.cachedTimezone(u),
         downloadFile,
         assistant: presence.assistant,
+        stoppedStreams,
         api,
         outbound,
         commandAckBudgetMs: tuning.commandAckBudgetMs ?? 2000,
@@ -92,7 +98,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     maxMessageLength: MAX_MESSAGE_LENGTH,
     privateNotices: true,
     capabilities: {
-      stream: { open: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, taskDisplay: options.taskDisplay ?? 'timeline', clock: options.clock ?? systemClock, logger }) },
+      stream: { open: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, taskDisplay: options.taskDisplay ?? 'timeline', clock: options.clock ?? systemClock, logger, sessions, stoppedStreams }) },
       delete: { deleteMessage: outbound.deleteMessage },
       postedLookup: {
         async findPosted(conversation, keys) {
@@ -108,6 +114,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       },
       history,
       timezone: { fetchUserTimezone: async (userId) => (await profiles.fetch(userId)).tz },
+      session: { setSession: async (conversation, update) => sessions.set(conversation, update) },
     },
     async start(inbound, surfaceSink) {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
@@ -123,6 +130,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     async stop() {
       await presence.stopAll();
+      await sessions.stopAll();
       await Promise.race([queue.drain(), new Promise((r) => setTimeout(r, 5000).unref())]);
       sink = null;
       surfaces = null;

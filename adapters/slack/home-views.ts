@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import type { CommandReply } from '../../src/chat/inbound.js';
 import type { HomeConnections } from '../../src/chat/home-connections.js';
+import type { HomeSkills } from '../../src/chat/home-skills.js';
 import type { HomeMemory, HomeModel, ScheduleFormField, ScheduleFormRequest, ScheduleFormValues } from '../../src/chat/schedule-form.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { toSlackButton } from './outbound-message.js';
@@ -56,6 +57,7 @@ export function homeView(model: HomeModel, links: ReadonlyMap<string, string>, n
   }
   if (model.newSchedule) blocks.push({ type: 'actions', block_id: 'errand-new-schedule', elements: [toSlackButton(model.newSchedule)] });
   if (model.connections) blocks.push(...connectionBlocks(model.connections));
+  if (model.skills) blocks.push(...skillBlocks(model.skills));
   return { type: 'home', blocks: blocks.slice(0, 100) };
 }
 
@@ -68,6 +70,19 @@ function memoryBlocks(memories: readonly HomeMemory[]): unknown[] {
     { type: 'header', text: { type: 'plain_text', text: 'What Errand remembers about you' } },
     section(text),
     { type: 'context', elements: [{ type: 'mrkdwn', text: 'Only your own requests use these. Forget one with `/memory forget <id>` (or the Forget buttons of `/memory`).' }] },
+  ];
+}
+
+/** The Home's Skills section: what Errand follows here (one section of text), and for admins what is held back. */
+function skillBlocks(skills: HomeSkills): unknown[] {
+  const where = (channels: readonly string[] | null) => (channels === null ? '' : ` _(in ${channels.map((c) => `<#${c}>`).join(', ')})_`);
+  const lines = skills.enabled.map((s) => `• **${s.name}** — ${s.description}${where(s.channels)}`);
+  const text = lines.length > 0 ? lines.join('\n') : 'No skills are enabled yet. Admins enable one with `/skills enable <name>`.';
+  return [
+    { type: 'divider' },
+    { type: 'header', text: { type: 'plain_text', text: 'Skills' } },
+    section(text),
+    { type: 'context', elements: [{ type: 'mrkdwn', text: mrkdwn(skills.attention ?? 'Procedures your team wrote down: I open one when a request matches it. `/skills` lists them.') }] },
   ];
 }
 

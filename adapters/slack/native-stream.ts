@@ -46,6 +46,8 @@ export interface NativeStreamOptions {
   steps?: StreamSteps;
   /** Least time between two calls of this stream. */
   intervalMs: number;
+  /** Whether Slack stopped the stream with this ts itself (a person pressed Slack's Stop on the session): no call reaches it then. */
+  stoppedOutside?(ts: string): boolean;
   clock: Clock;
   logger: Logger;
 }
@@ -77,6 +79,15 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
   let phase: 'open' | 'finishing' | 'stopped' = 'open';
   let done = false;
   let lastCallAt = Number.NEGATIVE_INFINITY;
+  /** Slack ended the stream itself (Slack's Stop on the session, or its time limit): appends and its end fail there. */
+  let outside = false;
+  const endedOutside = () => outside || (ts !== null && o.stoppedOutside?.(ts) === true);
+  /** True (and remembered) when `err` says the stream is no longer streaming: Slack ended it. */
+  const noteOutside = (err: unknown) => {
+    if (ts === null || platformError(err) !== 'message_not_in_streaming_state') return false;
+    outside = true;
+    return true;
+  };
 
   const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
   const paced = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -148,7 +159,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
    */
   const sendPending = async (whole: boolean, leaveLast = false) => {
     for (;;) {
-      if (delegate) return;
+      if (delegate || endedOutside()) return;
       const pending = text.slice(sent.length);
       const chunk = (whole ? pending : sendable(pending)).slice(0, MAX_MARKDOWN_TEXT);
       const cardsDue = cards?.pending() === true;
@@ -164,7 +175,12 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       const streamTs = ts;
       const append = () => callWith('chat.appendStream', { channel: o.channelId, ts: streamTs }, markdown(chunk));
       // The answer's first text under the cards goes at once, as a stream's first call does: cards must not delay it.
-      await (sent === '' && chunk !== '' ? append().finally(() => (lastCallAt = o.clock.now())) : paced(append));
+      try {
+        await (sent === '' && chunk !== '' ? append().finally(() => (lastCallAt = o.clock.now())) : paced(append));
+      } catch (err) {
+        if (noteOutside(err)) return;
+        throw err;
+      }
       sent += chunk;
       if (!whole) return;
     }
@@ -182,7 +198,7 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
           };
         }).finally(() => (wake = null));
   const flush = async () => {
-    while (phase === 'open' && !delegate && (sendable(text.slice(sent.length)) !== '' || cards?.pending() === true)) {
+    while (phase === 'open' && !delegate && !endedOutside() && (sendable(text.slice(sent.length)) !== '' || cards?.pending() === true)) {
       const firstText = sent === '' && sendable(text) !== '';
       await untilNextAppend(firstText ? 0 : lastCallAt + o.intervalMs - o.clock.now());
       if (phase !== 'open') return;
@@ -205,20 +221,32 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       wake?.();
       await flusher.settled();
       if (delegate) return delegate.finish(finalText, pieces);
-      if (!done) {
-        if (!finalText.startsWith(sent)) o.logger.warn({ channel: o.channelId }, 'the streamed text is not the start of the final answer; the stream keeps what it showed');
-        else text = finalText;
-        cards?.close('done');
-        await sendPending(true, true);
-        if (delegate) return (delegate as AnswerStream).finish(finalText, pieces);
-        const streamTs = ts!;
-        const last = text.slice(sent.length);
-        // Not paced like the appends: chat.stopStream ends the message once (its own per-workspace tier, not the
-        // one-message-a-second-per-channel rule of chat.postMessage), so the answer ends as soon as it is written.
-        await callWith('chat.stopStream', { channel: o.channelId, ts: streamTs }, markdown(last));
-        sent = text;
-        lastCallAt = o.clock.now();
-        done = true;
+      if (!done && !endedOutside()) {
+        try {
+          if (!finalText.startsWith(sent)) o.logger.warn({ channel: o.channelId }, 'the streamed text is not the start of the final answer; the stream keeps what it showed');
+          else text = finalText;
+          cards?.close('done');
+          await sendPending(true, true);
+          if (delegate) return (delegate as AnswerStream).finish(finalText, pieces);
+          if (!endedOutside()) {
+            const streamTs = ts!;
+            const last = text.slice(sent.length);
+            // Not paced like the appends: chat.stopStream ends the message once (its own per-workspace tier, not the
+            // one-message-a-second-per-channel rule of chat.postMessage), so the answer ends as soon as it is written.
+            await callWith('chat.stopStream', { channel: o.channelId, ts: streamTs }, markdown(last));
+            sent = text;
+            lastCallAt = o.clock.now();
+            done = true;
+          }
+        } catch (err) {
+          if (!noteOutside(err)) throw err;
+        }
+      }
+      if (!done && endedOutside()) {
+        // Slack stopped this stream, yet the run went on (someone who may not stop it pressed Stop): what it
+        // showed stays, and the answer is posted anew below it (the caller posts when the finish shows nothing).
+        phase = 'stopped';
+        return [];
       }
       return pieces.map(() => ts!);
     },
@@ -231,22 +259,33 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (ts === null) return;
       const streamTs = ts;
       if (how === 'discard') {
-        await o
-          .call('chat.stopStream', { channel: o.channelId, ts: streamTs })
-          .then(() => o.remove(streamTs))
-          .catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished Slack stream failed'));
+        try {
+          // A stream Slack ended already needs only its deletion.
+          if (!endedOutside()) {
+            await o.call('chat.stopStream', { channel: o.channelId, ts: streamTs }).catch((err: unknown) => {
+              if (!noteOutside(err)) throw err;
+            });
+          }
+          await o.remove(streamTs);
+        } catch (err) {
+          o.logger.warn({ err }, 'removing an unfinished Slack stream failed');
+        }
         return;
       }
+      // Slack ended it already: what it showed stays as it is.
+      if (endedOutside()) return;
       const rest = text.slice(sent.length);
       cards?.close(how);
       // A stream that showed only steps (the run went on elsewhere) ends as it is; a stopped one says so.
       const end = how === 'done' ? rest : `${rest.trimEnd()} ${STOPPED_MARK}`;
-      await callWith('chat.stopStream', { channel: o.channelId, ts: streamTs }, markdown(end)).catch((err: unknown) => o.logger.warn({ err }, 'ending a Slack stream failed'));
+      await callWith('chat.stopStream', { channel: o.channelId, ts: streamTs }, markdown(end)).catch((err: unknown) => {
+        if (!noteOutside(err)) o.logger.warn({ err }, 'ending a Slack stream failed');
+      });
     },
   };
   if (cards) {
     stream.showSteps = (steps) => {
-      if (phase !== 'open' || o.steps!.refused()) return;
+      if (phase !== 'open' || o.steps!.refused() || endedOutside()) return;
       cards.update(steps);
       if (!delegate) kick();
     };

@@ -2,6 +2,7 @@ import type { InboundSink } from '../../src/chat/inbound.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import { registerActions, type AnsweredQuestion } from './actions.js';
+import { registerAgentSessionEvents, type StoppedStreams } from './agent-session-events.js';
 import { registerAssistantEvents } from './assistant-events.js';
 import type { AssistantThreads } from './assistant-threads.js';
 import type { App } from './bolt.js';
@@ -25,6 +26,8 @@ export interface SlackListenerDeps {
   readonly cachedTimezone: (userId: string) => string | undefined;
   readonly downloadFile: SlackFileDownload;
   readonly assistant: AssistantThreads;
+  /** The streams Slack stopped with its Stop on a session (`agent_session_stopped`). */
+  readonly stoppedStreams: StoppedStreams;
   readonly api: SlackCall;
   readonly outbound: Pick<SlackOutbound, 'update'>;
   /** How long a slash command waits for its reply before acknowledging empty. */
@@ -62,6 +65,7 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps): void 
     onHandedOver: (m) => deps.assistant.requested(m.conversation, m.text),
   });
   registerAssistantEvents(routes, { assistant: deps.assistant, logger });
+  registerAgentSessionEvents(routes, { ...base, stoppedStreams: deps.stoppedStreams });
   const scheduleUi = registerScheduleUi(app, routes, { ...base, surfaces: deps.surfaces, call: deps.api });
   registerSlashCommands(app, { ...base, ackBudgetMs: deps.commandAckBudgetMs, scheduleUi });
   registerActions(app, { ...base, onAnswered });

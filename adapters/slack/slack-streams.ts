@@ -4,6 +4,8 @@ import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { createEditedStream } from '../../src/chat/edited-stream.js';
 import type { Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
+import type { AgentSessions } from './agent-sessions.js';
+import type { StoppedStreams } from './agent-session-events.js';
 import type { BotThreads } from './bot-threads.js';
 import { createNativeStream } from './native-stream.js';
 import { MAX_MESSAGE_LENGTH } from './outbound-message.js';
@@ -26,6 +28,10 @@ export interface SlackStreamsDeps {
   readonly taskDisplay: 'timeline' | 'plan';
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The thread's agent session: a stream's end leaves it as the core last said (`session_status`). */
+  readonly sessions?: AgentSessions;
+  /** Streams Slack stopped itself: their previews make no more calls. */
+  readonly stoppedStreams?: StoppedStreams;
 }
 
 /**
@@ -57,7 +63,13 @@ export function createSlackStreams(deps: SlackStreamsDeps): (conversation: Conve
       channelId: loc.channelId,
       threadTs: loc.threadTs,
       recipient: recipientUserId ? { teamId: loc.teamId, userId: recipientUserId } : null,
-      call: (method, args) => queue.enqueue(loc.channelId, (send) => send(() => api(method, args, streamCallSchema))),
+      call: (method, args) => {
+        const send = (withArgs: Record<string, unknown>) => queue.enqueue(loc.channelId, (s) => s(() => api(method, withArgs, streamCallSchema)));
+        if (method !== 'chat.stopStream' || !deps.sessions) return send(args);
+        // chat.stopStream sets the session's status too (Slack's default: active): the one the core last said, in order with its calls.
+        return deps.sessions.streamEnd({ teamId: loc.teamId, channelId: loc.channelId, threadTs: loc.threadTs! }, (status) => send(status ? { ...args, session_status: status } : args));
+      },
+      stoppedOutside: (ts) => deps.stoppedStreams?.has(loc.channelId, ts) === true,
       fallback: edited,
       steps: { mode: deps.taskDisplay, refused: () => chunkless.has(loc.teamId), refuse: () => void chunkless.add(loc.teamId) },
       remove: (id) => outbound.remove(loc.channelId, id),

@@ -7,7 +7,7 @@ import type { ScheduleUi } from './schedule-ui.js';
 import { isDmChannel, toChannelRef } from './slack-thread-id.js';
 
 /** The slash commands of the manifest; `/errand-<name>` works too, for workspaces where a name is taken. */
-export const SLASH_COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help'];
+export const SLASH_COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
 
 const commandSchema = z.object({
   command: z.string(),
@@ -42,7 +42,7 @@ const ephemeral = (reply: CommandReply) => ({ response_type: 'ephemeral' as cons
  * are ephemeral: only the person who typed the command sees them.
  */
 export function registerSlashCommands(app: App, deps: SlashCommandDeps): void {
-  app.command(/^\/(errand[-_])?(tasks|stop|schedules|usage|connections|memory|help)$/i, async ({ command, ack, respond }) => {
+  app.command(/^\/(errand[-_])?(tasks|stop|schedules|usage|connections|memory|help|skills|admin)$/i, async ({ command, ack, respond }) => {
     const parsed = commandSchema.safeParse(command);
     const name = parsed.success ? commandNameOf(parsed.data.command) : null;
     const sink = deps.sink();

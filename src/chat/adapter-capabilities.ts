@@ -1,3 +1,4 @@
+import type { SessionCapability } from './agent-session.js';
 import type { AnswerStream, AnswerStreamHooks } from './answer-stream.js';
 import type { ConversationHistory } from './conversation-history.js';
 import type { ConversationRef } from './conversation-ref.js';
@@ -22,6 +23,8 @@ export interface AdapterCapabilities {
   readonly timezone?: TimezoneLookup;
   /** Messages to one person in a direct conversation, where `postEphemeral` is not private (Discord). */
   readonly directMessage?: DirectMessageCapability;
+  /** Sessions of the platform's threads, with the platform's own Stop (Slack's Agent Sessions). */
+  readonly session?: SessionCapability;
 }
 
 /** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */

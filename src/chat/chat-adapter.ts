@@ -6,6 +6,7 @@ import type { SurfaceSink } from './surface-sink.js';
 import type { ConnectionState, WorkingStatus } from './working-status.js';
 
 export type { AdapterCapabilities, UnrecordedPreview } from './adapter-capabilities.js';
+export type { SessionCapability, SessionState, SessionStop, SessionUpdate } from './agent-session.js';
 export type { AnswerStream, AnswerStreamHooks, PreviewMessageSlot, StreamEnd } from './answer-stream.js';
 export type { OutboundMessage, PostedMessage } from './outbound-message.js';
 export type { RunStep, RunStepStatus } from './run-step.js';

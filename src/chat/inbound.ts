@@ -1,4 +1,5 @@
 import type { ScheduleOp } from './action-id.js';
+import type { SessionStop } from './agent-session.js';
 import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 import type { ScheduleFormRequest } from './schedule-form.js';
@@ -43,7 +44,7 @@ export interface InboundMessage {
 }
 
 /** The slash commands every adapter wires. */
-export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help';
+export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help' | 'skills' | 'admin';
 
 export interface InboundCommand {
   readonly name: CommandName;
@@ -124,4 +125,9 @@ export interface InboundSink {
   knowsConversation(conversation: ConversationRef): Promise<boolean>;
   onCommand(command: InboundCommand): Promise<CommandReply>;
   onAction(action: InboundAction): Promise<CommandReply | null>;
+  /**
+   * Someone pressed the platform's own Stop on a thread's session: resolves once the stop is recorded (or
+   * refused). Absent on sinks that take no such stops.
+   */
+  onSessionStop?(stop: SessionStop): Promise<void>;
 }

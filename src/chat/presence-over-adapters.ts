@@ -20,5 +20,8 @@ export function presenceOver(adapters: ReadonlyMap<string, ChatAdapter>): Presen
     async tellPrivately(conversation, userId, text) {
       await adapters.get(conversation.platform)?.postEphemeral(conversation, userId, text);
     },
+    async setSession(conversation, update) {
+      await adapters.get(conversation.platform)?.capabilities.session?.setSession(conversation, update);
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { SessionUpdate } from './agent-session.js';
 import type { AnswerStream, AnswerStreamHooks, WorkingStatus } from './chat-adapter.js';
 import type { ConversationRef } from './conversation-ref.js';
 
@@ -27,4 +28,9 @@ export interface Presence {
    * conversation Errand holds goes through the outbox instead (`ephemeral` rows).
    */
   tellPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;
+  /**
+   * Tells the thread's session where its work stands (Slack's Agent Sessions: working = `processing`, waiting
+   * for a person = `suspended`, idle = `active`); nothing where the platform has no sessions. Best effort.
+   */
+  setSession(conversation: ConversationRef, update: SessionUpdate): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { HomeConnections } from './home-connections.js';
+import type { HomeSkills } from './home-skills.js';
 import type { OutboundButton } from './outbound-button.js';
 import type { ChannelRef, ConversationRef } from './conversation-ref.js';
 
@@ -35,6 +36,11 @@ export interface ScheduleFormSubmission {
   readonly values: ScheduleFormValues;
   /** The channels the person is in, where the platform tells (Slack); null: not known (Discord, where the form's channel is where it was opened). */
   readonly memberOf: ReadonlySet<string> | null;
+  /**
+   * Who submits, when that is not `userId` on `platform` (an admin in the web console, signed in from another
+   * platform): the rights checked are theirs. Absent: the person is `userId` on `platform`.
+   */
+  readonly actingAs?: { readonly platform: string; readonly userId: string; readonly roles?: readonly string[] };
 }
 
 /**
@@ -87,6 +93,8 @@ export interface HomeModel {
   readonly connections?: HomeConnections;
   /** What Errand remembers about the person (`me` memories), newest first; absent: memory is not wired. */
   readonly memories?: readonly HomeMemory[];
+  /** The skills enabled here, and for admins those held back; absent: skills are not wired. */
+  readonly skills?: HomeSkills;
 }
 
 /** One of the person's memories on the App Home. */

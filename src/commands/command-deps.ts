@@ -4,7 +4,9 @@ import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ConnectionsCommandDeps } from './connections-command.js';
 import type { MemoryCommandDeps } from './memory-command.js';
+import type { SkillsCommandDeps } from './skills-command.js';
 import type { UsageCommandDeps } from './usage-command.js';
+import type { AdminCommandDeps } from './admin-command.js';
 
 /** What stopping a conversation did. */
 export interface StopResult {
@@ -57,4 +59,8 @@ export interface CommandDeps {
   connections?: ConnectionsCommandDeps;
   /** `/memory`: what Errand remembers about the person and in the channel. */
   memory?: MemoryCommandDeps;
+  /** `/skills`: the skills enabled here; admins enable and disable them. */
+  skills?: SkillsCommandDeps;
+  /** `/admin`: a sign-in link to the web console, for admins. */
+  admin?: AdminCommandDeps;
 }

@@ -20,6 +20,9 @@ const CONNECTIONS_LINE = '• `/connections` — the MCP servers you signed in t
 const MEMORY_LINE = '• `/memory` — what I remember about you and in this channel · `/memory forget <id>` — forget one';
 const CONSOLE_MEMORY_LINE = '• `/memory` — what I remember about you · `/memory forget <id>` — forget one';
 const HELP_LINE = '• `/help` — this message';
+const SKILLS_LINE = '• `/skills` — the skills (procedures your team wrote down) I follow here · admins: `/skills enable|disable <name>`';
+const CONSOLE_SKILLS_LINE = '• `/skills` — the skills (procedures your team wrote down) I can follow · `/skills enable|disable <name>` — turn one on or off';
+const ADMIN_LINE = '• `/admin` — admins: a private sign-in link to the web console';
 
 /** `/help`: what Errand does and how to drive it, in the words of the platform it is used on. */
 export function handleHelpCommand(options: HelpOptions = {}): CommandReply {
@@ -39,6 +42,8 @@ function chatHelp(schedulesHelp: string | undefined): string {
     USAGE_LINE,
     CONNECTIONS_LINE,
     MEMORY_LINE,
+    SKILLS_LINE,
+    ADMIN_LINE,
     HELP_LINE,
   ].join('\n');
 }
@@ -64,6 +69,8 @@ function consoleHelp(schedules: boolean): string {
     USAGE_LINE,
     CONNECTIONS_LINE,
     CONSOLE_MEMORY_LINE,
+    CONSOLE_SKILLS_LINE,
+    ADMIN_LINE,
     HELP_LINE,
   ].join('\n');
 }

@@ -76,7 +76,7 @@ export function createScheduleEditor(deps: ScheduleEditorDeps) {
   }
 
   async function onSubmit(form: ScheduleFormSubmission): Promise<ScheduleFormResult> {
-    const person: Person = form.roles && form.roles.length > 0 ? { platform: form.platform, userId: form.userId, roles: form.roles } : { platform: form.platform, userId: form.userId };
+    const person: Person = form.actingAs ?? (form.roles && form.roles.length > 0 ? { platform: form.platform, userId: form.userId, roles: form.roles } : { platform: form.platform, userId: form.userId });
     const values: ScheduleFormValues = { channel: form.values.channel.trim(), prompt: form.values.prompt.trim(), when: form.values.when.trim(), timezone: form.values.timezone.trim() || deps.defaultTimezone };
     const errors: FieldErrors = {};
     const back = (): ScheduleFormResult => ({ kind: 'errors', errors, form: { scheduleId: form.scheduleId, values } });

@@ -94,6 +94,8 @@ export const runs = pgTable(
     index('runs_conversation_idx').on(t.conversationId, t.startedAt),
     /** Leases that ran out: what every process scans to take over a dead process's runs. */
     index('runs_lease_idx').on(t.leaseUntil).where(sql`status = 'running'`),
+    /** Newest runs first, for the web console's run list. */
+    index('runs_started_idx').on(t.startedAt),
   ],
 );
 
@@ -295,3 +297,8 @@ export * from './pg-elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './pg-cost-schema.js';
+
+// Skills enabled by admins, pinned to their folders' hashes (DESIGN.md "Skills"), in their own file.
+export * from './pg-skills-schema.js';
+// The web console's sign-in links and sessions, and the audit log (DESIGN.md "The web console"), in their own file.
+export * from './pg-console-schema.js';

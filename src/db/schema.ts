@@ -95,6 +95,8 @@ export const runs = sqliteTable(
       .where(sql`status in ('running', 'waiting_user')`),
     index('runs_ask_expiry_idx').on(t.askExpiresAt).where(sql`status = 'waiting_user'`),
     index('runs_conversation_idx').on(t.conversationId, t.startedAt),
+    /** Newest runs first, for the web console's run list. */
+    index('runs_started_idx').on(t.startedAt),
   ],
 );
 
@@ -295,3 +297,8 @@ export * from './elicitation-schema.js';
 
 // Usage per model, run costs and run traces (DESIGN.md "Traces and cost"), in their own file.
 export * from './cost-schema.js';
+
+// Skills enabled by admins, pinned to their folders' hashes (DESIGN.md "Skills"), in their own file.
+export * from './skills-schema.js';
+// The web console's sign-in links and sessions, and the audit log (DESIGN.md "The web console"), in their own file.
+export * from './console-schema.js';

@@ -23,6 +23,14 @@ export function countingSink(sink: InboundSink, platform: string, metrics: Metri
     knowsConversation(ref) {
       return sink.knowsConversation(ref);
     },
+    ...(sink.onSessionStop
+      ? {
+          onSessionStop(stop) {
+            metrics.inbound(platform);
+            return sink.onSessionStop!(stop);
+          },
+        }
+      : {}),
   };
 }
 

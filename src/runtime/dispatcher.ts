@@ -1,6 +1,7 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
 import type { Budget } from '../budget/budget.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
+import type { SessionStop } from '../chat/agent-session.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import type { Presence } from '../chat/presence.js';
 import type { ThreadOpener } from '../chat/thread-opener.js';
@@ -21,6 +22,7 @@ import { MessageFollowUp } from './message-follow-up.js';
 import type { Decision, StoredMessage } from './stored-message.js';
 import { personOf } from './person-of.js';
 import { handleRunButton, type RunButtonDeps } from './run-buttons.js';
+import { handleSessionStop } from './session-stop.js';
 import { claimIn, type SlotHold } from './run-claim.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';
@@ -54,7 +56,7 @@ export interface DispatchPlatforms {
   /** Opens the thread of a Discord mention in a channel: part of receiving it (see ThreadOpener). */
   threads: ThreadOpener;
   /** The refusal where access is denied, with no conversation to record it in. */
-  presence: Pick<Presence, 'tellPrivately'>;
+  presence: Pick<Presence, 'tellPrivately' | 'setSession'>;
 }
 
 /** Who may do what: checked before anything is stored or started. */
@@ -238,6 +240,13 @@ export class Dispatcher implements InboundSink {
       this.deps.logger.error({ err, command: command.name }, 'command failed');
       return { text: `Sorry, \`/${command.name}\` failed. The error was logged; try again in a moment.` };
     }
+  }
+
+  /** Slack's own Stop on a thread's session: like `/stop` in that thread (session-stop.ts). */
+  async onSessionStop(stop: SessionStop): Promise<void> {
+    const { data, coordinator, commands, platforms, clock, logger } = this.deps;
+    const deps = { conversations: data.conversations, runs: data.runs, dedupe: data.dedupe, changes: data.changes, coordinator, commands, presence: platforms.presence, clock, logger };
+    await handleSessionStop(stop, { ...deps, access: this.access, authority: this.authority });
   }
 
   async onAction(action: InboundAction): Promise<CommandReply | null> {

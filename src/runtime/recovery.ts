@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import { carryOverElicitation } from './elicitation-carry-over.js';
 import { notices } from './run-notices.js';
+import { showSession, type SessionShowDeps } from './session-shown.js';
 
 /** A run that died with its process, and what recovery did with its task. */
 export interface InterruptedRun {
@@ -107,4 +108,14 @@ export async function recoverTakenOverRun(runId: string, deps: RecoveryDeps): Pr
   });
   if (result) deps.logger.info({ runId, action: result.action }, 'took over a run of a process that stopped; recovered it');
   return result;
+}
+
+/**
+ * Shows the thread session of a recovered run where it stands now (its process died with the session showing it
+ * working): waiting on a question when it waits on one, else idle — a run resumed shows itself working again when
+ * it starts. So a session is never left working after a crash or a takeover. Returns the run; failures are logged.
+ */
+export function showRecoveredSession(run: InterruptedRun, deps: SessionShowDeps): InterruptedRun {
+  showSession(deps, run.conversationId, run.action === 'waiting' ? 'waiting' : 'idle');
+  return run;
 }

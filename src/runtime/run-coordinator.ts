@@ -12,6 +12,7 @@ import { RunResumer, type AnswerSource } from './run-resume.js';
 import type { AbortReason } from './run-settlement.js';
 import { RunSettler } from './run-settler.js';
 import { runWorkingStatus } from './run-working-status.js';
+import { showSession } from './session-shown.js';
 
 export type { AgentSetup, CoordinatorDeps, RunData, RunLimits } from './run-deps.js';
 export type { AnswerSource } from './run-resume.js';
@@ -98,7 +99,6 @@ export class RunCoordinator implements RunControl {
     if (this.stopping || this.active.has(conversationId) || this.claiming.has(conversationId) || this.inFlight >= this.deps.limits.maxConcurrentRuns) return null;
     return this.underWay.take(conversationId, (claimed) => this.launch(conversationId, claimed.run, claimed.task, claimed.fence));
   }
-
 
   /** Starts `prefer` first, then other ready conversations while slots are free. Returns how many started. */
   async pump(prefer?: string): Promise<number> {
@@ -199,6 +199,8 @@ export class RunCoordinator implements RunControl {
         // Executing in another process (or nowhere): the cancelled row is the record; its owner aborts it when woken.
         this.deps.cluster?.wake('stop', conversationId);
       }
+      // Not executing here, so no end of it here shows its thread's session idle: shown now (an owner elsewhere shows it too).
+      if (entry?.runId !== run.id) showSession({ presence: this.deps.platforms.presence, conversations: this.deps.data.conversations, logger: this.deps.logger }, conversationId, 'idle');
       // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
       const dropped = await this.deps.data.posts.dropUnsent(run.id);
       if (dropped > 0) this.deps.logger.debug({ runId: run.id, dropped }, 'unsent pieces of a stopped run dropped');
@@ -282,9 +284,7 @@ export class RunCoordinator implements RunControl {
     entry.reason ??= why === 'stopped' ? 'stop' : 'taken_over';
     entry.controller.abort();
     this.deps.logger.info({ runId: entry.runId, conversationId, why }, 'gave up a run owned elsewhere now');
-    if (why === 'stopped') {
-      void this.deps.data.posts.dropUnsent(entry.runId).catch((err: unknown) => this.deps.logger.warn({ err, runId: entry.runId }, 'dropping unsent pieces of a stopped run failed'));
-    }
+    if (why === 'stopped') void this.deps.data.posts.dropUnsent(entry.runId).catch((err: unknown) => this.deps.logger.warn({ err, runId: entry.runId }, 'dropping unsent pieces of a stopped run failed'));
   }
 
   /**

@@ -2,6 +2,7 @@ import type { RunPosts } from '../agent/agent-types.js';
 import type { LlmClient } from '../agent/llm-client.js';
 import type { RunMemory } from '../agent/context-assembly.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
+import type { RunSkillsSource } from '../agent/run-skills.js';
 import type { Budget } from '../budget/budget.js';
 import type { Presence } from '../chat/presence.js';
 import type { Clock } from '../clock.js';
@@ -18,6 +19,7 @@ import type { ChannelSettings } from '../settings/team-settings.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ClusterMembership } from './cluster.js';
+import type { ApprovalAudit } from '../audit/approval-audit.js';
 
 export interface RunLimits {
   maxConcurrentRuns: number;
@@ -45,6 +47,8 @@ export interface RunData {
   posts: RunPosts;
   /** Edits of posted messages (an approval's decision), delivered by the outbox in order with the posts. */
   changes: Pick<OutboxChanges, 'recordEdit' | 'piecesOf'>;
+  /** Where each approval decision is recorded with who made it (the audit log); absent: nowhere. */
+  approvals?: ApprovalAudit;
 }
 
 /**
@@ -76,6 +80,8 @@ export interface AgentSetup {
   memory?: RunMemory;
   /** Each execution in an `invoke_agent errand` span (traces on); absent: runs are not traced. */
   runTracer?: RunTracer;
+  /** The skills enabled in each run's channel (DESIGN.md "Skills"): listed in its prompt, opened with use_skill; absent: none. */
+  skills?: RunSkillsSource;
 }
 
 /** What the run coordinator is built from; it hands each part of a run's life only the fields that part uses. */

@@ -1,5 +1,6 @@
 import { executeRun, type RunInput } from '../agent/runner.js';
 import type { RunOutcome } from '../agent/run-outcome.js';
+import type { RunSkills } from '../agent/run-skills.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { ToolContext } from '../agent/tools/tool.js';
 import type { Payer } from '../budget/budget.js';
@@ -15,6 +16,7 @@ import { goalMessage } from './goal-message.js';
 import { principalOf } from './principal.js';
 import type { AgentSetup, RunLimits, RunPlatforms } from './run-deps.js';
 import type { RunWorkingStatus } from './run-working-status.js';
+import { runSession, sessionEndOf, type RunSession } from './run-session.js';
 
 /** How a parked run goes on: the approval it asked for and what was decided. */
 export type RunResume = NonNullable<RunInput['resume']>;
@@ -57,11 +59,25 @@ export class RunLauncher {
   constructor(private readonly deps: LaunchDeps) {}
 
   async execute(launch: Launch): Promise<RunOutcome> {
+    const { ref, run, task } = launch;
+    // The thread's session (Slack's Agent Sessions) follows the execution: working, waiting for a person, over.
+    const session = runSession(this.deps.platforms.presence, ref, { principalUserId: principalOf(ref.platform, run, task)?.userId ?? null, title: task?.title ?? null }, this.deps.logger);
+    session.started();
+    try {
+      return await this.executeIn(launch, session);
+    } catch (error) {
+      session.ended(sessionEndOf({ error }, launch.shuttingDown()));
+      throw error;
+    }
+  }
+
+  private async executeIn(launch: Launch, session: RunSession): Promise<RunOutcome> {
     const { deps } = this;
     const { conversationId, ref, run, task, writes, resume } = launch;
     launch.working.show();
     const timezone = await this.timezoneFor(conversationId, ref.platform, task);
     const principal = principalOf(ref.platform, run, task);
+    const skills = await this.skillsFor(launch);
     const toolContext: ToolContext = {
       conversationId,
       conversation: ref,
@@ -73,6 +89,7 @@ export class RunLauncher {
       scheduled: task?.fromSchedule === true || task?.createdBy === 'schedule',
       signal: launch.signal,
       ...(launch.holdTime ? { holdRunTime: launch.holdTime } : {}),
+      ...(skills ? { skills } : {}),
       now: () => deps.clock.now(),
     };
     const { agent } = deps;
@@ -99,7 +116,7 @@ export class RunLauncher {
           timezone,
           task,
           maxSteps: deps.limits.maxSteps,
-          extra: agent.promptExtras ?? [],
+          extra: skills?.prompt ? [...(agent.promptExtras ?? []), skills.prompt] : (agent.promptExtras ?? []),
           toolNames,
           ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
         }),
@@ -125,7 +142,10 @@ export class RunLauncher {
         askTimeoutMs: deps.limits.askTimeoutMs,
         posts: writes.posts,
         now: () => deps.clock.now(),
-        activity: launch.working.activity,
+        activity: (a) => {
+          session.activity(a);
+          launch.working.activity(a);
+        },
         ...(presence.canStream(ref)
           ? {
               // An answer continues in the stream showing the steps before it (Slack's task cards), else opens its own.
@@ -134,7 +154,26 @@ export class RunLauncher {
             }
           : {}),
       },
-    ).finally(() => launch.working.closeSteps()));
+    )
+      // Before the steps' stream closes: its end carries the session's state (Slack's chat.stopStream session_status).
+      .then((outcome) => {
+        session.ended(sessionEndOf({ outcome }, launch.shuttingDown()));
+        return outcome;
+      })
+      .finally(() => launch.working.closeSteps()));
+  }
+
+  /** The skills of this run (null: none enabled here); a resumed run goes on following those it followed. Never fails the run. */
+  private async skillsFor(launch: Launch): Promise<RunSkills | null> {
+    const source = this.deps.agent.skills;
+    if (!source) return null;
+    const { conversationId, ref, run, resume, writes } = launch;
+    try {
+      return await source.forRun({ conversation: ref, conversationId, runId: run.id, resumed: run.steps > 0 || resume !== undefined, transcript: writes.transcript });
+    } catch (err) {
+      this.deps.logger.warn({ err, runId: run.id }, 'reading the skills of a run failed; it runs without them');
+      return null;
+    }
   }
 
   /** The conversation's stored timezone, else the requester's on the platform, else the default. */

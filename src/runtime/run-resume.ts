@@ -9,6 +9,7 @@ import type { RunFence } from '../runs/run-fence.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { RunResume } from './run-launch.js';
+import type { ApprovalAudit } from '../audit/approval-audit.js';
 
 /**
  * How a waiting run got its answer: a click is shown by the adapter, anything else by editing the post here;
@@ -25,6 +26,8 @@ export interface ResumeDeps {
   askTimeoutMs: number;
   /** Now, for settling a carried-over MCP question its run stops waiting on. */
   now(): number;
+  /** Where each approval decision taken back here is recorded, with who made it. */
+  approvals?: ApprovalAudit;
 }
 
 /** A parked run back to running, ready to launch again. */
@@ -70,6 +73,7 @@ export class RunResumer {
     if (question.signIn) return { task, fence, resume: { signIn: question.signIn, outcome: signInOutcomeOf(answer, source) } };
     if (question.elicitation) return { task, fence, resume: { elicitation: question.elicitation, outcome: elicitationOutcomeOf(answer, source, userId) } };
     if (!question.approval || !decision) return { task, fence };
+    await this.deps.approvals?.decided({ conversationId, runId: run.id, tool: question.approval.tool, call: question.approval.call, decision, decidedBy: decision === 'timeout' ? null : userId });
     if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId);
     return { task, fence, resume: { approval: question.approval, decision } };
   }

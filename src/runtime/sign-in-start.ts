@@ -26,6 +26,8 @@ export interface SignInStartDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** False: the sign-in routes do not listen on WEB_PORT themselves (the web console serves that port and mounts them). */
+  readonly listen?: boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export async function startSignIns(deps: SignInStartDeps): Promise<OAuthRuntime 
   };
   const connected = async (principal: string, server: string) => deps.tools?.connected?.(principal, server);
   const notes = signInNotes({ runs, notify, logger, waits: signInWaits({ runs, coordinator: deps.coordinator }), relink, connected });
-  oauth = await startOAuth({ config: deps.config, store: deps.connections, clock: deps.clock, logger, metrics: deps.metrics, ...notes });
+  oauth = await startOAuth({ config: deps.config, store: deps.connections, clock: deps.clock, logger, metrics: deps.metrics, ...notes, ...(deps.listen === false ? { listen: false } : {}) });
   const privateIn = (conversationId: string) => {
     const ref = deps.refOf(conversationId);
     return ref !== null && deps.privately(ref.platform);

@@ -14,7 +14,11 @@ import type { RunStore } from '../runs/run-store.js';
 import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
+import type { SkillPinStore } from '../skills/skill-pin-store.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { AuditStore } from '../audit/audit-store.js';
+import type { AdminSessionStore } from '../admin/admin-session-store.js';
+import type { ConsoleQueries } from '../admin/console-queries.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
 export interface SeenMessage {
@@ -71,6 +75,14 @@ export interface Store {
   readonly memory: MemoryStore;
   /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
   readonly elicitations: ElicitationStore;
+  /** Skills admins enabled with `/skills enable`, pinned to their folders' hashes (DESIGN.md "Skills"). */
+  readonly skills: SkillPinStore;
+  /** The audit log (DESIGN.md "The web console"): every tool call, approval and change, chained by hash. */
+  readonly audit: AuditStore;
+  /** The web console's sign-in links and sessions, by the hashes of their secrets. */
+  readonly admin: AdminSessionStore;
+  /** What the web console reads across the whole database. */
+  readonly consoleQueries: ConsoleQueries;
   readonly catchUp: CatchUpQueries;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */

@@ -149,6 +149,25 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
     });
   }
 
+  if (declares('session')) {
+    it("session: shows a thread's work as working, waiting for a person, idle — only its changes — and the platform's Stop on it reaches the core", async () => {
+      const thread = await freshThread(h, 'contract session 6610');
+      const session = h.adapter.capabilities.session!;
+      await session.setSession(thread, { state: 'working', principalUserId: h.person, title: 'contract session 6610' });
+      await session.setSession(thread, { state: 'working' });
+      await waitFor(async () => (await h.sessionStates!(thread)).length === 1, 5000, 'the session working');
+      await session.setSession(thread, { state: 'waiting' });
+      await session.setSession(thread, { state: 'working' });
+      await waitFor(async () => (await h.sessionStates!(thread)).length === 3, 5000, 'the session waiting, then working again');
+      await h.stopSession!(thread);
+      const stop = await waitFor(() => h.sink.sessionStops.find((s) => s.conversation.thread === thread.thread), 5000, 'the Stop on the session');
+      expect(stop).toMatchObject({ conversation: thread, userId: h.person });
+      await session.setSession(thread, { state: 'idle' });
+      await waitFor(async () => (await h.sessionStates!(thread)).at(-1) === 'idle', 5000, 'the session idle');
+      expect(await h.sessionStates!(thread)).toEqual(['working', 'waiting', 'working', 'idle']);
+    });
+  }
+
   if (declares('timezone')) {
     it("timezone: tells the person's IANA timezone", async () => {
       expect(await h.adapter.capabilities.timezone!.fetchUserTimezone(h.person)).toBe(h.personTimezone);

@@ -56,6 +56,10 @@ export interface ChatAdapterHarness {
    * in `prompt` and `when` and submit it. Resolves with what the person is shown afterwards.
    */
   submitScheduleForm?(prompt: string, when: string): Promise<string>;
+  /** Every state the platform showed for the thread's session, in the core's words, oldest first (where the adapter declares `session`). */
+  sessionStates?(conversation: ConversationRef): Promise<string[]>;
+  /** The person presses the platform's own Stop on the thread's session; resolves once delivered. */
+  stopSession?(conversation: ConversationRef): Promise<void>;
   teardown(): Promise<void>;
 }
 

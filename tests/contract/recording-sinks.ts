@@ -1,3 +1,4 @@
+import type { SessionStop } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../../src/chat/schedule-form.js';
@@ -30,6 +31,12 @@ export class RecordingSink implements InboundSink {
   async onAction(action: InboundAction): Promise<CommandReply | null> {
     this.actions.push(action);
     return null;
+  }
+
+  readonly sessionStops: SessionStop[] = [];
+
+  async onSessionStop(stop: SessionStop): Promise<void> {
+    this.sessionStops.push(stop);
   }
 }
 

@@ -1,10 +1,13 @@
 import { startSlackAdapter } from '../e2e/slack-harness.js';
+import type { AgentSessionStatus } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/slack/slack-thread-id.js';
 import { conversationKeyContract } from './conversation-key-contract.js';
 
 const ALICE = 'U0ALICE01';
+/** Slack's session statuses in the core's words. */
+const SESSION_STATES: Record<AgentSessionStatus, string> = { processing: 'working', suspended: 'waiting', active: 'idle', closed: 'closed' };
 
 chatAdapterContract(
   'slack',
@@ -63,10 +66,12 @@ chatAdapterContract(
         await waitFor(() => fake.callsOf('views.publish').length > published, 5000, 'the App Home to be refreshed');
         return JSON.stringify(fake.homeOf(ALICE)?.view.blocks ?? []);
       },
+      sessionStates: async (c) => fake.sessionStatuses(c.channel, c.thread!).map((s) => SESSION_STATES[s]),
+      stopSession: async (c) => void (await fake.stopAgentSession({ user: ALICE, channel: c.channel, threadTs: c.thread! })),
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'history', 'postedLookup', 'previewLookup', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {

@@ -35,7 +35,7 @@ describe('Discord slash commands', () => {
     const puts = h.fake.callsTo('PUT', /commands$/);
     expect(puts.map((c) => c.path)).toEqual([`/applications/${h.fake.applicationId}/guilds/${h.fake.guildId}/commands`]);
     const commands = puts[0]!.body as { name: string; options?: { name: string; type: number; options?: { name: string; required?: boolean }[] }[] }[];
-    expect(commands.map((c) => c.name)).toEqual(['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help']);
+    expect(commands.map((c) => c.name)).toEqual(['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin']);
     expect(commands[5]!.options).toMatchObject([{ name: 'forget', type: 4 }]);
     expect(commands[1]!.options).toMatchObject([{ name: 'target', type: 3 }]);
     expect(commands[2]!.options!.map((o) => [o.name, o.type])).toEqual([
@@ -51,7 +51,7 @@ describe('Discord slash commands', () => {
   it('registers globally when no guild is configured', async () => {
     h = await startDiscordHarness({ perGuild: false });
     expect(h.fake.callsTo('PUT', /commands$/).map((c) => c.path)).toEqual([`/applications/${h.fake.applicationId}/commands`]);
-    expect(h.fake.registeredCommands.get('global')).toHaveLength(7);
+    expect(h.fake.registeredCommands.get('global')).toHaveLength(8);
   });
 
   it('hands each command to the sink with its arguments and answers ephemerally', async () => {
@@ -66,6 +66,7 @@ describe('Discord slash commands', () => {
       fake.slashCommand('schedules', fake.general.id, [{ type: 1, name: 'list', options: [] }]),
       fake.slashCommand('schedules', fake.general.id, [{ type: 1, name: 'pause', options: [{ type: 3, name: 'id', value: '12' }] }]),
       fake.slashCommand('help', fake.general.id),
+      fake.slashCommand('admin', fake.general.id),
     ];
     await waitFor(() => uses.every((u) => u.responses.length === 1));
     expect(sink.commands.map((c) => [c.name, c.args])).toEqual([
@@ -75,6 +76,7 @@ describe('Discord slash commands', () => {
       ['schedules', ''],
       ['schedules', 'pause 12'],
       ['help', ''],
+      ['admin', ''],
     ]);
     for (const c of sink.commands) {
       expect(c.channel).toEqual({ platform: 'discord', workspace: fake.guildId, channel: fake.general.id });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Logger } from '../../src/logger.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
@@ -24,7 +25,7 @@ export interface RestartableSlackErrand {
 }
 
 export async function startRestartableSlackErrand(
-  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; externalTools?: () => ManagedToolSource } = {},
+  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; externalTools?: () => ManagedToolSource; logger?: Logger } = {},
 ): Promise<RestartableSlackErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-restart-'));
   const model = await startFakeOpenAI();
@@ -55,10 +56,10 @@ export async function startRestartableSlackErrand(
     async start() {
       // A restarted process reads its configuration (and ERRAND_CONFIG's file) again.
       const config = loadConfig(env);
-      const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning } });
+      const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning }, ...(opts.logger ? { logger: opts.logger } : {}) });
       // Tool servers are started and closed with each process, as main.ts does: a fresh source per start.
       const externalTools = opts.externalTools?.();
-      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(externalTools ? { externalTools } : {}) });
+      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(externalTools ? { externalTools } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
       if (mode === 'http') {
         // Events sent while start-up runs (catch-up) must find the new receiver.
         await current.start();

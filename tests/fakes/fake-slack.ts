@@ -89,6 +89,23 @@ export interface FakeFile {
   filetype?: string;
 }
 
+/** Slack's agent session statuses (`agents.sessions.setStatus`, `chat.stopStream` `session_status`): nothing else is taken. */
+export const AGENT_SESSION_STATUSES = ['active', 'processing', 'suspended', 'closed'] as const;
+export type AgentSessionStatus = (typeof AGENT_SESSION_STATUSES)[number];
+
+/** An agent session of a thread, as the fake keeps it (Slack's Agent Sessions, changelog 2026-08-20). */
+export interface FakeAgentSession {
+  status: AgentSessionStatus;
+  /** Set when the call that created it carried one, or by `agents.sessions.rename`; '' when none. */
+  title: string;
+  /** `initiator_user_id` of the call that created it; null when none (created by a stream). */
+  initiator: string | null;
+  /** Every status it had, in order, the first one included (a status set again is not repeated). */
+  readonly history: AgentSessionStatus[];
+}
+
+const isSessionStatus = (v: unknown): v is AgentSessionStatus => typeof v === 'string' && (AGENT_SESSION_STATUSES as readonly string[]).includes(v);
+
 const MAX_BLOCKS = 50;
 const MAX_SECTION_TEXT = 3000;
 const MAX_TEXT = 40_000;
@@ -226,6 +243,10 @@ export class FakeSlack {
   private readonly files = new Map<string, FakeFile>();
   private readonly channels = new Map<string, StoredMessage[]>();
   private streamRefusal: string | null = null;
+  /** Agent sessions by `<channel>/<thread root ts>`. */
+  readonly agentSessions = new Map<string, FakeAgentSession>();
+  /** What `agents.sessions.*` answer while the app is not an agent here (`unknown_method`…); null: it is one. */
+  private agentRefusal: string | null = null;
   private chunkRefusal: string | null = null;
   private readonly failures = new Map<string, Failure[]>();
   /** Channels that refuse every write, with Slack's error (`is_archived`, `not_in_channel`, `channel_not_found`). */
@@ -493,6 +514,103 @@ export class FakeSlack {
     return this.callsOf('assistant.threads.setStatus')
       .filter((c) => c.error === null && c.args.channel_id === channel && c.args.thread_ts === threadTs)
       .map((c) => String(c.args.status));
+  }
+
+  /**
+   * From now on the `agents.sessions.*` methods answer this error (`unknown_method`, `not_allowed_token_type`,
+   * `missing_scope`), as in a workspace where the app is not an agent, and streams create no sessions; null: an agent again.
+   */
+  notAnAgent(error: string | null): void {
+    this.agentRefusal = error;
+  }
+
+  /** The agent session of a thread (its root ts), if one exists. */
+  agentSession(channel: string, threadTs: string): FakeAgentSession | undefined {
+    return this.agentSessions.get(`${channel}/${threadTs}`);
+  }
+
+  /** Every status the thread's session had, in order ([] when it has none). */
+  sessionStatuses(channel: string, threadTs: string): AgentSessionStatus[] {
+    return [...(this.agentSession(channel, threadTs)?.history ?? [])];
+  }
+
+  /**
+   * A person presses Slack's Stop on a thread's session, which Slack shows only while it is `processing`: Slack
+   * stops the thread's streams in flight itself (appends and ends fail from then on), leaves the session's status
+   * to the app, and delivers `agent_session_stopped` with the stopped streams' ts.
+   */
+  async stopAgentSession(input: { user: string; channel: string; threadTs: string }): Promise<{ streams: string[]; delivery: Delivery }> {
+    const session = this.agentSession(input.channel, input.threadTs);
+    if (session?.status !== 'processing') throw new Error(`fake-slack: Slack shows Stop only on a processing session; ${input.channel}/${input.threadTs} is ${session?.status ?? 'not a session'}`);
+    const streams = this.messages(input.channel, input.threadTs).filter((m) => m.streaming);
+    for (const m of streams) m.streaming = false;
+    const event = { type: 'agent_session_stopped', channel: input.channel, user: input.user, thread_ts: input.threadTs, streaming_message_ts: streams.map((m) => m.ts), event_ts: nextTs() };
+    return { streams: streams.map((m) => m.ts), delivery: await this.sendEvent(event) };
+  }
+
+  /** Slack's checks of the agent-session part of a call (the status enum of `chat.stopStream`'s `session_status`); null: fine. */
+  private sessionArgProblem(method: string, a: Record<string, unknown>): string | null {
+    if (method === 'chat.stopStream' && a.session_status !== undefined && !isSessionStatus(a.session_status)) return 'invalid_arguments';
+    return null;
+  }
+
+  /** Sets a session's status, recording it when it changed. */
+  private setSessionStatus(session: FakeAgentSession, status: AgentSessionStatus): void {
+    if (session.status === status) return;
+    session.status = status;
+    session.history.push(status);
+  }
+
+  /**
+   * What a successful stream call does to the thread's session, as Slack's bridge for streaming apps does: a
+   * stream starting in a thread without one creates it (`processing`); `chat.stopStream` sets `session_status`
+   * (default `active`).
+   */
+  private afterStreamCall(method: string, a: Record<string, unknown>, result: Record<string, unknown>): void {
+    if (result.ok !== true || this.agentRefusal) return;
+    const channel = String(a.channel ?? '');
+    if (method === 'chat.startStream') {
+      const key = `${channel}/${String(a.thread_ts ?? '')}`;
+      if (!this.agentSessions.has(key)) this.agentSessions.set(key, { status: 'processing', title: '', initiator: null, history: ['processing'] });
+    }
+    if (method === 'chat.stopStream') {
+      const threadTs = this.find(channel, String(a.ts ?? ''))?.thread_ts;
+      const session = threadTs ? this.agentSession(channel, threadTs) : undefined;
+      if (session) this.setSessionStatus(session, isSessionStatus(a.session_status) ? a.session_status : 'active');
+    }
+  }
+
+  /** `agents.sessions.setStatus` and `agents.sessions.rename`, checked like Slack: required arguments, the status enum, the thread root, known sessions. */
+  private agentSessionCall(method: string, a: Record<string, unknown>): Record<string, unknown> {
+    if (this.agentRefusal) return { ok: false, error: this.agentRefusal };
+    const channel = a.channel_id;
+    if (typeof channel !== 'string' || channel === '') return { ok: false, error: 'invalid_arguments' };
+    if (!/^[CDG][A-Z0-9]{2,}$/.test(channel)) return { ok: false, error: 'channel_not_found' };
+    const threadTs = typeof a.thread_ts === 'string' ? a.thread_ts : '';
+    const root = this.find(channel, threadTs);
+    if (!root) return { ok: false, error: 'thread_not_found' };
+    // A session belongs to a thread: its root, never a reply in it.
+    if (root.thread_ts !== undefined && root.thread_ts !== root.ts) return { ok: false, error: 'invalid_thread_ts' };
+    const key = `${channel}/${threadTs}`;
+    const title = a.title;
+    if (title !== undefined && (typeof title !== 'string' || title.trim() === '' || title.length > 200)) return { ok: false, error: 'invalid_arguments' };
+    if (method === 'agents.sessions.rename') {
+      if (typeof title !== 'string') return { ok: false, error: 'invalid_arguments' };
+      const session = this.agentSessions.get(key);
+      if (!session) return { ok: false, error: 'session_not_found' };
+      session.title = title;
+      return { ok: true, title };
+    }
+    // Free text ("is thinking…") is not a status.
+    if (!isSessionStatus(a.status)) return { ok: false, error: 'invalid_arguments' };
+    const initiator = a.initiator_user_id;
+    if (initiator !== undefined && (typeof initiator !== 'string' || !/^[UW][A-Z0-9]{2,}$/.test(initiator))) return { ok: false, error: 'invalid_arguments' };
+    const existing = this.agentSessions.get(key);
+    if (existing) this.setSessionStatus(existing, a.status);
+    // `title` and `initiator_user_id` count only when the call creates the session.
+    else this.agentSessions.set(key, { status: a.status, title: typeof title === 'string' ? title : '', initiator: typeof initiator === 'string' ? initiator : null, history: [a.status] });
+    const session = this.agentSessions.get(key)!;
+    return { ok: true, status: session.status, title: session.title };
   }
 
   /** Another app's bot posts (Slack delivers it as a `message` with `bot_id`). */
@@ -890,6 +1008,7 @@ export class FakeSlack {
     }
     if (method === 'chat.postMessage' && this.rateLimited(String(args.channel ?? ''))) return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
     const result = this.api(method, args, call.token);
+    this.afterStreamCall(method, args, result);
     const held = this.held;
     if (held && held.method === method) await new Promise<void>((resolve) => held.waiting.push(resolve));
     if (res.destroyed) return;
@@ -915,6 +1034,8 @@ export class FakeSlack {
     const validChannel = /^[CDG][A-Z0-9]{2,}$/.test(channel);
     const refusal = this.closed.get(channel);
     if (refusal && /^(chat\.|reactions\.)/.test(method)) return { ok: false, error: refusal };
+    const sessionProblem = this.sessionArgProblem(method, a);
+    if (sessionProblem) return { ok: false, error: sessionProblem };
     switch (method) {
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'errand', team_id: this.teamId, user_id: this.botUserId, bot_id: this.botId, is_enterprise_install: false };
@@ -1097,6 +1218,9 @@ export class FakeSlack {
           user: { id, team_id: this.teamId, name: user.name, real_name: realName, tz: user.tz ?? 'America/Los_Angeles', tz_offset: -28800, is_bot: id === this.botUserId, profile: { display_name: user.displayName ?? '', real_name: realName } },
         };
       }
+      case 'agents.sessions.setStatus':
+      case 'agents.sessions.rename':
+        return this.agentSessionCall(method, a);
       default:
         return { ok: false, error: 'unknown_method' };
     }

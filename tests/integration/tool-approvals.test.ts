@@ -141,3 +141,27 @@ describe('tool approvals', () => {
     expect(server.calls).toHaveLength(1);
   });
 });
+
+describe('tool approvals in the audit log', () => {
+  const entries = async () => (await h.app.store.audit.after(0, 100)).map((r) => ({ kind: r.kind, actor: r.actor, runId: r.runId, detail: (JSON.parse(r.entry) as { detail: Record<string, unknown> }).detail }));
+
+  it('records who allowed the call, then the call itself with its arguments, chained to the entries before', async () => {
+    const { thread, post, conv } = await askForApproval();
+    const runId = (await h.app.runs.active(conv))!.id;
+    await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', 'U42');
+    await waitFor(() => h.adapter.textsIn(thread).includes('Filed it.'));
+    const log = (await entries()).filter((e) => e.kind !== 'config');
+    expect(log).toEqual([
+      { kind: 'approval', actor: 'memory:U42', runId, detail: expect.objectContaining({ tool: 'tracker__create_issue', decision: 'once', arguments: '{"title":"Printer on fire"}' }) },
+      { kind: 'tool_call', actor: null, runId, detail: expect.objectContaining({ tool: 'tracker__create_issue', principal: 'memory:U42', ok: true, arguments: '{"title":"Printer on fire"}' }) },
+    ]);
+  });
+
+  it('records a typed denial, and no call', async () => {
+    const { thread } = await askForApproval('OK, not filing it.');
+    await h.adapter.say(thread, 'deny', { userId: 'U42' });
+    await waitFor(() => h.adapter.textsIn(thread).includes('OK, not filing it.'));
+    const log = (await entries()).filter((e) => e.kind !== 'config');
+    expect(log.map((e) => [e.kind, e.actor, e.detail.decision ?? e.detail.tool])).toEqual([['approval', 'memory:U42', 'deny']]);
+  });
+});

@@ -34,7 +34,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // What the core reports into (/metrics, /healthz, traces): asks nothing of the layers above.
   ['src/metrics/', 'src/telemetry/'],
   // The domains, each with its records' store interface.
-  ['src/access/', 'src/budget/', 'src/runs/', 'src/tasks/', 'src/conversations/', 'src/attachments/', 'src/schedules/', 'src/connections/', 'src/memory/', 'src/sandbox/', 'src/skills/'],
+  ['src/access/', 'src/budget/', 'src/runs/', 'src/tasks/', 'src/conversations/', 'src/attachments/', 'src/schedules/', 'src/connections/', 'src/memory/', 'src/sandbox/', 'src/skills/', 'src/audit/', 'src/admin/'],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
   ['src/store/'],
   // The agent loop, its model client and its tools.
@@ -47,6 +47,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/runtime/'],
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
+  // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
+  ['src/web-console/'],
   // Composition.
   ['src/app.ts', 'src/app-contract.ts'],
   ['src/main.ts'],

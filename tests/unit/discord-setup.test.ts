@@ -17,7 +17,7 @@ describe('Discord set-up pieces', () => {
 
   it('command definitions are valid Discord names with descriptions, usable in servers and DMs', () => {
     const defs = commandDefinitions();
-    expect(defs.map((d) => d.name)).toEqual(['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help']);
+    expect(defs.map((d) => d.name)).toEqual(['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin']);
     for (const d of defs) {
       expect(d.description.length).toBeGreaterThan(0);
       expect(d.description.length).toBeLessThanOrEqual(100);

@@ -7,7 +7,7 @@ describe('/help', () => {
     expect(text).toContain('mention me');
     expect(text).toContain('in the thread');
     expect(text).toContain('• `/schedules` — schedules');
-    for (const cmd of ['/tasks', '/stop', '/usage', '/help']) expect(text).toContain(cmd);
+    for (const cmd of ['/tasks', '/stop', '/usage', '/skills', '/help']) expect(text).toContain(cmd);
   });
 
   it('in the console speaks of the session: typing, numbered answers, approvals, stop and quitting', () => {
@@ -21,7 +21,7 @@ describe('/help', () => {
     expect(text).toContain('`deny`');
     expect(text).toContain('Type `stop`');
     expect(text).toContain('Ctrl-D');
-    for (const cmd of ['/tasks', '/stop', '/schedules', '/usage', '/help']) expect(text).toContain(cmd);
+    for (const cmd of ['/tasks', '/stop', '/schedules', '/usage', '/skills', '/help']) expect(text).toContain(cmd);
   });
 
   it('in the console leaves schedules out when scheduling is not wired', () => {

@@ -25,6 +25,14 @@ describe('Slack app manifest', () => {
     for (const scope of ['channels:read', 'groups:read']) expect(manifest).toMatch(new RegExp(`- ${scope}\\s`));
   });
 
+  it("declares Errand an agent (Slack's agent experience) and subscribes to Slack's Stop on its sessions", () => {
+    expect(manifest).toMatch(/\n {2}agent_view:\n(\s+#.*\n)*\s+agent_description: \S/);
+    expect(manifest).toMatch(/agent_view:\n(.*\n)*?\s+suggested_prompts:\n\s+- title: \S.*\n\s+message: \S/);
+    expect(manifest).toMatch(/- agent_session_stopped\s/);
+    // agents.sessions.setStatus and agents.sessions.rename take the scope Errand has for posting.
+    expect(manifest).toMatch(/- chat:write\s/);
+  });
+
   it('enables the assistant view with a description and suggested prompts, and its scope and events', () => {
     expect(manifest).toMatch(/assistant_view:\n(\s+#.*\n)*\s+assistant_description: \S/);
     expect(manifest).toMatch(/suggested_prompts:\n\s+- title: \S.*\n\s+message: \S/);

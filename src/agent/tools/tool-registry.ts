@@ -51,24 +51,27 @@ function specOfExternal(tool: ExternalTool): LlmTool {
 export function createToolRegistry(tools: readonly ToolDefinition[], external?: ExternalToolSource): ToolRegistry {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const specs = tools.map((t) => ({ tool: t, spec: { name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) } }));
-  const available = (t: ToolDefinition, context: ToolContext) => t.availableIn?.(context) ?? true;
+  // A skill the run follows may limit its tools (`allowed-tools`): what it leaves out is neither offered nor run.
+  const allowedBySkills = (name: string, context: ToolContext) => context.skills?.offers(name) ?? true;
+  const available = (t: ToolDefinition, context: ToolContext) => (t.availableIn?.(context) ?? true) && allowedBySkills(t.name, context);
   const externalFor = (context: ToolContext) => (external ? external.toolsFor(context.conversation) : []);
   const findExternal = (name: string, context: ToolContext) => externalFor(context).find((t) => t.name === name) ?? null;
 
   return {
     specsFor(context) {
       const own = specs.filter((s) => available(s.tool, context)).map((s) => s.spec);
-      const extra = externalFor(context).filter((t) => !byName.has(t.name)).map(specOfExternal);
+      const extra = externalFor(context).filter((t) => !byName.has(t.name) && allowedBySkills(t.name, context)).map(specOfExternal);
       return extra.length > 0 ? [...own, ...extra] : own;
     },
     approvalNeeded(call, context) {
-      if (byName.has(call.name)) return null;
+      if (byName.has(call.name) || !allowedBySkills(call.name, context)) return null;
       const tool = findExternal(call.name, context);
       return tool?.needsApproval ? tool : null;
     },
     async execute(call, context) {
       const tool = byName.get(call.name);
       const args = parseArguments(call);
+      if (!allowedBySkills(call.name, context) && (tool || findExternal(call.name, context))) return fail(context.skills!.refusal(call.name));
       if (!tool || !available(tool, context)) {
         const outside = tool ? null : findExternal(call.name, context);
         if (outside) return executeExternal(outside, call, args, context);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Person } from '../../access/access-policy.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';
+import type { RunSkills } from '../run-skills.js';
 
 /** What a tool knows about the run that called it. */
 export interface ToolContext {
@@ -34,6 +35,11 @@ export interface ToolContext {
    * so the status line and the call's step show who it waits for; set per call, absent: nobody listens.
    */
   readonly reportWaiting?: (waiting: boolean) => void;
+  /**
+   * The skills enabled in this run's channel and which of them the model follows (DESIGN.md "Skills"); a followed
+   * skill's `allowed-tools` limits the tools offered. Absent: no skill is enabled here.
+   */
+  readonly skills?: RunSkills;
   now(): number;
 }
 

@@ -15,6 +15,7 @@ import { createPgOpenWorkStore } from './pg-open-work-store.js';
 import { createPgOutboxStore } from './pg-outbox-store.js';
 import { createPgRunStore, type RunOwnership } from './pg-run-store.js';
 import { createPgScheduleStore } from './pg-schedule-store.js';
+import { createPgSkillPinStore } from './pg-skill-pin-store.js';
 import { createPgTaskStore } from './pg-task-store.js';
 import { createPgToolGrantStore } from './pg-tool-grant-store.js';
 import { createPgTranscriptStore } from './pg-transcript-store.js';
@@ -23,6 +24,9 @@ import { createPgCostStore } from './pg-cost-store.js';
 import { createPgRunTraceStore } from './pg-run-trace-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
+import { createPgAuditStore } from './pg-audit-store.js';
+import { createPgAdminSessionStore } from './pg-admin-session-store.js';
+import { createPgConsoleQueries } from './pg-console-queries.js';
 
 export interface PostgresStoreOptions {
   /** This process's id and lease length: recorded on the runs it starts (see cluster/run-leases.ts). */
@@ -63,6 +67,10 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     connections: createPgConnectionStore(ex, clock),
     memory: createPgMemoryStore(ex, clock),
     elicitations: createPgElicitationStore(ex),
+    skills: createPgSkillPinStore(ex),
+    audit: createPgAuditStore(ex),
+    admin: createPgAdminSessionStore(ex),
+    consoleQueries: createPgConsoleQueries(ex),
     catchUp: createPgCatchUpQueries(ex),
   };
 }

@@ -14,6 +14,7 @@ import { createSqliteOpenWorkStore } from './sqlite-open-work-store.js';
 import { createSqliteOutboxStore } from './sqlite-outbox-store.js';
 import { createSqliteRunStore } from './sqlite-run-store.js';
 import { createSqliteScheduleStore } from './sqlite-schedule-store.js';
+import { createSqliteSkillPinStore } from './sqlite-skill-pin-store.js';
 import { createSqliteTaskStore } from './sqlite-task-store.js';
 import { createSqliteToolGrantStore } from './sqlite-tool-grant-store.js';
 import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
@@ -21,6 +22,9 @@ import { createSqliteUsageStore } from './sqlite-usage-store.js';
 import { createSqliteCostStore } from './sqlite-cost-store.js';
 import { createSqliteRunTraceStore } from './sqlite-run-trace-store.js';
 import { gated, type CallRunner } from './synchronous.js';
+import { createSqliteAuditStore } from './sqlite-audit-store.js';
+import { createSqliteAdminSessionStore } from './sqlite-admin-session-store.js';
+import { createSqliteConsoleQueries } from './sqlite-console-queries.js';
 import { TransactionGate } from './transaction-gate.js';
 
 /** The SQLite store, with its drizzle handle for SQLite-only tools (tests, benchmarks, migrations). */
@@ -55,6 +59,10 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     connections: gated(createSqliteConnectionStore(db, clock), run),
     memory: gated(createSqliteMemoryStore(db, clock), run),
     elicitations: gated(createSqliteElicitationStore(db), run),
+    skills: gated(createSqliteSkillPinStore(db), run),
+    audit: gated(createSqliteAuditStore(db), run),
+    admin: gated(createSqliteAdminSessionStore(db), run),
+    consoleQueries: gated(createSqliteConsoleQueries(db), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
     // One connection: the transaction's own calls go through the same store (the gate knows them).

@@ -1,0 +1,12 @@
+import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
+
+/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
+const epochMs = (name: string) => bigint(name, { mode: 'number' });
+
+/** A skill an admin enabled with `/skills enable`, pinned to its folder's hash, with who and when (see skills-schema.ts). */
+export const skillPins = pgTable('skill_pins', {
+  name: text('name').primaryKey(),
+  pin: text('pin').notNull(),
+  enabledBy: text('enabled_by').notNull(),
+  enabledAt: epochMs('enabled_at').notNull(),
+});
