@@ -24,7 +24,8 @@ const CONVERSATIONS = 8;
 const KILLS = 3;
 const TEAM = 'T0FAKE01';
 const ALICE = 'U0ALICE01';
-const CHANNEL = 'C0CHAOS01';
+/** A channel per conversation, so Slack's per-channel pace (about a post a second) does not set the test's length. */
+const channelOf = (k: number) => `C0CHAOS${String(k).padStart(3, '0')}`;
 const BASE_SEED = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 const updateText = (k: number) => `conv-${k} progress update`;
@@ -98,25 +99,31 @@ describe.skipIf(db.skip)('three processes on one PostgreSQL database, SIGKILLed 
     const log: string[] = [];
     const started = Date.now();
     const threads = new Map<number, string>();
-    const texts = (k: number) => slack.botTexts(CHANNEL, threads.get(k) ?? null);
+    const texts = (k: number) => (threads.has(k) ? slack.botTexts(channelOf(k), threads.get(k)!) : []);
     /** Posts that stand: a streamed answer that recovery took back is not one. */
     const count = (k: number, needle: string) => texts(k).filter((t) => t.includes(needle) && !t.includes(RETRACTED)).length;
 
-    let killsBegun = 0;
-    // Conversations arrive throughout: a share of them before each kill, so every kill lands among runs at work.
+    // Conversations arrive in a wave before each kill, all processes up, so every kill lands among runs at work.
+    let wavesOpen = 0;
+    let wavesSent = 0;
     const mentions = (async () => {
-      for (let k = 1; k <= CONVERSATIONS; k++) {
-        const phase = Math.floor(((k - 1) * KILLS) / CONVERSATIONS);
-        await waitFor(() => killsBegun >= phase, 120_000, `kill ${phase} to begin`);
-        await sleep(Math.floor(rand() * 400));
-        const { ts, deliveries } = await slack.mention({ user: ALICE, channel: CHANNEL, text: `conv-${k} please work`, order: 'together' });
-        threads.set(k, ts);
-        expect(deliveries.map((d) => d.status), `conv-${k}'s deliveries`).toEqual([200, 200]);
+      for (let wave = 0; wave < KILLS; wave++) {
+        await waitFor(() => wavesOpen > wave, 120_000, `wave ${wave + 1} to open`);
+        for (let k = 1; k <= CONVERSATIONS; k++) {
+          if (Math.floor(((k - 1) * KILLS) / CONVERSATIONS) !== wave) continue;
+          await sleep(Math.floor(rand() * 200));
+          const { ts, deliveries } = await slack.mention({ user: ALICE, channel: channelOf(k), text: `conv-${k} please work`, order: 'together' });
+          threads.set(k, ts);
+          expect(deliveries.map((d) => d.status), `conv-${k}'s deliveries`).toEqual([200, 200]);
+        }
+        wavesSent = wave + 1;
       }
     })();
     const kills = (async () => {
       for (let kill = 0; kill < KILLS; kill++) {
-        await sleep(500 + Math.floor(rand() * 1500));
+        wavesOpen = kill + 1;
+        await waitFor(() => wavesSent > kill, 120_000, `wave ${kill + 1} to be sent`);
+        await sleep(200 + Math.floor(rand() * 1000));
         // Any process; one with runs at work when there is one.
         const busy = new Set((await query<{ owner: string }>(`select distinct owner from runs where status = 'running' and owner is not null`)).map((r) => r.owner));
         const candidates = processes.map((_, i) => i).filter((i) => busy.size === 0 || busy.has(processes[i]!.id));
@@ -127,13 +134,17 @@ describe.skipIf(db.skip)('three processes on one PostgreSQL database, SIGKILLed 
         const running = await query<{ n: string }>(`select count(*) as n from runs where status = 'running' and owner = $1`, [victim.id]);
         log.push(`kill ${kill + 1} at ${Date.now() - started} ms: ${victim.id} (${running[0]?.n ?? 0} runs running there), down ${downMs} ms`);
         await victim.errand.kill();
-        killsBegun++;
         await sleep(downMs);
         processes[i] = await restartSlackProcess(options, victim);
       }
     })();
 
-    const complete = (k: number) => threads.has(k) && (count(k, GAVE_UP) > 0 || (count(k, answerText(k)) > 0 && count(k, todoDone(k)) > 0));
+    const completedAt = new Map<number, number>();
+    const complete = (k: number) => {
+      const done = threads.has(k) && (count(k, GAVE_UP) > 0 || (count(k, answerText(k)) > 0 && count(k, todoDone(k)) > 0));
+      if (done && !completedAt.has(k)) completedAt.set(k, Date.now() - started);
+      return done;
+    };
     const thread = (k: number) => `conv-${k}: ${JSON.stringify(texts(k).map((t) => t.slice(0, 60)))}`;
     try {
       await Promise.all([mentions, kills]);
@@ -142,7 +153,7 @@ describe.skipIf(db.skip)('three processes on one PostgreSQL database, SIGKILLed 
         const unfinished = [...threads.keys()].filter((k) => !complete(k));
         throw new Error(`${String(err)}; unfinished: ${unfinished.join(', ')}\n${unfinished.map(thread).join('\n')}`);
       });
-      log.push(`every conversation answered after ${Date.now() - started} ms`);
+      log.push(`every conversation answered after ${Date.now() - started} ms (${[...completedAt].sort((a, b) => a[0] - b[0]).map(([k, ms]) => `conv-${k} ${ms}`).join(', ')})`);
       await noRunLeftWorking(query, processes);
       process.stdout.write(`scaleout-chaos: SOAK_SEED=${BASE_SEED}: ${log.join('; ')}\n`);
 
