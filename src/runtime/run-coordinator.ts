@@ -100,17 +100,14 @@ export class RunCoordinator implements RunControl {
     return this.underWay.take(conversationId, (claimed) => this.launch(conversationId, claimed.run, claimed.task, claimed.fence));
   }
 
-  /** Starts `prefer` first, then other ready conversations while slots are free. Returns how many started. */
+  /** Starts `prefer` first, then other ready conversations while slots are free (none: wakes the other processes for `prefer`). Returns how many started. */
   async pump(prefer?: string): Promise<number> {
     if (this.stopping) return 0;
     // Runs with an answer (or an expired question) go first: someone is already waiting on them.
     let started = await this.resumeDue();
     const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
-    if (free <= 0) {
-      // The conversation whose run just ended may have more ready, and no slot is free here: another process may have one.
-      if (prefer !== undefined) this.deps.cluster?.wake('task', prefer);
-      return started;
-    }
+    if (free <= 0 && prefer !== undefined) this.deps.cluster?.wake('task', prefer);
+    if (free <= 0) return started;
     // One read of the ready conversations (most often none: a run just ended and nothing waits), `prefer`
     // first when it has something ready; a conversation with nothing ready gets no claim transaction.
     const ready = await this.deps.data.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]), prefer);
