@@ -17,6 +17,10 @@ ENV NODE_ENV=production \
     DATABASE_PATH=/data/errand.db \
     METRICS_HOST=0.0.0.0
 WORKDIR /app
+# run_code's sandbox: bubblewrap, and Debian's Python with numpy, pandas and matplotlib. Running it needs the
+# container started with user namespaces allowed (README "Running code": the security options and what they cost).
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 python3-numpy python3-pandas python3-matplotlib \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

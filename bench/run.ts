@@ -20,6 +20,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   tracing: () => import('./tracing.js'),
   skills: () => import('./skills.js'),
   'web-console': () => import('./web-console.js'),
+  sandbox: () => import('./sandbox.js'),
 };
 
 function format(f: BenchFigure): string {

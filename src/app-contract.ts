@@ -24,6 +24,8 @@ import type { Store } from './store/store.js';
 import type { TaskService } from './tasks/task-service.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WebConsole, WebConsoleOptions } from './web-console/web-console-wiring.js';
+import type { SandboxAvailability } from './sandbox/sandbox-probe.js';
+import type { FilesOut, WorkspaceInputs } from './sandbox/workspace-ports.js';
 
 /*
  * What createApp (app.ts) takes and gives: the one place main.ts, the tests and the benchmarks read to
@@ -57,6 +59,10 @@ export interface AppOptions {
   cluster?: Cluster;
   /** Serve the web console on WEB_PORT (DESIGN.md "The web console"); absent: `/admin` says it is not served here. main.ts always asks. */
   webConsole?: WebConsoleOptions;
+  /** Where files `run_code` writes to `/workspace/out/` are posted (the platforms' half); absent: reported as not posted. */
+  filesOut?: FilesOut;
+  /** Whether a sandbox starts here (tests replace it); default: a real bubblewrap probe, once per process. */
+  sandboxProbe?: () => Promise<SandboxAvailability>;
 }
 
 /** An external tool source with a life cycle (the MCP hub): started before adapters connect, closed last. */
@@ -92,6 +98,8 @@ export interface App {
   readonly outbox: Outbox;
   /** The web console and the audit log (its server listens between start and stop, when asked for). */
   readonly webConsole: Pick<WebConsole, 'localUrl'>;
+  /** Where attachments land in a conversation's sandbox workspace (`/workspace/in/`). */
+  readonly workspaces: WorkspaceInputs;
   /** Connects adapters, recovers interrupted runs, starts the heartbeat and queued work. */
   start(): Promise<void>;
   /** Stops timers and runs, disconnects adapters, closes the database if this app opened it. */

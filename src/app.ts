@@ -49,6 +49,7 @@ import { createScheduling } from './schedules/scheduling.js';
 import { setUpSkills } from './runtime/skills-setup.js';
 import { openStore } from './store/open-store.js';
 import { createWebConsole } from './web-console/web-console-wiring.js';
+import { setUpSandbox } from './sandbox-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 
@@ -79,7 +80,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runTracer = createRunTracer(tracing, store.traces, logger, clock);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
-  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: options.webConsole } : {}) });
+  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut: options.filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
+  const consoleSandbox = { state: () => ({ configured: true as const, healthy: sandbox.status === 'available', summary: sandbox.summary }) };
+  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: { sandbox: consoleSandbox, ...options.webConsole } } : {}) });
   const outbox = createOutbox({
     store,
     clock,
@@ -118,8 +121,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p))];
-  const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger });
+  const tools: ToolDefinition[] = [...createControlTools(), ...createTaskTools(tasks), ...createScheduleTools(scheduling.service, rights), ...createHistoryTools((p) => adapters.get(p)), ...createMemoryTools(store.memory, (p) => access.isAdmin(p)), ...sandbox.tools];
+  const skills = await setUpSkills({ config, pins: store.skills, access, clock, logger, sandboxAvailable: () => sandbox.status === 'available' });
   tools.push(...skills.tools);
   const promptExtras: string[] = [SCHEDULES_PROMPT];
   const { usage } = store;
@@ -249,6 +252,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     schedules: scheduling.service,
     outbox,
     webConsole: web,
+    workspaces: sandbox.inputs,
     async start() {
       if (started) return;
       started = true;
@@ -266,11 +270,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       const principalOf = (id: number) => scheduling.service.principalOf(id);
       await scheduling.scheduler.start(createScheduleLauncher({ platforms: adapters, posts: outbox, threads, conversations, tasks, coordinator, principalOf, stopping: stopped.signal }));
       heartbeat.start();
+      sandbox.retention.start();
       await cluster.start(clusterHooks);
       await coordinator.pump();
       const tools = options.externalTools;
       await monitoring?.start({
-        health: () => checkHealth({ database: store.probe, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}) }),
+        health: () => checkHealth({ database: store.probe, adapters, ...(tools?.status ? { toolServers: () => tools.status?.() ?? [] } : {}), sandbox: () => sandbox.status }),
         gauges: () => store.probe.gauges(),
       });
       // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
@@ -294,6 +299,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await catchingUp;
       await monitoring?.stop().catch((err: unknown) => logger.warn({ err }, 'closing the monitoring server failed'));
       heartbeat.stop();
+      sandbox.retention.stop();
       await scheduling.scheduler.stop();
       await coordinator.shutdown();
       await cluster.stop().catch((err: unknown) => logger.warn({ err }, 'leaving the cluster failed'));

@@ -12,7 +12,7 @@ import { newQuestionId } from './question-identity.js';
 import { signInWait } from './sign-in-wait.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
-import type { ToolContext, ToolEffect } from './tools/tool.js';
+import type { ShownArguments, ToolContext, ToolEffect } from './tools/tool.js';
 
 export interface ToolStepDeps {
   tools: ToolRegistry;
@@ -66,7 +66,7 @@ function cutAt(text: string, at: number): number {
  * The approval question: the tool and its arguments (pretty-printed when they are JSON) in a code
  * block they cannot close (src/chat/code-fence.ts), whole up to MAX_ARGS_SHOWN characters.
  */
-export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments'>): string {
+export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments'>, shown?: ShownArguments): string {
   let args = call.arguments.trim() || '{}';
   let info = '';
   try {
@@ -75,6 +75,7 @@ export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments
   } catch {
     // shown as the model wrote it
   }
+  if (shown) ({ text: args, info } = shown);
   const ask = 'Allow it? Reply **allow** (once), **always** (this tool in this conversation) or **deny**.';
   if (args.length <= MAX_ARGS_SHOWN) return `🔐 **Approval needed:** I want to run \`${tool}\` with:\n${codeBlock(args, info)}\n${ask}`;
   const headEnd = cutAt(args, MAX_ARGS_SHOWN - TAIL_SHOWN);
@@ -137,7 +138,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
         ask = null;
       }
-      const question = approvalText(gated.name, call);
+      const question = approvalText(gated.name, call, gated.shown);
       const id = newQuestionId();
       const pending: PendingQuestion = {
         id,

@@ -302,3 +302,5 @@ export * from './pg-cost-schema.js';
 export * from './pg-skills-schema.js';
 // The web console's sign-in links and sessions, and the audit log (DESIGN.md "The web console"), in their own file.
 export * from './pg-console-schema.js';
+// Conversations' sandbox workspaces (DESIGN.md "Running code in a sandbox"), in their own file.
+export * from './pg-workspace-schema.js';

@@ -7,6 +7,9 @@ export interface ToolServerState {
   readonly reason: string | null;
 }
 
+/** Whether `run_code` can run here (a bubblewrap sandbox started at start-up), or is switched off. */
+export type SandboxStatus = 'available' | 'unavailable' | 'disabled';
+
 /** The body of `/healthz`: healthy when the database is writable and every platform is connected. */
 export interface HealthReport {
   readonly status: 'ok' | 'unhealthy';
@@ -16,6 +19,8 @@ export interface HealthReport {
   readonly platforms: Readonly<Record<string, ConnectionState>>;
   /** Informational: an MCP server that is down makes its tools fail, not the bot unhealthy. */
   readonly mcp?: readonly ToolServerState[];
+  /** Informational: without a sandbox `run_code` is not offered; the bot is healthy all the same. */
+  readonly sandbox?: SandboxStatus;
 }
 
 /** The one question health asks of the database (the Store's probe answers it). */
@@ -28,6 +33,7 @@ export interface HealthSources {
   database: WritableCheck;
   adapters: ReadonlyMap<string, Pick<ChatAdapter, 'platform' | 'connectionState'>>;
   toolServers?: () => readonly ToolServerState[];
+  sandbox?: () => SandboxStatus;
 }
 
 /** Runs the health checks now (a rolled-back write and each adapter's connection state). */
@@ -48,5 +54,6 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
     database: writeProblem ? { writable: false, detail: writeProblem } : { writable: true },
     platforms,
     ...(mcp ? { mcp } : {}),
+    ...(sources.sandbox ? { sandbox: sources.sandbox() } : {}),
   };
 }

@@ -19,6 +19,7 @@ import type { TaskService } from '../tasks/task-service.js';
 import type { AuditStore } from '../audit/audit-store.js';
 import type { AdminSessionStore } from '../admin/admin-session-store.js';
 import type { ConsoleQueries } from '../admin/console-queries.js';
+import type { WorkspaceStore } from '../sandbox/workspace-store.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
 export interface SeenMessage {
@@ -84,6 +85,8 @@ export interface Store {
   /** What the web console reads across the whole database. */
   readonly consoleQueries: ConsoleQueries;
   readonly catchUp: CatchUpQueries;
+  /** Conversations' sandbox workspaces: their files, reached by every process (DESIGN.md "Running code in a sandbox"). */
+  readonly workspaces: WorkspaceStore;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */
   atomically<T>(work: (tx: Store) => Promise<T>): Promise<T>;

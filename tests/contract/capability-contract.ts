@@ -156,9 +156,11 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
       await session.setSession(thread, { state: 'working', principalUserId: h.person, title: 'contract session 6610' });
       await session.setSession(thread, { state: 'working' });
       await waitFor(async () => (await h.sessionStates!(thread)).length === 1, 5000, 'the session working');
+      // Each change waits to be shown before the next: a flip back within one call's time may be coalesced.
       await session.setSession(thread, { state: 'waiting' });
+      await waitFor(async () => (await h.sessionStates!(thread)).length === 2, 5000, 'the session waiting');
       await session.setSession(thread, { state: 'working' });
-      await waitFor(async () => (await h.sessionStates!(thread)).length === 3, 5000, 'the session waiting, then working again');
+      await waitFor(async () => (await h.sessionStates!(thread)).length === 3, 5000, 'the session working again');
       await h.stopSession!(thread);
       const stop = await waitFor(() => h.sink.sessionStops.find((s) => s.conversation.thread === thread.thread), 5000, 'the Stop on the session');
       expect(stop).toMatchObject({ conversation: thread, userId: h.person });

@@ -51,7 +51,7 @@ describe('Discord slash commands', () => {
   it('registers globally when no guild is configured', async () => {
     h = await startDiscordHarness({ perGuild: false });
     expect(h.fake.callsTo('PUT', /commands$/).map((c) => c.path)).toEqual([`/applications/${h.fake.applicationId}/commands`]);
-    expect(h.fake.registeredCommands.get('global')).toHaveLength(8);
+    expect(h.fake.registeredCommands.get('global')).toHaveLength(9);
   });
 
   it('hands each command to the sink with its arguments and answers ephemerally', async () => {

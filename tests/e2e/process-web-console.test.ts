@@ -81,6 +81,8 @@ describe('the web console in a browser', () => {
 
     await read('/admin', 'Overview', '01-overview');
     await expect.poll(() => page.getByText('runs running now').locator('..').textContent()).toContain('1');
+    // The sandbox's state, as the process found it at start-up (CI installs bubblewrap).
+    expect(await page.getByText(/^Sandbox:/).textContent()).toMatch(/available \(bubblewrap\): python/);
     await read('/admin/runs', 'Runs', '02-runs');
     await page.getByRole('link', { name: /Research the outage/ }).first().click();
     await expect.poll(() => page.locator('h1').textContent()).toContain('Research the outage of <i>yesterday</i>');

@@ -23,7 +23,7 @@ export interface Harness {
  * Errand with the in-memory adapter, a fake clock, and the real `openai` SDK talking to the
  * fake model server. Each harness has its own database file.
  */
-export async function startHarness(env: Record<string, string> = {}, extra: Pick<AppOptions, 'externalTools' | 'logger'> & { platform?: string } = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, extra: Pick<AppOptions, 'externalTools' | 'logger' | 'filesOut' | 'sandboxProbe'> & { platform?: string } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-it-'));
   const dbPath = join(dir, 'errand.db');
   const model = await startFakeOpenAI();
@@ -31,7 +31,7 @@ export async function startHarness(env: Record<string, string> = {}, extra: Pick
   const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: dbPath, ...env });
   const make = async () => {
     const adapter = new MemoryAdapter('W1', extra.platform);
-    const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000, ...(extra.externalTools ? { externalTools: extra.externalTools } : {}), ...(extra.logger ? { logger: extra.logger } : {}) });
+    const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000, ...(extra.externalTools ? { externalTools: extra.externalTools } : {}), ...(extra.logger ? { logger: extra.logger } : {}), ...(extra.filesOut ? { filesOut: extra.filesOut } : {}), ...(extra.sandboxProbe ? { sandboxProbe: extra.sandboxProbe } : {}) });
     return { app, adapter };
   };
   let current = await make();

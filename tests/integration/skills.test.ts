@@ -66,6 +66,18 @@ describe('skills, through the real paths', () => {
     const requests = await run(thread, 'What is in this file?\nregion,revenue\nnorth,1200\nsouth,800', [
       { toolCalls: [{ name: 'use_skill', arguments: { name: 'csv-summary' } }] },
       { toolCalls: [{ name: 'read_skill_file', arguments: { name: 'csv-summary', path: 'references/report-template.md' } }] },
+      // Its script, run as its instructions say: in the sandbox, from the folder mounted read-only at /skills/csv-summary.
+      {
+        toolCalls: [
+          {
+            name: 'run_code',
+            arguments: {
+              language: 'bash',
+              code: "printf 'region,revenue\\nnorth,1200\\nsouth,800\\n' > /workspace/in/sales.csv && python3 /skills/csv-summary/scripts/summarize.py /workspace/in/sales.csv && (touch /skills/csv-summary/x 2>/dev/null && echo WRITABLE || echo READ-ONLY)",
+            },
+          },
+        ],
+      },
     ]);
     expect(systemText(requests[0]!)).toMatch(/Skills enabled here \(name: when to use it\):\n- csv-summary: Summarise a CSV file/);
     expect(toolNames(requests[0]!)).toEqual(expect.arrayContaining(['use_skill', 'read_skill_file', 'add_task', 'remember']));
@@ -76,11 +88,16 @@ describe('skills, through the real paths', () => {
       instructions: expect.stringContaining('# CSV summary'),
       files: ['SKILL.md', 'references/report-template.md', 'scripts/summarize.py'],
       allowed_tools: ['run_code'],
-      scripts: expect.stringMatching(/^Its scripts \(scripts\/summarize\.py\) cannot run here yet: this installation has no sandbox for run_code/),
+      scripts: expect.stringMatching(/^Run its scripts only with run_code: this folder is mounted read-only at \/skills\/csv-summary/),
     });
-    // From the use_skill call on, its allowed-tools (run_code, not in this installation) leave only the control and skill tools.
-    expect(toolNames(requests[1]!).sort()).toEqual(['ask_user', 'read_skill_file', 'send_update', 'task_complete', 'use_skill']);
+    // From the use_skill call on, its allowed-tools (run_code) leave only run_code and the control and skill tools.
+    expect(toolNames(requests[1]!).sort()).toEqual(['ask_user', 'read_skill_file', 'run_code', 'send_update', 'task_complete', 'use_skill']);
     expect(results(requests[2]!)[0]).toMatchObject({ ok: true, path: 'references/report-template.md', text: expect.stringMatching(/^# Report template/) });
+    const ran = results(requests[3]!)[0] as { ok: boolean; exit_code: number; stdout: string };
+    expect(ran).toMatchObject({ ok: true, exit_code: 0 });
+    const [profile, readOnly] = ran.stdout.trim().split('\n');
+    expect(JSON.parse(profile!)).toMatchObject({ file: '/workspace/in/sales.csv', separator: 'comma', rows: 2, columns: 2 });
+    expect(readOnly).toBe('READ-ONLY');
   });
 
   it('holds back a skill whose folder changed until an admin approves it again; start-up and /skills say which', async () => {
@@ -161,7 +178,7 @@ describe('skills, through the real paths', () => {
     ]);
     expect(systemText(inC1[0]!)).toContain('- triage: The triage procedure.');
     const [opened, labels, up, absolute, leak, mounts] = results(inC1[1]!);
-    expect(opened).toMatchObject({ ok: true, files: ['SKILL.md', 'references/labels.md', 'references/leak.md', 'scripts/label.py'], scripts: expect.stringContaining('cannot run here yet') });
+    expect(opened).toMatchObject({ ok: true, files: ['SKILL.md', 'references/labels.md', 'references/leak.md', 'scripts/label.py'], scripts: expect.stringContaining('mounted read-only at /skills/triage') });
     expect(labels).toMatchObject({ ok: true, text: 'bug, feature, question' });
     expect(up).toEqual({ ok: false, error: '"../secret.txt" goes up with "..": only files inside the skill\'s folder can be read' });
     expect(absolute).toMatchObject({ ok: false, error: expect.stringContaining('is an absolute path') });

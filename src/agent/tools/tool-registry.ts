@@ -2,14 +2,20 @@ import { z } from 'zod';
 import type { StoredToolCall } from '../../records/stored-values.js';
 import type { LlmTool } from '../llm-client.js';
 import { isSignInNeeded, type ExternalTool, type ExternalToolSource } from './external-tool.js';
-import { fail, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
+import { fail, type ShownArguments, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
+
+/** A call that waits for a person's approval: the tool's name (what "Always allow here" remembers) and its arguments as shown. */
+export interface ApprovalGate {
+  readonly name: string;
+  readonly shown?: ShownArguments;
+}
 
 /** The tools of a run: their JSON Schemas for the model, and validated execution. */
 export interface ToolRegistry {
   /** What the model is offered in this run now (external tools can change between steps). */
   specsFor(context: ToolContext): LlmTool[];
-  /** The external tool a call names when a person must approve it first, else null. */
-  approvalNeeded(call: StoredToolCall, context: ToolContext): ExternalTool | null;
+  /** The tool a call names when a person must approve it first (and how its arguments are shown), else null. */
+  approvalNeeded(call: StoredToolCall, context: ToolContext): ApprovalGate | null;
   /** Parses and validates arguments, then runs the tool. Never throws for bad input: returns `{ ok:false }`. */
   execute(call: StoredToolCall, context: ToolContext): Promise<ToolOutcome>;
 }
@@ -64,7 +70,17 @@ export function createToolRegistry(tools: readonly ToolDefinition[], external?: 
       return extra.length > 0 ? [...own, ...extra] : own;
     },
     approvalNeeded(call, context) {
-      if (byName.has(call.name) || !allowedBySkills(call.name, context)) return null;
+      if (!allowedBySkills(call.name, context)) return null;
+      const own = byName.get(call.name);
+      if (own) {
+        if (!own.approval?.needed(context) || !available(own, context)) return null;
+        const args = parseArguments(call);
+        const parsed = args.ok ? own.parameters.safeParse(args.value) : null;
+        // Arguments that do not parse are refused by `execute` with the reason: nothing to approve.
+        if (!parsed?.success) return null;
+        const shown = own.approval.show?.(parsed.data);
+        return shown ? { name: own.name, shown } : { name: own.name };
+      }
       const tool = findExternal(call.name, context);
       return tool?.needsApproval ? tool : null;
     },

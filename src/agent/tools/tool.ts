@@ -43,6 +43,12 @@ export interface ToolContext {
   now(): number;
 }
 
+/** Arguments as an approval post shows them: the text, and the code block's language (`json`, `python`…). */
+export interface ShownArguments {
+  readonly text: string;
+  readonly info: string;
+}
+
 /** A tool's answer to the model. Expected failures are `{ ok: false, error }`, never thrown. */
 export type ToolResult = { ok: true; [key: string]: unknown } | { ok: false; error: string };
 
@@ -66,6 +72,14 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   readonly parameters: S;
   /** Whether the tool is offered in this run (default: always). */
   availableIn?(context: ToolContext): boolean;
+  /**
+   * When a person must approve a call first (as for MCP tools: Allow once, Always allow here, Deny); absent: never.
+   * `show` gives what the approval post shows of the arguments (e.g. the code itself, fenced in its language).
+   */
+  readonly approval?: {
+    needed(context: ToolContext): boolean;
+    show?(args: z.infer<S>): ShownArguments;
+  };
   execute(args: z.infer<S>, context: ToolContext): Promise<ToolOutcome> | ToolOutcome;
 }
 

@@ -22,6 +22,7 @@ import { createPgTranscriptStore } from './pg-transcript-store.js';
 import { createPgUsageStore } from './pg-usage-store.js';
 import { createPgCostStore } from './pg-cost-store.js';
 import { createPgRunTraceStore } from './pg-run-trace-store.js';
+import { createPgWorkspaceStore } from './pg-workspace-store.js';
 import { pgWriteProblem } from './pg-write-problem.js';
 import { runDetached } from '../run-detached.js';
 import { createPgAuditStore } from './pg-audit-store.js';
@@ -72,6 +73,7 @@ function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null)
     admin: createPgAdminSessionStore(ex),
     consoleQueries: createPgConsoleQueries(ex),
     catchUp: createPgCatchUpQueries(ex),
+    workspaces: createPgWorkspaceStore(ex),
   };
 }
 

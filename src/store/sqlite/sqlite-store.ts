@@ -21,6 +21,7 @@ import { createSqliteTranscriptStore } from './sqlite-transcript-store.js';
 import { createSqliteUsageStore } from './sqlite-usage-store.js';
 import { createSqliteCostStore } from './sqlite-cost-store.js';
 import { createSqliteRunTraceStore } from './sqlite-run-trace-store.js';
+import { createSqliteWorkspaceStore } from './sqlite-workspace-store.js';
 import { gated, type CallRunner } from './synchronous.js';
 import { createSqliteAuditStore } from './sqlite-audit-store.js';
 import { createSqliteAdminSessionStore } from './sqlite-admin-session-store.js';
@@ -64,6 +65,7 @@ export function createSqliteStore(db: Db, clock: Clock, options: { ownsDb?: bool
     admin: gated(createSqliteAdminSessionStore(db), run),
     consoleQueries: gated(createSqliteConsoleQueries(db), run),
     catchUp: gated(createSqliteCatchUpQueries(db), run),
+    workspaces: gated(createSqliteWorkspaceStore(db), run),
     probe: { gauges: () => run(gauges), writeProblem: () => run(() => databaseWriteProblem(db)) },
     // One connection: the transaction's own calls go through the same store (the gate knows them).
     atomically: (work) => gate.atomically(() => work(store)),
