@@ -14,6 +14,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'access-check': () => import('./access-check.js'),
   stream: () => import('./stream.js'),
   scaleout: () => import('./scaleout.js'),
+  'pg-overhead': () => import('./pg-overhead.js'),
   oauth: () => import('./oauth.js'),
   memory: () => import('./memory.js'),
   tracing: () => import('./tracing.js'),

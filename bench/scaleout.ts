@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { startErrandProcess, type ErrandProcess } from '../tests/e2e/errand-process.js';
-import { entryArgs } from './entry-process.js';
-import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../tests/fakes/fake-openai.js';
-import { FakeSlack } from '../tests/fakes/fake-slack.js';
+import type { FakeStep } from '../tests/fakes/fake-openai.js';
 import { waitFor } from '../tests/fakes/wait-for.js';
-import { freePort, listening } from '../tests/support/free-port.js';
-import { startTestPostgres, type TestPostgresServer } from '../tests/support/postgres-server.js';
+import { startTestPostgres } from '../tests/support/postgres-server.js';
+import { answerAfter, answerMentions, createDatabase, LEASE_SECONDS, SLOTS, startCluster } from './errand-cluster.js';
 import type { Benchmark, BenchFigure } from './benchmark.js';
+import { postmasterPid, serverCpuMs } from './pg-server-cpu.js';
+import { procCpuMs } from './proc-cpu.js';
 
 /**
  * Issue 15's scale-out figures: mentions answered per second by 1, 2 and 3 Errand processes (the real
@@ -26,78 +22,6 @@ import type { Benchmark, BenchFigure } from './benchmark.js';
 
 const MENTIONS_PER_PROCESS = Number(process.env.BENCH_SCALEOUT_MENTIONS ?? 100);
 const MODEL_LATENCY_MS = 200;
-const SLOTS = 8;
-const LEASE_SECONDS = 5;
-
-
-
-async function createDatabase(server: TestPostgresServer, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: server.adminUrl });
-  await client.connect();
-  try {
-    await client.query(`create database ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(server.adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-interface Cluster {
-  readonly slack: FakeSlack;
-  readonly model: FakeOpenAI;
-  readonly processes: { id: string; errand: ErrandProcess }[];
-  close(): Promise<void>;
-}
-
-/** `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events. */
-async function startCluster(count: number, databaseUrl: string | null, respond: (r: RecordedRequest) => FakeStep): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'errand-bench-scaleout-'));
-  const slack = await FakeSlack.start();
-  const model = await startFakeOpenAI();
-  model.respondWith(respond);
-  const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
-  const entry = entryArgs();
-  const processes = ports.map((port, i) => {
-    const id = `bench-${i + 1}`;
-    const errand = startErrandProcess({
-      SLACK_BOT_TOKEN: 'xoxb-bench',
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_MODE: 'http',
-      SLACK_PORT: String(port),
-      SLACK_API_URL: slack.apiUrl,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'bench-key',
-      DATABASE_PATH: join(dir, 'errand.db'),
-      ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl, ERRAND_PROCESS_ID: id }),
-      MAX_CONCURRENT_RUNS: String(SLOTS),
-      RUN_LEASE_SECONDS: String(LEASE_SECONDS),
-    }, { entry });
-    return { id, errand };
-  });
-  for (const [i, port] of ports.entries()) {
-    const { errand, id } = processes[i]!;
-    await waitFor(async () => {
-      if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
-      return listening(port);
-    }, 120_000, `${id} to listen`);
-  }
-  slack.useHttpReceivers(ports.map((p) => `http://127.0.0.1:${p}/slack/events`));
-  return {
-    slack,
-    model,
-    processes,
-    async close() {
-      await Promise.all(processes.map((p) => p.errand.kill()));
-      await slack.close();
-      await model.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const afterModelLatency = (text: string): FakeStep => ({ text, gate: new Promise<void>((resolve) => setTimeout(resolve, MODEL_LATENCY_MS)) });
 
 interface Throughput {
   mentionsPerSecond: number;
@@ -106,6 +30,9 @@ interface Throughput {
   outstanding: number;
   /** Web API calls the fake Slack refused with 429 (its per-channel limit). */
   rateLimited: number;
+  /** CPU ms per mention of the Errand processes together, and of the PostgreSQL server (0 on SQLite), from /proc. */
+  errandCpuMs: number;
+  serverCpuMs: number;
 }
 
 /**
@@ -115,48 +42,24 @@ interface Throughput {
  * hundreds of simultaneous deliveries whose ingestion would be measured instead of the answering.
  */
 async function throughput(count: number, databaseUrl: string | null): Promise<Throughput> {
-  const cluster = await startCluster(count, databaseUrl, (r) => afterModelLatency(`Answer ${/question (\d+)/.exec(lastUserText(r))?.[1] ?? '?'}.`));
+  const cluster = await startCluster(count, databaseUrl, answerAfter(MODEL_LATENCY_MS));
   const total = MENTIONS_PER_PROCESS * count;
   const outstanding = 2 * SLOTS * count;
-  const channel = (n: number) => `C0BENCH${String(n).padStart(4, '0')}`;
-  /** Threads waiting for their answer, by channel: the thread's ts (once the mention was stored) and what settles it. */
-  const waiting = new Map<string, { n: number; ts: string | null; answered: () => void }>();
-  const check = (ch: string) => {
-    const w = waiting.get(ch);
-    if (w?.ts && cluster.slack.botTexts(ch, w.ts).includes(`Answer ${w.n}.`)) {
-      waiting.delete(ch);
-      w.answered();
-    }
-  };
-  // Answers arrive as stream stops (or posts, when streaming falls back): look at that channel only, instead of polling all.
-  cluster.slack.onCall = (call) => {
-    if (call.method.startsWith('chat.') && typeof call.args.channel === 'string') check(call.args.channel);
-  };
-  let next = 0;
-  const ask = async (): Promise<void> => {
-    while (next < total) {
-      const n = next++;
-      const ch = channel(n);
-      const answered = new Promise<void>((resolve) => waiting.set(ch, { n, ts: null, answered: resolve }));
-      const { ts } = await cluster.slack.mention({ user: 'U0ALICE01', channel: ch, text: `question ${n}`, order: 'together' });
-      const w = waiting.get(ch);
-      if (w) w.ts = ts;
-      check(ch);
-      await answered;
-    }
-  };
-  let timer: NodeJS.Timeout | undefined;
+  const postmaster = databaseUrl === null ? null : await postmasterPid(databaseUrl);
+  const errandCpu = () => cluster.processes.reduce((sum, p) => sum + (procCpuMs(p.errand.child.pid!) ?? 0), 0);
+  const serverCpu = () => (postmaster === null ? 0 : serverCpuMs(postmaster));
   try {
-    const started = performance.now();
-    await Promise.race([
-      Promise.all(Array.from({ length: outstanding }, ask)),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`scaleout: ${waiting.size} mentions unanswered after 300 s`)), 300_000))),
-    ]);
-    const seconds = (performance.now() - started) / 1000;
-    return { mentionsPerSecond: total / seconds, mentions: total, outstanding, rateLimited: cluster.slack.calls.filter((c) => c.status === 429).length };
+    const [errandBefore, serverBefore] = [errandCpu(), serverCpu()];
+    const seconds = await answerMentions(cluster, 0, total, outstanding);
+    return {
+      mentionsPerSecond: total / seconds,
+      mentions: total,
+      outstanding,
+      rateLimited: cluster.slack.calls.filter((c) => c.status === 429).length,
+      errandCpuMs: (errandCpu() - errandBefore) / total,
+      serverCpuMs: (serverCpu() - serverBefore) / total,
+    };
   } finally {
-    clearTimeout(timer);
-    cluster.slack.onCall = null;
     await cluster.close();
   }
 }
@@ -197,7 +100,7 @@ export const benchmark: Benchmark = {
       const figures: BenchFigure[] = [];
       const ceiling = (1000 / MODEL_LATENCY_MS) * SLOTS;
       const detail = (count: number, t: Throughput) =>
-        `${t.mentions} mentions in distinct channels, ${t.outstanding} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS} per process (ceiling ${ceiling * count}/s, ${Math.round((t.mentionsPerSecond / (ceiling * count)) * 100)}% of it); ${t.rateLimited} Slack 429s`;
+        `${t.mentions} mentions in distinct channels, ${t.outstanding} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS} per process (ceiling ${ceiling * count}/s, ${Math.round((t.mentionsPerSecond / (ceiling * count)) * 100)}% of it); ${t.rateLimited} Slack 429s; CPU per mention: Errand ${t.errandCpuMs.toFixed(1)} ms${t.serverCpuMs > 0 ? ` + PostgreSQL ${t.serverCpuMs.toFixed(1)} ms` : ''}`;
       for (const count of [1, 2, 3]) {
         const url = await createDatabase(server, `errand_bench_scaleout_${count}_${process.pid}`);
         const t = await throughput(count, url);

@@ -200,7 +200,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const surfaces = skills.onHome(connectionsOnHome(management.surfaces, connections));
   const attachments = attachmentIntakeFor({ config, store, clock, logger, workspace: options.workspaceInputs ?? (sandbox.status === 'available' ? sandbox.inputs : undefined) });
   const dispatcher = new Dispatcher({
-    data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: !store.outbox.sharedWithOtherProcesses },
+    data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: true },
     coordinator,
     platforms: { has: (platform) => adapters.has(platform), threads, presence },
     clock,

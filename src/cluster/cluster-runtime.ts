@@ -225,10 +225,11 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       const released = await leases.release(processId);
       if (released > 0) logger.info({ released }, 'released the leases of unfinished runs for another process to take over');
     },
-    runStarted(runId, conversationId, lose) {
-      const run: OwnedRun = { conversationId, lose, adoption: 'pending' };
+    runStarted(runId, conversationId, lose, claimedBy) {
+      // A claim made here (start, resume, takeover) wrote this process's owner and lease in its own transaction.
+      const run: OwnedRun = { conversationId, lose, adoption: claimedBy === processId ? 'done' : 'pending' };
       owned.set(runId, run);
-      adopt(runId, run);
+      if (run.adoption === 'pending') adopt(runId, run);
     },
     runEnded(runId) {
       owned.delete(runId);

@@ -5,12 +5,16 @@ import type { Logger } from '../logger.js';
 import { advisoryLockKey } from './advisory-lock-key.js';
 import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
+import { nameStatements } from './pg-named-statements.js';
 import * as pgSchema from './pg-schema.js';
 
 export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: pg.Pool };
 
 /** Where the committed PostgreSQL migrations live (generated with drizzle.pg.config.ts). */
 export const PG_MIGRATIONS_DIR = findMigrationsFolder('drizzle-pg');
+
+/** How long a pooled connection may stay unused before it is closed. */
+const IDLE_CONNECTION_MS = 5 * 60_000;
 
 /** Held while one process migrates, so processes starting together apply each migration once. */
 const MIGRATION_LOCK = advisoryLockKey('migrations');
@@ -39,9 +43,13 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     max: options.poolSize ?? 10,
     application_name: options.applicationName ?? 'errand',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    // A new connection costs both sides a fork and a SCRAM login (milliseconds of CPU each); pg's default of 10 s
+    // closed the pool's connections between bursts of work and opened them again at the next.
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
     keepAlive: true,
   });
   pool.on('error', (err) => options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'));
+  pool.on('connect', nameStatements);
   try {
     await migrateUnderLock(pool, options.migrationsDir ?? PG_MIGRATIONS_DIR);
   } catch (err) {

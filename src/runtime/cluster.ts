@@ -28,9 +28,10 @@ export interface ClusterMembership {
   /**
    * A run starts (or resumes) executing in this process: it is ours until it ends. `lose` is called
    * when that stops being true — someone stopped it from another process (`stopped`), or another
-   * process took it over (`taken_over`, settled there): abort it here without settling it.
+   * process took it over (`taken_over`, settled there): abort it here without settling it. `claimedBy` is the
+   * owner its claim wrote (the fence's): when that is this process, the claim wrote its lease too.
    */
-  runStarted(runId: string, conversationId: string, lose: (why: RunLoss) => void): void;
+  runStarted(runId: string, conversationId: string, lose: (why: RunLoss) => void, claimedBy?: string | null): void;
   /** The run's loop in this process has ended (settled, parked or aborted). */
   runEnded(runId: string): void;
   /** Tells the other processes there is work for `conversationId`. Call it after the commit that made it true. */

@@ -45,7 +45,8 @@ export interface DispatchData {
   changes: Pick<OutboxChanges, 'recordEphemeral'> & Pick<RunPosts, 'record'>;
   /**
    * Whether a new task of an idle conversation is claimed in the transaction that stores it (one commit, not two).
-   * Only where one process owns the database: elsewhere a claim that loses a race rolls back alone.
+   * On PostgreSQL that transaction holds the conversation's row from its upsert on, and every claim takes that
+   * row first, so the claim inside it cannot lose a race to another process.
    */
   claimWithMessage?: boolean;
 }
@@ -213,9 +214,11 @@ export class Dispatcher implements InboundSink {
       // Held until its files are read (after the acknowledgement), so no run starts without them.
       if (intake && attachments.length > 0) await intake.hold(added.task.id, tx.attachments);
       const files = attachments.length > 0 ? { request, attachments } : null;
-      // Claimed at once where it may be (nothing runs there, no files to read first, a slot free here).
+      // Claimed at once where it may be (nothing runs there, no files to read first, a slot free here). A body run
+      // again after PostgreSQL broke a deadlock gives back the slot its first try took.
+      hold?.release();
       hold = active === null && files === null && deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationId) : null;
-      const claim = hold ? { hold, claimed: await claimIn(tx, conversationId) } : null;
+      const claim = hold ? { hold, claimed: await claimIn(tx, conversationId, true) } : null;
       return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files, claim };
     }).catch((err: unknown) => {
       hold?.release();

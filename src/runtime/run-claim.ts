@@ -36,10 +36,11 @@ export async function claimNextTask(store: Pick<Store, 'atomically'>, conversati
 
 /**
  * The claim's writes inside a transaction already open: `claimNextTask`'s own, or the one that stored the
- * message asking for the task (one commit for both, where a single process owns the database).
+ * message asking for the task (one commit for both). `knownIdle`: the caller found no active run in this same
+ * transaction, after taking the conversation's row, so none can have started since.
  */
-export async function claimIn(tx: Store, conversationId: string): Promise<ClaimedTask | null> {
-  if (await tx.runs.active(conversationId)) return null;
+export async function claimIn(tx: Store, conversationId: string, knownIdle = false): Promise<ClaimedTask | null> {
+  if (!knownIdle && (await tx.runs.active(conversationId))) return null;
   const task = await tx.tasks.claimNext(conversationId);
   if (!task) return null;
   // The run acts for its task's principal, stored with it so a resume or a takeover reads the same person.

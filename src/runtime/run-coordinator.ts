@@ -100,12 +100,13 @@ export class RunCoordinator implements RunControl {
     return this.underWay.take(conversationId, (claimed) => this.launch(conversationId, claimed.run, claimed.task, claimed.fence));
   }
 
-  /** Starts `prefer` first, then other ready conversations while slots are free. Returns how many started. */
+  /** Starts `prefer` first, then other ready conversations while slots are free (none: wakes the other processes for `prefer`). Returns how many started. */
   async pump(prefer?: string): Promise<number> {
     if (this.stopping) return 0;
     // Runs with an answer (or an expired question) go first: someone is already waiting on them.
     let started = await this.resumeDue();
     const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
+    if (free <= 0 && prefer !== undefined) this.deps.cluster?.wake('task', prefer);
     if (free <= 0) return started;
     // One read of the ready conversations (most often none: a run just ended and nothing waits), `prefer`
     // first when it has something ready; a conversation with nothing ready gets no claim transaction.
@@ -241,7 +242,7 @@ export class RunCoordinator implements RunControl {
     const entry: ActiveRun = { runId: run.id, taskId: task?.id ?? null, controller, reason: null, done: Promise.resolve() };
     this.active.set(conversationId, entry);
     const writes = fenceRunWrites(fence, data, (err) => this.refused(conversationId, entry, err));
-    cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why));
+    cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why), fence.owner);
     // The time limit does not count while a person answers a question a tool asked (ToolContext.holdRunTime).
     const deadline = pausableDeadline(clock, this.deps.limits.maxRunMs, () => {
       entry.reason ??= 'timeout';
@@ -269,7 +270,6 @@ export class RunCoordinator implements RunControl {
         deadline.clear();
         this.active.delete(conversationId);
         cluster?.runEnded(run.id);
-        if (!this.stopping) cluster?.wake('task', conversationId);
         working.clear();
         if (!this.stopping) this.pumpLater(conversationId);
       });

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conversationKey } from '../../src/chat/conversation-ref.js';
 import { waitFor } from '../fakes/wait-for.js';
@@ -57,6 +58,34 @@ describe('a request to an idle conversation, where one process owns the database
       expect(h.adapter.textsIn(thread)).toContain('done it');
     } finally {
       exec.mockRestore();
+    }
+  });
+});
+
+describe.skipIf(!stores.kinds.includes('postgres'))('a request to an idle conversation on PostgreSQL', () => {
+  it('is stored and claimed in one transaction, without a savepoint, and its run answers it', async () => {
+    // Spied before the pool connects: every statement of every pooled connection passes the spy.
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      h = await startHarness(await stores.env('postgres'));
+      const slow = gate();
+      h.model.reply({ text: 'done it', gate: slow.promise });
+      const thread = h.adapter.thread('C1', 'one-commit');
+      const texts = () => query.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text?: string }).text ?? '').toLowerCase());
+      const before = texts().length;
+      await h.adapter.say(thread, 'do one thing');
+      await waitFor(() => h.model.requests.length === 1);
+      const sent = texts().slice(before);
+      // The message's write claimed the task too: no second transaction before the model is asked.
+      expect(sent.filter((t) => t === 'begin')).toHaveLength(1);
+      expect(sent.filter((t) => t.startsWith('savepoint'))).toEqual([]);
+      const conversationId = conversationKey(thread);
+      expect((await h.app.runs.active(conversationId))?.status).toBe('running');
+      slow.open();
+      await waitFor(async () => (await h.app.tasks.list(conversationId))[0]?.status === 'completed');
+      expect(h.adapter.textsIn(thread)).toContain('done it');
+    } finally {
+      query.mockRestore();
     }
   });
 });

@@ -79,6 +79,22 @@ describe.skipIf(database.skip)('openPostgres', () => {
     });
   });
 
+  it('parses a parameterised statement once per connection and runs it again by name, with the same results', async () => {
+    const db = await openPostgres(database.url, { poolSize: 1 });
+    try {
+      const read = (id: string) => db.select({ id: conversations.id }).from(conversations).where(and(gte(conversations.id, id), lt(conversations.id, `${id}~`)));
+      for (const id of ['absent:T9:C9:1', 'absent:T9:C9:2', 'absent:T9:C9:3']) expect(await read(id)).toEqual([]);
+      // One pooled connection: the statement was prepared once on it, and `begin` (no parameters) was not.
+      const prepared = await db.$client.query<{ statement: string }>('select statement from pg_prepared_statements');
+      expect(prepared.rows.filter((r) => r.statement.startsWith('select "id" from "conversations"'))).toHaveLength(1);
+      await db.transaction(async (tx) => void (await tx.select({ id: conversations.id }).from(conversations)));
+      const again = await db.$client.query<{ n: string }>('select count(*) as n from pg_prepared_statements where statement ilike $1', ['begin%']);
+      expect(Number(again.rows[0]!.n)).toBe(0);
+    } finally {
+      await closePostgres(db);
+    }
+  });
+
   it('names DATABASE_URL and masks the password when the server refuses the login', async () => {
     const url = new URL(database.url);
     url.password = 'not-the-password';

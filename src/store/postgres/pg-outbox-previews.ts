@@ -1,4 +1,4 @@
-import { and, eq, gt, gte, isNotNull, isNull, min, ne, or } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, isNotNull, isNull, min, ne, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../outbox-store.js';
@@ -44,16 +44,18 @@ export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMet
       await db.update(outbox).set({ status: 'posted', postedAt: clock.now(), error: null }).where(and(eq(outbox.id, id), eq(outbox.status, 'pending')));
     },
     async markStreamed(runId, rows) {
-      await db.transaction(async (t) => {
-        const now = clock.now();
-        for (const r of rows) {
-          await t
-            .update(outbox)
-            .set({ status: 'posted', platformMessageId: r.platformMessageId, postedAt: now, error: null })
-            .where(and(eq(outbox.id, r.id), eq(outbox.status, 'pending')));
-        }
-        if (runId !== null) await t.update(outbox).set({ status: 'posted', postedAt: now }).where(and(eq(outbox.runId, runId), eq(outbox.status, 'preview')));
-      });
+      // One statement, so atomic without a transaction: the streamed rows posted with their message ids, and
+      // the run's previews with them. The two sets are disjoint (pending rows, preview rows).
+      const now = clock.now();
+      const ids = rows.map((r) => r.id);
+      const streamed = ids.length > 0 ? and(inArray(outbox.id, ids), eq(outbox.status, 'pending')) : undefined;
+      const previews = runId !== null ? and(eq(outbox.runId, runId), eq(outbox.status, 'preview')) : undefined;
+      if (!streamed && !previews) return;
+      const messageId = rows.length > 0 ? sql`case ${outbox.id} ${sql.join(rows.map((r) => sql`when ${r.id}::integer then ${r.platformMessageId}::text`), sql` `)} else ${outbox.platformMessageId} end` : outbox.platformMessageId;
+      await db
+        .update(outbox)
+        .set({ status: 'posted', platformMessageId: sql`case when ${outbox.status} = 'pending' then ${messageId} else ${outbox.platformMessageId} end`, postedAt: now, error: sql`case when ${outbox.status} = 'pending' then null else ${outbox.error} end` })
+        .where(or(streamed, previews));
     },
     async retractPreviews(runId, mark) {
       const rows = await db

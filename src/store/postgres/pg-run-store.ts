@@ -5,6 +5,7 @@ import { runs } from '../../db/pg-schema.js';
 import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
 import type { RunStore } from '../../runs/run-store.js';
 import type { PgExecutor } from './pg-executor.js';
+import { isTransaction, withinTransaction } from './pg-within-transaction.js';
 
 /** Who runs what on a shared database: this process's id and how long its claim on a run holds. */
 export interface RunOwnership {
@@ -20,6 +21,12 @@ export interface RunOwnership {
 export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunStore {
   const claim = () => (ownership ? { owner: ownership.processId, leaseUntil: clock.now() + ownership.leaseMs, leaseGeneration: sql`${runs.leaseGeneration} + 1` } : {});
   const get = async (id: string) => (await db.select().from(runs).where(eq(runs.id, id)))[0] ?? null;
+  // The fence a claim wrote in this transaction, so reading it back costs no round trip: nobody else sees
+  // or changes the row before the commit. Kept only on a transaction's store, which ends with it.
+  const claimedHere = new Map<string, { owner: string | null; generation: number }>();
+  const remember = (row: { id: string; owner: string | null; leaseGeneration: number } | undefined) => {
+    if (row && isTransaction(db)) claimedHere.set(row.id, { owner: row.owner, generation: row.leaseGeneration });
+  };
   return {
     async create(conversationId, taskId, principal) {
       const now = clock.now();
@@ -40,6 +47,7 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
         .onConflictDoNothing()
         .returning();
       if (!row) throw new ConversationBusyError(conversationId);
+      remember(row);
       return row;
     },
     get,
@@ -94,13 +102,15 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     },
     async unpark(id) {
       // The row lock makes two processes resuming the same run take turns: the second finds it running.
-      return db.transaction(async (t) => {
+      return withinTransaction(db, async (t) => {
         const [r] = await t.select().from(runs).where(eq(runs.id, id)).for('update');
         if (!r || r.status !== 'waiting_user' || !r.question) return null;
-        await t
+        const [claimed] = await t
           .update(runs)
           .set({ status: 'running', question: null, askExpiresAt: null, updatedAt: clock.now(), ...claim() })
-          .where(eq(runs.id, id));
+          .where(eq(runs.id, id))
+          .returning({ id: runs.id, owner: runs.owner, leaseGeneration: runs.leaseGeneration });
+        remember(claimed);
         return r.question;
       });
     },
@@ -139,6 +149,8 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
         .limit(limit);
     },
     async fence(id) {
+      const known = claimedHere.get(id);
+      if (known) return { runId: id, ...known };
       const [row] = await db.select({ owner: runs.owner, generation: runs.leaseGeneration }).from(runs).where(eq(runs.id, id));
       if (!row) throw new Error(`no run ${id} to read the fence of`);
       return { runId: id, owner: row.owner, generation: row.generation };

@@ -1,10 +1,11 @@
-import { and, asc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, notInArray, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { TaskRow, TaskStatus } from '../../db/schema.js';
 import { conversations, runs, tasks } from '../../db/pg-schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import type { PgExecutor } from './pg-executor.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
+import { isTransaction, withinTransaction } from './pg-within-transaction.js';
 
 const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -17,8 +18,13 @@ const notFound = (id: number): TaskResult => ({ ok: false, error: `No task #${id
  * editing or claiming in one conversation take turns instead of acting on the same stale read.
  */
 export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
+  // A row lock lasts until the transaction ends: on a transaction's store (which ends with it) a conversation
+  // locked once stays locked, so its next write there asks for nothing.
+  const lockedHere = new Set<string>();
   const lockConversation = async (t: PgExecutor, conversationId: string) => {
+    if (t === db && lockedHere.has(conversationId)) return;
     await t.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId)).for('no key update');
+    if (t === db && isTransaction(db)) lockedHere.add(conversationId);
   };
   const byId = async (t: PgExecutor, id: number): Promise<TaskRow | null> => (await t.select().from(tasks).where(eq(tasks.id, id)))[0] ?? null;
   const inConversation = async (t: PgExecutor, conversationId: string, id: number) => {
@@ -43,20 +49,18 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
     return blockerProblem(all, selfId, ids);
   };
 
-  /** Runs `work` in a transaction holding the conversation's row lock. */
+  /** Runs `work` in a transaction (the caller's, when it has one) holding the conversation's row lock. */
   const locked = <T>(conversationId: string, work: (t: PgExecutor) => Promise<T>): Promise<T> =>
-    db.transaction(async (t) => {
+    withinTransaction(db, async (t) => {
       await lockConversation(t, conversationId);
       return work(t);
     });
 
   const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: { resultSummary?: string; failReason?: string }): Promise<TaskResult> =>
     locked(conversationId, async (t) => {
-      const task = await inConversation(t, conversationId, id);
-      if (!task) return notFound(id);
-      if (FINISHED.includes(task.status) && task.status !== status) return { ok: false, error: `Task #${id} is already ${task.status}.` };
       const now = clock.now();
-      await t
+      // One conditional update that hands back the row; the read that explains a refusal happens only then.
+      const [finished] = await t
         .update(tasks)
         .set({
           status,
@@ -65,11 +69,19 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
           updatedAt: now,
           finishedAt: now,
         })
-        .where(eq(tasks.id, id));
+        .where(and(eq(tasks.id, id), eq(tasks.conversationId, conversationId), or(notInArray(tasks.status, [...FINISHED]), eq(tasks.status, status))))
+        .returning();
+      if (!finished) {
+        const task = await inConversation(t, conversationId, id);
+        return task ? { ok: false, error: `Task #${id} is already ${task.status}.` } : notFound(id);
+      }
+      // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       await recomputeBlocked(t, conversationId);
-      return { ok: true, task: (await byId(t, id))! };
+      return { ok: true, task: finished };
     });
 
+  const noneInProgress = (conversationId: string) =>
+    sql`not exists (select 1 from ${tasks} b where b.conversation_id = ${conversationId} and b.status = 'in_progress')`;
   const noActiveRun = sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`;
   /** Whether one conversation has a ready task and no active run (findReadyConversations' `prefer`). */
   const readyHere = async (conversationId: string): Promise<boolean> => {
@@ -104,8 +116,9 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
             createdAt: now,
             updatedAt: now,
           })
-          .returning({ id: tasks.id });
-        if (blockedBy.length > 0) await recomputeBlocked(t, n.conversationId);
+          .returning();
+        if (blockedBy.length === 0) return { ok: true, task: row! };
+        await recomputeBlocked(t, n.conversationId);
         return { ok: true, task: (await byId(t, row!.id))! };
       });
     },
@@ -164,25 +177,19 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       // The conversation lock orders claimers; `skip locked` keeps a claimer off a task row another
       // transaction is writing, so no task is ever handed to two processes.
       return locked(conversationId, async (t) => {
-        const [busy] = await t
-          .select({ id: tasks.id })
-          .from(tasks)
-          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'in_progress')))
-          .limit(1);
-        if (busy) return null;
         const now = clock.now();
-        const [next] = await t
+        // One statement: the conversation's first ready task, unless one of its tasks is in progress already.
+        const next = t
           .select({ id: tasks.id })
           .from(tasks)
-          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, now)))
+          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, now), noneInProgress(conversationId)))
           .orderBy(asc(tasks.sequence))
           .limit(1)
           .for('update', { skipLocked: true });
-        if (!next) return null;
         const [claimed] = await t
           .update(tasks)
           .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: now, updatedAt: now })
-          .where(and(eq(tasks.id, next.id), eq(tasks.status, 'pending')))
+          .where(and(eq(tasks.id, next), eq(tasks.status, 'pending')))
           .returning();
         return claimed ?? null;
       });

@@ -2,6 +2,7 @@ import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { TokenTotals, UsageStore } from '../../budget/usage-store.js';
 import { runs, usageDaily } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
+import { withinTransaction } from './pg-within-transaction.js';
 
 /** Sums come back from `pg` as strings (numeric); `mapWith(Number)` makes them numbers, null when no row matched. */
 const totals = {
@@ -19,7 +20,7 @@ export function createPgUsageStore(db: PgExecutor): UsageStore {
   const sumWhere = async (where: ReturnType<typeof and>) => totalsOf((await db.select(totals).from(usageDaily).where(where))[0]);
   return {
     async record(runId, day, user, usage) {
-      return db.transaction(async (t) => {
+      return withinTransaction(db, async (t) => {
         await t
           .insert(usageDaily)
           .values({ day, user, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens })

@@ -77,13 +77,8 @@ export function keepLogs(suite: string, processes: readonly ClusterProcess[]): v
   for (const p of processes) writeFileSync(join(dir, `${suite}-${p.id}.log`), p.errand.output());
 }
 
-/**
- * Starts one Errand process per id (the `npm start` entry, configured by the environment only) on the file's
- * PostgreSQL database behind the fake Slack in HTTP mode, waits until each one's receiver listens, and
- * spreads the fake's events round-robin over them the way a load balancer would. `env` is added to each
- * process's environment (lease, log level, ERRAND_CONFIG…).
- */
-export async function startSlackCluster(options: {
+/** What starts the processes of one cluster (see startSlackCluster). */
+export interface SlackClusterOptions {
   readonly ids: readonly string[];
   readonly slack: FakeSlack;
   readonly model: FakeOpenAI;
@@ -91,36 +86,62 @@ export async function startSlackCluster(options: {
   /** A folder of the file's own (the unused SQLite paths point there). */
   readonly dir: string;
   readonly env?: NodeJS.ProcessEnv;
-}): Promise<ClusterProcess[]> {
+}
+
+/** One process of the cluster, its receiver on `port`. */
+function spawnSlackProcess(options: SlackClusterOptions, id: string, port: number): ClusterProcess {
   const { slack, model, db, dir } = options;
-  const ports = await Promise.all(options.ids.map(() => freePort()));
-  const processes = options.ids.map((id, i) => {
-    const errand = startErrandProcess({
-      SLACK_BOT_TOKEN: 'xoxb-scaleout-test',
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_MODE: 'http',
-      SLACK_PORT: String(ports[i]),
-      SLACK_API_URL: slack.apiUrl,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'test-key',
-      DATABASE_URL: db.url,
-      DATABASE_PATH: join(dir, `unused-${id}.db`),
-      ERRAND_PROCESS_ID: id,
-      ...options.env,
-    });
-    return { id, url: `http://127.0.0.1:${ports[i]}/slack/events`, errand };
+  const errand = startErrandProcess({
+    SLACK_BOT_TOKEN: 'xoxb-scaleout-test',
+    SLACK_SIGNING_SECRET: slack.signingSecret,
+    SLACK_MODE: 'http',
+    SLACK_PORT: String(port),
+    SLACK_API_URL: slack.apiUrl,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_URL: db.url,
+    DATABASE_PATH: join(dir, `unused-${id}.db`),
+    ERRAND_PROCESS_ID: id,
+    ...options.env,
   });
+  return { id, url: `http://127.0.0.1:${port}/slack/events`, errand };
+}
+
+/** Waits until the process's receiver listens; throws with what it printed when it exits first. */
+async function untilListening({ id, errand, url }: ClusterProcess): Promise<void> {
+  const port = Number(new URL(url).port);
+  await waitFor(async () => {
+    if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
+    return listening(port);
+  }, 90_000, `${id} to listen on ${port}`);
+}
+
+/**
+ * Starts one Errand process per id (the `npm start` entry, configured by the environment only) on the file's
+ * PostgreSQL database behind the fake Slack in HTTP mode, waits until each one's receiver listens, and
+ * spreads the fake's events round-robin over them the way a load balancer would. `env` is added to each
+ * process's environment (lease, log level, ERRAND_CONFIG…).
+ */
+export async function startSlackCluster(options: SlackClusterOptions): Promise<ClusterProcess[]> {
+  const { slack } = options;
+  const ports = await Promise.all(options.ids.map(() => freePort()));
+  const processes = options.ids.map((id, i) => spawnSlackProcess(options, id, ports[i]!));
   try {
-    for (const [i, { id, errand }] of processes.entries()) {
-      await waitFor(async () => {
-        if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
-        return listening(ports[i]!);
-      }, 90_000, `${id} to listen on ${ports[i]}`);
-    }
+    for (const p of processes) await untilListening(p);
   } catch (err) {
     await Promise.all(processes.map((p) => p.errand.kill()));
     throw err;
   }
   slack.useHttpReceivers(processes.map((p) => p.url));
   return processes;
+}
+
+/**
+ * Starts a process of the cluster again after it died (same id, same receiver address, so the fake's
+ * round-robin reaches it again), and waits until it listens.
+ */
+export async function restartSlackProcess(options: SlackClusterOptions, dead: ClusterProcess): Promise<ClusterProcess> {
+  const again = spawnSlackProcess(options, dead.id, Number(new URL(dead.url).port));
+  await untilListening(again);
+  return again;
 }

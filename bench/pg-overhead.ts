@@ -1,0 +1,170 @@
+import pg from 'pg';
+import { startTestPostgres } from '../tests/support/postgres-server.js';
+import type { Benchmark, BenchFigure } from './benchmark.js';
+import { answerAfter, answerMentions, createDatabase, SLOTS, startCluster, type Cluster } from './errand-cluster.js';
+import { postmasterPid, serverCpuMs } from './pg-server-cpu.js';
+import { procCpuMs } from './proc-cpu.js';
+
+/**
+ * What a mention costs on PostgreSQL against SQLite (issue 40): one Errand process on each store, both alive
+ * at once, answering the scale-out benchmark's traffic (model 200 ms, MAX_CONCURRENT_RUNS 8, twice the slots
+ * of mentions waiting, each in a channel of its own) in alternating blocks, so the machine's load falls on
+ * both alike. CPU is read from /proc: Errand's process, and on PostgreSQL the whole server (postmaster and
+ * every backend). Statements, transactions and notifications are counted by `pg_stat_statements` (loaded
+ * into the benchmark's own server), diffed around each PostgreSQL block: exact, whatever the load.
+ * `BENCH_PG_STATEMENTS=1` prints every statement with its calls per mention on stderr.
+ */
+
+const WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 100);
+const BLOCK = Number(process.env.BENCH_PG_BLOCK ?? 100);
+const BLOCKS = Number(process.env.BENCH_PG_BLOCKS ?? 4);
+const MODEL_LATENCY_MS = 200;
+const OUTSTANDING = 2 * SLOTS;
+const IDLE_MS = 5_000;
+
+type Counts = Map<string, number>;
+
+/** Calls per normalised statement of this database, leaving out the benchmark's own reads. */
+async function statementCounts(admin: pg.Client): Promise<Counts> {
+  const { rows } = await admin.query<{ query: string; calls: string }>(
+    `select query, sum(calls)::text as calls from pg_stat_statements s join pg_database d on d.oid = s.dbid
+      where d.datname = current_database() and query not like '%pg_stat%' group by query`,
+  );
+  return new Map(rows.map((r) => [r.query, Number(r.calls)]));
+}
+
+/** Transactions ended and sessions (connections) opened on this database so far. */
+async function databaseStats(admin: pg.Client): Promise<{ transactions: number; sessions: number }> {
+  const { rows } = await admin.query<{ n: string; s: string }>(`select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`);
+  return { transactions: Number(rows[0]!.n), sessions: Number(rows[0]!.s) };
+}
+
+function diff(after: Counts, before: Counts, into: Counts): void {
+  for (const [q, n] of after) {
+    const d = n - (before.get(q) ?? 0);
+    if (d > 0) into.set(q, (into.get(q) ?? 0) + d);
+  }
+}
+
+interface Side {
+  readonly cluster: Cluster;
+  readonly pid: number;
+  next: number;
+  mentions: number;
+  cpuMs: number;
+  seconds: number;
+}
+
+async function block(side: Side, count: number): Promise<{ cpu: number }> {
+  const before = procCpuMs(side.pid) ?? 0;
+  side.seconds += await answerMentions(side.cluster, side.next, count, OUTSTANDING);
+  const cpu = (procCpuMs(side.pid) ?? 0) - before;
+  side.next += count;
+  side.mentions += count;
+  side.cpuMs += cpu;
+  return { cpu };
+}
+
+/** Statement kinds summed over `counts`, per mention: transactions, savepoints, notifications, the rest. */
+function breakdown(counts: Counts, mentions: number) {
+  let total = 0;
+  const kinds = { begin: 0, commit: 0, savepoint: 0, notify: 0, forUpdate: 0 };
+  for (const [q, n] of counts) {
+    total += n;
+    const s = q.trim().toLowerCase();
+    if (s === 'begin') kinds.begin += n;
+    else if (s === 'commit') kinds.commit += n;
+    else if (s.startsWith('savepoint') || s.startsWith('release savepoint') || s.startsWith('rollback to savepoint')) kinds.savepoint += n;
+    if (s.includes('pg_notify') || s.startsWith('notify')) kinds.notify += n;
+    if (s.includes(' for update') || s.includes(' for no key update')) kinds.forUpdate += n;
+  }
+  const per = (n: number) => n / mentions;
+  return { statements: per(total), begin: per(kinds.begin), savepoint: per(kinds.savepoint), notify: per(kinds.notify), forUpdate: per(kinds.forUpdate) };
+}
+
+export const benchmark: Benchmark = {
+  name: 'pg-overhead',
+  figures: ['pg_cpu_per_mention_ratio', 'pg_statements_per_mention', 'pg_transactions_per_mention'],
+  async run(): Promise<BenchFigure[]> {
+    const server = await startTestPostgres(process.env, ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.max=10000']);
+    const clusters: Cluster[] = [];
+    try {
+      const url = await createDatabase(server, `errand_bench_pg_overhead_${process.pid}`);
+      const dbAdmin = new pg.Client({ connectionString: url });
+      // A connection PostgreSQL ends (a server restart after a crash) would otherwise end the benchmark unexplained.
+      dbAdmin.on('error', (err) => process.stderr.write(`pg-overhead: the benchmark's own connection failed: ${String(err)}\n`));
+      await dbAdmin.connect();
+      try {
+        await dbAdmin.query('create extension if not exists pg_stat_statements');
+        const postmaster = await postmasterPid(url);
+        const pgCluster = await startCluster(1, url, answerAfter(MODEL_LATENCY_MS));
+        clusters.push(pgCluster);
+        const sqliteCluster = await startCluster(1, null, answerAfter(MODEL_LATENCY_MS));
+        clusters.push(sqliteCluster);
+        const side = (cluster: Cluster): Side => ({ cluster, pid: cluster.processes[0]!.errand.child.pid!, next: 0, mentions: 0, cpuMs: 0, seconds: 0 });
+        const onPg = side(pgCluster);
+        const onSqlite = side(sqliteCluster);
+        for (const s of [onPg, onSqlite]) {
+          await answerMentions(s.cluster, 0, WARMUP, OUTSTANDING);
+          s.next = WARMUP;
+        }
+        // What each costs while nothing happens (lease renewals, heartbeat, the wake-up listener): 5 s of quiet.
+        const idleBefore = [procCpuMs(onPg.pid) ?? 0, serverCpuMs(postmaster), procCpuMs(onSqlite.pid) ?? 0];
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+        const idle = [(procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!, serverCpuMs(postmaster) - idleBefore[1]!, (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!].map((ms) => ms / (IDLE_MS / 1000));
+        const counts: Counts = new Map();
+        let transactions = 0;
+        let sessions = 0;
+        let serverMs = 0;
+        for (let i = 0; i < BLOCKS; i++) {
+          // ABBA: each store goes first in half the rounds.
+          const order = i % 2 === 0 ? ['sqlite', 'pg'] : ['pg', 'sqlite'];
+          for (const which of order) {
+            if (which === 'sqlite') {
+              await block(onSqlite, BLOCK);
+              continue;
+            }
+            const before = await statementCounts(dbAdmin);
+            const statsBefore = await databaseStats(dbAdmin);
+            const serverBefore = serverCpuMs(postmaster);
+            await block(onPg, BLOCK);
+            serverMs += serverCpuMs(postmaster) - serverBefore;
+            const statsAfter = await databaseStats(dbAdmin);
+            // The two reads after the block's first one are the benchmark's own transactions.
+            transactions += statsAfter.transactions - statsBefore.transactions - 1;
+            sessions += statsAfter.sessions - statsBefore.sessions;
+            diff(await statementCounts(dbAdmin), before, counts);
+          }
+        }
+        const perPg = onPg.cpuMs / onPg.mentions;
+        const perServer = serverMs / onPg.mentions;
+        const perSqlite = onSqlite.cpuMs / onSqlite.mentions;
+        const b = breakdown(counts, onPg.mentions);
+        if (process.env.BENCH_PG_STATEMENTS) {
+          for (const [q, n] of [...counts].sort((x, y) => y[1] - x[1])) process.stderr.write(`${(n / onPg.mentions).toFixed(2)}\t${q.replace(/\s+/g, ' ').slice(0, 300)}\n`);
+        }
+        const traffic = `${BLOCKS} alternating blocks of ${BLOCK} mentions per store after ${WARMUP} warm-up ones, ${OUTSTANDING} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS}`;
+        return [
+          {
+            name: 'pg_cpu_per_mention_ratio',
+            value: (perPg + perServer) / perSqlite,
+            unit: 'x',
+            detail: `per mention: Errand on PostgreSQL ${perPg.toFixed(2)} ms + PostgreSQL server ${perServer.toFixed(2)} ms, against Errand on SQLite ${perSqlite.toFixed(2)} ms (target ≤ 1.5); mentions/s ${(onPg.mentions / onPg.seconds).toFixed(1)} on PostgreSQL, ${(onSqlite.mentions / onSqlite.seconds).toFixed(1)} on SQLite; idle CPU ms/s: Errand on PostgreSQL ${idle[0]!.toFixed(1)} + server ${idle[1]!.toFixed(1)}, Errand on SQLite ${idle[2]!.toFixed(1)}; ${traffic}`,
+          },
+          {
+            name: 'pg_statements_per_mention',
+            value: b.statements,
+            unit: 'statements',
+            detail: `round trips to PostgreSQL per mention (pg_stat_statements, every statement its own round trip); of them BEGIN ${b.begin.toFixed(2)}, savepoints ${b.savepoint.toFixed(2)}, row locks (for update) ${b.forUpdate.toFixed(2)}, NOTIFY ${b.notify.toFixed(2)}`,
+          },
+          { name: 'pg_transactions_per_mention', value: transactions / onPg.mentions, unit: 'transactions', detail: `commits and rollbacks per mention (pg_stat_database), autocommitted statements included; ${sessions} connections opened during the ${onPg.mentions} mentions` },
+        ];
+      } finally {
+        await dbAdmin.end();
+      }
+    } finally {
+      await Promise.all(clusters.map((c) => c.close()));
+      await server.stop();
+    }
+  },
+};
