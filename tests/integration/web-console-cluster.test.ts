@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { createPostgresCluster } from '../../src/cluster/cluster-runtime.js';
 import { createGatewayLock } from '../../src/cluster/gateway-lock.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
+import { advisoryLockKey } from '../../src/db/advisory-lock-key.js';
 import { createLogger } from '../../src/logger.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { PostgresStore } from '../../src/store/postgres/pg-store.js';
@@ -80,6 +82,17 @@ describe.skipIf(database.skip)('the web console of processes sharing PostgreSQL'
     const owner = (await b.app.store.consoleQueries.run(run.id))!.owner;
     const runner = owner === a.id ? a : b;
     const other = runner === a ? b : a;
+
+    // An Errand of another database on the same server, holding its own gateway lock, is none of this cluster's.
+    const elsewhere = new URL(database.url);
+    elsewhere.pathname = '/postgres';
+    const stranger = new pg.Client({ connectionString: elsewhere.toString(), application_name: 'errand-wake:stranger' });
+    await stranger.connect();
+    cleanups.push(() => stranger.end());
+    const strangerGateway = new pg.Client({ connectionString: elsewhere.toString(), application_name: 'errand-gateway:stranger' });
+    await strangerGateway.connect();
+    cleanups.push(() => strangerGateway.end());
+    await strangerGateway.query(`select pg_advisory_lock($1::bigint)`, [String(advisoryLockKey('discord-gateway'))]);
 
     const web = await signIn(other);
     expect(await web.get('/admin')).toContain('Discord gateway: held by no process');
