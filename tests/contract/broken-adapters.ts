@@ -341,6 +341,30 @@ export const BROKEN_ADAPTERS: readonly BrokenAdapter[] = [
       ),
   },
   {
+    check: 'history',
+    broken: "readThread takes its own posts for a person's",
+    fails: /people and itself told apart/,
+    applies: declares('history'),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'history', (history) => ({
+          ...history,
+          readThread: async (c, o) => {
+            const page = await history.readThread(c, o);
+            return { ...page, messages: page.messages.map((m) => ({ ...m, author: { ...m.author, isBot: false, isSelf: false } })) };
+          },
+        })),
+      ),
+  },
+  {
+    check: 'history',
+    broken: 'readChannel reads the thread',
+    fails: /the channel holds the message the thread was opened on|the channel, not the thread's replies/,
+    applies: (o) => o.capabilities.includes('history') && manyScreens(o),
+    breakIn: (h) => plainly(h, withCapability(h.adapter, 'history', (history) => ({ ...history, readChannel: (c, o) => history.readThread(c, o) }))),
+  },
+  {
     check: 'readAfter',
     broken: 'readAfter reads nothing',
     fails: /what came after, and only that/,

@@ -107,11 +107,12 @@ export function capabilityChecks(options: ContractOptions): ContractCheck[] {
       const bot = page.messages.findIndex((m) => m.text.includes('3303'));
       expect(person).toBeGreaterThanOrEqual(0);
       expect(person, 'oldest first').toBeLessThan(bot);
-      expect(page.messages[person]!.author).toMatchObject({ id: h.person, isBot: false, isSelf: false });
-      expect(page.messages[bot]!.author).toMatchObject({ isBot: true, isSelf: true });
+      expect(page.messages[person]!.author, 'people and itself told apart').toMatchObject({ id: h.person, isBot: false, isSelf: false });
+      expect(page.messages[bot]!.author, 'people and itself told apart').toMatchObject({ isBot: true, isSelf: true });
       for (const m of page.messages) expect(Number.isNaN(Date.parse(m.time))).toBe(false);
       const channel = await history.readChannel(thread, { limit: 100 });
-      expect(channel.messages.some((m) => m.text.includes('history root 3301'))).toBe(true);
+      expect(channel.messages.some((m) => m.text.includes('history root 3301')), 'the channel holds the message the thread was opened on').toBe(true);
+      if (options.singleScreen !== true) expect(channel.messages.filter((m) => m.text.includes('3302')), "the channel, not the thread's replies").toEqual([]);
     });
 
     if (options.readAfter === true) {
