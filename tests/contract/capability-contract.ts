@@ -201,14 +201,14 @@ export function capabilityChecks(options: ContractOptions): ContractCheck[] {
       await waitFor(async () => (await h.sessionStates!(thread)).length === 1, t.wait, 'the session working');
       // Each change waits to be shown before the next: a flip back within one call's time may be coalesced.
       await session.setSession(thread, { state: 'waiting' });
-      await waitFor(async () => (await h.sessionStates!(thread)).length === 2, t.last, 'the session waiting');
+      await waitFor(async () => (await h.sessionStates!(thread)).length === 2, t.wait, 'the session waiting');
       await session.setSession(thread, { state: 'working' });
-      await waitFor(async () => (await h.sessionStates!(thread)).length === 3, t.last, 'the session working again');
+      await waitFor(async () => (await h.sessionStates!(thread)).length === 3, t.wait, 'the session working again');
       await h.stopSession!(thread);
       const stop = await waitFor(() => h.sink.sessionStops.find((s) => s.conversation.thread === thread.thread), t.last, 'the Stop on the session');
       expect(stop).toMatchObject({ conversation: thread, userId: h.person });
       await session.setSession(thread, { state: 'idle' });
-      await waitFor(async () => (await h.sessionStates!(thread)).at(-1) === 'idle', t.last, 'the session idle');
+      await waitFor(async () => (await h.sessionStates!(thread)).at(-1) === 'idle', t.wait, 'the session idle');
       expect(await h.sessionStates!(thread), 'every change, once').toEqual(['working', 'waiting', 'working', 'idle']);
     });
   }

@@ -179,7 +179,7 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
         await waitFor(async () => anyHas(await h.storedTexts(thread), '5603'), t.wait, 'the streamed answer');
         expect(await ofRun(), 'the first step is shown running, in the streamed answer').toEqual([{ title: 'Reading the thread 5601', status: 'running' }]);
         stream.showSteps!(second);
-        await waitFor(async () => (await ofRun()).length === 2 || null, t.last, 'the second step');
+        await waitFor(async () => (await ofRun()).length === 2 || null, t.wait, 'the second step');
         expect(await ofRun(), 'the steps are shown as last updated').toEqual([
           { title: 'Reading the thread 5601', status: 'done' },
           { title: 'Running linear__create_issue 5602', status: 'running' },
@@ -195,7 +195,7 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
       await waitFor(() => h.workingShown(thread), t.wait, 'the working indicator');
       expect(await ofRun(), 'the first step is shown running, with the working indicator').toEqual([{ title: 'Reading the thread 5601', status: 'running' }]);
       await h.adapter.setWorking(thread, status(second));
-      await waitFor(async () => (await ofRun()).some((s) => s.title.includes('5602')) || null, t.last, 'the second step');
+      await waitFor(async () => (await ofRun()).some((s) => s.title.includes('5602')) || null, t.wait, 'the second step');
       expect(await ofRun(), 'the steps are shown as last updated').toEqual([
         { title: 'Reading the thread 5601', status: 'done' },
         { title: 'Running linear__create_issue 5602', status: 'running' },

@@ -88,7 +88,7 @@ export function surfaceChecks(options: ContractOptions): ContractCheck[] {
         const question = await h.adapter.postMessage(thread, { text: 'diner asks: which table? 4470', mentionUserId: h.person, buttons: first });
         const before = surfaces.elicitations.length;
         await h.answerElicitation!(thread, question.id, first, ['by the window 4472']);
-        const submitted = await waitFor(() => surfaces.elicitations.slice(before).find((e) => e.kind === 'submit'), t.last, 'the submitted form');
+        const submitted = await waitFor(() => surfaces.elicitations.slice(before).find((e) => e.kind === 'submit'), t.wait, 'the submitted form');
         const actor = { id: 'q4471', platform: h.adapter.platform, userId: h.person };
         expect(surfaces.elicitations[before], 'Answer asked the core for the form').toEqual({ kind: 'open', ...actor });
         expect(submitted, 'the form came back with what was typed').toEqual({ kind: 'submit', ...actor, values: { table: 'by the window 4472' } });
