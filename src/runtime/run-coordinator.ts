@@ -1,29 +1,17 @@
 import type { RunRow, TaskRow } from '../db/schema.js';
 import type { RunControl, StopResult } from '../commands/command-deps.js';
-import { pausableDeadline } from '../clock.js';
-import { RunFencedError, type RunFence } from '../runs/run-fence.js';
-import type { RunLoss } from './cluster.js';
-import { fenceRunWrites } from './fenced-run-writes.js';
+import type { RunFence } from '../runs/run-fence.js';
 import { ClaimsUnderWay } from './claims-under-way.js';
 import { claimNextTask, type ClaimedTask, type SlotHold } from './run-claim.js';
 import type { CoordinatorDeps } from './run-deps.js';
 import { RunLauncher, type RunResume } from './run-launch.js';
 import { RunResumer, type AnswerSource } from './run-resume.js';
-import type { AbortReason } from './run-settlement.js';
+import { launchRun, type ActiveRun, type RunExecution } from './run-execution.js';
 import { RunSettler } from './run-settler.js';
-import { runWorkingStatus } from './run-working-status.js';
 import { showSession } from './session-shown.js';
 
 export type { AgentSetup, CoordinatorDeps, RunData, RunLimits } from './run-deps.js';
 export type { AnswerSource } from './run-resume.js';
-
-interface ActiveRun {
-  runId: string;
-  taskId: number | null;
-  controller: AbortController;
-  reason: AbortReason | null;
-  done: Promise<void>;
-}
 
 export type StartResult =
   | { readonly kind: 'started'; readonly taskId: number }
@@ -33,7 +21,8 @@ export type StartResult =
  * Owns the runs in flight: at most one per conversation, at most `maxConcurrentRuns` overall; claims,
  * resumes, stops and shutdown. Runs are claimed from the database (task → in_progress and a run row in one
  * transaction), so nothing is held only in memory; when a run ends the next ready task starts at once.
- * What a run is given is the launcher's (run-launch.ts), how it ended is recorded by the settler (run-settler.ts).
+ * What a run is given is the launcher's (run-launch.ts), how it executes run-execution.ts's, how it ended is recorded
+ * by the settler (run-settler.ts).
  */
 export class RunCoordinator implements RunControl {
   private readonly active = new Map<string, ActiveRun>();
@@ -44,6 +33,7 @@ export class RunCoordinator implements RunControl {
   private readonly launcher: RunLauncher;
   private readonly resumer: RunResumer;
   private readonly settler: RunSettler;
+  private readonly execution: RunExecution;
 
   constructor(private readonly deps: CoordinatorDeps) {
     const { data, clock, logger, limits } = deps;
@@ -52,6 +42,8 @@ export class RunCoordinator implements RunControl {
     const { metrics, scheduleRunEnded } = deps;
     const requeued = (conversationId: string, delayMs: number) => void clock.setTimer(() => this.pumpLater(conversationId), delayMs);
     this.settler = new RunSettler({ ...data, clock, limits, ...(metrics ? { metrics } : {}), ...(scheduleRunEnded ? { scheduleRunEnded } : {}), requeued });
+    const { launcher, settler, active, stoppedBeforeLaunch } = this;
+    this.execution = { deps, launcher, settler, active, stoppedBeforeLaunch, stopping: () => this.stopping, pumpLater: (id) => this.pumpLater(id) };
   }
 
   /** Conversations with a runner executing now (or about to). */
@@ -225,76 +217,8 @@ export class RunCoordinator implements RunControl {
     while (this.active.size > 0 || this.underWay.count > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done).concat(this.underWay.promises));
   }
 
-  /**
-   * Starts executing a claimed run. Synchronous up to registering it as active, so the claim hands over without a gap.
-   * `fence` is what the claim wrote: every write of this execution is conditional on it (fenced-run-writes.ts).
-   */
+  /** Starts executing a claimed run (run-execution.ts). */
   private launch(conversationId: string, run: RunRow, task: TaskRow | null, fence: RunFence, resume?: RunResume): void {
-    if (this.stoppedBeforeLaunch.get(conversationId) === run.id) return;
-    const { data, clock, logger, cluster } = this.deps;
-    const ref = data.conversations.refOf(conversationId);
-    if (!ref || !this.deps.platforms.has(ref.platform)) {
-      logger.error({ conversationId }, 'no adapter for this conversation; failing the run');
-      void this.settler.failUnlaunchable(conversationId, run, task).catch((err: unknown) => logger.error({ err, runId: run.id }, 'failing a run without an adapter failed'));
-      return;
-    }
-    const controller = new AbortController();
-    const entry: ActiveRun = { runId: run.id, taskId: task?.id ?? null, controller, reason: null, done: Promise.resolve() };
-    this.active.set(conversationId, entry);
-    const writes = fenceRunWrites(fence, data, (err) => this.refused(conversationId, entry, err));
-    cluster?.runStarted(run.id, conversationId, (why) => this.lose(conversationId, entry, why), fence.owner);
-    // The time limit does not count while a person answers a question a tool asked (ToolContext.holdRunTime).
-    const deadline = pausableDeadline(clock, this.deps.limits.maxRunMs, () => {
-      entry.reason ??= 'timeout';
-      controller.abort();
-    });
-    const working = runWorkingStatus(this.deps.platforms.presence, ref, run.id, task, logger);
-    const execute = async () => {
-      // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
-      const shuttingDown = () => this.stopping || entry.reason === 'taken_over';
-      const outcome = await this.launcher.execute({ conversationId, ref, run, task, signal: controller.signal, writes, working, ...(resume ? { resume } : {}), shuttingDown, holdTime: deadline.hold });
-      await this.settler.settle(conversationId, run, task, outcome, entry.reason, writes);
-    };
-    entry.done = execute()
-      .catch(async (err: unknown) => {
-        // Refused because another process owns the run now (logged by `refused`): it is not ours to settle.
-        if (err instanceof RunFencedError) return;
-        // An exception nobody expected (a failed write, a bug): end the run so the conversation is free again.
-        logger.error({ err, runId: run.id, conversationId }, 'run crashed');
-        await this.settler.settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason, writes).catch((again: unknown) => {
-          if (!(again instanceof RunFencedError)) logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
-        });
-      })
-      .finally(() => {
-        if (entry.reason === 'taken_over') logger.info({ runId: run.id, conversationId }, 'stopped working on a run owned elsewhere now');
-        deadline.clear();
-        this.active.delete(conversationId);
-        cluster?.runEnded(run.id);
-        working.clear();
-        if (!this.stopping) this.pumpLater(conversationId);
-      });
-  }
-
-  /** Gives up a run this process no longer owns: stopped from another process, or taken over. Not settled here. */
-  private lose(conversationId: string, entry: ActiveRun, why: RunLoss): void {
-    if (this.active.get(conversationId) !== entry) return;
-    entry.reason ??= why === 'stopped' ? 'stop' : 'taken_over';
-    entry.controller.abort();
-    this.deps.logger.info({ runId: entry.runId, conversationId, why }, 'gave up a run owned elsewhere now');
-    if (why === 'stopped') void this.deps.data.posts.dropUnsent(entry.runId).catch((err: unknown) => this.deps.logger.warn({ err, runId: entry.runId }, 'dropping unsent pieces of a stopped run failed'));
-  }
-
-  /**
-   * A write of the run was refused by its fence: this process stalled past its lease and another took the
-   * run over (and runs it again). Stops it here at once — no settlement, no post, no further tool or model call.
-   */
-  private refused(conversationId: string, entry: ActiveRun, err: RunFencedError): void {
-    this.deps.logger.warn(
-      { runId: entry.runId, conversationId, owner: err.fence.owner, generation: err.fence.generation },
-      'a write of this run was refused: another process took it over while this one stalled past its lease; stopping it here',
-    );
-    if (this.active.get(conversationId) !== entry) return;
-    entry.reason = 'taken_over';
-    entry.controller.abort();
+    launchRun(this.execution, conversationId, run, task, fence, resume);
   }
 }
