@@ -13,7 +13,7 @@ export const privateAnswers = pgTable(
     runId: text('run_id'),
     messageId: bigint('message_id', { mode: 'number' }),
     owner: text('owner').notNull(),
-    purpose: text('purpose', { enum: ['answer', 'update'] }).notNull(),
+    purpose: text('purpose', { enum: ['answer', 'update', 'files'] }).notNull(),
     text: text('text').notNull(),
     state: text('state', { enum: PRIVATE_ANSWER_STATES }).notNull(),
     createdAt: epochMs('created_at').notNull(),
