@@ -45,3 +45,6 @@ export const recalledMemories = pgTable(
   },
   (t) => [primaryKey({ columns: [t.memoryId, t.messageId] })],
 );
+
+// The files of a private run: held for their owner's choice, and its person's own workspace files (schema.ts is at its cap).
+export * from './pg-private-files-schema.js';

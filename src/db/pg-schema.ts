@@ -298,5 +298,3 @@ export * from './pg-privacy-schema.js';
 // What keeps one person's rights theirs in a shared thread (per-person consents, schedules' launches, deployment keys), in its own file.
 export * from './pg-rights-schema.js';
 export * from './pg-outbox-files-schema.js';
-// The files of a run's held post, waiting for their owner's Share in thread / Keep private, in their own file.
-export * from './pg-private-files-schema.js';

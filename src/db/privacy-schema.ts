@@ -59,3 +59,6 @@ export const recalledMemories = sqliteTable(
 
 export type PrivateAnswerRow = typeof privateAnswers.$inferSelect;
 export type PrivateSummaryRow = typeof privateSummaries.$inferSelect;
+
+// The files of a private run: held for their owner's choice, and its person's own workspace files (schema.ts is at its cap).
+export * from './private-files-schema.js';

@@ -43,8 +43,6 @@ export interface OutboxPayload {
   visibleTo?: string;
   /** An `ephemeral` row only its person may ever read (a sign-in link): a DM where notices are not private, never a post. */
   secret?: boolean;
-  /** A secret row showing held files (`private_answer_files` of this held post) to their owner with it. */
-  heldFiles?: number;
 }
 
 /** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */
@@ -300,5 +298,3 @@ export * from './privacy-schema.js';
 // What keeps one person's rights theirs in a shared thread (per-person consents, schedules' launches, deployment keys), in its own file.
 export * from './rights-schema.js';
 export * from './outbox-files-schema.js';
-// The files of a run's held post, waiting for their owner's Share in thread / Keep private, in their own file.
-export * from './private-files-schema.js';

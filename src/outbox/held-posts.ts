@@ -36,7 +36,8 @@ export interface HeldFilesIntent {
 /**
  * Records files built on their owner's private material in a conversation others read: the held post (its files kept
  * in `private_answer_files` for when they share them) and the notice only they see, with the files and **Share in
- * thread** / **Keep private**, as `ephemeral` rows (`secret`; the last carries `heldFiles`). Returns the rows' ids.
+ * thread** / **Keep private**, as `ephemeral` rows (`secret`; the one with the buttons brings the files, row-delivery.ts).
+ * Returns the rows' ids.
  */
 export async function recordHeldFiles(tx: Store, conversationId: string, runId: string | null, held: HeldFilesIntent, cut: (intent: PostIntent) => OutboxPayload[]): Promise<number[]> {
   const names = held.files.map((f) => f.name);
@@ -47,6 +48,5 @@ export async function recordHeldFiles(tx: Store, conversationId: string, runId: 
     { actionId: privateAnswerActionId('keep', id), label: KEEP_LABEL },
   ];
   const pieces = cut({ purpose: 'update', text: heldFilesText(names, held.refused), buttons });
-  const shown = pieces.map((p, i) => ({ ...p, visibleTo: held.owner, secret: true, ...(i === pieces.length - 1 ? { heldFiles: id } : {}) }));
-  return tx.outbox.add(conversationId, runId, 'ephemeral', shown);
+  return tx.outbox.add(conversationId, runId, 'ephemeral', pieces.map((p) => ({ ...p, visibleTo: held.owner, secret: true })));
 }

@@ -1,4 +1,7 @@
 import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { OutboundButton } from '../chat/outbound-button.js';
+import type { OutboundMessage } from '../chat/outbound-message.js';
+import { parsePrivateAnswerActionId } from '../chat/private-answers.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
@@ -19,7 +22,7 @@ export interface RowDeliveryDeps {
   readonly store: OutboxStore;
   /** The bytes of `files` rows. */
   readonly files?: OutboxFileStore | undefined;
-  /** The bytes of files held for their owner (`heldFiles` rows). */
+  /** The bytes of files held for their owner, shown with the notice whose buttons decide them. */
   readonly heldFiles?: Pick<PrivateAnswerStore, 'filesOf'> | undefined;
   readonly adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
@@ -120,8 +123,7 @@ export class RowDelivery {
     try {
       await this.deps.store.countAttempt(row.id);
       if (row.purpose === 'edit') await adapter.editMessage(ref, target, { text, ...(buttons ? { buttons } : {}) });
-      else if (row.payload.heldFiles !== undefined) await deliverPrivateFiles(adapter, ref, target, { text, ...(buttons ? { buttons } : {}) }, (await this.deps.heldFiles?.filesOf(row.payload.heldFiles)) ?? []);
-      else if (row.payload.secret) await (buttons ? deliverPrivateChoice(adapter, ref, target, { text, buttons }) : deliverSecretNotice(adapter, ref, target, text));
+      else if (row.payload.secret) await (buttons ? this.showHeld(adapter, ref, target, { text, buttons }) : deliverSecretNotice(adapter, ref, target, text));
       else await adapter.postEphemeral(ref, target, text);
       await this.posted(row, row.purpose === 'edit' ? target : '');
     } catch (err) {
@@ -131,6 +133,16 @@ export class RowDelivery {
       await this.deps.store.markFailed(row.id, err instanceof Error ? err.message : String(err));
       this.deps.waiters.settle(row.id, { kind: 'failed', error: err });
     }
+  }
+
+  /**
+   * A notice with buttons to its owner alone: a held post's Share in thread / Keep private. Held files (a post of
+   * purpose `files`, held-posts.ts) go with it, found by the held post its buttons decide; anything else goes alone.
+   */
+  private async showHeld(adapter: ChatAdapter, ref: ConversationRef, userId: string, message: OutboundMessage & { buttons: readonly OutboundButton[] }): Promise<void> {
+    const held = message.buttons.map((b) => parsePrivateAnswerActionId(b.actionId)).find((h) => h !== null);
+    const files = held && this.deps.heldFiles ? await this.deps.heldFiles.filesOf(held.answerId) : [];
+    return files.length > 0 ? deliverPrivateFiles(adapter, ref, userId, message, files) : deliverPrivateChoice(adapter, ref, userId, message);
   }
 
   /**

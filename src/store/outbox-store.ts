@@ -116,7 +116,6 @@ export const outboxPayloadSchema = z.object({
   editOf: z.string().optional(),
   visibleTo: z.string().optional(),
   secret: z.boolean().optional(),
-  heldFiles: z.number().int().optional(),
 });
 /** A stored purpose, read back. */
 export const outboxPurposeSchema = z.enum(OUTBOX_PURPOSES);
