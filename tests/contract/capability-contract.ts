@@ -153,6 +153,27 @@ export function capabilityContract(harness: () => ChatAdapterHarness, options: C
     });
   }
 
+  if (declares('privateFiles')) {
+    it('privateFiles: shows files and a message with its buttons to one person alone, the files in their direct conversation, nothing in the conversation', async () => {
+      const thread = await freshThread(h, 'contract private files');
+      const buttons = [
+        { actionId: 'errand:private:share:2', label: 'Share in thread' },
+        { actionId: 'errand:private:keep:2', label: 'Keep private' },
+      ];
+      const file = { name: 'mine-6701.txt', bytes: new TextEncoder().encode('only yours 6701'), mimeType: 'text/plain' };
+      expect(await h.adapter.capabilities.privateFiles!.showFilesPrivately(thread, h.person, [file], { text: 'your files 6702', buttons })).toEqual({ kind: 'shown' });
+      const files = (await waitFor(async () => {
+        const got = await h.directFilesOf!(h.person);
+        return got.length > 0 ? got : null;
+      }, 5000, 'the files in the direct conversation'))!;
+      expect(files.map((f) => [f.name, Buffer.from(f.bytes).toString()])).toEqual([['mine-6701.txt', 'only yours 6701']]);
+      const privately = async () => [...(await h.noticesTo(h.person, thread)), ...((await h.directMessagesOf?.(h.person)) ?? [])];
+      await waitFor(async () => (await privately()).some((t) => t.includes('your files 6702')), 5000, 'the private message');
+      expect((await h.storedTexts(thread)).join('\n')).not.toMatch(/670[12]/);
+      expect(await h.storedFiles!(thread)).toEqual([]);
+    });
+  }
+
   if (options.surfaces?.home) {
     it('surfaces: asks the core for the App Home of the person who opens it, and shows it', async () => {
       const before = h.surfaces!.homes.length;

@@ -66,6 +66,8 @@ export interface ChatAdapterHarness {
    * declares `files`).
    */
   storedFiles?(conversation: ConversationRef): Promise<{ name: string; bytes: Uint8Array; mimeType?: string }[]>;
+  /** The files the bot sent a person in their direct conversation with it (checked where the adapter declares `privateFiles`). */
+  directFilesOf?(userId: string): Promise<{ name: string; bytes: Uint8Array }[]>;
   /** Every state the platform showed for the thread's session, in the core's words, oldest first (where the adapter declares `session`). */
   sessionStates?(conversation: ConversationRef): Promise<string[]>;
   /** The person presses the platform's own Stop on the thread's session; resolves once delivered. */

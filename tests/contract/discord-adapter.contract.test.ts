@@ -69,10 +69,14 @@ chatAdapterContract(
         return (await waitFor(() => submit.responses.at(-1)?.content, 5000, 'the answer to the form'))!;
       },
       storedFiles: async (c) => attachedFiles(fake, target(c)),
+      directFilesOf: async (userId) => {
+        const dm = fake.dmChannelOf(userId);
+        return dm ? attachedFiles(fake, dm.id) : [];
+      },
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'privateFiles', 'stream'], readAfter: true, surfaces: { home: false, forms: true } },
 );
 
 conversationKeyContract('discord', {

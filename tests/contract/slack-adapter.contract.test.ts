@@ -1,5 +1,5 @@
 import { sharedFiles, startSlackAdapter } from '../e2e/slack-harness.js';
-import type { AgentSessionStatus } from '../fakes/fake-slack.js';
+import { directChannelOf, type AgentSessionStatus } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/slack/slack-thread-id.js';
@@ -67,12 +67,13 @@ chatAdapterContract(
         return JSON.stringify(fake.homeOf(ALICE)?.view.blocks ?? []);
       },
       storedFiles: (c) => sharedFiles(fake, c.channel, c.thread),
+      directFilesOf: (userId) => sharedFiles(fake, directChannelOf(userId), null),
       sessionStates: async (c) => fake.sessionStatuses(c.channel, c.thread!).map((s) => SESSION_STATES[s]),
       stopSession: async (c) => void (await fake.stopAgentSession({ user: ALICE, channel: c.channel, threadTs: c.thread! })),
       teardown: () => h.close(),
     };
   },
-  { stopButtons: true, capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
+  { stopButtons: true, capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'privateFiles', 'session', 'stream', 'timezone'], readAfter: true, surfaces: { home: true, forms: true } },
 );
 
 conversationKeyContract('slack', {
