@@ -115,4 +115,19 @@ describe('files from a private run (real sandbox)', () => {
     expect(attachedFiles(d, msg.id)).toEqual([]);
     expect(secretIn(everyPublic())).toBe(false);
   }, 60_000);
+
+  it('Discord: with her DMs closed, the files stay unposted and the thread is told why, naming no file', async () => {
+    discord = await startDiscordErrand({ STREAMING: 'false' });
+    const { discord: d, model, app } = discord;
+    d.alice.dmsClosed = true;
+    await app.store.memory.remember({ scope: 'me', subject: `discord:${d.alice.id}`, text: MEMORY, createdBy: `discord:${d.alice.id}` });
+    model.reply({ toolCalls: [{ name: 'recall', arguments: { query: 'locker code' } }] }, { toolCalls: [{ name: 'run_code', arguments: { language: 'python', code: WRITE } }] }, { text: 'Your file is ready.' });
+    const msg = d.userMessage(d.general.id, `<@${d.bot.id}> put my locker code in a file`);
+    const note = await until(() => d.botMessagesIn(msg.id).find((m) => m.content.includes('files that use what only you can see stay unposted')), 30_000);
+    expect(note.content).toContain(`<@${d.alice.id}>`);
+    await app.coordinator.idle();
+    const everything = [...d.messages.values()].map((m) => `${m.content} ${JSON.stringify(m.attachments ?? [])}`).join('\n');
+    expect(secretIn(everything)).toBe(false);
+    expect(everything).not.toContain('locker.txt');
+  }, 60_000);
 });

@@ -94,4 +94,22 @@ describe("a private run's questions and approvals", () => {
     await app.coordinator.idle();
     expect(secretIn(inThread())).toBe(false);
   }, 60_000);
+
+  it('Discord: with her DMs closed, the question is not asked in the thread; the thread says why and the run waits', async () => {
+    discord = await startDiscordErrand({ STREAMING: 'false' });
+    const { discord: d, model, app } = discord;
+    d.alice.dmsClosed = true;
+    await app.store.memory.remember({ scope: 'me', subject: `discord:${d.alice.id}`, text: MEMORY, createdBy: `discord:${d.alice.id}` });
+    const ask = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Shall I put 4711-ZETA on the team board?', options: ['Yes', 'No'] } }] };
+    model.reply(recallStep, ask, { text: 'never reached' });
+    const msg = d.userMessage(d.general.id, `<@${d.bot.id}> what about my locker code?`);
+    const note = await until(() => d.botMessagesIn(msg.id).find((m) => m.content.includes('could not send you a private message')), 15_000);
+    expect(note.content).toContain(`<@${d.alice.id}>`);
+    await app.coordinator.idle();
+    const inThread = d.botMessagesIn(msg.id).map((m) => m.content).join('\n');
+    expect(secretIn(inThread)).toBe(false);
+    expect(inThread).not.toContain('team board');
+    expect(model.requests).toHaveLength(2);
+    expect((await app.store.consoleQueries.activeRuns(10)).map((r) => r.status)).toEqual(['waiting_user']);
+  }, 60_000);
 });
