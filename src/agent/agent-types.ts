@@ -28,6 +28,11 @@ export interface PostIntent {
    * row of the answer, made public then; null for an update).
    */
   readonly heldFor?: { readonly owner: string; readonly messageId: number | null };
+  /**
+   * A question or approval of a run holding this person's private material, in a conversation others read: shown to
+   * them alone (with its buttons, which answer it from there), never in the conversation itself.
+   */
+  readonly shownTo?: string;
 }
 
 /** The outbox rows one recorded post became (one per platform message), oldest first. */

@@ -15,6 +15,8 @@ export interface RunPrivacy {
   obtained(): void;
   /** Whether its posts are held for the principal's choice now (private, and others read the conversation). */
   readonly holdsPosts: boolean;
+  /** Whether people besides the principal read the conversation. */
+  readonly othersRead: boolean;
   /** An answer or update as the run records it: held for the principal (with the transcript row it came from) when `holdsPosts`. */
   intent(purpose: 'answer' | 'update', text: string, messageId: number | null): PostIntent;
 }
@@ -36,6 +38,7 @@ export function runPrivacy(principal: string | null, othersRead: boolean): RunPr
     get holdsPosts() {
       return isPrivate && othersRead;
     },
+    othersRead,
     intent(purpose, text, messageId) {
       return privacy.holdsPosts ? { purpose, text, heldFor: { owner: principal!, messageId } } : { purpose, text };
     },

@@ -105,6 +105,11 @@ export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments
   ].join('\n');
 }
 
+/** A question or approval of a run whose posts are held (its private material, others reading): to its principal alone. */
+function askedPrivately(privacy: RunPrivacy): { shownTo?: string } {
+  return privacy.holdsPosts && privacy.privateTo !== null ? { shownTo: privacy.privateTo } : {};
+}
+
 /**
  * Parks the run and records its question in one transaction (an answer typed the moment the question
  * appears must find the run waiting; a crash leaves both or neither), then waits for the post; the
@@ -178,7 +183,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       };
       const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, id, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
       const waiting: RunActivity = { activity: 'waiting', toolName: gated.name, step: { id: call.id, status: 'waiting' } };
-      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
+      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons, ...askedPrivately(privacy) }, waiting);
     }
     // The call's effects are not writes of the run: the run must still be this process's, or nothing is done.
     await deps.confirmHeld?.();
@@ -189,7 +194,9 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const activity = deps.activity;
     // While the call's server waits for the person to answer its question, the step says so (not "running").
     const reportWaiting = activity ? (on: boolean) => activity(on ? { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'answer' } } : activityOfTool(call.name, call.id)) : null;
-    let outcome = await deps.tools.execute(call, reportWaiting ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting } : context);
+    // The call knows where the run stands on private material (run_code keeps a private run's files its principal's).
+    const privacyNow = { privateTo: privacy.privateTo, othersRead: privacy.othersRead };
+    let outcome = await deps.tools.execute(call, reportWaiting ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting, privacy: privacyNow } : { ...context, privacy: privacyNow });
     progress?.end();
     // From the first private result on, the run's rows are its principal's alone (this result's row too).
     if (outcome.private) privacy.obtained();
@@ -237,7 +244,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const id = newQuestionId();
     const pending: PendingQuestion = { id, question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
     const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, id, n), label }));
-    return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
+    return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}), ...askedPrivately(privacy) });
   }
   return null;
 }

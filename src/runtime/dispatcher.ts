@@ -12,7 +12,7 @@ import { handleCommand } from '../commands/command-router.js';
 import type { CommandDeps } from '../commands/command-deps.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { Logger } from '../logger.js';
-import type { OutboxChanges } from '../outbox/outbox.js';
+import type { Outbox, OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -42,7 +42,7 @@ export interface DispatchData {
   runs: RunStore;
   dedupe: EventDedupe;
   /** Private refusals in a conversation Errand holds go through the outbox, and so does an answer its owner shares. */
-  changes: Pick<OutboxChanges, 'recordEphemeral'> & Pick<RunPosts, 'record'>;
+  changes: Pick<OutboxChanges, 'recordEphemeral'> & Pick<RunPosts, 'record'> & Pick<Outbox, 'recordFiles'>;
   /**
    * Whether a new task of an idle conversation is claimed in the transaction that stores it (one commit, not two).
    * On PostgreSQL that transaction holds the conversation's row from its upsert on, and every claim takes that

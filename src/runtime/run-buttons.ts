@@ -2,6 +2,7 @@ import { refusalText, type AccessPolicy } from '../access/access-policy.js';
 import { clickAnswers } from '../agent/question-identity.js';
 import type { Clock } from '../clock.js';
 import type { CommandReply, InboundAction } from '../chat/inbound.js';
+import { conversationKey } from '../chat/conversation-ref.js';
 import type { CommandDeps } from '../commands/command-deps.js';
 import { announceStop } from '../commands/stop-command.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
@@ -37,10 +38,12 @@ export async function handleRunButton(action: RunButton, deps: RunButtonDeps): P
   const run = await deps.runs.get(action.runId);
   if (!run) return { text: 'That run no longer exists.' };
   const ref = deps.conversations.refOf(run.conversationId);
-  const where = action.conversation ?? ref;
+  // A click from somewhere else (a private run's question, answered in its person's DM) counts where the run is.
+  const elsewhere = ref !== null && action.conversation !== null && conversationKey(action.conversation) !== run.conversationId;
+  const where = elsewhere ? ref : (action.conversation ?? ref);
   if (!where) return { text: 'That run no longer exists.' };
   const person = personOf(where.platform, action.userId, action.roles);
-  const verdict = deps.access.check(person, { platform: where.platform, channel: where.channel, direct: action.direct === true });
+  const verdict = deps.access.check(person, { platform: where.platform, channel: where.channel, direct: !elsewhere && action.direct === true });
   if (!verdict.allowed) {
     deps.logger.info({ platform: where.platform, channel: where.channel, userId: action.userId, action: action.kind, reason: verdict.reason }, 'access refused');
     return { text: refusalText(verdict.reason) };

@@ -209,6 +209,22 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
       ),
   },
   {
+    check: 'privateFiles',
+    broken: 'showFilesPrivately posts the files in the conversation too',
+    fails: /no file in the conversation/,
+    applies: declares('privateFiles'),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'privateFiles', (p) => ({
+          showFilesPrivately: async (c, u, files, m) => {
+            await h.adapter.capabilities.files!.postFiles(c, { files, idempotencyKey: 'e670100' });
+            return p.showFilesPrivately(c, u, files, m);
+          },
+        })),
+      ),
+  },
+  {
     check: 'session',
     broken: 'setSession shows waiting as idle',
     fails: /every change, once/,

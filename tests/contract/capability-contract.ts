@@ -166,6 +166,26 @@ export function capabilityChecks(options: ContractOptions): ContractCheck[] {
     });
   }
 
+  if (declares('privateFiles')) {
+    add('privateFiles', 'privateFiles: shows files to one person alone in their direct conversation, and the message with its buttons to them, nothing in the conversation', async (h, t) => {
+      const thread = await freshThread(h, 'contract private files');
+      const buttons = [
+        { actionId: 'errand:private:share:2', label: 'Share in thread' },
+        { actionId: 'errand:private:keep:2', label: 'Keep private' },
+      ];
+      const file = { name: 'mine-6701.txt', bytes: new TextEncoder().encode('only yours 6701'), mimeType: 'text/plain' };
+      const before = (await h.directFilesOf!(h.person)).length;
+      expect(await h.adapter.capabilities.privateFiles!.showFilesPrivately(thread, h.person, [file], { text: 'your files 6702', buttons })).toEqual({ kind: 'shown' });
+      const mine = async () => (await h.privatelyShown!(h.person, thread)).filter((m) => m.text.includes('6702'));
+      await waitFor(async () => (await mine()).length > 0 || having(await h.storedTexts(thread), '6702').length > 0 || (await h.storedFiles!(thread)).length > 0, t.wait, 'the files anywhere');
+      expect(having(await h.storedTexts(thread), '670'), 'never among the posts of the conversation').toEqual([]);
+      expect(await h.storedFiles!(thread), 'no file in the conversation').toEqual([]);
+      const sent = (await h.directFilesOf!(h.person)).slice(before);
+      expect(sent.map((f) => [f.name, Buffer.from(f.bytes).toString()]), 'the files in their direct conversation, with their bytes').toEqual([['mine-6701.txt', 'only yours 6701']]);
+      expect(await mine(), 'the message shown to the person, with its buttons').toEqual([{ text: expect.stringContaining('your files 6702'), buttons: ['Share in thread', 'Keep private'] }]);
+    });
+  }
+
   if (declares('files')) {
     add('files', 'files: posts several files as one message, each with its bytes, an image as an image', async (h, t) => {
       const files = h.adapter.capabilities.files!;

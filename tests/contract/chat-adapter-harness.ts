@@ -132,6 +132,8 @@ export interface ChatAdapterHarness {
   actOnElicitation?(conversation: ConversationRef, messageId: string, buttons: readonly OutboundButton[], index: number): Promise<string>;
   /** The files the bot posted in a conversation as people get them (checked where the adapter declares `files`). */
   storedFiles?(conversation: ConversationRef): Promise<StoredFile[]>;
+  /** The files the bot sent a person in their direct conversation with it (checked where the adapter declares `privateFiles`). */
+  directFilesOf?(userId: string): Promise<StoredFile[]>;
   /** Every state the platform showed for the thread's session, in the core's words, oldest first (where the adapter declares `session`). */
   sessionStates?(conversation: ConversationRef): Promise<string[]>;
   /** The person presses the platform's own Stop on the thread's session; resolves once delivered. */

@@ -103,6 +103,10 @@ chatAdapterContract(
       actOnElicitation: async (_c, messageId, buttons, index) => answered(fake.clickButton(messageId, buttons[index]!.actionId)),
       // Each file with the message that carries it (files posted together share one).
       storedFiles: async (c) => fake.botMessagesIn(target(c)).flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ...(a.contentType ? { mimeType: a.contentType } : {}), message: m.id }))),
+      directFilesOf: async (userId) => {
+        const dm = fake.dmChannelOf(userId);
+        return dm ? fake.botMessagesIn(dm.id).flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, message: m.id }))) : [];
+      },
       teardown: () => h.close(),
     };
   },
@@ -113,7 +117,7 @@ chatAdapterContract(
     threadFallback: true,
     commandReplyButtons: true,
     surfaces: { home: false, forms: true, elicitation: true, disconnect: false },
-    capabilities: ['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream'],
+    capabilities: ['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'privateFiles', 'stream'],
     readAfter: true,
   },
 );

@@ -1,7 +1,7 @@
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { RunStepStatus } from '../../src/chat/run-step.js';
 import { startSlackAdapter } from '../e2e/slack-harness.js';
-import type { AgentSessionStatus, FakeSlack } from '../fakes/fake-slack.js';
+import { directChannelOf, type AgentSessionStatus, type FakeSlack } from '../fakes/fake-slack.js';
 import type { StreamedTask } from '../fakes/slack-stream-chunks.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
@@ -106,6 +106,7 @@ chatAdapterContract(
         return answered(click.responseId);
       },
       storedFiles: (c) => filesIn(fake, c.channel, c.thread),
+      directFilesOf: (userId) => filesIn(fake, directChannelOf(userId), null),
       sessionStates: async (c) => fake.sessionStatuses(c.channel, c.thread!).map((s) => SESSION_STATES[s]),
       stopSession: async (c) => void (await fake.stopAgentSession({ user: ALICE, channel: c.channel, threadTs: c.thread! })),
       teardown: () => h.close(),
@@ -118,7 +119,7 @@ chatAdapterContract(
     threadFallback: false,
     commandReplyButtons: true,
     surfaces: { home: true, forms: true, elicitation: true, disconnect: true },
-    capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'session', 'stream', 'timezone'],
+    capabilities: ['delete', 'files', 'history', 'postedLookup', 'previewLookup', 'privateAnswers', 'privateFiles', 'session', 'stream', 'timezone'],
     readAfter: true,
   },
 );

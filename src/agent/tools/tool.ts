@@ -40,6 +40,12 @@ export interface ToolContext {
    * skill's `allowed-tools` limits the tools offered. Absent: no skill is enabled here.
    */
   readonly skills?: RunSkills;
+  /**
+   * Where the run stands on private material as this call starts (DESIGN.md "Private stays private in a shared
+   * thread"): whom it is private to (null: nobody yet) and whether others read the conversation. Set per call; absent:
+   * the run holds nothing private.
+   */
+  readonly privacy?: { readonly privateTo: string | null; readonly othersRead: boolean };
   now(): number;
 }
 
