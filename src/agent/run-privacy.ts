@@ -22,7 +22,7 @@ export interface RunPrivacy {
 }
 
 /**
- * The privacy of one execution of a run. `principal` is its principal's user id (null: a run older than principals,
+ * The privacy of one execution of a run. `principal` is its principal's user id (null: a run that names nobody,
  * whose results cannot be anyone's: nothing is marked); `othersRead`: people besides the principal read the
  * conversation (a channel, its threads, a group DM), so a private answer needs its owner's consent to be posted.
  */

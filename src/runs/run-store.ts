@@ -15,7 +15,7 @@ export interface StoredPrincipal {
 /** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
 export interface RunStore {
   /**
-   * Starts a run acting for `principal` (its task's; null only for tasks older than principals); rejects with
+   * Starts a run acting for `principal` (its task's; null only for a task that names nobody); rejects with
    * ConversationBusyError when the conversation already has an active one.
    */
   create(conversationId: string, taskId: number | null, principal?: StoredPrincipal | null): Promise<RunRow>;

@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { Authority } from './authority.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
-import { personOf } from './person-of.js';
+import { personOf } from '../access/access-policy.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';
 

@@ -3,6 +3,7 @@ import type { RunOutcome } from '../agent/run-outcome.js';
 import type { RunSkills } from '../agent/run-skills.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { ToolContext } from '../agent/tools/tool.js';
+import type { Person } from '../access/access-policy.js';
 import type { Payer } from '../budget/budget.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
@@ -13,10 +14,20 @@ import type { Logger } from '../logger.js';
 import { channelOverridesFor } from '../settings/channel-overrides.js';
 import type { RunWrites } from './fenced-run-writes.js';
 import { goalMessage } from './goal-message.js';
-import { principalOf } from './principal.js';
 import type { AgentSetup, RunLimits, RunPlatforms } from './run-deps.js';
 import type { RunWorkingStatus } from './run-working-status.js';
 import { runSession, sessionEndOf, type RunSession } from './run-session.js';
+
+/**
+ * The person a run acts for (DESIGN.md "On whose behalf"): stored with the run when it was claimed, else its
+ * task's (a row written before the run kept its own). Null only for work that names nobody.
+ */
+function principalOf(platform: string, run: Pick<RunRow, 'principal' | 'principalRoles'>, task: Pick<TaskRow, 'requestedBy' | 'requesterRoles'> | null): Person | null {
+  const userId = run.principal ?? task?.requestedBy ?? null;
+  if (userId === null) return null;
+  const roles = run.principal !== null ? run.principalRoles : (task?.requesterRoles ?? null);
+  return roles && roles.length > 0 ? { platform, userId, roles } : { platform, userId };
+}
 
 /** How a parked run goes on: the approval it asked for and what was decided. */
 export type RunResume = NonNullable<RunInput['resume']>;

@@ -4,7 +4,7 @@ import type { MemberRolesCapability } from '../chat/member-roles.js';
 import { sharedWorkspaceOf } from '../chat/workspace-of.js';
 import type { ScheduleRow } from '../db/schema.js';
 import type { StoredPrincipal } from '../runs/run-store.js';
-import { personOf } from './person-of.js';
+import { personOf } from '../access/access-policy.js';
 
 /** Whether a schedule's run may go on at this fire, and for whom. */
 export type CreatorVerdict = { readonly kind: 'allowed'; readonly principal: StoredPrincipal | null } | { readonly kind: 'refused'; readonly reason: string };

@@ -11,7 +11,7 @@ import type { OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
 import type { Authority } from './authority.js';
-import { personOf } from './person-of.js';
+import { personOf } from '../access/access-policy.js';
 import type { RunCoordinator } from './run-coordinator.js';
 import { notices } from './run-notices.js';
 import { showSession } from './session-shown.js';

@@ -218,7 +218,7 @@ describe('architecture', () => {
   it('resolves imports the way TypeScript does (the checks below would otherwise see nothing)', () => {
     const resolved = [...graph.values()].flat().filter((i) => i.target !== null);
     expect(resolved.length).toBeGreaterThan(300);
-    expect(graph.get('src/runtime/dispatcher.ts')!.map((i) => i.target)).toContain('src/runtime/run-coordinator.ts');
+    expect(graph.get('src/runtime/dispatcher.ts')!.map((i) => i.target)).toContain('src/runtime/message-follow-up.ts');
   });
 
   it('sees re-exports, type-only imports, import(), createRequire and computed loads, and resolves each', () => {

@@ -10,7 +10,7 @@ export interface ToolContext {
   readonly runId: string;
   /** The task this run works on. */
   readonly taskId: number | null;
-  /** The run's principal's user id (mentioned in questions); null only for runs older than principals. */
+  /** The run's principal's user id (mentioned in questions); null only for a run that names nobody. */
   readonly userId: string | null;
   /**
    * The person the run acts for (DESIGN.md "On whose behalf"), with their roles as of the request: every right a
