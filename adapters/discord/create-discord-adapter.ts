@@ -18,7 +18,7 @@ import { createDiscordRest, rest } from './discord-rest.js';
 import { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './message-bodies.js';
 import { createScheduleModals } from './schedule-modal.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';

@@ -4,7 +4,7 @@ import type { DirectMessageCapability, DirectMessageResult } from '../../src/cha
 import type { OutboundMessage } from '../../src/chat/outbound-message.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { rest, type DiscordRest } from './discord-rest.js';
-import { toMessageBodies } from './outbound-message.js';
+import { toMessageBodies } from './message-bodies.js';
 
 const dmChannelSchema = z.object({ id: z.string().min(1), type: z.literal(1) });
 

@@ -4,7 +4,7 @@ import { parseActionId } from '../../src/chat/action-id.js';
 import type { InboundAction, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
 import { replyBody } from './home-views.js';
-import type { SlackMessageBody } from './outbound-message.js';
+import type { SlackMessageBody } from './message-bodies.js';
 import { isDmChannel, toConversationRef } from './slack-thread-id.js';
 
 const actionBodySchema = z.object({

@@ -10,7 +10,7 @@ import { createStoppedStreams } from './agent-session-events.js';
 import { createBotThreads } from './bot-threads.js';
 import type { BotIdentity } from './event-handlers.js';
 import { explainAuthFailure } from './auth-failure.js';
-import { MAX_MESSAGE_LENGTH } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH } from './message-bodies.js';
 import { findPostedKeys } from './posted-lookup.js';
 import { callSlack } from './slack-api.js';
 import type { SlackAdapter, SlackAdapterOptions } from './slack-adapter-options.js';

@@ -4,7 +4,7 @@ import type { PrivateAnswerCapability } from '../../src/chat/private-answers.js'
 import type { PrivateFilesCapability } from '../../src/chat/private-files.js';
 import type { Logger } from '../../src/logger.js';
 import type { OutboundQueue } from './outbound-queue.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
 import { locate, okSchema } from './slack-outbound.js';
 import { SLACK_PLATFORM } from './slack-thread-id.js';

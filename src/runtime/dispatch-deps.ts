@@ -14,8 +14,8 @@ import type { RunStore } from '../runs/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
 import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
-import type { Authority } from './authority.js';
-import type { RunCoordinator } from './run-coordinator.js';
+import type { Authority } from './runs/authority.js';
+import type { RunCoordinator } from './runs/run-coordinator.js';
 
 /** Where inbound events are stored and looked up. */
 export interface DispatchData {
