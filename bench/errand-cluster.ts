@@ -36,14 +36,17 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-/** `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events. */
-export async function startCluster(count: number, databaseUrl: string | null, respond: (r: RecordedRequest) => FakeStep): Promise<Cluster> {
+/**
+ * `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events.
+ * `mainJs` starts another build of Errand instead of this checkout's (an A/B comparison: its dist/src/main.js).
+ */
+export async function startCluster(count: number, databaseUrl: string | null, respond: (r: RecordedRequest) => FakeStep, mainJs?: string): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-bench-scaleout-'));
   const slack = await FakeSlack.start();
   const model = await startFakeOpenAI();
   model.respondWith(respond);
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
-  const entry = entryArgs();
+  const entry = mainJs === undefined ? entryArgs() : [...entryArgs().filter((a) => a !== 'dist/src/main.js'), mainJs];
   const processes = ports.map((port, i) => {
     const id = `bench-${i + 1}`;
     const errand = startErrandProcess({
