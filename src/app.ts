@@ -1,4 +1,3 @@
-import { createOpenAiClient } from './agent/llm-client.js';
 import { createSummaryWriter } from './agent/context-summary.js';
 import { createMemoryTools } from './agent/tools/memory-tools.js';
 import { createControlTools } from './agent/tools/control-tools.js';
@@ -23,8 +22,6 @@ import { createAuthority } from './runtime/authority.js';
 import { silentLogger } from './logger.js';
 import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
 import { checkHealth } from './metrics/health-check.js';
-import { instrumentLlm } from './agent/instrumented-llm.js';
-import { traceLlm } from './agent/traced-llm.js';
 import { traceTools } from './agent/tools/traced-tools.js';
 import { createRunTracer } from './runtime/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';
@@ -52,6 +49,7 @@ import { createWebConsole } from './web-console/web-console-wiring.js';
 import { setUpSandbox } from './sandbox-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
+import { createAppModel } from './app-model.js';
 
 export type { App, AppOptions, ManagedToolSource } from './app-contract.js';
 
@@ -96,20 +94,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.cluster ? { sweepEveryMs: config.RUN_LEASE_SECONDS * 1000 } : {}),
     tracing: { tracing, parentOf: (runId) => runTracer.parentOf(runId) },
   });
-  const model =
-    options.llm ??
-    createOpenAiClient({
-      apiKey: config.OPENAI_API_KEY,
-      baseUrl: config.OPENAI_BASE_URL,
-      model: config.OPENAI_MODEL,
-      timeoutMs: config.OPENAI_TIMEOUT_SECONDS * 1000,
-      maxTokens: config.OPENAI_MAX_TOKENS,
-      stream: config.STREAMING,
-      logger,
-      ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
-    });
-  const measured = monitoring ? instrumentLlm(model, metrics, undefined, config.file.settings.pricing) : model;
-  const llm = traceLlm(measured, tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL, parentOf: (id) => runTracer.parentOf(id) });
+  const llm = createAppModel({ config, options, logger, metrics, tracing, parentOf: (id) => runTracer.parentOf(id) });
 
   const scheduling = createScheduling({
     store: store.schedules,

@@ -40,3 +40,19 @@ export const runTraces = sqliteTable('run_traces', {
 });
 
 export type UsageModelDailyRow = typeof usageModelDaily.$inferSelect;
+
+/** Model tokens per person per UTC day: what daily budgets and `/usage` read. */
+export const usageDaily = sqliteTable(
+  'usage_daily',
+  {
+    /** UTC day, `YYYY-MM-DD`. */
+    day: text('day').notNull(),
+    /** Who was charged: `platform:user id` (a schedule's creator for scheduled runs). */
+    user: text('user').notNull(),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.user] }), index('usage_daily_user_idx').on(t.user, t.day)],
+);
+
+export type UsageDailyRow = typeof usageDaily.$inferSelect;

@@ -26,3 +26,17 @@ export const runTraces = pgTable('run_traces', {
   runId: text('run_id').primaryKey(),
   traceparent: text('traceparent').notNull(),
 });
+
+/** Model tokens per person per UTC day: what daily budgets and `/usage` read. */
+export const usageDaily = pgTable(
+  'usage_daily',
+  {
+    /** UTC day, `YYYY-MM-DD`. */
+    day: text('day').notNull(),
+    /** Who was charged: `platform:user id` (a schedule's creator for scheduled runs). */
+    user: text('user').notNull(),
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull().default(0),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.user] }), index('usage_daily_user_idx').on(t.user, t.day)],
+);

@@ -260,20 +260,6 @@ export const schedules = pgTable(
   ],
 );
 
-/** Model tokens per person per UTC day: what daily budgets and `/usage` read. */
-export const usageDaily = pgTable(
-  'usage_daily',
-  {
-    /** UTC day, `YYYY-MM-DD`. */
-    day: text('day').notNull(),
-    /** Who was charged: `platform:user id` (a schedule's creator for scheduled runs). */
-    user: text('user').notNull(),
-    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull().default(0),
-    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(0),
-  },
-  (t) => [primaryKey({ columns: [t.day, t.user] }), index('usage_daily_user_idx').on(t.user, t.day)],
-);
-
 /**
  * Which process posts a conversation's pending outbox rows, and until when that claim holds without a
  * renewal (store/postgres/pg-outbox-claims.ts). One row per conversation being posted to, deleted when its

@@ -272,26 +272,11 @@ export const schedules = sqliteTable(
   ],
 );
 
-/** Model tokens per person per UTC day: what daily budgets and `/usage` read. */
-export const usageDaily = sqliteTable(
-  'usage_daily',
-  {
-    /** UTC day, `YYYY-MM-DD`. */
-    day: text('day').notNull(),
-    /** Who was charged: `platform:user id` (a schedule's creator for scheduled runs). */
-    user: text('user').notNull(),
-    promptTokens: integer('prompt_tokens').notNull().default(0),
-    completionTokens: integer('completion_tokens').notNull().default(0),
-  },
-  (t) => [primaryKey({ columns: [t.day, t.user] }), index('usage_daily_user_idx').on(t.user, t.day)],
-);
-
 export type ConversationRow = typeof conversations.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
 export type ScheduleRow = typeof schedules.$inferSelect;
-export type UsageDailyRow = typeof usageDaily.$inferSelect;
 export type OutboxRow = typeof outbox.$inferSelect;
 
 // The per-person OAuth sign-ins to MCP servers, in their own file.

@@ -50,7 +50,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
   ['src/web-console/'],
   // Composition.
-  ['src/app.ts', 'src/app-contract.ts', 'src/sandbox-wiring.ts'],
+  ['src/app.ts', 'src/app-contract.ts', 'src/app-model.ts', 'src/sandbox-wiring.ts'],
   ['src/main.ts'],
 ];
 
