@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,8 @@ export async function startCluster(count: number, databaseUrl: string | null, re
     model,
     processes,
     async close() {
+      // A process started with `--cpu-prof` (BENCH_START_FLAGS) writes its profile only when it exits by itself.
+      if ((process.env.BENCH_START_FLAGS ?? '').includes('--cpu-prof')) await Promise.all(processes.map((p) => stopGently(p.errand.child)));
       await Promise.all(processes.map((p) => p.errand.kill()));
       await slack.close();
       await model.close();
@@ -138,4 +141,12 @@ export async function answerMentions(cluster: Cluster, first: number, count: num
 /** The model's answer to "question N" after `latencyMs`: "Answer N.", which answerMentions waits for. */
 export function answerAfter(latencyMs: number): (r: RecordedRequest) => FakeStep {
   return (r) => ({ text: `Answer ${/question (\d+)/.exec(lastUserText(r))?.[1] ?? '?'}.`, gate: new Promise<void>((resolve) => setTimeout(resolve, latencyMs)) });
+}
+
+/** SIGTERM, and up to 15 s for the process to shut down (and write what it writes at exit). */
+async function stopGently(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
 }

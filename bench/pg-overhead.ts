@@ -144,6 +144,7 @@ export const benchmark: Benchmark = {
         const baseUrl = await createDatabase(server, `errand_bench_pg_overhead_base_${process.pid}`);
         const baseAdmin = await adminClient(baseUrl);
         admins.push(baseAdmin);
+        await baseAdmin.query('create extension if not exists pg_stat_statements');
         pgSides.push(await pgSide(`baseline ${BASELINE}`, baseUrl, baseAdmin, BASELINE));
       }
       const sqliteCluster = await startCluster(1, null, answerAfter(MODEL_LATENCY_MS));
