@@ -10,6 +10,26 @@ import { prepared } from './pg-prepared.js';
 
 const P = sql.placeholder;
 const ACTIVE = sql`${runs.status} in ('running', 'waiting_user')`;
+const createRun = prepared((d) =>
+  d
+    .insert(runs)
+    .values({
+      id: P('id'),
+      conversationId: P('conversationId'),
+      taskId: P('taskId'),
+      status: 'running',
+      startedAt: P('now'),
+      updatedAt: P('now'),
+      principal: P('principal'),
+      // jsonb: the JSON text or null as it is (a placeholder would write null as the JSON `null`).
+      principalRoles: sql`${P('principalRoles')}::jsonb`,
+      owner: P('owner'),
+      leaseUntil: P('leaseUntil'),
+      leaseGeneration: P('leaseGeneration'),
+    })
+    .onConflictDoNothing()
+    .returning(),
+);
 const getRun = prepared((d) => d.select().from(runs).where(eq(runs.id, P('id'))));
 const activeRun = prepared((d) => d.select().from(runs).where(and(eq(runs.conversationId, P('conversationId')), ACTIVE)));
 const transitionRun = prepared((d) =>
@@ -67,21 +87,17 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     async create(conversationId, taskId, principal) {
       const now = clock.now();
       // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
-      const [row] = await db
-        .insert(runs)
-        .values({
-          id: randomUUID(),
-          conversationId,
-          taskId,
-          status: 'running',
-          startedAt: now,
-          updatedAt: now,
-          principal: principal?.userId ?? null,
-          principalRoles: principal?.roles && principal.roles.length > 0 ? [...principal.roles] : null,
-          ...(ownership ? { owner: ownership.processId, leaseUntil: now + ownership.leaseMs, leaseGeneration: 1 } : {}),
-        })
-        .onConflictDoNothing()
-        .returning();
+      const [row] = await createRun(db, {
+        id: randomUUID(),
+        conversationId,
+        taskId,
+        now,
+        principal: principal?.userId ?? null,
+        principalRoles: principal?.roles && principal.roles.length > 0 ? JSON.stringify(principal.roles) : null,
+        owner: ownership?.processId ?? null,
+        leaseUntil: ownership ? now + ownership.leaseMs : null,
+        leaseGeneration: ownership ? 1 : 0,
+      });
       if (!row) throw new ConversationBusyError(conversationId);
       remember(row);
       return row;
