@@ -5,7 +5,7 @@ import { createSlackAdapter, slackOptionsFromConfig } from '../adapters/slack/cr
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from '../src/runtime/idle-heap-release.js';
+import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from '../src/runtime/process/idle-heap-release.js';
 
 /**
  * Runs inside its own process (compiled, as `npm start` runs Errand): Errand with the Slack

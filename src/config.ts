@@ -3,74 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { decodeSecretKey } from './secrets/secret-key.js';
 import { loadErrandFile, type LoadedErrandFile } from './settings/errand-file.js';
-
-const boolish = (fallback: boolean) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return fallback;
-      const s = v.trim().toLowerCase();
-      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-      if (['0', 'false', 'no', 'off'].includes(s)) return false;
-      ctx.addIssue({ code: 'custom', message: `expected true or false, got "${v}"` });
-      return z.NEVER;
-    });
-
-const int = (fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return fallback;
-      const n = Number(v.trim());
-      if (!Number.isInteger(n)) {
-        ctx.addIssue({ code: 'custom', message: `expected a whole number, got "${v}"` });
-        return z.NEVER;
-      }
-      if (n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `expected a number from ${min} to ${max}, got ${n}` });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-const optionalPort = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    if (v === undefined || v.trim() === '') return undefined;
-    const n = Number(v.trim());
-    if (!Number.isInteger(n) || n < 0 || n > 65535) {
-      ctx.addIssue({ code: 'custom', message: `expected a port number from 0 to 65535, got "${v}"` });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const url = (what: string) =>
-  optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
-    message: `expected an http(s) URL for ${what}, e.g. http://127.0.0.1:8080/`,
-  });
-
-const timezone = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    const tz = v === undefined || v.trim() === '' ? 'UTC' : v.trim();
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return tz;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `"${tz}" is not an IANA timezone (e.g. Europe/Berlin, America/New_York, UTC)` });
-      return z.NEVER;
-    }
-  });
+import { boolish, int, optionalPort, optionalString, timezone, url } from './settings/env-values.js';
 
 const envSchema = z.object({
   OPENAI_API_KEY: optionalString,

@@ -17,8 +17,8 @@ import type { Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
 import { loadTracing } from './telemetry/load-tracing.js';
 import type { Tracing } from './telemetry/tracing.js';
-import type { FinishedWork } from './runtime/finish-open-work.js';
-import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';
+import type { FinishedWork } from './runtime/restarts/finish-open-work.js';
+import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/process/idle-heap-release.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

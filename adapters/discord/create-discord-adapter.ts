@@ -18,11 +18,12 @@ import { createDiscordRest, rest } from './discord-rest.js';
 import { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './message-bodies.js';
 import { createScheduleModals } from './schedule-modal.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
 import { createDiscordPrivateAnswers } from './private-answers.js';
+import { createDiscordPrivateFiles } from './private-files.js';
 
 export { discordOptionsFromConfig, type DiscordAdapterOptions, type DiscordTuning } from './discord-adapter-options.js';
 export { TARGET_GONE_CODES } from './discord-rest.js';
@@ -112,12 +113,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
   };
 
+  const files = createDiscordFilePosts({ rest: discord, botThreads, maxFileBytes: tuning.maxFileBytes, traffic: options.traffic });
   return {
     platform: DISCORD_PLATFORM,
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), files: createDiscordFilePosts({ rest: discord, botThreads, maxFileBytes: tuning.maxFileBytes, traffic: options.traffic }), memberRoles },
+    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), files, privateFiles: createDiscordPrivateFiles(directMessage, files), memberRoles },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

@@ -7,7 +7,7 @@ import type { BotThreads } from './bot-threads.js';
 import { locate } from './discord-outbound.js';
 import { rest, type DiscordRest } from './discord-rest.js';
 import { postTargetOf } from './discord-thread-id.js';
-import { withNonces } from './outbound-message.js';
+import { withNonces } from './message-bodies.js';
 
 /** What a bot may upload to a server without boosts (10 MiB per file since 2024): boosted servers take more, this always goes through. */
 export const DISCORD_DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;

@@ -6,7 +6,7 @@ import { AdapterError } from '../../src/errors.js';
 import type { BotThreads } from './bot-threads.js';
 import { rest, type DiscordRest } from './discord-rest.js';
 import { fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
-import { toEditBody, toMessageBodies, withNonces } from './outbound-message.js';
+import { toEditBody, toMessageBodies, withNonces } from './message-bodies.js';
 
 const threadSchema = z.object({ id: z.string(), parent_id: z.string().nullable().optional() });
 

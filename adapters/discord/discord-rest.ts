@@ -6,7 +6,7 @@ import type { Logger } from '../../src/logger.js';
 import { createKeepAliveFetch } from '../../src/net/keep-alive-fetch.js';
 import type { DiscordAdapterOptions } from './discord-adapter-options.js';
 import { DISCORD_PLATFORM } from './discord-thread-id.js';
-import type { MessageBody } from './outbound-message.js';
+import type { MessageBody } from './message-bodies.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT, sharedIntervalMs, type OutboundQueue } from './outbound-queue.js';
 
 /**

@@ -2,7 +2,7 @@ import { ComponentType, MessageFlags, TextInputStyle, type APIModalInteractionRe
 import { parseElicitationActionId, YES_NO_OPTIONS, type ElicitationField, type ElicitationForm, type ElicitationOption } from '../../src/chat/elicitation-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
-import { toActionRows } from './outbound-message.js';
+import { toActionRows } from './message-bodies.js';
 
 /** Discord's limits: five text inputs per modal, a title of 45 characters, a label of 45, a placeholder of 100. */
 const PER_MODAL = 5;

@@ -9,7 +9,7 @@ import { splitText } from '../../src/chat/split-text.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import { toChannelRef, toConversationRef } from './discord-thread-id.js';
-import { toActionRows } from './outbound-message.js';
+import { toActionRows } from './message-bodies.js';
 import type { ScheduleModals } from './schedule-modal.js';
 import type { DiscordElicitations } from './elicitation-ui.js';
 import { commandFromInteraction } from './slash-commands.js';

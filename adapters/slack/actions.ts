@@ -4,6 +4,7 @@ import { parseActionId } from '../../src/chat/action-id.js';
 import type { InboundAction, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
 import { replyBody } from './home-views.js';
+import type { SlackMessageBody } from './message-bodies.js';
 import { isDmChannel, toConversationRef } from './slack-thread-id.js';
 
 const actionBodySchema = z.object({
@@ -11,7 +12,7 @@ const actionBodySchema = z.object({
   user: z.object({ id: z.string().min(1) }),
   team: z.object({ id: z.string().min(1) }).nullable().optional(),
   channel: z.object({ id: z.string().min(1) }).optional(),
-  container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional(), thread_ts: z.string().optional() }).optional(),
+  container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional(), thread_ts: z.string().optional(), is_ephemeral: z.boolean().optional() }).optional(),
   message: z.object({ ts: z.string(), thread_ts: z.string().optional(), text: z.string().optional() }).optional(),
   trigger_id: z.string().optional(),
   actions: z
@@ -35,6 +36,11 @@ export interface AnsweredQuestion {
   readonly questionText: string;
   readonly userId: string;
   readonly answer: string;
+  /**
+   * The question was shown ephemerally (a private run's, to its person alone): Slack cannot update such a message
+   * through the Web API, so it is replaced through the click's response URL (`replace_original`).
+   */
+  readonly replaceEphemeral?: (body: SlackMessageBody) => Promise<void>;
 }
 
 /**
@@ -94,6 +100,7 @@ export function registerActions(app: App, deps: ActionDeps): void {
           questionText: parsed.message?.text ?? '',
           userId: action.userId,
           answer: action.answer,
+          ...(parsed.container?.is_ephemeral ? { replaceEphemeral: async (shown: SlackMessageBody) => void (await respond({ replace_original: true, ...shown } as Parameters<typeof respond>[0])) } : {}),
         });
       }
     } catch (err) {

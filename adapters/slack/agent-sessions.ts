@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SessionState, SessionUpdate } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { Logger } from '../../src/logger.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
 
 /** Slack's agent session statuses (`agents.sessions.setStatus`, `chat.stopStream`'s `session_status`). */

@@ -10,7 +10,7 @@ import { createStoppedStreams } from './agent-session-events.js';
 import { createBotThreads } from './bot-threads.js';
 import type { BotIdentity } from './event-handlers.js';
 import { explainAuthFailure } from './auth-failure.js';
-import { MAX_MESSAGE_LENGTH } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH } from './message-bodies.js';
 import { findPostedKeys } from './posted-lookup.js';
 import { callSlack } from './slack-api.js';
 import type { SlackAdapter, SlackAdapterOptions } from './slack-adapter-options.js';
@@ -25,6 +25,7 @@ import { createSlackReceiver } from './slack-receiver.js';
 import { createSlackStreams } from './slack-streams.js';
 import { SLACK_PLATFORM, toConversationRef } from './slack-thread-id.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
+import { createSlackPrivateFiles } from './private-files.js';
 import { createSlackPrivateAnswers } from './private-answers.js';
 import { createUserProfiles } from './user-profiles.js';
 
@@ -119,6 +120,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       files: createSlackFilePosts({ api, queue, apiUrl: slackApiUrl, maxFileBytes: options.maxFileBytes, traffic: options.traffic }),
       session: { setSession: async (conversation, update) => sessions.set(conversation, update) },
       privateAnswers: createSlackPrivateAnswers({ api, queue }),
+      // Files from one person's private material: into their DM with the bot, the choice shown ephemerally (private-files.ts).
+      privateFiles: createSlackPrivateFiles({ api, queue, logger, files: createSlackFilePosts({ api, queue, apiUrl: slackApiUrl, maxFileBytes: options.maxFileBytes, traffic: options.traffic }), answers: createSlackPrivateAnswers({ api, queue }) }),
     },
     async start(inbound, surfaceSink) {
       if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');

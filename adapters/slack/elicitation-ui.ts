@@ -4,7 +4,7 @@ import { parseElicitationActionId } from '../../src/chat/elicitation-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import { ELICITATION_FORM_CALLBACK, elicitationModal, modalErrors, noticeModal, readElicitationModal, valuesOf } from './elicitation-modal.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { SLACK_PLATFORM } from './slack-thread-id.js';
 
 export interface ElicitationUiDeps {

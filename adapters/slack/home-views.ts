@@ -5,7 +5,7 @@ import type { HomeConnections } from '../../src/chat/home-connections.js';
 import type { HomeSkills } from '../../src/chat/home-skills.js';
 import type { HomeMemory, HomeModel, ScheduleFormField, ScheduleFormRequest, ScheduleFormValues } from '../../src/chat/schedule-form.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
-import { toSlackButton } from './outbound-message.js';
+import { toSlackButton } from './message-bodies.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
 
 /** The modal's callback id: view_submission for it goes to the schedule form handler. */

@@ -7,11 +7,9 @@ import type { ScheduleFormRequest } from '../../src/chat/schedule-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import type { EventRoutes } from './event-routes.js';
+import type { SlackCall } from './slack-call.js';
 import { homeView, readScheduleModal, replyBody, scheduleModal, SCHEDULE_FORM_CALLBACK } from './home-views.js';
 import { isDmChannel, SLACK_PLATFORM, toChannelRef } from './slack-thread-id.js';
-
-/** A Web API call whose answer is validated (the adapter's paced, typed caller). */
-export type SlackCall = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) => Promise<T>;
 
 export interface ScheduleUiDeps {
   readonly sink: () => InboundSink | null;

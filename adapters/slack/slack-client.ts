@@ -4,7 +4,7 @@ import { sharedPacing } from '../../src/chat/post-pacer.js';
 import type { Logger } from '../../src/logger.js';
 import { createKeepAliveFetch } from '../../src/net/keep-alive-fetch.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type OutboundQueue } from './outbound-queue.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { boltLogger, callSlack, retryAfterMs } from './slack-api.js';
 import type { SlackAdapterOptions } from './slack-adapter-options.js';
 import { SLACK_PLATFORM } from './slack-thread-id.js';

@@ -5,7 +5,7 @@ import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import { AdapterError } from '../../src/errors.js';
 import { createKeepAliveFetch } from '../../src/net/keep-alive-fetch.js';
 import type { OutboundQueue } from './outbound-queue.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
 import { locate } from './slack-outbound.js';
 import type { SlackLocation } from './slack-thread-id.js';

@@ -9,6 +9,11 @@ export interface Person {
 }
 
 /** Where someone acts: the channel (the parent channel for threads) and whether it is a direct message. */
+/** The person behind an inbound event, as access rules name them. */
+export function personOf(platform: string, userId: string, roles: readonly string[] | undefined): Person {
+  return roles && roles.length > 0 ? { platform, userId, roles } : { platform, userId };
+}
+
 export interface Place {
   readonly platform: string;
   readonly channel: string;

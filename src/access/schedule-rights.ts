@@ -18,7 +18,7 @@ export interface ScheduleChange {
  * The one rights check every path that changes a schedule goes through (tools, commands, buttons, forms):
  * a schedule that posts into a channel — before or after the change — needs the right to create channel
  * schedules (`access.schedules`); a schedule repeating in a thread is its creator's own. `person` is null for a
- * run without a principal (older than principals): then only what everyone may do is allowed.
+ * run without a principal: then only what everyone may do is allowed.
  */
 export interface ScheduleRights {
   /** Null when allowed; else the sentence to show (on the field, privately, or to the model). */

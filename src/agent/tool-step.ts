@@ -1,61 +1,18 @@
 import { answerActionId } from '../chat/action-id.js';
-import { codeBlock } from '../chat/code-fence.js';
-import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
-import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PostIntent, PostTicket, RunPosts } from './agent-types.js';
+import type { PostIntent } from './agent-types.js';
 import type { PendingQuestion, StoredToolCall } from '../records/stored-values.js';
-import { activityOfEndedTool, activityOfTool, progressReports, type ActivityReport, type RunActivity } from './run-activity.js';
+import { activityOfEndedTool, activityOfTool, progressReports, type RunActivity } from './run-activity.js';
 import { isTargetGone } from '../errors.js';
-import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import { newQuestionId } from './question-identity.js';
 import { signInWait } from './sign-in-wait.js';
 import type { RunOutcome } from './run-outcome.js';
-import type { ToolRegistry } from './tools/tool-registry.js';
-import type { ShownArguments, ToolContext, ToolEffect, ToolOutcome } from './tools/tool.js';
+import type { ToolEffect, ToolOutcome } from './tools/tool.js';
 import { PRIVATE_RESULT_SUMMARY, runPrivacy, type RunPrivacy } from './run-privacy.js';
+import { approvalText } from './approval-text.js';
+import type { ToolStepDeps, ToolStepInput } from './tool-step-types.js';
 
-export interface ToolStepDeps {
-  tools: ToolRegistry;
-  transcript: TranscriptStore;
-  runs: RunStore;
-  grants: ToolGrantStore;
-  askTimeoutMs: number;
-  posts: RunPosts;
-  now(): number;
-  /** Told what the run does next (model call, tool, question), for the platform's status line; absent: nobody listens. */
-  activity?: ActivityReport;
-  /** True once the process is shutting down (or lost the run to another): a call the abort cut short is left without a result. */
-  shuttingDown?: () => boolean;
-  /**
-   * Rejects (RunFencedError) when another process took the run over: asked before each tool call, so a process
-   * that stalled past its lease does not add a to-do, remember, schedule or write through an MCP server for a
-   * run that is no longer its own. Absent: the run cannot be taken over.
-   */
-  confirmHeld?: () => Promise<void>;
-}
-
-/**
- * Waits for a run's recorded post to be delivered: the platform id, or null when it failed (logged)
- * or the run stopped waiting; throws TargetGoneError when the place is gone for good.
- */
-export type AwaitPost = (ticket: PostTicket) => Promise<string | null>;
-
-export interface ToolStepInput {
-  runId: string;
-  calls: readonly StoredToolCall[];
-  context: ToolContext;
-  signal: AbortSignal;
-  awaitPost: AwaitPost;
-  /** The call a person just allowed: it runs without asking again. */
-  approvedCallId?: string;
-  /** A task_complete summary from earlier in the same step (a step resumed after an approval). */
-  completeSummary?: string | null;
-  /** Who decides approvals: the requester (or, for a scheduled run, whoever created the schedule). */
-  approverId: string | null;
-  /** Whether the run holds private material (rows it writes are then private, its updates held); absent: it holds none. */
-  privacy?: RunPrivacy;
-}
+export type { AwaitPost, ToolStepDeps, ToolStepInput } from './tool-step-types.js';
 
 /** What a step shows of a call's result (task cards, step lines): nothing of one that is private. */
 function shownResult(outcome: ToolOutcome, hidden: boolean): unknown {
@@ -63,46 +20,9 @@ function shownResult(outcome: ToolOutcome, hidden: boolean): unknown {
   return outcome.result.ok ? { ok: true } : { ok: false, error: '' };
 }
 
-/**
- * Arguments up to this size are shown whole: the outbox splits the post over as many platform messages
- * as it takes (each with its part of the code block, the buttons on the last). Past it, a head and a
- * tail with the count of what is between: a post nobody can read through is no better review.
- */
-export const MAX_ARGS_SHOWN = 12_000;
-const TAIL_SHOWN = 4_000;
-
-/** A cut position moved back off the middle of a surrogate pair, so no half emoji is shown. */
-function cutAt(text: string, at: number): number {
-  const code = text.charCodeAt(at - 1);
-  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
-}
-
-/**
- * The approval question: the tool and its arguments (pretty-printed when they are JSON) in a code
- * block they cannot close (src/chat/code-fence.ts), whole up to MAX_ARGS_SHOWN characters.
- */
-export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments'>, shown?: ShownArguments): string {
-  let args = call.arguments.trim() || '{}';
-  let info = '';
-  try {
-    args = JSON.stringify(JSON.parse(args), null, 2);
-    info = 'json';
-  } catch {
-    // shown as the model wrote it
-  }
-  if (shown) ({ text: args, info } = shown);
-  const ask = 'Allow it? Reply **allow** (once), **always** (this tool in this conversation) or **deny**.';
-  if (args.length <= MAX_ARGS_SHOWN) return `🔐 **Approval needed:** I want to run \`${tool}\` with:\n${codeBlock(args, info)}\n${ask}`;
-  const headEnd = cutAt(args, MAX_ARGS_SHOWN - TAIL_SHOWN);
-  const tailStart = cutAt(args, args.length - TAIL_SHOWN);
-  const n = (count: number) => count.toLocaleString('en-US');
-  return [
-    `🔐 **Approval needed:** I want to run \`${tool}\` with arguments of ${n(args.length)} characters, too long to show whole: here are the first ${n(headEnd)} and the last ${n(args.length - tailStart)}.`,
-    codeBlock(args.slice(0, headEnd), info),
-    `*… ${n(tailStart - headEnd)} characters not shown …*`,
-    codeBlock(args.slice(tailStart), info),
-    ask,
-  ].join('\n');
+/** A question or approval of a run whose posts are held (its private material, others reading): to its principal alone. */
+function askedPrivately(privacy: RunPrivacy): { shownTo?: string } {
+  return privacy.holdsPosts && privacy.privateTo !== null ? { shownTo: privacy.privateTo } : {};
 }
 
 /**
@@ -178,7 +98,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       };
       const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, id, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
       const waiting: RunActivity = { activity: 'waiting', toolName: gated.name, step: { id: call.id, status: 'waiting' } };
-      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
+      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons, ...askedPrivately(privacy) }, waiting);
     }
     // The call's effects are not writes of the run: the run must still be this process's, or nothing is done.
     await deps.confirmHeld?.();
@@ -189,7 +109,9 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const activity = deps.activity;
     // While the call's server waits for the person to answer its question, the step says so (not "running").
     const reportWaiting = activity ? (on: boolean) => activity(on ? { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'answer' } } : activityOfTool(call.name, call.id)) : null;
-    let outcome = await deps.tools.execute(call, reportWaiting ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting } : context);
+    // The call knows where the run stands on private material (run_code keeps a private run's files its principal's).
+    const privacyNow = { privateTo: privacy.privateTo, othersRead: privacy.othersRead };
+    let outcome = await deps.tools.execute(call, reportWaiting ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting, privacy: privacyNow } : { ...context, privacy: privacyNow });
     progress?.end();
     // From the first private result on, the run's rows are its principal's alone (this result's row too).
     if (outcome.private) privacy.obtained();
@@ -237,7 +159,7 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const id = newQuestionId();
     const pending: PendingQuestion = { id, question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
     const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, id, n), label }));
-    return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
+    return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}), ...askedPrivately(privacy) });
   }
   return null;
 }

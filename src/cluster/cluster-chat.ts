@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { closePostgres, openPostgres, type PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
 import { createChannelPacing } from './channel-pacing.js';
-import { createLockGatewayGate } from './gateway-gate.js';
+import { createLockGatewayGate } from './lock-gateway-gate.js';
 import { createGatewayLock } from './gateway-lock.js';
 
 const DEFAULT_RETRY_MS = 5000;

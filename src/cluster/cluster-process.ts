@@ -1,7 +1,7 @@
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Cluster } from '../runtime/cluster.js';
+import type { Cluster } from '../runtime/process/cluster-hooks.js';
 import { openStore } from '../store/open-store.js';
 import type { PostgresStore } from '../store/postgres/pg-store.js';
 import type { Store } from '../store/store.js';

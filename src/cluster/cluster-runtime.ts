@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
-import type { Cluster, ClusterHooks, ClusterWake, RunLoss } from '../runtime/cluster.js';
-import type { InterruptedRun } from '../runtime/recovery.js';
+import type { Cluster, ClusterHooks, ClusterWake, RunLoss } from '../runtime/process/cluster-hooks.js';
+import type { InterruptedRun } from '../runtime/restarts/recovery.js';
 import { createRunLeases, type RunState } from './run-leases.js';
 import { createWakeChannel, type WakeEvent } from './wake-channel.js';
 

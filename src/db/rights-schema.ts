@@ -23,7 +23,7 @@ export const toolConsents = sqliteTable(
   {
     conversationId: text('conversation_id').notNull(),
     tool: text('tool').notNull(),
-    /** Whose runs it is for: the principal's platform user id ('' for a run acting for nobody, older than principals). */
+    /** Whose runs it is for: the principal's platform user id ('' for a run acting for nobody). */
     principal: text('principal').notNull(),
     /** Who clicked: the principal, or an admin deciding for them. */
     grantedBy: text('granted_by'),

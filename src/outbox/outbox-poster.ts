@@ -8,6 +8,7 @@ import type { Tracing } from '../telemetry/tracing.js';
 import { keepClaim } from './claim-keeper.js';
 import { PostWaiters, type PostSettled } from './post-waiters.js';
 import { RowDelivery } from './row-delivery.js';
+import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 import { StreamedAnswers, type StreamedAnswer } from './streamed-answers.js';
 
 export { idempotencyKeyOf } from './idempotency-key.js';
@@ -17,6 +18,8 @@ export interface OutboxPosterDeps {
   store: OutboxStore;
   /** The bytes of `files` rows (absent: such rows fail, as on a store without them). */
   files?: OutboxFileStore;
+  /** The bytes of files held for their owner, shown to them with their notice (absent: the notice goes alone). */
+  heldFiles?: Pick<PrivateAnswerStore, 'filesOf'>;
   adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
   clock: Clock;

@@ -11,7 +11,7 @@ import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-
 import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';
 import { INTERRUPTED_PREVIEW_MARK } from './preview-retraction.js';
-import { recordHeld, type HeldIntent } from './held-posts.js';
+import { recordHeld, recordHeldFiles, type HeldFilesIntent, type HeldIntent } from './held-posts.js';
 
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
@@ -53,6 +53,12 @@ export interface Outbox extends RunPosts, OutboxChanges {
    * belongs to that write. The files must be within the platform's limits (see files-out.ts).
    */
   recordFiles(conversationId: string, runId: string | null, files: readonly OutboundFile[], tx?: Store): Promise<PostTicket>;
+  /**
+   * Records files built on `held.owner`'s private material in a conversation others read (DESIGN.md "Private stays
+   * private in a shared thread"): kept for their choice and shown to them alone first, with Share in thread / Keep
+   * private (see held-posts.ts). With `tx` it belongs to that write.
+   */
+  recordHeldFiles(conversationId: string, runId: string | null, held: HeldFilesIntent, tx?: Store): Promise<PostTicket>;
   /** Stop means stop: the stopped run's answers and updates not posted yet are dropped. Returns how many. */
   dropUnsent(runId: string): Promise<number>;
   /** Starts delivering, beginning with what was left pending before this start (adapters connected). */
@@ -77,7 +83,7 @@ export interface OutboxDeps {
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const store = deps.store.outbox;
-  const poster = new OutboxPoster({ ...deps, store, files: deps.store.outboxFiles });
+  const poster = new OutboxPoster({ ...deps, store, files: deps.store.outboxFiles, heldFiles: deps.store.privateAnswers });
   const piecesOf = (conversationId: string, intent: PostIntent): OutboxPayload[] => {
     const ref = deps.refOf(conversationId);
     return toPieces(intent, (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH);
@@ -96,7 +102,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         tx.afterCommit(() => poster.kick(conversationId));
         return held;
       }
-      const pieces = piecesOf(conversationId, intent);
+      // A private run's question or approval: each piece to its person alone (delivered as such, row-delivery.ts).
+      const shownTo = intent.shownTo;
+      const pieces = shownTo ? piecesOf(conversationId, intent).map((p) => ({ ...p, visibleTo: shownTo, secret: true })) : piecesOf(conversationId, intent);
       const ids = await tx.outbox.add(conversationId, runId, intent.purpose, pieces);
       // After the caller's transaction has committed: the worker reads the rows from the database.
       if (ids.length > 0) {
@@ -111,6 +119,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async recordFiles(conversationId, runId, files, tx = deps.store) {
       const ids = await tx.outbox.add(conversationId, runId, 'files', [{ text: '' }]);
       await tx.outboxFiles.add(ids[0]!, files);
+      tx.afterCommit(() => poster.kick(conversationId));
+      return ids;
+    },
+    async recordHeldFiles(conversationId, runId, held, tx = deps.store) {
+      const ids = await recordHeldFiles(tx, conversationId, runId, held, (cut) => piecesOf(conversationId, cut));
       tx.afterCommit(() => poster.kick(conversationId));
       return ids;
     },

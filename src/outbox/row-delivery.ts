@@ -1,4 +1,7 @@
 import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { OutboundButton } from '../chat/outbound-button.js';
+import type { OutboundMessage } from '../chat/outbound-message.js';
+import { parsePrivateAnswerActionId } from '../chat/private-answers.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
@@ -10,7 +13,8 @@ import { postFileRow, UndeliverableFiles } from './file-delivery.js';
 import type { PostWaiters } from './post-waiters.js';
 import { retractPreview } from './preview-retraction.js';
 import { deliverSecretNotice } from './secret-notice.js';
-import { deliverPrivateChoice } from './private-choice.js';
+import { deliverPrivateChoice, deliverPrivateFiles, deliverPrivateQuestion } from './private-choice.js';
+import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 import type { StreamedAnswer, StreamedAnswers } from './streamed-answers.js';
 import { errorTypeOf, type ActiveSpan } from '../telemetry/tracing.js';
 
@@ -18,6 +22,8 @@ export interface RowDeliveryDeps {
   readonly store: OutboxStore;
   /** The bytes of `files` rows. */
   readonly files?: OutboxFileStore | undefined;
+  /** The bytes of files held for their owner, shown with the notice whose buttons decide them. */
+  readonly heldFiles?: Pick<PrivateAnswerStore, 'filesOf'> | undefined;
   readonly adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
   readonly clock: Clock;
@@ -77,6 +83,7 @@ export class RowDelivery {
     }
     if (row.purpose === 'edit' || row.purpose === 'ephemeral') return this.change(row, ref, adapter);
     if (row.purpose === 'files') return this.postFiles(row, ref, adapter);
+    if ((row.purpose === 'question' || row.purpose === 'approval') && row.payload.visibleTo !== undefined) return this.askPrivately(row, ref, adapter, row.payload.visibleTo);
     const streamed = this.deps.streamed.get(row.id);
     if (streamed) return this.finishStream(row, streamed);
     const key = idempotencyKeyOf(row.id);
@@ -116,7 +123,7 @@ export class RowDelivery {
     try {
       await this.deps.store.countAttempt(row.id);
       if (row.purpose === 'edit') await adapter.editMessage(ref, target, { text, ...(buttons ? { buttons } : {}) });
-      else if (row.payload.secret) await (buttons ? deliverPrivateChoice(adapter, ref, target, { text, buttons }) : deliverSecretNotice(adapter, ref, target, text));
+      else if (row.payload.secret) await (buttons ? this.showHeld(adapter, ref, target, { text, buttons }) : deliverSecretNotice(adapter, ref, target, text));
       else await adapter.postEphemeral(ref, target, text);
       await this.posted(row, row.purpose === 'edit' ? target : '');
     } catch (err) {
@@ -125,6 +132,32 @@ export class RowDelivery {
       this.deps.logger.warn({ err, outboxId: row.id, purpose: row.purpose }, row.purpose === 'edit' ? 'editing a posted message failed' : 'posting a private notice failed');
       await this.deps.store.markFailed(row.id, err instanceof Error ? err.message : String(err));
       this.deps.waiters.settle(row.id, { kind: 'failed', error: err });
+    }
+  }
+
+  /**
+   * A notice with buttons to its owner alone: a held post's Share in thread / Keep private. Held files (a post of
+   * purpose `files`, held-posts.ts) go with it, found by the held post its buttons decide; anything else goes alone.
+   */
+  private async showHeld(adapter: ChatAdapter, ref: ConversationRef, userId: string, message: OutboundMessage & { buttons: readonly OutboundButton[] }): Promise<void> {
+    const held = message.buttons.map((b) => parsePrivateAnswerActionId(b.actionId)).find((h) => h !== null);
+    const files = held && this.deps.heldFiles ? await this.deps.heldFiles.filesOf(held.answerId) : [];
+    return files.length > 0 ? deliverPrivateFiles(adapter, ref, userId, message, files) : deliverPrivateChoice(adapter, ref, userId, message);
+  }
+
+  /**
+   * A question or approval of a run holding its principal's private material, to them alone (private-choice.ts); its
+   * buttons answer it from there. No message id is recorded for the run: nothing in the conversation is edited for it.
+   * A transient failure is tried again like a post, since the run waits on the question.
+   */
+  private async askPrivately(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter, userId: string): Promise<void> {
+    try {
+      await this.deps.store.countAttempt(row.id);
+      const { text, buttons, mentionUserId } = row.payload;
+      await deliverPrivateQuestion(adapter, ref, userId, { text, ...(buttons ? { buttons } : {}) }, { approval: row.purpose === 'approval', first: mentionUserId !== undefined });
+      await this.posted(row, '');
+    } catch (err) {
+      await this.failed(row, err);
     }
   }
 
@@ -173,7 +206,7 @@ export class RowDelivery {
 
   private async posted(row: PendingPost, platformMessageId: string): Promise<void> {
     if (!(await this.deps.store.markPosted(row.id, platformMessageId))) return;
-    if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) await this.deps.onQuestionPosted(row.runId, platformMessageId);
+    if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null && platformMessageId !== '') await this.deps.onQuestionPosted(row.runId, platformMessageId);
     this.deps.waiters.settle(row.id, { kind: 'posted', platformMessageId });
     await this.release(row);
   }

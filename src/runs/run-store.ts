@@ -15,7 +15,7 @@ export interface StoredPrincipal {
 /** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
 export interface RunStore {
   /**
-   * Starts a run acting for `principal` (its task's; null only for tasks older than principals); rejects with
+   * Starts a run acting for `principal` (its task's; null only for a task that names nobody); rejects with
    * ConversationBusyError when the conversation already has an active one.
    */
   create(conversationId: string, taskId: number | null, principal?: StoredPrincipal | null): Promise<RunRow>;
@@ -62,7 +62,7 @@ export interface RunStore {
   /**
    * Inside a transaction: whether `fence` still holds the run (same owner, same generation), locking the
    * run's row until the transaction ends, so no takeover can slip in before the transaction's writes
-   * commit. Every write of an executing run starts with it (runtime/fenced-run-writes.ts). Always true on
+   * commit. Every write of an executing run starts with it (runtime/runs/fenced-run-writes.ts). Always true on
    * SQLite, where one process holds the database.
    */
   holds(fence: RunFence): Promise<boolean>;

@@ -23,6 +23,7 @@ export function filesOutOver(deps: { outbox(): Outbox; filesOf(platform: string)
     atomically: (write) => deps.outbox().atomically(write),
     record: (...args) => deps.outbox().record(...args),
     recordFiles: (...args) => deps.outbox().recordFiles(...args),
+    recordHeldFiles: (...args) => deps.outbox().recordHeldFiles(...args),
     delivered: (...args) => deps.outbox().delivered(...args),
     get store() {
       return deps.outbox().store;

@@ -41,6 +41,10 @@ export type PostedFile = { readonly name: string; readonly posted: true } | { re
  * a restart when Errand is stopping; a file the platform refuses is `posted: false` with the reason, never thrown.
  */
 export interface FilesOut {
-  /** `signal` (the run's): once aborted, it stops waiting for the platform; what is recorded is still posted. */
-  postFiles(conversation: ConversationRef, runId: string, files: readonly OutputFile[], signal?: AbortSignal): Promise<readonly PostedFile[]>;
+  /**
+   * `signal` (the run's): once aborted, it stops waiting for the platform; what is recorded is still posted.
+   * `heldFor`: the files came from that person's private material in a conversation others read (DESIGN.md "Private
+   * stays private in a shared thread"): shown to them alone first, posted in the thread only when they share them.
+   */
+  postFiles(conversation: ConversationRef, runId: string, files: readonly OutputFile[], signal?: AbortSignal, heldFor?: string | null): Promise<readonly PostedFile[]>;
 }

@@ -26,7 +26,7 @@ export interface CreateScheduleInput {
   createdBy: string;
   /**
    * That person's Discord role ids when it was made, kept for the record only: each fire reads their roles as they
-   * are then (runtime/schedule-creator-rights.ts), so a role taken away is never carried on by a schedule.
+   * are then (runtime/schedules/schedule-creator-rights.ts), so a role taken away is never carried on by a schedule.
    */
   creatorRoles?: readonly string[] | null;
 }

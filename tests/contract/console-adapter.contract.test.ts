@@ -4,16 +4,27 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createConsoleAdapter } from '../../adapters/console/console-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { chatAdapterContract, RecordingSink } from './chat-adapter-contract.js';
+import type { ConversationRef } from '../../src/chat/conversation-ref.js';
+import { chatAdapterContract, RecordingSink, RecordingSurfaces } from './chat-adapter-contract.js';
 import { fromConversationRef, toConversationRef } from '../../adapters/console/console-conversation.js';
 import { conversationKeyContract } from './conversation-key-contract.js';
+import { stepsIn } from './step-lines-read.js';
 
-/** The messages printed in `output`: speaker and text (the indented lines under the speaker line). */
-function messagesIn(output: string): { speaker: string; text: string }[] {
-  const found: { speaker: string; text: string }[] = [];
+/** A console message's trailing numbered choices (how it shows buttons), split from its text. */
+function splitChoices(lines: string[]): { text: string; choices: string[] } {
+  const hint = lines.findLastIndex((l) => l === '(type a number or your own answer)');
+  let first = hint;
+  while (first > 0 && /^\d+\. /.test(lines[first - 1]!)) first--;
+  if (hint < 0 || first === hint) return { text: lines.join('\n'), choices: [] };
+  return { text: lines.slice(0, first).join('\n'), choices: lines.slice(first, hint).map((l) => l.replace(/^\d+\. /, '')) };
+}
+
+/** The messages printed in `output`: speaker, text (the indented lines under the speaker line) and the choices offered under it. */
+function messagesIn(output: string): { speaker: string; text: string; choices: string[] }[] {
+  const found: { speaker: string; text: string; choices: string[] }[] = [];
   let current: { speaker: string; lines: string[] } | null = null;
   const close = () => {
-    if (current) found.push({ speaker: current.speaker, text: current.lines.join('\n') });
+    if (current) found.push({ speaker: current.speaker, ...splitChoices(current.lines) });
     current = null;
   };
   for (const line of output.split('\n')) {
@@ -35,24 +46,35 @@ function capture(stream: PassThrough): () => string {
   return () => printed;
 }
 
+const PERSON = 'you';
+const PRIVATELY = 'errand (only you see this)';
+
 chatAdapterContract(
   'console',
   async () => {
     const input = new PassThrough();
     const output = new PassThrough();
-    const printed = capture(output);
+    const everything = capture(output);
+    // The screen as cleared before each check (beginCheck): what was printed since.
+    let cleared = 0;
+    const printed = () => everything().slice(cleared);
     const filesDir = mkdtempSync(join(tmpdir(), 'errand-console-files-'));
     const adapter = createConsoleAdapter({ input, output, timezone: 'Europe/Lisbon', filesDir });
     const sink = new RecordingSink();
-    await adapter.start(sink);
+    const surfaces = new RecordingSurfaces();
+    await adapter.start(sink, surfaces);
+    const channel = { platform: 'console', workspace: 'local', channel: 'console' };
+    // Everything shows on the one screen, but only for the console's own conversations, and privately only for the person at it.
+    const ours = (c: ConversationRef) => c.platform === channel.platform && c.workspace === channel.workspace && c.channel === channel.channel;
+    const said = (c: ConversationRef, ...speakers: string[]) => (ours(c) ? messagesIn(printed()).filter((m) => speakers.includes(m.speaker)) : []);
     const type = async (line: string) => void input.write(`${line}\n`);
-    const newMessage = async (since: number, speaker: string) => waitFor(() => messagesIn(printed().slice(since)).find((m) => m.speaker === speaker), 5000, `a message of ${speaker}`);
+    const newMessage = async (since: number, speaker: string) => (await waitFor(() => messagesIn(printed().slice(since)).find((m) => m.speaker === speaker), 5000, `a message of ${speaker}`))!;
     return {
       adapter,
       sink,
-      channel: { platform: 'console', workspace: 'local', channel: 'console' },
+      channel,
       onlyConversation: adapter.conversation,
-      person: 'you',
+      person: PERSON,
       personTimezone: 'Europe/Lisbon',
       mentionBot: type,
       personSays: (_conversation, text) => type(text),
@@ -74,31 +96,56 @@ chatAdapterContract(
       runCommand: async (name, args) => {
         const before = printed().length;
         await type(`/${name} ${args}`);
-        return (await newMessage(before, 'errand (only you see this)'))!.text;
+        return (await newMessage(before, PRIVATELY)).text;
       },
       click: (_conversation, _messageId, _buttons, index) => type(String(index + 1)),
-      storedTexts: async () =>
-        messagesIn(printed())
-          .filter((m) => m.speaker === 'errand' || m.speaker === 'errand (edited)')
-          .map((m) => m.text),
-      noticesTo: async () =>
-        messagesIn(printed())
-          .filter((m) => m.speaker === 'errand (only you see this)')
-          .map((m) => m.text),
-      workingShown: async () => {
+      storedTexts: async (c) => said(c, 'errand', 'errand (edited)').map((m) => m.text),
+      editsShown: async (c) => said(c, 'errand (edited)').map((m) => m.text),
+      noticesTo: async (userId, c) => (userId === PERSON ? said(c, PRIVATELY).map((m) => m.text) : []),
+      privatelyShown: async (userId, c) => (userId === PERSON ? said(c, PRIVATELY).map((m) => ({ text: m.text, buttons: m.choices })) : []),
+      workingShown: async (c) => {
         const lines = printed().split('\n');
-        return lines.findLastIndex((l) => l.startsWith('… working')) > lines.findLastIndex((l) => l.startsWith('── '));
+        return ours(c) && lines.findLastIndex((l) => l.startsWith('… working')) > lines.findLastIndex((l) => l.startsWith('── '));
       },
-      // The console prints where it saved each file: read them back from there.
-      storedFiles: async () =>
-        [...printed().matchAll(/📎 (.+): saved to (.+)$/gm)].map((m) => ({ name: m[1]!, bytes: new Uint8Array(readFileSync(m[2]!)) })),
+      stepsShown: async (c) => (ours(c) ? stepsIn(printed()) : []),
+      directConversation: adapter.conversation,
+      surfaces,
+      answerElicitation: async (_c, _messageId, _buttons, values) => {
+        // Answer is the first choice; then each field is asked on its own line, and the answer follows the last.
+        let at = printed().length;
+        await type('1');
+        for (const value of values) {
+          await newMessage(at, PRIVATELY);
+          at = printed().length;
+          await type(value);
+        }
+        await newMessage(at, PRIVATELY);
+      },
+      actOnElicitation: async (_c, _messageId, _buttons, index) => {
+        const before = printed().length;
+        await type(String(index + 1));
+        return (await newMessage(before, PRIVATELY)).text;
+      },
+      // The console prints where it saved each file, one message per post: read them back from there.
+      storedFiles: async (c) =>
+        said(c, 'errand').flatMap((m, i) => [...m.text.matchAll(/📎 (.+): saved to (.+)$/gm)].map((f) => ({ name: f[1]!, bytes: new Uint8Array(readFileSync(f[2]!)), message: String(i) }))),
+      beginCheck: () => void (cleared = everything().length),
       teardown: async () => {
         await adapter.stop();
         rmSync(filesDir, { recursive: true, force: true });
       },
     };
   },
-  { stopButtons: false, capabilities: ['files', 'history', 'privateAnswers', 'stream', 'timezone'] },
+  {
+    stopButtons: false,
+    redelivers: false,
+    steps: 'working',
+    threadFallback: false,
+    singleScreen: true,
+    commandReplyButtons: false,
+    surfaces: { home: false, forms: false, elicitation: true, disconnect: false },
+    capabilities: ['files', 'history', 'privateAnswers', 'stream', 'timezone'],
+  },
 );
 
 conversationKeyContract('console', {

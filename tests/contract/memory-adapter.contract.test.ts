@@ -4,12 +4,15 @@ import { waitFor } from '../fakes/wait-for.js';
 import { chatAdapterContract, RecordingSink } from './chat-adapter-contract.js';
 import { fromMemoryConversation, toMemoryConversation } from '../fakes/memory-adapter.js';
 import { conversationKeyContract } from './conversation-key-contract.js';
+import { stepsIn } from './step-lines-read.js';
 
 chatAdapterContract(
   'in-memory',
   async () => {
     const adapter = new MemoryAdapter();
-    adapter.timezones.set('U1', 'Europe/Berlin');
+    // The contract reads the fake platform the adapter talks to, never the adapter's own records.
+    const { server } = adapter;
+    server.timezones.set('U1', 'Europe/Berlin');
     const sink = new RecordingSink();
     await adapter.start(sink);
     const channel = { platform: 'memory', workspace: 'W1', channel: 'C1' };
@@ -17,34 +20,45 @@ chatAdapterContract(
     const say = async (conversation: ConversationRef, text: string) => {
       last = { conversation, text, messageId: await adapter.say(conversation, text) };
     };
+    const statusOf = (c: ConversationRef) => server.statusLines.get(conversationKey(c)) ?? null;
     return {
       adapter,
       sink,
       channel,
       person: 'U1',
+      otherPerson: 'U2',
       personTimezone: 'Europe/Berlin',
       mentionBot: (text) => say({ ...channel, thread: null }, text),
       personSays: say,
       redeliverLast: async () => {
         if (!last) throw new Error('nothing to redeliver');
-        await adapter.say(last.conversation, last.text, { messageId: last.messageId });
+        const { conversation, text, messageId } = last;
+        await server.deliver({ message: { messageId, conversation, userId: 'U1', text }, fromBot: false });
       },
       postAsSelfAndOtherBot: async (conversation, text) => {
-        const before = adapter.droppedFromBots.length;
+        const before = server.delivered.length;
         const own = await adapter.postMessage(conversation, { text });
         const other = await adapter.sayAsOtherBot(conversation, `<@UBOT> ${text}`);
-        await waitFor(() => adapter.droppedFromBots.includes(own.id) && adapter.droppedFromBots.includes(other));
-        return adapter.droppedFromBots.length - before;
+        const fromBots = () => server.delivered.slice(before).filter((e) => e.fromBot && (e.message.messageId === own.id || e.message.messageId === other));
+        await waitFor(() => fromBots().length === 2, 5000, 'both bot posts to be delivered');
+        return fromBots().length;
       },
       runCommand: async (name, args) => (await adapter.command(name, args, channel, null, 'U1')).text,
       click: async (conversation, _messageId, buttons, index) => void (await adapter.click(buttons[index]!.actionId, conversation, buttons[index]!.label, 'U1')),
-      storedTexts: async (c) => adapter.posts.filter((p) => p.conversation === conversationKey(c)).map((p) => p.text),
-      noticesTo: async (userId, c) => adapter.ephemerals.filter((e) => e.userId === userId && e.conversation === conversationKey(c)).map((e) => e.text),
-      workingShown: async (c) => adapter.working.has(conversationKey(c)),
+      storedTexts: async (c) => server.messagesIn(c).map((p) => p.text),
+      noticesTo: async (userId, c) => server.noticesTo(userId, c).map((n) => n.text),
+      privatelyShown: async (userId, c) => server.noticesTo(userId, c).map((n) => ({ text: n.text, buttons: n.buttons.map((b) => b.label) })),
+      workingShown: async (c) => statusOf(c) !== null,
+      stepsShown: async (c) => stepsIn(statusOf(c)?.text ?? ''),
+      unthreadable: async () => {
+        const dm = { ...channel, channel: 'D1' };
+        return { channel: dm, messageId: await adapter.say({ ...dm, thread: null }, 'no threads in a DM 5700') };
+      },
+      directConversation: { ...channel, channel: 'D1', thread: null },
       teardown: () => adapter.stop(),
     };
   },
-  { stopButtons: true, capabilities: ['history', 'privateAnswers', 'timezone'] },
+  { stopButtons: true, redelivers: true, steps: 'working', threadFallback: true, commandReplyButtons: false, capabilities: ['history', 'privateAnswers', 'timezone'] },
 );
 
 conversationKeyContract('in-memory', {

@@ -233,6 +233,6 @@ describe('Discord adapter: outbound', () => {
     expect(err).toMatchObject({ code: 'adapter_failed' });
     expect(String((err as Error).message)).toContain('10008');
     expect(h.adapter.maxMessageLength).toBe(2000);
-    expect(Object.keys(h.adapter.capabilities).sort()).toEqual(['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream']);
+    expect(Object.keys(h.adapter.capabilities).sort()).toEqual(['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'privateFiles', 'stream']);
   });
 });

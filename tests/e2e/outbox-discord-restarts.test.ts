@@ -6,10 +6,10 @@ import { startOnDiscord } from './kits/restart-context.js';
 import { everyParagraph, longAnswer, paragraphsIn, updateThenAnswer, useOutboxRestarts, writesOnce } from './kits/outbox-restart-kit.js';
 
 /**
- * Four Discord messages of answer. The model writes it slowly the first time, so the SIGTERM (sent as soon
+ * Three Discord messages of answer. The model writes it slowly the first time, so the SIGTERM (sent as soon
  * as the first piece shows) lands while the answer is still being written; the resumed run gets it at full speed.
  */
-const PARAGRAPHS = 24;
+const PARAGRAPHS = 14;
 /** What the outbox logs when it gives up finishing a preview at shutdown. */
 const GIVEN_UP = 'shutting down before an answer preview was finished';
 const ctx = useOutboxRestarts();

@@ -16,8 +16,10 @@ import { databaseQuery, keepLogs, noRunLeftWorking, startSlackCluster, type Clus
  * (The Discord gateway moving between such processes: scaleout-gateway.test.ts.)
  */
 
-/** Over three times the 24 run slots of the three processes (MAX_CONCURRENT_RUNS 8 each): most mentions wait for one. */
-const MENTIONS = 80;
+/** Run slots per process: three processes hold 12 runs at once. */
+const SLOTS = 4;
+/** Over three times the 12 run slots of the three processes: most mentions wait for one. */
+const MENTIONS = 40;
 const LEASE_SECONDS = 5;
 const ALICE = 'U0ALICE01';
 const db = useTestDatabase();
@@ -51,7 +53,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
       model,
       db,
       dir,
-      env: { RUN_LEASE_SECONDS: String(LEASE_SECONDS), LOG_LEVEL: process.env.SCALEOUT_LOG_LEVEL ?? 'warn' },
+      env: { RUN_LEASE_SECONDS: String(LEASE_SECONDS), MAX_CONCURRENT_RUNS: String(SLOTS), LOG_LEVEL: process.env.SCALEOUT_LOG_LEVEL ?? 'warn' },
     });
   }, 120_000);
 
@@ -77,7 +79,7 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database behi
     await waitFor(() => mentions.every(({ ts }, n) => !slack.botTexts(channelOf(n), ts).some((t) => t.startsWith(WORKING_NOTICE))), 30_000, 'every working notice taken down');
 
     for (const [n, { ts }] of mentions.entries()) {
-      // 24 slots for the mentions: a mention that waits for one is told so, once, before its answer.
+      // 12 slots for the mentions: a mention that waits for one is told so, once, before its answer.
       const texts = slack.botTexts(channelOf(n), ts);
       const queued = texts.filter((t) => t.startsWith('📝 Queued as task'));
       const calls = model.requests.filter((r) => new RegExp(`question ${n}(?!\\d)`).test(lastUserText(r)));

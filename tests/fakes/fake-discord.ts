@@ -847,6 +847,24 @@ export class FakeDiscord {
     return [...this.channels.values()].find((c) => c.type === CHANNEL.DM && c.recipients?.[0]?.id === userId);
   }
 
+  /** The `allowed_mentions` each bot post carried (undefined: none), by message id. */
+  private readonly allowedMentions = new Map<string, unknown>();
+
+  /**
+   * Ids of the users a message notified when it was posted, as Discord decides: the users it mentions, all of them
+   * without `allowed_mentions`, else those it lists in `users` (or all where its `parse` holds `users`).
+   */
+  pingedBy(messageId: string): string[] {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`no message ${messageId}`);
+    const ids = message.mentions.map((u) => u.id);
+    const allowed = this.allowedMentions.get(messageId);
+    if (allowed === undefined || allowed === null || typeof allowed !== 'object') return ids;
+    const { parse, users } = allowed as { parse?: unknown; users?: unknown };
+    if (Array.isArray(parse) && parse.includes('users')) return ids;
+    return Array.isArray(users) ? ids.filter((id) => users.includes(id)) : [];
+  }
+
   private postChannelMessage(channelId: string, raw: unknown, parts: readonly UploadedPart[] = []): { status?: number; body?: unknown; headers?: Record<string, string> } {
     const channel = this.requireChannel(channelId);
     if (channel.refusal) throw new HttpError(channel.refusal.status, { message: channel.refusal.message, code: channel.refusal.code });
@@ -887,6 +905,7 @@ export class FakeDiscord {
     bucket.count++;
     const attachments = files.length > 0 ? { attachments: files.map((f) => ({ ...f, id: nextSnowflake() })) } : {};
     const message = this.createMessage(channel, this.bot, { content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0, ...attachments });
+    this.allowedMentions.set(message.id, body.allowed_mentions);
     if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: now });
     if (this.forced500.delete(channelId)) throw new HttpError(500, { message: '500: Internal Server Error', code: 0 });
     return { body: this.messageObject(message), headers: limitHeaders(count - bucket.count) };

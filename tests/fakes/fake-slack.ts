@@ -248,6 +248,8 @@ export class FakeSlack {
   readonly uploads: FakeSlackUploads = new FakeSlackUploads(this.uploadHost());
   private readonly channels = new Map<string, StoredMessage[]>();
   private streamRefusal: string | null = null;
+  /** What `conversations.open` answers instead of a channel (`missing_scope` without im:write); null: it opens one. */
+  imRefusal: string | null = null;
   /** Agent sessions by `<channel>/<thread root ts>`. */
   readonly agentSessions = new Map<string, FakeAgentSession>();
   /** What `agents.sessions.*` answer while the app is not an agent here (`unknown_method`…); null: it is one. */
@@ -1282,6 +1284,13 @@ export class FakeSlack {
       case 'agents.sessions.setStatus':
       case 'agents.sessions.rename':
         return this.agentSessionCall(method, a);
+      case 'conversations.open': {
+        // The bot's direct conversation with one person (scope im:write): the same `D…` channel every time.
+        const users = String(a.users ?? '');
+        if (this.imRefusal) return { ok: false, error: this.imRefusal };
+        if (!/^[UW][A-Z0-9]{2,}$/.test(users)) return { ok: false, error: 'user_not_found' };
+        return { ok: true, channel: { id: directChannelOf(users) } };
+      }
       default:
         return { ok: false, error: 'unknown_method' };
     }
@@ -1349,4 +1358,9 @@ function inputProblem(block: { label?: { text?: string }; element?: ViewInputEle
   }
   if (e.initial_date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(e.initial_date)) return 'initial_date must be YYYY-MM-DD';
   return null;
+}
+
+/** The id of the bot's direct conversation with a person, as `conversations.open` gives it (`U0ALICE01` → `D0ALICE01`). */
+export function directChannelOf(userId: string): string {
+  return `D${userId.slice(1)}`;
 }

@@ -1,27 +1,14 @@
 import { parseActionId } from '../../src/chat/action-id.js';
 import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
 import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
-import type { ConversationHistory, HistoryMessage } from '../../src/chat/conversation-history.js';
+import type { ConversationHistory } from '../../src/chat/conversation-history.js';
 import { channelKey, conversationKey, conversationRefSchema, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, CommandReply, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
+import { stepList } from '../../src/chat/step-lines.js';
+import { MEMORY_BOT_ID, MemoryServer, nextMemoryId, type MemoryButton, type MemoryEvent, type MemoryPost, type MemorySaid } from './memory-server.js';
 
-/** A message the adapter "posted", as the platform would store it. */
-export interface MemoryPost {
-  id: string;
-  conversation: string;
-  text: string;
-  mentionUserId?: string;
-  buttons: { actionId: string; label: string }[];
-  edited: boolean;
-}
-
-/** A message as this fake platform delivers it to the adapter, before the adapter decides it is for the core. */
-export interface MemoryEvent {
-  readonly message: InboundMessage;
-  /** A bot wrote it: this one (its own posts come back, as on Slack and Discord) or another. */
-  readonly fromBot: boolean;
-}
+export { MEMORY_BOT_ID, MemoryServer, type MemoryEvent, type MemoryPost } from './memory-server.js';
 
 /** Where a message lives on the memory platform. */
 export interface MemoryLocation {
@@ -42,63 +29,53 @@ export function fromMemoryConversation(ref: ConversationRef): MemoryLocation | n
   return { workspace: ref.workspace, channel: ref.channel, thread: ref.thread };
 }
 
-/** The bot's own user id on this fake platform. */
-export const MEMORY_BOT_ID = 'UBOT';
-
-/** Shared across instances so ids stay unique across a simulated restart, as platform ids are. */
-let idCounter = 0;
+/** The status line's text while the bot works: steps, where the run reported some, under it. */
+const WORKING_TEXT = '⏳ Working… press Stop to stop me.';
 
 /**
- * The in-memory ChatAdapter: records what the core posts and drives inbound events. Like the real
- * platforms it delivers the bot's own posts back to itself, and like the real adapters it drops those
- * and other bots' messages before the sink. It passes the same contract suite as the real adapters, so
- * integration tests can trust it.
+ * The in-memory ChatAdapter: talks to its fake platform (`server`, a MemoryServer) as the real adapters talk to
+ * Slack and Discord, and drives inbound events. Like the real platforms the server delivers the bot's own posts
+ * back to it, and like the real adapters it drops those and other bots' messages before the sink. It passes the
+ * same contract suite as the real adapters, graded from what the server received, so integration tests can
+ * trust it. `posts`, `ephemerals`, `said` and `delivered` read the server; `working` and `workingLog` are the
+ * adapter's own record of what the core asked for.
  */
-
 export class MemoryAdapter implements ChatAdapter {
   readonly maxMessageLength = 500;
   /** Its ephemerals are recorded apart from posts, as a platform with private notices shows them. */
   readonly privateNotices: boolean = true;
-  readonly posts: MemoryPost[] = [];
-  readonly ephemerals: { conversation: string; userId: string; text: string }[] = [];
+  /** The fake platform this adapter talks to. */
+  readonly server = new MemoryServer();
   readonly working = new Map<string, WorkingStatus>();
   /** Every setWorking call, in order (null = cleared). */
   readonly workingLog: { conversation: string; status: WorkingStatus | null }[] = [];
-  timezones = new Map<string, string>();
   /** Called after every post (benchmarks wait on it instead of polling). */
   onPost: ((post: MemoryPost) => void) | null = null;
   /** When set, postMessage waits for this before "sending" (simulates a slow platform). */
   postGate: Promise<void> | null = null;
-  /** Everything said on this fake platform, people's and the bot's, oldest first. */
-  readonly said: { conversation: string; channel: string; topLevel: boolean; message: HistoryMessage }[] = [];
-  /** Every event the platform delivered (people's, bots', the bot's own echoes), oldest first. */
-  readonly delivered: MemoryEvent[] = [];
   /** Ids of delivered messages the adapter kept from the core because a bot wrote them. */
   readonly droppedFromBots: string[] = [];
-  /** Reads `said`: a conversation's messages, or a channel's top-level ones (thread-less conversations). */
+  /** Reads the server's history: a conversation's messages, or a channel's top-level ones (thread-less conversations). */
   private readonly history: ConversationHistory = {
     readThread: async (conversation, { limit }) => {
       const key = conversationKey(conversation);
-      const all = this.said.filter((s) => s.conversation === key).map((s) => s.message);
+      const all = this.server.said.filter((s) => s.conversation === key).map((s) => s.message);
       return { messages: conversation.thread ? all.slice(0, limit) : all.slice(-limit), truncated: all.length > limit };
     },
     readChannel: async (conversation, { limit, since }) => {
       const key = channelKey(conversation);
-      const all = this.said.filter((s) => s.channel === key && s.topLevel && (since === undefined || Date.parse(s.message.time) >= since)).map((s) => s.message);
+      const all = this.server.said.filter((s) => s.channel === key && s.topLevel && (since === undefined || Date.parse(s.message.time) >= since)).map((s) => s.message);
       return { messages: all.slice(-limit), truncated: all.length > limit };
     },
   };
-  /** Messages shown to one person alone with their buttons (a held answer's Share in thread / Keep private). */
-  readonly privateChoices: { conversation: string; userId: string; text: string; buttons: { actionId: string; label: string }[] }[] = [];
   readonly capabilities: AdapterCapabilities = {
     history: this.history,
-    timezone: { fetchUserTimezone: async (userId) => this.timezones.get(userId) ?? null },
+    timezone: { fetchUserTimezone: async (userId) => this.server.timezones.get(userId) ?? null },
     // As on Slack: a `D…` channel is a DM with the bot, every other conversation has other readers.
     privateAnswers: {
-      othersRead: (conversation) => !conversation.channel.startsWith('D'),
+      othersRead: (conversation) => !isDirect(conversation),
       showPrivately: async (conversation, userId, message) => {
-        this.privateChoices.push({ conversation: conversationKey(conversation), userId, text: message.text, buttons: [...(message.buttons ?? [])] });
-        this.ephemerals.push({ conversation: conversationKey(conversation), userId, text: message.text });
+        this.server.notify(conversation, userId, { text: message.text, buttons: buttonsOf(message) });
         return { kind: 'shown' };
       },
     },
@@ -112,13 +89,45 @@ export class MemoryAdapter implements ChatAdapter {
     readonly platform = 'memory',
   ) {}
 
+  /** Every message the bot posted, as the server stores them. */
+  get posts(): MemoryPost[] {
+    return this.server.messages;
+  }
+
+  /** What was shown to one person alone (notices and held answers), as the server shows them. */
+  get ephemerals(): { conversation: string; userId: string; text: string }[] {
+    return this.server.notices.map(({ conversation, userId, text }) => ({ conversation, userId, text }));
+  }
+
+  /** Messages shown to one person alone with their buttons (a held answer's Share in thread / Keep private). */
+  get privateChoices(): { conversation: string; userId: string; text: string; buttons: { actionId: string; label: string }[] }[] {
+    return this.server.notices.filter((n) => n.buttons.length > 0);
+  }
+
+  /** People's timezones, as the server's profiles tell them. */
+  get timezones(): Map<string, string> {
+    return this.server.timezones;
+  }
+
+  /** Everything said on this fake platform, people's and the bot's, oldest first. */
+  get said(): MemorySaid[] {
+    return this.server.said;
+  }
+
+  /** Every event the platform delivered (people's, bots', the bot's own echoes), oldest first. */
+  get delivered(): MemoryEvent[] {
+    return this.server.delivered;
+  }
+
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
     this.started = true;
+    this.server.connect((event) => this.deliver(event));
   }
 
   async stop(): Promise<void> {
     this.started = false;
+    this.server.disconnect();
   }
 
   connectionState(): ConnectionState {
@@ -131,28 +140,19 @@ export class MemoryAdapter implements ChatAdapter {
     const pieces = splitText(text, this.maxMessageLength);
     let id = '';
     pieces.forEach((piece, i) => {
-      id = `m${++idCounter}`;
-      this.posts.push({
-        id,
-        conversation: conversationKey(conversation),
+      const post = this.server.post(conversation, {
         text: piece,
         ...(message.mentionUserId ? { mentionUserId: message.mentionUserId } : {}),
-        buttons: i === pieces.length - 1 ? [...(message.buttons ?? [])] : [],
-        edited: false,
+        buttons: i === pieces.length - 1 ? buttonsOf(message) : [],
       });
-      this.onPost?.(this.posts.at(-1)!);
-      this.echo({ messageId: id, conversation, userId: MEMORY_BOT_ID, text: piece });
+      id = post.id;
+      this.onPost?.(post);
     });
-    this.record(conversation, { id, author: { id: MEMORY_BOT_ID, name: 'Errand', isBot: true, isSelf: true }, time: new Date().toISOString(), text });
     return { id };
   }
 
   async editMessage(_conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void> {
-    const post = this.posts.find((p) => p.id === messageId);
-    if (!post) throw new Error(`message_not_found: ${messageId}`);
-    post.text = message.text;
-    post.buttons = [...(message.buttons ?? [])];
-    post.edited = true;
+    this.server.update(messageId, { text: message.text, buttons: buttonsOf(message) });
   }
 
   async setWorking(conversation: ConversationRef, status: WorkingStatus | null): Promise<void> {
@@ -160,14 +160,17 @@ export class MemoryAdapter implements ChatAdapter {
     this.workingLog.push({ conversation: key, status });
     if (status) this.working.set(key, status);
     else this.working.delete(key);
+    const steps = status?.steps && status.steps.length > 0 ? `\n${stepList(status.steps)}` : '';
+    this.server.setStatusLine(conversation, status ? { text: `${WORKING_TEXT}${steps}`, stop: { actionId: status.stopActionId, label: 'Stop' } } : null);
   }
 
+  /** A thread on the message, except in a DM (a `D…` channel), where none can be opened: the work stays in the DM. */
   async openThread(channel: ChannelRef, messageId: string): Promise<ConversationRef> {
-    return { ...channel, thread: messageId };
+    return isDirect(channel) ? { ...channel, thread: null } : { ...channel, thread: messageId };
   }
 
   async postEphemeral(conversation: ConversationRef, userId: string, text: string): Promise<void> {
-    this.ephemerals.push({ conversation: conversationKey(conversation), userId, text });
+    this.server.notify(conversation, userId, { text, buttons: [] });
   }
 
   // ---- drivers ----
@@ -183,34 +186,31 @@ export class MemoryAdapter implements ChatAdapter {
     text: string,
     opts: { userId?: string; messageId?: string; startThread?: boolean; direct?: boolean; roles?: readonly string[] } = {},
   ): Promise<string> {
-    const messageId = opts.messageId ?? `in${++idCounter}`;
-    const userId = opts.userId ?? 'U1';
-    if (!this.said.some((s) => s.message.id === messageId)) this.record(conversation, { id: messageId, author: { id: userId, name: userId, isBot: false, isSelf: false }, time: new Date().toISOString(), text });
+    this.requireSink();
+    const messageId = opts.messageId ?? nextMemoryId('in');
     const msg: InboundMessage = {
       messageId,
       conversation,
-      userId,
+      userId: opts.userId ?? 'U1',
       text,
       ...(opts.startThread ? { startThread: { name: text.slice(0, 50) || 'Errand' } } : {}),
       ...(opts.direct ? { direct: true } : {}),
       ...(opts.roles ? { roles: opts.roles } : {}),
     };
-    await this.deliver({ message: msg, fromBot: false });
+    await this.server.userMessage(msg, { isBot: false });
     return messageId;
   }
 
   /** Another bot posts in a conversation; delivered like any message and dropped by the adapter. */
   async sayAsOtherBot(conversation: ConversationRef, text: string, botUserId = 'UOTHERBOT'): Promise<string> {
-    const messageId = `in${++idCounter}`;
-    this.record(conversation, { id: messageId, author: { id: botUserId, name: botUserId, isBot: true, isSelf: false }, time: new Date().toISOString(), text });
-    await this.deliver({ message: { messageId, conversation, userId: botUserId, text }, fromBot: true });
+    const messageId = nextMemoryId('in');
+    await this.server.userMessage({ messageId, conversation, userId: botUserId, text }, { isBot: true });
     return messageId;
   }
 
   /** What the platform delivers reaches the adapter here; only people's messages go on to the core. */
   async deliver(event: MemoryEvent): Promise<void> {
-    this.delivered.push(event);
-    if (event.fromBot) {
+    if (event.fromBot || event.message.userId === MEMORY_BOT_ID) {
       this.droppedFromBots.push(event.message.messageId);
       return;
     }
@@ -227,7 +227,7 @@ export class MemoryAdapter implements ChatAdapter {
     if (!ref) throw new Error(`not an Errand action id: ${actionId}`);
     const sink = this.requireSink();
     if (ref.kind === 'stop') return sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation });
-    return sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: label, userId, conversation, eventId: `click${++idCounter}` });
+    return sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: label, userId, conversation, eventId: nextMemoryId('click') });
   }
 
   /** `userId` clicks Share in thread / Keep private on an answer shown to them alone (`privateChoices`). */
@@ -239,22 +239,21 @@ export class MemoryAdapter implements ChatAdapter {
 
   /** Texts posted in one conversation, in order. */
   textsIn(conversation: ConversationRef): string[] {
-    const key = conversationKey(conversation);
-    return this.posts.filter((p) => p.conversation === key).map((p) => p.text);
-  }
-
-  /** The platform hands the bot's own post back to it, after the post call returned (as Slack and Discord do). */
-  private echo(message: InboundMessage): void {
-    if (!this.started) return;
-    setImmediate(() => void this.deliver({ message, fromBot: true }));
-  }
-
-  private record(conversation: ConversationRef, message: HistoryMessage): void {
-    this.said.push({ conversation: conversationKey(conversation), channel: channelKey(conversation), topLevel: conversation.thread === null, message });
+    return this.server.messagesIn(conversation).map((p) => p.text);
   }
 
   private requireSink(): InboundSink {
     if (!this.sink) throw new Error('MemoryAdapter not started');
     return this.sink;
   }
+}
+
+/** A DM with the bot: a `D…` channel, as on Slack. */
+function isDirect(conversation: { channel: string }): boolean {
+  return conversation.channel.startsWith('D');
+}
+
+/** The buttons of an outbound message as the platform keeps them. */
+function buttonsOf(message: OutboundMessage): MemoryButton[] {
+  return [...(message.buttons ?? [])];
 }

@@ -55,6 +55,35 @@ export function privacyStoreContract(name: string, factory: StoreFactory): void 
       expect(await store.privateAnswers.get(update)).toMatchObject({ state: 'shared', decidedAt: 8, messageId: null });
     });
 
+    it("keeps a held post's files in order for any process until they are dropped, and publishes a person's workspace file only while it holds the bytes shared", async () => {
+      const c = await thread(`F${Date.now()}`);
+      const id = await store.privateAnswers.hold({ conversationId: c, runId: 'r1', messageId: null, owner: ANA, purpose: 'files', text: 'a.txt\nb.png' });
+      const png = new Uint8Array([137, 80, 78, 71, 0, 255]);
+      await store.privateAnswers.holdFiles(id, [
+        { name: 'a.txt', mimeType: 'text/plain', bytes: new TextEncoder().encode('ana'), post: 0 },
+        { name: 'b.png', mimeType: 'image/png', bytes: png, post: 1 },
+      ]);
+      const held = await peer.privateAnswers.filesOf(id);
+      expect(held.map((f) => [f.name, f.mimeType, f.post, Buffer.from(f.bytes).toString('hex')])).toEqual([
+        ['a.txt', 'text/plain', 0, Buffer.from('ana').toString('hex')],
+        ['b.png', 'image/png', 1, Buffer.from(png).toString('hex')],
+      ]);
+      await peer.privateAnswers.dropFiles(id);
+      expect(await store.privateAnswers.filesOf(id)).toEqual([]);
+
+      // Ana's private file shadows the public one for her alone; publishing it takes the bytes she shared only.
+      const file = (text: string, owner?: string) => ({ path: 'posted/a.txt', bytes: Buffer.from(text), size: text.length, mtime: 1, ...(owner ? { owner } : {}) });
+      await store.workspaces.apply(c, { upserts: [file('public'), file('ana', ANA)], deletes: [] }, 10);
+      expect((await peer.workspaces.filesFor(c, BOB)).map((f) => f.bytes.toString())).toEqual(['public']);
+      expect((await peer.workspaces.filesFor(c, ANA)).map((f) => [f.bytes.toString(), f.owner ?? null])).toEqual([['public', null], ['ana', ANA]]);
+      expect(await peer.workspaces.privateEntries(c)).toEqual([{ path: 'posted/a.txt', size: 3, owner: ANA }]);
+      expect(await store.workspaces.publish(c, ANA, [{ path: 'posted/a.txt', bytes: Buffer.from('changed since') }])).toBe(0);
+      expect(await store.workspaces.publish(c, BOB, [{ path: 'posted/a.txt', bytes: Buffer.from('ana') }])).toBe(0);
+      expect(await peer.workspaces.publish(c, ANA, [{ path: 'posted/a.txt', bytes: Buffer.from('ana') }])).toBe(1);
+      expect((await store.workspaces.files(c)).map((f) => f.bytes.toString())).toEqual(['ana']);
+      expect(await store.workspaces.privateEntries(c)).toEqual([]);
+    });
+
     it("writes a person's own summary with a compare-and-swap, apart from everyone else's", async () => {
       const c = await thread(`S${Date.now()}`);
       expect(await store.memory.privateSummary(c, ANA)).toBeNull();

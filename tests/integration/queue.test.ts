@@ -3,7 +3,7 @@ import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { toolResultJson } from '../support/tool-result-json.js';
-import { BUSY_ELSEWHERE_NOTE_DELAY_MS } from '../../src/runtime/follow-up-teller.js';
+import { BUSY_ELSEWHERE_NOTE_DELAY_MS } from '../../src/runtime/follow-ups/follow-up-teller.js';
 
 const stores = useStoreKinds();
 

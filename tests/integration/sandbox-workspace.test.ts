@@ -4,7 +4,9 @@ import { errandFileEnv } from '../fixtures/errand-file.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { startHarness, type Harness } from './harness.js';
-import { recordingFilesOut, runCode, sandboxProcesses, scriptByText } from './sandbox-kit.js';
+import type { ConversationRef } from '../../src/chat/conversation-ref.js';
+import { lastUserText, type FakeToolCall } from '../fakes/fake-openai.js';
+import { recordingFilesOut, resultOf, runCode, sandboxProcesses, scriptByText, type CodeResult } from './sandbox-kit.js';
 
 /*
  * A conversation's workspace through the tool path, on both stores: files kept between calls, after a restart and
@@ -39,6 +41,37 @@ function tinyPng(): Buffer {
   };
   const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.from([0, 255, 0, 0]))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A run_code call of python `source`. */
+const code = (source: string): FakeToolCall => ({ name: 'run_code', arguments: { language: 'python', code: source } });
+
+/**
+ * Scripts the fake model by what the person said: a request whose text is a key makes those calls one step at a
+ * time, then answers `done: <text>`.
+ */
+function scriptSteps(h: Harness): Map<string, FakeToolCall[]> {
+  const scripts = new Map<string, FakeToolCall[]>();
+  h.model.respondWith((req) => {
+    const said = lastUserText(req);
+    const from = req.messages.map((m) => m.role).lastIndexOf('user');
+    const made = req.messages.slice(from).filter((m) => m.role === 'assistant').length;
+    const next = scripts.get(said)?.[made];
+    return next ? { toolCalls: [next] } : { text: `done: ${said}` };
+  });
+  return scripts;
+}
+
+let said = 0;
+
+/** `userId` asks in `where`; the model makes `calls` one by one; resolves once the run has answered. */
+async function say(h: Harness, scripts: Map<string, FakeToolCall[]>, where: ConversationRef, userId: string, calls: FakeToolCall[]): Promise<{ result: () => CodeResult }> {
+  const text = `ask #${++said}`;
+  scripts.set(text, calls);
+  await h.adapter.say(where, text, { userId });
+  const conversationId = await h.app.conversations.ensure(where);
+  await waitFor(async () => h.model.requests.some((r) => lastUserText(r) === text && r.messages.at(-1)?.role === 'tool' && r.messages.filter((m) => m.role === 'tool').length > 0) && (await h.app.runs.active(conversationId)) === null, 20_000, `the end of "${text}"`);
+  return { result: () => resultOf(h, text) };
 }
 
 describe.each(stores.kinds)('sandbox workspaces (%s)', (kind) => {
@@ -87,6 +120,29 @@ describe.each(stores.kinds)('sandbox workspaces (%s)', (kind) => {
     expect(second.stdout).toBe("[] ['chart.png', 'table.csv']\n");
     expect(second.files).toEqual([]);
     expect(filesOut.handed).toHaveLength(1);
+  });
+
+  it("keeps what a private run's code wrote its principal's: another person's call never sees it, her own next call does", async () => {
+    const h = await startHarness({ ...(await stores.env(kind)), ...errandFileEnv({ sandbox: {} }) });
+    harnesses.push(h);
+    await h.app.store.memory.remember({ scope: 'me', subject: 'memory:U0ANA', text: 'Ana locker code is 4711-ZETA', createdBy: 'memory:U0ANA' });
+    const where = h.adapter.thread('C1', 'T-private');
+    const steps = scriptSteps(h);
+    const list = "import os\nprint(sorted(os.path.relpath(os.path.join(d, f)) for d, _, fs in os.walk('.') for f in fs))";
+    // Ana's run reads her memory (private from then on), then its code keeps a note in the workspace.
+    const anas = await say(h, steps, where, 'U0ANA', [{ name: 'recall', arguments: { query: 'locker code' } }, code("open('notes.txt', 'w').write('4711-ZETA')")]);
+    expect(anas.result()).toMatchObject({ ok: true });
+    // Bob's call in the same thread sees no file of hers, and is told that some are not shown.
+    const bobs = (await say(h, steps, where, 'U0BOB', [code(list)])).result() as CodeResult & { private_files_not_shown?: string };
+    expect(bobs).toMatchObject({ ok: true, stdout: '[]\n' });
+    expect(bobs.private_files_not_shown).toContain('<@U0ANA>');
+    // Bob writes a file of the same name: his is public, hers stays hers, and each of them reads their own.
+    expect((await say(h, steps, where, 'U0BOB', [code("open('notes.txt', 'w').write('bob')")])).result()).toMatchObject({ ok: true });
+    expect((await say(h, steps, where, 'U0BOB', [code("print(open('notes.txt').read())")])).result()).toMatchObject({ ok: true, stdout: 'bob\n' });
+    expect((await say(h, steps, where, 'U0ANA', [code("print(open('notes.txt').read())")])).result()).toMatchObject({ ok: true, stdout: '4711-ZETA\n' });
+    const conversationId = await h.app.conversations.ensure(where);
+    expect((await h.app.store.workspaces.files(conversationId)).map((f) => [f.path, f.bytes.toString()])).toEqual([['notes.txt', 'bob']]);
+    expect(await h.app.store.workspaces.privateEntries(conversationId)).toEqual([{ path: 'notes.txt', size: 9, owner: 'U0ANA' }]);
   });
 
   it('keeps nothing of a call that passes the quota, and says so', async () => {

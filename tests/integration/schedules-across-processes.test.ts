@@ -3,7 +3,7 @@ import { createPostgresCluster } from '../../src/cluster/cluster-runtime.js';
 import { loadConfig } from '../../src/config.js';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
 import { createLogger } from '../../src/logger.js';
-import type { Cluster } from '../../src/runtime/cluster.js';
+import type { Cluster } from '../../src/runtime/process/cluster-hooks.js';
 import { createScheduling, type Scheduling } from '../../src/schedules/scheduling.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';

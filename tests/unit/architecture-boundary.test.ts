@@ -50,7 +50,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
   ['src/web-console/'],
   // Composition.
-  ['src/app.ts', 'src/app-contract.ts', 'src/app-model.ts', 'src/sandbox-wiring.ts'],
+  ['src/app.ts', 'src/app-contract.ts', 'src/app-model.ts', 'src/app-agent.ts', 'src/app-lifecycle.ts', 'src/sandbox-wiring.ts'],
   ['src/main.ts'],
 ];
 
@@ -208,7 +208,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
   marked: inside('adapters/console/'),
   'marked-terminal': inside('adapters/console/'),
-  koffi: (f) => f === 'src/runtime/malloc-trim.ts',
+  koffi: (f) => f === 'src/runtime/process/malloc-trim.ts',
   ...Object.fromEntries(
     ['api', 'core', 'exporter-trace-otlp-http', 'exporter-trace-otlp-proto', 'resources', 'sdk-trace-base', 'semantic-conventions'].map((p) => [`@opentelemetry/${p}`, (f: string) => f === 'src/telemetry/otel-tracing.ts']),
   ),
@@ -218,7 +218,7 @@ describe('architecture', () => {
   it('resolves imports the way TypeScript does (the checks below would otherwise see nothing)', () => {
     const resolved = [...graph.values()].flat().filter((i) => i.target !== null);
     expect(resolved.length).toBeGreaterThan(300);
-    expect(graph.get('src/runtime/dispatcher.ts')!.map((i) => i.target)).toContain('src/runtime/run-coordinator.ts');
+    expect(graph.get('src/runtime/dispatcher.ts')!.map((i) => i.target)).toContain('src/runtime/follow-ups/message-follow-up.ts');
   });
 
   it('sees re-exports, type-only imports, import(), createRequire and computed loads, and resolves each', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { markdownToMrkdwn } from '../../adapters/slack/mrkdwn.js';
-import { toMessageBodies } from '../../adapters/discord/outbound-message.js';
-import { approvalText, MAX_ARGS_SHOWN } from '../../src/agent/tool-step.js';
+import { toMessageBodies } from '../../adapters/discord/message-bodies.js';
+import { approvalText, MAX_ARGS_SHOWN } from '../../src/agent/approval-text.js';
 import { breakBacktickRuns, codeBlock, longestBacktickRun, withUnbreakableFences, ZERO_WIDTH_JOINER as ZWJ } from '../../src/chat/code-fence.js';
 import { splitText } from '../../src/chat/split-text.js';
 

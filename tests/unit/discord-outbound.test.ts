@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createOutboundQueue } from '../../adapters/discord/outbound-queue.js';
-import { toActionRows, toEditBody, toMessageBodies } from '../../adapters/discord/outbound-message.js';
+import { toActionRows, toEditBody, toMessageBodies } from '../../adapters/discord/message-bodies.js';
 import { answerActionId } from '../../src/chat/action-id.js';
 
 describe('Discord message bodies', () => {

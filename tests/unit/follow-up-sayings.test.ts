@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import type { RunOutcome } from '../../src/runtime/follow-up-runs.js';
-import { sayingsFor } from '../../src/runtime/follow-up-sayings.js';
-import type { StoredMessage } from '../../src/runtime/stored-message.js';
+import type { RunOutcome } from '../../src/runtime/follow-ups/follow-up-runs.js';
+import { sayingsFor } from '../../src/runtime/follow-ups/follow-up-sayings.js';
+import type { StoredMessage } from '../../src/runtime/follow-ups/stored-message.js';
 
 const ref: ConversationRef = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: '1.1' };
 const task = (over: Partial<Extract<StoredMessage['decision'], { kind: 'task' }>> = {}): StoredMessage => ({

@@ -3,7 +3,7 @@ import type { SessionUpdate } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { silentLogger } from '../../src/logger.js';
 import { RunFencedError } from '../../src/runs/run-fence.js';
-import { runSession, sessionEndOf } from '../../src/runtime/run-session.js';
+import { runSession, sessionEndOf } from '../../src/runtime/runs/run-session.js';
 
 const ref: ConversationRef = { platform: 'slack', workspace: 'T0TEAM0001', channel: 'C024BE91L', thread: '1700000000.000100' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleRun, type SettlementInput } from '../../src/runtime/run-settlement.js';
+import { settleRun, type SettlementInput } from '../../src/runtime/runs/run-settlement.js';
 
 const base: Omit<SettlementInput, 'ending'> = { abortReason: null, attempts: 1, maxAttempts: 3, maxRunMinutes: 30, retryDelayMs: (n) => 30_000 * 2 ** (n - 1) };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanText, toInboundMessage, type EventContext } from '../../adapters/slack/event-handlers.js';
-import { toEditBody, toMessageBodies } from '../../adapters/slack/outbound-message.js';
+import { toEditBody, toMessageBodies } from '../../adapters/slack/message-bodies.js';
 import { toInboundAction } from '../../adapters/slack/actions.js';
 import { commandNameOf } from '../../adapters/slack/slash-commands.js';
 

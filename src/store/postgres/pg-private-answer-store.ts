@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
-import { messages, privateAnswers } from '../../db/pg-schema.js';
+import { messages, privateAnswerFiles, privateAnswers } from '../../db/pg-schema.js';
 import type { PrivateAnswerStore } from '../../privacy/private-answer-store.js';
 import type { PgExecutor } from './pg-executor.js';
 
@@ -22,6 +22,19 @@ export function createPgPrivateAnswerStore(db: PgExecutor, clock: Clock): Privat
         if (choice === 'shared' && row.messageId !== null) await tx.update(messages).set({ privateTo: null }).where(eq(messages.id, row.messageId));
         return true;
       });
+    },
+    async holdFiles(id, files) {
+      if (files.length === 0) return;
+      await db
+        .insert(privateAnswerFiles)
+        .values(files.map((f, position) => ({ answerId: id, position, post: f.post, name: f.name, mimeType: f.mimeType, bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) })));
+    },
+    async filesOf(id) {
+      const rows = await db.select().from(privateAnswerFiles).where(eq(privateAnswerFiles.answerId, id)).orderBy(asc(privateAnswerFiles.position));
+      return rows.map((r) => ({ post: r.post, name: r.name, mimeType: r.mimeType, bytes: new Uint8Array(r.bytes) }));
+    },
+    async dropFiles(id) {
+      await db.delete(privateAnswerFiles).where(eq(privateAnswerFiles.answerId, id));
     },
   };
 }

@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { messages, privateAnswers } from '../../db/schema.js';
+import { messages, privateAnswerFiles, privateAnswers } from '../../db/schema.js';
 import type { PrivateAnswerStore } from '../../privacy/private-answer-store.js';
 import type { Synchronous } from './synchronous.js';
 
@@ -21,6 +21,21 @@ export function createSqlitePrivateAnswerStore(db: Db, clock: Clock): Synchronou
         if (choice === 'shared' && row.messageId !== null) tx.update(messages).set({ privateTo: null }).where(eq(messages.id, row.messageId)).run();
         return true;
       });
+    },
+    holdFiles(id, files) {
+      files.forEach((f, position) =>
+        db
+          .insert(privateAnswerFiles)
+          .values({ answerId: id, position, post: f.post, name: f.name, mimeType: f.mimeType, bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) })
+          .run(),
+      );
+    },
+    filesOf(id) {
+      const rows = db.select().from(privateAnswerFiles).where(eq(privateAnswerFiles.answerId, id)).orderBy(asc(privateAnswerFiles.position)).all();
+      return rows.map((r) => ({ post: r.post, name: r.name, mimeType: r.mimeType, bytes: new Uint8Array(r.bytes) }));
+    },
+    dropFiles(id) {
+      db.delete(privateAnswerFiles).where(eq(privateAnswerFiles.answerId, id)).run();
     },
   };
 }

@@ -7,8 +7,7 @@ import { TASK_COLUMNS, taskFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
 import { writeGroup } from './write-group.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
-
-const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
+import { blockedChanges, deleteRefusal, editRefusal, finishRefusal, taskNotFound, withoutBlocker } from '../../tasks/queue-rules.js';
 
 /** The to-do queue on SQLite: each write and its `blocked` recomputation in one (nested) transaction. */
 
@@ -60,18 +59,11 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
     const t = byId(id);
     return t && t.conversationId === conversationId ? t : null;
   };
-  const notFound = (id: number): TaskResult => ({ ok: false, error: `No task #${id} in this conversation. Call list_tasks to see the ids.` });
-
-  /** Recomputes `blocked` for the conversation's pending tasks: blocked while any blocker exists unfinished-or-failed. */
+  /** Writes the `blocked` flags the queue's rules ask for (src/tasks/queue-rules.ts). */
   const recomputeBlocked = (conversationId: string) => {
     if (!anyDependentStmt.get(conversationId)) return;
     const all = db.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
-    const status = new Map(all.map((t) => [t.id, t.status]));
-    for (const t of all) {
-      if (t.status !== 'pending') continue;
-      const blocked = t.blockedBy.some((b) => status.has(b) && status.get(b) !== 'completed');
-      if (blocked !== t.blocked) db.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, t.id)).run();
-    }
+    for (const { id, blocked } of blockedChanges(all)) db.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, id)).run();
   };
 
   const checkBlockers = (conversationId: string, selfId: number | null, ids: number[]): string | null => {
@@ -83,11 +75,7 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
     return atomic(() => {
       const raw = finishStmt.get({ status, summary: fields.resultSummary ?? null, reason: fields.failReason ?? null, now: clock.now(), id, c: conversationId }) as unknown[] | undefined;
-      if (!raw) {
-        // Not written: say why (another conversation's or unknown task, or finished otherwise already).
-        const t = inConversation(conversationId, id);
-        return t ? { ok: false, error: `Task #${id} is already ${t.status}.` } : notFound(id);
-      }
+      if (!raw) return finishRefusal(id, inConversation(conversationId, id));
       const finished = taskFromRaw(raw);
       // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       recomputeBlocked(conversationId);
@@ -129,8 +117,9 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
     update(conversationId, id, edit) {
       return atomic(() => {
         const t = inConversation(conversationId, id);
-        if (!t) return notFound(id);
-        if (FINISHED.includes(t.status)) return { ok: false, error: `Task #${id} is ${t.status}; only pending or in-progress tasks can be edited.` };
+        if (!t) return taskNotFound(id);
+        const refused = editRefusal(id, t);
+        if (refused) return refused;
         const add = [...new Set(edit.addBlockedBy ?? [])].filter((b) => !t.blockedBy.includes(b));
         const problem = checkBlockers(conversationId, id, add);
         if (problem) return { ok: false, error: problem };
@@ -153,14 +142,11 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
     delete(conversationId, id) {
       return atomic(() => {
         const t = inConversation(conversationId, id);
-        if (!t) return notFound(id);
-        if (t.status === 'in_progress') return { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` };
+        if (!t) return taskNotFound(id);
+        const refused = deleteRefusal(id, t);
+        if (refused) return refused;
         db.delete(tasks).where(eq(tasks.id, id)).run();
-        for (const other of this.list(conversationId)) {
-          if (other.blockedBy.includes(id)) {
-            db.update(tasks).set({ blockedBy: other.blockedBy.filter((b) => b !== id) }).where(eq(tasks.id, other.id)).run();
-          }
-        }
+        for (const other of withoutBlocker(this.list(conversationId), id)) db.update(tasks).set({ blockedBy: other.blockedBy }).where(eq(tasks.id, other.id)).run();
         recomputeBlocked(conversationId);
         return { ok: true, task: t };
       });

@@ -53,18 +53,30 @@ function resultText(content: string | null): string {
   return pretty.length > RESULT_SHOWN ? `${pretty.slice(0, RESULT_SHOWN)}\n… (${pretty.length - RESULT_SHOWN} more characters)` : pretty;
 }
 
+/**
+ * What the timeline shows instead of a row private to one person (DESIGN.md "Private stays private in a shared
+ * thread"): its results and the model's text written from them are that person's, and an operator sees nobody's
+ * private material (as the Memories page shows no one's `me` memories). Tool names and arguments stay, as the audit
+ * log keeps them.
+ */
+function privateNote(what: string, owner: string): Html {
+  return html`<p class="muted">(${what} private to ${owner}: not shown here)</p>`;
+}
+
 /** One transcript row on the timeline: the request, the model's text and tool calls (with their results), or a person's reply. */
 function entry(m: MessageRow, results: ReadonlyMap<string, MessageRow>): Html | null {
   const at = html`<time datetime="${new Date(m.createdAt).toISOString()}">${formatTime(m.createdAt)}</time>`;
   if (m.role === 'user') return html`<li><div class="entry-head">Request${m.authorId ? html` from ${m.authorId}` : ''}${at}</div><pre>${clip(m.content ?? '', 4000)}</pre></li>`;
   if (m.role !== 'assistant') return null;
   const calls = m.toolCalls ?? [];
+  const text = m.content ? (m.privateTo ? privateNote('text', m.privateTo) : html`<pre>${m.content}</pre>`) : '';
   return html`<li><div class="entry-head">Model step${calls.length > 0 ? html` — ${calls.length} tool call${calls.length === 1 ? '' : 's'}` : ''}${at}</div>
-${m.content ? html`<pre>${m.content}</pre>` : ''}
+${text}
 ${calls.map((c) => {
   const result = results.get(c.id);
+  const shown = result?.privateTo ? privateNote('a result', result.privateTo) : result ? html`<pre>${resultText(result.content)}</pre>` : null;
   return html`<div><strong>${c.name}</strong> <span class="muted">call ${c.id}</span><pre>${prettyJson(c.arguments)}</pre>
-${result ? html`<details><summary>Result of ${c.name}</summary><pre>${resultText(result.content)}</pre></details>` : html`<p class="muted">No result yet.</p>`}</div>`;
+${shown ? html`<details><summary>Result of ${c.name}</summary>${shown}</details>` : html`<p class="muted">No result yet.</p>`}</div>`;
 })}</li>`;
 }
 
