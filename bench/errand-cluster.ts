@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,14 +37,17 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-/** `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events. */
-export async function startCluster(count: number, databaseUrl: string | null, respond: (r: RecordedRequest) => FakeStep): Promise<Cluster> {
+/**
+ * `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events.
+ * `mainJs` starts another build of Errand instead of this checkout's (an A/B comparison: its dist/src/main.js).
+ */
+export async function startCluster(count: number, databaseUrl: string | null, respond: (r: RecordedRequest) => FakeStep, mainJs?: string): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-bench-scaleout-'));
   const slack = await FakeSlack.start();
   const model = await startFakeOpenAI();
   model.respondWith(respond);
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
-  const entry = entryArgs();
+  const entry = mainJs === undefined ? entryArgs() : [...entryArgs().filter((a) => a !== 'dist/src/main.js'), mainJs];
   const processes = ports.map((port, i) => {
     const id = `bench-${i + 1}`;
     const errand = startErrandProcess({
@@ -74,6 +78,8 @@ export async function startCluster(count: number, databaseUrl: string | null, re
     model,
     processes,
     async close() {
+      // A process started with `--cpu-prof` (BENCH_START_FLAGS) writes its profile only when it exits by itself.
+      if ((process.env.BENCH_START_FLAGS ?? '').includes('--cpu-prof')) await Promise.all(processes.map((p) => stopGently(p.errand.child)));
       await Promise.all(processes.map((p) => p.errand.kill()));
       await slack.close();
       await model.close();
@@ -135,4 +141,12 @@ export async function answerMentions(cluster: Cluster, first: number, count: num
 /** The model's answer to "question N" after `latencyMs`: "Answer N.", which answerMentions waits for. */
 export function answerAfter(latencyMs: number): (r: RecordedRequest) => FakeStep {
   return (r) => ({ text: `Answer ${/question (\d+)/.exec(lastUserText(r))?.[1] ?? '?'}.`, gate: new Promise<void>((resolve) => setTimeout(resolve, latencyMs)) });
+}
+
+/** SIGTERM, and up to 15 s for the process to shut down (and write what it writes at exit). */
+async function stopGently(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
 }

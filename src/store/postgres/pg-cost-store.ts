@@ -3,6 +3,30 @@ import type { CostStore } from '../../budget/cost-store.js';
 import { runCosts, usageModelDaily as u } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
 import { withinTransaction } from './pg-within-transaction.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const addModelUsage = prepared((d) =>
+  d
+    .insert(u)
+    .values({ day: P('day'), user: P('user'), model: P('model'), promptTokens: P('promptTokens'), completionTokens: P('completionTokens'), cachedTokens: P('cachedTokens'), costUsd: P('usd') })
+    .onConflictDoUpdate({
+      target: [u.day, u.user, u.model],
+      set: {
+        promptTokens: sql`${u.promptTokens} + excluded.prompt_tokens`,
+        completionTokens: sql`${u.completionTokens} + excluded.completion_tokens`,
+        cachedTokens: sql`${u.cachedTokens} + excluded.cached_tokens`,
+        costUsd: sql`${u.costUsd} + excluded.cost_usd`,
+      },
+    }),
+);
+const addRunCost = prepared((d) =>
+  d
+    .insert(runCosts)
+    .values({ runId: P('runId'), costUsd: P('usd') })
+    .onConflictDoUpdate({ target: runCosts.runId, set: { costUsd: sql`${runCosts.costUsd} + excluded.cost_usd` } })
+    .returning({ usd: runCosts.costUsd }),
+);
 
 /** Sums come back from `pg` as strings (numeric); `mapWith(Number)` makes them numbers. */
 const sumOf = (column: AnyColumn) => sql<number | null>`sum(${column})`.mapWith(Number);
@@ -13,23 +37,8 @@ export function createPgCostStore(db: PgExecutor): CostStore {
   return {
     async record(runId, day, user, c) {
       return withinTransaction(db, async (t) => {
-        await t
-          .insert(u)
-          .values({ day, user, model: c.model, promptTokens: c.promptTokens, completionTokens: c.completionTokens, cachedTokens: c.cachedTokens, costUsd: c.usd })
-          .onConflictDoUpdate({
-            target: [u.day, u.user, u.model],
-            set: {
-              promptTokens: sql`${u.promptTokens} + excluded.prompt_tokens`,
-              completionTokens: sql`${u.completionTokens} + excluded.completion_tokens`,
-              cachedTokens: sql`${u.cachedTokens} + excluded.cached_tokens`,
-              costUsd: sql`${u.costUsd} + excluded.cost_usd`,
-            },
-          });
-        const [row] = await t
-          .insert(runCosts)
-          .values({ runId, costUsd: c.usd })
-          .onConflictDoUpdate({ target: runCosts.runId, set: { costUsd: sql`${runCosts.costUsd} + excluded.cost_usd` } })
-          .returning({ usd: runCosts.costUsd });
+        await addModelUsage(t, { day, user, model: c.model, promptTokens: c.promptTokens, completionTokens: c.completionTokens, cachedTokens: c.cachedTokens, usd: c.usd });
+        const [row] = await addRunCost(t, { runId, usd: c.usd });
         return row?.usd ?? 0;
       });
     },

@@ -1,10 +1,25 @@
-import { and, eq, lt, or } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { outboxClaims } from '../../db/pg-schema.js';
 import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import type { RunOwnership } from './pg-run-store.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const claimRow = prepared((d) =>
+  d
+    .insert(outboxClaims)
+    .values({ conversationId: P('conversationId'), owner: P('owner'), claimUntil: P('until') })
+    .onConflictDoUpdate({
+      target: outboxClaims.conversationId,
+      set: { owner: sql`${P('owner')}`, claimUntil: sql`${P('until')}` },
+      setWhere: or(eq(outboxClaims.owner, P('owner')), lt(outboxClaims.claimUntil, P('now'))),
+    })
+    .returning({ id: outboxClaims.conversationId }),
+);
+const releaseRow = prepared((d) => d.delete(outboxClaims).where(and(eq(outboxClaims.conversationId, P('conversationId')), eq(outboxClaims.owner, P('owner')))));
 
 /**
  * Outbox claims on PostgreSQL, modelled on the run leases: one `outbox_claims` row per conversation being
@@ -30,22 +45,14 @@ export function createPgOutboxClaims(db: PgExecutor, clock: Clock, ownership: Ru
       return rows.length === 1;
     },
     async release() {
-      await db.delete(outboxClaims).where(mine(conversationId));
+      await releaseRow(db, { conversationId, owner });
     },
   });
 
   return {
     async claim(conversationId): Promise<ClaimAttempt> {
       const now = clock.now();
-      const won = await db
-        .insert(outboxClaims)
-        .values({ conversationId, owner, claimUntil: now + leaseMs })
-        .onConflictDoUpdate({
-          target: outboxClaims.conversationId,
-          set: { owner, claimUntil: now + leaseMs },
-          setWhere: or(eq(outboxClaims.owner, owner), lt(outboxClaims.claimUntil, now)),
-        })
-        .returning({ id: outboxClaims.conversationId });
+      const won = await claimRow(db, { conversationId, owner, until: now + leaseMs, now });
       if (won.length === 1) return { kind: 'claimed', claim: held(conversationId) };
       const [current] = await db.select({ until: outboxClaims.claimUntil }).from(outboxClaims).where(eq(outboxClaims.conversationId, conversationId));
       return { kind: 'busy', until: current?.until ?? now };

@@ -3,6 +3,16 @@ import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const addPreviewRow = prepared((d) =>
+  d
+    .insert(outbox)
+    .values({ conversationId: P('conversationId'), runId: P('runId'), purpose: 'answer', payload: sql`'{"text":""}'::jsonb`, status: 'preview', platformMessageId: P('platformMessageId'), createdAt: P('now') })
+    .returning({ id: outbox.id }),
+);
+const setPreviewMessageOf = prepared((d) => d.update(outbox).set({ platformMessageId: sql`${P('platformMessageId')}` }).where(and(eq(outbox.id, P('id')), isNull(outbox.platformMessageId))));
 
 type PreviewMethods = Pick<OutboxStore, 'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'>;
 
@@ -16,14 +26,11 @@ type PreviewMethods = Pick<OutboxStore, 'addPreview' | 'setPreviewMessage' | 'pr
 export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMethods {
   return {
     async addPreview(conversationId, runId, platformMessageId) {
-      const [row] = await db
-        .insert(outbox)
-        .values({ conversationId, runId, purpose: 'answer', payload: { text: '' }, status: 'preview', platformMessageId, createdAt: clock.now() })
-        .returning({ id: outbox.id });
+      const [row] = await addPreviewRow(db, { conversationId, runId, platformMessageId, now: clock.now() });
       return row!.id;
     },
     async setPreviewMessage(id, platformMessageId) {
-      await db.update(outbox).set({ platformMessageId }).where(and(eq(outbox.id, id), isNull(outbox.platformMessageId)));
+      await setPreviewMessageOf(db, { id, platformMessageId });
     },
     async previewProbe(id, marginMs) {
       const [row] = await db.select({ conversationId: outbox.conversationId, runId: outbox.runId, createdAt: outbox.createdAt }).from(outbox).where(eq(outbox.id, id));
