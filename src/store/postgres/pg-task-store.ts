@@ -5,6 +5,7 @@ import { conversations, runs, tasks } from '../../db/pg-schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import type { PgExecutor } from './pg-executor.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
+import { blockedChanges, deleteRefusal, editRefusal, finishRefusal, taskNotFound, withoutBlocker } from '../../tasks/queue-rules.js';
 import { isTransaction, withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
 
@@ -60,9 +61,6 @@ const claimNextTask = prepared((d) => {
     .returning();
 });
 
-const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
-
-const notFound = (id: number): TaskResult => ({ ok: false, error: `No task #${id} in this conversation. Call list_tasks to see the ids.` });
 
 /**
  * The to-do queue on PostgreSQL, with the SQLite store's rules. Each write and its `blocked`
@@ -85,15 +83,9 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
     return task && task.conversationId === conversationId ? task : null;
   };
 
-  /** Recomputes `blocked` for the conversation's pending tasks: blocked while any blocker exists unfinished-or-failed. */
+  /** Writes the `blocked` flags the queue's rules ask for (src/tasks/queue-rules.ts). */
   const recomputeBlocked = async (t: PgExecutor, conversationId: string) => {
-    const all = await blockingOf(t, { conversationId });
-    const status = new Map(all.map((x) => [x.id, x.status]));
-    for (const x of all) {
-      if (x.status !== 'pending') continue;
-      const blocked = x.blockedBy.some((b) => status.has(b) && status.get(b) !== 'completed');
-      if (blocked !== x.blocked) await t.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, x.id));
-    }
+    for (const { id, blocked } of blockedChanges(await blockingOf(t, { conversationId }))) await t.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, id));
   };
 
   const checkBlockers = async (t: PgExecutor, conversationId: string, selfId: number | null, ids: number[]): Promise<string | null> => {
@@ -114,10 +106,7 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       const now = clock.now();
       // One conditional update that hands back the row; the read that explains a refusal happens only then.
       const [finished] = await finishTask(t, { id, conversationId, status, resultSummary: fields.resultSummary ?? null, failReason: fields.failReason ?? null, now });
-      if (!finished) {
-        const task = await inConversation(t, conversationId, id);
-        return task ? { ok: false, error: `Task #${id} is already ${task.status}.` } : notFound(id);
-      }
+      if (!finished) return finishRefusal(id, await inConversation(t, conversationId, id));
       // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       await recomputeBlocked(t, conversationId);
       return { ok: true, task: finished };
@@ -165,8 +154,9 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
     update(conversationId, id, edit) {
       return locked(conversationId, async (t) => {
         const task = await inConversation(t, conversationId, id);
-        if (!task) return notFound(id);
-        if (FINISHED.includes(task.status)) return { ok: false, error: `Task #${id} is ${task.status}; only pending or in-progress tasks can be edited.` };
+        if (!task) return taskNotFound(id);
+        const refused = editRefusal(id, task);
+        if (refused) return refused;
         const add = [...new Set(edit.addBlockedBy ?? [])].filter((b) => !task.blockedBy.includes(b));
         const problem = await checkBlockers(t, conversationId, id, add);
         if (problem) return { ok: false, error: problem };
@@ -189,13 +179,12 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
     delete(conversationId, id) {
       return locked(conversationId, async (t) => {
         const task = await inConversation(t, conversationId, id);
-        if (!task) return notFound(id);
-        if (task.status === 'in_progress') return { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` };
+        if (!task) return taskNotFound(id);
+        const refused = deleteRefusal(id, task);
+        if (refused) return refused;
         await t.delete(tasks).where(eq(tasks.id, id));
         const others = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
-        for (const other of others) {
-          if (other.blockedBy.includes(id)) await t.update(tasks).set({ blockedBy: other.blockedBy.filter((b) => b !== id) }).where(eq(tasks.id, other.id));
-        }
+        for (const other of withoutBlocker(others, id)) await t.update(tasks).set({ blockedBy: other.blockedBy }).where(eq(tasks.id, other.id));
         await recomputeBlocked(t, conversationId);
         return { ok: true, task };
       });
