@@ -35,7 +35,9 @@ async function statementCounts(admin: pg.Client): Promise<Counts> {
 
 /** Transactions ended and sessions (connections) opened on this database so far. */
 async function databaseStats(admin: pg.Client): Promise<{ transactions: number; sessions: number }> {
-  const { rows } = await admin.query<{ n: string; s: string }>(`select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`);
+  const { rows } = await admin.query<{ n: string; s: string }>(
+    `select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`,
+  );
   return { transactions: Number(rows[0]!.n), sessions: Number(rows[0]!.s) };
 }
 
@@ -74,12 +76,19 @@ function breakdown(counts: Counts, mentions: number) {
     const s = q.trim().toLowerCase();
     if (s === 'begin') kinds.begin += n;
     else if (s === 'commit') kinds.commit += n;
-    else if (s.startsWith('savepoint') || s.startsWith('release savepoint') || s.startsWith('rollback to savepoint')) kinds.savepoint += n;
+    else if (s.startsWith('savepoint') || s.startsWith('release savepoint') || s.startsWith('rollback to savepoint'))
+      kinds.savepoint += n;
     if (s.includes('pg_notify') || s.startsWith('notify')) kinds.notify += n;
     if (s.includes(' for update') || s.includes(' for no key update')) kinds.forUpdate += n;
   }
   const per = (n: number) => n / mentions;
-  return { statements: per(total), begin: per(kinds.begin), savepoint: per(kinds.savepoint), notify: per(kinds.notify), forUpdate: per(kinds.forUpdate) };
+  return {
+    statements: per(total),
+    begin: per(kinds.begin),
+    savepoint: per(kinds.savepoint),
+    notify: per(kinds.notify),
+    forUpdate: per(kinds.forUpdate),
+  };
 }
 
 /** One PostgreSQL side: its Errand process, its own database (so its statements are counted apart) and what it used. */
@@ -95,7 +104,9 @@ interface PgSide extends Side {
 /** A connection to `url` for the benchmark's own reads; a connection PostgreSQL ends would otherwise end the benchmark unexplained. */
 async function adminClient(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
-  client.on('error', (err) => process.stderr.write(`pg-overhead: the benchmark's own connection failed: ${String(err)}\n`));
+  client.on('error', (err) =>
+    process.stderr.write(`pg-overhead: the benchmark's own connection failed: ${String(err)}\n`),
+  );
   await client.connect();
   return client;
 }
@@ -125,7 +136,12 @@ export const benchmark: Benchmark = {
   name: 'pg-overhead',
   figures: ['pg_cpu_per_mention_ratio', 'pg_statements_per_mention', 'pg_transactions_per_mention'],
   async run(): Promise<BenchFigure[]> {
-    const server = await startTestPostgres(process.env, ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.max=10000']);
+    const server = await startTestPostgres(process.env, [
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
+      '-c',
+      'pg_stat_statements.max=10000',
+    ]);
     const clusters: Cluster[] = [];
     const admins: pg.Client[] = [];
     try {
@@ -137,7 +153,20 @@ export const benchmark: Benchmark = {
       const pgSide = async (label: string, dbUrl: string, admin: pg.Client, mainJs?: string): Promise<PgSide> => {
         const cluster = await startCluster(1, dbUrl, answerAfter(MODEL_LATENCY_MS), mainJs);
         clusters.push(cluster);
-        return { label, cluster, pid: cluster.processes[0]!.errand.child.pid!, next: 0, mentions: 0, cpuMs: 0, seconds: 0, admin, counts: new Map(), transactions: 0, sessions: 0, serverMs: 0 };
+        return {
+          label,
+          cluster,
+          pid: cluster.processes[0]!.errand.child.pid!,
+          next: 0,
+          mentions: 0,
+          cpuMs: 0,
+          seconds: 0,
+          admin,
+          counts: new Map(),
+          transactions: 0,
+          sessions: 0,
+          serverMs: 0,
+        };
       };
       const pgSides = [await pgSide('this build', url, firstAdmin)];
       if (BASELINE) {
@@ -149,7 +178,14 @@ export const benchmark: Benchmark = {
       }
       const sqliteCluster = await startCluster(1, null, answerAfter(MODEL_LATENCY_MS));
       clusters.push(sqliteCluster);
-      const onSqlite: Side = { cluster: sqliteCluster, pid: sqliteCluster.processes[0]!.errand.child.pid!, next: 0, mentions: 0, cpuMs: 0, seconds: 0 };
+      const onSqlite: Side = {
+        cluster: sqliteCluster,
+        pid: sqliteCluster.processes[0]!.errand.child.pid!,
+        next: 0,
+        mentions: 0,
+        cpuMs: 0,
+        seconds: 0,
+      };
       const onPg = pgSides[0]!;
       for (const s of [...pgSides, onSqlite]) {
         await answerMentions(s.cluster, 0, WARMUP, OUTSTANDING);
@@ -158,7 +194,11 @@ export const benchmark: Benchmark = {
       // What each costs while nothing happens (lease renewals, heartbeat, the wake-up listener): 5 s of quiet.
       const idleBefore = [procCpuMs(onPg.pid) ?? 0, serverCpuMs(postmaster), procCpuMs(onSqlite.pid) ?? 0];
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-      const idle = [(procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!, serverCpuMs(postmaster) - idleBefore[1]!, (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!].map((ms) => ms / (IDLE_MS / 1000));
+      const idle = [
+        (procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!,
+        serverCpuMs(postmaster) - idleBefore[1]!,
+        (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!,
+      ].map((ms) => ms / (IDLE_MS / 1000));
       // Each side goes first, second (and third) in turn: the machine's load falls on all alike.
       const rotation: (PgSide | Side)[] = [onSqlite, ...pgSides];
       for (let i = 0; i < BLOCKS; i++) {
@@ -176,7 +216,8 @@ export const benchmark: Benchmark = {
         const b = breakdown(side.counts, side.mentions);
         if (process.env.BENCH_PG_STATEMENTS) {
           process.stderr.write(`# statements per mention, ${side.label}\n`);
-          for (const [q, n] of [...side.counts].sort((x, y) => y[1] - x[1])) process.stderr.write(`${(n / side.mentions).toFixed(2)}\t${q.replace(/\s+/g, ' ').slice(0, 300)}\n`);
+          for (const [q, n] of [...side.counts].sort((x, y) => y[1] - x[1]))
+            process.stderr.write(`${(n / side.mentions).toFixed(2)}\t${q.replace(/\s+/g, ' ').slice(0, 300)}\n`);
         }
         return [
           {
@@ -191,7 +232,12 @@ export const benchmark: Benchmark = {
             unit: 'statements',
             detail: `round trips to PostgreSQL per mention (pg_stat_statements, every statement its own round trip); of them BEGIN ${b.begin.toFixed(2)}, savepoints ${b.savepoint.toFixed(2)}, row locks (for update) ${b.forUpdate.toFixed(2)}, NOTIFY ${b.notify.toFixed(2)}`,
           },
-          { name: `${prefix}_transactions_per_mention`, value: side.transactions / side.mentions, unit: 'transactions', detail: `commits and rollbacks per mention (pg_stat_database), autocommitted statements included; ${side.sessions} connections opened during the ${side.mentions} mentions` },
+          {
+            name: `${prefix}_transactions_per_mention`,
+            value: side.transactions / side.mentions,
+            unit: 'transactions',
+            detail: `commits and rollbacks per mention (pg_stat_database), autocommitted statements included; ${side.sessions} connections opened during the ${side.mentions} mentions`,
+          },
         ];
       };
       return [...figures(onPg, 'pg'), ...(pgSides[1] ? figures(pgSides[1], 'pg_baseline') : [])];

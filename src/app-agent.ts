@@ -98,7 +98,11 @@ export async function createAppAgent(deps: {
  * How far a run may go (steps, time, context, questions' wait) and how often a to-do is tried: from the
  * environment, and a retry delay that doubles from 30 s unless a test gives its own.
  */
-export function runLimits(config: Config, retryDelayMs: ((attempts: number) => number) | undefined, maxAttempts: number): RunLimits {
+export function runLimits(
+  config: Config,
+  retryDelayMs: ((attempts: number) => number) | undefined,
+  maxAttempts: number,
+): RunLimits {
   return {
     maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
     maxSteps: config.MAX_STEPS,

@@ -17,13 +17,22 @@ const MAX_REMEMBERED = 10_000;
  * there through the channel's queue. Discord answers 50007 (Cannot send messages to this user) when the person's DMs
  * are closed to the bot or they share no server with it: `refused`, so the caller can say so where they are.
  */
-export function createDirectMessages(discord: DiscordRest): DirectMessageCapability & { sendMessage(userId: string, message: OutboundMessage): Promise<DirectMessageResult>; channelOf(userId: string): Promise<string> } {
+export function createDirectMessages(
+  discord: DiscordRest,
+): DirectMessageCapability & {
+  sendMessage(userId: string, message: OutboundMessage): Promise<DirectMessageResult>;
+  channelOf(userId: string): Promise<string>;
+} {
   const { api, queue, post } = discord;
   const channels = new Map<string, string>();
   const channelOf = async (userId: string): Promise<string> => {
     const known = channels.get(userId);
     if (known) return known;
-    const dm = await rest('DM channel', () => api.post(Routes.userChannels(), { body: { recipient_id: userId } }), dmChannelSchema);
+    const dm = await rest(
+      'DM channel',
+      () => api.post(Routes.userChannels(), { body: { recipient_id: userId } }),
+      dmChannelSchema,
+    );
     if (channels.size >= MAX_REMEMBERED) channels.clear();
     channels.set(userId, dm.id);
     return dm.id;
@@ -39,7 +48,11 @@ export function createDirectMessages(discord: DiscordRest): DirectMessageCapabil
       });
       return { kind: 'sent', messageId: last.id };
     } catch (err) {
-      if (err instanceof TargetGoneError && err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)) return { kind: 'refused' };
+      if (
+        err instanceof TargetGoneError &&
+        err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)
+      )
+        return { kind: 'refused' };
       throw err;
     }
   };

@@ -1,4 +1,10 @@
-import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponent, type APIComponentInMessageActionRow } from 'discord.js';
+import {
+  ButtonStyle,
+  ComponentType,
+  type APIActionRowComponent,
+  type APIButtonComponent,
+  type APIComponentInMessageActionRow,
+} from 'discord.js';
 import type { OutboundMessage } from '../../src/chat/chat-adapter.js';
 import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import { withUnbreakableFences } from '../../src/chat/code-fence.js';
@@ -35,12 +41,15 @@ export function withNonces(bodies: MessageBody[], key: string | undefined): Mess
 }
 
 function toButton(b: OutboundButton): APIButtonComponent {
-  const style = b.style === 'primary' ? ButtonStyle.Primary : b.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary;
+  const style =
+    b.style === 'primary' ? ButtonStyle.Primary : b.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary;
   return { type: ComponentType.Button, style, custom_id: b.actionId.slice(0, 100), label: b.label.slice(0, 80) || '…' };
 }
 
 /** Buttons as action rows of at most five (Discord allows five rows). */
-export function toActionRows(buttons: readonly OutboundButton[] = []): APIActionRowComponent<APIComponentInMessageActionRow>[] {
+export function toActionRows(
+  buttons: readonly OutboundButton[] = [],
+): APIActionRowComponent<APIComponentInMessageActionRow>[] {
   const rows: APIActionRowComponent<APIComponentInMessageActionRow>[] = [];
   for (let i = 0; i < buttons.length && rows.length < MAX_ROWS; i += BUTTONS_PER_ROW) {
     rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + BUTTONS_PER_ROW).map(toButton) });
@@ -82,5 +91,9 @@ export function toMessageBodies(message: OutboundMessage): MessageBody[] {
 /** The body of an edit: one message, so only the first piece fits; buttons omitted = removed. */
 export function toEditBody(message: OutboundMessage): MessageBody {
   const [first] = toMessageBodies(message);
-  return { content: first?.content ?? '', allowed_mentions: allowedMentions(message), components: toActionRows(message.buttons) };
+  return {
+    content: first?.content ?? '',
+    allowed_mentions: allowedMentions(message),
+    components: toActionRows(message.buttons),
+  };
 }

@@ -10,14 +10,24 @@ import { DISCORD_PLATFORM, DM_WORKSPACE } from './discord-thread-id.js';
  * message of attachments, then the notice with Share in thread / Keep private), since a bot's channel messages are
  * public and a run has no interaction to answer ephemerally. `refused` when their DMs are closed to the bot (50007).
  */
-export function createDiscordPrivateFiles(direct: ReturnType<typeof createDirectMessages>, files: FilePostCapability): PrivateFilesCapability {
+export function createDiscordPrivateFiles(
+  direct: ReturnType<typeof createDirectMessages>,
+  files: FilePostCapability,
+): PrivateFilesCapability {
   return {
     async showFilesPrivately(_conversation, userId, shown, message) {
       const channel = await direct.channelOf(userId);
       try {
-        await files.postFiles({ platform: DISCORD_PLATFORM, workspace: DM_WORKSPACE, channel, thread: null }, { files: shown });
+        await files.postFiles(
+          { platform: DISCORD_PLATFORM, workspace: DM_WORKSPACE, channel, thread: null },
+          { files: shown },
+        );
       } catch (err) {
-        if (err instanceof TargetGoneError && err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)) return { kind: 'refused' };
+        if (
+          err instanceof TargetGoneError &&
+          err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)
+        )
+          return { kind: 'refused' };
         throw err;
       }
       const sent = await direct.sendMessage(userId, message);

@@ -35,7 +35,11 @@ export function toSlackButton(button: OutboundButton): SlackButton {
   return {
     type: 'button',
     action_id: button.actionId,
-    text: { type: 'plain_text', text: label.length > MAX_BUTTON_LABEL ? `${label.slice(0, MAX_BUTTON_LABEL - 1)}…` : label, emoji: true },
+    text: {
+      type: 'plain_text',
+      text: label.length > MAX_BUTTON_LABEL ? `${label.slice(0, MAX_BUTTON_LABEL - 1)}…` : label,
+      emoji: true,
+    },
     value: label.slice(0, MAX_BUTTON_VALUE),
     ...(button.style ? { style: button.style } : {}),
   };
@@ -71,5 +75,8 @@ export function toEditBody(message: OutboundMessage, limit = MAX_MESSAGE_LENGTH)
   if (bodies.length === 0) return { text: '…', blocks: [] };
   if (bodies.length === 1) return { blocks: [], ...bodies[0]! };
   const first = bodies[0]!.text;
-  return { ...withButtons(`${first.slice(0, limit - 1)}…`, message.buttons), ...(message.buttons?.length ? {} : { blocks: [] }) };
+  return {
+    ...withButtons(`${first.slice(0, limit - 1)}…`, message.buttons),
+    ...(message.buttons?.length ? {} : { blocks: [] }),
+  };
 }

@@ -18,20 +18,34 @@ const openedSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
  * ephemerally in the conversation like a held answer, saying where the files are. Where Slack refuses the direct
  * conversation (a missing scope, a workspace rule) the notice says so and names the files; the choice still works.
  */
-export function createSlackPrivateFiles(deps: { readonly api: SlackCall; readonly queue: OutboundQueue; readonly files: FilePostCapability; readonly answers: PrivateAnswerCapability; readonly logger: Logger }): PrivateFilesCapability {
+export function createSlackPrivateFiles(deps: {
+  readonly api: SlackCall;
+  readonly queue: OutboundQueue;
+  readonly files: FilePostCapability;
+  readonly answers: PrivateAnswerCapability;
+  readonly logger: Logger;
+}): PrivateFilesCapability {
   return {
     async showFilesPrivately(conversation, userId, files, message) {
       let where: string;
       try {
         const { channel } = await deps.api('conversations.open', { users: userId }, openedSchema);
         const from = `🔒 Files from your request in <#${locate(conversation).channelId}>, made from what only you can see. Only you can see them here; share them in the thread from the note there.`;
-        await deps.queue.enqueue(channel.id, (send) => send(() => deps.api('chat.postMessage', { channel: channel.id, text: from }, okSchema)));
-        await deps.files.postFiles({ platform: SLACK_PLATFORM, workspace: conversation.workspace, channel: channel.id, thread: null }, { files });
+        await deps.queue.enqueue(channel.id, (send) =>
+          send(() => deps.api('chat.postMessage', { channel: channel.id, text: from }, okSchema)),
+        );
+        await deps.files.postFiles(
+          { platform: SLACK_PLATFORM, workspace: conversation.workspace, channel: channel.id, thread: null },
+          { files },
+        );
         where = 'I sent them to you in our direct messages.';
       } catch (err) {
         const code = platformError(err);
         if (code === null) throw err;
-        deps.logger.warn({ err, code }, 'Slack refused the direct conversation for private files; the notice names them');
+        deps.logger.warn(
+          { err, code },
+          'Slack refused the direct conversation for private files; the notice names them',
+        );
         where = `I could not send you the files themselves (Slack said: ${code}).`;
       }
       return deps.answers.showPrivately(conversation, userId, { ...message, text: `${message.text}\n\n${where}` });

@@ -42,7 +42,8 @@ export function createSlackClient(options: SlackAdapterOptions, logger: Logger):
     fetch: createKeepAliveFetch({ readWholeBody: true }),
   };
   const client = new webApi.WebClient(options.botToken, clientOptions);
-  const api = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) => callSlack(method, () => client.apiCall(method, args), schema);
+  const api = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) =>
+    callSlack(method, () => client.apiCall(method, args), schema);
   const traffic = options.traffic;
   const queue = createOutboundQueue({
     rate: tuning.messageRate ?? SLACK_MESSAGE_RATE,

@@ -35,8 +35,10 @@ export function createScheduleRights(access: AccessPolicy): ScheduleRights {
     refusal(person, { row, after, place }) {
       if (place) {
         for (const channel of new Set([row?.channel, after?.channel].filter((c): c is string => c !== undefined))) {
-          if (!person || !access.check(person, { platform: person.platform, channel, direct: false }).allowed) return "Errand isn't enabled for you in that channel. Choose another channel, or ask an admin.";
-          if (place.memberOf !== null && !place.memberOf.has(channel)) return 'You are not in that channel. Choose a channel you are in.';
+          if (!person || !access.check(person, { platform: person.platform, channel, direct: false }).allowed)
+            return "Errand isn't enabled for you in that channel. Choose another channel, or ask an admin.";
+          if (place.memberOf !== null && !place.memberOf.has(channel))
+            return 'You are not in that channel. Choose a channel you are in.';
         }
       }
       const ownThreadSchedule = row?.target === 'thread' && person !== null && row.createdBy === person.userId;

@@ -8,7 +8,11 @@ import type { AccessPolicy, Person } from './access-policy.js';
  * rules are configured, else an admin's, as `/stop` decides it. Applies with or without access rules: the
  * to-do's principal is a person either way.
  */
-export function mayChangeTask(requestedBy: string | null, person: Person | null, access: Pick<AccessPolicy, 'configured' | 'isAdmin'>): boolean {
+export function mayChangeTask(
+  requestedBy: string | null,
+  person: Person | null,
+  access: Pick<AccessPolicy, 'configured' | 'isAdmin'>,
+): boolean {
   if (person !== null && access.isAdmin(person)) return true;
   if (requestedBy === null) return !access.configured;
   return person !== null && person.userId === requestedBy;

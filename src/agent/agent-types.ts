@@ -21,7 +21,11 @@ export interface PostIntent {
   readonly purpose: PostPurpose;
   readonly text: string;
   readonly mentionUserId?: string;
-  readonly buttons?: readonly { readonly actionId: string; readonly label: string; readonly style?: 'primary' | 'danger' }[];
+  readonly buttons?: readonly {
+    readonly actionId: string;
+    readonly label: string;
+    readonly style?: 'primary' | 'danger';
+  }[];
   /**
    * Built on material private to `owner` in a conversation others read: shown to them alone first, with **Share in
    * thread** / **Keep private**, and posted in the conversation only when they share it (`messageId`: the transcript
@@ -52,7 +56,13 @@ export interface RunPosts {
    * instead of posting anew, so the answer appears once; the rows are then marked posted with its
    * message ids.
    */
-  record(conversationId: string, runId: string | null, intent: PostIntent, tx?: Store, stream?: AnswerStream): Promise<PostTicket>;
+  record(
+    conversationId: string,
+    runId: string | null,
+    intent: PostIntent,
+    tx?: Store,
+    stream?: AnswerStream,
+  ): Promise<PostTicket>;
   /**
    * Waits until every row of the ticket is settled. Resolves with the last platform message id, or
    * null when a row failed (logged), `signal` aborted the wait, or the poster stopped; rejects with

@@ -31,7 +31,8 @@ export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments
   }
   if (shown) ({ text: args, info } = shown);
   const ask = 'Allow it? Reply **allow** (once), **always** (this tool in this conversation) or **deny**.';
-  if (args.length <= MAX_ARGS_SHOWN) return `🔐 **Approval needed:** I want to run \`${tool}\` with:\n${codeBlock(args, info)}\n${ask}`;
+  if (args.length <= MAX_ARGS_SHOWN)
+    return `🔐 **Approval needed:** I want to run \`${tool}\` with:\n${codeBlock(args, info)}\n${ask}`;
   const headEnd = cutAt(args, MAX_ARGS_SHOWN - TAIL_SHOWN);
   const tailStart = cutAt(args, args.length - TAIL_SHOWN);
   const n = (count: number) => count.toLocaleString('en-US');

@@ -31,7 +31,13 @@ function askedPrivately(privacy: RunPrivacy): { shownTo?: string } {
  * poster records its message id on the run. When the place is gone for good the run is unparked
  * before the error goes on, so no question waits where nobody can see it.
  */
-async function parkAndAsk(input: ToolStepInput, deps: ToolStepDeps, pending: PendingQuestion, intent: PostIntent, waiting: RunActivity = { activity: 'waiting' }): Promise<RunOutcome> {
+async function parkAndAsk(
+  input: ToolStepInput,
+  deps: ToolStepDeps,
+  pending: PendingQuestion,
+  intent: PostIntent,
+  waiting: RunActivity = { activity: 'waiting' },
+): Promise<RunOutcome> {
   const { runId } = input;
   deps.activity?.(waiting);
   const ticket = await deps.posts.atomically(async (tx) => {
@@ -79,9 +85,16 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     if (signal.aborted) return { kind: 'aborted' };
     const gated = call.id === input.approvedCallId ? null : deps.tools.approvalNeeded(call, context);
     // "Always allow here" is the consent of the person the run acts for, never of whoever clicked it in another run.
-    if (gated && !(await deps.grants.isGranted(conversationId, gated.name, context.principal?.userId ?? context.userId))) {
+    if (
+      gated &&
+      !(await deps.grants.isGranted(conversationId, gated.name, context.principal?.userId ?? context.userId))
+    ) {
       if (ask) {
-        await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
+        await record(ask.call.id, {
+          ok: false,
+          error:
+            'This question was not asked because a tool call needed approval first. Ask it again if you still need to.',
+        });
         ask = null;
       }
       const question = approvalText(gated.name, call, gated.shown);
@@ -96,9 +109,29 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         messageId: null,
         userId: input.approverId,
       };
-      const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, id, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
-      const waiting: RunActivity = { activity: 'waiting', toolName: gated.name, step: { id: call.id, status: 'waiting' } };
-      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons, ...askedPrivately(privacy) }, waiting);
+      const buttons = APPROVAL_OPTIONS.map((o, n) => ({
+        actionId: answerActionId(runId, id, n),
+        label: o.label,
+        ...(o.style ? { style: o.style } : {}),
+      }));
+      const waiting: RunActivity = {
+        activity: 'waiting',
+        toolName: gated.name,
+        step: { id: call.id, status: 'waiting' },
+      };
+      return parkAndAsk(
+        input,
+        deps,
+        pending,
+        {
+          purpose: 'approval',
+          text: question,
+          ...(input.approverId ? { mentionUserId: input.approverId } : {}),
+          buttons,
+          ...askedPrivately(privacy),
+        },
+        waiting,
+      );
     }
     // The call's effects are not writes of the run: the run must still be this process's, or nothing is done.
     await deps.confirmHeld?.();
@@ -108,10 +141,26 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const progress = deps.activity && !quiet ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
     const activity = deps.activity;
     // While the call's server waits for the person to answer its question, the step says so (not "running").
-    const reportWaiting = activity ? (on: boolean) => activity(on ? { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'answer' } } : activityOfTool(call.name, call.id)) : null;
+    const reportWaiting = activity
+      ? (on: boolean) =>
+          activity(
+            on
+              ? {
+                  ...activityOfTool(call.name),
+                  activity: 'waiting',
+                  step: { id: call.id, status: 'waiting', waitingFor: 'answer' },
+                }
+              : activityOfTool(call.name, call.id),
+          )
+      : null;
     // The call knows where the run stands on private material (run_code keeps a private run's files its principal's).
     const privacyNow = { privateTo: privacy.privateTo, othersRead: privacy.othersRead };
-    let outcome = await deps.tools.execute(call, reportWaiting ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting, privacy: privacyNow } : { ...context, privacy: privacyNow });
+    let outcome = await deps.tools.execute(
+      call,
+      reportWaiting
+        ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting, privacy: privacyNow }
+        : { ...context, privacy: privacyNow },
+    );
     progress?.end();
     // From the first private result on, the run's rows are its principal's alone (this result's row too).
     if (outcome.private) privacy.obtained();
@@ -119,9 +168,14 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     // what the call comes to (a question its server was waiting on is carried over, and the call made again).
     if (signal.aborted && deps.shuttingDown?.() && !outcome.result.ok) return { kind: 'aborted' };
     // A call waiting for its person to connect the server is a step waiting on them (reported as the run parks).
-    if (outcome.effect?.kind !== 'sign_in') deps.activity?.(activityOfEndedTool(call.name, call.id, shownResult(outcome, quiet || privacy.privateTo !== null)));
+    if (outcome.effect?.kind !== 'sign_in')
+      deps.activity?.(
+        activityOfEndedTool(call.name, call.id, shownResult(outcome, quiet || privacy.privateTo !== null)),
+      );
     if (outcome.effect?.kind === 'ask' && ask !== null) {
-      outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
+      outcome = {
+        result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' },
+      };
     }
     if (outcome.effect?.kind === 'ask') {
       ask = { call, effect: outcome.effect };
@@ -129,9 +183,25 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     }
     if (outcome.effect?.kind === 'sign_in') {
       // Like an approval: the call waits (parked, durable) until its principal has connected, then runs.
-      if (ask) await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call waits for a sign-in first. Ask it again if you still need to.' });
-      const wait = signInWait({ server: outcome.effect.server, call, remaining: input.calls.slice(i + 1), completeSummary: complete, userId: context.principal?.userId ?? context.userId, now: deps.now() });
-      return parkAndAsk(input, deps, wait.pending, wait.intent, { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'connect' } });
+      if (ask)
+        await record(ask.call.id, {
+          ok: false,
+          error:
+            'This question was not asked because a tool call waits for a sign-in first. Ask it again if you still need to.',
+        });
+      const wait = signInWait({
+        server: outcome.effect.server,
+        call,
+        remaining: input.calls.slice(i + 1),
+        completeSummary: complete,
+        userId: context.principal?.userId ?? context.userId,
+        now: deps.now(),
+      });
+      return parkAndAsk(input, deps, wait.pending, wait.intent, {
+        ...activityOfTool(call.name),
+        activity: 'waiting',
+        step: { id: call.id, status: 'waiting', waitingFor: 'connect' },
+      });
     }
     if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
     const effect = outcome.effect;
@@ -139,7 +209,13 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       // The update and its result are one write: a crash between them can neither lose it nor post it twice.
       const held = privacy.holdsPosts;
       // The model is told where its update went: to its principal alone, until they share it.
-      const result = held ? { ok: true, posted: false, note: 'Shown to the person you work for alone: it uses what only they can see. They choose whether to share it in the thread.' } : outcome.result;
+      const result = held
+        ? {
+            ok: true,
+            posted: false,
+            note: 'Shown to the person you work for alone: it uses what only they can see. They choose whether to share it in the thread.',
+          }
+        : outcome.result;
       const ticket = await deps.posts.atomically(async (tx) => {
         await tx.transcript.append(toolRow(call.id, result));
         return deps.posts.record(conversationId, runId, privacy.intent('update', effect.text, null), tx);
@@ -152,14 +228,29 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     }
   }
   if (signal.aborted) return { kind: 'aborted' };
-  if (complete !== null) return { kind: 'completed', summary: privacy.privateTo !== null ? PRIVATE_RESULT_SUMMARY : complete };
+  if (complete !== null)
+    return { kind: 'completed', summary: privacy.privateTo !== null ? PRIVATE_RESULT_SUMMARY : complete };
   if (ask) {
     const userId = context.userId;
     const { question, options } = ask.effect;
     const id = newQuestionId();
-    const pending: PendingQuestion = { id, question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
+    const pending: PendingQuestion = {
+      id,
+      question,
+      options,
+      toolCallId: ask.call.id,
+      askedAt: deps.now(),
+      messageId: null,
+      userId,
+    };
     const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, id, n), label }));
-    return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}), ...askedPrivately(privacy) });
+    return parkAndAsk(input, deps, pending, {
+      purpose: 'question',
+      text: question,
+      ...(userId ? { mentionUserId: userId } : {}),
+      ...(buttons.length > 0 ? { buttons } : {}),
+      ...askedPrivately(privacy),
+    });
   }
   return null;
 }

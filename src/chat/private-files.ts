@@ -15,5 +15,10 @@ export interface PrivateFilesCapability {
    * messages. `refused`: the platform will not reach this person privately (DMs closed); throws on transient
    * failures, like a post.
    */
-  showFilesPrivately(conversation: ConversationRef, userId: string, files: readonly OutboundFile[], message: OutboundMessage): Promise<PrivateShowResult>;
+  showFilesPrivately(
+    conversation: ConversationRef,
+    userId: string,
+    files: readonly OutboundFile[],
+    message: OutboundMessage,
+  ): Promise<PrivateShowResult>;
 }

@@ -8,10 +8,16 @@ const P = sql.placeholder;
 const reserveSlot = prepared((d) =>
   d
     .insert(channelPacing)
-    .values({ platform: P('platform'), channel: P('channel'), nextAllowedAt: sql`${P('earliest')}::bigint + ${P('interval')}::bigint` })
+    .values({
+      platform: P('platform'),
+      channel: P('channel'),
+      nextAllowedAt: sql`${P('earliest')}::bigint + ${P('interval')}::bigint`,
+    })
     .onConflictDoUpdate({
       target: [channelPacing.platform, channelPacing.channel],
-      set: { nextAllowedAt: sql`greatest(${channelPacing.nextAllowedAt}, ${P('earliest')}::bigint) + ${P('interval')}::bigint` },
+      set: {
+        nextAllowedAt: sql`greatest(${channelPacing.nextAllowedAt}, ${P('earliest')}::bigint) + ${P('interval')}::bigint`,
+      },
     })
     .returning({ nextAllowedAt: channelPacing.nextAllowedAt }),
 );
@@ -37,7 +43,8 @@ export interface ChannelPacing {
 export function createChannelPacing(db: PgDb, clock: Pick<Clock, 'now'>): ChannelPacing {
   return {
     async reserve(platform, channel, intervalMs, burst = 1) {
-      if (!Number.isInteger(intervalMs) || intervalMs < 0) throw new RangeError(`intervalMs must be a non-negative integer, got ${intervalMs}`);
+      if (!Number.isInteger(intervalMs) || intervalMs < 0)
+        throw new RangeError(`intervalMs must be a non-negative integer, got ${intervalMs}`);
       if (!Number.isInteger(burst) || burst < 1) throw new RangeError(`burst must be a positive integer, got ${burst}`);
       const now = clock.now();
       // The earliest slot this reservation may take: a quiet channel's slots start (burst - 1) intervals back.

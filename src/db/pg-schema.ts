@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import {
   OUTBOX_PURPOSES,
   OUTBOX_STATUSES,
@@ -89,10 +100,14 @@ export const runs = pgTable(
     uniqueIndex('runs_one_active_per_conversation')
       .on(t.conversationId)
       .where(sql`status in ('running', 'waiting_user')`),
-    index('runs_ask_expiry_idx').on(t.askExpiresAt).where(sql`status = 'waiting_user'`),
+    index('runs_ask_expiry_idx')
+      .on(t.askExpiresAt)
+      .where(sql`status = 'waiting_user'`),
     index('runs_conversation_idx').on(t.conversationId, t.startedAt),
     /** Leases that ran out: what every process scans to take over a dead process's runs. */
-    index('runs_lease_idx').on(t.leaseUntil).where(sql`status = 'running'`),
+    index('runs_lease_idx')
+      .on(t.leaseUntil)
+      .where(sql`status = 'running'`),
     /** Newest runs first, for the web console's run list. */
     index('runs_started_idx').on(t.startedAt),
   ],
@@ -110,7 +125,10 @@ export const tasks = pgTable(
     description: text('description').notNull(),
     status: text('status', { enum: TASK_STATUSES }).notNull().default('pending'),
     sequence: integer('sequence').notNull(),
-    blockedBy: jsonb('blocked_by').$type<number[]>().notNull().default(sql`'[]'::jsonb`),
+    blockedBy: jsonb('blocked_by')
+      .$type<number[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** True while any task in blockedBy is not completed; kept in step so readiness is an index lookup. */
     blocked: boolean('blocked').notNull().default(false),
     resultSummary: text('result_summary'),
@@ -169,7 +187,12 @@ export const messages = pgTable(
     /** The person this row is private to (see schema.ts); null: public in the conversation. */
     privateTo: text('private_to'),
   },
-  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id), index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`)],
+  (t) => [
+    index('messages_conversation_idx').on(t.conversationId, t.id),
+    index('messages_private_idx')
+      .on(t.conversationId, t.privateTo, t.id)
+      .where(sql`private_to is not null`),
+  ],
 );
 
 /** The durable outbox (see schema.ts): one row per platform message, delivered in id order. */
@@ -194,8 +217,12 @@ export const outbox = pgTable(
     postedAt: epochMs('posted_at'),
   },
   (t) => [
-    index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`),
-    index('outbox_preview_idx').on(t.runId).where(sql`status = 'preview'`),
+    index('outbox_pending_idx')
+      .on(t.conversationId, t.id)
+      .where(sql`status = 'pending'`),
+    index('outbox_preview_idx')
+      .on(t.runId)
+      .where(sql`status = 'preview'`),
   ],
 );
 

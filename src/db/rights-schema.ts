@@ -70,7 +70,11 @@ export const scheduleLaunches = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('schedule_launches_pending_idx').on(t.notBefore).where(sql`status = 'pending'`)],
+  (t) => [
+    index('schedule_launches_pending_idx')
+      .on(t.notBefore)
+      .where(sql`status = 'pending'`),
+  ],
 );
 
 export type ScheduleLaunchRow = typeof scheduleLaunches.$inferSelect;

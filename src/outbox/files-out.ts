@@ -36,7 +36,11 @@ export function planFilePosts(files: readonly OutputFile[], limits: FileLimits, 
       continue;
     }
     if (size > limits.maxFileBytes) {
-      refused.push({ index, name: file.name, reason: `it is ${formatBytes(size)}, and ${where} takes files up to ${formatBytes(limits.maxFileBytes)}` });
+      refused.push({
+        index,
+        name: file.name,
+        reason: `it is ${formatBytes(size)}, and ${where} takes files up to ${formatBytes(limits.maxFileBytes)}`,
+      });
       continue;
     }
     if (current.length > 0 && (current.length >= limits.maxFilesPerMessage || bytes + size > limits.maxMessageBytes)) {
@@ -76,19 +80,34 @@ export function createFilesOut(deps: FilesOutDeps): FilesOut {
       const where = PLATFORM_NAMES[conversation.platform] ?? conversation.platform;
       const plan: FilePlan = capability
         ? planFilePosts(files, capability.limits, conversation.platform)
-        : { messages: [], refused: files.map((f, index) => ({ index, name: f.name, reason: `files cannot be posted on ${where}` })) };
+        : {
+            messages: [],
+            refused: files.map((f, index) => ({ index, name: f.name, reason: `files cannot be posted on ${where}` })),
+          };
       const conversationId = conversationKey(conversation);
       if (heldFor) return holdFiles(deps, { conversationId, runId, owner: heldFor, files, plan, where, signal });
       const tickets = await deps.posts.atomically(async (tx) => {
         const recorded: PostTicket[] = [];
-        for (const message of plan.messages) recorded.push(await deps.posts.recordFiles(conversationId, runId, message.map((i) => files[i]!), tx));
+        for (const message of plan.messages)
+          recorded.push(
+            await deps.posts.recordFiles(
+              conversationId,
+              runId,
+              message.map((i) => files[i]!),
+              tx,
+            ),
+          );
         if (plan.refused.length > 0) {
           const lines = plan.refused.map((r) => `I couldn't post ${r.name}: ${r.reason}.`);
           await deps.posts.record(conversationId, runId, { purpose: 'note', text: lines.join('\n') }, tx);
         }
         return recorded;
       });
-      if (plan.refused.length > 0) deps.logger.info({ conversationId, runId, refused: plan.refused.map((r) => r.name) }, 'output files not posted');
+      if (plan.refused.length > 0)
+        deps.logger.info(
+          { conversationId, runId, refused: plan.refused.map((r) => r.name) },
+          'output files not posted',
+        );
       const reasons = new Map(plan.refused.map((r) => [r.index, r.reason]));
       const failures = await Promise.all(tickets.map((ticket) => failureOf(deps.posts, ticket, where, signal)));
       plan.messages.forEach((message, m) => {
@@ -110,19 +129,41 @@ export function createFilesOut(deps: FilesOutDeps): FilesOut {
  */
 async function holdFiles(
   deps: FilesOutDeps,
-  h: { conversationId: string; runId: string; owner: string; files: readonly OutputFile[]; plan: FilePlan; where: string; signal: AbortSignal | undefined },
+  h: {
+    conversationId: string;
+    runId: string;
+    owner: string;
+    files: readonly OutputFile[];
+    plan: FilePlan;
+    where: string;
+    signal: AbortSignal | undefined;
+  },
 ): Promise<readonly PostedFile[]> {
   const held = h.plan.messages.flatMap((message, post) => message.map((i) => ({ ...h.files[i]!, post })));
   const refused = h.plan.refused.map((r) => `I couldn't post ${r.name}: ${r.reason}.`);
-  const ticket = await deps.posts.atomically((tx) => deps.posts.recordHeldFiles(h.conversationId, h.runId, { owner: h.owner, files: held, refused }, tx));
-  deps.logger.info({ conversationId: h.conversationId, runId: h.runId, files: held.length }, 'output files held for their owner');
+  const ticket = await deps.posts.atomically((tx) =>
+    deps.posts.recordHeldFiles(h.conversationId, h.runId, { owner: h.owner, files: held, refused }, tx),
+  );
+  deps.logger.info(
+    { conversationId: h.conversationId, runId: h.runId, files: held.length },
+    'output files held for their owner',
+  );
   const failure = await failureOf(deps.posts, ticket, h.where, h.signal);
   const reasons = new Map(h.plan.refused.map((r) => [r.index, r.reason]));
-  return h.files.map((f, index): PostedFile => ({ name: f.name, posted: false, reason: reasons.get(index) ?? failure ?? HELD_FILES_REASON }));
+  return h.files.map((f, index): PostedFile => ({
+    name: f.name,
+    posted: false,
+    reason: reasons.get(index) ?? failure ?? HELD_FILES_REASON,
+  }));
 }
 
 /** Waits for one message of files; null once the platform has it (or it is queued to be posted), else why not. */
-async function failureOf(posts: FilesOutDeps['posts'], ticket: PostTicket, where: string, signal: AbortSignal | undefined): Promise<string | null> {
+async function failureOf(
+  posts: FilesOutDeps['posts'],
+  ticket: PostTicket,
+  where: string,
+  signal: AbortSignal | undefined,
+): Promise<string | null> {
   try {
     if ((await posts.delivered(ticket, signal)) !== null) return null;
   } catch (err) {

@@ -13,7 +13,13 @@ export type HeldIntent = PostIntent & { readonly heldFor: NonNullable<PostIntent
  * when they share it) and the notice only they see, with **Share in thread** / **Keep private**, as `ephemeral` rows
  * (`secret`: never a post others can read). Returns the rows' ids, in order.
  */
-export async function recordHeld(tx: Store, conversationId: string, runId: string | null, intent: HeldIntent, cut: (intent: PostIntent) => OutboxPayload[]): Promise<number[]> {
+export async function recordHeld(
+  tx: Store,
+  conversationId: string,
+  runId: string | null,
+  intent: HeldIntent,
+  cut: (intent: PostIntent) => OutboxPayload[],
+): Promise<number[]> {
   const { owner, messageId } = intent.heldFor;
   const purpose = intent.purpose === 'update' ? 'update' : 'answer';
   const id = await tx.privateAnswers.hold({ conversationId, runId, messageId, owner, purpose, text: intent.text });
@@ -21,7 +27,11 @@ export async function recordHeld(tx: Store, conversationId: string, runId: strin
     { actionId: privateAnswerActionId('share', id), label: SHARE_LABEL, style: 'primary' as const },
     { actionId: privateAnswerActionId('keep', id), label: KEEP_LABEL },
   ];
-  const pieces = cut({ purpose, text: heldAnswerText(intent.text, purpose), buttons }).map((p) => ({ ...p, visibleTo: owner, secret: true }));
+  const pieces = cut({ purpose, text: heldAnswerText(intent.text, purpose), buttons }).map((p) => ({
+    ...p,
+    visibleTo: owner,
+    secret: true,
+  }));
   return tx.outbox.add(conversationId, runId, 'ephemeral', pieces);
 }
 
@@ -39,14 +49,32 @@ export interface HeldFilesIntent {
  * thread** / **Keep private**, as `ephemeral` rows (`secret`; the one with the buttons brings the files, row-delivery.ts).
  * Returns the rows' ids.
  */
-export async function recordHeldFiles(tx: Store, conversationId: string, runId: string | null, held: HeldFilesIntent, cut: (intent: PostIntent) => OutboxPayload[]): Promise<number[]> {
+export async function recordHeldFiles(
+  tx: Store,
+  conversationId: string,
+  runId: string | null,
+  held: HeldFilesIntent,
+  cut: (intent: PostIntent) => OutboxPayload[],
+): Promise<number[]> {
   const names = held.files.map((f) => f.name);
-  const id = await tx.privateAnswers.hold({ conversationId, runId, messageId: null, owner: held.owner, purpose: 'files', text: names.join('\n') });
+  const id = await tx.privateAnswers.hold({
+    conversationId,
+    runId,
+    messageId: null,
+    owner: held.owner,
+    purpose: 'files',
+    text: names.join('\n'),
+  });
   await tx.privateAnswers.holdFiles(id, held.files);
   const buttons = [
     { actionId: privateAnswerActionId('share', id), label: SHARE_LABEL, style: 'primary' as const },
     { actionId: privateAnswerActionId('keep', id), label: KEEP_LABEL },
   ];
   const pieces = cut({ purpose: 'update', text: heldFilesText(names, held.refused), buttons });
-  return tx.outbox.add(conversationId, runId, 'ephemeral', pieces.map((p) => ({ ...p, visibleTo: held.owner, secret: true })));
+  return tx.outbox.add(
+    conversationId,
+    runId,
+    'ephemeral',
+    pieces.map((p) => ({ ...p, visibleTo: held.owner, secret: true })),
+  );
 }

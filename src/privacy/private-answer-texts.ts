@@ -42,7 +42,8 @@ export function heldFilesText(names: readonly string[], refused: readonly string
 }
 
 /** What the model is told of output files held for the person it works for. */
-export const HELD_FILES_REASON = 'shown to the person you work for alone: they came from what only they can see, and that person chooses whether to share them in the thread';
+export const HELD_FILES_REASON =
+  'shown to the person you work for alone: they came from what only they can see, and that person chooses whether to share them in the thread';
 
 /** What the thread reads when the owner kept files private: that there were some, never their names or bytes. */
 export function keptFilesNote(owner: string, count: number): string {

@@ -23,7 +23,12 @@ export interface RunStore {
   /** The conversation's running or waiting run, if any. */
   active(conversationId: string): Promise<RunRow | null>;
   /** Ends a run: moves it from one of `from` to a final status; false when it was no longer in `from`. */
-  transition(id: string, from: readonly RunStatus[], to: FinalRunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): Promise<boolean>;
+  transition(
+    id: string,
+    from: readonly RunStatus[],
+    to: FinalRunStatus,
+    fields?: Partial<Pick<RunRow, 'summary' | 'error'>>,
+  ): Promise<boolean>;
   /**
    * Parks a run on `question` until `expiresAt`: from `running` (the run asks), or `from` `interrupted` (recovery
    * parks a run whose call died waiting on an MCP server's question). False when the run was not in `from`.

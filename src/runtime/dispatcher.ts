@@ -43,7 +43,8 @@ export class Dispatcher implements InboundSink {
   constructor(private readonly deps: DispatcherDeps) {
     const { data, coordinator, commands, logger, clock } = deps;
     this.access = deps.rules?.access ?? createAccessPolicy(undefined);
-    this.authority = deps.rules?.authority ?? createAuthority({ access: this.access, runs: data.runs, tasks: data.tasks });
+    this.authority =
+      deps.rules?.authority ?? createAuthority({ access: this.access, runs: data.runs, tasks: data.tasks });
     this.followUp = new MessageFollowUp({
       runs: data.runs,
       tasks: data.tasks,
@@ -56,7 +57,17 @@ export class Dispatcher implements InboundSink {
       ...(deps.attachments ? { attachments: deps.attachments } : {}),
     });
     this.choices = { store: data.store, posts: data.changes, clock, logger };
-    this.buttons = { runs: data.runs, conversations: data.conversations, dedupe: data.dedupe, coordinator, commands, access: this.access, authority: this.authority, clock, logger };
+    this.buttons = {
+      runs: data.runs,
+      conversations: data.conversations,
+      dedupe: data.dedupe,
+      coordinator,
+      commands,
+      access: this.access,
+      authority: this.authority,
+      clock,
+      logger,
+    };
   }
 
   /**
@@ -66,7 +77,12 @@ export class Dispatcher implements InboundSink {
    */
   async onMessage(message: InboundMessage): Promise<void> {
     const stored = await this.store(message);
-    if (stored) void this.followUp.handle(stored).catch((err: unknown) => this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'));
+    if (stored)
+      void this.followUp
+        .handle(stored)
+        .catch((err: unknown) =>
+          this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'),
+        );
   }
 
   /** Called at shutdown: nothing it armed fires afterwards. */
@@ -90,7 +106,11 @@ export class Dispatcher implements InboundSink {
       return null;
     }
     const person = personOf(ref0.platform, message.userId, message.roles);
-    const verdict = this.access.check(person, { platform: ref0.platform, channel: ref0.channel, direct: message.direct === true });
+    const verdict = this.access.check(person, {
+      platform: ref0.platform,
+      channel: ref0.channel,
+      direct: message.direct === true,
+    });
     if (!verdict.allowed) {
       // No model call, no task: only the de-duplication record, so a redelivery is not refused twice.
       if (!(await deps.data.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
@@ -98,7 +118,9 @@ export class Dispatcher implements InboundSink {
     }
     const stop = parseStopMessage(message.text);
     // Read by primary key on a shared database; for one process, from memory after a person's first message of the day. Stops and answers are never refused.
-    const budgetNote = stop ? null : ((await deps.rules?.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
+    const budgetNote = stop
+      ? null
+      : ((await deps.rules?.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
     let ref: ConversationRef = ref0;
     // A refused request gets no thread of its own: the refusal is private and nothing else follows.
     const opensThread = message.startThread !== undefined && budgetNote === null;
@@ -114,55 +136,75 @@ export class Dispatcher implements InboundSink {
     }
 
     let hold: SlotHold | null = null;
-    const decision = await deps.data.store.atomically(async (tx): Promise<Decision> => {
-      if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
-      const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
-      if (stop) {
-        const may = await (stop.all ? this.authority.mayStopAll(conversationId, person, tx) : this.authority.mayStop(conversationId, person, tx));
-        if (!may) return { kind: 'refuse', conversationId, text: notices.notAllowedToStop };
-        return { kind: 'stop', conversationId, all: stop.all };
-      }
-      const active = await tx.runs.active(conversationId);
-      const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
-      if (active?.status === 'waiting_user') {
-        const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
-        const allowed = this.authority.mayAnswer(active.question, person);
-        // Someone else's decision word is refused; someone else's message to a waiting question becomes a to-do.
-        if (isDecision && approval && !allowed) return { kind: 'refuse', conversationId, text: notices.notAllowedToDecide(active.question?.userId ?? '') };
-        if (isDecision && allowed) {
-          // Stored with the run, so the answer survives a crash before the run resumes.
-          await tx.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
-          return { kind: 'answer', runId: active.id };
+    const decision = await deps.data.store
+      .atomically(async (tx): Promise<Decision> => {
+        if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
+        const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
+        if (stop) {
+          const may = await (stop.all
+            ? this.authority.mayStopAll(conversationId, person, tx)
+            : this.authority.mayStop(conversationId, person, tx));
+          if (!may) return { kind: 'refuse', conversationId, text: notices.notAllowedToStop };
+          return { kind: 'stop', conversationId, all: stop.all };
         }
-      }
-      if (budgetNote !== null) return { kind: 'over_budget', conversationId, note: budgetNote };
-      const intake = deps.attachments;
-      const attachments = intake ? (message.attachments ?? []) : [];
-      const empty = message.text.trim() === '';
-      const request = !empty ? message.text : attachments.length > 0 ? '(The user sent only attachments, without a message.)' : '(The user mentioned you without a message.)';
-      const added = await tx.tasks.add({
-        conversationId,
-        title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
-        description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
-        createdBy: 'user',
-        requestedBy: message.userId,
-        requesterRoles: message.roles ?? null,
-        sourceMessageId: message.messageId,
+        const active = await tx.runs.active(conversationId);
+        const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
+        if (active?.status === 'waiting_user') {
+          const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
+          const allowed = this.authority.mayAnswer(active.question, person);
+          // Someone else's decision word is refused; someone else's message to a waiting question becomes a to-do.
+          if (isDecision && approval && !allowed)
+            return { kind: 'refuse', conversationId, text: notices.notAllowedToDecide(active.question?.userId ?? '') };
+          if (isDecision && allowed) {
+            // Stored with the run, so the answer survives a crash before the run resumes.
+            await tx.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
+            return { kind: 'answer', runId: active.id };
+          }
+        }
+        if (budgetNote !== null) return { kind: 'over_budget', conversationId, note: budgetNote };
+        const intake = deps.attachments;
+        const attachments = intake ? (message.attachments ?? []) : [];
+        const empty = message.text.trim() === '';
+        const request = !empty
+          ? message.text
+          : attachments.length > 0
+            ? '(The user sent only attachments, without a message.)'
+            : '(The user mentioned you without a message.)';
+        const added = await tx.tasks.add({
+          conversationId,
+          title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
+          description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
+          createdBy: 'user',
+          requestedBy: message.userId,
+          requesterRoles: message.roles ?? null,
+          sourceMessageId: message.messageId,
+        });
+        if (!added.ok) throw new Error(added.error);
+        // Held until its files are read (after the acknowledgement), so no run starts without them.
+        if (intake && attachments.length > 0) await intake.hold(added.task.id, tx.attachments);
+        const files = attachments.length > 0 ? { request, attachments } : null;
+        // Claimed at once where it may be (nothing runs there, no files to read first, a slot free here). A body run
+        // again after PostgreSQL broke a deadlock gives back the slot its first try took.
+        hold?.release();
+        hold =
+          active === null && files === null && deps.data.claimWithMessage === true
+            ? deps.coordinator.reserve(conversationId)
+            : null;
+        const claim = hold ? { hold, claimed: await claimIn(tx, conversationId, true) } : null;
+        return {
+          kind: 'task',
+          conversationId,
+          taskId: added.task.id,
+          busy: active !== null,
+          awaitingApproval: approval !== undefined,
+          files,
+          claim,
+        };
+      })
+      .catch((err: unknown) => {
+        hold?.release();
+        throw err;
       });
-      if (!added.ok) throw new Error(added.error);
-      // Held until its files are read (after the acknowledgement), so no run starts without them.
-      if (intake && attachments.length > 0) await intake.hold(added.task.id, tx.attachments);
-      const files = attachments.length > 0 ? { request, attachments } : null;
-      // Claimed at once where it may be (nothing runs there, no files to read first, a slot free here). A body run
-      // again after PostgreSQL broke a deadlock gives back the slot its first try took.
-      hold?.release();
-      hold = active === null && files === null && deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationId) : null;
-      const claim = hold ? { hold, claimed: await claimIn(tx, conversationId, true) } : null;
-      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files, claim };
-    }).catch((err: unknown) => {
-      hold?.release();
-      throw err;
-    });
     if (decision.kind === 'duplicate') {
       deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
       return null;
@@ -172,9 +214,22 @@ export class Dispatcher implements InboundSink {
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {
     const person = personOf(command.channel.platform, command.userId, command.roles);
-    const verdict = this.access.check(person, { platform: command.channel.platform, channel: command.channel.channel, direct: command.direct === true });
+    const verdict = this.access.check(person, {
+      platform: command.channel.platform,
+      channel: command.channel.channel,
+      direct: command.direct === true,
+    });
     if (!verdict.allowed) {
-      this.deps.logger.info({ platform: command.channel.platform, channel: command.channel.channel, userId: command.userId, command: command.name, reason: verdict.reason }, 'access refused');
+      this.deps.logger.info(
+        {
+          platform: command.channel.platform,
+          channel: command.channel.channel,
+          userId: command.userId,
+          command: command.name,
+          reason: verdict.reason,
+        },
+        'access refused',
+      );
       return { text: refusalText(verdict.reason) };
     }
     try {
@@ -188,7 +243,17 @@ export class Dispatcher implements InboundSink {
   /** Slack's own Stop on a thread's session: like `/stop` in that thread (session-stop.ts). */
   async onSessionStop(stop: SessionStop): Promise<void> {
     const { data, coordinator, commands, platforms, clock, logger } = this.deps;
-    const deps = { conversations: data.conversations, runs: data.runs, dedupe: data.dedupe, changes: data.changes, coordinator, commands, presence: platforms.presence, clock, logger };
+    const deps = {
+      conversations: data.conversations,
+      runs: data.runs,
+      dedupe: data.dedupe,
+      changes: data.changes,
+      coordinator,
+      commands,
+      presence: platforms.presence,
+      clock,
+      logger,
+    };
     await handleSessionStop(stop, { ...deps, access: this.access, authority: this.authority });
   }
 

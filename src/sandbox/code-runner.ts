@@ -89,7 +89,8 @@ function failureOf(run: SandboxRun, seconds: number, settings: SandboxSettings):
   }
   if (run.exitCode === 0) return null;
   const status = run.exitCode ?? -1;
-  const killed = status > 128 ? ` (killed by signal ${status - 128}${status === 137 ? ', as when it runs out of memory' : ''})` : '';
+  const killed =
+    status > 128 ? ` (killed by signal ${status - 128}${status === 137 ? ', as when it runs out of memory' : ''})` : '';
   return `The code exited with status ${status}${killed}. Limits: ${settings.memoryMb} MB of memory per process, ${settings.maxProcesses} processes and threads, files up to ${settings.workspaceMb} MB.`;
 }
 
@@ -97,9 +98,18 @@ function failureOf(run: SandboxRun, seconds: number, settings: SandboxSettings):
  * One `run_code` call: the conversation's workspace materialised in a fresh sandbox, the code run under the call's
  * limits, what it left kept (within the quota), and what it wrote to `out/` handed to the platform once.
  */
-export function createCodeRunner(deps: { sandbox: Sandbox; workspaces: Workspaces; filesOut: FilesOut; settings: SandboxSettings }) {
+export function createCodeRunner(deps: {
+  sandbox: Sandbox;
+  workspaces: Workspaces;
+  filesOut: FilesOut;
+  settings: SandboxSettings;
+}) {
   const { sandbox, workspaces, filesOut, settings } = deps;
-  const post = async (input: RunCodeInput, outputs: readonly OutputFile[], heldFor: string | null): Promise<readonly PostedFile[]> => {
+  const post = async (
+    input: RunCodeInput,
+    outputs: readonly OutputFile[],
+    heldFor: string | null,
+  ): Promise<readonly PostedFile[]> => {
     if (outputs.length === 0) return [];
     try {
       return await filesOut.postFiles(input.conversation, input.runId, outputs, input.signal, heldFor);
@@ -115,7 +125,10 @@ export function createCodeRunner(deps: { sandbox: Sandbox; workspaces: Workspace
       const before = await workspaces.checkout(input.conversationId, principal);
       // A call that reads its principal's private files, or runs for a run holding their private material, is theirs.
       const privateTo = principal !== null && (input.holdsPrivate === true || before.holdsPrivate) ? principal : null;
-      const marks = { ...(privateTo ? { privateTo } : {}), ...(before.hiddenOwners.length > 0 ? { private_files_not_shown: hiddenFilesNote(before.hiddenOwners) } : {}) };
+      const marks = {
+        ...(privateTo ? { privateTo } : {}),
+        ...(before.hiddenOwners.length > 0 ? { private_files_not_shown: hiddenFilesNote(before.hiddenOwners) } : {}),
+      };
       const run = await sandbox.run({
         language: input.language,
         code: input.code,
@@ -125,19 +138,45 @@ export function createCodeRunner(deps: { sandbox: Sandbox; workspaces: Workspace
         ...(input.readOnlyMounts ? { readOnlyMounts: input.readOnlyMounts } : {}),
         ...(input.signal ? { signal: input.signal } : {}),
       });
-      const shown = { stdout: forModel(run.stdout.text), stderr: forModel(run.stderr.text), ...(run.refused.length > 0 ? { network_refused: [...new Set(run.refused)] } : {}), ...marks };
+      const shown = {
+        stdout: forModel(run.stdout.text),
+        stderr: forModel(run.stderr.text),
+        ...(run.refused.length > 0 ? { network_refused: [...new Set(run.refused)] } : {}),
+        ...marks,
+      };
       const failure = failureOf(run, limits.timeoutMs / 1000, settings);
-      if (run.end !== 'exited') return { ok: false, error: failure ?? 'The code did not finish.', exit_code: null, ...shown, files: [] };
+      if (run.end !== 'exited')
+        return { ok: false, error: failure ?? 'The code did not finish.', exit_code: null, ...shown, files: [] };
       const after = run.archive ? await unpackWorkspace(run.archive).catch(() => null) : null;
       if (!after) {
-        const error = 'The workspace could not be read back after the call (it grew past the quota, or the code ended or disturbed the sandbox shell that packs it): nothing it wrote in this call was kept.';
-        return { ok: false, error: failure ? `${failure} ${error}` : error, exit_code: run.exitCode, ...shown, files: [] };
+        const error =
+          'The workspace could not be read back after the call (it grew past the quota, or the code ended or disturbed the sandbox shell that packs it): nothing it wrote in this call was kept.';
+        return {
+          ok: false,
+          error: failure ? `${failure} ${error}` : error,
+          exit_code: run.exitCode,
+          ...shown,
+          files: [],
+        };
       }
       const commit = await workspaces.commit(input.conversationId, before, after, privateTo);
-      if (!commit.ok) return { ok: false, error: failure ? `${failure} ${commit.reason}` : commit.reason, exit_code: run.exitCode, ...shown, files: [] };
+      if (!commit.ok)
+        return {
+          ok: false,
+          error: failure ? `${failure} ${commit.reason}` : commit.reason,
+          exit_code: run.exitCode,
+          ...shown,
+          files: [],
+        };
       // Files from private material reach the thread only when their owner shares them.
-      const files = await post(input, commit.outputs, privateTo !== null && input.othersRead === true ? privateTo : null);
-      return failure ? { ok: false, error: failure, exit_code: run.exitCode, ...shown, files } : { ok: true, exit_code: run.exitCode, ...shown, files };
+      const files = await post(
+        input,
+        commit.outputs,
+        privateTo !== null && input.othersRead === true ? privateTo : null,
+      );
+      return failure
+        ? { ok: false, error: failure, exit_code: run.exitCode, ...shown, files }
+        : { ok: true, exit_code: run.exitCode, ...shown, files };
     },
   };
 }

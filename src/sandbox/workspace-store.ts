@@ -57,5 +57,9 @@ export interface WorkspaceStore {
    * Makes files private to `owner` public, each only while it still holds the bytes given (what its owner shared in
    * the thread), replacing a public file of the same path. Returns how many were made public.
    */
-  publish(conversationId: string, owner: string, files: readonly { readonly path: string; readonly bytes: Uint8Array }[]): Promise<number>;
+  publish(
+    conversationId: string,
+    owner: string,
+    files: readonly { readonly path: string; readonly bytes: Uint8Array }[],
+  ): Promise<number>;
 }

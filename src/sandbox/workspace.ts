@@ -36,7 +36,12 @@ export interface Workspaces extends WorkspaceInputs {
    * changed included (others keep the public one); a file private to the caller stays theirs. Over the quota (every
    * stored file counts, anyone's private ones too), nothing of the call is kept.
    */
-  commit(conversationId: string, before: WorkspaceView, after: readonly ArchivedFile[], writer?: string | null): Promise<CommitResult>;
+  commit(
+    conversationId: string,
+    before: WorkspaceView,
+    after: readonly ArchivedFile[],
+    writer?: string | null,
+  ): Promise<CommitResult>;
 }
 
 const MB = 1024 * 1024;
@@ -80,7 +85,10 @@ export function createWorkspaces(deps: { store: WorkspaceStore; quotaMb: number;
     `${what} would make the workspace ${megabytes(total)}, over its quota of ${deps.quotaMb} MB (sandbox.workspaceMb).${hidden > 0 ? ` ${megabytes(hidden)} of it are files private to other people, which this call cannot see.` : ''} Delete files you no longer need from /workspace, or write smaller ones.`;
   return {
     async checkout(conversationId, viewer = null) {
-      const [stored, privates] = await Promise.all([viewer ? store.filesFor(conversationId, viewer) : store.files(conversationId), store.privateEntries(conversationId)]);
+      const [stored, privates] = await Promise.all([
+        viewer ? store.filesFor(conversationId, viewer) : store.files(conversationId),
+        store.privateEntries(conversationId),
+      ]);
       // The caller's own private file stands in for a public one of the same path.
       const byPath = new Map<string, StoredWorkspaceFile>();
       for (const f of stored) if (f.owner || !byPath.get(f.path)?.owner) byPath.set(f.path, f);
@@ -110,36 +118,67 @@ export function createWorkspaces(deps: { store: WorkspaceStore; quotaMb: number;
       const ownerOf = (path: string) => writer ?? previous.get(path)?.owner ?? null;
       const upserts = [...kept.values()]
         .filter((f) => !previous.get(f.path)?.bytes.equals(f.bytes))
-        .map((f) => ({ path: f.path, bytes: f.bytes, size: f.bytes.length, mtime: f.mtime, ...(ownerOf(f.path) ? { owner: ownerOf(f.path) } : {}) }));
+        .map((f) => ({
+          path: f.path,
+          bytes: f.bytes,
+          size: f.bytes.length,
+          mtime: f.mtime,
+          ...(ownerOf(f.path) ? { owner: ownerOf(f.path) } : {}),
+        }));
       const gone = before.files.filter((f) => !kept.has(f.path));
       const deletes = gone.filter((f) => !f.owner).map((f) => f.path);
-      const privateDeletes: WorkspaceFileKey[] = gone.filter((f) => !!f.owner).map((f) => ({ path: f.path, owner: f.owner! }));
+      const privateDeletes: WorkspaceFileKey[] = gone
+        .filter((f) => !!f.owner)
+        .map((f) => ({ path: f.path, owner: f.owner! }));
       // The quota counts every stored file as it will be: anyone's private ones, and public ones the caller's shadow.
       const sizes = await storedSizes(store, conversationId);
       for (const f of gone) sizes.delete(keyOf(f.owner, f.path));
       for (const f of upserts) sizes.set(keyOf(f.owner, f.path), f.size);
       const totalBytes = [...sizes.values()].reduce((n, size) => n + size, 0);
       if (totalBytes > quota) {
-        const hidden = [...sizes.entries()].filter(([k]) => !k.startsWith('\u0000') && !(writer && k.startsWith(`${writer}\u0000`))).reduce((n, [, size]) => n + size, 0);
+        const hidden = [...sizes.entries()]
+          .filter(([k]) => !k.startsWith('\u0000') && !(writer && k.startsWith(`${writer}\u0000`)))
+          .reduce((n, [, size]) => n + size, 0);
         return { ok: false, reason: overQuota(totalBytes, 'What this call wrote', hidden), totalBytes };
       }
-      await store.apply(conversationId, { upserts, deletes, ...(privateDeletes.length > 0 ? { privateDeletes } : {}) }, clock.now());
+      await store.apply(
+        conversationId,
+        { upserts, deletes, ...(privateDeletes.length > 0 ? { privateDeletes } : {}) },
+        clock.now(),
+      );
       return { ok: true, outputs, totalBytes };
     },
 
     async addInput(conversationId, name, bytes) {
-      const [entries, privates] = await Promise.all([store.entries(conversationId), store.privateEntries(conversationId)]);
+      const [entries, privates] = await Promise.all([
+        store.entries(conversationId),
+        store.privateEntries(conversationId),
+      ]);
       const total = [...entries, ...privates].reduce((n, e) => n + e.size, 0) + bytes.length;
-      if (total > quota) return { ok: false, reason: overQuota(total, `The attachment ${inputFileName(name)} (${megabytes(bytes.length)})`) };
+      if (total > quota)
+        return {
+          ok: false,
+          reason: overQuota(total, `The attachment ${inputFileName(name)} (${megabytes(bytes.length)})`),
+        };
       const file = inputFileName(name);
       const now = clock.now();
       for (let n = 0; n < MAX_CLASHES; n++) {
         const path = `in/${suffixedName(file, n)}`;
         // A name someone holds privately is taken too: their private file would stand in for this one in their calls.
         if (entries.some((e) => e.path === path) || privates.some((e) => e.path === path)) continue;
-        if (await store.addIfAbsent(conversationId, { path, bytes: Buffer.from(bytes), size: bytes.length, mtime: now }, now)) return { ok: true, path };
+        if (
+          await store.addIfAbsent(
+            conversationId,
+            { path, bytes: Buffer.from(bytes), size: bytes.length, mtime: now },
+            now,
+          )
+        )
+          return { ok: true, path };
       }
-      return { ok: false, reason: `The workspace already holds ${MAX_CLASHES} files named like ${file} in in/; delete some first.` };
+      return {
+        ok: false,
+        reason: `The workspace already holds ${MAX_CLASHES} files named like ${file} in in/; delete some first.`,
+      };
     },
   };
 }

@@ -75,7 +75,10 @@ export const timezone = z
       new Intl.DateTimeFormat('en-US', { timeZone: tz });
       return tz;
     } catch {
-      ctx.addIssue({ code: 'custom', message: `"${tz}" is not an IANA timezone (e.g. Europe/Berlin, America/New_York, UTC)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${tz}" is not an IANA timezone (e.g. Europe/Berlin, America/New_York, UTC)`,
+      });
       return z.NEVER;
     }
   });

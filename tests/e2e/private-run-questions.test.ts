@@ -39,12 +39,28 @@ describe("a private run's questions and approvals", () => {
   it('Slack: ask_user after a private recall is shown to Alice alone, ephemerally, and her click there resumes the run', async () => {
     slack = await startErrand({ env: { STREAMING: 'false' } });
     const { slack: s, model, app } = slack;
-    await app.store.memory.remember({ scope: 'me', subject: `slack:${ALICE}`, text: MEMORY, createdBy: `slack:${ALICE}` });
-    const ask = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Shall I put 4711-ZETA on the team board?', options: ['Yes', 'No'] } }] };
+    await app.store.memory.remember({
+      scope: 'me',
+      subject: `slack:${ALICE}`,
+      text: MEMORY,
+      createdBy: `slack:${ALICE}`,
+    });
+    const ask = {
+      toolCalls: [
+        {
+          name: 'ask_user',
+          arguments: { question: 'Shall I put 4711-ZETA on the team board?', options: ['Yes', 'No'] },
+        },
+      ],
+    };
     model.reply(recallStep, ask, { text: 'Left it off the board.' });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'what about my locker code?' });
 
-    const asked = (await waitFor(() => s.ephemeralMessages.find((m) => m.user === ALICE && m.text.includes('team board')), 15_000, 'the question shown to Alice'))!;
+    const asked = (await waitFor(
+      () => s.ephemeralMessages.find((m) => m.user === ALICE && m.text.includes('team board')),
+      15_000,
+      'the question shown to Alice',
+    ))!;
     expect(asked.thread_ts).toBe(ts);
     await app.coordinator.idle();
     await s.settle();
@@ -59,9 +75,17 @@ describe("a private run's questions and approvals", () => {
     // The run goes on with her answer; its answer is held for her like any private answer.
     await waitFor(() => model.requests.length === 3, 10_000, 'the run resumed');
     expect(JSON.stringify(toolResults(model.requests[2]!))).toContain('No');
-    await waitFor(() => s.ephemeralMessages.some((m) => m.user === ALICE && m.text.includes('Left it off the board.')), 10_000, 'the answer held for Alice');
+    await waitFor(
+      () => s.ephemeralMessages.some((m) => m.user === ALICE && m.text.includes('Left it off the board.')),
+      10_000,
+      'the answer held for Alice',
+    );
     // Her ephemeral question is replaced to say what she answered (Slack updates no ephemeral message otherwise).
-    const replaced = (await waitFor(() => s.responses.find((r) => r.id === click.responseId), 5000, 'the replaced question'))!.body;
+    const replaced = (await waitFor(
+      () => s.responses.find((r) => r.id === click.responseId),
+      5000,
+      'the replaced question',
+    ))!.body;
     expect(replaced).toMatchObject({ replace_original: true });
     expect(JSON.stringify(replaced)).toContain('answered: *No*');
     await app.coordinator.idle();
@@ -72,24 +96,45 @@ describe("a private run's questions and approvals", () => {
   it('Discord: an approval prompt after a private recall goes to her DM with its buttons; the thread only points there', async () => {
     discord = await startDiscordErrand({ STREAMING: 'false' }, { externalTools: server.tools });
     const { discord: d, model, app } = discord;
-    await app.store.memory.remember({ scope: 'me', subject: `discord:${d.alice.id}`, text: MEMORY, createdBy: `discord:${d.alice.id}` });
+    await app.store.memory.remember({
+      scope: 'me',
+      subject: `discord:${d.alice.id}`,
+      text: MEMORY,
+      createdBy: `discord:${d.alice.id}`,
+    });
     model.reply(recallStep, writeStep('locker 4711-ZETA'), { text: 'Saved your note.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> note my locker code`);
 
     const dm = await until(() => d.dmChannelOf(d.alice.id), 15_000);
-    const approval = await until(() => d.botMessagesIn(dm.id).find((m) => m.content.includes('Approval needed') && m.components.length > 0), 15_000);
+    const approval = await until(
+      () => d.botMessagesIn(dm.id).find((m) => m.content.includes('Approval needed') && m.components.length > 0),
+      15_000,
+    );
     expect(approval.content).toContain('4711-ZETA');
-    const pointer = await until(() => d.botMessagesIn(msg.id).find((m) => m.content.includes('direct message')), 10_000);
+    const pointer = await until(
+      () => d.botMessagesIn(msg.id).find((m) => m.content.includes('direct message')),
+      10_000,
+    );
     expect(pointer.content).toContain(`<@${d.alice.id}>`);
     await app.coordinator.idle();
-    const inThread = () => d.botMessagesIn(msg.id).map((m) => m.content).join('\n');
+    const inThread = () =>
+      d
+        .botMessagesIn(msg.id)
+        .map((m) => m.content)
+        .join('\n');
     expect(secretIn(inThread())).toBe(false);
     expect(inThread()).not.toContain('Approval needed');
 
-    const buttons = (approval.components as { components: { custom_id: string; label: string }[] }[]).flatMap((row) => row.components);
+    const buttons = (approval.components as { components: { custom_id: string; label: string }[] }[]).flatMap(
+      (row) => row.components,
+    );
     const allowOnce = buttons.find((b) => b.label === 'Allow once')!;
     d.clickButton(approval.id, allowOnce.custom_id);
-    await waitFor(() => count(server.events(), 'wrote plan=locker 4711-ZETA') === 1, 10_000, 'the write after her approval');
+    await waitFor(
+      () => count(server.events(), 'wrote plan=locker 4711-ZETA') === 1,
+      10_000,
+      'the write after her approval',
+    );
     await until(() => d.botMessagesIn(dm.id).find((m: FakeMessage) => m.content.includes('Saved your note.')), 10_000);
     await app.coordinator.idle();
     expect(secretIn(inThread())).toBe(false);
@@ -99,14 +144,32 @@ describe("a private run's questions and approvals", () => {
     discord = await startDiscordErrand({ STREAMING: 'false' });
     const { discord: d, model, app } = discord;
     d.alice.dmsClosed = true;
-    await app.store.memory.remember({ scope: 'me', subject: `discord:${d.alice.id}`, text: MEMORY, createdBy: `discord:${d.alice.id}` });
-    const ask = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Shall I put 4711-ZETA on the team board?', options: ['Yes', 'No'] } }] };
+    await app.store.memory.remember({
+      scope: 'me',
+      subject: `discord:${d.alice.id}`,
+      text: MEMORY,
+      createdBy: `discord:${d.alice.id}`,
+    });
+    const ask = {
+      toolCalls: [
+        {
+          name: 'ask_user',
+          arguments: { question: 'Shall I put 4711-ZETA on the team board?', options: ['Yes', 'No'] },
+        },
+      ],
+    };
     model.reply(recallStep, ask, { text: 'never reached' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> what about my locker code?`);
-    const note = await until(() => d.botMessagesIn(msg.id).find((m) => m.content.includes('could not send you a private message')), 15_000);
+    const note = await until(
+      () => d.botMessagesIn(msg.id).find((m) => m.content.includes('could not send you a private message')),
+      15_000,
+    );
     expect(note.content).toContain(`<@${d.alice.id}>`);
     await app.coordinator.idle();
-    const inThread = d.botMessagesIn(msg.id).map((m) => m.content).join('\n');
+    const inThread = d
+      .botMessagesIn(msg.id)
+      .map((m) => m.content)
+      .join('\n');
     expect(secretIn(inThread)).toBe(false);
     expect(inThread).not.toContain('team board');
     expect(model.requests).toHaveLength(2);

@@ -19,9 +19,17 @@ const SECRET = 'Ana locker code is 4711-ZETA';
 describe("the web console's run timeline", () => {
   it("shows a private run's steps and tool calls, never its private results nor the answer written from them", async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
+    await h.app.store.memory.remember({
+      scope: 'me',
+      subject: `memory:${ANA}`,
+      text: SECRET,
+      createdBy: `memory:${ANA}`,
+    });
     const thread = h.adapter.thread('C1', 'T1');
-    h.model.reply({ toolCalls: [{ name: 'recall', arguments: { query: 'locker code' } }] }, { text: 'Your locker code is 4711-ZETA.' });
+    h.model.reply(
+      { toolCalls: [{ name: 'recall', arguments: { query: 'locker code' } }] },
+      { text: 'Your locker code is 4711-ZETA.' },
+    );
     await h.adapter.say(thread, 'what is my locker code?', { userId: ANA });
     const conversationId = await h.app.conversations.ensure(thread);
     await waitFor(() => h.adapter.privateChoices.some((c) => c.userId === ANA), 10_000, 'the answer held for Ana');

@@ -19,7 +19,9 @@ describe('file size', () => {
   it('keeps every file of src/ and adapters/ at 300 lines or fewer', () => {
     const files = [...sources('src'), ...sources('adapters')];
     expect(files.length).toBeGreaterThan(300);
-    const over = files.map((f) => ({ f, lines: readFileSync(f, 'utf8').split('\n').length - 1 })).filter((x) => x.lines > 300);
+    const over = files
+      .map((f) => ({ f, lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
+      .filter((x) => x.lines > 300);
     expect(over, over.map((x) => `${x.f}: ${x.lines} lines`).join('\n')).toEqual([]);
   });
 });

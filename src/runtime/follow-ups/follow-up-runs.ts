@@ -22,7 +22,10 @@ export interface FollowUpRunsDeps {
  * Carries a stored message's decision to the runs: a stop stops, an answer resumes its run, a task is started
  * (or stays queued). Nothing is said here; the outcome tells the follow-up what to say.
  */
-export async function carryToRuns(decision: Exclude<Decision, { kind: 'duplicate' }>, deps: FollowUpRunsDeps): Promise<RunOutcome> {
+export async function carryToRuns(
+  decision: Exclude<Decision, { kind: 'duplicate' }>,
+  deps: FollowUpRunsDeps,
+): Promise<RunOutcome> {
   switch (decision.kind) {
     case 'stop':
       return { kind: 'stopped', stop: await deps.coordinator.stopConversation(decision.conversationId, decision.all) };
@@ -36,9 +39,12 @@ export async function carryToRuns(decision: Exclude<Decision, { kind: 'duplicate
     }
     case 'task': {
       const { claim } = decision;
-      const start = claim ? await deps.coordinator.startClaimed(decision.conversationId, claim.hold, claim.claimed) : await deps.coordinator.startNext(decision.conversationId);
+      const start = claim
+        ? await deps.coordinator.startClaimed(decision.conversationId, claim.hold, claim.claimed)
+        : await deps.coordinator.startNext(decision.conversationId);
       // A claim running beside this one (a pump after another run ended) may have started the task itself.
-      const stillPending = start.kind !== 'busy_conversation' || (await deps.tasks.get(decision.taskId))?.status === 'pending';
+      const stillPending =
+        start.kind !== 'busy_conversation' || (await deps.tasks.get(decision.taskId))?.status === 'pending';
       return { kind: 'started', start, stillPending };
     }
     default:

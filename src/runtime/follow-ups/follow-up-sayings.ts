@@ -13,10 +13,19 @@ export type Saying =
   | { readonly to: 'thread'; readonly conversationId: string; readonly text: string }
   | { readonly to: 'person'; readonly conversationId: string; readonly userId: string; readonly text: string }
   | { readonly to: 'outsider'; readonly ref: ConversationRef; readonly userId: string; readonly text: string }
-  | { readonly to: 'thread_if_still_waiting'; readonly conversationId: string; readonly taskId: number; readonly text: string };
+  | {
+      readonly to: 'thread_if_still_waiting';
+      readonly conversationId: string;
+      readonly taskId: number;
+      readonly text: string;
+    };
 
 /** What to say about a stored message, once its files are read (`fileNotes`) and the runs had their say. */
-export function sayingsFor({ decision, ref, userId }: StoredMessage, outcome: RunOutcome, fileNotes: readonly string[]): Saying[] {
+export function sayingsFor(
+  { decision, ref, userId }: StoredMessage,
+  outcome: RunOutcome,
+  fileNotes: readonly string[],
+): Saying[] {
   switch (decision.kind) {
     case 'refuse':
       return [{ to: 'person', conversationId: decision.conversationId, userId, text: decision.text }];
@@ -29,7 +38,10 @@ export function sayingsFor({ decision, ref, userId }: StoredMessage, outcome: Ru
     case 'stop': {
       if (outcome.kind !== 'stopped') return [];
       const { stoppedRun, stoppedTaskId, cancelledPending } = outcome.stop;
-      const text = stoppedRun || cancelledPending > 0 ? notices.stopped(userId, stoppedTaskId, cancelledPending) : notices.nothingRunning;
+      const text =
+        stoppedRun || cancelledPending > 0
+          ? notices.stopped(userId, stoppedTaskId, cancelledPending)
+          : notices.nothingRunning;
       return [{ to: 'thread', conversationId: decision.conversationId, text }];
     }
     case 'task': {
@@ -37,8 +49,10 @@ export function sayingsFor({ decision, ref, userId }: StoredMessage, outcome: Ru
       const said: Saying[] = fileNotes.length > 0 ? [{ to: 'thread', conversationId, text: fileNotes.join('\n') }] : [];
       if (outcome.kind !== 'started') return said;
       const { start, stillPending } = outcome;
-      if ((start.kind === 'started' && start.taskId === taskId) || start.kind === 'stopping' || !stillPending) return said;
-      if (decision.awaitingApproval) return [...said, { to: 'thread', conversationId, text: notices.queuedBehindApproval(taskId) }];
+      if ((start.kind === 'started' && start.taskId === taskId) || start.kind === 'stopping' || !stillPending)
+        return said;
+      if (decision.awaitingApproval)
+        return [...said, { to: 'thread', conversationId, text: notices.queuedBehindApproval(taskId) }];
       if (!decision.busy && start.kind === 'busy_global') {
         const text = notices.queued(taskId, "I'm busy in other conversations and will start on it as soon as I can.");
         return [...said, { to: 'thread_if_still_waiting', conversationId, taskId, text }];

@@ -48,16 +48,22 @@ export class FollowUpTeller {
               .then((task) => {
                 if (task?.status === 'pending' && task.attempts === 0) deps.commands.note(s.conversationId, s.text);
               })
-              .catch((err: unknown) => deps.logger.warn({ err, taskId: s.taskId }, 'checking whether a queued task has started failed'));
+              .catch((err: unknown) =>
+                deps.logger.warn({ err, taskId: s.taskId }, 'checking whether a queued task has started failed'),
+              );
           }, BUSY_ELSEWHERE_NOTE_DELAY_MS);
           this.waitingNotes.add(timer);
           break;
         }
         case 'person':
-          await deps.changes.recordEphemeral(s.conversationId, s.userId, s.text).catch((err: unknown) => deps.logger.warn({ err }, 'recording a private notice failed'));
+          await deps.changes
+            .recordEphemeral(s.conversationId, s.userId, s.text)
+            .catch((err: unknown) => deps.logger.warn({ err }, 'recording a private notice failed'));
           break;
         case 'outsider':
-          await deps.presence.tellPrivately(s.ref, s.userId, s.text).catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
+          await deps.presence
+            .tellPrivately(s.ref, s.userId, s.text)
+            .catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
           break;
       }
     }

@@ -52,7 +52,10 @@ export class MessageFollowUp {
     const { decision, ref, userId } = stored;
     const { deps } = this;
     if (decision.kind === 'denied') {
-      deps.logger.info({ platform: ref.platform, channel: ref.channel, userId, reason: decision.reason }, 'access refused');
+      deps.logger.info(
+        { platform: ref.platform, channel: ref.channel, userId, reason: decision.reason },
+        'access refused',
+      );
       const once = `${conversationKey(ref)}|${userId}`;
       if (this.refused.has(once)) return;
       if (this.refused.size >= 10_000) this.refused.clear();
@@ -62,7 +65,12 @@ export class MessageFollowUp {
     let fileNotes: string[] = [];
     if (decision.kind === 'task' && decision.files && deps.attachments) {
       try {
-        fileNotes = await deps.attachments.read(decision.taskId, decision.files.request, decision.files.attachments, decision.conversationId);
+        fileNotes = await deps.attachments.read(
+          decision.taskId,
+          decision.files.request,
+          decision.files.attachments,
+          decision.conversationId,
+        );
       } catch (err) {
         // The task stays held and then starts with its files named as unread.
         deps.logger.error({ err, taskId: decision.taskId }, 'reading attachments failed');

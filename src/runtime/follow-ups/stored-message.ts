@@ -11,7 +11,15 @@ export type Decision =
   | { kind: 'denied'; reason: RefusalReason }
   | { kind: 'over_budget'; conversationId: string; note: string }
   | { kind: 'answer'; runId: string }
-  | { kind: 'task'; conversationId: string; taskId: number; busy: boolean; awaitingApproval: boolean; files: Files | null; claim: ClaimWithMessage | null };
+  | {
+      kind: 'task';
+      conversationId: string;
+      taskId: number;
+      busy: boolean;
+      awaitingApproval: boolean;
+      files: Files | null;
+      claim: ClaimWithMessage | null;
+    };
 
 /** A claim made in the message's own transaction: the slot it holds, and what it took (null: nothing was ready). */
 export interface ClaimWithMessage {

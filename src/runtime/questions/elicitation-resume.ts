@@ -8,14 +8,29 @@ import type { Store } from '../../store/store.js';
  * timeout settles the question (so its buttons answer "closed"), and the question's post is edited to say how it
  * ended (a click's outcome as the desk recorded it). The run then goes on as resume-step.ts says.
  */
-export async function closeCarriedOver(tx: Store, changes: Pick<OutboxChanges, 'recordEdit'>, run: RunRow, question: PendingQuestion, outcome: ElicitationOutcome, now: number): Promise<void> {
+export async function closeCarriedOver(
+  tx: Store,
+  changes: Pick<OutboxChanges, 'recordEdit'>,
+  run: RunRow,
+  question: PendingQuestion,
+  outcome: ElicitationOutcome,
+  now: number,
+): Promise<void> {
   const id = question.elicitation?.id;
   if (id === undefined) return;
   let shown: string | null = null;
   if (outcome.kind === 'typed' || outcome.kind === 'timeout') {
     const text = elicitationWaitEnded(outcome);
-    if (await tx.elicitations.settle(id, { state: 'cancelled', answer: { action: 'cancel' }, answeredBy: null, outcome: text }, now)) shown = text;
+    if (
+      await tx.elicitations.settle(
+        id,
+        { state: 'cancelled', answer: { action: 'cancel' }, answeredBy: null, outcome: text },
+        now,
+      )
+    )
+      shown = text;
   }
   shown ??= (await tx.elicitations.get(id))?.outcome ?? null;
-  if (shown !== null && question.messageId) await changes.recordEdit(run.conversationId, run.id, question.messageId, `${question.question}\n\n${shown}`, tx);
+  if (shown !== null && question.messageId)
+    await changes.recordEdit(run.conversationId, run.id, question.messageId, `${question.question}\n\n${shown}`, tx);
 }

@@ -10,7 +10,11 @@ import type { RunCoordinator } from '../runs/run-coordinator.js';
  * question's id, then delivered as a recorded answer is — resumed here when a slot is free, else by the next free
  * slot here or in another process. A question settled while its call still waits in another process wakes that one.
  */
-export function elicitationWaits(deps: { runs: Pick<RunStore, 'get' | 'recordAnswer'>; coordinator: Pick<RunCoordinator, 'answer'>; cluster: Pick<ClusterMembership, 'wake'> }): ElicitationRuns {
+export function elicitationWaits(deps: {
+  runs: Pick<RunStore, 'get' | 'recordAnswer'>;
+  coordinator: Pick<RunCoordinator, 'answer'>;
+  cluster: Pick<ClusterMembership, 'wake'>;
+}): ElicitationRuns {
   return {
     async stopped(runId) {
       const run = await deps.runs.get(runId);
@@ -19,8 +23,15 @@ export function elicitationWaits(deps: { runs: Pick<RunStore, 'get' | 'recordAns
     async settled(runId, questionId, state, userId) {
       const run = await deps.runs.get(runId);
       const question = run?.question;
-      if (!run || run.status !== 'waiting_user' || question?.elicitation?.id !== questionId || question.id === undefined) return false;
-      if (!(await deps.runs.recordAnswer(runId, { text: state, userId, source: 'elicitation' }, question.id))) return false;
+      if (
+        !run ||
+        run.status !== 'waiting_user' ||
+        question?.elicitation?.id !== questionId ||
+        question.id === undefined
+      )
+        return false;
+      if (!(await deps.runs.recordAnswer(runId, { text: state, userId, source: 'elicitation' }, question.id)))
+        return false;
       const recorded = await deps.runs.get(runId);
       if (recorded?.status === 'waiting_user') await deps.coordinator.answer(recorded, null, null);
       return true;

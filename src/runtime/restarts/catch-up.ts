@@ -20,7 +20,10 @@ export interface CatchUpLimits {
 export interface CatchUpDeps {
   readonly queries: CatchUpQueries;
   /** Each connected platform's message history, by platform name (it only reads). */
-  readonly adapters: ReadonlyMap<string, { readonly capabilities: { readonly history?: ConversationHistory | undefined } }>;
+  readonly adapters: ReadonlyMap<
+    string,
+    { readonly capabilities: { readonly history?: ConversationHistory | undefined } }
+  >;
   /** The normal inbound path (the dispatcher): de-duplication, stop words, answers, queuing. */
   readonly sink: InboundSink;
   readonly clock: Clock;
@@ -76,12 +79,23 @@ export async function catchUpMissedMessages(deps: CatchUpDeps): Promise<CatchUpR
         });
         handedOver++;
       }
-      if (page.truncated) deps.logger.warn({ conversationId: id, read: page.messages.length }, 'more messages arrived while Errand was down than catch-up reads; the rest are not answered');
+      if (page.truncated)
+        deps.logger.warn(
+          { conversationId: id, read: page.messages.length },
+          'more messages arrived while Errand was down than catch-up reads; the rest are not answered',
+        );
     } catch (err) {
       failed++;
-      deps.logger.warn({ err, conversationId: id }, 'reading messages missed while Errand was down failed; skipping this conversation');
+      deps.logger.warn(
+        { err, conversationId: id },
+        'reading messages missed while Errand was down failed; skipping this conversation',
+      );
     }
   }
-  if (visited > 0) deps.logger.info({ conversations: visited, handedOver, failed }, 'caught up on messages sent while Errand was down');
+  if (visited > 0)
+    deps.logger.info(
+      { conversations: visited, handedOver, failed },
+      'caught up on messages sent while Errand was down',
+    );
   return { conversations: visited, handedOver, failed };
 }

@@ -49,7 +49,10 @@ export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: Recove
     // Its answer is in the outbox (posted, or posted now): running the task again would answer twice.
     await tx.runs.transition(run.id, ['interrupted'], 'completed', { summary: answer });
     if (task && task.status === 'in_progress') await tx.tasks.complete(run.conversationId, task.id, answer);
-    deps.logger.info({ runId: run.id, taskId: run.taskId }, 'an interrupted run had already recorded its final answer; completed it');
+    deps.logger.info(
+      { runId: run.id, taskId: run.taskId },
+      'an interrupted run had already recorded its final answer; completed it',
+    );
     return { conversationId: run.conversationId, taskId: run.taskId, action: 'finished', attempts };
   }
   if (deps.askTimeoutMs !== undefined && (await carryOverElicitation(tx, run, deps.askTimeoutMs, deps.logger))) {
@@ -58,7 +61,12 @@ export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: Recove
   if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {
     await tx.tasks.fail(run.conversationId, task.id, `Interrupted by restarts ${attempts} times.`);
     deps.logger.warn({ taskId: task.id, attempts }, 'a task was interrupted by restarts too often; failed it');
-    await deps.posts.record(run.conversationId, run.id, { purpose: 'note', text: notices.restartLimit(task.id, attempts) }, tx);
+    await deps.posts.record(
+      run.conversationId,
+      run.id,
+      { purpose: 'note', text: notices.restartLimit(task.id, attempts) },
+      tx,
+    );
     return { conversationId: run.conversationId, taskId: task.id, action: 'gave_up', attempts };
   }
   if (run.taskId !== null) await tx.tasks.requeue(run.taskId, 0);
@@ -74,7 +82,9 @@ const LAST_STEP_ROWS = 50;
  * loop ends the run there, and the answer was recorded for posting in the same write); else null.
  */
 async function finalAnswerOf(tx: Store, run: RunRow): Promise<string | null> {
-  const last = (await tx.transcript.recent(run.conversationId, LAST_STEP_ROWS)).filter((m) => m.runId === run.id).at(-1);
+  const last = (await tx.transcript.recent(run.conversationId, LAST_STEP_ROWS))
+    .filter((m) => m.runId === run.id)
+    .at(-1);
   if (!last || last.role !== 'assistant' || (last.toolCalls?.length ?? 0) > 0) return null;
   return last.content?.trim() ? last.content : null;
 }
@@ -102,11 +112,17 @@ export async function requeueInterruptedRuns(deps: RecoveryDeps): Promise<Interr
  */
 export async function recoverTakenOverRun(runId: string, deps: RecoveryDeps): Promise<InterruptedRun | null> {
   const result = await deps.posts.atomically(async (tx) => {
-    if (!(await tx.runs.transition(runId, ['running'], 'interrupted', { error: 'its process stopped renewing the lease' }))) return null;
+    if (
+      !(await tx.runs.transition(runId, ['running'], 'interrupted', {
+        error: 'its process stopped renewing the lease',
+      }))
+    )
+      return null;
     const run = await tx.runs.get(runId);
     return run ? recoverInterruptedRun(tx, run, deps) : null;
   });
-  if (result) deps.logger.info({ runId, action: result.action }, 'took over a run of a process that stopped; recovered it');
+  if (result)
+    deps.logger.info({ runId, action: result.action }, 'took over a run of a process that stopped; recovered it');
   return result;
 }
 

@@ -41,12 +41,15 @@ export function createAuthority(deps: { access: AccessPolicy; runs: RunStore; ta
       if (!deps.access.configured) return true;
       const run = await reads.runs.active(conversationId);
       if (!run) return true;
-      const principal = run.principal ?? (run.taskId !== null ? ((await reads.tasks.get(run.taskId))?.requestedBy ?? null) : null);
+      const principal =
+        run.principal ?? (run.taskId !== null ? ((await reads.tasks.get(run.taskId))?.requestedBy ?? null) : null);
       return this.mayStopTask(principal, person);
     },
     async mayStopAll(conversationId, person, reads = deps) {
       if (!(await this.mayStop(conversationId, person, reads))) return false;
-      return (await reads.tasks.list(conversationId)).every((t) => t.status !== 'pending' || this.mayStopTask(t.requestedBy, person));
+      return (await reads.tasks.list(conversationId)).every(
+        (t) => t.status !== 'pending' || this.mayStopTask(t.requestedBy, person),
+      );
     },
   };
 }

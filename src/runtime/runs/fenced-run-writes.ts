@@ -45,11 +45,17 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
   const posts: RunPosts = {
     atomically,
     // With a `tx` the post joins a write that began with the check; alone it is a write of its own.
-    record: (conversationId, runId, intent, tx, stream) => (tx ? inner.posts.record(conversationId, runId, intent, tx, stream) : atomically((t) => inner.posts.record(conversationId, runId, intent, t, stream))),
+    record: (conversationId, runId, intent, tx, stream) =>
+      tx
+        ? inner.posts.record(conversationId, runId, intent, tx, stream)
+        : atomically((t) => inner.posts.record(conversationId, runId, intent, t, stream)),
     delivered: (ticket, signal) => inner.posts.delivered(ticket, signal),
     dropUnsent: (runId) => inner.posts.dropUnsent(runId),
     // A stale owner's preview is refused before it reaches the platform (the stream gives up on a rejection).
-    recordPreview: (conversationId, runId, tx) => (tx ? inner.posts.recordPreview(conversationId, runId, tx) : atomically((t) => inner.posts.recordPreview(conversationId, runId, t))),
+    recordPreview: (conversationId, runId, tx) =>
+      tx
+        ? inner.posts.recordPreview(conversationId, runId, tx)
+        : atomically((t) => inner.posts.recordPreview(conversationId, runId, t)),
     retractPreviews: (runId, tx) => inner.posts.retractPreviews(runId, tx),
   };
 

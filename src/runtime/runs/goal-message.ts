@@ -8,7 +8,9 @@ export function goalMessage(task: Pick<TaskRow, 'id' | 'title' | 'description' |
     case 'schedule':
       return `[Scheduled prompt${task.scheduleId !== null ? ` #${task.scheduleId}` : ''}] ${task.description}`;
     case 'agent':
-      return task.description === task.title ? `[To-do #${task.id}] ${task.title}` : `[To-do #${task.id}] ${task.title}\n\n${task.description}`;
+      return task.description === task.title
+        ? `[To-do #${task.id}] ${task.title}`
+        : `[To-do #${task.id}] ${task.title}\n\n${task.description}`;
   }
 }
 

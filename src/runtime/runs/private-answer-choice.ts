@@ -14,7 +14,14 @@ export type PrivateAnswerClick = Extract<InboundAction, { kind: 'private_answer'
 export interface PrivateAnswerChoiceDeps {
   readonly store: Pick<Store, 'atomically' | 'privateAnswers'>;
   /** The shared answer (or files), or the note that it was kept, is recorded in the outbox with the choice. */
-  readonly posts: Pick<RunPosts, 'record'> & { recordFiles(conversationId: string, runId: string | null, files: readonly OutboundFile[], tx?: Store): Promise<PostTicket> };
+  readonly posts: Pick<RunPosts, 'record'> & {
+    recordFiles(
+      conversationId: string,
+      runId: string | null,
+      files: readonly OutboundFile[],
+      tx?: Store,
+    ): Promise<PostTicket>;
+  };
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -26,16 +33,24 @@ export interface PrivateAnswerChoiceDeps {
  * later runs of anyone see what is now in the thread), or a short note without it (Keep private) — so a restart or
  * another process cannot post it twice or lose it. Returns what only the clicker is told.
  */
-export async function choosePrivateAnswer(click: PrivateAnswerClick, deps: PrivateAnswerChoiceDeps): Promise<CommandReply> {
+export async function choosePrivateAnswer(
+  click: PrivateAnswerClick,
+  deps: PrivateAnswerChoiceDeps,
+): Promise<CommandReply> {
   const held = await deps.store.privateAnswers.get(click.answerId);
   if (!held) return { text: choiceReplies.gone };
-  if (held.owner !== click.userId || !held.conversationId.startsWith(`${click.platform}:`)) return { text: choiceReplies.notYours(held.owner) };
-  if (held.state !== 'held') return { text: held.state === 'shared' ? choiceReplies.alreadyShared : choiceReplies.alreadyKept };
+  if (held.owner !== click.userId || !held.conversationId.startsWith(`${click.platform}:`))
+    return { text: choiceReplies.notYours(held.owner) };
+  if (held.state !== 'held')
+    return { text: held.state === 'shared' ? choiceReplies.alreadyShared : choiceReplies.alreadyKept };
   const state = click.choice === 'share' ? 'shared' : 'kept';
   const decided = await deps.store.atomically(async (tx) => {
     if (!(await tx.privateAnswers.decide(held.id, state, deps.clock.now()))) return false;
     if (held.purpose === 'files') return decideFiles(held, state, tx, deps);
-    const intent = state === 'shared' ? { purpose: held.purpose, text: held.text } : { purpose: 'note' as const, text: keptPrivateNote(held.owner) };
+    const intent =
+      state === 'shared'
+        ? { purpose: held.purpose, text: held.text }
+        : { purpose: 'note' as const, text: keptPrivateNote(held.owner) };
     await deps.posts.record(held.conversationId, null, intent, tx);
     return true;
   });
@@ -43,8 +58,13 @@ export async function choosePrivateAnswer(click: PrivateAnswerClick, deps: Priva
     const now = await deps.store.privateAnswers.get(held.id);
     return { text: now?.state === 'shared' ? choiceReplies.alreadyShared : choiceReplies.alreadyKept };
   }
-  deps.logger.info({ conversationId: held.conversationId, answerId: held.id, choice: state }, 'a private answer was decided by its owner');
-  return { text: state === 'shared' ? choiceReplies.shared : held.purpose === 'files' ? keptFilesReply : choiceReplies.kept };
+  deps.logger.info(
+    { conversationId: held.conversationId, answerId: held.id, choice: state },
+    'a private answer was decided by its owner',
+  );
+  return {
+    text: state === 'shared' ? choiceReplies.shared : held.purpose === 'files' ? keptFilesReply : choiceReplies.kept,
+  };
 }
 
 /**
@@ -52,18 +72,37 @@ export async function choosePrivateAnswer(click: PrivateAnswerClick, deps: Priva
  * workspace's copies of them in `posted/` become public, so later calls of anyone see what is now in the thread;
  * kept, the thread reads only that there were some. Either way their bytes are no longer kept for the choice.
  */
-async function decideFiles(held: PrivateAnswerRow, state: 'shared' | 'kept', tx: Store, deps: PrivateAnswerChoiceDeps): Promise<true> {
+async function decideFiles(
+  held: PrivateAnswerRow,
+  state: 'shared' | 'kept',
+  tx: Store,
+  deps: PrivateAnswerChoiceDeps,
+): Promise<true> {
   const files = await tx.privateAnswers.filesOf(held.id);
   await tx.privateAnswers.dropFiles(held.id);
   if (state === 'kept') {
-    await deps.posts.record(held.conversationId, null, { purpose: 'note', text: keptFilesNote(held.owner, files.length || held.text.split('\n').length) }, tx);
+    await deps.posts.record(
+      held.conversationId,
+      null,
+      { purpose: 'note', text: keptFilesNote(held.owner, files.length || held.text.split('\n').length) },
+      tx,
+    );
     return true;
   }
   const posts = new Map<number, HeldFile[]>();
   for (const f of files) posts.set(f.post, [...(posts.get(f.post) ?? []), f]);
   for (const post of [...posts.keys()].sort((a, b) => a - b)) {
-    await deps.posts.recordFiles(held.conversationId, null, posts.get(post)!.map(({ name, bytes, mimeType }) => ({ name, bytes, mimeType })), tx);
+    await deps.posts.recordFiles(
+      held.conversationId,
+      null,
+      posts.get(post)!.map(({ name, bytes, mimeType }) => ({ name, bytes, mimeType })),
+      tx,
+    );
   }
-  await tx.workspaces.publish(held.conversationId, held.owner, files.map((f) => ({ path: `${POSTED_FOLDER}/${f.name}`, bytes: f.bytes })));
+  await tx.workspaces.publish(
+    held.conversationId,
+    held.owner,
+    files.map((f) => ({ path: `${POSTED_FOLDER}/${f.name}`, bytes: f.bytes })),
+  );
   return true;
 }

@@ -39,13 +39,27 @@ export async function handleRunButton(action: RunButton, deps: RunButtonDeps): P
   if (!run) return { text: 'That run no longer exists.' };
   const ref = deps.conversations.refOf(run.conversationId);
   // A click from somewhere else (a private run's question, answered in its person's DM) counts where the run is.
-  const elsewhere = ref !== null && action.conversation !== null && conversationKey(action.conversation) !== run.conversationId;
+  const elsewhere =
+    ref !== null && action.conversation !== null && conversationKey(action.conversation) !== run.conversationId;
   const where = elsewhere ? ref : (action.conversation ?? ref);
   if (!where) return { text: 'That run no longer exists.' };
   const person = personOf(where.platform, action.userId, action.roles);
-  const verdict = deps.access.check(person, { platform: where.platform, channel: where.channel, direct: !elsewhere && action.direct === true });
+  const verdict = deps.access.check(person, {
+    platform: where.platform,
+    channel: where.channel,
+    direct: !elsewhere && action.direct === true,
+  });
   if (!verdict.allowed) {
-    deps.logger.info({ platform: where.platform, channel: where.channel, userId: action.userId, action: action.kind, reason: verdict.reason }, 'access refused');
+    deps.logger.info(
+      {
+        platform: where.platform,
+        channel: where.channel,
+        userId: action.userId,
+        action: action.kind,
+        reason: verdict.reason,
+      },
+      'access refused',
+    );
     return { text: refusalText(verdict.reason) };
   }
   if (action.kind === 'stop') {
@@ -55,7 +69,13 @@ export async function handleRunButton(action: RunButton, deps: RunButtonDeps): P
     if (r.stoppedRun) announceStop(deps.commands, run.conversationId, action.userId, r.stoppedTaskId, 0);
     return null;
   }
-  if (!(await deps.dedupe.firstSight(`action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`, deps.clock.now()))) return null;
+  if (
+    !(await deps.dedupe.firstSight(
+      `action:${where.platform}:${where.workspace}:${where.channel}:${action.eventId}`,
+      deps.clock.now(),
+    ))
+  )
+    return null;
   if (run.status !== 'waiting_user') return { text: notices.alreadyAnswered };
   // A button answers only its own question: one left on an earlier question (or approval) of this run,
   // or posted before buttons named their question, changes nothing and its clicker is told privately.
@@ -67,7 +87,14 @@ export async function handleRunButton(action: RunButton, deps: RunButtonDeps): P
   }
   // Kept with the run only while that very question still waits unanswered, so a click racing a typed
   // answer (and the next question it leads to) cannot land on the next one; then delivered from the run.
-  if (!(await deps.runs.recordAnswer(run.id, { text: action.answer, userId: action.userId, source: 'click' }, action.questionId))) return { text: notices.alreadyAnswered };
+  if (
+    !(await deps.runs.recordAnswer(
+      run.id,
+      { text: action.answer, userId: action.userId, source: 'click' },
+      action.questionId,
+    ))
+  )
+    return { text: notices.alreadyAnswered };
   const answered = await deps.runs.get(run.id);
   if (!answered || answered.status !== 'waiting_user' || !(await deps.coordinator.answer(answered, null, null))) {
     // Recorded answers are due at once: whoever resumes the run (here or another process) delivers it.

@@ -25,7 +25,10 @@ export interface SlotHold {
  * or a run is active there already; 'busy': another process (or flow) started a run there first and this claim
  * rolled back.
  */
-export async function claimNextTask(store: Pick<Store, 'atomically'>, conversationId: string): Promise<ClaimedTask | 'busy' | null> {
+export async function claimNextTask(
+  store: Pick<Store, 'atomically'>,
+  conversationId: string,
+): Promise<ClaimedTask | 'busy' | null> {
   try {
     return await store.atomically((tx) => claimIn(tx, conversationId));
   } catch (err) {
@@ -44,9 +47,21 @@ export async function claimIn(tx: Store, conversationId: string, knownIdle = fal
   const task = await tx.tasks.claimNext(conversationId);
   if (!task) return null;
   // The run acts for its task's principal, stored with it so a resume or a takeover reads the same person.
-  const run = await tx.runs.create(conversationId, task.id, task.requestedBy !== null ? { userId: task.requestedBy, roles: task.requesterRoles } : null);
+  const run = await tx.runs.create(
+    conversationId,
+    task.id,
+    task.requestedBy !== null ? { userId: task.requestedBy, roles: task.requesterRoles } : null,
+  );
   if (task.attempts === 1) {
-    await tx.transcript.append({ conversationId, runId: run.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: task.sourceMessageId, images: task.images });
+    await tx.transcript.append({
+      conversationId,
+      runId: run.id,
+      role: 'user',
+      content: goalMessage(task),
+      authorId: task.requestedBy,
+      platformMessageId: task.sourceMessageId,
+      images: task.images,
+    });
   }
   // Read in the claiming transaction: the owner and generation every write of this execution is conditional on.
   return { task, run, fence: await tx.runs.fence(run.id) };

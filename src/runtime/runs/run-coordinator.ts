@@ -37,13 +37,37 @@ export class RunCoordinator implements RunControl {
 
   constructor(private readonly deps: CoordinatorDeps) {
     const { data, clock, logger, limits } = deps;
-    this.launcher = new RunLauncher({ conversations: data.conversations, grants: data.grants, agent: deps.agent, platforms: deps.platforms, clock, logger, limits });
+    this.launcher = new RunLauncher({
+      conversations: data.conversations,
+      grants: data.grants,
+      agent: deps.agent,
+      platforms: deps.platforms,
+      clock,
+      logger,
+      limits,
+    });
     this.resumer = new RunResumer({ ...data, askTimeoutMs: limits.askTimeoutMs, now: () => clock.now() });
     const { metrics, scheduleRunEnded } = deps;
-    const requeued = (conversationId: string, delayMs: number) => void clock.setTimer(() => this.pumpLater(conversationId), delayMs);
-    this.settler = new RunSettler({ ...data, clock, limits, ...(metrics ? { metrics } : {}), ...(scheduleRunEnded ? { scheduleRunEnded } : {}), requeued });
+    const requeued = (conversationId: string, delayMs: number) =>
+      void clock.setTimer(() => this.pumpLater(conversationId), delayMs);
+    this.settler = new RunSettler({
+      ...data,
+      clock,
+      limits,
+      ...(metrics ? { metrics } : {}),
+      ...(scheduleRunEnded ? { scheduleRunEnded } : {}),
+      requeued,
+    });
     const { launcher, settler, active, stoppedBeforeLaunch } = this;
-    this.execution = { deps, launcher, settler, active, stoppedBeforeLaunch, stopping: () => this.stopping, pumpLater: (id) => this.pumpLater(id) };
+    this.execution = {
+      deps,
+      launcher,
+      settler,
+      active,
+      stoppedBeforeLaunch,
+      stopping: () => this.stopping,
+      pumpLater: (id) => this.pumpLater(id),
+    };
   }
 
   /** Conversations with a runner executing now (or about to). */
@@ -69,7 +93,8 @@ export class RunCoordinator implements RunControl {
       const claimed = await claimNextTask(this.deps.data.store, conversationId);
       // Another process (or flow) started a run there first: our claim of the task rolled back.
       if (claimed === 'busy') return { kind: 'busy_conversation' };
-      if (!claimed) return { kind: (await this.deps.data.runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
+      if (!claimed)
+        return { kind: (await this.deps.data.runs.active(conversationId)) ? 'busy_conversation' : 'nothing_ready' };
       return hold.launch(claimed);
     } finally {
       hold.release();
@@ -88,8 +113,16 @@ export class RunCoordinator implements RunControl {
    * is free). Synchronous, so two callers in the same tick cannot both claim; the hold ends with `launch` or `release`.
    */
   reserve(conversationId: string): SlotHold | null {
-    if (this.stopping || this.active.has(conversationId) || this.claiming.has(conversationId) || this.inFlight >= this.deps.limits.maxConcurrentRuns) return null;
-    return this.underWay.take(conversationId, (claimed) => this.launch(conversationId, claimed.run, claimed.task, claimed.fence));
+    if (
+      this.stopping ||
+      this.active.has(conversationId) ||
+      this.claiming.has(conversationId) ||
+      this.inFlight >= this.deps.limits.maxConcurrentRuns
+    )
+      return null;
+    return this.underWay.take(conversationId, (claimed) =>
+      this.launch(conversationId, claimed.run, claimed.task, claimed.fence),
+    );
   }
 
   /** Starts `prefer` first, then other ready conversations while slots are free (none: wakes the other processes for `prefer`). Returns how many started. */
@@ -102,7 +135,11 @@ export class RunCoordinator implements RunControl {
     if (free <= 0) return started;
     // One read of the ready conversations (most often none: a run just ended and nothing waits), `prefer`
     // first when it has something ready; a conversation with nothing ready gets no claim transaction.
-    const ready = await this.deps.data.tasks.findReadyConversations(free, new Set([...this.active.keys(), ...this.claiming]), prefer);
+    const ready = await this.deps.data.tasks.findReadyConversations(
+      free,
+      new Set([...this.active.keys(), ...this.claiming]),
+      prefer,
+    );
     for (const id of ready) {
       if ((await this.startNext(id)).kind === 'started') started++;
     }
@@ -111,7 +148,9 @@ export class RunCoordinator implements RunControl {
 
   /** Starts the next work of a conversation from a callback nobody awaits; failures are logged. */
   private pumpLater(conversationId: string): void {
-    this.pump(conversationId).catch((err: unknown) => this.deps.logger.error({ err, conversationId }, 'starting the next task failed'));
+    this.pump(conversationId).catch((err: unknown) =>
+      this.deps.logger.error({ err, conversationId }, 'starting the next task failed'),
+    );
   }
 
   /** Resumes waiting runs whose answer is recorded or whose question expired, while slots are free. */
@@ -120,7 +159,12 @@ export class RunCoordinator implements RunControl {
     if (free <= 0) return 0;
     let resumed = 0;
     for (const run of await this.deps.data.runs.expiredQuestions(free)) {
-      if (!this.active.has(run.conversationId) && !this.claiming.has(run.conversationId) && (await this.answer(run, null, null))) resumed++;
+      if (
+        !this.active.has(run.conversationId) &&
+        !this.claiming.has(run.conversationId) &&
+        (await this.answer(run, null, null))
+      )
+        resumed++;
     }
     return resumed;
   }
@@ -129,9 +173,20 @@ export class RunCoordinator implements RunControl {
    * Delivers an answer (or `null`: nobody answered in time) to a waiting run and resumes it.
    * When the run's loop is still unwinding after parking, the answer is applied once it has.
    */
-  async answer(run: RunRow, answer: string | null, userId: string | null, source: AnswerSource = answer === null ? 'timeout' : 'typed'): Promise<boolean> {
+  async answer(
+    run: RunRow,
+    answer: string | null,
+    userId: string | null,
+    source: AnswerSource = answer === null ? 'timeout' : 'typed',
+  ): Promise<boolean> {
     const recorded = run.question?.answer;
-    if (recorded && answer === null) return this.answer({ ...run, question: { ...run.question!, answer: undefined } }, recorded.text, recorded.userId, recorded.source);
+    if (recorded && answer === null)
+      return this.answer(
+        { ...run, question: { ...run.question!, answer: undefined } },
+        recorded.text,
+        recorded.userId,
+        recorded.source,
+      );
     const { conversationId } = run;
     const entry = this.active.get(conversationId);
     if (entry) {
@@ -176,7 +231,10 @@ export class RunCoordinator implements RunControl {
     const { runs, tasks } = this.deps.data;
     const run = await runs.active(conversationId);
     let stoppedTaskId: number | null = null;
-    if (run && (await runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' }))) {
+    if (
+      run &&
+      (await runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' }))
+    ) {
       this.settler.countEnd('cancelled', run);
       const entry = this.active.get(conversationId);
       if (entry && entry.runId === run.id) {
@@ -189,7 +247,16 @@ export class RunCoordinator implements RunControl {
         this.deps.cluster?.wake('stop', conversationId);
       }
       // Not executing here, so no end of it here shows its thread's session idle: shown now (an owner elsewhere shows it too).
-      if (entry?.runId !== run.id) showSession({ presence: this.deps.platforms.presence, conversations: this.deps.data.conversations, logger: this.deps.logger }, conversationId, 'idle');
+      if (entry?.runId !== run.id)
+        showSession(
+          {
+            presence: this.deps.platforms.presence,
+            conversations: this.deps.data.conversations,
+            logger: this.deps.logger,
+          },
+          conversationId,
+          'idle',
+        );
       // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
       const dropped = await this.deps.data.posts.dropUnsent(run.id);
       if (dropped > 0) this.deps.logger.debug({ runId: run.id, dropped }, 'unsent pieces of a stopped run dropped');
@@ -214,7 +281,8 @@ export class RunCoordinator implements RunControl {
   /** Resolves when no run is executing (tests and benchmarks). */
   async idle(): Promise<void> {
     // A claim under way (its transaction may still wait on the database) ends as an active run or as nothing.
-    while (this.active.size > 0 || this.underWay.count > 0) await Promise.allSettled([...this.active.values()].map((e) => e.done).concat(this.underWay.promises));
+    while (this.active.size > 0 || this.underWay.count > 0)
+      await Promise.allSettled([...this.active.values()].map((e) => e.done).concat(this.underWay.promises));
   }
 
   /** Starts executing a claimed run (run-execution.ts). */

@@ -38,17 +38,32 @@ export interface RunExecution {
  * `fence` is what the claim wrote: every write of this execution is conditional on it (fenced-run-writes.ts). The
  * execution ends with the settler's record of how it ended, except when another process owns the run by then.
  */
-export function launchRun(x: RunExecution, conversationId: string, run: RunRow, task: TaskRow | null, fence: RunFence, resume?: RunResume): void {
+export function launchRun(
+  x: RunExecution,
+  conversationId: string,
+  run: RunRow,
+  task: TaskRow | null,
+  fence: RunFence,
+  resume?: RunResume,
+): void {
   if (x.stoppedBeforeLaunch.get(conversationId) === run.id) return;
   const { data, clock, logger, cluster } = x.deps;
   const ref = data.conversations.refOf(conversationId);
   if (!ref || !x.deps.platforms.has(ref.platform)) {
     logger.error({ conversationId }, 'no adapter for this conversation; failing the run');
-    void x.settler.failUnlaunchable(conversationId, run, task).catch((err: unknown) => logger.error({ err, runId: run.id }, 'failing a run without an adapter failed'));
+    void x.settler
+      .failUnlaunchable(conversationId, run, task)
+      .catch((err: unknown) => logger.error({ err, runId: run.id }, 'failing a run without an adapter failed'));
     return;
   }
   const controller = new AbortController();
-  const entry: ActiveRun = { runId: run.id, taskId: task?.id ?? null, controller, reason: null, done: Promise.resolve() };
+  const entry: ActiveRun = {
+    runId: run.id,
+    taskId: task?.id ?? null,
+    controller,
+    reason: null,
+    done: Promise.resolve(),
+  };
   x.active.set(conversationId, entry);
   const writes = fenceRunWrites(fence, data, (err) => refused(x, conversationId, entry, err));
   cluster?.runStarted(run.id, conversationId, (why) => lose(x, conversationId, entry, why), fence.owner);
@@ -61,7 +76,18 @@ export function launchRun(x: RunExecution, conversationId: string, run: RunRow, 
   const execute = async () => {
     // A run taken over is answered again by its new owner: its unfinished preview goes, as at a shutdown.
     const shuttingDown = () => x.stopping() || entry.reason === 'taken_over';
-    const outcome = await x.launcher.execute({ conversationId, ref, run, task, signal: controller.signal, writes, working, ...(resume ? { resume } : {}), shuttingDown, holdTime: deadline.hold });
+    const outcome = await x.launcher.execute({
+      conversationId,
+      ref,
+      run,
+      task,
+      signal: controller.signal,
+      writes,
+      working,
+      ...(resume ? { resume } : {}),
+      shuttingDown,
+      holdTime: deadline.hold,
+    });
     await x.settler.settle(conversationId, run, task, outcome, entry.reason, writes);
   };
   entry.done = execute()
@@ -70,12 +96,16 @@ export function launchRun(x: RunExecution, conversationId: string, run: RunRow, 
       if (err instanceof RunFencedError) return;
       // An exception nobody expected (a failed write, a bug): end the run so the conversation is free again.
       logger.error({ err, runId: run.id, conversationId }, 'run crashed');
-      await x.settler.settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason, writes).catch((again: unknown) => {
-        if (!(again instanceof RunFencedError)) logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
-      });
+      await x.settler
+        .settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason, writes)
+        .catch((again: unknown) => {
+          if (!(again instanceof RunFencedError))
+            logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
+        });
     })
     .finally(() => {
-      if (entry.reason === 'taken_over') logger.info({ runId: run.id, conversationId }, 'stopped working on a run owned elsewhere now');
+      if (entry.reason === 'taken_over')
+        logger.info({ runId: run.id, conversationId }, 'stopped working on a run owned elsewhere now');
       deadline.clear();
       x.active.delete(conversationId);
       cluster?.runEnded(run.id);
@@ -91,7 +121,12 @@ function lose(x: RunExecution, conversationId: string, entry: ActiveRun, why: Ru
   entry.controller.abort();
   const { logger, data } = x.deps;
   logger.info({ runId: entry.runId, conversationId, why }, 'gave up a run owned elsewhere now');
-  if (why === 'stopped') void data.posts.dropUnsent(entry.runId).catch((err: unknown) => logger.warn({ err, runId: entry.runId }, 'dropping unsent pieces of a stopped run failed'));
+  if (why === 'stopped')
+    void data.posts
+      .dropUnsent(entry.runId)
+      .catch((err: unknown) =>
+        logger.warn({ err, runId: entry.runId }, 'dropping unsent pieces of a stopped run failed'),
+      );
 }
 
 /**

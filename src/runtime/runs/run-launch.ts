@@ -22,7 +22,11 @@ import { runSession, sessionEndOf, type RunSession } from './run-session.js';
  * The person a run acts for (DESIGN.md "On whose behalf"): stored with the run when it was claimed, else its
  * task's (a row written before the run kept its own). Null only for work that names nobody.
  */
-function principalOf(platform: string, run: Pick<RunRow, 'principal' | 'principalRoles'>, task: Pick<TaskRow, 'requestedBy' | 'requesterRoles'> | null): Person | null {
+function principalOf(
+  platform: string,
+  run: Pick<RunRow, 'principal' | 'principalRoles'>,
+  task: Pick<TaskRow, 'requestedBy' | 'requesterRoles'> | null,
+): Person | null {
   const userId = run.principal ?? task?.requestedBy ?? null;
   if (userId === null) return null;
   const roles = run.principal !== null ? run.principalRoles : (task?.requesterRoles ?? null);
@@ -72,7 +76,12 @@ export class RunLauncher {
   async execute(launch: Launch): Promise<RunOutcome> {
     const { ref, run, task } = launch;
     // The thread's session (Slack's Agent Sessions) follows the execution: working, waiting for a person, over.
-    const session = runSession(this.deps.platforms.presence, ref, { principalUserId: principalOf(ref.platform, run, task)?.userId ?? null, title: task?.title ?? null }, this.deps.logger);
+    const session = runSession(
+      this.deps.platforms.presence,
+      ref,
+      { principalUserId: principalOf(ref.platform, run, task)?.userId ?? null, title: task?.title ?? null },
+      this.deps.logger,
+    );
     session.started();
     try {
       return await this.executeIn(launch, session);
@@ -106,75 +115,89 @@ export class RunLauncher {
     const { agent } = deps;
     const { presence } = deps.platforms;
     const toolNames = agent.tools.specsFor(toolContext).map((t) => t.name);
-    const openLivePreview = () => presence.openStream(ref, toolContext.userId, { beforeMessage: () => writes.posts.recordPreview(conversationId, run.id) });
-    if (presence.canStream(ref) && agent.streaming !== false) launch.working.streamSteps(openLivePreview, launch.shuttingDown, () => deps.clock.now());
+    const openLivePreview = () =>
+      presence.openStream(ref, toolContext.userId, {
+        beforeMessage: () => writes.posts.recordPreview(conversationId, run.id),
+      });
+    if (presence.canStream(ref) && agent.streaming !== false)
+      launch.working.streamSteps(openLivePreview, launch.shuttingDown, () => deps.clock.now());
     const channel = channelOverridesFor(agent.channels ?? {}, ref);
     // The principal decides approvals and pays (a scheduled run: the schedule's creator).
     const approverId = principal?.userId ?? null;
     const payer: Payer | null = principal ? { platform: principal.platform, userId: principal.userId } : null;
     const budget = agent.budget?.forRun(run.id, payer, run.tokens);
-    const span = { runId: run.id, conversationId, platform: ref.platform, principal: principal ? `${principal.platform}:${principal.userId}` : null, resumed: run.steps > 0 || resume !== undefined, ...(budget ? { spentUsd: () => budget.spentUsd() } : {}) };
-    const traced = (execute: () => Promise<RunOutcome>) => (agent.runTracer ? agent.runTracer.trace(span, execute) : execute());
+    const span = {
+      runId: run.id,
+      conversationId,
+      platform: ref.platform,
+      principal: principal ? `${principal.platform}:${principal.userId}` : null,
+      resumed: run.steps > 0 || resume !== undefined,
+      ...(budget ? { spentUsd: () => budget.spentUsd() } : {}),
+    };
+    const traced = (execute: () => Promise<RunOutcome>) =>
+      agent.runTracer ? agent.runTracer.trace(span, execute) : execute();
     // A stream still showing steps is closed before the run is settled (and before a shutdown goes on).
-    return traced(() => executeRun(
-      {
-        runId: run.id,
-        conversation: ref,
-        signal: launch.signal,
-        systemPrompt: buildSystemPrompt({
-          platform: ref.platform,
-          now: deps.clock.now(),
-          timezone,
-          task,
-          maxSteps: deps.limits.maxSteps,
-          extra: skills?.prompt ? [...(agent.promptExtras ?? []), skills.prompt] : (agent.promptExtras ?? []),
-          toolNames,
-          ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
-        }),
-        goal: task ? goalMessage(task) : null,
-        ...(task?.images && task.images.length > 0 ? { goalImages: task.images } : {}),
-        toolContext,
-        approverId,
-        ...(budget ? { budget } : {}),
-        ...(channel.model ? { model: channel.model } : {}),
-        ...(resume ? { resume } : {}),
-        stepsTaken: run.steps,
-        // Where others read the conversation, an answer built on the principal's private material waits for their consent.
-        othersRead: presence.othersRead?.(ref) ?? true,
-      },
-      {
-        llm: agent.llm,
-        grants: deps.grants,
-        tools: agent.tools,
-        transcript: writes.transcript,
-        runs: writes.runs,
-        logger: deps.logger,
-        maxSteps: deps.limits.maxSteps,
-        contextBudget: deps.limits.contextBudget,
-        ...(agent.memory ? { memory: agent.memory } : {}),
-        askTimeoutMs: deps.limits.askTimeoutMs,
-        posts: writes.posts,
-        ...(writes.confirmHeld ? { confirmHeld: writes.confirmHeld } : {}),
-        now: () => deps.clock.now(),
-        activity: (a) => {
-          session.activity(a);
-          launch.working.activity(a);
+    return traced(() =>
+      executeRun(
+        {
+          runId: run.id,
+          conversation: ref,
+          signal: launch.signal,
+          systemPrompt: buildSystemPrompt({
+            platform: ref.platform,
+            now: deps.clock.now(),
+            timezone,
+            task,
+            maxSteps: deps.limits.maxSteps,
+            extra: skills?.prompt ? [...(agent.promptExtras ?? []), skills.prompt] : (agent.promptExtras ?? []),
+            toolNames,
+            ...(channel.prompt ? { channelPrompt: channel.prompt } : {}),
+          }),
+          goal: task ? goalMessage(task) : null,
+          ...(task?.images && task.images.length > 0 ? { goalImages: task.images } : {}),
+          toolContext,
+          approverId,
+          ...(budget ? { budget } : {}),
+          ...(channel.model ? { model: channel.model } : {}),
+          ...(resume ? { resume } : {}),
+          stepsTaken: run.steps,
+          // Where others read the conversation, an answer built on the principal's private material waits for their consent.
+          othersRead: presence.othersRead?.(ref) ?? true,
         },
-        ...(presence.canStream(ref)
-          ? {
-              // An answer continues in the stream showing the steps before it (Slack's task cards), else opens its own.
-              openPreview: () => launch.working.takeStream() ?? openLivePreview(),
-              shuttingDown: launch.shuttingDown,
-            }
-          : {}),
-      },
-    )
-      // Before the steps' stream closes: its end carries the session's state (Slack's chat.stopStream session_status).
-      .then((outcome) => {
-        session.ended(sessionEndOf({ outcome }, launch.shuttingDown()));
-        return outcome;
-      })
-      .finally(() => launch.working.closeSteps()));
+        {
+          llm: agent.llm,
+          grants: deps.grants,
+          tools: agent.tools,
+          transcript: writes.transcript,
+          runs: writes.runs,
+          logger: deps.logger,
+          maxSteps: deps.limits.maxSteps,
+          contextBudget: deps.limits.contextBudget,
+          ...(agent.memory ? { memory: agent.memory } : {}),
+          askTimeoutMs: deps.limits.askTimeoutMs,
+          posts: writes.posts,
+          ...(writes.confirmHeld ? { confirmHeld: writes.confirmHeld } : {}),
+          now: () => deps.clock.now(),
+          activity: (a) => {
+            session.activity(a);
+            launch.working.activity(a);
+          },
+          ...(presence.canStream(ref)
+            ? {
+                // An answer continues in the stream showing the steps before it (Slack's task cards), else opens its own.
+                openPreview: () => launch.working.takeStream() ?? openLivePreview(),
+                shuttingDown: launch.shuttingDown,
+              }
+            : {}),
+        },
+      )
+        // Before the steps' stream closes: its end carries the session's state (Slack's chat.stopStream session_status).
+        .then((outcome) => {
+          session.ended(sessionEndOf({ outcome }, launch.shuttingDown()));
+          return outcome;
+        })
+        .finally(() => launch.working.closeSteps()),
+    );
   }
 
   /** The skills of this run (null: none enabled here); a resumed run goes on following those it followed. Never fails the run. */
@@ -183,7 +206,13 @@ export class RunLauncher {
     if (!source) return null;
     const { conversationId, ref, run, resume, writes } = launch;
     try {
-      return await source.forRun({ conversation: ref, conversationId, runId: run.id, resumed: run.steps > 0 || resume !== undefined, transcript: writes.transcript });
+      return await source.forRun({
+        conversation: ref,
+        conversationId,
+        runId: run.id,
+        resumed: run.steps > 0 || resume !== undefined,
+        transcript: writes.transcript,
+      });
     } catch (err) {
       this.deps.logger.warn({ err, runId: run.id }, 'reading the skills of a run failed; it runs without them');
       return null;

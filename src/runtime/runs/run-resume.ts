@@ -47,7 +47,12 @@ export class RunResumer {
   constructor(private readonly deps: ResumeDeps) {}
 
   /** Null: the run was not waiting any more (answered, stopped or resumed elsewhere first). */
-  async resume(run: RunRow, answer: string | null, userId: string | null, source: AnswerSource): Promise<Resumed | null> {
+  async resume(
+    run: RunRow,
+    answer: string | null,
+    userId: string | null,
+    source: AnswerSource,
+  ): Promise<Resumed | null> {
     const { conversationId } = run;
     const task = run.taskId !== null ? await this.deps.tasks.get(run.taskId) : null;
     const minutes = Math.round(this.deps.askTimeoutMs / 60_000);
@@ -57,25 +62,69 @@ export class RunResumer {
       if (!question.approval && !question.signIn && !question.elicitation) {
         const result =
           answer === null
-            ? { ok: true, answer: 'no_answer', note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.` }
+            ? {
+                ok: true,
+                answer: 'no_answer',
+                note: `Nobody answered within ${minutes} minutes. Decide how to go on without the answer.`,
+              }
             : { ok: true, answer, ...(userId ? { answered_by: userId } : {}) };
-        await tx.transcript.append({ conversationId, runId: run.id, role: 'tool', content: JSON.stringify(result), toolCallId: question.toolCallId });
+        await tx.transcript.append({
+          conversationId,
+          runId: run.id,
+          role: 'tool',
+          content: JSON.stringify(result),
+          toolCallId: question.toolCallId,
+        });
       }
-      const decision: ApprovalDecision | 'timeout' | null = question.approval ? (answer === null ? 'timeout' : (parseApprovalDecision(answer) ?? 'deny')) : null;
+      const decision: ApprovalDecision | 'timeout' | null = question.approval
+        ? answer === null
+          ? 'timeout'
+          : (parseApprovalDecision(answer) ?? 'deny')
+        : null;
       // In the claim's transaction: the post shows the decision exactly when this process took the run back with it.
-      if (decision && source !== 'click') await this.showDecision(conversationId, run.id, question, decision, userId, tx);
-      if (question.signIn && question.messageId) await this.deps.changes.recordEdit(conversationId, run.id, question.messageId, `${question.question}\n\n${signInWaitEnded(signInOutcomeOf(answer, source))}`, tx);
-      if (question.elicitation) await closeCarriedOver(tx, this.deps.changes, run, question, elicitationOutcomeOf(answer, source, userId), this.deps.now());
+      if (decision && source !== 'click')
+        await this.showDecision(conversationId, run.id, question, decision, userId, tx);
+      if (question.signIn && question.messageId)
+        await this.deps.changes.recordEdit(
+          conversationId,
+          run.id,
+          question.messageId,
+          `${question.question}\n\n${signInWaitEnded(signInOutcomeOf(answer, source))}`,
+          tx,
+        );
+      if (question.elicitation)
+        await closeCarriedOver(
+          tx,
+          this.deps.changes,
+          run,
+          question,
+          elicitationOutcomeOf(answer, source, userId),
+          this.deps.now(),
+        );
       return { question, decision, fence: await tx.runs.fence(run.id) };
     });
     if (!resumed) return null;
     const { question, decision, fence } = resumed;
-    if (question.signIn) return { task, fence, resume: { signIn: question.signIn, outcome: signInOutcomeOf(answer, source) } };
-    if (question.elicitation) return { task, fence, resume: { elicitation: question.elicitation, outcome: elicitationOutcomeOf(answer, source, userId) } };
+    if (question.signIn)
+      return { task, fence, resume: { signIn: question.signIn, outcome: signInOutcomeOf(answer, source) } };
+    if (question.elicitation)
+      return {
+        task,
+        fence,
+        resume: { elicitation: question.elicitation, outcome: elicitationOutcomeOf(answer, source, userId) },
+      };
     if (!question.approval || !decision) return { task, fence };
-    await this.deps.approvals?.decided({ conversationId, runId: run.id, tool: question.approval.tool, call: question.approval.call, decision, decidedBy: decision === 'timeout' ? null : userId });
+    await this.deps.approvals?.decided({
+      conversationId,
+      runId: run.id,
+      tool: question.approval.tool,
+      call: question.approval.call,
+      decision,
+      decidedBy: decision === 'timeout' ? null : userId,
+    });
     // For the run's principal (the question names them), whoever decided: an admin's "always" is consent for that person's runs only.
-    if (decision === 'always') await this.deps.grants.grant(conversationId, question.approval.tool, userId, question.userId ?? run.principal);
+    if (decision === 'always')
+      await this.deps.grants.grant(conversationId, question.approval.tool, userId, question.userId ?? run.principal);
     return { task, fence, resume: { approval: question.approval, decision } };
   }
 
@@ -84,11 +133,27 @@ export class RunResumer {
    * message were posted over several, and `messageId` is the last of them: it keeps its own part of
    * the text (cut exactly as the outbox cut it), so the arguments still read whole.
    */
-  private async showDecision(conversationId: string, runId: string, question: PendingQuestion, decision: ApprovalDecision | 'timeout', userId: string | null, tx: Store): Promise<void> {
+  private async showDecision(
+    conversationId: string,
+    runId: string,
+    question: PendingQuestion,
+    decision: ApprovalDecision | 'timeout',
+    userId: string | null,
+    tx: Store,
+  ): Promise<void> {
     if (!question.messageId) return;
     const by = userId ? ` by <@${userId}>` : '';
-    const outcome = { once: `✅ Allowed once${by}.`, always: `✅ Always allowed here${by}.`, deny: `🚫 Denied${by}.`, timeout: '⌛ Nobody decided in time: not run.' }[decision];
-    const pieces = this.deps.changes.piecesOf(conversationId, { purpose: 'approval', text: question.question, ...(question.userId ? { mentionUserId: question.userId } : {}) });
+    const outcome = {
+      once: `✅ Allowed once${by}.`,
+      always: `✅ Always allowed here${by}.`,
+      deny: `🚫 Denied${by}.`,
+      timeout: '⌛ Nobody decided in time: not run.',
+    }[decision];
+    const pieces = this.deps.changes.piecesOf(conversationId, {
+      purpose: 'approval',
+      text: question.question,
+      ...(question.userId ? { mentionUserId: question.userId } : {}),
+    });
     const shown = pieces.at(-1)?.text ?? question.question;
     await this.deps.changes.recordEdit(conversationId, runId, question.messageId, `${shown}\n\n${outcome}`, tx);
   }

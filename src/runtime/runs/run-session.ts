@@ -35,17 +35,28 @@ export function sessionEndOf(result: { outcome: RunOutcome } | { error: unknown 
  * platform, and a failure is logged, never a reason to fail the run. `start` names the principal and a title,
  * which a platform uses when the session is created by this start (or has no title yet).
  */
-export function runSession(presence: Pick<Presence, 'setSession'>, ref: ConversationRef, start: { principalUserId: string | null; title: string | null }, logger: Logger): RunSession {
+export function runSession(
+  presence: Pick<Presence, 'setSession'>,
+  ref: ConversationRef,
+  start: { principalUserId: string | null; title: string | null },
+  logger: Logger,
+): RunSession {
   let shown: SessionState | null = null;
   let over = false;
   const show = (update: SessionUpdate) => {
     if (shown === update.state) return;
     shown = update.state;
-    void presence.setSession(ref, update).catch((err: unknown) => logger.warn({ err }, 'showing the session of the thread failed'));
+    void presence
+      .setSession(ref, update)
+      .catch((err: unknown) => logger.warn({ err }, 'showing the session of the thread failed'));
   };
   return {
     started() {
-      show({ state: 'working', ...(start.principalUserId ? { principalUserId: start.principalUserId } : {}), ...(start.title ? { title: start.title } : {}) });
+      show({
+        state: 'working',
+        ...(start.principalUserId ? { principalUserId: start.principalUserId } : {}),
+        ...(start.title ? { title: start.title } : {}),
+      });
     },
     activity(a) {
       if (!over) show({ state: a.activity === 'waiting' ? 'waiting' : 'working' });

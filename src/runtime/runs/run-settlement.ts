@@ -22,7 +22,10 @@ export interface SettlementInput {
 }
 
 /** The task change a settlement asks for; applied only while the task is still in progress. */
-export type TaskChange = { kind: 'complete'; summary: string } | { kind: 'fail'; reason: string } | { kind: 'requeue'; delayMs: number; reason: string };
+export type TaskChange =
+  | { kind: 'complete'; summary: string }
+  | { kind: 'fail'; reason: string }
+  | { kind: 'requeue'; delayMs: number; reason: string };
 
 /** How to record a run's end: run status, task change and the note for the thread, decided in one place. */
 export interface Settlement {
@@ -56,7 +59,11 @@ function decide(input: SettlementInput): Omit<Settlement, 'schedule'> {
   const retryOrFail = (reason: string, error: string, transient: boolean): Omit<Settlement, 'schedule'> => {
     if (transient && input.attempts < input.maxAttempts) {
       const delayMs = input.retryDelayMs(input.attempts);
-      return { run: { to: 'failed', error }, task: { kind: 'requeue', delayMs, reason }, note: notices.retrying(reason, delayMs) };
+      return {
+        run: { to: 'failed', error },
+        task: { kind: 'requeue', delayMs, reason },
+        note: notices.retrying(reason, delayMs),
+      };
     }
     return { run: { to: 'failed', error }, task: { kind: 'fail', reason }, note: notices.failed(reason) };
   };
@@ -64,7 +71,11 @@ function decide(input: SettlementInput): Omit<Settlement, 'schedule'> {
     case 'waiting':
       return { run: null, task: null, note: null };
     case 'completed':
-      return { run: { to: 'completed', summary: ending.summary }, task: { kind: 'complete', summary: ending.summary ?? 'Answered.' }, note: null };
+      return {
+        run: { to: 'completed', summary: ending.summary },
+        task: { kind: 'complete', summary: ending.summary ?? 'Answered.' },
+        note: null,
+      };
     case 'aborted':
       if (input.abortReason !== 'timeout') return { run: null, task: null, note: null };
       return {
@@ -73,16 +84,31 @@ function decide(input: SettlementInput): Omit<Settlement, 'schedule'> {
         note: notices.timeLimit(input.maxRunMinutes),
       };
     case 'step_limit':
-      return { run: { to: 'failed', error: 'step limit' }, task: { kind: 'fail', reason: `Stopped after ${ending.steps} steps (MAX_STEPS).` }, note: notices.stepLimit(ending.steps) };
+      return {
+        run: { to: 'failed', error: 'step limit' },
+        task: { kind: 'fail', reason: `Stopped after ${ending.steps} steps (MAX_STEPS).` },
+        note: notices.stepLimit(ending.steps),
+      };
     case 'failed':
       return retryOrFail(ending.reason, ending.reason, ending.transient);
     case 'over_budget': {
       const note = notices.overBudget(ending.stop, ending.runTokens);
-      return { run: { to: 'failed', error: `${ending.stop.unit === 'usd' ? 'spending' : 'token'} budget (${ending.stop.scope})` }, task: { kind: 'fail', reason: note }, note };
+      return {
+        run: {
+          to: 'failed',
+          error: `${ending.stop.unit === 'usd' ? 'spending' : 'token'} budget (${ending.stop.scope})`,
+        },
+        task: { kind: 'fail', reason: note },
+        note,
+      };
     }
     case 'target_gone':
       // Nobody can read a note there, so none is posted; the reason is kept on the run and the task.
-      return { run: { to: 'failed', error: `target gone: ${ending.reason}` }, task: { kind: 'fail', reason: notices.targetGone(ending.reason) }, note: null };
+      return {
+        run: { to: 'failed', error: `target gone: ${ending.reason}` },
+        task: { kind: 'fail', reason: notices.targetGone(ending.reason) },
+        note: null,
+      };
     case 'crashed': {
       const error = ending.error instanceof Error ? ending.error.message : String(ending.error);
       return retryOrFail(notices.crashed, `internal error: ${error}`, true);

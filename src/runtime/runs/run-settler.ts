@@ -36,7 +36,14 @@ export class RunSettler {
    * Records how a run ended. The transaction is a write of the run like its steps (`writes`: refused when
    * another process owns the run now).
    */
-  async settle(conversationId: string, run: RunRow, task: TaskRow | null, ending: RunEnding, reason: AbortReason | null, writes: RunWrites): Promise<void> {
+  async settle(
+    conversationId: string,
+    run: RunRow,
+    task: TaskRow | null,
+    ending: RunEnding,
+    reason: AbortReason | null,
+    writes: RunWrites,
+  ): Promise<void> {
     const { tasks, limits, clock, posts } = this.deps;
     const current = task ? await tasks.get(task.id) : null;
     const attempts = current?.attempts ?? limits.maxAttempts;
@@ -52,7 +59,13 @@ export class RunSettler {
     const change = settlement.run;
     if (!change) return;
     const applied = await writes.posts.atomically(async (tx) => {
-      if (!(await tx.runs.transition(run.id, ['running'], change.to, { ...(change.summary !== undefined ? { summary: change.summary } : {}), ...(change.error ? { error: change.error } : {}) }))) return false;
+      if (
+        !(await tx.runs.transition(run.id, ['running'], change.to, {
+          ...(change.summary !== undefined ? { summary: change.summary } : {}),
+          ...(change.error ? { error: change.error } : {}),
+        }))
+      )
+        return false;
       const open = current?.status === 'in_progress';
       if (task && open && settlement.task) {
         const t = settlement.task;
@@ -64,14 +77,16 @@ export class RunSettler {
       return true;
     });
     if (!applied) return;
-    if (settlement.schedule && task?.scheduleId != null) await this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
+    if (settlement.schedule && task?.scheduleId != null)
+      await this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
     this.countEnd(change.to, run);
     if (settlement.task?.kind === 'requeue') this.deps.requeued(conversationId, settlement.task.delayMs);
   }
 
   /** Fails a claimed run that cannot execute here: no adapter is connected for its platform. */
   async failUnlaunchable(conversationId: string, run: RunRow, task: TaskRow | null): Promise<void> {
-    if (await this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' })) this.countEnd('failed', run);
+    if (await this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' }))
+      this.countEnd('failed', run);
     if (task) await this.deps.tasks.fail(conversationId, task.id, 'No chat adapter is connected for this platform.');
   }
 

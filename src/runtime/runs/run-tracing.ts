@@ -31,7 +31,10 @@ export interface RunTracer {
  * hash per run is measurable on the message path); bounded. The key is read once, on the first traced run; when it
  * cannot be read the attribute is left out (never an unkeyed hash).
  */
-function memoPseudonym(key: () => Promise<Buffer>, logger: Logger): { known(principal: string): string | undefined; compute(principal: string): Promise<string | undefined> } {
+function memoPseudonym(
+  key: () => Promise<Buffer>,
+  logger: Logger,
+): { known(principal: string): string | undefined; compute(principal: string): Promise<string | undefined> } {
   const known = new Map<string, string>();
   let loaded: Promise<Buffer | null> | null = null;
   const compute = async (principal: string) => {
@@ -69,15 +72,35 @@ const FAILED = new Set<RunOutcome['kind']>(['failed', 'over_budget', 'step_limit
  * statement on every message's path. A crash within RECORD_AFTER_MS of a run's start loses its link. Any failure
  * here only loses the link, never the run.
  */
-export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger: Logger, clock: Clock = systemClock, secretKey?: string): RunTracer {
+export function createRunTracer(
+  tracing: Tracing,
+  traces: RunTraceStore,
+  logger: Logger,
+  clock: Clock = systemClock,
+  secretKey?: string,
+): RunTracer {
   const live = new Map<string, string>();
   // The key of `errand.principal` (principal-pseudonym.ts): ERRAND_SECRET_KEY's when set, else the stored one.
   const pseudonym = memoPseudonym(() => pseudonymKey(secretKey, traces), logger);
   return {
     async trace(info, execute) {
       if (!tracing.enabled) return execute();
-      const earlier = !info.resumed ? null : await traces.traceOf(info.runId).catch((err: unknown) => (logger.debug({ err, runId: info.runId }, 'reading the trace a run started in failed'), null));
-      const principal = info.principal === null ? undefined : tracing.captureContent ? info.principal : (pseudonym.known(info.principal) ?? (await pseudonym.compute(info.principal)));
+      const earlier = !info.resumed
+        ? null
+        : await traces
+            .traceOf(info.runId)
+            .catch(
+              (err: unknown) => (
+                logger.debug({ err, runId: info.runId }, 'reading the trace a run started in failed'),
+                null
+              ),
+            );
+      const principal =
+        info.principal === null
+          ? undefined
+          : tracing.captureContent
+            ? info.principal
+            : (pseudonym.known(info.principal) ?? (await pseudonym.compute(info.principal)));
       const attributes = {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': 'errand',
@@ -90,30 +113,36 @@ export function createRunTracer(tracing: Tracing, traces: RunTraceStore, logger:
       };
       // A new trace of its own (never the child of whatever was active when the coordinator started it). Not the
       // active span: its requests and tool calls find it by the run (`parentOf`), so the run needs no async context.
-      return tracing.span('invoke_agent errand', { parent: null, active: false, attributes, links: earlier ? [earlier] : [] }, async (span) => {
-        const traceparent = span.traceparent();
-        live.set(info.runId, traceparent);
-        // A resumed run's first trace is kept already.
-        let recorded = info.resumed;
-        const record = () => {
-          if (recorded) return;
-          recorded = true;
-          void traces.recordTrace(info.runId, traceparent).catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
-        };
-        const timer = recorded ? null : clock.setTimer(record, RECORD_AFTER_MS);
-        let outcome: RunOutcome | null = null;
-        try {
-          outcome = await execute();
-          span.set({ 'errand.run.outcome': outcome.kind, 'errand.run.cost_usd': info.spentUsd?.() });
-          if (FAILED.has(outcome.kind)) span.fail(outcome.kind);
-          return outcome;
-        } finally {
-          if (timer !== null) clock.clearTimer(timer);
-          // A completed run never executes again: nothing will look its first trace up.
-          if (outcome?.kind !== 'completed') record();
-          live.delete(info.runId);
-        }
-      });
+      return tracing.span(
+        'invoke_agent errand',
+        { parent: null, active: false, attributes, links: earlier ? [earlier] : [] },
+        async (span) => {
+          const traceparent = span.traceparent();
+          live.set(info.runId, traceparent);
+          // A resumed run's first trace is kept already.
+          let recorded = info.resumed;
+          const record = () => {
+            if (recorded) return;
+            recorded = true;
+            void traces
+              .recordTrace(info.runId, traceparent)
+              .catch((err: unknown) => logger.debug({ err, runId: info.runId }, 'recording the trace of a run failed'));
+          };
+          const timer = recorded ? null : clock.setTimer(record, RECORD_AFTER_MS);
+          let outcome: RunOutcome | null = null;
+          try {
+            outcome = await execute();
+            span.set({ 'errand.run.outcome': outcome.kind, 'errand.run.cost_usd': info.spentUsd?.() });
+            if (FAILED.has(outcome.kind)) span.fail(outcome.kind);
+            return outcome;
+          } finally {
+            if (timer !== null) clock.clearTimer(timer);
+            // A completed run never executes again: nothing will look its first trace up.
+            if (outcome?.kind !== 'completed') record();
+            live.delete(info.runId);
+          }
+        },
+      );
     },
     parentOf: (runId) => live.get(runId) ?? null,
   };

@@ -57,9 +57,20 @@ function upsert(list: RunStep[], step: RunStep): boolean {
  * platform with the whole step list (Discord's note, the console), and, where a stream can show them,
  * to the steps stream opened at the first step and handed to the next answer (`takeStream`).
  */
-export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: ConversationRef, runId: string, task: TaskRow | null, logger: Logger): RunWorkingStatus {
-  const working: WorkingStatus = { runId, stopActionId: stopActionId(runId), ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}) };
-  const showWorking = (status: WorkingStatus) => presence.setWorking(ref, status).catch((err: unknown) => logger.warn({ err }, 'showing the working status failed'));
+export function runWorkingStatus(
+  presence: Pick<Presence, 'setWorking'>,
+  ref: ConversationRef,
+  runId: string,
+  task: TaskRow | null,
+  logger: Logger,
+): RunWorkingStatus {
+  const working: WorkingStatus = {
+    runId,
+    stopActionId: stopActionId(runId),
+    ...(task?.sourceMessageId ? { sourceMessageId: task.sourceMessageId } : {}),
+  };
+  const showWorking = (status: WorkingStatus) =>
+    presence.setWorking(ref, status).catch((err: unknown) => logger.warn({ err }, 'showing the working status failed'));
   const steps: RunStep[] = [];
   let line: RunActivity | null = null;
   let opener: (() => AnswerStream | null) | null = null;
@@ -143,7 +154,9 @@ export function runWorkingStatus(presence: Pick<Presence, 'setWorking'>, ref: Co
     clear: () => {
       opener = null;
       void endStream();
-      void presence.setWorking(ref, null).catch((err: unknown) => logger.warn({ err }, 'clearing the working status failed'));
+      void presence
+        .setWorking(ref, null)
+        .catch((err: unknown) => logger.warn({ err }, 'clearing the working status failed'));
     },
   };
 }

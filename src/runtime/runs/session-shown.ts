@@ -18,5 +18,9 @@ export interface SessionShowDeps {
 export function showSession(deps: SessionShowDeps, conversationId: string, state: SessionState): void {
   const ref = deps.conversations.refOf(conversationId);
   if (!ref) return;
-  void deps.presence.setSession(ref, { state }).catch((err: unknown) => deps.logger.warn({ err, conversationId, state }, 'showing the session of the thread failed'));
+  void deps.presence
+    .setSession(ref, { state })
+    .catch((err: unknown) =>
+      deps.logger.warn({ err, conversationId, state }, 'showing the session of the thread failed'),
+    );
 }

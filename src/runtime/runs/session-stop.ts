@@ -41,12 +41,27 @@ export interface SessionStopDeps {
  */
 export async function handleSessionStop(stop: SessionStop, deps: SessionStopDeps): Promise<void> {
   const ref = stop.conversation;
-  if (!(await deps.dedupe.firstSight(`session-stop:${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}:${stop.eventId}`, deps.clock.now()))) return;
+  if (
+    !(await deps.dedupe.firstSight(
+      `session-stop:${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}:${stop.eventId}`,
+      deps.clock.now(),
+    ))
+  )
+    return;
   const person = personOf(ref.platform, stop.userId, stop.roles);
-  const verdict = deps.access.check(person, { platform: ref.platform, channel: ref.channel, direct: stop.direct === true });
+  const verdict = deps.access.check(person, {
+    platform: ref.platform,
+    channel: ref.channel,
+    direct: stop.direct === true,
+  });
   if (!verdict.allowed) {
-    deps.logger.info({ platform: ref.platform, channel: ref.channel, userId: stop.userId, reason: verdict.reason }, 'access refused: a session stop changes nothing');
-    await deps.presence.tellPrivately(ref, stop.userId, refusalText(verdict.reason)).catch((err: unknown) => deps.logger.warn({ err }, 'telling a refused person failed'));
+    deps.logger.info(
+      { platform: ref.platform, channel: ref.channel, userId: stop.userId, reason: verdict.reason },
+      'access refused: a session stop changes nothing',
+    );
+    await deps.presence
+      .tellPrivately(ref, stop.userId, refusalText(verdict.reason))
+      .catch((err: unknown) => deps.logger.warn({ err }, 'telling a refused person failed'));
     return;
   }
   const conversationId = conversationKey(ref);
@@ -54,15 +69,27 @@ export async function handleSessionStop(stop: SessionStop, deps: SessionStopDeps
   const run = known ? await deps.runs.active(conversationId) : null;
   if (!run) {
     deps.logger.info({ conversationId, userId: stop.userId }, 'Stop on a session with no run: showing it idle');
-    return void deps.presence.setSession(ref, { state: 'idle' }).catch((err: unknown) => deps.logger.warn({ err, conversationId }, 'showing the session of the thread as idle failed'));
+    return void deps.presence
+      .setSession(ref, { state: 'idle' })
+      .catch((err: unknown) =>
+        deps.logger.warn({ err, conversationId }, 'showing the session of the thread as idle failed'),
+      );
   }
   if (!(await deps.authority.mayStop(conversationId, person))) {
-    deps.logger.info({ conversationId, runId: run.id, userId: stop.userId }, 'a session stop by someone who may not stop this run: it goes on');
-    await deps.changes.recordEphemeral(conversationId, stop.userId, notices.notAllowedToStop).catch((err: unknown) => deps.logger.warn({ err }, 'recording a private notice failed'));
+    deps.logger.info(
+      { conversationId, runId: run.id, userId: stop.userId },
+      'a session stop by someone who may not stop this run: it goes on',
+    );
+    await deps.changes
+      .recordEphemeral(conversationId, stop.userId, notices.notAllowedToStop)
+      .catch((err: unknown) => deps.logger.warn({ err }, 'recording a private notice failed'));
     return;
   }
   const result = await deps.coordinator.stopConversation(conversationId, false);
-  deps.logger.info({ conversationId, runId: run.id, userId: stop.userId, stopped: result.stoppedRun }, 'stopped by the session Stop');
+  deps.logger.info(
+    { conversationId, runId: run.id, userId: stop.userId, stopped: result.stoppedRun },
+    'stopped by the session Stop',
+  );
   if (result.stoppedRun) announceStop(deps.commands, conversationId, stop.userId, result.stoppedTaskId, 0);
   // Ended on its own meanwhile: its end showed the session idle already, unless its process died first.
   else showSession(deps, conversationId, 'idle');

@@ -7,7 +7,9 @@ import type { StoredPrincipal } from '../../runs/run-store.js';
 import { personOf } from '../../access/access-policy.js';
 
 /** Whether a schedule's run may go on at this fire, and for whom. */
-export type CreatorVerdict = { readonly kind: 'allowed'; readonly principal: StoredPrincipal | null } | { readonly kind: 'refused'; readonly reason: string };
+export type CreatorVerdict =
+  | { readonly kind: 'allowed'; readonly principal: StoredPrincipal | null }
+  | { readonly kind: 'refused'; readonly reason: string };
 
 export interface CreatorRightsDeps {
   readonly access: AccessPolicy;
@@ -28,13 +30,22 @@ export function creatorRightsAtFire(deps: CreatorRightsDeps): (schedule: Schedul
     // Made by the agent before runs had principals: nobody to check, as before.
     if (schedule.createdBy === 'agent') return { kind: 'allowed', principal: null };
     const lookup = deps.memberRoles(schedule.platform);
-    const roles = lookup && sharedWorkspaceOf(schedule) !== null ? await lookup.rolesOf(schedule.workspace, schedule.createdBy) : [];
+    const roles =
+      lookup && sharedWorkspaceOf(schedule) !== null
+        ? await lookup.rolesOf(schedule.workspace, schedule.createdBy)
+        : [];
     const person = personOf(schedule.platform, schedule.createdBy, roles);
     if (!deps.access.mayUse(person)) {
-      return { kind: 'refused', reason: `its creator <@${schedule.createdBy}> may no longer use Errand (not allowed by access.users any more${lookup ? ', with the roles they have now' : ''})` };
+      return {
+        kind: 'refused',
+        reason: `its creator <@${schedule.createdBy}> may no longer use Errand (not allowed by access.users any more${lookup ? ', with the roles they have now' : ''})`,
+      };
     }
     if (deps.rights.refusal(person, { row: schedule, place: null }) !== null) {
-      return { kind: 'refused', reason: `its creator <@${schedule.createdBy}> may no longer run schedules that post into a channel (access.schedules allows only admins, and they are not one now)` };
+      return {
+        kind: 'refused',
+        reason: `its creator <@${schedule.createdBy}> may no longer run schedules that post into a channel (access.schedules allows only admins, and they are not one now)`,
+      };
     }
     return { kind: 'allowed', principal: { userId: schedule.createdBy, roles: roles.length > 0 ? roles : null } };
   };

@@ -55,7 +55,12 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
   const now = () => clock.now();
 
   /** Queues the prompt in `conversationId` and ends the launch, in one transaction; then the conversation is pumped. */
-  const queue = async (conversationId: string, launch: ScheduleLaunchRow | null, schedule: ScheduleRow, principal: CreatorVerdict & { kind: 'allowed' }): Promise<LaunchSetback | void> => {
+  const queue = async (
+    conversationId: string,
+    launch: ScheduleLaunchRow | null,
+    schedule: ScheduleRow,
+    principal: CreatorVerdict & { kind: 'allowed' },
+  ): Promise<LaunchSetback | void> => {
     const queued = await store
       .atomically(async (tx) => {
         // The schedule's creator is the task's principal (roles as read now): they decide its approvals, pay for it, may stop it.
@@ -70,7 +75,8 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
           fromSchedule: true,
         });
         if (!added.ok) throw new Error(added.error);
-        if (launch && !(await tx.schedules.endLaunch(launch.id, 'started', null, now()))) throw new LaunchTakenElsewhere();
+        if (launch && !(await tx.schedules.endLaunch(launch.id, 'started', null, now())))
+          throw new LaunchTakenElsewhere();
         return true;
       })
       .catch((err: unknown) => {
@@ -82,14 +88,19 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
   };
 
   /** Records the channel post once per launch (with the launch, in one transaction) and returns its outbox row. */
-  const notePosted = async (channel: ChannelRef, launch: ScheduleLaunchRow | null, schedule: ScheduleRow): Promise<number | null> => {
+  const notePosted = async (
+    channel: ChannelRef,
+    launch: ScheduleLaunchRow | null,
+    schedule: ScheduleRow,
+  ): Promise<number | null> => {
     if (launch?.noteOutboxId != null) return launch.noteOutboxId;
     const inChannel = await store.conversations.ensure({ ...channel, thread: null });
     const text = `⏰ **Scheduled prompt #${schedule.id}:** ${launch?.prompt ?? schedule.prompt}`;
     return store
       .atomically(async (tx) => {
         const last = (await deps.posts.record(inChannel, null, { purpose: 'note', text }, tx)).at(-1) ?? null;
-        if (launch && last !== null && !(await tx.schedules.setLaunchNote(launch.id, last, now()))) throw new LaunchTakenElsewhere();
+        if (launch && last !== null && !(await tx.schedules.setLaunchNote(launch.id, last, now())))
+          throw new LaunchTakenElsewhere();
         return last;
       })
       .catch((err: unknown) => {
@@ -99,7 +110,15 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
   };
 
   /** One attempt at a launch the scheduler claimed: rights, then the work of the target. Transient failures come back as `retry`. */
-  const attempt = async (scheduleId: number, launchId: number | undefined, work: (launch: ScheduleLaunchRow | null, schedule: ScheduleRow, verdict: CreatorVerdict & { kind: 'allowed' }) => Promise<LaunchSetback | void>): Promise<LaunchSetback | void> => {
+  const attempt = async (
+    scheduleId: number,
+    launchId: number | undefined,
+    work: (
+      launch: ScheduleLaunchRow | null,
+      schedule: ScheduleRow,
+      verdict: CreatorVerdict & { kind: 'allowed' },
+    ) => Promise<LaunchSetback | void>,
+  ): Promise<LaunchSetback | void> => {
     const launch = launchId === undefined ? null : await store.schedules.launch(launchId);
     if (launchId !== undefined && launch?.status !== 'pending') return { kind: 'elsewhere' };
     const end = async (status: 'refused' | 'dropped' | 'failed', error: string | null) => {
@@ -114,7 +133,9 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
       const verdict = await deps.rightsAtFire(schedule);
       if (verdict.kind === 'refused') {
         await end('refused', verdict.reason);
-        await deps.tellPaused(schedule, verdict.reason).catch((err: unknown) => deps.logger.warn({ err, scheduleId }, 'telling of a paused schedule failed'));
+        await deps
+          .tellPaused(schedule, verdict.reason)
+          .catch((err: unknown) => deps.logger.warn({ err, scheduleId }, 'telling of a paused schedule failed'));
         return { kind: 'refused', reason: verdict.reason };
       }
       return await work(launch, schedule, verdict);
@@ -134,13 +155,15 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
   return {
     async queueInConversation(conversationId, _prompt, scheduleId, launchId) {
       return attempt(scheduleId, launchId, async (launch, schedule, verdict) => {
-        if (!(await store.conversations.get(conversationId))) throw new LaunchImpossible(`the conversation ${conversationId} no longer exists`);
+        if (!(await store.conversations.get(conversationId)))
+          throw new LaunchImpossible(`the conversation ${conversationId} no longer exists`);
         return queue(conversationId, launch, schedule, verdict);
       });
     },
     async startInChannel(channel: ChannelRef, _prompt, scheduleId, launchId) {
       if (!deps.platforms.has(channel.platform)) {
-        if (launchId !== undefined) await store.schedules.endLaunch(launchId, 'failed', `no ${channel.platform} adapter is connected`, now());
+        if (launchId !== undefined)
+          await store.schedules.endLaunch(launchId, 'failed', `no ${channel.platform} adapter is connected`, now());
         throw new Error(`no ${channel.platform} adapter is connected`);
       }
       return attempt(scheduleId, launchId, async (launch, schedule, verdict) => {
@@ -151,14 +174,19 @@ export function createScheduleLauncher(deps: ScheduleLauncherDeps): ScheduleLaun
         if (posted === null) {
           if (deps.stopping?.aborted) {
             // Finished after the next start, at once: the claim is given back.
-            if (launch) await store.schedules.delayLaunch(launch.id, now(), 'Errand stopped before the post went out', now());
+            if (launch)
+              await store.schedules.delayLaunch(launch.id, now(), 'Errand stopped before the post went out', now());
             return { kind: 'interrupted' };
           }
           // The outbox gave up on it: the next attempt posts it anew.
           if (launch) await store.schedules.setLaunchNote(launch.id, null, now());
           throw new AdapterError(`the scheduled prompt could not be posted in ${channel.channel}`);
         }
-        const thread = await deps.threads.openThread(channel, posted, `⏰ ${titleFrom(launch?.prompt ?? schedule.prompt)}`.slice(0, 100));
+        const thread = await deps.threads.openThread(
+          channel,
+          posted,
+          `⏰ ${titleFrom(launch?.prompt ?? schedule.prompt)}`.slice(0, 100),
+        );
         return queue(await store.conversations.ensure(thread), launch, schedule, verdict);
       });
     },

@@ -24,7 +24,10 @@ export function createPgEventDedupe(db: PgExecutor): EventDedupe {
       return rows.length === 1;
     },
     async prune(before) {
-      const rows = await db.delete(processedEvents).where(lt(processedEvents.receivedAt, before)).returning({ key: processedEvents.key });
+      const rows = await db
+        .delete(processedEvents)
+        .where(lt(processedEvents.receivedAt, before))
+        .returning({ key: processedEvents.key });
       return rows.length;
     },
   };

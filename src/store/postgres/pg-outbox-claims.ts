@@ -19,7 +19,11 @@ const claimRow = prepared((d) =>
     })
     .returning({ id: outboxClaims.conversationId }),
 );
-const releaseRow = prepared((d) => d.delete(outboxClaims).where(and(eq(outboxClaims.conversationId, P('conversationId')), eq(outboxClaims.owner, P('owner')))));
+const releaseRow = prepared((d) =>
+  d
+    .delete(outboxClaims)
+    .where(and(eq(outboxClaims.conversationId, P('conversationId')), eq(outboxClaims.owner, P('owner')))),
+);
 
 /**
  * Outbox claims on PostgreSQL, modelled on the run leases: one `outbox_claims` row per conversation being
@@ -28,11 +32,16 @@ const releaseRow = prepared((d) => d.delete(outboxClaims).where(and(eq(outboxCla
  * exactly one posts; the holder renews every third of the lease and deletes the row when it has drained
  * the conversation. Writes happen per worker turn (a burst of posts), never per post.
  */
-export function createPgOutboxClaims(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): Pick<OutboxStore, 'claim'> {
+export function createPgOutboxClaims(
+  db: PgExecutor,
+  clock: Clock,
+  ownership: RunOwnership | null,
+): Pick<OutboxStore, 'claim'> {
   // A store opened without an owner name (tools, tests) still needs one that no other process uses.
   const owner = ownership?.processId ?? `outbox-${randomUUID()}`;
   const leaseMs = ownership?.leaseMs ?? 30_000;
-  const mine = (conversationId: string) => and(eq(outboxClaims.conversationId, conversationId), eq(outboxClaims.owner, owner));
+  const mine = (conversationId: string) =>
+    and(eq(outboxClaims.conversationId, conversationId), eq(outboxClaims.owner, owner));
 
   const held = (conversationId: string): OutboxClaim => ({
     renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)),
@@ -54,7 +63,10 @@ export function createPgOutboxClaims(db: PgExecutor, clock: Clock, ownership: Ru
       const now = clock.now();
       const won = await claimRow(db, { conversationId, owner, until: now + leaseMs, now });
       if (won.length === 1) return { kind: 'claimed', claim: held(conversationId) };
-      const [current] = await db.select({ until: outboxClaims.claimUntil }).from(outboxClaims).where(eq(outboxClaims.conversationId, conversationId));
+      const [current] = await db
+        .select({ until: outboxClaims.claimUntil })
+        .from(outboxClaims)
+        .where(eq(outboxClaims.conversationId, conversationId));
       return { kind: 'busy', until: current?.until ?? now };
     },
   };

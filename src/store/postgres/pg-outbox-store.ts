@@ -31,24 +31,53 @@ const nextPendingRow = prepared((d) =>
 const addOne = prepared((d) =>
   d
     .insert(outbox)
-    .values({ conversationId: P('conversationId'), runId: P('runId'), purpose: P('purpose'), payload: sql`${P('payload')}::jsonb`, status: 'pending', createdAt: P('now') })
+    .values({
+      conversationId: P('conversationId'),
+      runId: P('runId'),
+      purpose: P('purpose'),
+      payload: sql`${P('payload')}::jsonb`,
+      status: 'pending',
+      createdAt: P('now'),
+    })
     .returning({ id: outbox.id }),
 );
-const countOutboxAttempt = prepared((d) => d.update(outbox).set({ attempts: sqlIncrement() }).where(eq(outbox.id, P('id'))));
+const countOutboxAttempt = prepared((d) =>
+  d
+    .update(outbox)
+    .set({ attempts: sqlIncrement() })
+    .where(eq(outbox.id, P('id'))),
+);
 const markRowPosted = prepared((d) =>
   d
     .update(outbox)
-    .set({ status: 'posted', platformMessageId: sql`${P('platformMessageId')}`, postedAt: sql`${P('now')}`, error: null })
+    .set({
+      status: 'posted',
+      platformMessageId: sql`${P('platformMessageId')}`,
+      postedAt: sql`${P('now')}`,
+      error: null,
+    })
     .where(and(eq(outbox.id, P('id')), pending))
     .returning({ id: outbox.id }),
 );
-const rowState = prepared((d) => d.select({ status: outbox.status, platformMessageId: outbox.platformMessageId, conversationId: outbox.conversationId }).from(outbox).where(eq(outbox.id, P('id'))));
+const rowState = prepared((d) =>
+  d
+    .select({
+      status: outbox.status,
+      platformMessageId: outbox.platformMessageId,
+      conversationId: outbox.conversationId,
+    })
+    .from(outbox)
+    .where(eq(outbox.id, P('id'))),
+);
 
 /** The outbox on PostgreSQL: jsonb payloads read back through the zod schema, conditional status updates. */
 export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): OutboxStore {
   const me = ownership?.processId ?? null;
   const markFailed = async (id: number, error: string) => {
-    await db.update(outbox).set({ status: 'failed', error }).where(and(eq(outbox.id, id), pending));
+    await db
+      .update(outbox)
+      .set({ status: 'failed', error })
+      .where(and(eq(outbox.id, id), pending));
   };
   const nextPending = async (conversationId: string): Promise<PendingPost | null> => {
     const [found] = await nextPendingRow(db, { me, conversationId });
@@ -60,17 +89,38 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
       await markFailed(raw.id, 'unreadable payload');
       return nextPending(conversationId);
     }
-    return { id: raw.id, conversationId: raw.conversationId, runId: raw.runId, purpose: purpose.data, payload: payload.data, attempts: raw.attempts, notBefore: raw.notBefore, runningElsewhere: found.runningElsewhere === true };
+    return {
+      id: raw.id,
+      conversationId: raw.conversationId,
+      runId: raw.runId,
+      purpose: purpose.data,
+      payload: payload.data,
+      attempts: raw.attempts,
+      notBefore: raw.notBefore,
+      runningElsewhere: found.runningElsewhere === true,
+    };
   };
   return {
     sharedWithOtherProcesses: true,
     async add(conversationId, runId, purpose, pieces) {
       if (pieces.length === 0) return [];
       const now = clock.now();
-      if (pieces.length === 1) return (await addOne(db, { conversationId, runId, purpose, payload: JSON.stringify(pieces[0]), now })).map((r) => r.id);
+      if (pieces.length === 1)
+        return (await addOne(db, { conversationId, runId, purpose, payload: JSON.stringify(pieces[0]), now })).map(
+          (r) => r.id,
+        );
       const rows = await db
         .insert(outbox)
-        .values(pieces.map((payload) => ({ conversationId, runId, purpose, payload, status: 'pending' as const, createdAt: now })))
+        .values(
+          pieces.map((payload) => ({
+            conversationId,
+            runId,
+            purpose,
+            payload,
+            status: 'pending' as const,
+            createdAt: now,
+          })),
+        )
         .returning({ id: outbox.id });
       return rows.map((r) => r.id).sort((a, b) => a - b);
     },
@@ -88,7 +138,11 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
     },
     markFailed,
     async failConversation(conversationId, error) {
-      const rows = await db.update(outbox).set({ status: 'failed', error }).where(and(eq(outbox.conversationId, conversationId), pending)).returning({ id: outbox.id });
+      const rows = await db
+        .update(outbox)
+        .set({ status: 'failed', error })
+        .where(and(eq(outbox.conversationId, conversationId), pending))
+        .returning({ id: outbox.id });
       return rows.map((r) => r.id).sort((a, b) => a - b);
     },
     async dropUnsent(runId) {
@@ -100,10 +154,16 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
       return rows.map((r) => r.id).sort((a, b) => a - b);
     },
     async defer(id, notBefore, error) {
-      await db.update(outbox).set({ notBefore, error }).where(and(eq(outbox.id, id), pending));
+      await db
+        .update(outbox)
+        .set({ notBefore, error })
+        .where(and(eq(outbox.id, id), pending));
     },
     async prune(before) {
-      const rows = await db.delete(outbox).where(and(ne(outbox.status, 'pending'), lt(outbox.createdAt, before))).returning({ id: outbox.id });
+      const rows = await db
+        .delete(outbox)
+        .where(and(ne(outbox.status, 'pending'), lt(outbox.createdAt, before)))
+        .returning({ id: outbox.id });
       return rows.length;
     },
     async state(id) {

@@ -30,8 +30,18 @@ const createRun = prepared((d) =>
     .onConflictDoNothing()
     .returning(),
 );
-const getRun = prepared((d) => d.select().from(runs).where(eq(runs.id, P('id'))));
-const activeRun = prepared((d) => d.select().from(runs).where(and(eq(runs.conversationId, P('conversationId')), ACTIVE)));
+const getRun = prepared((d) =>
+  d
+    .select()
+    .from(runs)
+    .where(eq(runs.id, P('id'))),
+);
+const activeRun = prepared((d) =>
+  d
+    .select()
+    .from(runs)
+    .where(and(eq(runs.conversationId, P('conversationId')), ACTIVE)),
+);
 const transitionRun = prepared((d) =>
   d
     .update(runs)
@@ -54,14 +64,35 @@ const countRunStep = prepared((d) =>
     .where(eq(runs.id, P('id')))
     .returning({ steps: runs.steps }),
 );
-const expiredQuestionRuns = prepared((d) => d.select().from(runs).where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, P('now')))).limit(P('limit')));
-const fenceOf = prepared((d) => d.select({ owner: runs.owner, generation: runs.leaseGeneration }).from(runs).where(eq(runs.id, P('id'))));
+const expiredQuestionRuns = prepared((d) =>
+  d
+    .select()
+    .from(runs)
+    .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, P('now'))))
+    .limit(P('limit')),
+);
+const fenceOf = prepared((d) =>
+  d
+    .select({ owner: runs.owner, generation: runs.leaseGeneration })
+    .from(runs)
+    .where(eq(runs.id, P('id'))),
+);
 // FOR NO KEY UPDATE: a takeover (or a renewal) of this row waits for the caller's transaction, and
 // one that committed first is seen here; two writes of the same run take turns.
 const holdsOwned = prepared((d) =>
-  d.select({ id: runs.id }).from(runs).where(and(eq(runs.id, P('id')), eq(runs.owner, P('owner')), eq(runs.leaseGeneration, P('generation')))).for('no key update'),
+  d
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.id, P('id')), eq(runs.owner, P('owner')), eq(runs.leaseGeneration, P('generation'))))
+    .for('no key update'),
 );
-const holdsUnowned = prepared((d) => d.select({ id: runs.id }).from(runs).where(and(eq(runs.id, P('id')), isNull(runs.owner), eq(runs.leaseGeneration, P('generation')))).for('no key update'));
+const holdsUnowned = prepared((d) =>
+  d
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.id, P('id')), isNull(runs.owner), eq(runs.leaseGeneration, P('generation'))))
+    .for('no key update'),
+);
 
 /** Who runs what on a shared database: this process's id and how long its claim on a run holds. */
 export interface RunOwnership {
@@ -75,7 +106,14 @@ export interface RunOwnership {
  * and a new lease generation (runs/run-fence.ts): the fence its execution carries.
  */
 export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunStore {
-  const claim = () => (ownership ? { owner: ownership.processId, leaseUntil: clock.now() + ownership.leaseMs, leaseGeneration: sql`${runs.leaseGeneration} + 1` } : {});
+  const claim = () =>
+    ownership
+      ? {
+          owner: ownership.processId,
+          leaseUntil: clock.now() + ownership.leaseMs,
+          leaseGeneration: sql`${runs.leaseGeneration} + 1`,
+        }
+      : {};
   const get = async (id: string) => (await getRun(db, { id }))[0] ?? null;
   // The fence a claim wrote in this transaction, so reading it back costs no round trip: nobody else sees
   // or changes the row before the commit. Kept only on a transaction's store, which ends with it.
@@ -110,7 +148,14 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     async transition(id, from, to, fields = {}) {
       if (from.length === 0) return false;
       const now = clock.now();
-      const rows = await transitionRun(db, { id, to, from: [...from], summary: fields.summary ?? null, error: fields.error ?? null, now });
+      const rows = await transitionRun(db, {
+        id,
+        to,
+        from: [...from],
+        summary: fields.summary ?? null,
+        error: fields.error ?? null,
+        now,
+      });
       return rows.length === 1;
     },
     async park(id, question, expiresAt, from = 'running') {
@@ -129,10 +174,17 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     },
     async recordAnswer(id, answer, questionId) {
       // A click's answer: only to that very question, and only the first (one statement: no other writer between check and write).
-      const thatQuestion = questionId === undefined ? undefined : sql`${runs.question}->>'id' = ${questionId} and ${runs.question}->'answer' is null`;
+      const thatQuestion =
+        questionId === undefined
+          ? undefined
+          : sql`${runs.question}->>'id' = ${questionId} and ${runs.question}->'answer' is null`;
       const rows = await db
         .update(runs)
-        .set({ question: sql`jsonb_set(${runs.question}, '{answer}', ${JSON.stringify(answer)}::jsonb)`, askExpiresAt: 0, updatedAt: clock.now() })
+        .set({
+          question: sql`jsonb_set(${runs.question}, '{answer}', ${JSON.stringify(answer)}::jsonb)`,
+          askExpiresAt: 0,
+          updatedAt: clock.now(),
+        })
         .where(and(eq(runs.id, id), eq(runs.status, 'waiting_user'), isNotNull(runs.question), thatQuestion))
         .returning({ id: runs.id });
       return rows.length === 1;
@@ -170,7 +222,14 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
       return db
         .select()
         .from(runs)
-        .where(and(sql`${runs.status} = 'waiting_user'`, eq(runs.principal, principal), sql`${runs.conversationId} collate "C" > ${`${platform}:`}`, sql`${runs.conversationId} collate "C" < ${`${platform};`}`))
+        .where(
+          and(
+            sql`${runs.status} = 'waiting_user'`,
+            eq(runs.principal, principal),
+            sql`${runs.conversationId} collate "C" > ${`${platform}:`}`,
+            sql`${runs.conversationId} collate "C" < ${`${platform};`}`,
+          ),
+        )
         .orderBy(runs.startedAt)
         .limit(limit);
     },

@@ -16,7 +16,10 @@ export function createPgSkillPinStore(db: PgExecutor): SkillPinStore {
       await db
         .insert(skillPins)
         .values(pin)
-        .onConflictDoUpdate({ target: skillPins.name, set: { pin: pin.pin, enabledBy: pin.enabledBy, enabledAt: pin.enabledAt } });
+        .onConflictDoUpdate({
+          target: skillPins.name,
+          set: { pin: pin.pin, enabledBy: pin.enabledBy, enabledAt: pin.enabledAt },
+        });
     },
     async remove(name) {
       const rows = await db.delete(skillPins).where(eq(skillPins.name, name)).returning({ name: skillPins.name });

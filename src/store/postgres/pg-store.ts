@@ -108,8 +108,6 @@ function lazySubStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | n
   return out as SubStores;
 }
 
-
-
 /**
  * Calls made on the root store while a transaction of this store is open in the same async flow go
  * into that transaction, as they do on SQLite (where there is one connection): a flow that forgets to

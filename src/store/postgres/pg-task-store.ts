@@ -5,14 +5,37 @@ import { conversations, runs, tasks } from '../../db/pg-schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import type { PgExecutor } from './pg-executor.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
-import { blockedChanges, deleteRefusal, editRefusal, finishRefusal, taskNotFound, withoutBlocker } from '../../tasks/queue-rules.js';
+import {
+  blockedChanges,
+  deleteRefusal,
+  editRefusal,
+  finishRefusal,
+  taskNotFound,
+  withoutBlocker,
+} from '../../tasks/queue-rules.js';
 import { isTransaction, withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
 
 const P = sql.placeholder;
-const lockConversationRow = prepared((d) => d.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, P('id'))).for('no key update'));
-const taskById = prepared((d) => d.select().from(tasks).where(eq(tasks.id, P('id'))));
-const blockingOf = prepared((d) => d.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, P('conversationId'))));
+const lockConversationRow = prepared((d) =>
+  d
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(eq(conversations.id, P('id')))
+    .for('no key update'),
+);
+const taskById = prepared((d) =>
+  d
+    .select()
+    .from(tasks)
+    .where(eq(tasks.id, P('id'))),
+);
+const blockingOf = prepared((d) =>
+  d
+    .select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked })
+    .from(tasks)
+    .where(eq(tasks.conversationId, P('conversationId'))),
+);
 const finishTask = prepared((d) =>
   d
     .update(tasks)
@@ -23,17 +46,36 @@ const finishTask = prepared((d) =>
       updatedAt: sql`${P('now')}`,
       finishedAt: sql`${P('now')}`,
     })
-    .where(and(eq(tasks.id, P('id')), eq(tasks.conversationId, P('conversationId')), or(sql`${tasks.status} not in ('completed', 'failed', 'cancelled')`, eq(tasks.status, P('status')))))
+    .where(
+      and(
+        eq(tasks.id, P('id')),
+        eq(tasks.conversationId, P('conversationId')),
+        or(sql`${tasks.status} not in ('completed', 'failed', 'cancelled')`, eq(tasks.status, P('status'))),
+      ),
+    )
     .returning(),
 );
 const NO_ACTIVE_RUN = sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`;
 const READY = sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`;
-const readyIn = prepared((d) => d.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.conversationId, P('conversationId')), READY, lte(tasks.notBefore, P('now')), NO_ACTIVE_RUN)).limit(1));
+const readyIn = prepared((d) =>
+  d
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.conversationId, P('conversationId')), READY, lte(tasks.notBefore, P('now')), NO_ACTIVE_RUN))
+    .limit(1),
+);
 const readyConversations = prepared((d) =>
   d
     .select({ id: tasks.conversationId })
     .from(tasks)
-    .where(and(READY, lte(tasks.notBefore, P('now')), sql`${tasks.conversationId} <> all(${P('skip')}::text[])`, NO_ACTIVE_RUN))
+    .where(
+      and(
+        READY,
+        lte(tasks.notBefore, P('now')),
+        sql`${tasks.conversationId} <> all(${P('skip')}::text[])`,
+        NO_ACTIVE_RUN,
+      ),
+    )
     .groupBy(tasks.conversationId)
     .orderBy(sql`min(${tasks.notBefore})`, tasks.conversationId)
     .limit(P('limit')),
@@ -56,11 +98,15 @@ const claimNextTask = prepared((d) => {
     .for('update', { skipLocked: true });
   return d
     .update(tasks)
-    .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: sql`${P('now')}`, updatedAt: sql`${P('now')}` })
+    .set({
+      status: 'in_progress',
+      attempts: sql`${tasks.attempts} + 1`,
+      startedAt: sql`${P('now')}`,
+      updatedAt: sql`${P('now')}`,
+    })
     .where(and(eq(tasks.id, next), eq(tasks.status, 'pending')))
     .returning();
 });
-
 
 /**
  * The to-do queue on PostgreSQL, with the SQLite store's rules. Each write and its `blocked`
@@ -85,12 +131,21 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
 
   /** Writes the `blocked` flags the queue's rules ask for (src/tasks/queue-rules.ts). */
   const recomputeBlocked = async (t: PgExecutor, conversationId: string) => {
-    for (const { id, blocked } of blockedChanges(await blockingOf(t, { conversationId }))) await t.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, id));
+    for (const { id, blocked } of blockedChanges(await blockingOf(t, { conversationId })))
+      await t.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, id));
   };
 
-  const checkBlockers = async (t: PgExecutor, conversationId: string, selfId: number | null, ids: number[]): Promise<string | null> => {
+  const checkBlockers = async (
+    t: PgExecutor,
+    conversationId: string,
+    selfId: number | null,
+    ids: number[],
+  ): Promise<string | null> => {
     if (ids.length === 0) return null;
-    const all = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
+    const all = await t
+      .select({ id: tasks.id, blockedBy: tasks.blockedBy })
+      .from(tasks)
+      .where(eq(tasks.conversationId, conversationId));
     return blockerProblem(all, selfId, ids);
   };
 
@@ -101,11 +156,23 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       return work(t);
     });
 
-  const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: { resultSummary?: string; failReason?: string }): Promise<TaskResult> =>
+  const setFinal = (
+    conversationId: string,
+    id: number,
+    status: TaskStatus,
+    fields: { resultSummary?: string; failReason?: string },
+  ): Promise<TaskResult> =>
     locked(conversationId, async (t) => {
       const now = clock.now();
       // One conditional update that hands back the row; the read that explains a refusal happens only then.
-      const [finished] = await finishTask(t, { id, conversationId, status, resultSummary: fields.resultSummary ?? null, failReason: fields.failReason ?? null, now });
+      const [finished] = await finishTask(t, {
+        id,
+        conversationId,
+        status,
+        resultSummary: fields.resultSummary ?? null,
+        failReason: fields.failReason ?? null,
+        now,
+      });
       if (!finished) return finishRefusal(id, await inConversation(t, conversationId, id));
       // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       await recomputeBlocked(t, conversationId);
@@ -183,8 +250,12 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
         const refused = deleteRefusal(id, task);
         if (refused) return refused;
         await t.delete(tasks).where(eq(tasks.id, id));
-        const others = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
-        for (const other of withoutBlocker(others, id)) await t.update(tasks).set({ blockedBy: other.blockedBy }).where(eq(tasks.id, other.id));
+        const others = await t
+          .select({ id: tasks.id, blockedBy: tasks.blockedBy })
+          .from(tasks)
+          .where(eq(tasks.conversationId, conversationId));
+        for (const other of withoutBlocker(others, id))
+          await t.update(tasks).set({ blockedBy: other.blockedBy }).where(eq(tasks.id, other.id));
         await recomputeBlocked(t, conversationId);
         return { ok: true, task };
       });
@@ -209,7 +280,12 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
     async requeue(id, notBefore, failReason) {
       await db
         .update(tasks)
-        .set({ status: 'pending', notBefore, updatedAt: clock.now(), ...(failReason !== undefined ? { failReason } : {}) })
+        .set({
+          status: 'pending',
+          notBefore,
+          updatedAt: clock.now(),
+          ...(failReason !== undefined ? { failReason } : {}),
+        })
         .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])));
     },
     async findReadyConversations(limit, exclude, prefer) {

@@ -25,7 +25,14 @@ const appendRow = prepared((d) =>
     })
     .returning({ id: messages.id }),
 );
-const recentRows = prepared((d) => d.select().from(messages).where(eq(messages.conversationId, P('conversationId'))).orderBy(desc(messages.id)).limit(P('limit')));
+const recentRows = prepared((d) =>
+  d
+    .select()
+    .from(messages)
+    .where(eq(messages.conversationId, P('conversationId')))
+    .orderBy(desc(messages.id))
+    .limit(P('limit')),
+);
 
 /** The transcript on PostgreSQL: one insert per step, newest-first reads by the conversation index. */
 export function createPgTranscriptStore(db: PgExecutor, clock: Clock): TranscriptStore {
@@ -57,11 +64,21 @@ export function createPgTranscriptStore(db: PgExecutor, clock: Clock): Transcrip
       const rows =
         beforeId === undefined
           ? await recentRows(db, { conversationId, limit })
-          : await db.select().from(messages).where(and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId))).orderBy(desc(messages.id)).limit(limit);
+          : await db
+              .select()
+              .from(messages)
+              .where(and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId)))
+              .orderBy(desc(messages.id))
+              .limit(limit);
       return rows.reverse();
     },
     async privateRows(conversationId, owner, afterId, throughId, limit) {
-      const where = and(eq(messages.conversationId, conversationId), eq(messages.privateTo, owner), gt(messages.id, afterId), lte(messages.id, throughId));
+      const where = and(
+        eq(messages.conversationId, conversationId),
+        eq(messages.privateTo, owner),
+        gt(messages.id, afterId),
+        lte(messages.id, throughId),
+      );
       return db.select().from(messages).where(where).orderBy(asc(messages.id)).limit(limit);
     },
   };

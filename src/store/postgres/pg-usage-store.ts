@@ -9,10 +9,18 @@ const P = sql.placeholder;
 const addDailyUsage = prepared((d) =>
   d
     .insert(usageDaily)
-    .values({ day: P('day'), user: P('user'), promptTokens: P('promptTokens'), completionTokens: P('completionTokens') })
+    .values({
+      day: P('day'),
+      user: P('user'),
+      promptTokens: P('promptTokens'),
+      completionTokens: P('completionTokens'),
+    })
     .onConflictDoUpdate({
       target: [usageDaily.day, usageDaily.user],
-      set: { promptTokens: sql`${usageDaily.promptTokens} + excluded.prompt_tokens`, completionTokens: sql`${usageDaily.completionTokens} + excluded.completion_tokens` },
+      set: {
+        promptTokens: sql`${usageDaily.promptTokens} + excluded.prompt_tokens`,
+        completionTokens: sql`${usageDaily.completionTokens} + excluded.completion_tokens`,
+      },
     }),
 );
 const addRunTokens = prepared((d) =>
@@ -36,11 +44,17 @@ const totalsOf = (row: { promptTokens: number | null; completionTokens: number |
 
 /** Usage on PostgreSQL: an additive upsert per day, sums through the primary key and the user index. */
 export function createPgUsageStore(db: PgExecutor): UsageStore {
-  const sumWhere = async (where: ReturnType<typeof and>) => totalsOf((await db.select(totals).from(usageDaily).where(where))[0]);
+  const sumWhere = async (where: ReturnType<typeof and>) =>
+    totalsOf((await db.select(totals).from(usageDaily).where(where))[0]);
   return {
     async record(runId, day, user, usage) {
       return withinTransaction(db, async (t) => {
-        await addDailyUsage(t, { day, user, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+        await addDailyUsage(t, {
+          day,
+          user,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+        });
         const [row] = await addRunTokens(t, { runId, tokens: usage.promptTokens + usage.completionTokens });
         return row?.tokens ?? 0;
       });
