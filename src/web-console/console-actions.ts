@@ -156,21 +156,6 @@ export function sendCsrfRefusal(res: ServerResponse): void {
   sendHtml(
     res,
     403,
-    html`<!doctype html>
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <title>Refused · Errand console</title>
-        </head>
-        <body>
-          <main>
-            <h1>Refused</h1>
-            <p>
-              This form did not come from your console session (or it is too old). Nothing was changed. Reload the page
-              and try again.
-            </p>
-          </main>
-        </body>
-      </html>`,
+    html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refused · Errand console</title></head><body><main><h1>Refused</h1><p>This form did not come from your console session (or it is too old). Nothing was changed. Reload the page and try again.</p></main></body></html>`,
   );
 }

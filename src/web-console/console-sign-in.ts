@@ -39,8 +39,7 @@ export async function handleSignIn(
       200,
       plainPage(
         'Sign in to the Errand console',
-        html`<p>This link signs you in to Errand's web console in this browser, for 12 hours. It works once.</p>
-          <form method="post"><button type="submit" class="primary">Sign in</button></form>`,
+        html`<p>This link signs you in to Errand's web console in this browser, for 12 hours. It works once.</p><form method="post"><button type="submit" class="primary">Sign in</button></form>`,
       ),
     );
     return;
@@ -84,10 +83,7 @@ export function sendSignedOut(res: ServerResponse, secure: boolean): void {
     401,
     plainPage(
       'Sign in with /admin',
-      html`<p>You are not signed in, or your session ended (after 12 hours, or because you are no longer an admin).</p>
-        <p>
-          An admin types <code>/admin</code> in Slack, Discord or the console and opens the private link it gives.
-        </p>`,
+      html`<p>You are not signed in, or your session ended (after 12 hours, or because you are no longer an admin).</p><p>An admin types <code>/admin</code> in Slack, Discord or the console and opens the private link it gives.</p>`,
     ),
     {
       'set-cookie': clearedCookie(secure),

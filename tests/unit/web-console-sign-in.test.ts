@@ -126,10 +126,7 @@ describe('signing in to the web console', () => {
 
   it('escapes every value put in a page unless it is markup already', () => {
     const name = '<img src=x onerror="alert(1)">&\'';
-    expect(
-      html`<p title="${name}">${name}</p>
-        ${trusted('<br>')}${[html`<i>${'<'}</i>`, null, false]}`.text,
-    ).toBe(
+    expect(html`<p title="${name}">${name}</p>${trusted('<br>')}${[html`<i>${'<'}</i>`, null, false]}`.text).toBe(
       '<p title="&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;">&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;</p><br><i>&lt;</i>',
     );
   });

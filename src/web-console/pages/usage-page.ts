@@ -54,57 +54,49 @@ export async function usageBody(deps: WebConsoleDeps, query: URLSearchParams): P
   const tokenCount = (n: number) => formatCount(n);
   const allTokens = cells.reduce((a, c) => a + c.tokens, 0);
   const allUsd = cells.reduce((a, c) => a + c.usd, 0);
-  return html`<nav class="pager" aria-label="Time span">
-      ${DAYS.map((d) => (d === span ? html`<strong aria-current="page">Last ${d} days</strong>` : html`<a href="/admin/usage?days=${d}">Last ${d} days</a>`))}
-    </nav>
-    <p>
-      ${formatCount(allTokens)} tokens and ${formatUsd(allUsd)} over the last ${span} days (UTC days; dollars where
-      <code>pricing</code> names the model).
-    </p>
-    ${stackedBarChart(
-      'Tokens per day, by model',
-      byDay(cells, days, (c) => c.model, tokens),
-      tokenCount,
-    )}
-    ${stackedBarChart(
-      'Dollars per day, by model',
-      byDay(cells, days, (c) => c.model, usd),
-      formatUsd,
-    )}
-    <div class="two">
-      ${horizontalBarChart(
-        'Tokens per person',
-        totals(cells, (c) => c.user, tokens),
-        tokenCount,
-      )}
-      ${horizontalBarChart(
-        'Dollars per person',
-        totals(cells, (c) => c.user, usd),
-        formatUsd,
-      )}
-      ${horizontalBarChart(
-        'Tokens per channel',
-        totals(channels, (c) => c.channel, tokens),
-        tokenCount,
-      )}
-      ${horizontalBarChart(
-        'Dollars per channel',
-        totals(channels, (c) => c.channel, usd),
-        formatUsd,
-      )}
-      ${horizontalBarChart(
-        'Tokens per model',
-        totals(cells, (c) => c.model, tokens),
-        tokenCount,
-      )}
-      ${horizontalBarChart(
-        'Dollars per model',
-        totals(cells, (c) => c.model, usd),
-        formatUsd,
-      )}
-    </div>
-    <p class="muted">
-      Per channel counts the runs started there (their tokens and cost); the other charts count every request charged to
-      a person, summaries included.
-    </p>`;
+  return html`<nav class="pager" aria-label="Time span">${DAYS.map((d) => (d === span ? html`<strong aria-current="page">Last ${d} days</strong>` : html`<a href="/admin/usage?days=${d}">Last ${d} days</a>`))}</nav>
+<p>${formatCount(allTokens)} tokens and ${formatUsd(allUsd)} over the last ${span} days (UTC days; dollars where <code>pricing</code> names the model).</p>
+${stackedBarChart(
+  'Tokens per day, by model',
+  byDay(cells, days, (c) => c.model, tokens),
+  tokenCount,
+)}
+${stackedBarChart(
+  'Dollars per day, by model',
+  byDay(cells, days, (c) => c.model, usd),
+  formatUsd,
+)}
+<div class="two">
+${horizontalBarChart(
+  'Tokens per person',
+  totals(cells, (c) => c.user, tokens),
+  tokenCount,
+)}
+${horizontalBarChart(
+  'Dollars per person',
+  totals(cells, (c) => c.user, usd),
+  formatUsd,
+)}
+${horizontalBarChart(
+  'Tokens per channel',
+  totals(channels, (c) => c.channel, tokens),
+  tokenCount,
+)}
+${horizontalBarChart(
+  'Dollars per channel',
+  totals(channels, (c) => c.channel, usd),
+  formatUsd,
+)}
+${horizontalBarChart(
+  'Tokens per model',
+  totals(cells, (c) => c.model, tokens),
+  tokenCount,
+)}
+${horizontalBarChart(
+  'Dollars per model',
+  totals(cells, (c) => c.model, usd),
+  formatUsd,
+)}
+</div>
+<p class="muted">Per channel counts the runs started there (their tokens and cost); the other charts count every request charged to a person, summaries included.</p>`;
 }
