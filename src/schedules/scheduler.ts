@@ -14,7 +14,6 @@ import { wakeTimerFor, type WakeTimer } from './wake-timer.js';
 
 export { clockWakeTimer, nodeScheduleWakeTimer, wakeTimerFor, type WakeTimer } from './wake-timer.js';
 
-
 export interface SchedulerOptions {
   store: ScheduleStore;
   clock: Clock;
