@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
 import type { Logger } from '../logger.js';
@@ -6,6 +5,7 @@ import { noopMetrics, type Metrics } from '../metrics/metrics.js';
 import { DueQueue } from './due-queue.js';
 import { LostFireLooks } from './lost-fire-looks.js';
 import { advanceSchedule, rescheduleFrom } from './next-run.js';
+import { NextRunDrain } from './next-run-drain.js';
 import { PendingLaunches } from './pending-launches.js';
 import { LAUNCH_CLAIM_MS } from './schedule-launch.js';
 import type { ScheduleLauncher } from './schedule-launcher.js';
@@ -13,10 +13,6 @@ import type { ScheduleStore } from './schedule-store.js';
 import { wakeTimerFor, type WakeTimer } from './wake-timer.js';
 
 export { clockWakeTimer, nodeScheduleWakeTimer, wakeTimerFor, type WakeTimer } from './wake-timer.js';
-
-/** How long one slice of rescheduling may hold the event loop. */
-const ADVANCE_SLICE_MS = 4;
-
 
 export interface SchedulerOptions {
   store: ScheduleStore;
@@ -49,10 +45,7 @@ export class Scheduler {
   private launcher: ScheduleLauncher | null = null;
   private wakeAt: number | null = null;
   /** Fired recurring schedules (and skips) whose next run is still to be computed. */
-  private readonly pending: { row: ScheduleRow; dueAt: number; now: number; skipped: boolean }[] = [];
-  private drainHandle: unknown = null;
-  /** A slice of the second pass is under way (it awaits the store between rows). */
-  private draining = false;
+  private readonly drain: NextRunDrain;
   private readonly metrics: Metrics;
   /** Looks for the next run of schedules whose fire another process won. */
   private readonly lostFires: LostFireLooks;
@@ -64,6 +57,12 @@ export class Scheduler {
   constructor(private readonly opts: SchedulerOptions) {
     this.timer = opts.timer ?? wakeTimerFor(opts.clock);
     this.metrics = opts.metrics ?? noopMetrics;
+    this.drain = new NextRunDrain({
+      clock: opts.clock,
+      running: () => this.launcher !== null,
+      advance: ({ row, dueAt, now, skipped }) => this.guard(row.id, () => this.advance(row, dueAt, now, skipped)),
+      track: (p) => this.track(p),
+    });
     this.lostFires = new LostFireLooks({
       store: opts.store,
       clock: opts.clock,
@@ -117,11 +116,9 @@ export class Scheduler {
     this.launcher = null;
     this.timer.clear();
     this.wakeAt = null;
-    if (this.drainHandle !== null) this.opts.clock.clearTimer(this.drainHandle);
-    this.drainHandle = null;
+    this.drain.clear();
     this.launches.clear();
     this.lostFires.clear();
-    this.pending.length = 0;
     this.queue.clear();
     await this.idle();
   }
@@ -245,32 +242,8 @@ export class Scheduler {
     }
     this.rewake();
     if (later.length > 0) {
-      this.pending.push(...later.map((l) => ({ ...l, now })));
-      await this.drainPending();
+      await this.drain.add(later.map((l) => ({ ...l, now })));
     }
-  }
-
-  /**
-   * Second pass, in slices of a few milliseconds: evaluating cron in a timezone is the slow
-   * part, and a big batch must not hold up timers that fall due meanwhile.
-   */
-  private async drainPending(): Promise<void> {
-    if (this.drainHandle !== null || this.draining) return;
-    this.draining = true;
-    try {
-      const t0 = performance.now();
-      while (this.pending.length > 0 && performance.now() - t0 < ADVANCE_SLICE_MS) {
-        const { row, dueAt, now, skipped } = this.pending.shift()!;
-        await this.guard(row.id, () => this.advance(row, dueAt, now, skipped));
-      }
-    } finally {
-      this.draining = false;
-    }
-    if (this.pending.length === 0 || !this.launcher) return;
-    this.drainHandle = this.opts.clock.setTimer(() => {
-      this.drainHandle = null;
-      this.track(this.drainPending());
-    }, 0);
   }
 
   private async guard<T>(scheduleId: number, fn: () => Promise<T>): Promise<T | null> {
