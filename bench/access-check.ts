@@ -31,7 +31,9 @@ export const benchmark: Benchmark = {
     const dir = mkdtempSync(join(tmpdir(), 'errand-bench-access-'));
     const db = openDatabase(join(dir, 'errand.db'));
     try {
-      const ins = db.$client.prepare('insert into usage_daily (day, user, prompt_tokens, completion_tokens) values (?, ?, ?, ?)');
+      const ins = db.$client.prepare(
+        'insert into usage_daily (day, user, prompt_tokens, completion_tokens) values (?, ?, ?, ?)',
+      );
       const today = utcDay(NOW);
       db.$client.transaction(() => {
         for (let i = 0; i < USERS; i++) ins.run(today, `slack:${slackUser(i)}`, 100 + (i % 700), 50 + (i % 300));
@@ -45,9 +47,18 @@ export const benchmark: Benchmark = {
         }),
       );
       const sqlite = createSqliteStore(db, { now: () => NOW, setTimer: () => null, clearTimer: () => undefined });
-      const budget = createBudget({ store: sqlite.usage, cost: sqlite.cost, limits: { tokensPerUserPerDay: 50_000, tokensPerDay: 100_000_000, tokensPerRun: 20_000 }, now: () => NOW });
+      const budget = createBudget({
+        store: sqlite.usage,
+        cost: sqlite.cost,
+        limits: { tokensPerUserPerDay: 50_000, tokensPerDay: 100_000_000, tokensPerRun: 20_000 },
+        now: () => NOW,
+      });
       const people = Array.from({ length: USERS }, (_, i) => ({ platform: 'slack', userId: slackUser(i) }));
-      const places = Array.from({ length: CHANNELS }, (_, i) => ({ platform: 'slack', channel: slackChannel(i), direct: false }));
+      const places = Array.from({ length: CHANNELS }, (_, i) => ({
+        platform: 'slack',
+        channel: slackChannel(i),
+        direct: false,
+      }));
 
       let refused = 0;
       const pass = async (): Promise<number> => {

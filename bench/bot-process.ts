@@ -36,10 +36,14 @@ export async function startBotProcess(script: string, env: Record<string, string
   const flags = profiled ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
   // Errand runs with the flags and environment of `npm start`; the bare bot with node's defaults.
   const start = env.KIND === 'errand' ? startCommand() : { env: {}, flags: [] };
-  const child: ChildProcess = spawn(process.execPath, [...start.flags, ...flags, compiledBenchFile(`bench/${script}`)], {
-    env: { ...process.env, ...start.env, ...env },
-    stdio: ['ignore', process.env.BENCH_BOT_STDOUT === '1' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...start.flags, ...flags, compiledBenchFile(`bench/${script}`)],
+    {
+      env: { ...process.env, ...start.env, ...env },
+      stdio: ['ignore', process.env.BENCH_BOT_STDOUT === '1' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+    },
+  );
   let next = 1;
   const pending = new Map<number, (m: Record<string, unknown>) => void>();
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {

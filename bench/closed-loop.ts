@@ -23,7 +23,12 @@ export interface LoopResult {
  * Closed loop, as the outside perf harness drives it: `concurrency` workers each send a mention and
  * wait for its reply before sending the next, over mentions `first`…`first + n - 1`.
  */
-export async function closedLoop(side: LoopSide, first: number, n: number, concurrency: number): Promise<{ latencies: number[]; lost: number; seconds: number }> {
+export async function closedLoop(
+  side: LoopSide,
+  first: number,
+  n: number,
+  concurrency: number,
+): Promise<{ latencies: number[]; lost: number; seconds: number }> {
   const latencies: number[] = [];
   let next = first;
   let lost = 0;
@@ -48,8 +53,13 @@ export async function closedLoop(side: LoopSide, first: number, n: number, concu
  * `n` mentions per side in `blocks` blocks, alternating which side goes first (A B, B A, …), so drift
  * in the shared machine's load hits both alike; CPU is read around each side's own blocks only.
  */
-export async function alternateBlocks(sides: readonly LoopSide[], o: { n: number; blocks: number; concurrency: number }): Promise<Map<string, LoopResult>> {
-  const results = new Map<string, LoopResult>(sides.map((s) => [s.name, { latencies: [], sent: 0, lost: 0, seconds: 0, cpuMs: 0 }]));
+export async function alternateBlocks(
+  sides: readonly LoopSide[],
+  o: { n: number; blocks: number; concurrency: number },
+): Promise<Map<string, LoopResult>> {
+  const results = new Map<string, LoopResult>(
+    sides.map((s) => [s.name, { latencies: [], sent: 0, lost: 0, seconds: 0, cpuMs: 0 }]),
+  );
   const per = Math.ceil(o.n / o.blocks);
   for (let b = 0; b < o.blocks; b++) {
     for (const side of b % 2 === 0 ? sides : [...sides].reverse()) {

@@ -11,7 +11,11 @@ let compiled = false;
 export function compiledBenchFile(file: string): string {
   if (!compiled) {
     const root = fileURLToPath(new URL('..', import.meta.url));
-    execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.bench.json'], { cwd: root, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.bench.json'],
+      { cwd: root, stdio: 'inherit' },
+    );
     compiled = true;
   }
   return fileURLToPath(new URL(`../dist-bench/${file}`, import.meta.url));

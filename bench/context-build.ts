@@ -13,7 +13,6 @@ const ROWS = 2_000;
 const WARMUP = 50;
 const REPEATS = 300;
 
-
 /**
  * A long conversation: requests, assistant steps with one to three tool calls, results from a few
  * characters to 20 000, an occasional missing result; the goal of the current run sits mid-way.
@@ -23,7 +22,19 @@ function transcript(): { rows: MessageRow[]; goal: string } {
   let id = 0;
   let call = 0;
   const add = (r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>) =>
-    rows.push({ id: ++id, conversationId: 'bench', runId: 'r', toolCalls: null, toolCallId: null, authorId: 'U1', platformMessageId: null, images: null, createdAt: id, privateTo: null, ...r });
+    rows.push({
+      id: ++id,
+      conversationId: 'bench',
+      runId: 'r',
+      toolCalls: null,
+      toolCallId: null,
+      authorId: 'U1',
+      platformMessageId: null,
+      images: null,
+      createdAt: id,
+      privateTo: null,
+      ...r,
+    });
   const sizes = [20, 300, 1_500, 4_000, 20_000];
   let goal = '';
   while (rows.length < ROWS) {
@@ -33,9 +44,14 @@ function transcript(): { rows: MessageRow[]; goal: string } {
       if (rows.length > ROWS / 2 && goal === '') goal = request;
       continue;
     }
-    const calls = Array.from({ length: 1 + (id % 3) }, () => ({ id: `call_${++call}`, name: 'list_tasks', arguments: '{"filter":"open"}' }));
+    const calls = Array.from({ length: 1 + (id % 3) }, () => ({
+      id: `call_${++call}`,
+      name: 'list_tasks',
+      arguments: '{"filter":"open"}',
+    }));
     add({ role: 'assistant', content: id % 4 === 0 ? 'Looking at the list now.' : null, toolCalls: calls });
-    for (const c of calls) if (call % 17 !== 0) add({ role: 'tool', content: 'r'.repeat(sizes[call % sizes.length]!), toolCallId: c.id });
+    for (const c of calls)
+      if (call % 17 !== 0) add({ role: 'tool', content: 'r'.repeat(sizes[call % sizes.length]!), toolCallId: c.id });
   }
   return { rows: rows.slice(0, ROWS), goal };
 }
@@ -55,19 +71,46 @@ function sharedThread(): { rows: MessageRow[]; goal: string } {
   let turn = 0;
   let goal = '';
   const add = (r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>) =>
-    rows.push({ id: ++id, conversationId: 'bench', runId: `r${turn}`, toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: id, privateTo: null, ...r });
+    rows.push({
+      id: ++id,
+      conversationId: 'bench',
+      runId: `r${turn}`,
+      toolCalls: null,
+      toolCallId: null,
+      authorId: null,
+      platformMessageId: null,
+      images: null,
+      createdAt: id,
+      privateTo: null,
+      ...r,
+    });
   while (rows.length < SHARED_ROWS) {
     const person = PEOPLE[turn % PEOPLE.length]!;
     goal = `Request ${turn} from ${person}: what changed on my board since yesterday?`;
     add({ role: 'user', content: goal, authorId: person });
     let owner: string | null = null;
     for (let step = 0; step < 1 + (turn % 2); step++) {
-      const calls = [{ id: `call_${++call}`, name: call % 3 === 0 ? 'linear__list_issues' : 'read_thread', arguments: '{"limit":20}' }];
+      const calls = [
+        {
+          id: `call_${++call}`,
+          name: call % 3 === 0 ? 'linear__list_issues' : 'read_thread',
+          arguments: '{"limit":20}',
+        },
+      ];
       add({ role: 'assistant', content: null, toolCalls: calls, privateTo: owner });
       if (call % 3 === 0) owner = person;
-      add({ role: 'tool', content: `{"ok":true,"content":"${'issue details '.repeat(40)}"}`, toolCallId: calls[0]!.id, privateTo: owner });
+      add({
+        role: 'tool',
+        content: `{"ok":true,"content":"${'issue details '.repeat(40)}"}`,
+        toolCallId: calls[0]!.id,
+        privateTo: owner,
+      });
     }
-    add({ role: 'assistant', content: `Here is what changed for ${person}: ${'a finding, '.repeat(30)}`, privateTo: owner });
+    add({
+      role: 'assistant',
+      content: `Here is what changed for ${person}: ${'a finding, '.repeat(30)}`,
+      privateTo: owner,
+    });
     turn++;
   }
   return { rows: rows.slice(0, SHARED_ROWS), goal };
@@ -78,15 +121,40 @@ async function timeAssembly(rows: readonly MessageRow[], goal: string, viewer: s
   const db = openDatabase(':memory:');
   const store = createSqliteStore(db, systemClock);
   try {
-    const conversationId = await store.conversations.ensure({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: '1.1' });
+    const conversationId = await store.conversations.ensure({
+      platform: 'slack',
+      workspace: 'T1',
+      channel: 'C1',
+      thread: '1.1',
+    });
     await store.atomically(async (tx) => {
-      for (const r of rows) await tx.transcript.append({ conversationId, runId: r.runId, role: r.role, content: r.content, toolCalls: r.toolCalls, toolCallId: r.toolCallId, privateTo: r.privateTo });
+      for (const r of rows)
+        await tx.transcript.append({
+          conversationId,
+          runId: r.runId,
+          role: r.role,
+          content: r.content,
+          toolCalls: r.toolCalls,
+          toolCallId: r.toolCallId,
+          privateTo: r.privateTo,
+        });
     });
     const signal = new AbortController().signal;
     const visibility = { person: `slack:${viewer}`, channel: 'slack:T1:C1', workspace: 'slack:T1' };
     const once = () =>
       assembleContext(
-        { runId: 'bench', conversationId, systemPrompt: 'You are Errand. '.repeat(200), goal, budgetTokens: 16_000, tokenScale: 1, historyRows: 400, visibility, viewer, signal },
+        {
+          runId: 'bench',
+          conversationId,
+          systemPrompt: 'You are Errand. '.repeat(200),
+          goal,
+          budgetTokens: 16_000,
+          tokenScale: 1,
+          historyRows: 400,
+          visibility,
+          viewer,
+          signal,
+        },
         { transcript: store.transcript, logger: silentLogger(), memory: { store: store.memory, memoryTokens: 1000 } },
         { failed: false },
       );
@@ -105,7 +173,8 @@ async function timeAssembly(rows: readonly MessageRow[], goal: string, viewer: s
 
 function timeBuild(rows: MessageRow[], goal: string, budgetTokens: number, viewer?: string): number {
   const systemPrompt = 'You are Errand. '.repeat(200);
-  for (let i = 0; i < WARMUP; i++) buildContext({ systemPrompt, goal, rows, budgetTokens, ...(viewer ? { viewer } : {}) });
+  for (let i = 0; i < WARMUP; i++)
+    buildContext({ systemPrompt, goal, rows, budgetTokens, ...(viewer ? { viewer } : {}) });
   const times: number[] = [];
   for (let i = 0; i < REPEATS; i++) {
     const t0 = performance.now();

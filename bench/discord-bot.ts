@@ -20,7 +20,12 @@ const env = process.env;
 async function startBare(): Promise<void> {
   const openai = new OpenAI({ apiKey: 'bench', baseURL: env.MODEL_URL!, maxRetries: 0, timeout: 10_000 });
   const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.DirectMessages,
+    ],
     partials: [Partials.Channel],
     rest: { api: env.DISCORD_API_URL! },
   });
@@ -30,12 +35,24 @@ async function startBare(): Promise<void> {
       // BARE_REPLY=channel: as the outside harness's baseline (perf/baselines/bot.mjs), the mention alone to the model and the answer in the channel.
       // BARE_REPLY=thread: the same, but in a thread opened on the mention first, as Errand does (DISCORD_THREADS=true).
       if (env.BARE_REPLY === 'channel' || env.BARE_REPLY === 'thread') {
-        const where = env.BARE_REPLY === 'thread' ? await message.startThread({ name: message.content.slice(0, 50) || 'reply', autoArchiveDuration: 1440 }) : message.channel;
-        const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: message.content }] });
+        const where =
+          env.BARE_REPLY === 'thread'
+            ? await message.startThread({ name: message.content.slice(0, 50) || 'reply', autoArchiveDuration: 1440 })
+            : message.channel;
+        const r = await openai.chat.completions.create({
+          model: 'bench',
+          messages: [{ role: 'user', content: message.content }],
+        });
         await where.send(r.choices[0]?.message.content || '(empty answer)');
         return;
       }
-      const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: message.content }] });
+      const r = await openai.chat.completions.create({
+        model: 'bench',
+        messages: [
+          { role: 'system', content: 'sys' },
+          { role: 'user', content: message.content },
+        ],
+      });
       const thread = await message.startThread({ name: 'reply' });
       await thread.send(r.choices[0]?.message.content ?? 'ok');
     })();
@@ -60,7 +77,11 @@ async function startErrand(): Promise<void> {
     STREAMING: env.STREAMING ?? 'true',
   });
   const logger = createLogger(config.LOG_LEVEL);
-  const app = await createApp({ config, adapters: [createDiscordAdapter(discordOptionsFromConfig(config, logger))], logger });
+  const app = await createApp({
+    config,
+    adapters: [createDiscordAdapter(discordOptionsFromConfig(config, logger))],
+    logger,
+  });
   await app.start();
   serveBotControl({
     idle: () => app.coordinator.idle(),

@@ -23,7 +23,6 @@ const GAP_MS = 125;
 const REPLY_MS = 15_000;
 const TOKEN = /\btok\w+\b/g;
 
-
 interface Bot {
   readonly side: LoopSide;
   readonly fake: FakeDiscord;
@@ -39,7 +38,11 @@ interface Bot {
  */
 async function startSide(name: 'bare' | 'bare-thread' | 'errand'): Promise<Bot> {
   const model = await startFakeOpenAI();
-  model.respondWith((r) => ({ text: `ECHO: ${lastUserText(r).replace(/<@[^>]+>/g, '').trim()}` }));
+  model.respondWith((r) => ({
+    text: `ECHO: ${lastUserText(r)
+      .replace(/<@[^>]+>/g, '')
+      .trim()}`,
+  }));
   // As the outside harness's fake: no per-channel message limit. Its bare bot answers 8 mentions a second in the one
   // channel, which Discord's 5 per 5 s would hold back (that wait is not the overhead measured, and it took minutes).
   const fake = await startFakeDiscord({ messageLimit: { count: 1_000_000, windowMs: 1000 } });
@@ -58,14 +61,30 @@ async function startSide(name: 'bare' | 'bare-thread' | 'errand'): Promise<Bot> 
   let pid: number;
   let stop: () => Promise<void>;
   if (name === 'errand') {
-    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseUrl, DATABASE_PATH: join(dir, 'errand.db'), LOG_LEVEL: 'info', DEFAULT_TIMEZONE: 'UTC', STREAMING: 'false', DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl };
+    const env = {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: model.baseUrl,
+      DATABASE_PATH: join(dir, 'errand.db'),
+      LOG_LEVEL: 'info',
+      DEFAULT_TIMEZONE: 'UTC',
+      STREAMING: 'false',
+      DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+      DISCORD_API_URL: fake.apiUrl,
+    };
     let seen = 0;
     // As outside: ready a second after the gateway IDENTIFY (READY and GUILD_CREATE follow it at once).
-    const errand = await startErrandEntry(env, async () => fake.stats.identifies > 0 && (seen++ > 10));
+    const errand = await startErrandEntry(env, async () => fake.stats.identifies > 0 && seen++ > 10);
     pid = errand.pid;
     stop = errand.stop;
   } else {
-    const bot = await startBotProcess('discord-bot.js', { KIND: 'bare', BARE_REPLY: name === 'bare' ? 'channel' : 'thread', MODEL_URL: model.baseUrl, DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: fake.guildId });
+    const bot = await startBotProcess('discord-bot.js', {
+      KIND: 'bare',
+      BARE_REPLY: name === 'bare' ? 'channel' : 'thread',
+      MODEL_URL: model.baseUrl,
+      DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+      DISCORD_API_URL: fake.apiUrl,
+      DISCORD_GUILD_ID: fake.guildId,
+    });
     pid = bot.pid;
     stop = bot.stop;
   }
@@ -112,22 +131,39 @@ export async function discordLikeOutside(): Promise<BenchFigure[]> {
       if (w.latencies.length === 0) throw new Error(`${b.side.name} never answered during the warm-up`);
     }
     const calls0 = bots.map((b) => b.fake.calls.length);
-    const results = await alternateBlocks(bots.map((b) => b.side), { n: MESSAGES, blocks: BLOCKS, concurrency: 1 });
+    const results = await alternateBlocks(
+      bots.map((b) => b.side),
+      { n: MESSAGES, blocks: BLOCKS, concurrency: 1 },
+    );
     const bare = results.get('bare')!;
     const errand = results.get('errand')!;
     const threaded = results.get('bare-thread')!;
-    const mix = (i: number) => callMix(bots[i]!.fake.calls.slice(calls0[i]).map((c) => `${c.method} ${c.path.replace(/\d{15,}/g, ':id')}`), MESSAGES);
+    const mix = (i: number) =>
+      callMix(
+        bots[i]!.fake.calls.slice(calls0[i]).map((c) => `${c.method} ${c.path.replace(/\d{15,}/g, ':id')}`),
+        MESSAGES,
+      );
     const cpu = (r: LoopResult) => (r.cpuMs === null ? Number.NaN : r.cpuMs / r.sent);
     const how = `${String(MESSAGES)} mentions each in ${String(BLOCKS)} alternating blocks, one at a time ${String(GAP_MS)} ms apart, in one channel; the bare bot answers in the channel; Errand as \`npm start\` runs it (STREAMING=false); load average ${loadavg()[0]!.toFixed(2)}`;
     return [
-      { name: 'discord_overhead_ratio', value: percentile(errand.latencies, 50) / percentile(bare.latencies, 50), unit: 'x', detail: `Errand ${summary(errand)}; bare discord.js bot ${summary(bare)}; ${how}` },
+      {
+        name: 'discord_overhead_ratio',
+        value: percentile(errand.latencies, 50) / percentile(bare.latencies, 50),
+        unit: 'x',
+        detail: `Errand ${summary(errand)}; bare discord.js bot ${summary(bare)}; ${how}`,
+      },
       {
         name: 'discord_thread_overhead_ratio',
         value: percentile(errand.latencies, 50) / percentile(threaded.latencies, 50),
         unit: 'x',
         detail: `Errand p50 ÷ a bare discord.js bot that opens a thread on the mention and answers there (${summary(threaded)}); CPU ${(cpu(errand) / cpu(threaded)).toFixed(2)}x; its REST calls per message: ${mix(2)}`,
       },
-      { name: 'discord_cpu_ratio', value: cpu(errand) / cpu(bare), unit: 'x', detail: `CPU per message from /proc (all threads; includes the 125 ms gaps' idle work): Errand ${cpu(errand).toFixed(2)} ms vs bare ${cpu(bare).toFixed(2)} ms; REST calls per message: Errand ${mix(1)}; bare ${mix(0)}` },
+      {
+        name: 'discord_cpu_ratio',
+        value: cpu(errand) / cpu(bare),
+        unit: 'x',
+        detail: `CPU per message from /proc (all threads; includes the 125 ms gaps' idle work): Errand ${cpu(errand).toFixed(2)} ms vs bare ${cpu(bare).toFixed(2)} ms; REST calls per message: Errand ${mix(1)}; bare ${mix(0)}`,
+      },
     ];
   } finally {
     for (const b of bots) await b.stop();

@@ -40,7 +40,14 @@ async function overhead(model: FakeOpenAI, streaming: boolean): Promise<Overhead
   try {
     const start = async (kind: Kind) => {
       const fake = await startFakeDiscord();
-      const bot = await startBotProcess('discord-bot.js', { KIND: kind, MODEL_URL: model.baseUrl, DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: fake.guildId, STREAMING: String(streaming) });
+      const bot = await startBotProcess('discord-bot.js', {
+        KIND: kind,
+        MODEL_URL: model.baseUrl,
+        DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+        DISCORD_API_URL: fake.apiUrl,
+        DISCORD_GUILD_ID: fake.guildId,
+        STREAMING: String(streaming),
+      });
       started.push({ fake, bot });
       return { fake, bot };
     };
@@ -63,8 +70,13 @@ async function overhead(model: FakeOpenAI, streaming: boolean): Promise<Overhead
     // Gateway echoes carry no acknowledgement: give both bots the same short grace to take them in.
     await new Promise((r) => setTimeout(r, ECHO_GRACE_MS));
     const cpuPerMessage = { bare: 0, errand: 0 };
-    for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
-    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => `${c.method} ${c.path.replace(/\d{15,}/g, ':id')}`), MESSAGES);
+    for (const kind of ['bare', 'errand'] as const)
+      cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / MESSAGES;
+    const calls = (kind: Kind) =>
+      callMix(
+        bots[kind].fake.calls.slice(callsStart[kind]).map((c) => `${c.method} ${c.path.replace(/\d{15,}/g, ':id')}`),
+        MESSAGES,
+      );
     return { latencies, cpuPerMessage, callsPerMessage: { bare: calls('bare'), errand: calls('errand') } };
   } finally {
     for (const { fake, bot } of started) {
@@ -77,7 +89,15 @@ async function overhead(model: FakeOpenAI, streaming: boolean): Promise<Overhead
 /** Discord overhead with Errand's answers posted whole (like for like), then streamed (its default). */
 export const benchmark: Benchmark = {
   name: 'discord',
-  figures: ['discord_overhead_ratio', 'discord_thread_overhead_ratio', 'discord_cpu_ratio', 'discord_sequential_overhead_ratio', 'discord_sequential_cpu_ratio', 'discord_streaming_overhead_ratio', 'discord_streaming_cpu_ratio'],
+  figures: [
+    'discord_overhead_ratio',
+    'discord_thread_overhead_ratio',
+    'discord_cpu_ratio',
+    'discord_sequential_overhead_ratio',
+    'discord_sequential_cpu_ratio',
+    'discord_streaming_overhead_ratio',
+    'discord_streaming_cpu_ratio',
+  ],
   async run() {
     // The headline ratios: the outside harness's method and traffic against Errand's real entry point.
     const outside = await discordLikeOutside();
@@ -86,8 +106,21 @@ export const benchmark: Benchmark = {
       const sample = await overhead(model, false);
       const streamed = await overhead(model, true);
       // The previous method, kept beside them: Errand composed in process, a bare bot that also starts a thread.
-      const previous = overheadFigures('discord_sequential', 'bare discord.js bot', sample, 'each bot in its own process on its own fake Discord, every bot post and thread start echoed back', streamed);
-      return [...outside, ...previous.map((f) => (f.name.startsWith('discord_sequential_streaming') ? { ...f, name: f.name.replace('discord_sequential_streaming', 'discord_streaming') } : f))];
+      const previous = overheadFigures(
+        'discord_sequential',
+        'bare discord.js bot',
+        sample,
+        'each bot in its own process on its own fake Discord, every bot post and thread start echoed back',
+        streamed,
+      );
+      return [
+        ...outside,
+        ...previous.map((f) =>
+          f.name.startsWith('discord_sequential_streaming')
+            ? { ...f, name: f.name.replace('discord_sequential_streaming', 'discord_streaming') }
+            : f,
+        ),
+      ];
     } finally {
       await model.close();
     }

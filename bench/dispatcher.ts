@@ -14,8 +14,6 @@ import { nextPost } from './next-post.js';
 const WARMUP = 100;
 const MESSAGES = 600;
 
-
-
 /**
  * Errand's pipeline (dedupe → persist → claim → context → model → persist → post → settle) against
  * a bare "receive → call model → post" loop with no persistence, both with the real openai SDK on the
@@ -28,14 +26,25 @@ export const benchmark: Benchmark = {
     const model = await startFakeOpenAI();
     const dir = mkdtempSync(join(tmpdir(), 'errand-bench-disp-'));
     try {
-      const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'bench', DATABASE_PATH: join(dir, 'errand.db') });
+      const config = loadConfig({
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'bench',
+        DATABASE_PATH: join(dir, 'errand.db'),
+      });
 
       const bareAdapter = new MemoryAdapter();
       const llm = createOpenAiClient({ apiKey: 'bench', baseUrl: model.baseUrl, model: 'bench', timeoutMs: 10_000 });
       const bare: number[] = [];
       for (let i = 0; i < WARMUP + MESSAGES; i++) {
         const t0 = performance.now();
-        const r = await llm.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: `hello ${i}` }], tools: [], signal: new AbortController().signal });
+        const r = await llm.complete({
+          messages: [
+            { role: 'system', content: 'sys' },
+            { role: 'user', content: `hello ${i}` },
+          ],
+          tools: [],
+          signal: new AbortController().signal,
+        });
         await bareAdapter.postMessage(bareAdapter.thread('C1', `B${i}`), { text: r.text ?? '' });
         if (i >= WARMUP) bare.push(performance.now() - t0);
       }

@@ -40,7 +40,10 @@ export interface EntryProcess {
  * HOME); resolves once `ready()` answers true, so the bench measures what a user starts, not an
  * in-process composition of it.
  */
-export async function startErrandEntry(env: Record<string, string>, ready: () => Promise<boolean>): Promise<EntryProcess> {
+export async function startErrandEntry(
+  env: Record<string, string>,
+  ready: () => Promise<boolean>,
+): Promise<EntryProcess> {
   buildOnce();
   const start = startCommand();
   const logFile = join(mkdtempSync(join(tmpdir(), 'errand-bench-entry-')), 'errand.log');
@@ -59,7 +62,11 @@ export async function startErrandEntry(env: Record<string, string>, ready: () =>
     await exit;
     clearTimeout(timer);
   };
-  for (const end = Date.now() + 60_000; !(await ready().catch(() => false)); await new Promise((r) => setTimeout(r, 100))) {
+  for (
+    const end = Date.now() + 60_000;
+    !(await ready().catch(() => false));
+    await new Promise((r) => setTimeout(r, 100))
+  ) {
     if (exited || Date.now() > end) {
       await stop();
       throw new Error(`Errand did not become ready: ${readFileSync(logFile, 'utf8').slice(-2_000)}`);

@@ -1,10 +1,17 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startErrandProcess, type ErrandProcess } from '../tests/e2e/errand-process.js';
 import { entryArgs } from './entry-process.js';
-import { lastUserText, startFakeOpenAI, type FakeOpenAI, type FakeStep, type RecordedRequest } from '../tests/fakes/fake-openai.js';
+import {
+  lastUserText,
+  startFakeOpenAI,
+  type FakeOpenAI,
+  type FakeStep,
+  type RecordedRequest,
+} from '../tests/fakes/fake-openai.js';
 import { FakeSlack } from '../tests/fakes/fake-slack.js';
 import { waitFor } from '../tests/fakes/wait-for.js';
 import { freePort, listening } from '../tests/support/free-port.js';
@@ -36,37 +43,52 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-/** `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events. */
-export async function startCluster(count: number, databaseUrl: string | null, respond: (r: RecordedRequest) => FakeStep): Promise<Cluster> {
+/**
+ * `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events.
+ * `mainJs` starts another build of Errand instead of this checkout's (an A/B comparison: its dist/src/main.js).
+ */
+export async function startCluster(
+  count: number,
+  databaseUrl: string | null,
+  respond: (r: RecordedRequest) => FakeStep,
+  mainJs?: string,
+): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-bench-scaleout-'));
   const slack = await FakeSlack.start();
   const model = await startFakeOpenAI();
   model.respondWith(respond);
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
-  const entry = entryArgs();
+  const entry = mainJs === undefined ? entryArgs() : [...entryArgs().filter((a) => a !== 'dist/src/main.js'), mainJs];
   const processes = ports.map((port, i) => {
     const id = `bench-${i + 1}`;
-    const errand = startErrandProcess({
-      SLACK_BOT_TOKEN: 'xoxb-bench',
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_MODE: 'http',
-      SLACK_PORT: String(port),
-      SLACK_API_URL: slack.apiUrl,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'bench-key',
-      DATABASE_PATH: join(dir, 'errand.db'),
-      ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl, ERRAND_PROCESS_ID: id }),
-      MAX_CONCURRENT_RUNS: String(SLOTS),
-      RUN_LEASE_SECONDS: String(LEASE_SECONDS),
-    }, { entry });
+    const errand = startErrandProcess(
+      {
+        SLACK_BOT_TOKEN: 'xoxb-bench',
+        SLACK_SIGNING_SECRET: slack.signingSecret,
+        SLACK_MODE: 'http',
+        SLACK_PORT: String(port),
+        SLACK_API_URL: slack.apiUrl,
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'bench-key',
+        DATABASE_PATH: join(dir, 'errand.db'),
+        ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl, ERRAND_PROCESS_ID: id }),
+        MAX_CONCURRENT_RUNS: String(SLOTS),
+        RUN_LEASE_SECONDS: String(LEASE_SECONDS),
+      },
+      { entry },
+    );
     return { id, errand };
   });
   for (const [i, port] of ports.entries()) {
     const { errand, id } = processes[i]!;
-    await waitFor(async () => {
-      if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
-      return listening(port);
-    }, 120_000, `${id} to listen`);
+    await waitFor(
+      async () => {
+        if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
+        return listening(port);
+      },
+      120_000,
+      `${id} to listen`,
+    );
   }
   slack.useHttpReceivers(ports.map((p) => `http://127.0.0.1:${p}/slack/events`));
   return {
@@ -74,6 +96,9 @@ export async function startCluster(count: number, databaseUrl: string | null, re
     model,
     processes,
     async close() {
+      // A process started with `--cpu-prof` (BENCH_START_FLAGS) writes its profile only when it exits by itself.
+      if ((process.env.BENCH_START_FLAGS ?? '').includes('--cpu-prof'))
+        await Promise.all(processes.map((p) => stopGently(p.errand.child)));
       await Promise.all(processes.map((p) => p.errand.kill()));
       await slack.close();
       await model.close();
@@ -82,14 +107,19 @@ export async function startCluster(count: number, databaseUrl: string | null, re
   };
 }
 
-
 /**
  * Mentions `first` … `first + count - 1`, each in a channel of its own, answered by the cluster; resolves with
  * the seconds from the first mention to the last answer. `outstanding` mentions wait for an answer at any time
  * (a new one as each is answered): a closed loop, so every slot stays busy without a flood of deliveries whose
  * ingestion would be measured instead of the answering. The model must answer "question N" with "Answer N.".
  */
-export async function answerMentions(cluster: Cluster, first: number, count: number, outstanding: number, timeoutMs = 300_000): Promise<number> {
+export async function answerMentions(
+  cluster: Cluster,
+  first: number,
+  count: number,
+  outstanding: number,
+  timeoutMs = 300_000,
+): Promise<number> {
   const channel = (n: number) => `C0BENCH${String(n).padStart(5, '0')}`;
   /** Threads waiting for their answer, by channel: the thread's ts (once the mention was stored) and what settles it. */
   const waiting = new Map<string, { n: number; ts: string | null; answered: () => void }>();
@@ -111,7 +141,12 @@ export async function answerMentions(cluster: Cluster, first: number, count: num
       const n = next++;
       const ch = channel(n);
       const answered = new Promise<void>((resolve) => waiting.set(ch, { n, ts: null, answered: resolve }));
-      const { ts } = await cluster.slack.mention({ user: 'U0ALICE01', channel: ch, text: `question ${n}`, order: 'together' });
+      const { ts } = await cluster.slack.mention({
+        user: 'U0ALICE01',
+        channel: ch,
+        text: `question ${n}`,
+        order: 'together',
+      });
       const w = waiting.get(ch);
       if (w) w.ts = ts;
       check(ch);
@@ -123,7 +158,13 @@ export async function answerMentions(cluster: Cluster, first: number, count: num
     const started = performance.now();
     await Promise.race([
       Promise.all(Array.from({ length: Math.min(outstanding, count) }, ask)),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${waiting.size} mentions unanswered after ${timeoutMs / 1000} s`)), timeoutMs))),
+      new Promise(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new Error(`${waiting.size} mentions unanswered after ${timeoutMs / 1000} s`)),
+            timeoutMs,
+          )),
+      ),
     ]);
     return (performance.now() - started) / 1000;
   } finally {
@@ -134,5 +175,16 @@ export async function answerMentions(cluster: Cluster, first: number, count: num
 
 /** The model's answer to "question N" after `latencyMs`: "Answer N.", which answerMentions waits for. */
 export function answerAfter(latencyMs: number): (r: RecordedRequest) => FakeStep {
-  return (r) => ({ text: `Answer ${/question (\d+)/.exec(lastUserText(r))?.[1] ?? '?'}.`, gate: new Promise<void>((resolve) => setTimeout(resolve, latencyMs)) });
+  return (r) => ({
+    text: `Answer ${/question (\d+)/.exec(lastUserText(r))?.[1] ?? '?'}.`,
+    gate: new Promise<void>((resolve) => setTimeout(resolve, latencyMs)),
+  });
+}
+
+/** SIGTERM, and up to 15 s for the process to shut down (and write what it writes at exit). */
+async function stopGently(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
 }

@@ -31,15 +31,33 @@ export const benchmark: Benchmark = {
     const slack = await FakeSlack.start({ rateLimit: null, echo: false });
     const db = openDatabase(':memory:');
     const store = createSqliteStore(db, systemClock);
-    const adapter = createSlackAdapter({ botToken: 'xoxb-bench', apiUrl: slack.apiUrl, mode: 'http', signingSecret: 'bench', tuning: { messageRate: { burst: 1000, perSecond: 1000 }, webApiRetries: 0 } });
-    const outbox = createOutbox({ store, clock: systemClock, logger: silentLogger(), adapters: new Map([[adapter.platform, adapter]]), refOf: (id) => store.conversations.refOf(id), onQuestionPosted: async () => undefined });
-    const filesOut = createFilesOut({ posts: outbox, filesOf: (p) => (p === adapter.platform ? (adapter.capabilities.files ?? null) : null), logger: silentLogger() });
+    const adapter = createSlackAdapter({
+      botToken: 'xoxb-bench',
+      apiUrl: slack.apiUrl,
+      mode: 'http',
+      signingSecret: 'bench',
+      tuning: { messageRate: { burst: 1000, perSecond: 1000 }, webApiRetries: 0 },
+    });
+    const outbox = createOutbox({
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      adapters: new Map([[adapter.platform, adapter]]),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    const filesOut = createFilesOut({
+      posts: outbox,
+      filesOf: (p) => (p === adapter.platform ? (adapter.capabilities.files ?? null) : null),
+      logger: silentLogger(),
+    });
     try {
       await outbox.start();
       const { ts } = slack.postUndelivered({ user: 'U0ALICE01', channel: 'C0GENERAL', text: 'chart it' });
       const thread: ConversationRef = { platform: 'slack', workspace: slack.teamId, channel: 'C0GENERAL', thread: ts };
       await store.conversations.ensure(thread);
-      const post = () => filesOut.postFiles(thread, 'bench-run', [{ name: 'chart.png', bytes: PNG, mimeType: 'image/png' }]);
+      const post = () =>
+        filesOut.postFiles(thread, 'bench-run', [{ name: 'chart.png', bytes: PNG, mimeType: 'image/png' }]);
       for (let i = 0; i < WARMUP; i++) await post();
       const times: number[] = [];
       for (let i = 0; i < POSTS; i++) {

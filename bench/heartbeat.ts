@@ -23,12 +23,23 @@ const TICKS = 50;
 export function seed(path: string): void {
   const db = openDatabase(path);
   const s = db.$client;
-  const insConv = s.prepare("insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values (?, 'memory', 'W1', ?, ?, 0, 0)");
+  const insConv = s.prepare(
+    "insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values (?, 'memory', 'W1', ?, ?, 0, 0)",
+  );
   const insTask = s.prepare(
     "insert into tasks (conversation_id, title, description, status, sequence, blocked_by, blocked, created_by, created_at, updated_at) values (?, 't', 'd', ?, ?, ?, ?, 'agent', 0, 0)",
   );
-  const insRun = s.prepare("insert into runs (id, conversation_id, task_id, status, question, ask_expires_at, started_at, updated_at) values (?, ?, ?, 'waiting_user', ?, ?, 0, 0)");
-  const question = JSON.stringify({ question: 'q', options: [], toolCallId: 'c', askedAt: 0, messageId: null, userId: null });
+  const insRun = s.prepare(
+    "insert into runs (id, conversation_id, task_id, status, question, ask_expires_at, started_at, updated_at) values (?, ?, ?, 'waiting_user', ?, ?, 0, 0)",
+  );
+  const question = JSON.stringify({
+    question: 'q',
+    options: [],
+    toolCallId: 'c',
+    askedAt: 0,
+    messageId: null,
+    userId: null,
+  });
   s.transaction(() => {
     for (let c = 0; c < CONVERSATIONS; c++) {
       const id = `memory:W1:C${c % 500}:T${c}`;
@@ -39,8 +50,15 @@ export function seed(path: string): void {
       let firstId = 0;
       for (let k = 0; k < TASKS_PER_CONVERSATION; k++) {
         const last = k === TASKS_PER_CONVERSATION - 1;
-        const status = waiting && k === 0 ? 'in_progress' : last && (ready || blocked || waiting) ? 'pending' : 'completed';
-        const r = insTask.run(id, status, k + 1, blocked && last ? JSON.stringify([firstId]) : '[]', blocked && last ? 1 : 0);
+        const status =
+          waiting && k === 0 ? 'in_progress' : last && (ready || blocked || waiting) ? 'pending' : 'completed';
+        const r = insTask.run(
+          id,
+          status,
+          k + 1,
+          blocked && last ? JSON.stringify([firstId]) : '[]',
+          blocked && last ? 1 : 0,
+        );
         if (k === 0) firstId = Number(r.lastInsertRowid);
       }
       if (waiting) insRun.run(`run-${c}`, id, firstId, question, Date.UTC(2030, 0, 1));
@@ -51,7 +69,10 @@ export function seed(path: string): void {
 
 /** A model that never answers until the run is aborted: runs stay in flight while ticks are timed. */
 const hangingModel: LlmClient = {
-  complete: ({ signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+  complete: ({ signal }) =>
+    new Promise((_resolve, reject) =>
+      signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+    ),
 };
 
 function percentile(sorted: number[], p: number): number {
@@ -66,7 +87,11 @@ export const benchmark: Benchmark = {
     try {
       const path = join(dir, 'errand.db');
       seed(path);
-      const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', DATABASE_PATH: path, HEARTBEAT_SECONDS: '3600' });
+      const config = loadConfig({
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        DATABASE_PATH: path,
+        HEARTBEAT_SECONDS: '3600',
+      });
       const db = openDatabase(path);
       const clock = new FakeClock(Date.UTC(2026, 0, 1));
       const busy: number[] = [];
@@ -74,7 +99,13 @@ export const benchmark: Benchmark = {
       let started = 0;
       for (let i = 0; i < TICKS + 1; i++) {
         const adapter = new MemoryAdapter();
-        const app = await createApp({ config, adapters: [adapter], clock, llm: hangingModel, store: createSqliteStore(db, clock) });
+        const app = await createApp({
+          config,
+          adapters: [adapter],
+          clock,
+          llm: hangingModel,
+          store: createSqliteStore(db, clock),
+        });
         await adapter.start(app.dispatcher);
         const t0 = performance.now();
         const report = await app.heartbeat.tick();
@@ -88,7 +119,9 @@ export const benchmark: Benchmark = {
           started += report.started;
         }
         await app.coordinator.shutdown();
-        db.$client.exec("update tasks set status = 'completed' where status = 'in_progress' and id in (select task_id from runs where status = 'running'); update runs set status = 'completed' where status = 'running';");
+        db.$client.exec(
+          "update tasks set status = 'completed' where status = 'in_progress' and id in (select task_id from runs where status = 'running'); update runs set status = 'completed' where status = 'running';",
+        );
       }
       closeDatabase(db);
       busy.sort((a, b) => a - b);

@@ -5,7 +5,7 @@ import { createSlackAdapter, slackOptionsFromConfig } from '../adapters/slack/cr
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from '../src/runtime/idle-heap-release.js';
+import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from '../src/runtime/process/idle-heap-release.js';
 
 /**
  * Runs inside its own process (compiled, as `npm start` runs Errand): Errand with the Slack
@@ -45,7 +45,11 @@ const config = loadConfig({
   LOG_LEVEL: 'info',
 });
 const logger = createLogger(config.LOG_LEVEL);
-const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config, logger), host: '127.0.0.1', tuning: { messageRate: { burst: 10_000, perSecond: 10_000 } } });
+const adapter = createSlackAdapter({
+  ...slackOptionsFromConfig(config, logger),
+  host: '127.0.0.1',
+  tuning: { messageRate: { burst: 10_000, perSecond: 10_000 } },
+});
 const app = await createApp({ config, adapters: [adapter], logger });
 await app.start();
 // As src/main.ts does after starting the app.

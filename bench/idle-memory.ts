@@ -28,7 +28,9 @@ type ChildReport = {
 function importedRss(start: StartCommand, modules: string[]): number {
   const urls = ['src/app.js', ...modules].map((m) => pathToFileURL(compiledBenchFile(m)).href);
   const script = `for (const u of ${JSON.stringify(urls)}) await import(u); await new Promise((r) => setTimeout(r, 500)); process.stdout.write(String(process.memoryUsage.rss()));`;
-  const out = execFileSync(process.execPath, [...start.flags, '--input-type=module', '-e', script], { env: { ...process.env, ...start.env } });
+  const out = execFileSync(process.execPath, [...start.flags, '--input-type=module', '-e', script], {
+    env: { ...process.env, ...start.env },
+  });
   return Number(out.toString('utf8')) / MB;
 }
 
@@ -46,21 +48,47 @@ export const benchmark: Benchmark = {
     try {
       const start = startCommand();
       const child = spawn(process.execPath, [...start.flags, compiledBenchFile('bench/idle-memory-child.js')], {
-        env: { ...process.env, ...start.env, MODEL_URL: model.baseUrl, SLACK_API_URL: fake.apiUrl, SIGNING_SECRET: fake.signingSecret },
+        env: {
+          ...process.env,
+          ...start.env,
+          MODEL_URL: model.baseUrl,
+          SLACK_API_URL: fake.apiUrl,
+          SIGNING_SECRET: fake.signingSecret,
+        },
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       });
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      const next = () => new Promise<Record<string, unknown>>((resolve) => child.once('message', (m) => resolve(m as Record<string, unknown>)));
-      const ready = await Promise.race([next(), exited.then((code) => Promise.reject(new Error(`idle-memory child exited with ${code}`)))]);
+      const next = () =>
+        new Promise<Record<string, unknown>>((resolve) =>
+          child.once('message', (m) => resolve(m as Record<string, unknown>)),
+        );
+      const ready = await Promise.race([
+        next(),
+        exited.then((code) => Promise.reject(new Error(`idle-memory child exited with ${code}`))),
+      ]);
       fake.useHttpReceiver(`http://127.0.0.1:${String(ready.port)}/slack/events`);
       let replies = 0;
       fake.onCall = (call) => {
         // An answer is a threaded post, or (streaming, the default) a finished stream.
-        if (call.status === 200 && ((call.method === 'chat.postMessage' && call.args.thread_ts !== undefined) || call.method === 'chat.stopStream')) replies++;
+        if (
+          call.status === 200 &&
+          ((call.method === 'chat.postMessage' && call.args.thread_ts !== undefined) ||
+            call.method === 'chat.stopStream')
+        )
+          replies++;
       };
       for (let i = 0; i < CONVERSATIONS; i += BATCH) {
         const n = Math.min(BATCH, CONVERSATIONS - i);
-        await Promise.all(Array.from({ length: n }, (_, j) => fake.mention({ user: USER, channel: `C0MEM${String((i + j) % 100).padStart(4, '0')}`, text: `hello ${i + j}`, order: 'together' })));
+        await Promise.all(
+          Array.from({ length: n }, (_, j) =>
+            fake.mention({
+              user: USER,
+              channel: `C0MEM${String((i + j) % 100).padStart(4, '0')}`,
+              text: `hello ${i + j}`,
+              order: 'together',
+            }),
+          ),
+        );
         while (replies < i + n) await new Promise((r) => setTimeout(r, 5));
       }
       await fake.settle();
@@ -69,8 +97,13 @@ export const benchmark: Benchmark = {
       const r = await report;
       await exited;
       const slackOnly = importedRss(start, ['adapters/slack/create-slack-adapter.js']);
-      const both = importedRss(start, ['adapters/slack/create-slack-adapter.js', 'adapters/discord/create-discord-adapter.js']);
-      const kinds = r.resident ? `: anonymous ${(r.resident.anon / MB).toFixed(1)} MB (of it the main malloc heap ${(r.resident.mallocMain / MB).toFixed(1)} MB), file-backed ${(r.resident.file / MB).toFixed(1)} MB (the node binary and libraries)` : '';
+      const both = importedRss(start, [
+        'adapters/slack/create-slack-adapter.js',
+        'adapters/discord/create-discord-adapter.js',
+      ]);
+      const kinds = r.resident
+        ? `: anonymous ${(r.resident.anon / MB).toFixed(1)} MB (of it the main malloc heap ${(r.resident.mallocMain / MB).toFixed(1)} MB), file-backed ${(r.resident.file / MB).toFixed(1)} MB (the node binary and libraries)`
+        : '';
       return [
         {
           name: 'idle_rss_mb',

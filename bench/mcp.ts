@@ -11,7 +11,6 @@ import { median } from './overhead-figures.js';
 const WARMUP = 100;
 const CALLS = 2000;
 
-
 async function time(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -42,7 +41,15 @@ export const benchmark: Benchmark = {
       const conversation = { platform: 'console', workspace: 'local', channel: 'bench', thread: null };
       const tool = hub.toolsFor(conversation)[0];
       if (!tool) throw new Error(`the fixture server did not start: ${JSON.stringify(hub.status())}`);
-      const context = { conversationId: 'c', conversation, runId: 'r', taskId: null, userId: null, timezone: 'UTC', now: () => Date.now() };
+      const context = {
+        conversationId: 'c',
+        conversation,
+        runId: 'r',
+        taskId: null,
+        userId: null,
+        timezone: 'UTC',
+        now: () => Date.now(),
+      };
       const signal = new AbortController().signal;
       const viaMcp = (i: number) => tool.call({ text: `ping ${i}` }, context, signal);
       const inProcess = async (i: number) => toToolResult(echoTool({ text: `ping ${i}` }), DEFAULT_MAX_RESULT_CHARS);

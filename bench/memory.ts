@@ -14,7 +14,6 @@ const MEMORIES = 10_000;
 const WARMUP = 30;
 const REPEATS = 200;
 
-
 /** Median wall time of one call, and the process's mean CPU time per call (what the call costs on a busy machine). */
 async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
   for (let i = 0; i < WARMUP; i++) await fn();
@@ -32,10 +31,27 @@ async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: n
 /** A deterministic stream of numbers in [0, 1). */
 function seeded(seed: number): () => number {
   let x = seed;
-  return () => ((x = (x * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  return () => (x = (x * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 }
 
-const TOPICS = ['payments', 'staging', 'deploy', 'review', 'Lisbon', 'German', 'release', 'Thursday', 'database', 'on-call', 'budget', 'design', 'customer', 'invoice', 'roadmap', 'metrics'];
+const TOPICS = [
+  'payments',
+  'staging',
+  'deploy',
+  'review',
+  'Lisbon',
+  'German',
+  'release',
+  'Thursday',
+  'database',
+  'on-call',
+  'budget',
+  'design',
+  'customer',
+  'invoice',
+  'roadmap',
+  'metrics',
+];
 const random = seeded(7);
 /** A vocabulary of 5 000 words picked Zipf-like (a few common, most rare), the topics among the commoner ones. */
 const word = () => {
@@ -44,7 +60,8 @@ const word = () => {
 };
 const sentence = (i: number) => `Fact ${i}: ${Array.from({ length: 14 }, word).join(' ')}.`;
 /** The worst case: every memory made of the same sixteen topic words, so every word of the goal matches them all. */
-const sameWords = (i: number) => `Fact ${i}: ${Array.from({ length: 12 }, (_, k) => TOPICS[(i * 7 + k * 3) % TOPICS.length]).join(' ')}.`;
+const sameWords = (i: number) =>
+  `Fact ${i}: ${Array.from({ length: 12 }, (_, k) => TOPICS[(i * 7 + k * 3) % TOPICS.length]).join(' ')}.`;
 
 async function fill(store: ReturnType<typeof createSqliteStore>, text: (i: number) => string): Promise<void> {
   await store.atomically(async (tx) => {
@@ -86,18 +103,39 @@ export const benchmark: Benchmark = {
       let through = 0;
       await store.atomically(async (tx) => {
         for (let i = 0; i < MESSAGES; i++) {
-          const id = await tx.transcript.append({ conversationId, runId: 'r', role: i % 2 === 0 ? 'user' : 'assistant', content: `${i % 2 === 0 ? 'Question' : 'Answer'} ${i}: ${'words '.repeat(40)}` });
+          const id = await tx.transcript.append({
+            conversationId,
+            runId: 'r',
+            role: i % 2 === 0 ? 'user' : 'assistant',
+            content: `${i % 2 === 0 ? 'Question' : 'Answer'} ${i}: ${'words '.repeat(40)}`,
+          });
           if (i === MESSAGES - 200) through = id;
         }
       });
       await fill(store, sentence);
-      await store.memory.saveSummary(conversationId, 0, `Summary: ${'earlier facts and decisions, '.repeat(150)}`, through);
+      await store.memory.saveSummary(
+        conversationId,
+        0,
+        `Summary: ${'earlier facts and decisions, '.repeat(150)}`,
+        through,
+      );
       const visibility: MemoryVisibility = { person: 'slack:U1', channel: 'slack:T1:C1', workspace: 'slack:T1' };
       const goal = 'Who reviews the payments release on Thursday, and where is staging?';
       const signal = new AbortController().signal;
       const request = (memoryTokens: number) => () =>
         assembleContext(
-          { runId: 'r', conversationId, systemPrompt: 'You are Errand. '.repeat(200), goal, budgetTokens: 16_000, tokenScale: 1, historyRows: 400, visibility, viewer: 'U1', signal },
+          {
+            runId: 'r',
+            conversationId,
+            systemPrompt: 'You are Errand. '.repeat(200),
+            goal,
+            budgetTokens: 16_000,
+            tokenScale: 1,
+            historyRows: 400,
+            visibility,
+            viewer: 'U1',
+            signal,
+          },
           { transcript: store.transcript, logger: silentLogger(), memory: { store: store.memory, memoryTokens } },
           { failed: false },
         );

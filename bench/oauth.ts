@@ -36,8 +36,19 @@ export const benchmark: Benchmark = {
       db.$client.transaction(() => {
         for (let i = 0; i < PEOPLE; i++) {
           const principal = `slack:U${i}`;
-          const tokens = { access_token: randomBytes(24).toString('base64url'), token_type: 'Bearer', refresh_token: randomBytes(24).toString('base64url'), expires_in: 3600 };
-          ins.run(principal, box.seal(JSON.stringify(tokens), sealContext.tokens(principal, 'linear')), NOW + 3600_000, NOW, NOW);
+          const tokens = {
+            access_token: randomBytes(24).toString('base64url'),
+            token_type: 'Bearer',
+            refresh_token: randomBytes(24).toString('base64url'),
+            expires_in: 3600,
+          };
+          ins.run(
+            principal,
+            box.seal(JSON.stringify(tokens), sealContext.tokens(principal, 'linear')),
+            NOW + 3600_000,
+            NOW,
+            NOW,
+          );
         }
       })();
       const connections = createOAuthConnections({
@@ -45,7 +56,13 @@ export const benchmark: Benchmark = {
         box,
         clock,
         publicUrl: 'https://errand.example.com',
-        servers: [{ name: 'linear', url: 'http://127.0.0.1:9/mcp', settings: { scopes: null, clientId: null, clientSecret: null } }],
+        servers: [
+          {
+            name: 'linear',
+            url: 'http://127.0.0.1:9/mcp',
+            settings: { scopes: null, clientId: null, clientSecret: null },
+          },
+        ],
         logger: silentLogger(),
       });
       for (let i = 0; i < 2_000; i++) await connections.tokenFor(`slack:U${i % PEOPLE}`, 'linear');
@@ -60,7 +77,14 @@ export const benchmark: Benchmark = {
       const mean = ((performance.now() - start) * 1000) / LOOKUPS;
       times.sort((a, b) => a - b);
       const p99 = times[Math.floor(times.length * 0.99)]! * 1000;
-      return [{ name: 'oauth_token_lookup_us', value: mean, unit: 'us', detail: `p99 ${p99.toFixed(1)} us over ${LOOKUPS} lookups among ${PEOPLE} people's connections (SQLite file, decryption included); target < 200 us` }];
+      return [
+        {
+          name: 'oauth_token_lookup_us',
+          value: mean,
+          unit: 'us',
+          detail: `p99 ${p99.toFixed(1)} us over ${LOOKUPS} lookups among ${PEOPLE} people's connections (SQLite file, decryption included); target < 200 us`,
+        },
+      ];
     } finally {
       closeDatabase(db);
       rmSync(dir, { recursive: true, force: true });

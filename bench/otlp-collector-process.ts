@@ -9,6 +9,11 @@ const collector = await startFakeCollector();
 process.stdout.write(`${collector.endpoint}\n`);
 process.on('message', () => {
   const names = new Set(collector.spans.map((s) => s.name));
-  process.send?.({ spans: collector.spans.length, requests: collector.requests(), names: [...names].sort(), encodings: [...new Set(collector.encodings)] });
+  process.send?.({
+    spans: collector.spans.length,
+    requests: collector.requests(),
+    names: [...names].sort(),
+    encodings: [...new Set(collector.encodings)],
+  });
 });
 process.on('disconnect', () => void collector.close().then(() => process.exit(0)));

@@ -34,11 +34,25 @@ export function median(xs: number[]): number {
  * printed beside them as `<platform>_streaming_overhead_ratio` and `<platform>_streaming_cpu_ratio`,
  * and named in the details of the main two, so the cost of streaming stays visible.
  */
-export function overheadFigures(platform: string, bareName: string, s: OverheadSample, how: string, streamed?: OverheadSample): BenchFigure[] {
+export function overheadFigures(
+  platform: string,
+  bareName: string,
+  s: OverheadSample,
+  how: string,
+  streamed?: OverheadSample,
+): BenchFigure[] {
   const main = ratios(platform, bareName, s, `Errand with STREAMING=false; ${how}`);
   if (!streamed) return main;
-  const extra = ratios(`${platform}_streaming`, bareName, streamed, `Errand streaming its answers (the default), a separate pair of bots after the first; ${how}`);
-  const note = (f: BenchFigure, e: BenchFigure): BenchFigure => ({ ...f, detail: `${f.detail ?? ''}; streaming on: ${e.value.toFixed(3)}x` });
+  const extra = ratios(
+    `${platform}_streaming`,
+    bareName,
+    streamed,
+    `Errand streaming its answers (the default), a separate pair of bots after the first; ${how}`,
+  );
+  const note = (f: BenchFigure, e: BenchFigure): BenchFigure => ({
+    ...f,
+    detail: `${f.detail ?? ''}; streaming on: ${e.value.toFixed(3)}x`,
+  });
   return [note(main[0]!, extra[0]!), note(main[1]!, extra[1]!), ...extra];
 }
 

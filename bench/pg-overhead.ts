@@ -35,7 +35,9 @@ async function statementCounts(admin: pg.Client): Promise<Counts> {
 
 /** Transactions ended and sessions (connections) opened on this database so far. */
 async function databaseStats(admin: pg.Client): Promise<{ transactions: number; sessions: number }> {
-  const { rows } = await admin.query<{ n: string; s: string }>(`select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`);
+  const { rows } = await admin.query<{ n: string; s: string }>(
+    `select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`,
+  );
   return { transactions: Number(rows[0]!.n), sessions: Number(rows[0]!.s) };
 }
 
@@ -74,95 +76,173 @@ function breakdown(counts: Counts, mentions: number) {
     const s = q.trim().toLowerCase();
     if (s === 'begin') kinds.begin += n;
     else if (s === 'commit') kinds.commit += n;
-    else if (s.startsWith('savepoint') || s.startsWith('release savepoint') || s.startsWith('rollback to savepoint')) kinds.savepoint += n;
+    else if (s.startsWith('savepoint') || s.startsWith('release savepoint') || s.startsWith('rollback to savepoint'))
+      kinds.savepoint += n;
     if (s.includes('pg_notify') || s.startsWith('notify')) kinds.notify += n;
     if (s.includes(' for update') || s.includes(' for no key update')) kinds.forUpdate += n;
   }
   const per = (n: number) => n / mentions;
-  return { statements: per(total), begin: per(kinds.begin), savepoint: per(kinds.savepoint), notify: per(kinds.notify), forUpdate: per(kinds.forUpdate) };
+  return {
+    statements: per(total),
+    begin: per(kinds.begin),
+    savepoint: per(kinds.savepoint),
+    notify: per(kinds.notify),
+    forUpdate: per(kinds.forUpdate),
+  };
 }
+
+/** One PostgreSQL side: its Errand process, its own database (so its statements are counted apart) and what it used. */
+interface PgSide extends Side {
+  readonly label: string;
+  readonly admin: pg.Client;
+  readonly counts: Counts;
+  transactions: number;
+  sessions: number;
+  serverMs: number;
+}
+
+/** A connection to `url` for the benchmark's own reads; a connection PostgreSQL ends would otherwise end the benchmark unexplained. */
+async function adminClient(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', (err) =>
+    process.stderr.write(`pg-overhead: the benchmark's own connection failed: ${String(err)}\n`),
+  );
+  await client.connect();
+  return client;
+}
+
+/** One block on a PostgreSQL side, with the server's CPU and the database's statements and transactions around it. */
+async function pgBlock(side: PgSide, postmaster: number, count: number): Promise<void> {
+  const before = await statementCounts(side.admin);
+  const statsBefore = await databaseStats(side.admin);
+  const serverBefore = serverCpuMs(postmaster);
+  await block(side, count);
+  side.serverMs += serverCpuMs(postmaster) - serverBefore;
+  const statsAfter = await databaseStats(side.admin);
+  // The two reads after the block's first one are the benchmark's own transactions.
+  side.transactions += statsAfter.transactions - statsBefore.transactions - 1;
+  side.sessions += statsAfter.sessions - statsBefore.sessions;
+  diff(await statementCounts(side.admin), before, side.counts);
+}
+
+/**
+ * `BENCH_PG_BASELINE=<another checkout>/dist/src/main.js` adds a third process: that build of Errand on PostgreSQL (a
+ * database of its own), in the same rotation, so two builds are compared under the same load of the same run; its
+ * figures are printed as `pg_baseline_*`.
+ */
+const BASELINE = process.env.BENCH_PG_BASELINE;
 
 export const benchmark: Benchmark = {
   name: 'pg-overhead',
   figures: ['pg_cpu_per_mention_ratio', 'pg_statements_per_mention', 'pg_transactions_per_mention'],
   async run(): Promise<BenchFigure[]> {
-    const server = await startTestPostgres(process.env, ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.max=10000']);
+    const server = await startTestPostgres(process.env, [
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
+      '-c',
+      'pg_stat_statements.max=10000',
+    ]);
     const clusters: Cluster[] = [];
+    const admins: pg.Client[] = [];
     try {
       const url = await createDatabase(server, `errand_bench_pg_overhead_${process.pid}`);
-      const dbAdmin = new pg.Client({ connectionString: url });
-      // A connection PostgreSQL ends (a server restart after a crash) would otherwise end the benchmark unexplained.
-      dbAdmin.on('error', (err) => process.stderr.write(`pg-overhead: the benchmark's own connection failed: ${String(err)}\n`));
-      await dbAdmin.connect();
-      try {
-        await dbAdmin.query('create extension if not exists pg_stat_statements');
-        const postmaster = await postmasterPid(url);
-        const pgCluster = await startCluster(1, url, answerAfter(MODEL_LATENCY_MS));
-        clusters.push(pgCluster);
-        const sqliteCluster = await startCluster(1, null, answerAfter(MODEL_LATENCY_MS));
-        clusters.push(sqliteCluster);
-        const side = (cluster: Cluster): Side => ({ cluster, pid: cluster.processes[0]!.errand.child.pid!, next: 0, mentions: 0, cpuMs: 0, seconds: 0 });
-        const onPg = side(pgCluster);
-        const onSqlite = side(sqliteCluster);
-        for (const s of [onPg, onSqlite]) {
-          await answerMentions(s.cluster, 0, WARMUP, OUTSTANDING);
-          s.next = WARMUP;
+      const firstAdmin = await adminClient(url);
+      admins.push(firstAdmin);
+      await firstAdmin.query('create extension if not exists pg_stat_statements');
+      const postmaster = await postmasterPid(url);
+      const pgSide = async (label: string, dbUrl: string, admin: pg.Client, mainJs?: string): Promise<PgSide> => {
+        const cluster = await startCluster(1, dbUrl, answerAfter(MODEL_LATENCY_MS), mainJs);
+        clusters.push(cluster);
+        return {
+          label,
+          cluster,
+          pid: cluster.processes[0]!.errand.child.pid!,
+          next: 0,
+          mentions: 0,
+          cpuMs: 0,
+          seconds: 0,
+          admin,
+          counts: new Map(),
+          transactions: 0,
+          sessions: 0,
+          serverMs: 0,
+        };
+      };
+      const pgSides = [await pgSide('this build', url, firstAdmin)];
+      if (BASELINE) {
+        const baseUrl = await createDatabase(server, `errand_bench_pg_overhead_base_${process.pid}`);
+        const baseAdmin = await adminClient(baseUrl);
+        admins.push(baseAdmin);
+        await baseAdmin.query('create extension if not exists pg_stat_statements');
+        pgSides.push(await pgSide(`baseline ${BASELINE}`, baseUrl, baseAdmin, BASELINE));
+      }
+      const sqliteCluster = await startCluster(1, null, answerAfter(MODEL_LATENCY_MS));
+      clusters.push(sqliteCluster);
+      const onSqlite: Side = {
+        cluster: sqliteCluster,
+        pid: sqliteCluster.processes[0]!.errand.child.pid!,
+        next: 0,
+        mentions: 0,
+        cpuMs: 0,
+        seconds: 0,
+      };
+      const onPg = pgSides[0]!;
+      for (const s of [...pgSides, onSqlite]) {
+        await answerMentions(s.cluster, 0, WARMUP, OUTSTANDING);
+        s.next = WARMUP;
+      }
+      // What each costs while nothing happens (lease renewals, heartbeat, the wake-up listener): 5 s of quiet.
+      const idleBefore = [procCpuMs(onPg.pid) ?? 0, serverCpuMs(postmaster), procCpuMs(onSqlite.pid) ?? 0];
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      const idle = [
+        (procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!,
+        serverCpuMs(postmaster) - idleBefore[1]!,
+        (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!,
+      ].map((ms) => ms / (IDLE_MS / 1000));
+      // Each side goes first, second (and third) in turn: the machine's load falls on all alike.
+      const rotation: (PgSide | Side)[] = [onSqlite, ...pgSides];
+      for (let i = 0; i < BLOCKS; i++) {
+        const order = i % 2 === 0 ? rotation : [...rotation].reverse();
+        for (const s of order) {
+          if (s === onSqlite) await block(onSqlite, BLOCK);
+          else await pgBlock(s as PgSide, postmaster, BLOCK);
         }
-        // What each costs while nothing happens (lease renewals, heartbeat, the wake-up listener): 5 s of quiet.
-        const idleBefore = [procCpuMs(onPg.pid) ?? 0, serverCpuMs(postmaster), procCpuMs(onSqlite.pid) ?? 0];
-        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-        const idle = [(procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!, serverCpuMs(postmaster) - idleBefore[1]!, (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!].map((ms) => ms / (IDLE_MS / 1000));
-        const counts: Counts = new Map();
-        let transactions = 0;
-        let sessions = 0;
-        let serverMs = 0;
-        for (let i = 0; i < BLOCKS; i++) {
-          // ABBA: each store goes first in half the rounds.
-          const order = i % 2 === 0 ? ['sqlite', 'pg'] : ['pg', 'sqlite'];
-          for (const which of order) {
-            if (which === 'sqlite') {
-              await block(onSqlite, BLOCK);
-              continue;
-            }
-            const before = await statementCounts(dbAdmin);
-            const statsBefore = await databaseStats(dbAdmin);
-            const serverBefore = serverCpuMs(postmaster);
-            await block(onPg, BLOCK);
-            serverMs += serverCpuMs(postmaster) - serverBefore;
-            const statsAfter = await databaseStats(dbAdmin);
-            // The two reads after the block's first one are the benchmark's own transactions.
-            transactions += statsAfter.transactions - statsBefore.transactions - 1;
-            sessions += statsAfter.sessions - statsBefore.sessions;
-            diff(await statementCounts(dbAdmin), before, counts);
-          }
-        }
-        const perPg = onPg.cpuMs / onPg.mentions;
-        const perServer = serverMs / onPg.mentions;
-        const perSqlite = onSqlite.cpuMs / onSqlite.mentions;
-        const b = breakdown(counts, onPg.mentions);
+      }
+      const perSqlite = onSqlite.cpuMs / onSqlite.mentions;
+      const traffic = `${BLOCKS} alternating blocks of ${BLOCK} mentions per process after ${WARMUP} warm-up ones, ${OUTSTANDING} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS}`;
+      const figures = (side: PgSide, prefix: string): BenchFigure[] => {
+        const perPg = side.cpuMs / side.mentions;
+        const perServer = side.serverMs / side.mentions;
+        const b = breakdown(side.counts, side.mentions);
         if (process.env.BENCH_PG_STATEMENTS) {
-          for (const [q, n] of [...counts].sort((x, y) => y[1] - x[1])) process.stderr.write(`${(n / onPg.mentions).toFixed(2)}\t${q.replace(/\s+/g, ' ').slice(0, 300)}\n`);
+          process.stderr.write(`# statements per mention, ${side.label}\n`);
+          for (const [q, n] of [...side.counts].sort((x, y) => y[1] - x[1]))
+            process.stderr.write(`${(n / side.mentions).toFixed(2)}\t${q.replace(/\s+/g, ' ').slice(0, 300)}\n`);
         }
-        const traffic = `${BLOCKS} alternating blocks of ${BLOCK} mentions per store after ${WARMUP} warm-up ones, ${OUTSTANDING} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS}`;
         return [
           {
-            name: 'pg_cpu_per_mention_ratio',
+            name: `${prefix}_cpu_per_mention_ratio`,
             value: (perPg + perServer) / perSqlite,
             unit: 'x',
-            detail: `per mention: Errand on PostgreSQL ${perPg.toFixed(2)} ms + PostgreSQL server ${perServer.toFixed(2)} ms, against Errand on SQLite ${perSqlite.toFixed(2)} ms (target ≤ 1.5); mentions/s ${(onPg.mentions / onPg.seconds).toFixed(1)} on PostgreSQL, ${(onSqlite.mentions / onSqlite.seconds).toFixed(1)} on SQLite; idle CPU ms/s: Errand on PostgreSQL ${idle[0]!.toFixed(1)} + server ${idle[1]!.toFixed(1)}, Errand on SQLite ${idle[2]!.toFixed(1)}; ${traffic}`,
+            detail: `${side.label}: per mention: Errand on PostgreSQL ${perPg.toFixed(2)} ms + PostgreSQL server ${perServer.toFixed(2)} ms, against Errand on SQLite ${perSqlite.toFixed(2)} ms (target ≤ 1.5); mentions/s ${(side.mentions / side.seconds).toFixed(1)} on PostgreSQL, ${(onSqlite.mentions / onSqlite.seconds).toFixed(1)} on SQLite; idle CPU ms/s: Errand on PostgreSQL ${idle[0]!.toFixed(1)} + server ${idle[1]!.toFixed(1)}, Errand on SQLite ${idle[2]!.toFixed(1)}; ${traffic}`,
           },
           {
-            name: 'pg_statements_per_mention',
+            name: `${prefix}_statements_per_mention`,
             value: b.statements,
             unit: 'statements',
             detail: `round trips to PostgreSQL per mention (pg_stat_statements, every statement its own round trip); of them BEGIN ${b.begin.toFixed(2)}, savepoints ${b.savepoint.toFixed(2)}, row locks (for update) ${b.forUpdate.toFixed(2)}, NOTIFY ${b.notify.toFixed(2)}`,
           },
-          { name: 'pg_transactions_per_mention', value: transactions / onPg.mentions, unit: 'transactions', detail: `commits and rollbacks per mention (pg_stat_database), autocommitted statements included; ${sessions} connections opened during the ${onPg.mentions} mentions` },
+          {
+            name: `${prefix}_transactions_per_mention`,
+            value: side.transactions / side.mentions,
+            unit: 'transactions',
+            detail: `commits and rollbacks per mention (pg_stat_database), autocommitted statements included; ${side.sessions} connections opened during the ${side.mentions} mentions`,
+          },
         ];
-      } finally {
-        await dbAdmin.end();
-      }
+      };
+      return [...figures(onPg, 'pg'), ...(pgSides[1] ? figures(pgSides[1], 'pg_baseline') : [])];
     } finally {
+      await Promise.all(admins.map((a) => a.end().catch(() => undefined)));
       await Promise.all(clusters.map((c) => c.close()));
       await server.stop();
     }

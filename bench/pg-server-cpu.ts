@@ -9,7 +9,8 @@ export async function postmasterPid(url: string): Promise<number> {
   try {
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
     const ppid = Number(procStatFields(rows[0]!.pid)?.[1]);
-    if (!Number.isInteger(ppid) || ppid <= 1) throw new Error('no /proc entry for the PostgreSQL backend: is the server on this machine?');
+    if (!Number.isInteger(ppid) || ppid <= 1)
+      throw new Error('no /proc entry for the PostgreSQL backend: is the server on this machine?');
     return ppid;
   } finally {
     await client.end();

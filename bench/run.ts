@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   let ran = 0;
   for (const [file, load] of Object.entries(MODULES)) {
     const { benchmark } = await load();
-    if (wanted.length > 0 && !wanted.some((w) => w === benchmark.name || benchmark.figures.includes(w) || w === file)) continue;
+    if (wanted.length > 0 && !wanted.some((w) => w === benchmark.name || benchmark.figures.includes(w) || w === file))
+      continue;
     ran++;
     const started = performance.now();
     const figures = await benchmark.run();

@@ -37,11 +37,25 @@ export const benchmark: Benchmark = {
     const dir = mkdtempSync(join(tmpdir(), 'errand-bench-sandbox-'));
     const store = createSqliteStore(openDatabase(join(dir, 'errand.db')), systemClock, { ownsDb: true });
     try {
-      const parts = await setUpSandbox({ settings: sandboxSettingsSchema.parse({}), store: store.workspaces, clock: systemClock, logger: silentLogger() });
-      if (parts.status !== 'available') throw new Error('no sandbox on this machine: install bubblewrap (README "Running code")');
+      const parts = await setUpSandbox({
+        settings: sandboxSettingsSchema.parse({}),
+        store: store.workspaces,
+        clock: systemClock,
+        logger: silentLogger(),
+      });
+      if (parts.status !== 'available')
+        throw new Error('no sandbox on this machine: install bubblewrap (README "Running code")');
       const registry = createToolRegistry(parts.tools);
       const conversation = { platform: 'console', workspace: 'local', channel: 'bench', thread: null };
-      const context = { conversationId: 'console:local:bench:-', conversation, runId: 'r', taskId: null, userId: null, timezone: 'UTC', now: () => Date.now() };
+      const context = {
+        conversationId: 'console:local:bench:-',
+        conversation,
+        runId: 'r',
+        taskId: null,
+        userId: null,
+        timezone: 'UTC',
+        now: () => Date.now(),
+      };
       const call = { id: 'c', name: 'run_code', arguments: JSON.stringify({ language: 'python', code: 'pass' }) };
       const viaTool = async () => {
         const out = await registry.execute(call, context);

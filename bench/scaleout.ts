@@ -68,19 +68,37 @@ async function throughput(count: number, databaseUrl: string | null): Promise<Th
 async function takeover(databaseUrl: string): Promise<number> {
   let slowCalls = 0;
   const releases: (() => void)[] = [];
-  const cluster = await startCluster(3, databaseUrl, (): FakeStep => (++slowCalls === 1 ? { text: 'never', gate: new Promise<void>((r) => releases.push(r)) } : { text: 'The slow answer.' }));
+  const cluster = await startCluster(3, databaseUrl, (): FakeStep =>
+    ++slowCalls === 1
+      ? { text: 'never', gate: new Promise<void>((r) => releases.push(r)) }
+      : { text: 'The slow answer.' },
+  );
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { ts } = await cluster.slack.mention({ user: 'U0ALICE01', channel: 'C0SLOW', text: 'the slow one', order: 'together' });
-    const owner = await waitFor(async () => {
-      const rows = (await client.query<{ owner: string | null }>(`select owner from runs where status = 'running'`)).rows;
-      return rows.length === 1 && slowCalls === 1 ? rows[0]!.owner : null;
-    }, 60_000, 'the slow run');
+    const { ts } = await cluster.slack.mention({
+      user: 'U0ALICE01',
+      channel: 'C0SLOW',
+      text: 'the slow one',
+      order: 'together',
+    });
+    const owner = await waitFor(
+      async () => {
+        const rows = (await client.query<{ owner: string | null }>(`select owner from runs where status = 'running'`))
+          .rows;
+        return rows.length === 1 && slowCalls === 1 ? rows[0]!.owner : null;
+      },
+      60_000,
+      'the slow run',
+    );
     const victim = cluster.processes.find((p) => p.id === owner)!;
     const killedAt = performance.now();
     await victim.errand.kill();
-    await waitFor(() => cluster.slack.botTexts('C0SLOW', ts).some((t) => t.includes('I was restarted while working')), 120_000, 'the restart note');
+    await waitFor(
+      () => cluster.slack.botTexts('C0SLOW', ts).some((t) => t.includes('I was restarted while working')),
+      120_000,
+      'the restart note',
+    );
     const ms = performance.now() - killedAt;
     await waitFor(() => cluster.slack.botTexts('C0SLOW', ts).includes('The slow answer.'), 60_000, 'the answer');
     return ms;
@@ -104,12 +122,27 @@ export const benchmark: Benchmark = {
       for (const count of [1, 2, 3]) {
         const url = await createDatabase(server, `errand_bench_scaleout_${count}_${process.pid}`);
         const t = await throughput(count, url);
-        figures.push({ name: `scaleout-pg-${count}`, value: t.mentionsPerSecond, unit: 'mentions/s', detail: `${count} process(es) on PostgreSQL; ${detail(count, t)}` });
+        figures.push({
+          name: `scaleout-pg-${count}`,
+          value: t.mentionsPerSecond,
+          unit: 'mentions/s',
+          detail: `${count} process(es) on PostgreSQL; ${detail(count, t)}`,
+        });
       }
       const t = await throughput(1, null);
-      figures.push({ name: 'scaleout-sqlite-1', value: t.mentionsPerSecond, unit: 'mentions/s', detail: `1 process on SQLite; ${detail(1, t)}` });
+      figures.push({
+        name: 'scaleout-sqlite-1',
+        value: t.mentionsPerSecond,
+        unit: 'mentions/s',
+        detail: `1 process on SQLite; ${detail(1, t)}`,
+      });
       const url = await createDatabase(server, `errand_bench_scaleout_takeover_${process.pid}`);
-      figures.push({ name: 'scaleout-takeover', value: await takeover(url), unit: 'ms', detail: `SIGKILL of the run's process to its restart note on another of 3, RUN_LEASE_SECONDS ${LEASE_SECONDS}` });
+      figures.push({
+        name: 'scaleout-takeover',
+        value: await takeover(url),
+        unit: 'ms',
+        detail: `SIGKILL of the run's process to its restart note on another of 3, RUN_LEASE_SECONDS ${LEASE_SECONDS}`,
+      });
       return figures;
     } finally {
       await server.stop();

@@ -29,7 +29,12 @@ function seed(path: string, count: number, dueAt: (i: number) => number): void {
     for (let i = 0; i < count; i++) {
       const at = dueAt(i);
       const kind = i % 3 === 0 ? 'cron' : i % 3 === 1 ? 'interval' : 'once';
-      const spec = kind === 'cron' ? `${i % 60} ${i % 24} * * *` : kind === 'interval' ? String(5 + (i % 500)) : new Date(at).toISOString();
+      const spec =
+        kind === 'cron'
+          ? `${i % 60} ${i % 24} * * *`
+          : kind === 'interval'
+            ? String(5 + (i % 500))
+            : new Date(at).toISOString();
       ins.run(`C${i % 400}`, kind, spec, i % 2 === 0 ? 'Europe/Berlin' : 'America/New_York', now, at, now, now);
     }
   })();
@@ -48,7 +53,12 @@ async function armMs(dir: string): Promise<{ worst: number; median: number }> {
   for (let r = 0; r < ARM_ROUNDS; r++) {
     const db = openDatabase(path);
     const t0 = performance.now();
-    const { scheduler } = createScheduling({ store: createSqliteStore(db, systemClock).schedules, clock: systemClock, logger: silentLogger(), config });
+    const { scheduler } = createScheduling({
+      store: createSqliteStore(db, systemClock).schedules,
+      clock: systemClock,
+      logger: silentLogger(),
+      config,
+    });
     const report = await scheduler.start(idleLauncher);
     times.push(performance.now() - t0);
     if (report.armed !== ARMED) throw new Error(`armed ${report.armed} of ${ARMED}`);
@@ -69,7 +79,12 @@ async function fireErrorMs(dir: string): Promise<{ worst: number; p50: number }>
   const due = (i: number) => (i < FIRE_BATCH ? (i % 3 === 0 ? base + 500 : base + i * 5) : base + DAY + i * 1000);
   seed(path, FIRE_BATCH + ARMED, due);
   const db = openDatabase(path);
-  const dueById = new Map<number, number>(db.$client.prepare('select id, next_run_at as at from schedules').all().map((r) => [(r as { id: number }).id, (r as { at: number }).at]));
+  const dueById = new Map<number, number>(
+    db.$client
+      .prepare('select id, next_run_at as at from schedules')
+      .all()
+      .map((r) => [(r as { id: number }).id, (r as { at: number }).at]),
+  );
   const errors: number[] = [];
   let resolveAll!: () => void;
   const allFired = new Promise<void>((r) => (resolveAll = r));
@@ -81,7 +96,12 @@ async function fireErrorMs(dir: string): Promise<{ worst: number; p50: number }>
     queueInConversation: async (_c: string, _p: string, id: number) => record(id),
     startInChannel: async (_c: ChannelRef, _p: string, id: number) => record(id),
   };
-  const { scheduler } = createScheduling({ store: createSqliteStore(db, systemClock).schedules, clock: systemClock, logger: silentLogger(), config });
+  const { scheduler } = createScheduling({
+    store: createSqliteStore(db, systemClock).schedules,
+    clock: systemClock,
+    logger: silentLogger(),
+    config,
+  });
   await scheduler.start(launcher);
   const timeout = setTimeout(() => resolveAll(), 10_000);
   await allFired;
@@ -102,8 +122,18 @@ export const benchmark: Benchmark = {
       const arm = await armMs(dir);
       const fire = await fireErrorMs(dir);
       return [
-        { name: 'schedules_arm_ms', value: arm.worst, unit: 'ms', detail: `worst of ${ARM_ROUNDS} start-ups arming ${ARMED} active schedules (median ${arm.median.toFixed(1)} ms); target < 1000` },
-        { name: 'schedule_fire_error_ms', value: fire.worst, unit: 'ms', detail: `worst launch delay over ${FIRE_BATCH} real timers (p50 ${fire.p50} ms), ${ARMED} more armed; target < 100` },
+        {
+          name: 'schedules_arm_ms',
+          value: arm.worst,
+          unit: 'ms',
+          detail: `worst of ${ARM_ROUNDS} start-ups arming ${ARMED} active schedules (median ${arm.median.toFixed(1)} ms); target < 1000`,
+        },
+        {
+          name: 'schedule_fire_error_ms',
+          value: fire.worst,
+          unit: 'ms',
+          detail: `worst launch delay over ${FIRE_BATCH} real timers (p50 ${fire.p50} ms), ${ARMED} more armed; target < 100`,
+        },
       ];
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -46,17 +46,37 @@ export const benchmark: Benchmark = {
       const t0 = performance.now();
       const scan = await scanSkills(root);
       const scanMs = performance.now() - t0;
-      if (scan.skills.size !== SKILLS) throw new Error(`only ${scan.skills.size} skills loaded: ${JSON.stringify(scan.malformed.slice(0, 3))}`);
+      if (scan.skills.size !== SKILLS)
+        throw new Error(`only ${scan.skills.size} skills loaded: ${JSON.stringify(scan.malformed.slice(0, 3))}`);
       const skills = [...scan.skills.values()];
       const fileSkills = Object.fromEntries(skills.slice(0, 10).map((s) => [s.name, s.digest.pin]));
-      for (const s of skills.slice(10)) await store.skills.save({ name: s.name, pin: s.digest.pin, enabledBy: 'slack:UADMIN', enabledAt: NOW });
-      const library = createSkillLibrary(scan, { scan: () => scanSkills(root), pins: store.skills, file: filePinsOf({}, { 'slack:C000': { skills: fileSkills } }), clock, logger: silentLogger() });
+      for (const s of skills.slice(10))
+        await store.skills.save({ name: s.name, pin: s.digest.pin, enabledBy: 'slack:UADMIN', enabledAt: NOW });
+      const library = createSkillLibrary(scan, {
+        scan: () => scanSkills(root),
+        pins: store.skills,
+        file: filePinsOf({}, { 'slack:C000': { skills: fileSkills } }),
+        clock,
+        logger: silentLogger(),
+      });
       const source = createRunSkillsSource({ library, mounts: createSkillMounts(), tokenBudget: 1000 });
-      const refs: ConversationRef[] = Array.from({ length: CHANNELS }, (_, i) => ({ platform: 'slack', workspace: 'T1', channel: `C${String(i).padStart(3, '0')}`, thread: '1.0' }));
+      const refs: ConversationRef[] = Array.from({ length: CHANNELS }, (_, i) => ({
+        platform: 'slack',
+        workspace: 'T1',
+        channel: `C${String(i).padStart(3, '0')}`,
+        thread: '1.0',
+      }));
       const transcript = { recent: async () => [] };
       const once = async (i: number) => {
-        const run = await source.forRun({ conversation: refs[i % CHANNELS]!, conversationId: 'c', runId: `r${i}`, resumed: false, transcript });
-        if (!run || run.enabled.length < SKILLS - 10 || run.prompt.length === 0) throw new Error('the run did not get its skills');
+        const run = await source.forRun({
+          conversation: refs[i % CHANNELS]!,
+          conversationId: 'c',
+          runId: `r${i}`,
+          resumed: false,
+          transcript,
+        });
+        if (!run || run.enabled.length < SKILLS - 10 || run.prompt.length === 0)
+          throw new Error('the run did not get its skills');
       };
       for (let i = 0; i < 500; i++) await once(i);
       const times: number[] = [];

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
-import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../adapters/slack/create-slack-adapter.js';
+import {
+  createSlackAdapter,
+  slackOptionsFromConfig,
+  type SlackTuning,
+} from '../adapters/slack/create-slack-adapter.js';
 import OpenAI from 'openai';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -34,11 +38,21 @@ async function startBare(): Promise<void> {
     clientOptions: { slackApiUrl: env.SLACK_API_URL!, retryConfig: { retries: 0 } },
   });
   app.event('app_mention', async ({ event, client }) => {
-    const r = await openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: event.text }] });
-    await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: r.choices[0]?.message.content ?? 'ok' });
+    const r = await openai.chat.completions.create({
+      model: 'bench',
+      messages: [{ role: 'user', content: event.text }],
+    });
+    await client.chat.postMessage({
+      channel: event.channel,
+      thread_ts: event.thread_ts ?? event.ts,
+      text: r.choices[0]?.message.content ?? 'ok',
+    });
   });
   const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
-  serveBotControl({ idle: async () => undefined, stop: async () => void (await app.stop()) }, { port: (server.address() as AddressInfo).port });
+  serveBotControl(
+    { idle: async () => undefined, stop: async () => void (await app.stop()) },
+    { port: (server.address() as AddressInfo).port },
+  );
 }
 
 async function startErrand(): Promise<void> {

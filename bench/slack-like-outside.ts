@@ -26,8 +26,6 @@ const REPLY_MS = 15_000;
 const USER = 'U0BENCH01';
 const TOKEN = /\btok\w+\b/g;
 
-
-
 interface Bot {
   readonly side: LoopSide;
   readonly fake: FakeSlack;
@@ -43,12 +41,21 @@ interface Bot {
  */
 async function startSide(name: 'bare' | 'errand'): Promise<Bot> {
   const model = await startFakeOpenAI();
-  model.respondWith((r) => ({ text: `ECHO: ${lastUserText(r).replace(/<@[^>]+>/g, '').trim()}` }));
+  model.respondWith((r) => ({
+    text: `ECHO: ${lastUserText(r)
+      .replace(/<@[^>]+>/g, '')
+      .trim()}`,
+  }));
   const fake = await FakeSlack.start({ rateLimit: null });
   const waiting = new Map<string, (t: number) => void>();
   fake.onCall = (call) => {
     const text = typeof call.args.text === 'string' ? call.args.text : '';
-    if ((call.method !== 'chat.postMessage' && call.method !== 'chat.update') || call.status !== 200 || !text.includes('ECHO')) return;
+    if (
+      (call.method !== 'chat.postMessage' && call.method !== 'chat.update') ||
+      call.status !== 200 ||
+      !text.includes('ECHO')
+    )
+      return;
     const t = performance.now();
     for (const tok of text.match(TOKEN) ?? []) {
       waiting.get(tok)?.(t);
@@ -80,7 +87,14 @@ async function startSide(name: 'bare' | 'errand'): Promise<Bot> {
     pid = errand.pid;
     stop = errand.stop;
   } else {
-    const bot = await startBotProcess('slack-bot.js', { KIND: 'bare', MODEL_URL: model.baseUrl, SLACK_API_URL: fake.apiUrl, SIGNING_SECRET: fake.signingSecret, BOT_ID: fake.botId, BOT_USER_ID: fake.botUserId });
+    const bot = await startBotProcess('slack-bot.js', {
+      KIND: 'bare',
+      MODEL_URL: model.baseUrl,
+      SLACK_API_URL: fake.apiUrl,
+      SIGNING_SECRET: fake.signingSecret,
+      BOT_ID: fake.botId,
+      BOT_USER_ID: fake.botUserId,
+    });
     fake.useHttpReceiver(`http://127.0.0.1:${String(bot.info.port)}/slack/events`);
     pid = bot.pid;
     stop = bot.stop;
@@ -92,7 +106,13 @@ async function startSide(name: 'bare' | 'errand'): Promise<Bot> {
       const timer = setTimeout(() => (waiting.delete(tok), resolve(null)), REPLY_MS);
       waiting.set(tok, (t) => (clearTimeout(timer), resolve(t)));
     });
-    const mention = () => fake.mention({ user: USER, channel: `C0L${tok.slice(3).toUpperCase()}`, text: `hello ${tok}`, order: 'mention-only' });
+    const mention = () =>
+      fake.mention({
+        user: USER,
+        channel: `C0L${tok.slice(3).toUpperCase()}`,
+        text: `hello ${tok}`,
+        order: 'mention-only',
+      });
     // A keep-alive socket the bot's server closed while the other bot's block ran is reset on first use: the event never arrived, so send it again.
     await mention().catch((err: unknown) => {
       if ((err as { code?: unknown }).code !== 'ECONNRESET') throw err;
@@ -131,17 +151,39 @@ export async function slackLikeOutside(): Promise<BenchFigure[]> {
       if (w.latencies.length === 0) throw new Error(`${b.side.name} never answered during the warm-up`);
     }
     const calls0 = bots.map((b) => b.fake.calls.length);
-    const results = await alternateBlocks(bots.map((b) => b.side), { n: MESSAGES, blocks: BLOCKS, concurrency: CONCURRENCY });
+    const results = await alternateBlocks(
+      bots.map((b) => b.side),
+      { n: MESSAGES, blocks: BLOCKS, concurrency: CONCURRENCY },
+    );
     const bare = results.get('bare')!;
     const errand = results.get('errand')!;
-    const mix = (i: number) => callMix(bots[i]!.fake.calls.slice(calls0[i]).map((c) => c.method), MESSAGES);
+    const mix = (i: number) =>
+      callMix(
+        bots[i]!.fake.calls.slice(calls0[i]).map((c) => c.method),
+        MESSAGES,
+      );
     const how = `${String(MESSAGES)} mentions each in ${String(BLOCKS)} alternating blocks, ${String(CONCURRENCY)} at a time (closed loop), each in its own channel, app_mention only, bot posts echoed; Errand as \`npm start\` runs it (STREAMING=false); load average ${loadavg()[0]!.toFixed(2)}`;
     const cpu = (r: LoopResult) => (r.cpuMs === null ? Number.NaN : r.cpuMs / r.sent);
     const tput = (r: LoopResult) => r.latencies.length / r.seconds;
     return [
-      { name: 'slack_overhead_ratio', value: percentile(errand.latencies, 50) / percentile(bare.latencies, 50), unit: 'x', detail: `Errand ${summary(errand)}; bare Bolt app ${summary(bare)}; ${how}` },
-      { name: 'slack_cpu_ratio', value: cpu(errand) / cpu(bare), unit: 'x', detail: `CPU per message from /proc (all threads): Errand ${cpu(errand).toFixed(2)} ms vs bare ${cpu(bare).toFixed(2)} ms; API calls per message: Errand ${mix(1)}; bare ${mix(0)}` },
-      { name: 'slack_throughput_ratio', value: tput(errand) / tput(bare), unit: 'x', detail: `Errand ${tput(errand).toFixed(1)} msgs/s vs bare ${tput(bare).toFixed(1)} msgs/s` },
+      {
+        name: 'slack_overhead_ratio',
+        value: percentile(errand.latencies, 50) / percentile(bare.latencies, 50),
+        unit: 'x',
+        detail: `Errand ${summary(errand)}; bare Bolt app ${summary(bare)}; ${how}`,
+      },
+      {
+        name: 'slack_cpu_ratio',
+        value: cpu(errand) / cpu(bare),
+        unit: 'x',
+        detail: `CPU per message from /proc (all threads): Errand ${cpu(errand).toFixed(2)} ms vs bare ${cpu(bare).toFixed(2)} ms; API calls per message: Errand ${mix(1)}; bare ${mix(0)}`,
+      },
+      {
+        name: 'slack_throughput_ratio',
+        value: tput(errand) / tput(bare),
+        unit: 'x',
+        detail: `Errand ${tput(errand).toFixed(1)} msgs/s vs bare ${tput(bare).toFixed(1)} msgs/s`,
+      },
     ];
   } finally {
     for (const b of bots) await b.stop();

@@ -12,7 +12,10 @@ interface Rounds {
   readonly messages: number;
 }
 /** BENCH_WARMUP / BENCH_MESSAGES override the rounds (longer runs for profiles and steadier figures). */
-const LIKE_FOR_LIKE: Rounds = { warmup: Number(process.env.BENCH_WARMUP ?? 30), messages: Number(process.env.BENCH_MESSAGES ?? 200) };
+const LIKE_FOR_LIKE: Rounds = {
+  warmup: Number(process.env.BENCH_WARMUP ?? 30),
+  messages: Number(process.env.BENCH_MESSAGES ?? 200),
+};
 /** The streamed pair of bots is a second run after the first: fewer rounds keep the benchmark short. */
 const STREAMED: Rounds = { warmup: 5, messages: 40 };
 const CONVERSATIONS = 200;
@@ -27,9 +30,12 @@ function mentionAndTime(fake: FakeSlack, channel: string, i: number): Promise<nu
     const t0 = performance.now();
     let root = '';
     // The reply is a post in the thread, or (Errand streaming) the stop of the answer streamed into it.
-    const inThread = (ts: unknown) => root !== '' && fake.messages(channel, root).some((m) => m.ts === ts && m.ts !== root);
+    const inThread = (ts: unknown) =>
+      root !== '' && fake.messages(channel, root).some((m) => m.ts === ts && m.ts !== root);
     fake.onCall = (call) => {
-      const reply = (call.method === 'chat.postMessage' && call.args.thread_ts === root && root !== '') || (call.method === 'chat.stopStream' && inThread(call.args.ts));
+      const reply =
+        (call.method === 'chat.postMessage' && call.args.thread_ts === root && root !== '') ||
+        (call.method === 'chat.stopStream' && inThread(call.args.ts));
       if (reply && call.status === 200) {
         fake.onCall = null;
         resolve(performance.now() - t0);
@@ -42,7 +48,10 @@ function mentionAndTime(fake: FakeSlack, channel: string, i: number): Promise<nu
 }
 
 /** Both bots in their own processes, each on its own fake Slack, on the same zero-latency model. */
-async function startBots(model: FakeOpenAI, extra: Record<string, string> = {}): Promise<{ bots: Record<Kind, { fake: FakeSlack; bot: BotProcess }>; close: () => Promise<void> }> {
+async function startBots(
+  model: FakeOpenAI,
+  extra: Record<string, string> = {},
+): Promise<{ bots: Record<Kind, { fake: FakeSlack; bot: BotProcess }>; close: () => Promise<void> }> {
   const started: { fake: FakeSlack; bot: BotProcess }[] = [];
   const start = async (kind: Kind) => {
     const fake = await FakeSlack.start({ rateLimit: null });
@@ -101,8 +110,13 @@ async function overhead(model: FakeOpenAI, streaming: boolean, { warmup, message
     await bots.errand.bot.idle();
     await Promise.all([bots.bare.fake.settle(), bots.errand.fake.settle()]);
     const cpuPerMessage = { bare: 0, errand: 0 };
-    for (const kind of ['bare', 'errand'] as const) cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / messages;
-    const calls = (kind: Kind) => callMix(bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method), messages);
+    for (const kind of ['bare', 'errand'] as const)
+      cpuPerMessage[kind] = cpuMs(cpuStart[kind]!, await bots[kind].bot.cpu()) / messages;
+    const calls = (kind: Kind) =>
+      callMix(
+        bots[kind].fake.calls.slice(callsStart[kind]).map((c) => c.method),
+        messages,
+      );
     return { latencies, cpuPerMessage, callsPerMessage: { bare: calls('bare'), errand: calls('errand') } };
   } finally {
     await close();
@@ -113,7 +127,9 @@ async function overhead(model: FakeOpenAI, streaming: boolean, { warmup, message
  * Ack latency under load: 200 conversations are started and held running at the model, then
  * 1 000 more events (thread follow-ups, other bots' posts) arrive at a steady rate while they run.
  */
-async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; startAcks: Delivery[]; seconds: number; running: number }> {
+async function ackUnderLoad(
+  model: FakeOpenAI,
+): Promise<{ acks: Delivery[]; startAcks: Delivery[]; seconds: number; running: number }> {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   model.respondWith(() => ({ text: 'done', gate }));
@@ -133,7 +149,18 @@ async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; star
   // Start the 200 conversations 20 at a time (Slack spreads deliveries too), then wait until all are at the model.
   const mentions: { ts: string; deliveries: Delivery[] }[] = [];
   for (let i = 0; i < CONVERSATIONS; i += 20) {
-    mentions.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => fake.mention({ user: USER, channel: channels[(i + j) % channels.length]!, text: `job ${i + j}`, order: 'together' })))));
+    mentions.push(
+      ...(await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          fake.mention({
+            user: USER,
+            channel: channels[(i + j) % channels.length]!,
+            text: `job ${i + j}`,
+            order: 'together',
+          }),
+        ),
+      )),
+    );
   }
   while (model.requests.length - before < CONVERSATIONS) await new Promise((r) => setTimeout(r, 5));
   const running = model.requests.length - before;
@@ -145,7 +172,7 @@ async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; star
     const due = started + (n * 1000) / EVENTS_PER_SECOND;
     while (performance.now() < due) await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
     const m = mentions[n % mentions.length]!;
-    const channel = channels[n % mentions.length % channels.length]!;
+    const channel = channels[(n % mentions.length) % channels.length]!;
     sent.push(
       n % 2 === 0
         ? fake.userMessage({ user: USER, channel, text: `more ${n}`, threadTs: m.ts }).then((r) => r.delivery)
@@ -168,7 +195,16 @@ async function ackUnderLoad(model: FakeOpenAI): Promise<{ acks: Delivery[]; star
  */
 export const benchmark: Benchmark = {
   name: 'slack',
-  figures: ['slack_overhead_ratio', 'slack_cpu_ratio', 'slack_throughput_ratio', 'slack_sequential_overhead_ratio', 'slack_sequential_cpu_ratio', 'slack_streaming_overhead_ratio', 'slack_streaming_cpu_ratio', 'slack_ack_p99_ms'],
+  figures: [
+    'slack_overhead_ratio',
+    'slack_cpu_ratio',
+    'slack_throughput_ratio',
+    'slack_sequential_overhead_ratio',
+    'slack_sequential_cpu_ratio',
+    'slack_streaming_overhead_ratio',
+    'slack_streaming_cpu_ratio',
+    'slack_ack_p99_ms',
+  ],
   async run() {
     // The headline ratios: the outside harness's method and traffic against Errand's real entry point.
     const outside = await slackLikeOutside();
@@ -183,8 +219,16 @@ export const benchmark: Benchmark = {
       return [
         ...outside,
         // The previous method, kept beside them: one mention at a time, twins, Errand composed in process (bench/slack-bot.ts).
-        ...overheadFigures('slack_sequential', 'bare Bolt app', sample, 'one mention at a time to each bot in turn, each in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back', streamed).map((f) =>
-          f.name.startsWith('slack_sequential_streaming') ? { ...f, name: f.name.replace('slack_sequential_streaming', 'slack_streaming') } : f,
+        ...overheadFigures(
+          'slack_sequential',
+          'bare Bolt app',
+          sample,
+          'one mention at a time to each bot in turn, each in its own process on its own fake Slack over signed HTTP; twins delivered together, every bot post echoed back',
+          streamed,
+        ).map((f) =>
+          f.name.startsWith('slack_sequential_streaming')
+            ? { ...f, name: f.name.replace('slack_sequential_streaming', 'slack_streaming') }
+            : f,
         ),
         {
           name: 'slack_ack_p99_ms',

@@ -12,8 +12,14 @@ export interface StartCommand {
  * for experiments.
  */
 export function startCommand(): StartCommand {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  const launch = pkg.scripts.start.split('&&').map((s) => s.trim()).find((s) => s.includes('dist/src/main.js')) ?? '';
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const launch =
+    pkg.scripts.start
+      .split('&&')
+      .map((s) => s.trim())
+      .find((s) => s.includes('dist/src/main.js')) ?? '';
   const words = launch.split(/\s+/).filter((w) => w !== '');
   const env: Record<string, string> = {};
   const flags: string[] = [];

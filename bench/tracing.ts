@@ -37,7 +37,11 @@ interface CollectorCount {
  * The tests' OTLP/HTTP collector (it decodes each export, JSON or protobuf, into spans) in a process of its own,
  * as a real one is: its work never runs on Errand's event loop. `count` asks it what it has received.
  */
-async function startCollectorProcess(): Promise<{ endpoint: string; count: () => Promise<CollectorCount>; child: ChildProcess }> {
+async function startCollectorProcess(): Promise<{
+  endpoint: string;
+  count: () => Promise<CollectorCount>;
+  child: ChildProcess;
+}> {
   const script = join(import.meta.dirname, 'otlp-collector-process.ts');
   const child = spawn(process.execPath, [...process.execArgv, script], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
@@ -62,7 +66,8 @@ function contextOff(): void {
 }
 
 /** The middle half of `xs` as `low–high`. */
-const spread = (xs: number[], digits: number) => `${percentile(xs, 25).toFixed(digits)}–${percentile(xs, 75).toFixed(digits)}`;
+const spread = (xs: number[], digits: number) =>
+  `${percentile(xs, 25).toFixed(digits)}–${percentile(xs, 75).toFixed(digits)}`;
 
 /**
  * Errand's message pipeline with traces on (every run, model request and delivery a span, sent in batches to a
@@ -82,7 +87,10 @@ export const benchmark: Benchmark = {
     const dir = mkdtempSync(join(tmpdir(), 'errand-bench-tracing-'));
     // The bench's own OTEL_* settings (OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_BSP_*…) apply, the collector being the local one.
     const own = Object.entries(process.env).filter(([k]) => k.startsWith('OTEL_') && !k.endsWith('_ENDPOINT'));
-    const traced = await loadTracing({ ...Object.fromEntries(own), OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint }, silentLogger());
+    const traced = await loadTracing(
+      { ...Object.fromEntries(own), OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint },
+      silentLogger(),
+    );
     try {
       // One app, its tracing switched between off and on block by block: the two conditions differ in nothing else.
       let tracingOn = false;
@@ -97,7 +105,11 @@ export const benchmark: Benchmark = {
         shutdown: () => traced.shutdown(),
       };
       Object.defineProperty(switched, 'enabled', { get: () => tracingOn });
-      const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'bench', DATABASE_PATH: join(dir, 'errand.db') });
+      const config = loadConfig({
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'bench',
+        DATABASE_PATH: join(dir, 'errand.db'),
+      });
       const adapter = new MemoryAdapter();
       // Built with tracing on, so the model client and tools are wrapped; each block then switches it.
       tracingOn = true;
@@ -152,8 +164,10 @@ export const benchmark: Benchmark = {
       await traced.shutdown();
       const received = await collector.count();
       const spans = received.spans - spansBefore;
-      if (hookedOffBlocks > 0) throw new Error(`${hookedOffBlocks} "off" blocks ran with a promise hook on: they were not off`);
-      if (spans < MESSAGES * 2 && ONLY === undefined) throw new Error(`the collector decoded ${spans} spans for ${MESSAGES} traced messages: tracing was not on`);
+      if (hookedOffBlocks > 0)
+        throw new Error(`${hookedOffBlocks} "off" blocks ran with a promise hook on: they were not off`);
+      if (spans < MESSAGES * 2 && ONLY === undefined)
+        throw new Error(`the collector decoded ${spans} spans for ${MESSAGES} traced messages: tracing was not on`);
       const o = median(offMs) * 1000;
       const t = median(onMs) * 1000;
       return [

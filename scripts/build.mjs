@@ -10,7 +10,18 @@
 // process loads its modules by their real path, so one that started from an older build keeps loading that
 // build's files, lazily imported ones included. When the sources have not changed the build is reused.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, version as esbuildVersion } from 'esbuild';
@@ -32,7 +43,9 @@ function sources(dir) {
 
 /** What the build is made from: every source file's path and bytes, this script and esbuild's version. */
 function buildHash(files) {
-  const hash = createHash('sha256').update(`esbuild ${esbuildVersion}\n`).update(readFileSync(fileURLToPath(import.meta.url)));
+  const hash = createHash('sha256')
+    .update(`esbuild ${esbuildVersion}\n`)
+    .update(readFileSync(fileURLToPath(import.meta.url)));
   for (const file of files) hash.update(`\n${file}\n`).update(readFileSync(join(root, file)));
   return hash.digest('hex').slice(0, 16);
 }
@@ -46,7 +59,8 @@ function switchLink(tree, target) {
   try {
     existing = lstatSync(link);
   } catch {}
-  if (existing && !existing.isSymbolicLink()) renameSync(link, join(out, 'builds', `old-${tree}-${process.pid}-${Date.now()}`));
+  if (existing && !existing.isSymbolicLink())
+    renameSync(link, join(out, 'builds', `old-${tree}-${process.pid}-${Date.now()}`));
   renameSync(temp, link);
 }
 

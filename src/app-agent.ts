@@ -17,8 +17,8 @@ import type { ChatAdapter } from './chat/chat-adapter.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
-import type { AgentSetup, RunLimits } from './runtime/run-deps.js';
-import type { RunTracer } from './runtime/run-tracing.js';
+import type { AgentSetup, RunLimits } from './runtime/runs/run-deps.js';
+import type { RunTracer } from './runtime/runs/run-tracing.js';
 import { setUpSkills, type SkillsSetup } from './runtime/skills-setup.js';
 import type { SandboxParts } from './sandbox-wiring.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
@@ -98,7 +98,11 @@ export async function createAppAgent(deps: {
  * How far a run may go (steps, time, context, questions' wait) and how often a to-do is tried: from the
  * environment, and a retry delay that doubles from 30 s unless a test gives its own.
  */
-export function runLimits(config: Config, retryDelayMs: ((attempts: number) => number) | undefined, maxAttempts: number): RunLimits {
+export function runLimits(
+  config: Config,
+  retryDelayMs: ((attempts: number) => number) | undefined,
+  maxAttempts: number,
+): RunLimits {
   return {
     maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
     maxSteps: config.MAX_STEPS,

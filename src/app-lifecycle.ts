@@ -16,13 +16,18 @@ import type { Outbox } from './outbox/outbox.js';
 import { reachesPrivately } from './outbox/secret-notice.js';
 import type { Dispatcher } from './runtime/dispatcher.js';
 import type { ElicitationDesk } from './mcp/elicitation/elicitation-desk.js';
-import { catchUpMissedMessages } from './runtime/catch-up.js';
-import { DEDUPE_RETENTION_MS, type Heartbeat } from './runtime/heartbeat.js';
-import type { Cluster, ClusterHooks } from './runtime/cluster.js';
-import { recoverTakenOverRun, requeueInterruptedRuns, showRecoveredSession, type InterruptedRun } from './runtime/recovery.js';
-import type { RunCoordinator } from './runtime/run-coordinator.js';
-import { scheduleLauncherFor } from './runtime/schedule-launch-wiring.js';
-import { startSignIns } from './runtime/sign-in-start.js';
+import { catchUpMissedMessages } from './runtime/restarts/catch-up.js';
+import { DEDUPE_RETENTION_MS, type Heartbeat } from './runtime/process/heartbeat.js';
+import type { Cluster, ClusterHooks } from './runtime/process/cluster-hooks.js';
+import {
+  recoverTakenOverRun,
+  requeueInterruptedRuns,
+  showRecoveredSession,
+  type InterruptedRun,
+} from './runtime/restarts/recovery.js';
+import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
+import { scheduleLauncherFor } from './runtime/schedules/schedule-launch-wiring.js';
+import { startSignIns } from './runtime/sign-in/sign-in-start.js';
 import type { Scheduling } from './schedules/scheduling.js';
 import type { SandboxParts } from './sandbox-wiring.js';
 import type { Store } from './store/store.js';
@@ -81,10 +86,16 @@ export function appLifecycle(parts: LifecycleParts): Pick<App, 'start' | 'stop' 
   const { sandbox, web, elicitations, presence, clock, logger, metrics } = parts;
   const { monitoring } = options;
   const { runs, conversations } = store;
-  const recovery = { posts: outbox, logger, maxAttempts: parts.maxAttempts, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000 };
+  const recovery = {
+    posts: outbox,
+    logger,
+    maxAttempts: parts.maxAttempts,
+    askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000,
+  };
   const counted = (run: InterruptedRun | null) => {
     // A run that had recorded its final answer before its process died is completed, not interrupted; one waiting on a question goes on.
-    if (run && run.action !== 'waiting') metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
+    if (run && run.action !== 'waiting')
+      metrics.runFinished(run.action === 'finished' ? 'completed' : 'interrupted', null);
     return run && showRecoveredSession(run, { presence, conversations, logger });
   };
   const clusterHooks: ClusterHooks = {
@@ -156,10 +167,15 @@ export function appLifecycle(parts: LifecycleParts): Pick<App, 'start' | 'stop' 
       if (stopping) return catchingUp;
       const limits = CATCH_UP_LIMITS;
       catchingUp = catchingUp.then(() =>
-        catchUpMissedMessages({ queries: store.catchUp, adapters, sink: dispatcher, clock, logger, limits, cancelled: () => stopping }).then(
-          () => undefined,
-          warnIfFails('catching up on missed messages'),
-        ),
+        catchUpMissedMessages({
+          queries: store.catchUp,
+          adapters,
+          sink: dispatcher,
+          clock,
+          logger,
+          limits,
+          cancelled: () => stopping,
+        }).then(() => undefined, warnIfFails('catching up on missed messages')),
       );
       return catchingUp;
     },
@@ -176,7 +192,9 @@ export function appLifecycle(parts: LifecycleParts): Pick<App, 'start' | 'stop' 
       await cluster.stop().catch(warnIfFails('leaving the cluster'));
       await outbox.stop(OUTBOX_STOP_GRACE_MS);
       for (const adapter of adapters.values()) {
-        await adapter.stop().catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
+        await adapter
+          .stop()
+          .catch((err: unknown) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
       }
       await options.externalTools?.close?.().catch(warnIfFails('closing the tool servers'));
       await parts.signIns.current?.close().catch(warnIfFails('closing the sign-in endpoint'));

@@ -33,6 +33,13 @@ export function createAppModel(deps: {
       logger,
       ...(options.modelBackoffMs ? { backoffMs: options.modelBackoffMs } : {}),
     });
-  const measured = options.monitoring ? instrumentLlm(model, deps.metrics, undefined, config.file.settings.pricing) : model;
-  return traceLlm(measured, deps.tracing, { defaultModel: config.OPENAI_MODEL, streamed: config.STREAMING, baseUrl: config.OPENAI_BASE_URL, parentOf: deps.parentOf });
+  const measured = options.monitoring
+    ? instrumentLlm(model, deps.metrics, undefined, config.file.settings.pricing)
+    : model;
+  return traceLlm(measured, deps.tracing, {
+    defaultModel: config.OPENAI_MODEL,
+    streamed: config.STREAMING,
+    baseUrl: config.OPENAI_BASE_URL,
+    parentOf: deps.parentOf,
+  });
 }

@@ -8,22 +8,22 @@ import { createScheduleManagement } from './commands/schedule-management.js';
 import { createScheduleRights } from './access/schedule-rights.js';
 import { createWhenInterpreter } from './agent/when-interpreter.js';
 import { createAccessPolicy } from './access/access-policy.js';
-import { createAuthority } from './runtime/authority.js';
+import { createAuthority } from './runtime/runs/authority.js';
 import { silentLogger } from './logger.js';
-import { createRunTracer } from './runtime/run-tracing.js';
+import { createRunTracer } from './runtime/runs/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './commands/connections-command-deps.js';
 import { connectionsOnHome } from './commands/connections-home.js';
 import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
-import { createElicitationDesk } from './runtime/elicitation-waits.js';
+import { createElicitationDesk } from './runtime/questions/elicitation-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { attachmentIntakeFor, filesOutOver } from './runtime/sandbox-files.js';
-import { Heartbeat } from './runtime/heartbeat.js';
+import { Heartbeat } from './runtime/process/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
-import { createLocalCluster } from './runtime/cluster.js';
-import { RunCoordinator } from './runtime/run-coordinator.js';
-import { finishOpenWork } from './runtime/finish-open-work.js';
+import { createLocalCluster } from './runtime/process/cluster-hooks.js';
+import { RunCoordinator } from './runtime/runs/run-coordinator.js';
+import { finishOpenWork } from './runtime/restarts/finish-open-work.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './store/open-store.js';
 import { createWebConsole } from './web-console/web-console-wiring.js';
@@ -56,10 +56,29 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runTracer = createRunTracer(tracing, store.traces, logger, clock, config.ERRAND_SECRET_KEY);
   const access = createAccessPolicy(config.file.settings.access);
   const authority = createAuthority({ access, runs, tasks });
-  const filesOut = options.filesOut ?? filesOutOver({ outbox: () => outbox, filesOf: (p) => adapters.get(p)?.capabilities.files ?? null, logger });
-  const sandbox = await setUpSandbox({ settings: config.file.settings.sandbox, store: store.workspaces, clock, logger, filesOut, probe: options.sandboxProbe, privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''] });
-  const consoleSandbox = { state: () => ({ configured: true as const, healthy: sandbox.status === 'available', summary: sandbox.summary }) };
-  const web = createWebConsole({ config, store, access, clock, logger, ...(options.webConsole ? { options: { sandbox: consoleSandbox, ...options.webConsole } } : {}) });
+  const filesOut =
+    options.filesOut ??
+    filesOutOver({ outbox: () => outbox, filesOf: (p) => adapters.get(p)?.capabilities.files ?? null, logger });
+  const sandbox = await setUpSandbox({
+    settings: config.file.settings.sandbox,
+    store: store.workspaces,
+    clock,
+    logger,
+    filesOut,
+    probe: options.sandboxProbe,
+    privatePaths: [process.cwd(), config.DATABASE_PATH, config.file.path ?? ''],
+  });
+  const consoleSandbox = {
+    state: () => ({ configured: true as const, healthy: sandbox.status === 'available', summary: sandbox.summary }),
+  };
+  const web = createWebConsole({
+    config,
+    store,
+    access,
+    clock,
+    logger,
+    ...(options.webConsole ? { options: { sandbox: consoleSandbox, ...options.webConsole } } : {}),
+  });
   const outbox = createOutbox({
     store,
     clock,
@@ -85,16 +104,45 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.scheduleTimer ? { timer: options.scheduleTimer } : {}),
   });
   const rights = createScheduleRights(access);
-  const { agent, skills } = await createAppAgent({ config, options, store, access, rights, schedules: scheduling.service, adapters, sandbox, web, llm, tracing, runTracer, clock, logger });
+  const { agent, skills } = await createAppAgent({
+    config,
+    options,
+    store,
+    access,
+    rights,
+    schedules: scheduling.service,
+    adapters,
+    sandbox,
+    web,
+    llm,
+    tracing,
+    runTracer,
+    clock,
+    logger,
+  });
   const { usage } = store;
   const { limits, pricing } = config.file.settings;
 
   // The core never holds an adapter: it writes through the outbox (content) and the presence port (status).
   const presence = presenceOver(adapters);
   const threads = threadOpenerOver(adapters);
-  const userTimezone = async (platform: string, userId: string) => (await adapters.get(platform)?.capabilities.timezone?.fetchUserTimezone(userId).catch(() => null)) ?? null;
+  const userTimezone = async (platform: string, userId: string) =>
+    (await adapters
+      .get(platform)
+      ?.capabilities.timezone?.fetchUserTimezone(userId)
+      .catch(() => null)) ?? null;
   const coordinator = new RunCoordinator({
-    data: { store, conversations, transcript, tasks, runs, grants: store.grants, posts: outbox, changes: outbox, approvals: web.approvals },
+    data: {
+      store,
+      conversations,
+      transcript,
+      tasks,
+      runs,
+      grants: store.grants,
+      posts: outbox,
+      changes: outbox,
+      approvals: web.approvals,
+    },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent,
     scheduleRunEnded: (id, result) => scheduling.service.recordRunResult(id, result),
@@ -111,7 +159,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     userTimezone,
     defaultTimezone: config.DEFAULT_TIMEZONE,
     now: () => clock.now(),
-    home: { openWork: store.openWork, runs, authority, parseConversation: (id) => conversations.refOf(id), memories: store.memory },
+    home: {
+      openWork: store.openWork,
+      runs,
+      authority,
+      parseConversation: (id) => conversations.refOf(id),
+      memories: store.memory,
+    },
   });
   /** Per-person OAuth (DESIGN.md "Signing in to MCP servers"): the sign-in endpoint on WEB_PORT, from start to stop. */
   const signIns: { current: OAuthRuntime | null } = { current: null };
@@ -119,22 +173,43 @@ export async function createApp(options: AppOptions): Promise<App> {
   const commandDeps: CommandDeps = {
     authority,
     note: (conversationId, text) =>
-      void outbox.record(conversationId, null, { purpose: 'note', text }).catch((err: unknown) => logger.error({ err, conversationId }, 'recording a note failed')),
+      void outbox
+        .record(conversationId, null, { purpose: 'note', text })
+        .catch((err: unknown) => logger.error({ err, conversationId }, 'recording a note failed')),
     conversations,
     tasks,
     runs,
     coordinator,
     schedules: (cmd) => management.command(cmd),
     schedulesHelp: SCHEDULES_HELP,
-    usage: { store: usage, cost: store.cost, limits, pricing, isAdmin: (p) => access.isAdmin(p), now: () => clock.now() },
+    usage: {
+      store: usage,
+      cost: store.cost,
+      limits,
+      pricing,
+      isAdmin: (p) => access.isAdmin(p),
+      now: () => clock.now(),
+    },
     connections,
     memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
     skills: skills.command,
   };
-  web.attach(commandDeps, { coordinator, editor: management.editor, schedules: scheduling.service, adapters, ...(options.externalTools?.status ? { toolServers: () => options.externalTools?.status?.() ?? [] } : {}) });
+  web.attach(commandDeps, {
+    coordinator,
+    editor: management.editor,
+    schedules: scheduling.service,
+    adapters,
+    ...(options.externalTools?.status ? { toolServers: () => options.externalTools?.status?.() ?? [] } : {}),
+  });
   // The App Home: open work and schedules, and the person's MCP sign-ins with Disconnect.
   const surfaces = skills.onHome(connectionsOnHome(management.surfaces, connections));
-  const attachments = attachmentIntakeFor({ config, store, clock, logger, workspace: options.workspaceInputs ?? (sandbox.status === 'available' ? sandbox.inputs : undefined) });
+  const attachments = attachmentIntakeFor({
+    config,
+    store,
+    clock,
+    logger,
+    workspace: options.workspaceInputs ?? (sandbox.status === 'available' ? sandbox.inputs : undefined),
+  });
   const dispatcher = new Dispatcher({
     data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: true },
     coordinator,
@@ -146,15 +221,56 @@ export async function createApp(options: AppOptions): Promise<App> {
     attachments,
     scheduleManagement: { editor: management.editor },
   });
-  const heartbeat = new Heartbeat({ runs, coordinator, dedupe, clock, logger, maxConcurrentRuns: config.MAX_CONCURRENT_RUNS, periodMs: config.HEARTBEAT_SECONDS * 1000 });
+  const heartbeat = new Heartbeat({
+    runs,
+    coordinator,
+    dedupe,
+    clock,
+    logger,
+    maxConcurrentRuns: config.MAX_CONCURRENT_RUNS,
+    periodMs: config.HEARTBEAT_SECONDS * 1000,
+  });
 
   /** Whether a notice in this conversation reaches only its person (Slack ephemeral, the console), so a link may go there. */
-  const privateIn = (conversationId: string) => adapters.get(conversations.refOf(conversationId)?.platform ?? '')?.privateNotices === true;
-  const elicitations = createElicitationDesk({ posts: outbox, store: store.elicitations, runs, coordinator, cluster, clock, askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000, logger: logger.child({ part: 'elicitation' }), privateIn });
+  const privateIn = (conversationId: string) =>
+    adapters.get(conversations.refOf(conversationId)?.platform ?? '')?.privateNotices === true;
+  const elicitations = createElicitationDesk({
+    posts: outbox,
+    store: store.elicitations,
+    runs,
+    coordinator,
+    cluster,
+    clock,
+    askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000,
+    logger: logger.child({ part: 'elicitation' }),
+    privateIn,
+  });
 
   const lifecycle = appLifecycle({
-    config, options, store, ownsStore, adapters, cluster, coordinator, dispatcher, heartbeat, outbox, scheduling, sandbox, web,
-    elicitations, surfaces, presence, threads, access, rights, signIns, maxAttempts: MAX_TASK_ATTEMPTS, clock, logger, metrics,
+    config,
+    options,
+    store,
+    ownsStore,
+    adapters,
+    cluster,
+    coordinator,
+    dispatcher,
+    heartbeat,
+    outbox,
+    scheduling,
+    sandbox,
+    web,
+    elicitations,
+    surfaces,
+    presence,
+    threads,
+    access,
+    rights,
+    signIns,
+    maxAttempts: MAX_TASK_ATTEMPTS,
+    clock,
+    logger,
+    metrics,
   });
   const app: App = {
     store,

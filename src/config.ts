@@ -3,74 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { decodeSecretKey } from './secrets/secret-key.js';
 import { loadErrandFile, type LoadedErrandFile } from './settings/errand-file.js';
-
-const boolish = (fallback: boolean) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return fallback;
-      const s = v.trim().toLowerCase();
-      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-      if (['0', 'false', 'no', 'off'].includes(s)) return false;
-      ctx.addIssue({ code: 'custom', message: `expected true or false, got "${v}"` });
-      return z.NEVER;
-    });
-
-const int = (fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return fallback;
-      const n = Number(v.trim());
-      if (!Number.isInteger(n)) {
-        ctx.addIssue({ code: 'custom', message: `expected a whole number, got "${v}"` });
-        return z.NEVER;
-      }
-      if (n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `expected a number from ${min} to ${max}, got ${n}` });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-const optionalPort = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    if (v === undefined || v.trim() === '') return undefined;
-    const n = Number(v.trim());
-    if (!Number.isInteger(n) || n < 0 || n > 65535) {
-      ctx.addIssue({ code: 'custom', message: `expected a port number from 0 to 65535, got "${v}"` });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const url = (what: string) =>
-  optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
-    message: `expected an http(s) URL for ${what}, e.g. http://127.0.0.1:8080/`,
-  });
-
-const timezone = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    const tz = v === undefined || v.trim() === '' ? 'UTC' : v.trim();
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return tz;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `"${tz}" is not an IANA timezone (e.g. Europe/Berlin, America/New_York, UTC)` });
-      return z.NEVER;
-    }
-  });
+import { boolish, int, optionalPort, optionalString, timezone, url } from './settings/env-values.js';
 
 const envSchema = z.object({
   OPENAI_API_KEY: optionalString,
@@ -86,7 +19,8 @@ const envSchema = z.object({
     message: 'expected a bot token starting with "xoxb-" (Slack app → OAuth & Permissions → Bot User OAuth Token)',
   }),
   SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
-    message: 'expected an app-level token starting with "xapp-" (Slack app → Basic Information → App-Level Tokens, scope connections:write)',
+    message:
+      'expected an app-level token starting with "xapp-" (Slack app → Basic Information → App-Level Tokens, scope connections:write)',
   }),
   SLACK_SIGNING_SECRET: optionalString,
   SLACK_MODE: z
@@ -106,13 +40,15 @@ const envSchema = z.object({
   }),
   DATABASE_PATH: optionalString.transform((v) => v ?? './data/errand.db'),
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\/\S+$/.test(v), {
-    message: 'expected a PostgreSQL URL such as postgres://errand:secret@db-host:5432/errand (leave it unset to keep the embedded SQLite file at DATABASE_PATH)',
+    message:
+      'expected a PostgreSQL URL such as postgres://errand:secret@db-host:5432/errand (leave it unset to keep the embedded SQLite file at DATABASE_PATH)',
   }),
   DATABASE_POOL_SIZE: int(10, 1, 100),
   RUN_LEASE_SECONDS: int(30, 5, 3600),
   GATEWAY_LOCK_RETRY_SECONDS: int(5, 1, 60),
   ERRAND_PROCESS_ID: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9._:-]{1,60}$/.test(v), {
-    message: 'expected a short name of letters, digits, ".", "_", ":" or "-" (e.g. errand-1), unique per running process',
+    message:
+      'expected a short name of letters, digits, ".", "_", ":" or "-" (e.g. errand-1), unique per running process',
   }),
   HEARTBEAT_SECONDS: int(60, 1, 86_400),
   MAX_CONCURRENT_RUNS: int(8, 1, 1000),
@@ -137,11 +73,16 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? 'auto' : v.trim().toLowerCase()))
-    .pipe(z.enum(['auto', 'on'], { message: 'expected "auto" (console only on a terminal) or "on" (console even with piped input)' })),
+    .pipe(
+      z.enum(['auto', 'on'], {
+        message: 'expected "auto" (console only on a terminal) or "on" (console even with piped input)',
+      }),
+    ),
   METRICS_PORT: optionalPort,
   PUBLIC_URL: optionalString
     .refine((v) => v === undefined || publicUrlProblem(v) === null, {
-      message: 'expected the http(s) address where people\'s browsers reach Errand, without query or fragment, e.g. https://errand.example.com',
+      message:
+        "expected the http(s) address where people's browsers reach Errand, without query or fragment, e.g. https://errand.example.com",
     })
     .transform((v) => v?.replace(/\/+$/, '')),
   WEB_PORT: int(3100, 0, 65535),
@@ -209,14 +150,26 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
     );
   }
   if (set('SLACK_BOT_TOKEN') && mode === 'http' && !set('SLACK_SIGNING_SECRET')) {
-    problems.push('SLACK_SIGNING_SECRET: required when SLACK_MODE=http. Copy it from the Slack app → Basic Information → Signing Secret.');
+    problems.push(
+      'SLACK_SIGNING_SECRET: required when SLACK_MODE=http. Copy it from the Slack app → Basic Information → Signing Secret.',
+    );
   }
   if (!set('SLACK_BOT_TOKEN') && (set('SLACK_APP_TOKEN') || set('SLACK_SIGNING_SECRET'))) {
-    problems.push('SLACK_BOT_TOKEN: missing while other SLACK_* credentials are set. Add the xoxb- bot token, or remove the other Slack settings.');
+    problems.push(
+      'SLACK_BOT_TOKEN: missing while other SLACK_* credentials are set. Add the xoxb- bot token, or remove the other Slack settings.',
+    );
   }
   const slackPort = (env.SLACK_PORT ?? '').trim() || '3000';
-  if (set('SLACK_BOT_TOKEN') && mode === 'http' && set('METRICS_PORT') && Number(env.METRICS_PORT) !== 0 && Number(env.METRICS_PORT) === Number(slackPort)) {
-    problems.push(`METRICS_PORT: ${slackPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give /healthz and /metrics a port of their own (e.g. 9464).`);
+  if (
+    set('SLACK_BOT_TOKEN') &&
+    mode === 'http' &&
+    set('METRICS_PORT') &&
+    Number(env.METRICS_PORT) !== 0 &&
+    Number(env.METRICS_PORT) === Number(slackPort)
+  ) {
+    problems.push(
+      `METRICS_PORT: ${slackPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give /healthz and /metrics a port of their own (e.g. 9464).`,
+    );
   }
   if (!set('OPENAI_API_KEY') && !set('OPENAI_BASE_URL')) {
     problems.push(
@@ -231,7 +184,8 @@ function publicUrlProblem(v: string): string | null {
   try {
     const u = new URL(v);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'not http(s)';
-    if (u.search !== '' || u.hash !== '' || u.username !== '' || u.password !== '') return 'has a query, fragment or credentials';
+    if (u.search !== '' || u.hash !== '' || u.username !== '' || u.password !== '')
+      return 'has a query, fragment or credentials';
     return null;
   } catch {
     return 'not a URL';
@@ -252,18 +206,26 @@ function oauthProblems(env: NodeJS.ProcessEnv, file: LoadedErrandFile): string[]
   const set = (name: string) => (env[name] ?? '').trim() !== '';
   const problems: string[] = [];
   if (!set('PUBLIC_URL')) {
-    problems.push(`PUBLIC_URL: required because ${which}. Set it to where people's browsers reach Errand (e.g. https://errand.example.com); sign-in redirects to \${PUBLIC_URL}/oauth/callback, served on WEB_PORT.`);
+    problems.push(
+      `PUBLIC_URL: required because ${which}. Set it to where people's browsers reach Errand (e.g. https://errand.example.com); sign-in redirects to \${PUBLIC_URL}/oauth/callback, served on WEB_PORT.`,
+    );
   }
   if (!set('ERRAND_SECRET_KEY')) {
-    problems.push(`ERRAND_SECRET_KEY: required because ${which}; it encrypts the stored sign-in tokens. Generate one with: openssl rand -base64 32`);
+    problems.push(
+      `ERRAND_SECRET_KEY: required because ${which}; it encrypts the stored sign-in tokens. Generate one with: openssl rand -base64 32`,
+    );
   }
   const webPort = Number((env.WEB_PORT ?? '').trim() || '3100');
   if (set('METRICS_PORT') && webPort !== 0 && Number(env.METRICS_PORT) === webPort) {
-    problems.push(`WEB_PORT: ${webPort} is also METRICS_PORT. The sign-in pages need a port apart from /healthz and /metrics (e.g. WEB_PORT=3100).`);
+    problems.push(
+      `WEB_PORT: ${webPort} is also METRICS_PORT. The sign-in pages need a port apart from /healthz and /metrics (e.g. WEB_PORT=3100).`,
+    );
   }
   const slackPort = slackHttpPort(env);
   if (slackPort !== null && webPort !== 0 && slackPort === webPort) {
-    problems.push(`WEB_PORT: ${webPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give the sign-in pages a port of their own (e.g. WEB_PORT=3100) and route \${PUBLIC_URL}/oauth/ to it.`);
+    problems.push(
+      `WEB_PORT: ${webPort} is also SLACK_PORT, where the Slack HTTP receiver listens. Give the sign-in pages a port of their own (e.g. WEB_PORT=3100) and route \${PUBLIC_URL}/oauth/ to it.`,
+    );
   }
   return problems;
 }
@@ -286,7 +248,9 @@ function webConsolePortProblems(env: NodeJS.ProcessEnv, file: LoadedErrandFile):
   const webPort = Number((env.WEB_PORT ?? '').trim() || '3100');
   const slackPort = slackHttpPort(env);
   if (slackPort === null || webPort === 0 || slackPort !== webPort) return [];
-  return [`WEB_PORT: ${webPort} is also SLACK_PORT, where the Slack HTTP receiver listens. The web console (/admin) needs a port of its own: set WEB_PORT to another port (e.g. 3100) and route \${PUBLIC_URL}/admin to it.`];
+  return [
+    `WEB_PORT: ${webPort} is also SLACK_PORT, where the Slack HTTP receiver listens. The web console (/admin) needs a port of its own: set WEB_PORT to another port (e.g. 3100) and route \${PUBLIC_URL}/admin to it.`,
+  ];
 }
 
 /** Loads `.env` into process.env when the file exists; real environment variables win. */

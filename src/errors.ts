@@ -39,7 +39,11 @@ export class ConfigError extends ErrandError {
 
 /** A chat platform call failed in a way the adapter could not absorb. */
 export class AdapterError extends ErrandError {
-  constructor(message: string, options?: { cause?: unknown }, code: Extract<ErrandErrorCode, 'adapter_failed' | 'target_gone'> = 'adapter_failed') {
+  constructor(
+    message: string,
+    options?: { cause?: unknown },
+    code: Extract<ErrandErrorCode, 'adapter_failed' | 'target_gone'> = 'adapter_failed',
+  ) {
     super(code, message, options);
   }
 }

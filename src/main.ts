@@ -17,8 +17,8 @@ import type { Monitoring } from './metrics/monitoring.js';
 import { trafficCounter } from './metrics/traffic-counter.js';
 import { loadTracing } from './telemetry/load-tracing.js';
 import type { Tracing } from './telemetry/tracing.js';
-import type { FinishedWork } from './runtime/finish-open-work.js';
-import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/idle-heap-release.js';
+import type { FinishedWork } from './runtime/restarts/finish-open-work.js';
+import { nodeHeapSignals, startIdleHeapRelease, unrefInterval } from './runtime/process/idle-heap-release.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -52,12 +52,25 @@ async function createAdapters(
   }
   if (config.platforms.includes('slack')) {
     const { createSlackAdapter, slackOptionsFromConfig } = await import('../adapters/slack/create-slack-adapter.js');
-    adapters.push(createSlackAdapter({ ...slackOptionsFromConfig(config, logger), traffic: traffic('slack'), ...(shared ? { pacer: shared.pacer } : {}) }));
+    adapters.push(
+      createSlackAdapter({
+        ...slackOptionsFromConfig(config, logger),
+        traffic: traffic('slack'),
+        ...(shared ? { pacer: shared.pacer } : {}),
+      }),
+    );
   }
   if (config.platforms.includes('discord')) {
-    const { createDiscordAdapter, discordOptionsFromConfig } = await import('../adapters/discord/create-discord-adapter.js');
+    const { createDiscordAdapter, discordOptionsFromConfig } =
+      await import('../adapters/discord/create-discord-adapter.js');
     // On PostgreSQL only the process holding the gateway lock connects the gateway; every process posts through REST.
-    adapters.push(createDiscordAdapter({ ...discordOptionsFromConfig(config, logger), traffic: traffic('discord'), ...(shared ? { gateway: shared.gateway, pacer: shared.pacer } : {}) }));
+    adapters.push(
+      createDiscordAdapter({
+        ...discordOptionsFromConfig(config, logger),
+        traffic: traffic('discord'),
+        ...(shared ? { gateway: shared.gateway, pacer: shared.pacer } : {}),
+      }),
+    );
   }
   return adapters;
 }
@@ -81,7 +94,13 @@ async function createToolServers(config: Config, logger: Logger, tracing: Tracin
   const servers = config.file.settings.mcpServers;
   if (Object.keys(servers).length === 0) return null;
   const { createMcpHub } = await import('./mcp/mcp-hub.js');
-  return createMcpHub({ servers, logger, ...(tracing.enabled ? { injectTraceHeaders: (headers: Record<string, string>) => tracing.injectHeaders(headers) } : {}) });
+  return createMcpHub({
+    servers,
+    logger,
+    ...(tracing.enabled
+      ? { injectTraceHeaders: (headers: Record<string, string>) => tracing.injectHeaders(headers) }
+      : {}),
+  });
 }
 
 /**
@@ -106,7 +125,9 @@ async function main(): Promise<void> {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`Errand cannot start: fix these settings (in .env, the environment or the configuration file).\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+      process.stderr.write(
+        `Errand cannot start: fix these settings (in .env, the environment or the configuration file).\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+      );
       process.exit(1);
     }
     throw err;
@@ -135,8 +156,14 @@ async function main(): Promise<void> {
   }
   const consoleMode = config.platforms.includes('console');
   const logFile = join(dirname(config.DATABASE_PATH), 'errand.log');
-  const logger = createLogger(config.LOG_LEVEL, consoleMode ? pino.destination({ dest: logFile, mkdir: true, sync: false, mode: PRIVATE_FILE_MODE }) : undefined);
-  if (consoleMode) process.stderr.write(`No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console adapter. Logs go to ${logFile}.\n`);
+  const logger = createLogger(
+    config.LOG_LEVEL,
+    consoleMode ? pino.destination({ dest: logFile, mkdir: true, sync: false, mode: PRIVATE_FILE_MODE }) : undefined,
+  );
+  if (consoleMode)
+    process.stderr.write(
+      `No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console adapter. Logs go to ${logFile}.\n`,
+    );
 
   // The OpenTelemetry SDK is loaded only when an OTLP endpoint is set.
   const tracing = await loadTracing(process.env, logger);
@@ -165,7 +192,10 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 
   // prom-client is loaded only when METRICS_PORT is set.
-  const monitoring: Monitoring | null = config.METRICS_PORT === undefined ? null : await loadMonitoring({ port: config.METRICS_PORT, host: config.METRICS_HOST, logger });
+  const monitoring: Monitoring | null =
+    config.METRICS_PORT === undefined
+      ? null
+      : await loadMonitoring({ port: config.METRICS_PORT, host: config.METRICS_HOST, logger });
   // DATABASE_URL: several processes share one PostgreSQL database (leases, wake-ups, one gateway holder, shared pacing).
   const url = config.DATABASE_URL;
   clustered = url === undefined ? null : await openClustered({ ...config, DATABASE_URL: url }, logger);
@@ -175,11 +205,32 @@ async function main(): Promise<void> {
     await started;
     return app ? app.finishOpenWork([silenced]) : { questionsStopped: 0 };
   };
-  const adapters = await createAdapters(config, logger, shutdown, monitoring?.metrics ?? noopMetrics, clustered?.chat ?? null, finishOpenWork);
+  const adapters = await createAdapters(
+    config,
+    logger,
+    shutdown,
+    monitoring?.metrics ?? noopMetrics,
+    clustered?.chat ?? null,
+    finishOpenWork,
+  );
   const externalTools = await createToolServers(config, logger, tracing);
-  app = await createApp({ config, adapters, logger, tracing, webConsole: {}, ...(externalTools ? { externalTools } : {}), ...(monitoring ? { monitoring } : {}), ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}) });
+  app = await createApp({
+    config,
+    adapters,
+    logger,
+    tracing,
+    webConsole: {},
+    ...(externalTools ? { externalTools } : {}),
+    ...(monitoring ? { monitoring } : {}),
+    ...(clustered ? { store: clustered.store, cluster: clustered.cluster } : {}),
+  });
   // Messages written while no process held the Discord gateway are read back by the one that takes it over.
-  clustered?.chat.onGatewayTakenOver(() => void app?.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up after the gateway takeover failed')));
+  clustered?.chat.onGatewayTakenOver(
+    () =>
+      void app
+        ?.catchUp()
+        .catch((err: unknown) => logger.warn({ err }, 'catching up after the gateway takeover failed')),
+  );
   started = app.start();
   await started;
   // With `--expose-gc` (the start script's flag) the heap a burst grew is handed back once Errand is quiet,
@@ -189,12 +240,24 @@ async function main(): Promise<void> {
     startIdleHeapRelease({
       signals: heap,
       every: unrefInterval,
-      onCollect: (before, after) => logger.debug({ beforeMb: Math.round(before / 2 ** 20), afterMb: Math.round(after / 2 ** 20) }, 'quiet: heap handed back'),
+      onCollect: (before, after) =>
+        logger.debug(
+          { beforeMb: Math.round(before / 2 ** 20), afterMb: Math.round(after / 2 ** 20) },
+          'quiet: heap handed back',
+        ),
     });
   }
-  logger.info({ platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL }, 'errand started');
+  logger.info(
+    { platforms: config.platforms, database: config.DATABASE_PATH, model: config.OPENAI_MODEL },
+    'errand started',
+  );
   // A warning, not a reason to exit: the endpoint may come up later, or not list models at all.
-  void checkModelEndpoint({ baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: config.OPENAI_MODEL, fetch: globalThis.fetch }).then((problem) => {
+  void checkModelEndpoint({
+    baseUrl: config.OPENAI_BASE_URL,
+    apiKey: config.OPENAI_API_KEY,
+    model: config.OPENAI_MODEL,
+    fetch: globalThis.fetch,
+  }).then((problem) => {
     if (problem === null) return;
     logger.warn({ baseUrl: config.OPENAI_BASE_URL ?? null, model: config.OPENAI_MODEL }, problem);
     if (consoleMode) process.stderr.write(`Warning: ${problem}\n`);

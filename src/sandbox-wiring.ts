@@ -31,7 +31,11 @@ export interface SandboxParts {
 /** Used until the platforms can post files: every output is reported as not posted, with the reason. */
 export const filesOutNotWired: FilesOut = {
   async postFiles(_conversation, _runId, files) {
-    return files.map((f) => ({ name: f.name, posted: false as const, reason: 'this Errand cannot post files to the platform yet; the file stays in /workspace/posted/' }));
+    return files.map((f) => ({
+      name: f.name,
+      posted: false as const,
+      reason: 'this Errand cannot post files to the platform yet; the file stays in /workspace/posted/',
+    }));
   },
 };
 
@@ -63,20 +67,45 @@ export async function setUpSandbox(deps: {
   const none = { tools: [], inputs: workspaces, retention };
   if (!settings.enabled) {
     logger.info('run_code is off (sandbox.enabled is false)');
-    return { ...none, status: 'disabled', summary: 'disabled (sandbox.enabled is false in the configuration file): run_code is not offered' };
+    return {
+      ...none,
+      status: 'disabled',
+      summary: 'disabled (sandbox.enabled is false in the configuration file): run_code is not offered',
+    };
   }
   const probed = await (deps.probe ?? probeOnce)();
   const exposed = probed.available ? exposedPrivatePath(probed.layout, deps.privatePaths ?? []) : null;
   const availability: SandboxAvailability = exposed
-    ? { available: false, reason: `${exposed} (Errand's own files) is inside a folder the sandbox shows to code`, fix: 'Keep Errand, its .env, DATABASE_PATH and ERRAND_CONFIG outside /usr and outside the node install folder.' }
+    ? {
+        available: false,
+        reason: `${exposed} (Errand's own files) is inside a folder the sandbox shows to code`,
+        fix: 'Keep Errand, its .env, DATABASE_PATH and ERRAND_CONFIG outside /usr and outside the node install folder.',
+      }
     : probed;
   if (!availability.available) {
-    logger.warn({ reason: availability.reason, fix: availability.fix }, `run_code is not offered: ${availability.reason}. ${availability.fix}`);
+    logger.warn(
+      { reason: availability.reason, fix: availability.fix },
+      `run_code is not offered: ${availability.reason}. ${availability.fix}`,
+    );
     return { ...none, status: 'unavailable', summary: `unavailable: ${availability.reason}. ${availability.fix}` };
   }
-  const runner = createCodeRunner({ sandbox: createSandbox(availability, clock), workspaces, filesOut: deps.filesOut ?? filesOutNotWired, settings });
-  logger.info({ languages: availability.languages, network: settings.network, runAs: availability.runAs?.uid ?? 'errand' }, 'run_code is offered (bubblewrap sandbox)');
+  const runner = createCodeRunner({
+    sandbox: createSandbox(availability, clock),
+    workspaces,
+    filesOut: deps.filesOut ?? filesOutNotWired,
+    settings,
+  });
+  logger.info(
+    { languages: availability.languages, network: settings.network, runAs: availability.runAs?.uid ?? 'errand' },
+    'run_code is offered (bubblewrap sandbox)',
+  );
   const reach = settings.network.length > 0 ? `network to ${settings.network.join(', ')}` : 'no network';
   const summary = `available (bubblewrap): ${availability.languages.join(', ')}; ${reach}; ${settings.memoryMb} MB, ${settings.maxProcesses} processes, at most ${settings.maxSeconds} s per call`;
-  return { tools: [createRunCodeTool(runner, settings, availability.languages)], inputs: workspaces, retention, status: 'available', summary };
+  return {
+    tools: [createRunCodeTool(runner, settings, availability.languages)],
+    inputs: workspaces,
+    retention,
+    status: 'available',
+    summary,
+  };
 }

@@ -17,6 +17,11 @@ export function toConversationRef(loc: ConsoleLocation): ConversationRef | null 
 
 /** Decodes a ConversationRef made by toConversationRef; null when it is not the console's. */
 export function fromConversationRef(ref: ConversationRef): ConsoleLocation | null {
-  if (ref.platform !== CONSOLE_CHANNEL.platform || ref.workspace !== CONSOLE_CHANNEL.workspace || ref.channel !== CONSOLE_CHANNEL.channel) return null;
+  if (
+    ref.platform !== CONSOLE_CHANNEL.platform ||
+    ref.workspace !== CONSOLE_CHANNEL.workspace ||
+    ref.channel !== CONSOLE_CHANNEL.channel
+  )
+    return null;
   return toConversationRef({ thread: ref.thread }) ? { thread: ref.thread } : null;
 }

@@ -1,4 +1,10 @@
-import { parseElicitationActionId, type CarriedOverElicitation, type ElicitationButtonOp, type ElicitationField, type ElicitationForm } from '../../src/chat/elicitation-form.js';
+import {
+  parseElicitationActionId,
+  type CarriedOverElicitation,
+  type ElicitationButtonOp,
+  type ElicitationField,
+  type ElicitationForm,
+} from '../../src/chat/elicitation-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 
 export interface ConsoleElicitationDeps {
@@ -15,11 +21,21 @@ export interface ConsoleElicitationDeps {
 /** What the person is asked for one field: its label, what it takes, and what Enter keeps. */
 function promptOf(field: ElicitationField): string {
   const keeps = (shown: string) => ` Enter keeps ${shown}.`;
-  const label = (v: string) => (field.kind === 'choice' || field.kind === 'multi' ? (field.options.find((o) => o.value === v)?.label ?? v) : v);
+  const label = (v: string) =>
+    field.kind === 'choice' || field.kind === 'multi' ? (field.options.find((o) => o.value === v)?.label ?? v) : v;
   let wants: string;
   switch (field.kind) {
     case 'text':
-      wants = field.format === 'date' ? 'a date, YYYY-MM-DD' : field.format === 'date-time' ? 'a date and time, like 2026-01-31T09:30:00Z' : field.format === 'email' ? 'an email address' : field.format === 'uri' ? 'a web address' : 'text';
+      wants =
+        field.format === 'date'
+          ? 'a date, YYYY-MM-DD'
+          : field.format === 'date-time'
+            ? 'a date and time, like 2026-01-31T09:30:00Z'
+            : field.format === 'email'
+              ? 'an email address'
+              : field.format === 'uri'
+                ? 'a web address'
+                : 'text';
       if (field.maxLength !== null) wants += `, at most ${field.maxLength} characters`;
       break;
     case 'number':
@@ -41,7 +57,15 @@ function promptOf(field: ElicitationField): string {
       ? field.required
         ? ''
         : ' Enter leaves it empty.'
-      : keeps(Array.isArray(initial) ? initial.map(label).join(', ') : typeof initial === 'boolean' ? (initial ? 'yes' : 'no') : label(String(initial)));
+      : keeps(
+          Array.isArray(initial)
+            ? initial.map(label).join(', ')
+            : typeof initial === 'boolean'
+              ? initial
+                ? 'yes'
+                : 'no'
+              : label(String(initial)),
+        );
   const description = field.description ? ` — ${field.description}` : '';
   return `**${field.label}**${description} (${wants}${field.required ? ', required' : ''}).${kept}`;
 }
@@ -50,7 +74,12 @@ function promptOf(field: ElicitationField): string {
 function typedValue(field: ElicitationField, text: string): string | string[] {
   if (field.kind !== 'choice' && field.kind !== 'multi') return text;
   const one = (t: string) => (/^\d+$/.test(t) ? (field.options[Number(t) - 1]?.value ?? t) : t);
-  return field.kind === 'choice' ? one(text) : text.split(',').map((t) => one(t.trim())).filter((t) => t !== '');
+  return field.kind === 'choice'
+    ? one(text)
+    : text
+        .split(',')
+        .map((t) => one(t.trim()))
+        .filter((t) => t !== '');
 }
 
 /**
@@ -122,9 +151,19 @@ export function createConsoleElicitation(deps: ConsoleElicitationDeps) {
     if (!f) return;
     const index = f.queue[0];
     if (index !== undefined) return void deps.say(promptOf(f.form.fields[index]!));
-    const reply = await surfaces().onElicitation({ kind: 'submit', id: f.form.id, platform: 'console', userId: deps.userId, values: f.values });
+    const reply = await surfaces().onElicitation({
+      kind: 'submit',
+      id: f.form.id,
+      platform: 'console',
+      userId: deps.userId,
+      values: f.values,
+    });
     if (reply.kind === 'errors') {
-      deps.say(`Not sent yet:\n${Object.entries(reply.errors).map(([name, error]) => `• **${f.form.fields.find((x) => x.name === name)?.label ?? name}**: ${error}`).join('\n')}`);
+      deps.say(
+        `Not sent yet:\n${Object.entries(reply.errors)
+          .map(([name, error]) => `• **${f.form.fields.find((x) => x.name === name)?.label ?? name}**: ${error}`)
+          .join('\n')}`,
+      );
       f.queue = f.form.fields.flatMap((field, i) => (field.name in reply.errors ? [i] : []));
       return next();
     }

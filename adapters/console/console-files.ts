@@ -4,7 +4,11 @@ import type { FilePostCapability } from '../../src/chat/file-posts.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 
 /** What the console takes in one go: it writes files to the disk, so only the workspace's own size limits them. */
-const CONSOLE_LIMITS = { maxFileBytes: 1000 * 1000 * 1000, maxFilesPerMessage: 100, maxMessageBytes: 10 * 1000 * 1000 * 1000 } as const;
+const CONSOLE_LIMITS = {
+  maxFileBytes: 1000 * 1000 * 1000,
+  maxFilesPerMessage: 100,
+  maxMessageBytes: 10 * 1000 * 1000 * 1000,
+} as const;
 
 export interface ConsoleFilesDeps {
   /** Where posted files are saved (`./data/files` beside the database by default), one folder per conversation. */

@@ -3,7 +3,13 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 /** The speaker line of a message the console prints: its own, or another Errand console's. */
 const SPEAKER = /^errand(?: \((?:edited|only you see this)\))?:$/;
 /** The console's own lines outside messages: the banner, the working and end-of-run lines, its error notes. */
-const OWN_LINES = [/^Errand console — /, /^… working(?: \(.+\))? — type stop to stop$/, /^── .+ ──$/, /^\(error: .*\)$/, /^Unknown command \/\S+\. Try \/help\.$/];
+const OWN_LINES = [
+  /^Errand console — /,
+  /^… working(?: \(.+\))? — type stop to stop$/,
+  /^── .+ ──$/,
+  /^\(error: .*\)$/,
+  /^Unknown command \/\S+\. Try \/help\.$/,
+];
 
 /**
  * Tells the lines of a bot's output apart from what a person types, so a console whose output comes

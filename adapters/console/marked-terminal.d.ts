@@ -29,5 +29,8 @@ declare module 'marked-terminal' {
     tab?: number | string;
   }
 
-  export function markedTerminal(options?: TerminalRendererOptions, highlightOptions?: Record<string, unknown>): MarkedExtension;
+  export function markedTerminal(
+    options?: TerminalRendererOptions,
+    highlightOptions?: Record<string, unknown>,
+  ): MarkedExtension;
 }

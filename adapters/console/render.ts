@@ -65,7 +65,10 @@ export type RunEnd = 'done' | 'waiting';
 
 /** The thin line that closes a run, so the next prompt is clearly the user's turn. */
 export function renderRunEnd(end: RunEnd, elapsedMs: number, look: ConsoleLook = PLAIN_LOOK): string {
-  const what = end === 'done' ? `done in ${formatElapsed(elapsedMs)}` : `waiting for your answer (after ${formatElapsed(elapsedMs)})`;
+  const what =
+    end === 'done'
+      ? `done in ${formatElapsed(elapsedMs)}`
+      : `waiting for your answer (after ${formatElapsed(elapsedMs)})`;
   return style(look, ansi.gray)(`── ${what} ──`);
 }
 

@@ -18,11 +18,12 @@ import { createDiscordRest, rest } from './discord-rest.js';
 import { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './message-bodies.js';
 import { createScheduleModals } from './schedule-modal.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
 import { createDiscordPrivateAnswers } from './private-answers.js';
+import { createDiscordPrivateFiles } from './private-files.js';
 
 export { discordOptionsFromConfig, type DiscordAdapterOptions, type DiscordTuning } from './discord-adapter-options.js';
 export { TARGET_GONE_CODES } from './discord-rest.js';
@@ -47,7 +48,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   const botId = () => gateway.botId();
   const botThreads = createBotThreads(api, botId);
   const downloadFile = createDiscordFileDownloader({ apiUrl: options.apiUrl });
-  const gateway = createDiscordGateway({ options, rest: discord, botThreads, modals: createScheduleModals(), downloadFile, logger });
+  const gateway = createDiscordGateway({
+    options,
+    rest: discord,
+    botThreads,
+    modals: createScheduleModals(),
+    downloadFile,
+    logger,
+  });
   const outbound = createDiscordOutbound({ rest: discord, botThreads, threads: options.threads });
   const directMessage = createDirectMessages(discord);
 
@@ -59,16 +67,31 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     sendTyping: async (channelId) => void (await api.post(Routes.channelTyping(channelId))),
     postNotice: (channelId, stopActionId, text) =>
       queue
-        .enqueue(channelId, (send) => send(() => post(channelId, toMessageBodies({ text, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] })[0]!)))
+        .enqueue(channelId, (send) =>
+          send(() =>
+            post(
+              channelId,
+              toMessageBodies({ text, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] })[0]!,
+            ),
+          ),
+        )
         .then((m) => m.id),
     editNotice: (channelId, id, stopActionId, text) =>
       queue.enqueue(channelId, () =>
-        rest('edit', () => api.patch(Routes.channelMessage(channelId, id), { body: toEditBody({ text, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] }) }), z.unknown()).then(() => undefined),
+        rest(
+          'edit',
+          () =>
+            api.patch(Routes.channelMessage(channelId, id), {
+              body: toEditBody({ text, buttons: [{ actionId: stopActionId, label: 'Stop', style: 'danger' }] }),
+            }),
+          z.unknown(),
+        ).then(() => undefined),
       ),
     deleteNotice: async (channelId, id) => void (await api.delete(Routes.channelMessage(channelId, id))),
   });
 
-  const get = (what: string, route: `/${string}`, query?: URLSearchParams) => rest(what, () => api.get(route, query ? { query } : {}), z.unknown());
+  const get = (what: string, route: `/${string}`, query?: URLSearchParams) =>
+    rest(what, () => api.get(route, query ? { query } : {}), z.unknown());
   const history = createDiscordHistory({
     get,
     botId,
@@ -100,7 +123,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       const target = postTargetOf(locate(conversation));
       // One message edited as the text grows, a new one past the split point; every call through the channel's queue.
       return createEditedStream({
-        post: async (text, key) => (await outbound.postMessage(conversation, { text, ...(key ? { idempotencyKey: key } : {}) })).id,
+        post: async (text, key) =>
+          (await outbound.postMessage(conversation, { text, ...(key ? { idempotencyKey: key } : {}) })).id,
         edit: (id, text) => outbound.editMessage(conversation, id, { text }),
         remove: (id) => outbound.remove(target, id),
         ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
@@ -112,12 +136,28 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
   };
 
+  const files = createDiscordFilePosts({
+    rest: discord,
+    botThreads,
+    maxFileBytes: tuning.maxFileBytes,
+    traffic: options.traffic,
+  });
   return {
     platform: DISCORD_PLATFORM,
     maxMessageLength: MAX_MESSAGE_LENGTH,
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
-    capabilities: { stream, delete: { deleteMessage: outbound.deleteMessage }, previewLookup, history, directMessage, privateAnswers: createDiscordPrivateAnswers(directMessage), files: createDiscordFilePosts({ rest: discord, botThreads, maxFileBytes: tuning.maxFileBytes, traffic: options.traffic }), memberRoles },
+    capabilities: {
+      stream,
+      delete: { deleteMessage: outbound.deleteMessage },
+      previewLookup,
+      history,
+      directMessage,
+      privateAnswers: createDiscordPrivateAnswers(directMessage),
+      files,
+      privateFiles: createDiscordPrivateFiles(directMessage, files),
+      memberRoles,
+    },
     start: (sink, surfaces) => gateway.start(sink, surfaces),
     async stop() {
       await working.stopAll();

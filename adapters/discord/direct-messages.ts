@@ -4,7 +4,7 @@ import type { DirectMessageCapability, DirectMessageResult } from '../../src/cha
 import type { OutboundMessage } from '../../src/chat/outbound-message.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { rest, type DiscordRest } from './discord-rest.js';
-import { toMessageBodies } from './outbound-message.js';
+import { toMessageBodies } from './message-bodies.js';
 
 const dmChannelSchema = z.object({ id: z.string().min(1), type: z.literal(1) });
 
@@ -17,13 +17,22 @@ const MAX_REMEMBERED = 10_000;
  * there through the channel's queue. Discord answers 50007 (Cannot send messages to this user) when the person's DMs
  * are closed to the bot or they share no server with it: `refused`, so the caller can say so where they are.
  */
-export function createDirectMessages(discord: DiscordRest): DirectMessageCapability & { sendMessage(userId: string, message: OutboundMessage): Promise<DirectMessageResult> } {
+export function createDirectMessages(
+  discord: DiscordRest,
+): DirectMessageCapability & {
+  sendMessage(userId: string, message: OutboundMessage): Promise<DirectMessageResult>;
+  channelOf(userId: string): Promise<string>;
+} {
   const { api, queue, post } = discord;
   const channels = new Map<string, string>();
   const channelOf = async (userId: string): Promise<string> => {
     const known = channels.get(userId);
     if (known) return known;
-    const dm = await rest('DM channel', () => api.post(Routes.userChannels(), { body: { recipient_id: userId } }), dmChannelSchema);
+    const dm = await rest(
+      'DM channel',
+      () => api.post(Routes.userChannels(), { body: { recipient_id: userId } }),
+      dmChannelSchema,
+    );
     if (channels.size >= MAX_REMEMBERED) channels.clear();
     channels.set(userId, dm.id);
     return dm.id;
@@ -39,7 +48,11 @@ export function createDirectMessages(discord: DiscordRest): DirectMessageCapabil
       });
       return { kind: 'sent', messageId: last.id };
     } catch (err) {
-      if (err instanceof TargetGoneError && err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)) return { kind: 'refused' };
+      if (
+        err instanceof TargetGoneError &&
+        err.platformCode === String(RESTJSONErrorCodes.CannotSendMessagesToThisUser)
+      )
+        return { kind: 'refused' };
       throw err;
     }
   };
@@ -47,5 +60,7 @@ export function createDirectMessages(discord: DiscordRest): DirectMessageCapabil
     sendDirect: (userId, text) => sendMessage(userId, { text }),
     /** A message with buttons too (a held answer's Share / Keep private). */
     sendMessage,
+    /** The DM channel with the person (opened once), where files for them alone are posted. */
+    channelOf,
   };
 }

@@ -51,5 +51,11 @@ export interface DiscordAdapterOptions {
 /** The adapter options from Errand's configuration (DISCORD_TOKEN must be set). */
 export function discordOptionsFromConfig(config: Config, logger?: Logger): DiscordAdapterOptions {
   if (!config.DISCORD_TOKEN) throw new AdapterError('DISCORD_TOKEN is not set');
-  return { token: config.DISCORD_TOKEN, apiUrl: config.DISCORD_API_URL, threads: config.DISCORD_THREADS, guildId: config.DISCORD_GUILD_ID, ...(logger ? { logger } : {}) };
+  return {
+    token: config.DISCORD_TOKEN,
+    apiUrl: config.DISCORD_API_URL,
+    threads: config.DISCORD_THREADS,
+    guildId: config.DISCORD_GUILD_ID,
+    ...(logger ? { logger } : {}),
+  };
 }

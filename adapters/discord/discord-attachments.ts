@@ -13,7 +13,9 @@ const DISCORD_CDN_ORIGINS = ['https://cdn.discordapp.com', 'https://media.discor
  * The default download: Node's fetch, only from Discord's CDN (or the DISCORD_API_URL origin, a local fake),
  * never from a host named elsewhere, reading no more than the size Discord stated.
  */
-export function createDiscordFileDownloader(options: { apiUrl?: string | undefined; fetch?: typeof fetch } = {}): DiscordFileDownload {
+export function createDiscordFileDownloader(
+  options: { apiUrl?: string | undefined; fetch?: typeof fetch } = {},
+): DiscordFileDownload {
   const doFetch = options.fetch ?? fetch;
   const origins = new Set([...DISCORD_CDN_ORIGINS, ...(options.apiUrl ? [new URL(options.apiUrl).origin] : [])]);
   return async (url, signal, maxBytes) => {
@@ -23,7 +25,8 @@ export function createDiscordFileDownloader(options: { apiUrl?: string | undefin
     } catch {
       throw new AdapterError(`Discord attachment URL is not a URL: ${url}`);
     }
-    if (!origins.has(target.origin)) throw new AdapterError(`Discord attachment URL ${target.origin} is not on Discord's CDN: not downloading it`);
+    if (!origins.has(target.origin))
+      throw new AdapterError(`Discord attachment URL ${target.origin} is not on Discord's CDN: not downloading it`);
     const res = await doFetch(target, { signal });
     if (!res.ok) throw new AdapterError(`Discord attachment download failed (HTTP ${res.status})`);
     return readCappedBody(res, maxBytes ?? null, 'The Discord attachment');
@@ -31,7 +34,10 @@ export function createDiscordFileDownloader(options: { apiUrl?: string | undefin
 }
 
 /** A message's attachments as the core's; each downloads only when the core asks. */
-export function toAttachments(attachments: Iterable<Pick<Attachment, 'name' | 'contentType' | 'size' | 'url'>>, download: DiscordFileDownload): InboundAttachment[] {
+export function toAttachments(
+  attachments: Iterable<Pick<Attachment, 'name' | 'contentType' | 'size' | 'url'>>,
+  download: DiscordFileDownload,
+): InboundAttachment[] {
   return [...attachments].map((a) => ({
     name: a.name,
     mimeType: a.contentType ?? '',

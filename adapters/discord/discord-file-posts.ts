@@ -7,7 +7,7 @@ import type { BotThreads } from './bot-threads.js';
 import { locate } from './discord-outbound.js';
 import { rest, type DiscordRest } from './discord-rest.js';
 import { postTargetOf } from './discord-thread-id.js';
-import { withNonces } from './outbound-message.js';
+import { withNonces } from './message-bodies.js';
 
 /** What a bot may upload to a server without boosts (10 MiB per file since 2024): boosted servers take more, this always goes through. */
 export const DISCORD_DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -42,14 +42,24 @@ export function createDiscordFilePosts(deps: DiscordFilePostsDeps): FilePostCapa
       const loc = locate(conversation);
       const target = postTargetOf(loc);
       if (post.files.length === 0) throw new AdapterError('Refusing to post no files to Discord.');
-      if (post.files.length > FILES_PER_MESSAGE) throw new AdapterError(`Discord takes at most ${FILES_PER_MESSAGE} files on one message`);
+      if (post.files.length > FILES_PER_MESSAGE)
+        throw new AdapterError(`Discord takes at most ${FILES_PER_MESSAGE} files on one message`);
       const total = post.files.reduce((n, f) => n + f.bytes.byteLength, 0);
-      if (total > maxFileBytes) throw new AdapterError(`${total} bytes of files are over the ${maxFileBytes} Discord takes on one message`);
+      if (total > maxFileBytes)
+        throw new AdapterError(`${total} bytes of files are over the ${maxFileBytes} Discord takes on one message`);
       const names = post.files.map((f) => attachmentName(f.name));
       const [body] = withNonces([{ content: '', allowed_mentions: { parse: [], users: [] } }], post.idempotencyKey);
       const payload = { ...body!, attachments: names.map((filename, id) => ({ id, filename })) };
-      const files = post.files.map((f, i) => ({ name: names[i]!, data: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), contentType: f.mimeType }));
-      const posted = await queue.enqueue(target, (send) => send(() => rest('file post', () => api.post(Routes.channelMessages(target), { body: payload, files }), postedSchema)));
+      const files = post.files.map((f, i) => ({
+        name: names[i]!,
+        data: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength),
+        contentType: f.mimeType,
+      }));
+      const posted = await queue.enqueue(target, (send) =>
+        send(() =>
+          rest('file post', () => api.post(Routes.channelMessages(target), { body: payload, files }), postedSchema),
+        ),
+      );
       deps.traffic?.posted();
       if (loc.threadId) deps.botThreads.mark(loc.threadId);
       return { id: posted.id };

@@ -52,7 +52,12 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
   const gate = options.gateway;
   const newClient = () =>
     new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.DirectMessages,
+      ],
       partials: [Partials.Channel, Partials.Message],
       rest: restOptions,
     });
@@ -75,7 +80,15 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
     const elicitations = surfaces ? createDiscordElicitations({ surfaces, logger }) : null;
     c.on(Events.MessageCreate, (message) => onMessage(sink, message));
     c.on(Events.InteractionCreate, (interaction) => {
-      handleInteraction(interaction, { sink, ...(surfaces ? { surfaces } : {}), logger, deferAfterMs: tuning.deferAfterMs, markThread: botThreads.mark, modals, ...(elicitations ? { elicitations } : {}) }).catch((err: unknown) =>
+      handleInteraction(interaction, {
+        sink,
+        ...(surfaces ? { surfaces } : {}),
+        logger,
+        deferAfterMs: tuning.deferAfterMs,
+        markThread: botThreads.mark,
+        modals,
+        ...(elicitations ? { elicitations } : {}),
+      }).catch((err: unknown) =>
         logger.error({ err, interactionId: interaction.id }, 'answering a Discord interaction failed'),
       );
     });
@@ -94,9 +107,15 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
       throw err;
     }
     const applicationId = c.application?.id ?? botId() ?? '';
-    logger.info({ botUserId: botId(), inviteUrl: inviteUrl(applicationId) }, 'Discord connected. Add Errand to a server with the invite URL.');
+    logger.info(
+      { botUserId: botId(), inviteUrl: inviteUrl(applicationId) },
+      'Discord connected. Add Errand to a server with the invite URL.',
+    );
     await registerCommands(api, applicationId, options.guildId).catch((err: unknown) =>
-      logger.error({ err, guildId: options.guildId ?? null }, 'registering Discord slash commands failed; mentions still work'),
+      logger.error(
+        { err, guildId: options.guildId ?? null },
+        'registering Discord slash commands failed; mentions still work',
+      ),
     );
   };
 
@@ -112,7 +131,9 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
 
   return {
     async start(sink, surfaces) {
-      api.on(RESTEvents.RateLimited, (info) => logger.debug({ route: info.route, retryAfter: info.retryAfter }, 'Discord rate limit: waiting'));
+      api.on(RESTEvents.RateLimited, (info) =>
+        logger.debug({ route: info.route, retryAfter: info.retryAfter }, 'Discord rate limit: waiting'),
+      );
       if (!gate) {
         await connectGateway(sink, surfaces);
         started = true;
@@ -137,7 +158,9 @@ export function createDiscordGateway(deps: DiscordGatewayDeps): DiscordGateway {
       if (!client) return { connected: false, detail: 'gateway connecting', ...held };
       // Each shard's status follows its gateway session: Connecting/Resuming after a drop, Ready again once resumed.
       const down = [...client.ws.shards.values()].find((shard) => shard.status !== Status.Ready);
-      return down ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}`, ...held } : { connected: true, ...held };
+      return down
+        ? { connected: false, detail: `gateway ${Status[down.status]?.toLowerCase() ?? 'not ready'}`, ...held }
+        : { connected: true, ...held };
     },
     botId,
     nickname: (guildId, userId) => client?.guilds.cache.get(guildId)?.members.cache.get(userId)?.nickname ?? null,

@@ -1,6 +1,11 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes } from 'discord.js';
 import { z } from 'zod';
-import type { ConversationHistory, HistoryMessage, HistoryPage, MissedMessage } from '../../src/chat/conversation-history.js';
+import type {
+  ConversationHistory,
+  HistoryMessage,
+  HistoryPage,
+  MissedMessage,
+} from '../../src/chat/conversation-history.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { AdapterError } from '../../src/errors.js';
 import { toAttachments, type DiscordFileDownload } from './discord-attachments.js';
@@ -14,11 +19,23 @@ const messageSchema = z.object({
   type: z.number().int().default(0),
   content: z.string().default(''),
   timestamp: z.string(),
-  author: z.object({ id: z.string(), username: z.string(), global_name: z.string().nullable().optional(), bot: z.boolean().optional() }),
+  author: z.object({
+    id: z.string(),
+    username: z.string(),
+    global_name: z.string().nullable().optional(),
+    bot: z.boolean().optional(),
+  }),
   member: z.object({ nick: z.string().nullable().optional() }).optional(),
   thread: z.object({ id: z.string(), message_count: z.number().int().optional() }).optional(),
   attachments: z
-    .array(z.object({ filename: z.string(), size: z.number().int().nonnegative().default(0), url: z.string().default(''), content_type: z.string().optional() }))
+    .array(
+      z.object({
+        filename: z.string(),
+        size: z.number().int().nonnegative().default(0),
+        url: z.string().default(''),
+        content_type: z.string().optional(),
+      }),
+    )
     .default([]),
 });
 type DiscordMessage = z.infer<typeof messageSchema>;
@@ -46,10 +63,13 @@ export interface DiscordHistoryOptions {
   downloadFile?: DiscordFileDownload;
 }
 
-const byId = (a: DiscordMessage, b: DiscordMessage) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0);
+const byId = (a: DiscordMessage, b: DiscordMessage) =>
+  BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0;
 
 const isUnknownMessage = (err: unknown) =>
-  err instanceof AdapterError && err.cause instanceof DiscordAPIError && err.cause.code === RESTJSONErrorCodes.UnknownMessage;
+  err instanceof AdapterError &&
+  err.cause instanceof DiscordAPIError &&
+  err.cause.code === RESTJSONErrorCodes.UnknownMessage;
 
 /**
  * Discord history for the tools through GET /channels/{id}/messages (100 per page). A thread
@@ -61,12 +81,17 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
   const page = async (channelId: string, params: Record<string, string>): Promise<DiscordMessage[]> => {
     const raw = await options.get('message history', Routes.channelMessages(channelId), new URLSearchParams(params));
     const parsed = pageSchema.safeParse(raw);
-    if (!parsed.success) throw new AdapterError('Discord message history returned an unexpected response', { cause: parsed.error });
+    if (!parsed.success)
+      throw new AdapterError('Discord message history returned an unexpected response', { cause: parsed.error });
     return parsed.data;
   };
 
   /** The newest `limit` messages (posted at or after `since`), oldest first. */
-  const readLatest = async (channelId: string, limit: number, since?: number): Promise<{ messages: DiscordMessage[]; truncated: boolean }> => {
+  const readLatest = async (
+    channelId: string,
+    limit: number,
+    since?: number,
+  ): Promise<{ messages: DiscordMessage[]; truncated: boolean }> => {
     const collected: DiscordMessage[] = [];
     let before: string | null = null;
     let more = true;
@@ -83,13 +108,22 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
   };
 
   /** A thread from its start, oldest first, up to `limit` messages. */
-  const readFromStart = async (channelId: string, limit: number, first: DiscordMessage[]): Promise<{ messages: DiscordMessage[]; truncated: boolean }> => {
+  const readFromStart = async (
+    channelId: string,
+    limit: number,
+    first: DiscordMessage[],
+  ): Promise<{ messages: DiscordMessage[]; truncated: boolean }> => {
     const { collected, more } = await pagesAfter(channelId, '0', limit, first);
     return { messages: collected.slice(0, limit), truncated: more || collected.length > limit };
   };
 
   /** Pages forward (`after`) from a message id, oldest first, until `limit` messages or the end. */
-  const pagesAfter = async (channelId: string, afterId: string, limit: number, first: DiscordMessage[] = []): Promise<{ collected: DiscordMessage[]; more: boolean }> => {
+  const pagesAfter = async (
+    channelId: string,
+    afterId: string,
+    limit: number,
+    first: DiscordMessage[] = [],
+  ): Promise<{ collected: DiscordMessage[]; more: boolean }> => {
     const collected = [...first];
     let after = afterId;
     let more = true;
@@ -105,7 +139,9 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
 
   const starterOf = async (loc: DiscordLocation & { threadId: string }): Promise<DiscordMessage[]> => {
     try {
-      const parsed = messageSchema.safeParse(await options.get('thread starter lookup', Routes.channelMessage(loc.channelId, loc.threadId)));
+      const parsed = messageSchema.safeParse(
+        await options.get('thread starter lookup', Routes.channelMessage(loc.channelId, loc.threadId)),
+      );
       return parsed.success ? [parsed.data] : [];
     } catch (err) {
       // A thread not started from a message, or whose starter was deleted.
@@ -114,7 +150,12 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
     }
   };
 
-  const toHistory = (loc: DiscordLocation, messages: DiscordMessage[], truncated: boolean, withReplies: boolean): HistoryPage => {
+  const toHistory = (
+    loc: DiscordLocation,
+    messages: DiscordMessage[],
+    truncated: boolean,
+    withReplies: boolean,
+  ): HistoryPage => {
     const me = options.botId();
     const mapped = messages
       .filter((m) => CONTENT_TYPES.has(m.type))
@@ -123,7 +164,12 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
         const files = m.attachments.map((a) => `[file: ${a.filename}]`).join(' ');
         return {
           id: m.id,
-          author: { id: m.author.id, name: nick ?? m.author.global_name ?? m.author.username, isBot: m.author.bot === true, isSelf: m.author.id === me },
+          author: {
+            id: m.author.id,
+            name: nick ?? m.author.global_name ?? m.author.username,
+            isBot: m.author.bot === true,
+            isSelf: m.author.id === me,
+          },
           time: new Date(m.timestamp).toISOString(),
           text: [m.content, files].filter((t) => t !== '').join('\n'),
           ...(withReplies ? { replyCount: m.thread?.message_count ?? 0 } : {}),
@@ -136,7 +182,9 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
     async readThread(conversation, { limit }) {
       const loc = options.locate(conversation);
       const threadId = loc.threadId;
-      const read = threadId ? await readFromStart(threadId, limit, await starterOf({ ...loc, threadId })) : await readLatest(loc.channelId, limit);
+      const read = threadId
+        ? await readFromStart(threadId, limit, await starterOf({ ...loc, threadId }))
+        : await readLatest(loc.channelId, limit);
       return toHistory(loc, read.messages, read.truncated, false);
     },
     async readChannel(conversation, { limit, since }) {
@@ -163,10 +211,19 @@ export function createDiscordHistory(options: DiscordHistoryOptions): Conversati
           continue;
         }
         // Only messages handed to the core need what the live path gives them: roles cost a request per person.
-        const roles = loc.guildId !== null && options.memberRoles ? await options.memberRoles(loc.guildId, h.author.id) : [];
+        const roles =
+          loc.guildId !== null && options.memberRoles ? await options.memberRoles(loc.guildId, h.author.id) : [];
         const files =
           options.downloadFile && m && m.attachments.length > 0
-            ? toAttachments(m.attachments.map((a) => ({ name: a.filename, contentType: a.content_type ?? null, size: a.size, url: a.url })), options.downloadFile)
+            ? toAttachments(
+                m.attachments.map((a) => ({
+                  name: a.filename,
+                  contentType: a.content_type ?? null,
+                  size: a.size,
+                  url: a.url,
+                })),
+                options.downloadFile,
+              )
             : [];
         messages.push({
           ...h,

@@ -6,14 +6,19 @@ import { AdapterError } from '../../src/errors.js';
 import type { BotThreads } from './bot-threads.js';
 import { rest, type DiscordRest } from './discord-rest.js';
 import { fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
-import { toEditBody, toMessageBodies, withNonces } from './outbound-message.js';
+import { toEditBody, toMessageBodies, withNonces } from './message-bodies.js';
 
 const threadSchema = z.object({ id: z.string(), parent_id: z.string().nullable().optional() });
 
 /** Where a conversation is on Discord; throws for a conversation of another platform. */
-export function locate(ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): DiscordLocation {
+export function locate(
+  ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null },
+): DiscordLocation {
   const loc = fromConversationRef(ref);
-  if (!loc) throw new AdapterError(`Not a Discord conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
+  if (!loc)
+    throw new AdapterError(
+      `Not a Discord conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`,
+    );
   return loc;
 }
 
@@ -33,11 +38,19 @@ export interface DiscordOutbound {
  * Posting, editing, deleting and opening threads on Discord. Long answers are split in order; each
  * piece carries a nonce, so a repeated post (a REST retry, a restart) returns the first message.
  */
-export function createDiscordOutbound(deps: { readonly rest: DiscordRest; readonly botThreads: BotThreads; readonly threads: boolean | undefined }): DiscordOutbound {
+export function createDiscordOutbound(deps: {
+  readonly rest: DiscordRest;
+  readonly botThreads: BotThreads;
+  readonly threads: boolean | undefined;
+}): DiscordOutbound {
   const { api, queue, post } = deps.rest;
   const { botThreads } = deps;
   const remove = (channelId: string, messageId: string) =>
-    queue.enqueue(channelId, () => rest('delete', () => api.delete(Routes.channelMessage(channelId, messageId)), z.unknown())).then(() => undefined);
+    queue
+      .enqueue(channelId, () =>
+        rest('delete', () => api.delete(Routes.channelMessage(channelId, messageId)), z.unknown()),
+      )
+      .then(() => undefined);
   const postMessage = async (conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> => {
     const loc = locate(conversation);
     const target = postTargetOf(loc);
@@ -57,13 +70,17 @@ export function createDiscordOutbound(deps: { readonly rest: DiscordRest; readon
     async editMessage(conversation, messageId, message) {
       const target = postTargetOf(locate(conversation));
       const body = toEditBody(message);
-      await queue.enqueue(target, () => rest('edit', () => api.patch(Routes.channelMessage(target, messageId), { body }), z.unknown()));
+      await queue.enqueue(target, () =>
+        rest('edit', () => api.patch(Routes.channelMessage(target, messageId), { body }), z.unknown()),
+      );
     },
     remove,
     async deleteMessage(conversation, messageId) {
       const target = postTargetOf(locate(conversation));
       try {
-        await queue.enqueue(target, () => rest('delete', () => api.delete(Routes.channelMessage(target, messageId)), z.unknown()));
+        await queue.enqueue(target, () =>
+          rest('delete', () => api.delete(Routes.channelMessage(target, messageId)), z.unknown()),
+        );
         return true;
       } catch (err) {
         // A bot may always delete its own messages: the only refusal is one that is already gone.
@@ -79,10 +96,17 @@ export function createDiscordOutbound(deps: { readonly rest: DiscordRest; readon
       const body = { name: name.trim().slice(0, 100) || 'Errand', auto_archive_duration: 1440 };
       let threadId: string;
       try {
-        threadId = (await rest('thread creation', () => api.post(Routes.threads(loc.channelId, messageId), { body }), threadSchema)).id;
+        threadId = (
+          await rest(
+            'thread creation',
+            () => api.post(Routes.threads(loc.channelId, messageId), { body }),
+            threadSchema,
+          )
+        ).id;
       } catch (err) {
         const cause = err instanceof AdapterError ? err.cause : null;
-        if (!(cause instanceof DiscordAPIError) || cause.code !== RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage) throw err;
+        if (!(cause instanceof DiscordAPIError) || cause.code !== RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage)
+          throw err;
         const existing = await rest('thread lookup', () => api.get(Routes.channel(messageId)), threadSchema);
         if (existing.parent_id !== loc.channelId) throw err;
         threadId = existing.id;

@@ -6,7 +6,7 @@ import type { Logger } from '../../src/logger.js';
 import { createKeepAliveFetch } from '../../src/net/keep-alive-fetch.js';
 import type { DiscordAdapterOptions } from './discord-adapter-options.js';
 import { DISCORD_PLATFORM } from './discord-thread-id.js';
-import type { MessageBody } from './outbound-message.js';
+import type { MessageBody } from './message-bodies.js';
 import { createOutboundQueue, DISCORD_MESSAGE_LIMIT, sharedIntervalMs, type OutboundQueue } from './outbound-queue.js';
 
 /**
@@ -28,7 +28,12 @@ export const TARGET_GONE_CODES: ReadonlySet<number | string> = new Set<number | 
 export function rest<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
   return callPlatform(`Discord ${what}`, call, schema, (err) => ({
     code: err instanceof DiscordAPIError ? String(err.code) : null,
-    detail: err instanceof DiscordAPIError ? `${err.status} code ${String(err.code)}: ${err.message}` : err instanceof Error ? err.message : String(err),
+    detail:
+      err instanceof DiscordAPIError
+        ? `${err.status} code ${String(err.code)}: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err),
     targetGone: err instanceof DiscordAPIError && TARGET_GONE_CODES.has(err.code),
   }));
 }
@@ -66,7 +71,9 @@ export function createDiscordRest(options: DiscordAdapterOptions, logger: Logger
   const queue = createOutboundQueue(
     limit,
     Date.now,
-    options.pacer ? sharedPacing({ pacer: options.pacer, platform: DISCORD_PLATFORM, intervalMs: sharedIntervalMs(limit), logger }) : undefined,
+    options.pacer
+      ? sharedPacing({ pacer: options.pacer, platform: DISCORD_PLATFORM, intervalMs: sharedIntervalMs(limit), logger })
+      : undefined,
   );
   const traffic = options.traffic;
   const post = async (channelId: string, body: MessageBody) => {

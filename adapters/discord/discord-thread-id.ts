@@ -25,7 +25,12 @@ const isSnowflake = (v: string | null): boolean => v === null || SNOWFLAKE.test(
 export function toConversationRef(loc: DiscordLocation): ConversationRef | null {
   if (!isSnowflake(loc.guildId) || !SNOWFLAKE.test(loc.channelId) || !isSnowflake(loc.threadId)) return null;
   if (loc.guildId === null && loc.threadId !== null) return null;
-  return { platform: DISCORD_PLATFORM, workspace: loc.guildId ?? DM_WORKSPACE, channel: loc.channelId, thread: loc.threadId };
+  return {
+    platform: DISCORD_PLATFORM,
+    workspace: loc.guildId ?? DM_WORKSPACE,
+    channel: loc.channelId,
+    thread: loc.threadId,
+  };
 }
 
 /** The channel part of a location (where slash commands and schedules are scoped). */
@@ -35,7 +40,9 @@ export function toChannelRef(guildId: string | null, channelId: string): Channel
 }
 
 /** Decodes a ConversationRef made by toConversationRef; null when it is not a valid Discord ref. */
-export function fromConversationRef(ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): DiscordLocation | null {
+export function fromConversationRef(
+  ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null },
+): DiscordLocation | null {
   if (ref.platform !== DISCORD_PLATFORM) return null;
   const guildId = ref.workspace === DM_WORKSPACE ? null : ref.workspace;
   const loc: DiscordLocation = { guildId, channelId: ref.channel, threadId: ref.thread ?? null };

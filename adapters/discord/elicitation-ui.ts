@@ -1,8 +1,21 @@
-import { ComponentType, MessageFlags, TextInputStyle, type APIModalInteractionResponseCallbackData, type ButtonInteraction, type ModalSubmitInteraction } from 'discord.js';
-import { parseElicitationActionId, YES_NO_OPTIONS, type ElicitationField, type ElicitationForm, type ElicitationOption } from '../../src/chat/elicitation-form.js';
+import {
+  ComponentType,
+  MessageFlags,
+  TextInputStyle,
+  type APIModalInteractionResponseCallbackData,
+  type ButtonInteraction,
+  type ModalSubmitInteraction,
+} from 'discord.js';
+import {
+  parseElicitationActionId,
+  YES_NO_OPTIONS,
+  type ElicitationField,
+  type ElicitationForm,
+  type ElicitationOption,
+} from '../../src/chat/elicitation-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
-import { toActionRows } from './outbound-message.js';
+import { toActionRows } from './message-bodies.js';
 
 /** Discord's limits: five text inputs per modal, a title of 45 characters, a label of 45, a placeholder of 100. */
 const PER_MODAL = 5;
@@ -88,7 +101,11 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
   const drafts = new Map<string, Record<string, string>>();
   const key = (id: string, userId: string) => `${id}:${userId}`;
 
-  function modal(form: ElicitationForm, page: number, draft: Record<string, string>): APIModalInteractionResponseCallbackData {
+  function modal(
+    form: ElicitationForm,
+    page: number,
+    draft: Record<string, string>,
+  ): APIModalInteractionResponseCallbackData {
     const pages = Math.max(1, Math.ceil(form.fields.length / PER_MODAL));
     const fields = form.fields.slice(page * PER_MODAL, page * PER_MODAL + PER_MODAL);
     const part = pages > 1 ? ` (${page + 1}/${pages})` : '';
@@ -107,7 +124,9 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
               label: cut(field.label, LABEL_MAX),
               style: long ? TextInputStyle.Paragraph : TextInputStyle.Short,
               required: field.required && field.initial === null,
-              ...(field.kind === 'text' && field.maxLength !== null ? { max_length: Math.min(field.maxLength, 4000) } : {}),
+              ...(field.kind === 'text' && field.maxLength !== null
+                ? { max_length: Math.min(field.maxLength, 4000) }
+                : {}),
               ...(placeholderOf(field) ? { placeholder: cut(placeholderOf(field), PLACEHOLDER_MAX) } : {}),
               ...(value ? { value: value.slice(0, 4000) } : {}),
             },
@@ -117,24 +136,52 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
     };
   }
 
-  const refuse = (interaction: ButtonInteraction | ModalSubmitInteraction, text: string) => interaction.reply({ content: cut(text, 2000), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+  const refuse = (interaction: ButtonInteraction | ModalSubmitInteraction, text: string) =>
+    interaction.reply({ content: cut(text, 2000), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
 
   /** The form to show to this person, or the private refusal already sent. */
-  async function formFor(interaction: ButtonInteraction | ModalSubmitInteraction, id: string): Promise<ElicitationForm | null> {
-    const reply = await deps.surfaces.onElicitation({ kind: 'open', id, platform: DISCORD, userId: interaction.user.id });
+  async function formFor(
+    interaction: ButtonInteraction | ModalSubmitInteraction,
+    id: string,
+  ): Promise<ElicitationForm | null> {
+    const reply = await deps.surfaces.onElicitation({
+      kind: 'open',
+      id,
+      platform: DISCORD,
+      userId: interaction.user.id,
+    });
     if (reply.kind === 'form') return reply.form;
     await refuse(interaction, reply.kind === 'refused' ? reply.text : 'This question is closed.');
     return null;
   }
 
-  async function submit(interaction: ButtonInteraction | ModalSubmitInteraction, form: ElicitationForm, values: Record<string, string>): Promise<void> {
-    const reply = await deps.surfaces.onElicitation({ kind: 'submit', id: form.id, platform: DISCORD, userId: interaction.user.id, values });
+  async function submit(
+    interaction: ButtonInteraction | ModalSubmitInteraction,
+    form: ElicitationForm,
+    values: Record<string, string>,
+  ): Promise<void> {
+    const reply = await deps.surfaces.onElicitation({
+      kind: 'submit',
+      id: form.id,
+      platform: DISCORD,
+      userId: interaction.user.id,
+      values,
+    });
     if (reply.kind === 'errors') {
-      const lines = Object.entries(reply.errors).map(([name, error]) => `• **${form.fields.find((f) => f.name === name)?.label ?? name}**: ${error}`);
+      const lines = Object.entries(reply.errors).map(
+        ([name, error]) => `• **${form.fields.find((f) => f.name === name)?.label ?? name}**: ${error}`,
+      );
       const first = form.fields.findIndex((f) => f.name in reply.errors);
       const page = Math.max(0, Math.floor(first / PER_MODAL));
-      const components = toActionRows([{ actionId: `${PAGE_PREFIX}${form.id}:${page}`, label: 'Fix it', style: 'primary' }]);
-      await interaction.reply({ content: cut(`Not sent yet:\n${lines.join('\n')}`, 2000), components, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+      const components = toActionRows([
+        { actionId: `${PAGE_PREFIX}${form.id}:${page}`, label: 'Fix it', style: 'primary' },
+      ]);
+      await interaction.reply({
+        content: cut(`Not sent yet:\n${lines.join('\n')}`, 2000),
+        components,
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: { parse: [] },
+      });
       return;
     }
     drafts.delete(key(form.id, interaction.user.id));
@@ -170,8 +217,16 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
       if (form.fields.length === 0) await submit(interaction, form, {});
       else if (picks) {
         const buttons = picks.map((o, n) => ({ actionId: `${PICK_PREFIX}${form.id}:${n}`, label: cut(o.label, 80) }));
-        const components = toActionRows([...buttons, { actionId: `errand:elicit:${form.id}:decline`, label: 'Decline', style: 'danger' }]);
-        await interaction.reply({ content: cut(`**${form.server}** asks: ${form.message}`, 2000), components, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+        const components = toActionRows([
+          ...buttons,
+          { actionId: `errand:elicit:${form.id}:decline`, label: 'Decline', style: 'danger' },
+        ]);
+        await interaction.reply({
+          content: cut(`**${form.server}** asks: ${form.message}`, 2000),
+          components,
+          flags: MessageFlags.Ephemeral,
+          allowedMentions: { parse: [] },
+        });
       } else {
         await interaction.showModal(modal(form, 0, drafts.get(key(form.id, userId)) ?? {}));
       }
@@ -202,8 +257,14 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
     drafts.set(k, draft);
     const pages = Math.ceil(form.fields.length / PER_MODAL);
     if (page + 1 < pages) {
-      const components = toActionRows([{ actionId: `${PAGE_PREFIX}${form.id}:${page + 1}`, label: 'Continue', style: 'primary' }]);
-      await interaction.reply({ content: `Part ${page + 1} of ${pages} kept. Continue with the next part.`, components, flags: MessageFlags.Ephemeral });
+      const components = toActionRows([
+        { actionId: `${PAGE_PREFIX}${form.id}:${page + 1}`, label: 'Continue', style: 'primary' },
+      ]);
+      await interaction.reply({
+        content: `Part ${page + 1} of ${pages} kept. Continue with the next part.`,
+        components,
+        flags: MessageFlags.Ephemeral,
+      });
       return true;
     }
     await submit(interaction, form, draft);
@@ -214,13 +275,15 @@ export function createDiscordElicitations(deps: DiscordElicitationDeps) {
     onButton: (interaction: ButtonInteraction) =>
       onButton(interaction).catch(async (err: unknown) => {
         deps.logger.error({ err }, 'handling a question button failed');
-        if (!interaction.replied) await refuse(interaction, 'Sorry, that failed. The error was logged; try again in a moment.').catch(() => {});
+        if (!interaction.replied)
+          await refuse(interaction, 'Sorry, that failed. The error was logged; try again in a moment.').catch(() => {});
         return true;
       }),
     onModal: (interaction: ModalSubmitInteraction) =>
       onModal(interaction).catch(async (err: unknown) => {
         deps.logger.error({ err }, 'handling a question form failed');
-        if (!interaction.replied) await refuse(interaction, 'Sorry, that failed. The error was logged; try again in a moment.').catch(() => {});
+        if (!interaction.replied)
+          await refuse(interaction, 'Sorry, that failed. The error was logged; try again in a moment.').catch(() => {});
         return true;
       }),
   };

@@ -1,4 +1,11 @@
-import { ComponentType, MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction } from 'discord.js';
+import {
+  ComponentType,
+  MessageFlags,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type ModalSubmitInteraction,
+} from 'discord.js';
 import { z } from 'zod';
 import { memberRoleIds, rolesOf } from './member-roles.js';
 import { parseActionId, parseMemoryForgetActionId, parseScheduleActionId } from '../../src/chat/action-id.js';
@@ -9,7 +16,7 @@ import { splitText } from '../../src/chat/split-text.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import { toChannelRef, toConversationRef } from './discord-thread-id.js';
-import { toActionRows } from './outbound-message.js';
+import { toActionRows } from './message-bodies.js';
 import type { ScheduleModals } from './schedule-modal.js';
 import type { DiscordElicitations } from './elicitation-ui.js';
 import { commandFromInteraction } from './slash-commands.js';
@@ -34,7 +41,9 @@ export interface InteractionContext {
 const SORRY: CommandReply = { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
 
 /** Where an interaction happened: the thread it was used in, else the channel (or DM). */
-function whereOf(interaction: Interaction): { conversation: ConversationRef; channelConversation: ConversationRef } | null {
+function whereOf(
+  interaction: Interaction,
+): { conversation: ConversationRef; channelConversation: ConversationRef } | null {
   const channel = interaction.channel;
   const guildId = interaction.guildId;
   if (channel?.isThread() && channel.parentId && guildId) {
@@ -59,7 +68,9 @@ async function answerInTime(
     return SORRY;
   });
   let timer: NodeJS.Timeout | undefined;
-  const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), ctx.deferAfterMs ?? DEFER_AFTER_MS)));
+  const slow = new Promise<'slow'>(
+    (resolve) => (timer = setTimeout(() => resolve('slow'), ctx.deferAfterMs ?? DEFER_AFTER_MS)),
+  );
   const first = await Promise.race([guarded, slow]);
   clearTimeout(timer);
   let deferred = false;
@@ -75,10 +86,13 @@ async function answerInTime(
   const [head = '…', ...rest] = splitText(reply.text.trim() === '' ? '…' : reply.text, 2000);
   const allowedMentions = { parse: [] };
   const components = toActionRows(reply.buttons);
-  if (deferred && interaction.isChatInputCommand()) await interaction.editReply({ content: head, allowedMentions, components });
-  else if (deferred) await interaction.followUp({ content: head, flags: MessageFlags.Ephemeral, allowedMentions, components });
+  if (deferred && interaction.isChatInputCommand())
+    await interaction.editReply({ content: head, allowedMentions, components });
+  else if (deferred)
+    await interaction.followUp({ content: head, flags: MessageFlags.Ephemeral, allowedMentions, components });
   else await interaction.reply({ content: head, flags: MessageFlags.Ephemeral, allowedMentions, components });
-  for (const piece of rest) await interaction.followUp({ content: piece, flags: MessageFlags.Ephemeral, allowedMentions });
+  for (const piece of rest)
+    await interaction.followUp({ content: piece, flags: MessageFlags.Ephemeral, allowedMentions });
 }
 
 async function handleCommand(interaction: ChatInputCommandInteraction, ctx: InteractionContext): Promise<void> {
@@ -106,15 +120,23 @@ async function handleScheduleButton(interaction: ButtonInteraction, ctx: Interac
   const kept = ctx.modals.reopened(interaction.customId);
   if (kept !== undefined) {
     if (kept) await interaction.showModal(ctx.modals.modal(kept));
-    else await interaction.reply({ content: 'This form has expired. Use `/schedules add` again.', flags: MessageFlags.Ephemeral });
+    else
+      await interaction.reply({
+        content: 'This form has expired. Use `/schedules add` again.',
+        flags: MessageFlags.Ephemeral,
+      });
     return true;
   }
   const ref = parseScheduleActionId(interaction.customId);
   if (!ref) return false;
   const where = whereOf(interaction);
-  const channel = where && interaction.guildId ? toChannelRef(interaction.guildId, where.channelConversation.channel) : null;
+  const channel =
+    where && interaction.guildId ? toChannelRef(interaction.guildId, where.channelConversation.channel) : null;
   if (!where || !interaction.guildId || !channel) {
-    await interaction.reply({ content: 'Schedules belong to a server channel: use this there.', flags: MessageFlags.Ephemeral });
+    await interaction.reply({
+      content: 'Schedules belong to a server channel: use this there.',
+      flags: MessageFlags.Ephemeral,
+    });
     return true;
   }
   const work = ctx.sink.onAction({
@@ -163,7 +185,9 @@ async function handleModalSubmit(interaction: ModalSubmitInteraction, ctx: Inter
     });
   if (!result) return void (await interaction.editReply({ content: SORRY.text }));
   const answer = ctx.modals.answer(result);
-  const components = answer.reopenId ? toActionRows([{ actionId: answer.reopenId, label: answer.label, style: 'primary' }]) : [];
+  const components = answer.reopenId
+    ? toActionRows([{ actionId: answer.reopenId, label: answer.label, style: 'primary' }])
+    : [];
   const [head = '…'] = splitText(answer.text || '…', 2000);
   await interaction.editReply({ content: head, components, allowedMentions: { parse: [] } });
 }
@@ -215,15 +239,40 @@ async function handleButton(interaction: ButtonInteraction, ctx: InteractionCont
   const roles = rolesOf(memberRoleIds(interaction.member, interaction.guildId));
   const conversation = where.conversation;
   if (ref.kind === 'stop') {
-    const work = ctx.sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation, ...roles, ...(interaction.guildId === null ? { direct: true } : {}) });
-    await answerInTime(interaction, work, ctx, (deferred) => (deferred ? Promise.resolve() : interaction.deferUpdate()));
+    const work = ctx.sink.onAction({
+      kind: 'stop',
+      runId: ref.runId,
+      userId,
+      conversation,
+      ...roles,
+      ...(interaction.guildId === null ? { direct: true } : {}),
+    });
+    await answerInTime(interaction, work, ctx, (deferred) =>
+      deferred ? Promise.resolve() : interaction.deferUpdate(),
+    );
     return;
   }
   const answer = buttonLabel(interaction.component);
-  const work = ctx.sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer, userId, conversation, eventId: interaction.id, ...roles, ...(interaction.guildId === null ? { direct: true } : {}) });
+  const work = ctx.sink.onAction({
+    kind: 'answer',
+    runId: ref.runId,
+    questionId: ref.questionId,
+    answer,
+    userId,
+    conversation,
+    eventId: interaction.id,
+    ...roles,
+    ...(interaction.guildId === null ? { direct: true } : {}),
+  });
   const chosen = `${interaction.message.content}\n\n✅ <@${userId}> chose **${answer}**`;
-  const edit = { content: chosen.length <= 2000 ? chosen : interaction.message.content, components: [], allowedMentions: { parse: [] } };
-  await answerInTime(interaction, work, ctx, (deferred) => (deferred ? interaction.editReply(edit) : interaction.update(edit)));
+  const edit = {
+    content: chosen.length <= 2000 ? chosen : interaction.message.content,
+    components: [],
+    allowedMentions: { parse: [] },
+  };
+  await answerInTime(interaction, work, ctx, (deferred) =>
+    deferred ? interaction.editReply(edit) : interaction.update(edit),
+  );
 }
 
 /** The clicked button's label: the answer text of a question's option. */

@@ -20,9 +20,13 @@ const memberSchema = z.object({ roles: z.array(z.string()) });
 const TTL_MS = 60_000;
 
 /** Errors that say the person is not (or no longer) in the guild: no roles, not a failure. */
-const NOT_A_MEMBER: ReadonlySet<number | string> = new Set<number | string>([RESTJSONErrorCodes.UnknownMember, RESTJSONErrorCodes.UnknownUser]);
+const NOT_A_MEMBER: ReadonlySet<number | string> = new Set<number | string>([
+  RESTJSONErrorCodes.UnknownMember,
+  RESTJSONErrorCodes.UnknownUser,
+]);
 
-const isNotAMember = (err: unknown) => err instanceof AdapterError && err.cause instanceof DiscordAPIError && NOT_A_MEMBER.has(err.cause.code);
+const isNotAMember = (err: unknown) =>
+  err instanceof AdapterError && err.cause instanceof DiscordAPIError && NOT_A_MEMBER.has(err.cause.code);
 
 /**
  * Roles of the authors of messages read from history (the catch-up after a restart). Discord's
@@ -36,8 +40,11 @@ export function createMemberRolesLookup(options: MemberRolesLookupOptions): Memb
   const cache = new Map<string, { at: number; roles: Promise<readonly string[]> }>();
   const read = async (guildId: string, userId: string): Promise<readonly string[]> => {
     try {
-      const parsed = memberSchema.safeParse(await options.get('guild member lookup', Routes.guildMember(guildId, userId)));
-      if (!parsed.success) throw new AdapterError('Discord guild member lookup returned an unexpected response', { cause: parsed.error });
+      const parsed = memberSchema.safeParse(
+        await options.get('guild member lookup', Routes.guildMember(guildId, userId)),
+      );
+      if (!parsed.success)
+        throw new AdapterError('Discord guild member lookup returned an unexpected response', { cause: parsed.error });
       return memberRoleIds(parsed.data, guildId);
     } catch (err) {
       if (isNotAMember(err)) return [];

@@ -6,7 +6,10 @@ import type { GuildMember } from 'discord.js';
  * through REST come raw, with ids only. The @everyone role (id = guild id) is left out: listing it
  * would mean everyone.
  */
-export function memberRoleIds(member: GuildMember | { readonly roles: readonly string[] } | null | undefined, guildId: string | null): string[] {
+export function memberRoleIds(
+  member: GuildMember | { readonly roles: readonly string[] } | null | undefined,
+  guildId: string | null,
+): string[] {
   if (!member) return [];
   const roles = member.roles;
   const ids = 'cache' in roles ? [...roles.cache.keys()] : roles;

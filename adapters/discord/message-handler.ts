@@ -27,9 +27,13 @@ export async function toInboundMessage(message: Message, ctx: MessageContext): P
   if (message.author.bot || message.author.id === ctx.botId || message.system) return null;
   const channel = message.channel;
   const botRoleId = message.guild?.roles.botRoleFor(ctx.botId)?.id ?? null;
-  const mentioned = message.mentions.users.has(ctx.botId) || (botRoleId !== null && message.mentions.roles.has(botRoleId));
+  const mentioned =
+    message.mentions.users.has(ctx.botId) || (botRoleId !== null && message.mentions.roles.has(botRoleId));
   const text = stripMention(message.content, ctx.botId, botRoleId);
-  const files = ctx.downloadFile && message.attachments.size > 0 ? toAttachments(message.attachments.values(), ctx.downloadFile) : [];
+  const files =
+    ctx.downloadFile && message.attachments.size > 0
+      ? toAttachments(message.attachments.values(), ctx.downloadFile)
+      : [];
   const base = {
     messageId: message.id,
     userId: message.author.id,
@@ -47,14 +51,26 @@ export async function toInboundMessage(message: Message, ctx: MessageContext): P
   if (channel.isThread()) {
     if (channel.parentId === null) return null;
     if (mentioned) ctx.botThreads.mark(channel.id);
-    else if (!(await ctx.botThreads.isBotThread({ id: channel.id, ownerId: channel.ownerId, botIsCachedMember: channel.members.cache.has(ctx.botId) }))) return null;
-    const conversation = toConversationRef({ guildId: message.guildId, channelId: channel.parentId, threadId: channel.id });
+    else if (
+      !(await ctx.botThreads.isBotThread({
+        id: channel.id,
+        ownerId: channel.ownerId,
+        botIsCachedMember: channel.members.cache.has(ctx.botId),
+      }))
+    )
+      return null;
+    const conversation = toConversationRef({
+      guildId: message.guildId,
+      channelId: channel.parentId,
+      threadId: channel.id,
+    });
     return conversation ? { ...base, conversation } : null;
   }
   if (!mentioned) return null;
   const conversation = toConversationRef({ guildId: message.guildId, channelId: channel.id, threadId: null });
   if (!conversation) return null;
-  if (ctx.threads && THREADABLE.has(channel.type)) return { ...base, conversation, startThread: { name: threadName(text, base.userName) } };
+  if (ctx.threads && THREADABLE.has(channel.type))
+    return { ...base, conversation, startThread: { name: threadName(text, base.userName) } };
   return { ...base, conversation };
 }
 
@@ -62,7 +78,10 @@ export async function toInboundMessage(message: Message, ctx: MessageContext): P
 export function stripMention(content: string, botId: string, botRoleId: string | null): string {
   let text = content.replace(new RegExp(`<@!?${botId}>`, 'g'), ' ');
   if (botRoleId) text = text.replace(new RegExp(`<@&${botRoleId}>`, 'g'), ' ');
-  return text.replace(/[ \t]{2,}/g, ' ').replace(/^[ \t]+|[ \t]+$/gm, '').trim();
+  return text
+    .replace(/[ \t]{2,}/g, ' ')
+    .replace(/^[ \t]+|[ \t]+$/gm, '')
+    .trim();
 }
 
 /** A thread name from the request: its first line, at most 100 characters, cut at a word. */

@@ -24,21 +24,24 @@ export function createOutboundQueue(
   now: () => number = Date.now,
   beforeCall?: (channelId: string) => Promise<void>,
 ): OutboundQueue {
-  return createChannelQueue<number[]>({
-    create: () => [],
-    idle: (sent) => now() - (sent.at(-1) ?? 0) >= limit.windowMs,
-    async send(sent, call) {
-      if (limit.windowMs > 0 && sent.length >= limit.count) {
-        const oldest = sent[sent.length - limit.count] ?? 0;
-        const wait = oldest + limit.windowMs - now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-      try {
-        return await call();
-      } finally {
-        sent.push(now());
-        if (sent.length > limit.count) sent.splice(0, sent.length - limit.count);
-      }
+  return createChannelQueue<number[]>(
+    {
+      create: () => [],
+      idle: (sent) => now() - (sent.at(-1) ?? 0) >= limit.windowMs,
+      async send(sent, call) {
+        if (limit.windowMs > 0 && sent.length >= limit.count) {
+          const oldest = sent[sent.length - limit.count] ?? 0;
+          const wait = oldest + limit.windowMs - now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+        try {
+          return await call();
+        } finally {
+          sent.push(now());
+          if (sent.length > limit.count) sent.splice(0, sent.length - limit.count);
+        }
+      },
     },
-  }, beforeCall);
+    beforeCall,
+  );
 }

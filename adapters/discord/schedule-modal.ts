@@ -19,16 +19,40 @@ export function createScheduleModals() {
 
   function modal(form: ScheduleFormRequest): APIModalInteractionResponseCallbackData {
     const v = form.values;
-    const input = (id: keyof ScheduleFormValues, label: string, value: string, style: TextInputStyle, placeholder: string, required = true) => ({
+    const input = (
+      id: keyof ScheduleFormValues,
+      label: string,
+      value: string,
+      style: TextInputStyle,
+      placeholder: string,
+      required = true,
+    ) => ({
       type: ComponentType.ActionRow as const,
-      components: [{ type: ComponentType.TextInput as const, custom_id: id, label, style, required, max_length: id === 'prompt' ? 4000 : 100, placeholder, ...(value ? { value: value.slice(0, 4000) } : {}) }],
+      components: [
+        {
+          type: ComponentType.TextInput as const,
+          custom_id: id,
+          label,
+          style,
+          required,
+          max_length: id === 'prompt' ? 4000 : 100,
+          placeholder,
+          ...(value ? { value: value.slice(0, 4000) } : {}),
+        },
+      ],
     });
     const title = form.scheduleId === null ? 'New schedule' : `Edit schedule #${form.scheduleId}`;
     return {
       custom_id: `${FORM_PREFIX}${form.scheduleId ?? 'new'}:${v.channel}`,
       title: title.slice(0, TITLE_MAX),
       components: [
-        input('prompt', 'Prompt', v.prompt, TextInputStyle.Paragraph, 'What to do each time, e.g. "Summarise yesterday\'s open tasks"'),
+        input(
+          'prompt',
+          'Prompt',
+          v.prompt,
+          TextInputStyle.Paragraph,
+          'What to do each time, e.g. "Summarise yesterday\'s open tasks"',
+        ),
         input('when', 'When', v.when, TextInputStyle.Short, '0 9 * * 1-5 · 60 · 2026-03-09T09:00 · every weekday at 9'),
         input('timezone', 'Timezone', v.timezone, TextInputStyle.Short, 'Europe/Berlin', false),
       ],
@@ -60,7 +84,8 @@ export function createScheduleModals() {
   /** The ephemeral answer to a submission: what was saved, or what to fix with a button to fix it. */
   function answer(result: ScheduleFormResult): { text: string; reopenId: string | null; label: string } {
     if (result.kind === 'saved') return { text: result.text, reopenId: null, label: '' };
-    if (result.kind === 'confirm') return { text: `${result.form.note ?? ''}`.trim(), reopenId: keep(result.form), label: 'Review and save' };
+    if (result.kind === 'confirm')
+      return { text: `${result.form.note ?? ''}`.trim(), reopenId: keep(result.form), label: 'Review and save' };
     const lines = Object.entries(result.errors).map(([field, error]) => `• **${field}**: ${error}`);
     return { text: `The schedule was not saved:\n${lines.join('\n')}`, reopenId: keep(result.form), label: 'Fix it' };
   }

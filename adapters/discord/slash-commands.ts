@@ -28,26 +28,39 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       s
         .setName(action)
         .setDescription(`${action[0]?.toUpperCase()}${action.slice(1)} a schedule`)
-        .addStringOption((o) => o.setName('id').setDescription('The schedule id (see /schedules list)').setRequired(true).setMaxLength(40)),
+        .addStringOption((o) =>
+          o.setName('id').setDescription('The schedule id (see /schedules list)').setRequired(true).setMaxLength(40),
+        ),
     );
   }
   schedules.addSubcommand((s) => s.setName('add').setDescription('Open a form for a new schedule in this channel'));
   return [
     base('tasks', "Show what I'm working on and the to-do list here").toJSON(),
     base('stop', 'Stop the current run (or a task by id, or all)')
-      .addStringOption((o) => o.setName('target').setDescription('A task id, or "all" to also cancel the pending tasks').setMaxLength(40))
+      .addStringOption((o) =>
+        o.setName('target').setDescription('A task id, or "all" to also cancel the pending tasks').setMaxLength(40),
+      )
       .toJSON(),
     schedules.toJSON(),
     base('usage', "Your tokens and their cost today and over 30 days, and the limits (admins: everyone's)").toJSON(),
     base('connections', 'The MCP servers you signed in to; or disconnect one')
-      .addStringOption((o) => o.setName('disconnect').setDescription('A server to disconnect (forget your tokens for it)').setMaxLength(100))
+      .addStringOption((o) =>
+        o.setName('disconnect').setDescription('A server to disconnect (forget your tokens for it)').setMaxLength(100),
+      )
       .toJSON(),
     base('memory', 'What I remember about you and in this channel; or forget one')
-      .addIntegerOption((o) => o.setName('forget').setDescription('The id of a memory to forget (see /memory)').setMinValue(1))
+      .addIntegerOption((o) =>
+        o.setName('forget').setDescription('The id of a memory to forget (see /memory)').setMinValue(1),
+      )
       .toJSON(),
     base('help', 'How to use Errand').toJSON(),
     base('skills', 'The skills enabled here (admins: all of them; or enable or disable one)')
-      .addStringOption((o) => o.setName('enable').setDescription('Admins: a skill to enable, pinned to its folder as it is now').setMaxLength(64))
+      .addStringOption((o) =>
+        o
+          .setName('enable')
+          .setDescription('Admins: a skill to enable, pinned to its folder as it is now')
+          .setMaxLength(64),
+      )
       .addStringOption((o) => o.setName('disable').setDescription('Admins: a skill to disable').setMaxLength(64))
       .toJSON(),
     base('admin', 'Admins: a private sign-in link to the web console').toJSON(),
@@ -60,14 +73,28 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
  * while global commands can take a while to reach every client.
  */
 export async function registerCommands(rest: REST, applicationId: string, guildId: string | undefined): Promise<void> {
-  const route = guildId ? Routes.applicationGuildCommands(applicationId, guildId) : Routes.applicationCommands(applicationId);
+  const route = guildId
+    ? Routes.applicationGuildCommands(applicationId, guildId)
+    : Routes.applicationCommands(applicationId);
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
+const NAMES: readonly CommandName[] = [
+  'tasks',
+  'stop',
+  'schedules',
+  'usage',
+  'connections',
+  'memory',
+  'help',
+  'skills',
+  'admin',
+];
 
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
-export function commandFromInteraction(interaction: ChatInputCommandInteraction): { name: CommandName; args: string } | null {
+export function commandFromInteraction(
+  interaction: ChatInputCommandInteraction,
+): { name: CommandName; args: string } | null {
   const name = NAMES.find((n) => n === interaction.commandName);
   if (!name) return null;
   if (name === 'stop') return { name, args: (interaction.options.getString('target') ?? '').trim() };
@@ -88,7 +115,10 @@ export function commandFromInteraction(interaction: ChatInputCommandInteraction)
   if (name === 'skills') {
     const enable = (interaction.options.getString('enable') ?? '').trim();
     const disable = (interaction.options.getString('disable') ?? '').trim();
-    return { name, args: [enable ? `enable ${enable}` : '', disable ? `disable ${disable}` : ''].filter((a) => a !== '').join(' ') };
+    return {
+      name,
+      args: [enable ? `enable ${enable}` : '', disable ? `disable ${disable}` : ''].filter((a) => a !== '').join(' '),
+    };
   }
   return { name, args: '' };
 }

@@ -1,7 +1,10 @@
 import type { RunStep, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import { stepList } from '../../src/chat/step-lines.js';
 import type { Logger } from '../../src/logger.js';
-import { createWorkingIndicator as createSharedIndicator, type WorkingSignal } from '../../src/chat/working-indicator.js';
+import {
+  createWorkingIndicator as createSharedIndicator,
+  type WorkingSignal,
+} from '../../src/chat/working-indicator.js';
 
 /** Discord shows "typing…" for 10 s per request; refreshing every 8 s keeps it steady. */
 export const TYPING_INTERVAL_MS = 8000;
@@ -59,7 +62,18 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
   const noticeAfter = deps.noticeDelayMs ?? WORKING_NOTICE_DELAY_MS;
   const editEvery = deps.editIntervalMs ?? STEP_EDIT_INTERVAL_MS;
   /** Per channel: the run shown, its latest steps, the note once posted, and the edit waiting for its turn. */
-  const notes = new Map<string, { runId: string; stopActionId: string; steps: readonly RunStep[] | undefined; id: string | null; shownText: string; lastEditAt: number; timer: NodeJS.Timeout | null }>();
+  const notes = new Map<
+    string,
+    {
+      runId: string;
+      stopActionId: string;
+      steps: readonly RunStep[] | undefined;
+      id: string | null;
+      shownText: string;
+      lastEditAt: number;
+      timer: NodeJS.Timeout | null;
+    }
+  >();
   const edit = (channelId: string) => {
     const note = notes.get(channelId);
     if (!note || note.id === null || note.timer) return;
@@ -71,7 +85,9 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
       if (text === note.shownText) return;
       note.shownText = text;
       note.lastEditAt = Date.now();
-      deps.editNotice(channelId, note.id, note.stopActionId, text).catch((err: unknown) => deps.logger.warn({ err }, 'updating the working note failed'));
+      deps
+        .editNotice(channelId, note.id, note.stopActionId, text)
+        .catch((err: unknown) => deps.logger.warn({ err }, 'updating the working note failed'));
     };
     if (wait <= 0) run();
     else note.timer = setTimeout(run, wait).unref();
@@ -89,10 +105,24 @@ export function createWorkingIndicator(deps: WorkingIndicatorDeps): WorkingIndic
         edit(channelId);
       } else {
         forget(channelId);
-        if (status) notes.set(channelId, { runId: status.runId, stopActionId: status.stopActionId, steps: status.steps, id: null, shownText: '', lastEditAt: Date.now(), timer: null });
+        if (status)
+          notes.set(channelId, {
+            runId: status.runId,
+            stopActionId: status.stopActionId,
+            steps: status.steps,
+            id: null,
+            shownText: '',
+            lastEditAt: Date.now(),
+            timer: null,
+          });
       }
       indicator.set(channelId, status?.runId ?? null, () => [
-        { name: 'typing indicator', afterMs: typingAfter, everyMs: typingEvery, show: () => deps.sendTyping(channelId).then(() => null) },
+        {
+          name: 'typing indicator',
+          afterMs: typingAfter,
+          everyMs: typingEvery,
+          show: () => deps.sendTyping(channelId).then(() => null),
+        },
         {
           name: 'working notice',
           afterMs: noticeAfter,

@@ -13,7 +13,8 @@ const DISCORD_EPOCH = 1_420_070_400_000n;
 const pageSchema = z.array(z.object({ id: z.string(), author: z.object({ id: z.string() }) }));
 
 /** The smallest snowflake of a message created at `ms` (ms since the Unix epoch). */
-export const snowflakeAt = (ms: number): string => ((BigInt(Math.max(0, Math.floor(ms))) - DISCORD_EPOCH) << 22n).toString();
+export const snowflakeAt = (ms: number): string =>
+  ((BigInt(Math.max(0, Math.floor(ms))) - DISCORD_EPOCH) << 22n).toString();
 /** When a snowflake id was made, in ms since the Unix epoch. */
 const timeOf = (id: string): number => Number((BigInt(id) >> 22n) + DISCORD_EPOCH);
 
@@ -33,11 +34,18 @@ export interface UnrecordedPreviewDeps {
  * that, the channel is read from `probe.since` on (message ids carry Discord's own time): the bot's
  * earliest message before `probe.until` that no recorded id owns.
  */
-export async function findUnrecordedPreview(deps: UnrecordedPreviewDeps, channelId: string, probe: UnrecordedPreview): Promise<string | null> {
+export async function findUnrecordedPreview(
+  deps: UnrecordedPreviewDeps,
+  channelId: string,
+  probe: UnrecordedPreview,
+): Promise<string | null> {
   if (deps.now() - probe.since < NONCE_TRUSTED_MS) return deps.repost(probe.text, probe.key);
   const me = deps.botId();
   if (me === null) return null;
-  const raw = await deps.get(Routes.channelMessages(channelId), new URLSearchParams({ after: snowflakeAt(probe.since), limit: '100' }));
+  const raw = await deps.get(
+    Routes.channelMessages(channelId),
+    new URLSearchParams({ after: snowflakeAt(probe.since), limit: '100' }),
+  );
   const candidates = pageSchema
     .parse(raw)
     .filter((m) => m.author.id === me && !probe.known.has(m.id) && (probe.until === null || timeOf(m.id) < probe.until))

@@ -35,7 +35,10 @@ export function ackAfterHandling(inner: Receiver, options: AckAfterHandlingOptio
           await event.ack(requested.response);
         };
         const timer = setTimeout(() => {
-          options.logger.warn({ deadlineMs: options.deadlineMs }, 'storing a Slack event took too long; acknowledging it before it was stored');
+          options.logger.warn(
+            { deadlineMs: options.deadlineMs },
+            'storing a Slack event took too long; acknowledging it before it was stored',
+          );
           void send().catch((err: unknown) => options.logger.warn({ err }, 'acknowledging a Slack event failed'));
         }, options.deadlineMs);
         try {

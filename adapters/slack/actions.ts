@@ -4,14 +4,25 @@ import { parseActionId } from '../../src/chat/action-id.js';
 import type { InboundAction, InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
 import { replyBody } from './home-views.js';
+import type { SlackMessageBody } from './message-bodies.js';
 import { isDmChannel, toConversationRef } from './slack-thread-id.js';
 
 const actionBodySchema = z.object({
   type: z.literal('block_actions'),
   user: z.object({ id: z.string().min(1) }),
-  team: z.object({ id: z.string().min(1) }).nullable().optional(),
+  team: z
+    .object({ id: z.string().min(1) })
+    .nullable()
+    .optional(),
   channel: z.object({ id: z.string().min(1) }).optional(),
-  container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional(), thread_ts: z.string().optional() }).optional(),
+  container: z
+    .object({
+      channel_id: z.string().optional(),
+      message_ts: z.string().optional(),
+      thread_ts: z.string().optional(),
+      is_ephemeral: z.boolean().optional(),
+    })
+    .optional(),
   message: z.object({ ts: z.string(), thread_ts: z.string().optional(), text: z.string().optional() }).optional(),
   trigger_id: z.string().optional(),
   actions: z
@@ -35,6 +46,11 @@ export interface AnsweredQuestion {
   readonly questionText: string;
   readonly userId: string;
   readonly answer: string;
+  /**
+   * The question was shown ephemerally (a private run's, to its person alone): Slack cannot update such a message
+   * through the Web API, so it is replaced through the click's response URL (`replace_original`).
+   */
+  readonly replaceEphemeral?: (body: SlackMessageBody) => Promise<void>;
 }
 
 /**
@@ -53,14 +69,27 @@ export function toInboundAction(raw: unknown, teamFallback: string | null): Inbo
   const messageTs = body.message?.ts ?? body.container?.message_ts;
   if (!ref || !teamId || !channelId || !messageTs) return null;
   const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-  const conversation = toConversationRef({ teamId, channelId, threadTs: threadTs && threadTs !== messageTs ? threadTs : null });
+  const conversation = toConversationRef({
+    teamId,
+    channelId,
+    threadTs: threadTs && threadTs !== messageTs ? threadTs : null,
+  });
   if (!conversation) return null;
   const userId = body.user.id;
   const direct = isDmChannel(channelId) ? { direct: true } : {};
   if (ref.kind === 'stop') return { kind: 'stop', runId: ref.runId, userId, conversation, ...direct };
   const answer = action.value ?? action.text?.text ?? '';
   const eventId = `${channelId}/${messageTs}/${action.action_ts ?? body.trigger_id ?? userId}`;
-  return { kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer, userId, conversation, eventId, ...direct };
+  return {
+    kind: 'answer',
+    runId: ref.runId,
+    questionId: ref.questionId,
+    answer,
+    userId,
+    conversation,
+    eventId,
+    ...direct,
+  };
 }
 
 export interface ActionDeps {
@@ -75,29 +104,38 @@ export interface ActionDeps {
  */
 export function registerActions(app: App, deps: ActionDeps): void {
   // Schedule buttons and the App Home's Stop buttons are wired in schedule-ui.ts.
-  app.action({ action_id: /^errand:(stop|answer):/, block_id: /^(?!errand-home-stop)/ }, async ({ ack, body, respond, context }) => {
-    await ack();
-    const sink = deps.sink();
-    const action = toInboundAction(body, context.teamId ?? null);
-    if (!sink || !action) {
-      deps.logger.warn({ type: body.type }, 'ignoring a Slack click that is not one of Errand\'s buttons');
-      return;
-    }
-    try {
-      const reply = await sink.onAction(action);
-      if (reply) await respond({ response_type: 'ephemeral', replace_original: false, ...replyBody(reply) });
-      else if (action.kind === 'answer') {
-        const parsed = actionBodySchema.parse(body);
-        await deps.onAnswered({
-          channelId: action.conversation.channel,
-          messageTs: parsed.message?.ts ?? parsed.container?.message_ts ?? '',
-          questionText: parsed.message?.text ?? '',
-          userId: action.userId,
-          answer: action.answer,
-        });
+  app.action(
+    { action_id: /^errand:(stop|answer):/, block_id: /^(?!errand-home-stop)/ },
+    async ({ ack, body, respond, context }) => {
+      await ack();
+      const sink = deps.sink();
+      const action = toInboundAction(body, context.teamId ?? null);
+      if (!sink || !action) {
+        deps.logger.warn({ type: body.type }, "ignoring a Slack click that is not one of Errand's buttons");
+        return;
       }
-    } catch (err) {
-      deps.logger.error({ err, kind: action.kind }, 'handling a Slack button click failed');
-    }
-  });
+      try {
+        const reply = await sink.onAction(action);
+        if (reply) await respond({ response_type: 'ephemeral', replace_original: false, ...replyBody(reply) });
+        else if (action.kind === 'answer') {
+          const parsed = actionBodySchema.parse(body);
+          await deps.onAnswered({
+            channelId: action.conversation.channel,
+            messageTs: parsed.message?.ts ?? parsed.container?.message_ts ?? '',
+            questionText: parsed.message?.text ?? '',
+            userId: action.userId,
+            answer: action.answer,
+            ...(parsed.container?.is_ephemeral
+              ? {
+                  replaceEphemeral: async (shown: SlackMessageBody) =>
+                    void (await respond({ replace_original: true, ...shown } as Parameters<typeof respond>[0])),
+                }
+              : {}),
+          });
+        }
+      } catch (err) {
+        deps.logger.error({ err, kind: action.kind }, 'handling a Slack button click failed');
+      }
+    },
+  );
 }

@@ -40,7 +40,10 @@ export function createStoppedStreams(): StoppedStreams {
  * that holds one elsewhere learns it from Slack's answer), and the stop goes to the core, which stops the thread's
  * run as `/stop` there would — whichever process runs it — if the person may, and shows the session idle.
  */
-export function registerAgentSessionEvents(routes: EventRoutes, deps: { sink: () => InboundSink | null; stoppedStreams: StoppedStreams; logger: Logger }): void {
+export function registerAgentSessionEvents(
+  routes: EventRoutes,
+  deps: { sink: () => InboundSink | null; stoppedStreams: StoppedStreams; logger: Logger },
+): void {
   routes.on('agent_session_stopped', async ({ event, body, context }) => {
     const parsed = sessionStoppedSchema.safeParse(event);
     if (!parsed.success) {
@@ -53,10 +56,21 @@ export function registerAgentSessionEvents(routes: EventRoutes, deps: { sink: ()
     const teamId = context.teamId ?? (typeof envelope.team_id === 'string' ? envelope.team_id : '');
     const conversation = toConversationRef({ teamId, channelId: stop.channel, threadTs: stop.thread_ts });
     if (!conversation) {
-      deps.logger.warn({ team: teamId, channel: stop.channel, threadTs: stop.thread_ts }, 'ignoring an agent_session_stopped event for a thread that is not a Slack thread');
+      deps.logger.warn(
+        { team: teamId, channel: stop.channel, threadTs: stop.thread_ts },
+        'ignoring an agent_session_stopped event for a thread that is not a Slack thread',
+      );
       return;
     }
-    const eventId = stop.event_ts ?? (typeof envelope.event_id === 'string' ? envelope.event_id : `${stop.thread_ts}/${stop.user}`);
-    await deps.sink()?.onSessionStop?.({ conversation, userId: stop.user, eventId, ...(isDmChannel(stop.channel) ? { direct: true } : {}) });
+    const eventId =
+      stop.event_ts ?? (typeof envelope.event_id === 'string' ? envelope.event_id : `${stop.thread_ts}/${stop.user}`);
+    await deps
+      .sink()
+      ?.onSessionStop?.({
+        conversation,
+        userId: stop.user,
+        eventId,
+        ...(isDmChannel(stop.channel) ? { direct: true } : {}),
+      });
   });
 }

@@ -2,14 +2,18 @@ import { z } from 'zod';
 import type { SessionState, SessionUpdate } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { Logger } from '../../src/logger.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
 
 /** Slack's agent session statuses (`agents.sessions.setStatus`, `chat.stopStream`'s `session_status`). */
 export type AgentSessionStatus = 'active' | 'processing' | 'suspended' | 'closed';
 
 /** The status each state of the core's work shows as. */
-export const SESSION_STATUS: Readonly<Record<SessionState, AgentSessionStatus>> = { working: 'processing', waiting: 'suspended', idle: 'active' };
+export const SESSION_STATUS: Readonly<Record<SessionState, AgentSessionStatus>> = {
+  working: 'processing',
+  waiting: 'suspended',
+  idle: 'active',
+};
 
 /**
  * Slack's answers that mean this app cannot manage agent sessions in the workspace at all: an old workspace or
@@ -17,7 +21,13 @@ export const SESSION_STATUS: Readonly<Record<SessionState, AgentSessionStatus>> 
  * declared an agent. The last one's wording is not in the references we could read; `feature_not_enabled` and
  * `not_an_agent` are taken as that answer too.
  */
-export const NOT_AN_AGENT: ReadonlySet<string> = new Set(['unknown_method', 'not_allowed_token_type', 'missing_scope', 'feature_not_enabled', 'not_an_agent']);
+export const NOT_AN_AGENT: ReadonlySet<string> = new Set([
+  'unknown_method',
+  'not_allowed_token_type',
+  'missing_scope',
+  'feature_not_enabled',
+  'not_an_agent',
+]);
 
 /** Slack caps a session title (`agents.sessions.rename`: 1–200 characters). */
 const MAX_TITLE = 200;
@@ -96,7 +106,13 @@ export function createAgentSessions(deps: { call: SlackCall; logger: Logger }): 
     );
     session.chain = next;
     void next.then(() => {
-      if (threads.get(key) === session && session.chain === next && session.desired === 'active' && session.sent === 'active') threads.delete(key);
+      if (
+        threads.get(key) === session &&
+        session.chain === next &&
+        session.desired === 'active' &&
+        session.sent === 'active'
+      )
+        threads.delete(key);
     });
     return result;
   };
@@ -109,7 +125,12 @@ export function createAgentSessions(deps: { call: SlackCall; logger: Logger }): 
     try {
       const answer = await deps.call(
         'agents.sessions.setStatus',
-        { ...where(place), status, ...(title ? { title } : {}), ...(start?.principalUserId ? { initiator_user_id: start.principalUserId } : {}) },
+        {
+          ...where(place),
+          status,
+          ...(title ? { title } : {}),
+          ...(start?.principalUserId ? { initiator_user_id: start.principalUserId } : {}),
+        },
         setStatusAnswer,
       );
       session.sent = status;
@@ -123,21 +144,33 @@ export function createAgentSessions(deps: { call: SlackCall; logger: Logger }): 
         await deps.call('agents.sessions.rename', { ...where(place), title }, z.unknown());
       }
     } catch (err) {
-      if (!notAnAgent(place, 'agents.sessions.setStatus', err)) deps.logger.warn({ err, channel: place.channelId, threadTs: place.threadTs, status }, 'setting the agent session status failed');
+      if (!notAnAgent(place, 'agents.sessions.setStatus', err))
+        deps.logger.warn(
+          { err, channel: place.channelId, threadTs: place.threadTs, status },
+          'setting the agent session status failed',
+        );
     }
   };
 
   return {
     set(conversation, update) {
       if (conversation.thread === null) return;
-      const place: SessionPlace = { teamId: conversation.workspace, channelId: conversation.channel, threadTs: conversation.thread };
+      const place: SessionPlace = {
+        teamId: conversation.workspace,
+        channelId: conversation.channel,
+        threadTs: conversation.thread,
+      };
       if (refused.has(place.teamId)) return;
       const key = keyOf(place);
       const status = SESSION_STATUS[update.state];
       const session = threads.get(key) ?? { desired: status, sent: null, start: null, chain: Promise.resolve() };
       threads.set(key, session);
       session.desired = status;
-      if (update.principalUserId || update.title) session.start = { ...(update.principalUserId ? { principalUserId: update.principalUserId } : {}), ...(update.title ? { title: update.title } : {}) };
+      if (update.principalUserId || update.title)
+        session.start = {
+          ...(update.principalUserId ? { principalUserId: update.principalUserId } : {}),
+          ...(update.title ? { title: update.title } : {}),
+        };
       void inOrder(key, session, () => send(place, session));
     },
     streamEnd(place, call) {

@@ -9,7 +9,10 @@ import type { EventRoutes } from './event-routes.js';
  * subscribed so Slack does not keep redelivering it. Messages in these threads arrive as ordinary DM
  * `message` events and go through the usual handlers.
  */
-export function registerAssistantEvents(routes: EventRoutes, deps: { assistant: AssistantThreads; logger: Logger }): void {
+export function registerAssistantEvents(
+  routes: EventRoutes,
+  deps: { assistant: AssistantThreads; logger: Logger },
+): void {
   routes.on('assistant_thread_started', async ({ event }) => {
     const parsed = assistantThreadEventSchema.safeParse(event);
     if (!parsed.success) {
@@ -21,6 +24,9 @@ export function registerAssistantEvents(routes: EventRoutes, deps: { assistant: 
   });
   routes.on('assistant_thread_context_changed', async ({ event }) => {
     const parsed = assistantThreadEventSchema.safeParse(event);
-    deps.logger.debug({ context: parsed.success ? parsed.data.assistant_thread.context : null }, 'assistant thread context changed');
+    deps.logger.debug(
+      { context: parsed.success ? parsed.data.assistant_thread.context : null },
+      'assistant thread context changed',
+    );
   });
 }

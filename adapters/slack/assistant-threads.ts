@@ -63,7 +63,10 @@ export function statusText(status: WorkingStatus): string {
 
 /** The title of a thread from the request that started it: its first non-empty line, cut to Slack's size. */
 export function titleOf(text: string): string | null {
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  const line = text
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '');
   if (!line) return null;
   return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1)}…` : line;
 }
@@ -80,7 +83,11 @@ export function createAssistantThreads(deps: AssistantThreadsDeps): AssistantThr
   const shown = new Map<string, string>();
   const chains = new Map<string, Promise<void>>();
   const where = (c: ConversationRef) => ({ channel_id: c.channel, thread_ts: c.thread });
-  const safely = (what: string, p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => deps.logger.warn({ err }, `${what} failed`));
+  const safely = (what: string, p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (err: unknown) => deps.logger.warn({ err }, `${what} failed`),
+    );
   const inOrder = (key: string, step: () => Promise<unknown>) => {
     const next = (chains.get(key) ?? Promise.resolve()).then(() => safely('setting the assistant status', step()));
     chains.set(key, next);
@@ -93,7 +100,10 @@ export function createAssistantThreads(deps: AssistantThreadsDeps): AssistantThr
       started.add(`${channelId}/${threadTs}`);
       const prompts = deps.suggestedPrompts.map((p) => ({ title: p.title, message: p.message }));
       if (prompts.length === 0) return;
-      await safely('setting the suggested prompts', deps.call('assistant.threads.setSuggestedPrompts', { channel_id: channelId, thread_ts: threadTs, prompts }));
+      await safely(
+        'setting the suggested prompts',
+        deps.call('assistant.threads.setSuggestedPrompts', { channel_id: channelId, thread_ts: threadTs, prompts }),
+      );
     },
     isAssistantThread: (c) => c.thread !== null && isDmChannel(c.channel),
     requested(conversation, text) {
@@ -102,7 +112,10 @@ export function createAssistantThreads(deps: AssistantThreadsDeps): AssistantThr
       const title = titleOf(text);
       if (!title) return;
       titled.add(key);
-      void safely('setting the thread title', deps.call('assistant.threads.setTitle', { ...where(conversation), title }));
+      void safely(
+        'setting the thread title',
+        deps.call('assistant.threads.setTitle', { ...where(conversation), title }),
+      );
     },
     setWorking(conversation, status) {
       const key = conversationKey(conversation);

@@ -1,11 +1,20 @@
 import * as webApi from '@slack/web-api';
 
 /** Slack's answers to `auth.test` that mean the bot token itself is wrong. */
-const TOKEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type', 'no_permission']);
+const TOKEN_ERRORS = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'not_allowed_token_type',
+  'no_permission',
+]);
 
 function unwrap(err: unknown): unknown {
   let e = err;
-  while (e instanceof Error && !(e instanceof webApi.WebAPIPlatformError) && !isWebApiError(e) && e.cause !== undefined) e = e.cause;
+  while (e instanceof Error && !(e instanceof webApi.WebAPIPlatformError) && !isWebApiError(e) && e.cause !== undefined)
+    e = e.cause;
   return e;
 }
 
@@ -33,7 +42,8 @@ export function explainAuthFailure(err: unknown, apiUrl: string): string {
   const e = unwrap(err);
   if (e instanceof webApi.WebAPIPlatformError) {
     const code = e.data.error;
-    if (TOKEN_ERRORS.has(code)) return `Slack rejected the bot token (${code}); check SLACK_BOT_TOKEN (the xoxb- Bot User OAuth Token from the Slack app → OAuth & Permissions).`;
+    if (TOKEN_ERRORS.has(code))
+      return `Slack rejected the bot token (${code}); check SLACK_BOT_TOKEN (the xoxb- Bot User OAuth Token from the Slack app → OAuth & Permissions).`;
     return `Slack auth.test failed (${code}); check SLACK_BOT_TOKEN.`;
   }
   if (isWebApiError(e) && e.code === webApi.ErrorCode.RequestError) {
@@ -41,7 +51,8 @@ export function explainAuthFailure(err: unknown, apiUrl: string): string {
   }
   if (isWebApiError(e) && e.code === webApi.ErrorCode.HTTPError) {
     const status = (e as webApi.WebAPIHTTPError).statusCode;
-    if (status === 401 || status === 403) return `Slack at ${apiUrl} rejected the bot token (HTTP ${status}); check SLACK_BOT_TOKEN.`;
+    if (status === 401 || status === 403)
+      return `Slack at ${apiUrl} rejected the bot token (HTTP ${status}); check SLACK_BOT_TOKEN.`;
     return `Slack at ${apiUrl} answered HTTP ${status}, which is not the Slack Web API; check SLACK_API_URL.`;
   }
   const detail = err instanceof Error ? err.message : String(err);

@@ -4,7 +4,9 @@ import { createKeyedLookup } from '../../src/chat/keyed-lookup.js';
 import { callSlack, platformError, retryAfterMs, type WebClient } from './slack-api.js';
 
 const repliesSchema = z.object({
-  messages: z.array(z.object({ user: z.string().optional(), bot_id: z.string().optional(), text: z.string().optional() })).default([]),
+  messages: z
+    .array(z.object({ user: z.string().optional(), bot_id: z.string().optional(), text: z.string().optional() }))
+    .default([]),
 });
 
 export interface BotThreads {
@@ -63,7 +65,13 @@ export function createBotThreads(options: BotThreadsOptions): BotThreads {
     const bot = options.bot();
     if (!bot) return false;
     const mention = `<@${bot.userId}>`;
-    const { messages } = await withRetries(() => callSlack('conversations.replies', () => options.client.conversations.replies({ channel: channelId, ts: threadTs, limit: 200 }), repliesSchema));
+    const { messages } = await withRetries(() =>
+      callSlack(
+        'conversations.replies',
+        () => options.client.conversations.replies({ channel: channelId, ts: threadTs, limit: 200 }),
+        repliesSchema,
+      ),
+    );
     return messages.some((m) => m.user === bot.userId || m.bot_id === bot.botId || (m.text ?? '').includes(mention));
   };
   const known = createKeyedLookup<boolean>({
@@ -87,7 +95,10 @@ export function createBotThreads(options: BotThreadsOptions): BotThreads {
         return true;
       }
       return known.get(key).catch((err: unknown) => {
-        options.logger.warn({ err, channelId, threadTs }, 'Slack could not say whether the bot is in this thread; Errand has no record of it, so the reply is not treated as addressed to the bot');
+        options.logger.warn(
+          { err, channelId, threadTs },
+          'Slack could not say whether the bot is in this thread; Errand has no record of it, so the reply is not treated as addressed to the bot',
+        );
         return false;
       });
     },

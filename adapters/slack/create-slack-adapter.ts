@@ -10,7 +10,7 @@ import { createStoppedStreams } from './agent-session-events.js';
 import { createBotThreads } from './bot-threads.js';
 import type { BotIdentity } from './event-handlers.js';
 import { explainAuthFailure } from './auth-failure.js';
-import { MAX_MESSAGE_LENGTH } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH } from './message-bodies.js';
 import { findPostedKeys } from './posted-lookup.js';
 import { callSlack } from './slack-api.js';
 import type { SlackAdapter, SlackAdapterOptions } from './slack-adapter-options.js';
@@ -25,10 +25,16 @@ import { createSlackReceiver } from './slack-receiver.js';
 import { createSlackStreams } from './slack-streams.js';
 import { SLACK_PLATFORM, toConversationRef } from './slack-thread-id.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
+import { createSlackPrivateFiles } from './private-files.js';
 import { createSlackPrivateAnswers } from './private-answers.js';
 import { createUserProfiles } from './user-profiles.js';
 
-export { slackOptionsFromConfig, type SlackAdapter, type SlackAdapterOptions, type SlackTuning } from './slack-adapter-options.js';
+export {
+  slackOptionsFromConfig,
+  type SlackAdapter,
+  type SlackAdapterOptions,
+  type SlackTuning,
+} from './slack-adapter-options.js';
 
 const authSchema = z.object({ user_id: z.string(), bot_id: z.string(), team_id: z.string().optional() });
 
@@ -46,7 +52,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const mode = options.mode ?? 'socket';
   const slack = createSlackClient(options, logger);
   const { client, api, queue, slackApiUrl } = slack;
-  const downloadFile = createSlackFileDownloader({ botToken: options.botToken, ...(slackApiUrl ? { apiUrl: slackApiUrl } : {}) });
+  const downloadFile = createSlackFileDownloader({
+    botToken: options.botToken,
+    ...(slackApiUrl ? { apiUrl: slackApiUrl } : {}),
+  });
 
   let sink: InboundSink | null = null;
   let surfaces: SurfaceSink | null = null;
@@ -62,7 +71,14 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   });
   const profiles = createUserProfiles(client);
   const outbound = createSlackOutbound({ api, queue, botThreads, traffic: options.traffic });
-  const presence = createSlackPresence({ api, queue, outbound, tuning, suggestedPrompts: options.suggestedPrompts ?? [], logger });
+  const presence = createSlackPresence({
+    api,
+    queue,
+    outbound,
+    tuning,
+    suggestedPrompts: options.suggestedPrompts ?? [],
+    logger,
+  });
   // Slack's Agent Sessions of Errand's threads, and the streams its Stop on them ended.
   const sessions = createAgentSessions({ call: api, logger });
   const stoppedStreams = createStoppedStreams();
@@ -93,14 +109,30 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         logger,
       }),
   });
-  const lookups = { call: (method: string, args: Record<string, unknown>) => api(method, args, z.unknown()), botId: () => bot?.botId ?? null };
+  const lookups = {
+    call: (method: string, args: Record<string, unknown>) => api(method, args, z.unknown()),
+    botId: () => bot?.botId ?? null,
+  };
 
   return {
     platform: SLACK_PLATFORM,
     maxMessageLength: MAX_MESSAGE_LENGTH,
     privateNotices: true,
     capabilities: {
-      stream: { open: createSlackStreams({ api, queue, outbound, botThreads, intervalMs: tuning.streamIntervalMs ?? 1000, taskDisplay: options.taskDisplay ?? 'timeline', clock: options.clock ?? systemClock, logger, sessions, stoppedStreams }) },
+      stream: {
+        open: createSlackStreams({
+          api,
+          queue,
+          outbound,
+          botThreads,
+          intervalMs: tuning.streamIntervalMs ?? 1000,
+          taskDisplay: options.taskDisplay ?? 'timeline',
+          clock: options.clock ?? systemClock,
+          logger,
+          sessions,
+          stoppedStreams,
+        }),
+      },
       delete: { deleteMessage: outbound.deleteMessage },
       postedLookup: {
         async findPosted(conversation, keys) {
@@ -116,12 +148,33 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       },
       history,
       timezone: { fetchUserTimezone: async (userId) => (await profiles.fetch(userId)).tz },
-      files: createSlackFilePosts({ api, queue, apiUrl: slackApiUrl, maxFileBytes: options.maxFileBytes, traffic: options.traffic }),
+      files: createSlackFilePosts({
+        api,
+        queue,
+        apiUrl: slackApiUrl,
+        maxFileBytes: options.maxFileBytes,
+        traffic: options.traffic,
+      }),
       session: { setSession: async (conversation, update) => sessions.set(conversation, update) },
       privateAnswers: createSlackPrivateAnswers({ api, queue }),
+      // Files from one person's private material: into their DM with the bot, the choice shown ephemerally (private-files.ts).
+      privateFiles: createSlackPrivateFiles({
+        api,
+        queue,
+        logger,
+        files: createSlackFilePosts({
+          api,
+          queue,
+          apiUrl: slackApiUrl,
+          maxFileBytes: options.maxFileBytes,
+          traffic: options.traffic,
+        }),
+        answers: createSlackPrivateAnswers({ api, queue }),
+      }),
     },
     async start(inbound, surfaceSink) {
-      if (mode === 'http' && !options.signingSecret) throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
+      if (mode === 'http' && !options.signingSecret)
+        throw new AdapterError('SLACK_SIGNING_SECRET is required in http mode');
       if (mode === 'socket' && !options.appToken) throw new AdapterError('SLACK_APP_TOKEN is required in socket mode');
       const auth = await callSlack('auth.test', () => client.auth.test(), authSchema).catch((err: unknown) => {
         throw new AdapterError(explainAuthFailure(err, slackApiUrl ?? 'https://slack.com/api/'), { cause: err });

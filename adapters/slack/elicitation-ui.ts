@@ -3,8 +3,15 @@ import { z } from 'zod';
 import { parseElicitationActionId } from '../../src/chat/elicitation-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
-import { ELICITATION_FORM_CALLBACK, elicitationModal, modalErrors, noticeModal, readElicitationModal, valuesOf } from './elicitation-modal.js';
-import type { SlackCall } from './schedule-ui.js';
+import {
+  ELICITATION_FORM_CALLBACK,
+  elicitationModal,
+  modalErrors,
+  noticeModal,
+  readElicitationModal,
+  valuesOf,
+} from './elicitation-modal.js';
+import type { SlackCall } from './slack-call.js';
 import { SLACK_PLATFORM } from './slack-thread-id.js';
 
 export interface ElicitationUiDeps {
@@ -36,11 +43,19 @@ export function registerElicitationUi(app: App, deps: ElicitationUiDeps): void {
     const surfaces = deps.surfaces();
     if (!parsed.success || !ref || !surfaces) return;
     const actor = { id: ref.id, platform: SLACK_PLATFORM, userId: parsed.data.user.id };
-    const tell = (text: string) => respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'answering a question button failed'));
+    const tell = (text: string) =>
+      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'answering a question button failed'),
+      );
     try {
       if (ref.op === 'answer') {
         const reply = await surfaces.onElicitation({ kind: 'open', ...actor });
-        if (reply.kind === 'form' && parsed.data.trigger_id) await deps.call('views.open', { trigger_id: parsed.data.trigger_id, view: elicitationModal(reply.form) }, okSchema);
+        if (reply.kind === 'form' && parsed.data.trigger_id)
+          await deps.call(
+            'views.open',
+            { trigger_id: parsed.data.trigger_id, view: elicitationModal(reply.form) },
+            okSchema,
+          );
         else if (reply.kind === 'refused') await tell(reply.text);
         return;
       }
@@ -56,7 +71,10 @@ export function registerElicitationUi(app: App, deps: ElicitationUiDeps): void {
     const surfaces = deps.surfaces();
     const read = readElicitationModal(body.view);
     if (!surfaces || !read) {
-      await ack({ response_action: 'update', view: noticeModal('Errand could not read this form. Close it and answer again from the thread.') as never });
+      await ack({
+        response_action: 'update',
+        view: noticeModal('Errand could not read this form. Close it and answer again from the thread.') as never,
+      });
       return;
     }
     const actor = { id: read.id, platform: SLACK_PLATFORM, userId: body.user.id };
@@ -64,12 +82,16 @@ export function registerElicitationUi(app: App, deps: ElicitationUiDeps): void {
       // The form again (from the core, where it lives) to map the picked options back to the server's values.
       const open = await surfaces.onElicitation({ kind: 'open', ...actor });
       if (open.kind !== 'form') {
-        await ack({ response_action: 'update', view: noticeModal(open.kind === 'refused' ? open.text : 'This question is closed.') as never });
+        await ack({
+          response_action: 'update',
+          view: noticeModal(open.kind === 'refused' ? open.text : 'This question is closed.') as never,
+        });
         return;
       }
       const reply = await surfaces.onElicitation({ kind: 'submit', ...actor, values: valuesOf(read, open.form) });
       if (reply.kind === 'errors') await ack({ response_action: 'errors', errors: modalErrors(read, reply.errors) });
-      else if (reply.kind === 'refused') await ack({ response_action: 'update', view: noticeModal(reply.text) as never });
+      else if (reply.kind === 'refused')
+        await ack({ response_action: 'update', view: noticeModal(reply.text) as never });
       else await ack();
     } catch (err) {
       deps.logger.error({ err }, 'handling a question form failed');

@@ -23,7 +23,7 @@ function replaceInLine(line: string, delimiters: readonly string[], wrap: (conte
     if (k >= 0) {
       const d = delimiters[k]!;
       const start = i + d.length;
-      const close = !isSpace(line[start]) ? nextCloser[k]![start + 1] ?? -1 : -1;
+      const close = !isSpace(line[start]) ? (nextCloser[k]![start + 1] ?? -1) : -1;
       if (close >= 0) {
         out += wrap(line.slice(start, close));
         i = close + d.length;

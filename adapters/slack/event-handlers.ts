@@ -46,7 +46,8 @@ export interface EventContext {
 let mentionPattern: { botUserId: string; pattern: RegExp } | null = null;
 
 function mentionOf(botUserId: string): RegExp {
-  if (mentionPattern?.botUserId !== botUserId) mentionPattern = { botUserId, pattern: new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g') };
+  if (mentionPattern?.botUserId !== botUserId)
+    mentionPattern = { botUserId, pattern: new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g') };
   return mentionPattern.pattern;
 }
 
@@ -68,7 +69,9 @@ export function cleanText(text: string, botUserId: string): string {
 function isNotAPerson(raw: unknown, botUserId: string): boolean {
   if (typeof raw !== 'object' || raw === null) return false;
   const e = raw as Record<string, unknown>;
-  return e.bot_id !== undefined || e.user === botUserId || (typeof e.subtype === 'string' && !PERSON_SUBTYPES.has(e.subtype));
+  return (
+    e.bot_id !== undefined || e.user === botUserId || (typeof e.subtype === 'string' && !PERSON_SUBTYPES.has(e.subtype))
+  );
 }
 
 /**
@@ -90,7 +93,13 @@ export async function toInboundMessage(raw: unknown, ctx: EventContext): Promise
   if (!isDm && !mentioned) {
     if (!threadTs || !(await ctx.botThreads.includesBot(e.channel, threadTs, ctx.teamId))) return null;
   }
-  const conversation = conversationOfMessage({ teamId: ctx.teamId, channelId: e.channel, channelType: e.channel_type, ts: e.ts, threadTs });
+  const conversation = conversationOfMessage({
+    teamId: ctx.teamId,
+    channelId: e.channel,
+    channelType: e.channel_type,
+    ts: e.ts,
+    threadTs,
+  });
   if (!conversation) return null;
   if (conversation.thread) ctx.botThreads.mark(e.channel, conversation.thread);
   const userName = e.user_profile?.display_name || e.user_profile?.real_name;
@@ -160,7 +169,9 @@ export function registerEventHandlers(routes: EventRoutes, deps: EventHandlerDep
     return delivery;
   };
   const listener = async ({ event, body }: { event: unknown; body: unknown }) => {
-    await onEvent(event, body).catch((err: unknown) => deps.logger.error({ err }, 'handing a Slack message to the core failed'));
+    await onEvent(event, body).catch((err: unknown) =>
+      deps.logger.error({ err }, 'handing a Slack message to the core failed'),
+    );
   };
   routes.on('app_mention', listener);
   routes.on('message', listener);

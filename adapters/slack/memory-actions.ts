@@ -8,7 +8,10 @@ import { isDmChannel, toChannelRef } from './slack-thread-id.js';
 
 const forgetClickSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
-  team: z.object({ id: z.string().min(1) }).nullable().optional(),
+  team: z
+    .object({ id: z.string().min(1) })
+    .nullable()
+    .optional(),
   channel: z.object({ id: z.string().min(1) }).optional(),
   container: z.object({ channel_id: z.string().optional() }).optional(),
   actions: z.array(z.object({ action_id: z.string() })).min(1),
@@ -25,11 +28,21 @@ export function forgetClickCommand(raw: unknown, teamFallback: string | null): I
   if (memoryId === null || !teamId || !channelId) return null;
   const channel = toChannelRef(teamId, channelId);
   if (!channel) return null;
-  return { name: 'memory', args: `forget ${memoryId}`, channel, conversation: null, userId: body.user.id, ...(isDmChannel(channelId) ? { direct: true } : {}) };
+  return {
+    name: 'memory',
+    args: `forget ${memoryId}`,
+    channel,
+    conversation: null,
+    userId: body.user.id,
+    ...(isDmChannel(channelId) ? { direct: true } : {}),
+  };
 }
 
 /** Wires `/memory`'s Forget buttons: acknowledged at once, run as the command, answered ephemerally to the clicker. */
-export function registerMemoryActions(app: App, deps: { readonly sink: () => InboundSink | null; readonly logger: Logger }): void {
+export function registerMemoryActions(
+  app: App,
+  deps: { readonly sink: () => InboundSink | null; readonly logger: Logger },
+): void {
   app.action({ action_id: /^errand:memory:forget:\d+$/ }, async ({ ack, body, respond, context }) => {
     await ack();
     const sink = deps.sink();

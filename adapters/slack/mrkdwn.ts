@@ -18,7 +18,12 @@ export function markdownToMrkdwn(markdown: string): string {
     const line = lines[i]!;
     const fenceMatch = /^\s*(`{3,}|~{3,})/.exec(line);
     if (fence !== null) {
-      if (fenceMatch && fenceMatch[1]![0] === fence[0] && fenceMatch[1]!.length >= fence.length && line.trim() === fenceMatch[1]) {
+      if (
+        fenceMatch &&
+        fenceMatch[1]![0] === fence[0] &&
+        fenceMatch[1]!.length >= fence.length &&
+        line.trim() === fenceMatch[1]
+      ) {
         out.push('```');
         fence = null;
       } else out.push(breakBacktickRuns(escapeText(line)));
@@ -79,11 +84,16 @@ export function inline(text: string): string {
   const hold = (s: string) => `${HOLD}${held.push(s) - 1}${HOLD}`;
   let s = text.replace(/(`+)([^`]|[^`].*?[^`])\1(?!`)/g, (m) => hold(escapeText(m)));
   s = s.replace(SLACK_TOKEN, (m) => hold(m));
-  s = s.replace(/!?\[([^\][]*)\]\(\s*<?([^\s<>()]+(?:\([^\s()]*\))?)>?(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) => {
-    const text = label.trim().replace(/\*\*|__/g, '');
-    const cleanUrl = url.replace(/\|/g, '%7C').replace(/&/g, '&amp;');
-    return hold(text === '' || text === url ? `<${cleanUrl}>` : `<${cleanUrl}|${escapeText(text).replace(/\|/g, '¦')}>`);
-  });
+  s = s.replace(
+    /!?\[([^\][]*)\]\(\s*<?([^\s<>()]+(?:\([^\s()]*\))?)>?(?:\s+"[^"]*")?\s*\)/g,
+    (_m, label: string, url: string) => {
+      const text = label.trim().replace(/\*\*|__/g, '');
+      const cleanUrl = url.replace(/\|/g, '%7C').replace(/&/g, '&amp;');
+      return hold(
+        text === '' || text === url ? `<${cleanUrl}>` : `<${cleanUrl}|${escapeText(text).replace(/\|/g, '¦')}>`,
+      );
+    },
+  );
   s = escapeText(s);
   s = replacePairs(s, ['***', '___'], (c) => `${BOLD}_${c}_${BOLD}`);
   s = replacePairs(s, ['**', '__'], (c) => `${BOLD}${c}${BOLD}`);

@@ -66,26 +66,30 @@ export function createOutboundQueue(options: OutboundQueueOptions): OutboundQueu
     }
   };
 
-  return createChannelQueue<Bucket>({
-    create: () => ({ tokens: rate.burst, refilledAt: now(), blockedUntil: 0 }),
-    // A full bucket that is not blocked carries no state worth keeping.
-    idle: (b) => {
-      refill(b);
-      return b.tokens >= rate.burst && b.blockedUntil <= now();
-    },
-    async send(b, call) {
-      for (let attempt = 0; ; attempt++) {
-        await takeToken(b);
-        try {
-          return await call();
-        } catch (err) {
-          const wait = options.retryAfterMs(err);
-          if (wait === null) throw err;
-          if (attempt >= maxRetries) throw new RateLimitError(`Slack kept rate limiting after ${attempt + 1} attempts`, wait, { cause: err });
-          b.blockedUntil = Math.max(b.blockedUntil, now() + wait);
-          b.tokens = 0;
+  return createChannelQueue<Bucket>(
+    {
+      create: () => ({ tokens: rate.burst, refilledAt: now(), blockedUntil: 0 }),
+      // A full bucket that is not blocked carries no state worth keeping.
+      idle: (b) => {
+        refill(b);
+        return b.tokens >= rate.burst && b.blockedUntil <= now();
+      },
+      async send(b, call) {
+        for (let attempt = 0; ; attempt++) {
+          await takeToken(b);
+          try {
+            return await call();
+          } catch (err) {
+            const wait = options.retryAfterMs(err);
+            if (wait === null) throw err;
+            if (attempt >= maxRetries)
+              throw new RateLimitError(`Slack kept rate limiting after ${attempt + 1} attempts`, wait, { cause: err });
+            b.blockedUntil = Math.max(b.blockedUntil, now() + wait);
+            b.tokens = 0;
+          }
         }
-      }
+      },
     },
-  }, options.beforeCall);
+    options.beforeCall,
+  );
 }

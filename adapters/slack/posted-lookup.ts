@@ -17,7 +17,9 @@ const pageSchema = z.object({
         .object({
           ts: z.string(),
           bot_id: z.string().optional(),
-          metadata: z.object({ event_type: z.string(), event_payload: z.object({ key: z.string() }).passthrough().optional() }).optional(),
+          metadata: z
+            .object({ event_type: z.string(), event_payload: z.object({ key: z.string() }).passthrough().optional() })
+            .optional(),
         })
         .passthrough(),
     )
@@ -37,13 +39,23 @@ export interface PostedLookupDeps {
  * Slack has no idempotency key for `chat.postMessage`: this look is how a post whose answer was lost
  * (a crash, a timeout) is adopted instead of posted twice.
  */
-export async function findPostedKeys(deps: PostedLookupDeps, where: { channelId: string; threadTs: string | null }, keys: readonly string[]): Promise<Map<string, string>> {
+export async function findPostedKeys(
+  deps: PostedLookupDeps,
+  where: { channelId: string; threadTs: string | null },
+  keys: readonly string[],
+): Promise<Map<string, string>> {
   const wanted = new Set(keys);
   const found = new Map<string, string>();
   const me = deps.botId();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES && found.size < wanted.size; page++) {
-    const args = { channel: where.channelId, include_all_metadata: true, limit: 200, ...(where.threadTs ? { ts: where.threadTs } : {}), ...(cursor ? { cursor } : {}) };
+    const args = {
+      channel: where.channelId,
+      include_all_metadata: true,
+      limit: 200,
+      ...(where.threadTs ? { ts: where.threadTs } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
     const raw = await deps.call(where.threadTs ? 'conversations.replies' : 'conversations.history', args);
     const parsed = pageSchema.parse(raw);
     for (const m of parsed.messages) {

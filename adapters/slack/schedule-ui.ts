@@ -7,11 +7,9 @@ import type { ScheduleFormRequest } from '../../src/chat/schedule-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { Logger } from '../../src/logger.js';
 import type { EventRoutes } from './event-routes.js';
+import type { SlackCall } from './slack-call.js';
 import { homeView, readScheduleModal, replyBody, scheduleModal, SCHEDULE_FORM_CALLBACK } from './home-views.js';
 import { isDmChannel, SLACK_PLATFORM, toChannelRef } from './slack-thread-id.js';
-
-/** A Web API call whose answer is validated (the adapter's paced, typed caller). */
-export type SlackCall = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) => Promise<T>;
 
 export interface ScheduleUiDeps {
   readonly sink: () => InboundSink | null;
@@ -30,11 +28,17 @@ export interface ScheduleUi {
 }
 
 const okSchema = z.object({ ok: z.literal(true) });
-const channelsPage = z.object({ channels: z.array(z.object({ id: z.string() })), response_metadata: z.object({ next_cursor: z.string().optional() }).optional() });
+const channelsPage = z.object({
+  channels: z.array(z.object({ id: z.string() })),
+  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
+});
 const permalinkSchema = z.object({ permalink: z.string() });
 const clickSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
-  team: z.object({ id: z.string().min(1) }).nullable().optional(),
+  team: z
+    .object({ id: z.string().min(1) })
+    .nullable()
+    .optional(),
   channel: z.object({ id: z.string().min(1) }).optional(),
   trigger_id: z.string().optional(),
   view: z.object({ type: z.string() }).optional(),
@@ -59,7 +63,17 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
     const channels: string[] = [];
     let cursor = '';
     for (let page = 0; page < MAX_PAGES; page++) {
-      const r = await deps.call('users.conversations', { user: userId, types: 'public_channel,private_channel', exclude_archived: true, limit: 200, ...(cursor ? { cursor } : {}) }, channelsPage);
+      const r = await deps.call(
+        'users.conversations',
+        {
+          user: userId,
+          types: 'public_channel,private_channel',
+          exclude_archived: true,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        },
+        channelsPage,
+      );
       channels.push(...r.channels.map((c) => c.id));
       cursor = r.response_metadata?.next_cursor ?? '';
       if (!cursor) break;
@@ -77,7 +91,13 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
     const links = new Map<string, string>();
     for (const c of model.conversations) {
       if (!c.conversation.thread) continue;
-      const link = await deps.call('chat.getPermalink', { channel: c.conversation.channel, message_ts: c.conversation.thread }, permalinkSchema).catch(() => null);
+      const link = await deps
+        .call(
+          'chat.getPermalink',
+          { channel: c.conversation.channel, message_ts: c.conversation.thread },
+          permalinkSchema,
+        )
+        .catch(() => null);
       if (link) links.set(`${c.conversation.channel}:${c.conversation.thread}`, link.permalink);
     }
     await deps.call('views.publish', { user_id: userId, view: homeView(model, links, note) }, okSchema);
@@ -88,7 +108,9 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
   };
 
   const refresh = (userId: string, teamId: string, note: string | null) =>
-    publishHome(userId, teamId, note).catch((err: unknown) => deps.logger.warn({ err, userId }, 'publishing the App Home failed'));
+    publishHome(userId, teamId, note).catch((err: unknown) =>
+      deps.logger.warn({ err, userId }, 'publishing the App Home failed'),
+    );
 
   routes.on('app_home_opened', async ({ event, context }) => {
     if (event.tab === 'messages') return;
@@ -129,7 +151,10 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
       reply = { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
     }
     if (fromHome) await refresh(userId, teamId, reply?.text ?? null);
-    else if (reply) await respond({ response_type: 'ephemeral', replace_original: false, ...replyBody(reply) }).catch((err: unknown) => deps.logger.warn({ err }, 'answering a schedule button failed'));
+    else if (reply)
+      await respond({ response_type: 'ephemeral', replace_original: false, ...replyBody(reply) }).catch(
+        (err: unknown) => deps.logger.warn({ err }, 'answering a schedule button failed'),
+      );
   });
 
   // A Stop on the Home has no conversation around it: the core takes the run's own.
@@ -140,42 +165,61 @@ export function registerScheduleUi(app: App, routes: EventRoutes, deps: Schedule
     const sink = deps.sink();
     if (!parsed.success || !teamId || !sink) return;
     const runId = parsed.data.actions[0]!.action_id.slice('errand:stop:'.length);
-    const reply = await sink.onAction({ kind: 'stop', runId, userId: parsed.data.user.id, conversation: null }).catch((err: unknown) => {
-      deps.logger.error({ err, runId }, 'stopping from the App Home failed');
-      return { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
-    });
+    const reply = await sink
+      .onAction({ kind: 'stop', runId, userId: parsed.data.user.id, conversation: null })
+      .catch((err: unknown) => {
+        deps.logger.error({ err, runId }, 'stopping from the App Home failed');
+        return { text: 'Sorry, that failed. The error was logged; try again in a moment.' };
+      });
     await refresh(parsed.data.user.id, teamId, reply?.text ?? 'Stopped.');
   });
 
   // A Disconnect on the Home: the person forgets their own tokens for the server; the Home is published again.
-  app.action({ block_id: /^errand-home-connection/, action_id: DISCONNECT_ACTION_PATTERN }, async ({ ack, body, context }) => {
-    await ack();
-    const parsed = clickSchema.safeParse(body);
-    const teamId = (parsed.success ? parsed.data.team?.id : undefined) ?? context.teamId;
-    const surfaces = deps.surfaces();
-    const server = parsed.success ? parseDisconnectActionId(parsed.data.actions[0]!.action_id) : null;
-    if (!parsed.success || !teamId || !surfaces || server === null) return;
-    const userId = parsed.data.user.id;
-    const text = await surfaces.onDisconnect({ platform: SLACK_PLATFORM, workspace: teamId, userId, server }).catch((err: unknown) => {
-      deps.logger.error({ err, server }, 'disconnecting from the App Home failed');
-      return 'Sorry, that failed. The error was logged; try again in a moment.';
-    });
-    await refresh(userId, teamId, text);
-  });
+  app.action(
+    { block_id: /^errand-home-connection/, action_id: DISCONNECT_ACTION_PATTERN },
+    async ({ ack, body, context }) => {
+      await ack();
+      const parsed = clickSchema.safeParse(body);
+      const teamId = (parsed.success ? parsed.data.team?.id : undefined) ?? context.teamId;
+      const surfaces = deps.surfaces();
+      const server = parsed.success ? parseDisconnectActionId(parsed.data.actions[0]!.action_id) : null;
+      if (!parsed.success || !teamId || !surfaces || server === null) return;
+      const userId = parsed.data.user.id;
+      const text = await surfaces
+        .onDisconnect({ platform: SLACK_PLATFORM, workspace: teamId, userId, server })
+        .catch((err: unknown) => {
+          deps.logger.error({ err, server }, 'disconnecting from the App Home failed');
+          return 'Sorry, that failed. The error was logged; try again in a moment.';
+        });
+      await refresh(userId, teamId, text);
+    },
+  );
 
   app.view(SCHEDULE_FORM_CALLBACK, async ({ ack, body, view, context }) => {
     const surfaces = deps.surfaces();
     const read = readScheduleModal(view);
     const teamId = body.team?.id ?? context.teamId;
     if (!surfaces || !read || !teamId) {
-      await ack({ response_action: 'errors', errors: { prompt: 'Errand could not read this form. Close it and try again.' } });
+      await ack({
+        response_action: 'errors',
+        errors: { prompt: 'Errand could not read this form. Close it and try again.' },
+      });
       return;
     }
     const userId = body.user.id;
     const memberOf = new Set(await channelsOf(userId).catch(() => []));
-    const result = await surfaces.onScheduleForm({ platform: SLACK_PLATFORM, workspace: teamId, userId, scheduleId: read.scheduleId, values: read.values, memberOf });
+    const result = await surfaces.onScheduleForm({
+      platform: SLACK_PLATFORM,
+      workspace: teamId,
+      userId,
+      scheduleId: read.scheduleId,
+      values: read.values,
+      memberOf,
+    });
     if (result.kind === 'errors') {
-      const errors = Object.fromEntries(Object.entries(result.errors).map(([field, message]) => [field, message.slice(0, 2000)]));
+      const errors = Object.fromEntries(
+        Object.entries(result.errors).map(([field, message]) => [field, message.slice(0, 2000)]),
+      );
       await ack({ response_action: 'errors', errors });
       return;
     }

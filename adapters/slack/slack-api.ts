@@ -57,7 +57,8 @@ export function callSlack<T>(method: string, call: () => Promise<unknown>, schem
 /** Bolt and the Web API log through this bridge into Errand's pino logger. */
 export function boltLogger(logger: Logger): BoltLogger {
   let level: LogLevel = LogLevel.INFO;
-  const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  const text = (msg: unknown[]) =>
+    msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   return {
     // Bolt's debug output echoes whole payloads; keep it at trace so debug logs stay readable. Bolt and
     // the Web API call these on every event and request: format only what pino will write.

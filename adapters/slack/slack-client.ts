@@ -4,7 +4,7 @@ import { sharedPacing } from '../../src/chat/post-pacer.js';
 import type { Logger } from '../../src/logger.js';
 import { createKeepAliveFetch } from '../../src/net/keep-alive-fetch.js';
 import { createOutboundQueue, SLACK_MESSAGE_RATE, type OutboundQueue } from './outbound-queue.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { boltLogger, callSlack, retryAfterMs } from './slack-api.js';
 import type { SlackAdapterOptions } from './slack-adapter-options.js';
 import { SLACK_PLATFORM } from './slack-thread-id.js';
@@ -42,7 +42,8 @@ export function createSlackClient(options: SlackAdapterOptions, logger: Logger):
     fetch: createKeepAliveFetch({ readWholeBody: true }),
   };
   const client = new webApi.WebClient(options.botToken, clientOptions);
-  const api = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) => callSlack(method, () => client.apiCall(method, args), schema);
+  const api = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) =>
+    callSlack(method, () => client.apiCall(method, args), schema);
   const traffic = options.traffic;
   const queue = createOutboundQueue({
     rate: tuning.messageRate ?? SLACK_MESSAGE_RATE,

@@ -1,11 +1,17 @@
 import { z } from 'zod';
-import type { FileLimits, FilePost, FilePostCapability, FilePostHooks, OutboundFile } from '../../src/chat/file-posts.js';
+import type {
+  FileLimits,
+  FilePost,
+  FilePostCapability,
+  FilePostHooks,
+  OutboundFile,
+} from '../../src/chat/file-posts.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import { AdapterError } from '../../src/errors.js';
 import { createKeepAliveFetch } from '../../src/net/keep-alive-fetch.js';
 import type { OutboundQueue } from './outbound-queue.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
 import { locate } from './slack-outbound.js';
 import type { SlackLocation } from './slack-thread-id.js';
@@ -24,7 +30,13 @@ const shareSchema = z.object({ ts: z.string(), thread_ts: z.string().optional() 
 const infoSchema = z.object({
   file: z.object({
     id: z.string(),
-    shares: z.object({ public: z.record(z.string(), z.array(shareSchema)).optional(), private: z.record(z.string(), z.array(shareSchema)).optional() }).partial().optional(),
+    shares: z
+      .object({
+        public: z.record(z.string(), z.array(shareSchema)).optional(),
+        private: z.record(z.string(), z.array(shareSchema)).optional(),
+      })
+      .partial()
+      .optional(),
   }),
 });
 
@@ -53,18 +65,35 @@ export function createSlackFilePosts(deps: SlackFilePostsDeps): FilePostCapabili
   const doFetch = deps.fetch ?? createKeepAliveFetch({ readWholeBody: true });
   const hosts = new Set([SLACK_FILES_ORIGIN, ...(deps.apiUrl ? [new URL(deps.apiUrl).origin] : [])]);
   const maxFileBytes = deps.maxFileBytes ?? SLACK_DEFAULT_MAX_FILE_BYTES;
-  const limits: FileLimits = { maxFileBytes, maxFilesPerMessage: FILES_PER_MESSAGE, maxMessageBytes: maxFileBytes * FILES_PER_MESSAGE };
+  const limits: FileLimits = {
+    maxFileBytes,
+    maxFilesPerMessage: FILES_PER_MESSAGE,
+    maxMessageBytes: maxFileBytes * FILES_PER_MESSAGE,
+  };
 
   const upload = async (file: OutboundFile): Promise<string> => {
-    const { upload_url, file_id } = await deps.api('files.getUploadURLExternal', { filename: fileNameOf(file.name), length: file.bytes.byteLength }, uploadUrlSchema);
+    const { upload_url, file_id } = await deps.api(
+      'files.getUploadURLExternal',
+      { filename: fileNameOf(file.name), length: file.bytes.byteLength },
+      uploadUrlSchema,
+    );
     let target: URL;
     try {
       target = new URL(upload_url);
     } catch {
       throw new AdapterError(`Slack gave an upload URL that is not a URL: ${upload_url}`);
     }
-    if (!hosts.has(target.origin)) throw new AdapterError(`Slack's upload URL ${target.origin} is not on ${[...hosts].join(' or ')}: not sending the file there`);
-    const res = await doFetch(target, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: file.bytes, redirect: 'manual', signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS) });
+    if (!hosts.has(target.origin))
+      throw new AdapterError(
+        `Slack's upload URL ${target.origin} is not on ${[...hosts].join(' or ')}: not sending the file there`,
+      );
+    const res = await doFetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: file.bytes,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+    });
     await res.arrayBuffer().catch(() => undefined);
     if (res.status !== 200) throw new AdapterError(`Slack refused the bytes of ${file.name} (HTTP ${res.status})`);
     return file_id;
@@ -90,7 +119,11 @@ export function createSlackFilePosts(deps: SlackFilePostsDeps): FilePostCapabili
       send(() =>
         deps.api(
           'files.completeUploadExternal',
-          { files: ids.map((id, i) => ({ id, title: files[i]?.name ?? id })), channel_id: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}) },
+          {
+            files: ids.map((id, i) => ({ id, title: files[i]?.name ?? id })),
+            channel_id: loc.channelId,
+            ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}),
+          },
           completedSchema,
         ),
       ),
@@ -104,7 +137,10 @@ export function createSlackFilePosts(deps: SlackFilePostsDeps): FilePostCapabili
       const loc = locate(conversation);
       if (post.files.length === 0) throw new AdapterError('Refusing to post no files to Slack.');
       const over = post.files.find((f) => f.bytes.byteLength > maxFileBytes);
-      if (over) throw new AdapterError(`${over.name} is over the ${maxFileBytes} bytes Errand posts on Slack (SLACK_MAX_FILE_MB)`);
+      if (over)
+        throw new AdapterError(
+          `${over.name} is over the ${maxFileBytes} bytes Errand posts on Slack (SLACK_MAX_FILE_MB)`,
+        );
       const earlier = post.staged && post.staged.length === post.files.length ? post.staged : null;
       if (earlier) {
         const state = await lookUp(earlier, loc);
@@ -125,5 +161,10 @@ export function createSlackFilePosts(deps: SlackFilePostsDeps): FilePostCapabili
 
 /** The name Slack files it under: the last part of a path (`charts/q1.png` → `q1.png`); the whole name is its title. */
 function fileNameOf(name: string): string {
-  return name.split('/').filter((p) => p !== '').pop() ?? name;
+  return (
+    name
+      .split('/')
+      .filter((p) => p !== '')
+      .pop() ?? name
+  );
 }

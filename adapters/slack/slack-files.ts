@@ -46,9 +46,17 @@ export function createSlackFileDownloader(options: SlackFileDownloaderOptions): 
     } catch {
       throw new AdapterError(`Slack file URL is not a URL: ${url}`);
     }
-    if (!origins.has(target.origin)) throw new AdapterError(`Slack file URL ${target.origin} is not on ${[...origins].join(' or ')}: not sending the bot token there`);
-    const res = await doFetch(target, { headers: { authorization: `Bearer ${options.botToken}` }, redirect: 'manual', signal });
-    if (res.status >= 300 && res.status < 400) throw new AdapterError(`Slack refused the file download (redirected to sign-in): check the files:read scope`);
+    if (!origins.has(target.origin))
+      throw new AdapterError(
+        `Slack file URL ${target.origin} is not on ${[...origins].join(' or ')}: not sending the bot token there`,
+      );
+    const res = await doFetch(target, {
+      headers: { authorization: `Bearer ${options.botToken}` },
+      redirect: 'manual',
+      signal,
+    });
+    if (res.status >= 300 && res.status < 400)
+      throw new AdapterError(`Slack refused the file download (redirected to sign-in): check the files:read scope`);
     if (!res.ok) throw new AdapterError(`Slack file download failed (HTTP ${res.status})`);
     return readCappedBody(res as Response, maxBytes ?? null, 'The Slack file');
   };
@@ -63,7 +71,10 @@ export function toAttachments(files: readonly SlackFile[], download: SlackFileDo
       mimeType: f.mimetype ?? '',
       size: f.size ?? 0,
       // Read no more than Slack said the file is: the core checked its caps against that size.
-      fetch: (signal: AbortSignal) => (url ? download(url, signal, f.size !== undefined && f.size > 0 ? f.size : undefined) : Promise.reject(new AdapterError(`Slack gave no download URL for file ${f.id}`))),
+      fetch: (signal: AbortSignal) =>
+        url
+          ? download(url, signal, f.size !== undefined && f.size > 0 ? f.size : undefined)
+          : Promise.reject(new AdapterError(`Slack gave no download URL for file ${f.id}`)),
     };
   });
 }

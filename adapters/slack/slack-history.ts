@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import type { ConversationHistory, HistoryMessage, HistoryPage, MissedMessage } from '../../src/chat/conversation-history.js';
+import type {
+  ConversationHistory,
+  HistoryMessage,
+  HistoryPage,
+  MissedMessage,
+} from '../../src/chat/conversation-history.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { RateLimitError } from '../../src/errors.js';
 import { cleanText, PERSON_SUBTYPES } from './event-handlers.js';
@@ -69,21 +74,31 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
   const maxRetries = options.maxRateLimitRetries ?? 5;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  const fetchPage = async (method: 'conversations.replies' | 'conversations.history', args: Record<string, unknown>): Promise<Page> => {
+  const fetchPage = async (
+    method: 'conversations.replies' | 'conversations.history',
+    args: Record<string, unknown>,
+  ): Promise<Page> => {
     for (let attempt = 0; ; attempt++) {
       try {
         return await callSlack(method, () => options.call(method, args), pageSchema);
       } catch (err) {
         const wait = retryAfterMs(err);
         if (wait === null) throw err;
-        if (attempt >= maxRetries) throw new RateLimitError(`Slack kept rate limiting ${method} after ${attempt + 1} attempts`, wait, { cause: err });
+        if (attempt >= maxRetries)
+          throw new RateLimitError(`Slack kept rate limiting ${method} after ${attempt + 1} attempts`, wait, {
+            cause: err,
+          });
         await sleep(wait);
       }
     }
   };
 
   /** The newest `limit` messages of a channel (only those since `oldest` when given), oldest first. */
-  const readLatest = async (channel: string, limit: number, oldest?: number): Promise<{ messages: SlackMessage[]; truncated: boolean }> => {
+  const readLatest = async (
+    channel: string,
+    limit: number,
+    oldest?: number,
+  ): Promise<{ messages: SlackMessage[]; truncated: boolean }> => {
     const collected: SlackMessage[] = [];
     let cursor: string | null = null;
     let more = false;
@@ -99,15 +114,27 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
       more = cursor !== null || page.has_more === true;
     } while (cursor && collected.length < limit);
     const newest = collected.slice(0, limit);
-    return { messages: newest.sort((a, b) => Number(a.ts) - Number(b.ts)), truncated: more || collected.length > limit };
+    return {
+      messages: newest.sort((a, b) => Number(a.ts) - Number(b.ts)),
+      truncated: more || collected.length > limit,
+    };
   };
 
   /** A thread from its root, oldest first, up to `limit` messages. */
-  const readReplies = async (channel: string, threadTs: string, limit: number): Promise<{ messages: SlackMessage[]; truncated: boolean }> => {
+  const readReplies = async (
+    channel: string,
+    threadTs: string,
+    limit: number,
+  ): Promise<{ messages: SlackMessage[]; truncated: boolean }> => {
     const byTs = new Map<string, SlackMessage>();
     let cursor: string | null = null;
     do {
-      const page = await fetchPage('conversations.replies', { channel, ts: threadTs, limit: Math.min(pageSize, limit - byTs.size + 1), ...(cursor ? { cursor } : {}) });
+      const page = await fetchPage('conversations.replies', {
+        channel,
+        ts: threadTs,
+        limit: Math.min(pageSize, limit - byTs.size + 1),
+        ...(cursor ? { cursor } : {}),
+      });
       for (const m of page.messages) if (!byTs.has(m.ts)) byTs.set(m.ts, m);
       cursor = nextCursor(page);
     } while (cursor && byTs.size < limit);
@@ -116,12 +143,22 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
   };
 
   /** Messages after `afterTs` (exclusive), oldest first: a thread's replies, or a DM's messages. */
-  const readAfter = async (loc: SlackLocation, afterTs: string, limit: number): Promise<{ messages: SlackMessage[]; truncated: boolean }> => {
+  const readAfter = async (
+    loc: SlackLocation,
+    afterTs: string,
+    limit: number,
+  ): Promise<{ messages: SlackMessage[]; truncated: boolean }> => {
     const method = loc.threadTs ? 'conversations.replies' : 'conversations.history';
     const byTs = new Map<string, SlackMessage>();
     let cursor: string | null = null;
     do {
-      const page = await fetchPage(method, { channel: loc.channelId, ...(loc.threadTs ? { ts: loc.threadTs } : {}), oldest: afterTs, limit: Math.min(pageSize, limit + 1), ...(cursor ? { cursor } : {}) });
+      const page = await fetchPage(method, {
+        channel: loc.channelId,
+        ...(loc.threadTs ? { ts: loc.threadTs } : {}),
+        oldest: afterTs,
+        limit: Math.min(pageSize, limit + 1),
+        ...(cursor ? { cursor } : {}),
+      });
       // conversations.replies repeats the thread's root on every page, whatever `oldest` says.
       for (const m of page.messages) if (Number(m.ts) > Number(afterTs) && m.ts !== loc.threadTs) byTs.set(m.ts, m);
       cursor = nextCursor(page);
@@ -136,7 +173,11 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
     return new Map(unique.flatMap((id, i) => (resolved[i] ? [[id, resolved[i]] as [string, string]] : [])));
   };
 
-  const toHistory = async (messages: SlackMessage[], truncated: boolean, withReplies: boolean): Promise<HistoryPage> => {
+  const toHistory = async (
+    messages: SlackMessage[],
+    truncated: boolean,
+    withReplies: boolean,
+  ): Promise<HistoryPage> => {
     const bot = options.bot();
     const mentioned = messages.flatMap((m) => [...(m.text ?? '').matchAll(MENTION)].map((x) => x[1]!));
     // Bots carry their app's name; people are looked up.
@@ -146,7 +187,12 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
       const id = m.user ?? m.bot_id ?? 'unknown';
       const name = m.bot_profile?.name ?? m.username ?? (m.user ? known.get(m.user) : undefined) ?? id;
       const files = (m.files ?? []).map((f) => `[file: ${f.name ?? 'unnamed'}]`).join(' ');
-      const text = [(m.text ?? '').replace(MENTION, (whole, uid: string) => (known.has(uid) ? `@${known.get(uid)!}` : whole)), files].filter((t) => t !== '').join('\n');
+      const text = [
+        (m.text ?? '').replace(MENTION, (whole, uid: string) => (known.has(uid) ? `@${known.get(uid)!}` : whole)),
+        files,
+      ]
+        .filter((t) => t !== '')
+        .join('\n');
       return {
         id: m.ts,
         author: { id, name, isBot: isSelf || m.bot_id !== undefined || m.subtype === 'bot_message', isSelf },
@@ -161,7 +207,9 @@ export function createSlackHistory(options: SlackHistoryOptions): ConversationHi
   return {
     async readThread(conversation, { limit }) {
       const loc = options.locate(conversation);
-      const read = loc.threadTs ? await readReplies(loc.channelId, loc.threadTs, limit) : await readLatest(loc.channelId, limit);
+      const read = loc.threadTs
+        ? await readReplies(loc.channelId, loc.threadTs, limit)
+        : await readLatest(loc.channelId, limit);
       return toHistory(read.messages, read.truncated, false);
     },
     async readChannel(conversation, { limit, since }) {

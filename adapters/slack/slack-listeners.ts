@@ -11,7 +11,9 @@ import { registerElicitationUi } from './elicitation-ui.js';
 import { registerEventHandlers, type BotIdentity } from './event-handlers.js';
 import { createEventRoutes } from './event-routes.js';
 import { escapeText } from './mrkdwn.js';
-import { registerScheduleUi, type SlackCall } from './schedule-ui.js';
+import type { SlackMessageBody } from './message-bodies.js';
+import { registerScheduleUi } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import type { SlackFileDownload } from './slack-files.js';
 import type { SlackOutbound } from './slack-outbound.js';
 import { isSlackTs } from './slack-thread-id.js';
@@ -47,13 +49,15 @@ export function registerSlackListeners(app: App, deps: SlackListenerDeps): void 
     if (!isSlackTs(a.messageTs)) return;
     const question = a.questionText || '…';
     const note = `✅ <@${a.userId}> answered: *${escapeText(a.answer)}*`;
-    await deps.outbound.update(a.channelId, a.messageTs, {
+    const shown: SlackMessageBody = {
       text: question,
       blocks: [
         { type: 'section', text: { type: 'mrkdwn', text: question } },
         { type: 'context', elements: [{ type: 'mrkdwn', text: note.slice(0, 3000) }] },
       ],
-    });
+    };
+    if (a.replaceEphemeral) return a.replaceEphemeral(shown);
+    await deps.outbound.update(a.channelId, a.messageTs, shown);
   };
   const base = { sink: deps.sink, logger };
   const routes = createEventRoutes(app);

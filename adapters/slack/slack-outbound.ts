@@ -4,25 +4,33 @@ import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import { AdapterError } from '../../src/errors.js';
 import type { BotThreads } from './bot-threads.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type SlackMessageBody } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type SlackMessageBody } from './message-bodies.js';
 import type { OutboundQueue, PacedSend } from './outbound-queue.js';
 import { outboxMetadata } from './posted-lookup.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
 import { fromConversationRef, type SlackLocation } from './slack-thread-id.js';
 import { neutraliseBody, neutraliseSpecialMentions } from './special-mentions.js';
 
 /** `chat.delete` errors that mean this workspace keeps the message: it can be edited, not deleted. */
-const SLACK_DELETE_REFUSALS: ReadonlySet<string> = new Set(['cant_delete_message', 'compliance_exports_prevent_deletion']);
+const SLACK_DELETE_REFUSALS: ReadonlySet<string> = new Set([
+  'cant_delete_message',
+  'compliance_exports_prevent_deletion',
+]);
 
 const postedSchema = z.object({ ts: z.string() });
 /** `{ ok: true }`: the answer of every Slack write that returns nothing else of use. */
 export const okSchema = z.object({ ok: z.literal(true) });
 
 /** Where a conversation is on Slack; throws for a conversation of another platform. */
-export function locate(ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): SlackLocation {
+export function locate(
+  ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null },
+): SlackLocation {
   const loc = fromConversationRef(ref);
-  if (!loc) throw new AdapterError(`Not a Slack conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`);
+  if (!loc)
+    throw new AdapterError(
+      `Not a Slack conversation: ${ref.platform}:${ref.workspace}:${ref.channel}:${ref.thread ?? '-'}`,
+    );
   return loc;
 }
 
@@ -58,7 +66,13 @@ export function createSlackOutbound(deps: SlackOutboundDeps): SlackOutbound {
     const posted = await send(() =>
       api(
         'chat.postMessage',
-        { channel: loc.channelId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), ...neutraliseBody(body), unfurl_links: false, ...(key ? { metadata: outboxMetadata(key) } : {}) },
+        {
+          channel: loc.channelId,
+          ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}),
+          ...neutraliseBody(body),
+          unfurl_links: false,
+          ...(key ? { metadata: outboxMetadata(key) } : {}),
+        },
         postedSchema,
       ),
     );
@@ -66,8 +80,13 @@ export function createSlackOutbound(deps: SlackOutboundDeps): SlackOutbound {
     return posted;
   };
   const update = (channelId: string, ts: string, body: SlackMessageBody) =>
-    queue.enqueue(channelId, (send) => send(() => api('chat.update', { channel: channelId, ts, ...neutraliseBody(body) }, okSchema)));
-  const remove = (channelId: string, ts: string) => queue.enqueue(channelId, (send) => send(() => api('chat.delete', { channel: channelId, ts }, okSchema))).then(() => undefined);
+    queue.enqueue(channelId, (send) =>
+      send(() => api('chat.update', { channel: channelId, ts, ...neutraliseBody(body) }, okSchema)),
+    );
+  const remove = (channelId: string, ts: string) =>
+    queue
+      .enqueue(channelId, (send) => send(() => api('chat.delete', { channel: channelId, ts }, okSchema)))
+      .then(() => undefined);
 
   return {
     post,
@@ -81,7 +100,8 @@ export function createSlackOutbound(deps: SlackOutboundDeps): SlackOutbound {
       const key = message.idempotencyKey;
       const ts = await queue.enqueue(loc.channelId, async (send) => {
         let last = '';
-        for (const [i, body] of bodies.entries()) last = (await post(send, loc, body, key && (i === 0 ? key : `${key}.${i}`))).ts;
+        for (const [i, body] of bodies.entries())
+          last = (await post(send, loc, body, key && (i === 0 ? key : `${key}.${i}`))).ts;
         return last;
       });
       return { id: ts };
@@ -107,7 +127,18 @@ export function createSlackOutbound(deps: SlackOutboundDeps): SlackOutbound {
       if (!first) return;
       if (rest.length > 0) first.text = `${first.text.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
       await queue.enqueue(loc.channelId, (send) =>
-        send(() => api('chat.postEphemeral', { channel: loc.channelId, user: userId, ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}), text: neutraliseSpecialMentions(first.text) }, okSchema)),
+        send(() =>
+          api(
+            'chat.postEphemeral',
+            {
+              channel: loc.channelId,
+              user: userId,
+              ...(loc.threadTs ? { thread_ts: loc.threadTs } : {}),
+              text: neutraliseSpecialMentions(first.text),
+            },
+            okSchema,
+          ),
+        ),
       );
       traffic?.posted();
     },

@@ -2,9 +2,9 @@ import type { WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { Logger } from '../../src/logger.js';
 import { createAssistantThreads, type AssistantThreads, type SuggestedPrompt } from './assistant-threads.js';
-import { toSlackButton, type SlackMessageBody } from './outbound-message.js';
+import { toSlackButton, type SlackMessageBody } from './message-bodies.js';
 import type { OutboundQueue } from './outbound-queue.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
 import { locate, okSchema, type SlackOutbound } from './slack-outbound.js';
 import type { SlackTuning } from './slack-adapter-options.js';
@@ -36,15 +36,25 @@ export interface SlackPresence {
  */
 export function createSlackPresence(deps: SlackPresenceDeps): SlackPresence {
   const { api, queue, tuning, logger } = deps;
-  const ignoring = (...codes: string[]) => (err: unknown) => {
-    if (!codes.includes(platformError(err) ?? '')) throw err;
-  };
+  const ignoring =
+    (...codes: string[]) =>
+    (err: unknown) => {
+      if (!codes.includes(platformError(err) ?? '')) throw err;
+    };
   const working = createWorkingIndicator({
     logger,
     reactionDelayMs: tuning.workingReactionDelayMs ?? 400,
     noticeDelayMs: tuning.workingNoticeDelayMs ?? 2000,
-    addReaction: (channel, ts) => api('reactions.add', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(() => undefined, ignoring('already_reacted')),
-    removeReaction: (channel, ts) => api('reactions.remove', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(() => undefined, ignoring('no_reaction', 'message_not_found')),
+    addReaction: (channel, ts) =>
+      api('reactions.add', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(
+        () => undefined,
+        ignoring('already_reacted'),
+      ),
+    removeReaction: (channel, ts) =>
+      api('reactions.remove', { channel, timestamp: ts, name: WORKING_REACTION }, okSchema).then(
+        () => undefined,
+        ignoring('no_reaction', 'message_not_found'),
+      ),
     postNotice: (conversation, stopActionId) => {
       const loc = locate(conversation);
       const body: SlackMessageBody = {
@@ -56,7 +66,8 @@ export function createSlackPresence(deps: SlackPresenceDeps): SlackPresence {
       };
       return queue.enqueue(loc.channelId, (send) => deps.outbound.post(send, loc, body)).then((m) => m.ts);
     },
-    deleteNotice: (channel, ts) => api('chat.delete', { channel, ts }, okSchema).then(() => undefined, ignoring('message_not_found')),
+    deleteNotice: (channel, ts) =>
+      api('chat.delete', { channel, ts }, okSchema).then(() => undefined, ignoring('message_not_found')),
   });
   const assistant = createAssistantThreads({
     call: (method, args) => api(method, args, okSchema),

@@ -58,14 +58,28 @@ export function createSlackReceiver(deps: SlackReceiverDeps): SlackReceiver {
             ...(tuning.socketPingTimeoutMs ? { clientPingTimeout: tuning.socketPingTimeoutMs } : {}),
           });
     const receiver = ackAfterHandling(boltReceiver, { deadlineMs: tuning.eventAckDeadlineMs ?? 2500, logger });
-    const built = new App({ token: options.botToken, botId: identity.botId, botUserId: identity.userId, receiver, logger: boltLog, clientOptions });
+    const built = new App({
+      token: options.botToken,
+      botId: identity.botId,
+      botUserId: identity.userId,
+      receiver,
+      logger: boltLog,
+      clientOptions,
+    });
     deps.register(built);
     if (boltReceiver instanceof SocketModeReceiver) {
       // The socket reconnects by itself; between `close` and the next `connected` nothing arrives.
       const socket = boltReceiver.client;
       socket.on('connected', () => (connection = { connected: true }));
       for (const state of ['close', 'reconnecting', 'disconnecting', 'disconnected'] as const) {
-        socket.on(state, () => (connection = { connected: false, detail: state === 'close' ? 'socket closed, reconnecting' : `socket ${state}` }));
+        socket.on(
+          state,
+          () =>
+            (connection = {
+              connected: false,
+              detail: state === 'close' ? 'socket closed, reconnecting' : `socket ${state}`,
+            }),
+        );
       }
     }
     return built;
@@ -76,12 +90,21 @@ export function createSlackReceiver(deps: SlackReceiverDeps): SlackReceiver {
       app = buildApp(identity);
       try {
         if (mode === 'http') {
-          server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as Server;
+          server = (await app.start({
+            port: options.port ?? 3000,
+            ...(options.host ? { host: options.host } : {}),
+          })) as Server;
           connection = { connected: true, detail: `receiving events on port ${portOf(server)}` };
         } else await app.start();
       } catch (err) {
-        const hint = mode === 'http' ? `Is SLACK_PORT ${options.port ?? 3000} free?` : 'Check SLACK_APP_TOKEN (an xapp- token with connections:write) and that Socket Mode is enabled for the app.';
-        throw new AdapterError(`Slack ${mode === 'http' ? 'HTTP receiver' : 'Socket Mode'} failed to start: ${err instanceof Error ? err.message : String(err)}. ${hint}`, { cause: err });
+        const hint =
+          mode === 'http'
+            ? `Is SLACK_PORT ${options.port ?? 3000} free?`
+            : 'Check SLACK_APP_TOKEN (an xapp- token with connections:write) and that Socket Mode is enabled for the app.';
+        throw new AdapterError(
+          `Slack ${mode === 'http' ? 'HTTP receiver' : 'Socket Mode'} failed to start: ${err instanceof Error ? err.message : String(err)}. ${hint}`,
+          { cause: err },
+        );
       }
     },
     async stop() {

@@ -8,9 +8,9 @@ import type { AgentSessions } from './agent-sessions.js';
 import type { StoppedStreams } from './agent-session-events.js';
 import type { BotThreads } from './bot-threads.js';
 import { createNativeStream } from './native-stream.js';
-import { MAX_MESSAGE_LENGTH } from './outbound-message.js';
+import { MAX_MESSAGE_LENGTH } from './message-bodies.js';
 import type { OutboundQueue } from './outbound-queue.js';
-import type { SlackCall } from './schedule-ui.js';
+import type { SlackCall } from './slack-call.js';
 import { locate, type SlackOutbound } from './slack-outbound.js';
 
 const streamCallSchema = z.object({ ts: z.string().optional() });

@@ -45,7 +45,9 @@ export function toChannelRef(teamId: string, channelId: string): ChannelRef | nu
 }
 
 /** Decodes a ConversationRef made by toConversationRef; null when it is not a valid Slack ref. */
-export function fromConversationRef(ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null }): SlackLocation | null {
+export function fromConversationRef(
+  ref: Pick<ConversationRef, 'platform' | 'workspace' | 'channel'> & { thread?: string | null },
+): SlackLocation | null {
   if (ref.platform !== SLACK_PLATFORM) return null;
   const loc: SlackLocation = { teamId: ref.workspace, channelId: ref.channel, threadTs: ref.thread ?? null };
   return toConversationRef(loc) ? loc : null;

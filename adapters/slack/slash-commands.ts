@@ -7,7 +7,17 @@ import type { ScheduleUi } from './schedule-ui.js';
 import { isDmChannel, toChannelRef } from './slack-thread-id.js';
 
 /** The slash commands of the manifest; `/errand-<name>` works too, for workspaces where a name is taken. */
-export const SLASH_COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
+export const SLASH_COMMANDS: readonly CommandName[] = [
+  'tasks',
+  'stop',
+  'schedules',
+  'usage',
+  'connections',
+  'memory',
+  'help',
+  'skills',
+  'admin',
+];
 
 const commandSchema = z.object({
   command: z.string(),
@@ -20,7 +30,10 @@ const commandSchema = z.object({
 
 /** `/tasks`, `/errand-tasks`, `/errand_tasks` → `tasks`; null for a command that is not Errand's. */
 export function commandNameOf(command: string): CommandName | null {
-  const bare = command.replace(/^\//, '').replace(/^errand[-_]/, '').toLowerCase();
+  const bare = command
+    .replace(/^\//, '')
+    .replace(/^errand[-_]/, '')
+    .toLowerCase();
   return (SLASH_COMMANDS as readonly string[]).includes(bare) ? (bare as CommandName) : null;
 }
 
@@ -42,38 +55,52 @@ const ephemeral = (reply: CommandReply) => ({ response_type: 'ephemeral' as cons
  * are ephemeral: only the person who typed the command sees them.
  */
 export function registerSlashCommands(app: App, deps: SlashCommandDeps): void {
-  app.command(/^\/(errand[-_])?(tasks|stop|schedules|usage|connections|memory|help|skills|admin)$/i, async ({ command, ack, respond }) => {
-    const parsed = commandSchema.safeParse(command);
-    const name = parsed.success ? commandNameOf(parsed.data.command) : null;
-    const sink = deps.sink();
-    const channel = parsed.success ? toChannelRef(parsed.data.team_id, parsed.data.channel_id) : null;
-    if (!parsed.success || !name || !sink || !channel) {
-      await ack({ response_type: 'ephemeral', text: 'Errand could not read this command. Try again in a moment.' });
-      return;
-    }
-    const reply = sink
-      .onCommand({ name, args: parsed.data.text.trim(), channel, conversation: null, userId: parsed.data.user_id, ...(isDmChannel(parsed.data.channel_id) ? { direct: true } : {}) })
-      .catch((err: unknown): CommandReply => {
-        deps.logger.error({ err, command: name }, 'slash command failed');
-        return { text: `Sorry, \`/${name}\` failed. The error was logged; try again in a moment.` };
+  app.command(
+    /^\/(errand[-_])?(tasks|stop|schedules|usage|connections|memory|help|skills|admin)$/i,
+    async ({ command, ack, respond }) => {
+      const parsed = commandSchema.safeParse(command);
+      const name = parsed.success ? commandNameOf(parsed.data.command) : null;
+      const sink = deps.sink();
+      const channel = parsed.success ? toChannelRef(parsed.data.team_id, parsed.data.channel_id) : null;
+      if (!parsed.success || !name || !sink || !channel) {
+        await ack({ response_type: 'ephemeral', text: 'Errand could not read this command. Try again in a moment.' });
+        return;
+      }
+      const reply = sink
+        .onCommand({
+          name,
+          args: parsed.data.text.trim(),
+          channel,
+          conversation: null,
+          userId: parsed.data.user_id,
+          ...(isDmChannel(parsed.data.channel_id) ? { direct: true } : {}),
+        })
+        .catch((err: unknown): CommandReply => {
+          deps.logger.error({ err, command: name }, 'slash command failed');
+          return { text: `Sorry, \`/${name}\` failed. The error was logged; try again in a moment.` };
+        });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), deps.ackBudgetMs);
       });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), deps.ackBudgetMs);
-    });
-    const quick = await Promise.race([reply, late]);
-    clearTimeout(timer);
-    const triggerId = parsed.data.trigger_id;
-    if (quick?.form && triggerId) {
+      const quick = await Promise.race([reply, late]);
+      clearTimeout(timer);
+      const triggerId = parsed.data.trigger_id;
+      if (quick?.form && triggerId) {
+        await ack();
+        await deps.scheduleUi
+          .openForm(triggerId, quick.form)
+          .catch((err: unknown) => deps.logger.error({ err }, 'opening the schedule form failed'));
+        return;
+      }
+      if (quick) {
+        await ack(ephemeral(quick));
+        return;
+      }
       await ack();
-      await deps.scheduleUi.openForm(triggerId, quick.form).catch((err: unknown) => deps.logger.error({ err }, 'opening the schedule form failed'));
-      return;
-    }
-    if (quick) {
-      await ack(ephemeral(quick));
-      return;
-    }
-    await ack();
-    await respond(ephemeral(await reply)).catch((err: unknown) => deps.logger.error({ err, command: name }, 'answering a slash command failed'));
-  });
+      await respond(ephemeral(await reply)).catch((err: unknown) =>
+        deps.logger.error({ err, command: name }, 'answering a slash command failed'),
+      );
+    },
+  );
 }

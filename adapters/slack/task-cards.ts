@@ -35,9 +35,17 @@ const cut = (text: string) => (text.length <= MAX_TITLE ? text : `${text.slice(0
  * Errand posts: their special mentions are neutralised.
  */
 export function taskChunkOf(step: RunStep): TaskUpdateChunk {
-  const status = ({ running: 'in_progress', done: 'complete', failed: 'error', waiting: 'pending' } as const)[step.status];
+  const status = ({ running: 'in_progress', done: 'complete', failed: 'error', waiting: 'pending' } as const)[
+    step.status
+  ];
   const title = step.status === 'running' && step.progress ? `${step.title} (${step.progress})` : step.title;
-  return { type: 'task_update', id: step.id, title: cut(neutraliseSpecialMentions(title)), status, ...(step.output ? { output: neutraliseSpecialMentions(step.output) } : {}) };
+  return {
+    type: 'task_update',
+    id: step.id,
+    title: cut(neutraliseSpecialMentions(title)),
+    status,
+    ...(step.output ? { output: neutraliseSpecialMentions(step.output) } : {}),
+  };
 }
 
 export function createTaskCards(): TaskCards {
@@ -57,8 +65,14 @@ export function createTaskCards(): TaskCards {
     },
     close(how) {
       for (const [id, step] of steps) {
-        if (step.status === 'running') steps.set(id, { ...step, status: how === 'done' ? 'done' : 'failed', ...(how === 'stopped' ? { output: 'Stopped' } : {}) });
-        else if (step.status === 'waiting' && how === 'stopped') steps.set(id, { ...step, status: 'failed', output: 'Stopped' });
+        if (step.status === 'running')
+          steps.set(id, {
+            ...step,
+            status: how === 'done' ? 'done' : 'failed',
+            ...(how === 'stopped' ? { output: 'Stopped' } : {}),
+          });
+        else if (step.status === 'waiting' && how === 'stopped')
+          steps.set(id, { ...step, status: 'failed', output: 'Stopped' });
       }
     },
     drop() {

@@ -12,7 +12,9 @@ const pageSchema = z.object({
         .object({
           ts: z.string(),
           bot_id: z.string().optional(),
-          metadata: z.object({ event_type: z.string(), event_payload: z.object({ key: z.string() }).passthrough().optional() }).optional(),
+          metadata: z
+            .object({ event_type: z.string(), event_payload: z.object({ key: z.string() }).passthrough().optional() })
+            .optional(),
         })
         .passthrough(),
     )
@@ -31,17 +33,33 @@ const tsMillis = (ts: string): number => Number(ts) * 1000;
  * taken at once).
  * Outside a thread previews are plain posts with metadata: the key finds them.
  */
-export async function findUnrecordedPreview(deps: PostedLookupDeps, where: { channelId: string; threadTs: string | null }, probe: UnrecordedPreview): Promise<string | null> {
+export async function findUnrecordedPreview(
+  deps: PostedLookupDeps,
+  where: { channelId: string; threadTs: string | null },
+  probe: UnrecordedPreview,
+): Promise<string | null> {
   if (where.threadTs === null) return (await findPostedKeys(deps, where, [probe.key])).get(probe.key) ?? null;
   const me = deps.botId();
   const oldest = (Math.max(0, probe.since) / 1000).toFixed(6);
   let earliest: string | null = null;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const args = { channel: where.channelId, ts: where.threadTs, oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
+    const args = {
+      channel: where.channelId,
+      ts: where.threadTs,
+      oldest,
+      include_all_metadata: true,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    };
     const parsed = pageSchema.parse(await deps.call('conversations.replies', args));
     for (const m of parsed.messages) {
-      if (m.ts === where.threadTs || tsMillis(m.ts) < probe.since || (probe.until !== null && tsMillis(m.ts) >= probe.until)) continue;
+      if (
+        m.ts === where.threadTs ||
+        tsMillis(m.ts) < probe.since ||
+        (probe.until !== null && tsMillis(m.ts) >= probe.until)
+      )
+        continue;
       if (m.bot_id === undefined || (me !== null && m.bot_id !== me)) continue;
       const key = m.metadata?.event_type === OUTBOX_EVENT_TYPE ? m.metadata.event_payload?.key : undefined;
       if (key === probe.key) return m.ts;

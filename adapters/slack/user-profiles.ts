@@ -36,7 +36,8 @@ const isIana = (tz: string): boolean => {
   }
 };
 
-const nonEmpty = (...names: (string | undefined)[]): string | null => names.find((n) => n !== undefined && n.trim() !== '')?.trim() ?? null;
+const nonEmpty = (...names: (string | undefined)[]): string | null =>
+  names.find((n) => n !== undefined && n.trim() !== '')?.trim() ?? null;
 
 /**
  * Users' names and timezones from one `users.info` call: names label history for the model,

@@ -1,7 +1,10 @@
 import type { WorkingStatus } from '../../src/chat/chat-adapter.js';
 import { conversationKey, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { Logger } from '../../src/logger.js';
-import { createWorkingIndicator as createSharedIndicator, type WorkingSignal } from '../../src/chat/working-indicator.js';
+import {
+  createWorkingIndicator as createSharedIndicator,
+  type WorkingSignal,
+} from '../../src/chat/working-indicator.js';
 
 /** The reaction shown on the message that started the work. */
 export const WORKING_REACTION = 'hourglass_flowing_sand';

@@ -9,6 +9,11 @@ export interface Person {
 }
 
 /** Where someone acts: the channel (the parent channel for threads) and whether it is a direct message. */
+/** The person behind an inbound event, as access rules name them. */
+export function personOf(platform: string, userId: string, roles: readonly string[] | undefined): Person {
+  return roles && roles.length > 0 ? { platform, userId, roles } : { platform, userId };
+}
+
 export interface Place {
   readonly platform: string;
   readonly channel: string;
@@ -49,7 +54,14 @@ function keysOf(person: Person): string[] {
 /** Builds the policy from the settings; absent settings give the open policy. */
 export function createAccessPolicy(settings: AccessSettings | undefined): AccessPolicy {
   if (!settings) {
-    return { configured: false, isAdmin: () => false, check: () => ALLOWED, mayCreateChannelSchedules: () => true, mayUse: () => true, adminsOn: () => [] };
+    return {
+      configured: false,
+      isAdmin: () => false,
+      check: () => ALLOWED,
+      mayCreateChannelSchedules: () => true,
+      mayUse: () => true,
+      adminsOn: () => [],
+    };
   }
   const admins = new Set(settings.admins);
   const users = settings.users ? new Set(settings.users) : null;
@@ -64,10 +76,12 @@ export function createAccessPolicy(settings: AccessSettings | undefined): Access
       const listed = users === null || matches(users, person);
       if (place.direct) {
         if (settings.directMessages === 'off') return { allowed: false, reason: 'dm_off' };
-        if (settings.directMessages === 'allowlist' && (users === null || !matches(users, person))) return { allowed: false, reason: 'dm_not_listed' };
+        if (settings.directMessages === 'allowlist' && (users === null || !matches(users, person)))
+          return { allowed: false, reason: 'dm_not_listed' };
         return listed ? ALLOWED : { allowed: false, reason: 'not_listed' };
       }
-      if (channels !== null && !channels.has(`${place.platform}:${place.channel}`)) return { allowed: false, reason: 'channel' };
+      if (channels !== null && !channels.has(`${place.platform}:${place.channel}`))
+        return { allowed: false, reason: 'channel' };
       return listed ? ALLOWED : { allowed: false, reason: 'not_listed' };
     },
     mayCreateChannelSchedules(person) {
@@ -79,7 +93,9 @@ export function createAccessPolicy(settings: AccessSettings | undefined): Access
     adminsOn(platform) {
       return [...admins].flatMap((key) => {
         const [keyPlatform, userId, ...rest] = key.split(':');
-        return keyPlatform === platform && userId !== undefined && userId !== 'role' && rest.length === 0 ? [userId] : [];
+        return keyPlatform === platform && userId !== undefined && userId !== 'role' && rest.length === 0
+          ? [userId]
+          : [];
       });
     },
   };
@@ -95,6 +111,6 @@ export function refusalText(reason: RefusalReason): string {
     case 'dm_off':
       return "Sorry, Errand doesn't take direct messages here. Mention it in a channel where it is enabled.";
     case 'dm_not_listed':
-      return "Sorry, direct messages with Errand are limited to listed people. Ask an admin, or mention it in a channel.";
+      return 'Sorry, direct messages with Errand are limited to listed people. Ask an admin, or mention it in a channel.';
   }
 }

@@ -18,7 +18,7 @@ export interface ScheduleChange {
  * The one rights check every path that changes a schedule goes through (tools, commands, buttons, forms):
  * a schedule that posts into a channel — before or after the change — needs the right to create channel
  * schedules (`access.schedules`); a schedule repeating in a thread is its creator's own. `person` is null for a
- * run without a principal (older than principals): then only what everyone may do is allowed.
+ * run without a principal: then only what everyone may do is allowed.
  */
 export interface ScheduleRights {
   /** Null when allowed; else the sentence to show (on the field, privately, or to the model). */
@@ -35,8 +35,10 @@ export function createScheduleRights(access: AccessPolicy): ScheduleRights {
     refusal(person, { row, after, place }) {
       if (place) {
         for (const channel of new Set([row?.channel, after?.channel].filter((c): c is string => c !== undefined))) {
-          if (!person || !access.check(person, { platform: person.platform, channel, direct: false }).allowed) return "Errand isn't enabled for you in that channel. Choose another channel, or ask an admin.";
-          if (place.memberOf !== null && !place.memberOf.has(channel)) return 'You are not in that channel. Choose a channel you are in.';
+          if (!person || !access.check(person, { platform: person.platform, channel, direct: false }).allowed)
+            return "Errand isn't enabled for you in that channel. Choose another channel, or ask an admin.";
+          if (place.memberOf !== null && !place.memberOf.has(channel))
+            return 'You are not in that channel. Choose a channel you are in.';
         }
       }
       const ownThreadSchedule = row?.target === 'thread' && person !== null && row.createdBy === person.userId;

@@ -5,7 +5,9 @@ export interface AdminPrincipal {
 }
 
 /** How taking a sign-in link went: taken now (single use), or why not. */
-export type TakenLink = { readonly outcome: 'taken'; readonly principal: AdminPrincipal } | { readonly outcome: 'expired' | 'used' | 'unknown' };
+export type TakenLink =
+  | { readonly outcome: 'taken'; readonly principal: AdminPrincipal }
+  | { readonly outcome: 'expired' | 'used' | 'unknown' };
 
 /**
  * Sign-in links and sessions of the web console, by the sha256 of their secrets (never the secrets), in the shared

@@ -24,7 +24,9 @@ export interface ConsoleUser {
   readonly person: Person;
 }
 
-export type Redeemed = { readonly kind: 'signed_in'; readonly sessionSecret: string; readonly user: ConsoleUser } | { readonly kind: 'expired' | 'used' | 'unknown' | 'not_admin' };
+export type Redeemed =
+  | { readonly kind: 'signed_in'; readonly sessionSecret: string; readonly user: ConsoleUser }
+  | { readonly kind: 'expired' | 'used' | 'unknown' | 'not_admin' };
 
 /** Links from `/admin`, and the sessions they open. */
 export interface AdminSignIn {
@@ -52,7 +54,12 @@ export function createAdminSignIn(o: AdminSignInOptions): AdminSignIn {
     async issueLink(person) {
       const secret = newSecret();
       const now = o.now();
-      await o.store.addLink(secretHash(secret), { person: keyOf(person), roles: person.roles ? [...person.roles] : null }, now + LINK_TTL_MS, now);
+      await o.store.addLink(
+        secretHash(secret),
+        { person: keyOf(person), roles: person.roles ? [...person.roles] : null },
+        now + LINK_TTL_MS,
+        now,
+      );
       return `${o.baseUrl()}/admin/sign-in/${secret}`;
     },
     async redeem(linkSecret) {

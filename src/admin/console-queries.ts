@@ -52,7 +52,10 @@ export interface ChannelUsageCell {
 }
 
 /** A person's sign-in to a server, without anything secret (the sealed tokens are never read here). */
-export type ConnectionListing = Pick<McpConnectionRow, 'principal' | 'server' | 'account' | 'scopes' | 'connectedAt' | 'expiresAt'>;
+export type ConnectionListing = Pick<
+  McpConnectionRow,
+  'principal' | 'server' | 'account' | 'scopes' | 'connectedAt' | 'expiresAt'
+>;
 
 /** A conversation with to-dos, and how many of them are open. */
 export interface TodoConversation {

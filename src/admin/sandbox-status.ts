@@ -1,5 +1,6 @@
 /** How the code sandbox stands, in the words the Overview shows. */
-export type SandboxState = { readonly configured: false } | { readonly configured: true; readonly healthy: boolean; readonly summary: string };
+export type SandboxState =
+  { readonly configured: false } | { readonly configured: true; readonly healthy: boolean; readonly summary: string };
 
 /**
  * What the web console asks of the sandbox (DESIGN.md "Running code in a sandbox"). The sandbox implements it where

@@ -21,13 +21,22 @@ export interface PostIntent {
   readonly purpose: PostPurpose;
   readonly text: string;
   readonly mentionUserId?: string;
-  readonly buttons?: readonly { readonly actionId: string; readonly label: string; readonly style?: 'primary' | 'danger' }[];
+  readonly buttons?: readonly {
+    readonly actionId: string;
+    readonly label: string;
+    readonly style?: 'primary' | 'danger';
+  }[];
   /**
    * Built on material private to `owner` in a conversation others read: shown to them alone first, with **Share in
    * thread** / **Keep private**, and posted in the conversation only when they share it (`messageId`: the transcript
    * row of the answer, made public then; null for an update).
    */
   readonly heldFor?: { readonly owner: string; readonly messageId: number | null };
+  /**
+   * A question or approval of a run holding this person's private material, in a conversation others read: shown to
+   * them alone (with its buttons, which answer it from there), never in the conversation itself.
+   */
+  readonly shownTo?: string;
 }
 
 /** The outbox rows one recorded post became (one per platform message), oldest first. */
@@ -47,7 +56,13 @@ export interface RunPosts {
    * instead of posting anew, so the answer appears once; the rows are then marked posted with its
    * message ids.
    */
-  record(conversationId: string, runId: string | null, intent: PostIntent, tx?: Store, stream?: AnswerStream): Promise<PostTicket>;
+  record(
+    conversationId: string,
+    runId: string | null,
+    intent: PostIntent,
+    tx?: Store,
+    stream?: AnswerStream,
+  ): Promise<PostTicket>;
   /**
    * Waits until every row of the ticket is settled. Resolves with the last platform message id, or
    * null when a row failed (logged), `signal` aborted the wait, or the poster stopped; rejects with
@@ -60,7 +75,7 @@ export interface RunPosts {
    * Records durably that a live preview of this run's answer is about to put a message on the platform
    * (once per preview message, not per append), before the post leaves, so a preview cut by a crash can
    * be taken back even when the platform's answer was lost with the process. Never rejects, but for a
-   * run's fenced writes (runtime/fenced-run-writes.ts), which reject a stale owner's preview so it is not
+   * run's fenced writes (runtime/runs/fenced-run-writes.ts), which reject a stale owner's preview so it is not
    * posted. With `tx` (a transaction of `atomically`), the record belongs to that write.
    */
   recordPreview(conversationId: string, runId: string, tx?: Store): Promise<PreviewMessageSlot>;

@@ -2,7 +2,11 @@
 export type ApprovalDecision = 'once' | 'always' | 'deny';
 
 /** The buttons of an approval post, in order; the label is what a click sends back as the answer. */
-export const APPROVAL_OPTIONS: readonly { readonly decision: ApprovalDecision; readonly label: string; readonly style?: 'primary' | 'danger' }[] = [
+export const APPROVAL_OPTIONS: readonly {
+  readonly decision: ApprovalDecision;
+  readonly label: string;
+  readonly style?: 'primary' | 'danger';
+}[] = [
   { decision: 'once', label: 'Allow once', style: 'primary' },
   { decision: 'always', label: 'Always allow here' },
   { decision: 'deny', label: 'Deny', style: 'danger' },

@@ -12,7 +12,10 @@ import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
 /** What a run remembers with: summaries and memories in the store, and the model that writes summaries. */
 export interface RunMemory {
-  readonly store: Pick<MemoryStore, 'summary' | 'saveSummary' | 'search' | 'newest' | 'privateSummary' | 'savePrivateSummary'>;
+  readonly store: Pick<
+    MemoryStore,
+    'summary' | 'saveSummary' | 'search' | 'newest' | 'privateSummary' | 'savePrivateSummary'
+  >;
   /** Writes summaries (COMPACTION_MODEL); absent: older messages are dropped with a note and nothing is summarised. */
   readonly writeSummary?: SummaryWriter;
   /** MEMORY_TOKEN_BUDGET: most tokens of memories in one request. */
@@ -78,11 +81,18 @@ export interface AssembledContext extends BuiltContext {
  * placeholders; the shared summary only ever takes in the placeholders, and what was private to the viewer goes into
  * the viewer's own summary (a second request), which only their runs carry.
  */
-export async function assembleContext(request: AssemblyRequest, deps: AssemblyDeps, compaction: CompactionState): Promise<AssembledContext> {
+export async function assembleContext(
+  request: AssemblyRequest,
+  deps: AssemblyDeps,
+  compaction: CompactionState,
+): Promise<AssembledContext> {
   const { memory } = deps;
   const { viewer } = request;
   const goalText = request.goal ?? '';
-  const memories = memory && request.visibility ? await memoriesForRequest(memory.store, request.visibility, goalText, memory.memoryTokens) : [];
+  const memories =
+    memory && request.visibility
+      ? await memoriesForRequest(memory.store, request.visibility, goalText, memory.memoryTokens)
+      : [];
   const writer = compaction.failed ? undefined : memory?.writeSummary;
   const reserve = memory?.writeSummary ? Math.floor(request.budgetTokens / SUMMARY_SHARE) : 0;
   const charge = async (usage: Parameters<RunBudget['record']>[0] | null) => {
@@ -113,9 +123,20 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
   };
 
   /** Folds `units` (the viewer's private material) into the viewer's own summary, through `throughId`. */
-  const foldPrivate = async (mine: Awaited<ReturnType<typeof build>>['mine'], units: readonly ContextUnit[], throughId: number): Promise<void> => {
+  const foldPrivate = async (
+    mine: Awaited<ReturnType<typeof build>>['mine'],
+    units: readonly ContextUnit[],
+    throughId: number,
+  ): Promise<void> => {
     if (!writer || !memory || viewer === null || units.length === 0) return;
-    const written = await writer({ previous: mine?.summary ?? null, dropped: units, maxTokens: reserve, inputTokens: request.budgetTokens, signal: request.signal, runId: request.runId });
+    const written = await writer({
+      previous: mine?.summary ?? null,
+      dropped: units,
+      maxTokens: reserve,
+      inputTokens: request.budgetTokens,
+      signal: request.signal,
+      runId: request.runId,
+    });
     await charge(written.usage);
     if (written.text === '') throw new Error('the model wrote an empty summary');
     await memory.store.savePrivateSummary(request.conversationId, viewer, mine?.version ?? 0, written.text, throughId);
@@ -123,9 +144,22 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
 
   let first = await build();
   // What fell into the shared summary while it was private to the viewer goes into their own summary once.
-  if (writer && memory && viewer !== null && first.summary && (first.mine?.throughMessageId ?? 0) < first.through && compaction.privateCheckedThrough !== first.through) {
+  if (
+    writer &&
+    memory &&
+    viewer !== null &&
+    first.summary &&
+    (first.mine?.throughMessageId ?? 0) < first.through &&
+    compaction.privateCheckedThrough !== first.through
+  ) {
     compaction.privateCheckedThrough = first.through;
-    const missed = await deps.transcript.privateRows(request.conversationId, viewer, first.mine?.throughMessageId ?? 0, first.through, request.historyRows);
+    const missed = await deps.transcript.privateRows(
+      request.conversationId,
+      viewer,
+      first.mine?.throughMessageId ?? 0,
+      first.through,
+      request.historyRows,
+    );
     if (missed.length > 0) {
       const upTo = missed.length >= request.historyRows ? missed.at(-1)!.id : first.through;
       try {
@@ -133,17 +167,25 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
         first = await build();
       } catch (err) {
         if (request.signal.aborted) return first.context;
-        deps.logger.warn({ err, runId: request.runId }, 'bringing a private summary up to date failed; that material is left out of the context');
+        deps.logger.warn(
+          { err, runId: request.runId },
+          'bringing a private summary up to date failed; that material is left out of the context',
+        );
       }
     }
   }
   if (!writer || !memory) return first.context;
   const { summary, mine, through, window } = first;
   // What to fold in: enough that the newest messages fill only COMPACT_TO of the budget afterwards.
-  const context = first.context.dropped.length > 0 ? first.within(Math.floor(request.budgetTokens * COMPACT_TO)) : first.context;
+  const context =
+    first.context.dropped.length > 0 ? first.within(Math.floor(request.budgetTokens * COMPACT_TO)) : first.context;
   // Rows older than the window that no summary took in yet fell out too (a long thread read in part).
   const windowFull = window.length >= request.historyRows && window.length > 0 && window[0]!.id > through + 1;
-  const older = windowFull ? (await deps.transcript.recent(request.conversationId, request.historyRows, window[0]!.id)).filter((r) => r.id > through) : [];
+  const older = windowFull
+    ? (await deps.transcript.recent(request.conversationId, request.historyRows, window[0]!.id)).filter(
+        (r) => r.id > through,
+      )
+    : [];
   const olderUnits = older.length > 0 ? transcriptUnits(older, null, undefined, viewer) : { units: [], spans: [] };
   const olderShared = olderUnits.units.map((u, i) => olderUnits.spans[i]!.shared ?? u);
   const olderPrivate = olderUnits.units.filter((_, i) => olderUnits.spans[i]!.shared !== undefined);
@@ -151,16 +193,35 @@ export async function assembleContext(request: AssemblyRequest, deps: AssemblyDe
   const newThrough = context.droppedThrough ?? window[0]!.id - 1;
 
   try {
-    const written = await writer({ previous: summary?.summary ?? null, dropped: [...olderShared, ...context.dropped], maxTokens: reserve, inputTokens: request.budgetTokens, signal: request.signal, runId: request.runId });
+    const written = await writer({
+      previous: summary?.summary ?? null,
+      dropped: [...olderShared, ...context.dropped],
+      maxTokens: reserve,
+      inputTokens: request.budgetTokens,
+      signal: request.signal,
+      runId: request.runId,
+    });
     await charge(written.usage);
     if (written.text === '') throw new Error('the model wrote an empty summary');
-    const saved = await memory.store.saveSummary(request.conversationId, summary?.version ?? 0, written.text, newThrough);
-    if (!saved) deps.logger.info({ runId: request.runId }, 'another process extended the conversation summary first; using theirs');
+    const saved = await memory.store.saveSummary(
+      request.conversationId,
+      summary?.version ?? 0,
+      written.text,
+      newThrough,
+    );
+    if (!saved)
+      deps.logger.info(
+        { runId: request.runId },
+        'another process extended the conversation summary first; using theirs',
+      );
     else await foldPrivate(mine, [...olderPrivate, ...context.droppedPrivate], newThrough);
   } catch (err) {
     if (request.signal.aborted) return first.context;
     compaction.failed = true;
-    deps.logger.warn({ err, runId: request.runId }, 'summarising older messages failed; they are left out of the context with a note');
+    deps.logger.warn(
+      { err, runId: request.runId },
+      'summarising older messages failed; they are left out of the context with a note',
+    );
     return first.context;
   }
   return (await build()).context;

@@ -2,7 +2,13 @@ import type { TranscriptRow } from './agent-types.js';
 import type { ImagePart } from '../records/stored-values.js';
 import { cutText, fairCutLevel } from './context-cut.js';
 import type { LlmMessage } from './llm-client.js';
-import { CHARS_PER_TOKEN, IMAGE_TOKENS, estimateMessageTokens, estimateRequestTokens, estimateTokens } from './token-estimate.js';
+import {
+  CHARS_PER_TOKEN,
+  IMAGE_TOKENS,
+  estimateMessageTokens,
+  estimateRequestTokens,
+  estimateTokens,
+} from './token-estimate.js';
 import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
 export interface ContextRequest {
@@ -72,20 +78,24 @@ export const SUMMARY_HEADING = 'Summary of the earlier part of this conversation
 
 function omissionNote(count: number, summarised: boolean): string {
   const left = `${count} older message${count === 1 ? ' was' : 's were'} left out of this conversation to fit the context`;
-  if (count === 0) return `(Older messages of this conversation are not shown: the "${SUMMARY_HEADING}" above says what they said.)`;
+  if (count === 0)
+    return `(Older messages of this conversation are not shown: the "${SUMMARY_HEADING}" above says what they said.)`;
   return summarised ? `(${left}; the "${SUMMARY_HEADING}" above covers what came before them.)` : `(${left}.)`;
 }
 
 function systemContent(request: ContextRequest): string {
   const parts = [request.systemPrompt];
   if (request.memories) parts.push(request.memories);
-  if (request.summary) parts.push(`${SUMMARY_HEADING} (older messages are no longer shown; this is what they said):\n${request.summary}`);
+  if (request.summary)
+    parts.push(`${SUMMARY_HEADING} (older messages are no longer shown; this is what they said):\n${request.summary}`);
   return parts.join('\n\n');
 }
 
 function capResults(unit: ContextUnit, capChars: number): ContextUnit {
   if (!unit.some((m) => m.role === 'tool' && m.content.length > capChars)) return unit;
-  return unit.map((m) => (m.role === 'tool' && m.content.length > capChars ? { ...m, content: cutText(m.content, capChars, 'result') } : m));
+  return unit.map((m) =>
+    m.role === 'tool' && m.content.length > capChars ? { ...m, content: cutText(m.content, capChars, 'result') } : m,
+  );
 }
 
 /**
@@ -123,7 +133,12 @@ export function buildContext(request: ContextRequest): BuiltContext {
   const scale = Math.max(1, request.tokenScale ?? 1);
   const budget = Math.floor(request.budgetTokens / scale);
   const capChars = Math.max(MIN_RESULT_CAP_CHARS, Math.floor(budget / RESULT_SHARE) * CHARS_PER_TOKEN);
-  const { units, goalIndex, spans } = transcriptUnits(request.rows, request.goal, request.pendingToolCallId, request.viewer ?? null);
+  const { units, goalIndex, spans } = transcriptUnits(
+    request.rows,
+    request.goal,
+    request.pendingToolCallId,
+    request.viewer ?? null,
+  );
 
   const system: LlmMessage = { role: 'system', content: systemContent(request) };
   const summaryTokens = request.summary ? estimateTokens(request.summary) : 0;
@@ -131,7 +146,13 @@ export function buildContext(request: ContextRequest): BuiltContext {
   const goalRow = goalIndex >= 0 ? units[goalIndex]![0]! : null;
   const goalText = request.goal ?? goalRow?.content ?? '';
   const goalImages = request.goalImages ?? (goalRow?.role === 'user' ? (goalRow.images ?? []) : []);
-  let remaining = budget - estimateTokens(system.content) - estimateTokens(goalText) - goalImages.length * IMAGE_TOKENS - NOTE_RESERVE_TOKENS - reserve;
+  let remaining =
+    budget -
+    estimateTokens(system.content) -
+    estimateTokens(goalText) -
+    goalImages.length * IMAGE_TOKENS -
+    NOTE_RESERVE_TOKENS -
+    reserve;
 
   const after = units.slice(goalIndex + 1);
   const keptAfter: ContextUnit[] = [];
@@ -175,11 +196,13 @@ export function buildContext(request: ContextRequest): BuiltContext {
   const droppedIndexes: number[] = [];
   for (let i = 0; i < before.length - keptBefore.length; i++) droppedIndexes.push(i);
   for (let i = 0; i <= next; i++) droppedIndexes.push(afterStart + i);
-  const firstKept = keptBefore.length > 0 ? before.length - keptBefore.length : keptAfter.length > 0 ? afterStart + next + 1 : -1;
+  const firstKept =
+    keptBefore.length > 0 ? before.length - keptBefore.length : keptAfter.length > 0 ? afterStart + next + 1 : -1;
   const keptFrom = firstKept >= 0 ? spans[firstKept]!.first : Number.POSITIVE_INFINITY;
   const droppedLast = droppedIndexes.reduce((max, i) => Math.max(max, spans[i]!.last), -1);
 
-  const goalMessage: LlmMessage = goalImages.length > 0 ? { role: 'user', content: goal, images: goalImages } : { role: 'user', content: goal };
+  const goalMessage: LlmMessage =
+    goalImages.length > 0 ? { role: 'user', content: goal, images: goalImages } : { role: 'user', content: goal };
   const messages: LlmMessage[] = [system, ...keptBefore.flat(), goalMessage, ...keptAfter.reverse().flat()];
   return {
     messages,

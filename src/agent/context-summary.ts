@@ -7,7 +7,7 @@ import type { ContextUnit } from './transcript-units.js';
 /** What the model is asked when older messages fall out of a conversation's context. */
 export const SUMMARY_INSTRUCTIONS = [
   'You keep the running summary of a chat conversation between people and Errand, an AI agent working in a Slack or Discord thread.',
-  'The oldest messages no longer fit in Errand\'s context, so you fold them into the summary: Errand will see only your summary in their place.',
+  "The oldest messages no longer fit in Errand's context, so you fold them into the summary: Errand will see only your summary in their place.",
   'Keep every fact, name, number, date, URL, decision, preference, instruction, open question and promise; drop greetings and chatter.',
   'Extend the summary so far with the new messages: keep what it says unless the new messages change it. Write plain, compact sentences.',
   'Reply with the updated summary only.',
@@ -51,8 +51,14 @@ function lineOf(m: LlmMessage): string {
 
 /** The dropped messages as one text, each line cut to a fair share of `maxChars` when they are too long together. */
 export function transcriptText(dropped: readonly ContextUnit[], maxChars: number): string {
-  const lines = dropped.flat().map(lineOf).filter((l) => l !== '');
-  const level = fairCutLevel(lines.map((l) => l.length), maxChars - lines.length);
+  const lines = dropped
+    .flat()
+    .map(lineOf)
+    .filter((l) => l !== '');
+  const level = fairCutLevel(
+    lines.map((l) => l.length),
+    maxChars - lines.length,
+  );
   return lines.map((l) => (l.length > level ? cutText(l, level, 'message') : l)).join('\n');
 }
 
@@ -72,7 +78,13 @@ export function createSummaryWriter(llm: LlmClient, model?: string) {
         content: `Summary so far:\n${request.previous ?? '(none yet)'}\n\nMessages to fold in, oldest first:\n${transcriptText(request.dropped, request.inputTokens * CHARS_PER_TOKEN)}`,
       },
     ];
-    const response = await llm.complete({ messages, tools: [], signal: request.signal, ...(request.runId ? { runId: request.runId } : {}), ...(model ? { model } : {}) });
+    const response = await llm.complete({
+      messages,
+      tools: [],
+      signal: request.signal,
+      ...(request.runId ? { runId: request.runId } : {}),
+      ...(model ? { model } : {}),
+    });
     const text = (response.text ?? '').trim();
     return { text: text.length > maxChars ? cutText(text, maxChars, 'message') : text, usage: response.usage ?? null };
   };

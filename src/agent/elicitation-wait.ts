@@ -21,14 +21,21 @@ export function elicitationOutcomeOf(answer: string | null, source: string, user
 
 /** What the question's post says once a typed reply or the timeout ended the wait (a click's outcome is the desk's). */
 export function elicitationWaitEnded(outcome: Extract<ElicitationOutcome, { kind: 'typed' | 'timeout' }>): string {
-  return outcome.kind === 'timeout' ? '⌛ Nobody answered in time: cancelled.' : '↩️ Closed: a reply in the thread came instead.';
+  return outcome.kind === 'timeout'
+    ? '⌛ Nobody answered in time: cancelled.'
+    : '↩️ Closed: a reply in the thread came instead.';
 }
 
 /**
  * The result the model gets for a call whose question was not answered after a restart: the call is not made
  * again (only an answer is given to the server's repeated question).
  */
-export function unansweredResult(pending: PendingElicitation, outcome: Exclude<ElicitationOutcome, { kind: 'answered' }>, userId: string | null, askTimeoutMs: number): { ok: false; error: string } {
+export function unansweredResult(
+  pending: PendingElicitation,
+  outcome: Exclude<ElicitationOutcome, { kind: 'answered' }>,
+  userId: string | null,
+  askTimeoutMs: number,
+): { ok: false; error: string } {
   const who = userId ?? 'The person you act for';
   const { server, call } = pending;
   const notRun = `so ${call.name} was not completed (it had been interrupted by a restart while ${server} waited for the answer)`;
@@ -38,8 +45,14 @@ export function unansweredResult(pending: PendingElicitation, outcome: Exclude<E
     case 'cancelled':
       return { ok: false, error: `The question ${server} asked was cancelled, ${notRun}.` };
     case 'typed':
-      return { ok: false, error: `${who} did not answer the question ${server} asked, ${notRun}; instead they wrote: ${JSON.stringify(outcome.text)}` };
+      return {
+        ok: false,
+        error: `${who} did not answer the question ${server} asked, ${notRun}; instead they wrote: ${JSON.stringify(outcome.text)}`,
+      };
     case 'timeout':
-      return { ok: false, error: `Nobody answered the question ${server} asked within ${Math.round(askTimeoutMs / 60_000)} minutes, ${notRun}.` };
+      return {
+        ok: false,
+        error: `Nobody answered the question ${server} asked within ${Math.round(askTimeoutMs / 60_000)} minutes, ${notRun}.`,
+      };
   }
 }

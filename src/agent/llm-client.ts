@@ -105,7 +105,10 @@ function toSdkMessage(m: LlmMessage): OpenAI.Chat.ChatCompletionMessageParam {
       if (!m.images || m.images.length === 0) return { role: 'user', content: m.content };
       return {
         role: 'user',
-        content: [{ type: 'text', text: m.content }, ...m.images.map((i) => ({ type: 'image_url' as const, image_url: { url: i.url } }))],
+        content: [
+          { type: 'text', text: m.content },
+          ...m.images.map((i) => ({ type: 'image_url' as const, image_url: { url: i.url } })),
+        ],
       };
     case 'tool':
       // Framed as data here, as it leaves: the transcript and the context's cuts keep the tool's own JSON.
@@ -132,7 +135,13 @@ function requestFailure(err: unknown): ModelRequestFailure {
   if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout' };
   if (err instanceof OpenAI.APIConnectionError) return { kind: 'connection', error: err };
   if (err instanceof OpenAI.APIError) {
-    return { kind: 'status', status: err.status ?? 0, body: err.error, text: err.message, retryAfter: err.headers?.get?.('retry-after') ?? null };
+    return {
+      kind: 'status',
+      status: err.status ?? 0,
+      body: err.error,
+      text: err.message,
+      retryAfter: err.headers?.get?.('retry-after') ?? null,
+    };
   }
   return { kind: 'other', error: err };
 }
@@ -168,7 +177,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
    * to `onText` at once. `shown` is set once text was passed on: a failure after that is not
    * retried, or the text shown so far would be shown again.
    */
-  const streamOnce = async (body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, request: LlmRequest, shown: { value: boolean }): Promise<LlmResponse> => {
+  const streamOnce = async (
+    body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    request: LlmRequest,
+    shown: { value: boolean },
+  ): Promise<LlmResponse> => {
     const assembly = new StreamAssembly(body.model);
     let answering = false;
     /** A stop after the endpoint began answering: the tokens were spent, so the abort carries what to charge for them. */
@@ -177,7 +190,10 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
     };
     try {
       await withRequestSignal(request.signal, async (signal) => {
-        const stream = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+        const stream = await sdk.chat.completions.create(
+          { ...body, stream: true, stream_options: { include_usage: true } },
+          { signal },
+        );
         answering = true;
         for await (const raw of stream) {
           const chunk = completionChunkSchema.safeParse(raw);
@@ -211,7 +227,12 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
             messages: messages.map(toSdkMessage),
             ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
             ...(tools.length > 0
-              ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+              ? {
+                  tools: tools.map((t) => ({
+                    type: 'function' as const,
+                    function: { name: t.name, description: t.description, parameters: t.parameters },
+                  })),
+                }
               : {}),
           };
           if (options.stream) return await streamOnce(body, request, shown);
@@ -223,18 +244,31 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
           const finishReasons = parsed.data.choices.flatMap((c) => (c.finish_reason ? [c.finish_reason] : []));
           return {
             text: message.content ?? null,
-            toolCalls: (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+            toolCalls: (message.tool_calls ?? []).map((c) => ({
+              id: c.id,
+              name: c.function.name,
+              arguments: c.function.arguments,
+            })),
             ...(usage ? { usage } : {}),
             ...(parsed.data.model ? { responseModel: parsed.data.model } : {}),
             ...(finishReasons.length > 0 ? { finishReasons } : {}),
           };
         } catch (err) {
-          if (signal.aborted || err instanceof OpenAI.APIUserAbortError) throw err instanceof RunAbortedError ? err : new RunAbortedError();
+          if (signal.aborted || err instanceof OpenAI.APIUserAbortError)
+            throw err instanceof RunAbortedError ? err : new RunAbortedError();
           if (err instanceof ModelError) throw err;
-          const c = describeModelFailure(requestFailure(err), { url: endpointUrl, apiKey: options.apiKey, model, timeoutMs: options.timeoutMs });
+          const c = describeModelFailure(requestFailure(err), {
+            url: endpointUrl,
+            apiKey: options.apiKey,
+            model,
+            timeoutMs: options.timeoutMs,
+          });
           const last = !c.transient || attempt >= retries || shown.value;
           const operatorHint = attempt > 0 ? `${c.operatorHint} (after ${attempt + 1} attempts)` : c.operatorHint;
-          options.logger?.[last ? 'error' : 'warn']({ status: c.status, attempt: attempt + 1, model, transient: c.transient }, operatorHint);
+          options.logger?.[last ? 'error' : 'warn'](
+            { status: c.status, attempt: attempt + 1, model, transient: c.transient },
+            operatorHint,
+          );
           if (last) throw new ModelError(c.userText, c.transient, { cause: err, operatorHint });
           await sleep(c.retryAfterMs ?? backoff(attempt), signal);
         }

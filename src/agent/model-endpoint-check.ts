@@ -42,7 +42,8 @@ export async function checkModelEndpoint(options: ModelEndpointCheckOptions): Pr
     return `Could not reach the model endpoint at ${base} (${networkCode(err)}); check OPENAI_BASE_URL and the network.`;
   }
   if (!response.ok) await response.body?.cancel().catch(() => undefined);
-  if (response.status === 401 || response.status === 403) return `The model endpoint ${base} rejected the API key (HTTP ${response.status}); check OPENAI_API_KEY.`;
+  if (response.status === 401 || response.status === 403)
+    return `The model endpoint ${base} rejected the API key (HTTP ${response.status}); check OPENAI_API_KEY.`;
   if (response.status === 404) {
     return /\/v1$/.test(base)
       ? `The model endpoint answered 404 for ${url}; check OPENAI_BASE_URL (it may not be an OpenAI-compatible API).`
@@ -50,7 +51,8 @@ export async function checkModelEndpoint(options: ModelEndpointCheckOptions): Pr
   }
   if (!response.ok) return `The model endpoint ${url} answered HTTP ${response.status}; check OPENAI_BASE_URL.`;
   const parsed = modelListSchema.safeParse(await response.json().catch(() => null));
-  if (!parsed.success) return `${url} did not answer with an OpenAI model list; check that OPENAI_BASE_URL points at an OpenAI-compatible API.`;
+  if (!parsed.success)
+    return `${url} did not answer with an OpenAI model list; check that OPENAI_BASE_URL points at an OpenAI-compatible API.`;
   const ids = parsed.data.data.map((m) => m.id);
   if (ids.length > 0 && !ids.includes(options.model)) {
     const some = ids.slice(0, 5).join(', ');

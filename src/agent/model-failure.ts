@@ -146,7 +146,12 @@ export function describeModelFailure(failure: ModelRequestFailure, endpoint: Mod
     const said = endpointSays(failure, endpoint.apiKey);
     const statusText = `HTTP ${status}${said ? `: ${said}` : ''}`;
     const transient = status === 408 || status === 409 || status === 429 || status >= 500;
-    const userText = status === 429 ? `the model service is busy right now (${statusText})` : transient ? `the model service answered with an error (${statusText})` : `the model service refused the request (${statusText})`;
+    const userText =
+      status === 429
+        ? `the model service is busy right now (${statusText})`
+        : transient
+          ? `the model service answered with an error (${statusText})`
+          : `the model service refused the request (${statusText})`;
     const check =
       status === 401 || status === 403
         ? 'check OPENAI_API_KEY'
@@ -157,8 +162,21 @@ export function describeModelFailure(failure: ModelRequestFailure, endpoint: Mod
             : transient
               ? "check the endpoint's health"
               : 'check OPENAI_MODEL and OPENAI_MAX_TOKENS';
-    return { ...http, transient, userText, operatorHint: `the model endpoint ${where} answered ${statusText}; ${check}` };
+    return {
+      ...http,
+      transient,
+      userText,
+      operatorHint: `the model endpoint ${where} answered ${statusText}; ${check}`,
+    };
   }
-  const message = withoutSecrets(failure.error instanceof Error ? failure.error.message : String(failure.error), endpoint.apiKey);
-  return { ...base, transient: false, userText: 'the model request failed', operatorHint: `the model request to ${where} failed: ${message}` };
+  const message = withoutSecrets(
+    failure.error instanceof Error ? failure.error.message : String(failure.error),
+    endpoint.apiKey,
+  );
+  return {
+    ...base,
+    transient: false,
+    userText: 'the model request failed',
+    operatorHint: `the model request to ${where} failed: ${message}`,
+  };
 }

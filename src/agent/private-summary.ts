@@ -23,7 +23,10 @@ export function privateRowUnits(rows: readonly TranscriptRow[]): ContextUnit[] {
     if (row.role === 'tool') units.push([{ role: 'tool', toolCallId: row.toolCallId ?? 'call', content }]);
     else if (row.role === 'assistant') {
       const calls = Array.isArray(row.toolCalls) ? row.toolCalls : [];
-      if (content !== '' || calls.length > 0) units.push([{ role: 'assistant', content: row.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) } as LlmMessage]);
+      if (content !== '' || calls.length > 0)
+        units.push([
+          { role: 'assistant', content: row.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) } as LlmMessage,
+        ]);
     } else if (content !== '') units.push([{ role: 'user', content }]);
   }
   return units;

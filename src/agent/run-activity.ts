@@ -39,7 +39,11 @@ const CONTROL_TOOLS: ReadonlySet<string> = new Set(['send_update', 'ask_user', '
 /** The activity of running one tool call (`callId`: the step it starts, unless the tool is a control tool). */
 export function activityOfTool(toolName: string, callId?: string): RunActivity {
   const step = callId && !CONTROL_TOOLS.has(toolName);
-  return { activity: READING_TOOLS.has(toolName) ? 'reading' : 'tool', toolName, ...(step ? { step: { id: callId, status: 'running' } } : {}) };
+  return {
+    activity: READING_TOOLS.has(toolName) ? 'reading' : 'tool',
+    toolName,
+    ...(step ? { step: { id: callId, status: 'running' } } : {}),
+  };
 }
 
 /**
@@ -49,10 +53,16 @@ export function activityOfTool(toolName: string, callId?: string): RunActivity {
 export function activityOfEndedTool(toolName: string, callId: string, result: unknown): RunActivity {
   const r = typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {};
   const failed = r.ok === false;
-  const said = failed ? r.error : (['note', 'summary', 'text', 'content'].map((k) => r[k]).find((v) => typeof v === 'string') ?? (typeof result === 'string' ? result : undefined));
+  const said = failed
+    ? r.error
+    : (['note', 'summary', 'text', 'content'].map((k) => r[k]).find((v) => typeof v === 'string') ??
+      (typeof result === 'string' ? result : undefined));
   const output = typeof said === 'string' && said.trim() !== '' ? stepText(said) : undefined;
   if (CONTROL_TOOLS.has(toolName)) return activityOfTool(toolName);
-  return { ...activityOfTool(toolName), step: { id: callId, status: failed ? 'failed' : 'done', ...(output ? { output } : {}) } };
+  return {
+    ...activityOfTool(toolName),
+    step: { id: callId, status: failed ? 'failed' : 'done', ...(output ? { output } : {}) },
+  };
 }
 
 /** The step a report is part of, as people see it (null for a model call). */
@@ -61,9 +71,20 @@ export function runStepOf(a: RunActivity): RunStep | null {
   const tool = a.toolName ?? 'a tool';
   const server = tool.split('__')[0];
   const waitingFor = a.step.waitingFor;
-  const waiting = waitingFor === 'connect' ? `Waiting for you to connect ${server}` : waitingFor === 'answer' ? `Waiting for you to answer ${server}` : `Waiting for approval to run ${tool}`;
+  const waiting =
+    waitingFor === 'connect'
+      ? `Waiting for you to connect ${server}`
+      : waitingFor === 'answer'
+        ? `Waiting for you to answer ${server}`
+        : `Waiting for approval to run ${tool}`;
   const title = a.step.status === 'waiting' ? waiting : (READING_TOOLS.get(tool) ?? `Running ${tool}`);
-  return { id: a.step.id, title, status: a.step.status, ...(a.step.output ? { output: a.step.output } : {}), ...(a.step.progress ? { progress: stepText(a.step.progress) } : {}) };
+  return {
+    id: a.step.id,
+    title,
+    status: a.step.status,
+    ...(a.step.output ? { output: a.step.output } : {}),
+    ...(a.step.progress ? { progress: stepText(a.step.progress) } : {}),
+  };
 }
 
 /** Least time between two progress updates of a run's step on the platform (each one is a platform call). */
@@ -81,7 +102,12 @@ export interface ProgressReports {
  * Progress of tool call `callId` as its step (still running, with the tool's words), at most once per
  * PROGRESS_EVERY_MS: a server reporting every few milliseconds costs the platform one update a second.
  */
-export function progressReports(report: ActivityReport, toolName: string, callId: string, now: () => number): ProgressReports {
+export function progressReports(
+  report: ActivityReport,
+  toolName: string,
+  callId: string,
+  now: () => number,
+): ProgressReports {
   let last = Number.NEGATIVE_INFINITY;
   let ended = false;
   return {

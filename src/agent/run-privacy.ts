@@ -15,12 +15,14 @@ export interface RunPrivacy {
   obtained(): void;
   /** Whether its posts are held for the principal's choice now (private, and others read the conversation). */
   readonly holdsPosts: boolean;
+  /** Whether people besides the principal read the conversation. */
+  readonly othersRead: boolean;
   /** An answer or update as the run records it: held for the principal (with the transcript row it came from) when `holdsPosts`. */
   intent(purpose: 'answer' | 'update', text: string, messageId: number | null): PostIntent;
 }
 
 /**
- * The privacy of one execution of a run. `principal` is its principal's user id (null: a run older than principals,
+ * The privacy of one execution of a run. `principal` is its principal's user id (null: a run that names nobody,
  * whose results cannot be anyone's: nothing is marked); `othersRead`: people besides the principal read the
  * conversation (a channel, its threads, a group DM), so a private answer needs its owner's consent to be posted.
  */
@@ -36,6 +38,7 @@ export function runPrivacy(principal: string | null, othersRead: boolean): RunPr
     get holdsPosts() {
       return isPrivate && othersRead;
     },
+    othersRead,
     intent(purpose, text, messageId) {
       return privacy.holdsPosts ? { purpose, text, heldFor: { owner: principal!, messageId } } : { purpose, text };
     },

@@ -10,7 +10,13 @@ import { skillsSection } from './skills-prompt.js';
  * Tools a skill's `allowed-tools` never takes away: the run's control tools (DESIGN.md's tools table) and the skill
  * tools themselves, so a run that follows a skill can still report, ask, finish and read the skill's files.
  */
-export const ALWAYS_OFFERED: ReadonlySet<string> = new Set(['send_update', 'ask_user', 'task_complete', 'use_skill', 'read_skill_file']);
+export const ALWAYS_OFFERED: ReadonlySet<string> = new Set([
+  'send_update',
+  'ask_user',
+  'task_complete',
+  'use_skill',
+  'read_skill_file',
+]);
 
 /**
  * The skills of one run: those enabled in its channel (pinned, folder unchanged), the system prompt's section that
@@ -46,7 +52,12 @@ function allows(patterns: readonly string[], tool: string): boolean {
 }
 
 /** Builds one run's skills. `sandbox`: whether a sandbox that runs `run_code` is available in this installation. */
-export function createRunSkills(enabled: readonly EnabledSkill[], prompt: string, mounts: SkillMounts, sandbox: () => boolean): RunSkills {
+export function createRunSkills(
+  enabled: readonly EnabledSkill[],
+  prompt: string,
+  mounts: SkillMounts,
+  sandbox: () => boolean,
+): RunSkills {
   const byName = new Map(enabled.map((e) => [e.skill.name, e.skill]));
   const followed: string[] = [];
   /** Each followed skill's allowed-tools; the run offers what all of them allow. */
@@ -64,7 +75,9 @@ export function createRunSkills(enabled: readonly EnabledSkill[], prompt: string
     followed: () => followed,
     offers: (tool) => ALWAYS_OFFERED.has(tool) || limits.every((l) => allows(l.patterns, tool)),
     refusal(tool) {
-      const by = limits.filter((l) => !allows(l.patterns, tool)).map((l) => `${l.skill} (allowed-tools: ${l.patterns.join(' ') || 'none'})`);
+      const by = limits
+        .filter((l) => !allows(l.patterns, tool))
+        .map((l) => `${l.skill} (allowed-tools: ${l.patterns.join(' ') || 'none'})`);
       return `"${tool}" is not offered while you follow ${by.join(' and ')}: use the tools that skill allows, or finish with task_complete and say what else is needed.`;
     },
     sandbox,
@@ -137,7 +150,12 @@ export function createRunSkillsSource(deps: RunSkillsSourceDeps): RunSkillsSourc
       const enabled = await deps.library.enabledFor(request.conversation);
       if (enabled.length === 0) return null;
       const run = createRunSkills(enabled, skillsSection(enabled, deps.tokenBudget), deps.mounts, sandbox);
-      if (request.resumed) for (const name of followedInTranscript(await request.transcript.recent(request.conversationId, RESUME_ROWS), request.runId)) run.follow(name);
+      if (request.resumed)
+        for (const name of followedInTranscript(
+          await request.transcript.recent(request.conversationId, RESUME_ROWS),
+          request.runId,
+        ))
+          run.follow(name);
       return run;
     },
   };

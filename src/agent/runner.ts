@@ -97,12 +97,26 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   const viewer = principal?.userId ?? input.toolContext.userId;
   const privacy = runPrivacy(viewer, input.othersRead === true);
   // A resumed run that had taken in private material before it was parked is private still.
-  if (input.resume && (await deps.transcript.recent(conversationId, deps.historyRows ?? 400)).some((r) => r.runId === runId && r.privateTo !== null)) privacy.obtained();
+  if (
+    input.resume &&
+    (await deps.transcript.recent(conversationId, deps.historyRows ?? 400)).some(
+      (r) => r.runId === runId && r.privateTo !== null,
+    )
+  )
+    privacy.obtained();
 
   if (input.resume) {
     const offered = new Set(deps.tools.specsFor(input.toolContext).map((t) => t.name));
     const step = resumedStep(input.resume, deps.askTimeoutMs, input.approverId ?? null, (tool) => offered.has(tool));
-    if (step.skipped) await deps.transcript.append({ conversationId, runId, role: 'tool', content: JSON.stringify(step.skipped.result), toolCallId: step.skipped.callId, privateTo: privacy.privateTo });
+    if (step.skipped)
+      await deps.transcript.append({
+        conversationId,
+        runId,
+        role: 'tool',
+        content: JSON.stringify(step.skipped.result),
+        toolCallId: step.skipped.callId,
+        privateTo: privacy.privateTo,
+      });
     const resumed = await runToolCalls(
       {
         runId,
@@ -161,11 +175,21 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     let response;
     const offered = deps.tools.specsFor(input.toolContext);
     try {
-      response = await deps.llm.complete({ messages: context.messages, tools: offered, signal, onText: preview.onText, runId, ...(input.model ? { model: input.model } : {}) });
+      response = await deps.llm.complete({
+        messages: context.messages,
+        tools: offered,
+        signal,
+        onText: preview.onText,
+        runId,
+        ...(input.model ? { model: input.model } : {}),
+      });
     } catch (err) {
       await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');
       // A request stopped mid-answer was still spent: charged with the usage it carries (estimated when none came).
-      if (err instanceof StoppedRequestError) await input.budget?.record(stoppedRequestCharge(err, { messages: context.messages, tools: offered })).catch((e: unknown) => deps.logger.warn({ err: e, runId }, 'charging a stopped model request failed'));
+      if (err instanceof StoppedRequestError)
+        await input.budget
+          ?.record(stoppedRequestCharge(err, { messages: context.messages, tools: offered }))
+          .catch((e: unknown) => deps.logger.warn({ err: e, runId }, 'charging a stopped model request failed'));
       if (isAbort(err, signal)) return { kind: 'aborted' };
       if (err instanceof ModelError) return { kind: 'failed', reason: err.message, transient: err.transient };
       throw err;
@@ -184,7 +208,8 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     if (blank) {
       // A blank reply answers nobody: ask once more, then give up visibly rather than "complete" in silence.
       steps++;
-      if (++blankReplies >= 2) return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
+      if (++blankReplies >= 2)
+        return { kind: 'failed', reason: 'the model sent an empty answer twice', transient: false };
       deps.logger.warn({ runId }, 'the model sent an empty answer; asking again');
       continue;
     }
@@ -194,8 +219,23 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
       ticket = await deps.posts.atomically(async (tx) => {
         steps = await tx.runs.countStep(runId);
         if (usage) await input.budget?.record(usage, tx);
-        const row = await tx.transcript.append({ conversationId, runId, role: 'assistant', content: text, toolCalls: response.toolCalls, privateTo: privacy.privateTo });
-        return text ? deps.posts.record(conversationId, runId, privacy.intent('answer', text, row), tx, preview.stream() ?? undefined) : [];
+        const row = await tx.transcript.append({
+          conversationId,
+          runId,
+          role: 'assistant',
+          content: text,
+          toolCalls: response.toolCalls,
+          privateTo: privacy.privateTo,
+        });
+        return text
+          ? deps.posts.record(
+              conversationId,
+              runId,
+              privacy.intent('answer', text, row),
+              tx,
+              preview.stream() ?? undefined,
+            )
+          : [];
       });
     } catch (err) {
       // Not recorded (a failed write, or refused because another process owns the run now): its preview goes too.
@@ -204,9 +244,24 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     }
     await awaitPost(ticket);
     // The task's result is shown to anyone (`/tasks`, list_tasks): never the text of a private answer.
-    if (response.toolCalls.length === 0) return { kind: 'completed', summary: privacy.privateTo !== null && text !== null ? PRIVATE_RESULT_SUMMARY : text };
+    if (response.toolCalls.length === 0)
+      return {
+        kind: 'completed',
+        summary: privacy.privateTo !== null && text !== null ? PRIVATE_RESULT_SUMMARY : text,
+      };
 
-    const stepOutcome = await runToolCalls({ runId, calls: response.toolCalls, context: input.toolContext, signal, awaitPost, approverId: input.approverId ?? null, privacy }, deps);
+    const stepOutcome = await runToolCalls(
+      {
+        runId,
+        calls: response.toolCalls,
+        context: input.toolContext,
+        signal,
+        awaitPost,
+        approverId: input.approverId ?? null,
+        privacy,
+      },
+      deps,
+    );
     if (stepOutcome) return stepOutcome;
   }
 }

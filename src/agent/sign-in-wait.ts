@@ -28,7 +28,16 @@ export function signInWait(input: {
   const { server, call, remaining, completeSummary, userId } = input;
   const signIn: PendingSignIn = { server, call, remaining, completeSummary };
   const question = signInWaitText(server);
-  const pending: PendingQuestion = { id: newQuestionId(), signIn, question, options: [], toolCallId: call.id, askedAt: input.now, messageId: null, userId };
+  const pending: PendingQuestion = {
+    id: newQuestionId(),
+    signIn,
+    question,
+    options: [],
+    toolCallId: call.id,
+    askedAt: input.now,
+    messageId: null,
+    userId,
+  };
   return { pending, intent: { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}) } };
 }
 
@@ -61,7 +70,12 @@ export function signInWaitEnded(outcome: SignInOutcome): string {
  * The result the model gets for a call whose sign-in wait ended without a connection. Fixed wording for a
  * person who never connected (DESIGN.md): "<person> has not connected <server>".
  */
-export function notSignedInResult(signIn: PendingSignIn, outcome: Exclude<SignInOutcome, { kind: 'connected' }>, userId: string | null, askTimeoutMs: number): { ok: false; error: string } {
+export function notSignedInResult(
+  signIn: PendingSignIn,
+  outcome: Exclude<SignInOutcome, { kind: 'connected' }>,
+  userId: string | null,
+  askTimeoutMs: number,
+): { ok: false; error: string } {
   const who = userId ?? 'The person you act for';
   const { server, call } = signIn;
   const notRun = `so ${call.name} was not run`;
@@ -69,10 +83,19 @@ export function notSignedInResult(signIn: PendingSignIn, outcome: Exclude<SignIn
     case 'denied':
       return { ok: false, error: `${who} declined to connect ${server}, ${notRun}. Go on without ${server}.` };
     case 'failed':
-      return { ok: false, error: `${who} has not connected ${server}: its sign-in service failed, ${notRun}. Go on without it or try again later.` };
+      return {
+        ok: false,
+        error: `${who} has not connected ${server}: its sign-in service failed, ${notRun}. Go on without it or try again later.`,
+      };
     case 'typed':
-      return { ok: false, error: `${who} has not connected ${server}, ${notRun}; instead they wrote: ${JSON.stringify(outcome.text)}` };
+      return {
+        ok: false,
+        error: `${who} has not connected ${server}, ${notRun}; instead they wrote: ${JSON.stringify(outcome.text)}`,
+      };
     case 'timeout':
-      return { ok: false, error: `${who} has not connected ${server} (no sign-in within ${Math.round(askTimeoutMs / 60_000)} minutes), ${notRun}. Go on without ${server}.` };
+      return {
+        ok: false,
+        error: `${who} has not connected ${server} (no sign-in within ${Math.round(askTimeoutMs / 60_000)} minutes), ${notRun}. Go on without ${server}.`,
+      };
   }
 }

@@ -16,7 +16,12 @@ export const usageSchema = z
 export function usageOf(raw: z.infer<typeof usageSchema>, model: string): LlmUsage | undefined {
   if (!raw) return undefined;
   const cached = raw.prompt_tokens_details?.cached_tokens;
-  return { promptTokens: raw.prompt_tokens, completionTokens: raw.completion_tokens, ...(typeof cached === 'number' ? { cachedTokens: cached } : {}), model };
+  return {
+    promptTokens: raw.prompt_tokens,
+    completionTokens: raw.completion_tokens,
+    ...(typeof cached === 'number' ? { cachedTokens: cached } : {}),
+    model,
+  };
 }
 
 /**
@@ -106,7 +111,9 @@ export class StreamAssembly {
 
   /** The assembled answer; tool calls in index order. */
   result(): LlmResponse {
-    const toolCalls: StoredToolCall[] = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    const toolCalls: StoredToolCall[] = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, c]) => ({ id: c.id, name: c.name, arguments: c.arguments }));
     return {
       text: this.sawText && this.text !== '' ? this.text : null,
       toolCalls,

@@ -12,6 +12,7 @@ const MAX_SCALE = 8;
  * missing usage can only make the context smaller, never too big.
  */
 export function calibrateTokenScale(previous: number, estimatedTokens: number, usage: LlmUsage | undefined): number {
-  if (!usage || !Number.isFinite(usage.promptTokens) || usage.promptTokens <= 0 || estimatedTokens <= 0) return previous;
+  if (!usage || !Number.isFinite(usage.promptTokens) || usage.promptTokens <= 0 || estimatedTokens <= 0)
+    return previous;
   return Math.min(MAX_SCALE, Math.max(1, usage.promptTokens / estimatedTokens));
 }

@@ -33,7 +33,10 @@ export function estimateMessageTokens(message: LlmMessage): number {
   if (message.role === 'tool') tokens += Math.ceil(TOOL_RESULT_FRAME_LENGTH / CHARS_PER_TOKEN);
   if (message.role === 'user' && message.images) tokens += message.images.length * IMAGE_TOKENS;
   if (message.role === 'assistant' && message.toolCalls) {
-    for (const call of message.toolCalls) tokens += Math.ceil((call.id.length + call.name.length + call.arguments.length) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
+    for (const call of message.toolCalls)
+      tokens +=
+        Math.ceil((call.id.length + call.name.length + call.arguments.length) / CHARS_PER_TOKEN) +
+        MESSAGE_OVERHEAD_TOKENS;
   }
   return tokens;
 }

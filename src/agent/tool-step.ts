@@ -1,61 +1,18 @@
 import { answerActionId } from '../chat/action-id.js';
-import { codeBlock } from '../chat/code-fence.js';
-import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
-import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { PostIntent, PostTicket, RunPosts } from './agent-types.js';
+import type { PostIntent } from './agent-types.js';
 import type { PendingQuestion, StoredToolCall } from '../records/stored-values.js';
-import { activityOfEndedTool, activityOfTool, progressReports, type ActivityReport, type RunActivity } from './run-activity.js';
+import { activityOfEndedTool, activityOfTool, progressReports, type RunActivity } from './run-activity.js';
 import { isTargetGone } from '../errors.js';
-import type { RunStore } from '../runs/run-store.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import { newQuestionId } from './question-identity.js';
 import { signInWait } from './sign-in-wait.js';
 import type { RunOutcome } from './run-outcome.js';
-import type { ToolRegistry } from './tools/tool-registry.js';
-import type { ShownArguments, ToolContext, ToolEffect, ToolOutcome } from './tools/tool.js';
+import type { ToolEffect, ToolOutcome } from './tools/tool.js';
 import { PRIVATE_RESULT_SUMMARY, runPrivacy, type RunPrivacy } from './run-privacy.js';
+import { approvalText } from './approval-text.js';
+import type { ToolStepDeps, ToolStepInput } from './tool-step-types.js';
 
-export interface ToolStepDeps {
-  tools: ToolRegistry;
-  transcript: TranscriptStore;
-  runs: RunStore;
-  grants: ToolGrantStore;
-  askTimeoutMs: number;
-  posts: RunPosts;
-  now(): number;
-  /** Told what the run does next (model call, tool, question), for the platform's status line; absent: nobody listens. */
-  activity?: ActivityReport;
-  /** True once the process is shutting down (or lost the run to another): a call the abort cut short is left without a result. */
-  shuttingDown?: () => boolean;
-  /**
-   * Rejects (RunFencedError) when another process took the run over: asked before each tool call, so a process
-   * that stalled past its lease does not add a to-do, remember, schedule or write through an MCP server for a
-   * run that is no longer its own. Absent: the run cannot be taken over.
-   */
-  confirmHeld?: () => Promise<void>;
-}
-
-/**
- * Waits for a run's recorded post to be delivered: the platform id, or null when it failed (logged)
- * or the run stopped waiting; throws TargetGoneError when the place is gone for good.
- */
-export type AwaitPost = (ticket: PostTicket) => Promise<string | null>;
-
-export interface ToolStepInput {
-  runId: string;
-  calls: readonly StoredToolCall[];
-  context: ToolContext;
-  signal: AbortSignal;
-  awaitPost: AwaitPost;
-  /** The call a person just allowed: it runs without asking again. */
-  approvedCallId?: string;
-  /** A task_complete summary from earlier in the same step (a step resumed after an approval). */
-  completeSummary?: string | null;
-  /** Who decides approvals: the requester (or, for a scheduled run, whoever created the schedule). */
-  approverId: string | null;
-  /** Whether the run holds private material (rows it writes are then private, its updates held); absent: it holds none. */
-  privacy?: RunPrivacy;
-}
+export type { AwaitPost, ToolStepDeps, ToolStepInput } from './tool-step-types.js';
 
 /** What a step shows of a call's result (task cards, step lines): nothing of one that is private. */
 function shownResult(outcome: ToolOutcome, hidden: boolean): unknown {
@@ -63,46 +20,9 @@ function shownResult(outcome: ToolOutcome, hidden: boolean): unknown {
   return outcome.result.ok ? { ok: true } : { ok: false, error: '' };
 }
 
-/**
- * Arguments up to this size are shown whole: the outbox splits the post over as many platform messages
- * as it takes (each with its part of the code block, the buttons on the last). Past it, a head and a
- * tail with the count of what is between: a post nobody can read through is no better review.
- */
-export const MAX_ARGS_SHOWN = 12_000;
-const TAIL_SHOWN = 4_000;
-
-/** A cut position moved back off the middle of a surrogate pair, so no half emoji is shown. */
-function cutAt(text: string, at: number): number {
-  const code = text.charCodeAt(at - 1);
-  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
-}
-
-/**
- * The approval question: the tool and its arguments (pretty-printed when they are JSON) in a code
- * block they cannot close (src/chat/code-fence.ts), whole up to MAX_ARGS_SHOWN characters.
- */
-export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments'>, shown?: ShownArguments): string {
-  let args = call.arguments.trim() || '{}';
-  let info = '';
-  try {
-    args = JSON.stringify(JSON.parse(args), null, 2);
-    info = 'json';
-  } catch {
-    // shown as the model wrote it
-  }
-  if (shown) ({ text: args, info } = shown);
-  const ask = 'Allow it? Reply **allow** (once), **always** (this tool in this conversation) or **deny**.';
-  if (args.length <= MAX_ARGS_SHOWN) return `🔐 **Approval needed:** I want to run \`${tool}\` with:\n${codeBlock(args, info)}\n${ask}`;
-  const headEnd = cutAt(args, MAX_ARGS_SHOWN - TAIL_SHOWN);
-  const tailStart = cutAt(args, args.length - TAIL_SHOWN);
-  const n = (count: number) => count.toLocaleString('en-US');
-  return [
-    `🔐 **Approval needed:** I want to run \`${tool}\` with arguments of ${n(args.length)} characters, too long to show whole: here are the first ${n(headEnd)} and the last ${n(args.length - tailStart)}.`,
-    codeBlock(args.slice(0, headEnd), info),
-    `*… ${n(tailStart - headEnd)} characters not shown …*`,
-    codeBlock(args.slice(tailStart), info),
-    ask,
-  ].join('\n');
+/** A question or approval of a run whose posts are held (its private material, others reading): to its principal alone. */
+function askedPrivately(privacy: RunPrivacy): { shownTo?: string } {
+  return privacy.holdsPosts && privacy.privateTo !== null ? { shownTo: privacy.privateTo } : {};
 }
 
 /**
@@ -111,7 +31,13 @@ export function approvalText(tool: string, call: Pick<StoredToolCall, 'arguments
  * poster records its message id on the run. When the place is gone for good the run is unparked
  * before the error goes on, so no question waits where nobody can see it.
  */
-async function parkAndAsk(input: ToolStepInput, deps: ToolStepDeps, pending: PendingQuestion, intent: PostIntent, waiting: RunActivity = { activity: 'waiting' }): Promise<RunOutcome> {
+async function parkAndAsk(
+  input: ToolStepInput,
+  deps: ToolStepDeps,
+  pending: PendingQuestion,
+  intent: PostIntent,
+  waiting: RunActivity = { activity: 'waiting' },
+): Promise<RunOutcome> {
   const { runId } = input;
   deps.activity?.(waiting);
   const ticket = await deps.posts.atomically(async (tx) => {
@@ -159,9 +85,16 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     if (signal.aborted) return { kind: 'aborted' };
     const gated = call.id === input.approvedCallId ? null : deps.tools.approvalNeeded(call, context);
     // "Always allow here" is the consent of the person the run acts for, never of whoever clicked it in another run.
-    if (gated && !(await deps.grants.isGranted(conversationId, gated.name, context.principal?.userId ?? context.userId))) {
+    if (
+      gated &&
+      !(await deps.grants.isGranted(conversationId, gated.name, context.principal?.userId ?? context.userId))
+    ) {
       if (ask) {
-        await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call needed approval first. Ask it again if you still need to.' });
+        await record(ask.call.id, {
+          ok: false,
+          error:
+            'This question was not asked because a tool call needed approval first. Ask it again if you still need to.',
+        });
         ask = null;
       }
       const question = approvalText(gated.name, call, gated.shown);
@@ -176,9 +109,29 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
         messageId: null,
         userId: input.approverId,
       };
-      const buttons = APPROVAL_OPTIONS.map((o, n) => ({ actionId: answerActionId(runId, id, n), label: o.label, ...(o.style ? { style: o.style } : {}) }));
-      const waiting: RunActivity = { activity: 'waiting', toolName: gated.name, step: { id: call.id, status: 'waiting' } };
-      return parkAndAsk(input, deps, pending, { purpose: 'approval', text: question, ...(input.approverId ? { mentionUserId: input.approverId } : {}), buttons }, waiting);
+      const buttons = APPROVAL_OPTIONS.map((o, n) => ({
+        actionId: answerActionId(runId, id, n),
+        label: o.label,
+        ...(o.style ? { style: o.style } : {}),
+      }));
+      const waiting: RunActivity = {
+        activity: 'waiting',
+        toolName: gated.name,
+        step: { id: call.id, status: 'waiting' },
+      };
+      return parkAndAsk(
+        input,
+        deps,
+        pending,
+        {
+          purpose: 'approval',
+          text: question,
+          ...(input.approverId ? { mentionUserId: input.approverId } : {}),
+          buttons,
+          ...askedPrivately(privacy),
+        },
+        waiting,
+      );
     }
     // The call's effects are not writes of the run: the run must still be this process's, or nothing is done.
     await deps.confirmHeld?.();
@@ -188,8 +141,26 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     const progress = deps.activity && !quiet ? progressReports(deps.activity, call.name, call.id, deps.now) : null;
     const activity = deps.activity;
     // While the call's server waits for the person to answer its question, the step says so (not "running").
-    const reportWaiting = activity ? (on: boolean) => activity(on ? { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'answer' } } : activityOfTool(call.name, call.id)) : null;
-    let outcome = await deps.tools.execute(call, reportWaiting ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting } : context);
+    const reportWaiting = activity
+      ? (on: boolean) =>
+          activity(
+            on
+              ? {
+                  ...activityOfTool(call.name),
+                  activity: 'waiting',
+                  step: { id: call.id, status: 'waiting', waitingFor: 'answer' },
+                }
+              : activityOfTool(call.name, call.id),
+          )
+      : null;
+    // The call knows where the run stands on private material (run_code keeps a private run's files its principal's).
+    const privacyNow = { privateTo: privacy.privateTo, othersRead: privacy.othersRead };
+    let outcome = await deps.tools.execute(
+      call,
+      reportWaiting
+        ? { ...context, ...(progress ? { reportProgress: progress.report } : {}), reportWaiting, privacy: privacyNow }
+        : { ...context, privacy: privacyNow },
+    );
     progress?.end();
     // From the first private result on, the run's rows are its principal's alone (this result's row too).
     if (outcome.private) privacy.obtained();
@@ -197,9 +168,14 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     // what the call comes to (a question its server was waiting on is carried over, and the call made again).
     if (signal.aborted && deps.shuttingDown?.() && !outcome.result.ok) return { kind: 'aborted' };
     // A call waiting for its person to connect the server is a step waiting on them (reported as the run parks).
-    if (outcome.effect?.kind !== 'sign_in') deps.activity?.(activityOfEndedTool(call.name, call.id, shownResult(outcome, quiet || privacy.privateTo !== null)));
+    if (outcome.effect?.kind !== 'sign_in')
+      deps.activity?.(
+        activityOfEndedTool(call.name, call.id, shownResult(outcome, quiet || privacy.privateTo !== null)),
+      );
     if (outcome.effect?.kind === 'ask' && ask !== null) {
-      outcome = { result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' } };
+      outcome = {
+        result: { ok: false, error: 'Only one question at a time: ask it after the first one is answered.' },
+      };
     }
     if (outcome.effect?.kind === 'ask') {
       ask = { call, effect: outcome.effect };
@@ -207,9 +183,25 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     }
     if (outcome.effect?.kind === 'sign_in') {
       // Like an approval: the call waits (parked, durable) until its principal has connected, then runs.
-      if (ask) await record(ask.call.id, { ok: false, error: 'This question was not asked because a tool call waits for a sign-in first. Ask it again if you still need to.' });
-      const wait = signInWait({ server: outcome.effect.server, call, remaining: input.calls.slice(i + 1), completeSummary: complete, userId: context.principal?.userId ?? context.userId, now: deps.now() });
-      return parkAndAsk(input, deps, wait.pending, wait.intent, { ...activityOfTool(call.name), activity: 'waiting', step: { id: call.id, status: 'waiting', waitingFor: 'connect' } });
+      if (ask)
+        await record(ask.call.id, {
+          ok: false,
+          error:
+            'This question was not asked because a tool call waits for a sign-in first. Ask it again if you still need to.',
+        });
+      const wait = signInWait({
+        server: outcome.effect.server,
+        call,
+        remaining: input.calls.slice(i + 1),
+        completeSummary: complete,
+        userId: context.principal?.userId ?? context.userId,
+        now: deps.now(),
+      });
+      return parkAndAsk(input, deps, wait.pending, wait.intent, {
+        ...activityOfTool(call.name),
+        activity: 'waiting',
+        step: { id: call.id, status: 'waiting', waitingFor: 'connect' },
+      });
     }
     if (outcome.effect?.kind === 'complete') complete = outcome.effect.summary;
     const effect = outcome.effect;
@@ -217,7 +209,13 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
       // The update and its result are one write: a crash between them can neither lose it nor post it twice.
       const held = privacy.holdsPosts;
       // The model is told where its update went: to its principal alone, until they share it.
-      const result = held ? { ok: true, posted: false, note: 'Shown to the person you work for alone: it uses what only they can see. They choose whether to share it in the thread.' } : outcome.result;
+      const result = held
+        ? {
+            ok: true,
+            posted: false,
+            note: 'Shown to the person you work for alone: it uses what only they can see. They choose whether to share it in the thread.',
+          }
+        : outcome.result;
       const ticket = await deps.posts.atomically(async (tx) => {
         await tx.transcript.append(toolRow(call.id, result));
         return deps.posts.record(conversationId, runId, privacy.intent('update', effect.text, null), tx);
@@ -230,14 +228,29 @@ export async function runToolCalls(input: ToolStepInput, deps: ToolStepDeps): Pr
     }
   }
   if (signal.aborted) return { kind: 'aborted' };
-  if (complete !== null) return { kind: 'completed', summary: privacy.privateTo !== null ? PRIVATE_RESULT_SUMMARY : complete };
+  if (complete !== null)
+    return { kind: 'completed', summary: privacy.privateTo !== null ? PRIVATE_RESULT_SUMMARY : complete };
   if (ask) {
     const userId = context.userId;
     const { question, options } = ask.effect;
     const id = newQuestionId();
-    const pending: PendingQuestion = { id, question, options, toolCallId: ask.call.id, askedAt: deps.now(), messageId: null, userId };
+    const pending: PendingQuestion = {
+      id,
+      question,
+      options,
+      toolCallId: ask.call.id,
+      askedAt: deps.now(),
+      messageId: null,
+      userId,
+    };
     const buttons = options.map((label, n) => ({ actionId: answerActionId(runId, id, n), label }));
-    return parkAndAsk(input, deps, pending, { purpose: 'question', text: question, ...(userId ? { mentionUserId: userId } : {}), ...(buttons.length > 0 ? { buttons } : {}) });
+    return parkAndAsk(input, deps, pending, {
+      purpose: 'question',
+      text: question,
+      ...(userId ? { mentionUserId: userId } : {}),
+      ...(buttons.length > 0 ? { buttons } : {}),
+      ...askedPrivately(privacy),
+    });
   }
   return null;
 }

@@ -17,9 +17,15 @@ export interface TracedLlmOptions {
 
 /** A message as the GenAI conventions' `gen_ai.input.messages` write it (only with content capture on). */
 function partsOf(m: LlmMessage): Record<string, unknown> {
-  if (m.role === 'tool') return { role: 'tool', parts: [{ type: 'tool_call_response', id: m.toolCallId, response: m.content }] };
+  if (m.role === 'tool')
+    return { role: 'tool', parts: [{ type: 'tool_call_response', id: m.toolCallId, response: m.content }] };
   if (m.role === 'assistant') {
-    const calls = (m.toolCalls ?? []).map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
+    const calls = (m.toolCalls ?? []).map((c) => ({
+      type: 'tool_call',
+      id: c.id,
+      name: c.name,
+      arguments: c.arguments,
+    }));
     return { role: 'assistant', parts: [...(m.content ? [{ type: 'text', content: m.content }] : []), ...calls] };
   }
   return { role: m.role, parts: [{ type: 'text', content: m.content }] };
@@ -37,7 +43,13 @@ function hostOf(url: string | undefined): string | undefined {
 
 function outputOf(r: LlmResponse): string {
   const calls = r.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
-  return JSON.stringify([{ role: 'assistant', parts: [...(r.text ? [{ type: 'text', content: r.text }] : []), ...calls], finish_reason: r.finishReasons?.[0] ?? null }]);
+  return JSON.stringify([
+    {
+      role: 'assistant',
+      parts: [...(r.text ? [{ type: 'text', content: r.text }] : []), ...calls],
+      finish_reason: r.finishReasons?.[0] ?? null,
+    },
+  ]);
 }
 
 /**
@@ -63,26 +75,30 @@ export function traceLlm(llm: LlmClient, tracing: Tracing, options: TracedLlmOpt
       // Under its run's span, found by the run (a request made inside a tool call: under the tool's, the active span).
       // Nothing inside looks the span up, so it is not made the active one (no async context for the SDK's promises).
       const parent = request.runId === undefined ? undefined : (options.parentOf?.(request.runId) ?? undefined);
-      return tracing.span(`chat ${model}`, { kind: 'client', attributes, active: false, ...(parent ? { parent } : {}) }, async (span) => {
-        const started = elapsed();
-        let firstText: number | null = null;
-        const onText = (delta: string) => {
-          firstText ??= elapsed();
-          request.onText?.(delta);
-        };
-        const response = await llm.complete({ ...request, onText });
-        const usage = response.usage;
-        span.set({
-          'gen_ai.response.model': response.responseModel,
-          'gen_ai.usage.input_tokens': usage?.promptTokens,
-          'gen_ai.usage.output_tokens': usage?.completionTokens,
-          'gen_ai.usage.cache_read.input_tokens': usage?.cachedTokens,
-          'gen_ai.response.finish_reasons': response.finishReasons,
-          'gen_ai.response.time_to_first_chunk': firstText === null ? undefined : (firstText - started) / 1000,
-          ...(tracing.captureContent ? { 'gen_ai.output.messages': outputOf(response) } : {}),
-        });
-        return response;
-      });
+      return tracing.span(
+        `chat ${model}`,
+        { kind: 'client', attributes, active: false, ...(parent ? { parent } : {}) },
+        async (span) => {
+          const started = elapsed();
+          let firstText: number | null = null;
+          const onText = (delta: string) => {
+            firstText ??= elapsed();
+            request.onText?.(delta);
+          };
+          const response = await llm.complete({ ...request, onText });
+          const usage = response.usage;
+          span.set({
+            'gen_ai.response.model': response.responseModel,
+            'gen_ai.usage.input_tokens': usage?.promptTokens,
+            'gen_ai.usage.output_tokens': usage?.completionTokens,
+            'gen_ai.usage.cache_read.input_tokens': usage?.cachedTokens,
+            'gen_ai.response.finish_reasons': response.finishReasons,
+            'gen_ai.response.time_to_first_chunk': firstText === null ? undefined : (firstText - started) / 1000,
+            ...(tracing.captureContent ? { 'gen_ai.output.messages': outputOf(response) } : {}),
+          });
+          return response;
+        },
+      );
     },
   };
 }

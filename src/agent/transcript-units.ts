@@ -31,7 +31,10 @@ export interface UnitSpan {
 }
 
 /** The result a tool call gets when the transcript has none (the process died mid-step, or the run was stopped). */
-export const INTERRUPTED_RESULT = JSON.stringify({ ok: false, error: 'This tool call was interrupted before it finished (restart or stop).' });
+export const INTERRUPTED_RESULT = JSON.stringify({
+  ok: false,
+  error: 'This tool call was interrupted before it finished (restart or stop).',
+});
 
 const storedToolCallsSchema = z.array(z.object({ id: z.string().min(1), name: z.string(), arguments: z.string() }));
 const storedImagesSchema = z.array(z.object({ name: z.string(), url: z.string().startsWith('data:image/') }));
@@ -78,14 +81,20 @@ function parseToolCalls(raw: unknown, pendingToolCallId: string | undefined): St
 /** A draft's unit as `viewer` sees it (null: anyone who is not one of the private rows' owners). */
 function unitOf(d: Draft, viewer: string | null): ContextUnit {
   const hiddenFrom = (owner: string | null) => owner !== null && owner !== viewer;
-  if (d.hidden || hiddenFrom(d.privateTo)) return [{ role: 'assistant', content: privateAnswerPlaceholder(d.privateTo!, d.said) }];
+  if (d.hidden || hiddenFrom(d.privateTo))
+    return [{ role: 'assistant', content: privateAnswerPlaceholder(d.privateTo!, d.said) }];
   if (d.calls.length === 0) return [d.head];
   const head: LlmMessage = { role: 'assistant', content: d.head.content, toolCalls: d.calls };
   return [
     head,
     ...d.calls.map((c): LlmMessage => {
       const r = d.results.get(c.id);
-      const content = r === undefined ? INTERRUPTED_RESULT : hiddenFrom(r.privateTo) ? privateResultPlaceholder(r.privateTo!) : r.content;
+      const content =
+        r === undefined
+          ? INTERRUPTED_RESULT
+          : hiddenFrom(r.privateTo)
+            ? privateResultPlaceholder(r.privateTo!)
+            : r.content;
       return { role: 'tool', toolCallId: c.id, content };
     }),
   ];
@@ -111,7 +120,12 @@ function holdsPrivateOf(d: Draft, viewer: string | null): boolean {
  * assistant placeholder with no calls, and consecutive ones of the same person are one placeholder.
  * With `goal` null, the newest user row is taken as the goal.
  */
-export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | null, pendingToolCallId?: string, viewer: string | null = null): TranscriptUnits {
+export function transcriptUnits(
+  rows: readonly TranscriptRow[],
+  goal: string | null,
+  pendingToolCallId?: string,
+  viewer: string | null = null,
+): TranscriptUnits {
   const drafts: Draft[] = [];
   const owner = new Map<string, number>();
   let goalIndex = -1;
@@ -144,7 +158,17 @@ export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | n
           break;
         }
         const head: LlmMessage = { role: 'assistant', content: row.content };
-        const index = drafts.push({ head, first: row.id, last: row.id, calls: hidden ? [] : calls, results: new Map(), privateTo, hidden, said: Boolean(row.content) }) - 1;
+        const index =
+          drafts.push({
+            head,
+            first: row.id,
+            last: row.id,
+            calls: hidden ? [] : calls,
+            results: new Map(),
+            privateTo,
+            hidden,
+            said: Boolean(row.content),
+          }) - 1;
         for (const c of calls) owner.set(c.id, index);
         break;
       }
@@ -153,7 +177,17 @@ export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | n
         const content = row.content ?? '';
         const images = row.role === 'user' ? parseImages(row.images) : [];
         const head: LlmMessage = images.length > 0 ? { role: 'user', content, images } : { role: 'user', content };
-        const index = drafts.push({ head, first: row.id, last: row.id, calls: [], results: new Map(), privateTo: null, hidden: false, said: true }) - 1;
+        const index =
+          drafts.push({
+            head,
+            first: row.id,
+            last: row.id,
+            calls: [],
+            results: new Map(),
+            privateTo: null,
+            hidden: false,
+            said: true,
+          }) - 1;
         if (row.role === 'user') {
           lastUser = index;
           if (goal !== null && content === goal) goalIndex = index;
@@ -163,6 +197,10 @@ export function transcriptUnits(rows: readonly TranscriptRow[], goal: string | n
     }
   }
   const units = drafts.map((d) => unitOf(d, viewer));
-  const spans = drafts.map((d): UnitSpan => (holdsPrivateOf(d, viewer) ? { first: d.first, last: d.last, shared: unitOf(d, null) } : { first: d.first, last: d.last }));
+  const spans = drafts.map((d): UnitSpan =>
+    holdsPrivateOf(d, viewer)
+      ? { first: d.first, last: d.last, shared: unitOf(d, null) }
+      : { first: d.first, last: d.last },
+  );
   return { units, goalIndex: goal === null ? lastUser : goalIndex, spans };
 }

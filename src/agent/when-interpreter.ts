@@ -4,9 +4,16 @@ import type { ScheduleKind } from '../schedules/schedule-timing.js';
 import { isoInZone } from '../schedules/zoned-time.js';
 
 /** Turns "every weekday at nine" into a spec; null when the model could not (or gave no usable answer). */
-export type WhenInterpreter = (words: string, timezone: string, now: number) => Promise<{ kind: ScheduleKind; spec: string } | null>;
+export type WhenInterpreter = (
+  words: string,
+  timezone: string,
+  now: number,
+) => Promise<{ kind: ScheduleKind; spec: string } | null>;
 
-const answerSchema = z.object({ kind: z.enum(['once', 'cron', 'interval']), spec: z.union([z.string(), z.number()]).transform(String) });
+const answerSchema = z.object({
+  kind: z.enum(['once', 'cron', 'interval']),
+  spec: z.union([z.string(), z.number()]).transform(String),
+});
 
 const INSTRUCTIONS =
   'Turn the schedule the user describes into JSON {"kind": "once"|"cron"|"interval", "spec": string}. ' +

@@ -4,7 +4,13 @@ import type { Logger } from '../logger.js';
 import { attachmentNotes, imagesOf, requestWithAttachments, requestWithUnreadAttachments } from './attachment-text.js';
 import type { AttachmentTaskStore } from './attachment-task-store.js';
 import { readAttachments, type AttachmentLimits, type AttachmentOutcome } from './read-attachments.js';
-import { copyToWorkspace, downloadedOnce, workspaceSection, type AttachmentWorkspace, type WorkspaceCopy } from './workspace-copies.js';
+import {
+  copyToWorkspace,
+  downloadedOnce,
+  workspaceSection,
+  type AttachmentWorkspace,
+  type WorkspaceCopy,
+} from './workspace-copies.js';
 
 /** How long a new task waits for its files before it starts without them (the process stopped while reading). */
 export const ATTACHMENT_HOLD_MS = 3 * 60_000;
@@ -27,7 +33,12 @@ export interface AttachmentIntake {
    * With a workspace, the files are also copied into the conversation's `/workspace/in/` first, and the request
    * says where they are.
    */
-  read(taskId: number, request: string, attachments: readonly InboundAttachment[], conversationId: string): Promise<string[]>;
+  read(
+    taskId: number,
+    request: string,
+    attachments: readonly InboundAttachment[],
+    conversationId: string,
+  ): Promise<string[]>;
 }
 
 export interface AttachmentIntakeDeps {
@@ -52,7 +63,9 @@ export function createAttachmentIntake(deps: AttachmentIntakeDeps): AttachmentIn
       const files = deps.workspace ? attachments.map(downloadedOnce) : attachments;
       const [read, copies] = await Promise.all([
         readAttachments(files, deps.limits, signal, deps.logger),
-        deps.workspace ? copyToWorkspace(files, conversationId, deps.workspace, signal, deps.logger) : Promise.resolve([]),
+        deps.workspace
+          ? copyToWorkspace(files, conversationId, deps.workspace, signal, deps.logger)
+          : Promise.resolve([]),
       ]);
       const outcomes = read.map((o, i) => pointedToWorkspace(o, copies[i]));
       const section = workspaceSection(copies);
@@ -69,5 +82,8 @@ export function createAttachmentIntake(deps: AttachmentIntakeDeps): AttachmentIn
 /** A file not read into the request but copied to the workspace: its placeholder says where it is instead. */
 function pointedToWorkspace(outcome: AttachmentOutcome, copy: WorkspaceCopy | undefined): AttachmentOutcome {
   if (outcome.kind !== 'skipped' || copy?.kind !== 'copied') return outcome;
-  return { ...outcome, placeholder: `${outcome.placeholder.replace(/\]$/, '')}; the file is at /workspace/${copy.path}]` };
+  return {
+    ...outcome,
+    placeholder: `${outcome.placeholder.replace(/\]$/, '')}; the file is at /workspace/${copy.path}]`,
+  };
 }

@@ -38,7 +38,9 @@ export function requestWithAttachments(request: string, outcomes: readonly Attac
  */
 export function requestWithUnreadAttachments(request: string, attachments: readonly InboundAttachment[]): string {
   if (attachments.length === 0) return request;
-  const lines = attachments.map((a) => `📎 ${a.name}: [not read: Errand stopped before reading it; ask for it to be sent again]`);
+  const lines = attachments.map(
+    (a) => `📎 ${a.name}: [not read: Errand stopped before reading it; ask for it to be sent again]`,
+  );
   return `${request}\n\n${lines.join('\n\n')}`;
 }
 

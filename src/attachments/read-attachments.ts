@@ -36,18 +36,36 @@ function skipped(name: string, reason: string): AttachmentOutcome {
  * download (from what the platform says) and again on the bytes; images are checked to be what
  * they claim. A failure of one file becomes its `skipped` outcome and never affects the others.
  */
-export async function readAttachments(list: readonly InboundAttachment[], limits: AttachmentLimits, signal: AbortSignal, logger?: Logger): Promise<AttachmentOutcome[]> {
+export async function readAttachments(
+  list: readonly InboundAttachment[],
+  limits: AttachmentLimits,
+  signal: AbortSignal,
+  logger?: Logger,
+): Promise<AttachmentOutcome[]> {
   return Promise.all(list.map((a) => readOne(a, limits, signal, logger)));
 }
 
-async function readOne(a: InboundAttachment, limits: AttachmentLimits, signal: AbortSignal, logger: Logger | undefined): Promise<AttachmentOutcome> {
+async function readOne(
+  a: InboundAttachment,
+  limits: AttachmentLimits,
+  signal: AbortSignal,
+  logger: Logger | undefined,
+): Promise<AttachmentOutcome> {
   const kind = classifyAttachment(a.name, a.mimeType);
   if (kind.kind === 'unsupported') return skipped(a.name, kind.reason);
   if (kind.kind === 'image' && !limits.vision) {
-    return { kind: 'skipped', name: a.name, placeholder: '[image omitted: vision is off]', note: `I didn't look at ${a.name}: reading images is turned off here.` };
+    return {
+      kind: 'skipped',
+      name: a.name,
+      placeholder: '[image omitted: vision is off]',
+      note: `I didn't look at ${a.name}: reading images is turned off here.`,
+    };
   }
   const cap = kind.kind === 'image' ? limits.maxImageMb * MB : limits.maxTextKb * KB;
-  const overCap = kind.kind === 'image' ? `it is over the ${limits.maxImageMb} MB limit for images` : `it is over the ${limits.maxTextKb} KB limit for text files`;
+  const overCap =
+    kind.kind === 'image'
+      ? `it is over the ${limits.maxImageMb} MB limit for images`
+      : `it is over the ${limits.maxTextKb} KB limit for text files`;
   if (a.size > cap) return skipped(a.name, overCap);
   let bytes: Uint8Array;
   try {
@@ -60,7 +78,10 @@ async function readOne(a: InboundAttachment, limits: AttachmentLimits, signal: A
   if (kind.kind === 'image') {
     const actual = sniffImageType(bytes);
     if (!actual) return skipped(a.name, "it isn't a PNG, JPEG, GIF or WebP image");
-    return { kind: 'image', image: { name: a.name, url: `data:${actual};base64,${Buffer.from(bytes).toString('base64')}` } };
+    return {
+      kind: 'image',
+      image: { name: a.name, url: `data:${actual};base64,${Buffer.from(bytes).toString('base64')}` },
+    };
   }
   const text = decodeText(bytes);
   if (text === null) return skipped(a.name, "it isn't UTF-8 text");

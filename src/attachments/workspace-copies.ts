@@ -26,7 +26,13 @@ export function inputName(name: string): string {
  * workspace), one after the other so suffixes follow the message's order. Sizes are checked before the download
  * (from what the platform says) and on the bytes; a file that fails never stops the others.
  */
-export async function copyToWorkspace(list: readonly InboundAttachment[], conversationId: string, workspace: AttachmentWorkspace, signal: AbortSignal, logger?: Logger): Promise<WorkspaceCopy[]> {
+export async function copyToWorkspace(
+  list: readonly InboundAttachment[],
+  conversationId: string,
+  workspace: AttachmentWorkspace,
+  signal: AbortSignal,
+  logger?: Logger,
+): Promise<WorkspaceCopy[]> {
   const tooBig = `it is over the workspace's ${formatBytes(workspace.maxBytes)}`;
   const copies: WorkspaceCopy[] = [];
   for (const a of list) {
@@ -49,7 +55,11 @@ export async function copyToWorkspace(list: readonly InboundAttachment[], conver
     }
     try {
       const added = await workspace.inputs.addInput(conversationId, name, bytes);
-      copies.push(added.ok ? { kind: 'copied', name, path: added.path, size: bytes.byteLength } : { kind: 'refused', name, reason: added.reason });
+      copies.push(
+        added.ok
+          ? { kind: 'copied', name, path: added.path, size: bytes.byteLength }
+          : { kind: 'refused', name, reason: added.reason },
+      );
     } catch (err) {
       logger?.warn({ err, file: a.name, conversationId }, 'copying an attachment into the workspace failed');
       copies.push({ kind: 'refused', name, reason: 'the workspace could not store it' });
@@ -63,7 +73,9 @@ export async function copyToWorkspace(list: readonly InboundAttachment[], conver
  * ("Attached files are in /workspace/in/: data.csv (12 kB)"), and which could not be put there. Empty when none.
  */
 export function workspaceSection(copies: readonly WorkspaceCopy[]): string {
-  const copied = copies.flatMap((c) => (c.kind === 'copied' ? [`${c.path.replace(/^in\//, '')} (${formatBytes(c.size)})`] : []));
+  const copied = copies.flatMap((c) =>
+    c.kind === 'copied' ? [`${c.path.replace(/^in\//, '')} (${formatBytes(c.size)})`] : [],
+  );
   const refused = copies.flatMap((c) => (c.kind === 'refused' ? [`${c.name} (${c.reason})`] : []));
   const lines = [
     ...(copied.length > 0 ? [`Attached files are in /workspace/in/: ${copied.join(', ')}.`] : []),

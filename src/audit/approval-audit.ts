@@ -25,7 +25,13 @@ export function approvalAudit(log: AuditLog): ApprovalAudit {
     decided: (d) => {
       const platform = d.conversationId.split(':')[0] ?? '';
       const actor = d.decidedBy ? `${platform}:${d.decidedBy}` : null;
-      return log.record('approval', actor, d.runId, { conversationId: d.conversationId, tool: d.tool, callId: d.call.id, arguments: auditedArguments(d.call.arguments), decision: d.decision });
+      return log.record('approval', actor, d.runId, {
+        conversationId: d.conversationId,
+        tool: d.tool,
+        callId: d.call.id,
+        arguments: auditedArguments(d.call.arguments),
+        decision: d.decision,
+      });
     },
   };
 }

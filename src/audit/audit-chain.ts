@@ -10,7 +10,13 @@ export const GENESIS_HASH = '0'.repeat(64);
  * entry always gives the same text, whatever order its fields were written in.
  */
 export function entryText(entry: AuditEntry): string {
-  const text = canonicalize({ at: entry.at, kind: entry.kind, actor: entry.actor, runId: entry.runId, detail: entry.detail });
+  const text = canonicalize({
+    at: entry.at,
+    kind: entry.kind,
+    actor: entry.actor,
+    runId: entry.runId,
+    detail: entry.detail,
+  });
   if (text === undefined) throw new Error('an audit entry must be JSON');
   return text;
 }
@@ -59,7 +65,8 @@ export async function checkChain(page: (afterId: number) => Promise<readonly Sto
 }
 
 function rowProblem(row: StoredAuditRow, prev: string): string | null {
-  if (row.prevHash !== prev) return 'it does not link to the entry before it (an entry was removed or inserted before it)';
+  if (row.prevHash !== prev)
+    return 'it does not link to the entry before it (an entry was removed or inserted before it)';
   if (chainHash(prev, row.entry) !== row.hash) return 'its hash does not match its content (the entry was edited)';
   let parsed: unknown;
   try {
@@ -70,6 +77,7 @@ function rowProblem(row: StoredAuditRow, prev: string): string | null {
   const entry = auditEntrySchema.safeParse(parsed);
   if (!entry.success) return 'its content is not an audit entry';
   const e = entry.data;
-  if (e.at !== row.at || e.kind !== row.kind || e.actor !== row.actor || e.runId !== row.runId) return 'its columns differ from its hashed content (a column was edited)';
+  if (e.at !== row.at || e.kind !== row.kind || e.actor !== row.actor || e.runId !== row.runId)
+    return 'its columns differ from its hashed content (a column was edited)';
   return null;
 }

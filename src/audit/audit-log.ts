@@ -12,7 +12,9 @@ export interface AuditLog {
 
 /** Arguments as stored: whole up to MAX_AUDITED_ARGUMENTS characters. */
 export function auditedArguments(text: string): string {
-  return text.length <= MAX_AUDITED_ARGUMENTS ? text : `${text.slice(0, MAX_AUDITED_ARGUMENTS)}… (${text.length - MAX_AUDITED_ARGUMENTS} more characters)`;
+  return text.length <= MAX_AUDITED_ARGUMENTS
+    ? text
+    : `${text.slice(0, MAX_AUDITED_ARGUMENTS)}… (${text.length - MAX_AUDITED_ARGUMENTS} more characters)`;
 }
 
 /** The audit log over its store, stamped with the clock. */

@@ -27,7 +27,10 @@ export function budgetStopNote(stop: BudgetStop, runTokens: number): string {
     const used = stop.unit === 'usd' ? `cost ${formatUsd(stop.used)}` : `used ${n(stop.used)} tokens`;
     return `🪙 I stopped: this run ${used}, past its budget of ${amount(stop.unit, stop.limit)} per run. Ask me to continue if you want me to keep going.`;
   }
-  const whose = stop.scope === 'user_day' ? `<@${stop.userId}>'s daily ${noun(stop.unit)} budget (${figure(stop.unit, stop.limit)})` : `Today's ${noun(stop.unit)} budget for everyone (${figure(stop.unit, stop.limit)})`;
+  const whose =
+    stop.scope === 'user_day'
+      ? `<@${stop.userId}>'s daily ${noun(stop.unit)} budget (${figure(stop.unit, stop.limit)})`
+      : `Today's ${noun(stop.unit)} budget for everyone (${figure(stop.unit, stop.limit)})`;
   const what = runTokens > 0 ? `I stopped after ${n(runTokens)} tokens` : "I didn't start this";
   return `🪙 ${what}: ${whose} is used up. It resets at ${describeReset(stop.resetsInMs)}.`;
 }

@@ -13,7 +13,13 @@ export type BudgetStop =
       readonly userId: string;
       readonly resetsInMs: number;
     }
-  | { readonly scope: 'team_day'; readonly unit: BudgetUnit; readonly used: number; readonly limit: number; readonly resetsInMs: number };
+  | {
+      readonly scope: 'team_day';
+      readonly unit: BudgetUnit;
+      readonly used: number;
+      readonly limit: number;
+      readonly resetsInMs: number;
+    };
 
 /** What a budget counts: tokens (`tokensPer…` limits) or dollars at the configured prices (`usdPer…`). */
 export type BudgetUnit = 'tokens' | 'usd';

@@ -76,11 +76,15 @@ export function createBudget(deps: BudgetDeps): Budget {
   const { store, cost, limits } = deps;
   const pricing = deps.pricing ?? {};
   const shared = deps.shared === true;
-  const tokens = createDailyMeter({ user: async (d, k) => sum(await store.userDay(d, k)), team: async (d) => sum(await store.teamDay(d)) }, shared);
+  const tokens = createDailyMeter(
+    { user: async (d, k) => sum(await store.userDay(d, k)), team: async (d) => sum(await store.teamDay(d)) },
+    shared,
+  );
   const dollars = createDailyMeter({ user: (d, k) => cost.userDayUsd(d, k), team: (d) => cost.teamDayUsd(d) }, shared);
   const dailyLimits = (perUser: boolean): DailyLimit[] => {
     const list: DailyLimit[] = [];
-    const add = (unit: BudgetUnit, limit: number | undefined, meter: DailyMeter) => limit !== undefined && list.push({ unit, limit, meter });
+    const add = (unit: BudgetUnit, limit: number | undefined, meter: DailyMeter) =>
+      limit !== undefined && list.push({ unit, limit, meter });
     if (perUser) {
       add('tokens', limits.tokensPerUserPerDay, tokens);
       add('usd', limits.usdPerUserPerDay, dollars);
@@ -102,7 +106,8 @@ export function createBudget(deps: BudgetDeps): Budget {
       const key = payerKey(payer.platform, payer.userId);
       for (const { unit, limit, meter } of perUser) {
         const used = await meter.user(day, key, limit);
-        if (used >= limit) return { scope: 'user_day', unit, used, limit, userId: payer.userId, resetsInMs: msUntilUtcMidnight(now) };
+        if (used >= limit)
+          return { scope: 'user_day', unit, used, limit, userId: payer.userId, resetsInMs: msUntilUtcMidnight(now) };
       }
     }
     for (const { unit, limit, meter } of perTeam) {
@@ -155,10 +160,12 @@ export function createBudget(deps: BudgetDeps): Budget {
         spent: () => spent,
         spentUsd: () => spentUsd ?? 0,
         async exceeded() {
-          if (limits.tokensPerRun !== undefined && spent > limits.tokensPerRun) return { scope: 'run', unit: 'tokens', used: spent, limit: limits.tokensPerRun };
+          if (limits.tokensPerRun !== undefined && spent > limits.tokensPerRun)
+            return { scope: 'run', unit: 'tokens', used: spent, limit: limits.tokensPerRun };
           if (limits.usdPerRun !== undefined) {
             spentUsd ??= await cost.runUsd(runId);
-            if (spentUsd > limits.usdPerRun) return { scope: 'run', unit: 'usd', used: spentUsd, limit: limits.usdPerRun };
+            if (spentUsd > limits.usdPerRun)
+              return { scope: 'run', unit: 'usd', used: spentUsd, limit: limits.usdPerRun };
           }
           return dailyStop(payer);
         },

@@ -13,12 +13,25 @@ export function costOf(pricing: PricingSettings, model: string, usage: TokenUsag
   if (!price) return 0;
   const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
   const fresh = usage.promptTokens - cached;
-  return (fresh * price.inputPerMTok + cached * (price.cachedInputPerMTok ?? price.inputPerMTok) + usage.completionTokens * price.outputPerMTok) / PER_MILLION;
+  return (
+    (fresh * price.inputPerMTok +
+      cached * (price.cachedInputPerMTok ?? price.inputPerMTok) +
+      usage.completionTokens * price.outputPerMTok) /
+    PER_MILLION
+  );
 }
 
 /** Whether dollars mean anything here: some model has a price, or a dollar limit is set. */
-export function dollarsConfigured(pricing: PricingSettings, limits: { usdPerRun?: number; usdPerUserPerDay?: number; usdPerDay?: number }): boolean {
-  return Object.keys(pricing).length > 0 || limits.usdPerRun !== undefined || limits.usdPerUserPerDay !== undefined || limits.usdPerDay !== undefined;
+export function dollarsConfigured(
+  pricing: PricingSettings,
+  limits: { usdPerRun?: number; usdPerUserPerDay?: number; usdPerDay?: number },
+): boolean {
+  return (
+    Object.keys(pricing).length > 0 ||
+    limits.usdPerRun !== undefined ||
+    limits.usdPerUserPerDay !== undefined ||
+    limits.usdPerDay !== undefined
+  );
 }
 
 /**
@@ -40,7 +53,11 @@ export function formatUsd(usd: number): string {
  * The start-up warning for models in use without a price, or null: only when dollars are configured (a price or
  * a dollar limit), since without them nobody expects dollars.
  */
-export function unpricedWarning(pricing: PricingSettings, limits: Parameters<typeof dollarsConfigured>[1], inUse: readonly string[]): string | null {
+export function unpricedWarning(
+  pricing: PricingSettings,
+  limits: Parameters<typeof dollarsConfigured>[1],
+  inUse: readonly string[],
+): string | null {
   if (!dollarsConfigured(pricing, limits)) return null;
   const missing = unpricedModels(pricing, inUse);
   if (missing.length === 0) return null;

@@ -11,7 +11,8 @@ export type ScheduleOp = 'pause' | 'resume' | 'delete' | 'edit';
  * posted before answers named their question (`errand:answer:<runId>:<option>`) decode with
  * `questionId: null`; the dispatcher refuses them, since nothing says which question they belong to.
  */
-export type ActionRef = { kind: 'stop'; runId: string } | { kind: 'answer'; runId: string; questionId: string | null; option: number };
+export type ActionRef =
+  { kind: 'stop'; runId: string } | { kind: 'answer'; runId: string; questionId: string | null; option: number };
 
 /** A schedule button: `new` carries no id. */
 export type ScheduleActionRef = { op: ScheduleOp; scheduleId: number } | { op: 'new'; scheduleId: null };
@@ -28,7 +29,8 @@ export const QUESTION_ID_PATTERN = /^[0-9a-z]{1,16}$/;
 
 /** An option button of one question: clicking it answers that question and no other. */
 export function answerActionId(runId: string, questionId: string, option: number): string {
-  if (!QUESTION_ID_PATTERN.test(questionId)) throw new Error(`question id "${questionId}" is not 1–16 lowercase letters or digits`);
+  if (!QUESTION_ID_PATTERN.test(questionId))
+    throw new Error(`question id "${questionId}" is not 1–16 lowercase letters or digits`);
   return `${PREFIX}:answer:${runId}:${questionId}:${option}`;
 }
 
@@ -44,7 +46,13 @@ export function parseActionId(actionId: string): ActionRef | null {
   const parts = actionId.split(':');
   if (parts[0] !== PREFIX) return null;
   if (parts[1] === 'stop' && parts.length === 3 && parts[2]) return { kind: 'stop', runId: parts[2] };
-  if (parts[1] === 'answer' && parts.length === 5 && parts[2] && QUESTION_ID_PATTERN.test(parts[3] ?? '') && /^\d+$/.test(parts[4] ?? '')) {
+  if (
+    parts[1] === 'answer' &&
+    parts.length === 5 &&
+    parts[2] &&
+    QUESTION_ID_PATTERN.test(parts[3] ?? '') &&
+    /^\d+$/.test(parts[4] ?? '')
+  ) {
     return { kind: 'answer', runId: parts[2], questionId: parts[3]!, option: Number(parts[4]) };
   }
   // Posted before buttons named their question: still decoded, so the click gets a clear refusal.
@@ -59,7 +67,8 @@ export function parseScheduleActionId(actionId: string): ScheduleActionRef | nul
   const parts = actionId.split(':');
   if (parts[0] !== PREFIX || parts[1] !== 'schedule') return null;
   if (parts.length === 3 && parts[2] === 'new') return { op: 'new', scheduleId: null };
-  if (parts.length === 4 && SCHEDULE_OPS.includes(parts[2] ?? '') && /^\d{1,15}$/.test(parts[3] ?? '')) return { op: parts[2] as ScheduleOp, scheduleId: Number(parts[3]) };
+  if (parts.length === 4 && SCHEDULE_OPS.includes(parts[2] ?? '') && /^\d{1,15}$/.test(parts[3] ?? ''))
+    return { op: parts[2] as ScheduleOp, scheduleId: Number(parts[3]) };
   return null;
 }
 

@@ -5,6 +5,7 @@ import type { ConversationRef } from './conversation-ref.js';
 import type { MemberRolesCapability } from './member-roles.js';
 import type { FilePostCapability } from './file-posts.js';
 import type { PrivateAnswerCapability } from './private-answers.js';
+import type { PrivateFilesCapability } from './private-files.js';
 
 /**
  * What only some platforms can do, each a small interface the adapter hands over or leaves out, so the
@@ -34,6 +35,8 @@ export interface AdapterCapabilities {
   readonly session?: SessionCapability;
   /** Answers built on one person's private material: who reads a conversation, and showing one to its owner alone with buttons. */
   readonly privateAnswers?: PrivateAnswerCapability;
+  /** Files built on one person's private material, shown to them alone before they share them (absent: only their names are). */
+  readonly privateFiles?: PrivateFilesCapability;
 }
 
 /** How a direct message went: delivered, or refused by the platform for this person (DMs closed, no shared server). */

@@ -41,14 +41,18 @@ const SWEEP_AT = 1024;
  * `beforeCall`, when given, is awaited right before each platform call (and each retry) to a
  * channel, after the pacer's own wait: the pacing shared with other processes.
  */
-export function createChannelQueue<S>(pacer: ChannelPacer<S>, beforeCall?: (channelId: string) => Promise<void>): OutboundQueue {
+export function createChannelQueue<S>(
+  pacer: ChannelPacer<S>,
+  beforeCall?: (channelId: string) => Promise<void>,
+): OutboundQueue {
   const channels = new Map<string, Channel<S>>();
   const all = new Set<Promise<void>>();
 
   const channelOf = (id: string): Channel<S> => {
     let c = channels.get(id);
     if (!c) {
-      if (channels.size >= SWEEP_AT) for (const [key, other] of channels) if (other.pending === 0 && pacer.idle(other.state)) channels.delete(key);
+      if (channels.size >= SWEEP_AT)
+        for (const [key, other] of channels) if (other.pending === 0 && pacer.idle(other.state)) channels.delete(key);
       c = { tail: Promise.resolve(), pending: 0, state: pacer.create(), gone: null };
       channels.set(id, c);
     }
@@ -59,7 +63,9 @@ export function createChannelQueue<S>(pacer: ChannelPacer<S>, beforeCall?: (chan
     enqueue(channelId, job) {
       const c = channelOf(channelId);
       c.pending++;
-      const send: PacedSend = beforeCall ? (call) => pacer.send(c.state, () => beforeCall(channelId).then(call)) : (call) => pacer.send(c.state, call);
+      const send: PacedSend = beforeCall
+        ? (call) => pacer.send(c.state, () => beforeCall(channelId).then(call))
+        : (call) => pacer.send(c.state, call);
       const result = c.tail.then(() => (c.gone ? Promise.reject(c.gone) : job(send)));
       const settled = result.then(
         () => undefined,

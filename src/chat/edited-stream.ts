@@ -43,7 +43,8 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
   /** The finish under way, settled (awaited by a discard that cuts it short). */
   let finishing: Promise<unknown> = Promise.resolve();
 
-  const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
+  const pause = (ms: number) =>
+    ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms));
   const paced = async <T>(call: () => Promise<T>): Promise<T> => {
     await pause(lastCallAt + o.intervalMs - o.clock.now());
     try {
@@ -86,7 +87,9 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
       await render(split(text), false);
     }
   };
-  const flusher = singleFlight(flush, (err: unknown) => o.logger.warn({ err }, 'updating an answer preview failed; the finished answer still replaces it'));
+  const flusher = singleFlight(flush, (err: unknown) =>
+    o.logger.warn({ err }, 'updating an answer preview failed; the finished answer still replaces it'),
+  );
   const kick = () => flusher.kick();
 
   return {
@@ -114,18 +117,24 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
         phase = 'stopped';
         discarded = true;
         await finishing;
-        await render([], true).catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished answer preview failed'));
+        await render([], true).catch((err: unknown) =>
+          o.logger.warn({ err }, 'removing an unfinished answer preview failed'),
+        );
         return;
       }
       if (phase !== 'open') return;
       phase = 'stopped';
       await flusher.settled();
       if (how === 'discard') {
-        await render([], true).catch((err: unknown) => o.logger.warn({ err }, 'removing an unfinished answer preview failed'));
+        await render([], true).catch((err: unknown) =>
+          o.logger.warn({ err }, 'removing an unfinished answer preview failed'),
+        );
         return;
       }
       if (text.trim() === '' || how === 'done') return;
-      await render(split(`${text.trimEnd()} ${STOPPED_MARK}`), false).catch((err: unknown) => o.logger.warn({ err }, 'marking a stopped answer preview failed'));
+      await render(split(`${text.trimEnd()} ${STOPPED_MARK}`), false).catch((err: unknown) =>
+        o.logger.warn({ err }, 'marking a stopped answer preview failed'),
+      );
     },
   };
 }

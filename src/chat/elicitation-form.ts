@@ -35,9 +35,19 @@ export type ElicitationField =
       readonly maxLength: number | null;
       readonly initial: string | null;
     })
-  | (FieldBase & { readonly kind: 'number'; readonly integer: boolean; readonly minimum: number | null; readonly maximum: number | null; readonly initial: number | null })
+  | (FieldBase & {
+      readonly kind: 'number';
+      readonly integer: boolean;
+      readonly minimum: number | null;
+      readonly maximum: number | null;
+      readonly initial: number | null;
+    })
   | (FieldBase & { readonly kind: 'boolean'; readonly initial: boolean | null })
-  | (FieldBase & { readonly kind: 'choice'; readonly options: readonly ElicitationOption[]; readonly initial: string | null })
+  | (FieldBase & {
+      readonly kind: 'choice';
+      readonly options: readonly ElicitationOption[];
+      readonly initial: string | null;
+    })
   | (FieldBase & {
       readonly kind: 'multi';
       readonly options: readonly ElicitationOption[];
@@ -115,12 +125,15 @@ export const ELICITATION_ID_PATTERN = /^[0-9a-z]{1,16}$/;
 
 /** The action id of an elicitation's button: `errand:elicit:<id>:<answer|decline|done|link>`. */
 export function elicitationActionId(id: string, op: ElicitationButtonOp): string {
-  if (!ELICITATION_ID_PATTERN.test(id)) throw new Error(`elicitation id "${id}" is not 1–16 lowercase letters or digits`);
+  if (!ELICITATION_ID_PATTERN.test(id))
+    throw new Error(`elicitation id "${id}" is not 1–16 lowercase letters or digits`);
   return `${ELICIT_PREFIX}${id}:${op}`;
 }
 
 /** Decodes an elicitation button's action id; null when it is not one. */
-export function parseElicitationActionId(actionId: string): { readonly id: string; readonly op: ElicitationButtonOp } | null {
+export function parseElicitationActionId(
+  actionId: string,
+): { readonly id: string; readonly op: ElicitationButtonOp } | null {
   if (!actionId.startsWith(ELICIT_PREFIX)) return null;
   const [id, op, ...rest] = actionId.slice(ELICIT_PREFIX.length).split(':');
   if (rest.length > 0 || !id || !ELICITATION_ID_PATTERN.test(id) || !op || !OPS.includes(op)) return null;

@@ -44,7 +44,8 @@ export interface InboundMessage {
 }
 
 /** The slash commands every adapter wires. */
-export type CommandName = 'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help' | 'skills' | 'admin';
+export type CommandName =
+  'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help' | 'skills' | 'admin';
 
 export interface InboundCommand {
   readonly name: CommandName;

@@ -18,17 +18,28 @@ export interface PlatformFailure {
  * AdapterError (TargetGoneError when the place is gone for good) naming the call and the platform's
  * error, with the SDK error as cause, so the core branches on error codes, never on SDK types.
  */
-export async function callPlatform<T>(what: string, call: () => Promise<unknown>, schema: z.ZodType<T>, classify: (err: unknown) => PlatformFailure): Promise<T> {
+export async function callPlatform<T>(
+  what: string,
+  call: () => Promise<unknown>,
+  schema: z.ZodType<T>,
+  classify: (err: unknown) => PlatformFailure,
+): Promise<T> {
   let raw: unknown;
   try {
     raw = await call();
   } catch (err) {
     const failure = classify(err);
     if (failure.passThrough) throw err;
-    if (failure.targetGone) throw new TargetGoneError(`${what} failed (${failure.detail}): the place cannot take posts`, failure.code ?? 'unknown', { cause: err });
+    if (failure.targetGone)
+      throw new TargetGoneError(
+        `${what} failed (${failure.detail}): the place cannot take posts`,
+        failure.code ?? 'unknown',
+        { cause: err },
+      );
     throw new AdapterError(`${what} failed (${failure.detail})`, { cause: err });
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AdapterError(`${what} answered in an unexpected shape: ${parsed.error.message}`, { cause: parsed.error });
+  if (!parsed.success)
+    throw new AdapterError(`${what} answered in an unexpected shape: ${parsed.error.message}`, { cause: parsed.error });
   return parsed.data;
 }

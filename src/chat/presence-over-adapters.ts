@@ -23,6 +23,7 @@ export function presenceOver(adapters: ReadonlyMap<string, ChatAdapter>): Presen
     async setSession(conversation, update) {
       await adapters.get(conversation.platform)?.capabilities.session?.setSession(conversation, update);
     },
-    othersRead: (conversation) => adapters.get(conversation.platform)?.capabilities.privateAnswers?.othersRead(conversation) ?? true,
+    othersRead: (conversation) =>
+      adapters.get(conversation.platform)?.capabilities.privateAnswers?.othersRead(conversation) ?? true,
   };
 }

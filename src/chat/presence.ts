@@ -20,7 +20,11 @@ export interface Presence {
    * is false. `recipientUserId` is the person the answer is for; `hooks` hear of each message before it
    * is posted, so the outbox records it first (see `AnswerStreamHooks`).
    */
-  openStream(conversation: ConversationRef, recipientUserId: string | null, hooks: AnswerStreamHooks): AnswerStream | null;
+  openStream(
+    conversation: ConversationRef,
+    recipientUserId: string | null,
+    hooks: AnswerStreamHooks,
+  ): AnswerStream | null;
   /**
    * A notice only `userId` sees, where Errand holds no conversation to record it in: the refusal of a
    * person writing where Errand may not be used. Storing a conversation there would make Errand listen to

@@ -50,7 +50,11 @@ export interface ScheduleFormSubmission {
  */
 export type ScheduleFormResult =
   | { readonly kind: 'saved'; readonly text: string }
-  | { readonly kind: 'errors'; readonly errors: Partial<Record<ScheduleFormField, string>>; readonly form: ScheduleFormRequest }
+  | {
+      readonly kind: 'errors';
+      readonly errors: Partial<Record<ScheduleFormField, string>>;
+      readonly form: ScheduleFormRequest;
+    }
   | { readonly kind: 'confirm'; readonly form: ScheduleFormRequest };
 
 /** Who opened the App Home (or any schedule overview), and the channels they are in. */

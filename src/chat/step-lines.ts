@@ -19,5 +19,7 @@ export function stepLine(step: RunStep): string {
 export function stepList(steps: readonly RunStep[], max = 8): string {
   const shown = steps.slice(-max);
   const hidden = steps.length - shown.length;
-  return [...(hidden > 0 ? [`… ${hidden} earlier step${hidden === 1 ? '' : 's'}`] : []), ...shown.map(stepLine)].join('\n');
+  return [...(hidden > 0 ? [`… ${hidden} earlier step${hidden === 1 ? '' : 's'}`] : []), ...shown.map(stepLine)].join(
+    '\n',
+  );
 }

@@ -51,7 +51,12 @@ export function createWorkingIndicator(logger: Logger): WorkingIndicator {
     for (const t of r.timers) clearTimeout(t);
     for (const { signal, value } of r.shown) {
       const hide = signal.hide;
-      if (hide) track(value.then((v) => (v === null ? undefined : hide(v))), `removing the ${signal.name}`, undefined);
+      if (hide)
+        track(
+          value.then((v) => (v === null ? undefined : hide(v))),
+          `removing the ${signal.name}`,
+          undefined,
+        );
     }
   };
   return {

@@ -2,6 +2,25 @@ import { sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { PgDb } from '../db/pg-client.js';
 import { channelPacing } from '../db/pg-schema.js';
+import { prepared } from '../store/postgres/pg-prepared.js';
+
+const P = sql.placeholder;
+const reserveSlot = prepared((d) =>
+  d
+    .insert(channelPacing)
+    .values({
+      platform: P('platform'),
+      channel: P('channel'),
+      nextAllowedAt: sql`${P('earliest')}::bigint + ${P('interval')}::bigint`,
+    })
+    .onConflictDoUpdate({
+      target: [channelPacing.platform, channelPacing.channel],
+      set: {
+        nextAllowedAt: sql`greatest(${channelPacing.nextAllowedAt}, ${P('earliest')}::bigint) + ${P('interval')}::bigint`,
+      },
+    })
+    .returning({ nextAllowedAt: channelPacing.nextAllowedAt }),
+);
 
 export interface ChannelPacing {
   /**
@@ -24,19 +43,13 @@ export interface ChannelPacing {
 export function createChannelPacing(db: PgDb, clock: Pick<Clock, 'now'>): ChannelPacing {
   return {
     async reserve(platform, channel, intervalMs, burst = 1) {
-      if (!Number.isInteger(intervalMs) || intervalMs < 0) throw new RangeError(`intervalMs must be a non-negative integer, got ${intervalMs}`);
+      if (!Number.isInteger(intervalMs) || intervalMs < 0)
+        throw new RangeError(`intervalMs must be a non-negative integer, got ${intervalMs}`);
       if (!Number.isInteger(burst) || burst < 1) throw new RangeError(`burst must be a positive integer, got ${burst}`);
       const now = clock.now();
       // The earliest slot this reservation may take: a quiet channel's slots start (burst - 1) intervals back.
       const earliest = now - (burst - 1) * intervalMs;
-      const rows = await db
-        .insert(channelPacing)
-        .values({ platform, channel, nextAllowedAt: earliest + intervalMs })
-        .onConflictDoUpdate({
-          target: [channelPacing.platform, channelPacing.channel],
-          set: { nextAllowedAt: sql`greatest(${channelPacing.nextAllowedAt}, ${earliest}::bigint) + ${intervalMs}::bigint` },
-        })
-        .returning({ nextAllowedAt: channelPacing.nextAllowedAt });
+      const rows = await reserveSlot(db, { platform, channel, earliest, interval: intervalMs });
       const slot = rows[0]!.nextAllowedAt - intervalMs;
       return Math.max(0, slot - now);
     },

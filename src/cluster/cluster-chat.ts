@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { closePostgres, openPostgres, type PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
 import { createChannelPacing } from './channel-pacing.js';
-import { createLockGatewayGate } from './gateway-gate.js';
+import { createLockGatewayGate } from './lock-gateway-gate.js';
 import { createGatewayLock } from './gateway-lock.js';
 
 const DEFAULT_RETRY_MS = 5000;
@@ -43,8 +43,16 @@ export function createClusterChat(options: ClusterChatOptions): ClusterChat {
     logger: options.logger,
     ...(options.gatewayRetryMs === undefined ? {} : { retryMs: options.gatewayRetryMs }),
   });
-  const gateway = createLockGatewayGate(lock, { clock: options.clock, logger: options.logger, retryMs: options.gatewayRetryMs ?? DEFAULT_RETRY_MS });
-  return { gateway, pacer: createChannelPacing(options.db, options.clock), onGatewayTakenOver: (handler) => gateway.onTakenOver(handler) };
+  const gateway = createLockGatewayGate(lock, {
+    clock: options.clock,
+    logger: options.logger,
+    retryMs: options.gatewayRetryMs ?? DEFAULT_RETRY_MS,
+  });
+  return {
+    gateway,
+    pacer: createChannelPacing(options.db, options.clock),
+    onGatewayTakenOver: (handler) => gateway.onTakenOver(handler),
+  };
 }
 
 /** A ClusterChat on a small pool of its own, for a composition root that builds the adapters before the store. */
@@ -58,6 +66,10 @@ export interface OwnedClusterChat extends ClusterChat {
  * Throws DatabaseError naming DATABASE_URL when the database cannot be reached.
  */
 export async function openClusterChat(options: Omit<ClusterChatOptions, 'db'>): Promise<OwnedClusterChat> {
-  const db = await openPostgres(options.url, { poolSize: 2, applicationName: `errand-pacing:${options.processId}`, logger: options.logger });
+  const db = await openPostgres(options.url, {
+    poolSize: 2,
+    applicationName: `errand-pacing:${options.processId}`,
+    logger: options.logger,
+  });
   return { ...createClusterChat({ ...options, db }), close: () => closePostgres(db) };
 }

@@ -1,7 +1,7 @@
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Cluster } from '../runtime/cluster.js';
+import type { Cluster } from '../runtime/process/cluster-hooks.js';
 import { openStore } from '../store/open-store.js';
 import type { PostgresStore } from '../store/postgres/pg-store.js';
 import type { Store } from '../store/store.js';
@@ -22,13 +22,29 @@ export interface ClusterProcess {
  * are leased under the same name the cluster runtime renews, or another process would take them over.
  * Throws DatabaseError naming DATABASE_URL when the database cannot be used.
  */
-export async function openClusterProcess(config: Config & { DATABASE_URL: string }, logger: Logger): Promise<ClusterProcess> {
+export async function openClusterProcess(
+  config: Config & { DATABASE_URL: string },
+  logger: Logger,
+): Promise<ClusterProcess> {
   const store = (await openStore(config, systemClock, logger)) as PostgresStore;
   const processId = store.ownership?.processId;
   if (processId === undefined) throw new Error('the PostgreSQL store opened without an owner name');
   try {
-    const cluster = createPostgresCluster({ db: store.db, url: config.DATABASE_URL, processId, clock: systemClock, logger, leaseMs: config.RUN_LEASE_SECONDS * 1000 });
-    const chat = await openClusterChat({ url: config.DATABASE_URL, processId, clock: systemClock, logger, gatewayRetryMs: config.GATEWAY_LOCK_RETRY_SECONDS * 1000 });
+    const cluster = createPostgresCluster({
+      db: store.db,
+      url: config.DATABASE_URL,
+      processId,
+      clock: systemClock,
+      logger,
+      leaseMs: config.RUN_LEASE_SECONDS * 1000,
+    });
+    const chat = await openClusterChat({
+      url: config.DATABASE_URL,
+      processId,
+      clock: systemClock,
+      logger,
+      gatewayRetryMs: config.GATEWAY_LOCK_RETRY_SECONDS * 1000,
+    });
     return {
       store,
       cluster,

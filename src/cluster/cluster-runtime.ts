@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
-import type { Cluster, ClusterHooks, ClusterWake, RunLoss } from '../runtime/cluster.js';
-import type { InterruptedRun } from '../runtime/recovery.js';
+import type { Cluster, ClusterHooks, ClusterWake, RunLoss } from '../runtime/process/cluster-hooks.js';
+import type { InterruptedRun } from '../runtime/restarts/recovery.js';
 import { createRunLeases, type RunState } from './run-leases.js';
 import { createWakeChannel, type WakeEvent } from './wake-channel.js';
 
@@ -33,7 +33,8 @@ interface OwnedRun {
 function lossOf(state: RunState | undefined, processId: string, adopted: boolean): RunLoss | null {
   if (!state) return 'taken_over';
   if (state.status === 'cancelled') return 'stopped';
-  if (state.status === 'interrupted' || (adopted && state.status === 'running' && state.owner !== processId)) return 'taken_over';
+  if (state.status === 'interrupted' || (adopted && state.status === 'running' && state.owner !== processId))
+    return 'taken_over';
   return null;
 }
 
@@ -82,7 +83,14 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
   };
 
   const notify = (kind: ClusterWake, conversationId: string) => {
-    wake.notify(kind, conversationId).catch((err: unknown) => logger.warn({ err, kind, conversationId }, 'waking the other processes failed; their heartbeat will find the work'));
+    wake
+      .notify(kind, conversationId)
+      .catch((err: unknown) =>
+        logger.warn(
+          { err, kind, conversationId },
+          'waking the other processes failed; their heartbeat will find the work',
+        ),
+      );
   };
 
   /** Tells the coordinator about runs that are no longer ours, from their stored state. */
@@ -135,7 +143,10 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
         continue;
       }
       if (!(await leases.takeOver(run.id, processId, run.leaseUntil, leaseMs))) continue;
-      logger.warn({ runId: run.id, previousOwner: run.owner }, 'took over a run whose process stopped renewing its lease');
+      logger.warn(
+        { runId: run.id, previousOwner: run.owner },
+        'took over a run whose process stopped renewing its lease',
+      );
       const result = await h.recoverRun(run.id);
       if (result) {
         recovered.push(result);
@@ -195,12 +206,18 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       if (event.kind === 'answer') hooks?.answered?.(event.conversationId);
     } else if (event.kind === 'schedule') {
       const scheduleId = Number(event.conversationId);
-      if (!Number.isSafeInteger(scheduleId)) return void logger.warn({ key: event.conversationId }, 'ignored a schedule wake-up without a schedule id');
-      void hooks?.schedules?.refresh(scheduleId).catch((err: unknown) => logger.warn({ err, scheduleId }, 're-reading a schedule changed elsewhere failed; the next review arms it'));
-    }
-    else if (event.kind === 'stop') {
+      if (!Number.isSafeInteger(scheduleId))
+        return void logger.warn({ key: event.conversationId }, 'ignored a schedule wake-up without a schedule id');
+      void hooks?.schedules
+        ?.refresh(scheduleId)
+        .catch((err: unknown) =>
+          logger.warn({ err, scheduleId }, 're-reading a schedule changed elsewhere failed; the next review arms it'),
+        );
+    } else if (event.kind === 'stop') {
       const ids = [...owned].filter(([, r]) => r.conversationId === event.conversationId).map(([id]) => id);
-      void check(ids).catch((err: unknown) => logger.warn({ err, conversationId: event.conversationId }, 'checking a run stopped elsewhere failed'));
+      void check(ids).catch((err: unknown) =>
+        logger.warn({ err, conversationId: event.conversationId }, 'checking a run stopped elsewhere failed'),
+      );
     }
   };
 
@@ -223,7 +240,8 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       await wake.close();
       // Runs aborted by the shutdown stay `running`: hand them to the other processes now rather than after the lease.
       const released = await leases.release(processId);
-      if (released > 0) logger.info({ released }, 'released the leases of unfinished runs for another process to take over');
+      if (released > 0)
+        logger.info({ released }, 'released the leases of unfinished runs for another process to take over');
     },
     runStarted(runId, conversationId, lose, claimedBy) {
       // A claim made here (start, resume, takeover) wrote this process's owner and lease in its own transaction.

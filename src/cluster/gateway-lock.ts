@@ -71,14 +71,22 @@ export function createGatewayLock(options: GatewayLockOptions): GatewayLock {
 
   const connect = async (): Promise<pg.Client> => {
     // A holder whose check query hangs (a silent network partition) gives the lock up after retryMs.
-    const c = new pg.Client({ connectionString: url, application_name: `errand-gateway:${processId}`, keepAlive: true, keepAliveInitialDelayMillis: retryMs, query_timeout: retryMs });
+    const c = new pg.Client({
+      connectionString: url,
+      application_name: `errand-gateway:${processId}`,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: retryMs,
+      query_timeout: retryMs,
+    });
     c.on('error', (err) => drop(c, err));
     c.on('end', () => drop(c));
     client = c;
     try {
       await c.connect();
       // The server, too, notices a vanished holder within seconds rather than hours, and frees the lock.
-      await c.query(`set tcp_keepalives_idle = ${keepaliveSeconds}; set tcp_keepalives_interval = ${keepaliveSeconds}; set tcp_keepalives_count = 3`);
+      await c.query(
+        `set tcp_keepalives_idle = ${keepaliveSeconds}; set tcp_keepalives_interval = ${keepaliveSeconds}; set tcp_keepalives_count = 3`,
+      );
     } catch (err) {
       drop(c, err instanceof Error ? err : undefined);
       throw err;

@@ -23,9 +23,12 @@ export function createPgClusterView(db: PgDb, processId: string): ClusterView {
   return {
     shared: true,
     async processes() {
-      const result = await db.execute(sql`select substr(application_name, ${WAKE_PREFIX.length + 1}) as name, min(backend_start) as since
+      const result =
+        await db.execute(sql`select substr(application_name, ${WAKE_PREFIX.length + 1}) as name, min(backend_start) as since
         from pg_stat_activity where datname = current_database() and application_name like ${`${WAKE_PREFIX}%`} group by 1 order by 1`);
-      return processRows.parse(result.rows).map((r) => ({ id: r.name, since: r.since ? r.since.getTime() : null, self: r.name === processId }));
+      return processRows
+        .parse(result.rows)
+        .map((r) => ({ id: r.name, since: r.since ? r.since.getTime() : null, self: r.name === processId }));
     },
     async gatewayHolder() {
       const result = await db.execute(sql`select substr(a.application_name, ${GATEWAY_PREFIX.length + 1}) as name

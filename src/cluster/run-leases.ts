@@ -79,7 +79,14 @@ export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases 
         .update(runs)
         // A new generation: whatever the previous owner still tries to write for the run is refused (run-fence.ts).
         .set({ owner: newOwner, leaseUntil: now + leaseMs, leaseGeneration: sql`${runs.leaseGeneration} + 1` })
-        .where(and(eq(runs.id, runId), eq(runs.status, 'running'), sameLease, or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now))))
+        .where(
+          and(
+            eq(runs.id, runId),
+            eq(runs.status, 'running'),
+            sameLease,
+            or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now)),
+          ),
+        )
         .returning({ id: runs.id });
       return rows.length === 1;
     },
@@ -89,7 +96,11 @@ export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases 
         .update(runs)
         // A run the store's claim already wrote as ours keeps its generation (its execution's fence); one
         // that changes hands gets a new one, like a takeover.
-        .set({ owner, leaseUntil: clock.now() + leaseMs, leaseGeneration: sql`case when ${runs.owner} is distinct from ${owner} then ${runs.leaseGeneration} + 1 else ${runs.leaseGeneration} end` })
+        .set({
+          owner,
+          leaseUntil: clock.now() + leaseMs,
+          leaseGeneration: sql`case when ${runs.owner} is distinct from ${owner} then ${runs.leaseGeneration} + 1 else ${runs.leaseGeneration} end`,
+        })
         .where(and(eq(runs.id, runId), eq(runs.status, 'running')))
         .returning({ id: runs.id });
       return rows.length === 1;
@@ -97,7 +108,10 @@ export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases 
 
     async states(runIds) {
       if (runIds.length === 0) return [];
-      return db.select({ id: runs.id, status: runs.status, owner: runs.owner }).from(runs).where(inArray(runs.id, [...runIds]));
+      return db
+        .select({ id: runs.id, status: runs.status, owner: runs.owner })
+        .from(runs)
+        .where(inArray(runs.id, [...runIds]));
     },
 
     async release(owner) {

@@ -65,7 +65,9 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   const emit = (event: WakeEvent) => {
     for (const handler of handlers) {
       try {
-        void Promise.resolve(handler(event)).catch((err: unknown) => logger.error({ err, event }, 'wake handler failed'));
+        void Promise.resolve(handler(event)).catch((err: unknown) =>
+          logger.error({ err, event }, 'wake handler failed'),
+        );
       } catch (err) {
         logger.error({ err, event }, 'wake handler failed');
       }
@@ -85,7 +87,12 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, application_name: `errand-wake:${processId}`, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const c = new pg.Client({
+      connectionString: url,
+      application_name: `errand-wake:${processId}`,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     let dropped = false;
     const onDrop = (err?: Error) => {
       if (dropped) return;
@@ -136,7 +143,10 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   return {
     start: connect,
     async notify(kind, conversationId) {
-      await pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, JSON.stringify({ kind, conversationId, origin: processId })]);
+      await pool.query('select pg_notify($1, $2)', [
+        WAKE_CHANNEL,
+        JSON.stringify({ kind, conversationId, origin: processId }),
+      ]);
     },
     onWake(handler) {
       handlers.add(handler);

@@ -23,7 +23,10 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
     case 'memory':
       return handleMemoryCommand(cmd, deps.memory);
     case 'help':
-      return handleHelpCommand({ platform: cmd.channel.platform, ...(deps.schedulesHelp ? { schedulesHelp: deps.schedulesHelp } : {}) });
+      return handleHelpCommand({
+        platform: cmd.channel.platform,
+        ...(deps.schedulesHelp ? { schedulesHelp: deps.schedulesHelp } : {}),
+      });
     case 'admin':
       return handleAdminCommand(cmd, deps.admin);
     case 'schedules':

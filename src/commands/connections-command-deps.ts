@@ -11,7 +11,11 @@ export interface DisconnectListener {
  * `/connections` over the running OAuth service. The service starts with the app (`runtime()` is null before, and
  * always when no server uses OAuth), so every call reads it then; a disconnect also closes the person's session.
  */
-export function connectionsCommandDeps(config: Pick<Config, 'file'>, runtime: () => OAuthRuntime | null, tools?: DisconnectListener): ConnectionsCommandDeps {
+export function connectionsCommandDeps(
+  config: Pick<Config, 'file'>,
+  runtime: () => OAuthRuntime | null,
+  tools?: DisconnectListener,
+): ConnectionsCommandDeps {
   const names = oauthServersOf(config.file.settings.mcpServers).map((s) => s.name);
   return {
     servers: () => (runtime() ? names : []),

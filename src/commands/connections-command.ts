@@ -33,9 +33,13 @@ export function describeConnection(c: ConnectionLine): string {
 }
 
 /** `/connections`: the person's own sign-ins to MCP servers; `/connections disconnect <server>` removes one. */
-export async function handleConnectionsCommand(cmd: InboundCommand, deps: ConnectionsCommandDeps | undefined): Promise<CommandReply> {
+export async function handleConnectionsCommand(
+  cmd: InboundCommand,
+  deps: ConnectionsCommandDeps | undefined,
+): Promise<CommandReply> {
   const servers = deps?.servers() ?? [];
-  if (!deps || servers.length === 0) return { text: 'No MCP server here asks people to sign in, so there are no connections to show.' };
+  if (!deps || servers.length === 0)
+    return { text: 'No MCP server here asks people to sign in, so there are no connections to show.' };
   const principal = `${cmd.channel.platform}:${cmd.userId}`;
   const [verb, server, ...rest] = cmd.args.split(/\s+/).filter((w) => w !== '');
   if (verb === undefined) {
@@ -45,7 +49,9 @@ export async function handleConnectionsCommand(cmd: InboundCommand, deps: Connec
       text: [
         mine.length > 0 ? '**Your connections**' : 'You have not connected any MCP server yet.',
         ...mine.map(describeConnection),
-        ...(open.length > 0 ? [`Not connected: ${open.join(', ')} (I send you a Connect link when a request needs one).`] : []),
+        ...(open.length > 0
+          ? [`Not connected: ${open.join(', ')} (I send you a Connect link when a request needs one).`]
+          : []),
         ...(mine.length > 0 ? ['Disconnect one with `/connections disconnect <server>`.'] : []),
       ].join('\n'),
     };
@@ -55,9 +61,14 @@ export async function handleConnectionsCommand(cmd: InboundCommand, deps: Connec
 }
 
 /** Forgets the person's own tokens for `server` (the command and the App Home's Disconnect button); says what happened. */
-export async function disconnectConnection(deps: ConnectionsCommandDeps, principal: string, server: string): Promise<string> {
+export async function disconnectConnection(
+  deps: ConnectionsCommandDeps,
+  principal: string,
+  server: string,
+): Promise<string> {
   const servers = deps.servers();
-  if (!servers.includes(server)) return `There is no MCP server "${server}" that people sign in to. They are: ${servers.join(', ')}.`;
+  if (!servers.includes(server))
+    return `There is no MCP server "${server}" that people sign in to. They are: ${servers.join(', ')}.`;
   return (await deps.disconnect(principal, server))
     ? `Disconnected **${server}**: I forgot your tokens for it. A request that needs it will ask you to connect again.`
     : `You have no connection to **${server}**.`;

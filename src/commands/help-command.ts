@@ -15,18 +15,27 @@ const COMMON_COMMANDS = [
   '• `/tasks` — the current run and the to-do list',
   '• `/stop` — stop the current run · `/stop all` — and cancel pending tasks · `/stop <task-id>` — one task',
 ];
-const USAGE_LINE = "• `/usage` — your model tokens (and their cost, with prices set) today and over the last 30 days, and the limits (admins: everyone's)";
-const CONNECTIONS_LINE = '• `/connections` — the MCP servers you signed in to · `/connections disconnect <server>` — forget one';
+const USAGE_LINE =
+  "• `/usage` — your model tokens (and their cost, with prices set) today and over the last 30 days, and the limits (admins: everyone's)";
+const CONNECTIONS_LINE =
+  '• `/connections` — the MCP servers you signed in to · `/connections disconnect <server>` — forget one';
 const MEMORY_LINE = '• `/memory` — what I remember about you and in this channel · `/memory forget <id>` — forget one';
 const CONSOLE_MEMORY_LINE = '• `/memory` — what I remember about you · `/memory forget <id>` — forget one';
 const HELP_LINE = '• `/help` — this message';
-const SKILLS_LINE = '• `/skills` — the skills (procedures your team wrote down) I follow here · admins: `/skills enable|disable <name>`';
-const CONSOLE_SKILLS_LINE = '• `/skills` — the skills (procedures your team wrote down) I can follow · `/skills enable|disable <name>` — turn one on or off';
+const SKILLS_LINE =
+  '• `/skills` — the skills (procedures your team wrote down) I follow here · admins: `/skills enable|disable <name>`';
+const CONSOLE_SKILLS_LINE =
+  '• `/skills` — the skills (procedures your team wrote down) I can follow · `/skills enable|disable <name>` — turn one on or off';
 const ADMIN_LINE = '• `/admin` — admins: a private sign-in link to the web console';
 
 /** `/help`: what Errand does and how to drive it, in the words of the platform it is used on. */
 export function handleHelpCommand(options: HelpOptions = {}): CommandReply {
-  return { text: options.platform === 'console' ? consoleHelp(options.schedulesHelp !== undefined) : chatHelp(options.schedulesHelp) };
+  return {
+    text:
+      options.platform === 'console'
+        ? consoleHelp(options.schedulesHelp !== undefined)
+        : chatHelp(options.schedulesHelp),
+  };
 }
 
 function chatHelp(schedulesHelp: string | undefined): string {

@@ -10,5 +10,9 @@ export function scheduleButtons(row: Pick<ScheduleRow, 'id' | 'status'>): Outbou
       : row.status === 'completed'
         ? []
         : [{ actionId: scheduleActionId('resume', row.id), label: `Resume #${row.id}`, style: 'primary' }];
-  return [...toggle, { actionId: scheduleActionId('edit', row.id), label: `Edit #${row.id}` }, { actionId: scheduleActionId('delete', row.id), label: `Delete #${row.id}`, style: 'danger' }];
+  return [
+    ...toggle,
+    { actionId: scheduleActionId('edit', row.id), label: `Edit #${row.id}` },
+    { actionId: scheduleActionId('delete', row.id), label: `Delete #${row.id}`, style: 'danger' },
+  ];
 }

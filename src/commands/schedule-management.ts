@@ -11,7 +11,13 @@ import { handleSchedulesCommand } from './schedules-command.js';
 /** The editor's needs, and what the App Home lists beside the schedules. */
 export interface ScheduleManagementDeps extends ScheduleEditorDeps {
   /** What the App Home lists beside the schedules: open work and its Stop buttons. */
-  home: { openWork: OpenWorkStore; runs: Pick<RunStore, 'active'>; authority: StopAuthority; parseConversation: HomeViewDeps['parseConversation']; memories?: HomeViewDeps['memories'] };
+  home: {
+    openWork: OpenWorkStore;
+    runs: Pick<RunStore, 'active'>;
+    authority: StopAuthority;
+    parseConversation: HomeViewDeps['parseConversation'];
+    memories?: HomeViewDeps['memories'];
+  };
 }
 
 /** The people-facing ways to manage schedules, wired once: the form and its buttons, the App Home, and `/schedules`. */

@@ -5,12 +5,19 @@ import type { ConversationRow, RunRow, TaskRow } from '../db/schema.js';
 import type { CommandDeps } from './command-deps.js';
 
 const RECENT_FINISHED = 5;
-const ICON: Record<TaskRow['status'], string> = { pending: '•', in_progress: '▶️', completed: '✅', failed: '❌', cancelled: '⏹️' };
+const ICON: Record<TaskRow['status'], string> = {
+  pending: '•',
+  in_progress: '▶️',
+  completed: '✅',
+  failed: '❌',
+  cancelled: '⏹️',
+};
 
 /** One line per task, with what it waits for. */
 export function formatTask(t: TaskRow, run: RunRow | null): string {
   let line = `${ICON[t.status]} #${t.id} ${t.title}`;
-  if (t.status === 'in_progress' && run?.status === 'waiting_user') line += ` — waiting for an answer: "${run.question?.question ?? ''}"`;
+  if (t.status === 'in_progress' && run?.status === 'waiting_user')
+    line += ` — waiting for an answer: "${run.question?.question ?? ''}"`;
   // `steps` counts the steps recorded so far: a running run is at work on the next one.
   else if (t.status === 'in_progress') line += ` — working${run ? ` (step ${run.steps + 1})` : ''}`;
   else if (t.status === 'pending' && t.blocked) line += ` — waiting for #${t.blockedBy.join(', #')}`;
@@ -19,7 +26,11 @@ export function formatTask(t: TaskRow, run: RunRow | null): string {
   return line;
 }
 
-async function describeConversation(deps: CommandDeps, c: ConversationRow, heading: string | null): Promise<string | null> {
+async function describeConversation(
+  deps: CommandDeps,
+  c: ConversationRow,
+  heading: string | null,
+): Promise<string | null> {
   const tasks = await deps.tasks.list(c.id);
   const open = tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress');
   const finished = tasks.filter((t) => t.status !== 'pending' && t.status !== 'in_progress').slice(-RECENT_FINISHED);
@@ -31,18 +42,27 @@ async function describeConversation(deps: CommandDeps, c: ConversationRow, headi
 }
 
 /** A Stop button per conversation whose run the person may stop, named after the task it works on. */
-async function stopButtons(cmd: InboundCommand, deps: CommandDeps, conversationIds: readonly string[]): Promise<OutboundButton[]> {
+async function stopButtons(
+  cmd: InboundCommand,
+  deps: CommandDeps,
+  conversationIds: readonly string[],
+): Promise<OutboundButton[]> {
   const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
   const buttons: OutboundButton[] = [];
   for (const id of conversationIds) {
     const run = await deps.runs.active(id);
     if (!run || (deps.authority && !(await deps.authority.mayStop(id, person)))) continue;
-    buttons.push({ actionId: stopActionId(run.id), label: run.taskId !== null ? `Stop #${run.taskId}` : 'Stop', style: 'danger' });
+    buttons.push({
+      actionId: stopActionId(run.id),
+      label: run.taskId !== null ? `Stop #${run.taskId}` : 'Stop',
+      style: 'danger',
+    });
   }
   return buttons;
 }
 
-const withButtons = (text: string, buttons: OutboundButton[]): CommandReply => (buttons.length > 0 ? { text, buttons } : { text });
+const withButtons = (text: string, buttons: OutboundButton[]): CommandReply =>
+  buttons.length > 0 ? { text, buttons } : { text };
 
 /** `/tasks`: the active run and to-do list of this conversation, or of every conversation of the channel. */
 export async function handleTasksCommand(cmd: InboundCommand, deps: CommandDeps): Promise<CommandReply> {
@@ -59,5 +79,12 @@ export async function handleTasksCommand(cmd: InboundCommand, deps: CommandDeps)
     if (section !== null) sections.push(section);
   }
   if (sections.length === 0) return { text: 'No open tasks in this channel.' };
-  return withButtons(`**Open tasks in this channel**\n${sections.join('\n\n')}`, await stopButtons(cmd, deps, open.map((c) => c.id)));
+  return withButtons(
+    `**Open tasks in this channel**\n${sections.join('\n\n')}`,
+    await stopButtons(
+      cmd,
+      deps,
+      open.map((c) => c.id),
+    ),
+  );
 }

@@ -19,10 +19,22 @@ export interface UsageCommandDeps {
 }
 
 /** `/usage`: your tokens (and dollars, with prices) today and over the last 30 days (admins: everyone's too), with the limits and what is left. */
-export async function handleUsageCommand(cmd: InboundCommand, deps: UsageCommandDeps | undefined): Promise<CommandReply> {
+export async function handleUsageCommand(
+  cmd: InboundCommand,
+  deps: UsageCommandDeps | undefined,
+): Promise<CommandReply> {
   if (!deps) return { text: 'Usage is not recorded in this installation.' };
   const person = { platform: cmd.channel.platform, userId: cmd.userId, ...(cmd.roles ? { roles: cmd.roles } : {}) };
   return {
-    text: await buildUsageReport({ store: deps.store, cost: deps.cost, limits: deps.limits, pricing: deps.pricing, platform: person.platform, userId: person.userId, admin: deps.isAdmin(person), now: deps.now() }),
+    text: await buildUsageReport({
+      store: deps.store,
+      cost: deps.cost,
+      limits: deps.limits,
+      pricing: deps.pricing,
+      platform: person.platform,
+      userId: person.userId,
+      admin: deps.isAdmin(person),
+      now: deps.now(),
+    }),
   };
 }

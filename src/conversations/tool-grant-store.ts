@@ -1,4 +1,3 @@
-
 /**
  * "Always allow here": tools a person approved for every later call in one conversation, made on their behalf.
  * A grant is the consent of one principal (platform user id; '' for a run acting for nobody): it lets that

@@ -26,5 +26,11 @@ export interface TranscriptStore {
    * The conversation's rows private to `owner` with `afterId < id <= throughId`, oldest first, at most `limit` (the
    * oldest ones): what fell out of the shared context that only their own summary may take in.
    */
-  privateRows(conversationId: string, owner: string, afterId: number, throughId: number, limit: number): Promise<MessageRow[]>;
+  privateRows(
+    conversationId: string,
+    owner: string,
+    afterId: number,
+    throughId: number,
+    limit: number,
+  ): Promise<MessageRow[]>;
 }

@@ -48,7 +48,9 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     idleTimeoutMillis: IDLE_CONNECTION_MS,
     keepAlive: true,
   });
-  pool.on('error', (err) => options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'));
+  pool.on('error', (err) =>
+    options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'),
+  );
   pool.on('connect', nameStatements);
   try {
     await migrateUnderLock(pool, options.migrationsDir ?? PG_MIGRATIONS_DIR);

@@ -1,6 +1,14 @@
 import { DatabaseError } from '../errors.js';
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+]);
 /** SQLSTATEs of a refused login: invalid_password, invalid_authorization_specification. */
 const AUTH_FAILED = new Set(['28P01', '28000']);
 const NO_SUCH_DATABASE = '3D000';
@@ -35,10 +43,14 @@ export function checkDatabaseUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch (err) {
-    throw new DatabaseError('DATABASE_URL is not a URL. Write it as postgres://user:password@host:5432/database.', { cause: err });
+    throw new DatabaseError('DATABASE_URL is not a URL. Write it as postgres://user:password@host:5432/database.', {
+      cause: err,
+    });
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new DatabaseError(`DATABASE_URL must start with postgres:// or postgresql:// (got ${parsed.protocol}//). Leave it unset to use the SQLite file at DATABASE_PATH.`);
+    throw new DatabaseError(
+      `DATABASE_URL must start with postgres:// or postgresql:// (got ${parsed.protocol}//). Leave it unset to use the SQLite file at DATABASE_PATH.`,
+    );
   }
 }
 
@@ -53,16 +65,31 @@ export function postgresOpenError(url: string, err: unknown): DatabaseError {
   const code = codeOf(err);
   const reason = err instanceof Error && err.message ? err.message : String(code ?? err);
   if (code !== null && UNREACHABLE.has(code)) {
-    return new DatabaseError(`${where}: cannot reach the PostgreSQL server (${code}). Check that it is running and that the host and port in DATABASE_URL are right.`, { cause: err });
+    return new DatabaseError(
+      `${where}: cannot reach the PostgreSQL server (${code}). Check that it is running and that the host and port in DATABASE_URL are right.`,
+      { cause: err },
+    );
   }
   if (code !== null && AUTH_FAILED.has(code)) {
-    return new DatabaseError(`${where}: the server refused the login (${reason}). Fix the user name or password in DATABASE_URL.`, { cause: err });
+    return new DatabaseError(
+      `${where}: the server refused the login (${reason}). Fix the user name or password in DATABASE_URL.`,
+      { cause: err },
+    );
   }
   if (code === NO_SUCH_DATABASE) {
-    return new DatabaseError(`${where}: the database does not exist (${reason}). Create it (createdb <name>) or fix the name in DATABASE_URL.`, { cause: err });
+    return new DatabaseError(
+      `${where}: the database does not exist (${reason}). Create it (createdb <name>) or fix the name in DATABASE_URL.`,
+      { cause: err },
+    );
   }
   if (code === INSUFFICIENT_PRIVILEGE) {
-    return new DatabaseError(`${where}: the user may not create Errand's tables (${reason}). Grant it CREATE on the database, or use its owner in DATABASE_URL.`, { cause: err });
+    return new DatabaseError(
+      `${where}: the user may not create Errand's tables (${reason}). Grant it CREATE on the database, or use its owner in DATABASE_URL.`,
+      { cause: err },
+    );
   }
-  return new DatabaseError(`${where}: PostgreSQL could not be used (${reason}). Check DATABASE_URL and the server's log.`, { cause: err });
+  return new DatabaseError(
+    `${where}: PostgreSQL could not be used (${reason}). Check DATABASE_URL and the server's log.`,
+    { cause: err },
+  );
 }

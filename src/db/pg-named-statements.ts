@@ -12,7 +12,7 @@ const MAX_NAMED = 1_000;
 const names = new Map<string, string>();
 
 /** The name of a statement text: a hash of it, the same in every process and on every connection. */
-function nameOf(text: string): string | undefined {
+export function nameOf(text: string): string | undefined {
   const known = names.get(text);
   if (known !== undefined || names.size >= MAX_NAMED) return known;
   const name = `e${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;

@@ -13,7 +13,7 @@ export const privateAnswers = pgTable(
     runId: text('run_id'),
     messageId: bigint('message_id', { mode: 'number' }),
     owner: text('owner').notNull(),
-    purpose: text('purpose', { enum: ['answer', 'update'] }).notNull(),
+    purpose: text('purpose', { enum: ['answer', 'update', 'files'] }).notNull(),
     text: text('text').notNull(),
     state: text('state', { enum: PRIVATE_ANSWER_STATES }).notNull(),
     createdAt: epochMs('created_at').notNull(),
@@ -45,3 +45,6 @@ export const recalledMemories = pgTable(
   },
   (t) => [primaryKey({ columns: [t.memoryId, t.messageId] })],
 );
+
+// The files of a private run: held for their owner's choice, and its person's own workspace files (schema.ts is at its cap).
+export * from './pg-private-files-schema.js';

@@ -43,5 +43,9 @@ export const scheduleLaunches = pgTable(
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
   },
-  (t) => [index('schedule_launches_pending_idx').on(t.notBefore).where(sql`status = 'pending'`)],
+  (t) => [
+    index('schedule_launches_pending_idx')
+      .on(t.notBefore)
+      .where(sql`status = 'pending'`),
+  ],
 );

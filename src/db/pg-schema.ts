@@ -1,10 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import {
   OUTBOX_PURPOSES,
   OUTBOX_STATUSES,
   RUN_STATUSES,
-  SCHEDULE_STATUSES,
   TASK_STATUSES,
   type ImagePart,
   type MessageRole,
@@ -90,10 +100,14 @@ export const runs = pgTable(
     uniqueIndex('runs_one_active_per_conversation')
       .on(t.conversationId)
       .where(sql`status in ('running', 'waiting_user')`),
-    index('runs_ask_expiry_idx').on(t.askExpiresAt).where(sql`status = 'waiting_user'`),
+    index('runs_ask_expiry_idx')
+      .on(t.askExpiresAt)
+      .where(sql`status = 'waiting_user'`),
     index('runs_conversation_idx').on(t.conversationId, t.startedAt),
     /** Leases that ran out: what every process scans to take over a dead process's runs. */
-    index('runs_lease_idx').on(t.leaseUntil).where(sql`status = 'running'`),
+    index('runs_lease_idx')
+      .on(t.leaseUntil)
+      .where(sql`status = 'running'`),
     /** Newest runs first, for the web console's run list. */
     index('runs_started_idx').on(t.startedAt),
   ],
@@ -111,7 +125,10 @@ export const tasks = pgTable(
     description: text('description').notNull(),
     status: text('status', { enum: TASK_STATUSES }).notNull().default('pending'),
     sequence: integer('sequence').notNull(),
-    blockedBy: jsonb('blocked_by').$type<number[]>().notNull().default(sql`'[]'::jsonb`),
+    blockedBy: jsonb('blocked_by')
+      .$type<number[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** True while any task in blockedBy is not completed; kept in step so readiness is an index lookup. */
     blocked: boolean('blocked').notNull().default(false),
     resultSummary: text('result_summary'),
@@ -170,7 +187,12 @@ export const messages = pgTable(
     /** The person this row is private to (see schema.ts); null: public in the conversation. */
     privateTo: text('private_to'),
   },
-  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id), index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`)],
+  (t) => [
+    index('messages_conversation_idx').on(t.conversationId, t.id),
+    index('messages_private_idx')
+      .on(t.conversationId, t.privateTo, t.id)
+      .where(sql`private_to is not null`),
+  ],
 );
 
 /** The durable outbox (see schema.ts): one row per platform message, delivered in id order. */
@@ -195,8 +217,12 @@ export const outbox = pgTable(
     postedAt: epochMs('posted_at'),
   },
   (t) => [
-    index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`),
-    index('outbox_preview_idx').on(t.runId).where(sql`status = 'preview'`),
+    index('outbox_pending_idx')
+      .on(t.conversationId, t.id)
+      .where(sql`status = 'pending'`),
+    index('outbox_preview_idx')
+      .on(t.runId)
+      .where(sql`status = 'preview'`),
   ],
 );
 
@@ -225,41 +251,6 @@ export const toolGrants = pgTable(
   (t) => [primaryKey({ columns: [t.conversationId, t.tool] })],
 );
 
-/** Prompts that run later or repeatedly; a fire is claimed with `update … where next_run_at = $old`. */
-export const schedules = pgTable(
-  'schedules',
-  {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    platform: text('platform').notNull(),
-    workspace: text('workspace').notNull(),
-    channel: text('channel').notNull(),
-    /** `channel`: post top-level and open a thread; `thread`: queue a task in conversationId. */
-    target: text('target', { enum: ['channel', 'thread'] }).notNull(),
-    conversationId: conversationKey('conversation_id'),
-    prompt: text('prompt').notNull(),
-    kind: text('kind', { enum: ['once', 'cron', 'interval'] }).notNull(),
-    spec: text('spec').notNull(),
-    timezone: text('timezone').notNull(),
-    status: text('status', { enum: SCHEDULE_STATUSES }).notNull(),
-    /** Interval anchor: fires at anchorAt + k·interval, so it never drifts. */
-    anchorAt: epochMs('anchor_at').notNull(),
-    nextRunAt: epochMs('next_run_at'),
-    lastRunAt: epochMs('last_run_at'),
-    runCount: integer('run_count').notNull().default(0),
-    createdBy: text('created_by').notNull(),
-    creatorRoles: jsonb('creator_roles').$type<string[]>(),
-    failReason: text('fail_reason'),
-    /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */
-    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
-    createdAt: epochMs('created_at').notNull(),
-    updatedAt: epochMs('updated_at').notNull(),
-  },
-  (t) => [
-    index('schedules_due_idx').on(t.status, t.nextRunAt),
-    index('schedules_channel_idx').on(t.platform, t.workspace, t.channel, t.status),
-  ],
-);
-
 /**
  * Which process posts a conversation's pending outbox rows, and until when that claim holds without a
  * renewal (store/postgres/pg-outbox-claims.ts). One row per conversation being posted to, deleted when its
@@ -279,6 +270,8 @@ export type PgRunRow = typeof runs.$inferSelect;
 // Outbound pacing shared by every process, in its own file.
 export * from './pg-pacing-schema.js';
 
+// Scheduled prompts, in their own file.
+export * from './pg-schedule-schema.js';
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './pg-oauth-schema.js';
 export * from './pg-memory-schema.js';

@@ -19,8 +19,8 @@ export const privateAnswers = sqliteTable(
     messageId: integer('message_id'),
     /** The run's principal (platform user id): the only person who sees it first and may share it. */
     owner: text('owner').notNull(),
-    /** `answer` or `update`: what it is posted as when shared. */
-    purpose: text('purpose', { enum: ['answer', 'update'] }).notNull(),
+    /** `answer` or `update`: what it is posted as when shared; `files`: files a run's code wrote (`private_answer_files`), `text` naming them. */
+    purpose: text('purpose', { enum: ['answer', 'update', 'files'] }).notNull(),
     text: text('text').notNull(),
     state: text('state', { enum: PRIVATE_ANSWER_STATES }).notNull(),
     createdAt: integer('created_at').notNull(),
@@ -59,3 +59,6 @@ export const recalledMemories = sqliteTable(
 
 export type PrivateAnswerRow = typeof privateAnswers.$inferSelect;
 export type PrivateSummaryRow = typeof privateSummaries.$inferSelect;
+
+// The files of a private run: held for their owner's choice, and its person's own workspace files (schema.ts is at its cap).
+export * from './private-files-schema.js';

@@ -49,7 +49,11 @@ function readHolder(path: string): { holder: Holder | null; touchedAt: number } 
  */
 export function acquireProcessLock(databasePath: string, options: ProcessLockOptions = {}): ProcessLock {
   const path = `${databasePath}.lock`;
-  const me: Holder = { pid: options.pid ?? process.pid, host: options.host ?? osHostname(), since: (options.now ?? Date.now)() };
+  const me: Holder = {
+    pid: options.pid ?? process.pid,
+    host: options.host ?? osHostname(),
+    since: (options.now ?? Date.now)(),
+  };
   const now = options.now ?? Date.now;
   const isAlive = options.isAlive ?? ((pid: number) => isProcessAlive(pid));
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -67,12 +71,21 @@ export function acquireProcessLock(databasePath: string, options: ProcessLockOpt
         },
         release() {
           const current = readHolder(path);
-          if (current?.holder && current.holder.pid === me.pid && current.holder.host === me.host && current.holder.since === me.since) rmSync(path, { force: true });
+          if (
+            current?.holder &&
+            current.holder.pid === me.pid &&
+            current.holder.host === me.host &&
+            current.holder.since === me.since
+          )
+            rmSync(path, { force: true });
         },
       };
     } catch (err) {
       if ((err as { code?: string }).code !== 'EEXIST') {
-        throw new DatabaseError(`DATABASE_PATH=${databasePath}: cannot create the lock file ${path} (${(err as { code?: string }).code ?? String(err)}). Make the directory writable.`, { cause: err });
+        throw new DatabaseError(
+          `DATABASE_PATH=${databasePath}: cannot create the lock file ${path} (${(err as { code?: string }).code ?? String(err)}). Make the directory writable.`,
+          { cause: err },
+        );
       }
     }
     const current = readHolder(path);
@@ -90,5 +103,7 @@ export function acquireProcessLock(databasePath: string, options: ProcessLockOpt
         `Stop it first, or give this one its own DATABASE_PATH. If that process is gone, delete ${path} (it is also taken over after ${LOCK_STALE_MS / 1000} s without updates).`,
     );
   }
-  throw new DatabaseError(`DATABASE_PATH=${databasePath}: could not claim ${path}; another process keeps replacing it.`);
+  throw new DatabaseError(
+    `DATABASE_PATH=${databasePath}: could not claim ${path}; another process keeps replacing it.`,
+  );
 }

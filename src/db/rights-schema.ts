@@ -23,7 +23,7 @@ export const toolConsents = sqliteTable(
   {
     conversationId: text('conversation_id').notNull(),
     tool: text('tool').notNull(),
-    /** Whose runs it is for: the principal's platform user id ('' for a run acting for nobody, older than principals). */
+    /** Whose runs it is for: the principal's platform user id ('' for a run acting for nobody). */
     principal: text('principal').notNull(),
     /** Who clicked: the principal, or an admin deciding for them. */
     grantedBy: text('granted_by'),
@@ -70,7 +70,11 @@ export const scheduleLaunches = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('schedule_launches_pending_idx').on(t.notBefore).where(sql`status = 'pending'`)],
+  (t) => [
+    index('schedule_launches_pending_idx')
+      .on(t.notBefore)
+      .where(sql`status = 'pending'`),
+  ],
 );
 
 export type ScheduleLaunchRow = typeof scheduleLaunches.$inferSelect;

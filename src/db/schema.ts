@@ -9,10 +9,13 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
-export const SCHEDULE_STATUSES = ['active', 'paused', 'completed', 'error'] as const;
-export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
-
-export type { ImagePart, MessageRole, PendingApproval, PendingQuestion, StoredToolCall } from '../records/stored-values.js';
+export type {
+  ImagePart,
+  MessageRole,
+  PendingApproval,
+  PendingQuestion,
+  StoredToolCall,
+} from '../records/stored-values.js';
 
 /**
  * Outbox rows: `pending` until the platform accepted the post (`posted`) or refused it for good (`failed`).
@@ -29,7 +32,17 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
  * `files` posts a run's output files as one message (their bytes in `outbox_files`).
  * A text column without a constraint in both databases: a new purpose needs no migration.
  */
-export const OUTBOX_PURPOSES = ['answer', 'update', 'question', 'approval', 'note', 'retract', 'edit', 'ephemeral', 'files'] as const satisfies readonly (PostPurpose | 'retract' | 'edit' | 'ephemeral' | 'files')[];
+export const OUTBOX_PURPOSES = [
+  'answer',
+  'update',
+  'question',
+  'approval',
+  'note',
+  'retract',
+  'edit',
+  'ephemeral',
+  'files',
+] as const satisfies readonly (PostPurpose | 'retract' | 'edit' | 'ephemeral' | 'files')[];
 export type OutboxPurpose = (typeof OUTBOX_PURPOSES)[number];
 
 /** One platform message to post, as stored: the text piece, whom it mentions, its buttons. */
@@ -94,7 +107,9 @@ export const runs = sqliteTable(
     uniqueIndex('runs_one_active_per_conversation')
       .on(t.conversationId)
       .where(sql`status in ('running', 'waiting_user')`),
-    index('runs_ask_expiry_idx').on(t.askExpiresAt).where(sql`status = 'waiting_user'`),
+    index('runs_ask_expiry_idx')
+      .on(t.askExpiresAt)
+      .where(sql`status = 'waiting_user'`),
     index('runs_conversation_idx').on(t.conversationId, t.startedAt),
     /** Newest runs first, for the web console's run list. */
     index('runs_started_idx').on(t.startedAt),
@@ -113,7 +128,10 @@ export const tasks = sqliteTable(
     description: text('description').notNull(),
     status: text('status', { enum: TASK_STATUSES }).notNull().default('pending'),
     sequence: integer('sequence').notNull(),
-    blockedBy: text('blocked_by', { mode: 'json' }).$type<number[]>().notNull().default(sql`'[]'`),
+    blockedBy: text('blocked_by', { mode: 'json' })
+      .$type<number[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /** 1 while any task in blockedBy is not completed; kept in step so readiness is an index lookup. */
     blocked: integer('blocked', { mode: 'boolean' }).notNull().default(false),
     resultSummary: text('result_summary'),
@@ -175,7 +193,12 @@ export const messages = sqliteTable(
     /** Whom (platform user id) the row is private to, others' runs see a placeholder (DESIGN.md "Private stays private…"); null: public. */
     privateTo: text('private_to'),
   },
-  (t) => [index('messages_conversation_idx').on(t.conversationId, t.id), index('messages_private_idx').on(t.conversationId, t.privateTo, t.id).where(sql`private_to is not null`)],
+  (t) => [
+    index('messages_conversation_idx').on(t.conversationId, t.id),
+    index('messages_private_idx')
+      .on(t.conversationId, t.privateTo, t.id)
+      .where(sql`private_to is not null`),
+  ],
 );
 
 /**
@@ -204,9 +227,13 @@ export const outbox = sqliteTable(
     postedAt: integer('posted_at'),
   },
   (t) => [
-    index('outbox_pending_idx').on(t.conversationId, t.id).where(sql`status = 'pending'`),
+    index('outbox_pending_idx')
+      .on(t.conversationId, t.id)
+      .where(sql`status = 'pending'`),
     // Few rows at any time: one per message of the previews being written right now.
-    index('outbox_preview_idx').on(t.runId).where(sql`status = 'preview'`),
+    index('outbox_preview_idx')
+      .on(t.runId)
+      .where(sql`status = 'preview'`),
   ],
 );
 
@@ -235,50 +262,14 @@ export const toolGrants = sqliteTable(
   (t) => [primaryKey({ columns: [t.conversationId, t.tool] })],
 );
 
-/** Prompts that run later or repeatedly. */
-export const schedules = sqliteTable(
-  'schedules',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    platform: text('platform').notNull(),
-    workspace: text('workspace').notNull(),
-    channel: text('channel').notNull(),
-    /** `channel`: post top-level and open a thread; `thread`: queue a task in conversationId. */
-    target: text('target', { enum: ['channel', 'thread'] }).notNull(),
-    conversationId: text('conversation_id'),
-    prompt: text('prompt').notNull(),
-    kind: text('kind', { enum: ['once', 'cron', 'interval'] }).notNull(),
-    spec: text('spec').notNull(),
-    timezone: text('timezone').notNull(),
-    status: text('status', { enum: SCHEDULE_STATUSES }).notNull(),
-    /** Interval anchor: fires at anchorAt + k·interval, so it never drifts. */
-    anchorAt: integer('anchor_at').notNull(),
-    nextRunAt: integer('next_run_at'),
-    lastRunAt: integer('last_run_at'),
-    runCount: integer('run_count').notNull().default(0),
-    /** The person it acts for when it fires (its runs' principal): platform user id. */
-    createdBy: text('created_by').notNull(),
-    /** The creator's Discord role ids when they made it, for the record only: each fire reads their roles as they are then. */
-    creatorRoles: text('creator_roles', { mode: 'json' }).$type<string[]>(),
-    failReason: text('fail_reason'),
-    /** Runs in a row that could not start or post (the target is gone); reset by a run that completes. */
-    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
-    createdAt: integer('created_at').notNull(),
-    updatedAt: integer('updated_at').notNull(),
-  },
-  (t) => [
-    index('schedules_due_idx').on(t.status, t.nextRunAt),
-    index('schedules_channel_idx').on(t.platform, t.workspace, t.channel, t.status),
-  ],
-);
-
 export type ConversationRow = typeof conversations.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
-export type ScheduleRow = typeof schedules.$inferSelect;
 export type OutboxRow = typeof outbox.$inferSelect;
 
+// Scheduled prompts, in their own file.
+export * from './schedule-schema.js';
 // The per-person OAuth sign-ins to MCP servers, in their own file.
 export * from './oauth-schema.js';
 export * from './memory-schema.js';

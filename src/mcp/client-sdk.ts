@@ -1,7 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /** The MCP SDK's client and its transports (with the errors they throw). */
 export interface ClientSdk {

@@ -23,7 +23,13 @@ function errnoCode(err: unknown): string | null {
 export function httpStatusOf(err: unknown): number | null {
   if (err instanceof UnauthorizedError) return 401;
   const sdk = loadedClientSdk();
-  if (sdk && (err instanceof sdk.StreamableHTTPError || err instanceof sdk.SseError) && typeof err.code === 'number' && err.code > 0) return err.code;
+  if (
+    sdk &&
+    (err instanceof sdk.StreamableHTTPError || err instanceof sdk.SseError) &&
+    typeof err.code === 'number' &&
+    err.code > 0
+  )
+    return err.code;
   return null;
 }
 
@@ -38,7 +44,8 @@ export function describeFailure(err: unknown, where: FailureContext): string {
   if (code === 'EACCES' && where.command) return `permission denied running "${where.command}"`;
   if (where.exitReason) return where.exitReason;
   const status = httpStatusOf(err);
-  if (status !== null && where.url) return `HTTP ${status} from ${where.url}${status === 401 || status === 403 ? ' (check the headers, e.g. Authorization)' : ''}`;
+  if (status !== null && where.url)
+    return `HTTP ${status} from ${where.url}${status === 401 || status === 403 ? ' (check the headers, e.g. Authorization)' : ''}`;
   if (code && where.url && /^E[A-Z]+$/.test(code)) return `cannot reach ${where.url} (${code})`;
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) return 'the connection closed';
   return err instanceof Error ? err.message : String(err);

@@ -98,13 +98,31 @@ export class McpServerConnection {
   }
 
   /** Calls one tool of this server; `exposedName` is what the model called it. */
-  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult> {
+  async call(
+    toolName: string,
+    exposedName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    context?: ToolContext,
+  ): Promise<ToolResult> {
     const session = this.session;
     if (this.state.kind !== 'connected' || !session) return this.notRunning();
     if (signal.aborted) return { ok: false, error: `${exposedName} was not run: the run was stopped.` };
-    const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
+    const limits = {
+      clock: this.o.clock,
+      timeoutSeconds: this.o.settings.timeoutSeconds,
+      maxResultChars: this.o.maxResultChars,
+    };
     const origin = context ? { server: this.o.name, exposedName, context } : undefined;
-    return timedToolCall(session, toolName, args, signal, limits, (err, timedOut) => this.callFailed(err, session, exposedName, signal, timedOut), origin);
+    return timedToolCall(
+      session,
+      toolName,
+      args,
+      signal,
+      limits,
+      (err, timedOut) => this.callFailed(err, session, exposedName, signal, timedOut),
+      origin,
+    );
   }
 
   /** Stops restarts and closes the session (for stdio: the child process is gone when this resolves). */
@@ -117,27 +135,46 @@ export class McpServerConnection {
     await session?.close();
   }
 
-  private async callFailed(err: unknown, session: McpSession, exposedName: string, signal: AbortSignal, timedOut: AbortSignal): Promise<ToolResult> {
+  private async callFailed(
+    err: unknown,
+    session: McpSession,
+    exposedName: string,
+    signal: AbortSignal,
+    timedOut: AbortSignal,
+  ): Promise<ToolResult> {
     const timeoutError = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
     if (timedOut.aborted || (timeoutError && !signal.aborted)) {
       return timedOutError(exposedName, this.o.settings.timeoutSeconds);
     }
     if (signal.aborted) return cancelledError(exposedName);
-    if (this.state.kind === 'closed') return { ok: false, error: `${exposedName} did not finish: Errand is shutting down.` };
+    if (this.state.kind === 'closed')
+      return { ok: false, error: `${exposedName} did not finish: Errand is shutting down.` };
     const lost = err instanceof McpError ? err.code === ErrorCode.ConnectionClosed : 'url' in this.o.settings;
     if (lost || session !== this.session || this.state.kind !== 'connected') {
       this.crashed(session, err);
       await afterIo();
       const reason = this.state.kind === 'restarting' ? this.state.reason : session.describe(err);
-      return { ok: false, error: `The MCP server "${this.o.name}" stopped while running ${exposedName} (it crashed: ${reason}); it is being restarted. Try again later or do without it.` };
+      return {
+        ok: false,
+        error: `The MCP server "${this.o.name}" stopped while running ${exposedName} (it crashed: ${reason}); it is being restarted. Try again later or do without it.`,
+      };
     }
-    return { ok: false, error: `${exposedName} failed: ${session.scrub(err instanceof Error ? err.message : String(err))}` };
+    return {
+      ok: false,
+      error: `${exposedName} failed: ${session.scrub(err instanceof Error ? err.message : String(err))}`,
+    };
   }
 
   private notRunning(): ToolResult {
     const s = this.state;
-    const why = s.kind === 'restarting' ? `it crashed: ${s.reason}` : s.kind === 'failed' ? `it could not start: ${s.reason}` : s.kind;
-    const next = s.kind === 'restarting' ? '; it is being restarted. Try again later or do without it.' : '. Do without it.';
+    const why =
+      s.kind === 'restarting'
+        ? `it crashed: ${s.reason}`
+        : s.kind === 'failed'
+          ? `it could not start: ${s.reason}`
+          : s.kind;
+    const next =
+      s.kind === 'restarting' ? '; it is being restarted. Try again later or do without it.' : '. Do without it.';
     return { ok: false, error: `The MCP server "${this.o.name}" is not running (${why})${next}` };
   }
 
@@ -155,7 +192,10 @@ export class McpServerConnection {
     const seconds = Math.round(this.o.startTimeoutMs / 1000);
     let timer: unknown = null;
     const timeout = new Promise<never>((_resolve, reject) => {
-      timer = this.o.clock.setTimer(() => reject(new StartFailure(`did not answer within ${seconds} s`)), this.o.startTimeoutMs);
+      timer = this.o.clock.setTimer(
+        () => reject(new StartFailure(`did not answer within ${seconds} s`)),
+        this.o.startTimeoutMs,
+      );
     });
     const opening = (async () => {
       await session.connect();
@@ -185,7 +225,10 @@ export class McpServerConnection {
   private setTools(tools: readonly Tool[], unknownNames: readonly string[]): void {
     this.toolList = tools;
     if (unknownNames.length > 0) {
-      this.o.logger.warn({ unknownNames }, `MCP server "${this.o.name}" has no tools named ${unknownNames.map((n) => `"${n}"`).join(', ')} (listed in "tools" or "disabledTools")`);
+      this.o.logger.warn(
+        { unknownNames },
+        `MCP server "${this.o.name}" has no tools named ${unknownNames.map((n) => `"${n}"`).join(', ')} (listed in "tools" or "disabledTools")`,
+      );
     }
     this.o.onToolsChanged();
   }
@@ -198,7 +241,10 @@ export class McpServerConnection {
       this.setTools(filtered.tools, filtered.unknownNames);
       this.o.logger.info({ tools: filtered.tools.length }, 'MCP server changed its tool list');
     } catch (err) {
-      this.o.logger.warn({ err: scrubbedError(err, session.scrub) }, 'MCP server announced new tools but listing them failed');
+      this.o.logger.warn(
+        { err: scrubbedError(err, session.scrub) },
+        'MCP server announced new tools but listing them failed',
+      );
     }
   }
 
@@ -223,7 +269,10 @@ export class McpServerConnection {
   private scheduleRestart(): void {
     const delay = this.o.backoff(this.restartAttempt++);
     const reason = this.state.kind === 'restarting' ? this.state.reason : '';
-    this.o.logger.warn({ delayMs: delay, reason }, `MCP server "${this.o.name}" stopped (${reason}); restarting in ${Math.round(delay / 100) / 10} s`);
+    this.o.logger.warn(
+      { delayMs: delay, reason },
+      `MCP server "${this.o.name}" stopped (${reason}); restarting in ${Math.round(delay / 100) / 10} s`,
+    );
     this.restartTimer = this.o.clock.setTimer(() => void this.restart(), delay);
   }
 

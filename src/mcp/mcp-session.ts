@@ -2,7 +2,16 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitationCompleteNotificationSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Progress,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
 import { loadClientSdk, type ClientSdk } from './client-sdk.js';
@@ -40,7 +49,9 @@ export interface McpSessionOptions {
 }
 
 /** `fetch` with the active trace's headers added to every request, when there are any. */
-function tracedFetch(inject: (headers: Record<string, string>) => void): (url: string | URL, init?: RequestInit) => Promise<Response> {
+function tracedFetch(
+  inject: (headers: Record<string, string>) => void,
+): (url: string | URL, init?: RequestInit) => Promise<Response> {
   return (url, init) => {
     const trace: Record<string, string> = {};
     inject(trace);
@@ -93,10 +104,13 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   const newClient = ({ Client }: ClientSdk): Client => {
     const c = new Client(CLIENT_INFO, { capabilities: { ...ELICITATION_CAPABILITY } });
     c.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged());
-    c.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => options.elicitation?.()?.completed?.(n.params.elicitationId, inFlight));
+    c.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) =>
+      options.elicitation?.()?.completed?.(n.params.elicitationId, inFlight),
+    );
     // The SDK's own handler would reject a form it cannot type (a nested object) before the thread hears of it.
     c.fallbackRequestHandler = async (request) => {
-      if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      if (request.method !== 'elicitation/create')
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       return routeElicitation(request.params, inFlight, options.elicitation?.() ?? null, logger);
     };
     c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logServerMessage(logger, n.params, scrub));
@@ -108,7 +122,9 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
   };
 
   const where = (): FailureContext =>
-    isHttp(settings) ? { url: settings.shownUrl.text } : { command: settings.command, exitReason: watch?.exitReason() ?? null };
+    isHttp(settings)
+      ? { url: settings.shownUrl.text }
+      : { command: settings.command, exitReason: watch?.exitReason() ?? null };
 
   async function connectWith(sdk: ClientSdk, transport: Transport): Promise<void> {
     client = newClient(sdk);
@@ -119,7 +135,10 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     const { SSEClientTransport, StreamableHTTPClientTransport } = sdk;
     const url = new URL(s.url);
     const requestInit = { headers: s.headers };
-    const auth = { ...(options.authProvider ? { authProvider: options.authProvider } : {}), ...(options.injectTraceHeaders ? { fetch: tracedFetch(options.injectTraceHeaders) } : {}) };
+    const auth = {
+      ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+      ...(options.injectTraceHeaders ? { fetch: tracedFetch(options.injectTraceHeaders) } : {}),
+    };
     if (s.type === 'sse') return connectWith(sdk, new SSEClientTransport(url, { requestInit, ...auth }));
     try {
       await connectWith(sdk, new StreamableHTTPClientTransport(url, { requestInit, ...auth }));
@@ -141,7 +160,13 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       if (isHttp(settings)) {
         await connectHttp(sdk, settings);
       } else {
-        stdio = new sdk.StdioClientTransport({ command: settings.command, args: settings.args, env: settings.env, cwd: settings.cwd, stderr: 'pipe' });
+        stdio = new sdk.StdioClientTransport({
+          command: settings.command,
+          args: settings.args,
+          env: settings.env,
+          cwd: settings.cwd,
+          stderr: 'pipe',
+        });
         watch = watchStdioProcess(stdio, logger);
         try {
           await connectWith(sdk, stdio);
@@ -170,7 +195,11 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
       try {
         // The call's deadline is the caller's (it pauses while a person answers a question); the SDK's is only a backstop.
         const timeout = scope ? QUESTION_BACKSTOP_MS : timeoutMs;
-        const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout, ...(onProgress ? { onprogress: onProgress } : {}) });
+        const result = await client.callTool({ name, arguments: args }, undefined, {
+          signal,
+          timeout,
+          ...(onProgress ? { onprogress: onProgress } : {}),
+        });
         return result as CallToolResult;
       } finally {
         if (scope) inFlight.delete(scope);
@@ -180,7 +209,9 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     scrub,
     async close() {
       closing = true;
-      await client?.close().catch((err: unknown) => logger.debug({ err: scrubbedError(err, scrub) }, 'closing the MCP client failed'));
+      await client
+        ?.close()
+        .catch((err: unknown) => logger.debug({ err: scrubbedError(err, scrub) }, 'closing the MCP client failed'));
       // A transport whose connect never finished is not yet owned by the client.
       await stdio?.close().catch(() => {});
     },

@@ -11,7 +11,13 @@ import { qualifiedToolName } from './mcp-tool-names.js';
 export interface CatalogConnection {
   readonly tools: readonly Tool[];
   readonly approval: McpServerSettings['approval'];
-  call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult | SignInNeeded>;
+  call(
+    toolName: string,
+    exposedName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    context: ToolContext,
+  ): Promise<ToolResult | SignInNeeded>;
 }
 
 /** A server as the catalogue sees it: its name, its connection and its `channels` filter. */

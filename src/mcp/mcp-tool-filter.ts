@@ -8,7 +8,10 @@ export interface FilteredTools {
 }
 
 /** Applies the server's `tools` allowlist and `disabledTools`, matched against the server's own tool names. */
-export function filterServerTools(tools: readonly Tool[], settings: Pick<McpServerSettings, 'tools' | 'disabledTools'>): FilteredTools {
+export function filterServerTools(
+  tools: readonly Tool[],
+  settings: Pick<McpServerSettings, 'tools' | 'disabledTools'>,
+): FilteredTools {
   const allow = settings.tools ? new Set(settings.tools) : null;
   const deny = new Set(settings.disabledTools ?? []);
   const present = new Set(tools.map((t) => t.name));

@@ -23,7 +23,9 @@ function describeContent(block: ContentBlock): string {
       return `[resource ${block.uri}${block.name && !block.uri.endsWith(block.name) ? ` (${block.name})` : ''}]`;
     case 'resource': {
       const r = block.resource;
-      return 'text' in r && typeof r.text === 'string' ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri}, ${r.mimeType ?? 'binary'}]`;
+      return 'text' in r && typeof r.text === 'string'
+        ? `[resource ${r.uri}]\n${r.text}`
+        : `[resource ${r.uri}, ${r.mimeType ?? 'binary'}]`;
     }
     default:
       return '[unsupported content]';
@@ -71,15 +73,20 @@ function whichToSend(text: string, structured: Record<string, unknown>): 'text' 
  * Text that only repeats the structured content (or the reverse) is sent once. `isError` becomes
  * `{ ok: false }` so the model treats it as a failure it may correct.
  */
-export function toToolResult(result: Pick<CallToolResult, 'content' | 'structuredContent' | 'isError'>, maxChars: number): ToolResult {
+export function toToolResult(
+  result: Pick<CallToolResult, 'content' | 'structuredContent' | 'isError'>,
+  maxChars: number,
+): ToolResult {
   const text = (result.content ?? []).map(describeContent).join('\n\n');
-  if (result.isError) return { ok: false, error: capText(text.trim() || 'The tool reported an error without a message.', maxChars) };
+  if (result.isError)
+    return { ok: false, error: capText(text.trim() || 'The tool reported an error without a message.', maxChars) };
   const structured = result.structuredContent;
   if (structured === undefined) return { ok: true, content: capText(text, maxChars) };
   const send = whichToSend(text, structured);
   if (send === 'text') return { ok: true, content: capText(text, maxChars) };
   const json = JSON.stringify(structured);
   const shownText = send === 'both' ? text : '';
-  if (shownText.length + json.length <= maxChars) return shownText ? { ok: true, content: shownText, structured } : { ok: true, structured };
+  if (shownText.length + json.length <= maxChars)
+    return shownText ? { ok: true, content: shownText, structured } : { ok: true, structured };
   return { ok: true, content: capText(shownText ? `${shownText}\n\nstructuredContent: ${json}` : json, maxChars) };
 }

@@ -11,7 +11,10 @@ const LEVELS = {
   critical: 'fatal',
   alert: 'fatal',
   emergency: 'fatal',
-} as const satisfies Record<LoggingMessageNotification['params']['level'], 'debug' | 'info' | 'warn' | 'error' | 'fatal'>;
+} as const satisfies Record<
+  LoggingMessageNotification['params']['level'],
+  'debug' | 'info' | 'warn' | 'error' | 'fatal'
+>;
 
 /** Longest text of one server log message kept in Errand's log (a server may send whole documents). */
 const MAX_LOG_TEXT = 2000;
@@ -20,7 +23,11 @@ const MAX_LOG_TEXT = 2000;
  * A server's `notifications/message` in Errand's log, at its level, under the server's logger (which names
  * the server). Its data is logged as text, scrubbed of the server's secrets and cut to a readable length.
  */
-export function logServerMessage(logger: Logger, params: LoggingMessageNotification['params'], scrub: (text: string) => string): void {
+export function logServerMessage(
+  logger: Logger,
+  params: LoggingMessageNotification['params'],
+  scrub: (text: string) => string,
+): void {
   const raw = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
   const text = scrub(raw ?? '').slice(0, MAX_LOG_TEXT);
   logger[LEVELS[params.level]]({ mcpLogger: params.logger, mcpLevel: params.level }, `MCP server log: ${text}`);

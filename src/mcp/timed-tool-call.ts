@@ -24,13 +24,20 @@ export const timedOutError = (exposedName: string, timeoutSeconds: number): Tool
 });
 
 /** An MCP progress notification as a few words for the person waiting: "3/10 indexing", "40 %", "indexing". */
-export function progressText(p: { progress: number; total?: number | undefined; message?: string | undefined }): string {
+export function progressText(p: {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}): string {
   const amount = p.total !== undefined && p.total > 0 ? `${p.progress}/${p.total}` : `${p.progress}`;
   return p.message ? `${amount} ${p.message}` : amount;
 }
 
 /** What the model reads when the run was stopped during a call. */
-export const cancelledError = (exposedName: string): ToolResult => ({ ok: false, error: `${exposedName} was cancelled: the run was stopped.` });
+export const cancelledError = (exposedName: string): ToolResult => ({
+  ok: false,
+  error: `${exposedName} was cancelled: the run was stopped.`,
+});
 
 /**
  * One tool call on a session, bounded by the server's timeout and the run's signal, its result cut for the
@@ -55,8 +62,15 @@ export async function timedToolCall(
   const scope = origin ? { ...origin, signal: callSignal, hold: deadline.hold } : undefined;
   try {
     const reportProgress = origin?.context.reportProgress;
-    const onProgress = reportProgress ? (p: Parameters<typeof progressText>[0]) => reportProgress(progressText(p)) : undefined;
-    const result = await session.callTool(toolName, args, { signal: callSignal, timeoutMs, ...(scope ? { scope } : {}), ...(onProgress ? { onProgress } : {}) });
+    const onProgress = reportProgress
+      ? (p: Parameters<typeof progressText>[0]) => reportProgress(progressText(p))
+      : undefined;
+    const result = await session.callTool(toolName, args, {
+      signal: callSignal,
+      timeoutMs,
+      ...(scope ? { scope } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
     return toToolResult(result, limits.maxResultChars);
   } catch (err) {
     return await failed(err, timeout.signal);

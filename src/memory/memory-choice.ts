@@ -13,7 +13,11 @@ export function memoryLineTokens(memory: Pick<MemoryRow, 'id' | 'text'>): number
  * The memories one request carries: those matching the goal first (best first), then the newest, each
  * once, as many as fit `budgetTokens`. A memory too big for what is left is passed over for smaller ones.
  */
-export function chooseMemories(matched: readonly MemoryRow[], newest: readonly MemoryRow[], budgetTokens: number): MemoryRow[] {
+export function chooseMemories(
+  matched: readonly MemoryRow[],
+  newest: readonly MemoryRow[],
+  budgetTokens: number,
+): MemoryRow[] {
   const chosen: MemoryRow[] = [];
   const seen = new Set<number>();
   let left = budgetTokens;

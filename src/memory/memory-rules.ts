@@ -40,7 +40,12 @@ export interface MemoryAsker {
  * named by the caller): refused when empty or too long, `me` without a person, `workspace` from a non-admin,
  * or past the per-person limit.
  */
-export async function rememberFor(store: Pick<MemoryStore, 'remember' | 'countBy'>, asker: MemoryAsker, scope: MemoryScope, text: string): Promise<{ ok: true; memory: MemoryRow } | { ok: false; reason: MemoryRefusal }> {
+export async function rememberFor(
+  store: Pick<MemoryStore, 'remember' | 'countBy'>,
+  asker: MemoryAsker,
+  scope: MemoryScope,
+  text: string,
+): Promise<{ ok: true; memory: MemoryRow } | { ok: false; reason: MemoryRefusal }> {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, reason: 'empty' };
   if (trimmed.length >= MAX_MEMORY_CHARS) return { ok: false, reason: 'too_long' };
@@ -57,7 +62,11 @@ export async function rememberFor(store: Pick<MemoryStore, 'remember' | 'countBy
  * Forgets a memory the asker may see (`workspace` ones: admins only). A memory of someone else, another
  * channel or another workspace is `unknown`, exactly like an id that never existed: nothing leaks.
  */
-export async function forgetFor(store: Pick<MemoryStore, 'memory' | 'forget'>, asker: MemoryAsker, id: number): Promise<{ ok: true; memory: MemoryRow } | { ok: false; reason: MemoryRefusal }> {
+export async function forgetFor(
+  store: Pick<MemoryStore, 'memory' | 'forget'>,
+  asker: MemoryAsker,
+  id: number,
+): Promise<{ ok: true; memory: MemoryRow } | { ok: false; reason: MemoryRefusal }> {
   const memory = await store.memory(id);
   if (!memory || !isVisible(memory, asker.visibility)) return { ok: false, reason: 'unknown' };
   if (memory.scope === 'workspace' && !asker.isAdmin) return { ok: false, reason: 'admins_only' };

@@ -47,7 +47,12 @@ export interface MemoryStore {
    * Writes the summary when its stored version is still `expectedVersion` (0: there is none yet), moving the
    * version on: a compare-and-swap, so of two processes summarising at once only one writes. True when written.
    */
-  saveSummary(conversationId: string, expectedVersion: number, summary: string, throughMessageId: number): Promise<boolean>;
+  saveSummary(
+    conversationId: string,
+    expectedVersion: number,
+    summary: string,
+    throughMessageId: number,
+  ): Promise<boolean>;
   /** The summarised conversations of one channel (`platform:workspace:channel`), newest summary first, at most `limit`. */
   summariesIn(channel: string, limit: number): Promise<ConversationSummaryRow[]>;
   /** Stores a memory and returns it with its id. */
@@ -72,5 +77,11 @@ export interface MemoryStore {
   /** `owner`'s own summary of their private material that fell out of the conversation's context, or null. */
   privateSummary(conversationId: string, owner: string): Promise<PrivateSummaryRow | null>;
   /** Writes `owner`'s private summary when its stored version is still `expectedVersion` (0: none yet), like `saveSummary`. */
-  savePrivateSummary(conversationId: string, owner: string, expectedVersion: number, summary: string, throughMessageId: number): Promise<boolean>;
+  savePrivateSummary(
+    conversationId: string,
+    owner: string,
+    expectedVersion: number,
+    summary: string,
+    throughMessageId: number,
+  ): Promise<boolean>;
 }

@@ -20,7 +20,11 @@ export function personKey(person: MemoryPerson): string {
  * Built from the run, so no argument of the model can widen it.
  */
 export function memoryVisibility(principal: MemoryPerson | null, place: ChannelRef): MemoryVisibility {
-  return { person: principal ? personKey(principal) : null, channel: channelKey(place), workspace: sharedWorkspaceOf(place) };
+  return {
+    person: principal ? personKey(principal) : null,
+    channel: channelKey(place),
+    workspace: sharedWorkspaceOf(place),
+  };
 }
 
 /** The subject a new memory of `scope` gets in this run, or null when the run has no principal for `me`. */

@@ -19,7 +19,8 @@ export function withoutMemory(content: string | null, memoryId: number): string 
     return null;
   }
   const result = shownMemories.safeParse(parsed);
-  if (!result.success || !result.data.memories.some((m) => m.memory_id === memoryId && m.text !== FORGOTTEN_TEXT)) return null;
+  if (!result.success || !result.data.memories.some((m) => m.memory_id === memoryId && m.text !== FORGOTTEN_TEXT))
+    return null;
   const memories = result.data.memories.map((m) => (m.memory_id === memoryId ? { ...m, text: FORGOTTEN_TEXT } : m));
   return JSON.stringify({ ...result.data, memories });
 }

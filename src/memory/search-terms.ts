@@ -3,7 +3,9 @@ const MAX_TERMS = 32;
 
 /** English words nearly every memory shares: they match everything and tell nothing (PostgreSQL's `english` drops them too). */
 const STOP_WORDS = new Set(
-  'a an and are as at be but by can could did do does for from had has have he her his how i if in is it its me my no not of on or our please she so than that the their them then there they this to was we were what when where which who why will with would you your'.split(' '),
+  'a an and are as at be but by can could did do does for from had has have he her his how i if in is it its me my no not of on or our please she so than that the their them then there they this to was we were what when where which who why will with would you your'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -47,14 +49,20 @@ function matches(word: string, term: string): boolean {
  * rare it is among them (a word most of them share, like "the", counts little), newest first on a tie.
  * The index has already narrowed them to the asker's matching memories, so this ranks a few hundred at most.
  */
-export function rankByTerms<T extends { readonly id: number; readonly text: string }>(rows: readonly T[], terms: readonly string[]): T[] {
+export function rankByTerms<T extends { readonly id: number; readonly text: string }>(
+  rows: readonly T[],
+  terms: readonly string[],
+): T[] {
   const words = rows.map((r) => r.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   const has = words.map((ws) => terms.map((t) => ws.some((w) => matches(w, t))));
   const weights = terms.map((_, k) => {
     const df = has.filter((h) => h[k]).length;
     return df === 0 ? 0 : Math.log(1 + rows.length / df);
   });
-  const scored = rows.map((row, i) => ({ row, score: has[i]!.reduce((sum, hit, k) => (hit ? sum + weights[k]! : sum), 0) }));
+  const scored = rows.map((row, i) => ({
+    row,
+    score: has[i]!.reduce((sum, hit, k) => (hit ? sum + weights[k]! : sum), 0),
+  }));
   scored.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
   return scored.map((s) => s.row);
 }

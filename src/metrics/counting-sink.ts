@@ -54,6 +54,8 @@ export function countingSurfaces(surfaces: SurfaceSink, platform: string, metric
       return surfaces.onDisconnect(request);
     },
     // Read once at a start, not a person's event: not counted.
-    ...(surfaces.carriedOverElicitations ? { carriedOverElicitations: surfaces.carriedOverElicitations.bind(surfaces) } : {}),
+    ...(surfaces.carriedOverElicitations
+      ? { carriedOverElicitations: surfaces.carriedOverElicitations.bind(surfaces) }
+      : {}),
   };
 }

@@ -45,7 +45,8 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
   for (const adapter of sources.adapters.values()) {
     const state = adapter.connectionState();
     platforms[adapter.platform] = state;
-    if (!state.connected) problems.push(`${adapter.platform} is not connected${state.detail ? ` (${state.detail})` : ''}`);
+    if (!state.connected)
+      problems.push(`${adapter.platform} is not connected${state.detail ? ` (${state.detail})` : ''}`);
   }
   const mcp = sources.toolServers?.();
   return {

@@ -9,7 +9,17 @@ export type ScheduleFireOutcome = 'started' | 'failed' | 'skipped';
  * (`token`, after a `refreshed` one when due), a sign-in asked for (`authorize`), the authorization server out of
  * reach (`unavailable`), or how a sign-in's callback ended.
  */
-export type OAuthOutcomeLabel = 'token' | 'refreshed' | 'authorize' | 'unavailable' | 'connected' | 'denied' | 'expired' | 'used' | 'failed' | 'unknown';
+export type OAuthOutcomeLabel =
+  | 'token'
+  | 'refreshed'
+  | 'authorize'
+  | 'unavailable'
+  | 'connected'
+  | 'denied'
+  | 'expired'
+  | 'used'
+  | 'failed'
+  | 'unknown';
 
 /** Tokens one model request used, as the endpoint reported them. */
 export interface TokenUsage {

@@ -31,7 +31,9 @@ export async function startMonitoringServer(options: MonitoringServerOptions): P
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+      res
+        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' })
+        .end('Method not allowed\n');
       return;
     }
     if (path === '/healthz') {
@@ -40,11 +42,18 @@ export async function startMonitoringServer(options: MonitoringServerOptions): P
         .then(
           (report: HealthReport) => {
             if (report.status !== 'ok') logger.warn({ problems: report.problems }, 'health check: unhealthy');
-            res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(report));
+            res
+              .writeHead(report.status === 'ok' ? 200 : 503, {
+                'content-type': 'application/json',
+                'cache-control': 'no-store',
+              })
+              .end(JSON.stringify(report));
           },
           (err: unknown) => {
             logger.error({ err }, 'the health check failed');
-            res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unhealthy', problems: ['the health check itself failed; see the log'] }));
+            res
+              .writeHead(503, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ status: 'unhealthy', problems: ['the health check itself failed; see the log'] }));
           },
         );
       return;
@@ -53,7 +62,9 @@ export async function startMonitoringServer(options: MonitoringServerOptions): P
       ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
       (err: unknown) => {
         logger.error({ err }, 'rendering /metrics failed');
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Rendering the metrics failed; see the log.\n');
+        res
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end('Rendering the metrics failed; see the log.\n');
       },
     );
   });

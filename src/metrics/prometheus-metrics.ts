@@ -24,16 +24,66 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
 
-  const runs = new Counter({ name: 'errand_runs_total', help: 'Agent runs that ended, by final status.', labelNames: ['outcome'] as const, registers });
-  const runSeconds = new Histogram({ name: 'errand_run_duration_seconds', help: 'Run duration from start to end, waiting for answers included.', buckets: RUN_SECONDS, registers });
-  const modelSeconds = new Histogram({ name: 'errand_model_request_duration_seconds', help: 'Model requests (one agent step, retries included).', buckets: MODEL_SECONDS, registers });
-  const tokens = new Counter({ name: 'errand_model_tokens_total', help: 'Tokens the model endpoint reported, by kind.', labelNames: ['kind'] as const, registers });
-  const cost = new Counter({ name: 'errand_cost_usd_total', help: 'Dollars the model requests cost at the configured prices, by model asked.', labelNames: ['model'] as const, registers });
-  const inbound = new Counter({ name: 'errand_inbound_events_total', help: 'Events adapters delivered (messages, commands, clicks; redeliveries included).', labelNames: ['platform'] as const, registers });
-  const outbound = new Counter({ name: 'errand_outbound_messages_total', help: 'Messages posted on the platform.', labelNames: ['platform'] as const, registers });
-  const rateLimited = new Counter({ name: 'errand_platform_rate_limited_total', help: 'HTTP 429 answers from the platform.', labelNames: ['platform'] as const, registers });
-  const oauth = new Counter({ name: 'errand_mcp_oauth_total', help: 'OAuth steps for MCP servers with per-person sign-in, by outcome.', labelNames: ['server', 'outcome'] as const, registers });
-  const scheduleFires = new Counter({ name: 'errand_schedule_fires_total', help: 'Schedule fires, by what became of them.', labelNames: ['outcome'] as const, registers });
+  const runs = new Counter({
+    name: 'errand_runs_total',
+    help: 'Agent runs that ended, by final status.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const runSeconds = new Histogram({
+    name: 'errand_run_duration_seconds',
+    help: 'Run duration from start to end, waiting for answers included.',
+    buckets: RUN_SECONDS,
+    registers,
+  });
+  const modelSeconds = new Histogram({
+    name: 'errand_model_request_duration_seconds',
+    help: 'Model requests (one agent step, retries included).',
+    buckets: MODEL_SECONDS,
+    registers,
+  });
+  const tokens = new Counter({
+    name: 'errand_model_tokens_total',
+    help: 'Tokens the model endpoint reported, by kind.',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const cost = new Counter({
+    name: 'errand_cost_usd_total',
+    help: 'Dollars the model requests cost at the configured prices, by model asked.',
+    labelNames: ['model'] as const,
+    registers,
+  });
+  const inbound = new Counter({
+    name: 'errand_inbound_events_total',
+    help: 'Events adapters delivered (messages, commands, clicks; redeliveries included).',
+    labelNames: ['platform'] as const,
+    registers,
+  });
+  const outbound = new Counter({
+    name: 'errand_outbound_messages_total',
+    help: 'Messages posted on the platform.',
+    labelNames: ['platform'] as const,
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'errand_platform_rate_limited_total',
+    help: 'HTTP 429 answers from the platform.',
+    labelNames: ['platform'] as const,
+    registers,
+  });
+  const oauth = new Counter({
+    name: 'errand_mcp_oauth_total',
+    help: 'OAuth steps for MCP servers with per-person sign-in, by outcome.',
+    labelNames: ['server', 'outcome'] as const,
+    registers,
+  });
+  const scheduleFires = new Counter({
+    name: 'errand_schedule_fires_total',
+    help: 'Schedule fires, by what became of them.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
 
   let readGauges: (() => Promise<GaugeReadings>) | null = null;
   // Read once per scrape, before the registry collects: both gauges come from the same reading.

@@ -11,7 +11,13 @@ export function createPrometheusMonitoring(options: MonitoringOptions): Monitori
     async start(sources) {
       if (server) return;
       prometheus.readGaugesFrom(sources.gauges);
-      server = await startMonitoringServer({ port: options.port, host: options.host, logger: options.logger, health: sources.health, metrics: prometheus.render });
+      server = await startMonitoringServer({
+        port: options.port,
+        host: options.host,
+        logger: options.logger,
+        health: sources.health,
+        metrics: prometheus.render,
+      });
       options.logger.info({ host: options.host, port: server.port }, 'serving /healthz and /metrics');
     },
     async stop() {

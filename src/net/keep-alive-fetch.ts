@@ -106,9 +106,12 @@ function requestHeaders(headers: unknown): Record<string, string> {
   if (Array.isArray(headers)) {
     for (const [k, v] of headers as [string, string][]) out[k.toLowerCase()] = v;
   } else if (typeof (headers as { forEach?: unknown }).forEach === 'function') {
-    (headers as { forEach(cb: (value: string, key: string) => void): void }).forEach((value, key) => (out[key.toLowerCase()] = value));
+    (headers as { forEach(cb: (value: string, key: string) => void): void }).forEach(
+      (value, key) => (out[key.toLowerCase()] = value),
+    );
   } else {
-    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (v !== undefined && v !== null) out[k.toLowerCase()] = String(v);
+    for (const [k, v] of Object.entries(headers as Record<string, unknown>))
+      if (v !== undefined && v !== null) out[k.toLowerCase()] = String(v);
   }
   return out;
 }
@@ -144,13 +147,23 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): typeo
     'https:': new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' }),
   };
   const readWholeBody = options.readWholeBody ?? false;
-  const send = (url: URL, init: PlainInit, body: string | Uint8Array | undefined, retried: boolean): Promise<NodeResponse> =>
+  const send = (
+    url: URL,
+    init: PlainInit,
+    body: string | Uint8Array | undefined,
+    retried: boolean,
+  ): Promise<NodeResponse> =>
     new Promise((resolve, reject) => {
       const signal = init.signal ?? null;
       if (signal?.aborted) return reject(abortError(signal));
       const headers = requestHeaders(init.headers);
-      if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-      const request = (url.protocol === 'https:' ? https : http).request(url, { method: init.method ?? 'GET', headers, agent: agents[url.protocol as 'http:' | 'https:'] });
+      if (body !== undefined)
+        headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      const request = (url.protocol === 'https:' ? https : http).request(url, {
+        method: init.method ?? 'GET',
+        headers,
+        agent: agents[url.protocol as 'http:' | 'https:'],
+      });
       let received: IncomingMessage | null = null;
       // Before the answer the request is cut; after it, the body ends with the abort's error (as fetch's does).
       const onAbort = () => (received ?? request).destroy(abortError(signal!) as Error);
@@ -164,7 +177,8 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): typeo
       request.on('error', (err: NodeJS.ErrnoException) => {
         signal?.removeEventListener('abort', onAbort);
         // A kept-alive connection closed by the server as this request left: one more try on a new connection.
-        if (!retried && request.reusedSocket && err.code === 'ECONNRESET' && !signal?.aborted) return resolve(send(url, init, body, true));
+        if (!retried && request.reusedSocket && err.code === 'ECONNRESET' && !signal?.aborted)
+          return resolve(send(url, init, body, true));
         reject(err);
       });
       request.end(body);
@@ -176,7 +190,8 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): typeo
     const sendable = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
     if (!plain || !sendable) return (options.fallback ?? globalThis.fetch)(input, init);
     const url = new URL(input);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return (options.fallback ?? globalThis.fetch)(input, init);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return (options.fallback ?? globalThis.fetch)(input, init);
     // The callers read only the members NodeResponse has (see its JSDoc).
     return (await send(url, init as PlainInit, body ?? undefined, false)) as unknown as Response;
   };

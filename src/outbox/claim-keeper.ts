@@ -14,7 +14,10 @@ export interface ClaimKeeper {
  * Renews a conversation's outbox claim on its own schedule, so a long turn keeps it and a process
  * that died lets it lapse. A failed renewal is retried; a refused one means another process has it.
  */
-export function keepClaim(claim: OutboxClaim, deps: { readonly clock: Clock; readonly logger: Logger; readonly conversationId: string }): ClaimKeeper {
+export function keepClaim(
+  claim: OutboxClaim,
+  deps: { readonly clock: Clock; readonly logger: Logger; readonly conversationId: string },
+): ClaimKeeper {
   const { clock, logger, conversationId } = deps;
   let lost = false;
   let stopped = false;
@@ -28,7 +31,10 @@ export function keepClaim(claim: OutboxClaim, deps: { readonly clock: Clock; rea
         (ok) => {
           if (ok) return arm();
           lost = true;
-          logger.warn({ conversationId }, 'another process took over posting to this conversation; this one stops after the post in flight');
+          logger.warn(
+            { conversationId },
+            'another process took over posting to this conversation; this one stops after the post in flight',
+          );
         },
         (err: unknown) => {
           logger.warn({ err, conversationId }, 'renewing an outbox claim failed; trying again');

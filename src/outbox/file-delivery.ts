@@ -15,19 +15,33 @@ export class UndeliverableFiles extends Error {}
  * a later try looks at those instead of uploading again. Throws UndeliverableFiles when the row cannot be posted
  * at all (the platform takes no files, the bytes are gone, a file grew past the platform's limit).
  */
-export async function postFileRow(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter, store: OutboxStore, files: OutboxFileStore | undefined): Promise<string> {
+export async function postFileRow(
+  row: PendingPost,
+  ref: ConversationRef,
+  adapter: ChatAdapter,
+  store: OutboxStore,
+  files: OutboxFileStore | undefined,
+): Promise<string> {
   const capability = adapter.capabilities.files;
   if (!capability) throw new UndeliverableFiles(`${adapter.platform} cannot post files`);
   const stored = files ? await files.filesOf(row.id) : [];
   if (stored.length === 0) throw new UndeliverableFiles('the files of this post are no longer stored');
   const over = stored.find((f) => f.bytes.byteLength > capability.limits.maxFileBytes);
-  if (over) throw new UndeliverableFiles(`${over.name} is over the ${capability.limits.maxFileBytes} bytes ${adapter.platform} takes`);
+  if (over)
+    throw new UndeliverableFiles(
+      `${over.name} is over the ${capability.limits.maxFileBytes} bytes ${adapter.platform} takes`,
+    );
   const staged = stored.every((f) => f.stagedId !== null) ? stored.map((f) => f.stagedId!) : undefined;
   await store.countAttempt(row.id);
-  const post = { files: stored.map(({ name, bytes, mimeType }) => ({ name, bytes, mimeType })), idempotencyKey: idempotencyKeyOf(row.id), ...(staged ? { staged } : {}) };
+  const post = {
+    files: stored.map(({ name, bytes, mimeType }) => ({ name, bytes, mimeType })),
+    idempotencyKey: idempotencyKeyOf(row.id),
+    ...(staged ? { staged } : {}),
+  };
   const posted = await capability.postFiles(ref, post, {
     staged: async (ids) => {
-      if (ids.length !== stored.length) throw new AdapterError(`${adapter.platform} staged ${ids.length} files for a post of ${stored.length}`);
+      if (ids.length !== stored.length)
+        throw new AdapterError(`${adapter.platform} staged ${ids.length} files for a post of ${stored.length}`);
       await files!.setStaged(row.id, ids);
     },
   });

@@ -6,6 +6,7 @@ import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { FilesOut, OutputFile, PostedFile } from '../sandbox/workspace-ports.js';
 import type { Outbox } from './outbox.js';
+import { HELD_FILES_REASON } from '../privacy/private-answer-texts.js';
 
 /** How a platform is named in a note about a file it would not take. */
 const PLATFORM_NAMES: Readonly<Record<string, string>> = { slack: 'Slack', discord: 'Discord', console: 'the console' };
@@ -35,7 +36,11 @@ export function planFilePosts(files: readonly OutputFile[], limits: FileLimits, 
       continue;
     }
     if (size > limits.maxFileBytes) {
-      refused.push({ index, name: file.name, reason: `it is ${formatBytes(size)}, and ${where} takes files up to ${formatBytes(limits.maxFileBytes)}` });
+      refused.push({
+        index,
+        name: file.name,
+        reason: `it is ${formatBytes(size)}, and ${where} takes files up to ${formatBytes(limits.maxFileBytes)}`,
+      });
       continue;
     }
     if (current.length > 0 && (current.length >= limits.maxFilesPerMessage || bytes + size > limits.maxMessageBytes)) {
@@ -52,7 +57,7 @@ export function planFilePosts(files: readonly OutputFile[], limits: FileLimits, 
 
 /** What the poster of a run's files needs: the outbox, and each platform's way of posting files. */
 export interface FilesOutDeps {
-  readonly posts: Pick<Outbox, 'atomically' | 'record' | 'recordFiles' | 'delivered' | 'store'>;
+  readonly posts: Pick<Outbox, 'atomically' | 'record' | 'recordFiles' | 'recordHeldFiles' | 'delivered' | 'store'>;
   /** The platform's file capability; null where files cannot be posted (no such adapter, or none it has). */
   filesOf(platform: string): FilePostCapability | null;
   readonly logger: Logger;
@@ -69,24 +74,40 @@ export interface FilesOutDeps {
  */
 export function createFilesOut(deps: FilesOutDeps): FilesOut {
   return {
-    async postFiles(conversation, runId, files, signal) {
+    async postFiles(conversation, runId, files, signal, heldFor) {
       if (files.length === 0) return [];
       const capability = deps.filesOf(conversation.platform);
       const where = PLATFORM_NAMES[conversation.platform] ?? conversation.platform;
       const plan: FilePlan = capability
         ? planFilePosts(files, capability.limits, conversation.platform)
-        : { messages: [], refused: files.map((f, index) => ({ index, name: f.name, reason: `files cannot be posted on ${where}` })) };
+        : {
+            messages: [],
+            refused: files.map((f, index) => ({ index, name: f.name, reason: `files cannot be posted on ${where}` })),
+          };
       const conversationId = conversationKey(conversation);
+      if (heldFor) return holdFiles(deps, { conversationId, runId, owner: heldFor, files, plan, where, signal });
       const tickets = await deps.posts.atomically(async (tx) => {
         const recorded: PostTicket[] = [];
-        for (const message of plan.messages) recorded.push(await deps.posts.recordFiles(conversationId, runId, message.map((i) => files[i]!), tx));
+        for (const message of plan.messages)
+          recorded.push(
+            await deps.posts.recordFiles(
+              conversationId,
+              runId,
+              message.map((i) => files[i]!),
+              tx,
+            ),
+          );
         if (plan.refused.length > 0) {
           const lines = plan.refused.map((r) => `I couldn't post ${r.name}: ${r.reason}.`);
           await deps.posts.record(conversationId, runId, { purpose: 'note', text: lines.join('\n') }, tx);
         }
         return recorded;
       });
-      if (plan.refused.length > 0) deps.logger.info({ conversationId, runId, refused: plan.refused.map((r) => r.name) }, 'output files not posted');
+      if (plan.refused.length > 0)
+        deps.logger.info(
+          { conversationId, runId, refused: plan.refused.map((r) => r.name) },
+          'output files not posted',
+        );
       const reasons = new Map(plan.refused.map((r) => [r.index, r.reason]));
       const failures = await Promise.all(tickets.map((ticket) => failureOf(deps.posts, ticket, where, signal)));
       plan.messages.forEach((message, m) => {
@@ -101,8 +122,48 @@ export function createFilesOut(deps: FilesOutDeps): FilesOut {
   };
 }
 
+/**
+ * Files from their owner's private material in a conversation others read (DESIGN.md "Private stays private in a
+ * shared thread"): kept for their choice and shown to them alone, with any refused file named to them only. Waits for
+ * that notice like a post; the model is told the files went to that person, not to the thread.
+ */
+async function holdFiles(
+  deps: FilesOutDeps,
+  h: {
+    conversationId: string;
+    runId: string;
+    owner: string;
+    files: readonly OutputFile[];
+    plan: FilePlan;
+    where: string;
+    signal: AbortSignal | undefined;
+  },
+): Promise<readonly PostedFile[]> {
+  const held = h.plan.messages.flatMap((message, post) => message.map((i) => ({ ...h.files[i]!, post })));
+  const refused = h.plan.refused.map((r) => `I couldn't post ${r.name}: ${r.reason}.`);
+  const ticket = await deps.posts.atomically((tx) =>
+    deps.posts.recordHeldFiles(h.conversationId, h.runId, { owner: h.owner, files: held, refused }, tx),
+  );
+  deps.logger.info(
+    { conversationId: h.conversationId, runId: h.runId, files: held.length },
+    'output files held for their owner',
+  );
+  const failure = await failureOf(deps.posts, ticket, h.where, h.signal);
+  const reasons = new Map(h.plan.refused.map((r) => [r.index, r.reason]));
+  return h.files.map((f, index): PostedFile => ({
+    name: f.name,
+    posted: false,
+    reason: reasons.get(index) ?? failure ?? HELD_FILES_REASON,
+  }));
+}
+
 /** Waits for one message of files; null once the platform has it (or it is queued to be posted), else why not. */
-async function failureOf(posts: FilesOutDeps['posts'], ticket: PostTicket, where: string, signal: AbortSignal | undefined): Promise<string | null> {
+async function failureOf(
+  posts: FilesOutDeps['posts'],
+  ticket: PostTicket,
+  where: string,
+  signal: AbortSignal | undefined,
+): Promise<string | null> {
   try {
     if ((await posts.delivered(ticket, signal)) !== null) return null;
   } catch (err) {

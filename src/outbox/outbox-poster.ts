@@ -8,6 +8,7 @@ import type { Tracing } from '../telemetry/tracing.js';
 import { keepClaim } from './claim-keeper.js';
 import { PostWaiters, type PostSettled } from './post-waiters.js';
 import { RowDelivery } from './row-delivery.js';
+import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 import { StreamedAnswers, type StreamedAnswer } from './streamed-answers.js';
 
 export { idempotencyKeyOf } from './idempotency-key.js';
@@ -17,6 +18,8 @@ export interface OutboxPosterDeps {
   store: OutboxStore;
   /** The bytes of `files` rows (absent: such rows fail, as on a store without them). */
   files?: OutboxFileStore;
+  /** The bytes of files held for their owner, shown to them with their notice (absent: the notice goes alone). */
+  heldFiles?: Pick<PrivateAnswerStore, 'filesOf'>;
   adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
   clock: Clock;
@@ -84,7 +87,9 @@ export class OutboxPoster {
       if (every !== undefined && !this.stopping) {
         this.sweepTimer = this.deps.clock.setTimer(() => {
           this.sweepTimer = null;
-          this.sweep().catch((err: unknown) => this.deps.logger.warn({ err }, 'looking for unposted outbox rows failed; looking again later'));
+          this.sweep().catch((err: unknown) =>
+            this.deps.logger.warn({ err }, 'looking for unposted outbox rows failed; looking again later'),
+          );
         }, every);
       }
     }
@@ -139,7 +144,10 @@ export class OutboxPoster {
     this.rekick.clear();
     const deadline = Date.now() + graceMs;
     let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.workers.values()]), new Promise<void>((r) => (timeout = setTimeout(r, graceMs)))]);
+    await Promise.race([
+      Promise.allSettled([...this.workers.values()]),
+      new Promise<void>((r) => (timeout = setTimeout(r, graceMs))),
+    ]);
     clearTimeout(timeout);
     this.waiters.stopAll();
     // Left for the next start, which posts them anew: their previews are removed, or the answer would show twice.
@@ -182,14 +190,19 @@ export class OutboxPoster {
       end = await this.turn(conversationId, keeper.lost);
     } finally {
       keeper.stop();
-      await attempt.claim.release().catch((err: unknown) => this.deps.logger.warn({ err, conversationId }, 'releasing an outbox claim failed; it lapses by itself'));
+      await attempt.claim
+        .release()
+        .catch((err: unknown) =>
+          this.deps.logger.warn({ err, conversationId }, 'releasing an outbox claim failed; it lapses by itself'),
+        );
     }
     // Left to the process running that row's run: look again soon, to post what follows and hear what it posted.
     if (end === 'yielded' && !this.stopping) this.later(conversationId, BUSY_RECHECK_MS);
     if (end !== 'drained' || this.stopping) return;
     // A row another process recorded while we held the claim found us busy: it is ours to post now. (A row
     // recorded here meanwhile kicked this conversation, so it is in `rekick` already.)
-    if (this.deps.store.sharedWithOtherProcesses && (await this.deps.store.nextPending(conversationId))) this.rekick.add(conversationId);
+    if (this.deps.store.sharedWithOtherProcesses && (await this.deps.store.nextPending(conversationId)))
+      this.rekick.add(conversationId);
     this.waiters.settleFromStoreIn(conversationId);
   }
 
@@ -214,9 +227,19 @@ export class OutboxPoster {
   private deliver(row: PendingPost): Promise<void> {
     const traced = this.deps.tracing;
     if (!traced?.tracing.enabled) return this.delivery.deliver(row);
-    const attributes = { 'errand.platform': this.deps.refOf(row.conversationId)?.platform, 'errand.conversation_id': row.conversationId, 'errand.run_id': row.runId ?? undefined, 'errand.outbox.purpose': row.purpose, 'errand.outbox.attempt': row.attempts + 1 };
+    const attributes = {
+      'errand.platform': this.deps.refOf(row.conversationId)?.platform,
+      'errand.conversation_id': row.conversationId,
+      'errand.run_id': row.runId ?? undefined,
+      'errand.outbox.purpose': row.purpose,
+      'errand.outbox.attempt': row.attempts + 1,
+    };
     const parent = row.runId === null ? null : traced.parentOf(row.runId);
-    return traced.tracing.span(`deliver ${row.purpose}`, { kind: 'client', parent, attributes, active: false }, (span) => this.delivery.deliverIn(row, span));
+    return traced.tracing.span(
+      `deliver ${row.purpose}`,
+      { kind: 'client', parent, attributes, active: false },
+      (span) => this.delivery.deliverIn(row, span),
+    );
   }
 
   /** Kicks the conversation again in `ms` (replacing an earlier timer). */

@@ -11,7 +11,7 @@ import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-
 import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';
 import { INTERRUPTED_PREVIEW_MARK } from './preview-retraction.js';
-import { recordHeld, type HeldIntent } from './held-posts.js';
+import { recordHeld, recordHeldFiles, type HeldFilesIntent, type HeldIntent } from './held-posts.js';
 
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
@@ -52,7 +52,18 @@ export interface Outbox extends RunPosts, OutboxChanges {
    * delivered in order with the conversation's other rows through the adapter's `files` capability. With `tx` it
    * belongs to that write. The files must be within the platform's limits (see files-out.ts).
    */
-  recordFiles(conversationId: string, runId: string | null, files: readonly OutboundFile[], tx?: Store): Promise<PostTicket>;
+  recordFiles(
+    conversationId: string,
+    runId: string | null,
+    files: readonly OutboundFile[],
+    tx?: Store,
+  ): Promise<PostTicket>;
+  /**
+   * Records files built on `held.owner`'s private material in a conversation others read (DESIGN.md "Private stays
+   * private in a shared thread"): kept for their choice and shown to them alone first, with Share in thread / Keep
+   * private (see held-posts.ts). With `tx` it belongs to that write.
+   */
+  recordHeldFiles(conversationId: string, runId: string | null, held: HeldFilesIntent, tx?: Store): Promise<PostTicket>;
   /** Stop means stop: the stopped run's answers and updates not posted yet are dropped. Returns how many. */
   dropUnsent(runId: string): Promise<number>;
   /** Starts delivering, beginning with what was left pending before this start (adapters connected). */
@@ -77,10 +88,18 @@ export interface OutboxDeps {
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const store = deps.store.outbox;
-  const poster = new OutboxPoster({ ...deps, store, files: deps.store.outboxFiles });
+  const poster = new OutboxPoster({
+    ...deps,
+    store,
+    files: deps.store.outboxFiles,
+    heldFiles: deps.store.privateAnswers,
+  });
   const piecesOf = (conversationId: string, intent: PostIntent): OutboxPayload[] => {
     const ref = deps.refOf(conversationId);
-    return toPieces(intent, (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH);
+    return toPieces(
+      intent,
+      (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH,
+    );
   };
   const abortedWait = (signal: AbortSignal) =>
     new Promise<null>((resolve) => {
@@ -90,19 +109,37 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   return {
     store,
     atomically: (write) => deps.store.atomically(write),
-    async record(conversationId: string, runId: string | null, intent: PostIntent, tx: Store = deps.store, stream?: AnswerStream): Promise<PostTicket> {
+    async record(
+      conversationId: string,
+      runId: string | null,
+      intent: PostIntent,
+      tx: Store = deps.store,
+      stream?: AnswerStream,
+    ): Promise<PostTicket> {
       if (intent.heldFor) {
-        const held = await recordHeld(tx, conversationId, runId, intent as HeldIntent, (cut) => piecesOf(conversationId, cut));
+        const held = await recordHeld(tx, conversationId, runId, intent as HeldIntent, (cut) =>
+          piecesOf(conversationId, cut),
+        );
         tx.afterCommit(() => poster.kick(conversationId));
         return held;
       }
-      const pieces = piecesOf(conversationId, intent);
+      // A private run's question or approval: each piece to its person alone (delivered as such, row-delivery.ts).
+      const shownTo = intent.shownTo;
+      const pieces = shownTo
+        ? piecesOf(conversationId, intent).map((p) => ({ ...p, visibleTo: shownTo, secret: true }))
+        : piecesOf(conversationId, intent);
       const ids = await tx.outbox.add(conversationId, runId, intent.purpose, pieces);
       // After the caller's transaction has committed: the worker reads the rows from the database.
       if (ids.length > 0) {
         tx.afterCommit(() => {
           // Registered only once the rows exist for good: a rolled-back answer leaves no preview claim behind.
-          if (stream) poster.viaStream(ids.map((id, i) => ({ id, text: pieces[i]!.text })), intent.text, stream, runId);
+          if (stream)
+            poster.viaStream(
+              ids.map((id, i) => ({ id, text: pieces[i]!.text })),
+              intent.text,
+              stream,
+              runId,
+            );
           poster.kick(conversationId);
         });
       }
@@ -111,6 +148,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async recordFiles(conversationId, runId, files, tx = deps.store) {
       const ids = await tx.outbox.add(conversationId, runId, 'files', [{ text: '' }]);
       await tx.outboxFiles.add(ids[0]!, files);
+      tx.afterCommit(() => poster.kick(conversationId));
+      return ids;
+    },
+    async recordHeldFiles(conversationId, runId, held, tx = deps.store) {
+      const ids = await recordHeldFiles(tx, conversationId, runId, held, (cut) => piecesOf(conversationId, cut));
       tx.afterCommit(() => poster.kick(conversationId));
       return ids;
     },
@@ -145,7 +187,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         return {
           key: idempotencyKeyOf(id),
           posted: (platformMessageId) =>
-            store.setPreviewMessage(id, platformMessageId).catch((err: unknown) => deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed')),
+            store
+              .setPreviewMessage(id, platformMessageId)
+              .catch((err: unknown) =>
+                deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed'),
+              ),
         };
       } catch (err) {
         // The preview goes on: only a crash before its answer is finished would leave this message behind.
@@ -156,7 +202,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
             store
               .addPreview(conversationId, runId, platformMessageId)
               .then(() => undefined)
-              .catch((e: unknown) => deps.logger.warn({ err: e, conversationId, runId }, 'recording an answer preview message failed')),
+              .catch((e: unknown) =>
+                deps.logger.warn({ err: e, conversationId, runId }, 'recording an answer preview message failed'),
+              ),
         };
       }
     },

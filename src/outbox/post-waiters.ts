@@ -65,7 +65,8 @@ export class PostWaiters {
       (state) => {
         if (!state) return this.settle(id, { kind: 'failed', error: new Error(`no outbox row ${id}`) });
         if (this.waiters.has(id)) this.conversationOf.set(id, state.conversationId);
-        if (state.status === 'posted') this.settle(id, { kind: 'posted', platformMessageId: state.platformMessageId ?? '' });
+        if (state.status === 'posted')
+          this.settle(id, { kind: 'posted', platformMessageId: state.platformMessageId ?? '' });
         else if (state.status === 'failed') this.settle(id, { kind: 'failed', error: new Error('the post failed') });
         else if (this.stopping()) this.settle(id, { kind: 'stopped' });
       },

@@ -27,14 +27,22 @@ export interface RetractionDeps {
  * message is looked for on the platform first, and when there is none the row is settled with nothing
  * to take back. Failures retry like posts; the row is marked posted once done, so it is done once.
  */
-export async function retractPreview(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter, deps: RetractionDeps): Promise<void> {
+export async function retractPreview(
+  row: PendingPost,
+  ref: ConversationRef,
+  adapter: ChatAdapter,
+  deps: RetractionDeps,
+): Promise<void> {
   const { store, logger } = deps;
   try {
     await store.countAttempt(row.id);
     const target = (await store.state(row.id))?.platformMessageId ?? (await findUnrecorded(row, ref, adapter, store));
     if (target === null) {
       await store.markNothingToRetract(row.id);
-      logger.info({ outboxId: row.id }, 'an interrupted answer preview never reached the platform; nothing to take back');
+      logger.info(
+        { outboxId: row.id },
+        'an interrupted answer preview never reached the platform; nothing to take back',
+      );
       return deps.nothingToRetract(row);
     }
     const deleted = adapter.capabilities.delete ? await adapter.capabilities.delete.deleteMessage(ref, target) : false;
@@ -47,10 +55,21 @@ export async function retractPreview(row: PendingPost, ref: ConversationRef, ada
 }
 
 /** The message of a preview row whose post never got its answer, as the platform has it; null when it has none. */
-async function findUnrecorded(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter, store: Pick<OutboxStore, 'previewProbe'>): Promise<string | null> {
+async function findUnrecorded(
+  row: PendingPost,
+  ref: ConversationRef,
+  adapter: ChatAdapter,
+  store: Pick<OutboxStore, 'previewProbe'>,
+): Promise<string | null> {
   const lookup = adapter.capabilities.previewLookup;
   if (!lookup) return null;
   const probe = await store.previewProbe(row.id, CLOCK_SKEW_MS);
   if (!probe) return null;
-  return lookup.findUnrecordedPreview(ref, { key: idempotencyKeyOf(row.id), since: probe.since - CLOCK_SKEW_MS, until: probe.until, known: new Set(probe.known), text: row.payload.text });
+  return lookup.findUnrecordedPreview(ref, {
+    key: idempotencyKeyOf(row.id),
+    since: probe.since - CLOCK_SKEW_MS,
+    until: probe.until,
+    known: new Set(probe.known),
+    text: row.payload.text,
+  });
 }

@@ -1,4 +1,7 @@
 import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { OutboundButton } from '../chat/outbound-button.js';
+import type { OutboundMessage } from '../chat/outbound-message.js';
+import { parsePrivateAnswerActionId } from '../chat/private-answers.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
@@ -10,7 +13,8 @@ import { postFileRow, UndeliverableFiles } from './file-delivery.js';
 import type { PostWaiters } from './post-waiters.js';
 import { retractPreview } from './preview-retraction.js';
 import { deliverSecretNotice } from './secret-notice.js';
-import { deliverPrivateChoice } from './private-choice.js';
+import { deliverPrivateChoice, deliverPrivateFiles, deliverPrivateQuestion } from './private-choice.js';
+import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 import type { StreamedAnswer, StreamedAnswers } from './streamed-answers.js';
 import { errorTypeOf, type ActiveSpan } from '../telemetry/tracing.js';
 
@@ -18,6 +22,8 @@ export interface RowDeliveryDeps {
   readonly store: OutboxStore;
   /** The bytes of `files` rows. */
   readonly files?: OutboxFileStore | undefined;
+  /** The bytes of files held for their owner, shown with the notice whose buttons decide them. */
+  readonly heldFiles?: Pick<PrivateAnswerStore, 'filesOf'> | undefined;
   readonly adapters: ReadonlyMap<string, ChatAdapter>;
   refOf(conversationId: string): ConversationRef | null;
   readonly clock: Clock;
@@ -77,6 +83,8 @@ export class RowDelivery {
     }
     if (row.purpose === 'edit' || row.purpose === 'ephemeral') return this.change(row, ref, adapter);
     if (row.purpose === 'files') return this.postFiles(row, ref, adapter);
+    if ((row.purpose === 'question' || row.purpose === 'approval') && row.payload.visibleTo !== undefined)
+      return this.askPrivately(row, ref, adapter, row.payload.visibleTo);
     const streamed = this.deps.streamed.get(row.id);
     if (streamed) return this.finishStream(row, streamed);
     const key = idempotencyKeyOf(row.id);
@@ -85,7 +93,10 @@ export class RowDelivery {
       if (row.attempts > 0 && lookup) {
         const found = (await lookup.findPosted(ref, [key])).get(key);
         if (found !== undefined) {
-          logger.info({ outboxId: row.id, platformMessageId: found }, 'an earlier try of this post had reached the platform; adopted it');
+          logger.info(
+            { outboxId: row.id, platformMessageId: found },
+            'an earlier try of this post had reached the platform; adopted it',
+          );
           return await this.posted(row, found);
         }
       }
@@ -116,15 +127,65 @@ export class RowDelivery {
     try {
       await this.deps.store.countAttempt(row.id);
       if (row.purpose === 'edit') await adapter.editMessage(ref, target, { text, ...(buttons ? { buttons } : {}) });
-      else if (row.payload.secret) await (buttons ? deliverPrivateChoice(adapter, ref, target, { text, buttons }) : deliverSecretNotice(adapter, ref, target, text));
+      else if (row.payload.secret)
+        await (buttons
+          ? this.showHeld(adapter, ref, target, { text, buttons })
+          : deliverSecretNotice(adapter, ref, target, text));
       else await adapter.postEphemeral(ref, target, text);
       await this.posted(row, row.purpose === 'edit' ? target : '');
     } catch (err) {
       this.spans.get(row.id)?.fail(errorTypeOf(err));
       if (isTargetGone(err)) return this.failed(row, err);
-      this.deps.logger.warn({ err, outboxId: row.id, purpose: row.purpose }, row.purpose === 'edit' ? 'editing a posted message failed' : 'posting a private notice failed');
+      this.deps.logger.warn(
+        { err, outboxId: row.id, purpose: row.purpose },
+        row.purpose === 'edit' ? 'editing a posted message failed' : 'posting a private notice failed',
+      );
       await this.deps.store.markFailed(row.id, err instanceof Error ? err.message : String(err));
       this.deps.waiters.settle(row.id, { kind: 'failed', error: err });
+    }
+  }
+
+  /**
+   * A notice with buttons to its owner alone: a held post's Share in thread / Keep private. Held files (a post of
+   * purpose `files`, held-posts.ts) go with it, found by the held post its buttons decide; anything else goes alone.
+   */
+  private async showHeld(
+    adapter: ChatAdapter,
+    ref: ConversationRef,
+    userId: string,
+    message: OutboundMessage & { buttons: readonly OutboundButton[] },
+  ): Promise<void> {
+    const held = message.buttons.map((b) => parsePrivateAnswerActionId(b.actionId)).find((h) => h !== null);
+    const files = held && this.deps.heldFiles ? await this.deps.heldFiles.filesOf(held.answerId) : [];
+    return files.length > 0
+      ? deliverPrivateFiles(adapter, ref, userId, message, files)
+      : deliverPrivateChoice(adapter, ref, userId, message);
+  }
+
+  /**
+   * A question or approval of a run holding its principal's private material, to them alone (private-choice.ts); its
+   * buttons answer it from there. No message id is recorded for the run: nothing in the conversation is edited for it.
+   * A transient failure is tried again like a post, since the run waits on the question.
+   */
+  private async askPrivately(
+    row: PendingPost,
+    ref: ConversationRef,
+    adapter: ChatAdapter,
+    userId: string,
+  ): Promise<void> {
+    try {
+      await this.deps.store.countAttempt(row.id);
+      const { text, buttons, mentionUserId } = row.payload;
+      await deliverPrivateQuestion(
+        adapter,
+        ref,
+        userId,
+        { text, ...(buttons ? { buttons } : {}) },
+        { approval: row.purpose === 'approval', first: mentionUserId !== undefined },
+      );
+      await this.posted(row, '');
+    } catch (err) {
+      await this.failed(row, err);
     }
   }
 
@@ -145,7 +206,14 @@ export class RowDelivery {
   /** A settled `files` row's bytes are deleted; the row keeps the record. */
   private async release(row: PendingPost): Promise<void> {
     if (row.purpose !== 'files' || !this.deps.files) return;
-    await this.deps.files.release(row.id).catch((err: unknown) => this.deps.logger.warn({ err, outboxId: row.id }, 'deleting the files of a settled post failed; the next start deletes them'));
+    await this.deps.files
+      .release(row.id)
+      .catch((err: unknown) =>
+        this.deps.logger.warn(
+          { err, outboxId: row.id },
+          'deleting the files of a settled post failed; the next start deletes them',
+        ),
+      );
   }
 
   /** Delivers an answer's rows by finishing its preview; a preview that was stopped meanwhile leaves them to be posted. */
@@ -158,14 +226,21 @@ export class RowDelivery {
     }
     try {
       await this.deps.store.countAttempt(row.id);
-      const ids = await answer.stream.finish(answer.text, answer.rows.map((r) => r.text));
+      const ids = await answer.stream.finish(
+        answer.text,
+        answer.rows.map((r) => r.text),
+      );
       // Discarded at shutdown while it finished: its preview is taken back, its rows stay pending for the next start.
       if (this.deps.streamed.wasDiscarded(answer)) return;
       this.deps.streamed.forget(answer);
       if (ids.length !== answer.rows.length) return this.deliver(row);
       // One write: the rows are posted and the run's preview records settled, so a crash cannot leave the answer to be taken back.
-      await this.deps.store.markStreamed(row.runId, answer.rows.map((r, i) => ({ id: r.id, platformMessageId: ids[i]! })));
-      for (const [i, r] of answer.rows.entries()) this.deps.waiters.settle(r.id, { kind: 'posted', platformMessageId: ids[i]! });
+      await this.deps.store.markStreamed(
+        row.runId,
+        answer.rows.map((r, i) => ({ id: r.id, platformMessageId: ids[i]! })),
+      );
+      for (const [i, r] of answer.rows.entries())
+        this.deps.waiters.settle(r.id, { kind: 'posted', platformMessageId: ids[i]! });
     } catch (err) {
       await this.failed(row, err);
     }
@@ -173,7 +248,8 @@ export class RowDelivery {
 
   private async posted(row: PendingPost, platformMessageId: string): Promise<void> {
     if (!(await this.deps.store.markPosted(row.id, platformMessageId))) return;
-    if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null) await this.deps.onQuestionPosted(row.runId, platformMessageId);
+    if ((row.purpose === 'question' || row.purpose === 'approval') && row.runId !== null && platformMessageId !== '')
+      await this.deps.onQuestionPosted(row.runId, platformMessageId);
     this.deps.waiters.settle(row.id, { kind: 'posted', platformMessageId });
     await this.release(row);
   }
@@ -184,12 +260,20 @@ export class RowDelivery {
     this.spans.get(row.id)?.fail(errorTypeOf(err));
     const reason = err instanceof Error ? err.message : String(err);
     if (isTargetGone(err)) {
-      logger.warn({ err, conversationId: row.conversationId }, 'the conversation can no longer be posted to; its pending posts are dropped');
+      logger.warn(
+        { err, conversationId: row.conversationId },
+        'the conversation can no longer be posted to; its pending posts are dropped',
+      );
       for (const id of await store.failConversation(row.conversationId, reason)) {
         streamed.stop(id);
         waiters.settle(id, { kind: 'failed', error: err });
       }
-      if (this.deps.files) await this.deps.files.releaseSettled().catch((e: unknown) => logger.warn({ err: e }, 'deleting the files of failed posts failed; the next start deletes them'));
+      if (this.deps.files)
+        await this.deps.files
+          .releaseSettled()
+          .catch((e: unknown) =>
+            logger.warn({ err: e }, 'deleting the files of failed posts failed; the next start deletes them'),
+          );
       return;
     }
     const attempts = row.attempts + 1;

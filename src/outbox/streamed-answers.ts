@@ -52,7 +52,9 @@ export class StreamedAnswers {
     const answer = this.byRow.get(id);
     if (!answer) return;
     this.forget(answer);
-    answer.stream.stop().catch((err: unknown) => this.logger.warn({ err, outboxId: id }, 'stopping an answer preview failed'));
+    answer.stream
+      .stop()
+      .catch((err: unknown) => this.logger.warn({ err, outboxId: id }, 'stopping an answer preview failed'));
   }
 
   /**
@@ -72,9 +74,14 @@ export class StreamedAnswers {
       if (answer.runId !== null) {
         await this.store
           .retractPreviews(answer.runId, INTERRUPTED_PREVIEW_MARK)
-          .catch((err: unknown) => this.logger.warn({ err, runId: answer.runId }, 'recording an answer preview to take back failed'));
+          .catch((err: unknown) =>
+            this.logger.warn({ err, runId: answer.runId }, 'recording an answer preview to take back failed'),
+          );
       }
-      this.logger.info({ runId: answer.runId, outboxIds: answer.rows.map((r) => r.id) }, 'shutting down before an answer preview was finished: it is taken back and the answer posted after the restart');
+      this.logger.info(
+        { runId: answer.runId, outboxIds: answer.rows.map((r) => r.id) },
+        'shutting down before an answer preview was finished: it is taken back and the answer posted after the restart',
+      );
       await removed;
     });
     let timeout: NodeJS.Timeout | undefined;

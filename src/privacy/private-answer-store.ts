@@ -1,3 +1,4 @@
+import type { OutboundFile } from '../chat/file-posts.js';
 import type { PrivateAnswerRow, PrivateAnswerState } from '../db/schema.js';
 
 export type { PrivateAnswerRow, PrivateAnswerState };
@@ -10,8 +11,14 @@ export interface HeldAnswer {
   readonly messageId: number | null;
   /** The run's principal (platform user id). */
   readonly owner: string;
-  readonly purpose: 'answer' | 'update';
+  readonly purpose: 'answer' | 'update' | 'files';
   readonly text: string;
+}
+
+/** A file of a held post of files (`purpose: 'files'`), kept until its owner's choice. */
+export interface HeldFile extends OutboundFile {
+  /** Which message of the thread's post it goes in when shared (the platform's limits cut them so when held). */
+  readonly post: number;
 }
 
 /**
@@ -29,4 +36,10 @@ export interface PrivateAnswerStore {
    * False when it was no longer held.
    */
   decide(id: number, choice: Exclude<PrivateAnswerState, 'held'>, at: number): Promise<boolean>;
+  /** Keeps the files of held post `id` (of purpose `files`), in order. */
+  holdFiles(id: number, files: readonly HeldFile[]): Promise<void>;
+  /** The files of held post `id` in order; empty once decided (or for an answer). */
+  filesOf(id: number): Promise<HeldFile[]>;
+  /** Deletes the files of held post `id` (its owner chose). */
+  dropFiles(id: number): Promise<void>;
 }

@@ -78,7 +78,11 @@ export interface PendingQuestion {
   /** The user to mention and whose answer is expected. */
   userId: string | null;
   /** An answer that arrived while no run slot was free (or during shutdown): applied when the run resumes. */
-  answer?: { text: string | null; userId: string | null; source: 'click' | 'typed' | 'timeout' | 'sign_in' | 'elicitation' };
+  answer?: {
+    text: string | null;
+    userId: string | null;
+    source: 'click' | 'typed' | 'timeout' | 'sign_in' | 'elicitation';
+  };
 }
 
 /**

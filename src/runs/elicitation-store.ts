@@ -1,7 +1,10 @@
 import type { ElicitationRow, ElicitationState } from '../db/schema.js';
 
 /** A question about to be asked: everything any process needs to show it, check an answer and settle it. */
-export type NewElicitation = Omit<ElicitationRow, 'messageId' | 'state' | 'answer' | 'answeredBy' | 'outcome' | 'carriedOver' | 'replayedAt' | 'settledAt'>;
+export type NewElicitation = Omit<
+  ElicitationRow,
+  'messageId' | 'state' | 'answer' | 'answeredBy' | 'outcome' | 'carriedOver' | 'replayedAt' | 'settledAt'
+>;
 
 /** How a question ended: its state, the MCP result sent back, who answered (null for a timeout or stop) and what the post says. */
 export interface ElicitationEnd {

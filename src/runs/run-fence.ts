@@ -23,7 +23,10 @@ export class RunFencedError extends ErrandError {
   readonly fence: RunFence;
 
   constructor(fence: RunFence) {
-    super('run_fenced', `run ${fence.runId} is no longer held by ${fence.owner ?? 'this process'} (lease generation ${fence.generation}): another process owns it now`);
+    super(
+      'run_fenced',
+      `run ${fence.runId} is no longer held by ${fence.owner ?? 'this process'} (lease generation ${fence.generation}): another process owns it now`,
+    );
     this.fence = fence;
   }
 }

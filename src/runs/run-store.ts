@@ -15,7 +15,7 @@ export interface StoredPrincipal {
 /** Persistence of runs. Status changes are conditional (`from`), so racing writers cannot overwrite a final state. */
 export interface RunStore {
   /**
-   * Starts a run acting for `principal` (its task's; null only for tasks older than principals); rejects with
+   * Starts a run acting for `principal` (its task's; null only for a task that names nobody); rejects with
    * ConversationBusyError when the conversation already has an active one.
    */
   create(conversationId: string, taskId: number | null, principal?: StoredPrincipal | null): Promise<RunRow>;
@@ -23,7 +23,12 @@ export interface RunStore {
   /** The conversation's running or waiting run, if any. */
   active(conversationId: string): Promise<RunRow | null>;
   /** Ends a run: moves it from one of `from` to a final status; false when it was no longer in `from`. */
-  transition(id: string, from: readonly RunStatus[], to: FinalRunStatus, fields?: Partial<Pick<RunRow, 'summary' | 'error'>>): Promise<boolean>;
+  transition(
+    id: string,
+    from: readonly RunStatus[],
+    to: FinalRunStatus,
+    fields?: Partial<Pick<RunRow, 'summary' | 'error'>>,
+  ): Promise<boolean>;
   /**
    * Parks a run on `question` until `expiresAt`: from `running` (the run asks), or `from` `interrupted` (recovery
    * parks a run whose call died waiting on an MCP server's question). False when the run was not in `from`.
@@ -62,7 +67,7 @@ export interface RunStore {
   /**
    * Inside a transaction: whether `fence` still holds the run (same owner, same generation), locking the
    * run's row until the transaction ends, so no takeover can slip in before the transaction's writes
-   * commit. Every write of an executing run starts with it (runtime/fenced-run-writes.ts). Always true on
+   * commit. Every write of an executing run starts with it (runtime/runs/fenced-run-writes.ts). Always true on
    * SQLite, where one process holds the database.
    */
   holds(fence: RunFence): Promise<boolean>;

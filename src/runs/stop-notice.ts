@@ -3,7 +3,9 @@
  * wording wherever the stop came from.
  */
 export function stopNotice(userId: string, taskId: number | null, cancelled: number): string {
-  const parts = [taskId !== null ? `⏹️ Stopped #${taskId} (requested by <@${userId}>).` : `⏹️ Stopped by <@${userId}>.`];
+  const parts = [
+    taskId !== null ? `⏹️ Stopped #${taskId} (requested by <@${userId}>).` : `⏹️ Stopped by <@${userId}>.`,
+  ];
   if (cancelled > 0) parts.push(`Cancelled ${cancelled} pending task${cancelled === 1 ? '' : 's'}.`);
   return parts.join(' ');
 }

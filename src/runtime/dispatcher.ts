@@ -1,91 +1,30 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
-import type { Budget } from '../budget/budget.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { SessionStop } from '../chat/agent-session.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
-import type { Presence } from '../chat/presence.js';
-import type { ThreadOpener } from '../chat/thread-opener.js';
 import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../chat/schedule-form.js';
-import type { ScheduleEditor } from '../commands/schedule-editor.js';
-import type { Clock } from '../clock.js';
 import { handleCommand } from '../commands/command-router.js';
-import type { CommandDeps } from '../commands/command-deps.js';
-import type { ConversationStore } from '../conversations/conversation-store.js';
-import type { Logger } from '../logger.js';
-import type { OutboxChanges } from '../outbox/outbox.js';
-import type { RunStore } from '../runs/run-store.js';
-import type { Store } from '../store/store.js';
-import type { TaskService } from '../tasks/task-service.js';
-import type { EventDedupe } from '../store/event-dedupe.js';
-import { titleFrom } from './goal-message.js';
-import { MessageFollowUp } from './message-follow-up.js';
-import type { Decision, StoredMessage } from './stored-message.js';
-import { personOf } from './person-of.js';
-import { handleRunButton, type RunButtonDeps } from './run-buttons.js';
-import { handleSessionStop } from './session-stop.js';
-import { claimIn, type SlotHold } from './run-claim.js';
-import type { RunCoordinator } from './run-coordinator.js';
-import { notices } from './run-notices.js';
-import { parseStopMessage } from './stop-words.js';
-import { createAccessPolicy, refusalText, type AccessPolicy } from '../access/access-policy.js';
-import { createAuthority, type Authority } from './authority.js';
-import type { AttachmentIntake } from '../attachments/attachment-intake.js';
-import type { RunPosts } from '../agent/agent-types.js';
-import { choosePrivateAnswer, type PrivateAnswerChoiceDeps } from './private-answer-choice.js';
+import { titleFrom } from './runs/goal-message.js';
+import { MessageFollowUp } from './follow-ups/message-follow-up.js';
+import type { Decision, StoredMessage } from './follow-ups/stored-message.js';
+import { handleRunButton, type RunButtonDeps } from './runs/run-buttons.js';
+import { handleSessionStop } from './runs/session-stop.js';
+import { claimIn, type SlotHold } from './runs/run-claim.js';
+import { notices } from './runs/run-notices.js';
+import { createAccessPolicy, personOf, refusalText, type AccessPolicy } from '../access/access-policy.js';
+import { createAuthority, type Authority } from './runs/authority.js';
+import { choosePrivateAnswer, type PrivateAnswerChoiceDeps } from './runs/private-answer-choice.js';
+import type { DispatcherDeps } from './dispatch-deps.js';
 
-/** Where inbound events are stored and looked up. */
-export interface DispatchData {
-  /** Each message is stored (de-duplication record, task or answer) in one transaction of this store; held answers are decided in it. */
-  store: Pick<Store, 'atomically' | 'privateAnswers'>;
-  conversations: ConversationStore;
-  tasks: TaskService;
-  runs: RunStore;
-  dedupe: EventDedupe;
-  /** Private refusals in a conversation Errand holds go through the outbox, and so does an answer its owner shares. */
-  changes: Pick<OutboxChanges, 'recordEphemeral'> & Pick<RunPosts, 'record'>;
-  /**
-   * Whether a new task of an idle conversation is claimed in the transaction that stores it (one commit, not two).
-   * On PostgreSQL that transaction holds the conversation's row from its upsert on, and every claim takes that
-   * row first, so the claim inside it cannot lose a race to another process.
-   */
-  claimWithMessage?: boolean;
-}
-
-/** What routing needs of the platforms; it writes nothing on them but through the outbox and these two ports. */
-export interface DispatchPlatforms {
-  /** Whether the platform is connected (a message from another is dropped). */
-  has(platform: string): boolean;
-  /** Opens the thread of a Discord mention in a channel: part of receiving it (see ThreadOpener). */
-  threads: ThreadOpener;
-  /** The refusal where access is denied, with no conversation to record it in. */
-  presence: Pick<Presence, 'tellPrivately' | 'setSession'>;
-}
-
-/** Who may do what: checked before anything is stored or started. */
-export interface DispatchRules {
-  /** Who may use Errand where (default: everyone, everywhere). */
-  access?: AccessPolicy;
-  /** Whose work it is: answers, approvals, stops (default: from the access policy). */
-  authority?: Authority;
-  /** Daily token budgets: a new request past one is refused privately. Absent: no limits. */
-  budget?: Pick<Budget, 'refusalFor'>;
-}
-
-export interface DispatcherDeps {
-  data: DispatchData;
-  coordinator: RunCoordinator;
-  platforms: DispatchPlatforms;
-  clock: Clock;
-  logger: Logger;
-  commands: CommandDeps;
-  rules?: DispatchRules;
-  /** Schedule buttons, when scheduling is wired (its forms and the App Home come in through its own SurfaceSink). */
-  scheduleManagement?: { editor: ScheduleEditor };
-  /** Reads files on requests into their tasks. Absent: files are ignored. */
-  attachments?: AttachmentIntake;
-}
+export type { DispatchData, DispatcherDeps, DispatchPlatforms, DispatchRules } from './dispatch-deps.js';
 
 const NO_SCHEDULES = 'Schedules are not available in this installation.';
+
+/** "stop", "cancel", "stop all", "cancel all" (any case, trailing punctuation): the fast stop path. */
+function parseStopMessage(text: string): { all: boolean } | null {
+  const m = /^\s*(?:stop|cancel)(\s+all)?\s*[.!]*\s*$/i.exec(text);
+  return m ? { all: m[1] !== undefined } : null;
+}
 
 /**
  * Routes every inbound event: de-duplicate first (persisted), then stop fast path, answer to a
@@ -104,7 +43,8 @@ export class Dispatcher implements InboundSink {
   constructor(private readonly deps: DispatcherDeps) {
     const { data, coordinator, commands, logger, clock } = deps;
     this.access = deps.rules?.access ?? createAccessPolicy(undefined);
-    this.authority = deps.rules?.authority ?? createAuthority({ access: this.access, runs: data.runs, tasks: data.tasks });
+    this.authority =
+      deps.rules?.authority ?? createAuthority({ access: this.access, runs: data.runs, tasks: data.tasks });
     this.followUp = new MessageFollowUp({
       runs: data.runs,
       tasks: data.tasks,
@@ -117,7 +57,17 @@ export class Dispatcher implements InboundSink {
       ...(deps.attachments ? { attachments: deps.attachments } : {}),
     });
     this.choices = { store: data.store, posts: data.changes, clock, logger };
-    this.buttons = { runs: data.runs, conversations: data.conversations, dedupe: data.dedupe, coordinator, commands, access: this.access, authority: this.authority, clock, logger };
+    this.buttons = {
+      runs: data.runs,
+      conversations: data.conversations,
+      dedupe: data.dedupe,
+      coordinator,
+      commands,
+      access: this.access,
+      authority: this.authority,
+      clock,
+      logger,
+    };
   }
 
   /**
@@ -127,7 +77,12 @@ export class Dispatcher implements InboundSink {
    */
   async onMessage(message: InboundMessage): Promise<void> {
     const stored = await this.store(message);
-    if (stored) void this.followUp.handle(stored).catch((err: unknown) => this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'));
+    if (stored)
+      void this.followUp
+        .handle(stored)
+        .catch((err: unknown) =>
+          this.deps.logger.error({ err, messageId: message.messageId }, 'handling a stored message failed'),
+        );
   }
 
   /** Called at shutdown: nothing it armed fires afterwards. */
@@ -151,7 +106,11 @@ export class Dispatcher implements InboundSink {
       return null;
     }
     const person = personOf(ref0.platform, message.userId, message.roles);
-    const verdict = this.access.check(person, { platform: ref0.platform, channel: ref0.channel, direct: message.direct === true });
+    const verdict = this.access.check(person, {
+      platform: ref0.platform,
+      channel: ref0.channel,
+      direct: message.direct === true,
+    });
     if (!verdict.allowed) {
       // No model call, no task: only the de-duplication record, so a redelivery is not refused twice.
       if (!(await deps.data.dedupe.firstSight(dedupeKey, deps.clock.now()))) return null;
@@ -159,7 +118,9 @@ export class Dispatcher implements InboundSink {
     }
     const stop = parseStopMessage(message.text);
     // Read by primary key on a shared database; for one process, from memory after a person's first message of the day. Stops and answers are never refused.
-    const budgetNote = stop ? null : ((await deps.rules?.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
+    const budgetNote = stop
+      ? null
+      : ((await deps.rules?.budget?.refusalFor({ platform: ref0.platform, userId: message.userId })) ?? null);
     let ref: ConversationRef = ref0;
     // A refused request gets no thread of its own: the refusal is private and nothing else follows.
     const opensThread = message.startThread !== undefined && budgetNote === null;
@@ -175,55 +136,75 @@ export class Dispatcher implements InboundSink {
     }
 
     let hold: SlotHold | null = null;
-    const decision = await deps.data.store.atomically(async (tx): Promise<Decision> => {
-      if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
-      const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
-      if (stop) {
-        const may = await (stop.all ? this.authority.mayStopAll(conversationId, person, tx) : this.authority.mayStop(conversationId, person, tx));
-        if (!may) return { kind: 'refuse', conversationId, text: notices.notAllowedToStop };
-        return { kind: 'stop', conversationId, all: stop.all };
-      }
-      const active = await tx.runs.active(conversationId);
-      const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
-      if (active?.status === 'waiting_user') {
-        const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
-        const allowed = this.authority.mayAnswer(active.question, person);
-        // Someone else's decision word is refused; someone else's message to a waiting question becomes a to-do.
-        if (isDecision && approval && !allowed) return { kind: 'refuse', conversationId, text: notices.notAllowedToDecide(active.question?.userId ?? '') };
-        if (isDecision && allowed) {
-          // Stored with the run, so the answer survives a crash before the run resumes.
-          await tx.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
-          return { kind: 'answer', runId: active.id };
+    const decision = await deps.data.store
+      .atomically(async (tx): Promise<Decision> => {
+        if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
+        const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
+        if (stop) {
+          const may = await (stop.all
+            ? this.authority.mayStopAll(conversationId, person, tx)
+            : this.authority.mayStop(conversationId, person, tx));
+          if (!may) return { kind: 'refuse', conversationId, text: notices.notAllowedToStop };
+          return { kind: 'stop', conversationId, all: stop.all };
         }
-      }
-      if (budgetNote !== null) return { kind: 'over_budget', conversationId, note: budgetNote };
-      const intake = deps.attachments;
-      const attachments = intake ? (message.attachments ?? []) : [];
-      const empty = message.text.trim() === '';
-      const request = !empty ? message.text : attachments.length > 0 ? '(The user sent only attachments, without a message.)' : '(The user mentioned you without a message.)';
-      const added = await tx.tasks.add({
-        conversationId,
-        title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
-        description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
-        createdBy: 'user',
-        requestedBy: message.userId,
-        requesterRoles: message.roles ?? null,
-        sourceMessageId: message.messageId,
+        const active = await tx.runs.active(conversationId);
+        const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
+        if (active?.status === 'waiting_user') {
+          const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
+          const allowed = this.authority.mayAnswer(active.question, person);
+          // Someone else's decision word is refused; someone else's message to a waiting question becomes a to-do.
+          if (isDecision && approval && !allowed)
+            return { kind: 'refuse', conversationId, text: notices.notAllowedToDecide(active.question?.userId ?? '') };
+          if (isDecision && allowed) {
+            // Stored with the run, so the answer survives a crash before the run resumes.
+            await tx.runs.recordAnswer(active.id, { text: message.text, userId: message.userId, source: 'typed' });
+            return { kind: 'answer', runId: active.id };
+          }
+        }
+        if (budgetNote !== null) return { kind: 'over_budget', conversationId, note: budgetNote };
+        const intake = deps.attachments;
+        const attachments = intake ? (message.attachments ?? []) : [];
+        const empty = message.text.trim() === '';
+        const request = !empty
+          ? message.text
+          : attachments.length > 0
+            ? '(The user sent only attachments, without a message.)'
+            : '(The user mentioned you without a message.)';
+        const added = await tx.tasks.add({
+          conversationId,
+          title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
+          description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
+          createdBy: 'user',
+          requestedBy: message.userId,
+          requesterRoles: message.roles ?? null,
+          sourceMessageId: message.messageId,
+        });
+        if (!added.ok) throw new Error(added.error);
+        // Held until its files are read (after the acknowledgement), so no run starts without them.
+        if (intake && attachments.length > 0) await intake.hold(added.task.id, tx.attachments);
+        const files = attachments.length > 0 ? { request, attachments } : null;
+        // Claimed at once where it may be (nothing runs there, no files to read first, a slot free here). A body run
+        // again after PostgreSQL broke a deadlock gives back the slot its first try took.
+        hold?.release();
+        hold =
+          active === null && files === null && deps.data.claimWithMessage === true
+            ? deps.coordinator.reserve(conversationId)
+            : null;
+        const claim = hold ? { hold, claimed: await claimIn(tx, conversationId, true) } : null;
+        return {
+          kind: 'task',
+          conversationId,
+          taskId: added.task.id,
+          busy: active !== null,
+          awaitingApproval: approval !== undefined,
+          files,
+          claim,
+        };
+      })
+      .catch((err: unknown) => {
+        hold?.release();
+        throw err;
       });
-      if (!added.ok) throw new Error(added.error);
-      // Held until its files are read (after the acknowledgement), so no run starts without them.
-      if (intake && attachments.length > 0) await intake.hold(added.task.id, tx.attachments);
-      const files = attachments.length > 0 ? { request, attachments } : null;
-      // Claimed at once where it may be (nothing runs there, no files to read first, a slot free here). A body run
-      // again after PostgreSQL broke a deadlock gives back the slot its first try took.
-      hold?.release();
-      hold = active === null && files === null && deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationId) : null;
-      const claim = hold ? { hold, claimed: await claimIn(tx, conversationId, true) } : null;
-      return { kind: 'task', conversationId, taskId: added.task.id, busy: active !== null, awaitingApproval: approval !== undefined, files, claim };
-    }).catch((err: unknown) => {
-      hold?.release();
-      throw err;
-    });
     if (decision.kind === 'duplicate') {
       deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
       return null;
@@ -233,9 +214,22 @@ export class Dispatcher implements InboundSink {
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {
     const person = personOf(command.channel.platform, command.userId, command.roles);
-    const verdict = this.access.check(person, { platform: command.channel.platform, channel: command.channel.channel, direct: command.direct === true });
+    const verdict = this.access.check(person, {
+      platform: command.channel.platform,
+      channel: command.channel.channel,
+      direct: command.direct === true,
+    });
     if (!verdict.allowed) {
-      this.deps.logger.info({ platform: command.channel.platform, channel: command.channel.channel, userId: command.userId, command: command.name, reason: verdict.reason }, 'access refused');
+      this.deps.logger.info(
+        {
+          platform: command.channel.platform,
+          channel: command.channel.channel,
+          userId: command.userId,
+          command: command.name,
+          reason: verdict.reason,
+        },
+        'access refused',
+      );
       return { text: refusalText(verdict.reason) };
     }
     try {
@@ -249,7 +243,17 @@ export class Dispatcher implements InboundSink {
   /** Slack's own Stop on a thread's session: like `/stop` in that thread (session-stop.ts). */
   async onSessionStop(stop: SessionStop): Promise<void> {
     const { data, coordinator, commands, platforms, clock, logger } = this.deps;
-    const deps = { conversations: data.conversations, runs: data.runs, dedupe: data.dedupe, changes: data.changes, coordinator, commands, presence: platforms.presence, clock, logger };
+    const deps = {
+      conversations: data.conversations,
+      runs: data.runs,
+      dedupe: data.dedupe,
+      changes: data.changes,
+      coordinator,
+      commands,
+      presence: platforms.presence,
+      clock,
+      logger,
+    };
     await handleSessionStop(stop, { ...deps, access: this.access, authority: this.authority });
   }
 

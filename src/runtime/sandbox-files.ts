@@ -18,11 +18,16 @@ import type { Store } from '../store/store.js';
  * FilesOut over the outbox, with each platform's way of posting files (its adapter's `files` capability). The
  * outbox is asked for when a run posts, so the sandbox (set up before it) can be handed this at once.
  */
-export function filesOutOver(deps: { outbox(): Outbox; filesOf(platform: string): FilePostCapability | null; readonly logger: Logger }): FilesOut {
+export function filesOutOver(deps: {
+  outbox(): Outbox;
+  filesOf(platform: string): FilePostCapability | null;
+  readonly logger: Logger;
+}): FilesOut {
   const posts: FilesOutDeps['posts'] = {
     atomically: (write) => deps.outbox().atomically(write),
     record: (...args) => deps.outbox().record(...args),
     recordFiles: (...args) => deps.outbox().recordFiles(...args),
+    recordHeldFiles: (...args) => deps.outbox().recordHeldFiles(...args),
     delivered: (...args) => deps.outbox().delivered(...args),
     get store() {
       return deps.outbox().store;
@@ -35,14 +40,26 @@ export function filesOutOver(deps: { outbox(): Outbox; filesOf(platform: string)
  * The attachment intake: files read for the model (OPENAI_VISION, ATTACHMENT_MAX_*), and copied into the
  * conversation's workspace when `workspace` is given (the sandbox available and enabled), up to its size.
  */
-export function attachmentIntakeFor(deps: { readonly config: Config; readonly store: Store; readonly clock: Clock; readonly logger: Logger; readonly workspace?: WorkspaceInputs | undefined }): AttachmentIntake {
+export function attachmentIntakeFor(deps: {
+  readonly config: Config;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly workspace?: WorkspaceInputs | undefined;
+}): AttachmentIntake {
   const { config } = deps;
   return createAttachmentIntake({
     store: deps.store.attachments,
-    limits: { vision: config.OPENAI_VISION, maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB, maxTextKb: config.ATTACHMENT_MAX_TEXT_KB },
+    limits: {
+      vision: config.OPENAI_VISION,
+      maxImageMb: config.ATTACHMENT_MAX_IMAGE_MB,
+      maxTextKb: config.ATTACHMENT_MAX_TEXT_KB,
+    },
     clock: deps.clock,
     logger: deps.logger,
     timeout: (ms) => AbortSignal.timeout(ms),
-    ...(deps.workspace ? { workspace: { inputs: deps.workspace, maxBytes: config.file.settings.sandbox.workspaceMb * 1000 * 1000 } } : {}),
+    ...(deps.workspace
+      ? { workspace: { inputs: deps.workspace, maxBytes: config.file.settings.sandbox.workspaceMb * 1000 * 1000 } }
+      : {}),
   });
 }

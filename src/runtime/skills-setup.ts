@@ -47,7 +47,13 @@ export async function setUpSkills(deps: SkillsSetupDeps): Promise<SkillsSetup> {
   const { config, logger } = deps;
   const log = logger.child({ part: 'skills' });
   const scan = () => scanSkills(config.SKILLS_DIR);
-  const library = createSkillLibrary(await scan(), { scan, pins: deps.pins, file: filePinsOf(config.file.settings.skills, config.file.settings.channels), clock: deps.clock, logger: log });
+  const library = createSkillLibrary(await scan(), {
+    scan,
+    pins: deps.pins,
+    file: filePinsOf(config.file.settings.skills, config.file.settings.channels),
+    clock: deps.clock,
+    logger: log,
+  });
   logSkillsAtStart(await library.overview(), log);
   const mounts = createSkillMounts();
   const mayManage = (person: Person) => !deps.access.configured || deps.access.isAdmin(person);
@@ -55,7 +61,12 @@ export async function setUpSkills(deps: SkillsSetupDeps): Promise<SkillsSetup> {
   return {
     library,
     tools: createSkillTools(),
-    runs: createRunSkillsSource({ library, mounts, tokenBudget: config.SKILLS_TOKEN_BUDGET, ...(deps.sandboxAvailable ? { sandboxAvailable: deps.sandboxAvailable } : {}) }),
+    runs: createRunSkillsSource({
+      library,
+      mounts,
+      tokenBudget: config.SKILLS_TOKEN_BUDGET,
+      ...(deps.sandboxAvailable ? { sandboxAvailable: deps.sandboxAvailable } : {}),
+    }),
     command,
     mounts,
     onHome: (surfaces) => skillsOnHome(surfaces, { library, mayManage }),

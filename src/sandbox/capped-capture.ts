@@ -47,7 +47,10 @@ export function cappedCapture(capBytes: number): CappedCapture {
       const joinedTail = Buffer.concat(tail);
       const keptTail = joinedTail.subarray(Math.max(0, joinedTail.length - tailCap));
       const omitted = total - headBytes - keptTail.length;
-      const text = omitted > 0 ? `${Buffer.concat(head).toString('utf8')}\n… ${omitted} bytes not kept …\n${keptTail.toString('utf8')}` : Buffer.concat([...head, keptTail]).toString('utf8');
+      const text =
+        omitted > 0
+          ? `${Buffer.concat(head).toString('utf8')}\n… ${omitted} bytes not kept …\n${keptTail.toString('utf8')}`
+          : Buffer.concat([...head, keptTail]).toString('utf8');
       return { text, totalBytes: total, omittedBytes: omitted };
     },
   };

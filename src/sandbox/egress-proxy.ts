@@ -49,14 +49,18 @@ export function allowedTarget(list: readonly Allowed[], host: string, port: numb
 export function isForbiddenAddress(address: string): boolean {
   const a = address.toLowerCase();
   if (isIP(a) === 4) return a.startsWith('127.') || a.startsWith('169.254.') || a.startsWith('0.');
-  return a === '::1' || a === '::' || a.startsWith('fe80:') || a.startsWith('::ffff:127.') || a.startsWith('::ffff:169.254.');
+  return (
+    a === '::1' || a === '::' || a.startsWith('fe80:') || a.startsWith('::ffff:127.') || a.startsWith('::ffff:169.254.')
+  );
 }
 
 const HEADER_LIMIT = 16 * 1024;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 function refuse(client: Socket, status: string, why: string): void {
-  client.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(why) + 1}\r\n\r\n${why}\n`);
+  client.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(why) + 1}\r\n\r\n${why}\n`,
+  );
 }
 
 /** The request line's target: `CONNECT host:port` or an absolute `http://` URL; null for anything else. */
@@ -70,7 +74,12 @@ export function requestTarget(line: string): { host: string; port: number; tunne
   try {
     const url = new URL(target);
     if (url.protocol !== 'http:') return null;
-    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 80, tunnel: false, path: `${url.pathname}${url.search}` };
+    return {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port ? Number(url.port) : 80,
+      tunnel: false,
+      path: `${url.pathname}${url.search}`,
+    };
   } catch {
     return null;
   }
@@ -102,7 +111,8 @@ export async function startEgressProxy(hosts: readonly string[], user: HostUser 
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) {
-        if (head.length > HEADER_LIMIT) refuse(client, '431 Request Header Fields Too Large', 'sandbox proxy: request header too large');
+        if (head.length > HEADER_LIMIT)
+          refuse(client, '431 Request Header Fields Too Large', 'sandbox proxy: request header too large');
         return;
       }
       client.off('data', onData);
@@ -115,7 +125,8 @@ export async function startEgressProxy(hosts: readonly string[], user: HostUser 
     const headerText = head.subarray(0, end).toString('latin1');
     const firstLine = headerText.split('\r\n', 1)[0] ?? '';
     const target = requestTarget(firstLine);
-    if (!target) return refuse(client, '400 Bad Request', 'sandbox proxy: only CONNECT host:port and http:// requests go out');
+    if (!target)
+      return refuse(client, '400 Bad Request', 'sandbox proxy: only CONNECT host:port and http:// requests go out');
     const allowed = allowedTarget(list, target.host, target.port);
     const name = `${target.host}:${target.port}`;
     if (!allowed) {
@@ -137,7 +148,10 @@ export async function startEgressProxy(hosts: readonly string[], user: HostUser 
       upstream.setTimeout(0);
       const rest = head.subarray(end + 4);
       if (target.tunnel) client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      else upstream.write(`${headerText.replace(firstLine, firstLine.replace(/^(\S+)\s+\S+/, `$1 ${target.path}`))}\r\n\r\n`);
+      else
+        upstream.write(
+          `${headerText.replace(firstLine, firstLine.replace(/^(\S+)\s+\S+/, `$1 ${target.path}`))}\r\n\r\n`,
+        );
       if (rest.length > 0) upstream.write(rest);
       client.pipe(upstream);
       upstream.pipe(client);

@@ -55,7 +55,9 @@ export function readHostLayout(nodePath: string, disableUserns: boolean): HostLa
     if (stat.isSymbolicLink()) links.push({ path, target: readlinkSync(path) });
     else if (stat.isDirectory()) dirs.push(path);
   }
-  const python = readdirSync('/etc').filter((n) => /^python3(\.\d+)?$/.test(n)).map((n) => `/etc/${n}`);
+  const python = readdirSync('/etc')
+    .filter((n) => /^python3(\.\d+)?$/.test(n))
+    .map((n) => `/etc/${n}`);
   const etc = [...ETC, ...python].filter((p) => existsSync(p));
   // Never a top-level folder (a node at /bin/node or /opt/node would make it `/` or `/opt`): that is `/usr`'s or nobody's.
   const install = dirname(dirname(nodePath));

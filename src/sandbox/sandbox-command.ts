@@ -95,7 +95,9 @@ export const PRELUDE = [
   'nproc=$1; as=$2; fsize=$3; forward=$4; unpack=$5; shift 5',
   'if [ "$unpack" = 1 ] && ! /usr/bin/tar -x -f - -C /workspace --no-same-owner 2>/dev/null; then echo "sandbox: the workspace could not be unpacked" >&2; exit 125; fi',
   'exec 0</dev/null',
-  'if [ "$forward" != - ]; then exec 9< <("$forward" ' + `${CODE_DIR}/forward.py` + ' 4>&-); read -r -t 5 -u 9 ready; fi',
+  'if [ "$forward" != - ]; then exec 9< <("$forward" ' +
+    `${CODE_DIR}/forward.py` +
+    ' 4>&-); read -r -t 5 -u 9 ready; fi',
   'ulimit -c 0 && ulimit -u "$nproc" && ulimit -v "$as" && ulimit -f "$fsize" || { echo "sandbox: the limits could not be set" >&2; exit 125; }',
   'cd /workspace',
   '"$@" 4>&- 9<&-',
@@ -165,7 +167,13 @@ export function sandboxCommand(input: CommandInput): SandboxCommand {
     { fd: 7, path: '/etc/hosts', text: HOSTS },
     ...(network ? [{ fd: 8, path: `${CODE_DIR}/forward.py`, text: input.forwarder ?? '' }] : []),
   ];
-  const args: string[] = ['--unshare-all', '--unshare-user', ...(layout.disableUserns ? ['--disable-userns'] : []), '--die-with-parent', '--new-session'];
+  const args: string[] = [
+    '--unshare-all',
+    '--unshare-user',
+    ...(layout.disableUserns ? ['--disable-userns'] : []),
+    '--die-with-parent',
+    '--new-session',
+  ];
   args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'sandbox');
   args.push('--ro-bind', '/usr', '/usr');
   for (const l of layout.links) args.push('--symlink', l.target, l.path);
@@ -175,17 +183,33 @@ export function sandboxCommand(input: CommandInput): SandboxCommand {
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--size', String(limits.tmpMb * MB), '--tmpfs', '/tmp');
   args.push('--size', String(limits.tmpMb * MB), '--tmpfs', '/dev/shm');
-  args.push('--size', String(limits.workspaceMb * MB), '--tmpfs', '/workspace', '--dir', '/workspace/in', '--dir', '/workspace/out');
+  args.push(
+    '--size',
+    String(limits.workspaceMb * MB),
+    '--tmpfs',
+    '/workspace',
+    '--dir',
+    '/workspace/in',
+    '--dir',
+    '/workspace/out',
+  );
   for (const f of dataFiles) args.push('--ro-bind-data', String(f.fd), f.path);
   for (const m of input.readOnlyMounts ?? []) {
-    if (!MOUNT_PATH.test(m.sandboxPath)) throw new Error(`a read-only mount may only go to /skills/<name>, not ${m.sandboxPath}`);
+    if (!MOUNT_PATH.test(m.sandboxPath))
+      throw new Error(`a read-only mount may only go to /skills/<name>, not ${m.sandboxPath}`);
     args.push('--ro-bind', m.hostPath, m.sandboxPath);
   }
   if (input.proxySocket) args.push('--bind', input.proxySocket, PROXY_SOCKET);
   args.push('--remount-ro', '/', '--chdir', '/workspace', '--clearenv');
   for (const [k, v] of sandboxEnv(network)) args.push('--setenv', k, v);
   const asKb = addressSpaceMb(language, limits) * 1024;
-  const limitArgs = [String(limits.maxProcesses), String(asKb), String(limits.fileSizeMb * 1024), network ? layout.python : '-', input.hasFiles ? '1' : '0'];
+  const limitArgs = [
+    String(limits.maxProcesses),
+    String(asKb),
+    String(limits.fileSizeMb * 1024),
+    network ? layout.python : '-',
+    input.hasFiles ? '1' : '0',
+  ];
   args.push('--', layout.bash, '-c', PRELUDE, 'sandbox', ...limitArgs, ...interpreterOf(language, layout, limits));
   return { file: 'bwrap', args, dataFiles };
 }

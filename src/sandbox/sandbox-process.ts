@@ -71,7 +71,12 @@ export function runSandboxed(plan: SandboxSpawn): Promise<SandboxOutcome> {
   return new Promise<SandboxOutcome>((resolve) => {
     let killedFor: SandboxEnd | null = null;
     let settled = false;
-    const child = spawn(plan.bwrap, command.args, { stdio, detached: true, env: {}, ...(plan.runAs ? { uid: plan.runAs.uid, gid: plan.runAs.gid } : {}) });
+    const child = spawn(plan.bwrap, command.args, {
+      stdio,
+      detached: true,
+      env: {},
+      ...(plan.runAs ? { uid: plan.runAs.uid, gid: plan.runAs.gid } : {}),
+    });
     const archive: Buffer[] = [];
     let archiveBytes = 0;
     let archiveTooBig = false;

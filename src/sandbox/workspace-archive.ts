@@ -34,7 +34,8 @@ export async function packWorkspace(files: readonly ArchivedFile[]): Promise<Buf
   const p = pack();
   const done = collect(p as unknown as AsyncIterable<Buffer>);
   for (const dir of WORKSPACE_FOLDERS) p.entry({ name: `${dir}/`, type: 'directory', mode: 0o755 });
-  for (const f of files) p.entry({ name: f.path, size: f.bytes.length, mode: 0o644, mtime: new Date(f.mtime) }, f.bytes);
+  for (const f of files)
+    p.entry({ name: f.path, size: f.bytes.length, mode: 0o644, mtime: new Date(f.mtime) }, f.bytes);
   p.finalize();
   return done;
 }
@@ -49,7 +50,8 @@ export async function unpackWorkspace(archive: Buffer): Promise<ArchivedFile[]> 
   const reading = (async () => {
     for await (const entry of x) {
       const { header } = entry;
-      const path = header.type === 'file' || header.type === 'contiguous-file' ? normalWorkspacePath(header.name) : null;
+      const path =
+        header.type === 'file' || header.type === 'contiguous-file' ? normalWorkspacePath(header.name) : null;
       const bytes = await collect(entry as unknown as AsyncIterable<Buffer>);
       if (path !== null) files.push({ path, bytes, mtime: header.mtime.getTime() });
     }

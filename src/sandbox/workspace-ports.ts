@@ -19,7 +19,11 @@ export interface WorkspaceInputs {
    * (`data.csv` → `data-1.csv`). Returns the path it got (`in/data-1.csv`), or a reason it was refused (the
    * workspace's quota), never throwing for that.
    */
-  addInput(conversationId: string, name: string, bytes: Uint8Array): Promise<{ readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string }>;
+  addInput(
+    conversationId: string,
+    name: string,
+    bytes: Uint8Array,
+  ): Promise<{ readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string }>;
 }
 
 /** A file the code wrote to `/workspace/out/`, to be posted to the thread. */
@@ -32,7 +36,9 @@ export interface OutputFile {
 }
 
 /** What became of each output file: posted, or not, with the reason (too big for the platform). */
-export type PostedFile = { readonly name: string; readonly posted: true } | { readonly name: string; readonly posted: false; readonly reason: string };
+export type PostedFile =
+  | { readonly name: string; readonly posted: true }
+  | { readonly name: string; readonly posted: false; readonly reason: string };
 
 /**
  * Posts a run's output files to its conversation, durably (through the outbox: once, in order with the run's
@@ -41,6 +47,16 @@ export type PostedFile = { readonly name: string; readonly posted: true } | { re
  * a restart when Errand is stopping; a file the platform refuses is `posted: false` with the reason, never thrown.
  */
 export interface FilesOut {
-  /** `signal` (the run's): once aborted, it stops waiting for the platform; what is recorded is still posted. */
-  postFiles(conversation: ConversationRef, runId: string, files: readonly OutputFile[], signal?: AbortSignal): Promise<readonly PostedFile[]>;
+  /**
+   * `signal` (the run's): once aborted, it stops waiting for the platform; what is recorded is still posted.
+   * `heldFor`: the files came from that person's private material in a conversation others read (DESIGN.md "Private
+   * stays private in a shared thread"): shown to them alone first, posted in the thread only when they share them.
+   */
+  postFiles(
+    conversation: ConversationRef,
+    runId: string,
+    files: readonly OutputFile[],
+    signal?: AbortSignal,
+    heldFor?: string | null,
+  ): Promise<readonly PostedFile[]>;
 }

@@ -17,7 +17,13 @@ export interface WorkspaceRetention {
 }
 
 /** Retention over the workspace store, armed by `start()` (the app's start) and disarmed by `stop()`. */
-export function createWorkspaceRetention(deps: { store: Pick<WorkspaceStore, 'deleteIdleBefore'>; clock: Clock; logger: Logger; retentionDays: number; everyMs?: number }): WorkspaceRetention {
+export function createWorkspaceRetention(deps: {
+  store: Pick<WorkspaceStore, 'deleteIdleBefore'>;
+  clock: Clock;
+  logger: Logger;
+  retentionDays: number;
+  everyMs?: number;
+}): WorkspaceRetention {
   const { store, clock, logger } = deps;
   const every = deps.everyMs ?? RETENTION_SWEEP_MS;
   let timer: unknown = null;

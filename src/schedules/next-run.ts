@@ -22,7 +22,13 @@ export interface NextRunDeps {
  * recorded in `fail_reason`, and a schedule with no future run is errored. The second pass of a fire,
  * kept apart because evaluating cron in a timezone is the slow part.
  */
-export async function advanceSchedule(fired: ScheduleRow, dueAt: number, now: number, skipped: boolean, deps: NextRunDeps): Promise<void> {
+export async function advanceSchedule(
+  fired: ScheduleRow,
+  dueAt: number,
+  now: number,
+  skipped: boolean,
+  deps: NextRunDeps,
+): Promise<void> {
   const row = await deps.store.get(fired.id);
   if (!row || row.status !== 'active') return;
   const next = row.kind === 'once' ? null : nextRunAfter(row, Math.max(now, dueAt));
@@ -42,9 +48,14 @@ export async function advanceSchedule(fired: ScheduleRow, dueAt: number, now: nu
 }
 
 /** Computes a next run for an active row that has none (or a bad one), persisting the result, as a restart would. */
-export async function rescheduleFrom(row: ScheduleRow, now: number, deps: Pick<NextRunDeps, 'store' | 'arm' | 'announce'>): Promise<void> {
+export async function rescheduleFrom(
+  row: ScheduleRow,
+  now: number,
+  deps: Pick<NextRunDeps, 'store' | 'arm' | 'announce'>,
+): Promise<void> {
   const next = nextRunAfter(row, now);
-  const change = next === null ? { status: 'error' as const, nextRunAt: null, failReason: NO_NEXT_RUN } : { nextRunAt: next };
+  const change =
+    next === null ? { status: 'error' as const, nextRunAt: null, failReason: NO_NEXT_RUN } : { nextRunAt: next };
   deps.arm((await deps.store.update(row.id, change, now)) ?? row);
   if (next === null) deps.announce(row.id);
 }

@@ -42,8 +42,18 @@ export class PendingLaunches {
     if (!launcher || this.launching.has(launch.id)) return;
     const { store, clock, logger, metrics } = this.deps;
     this.launching.add(launch.id);
-    const deps = { store, clock, logger, metrics, disarm: this.deps.disarm, announce: this.deps.announce, retryAt: (at: number) => this.sweepAt(at) };
-    this.deps.track(launchSchedule(launcher, row, firedAt, deps, launch, claimed).finally(() => this.launching.delete(launch.id)));
+    const deps = {
+      store,
+      clock,
+      logger,
+      metrics,
+      disarm: this.deps.disarm,
+      announce: this.deps.announce,
+      retryAt: (at: number) => this.sweepAt(at),
+    };
+    this.deps.track(
+      launchSchedule(launcher, row, firedAt, deps, launch, claimed).finally(() => this.launching.delete(launch.id)),
+    );
   }
 
   /** Looks for due pending launches now (start-up, a review). */
@@ -71,7 +81,8 @@ export class PendingLaunches {
         const launch = await store.launch(id);
         const row = launch ? await store.get(launch.scheduleId) : null;
         if (launch && row) this.launch(row, launch.firedAt, launch);
-        else if (launch) await store.endLaunch(id, 'dropped', 'the schedule was deleted before its run was queued', clock.now());
+        else if (launch)
+          await store.endLaunch(id, 'dropped', 'the schedule was deleted before its run was queued', clock.now());
       }
       if (due.length < SWEEP_BATCH) break;
     }

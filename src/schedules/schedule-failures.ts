@@ -16,7 +16,12 @@ export function failureChange(row: ScheduleRow, reason: string, pauseAfter = PAU
   const failures = row.consecutiveFailures + 1;
   if (row.kind === 'once') return { consecutiveFailures: failures, failReason: reason, status: 'error' };
   if (failures >= pauseAfter && row.status === 'active') {
-    return { consecutiveFailures: failures, status: 'paused', nextRunAt: null, failReason: `Paused after ${failures} failed runs in a row. Last: ${reason}` };
+    return {
+      consecutiveFailures: failures,
+      status: 'paused',
+      nextRunAt: null,
+      failReason: `Paused after ${failures} failed runs in a row. Last: ${reason}`,
+    };
   }
   return { consecutiveFailures: failures, failReason: reason };
 }

@@ -27,7 +27,9 @@ export const LAUNCH_CLAIM_MS = 2 * 60_000;
 export const LAUNCH_GIVE_UP_MS = 24 * 60 * 60_000;
 
 /** What fired: the pending launch kept with the fire, or (no launch kept) the schedule as it fired. */
-type Fired = Pick<ScheduleLaunchRow, 'prompt' | 'target' | 'platform' | 'workspace' | 'channel' | 'conversationId'> & { readonly id?: number };
+type Fired = Pick<ScheduleLaunchRow, 'prompt' | 'target' | 'platform' | 'workspace' | 'channel' | 'conversationId'> & {
+  readonly id?: number;
+};
 
 /**
  * Starts the run of a fired schedule and records how the start went on the schedule: a channel
@@ -38,11 +40,19 @@ type Fired = Pick<ScheduleLaunchRow, 'prompt' | 'target' | 'platform' | 'workspa
  * sweep and the fire, one attempt goes on) and ended here when the launcher did not end it itself. Resolves once
  * recorded; the fire itself was recorded before.
  */
-export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRow, firedAt: number, deps: ScheduleLaunchDeps, pending?: ScheduleLaunchRow, claimed = false): Promise<void> {
+export async function launchSchedule(
+  launcher: ScheduleLauncher,
+  row: ScheduleRow,
+  firedAt: number,
+  deps: ScheduleLaunchDeps,
+  pending?: ScheduleLaunchRow,
+  claimed = false,
+): Promise<void> {
   const { store, clock, logger, metrics } = deps;
   const at = formatInZone(firedAt, row.timezone);
   // A launch the fire just wrote is claimed already (no write before the run starts); any other is claimed here.
-  const launch = pending && !claimed ? await store.claimLaunch(pending.id, clock.now(), clock.now() + LAUNCH_CLAIM_MS) : pending;
+  const launch =
+    pending && !claimed ? await store.claimLaunch(pending.id, clock.now(), clock.now() + LAUNCH_CLAIM_MS) : pending;
   if (launch === null) return;
   const end = async (status: 'failed', error: string | null) => {
     if (launch) await store.endLaunch(launch.id, status, error, clock.now());
@@ -66,7 +76,12 @@ export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRo
     started =
       what.target === 'thread' && what.conversationId !== null
         ? launcher.queueInConversation(what.conversationId, what.prompt, row.id, launchId)
-        : launcher.startInChannel({ platform: what.platform, workspace: what.workspace, channel: what.channel }, what.prompt, row.id, launchId);
+        : launcher.startInChannel(
+            { platform: what.platform, workspace: what.workspace, channel: what.channel },
+            what.prompt,
+            row.id,
+            launchId,
+          );
   } catch (err) {
     started = Promise.reject(err);
   }
@@ -77,7 +92,12 @@ export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRo
       metrics.scheduleFired('started');
       // A channel launch posted into the channel, so the target works again; a thread launch only
       // queued a task, so its failures in a row stay until a run there completes (the runtime reports it).
-      const change = row.target === 'channel' ? successChange(row) : row.consecutiveFailures === 0 && row.failReason !== null ? { failReason: null } : null;
+      const change =
+        row.target === 'channel'
+          ? successChange(row)
+          : row.consecutiveFailures === 0 && row.failReason !== null
+            ? { failReason: null }
+            : null;
       if (change) await store.update(row.id, change, clock.now());
     },
     async (err: unknown) => {
@@ -88,7 +108,11 @@ export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRo
       await end('failed', message);
       // Only a target that is gone counts towards pausing: an outage of the platform passes by itself.
       if (!isTargetGone(err)) {
-        const updated = await store.update(row.id, { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) }, clock.now());
+        const updated = await store.update(
+          row.id,
+          { failReason, ...(row.kind === 'once' ? { status: 'error' as const } : {}) },
+          clock.now(),
+        );
         if (updated?.status === 'error') deps.announce(row.id);
         return;
       }
@@ -104,7 +128,12 @@ export async function launchSchedule(launcher: ScheduleLauncher, row: ScheduleRo
 }
 
 /** Records on the schedule why its run did not start this time (nothing for what another attempt or the next start finishes). */
-async function recordSetback(row: ScheduleRow, at: string, setback: LaunchSetback, deps: ScheduleLaunchDeps): Promise<void> {
+async function recordSetback(
+  row: ScheduleRow,
+  at: string,
+  setback: LaunchSetback,
+  deps: ScheduleLaunchDeps,
+): Promise<void> {
   const { store, clock, logger, metrics } = deps;
   switch (setback.kind) {
     case 'elsewhere':
@@ -113,14 +142,28 @@ async function recordSetback(row: ScheduleRow, at: string, setback: LaunchSetbac
       return;
     case 'retry':
       metrics.scheduleFired('failed');
-      logger.warn({ scheduleId: row.id, reason: setback.reason }, 'schedule launch failed for now; it will be tried again');
-      await store.update(row.id, { failReason: `The run at ${at} could not start yet (${setback.reason}); trying again.` }, clock.now());
+      logger.warn(
+        { scheduleId: row.id, reason: setback.reason },
+        'schedule launch failed for now; it will be tried again',
+      );
+      await store.update(
+        row.id,
+        { failReason: `The run at ${at} could not start yet (${setback.reason}); trying again.` },
+        clock.now(),
+      );
       deps.retryAt?.(setback.at);
       return;
     case 'refused': {
       metrics.scheduleFired('failed');
-      logger.warn({ scheduleId: row.id, reason: setback.reason }, 'schedule paused: its creator no longer has the rights it needs');
-      const updated = await store.update(row.id, { status: 'paused', nextRunAt: null, failReason: `Paused at ${at}: ${setback.reason}` }, clock.now());
+      logger.warn(
+        { scheduleId: row.id, reason: setback.reason },
+        'schedule paused: its creator no longer has the rights it needs',
+      );
+      const updated = await store.update(
+        row.id,
+        { status: 'paused', nextRunAt: null, failReason: `Paused at ${at}: ${setback.reason}` },
+        clock.now(),
+      );
       deps.disarm(row.id);
       if (updated) deps.announce(row.id);
       return;

@@ -24,7 +24,17 @@ export type LaunchSetback =
  */
 export interface ScheduleLauncher {
   /** Thread target: queue the prompt as a task in that conversation (it runs when idle). */
-  queueInConversation(conversationId: string, prompt: string, scheduleId: number, launchId?: number): Promise<LaunchSetback | void>;
+  queueInConversation(
+    conversationId: string,
+    prompt: string,
+    scheduleId: number,
+    launchId?: number,
+  ): Promise<LaunchSetback | void>;
   /** Channel target: post a top-level message, open a thread on it, and run the prompt there. */
-  startInChannel(channel: ChannelRef, prompt: string, scheduleId: number, launchId?: number): Promise<LaunchSetback | void>;
+  startInChannel(
+    channel: ChannelRef,
+    prompt: string,
+    scheduleId: number,
+    launchId?: number,
+  ): Promise<LaunchSetback | void>;
 }

@@ -26,7 +26,7 @@ export interface CreateScheduleInput {
   createdBy: string;
   /**
    * That person's Discord role ids when it was made, kept for the record only: each fire reads their roles as they
-   * are then (runtime/schedule-creator-rights.ts), so a role taken away is never carried on by a schedule.
+   * are then (runtime/schedules/schedule-creator-rights.ts), so a role taken away is never carried on by a schedule.
    */
   creatorRoles?: readonly string[] | null;
 }
@@ -66,7 +66,11 @@ export class ScheduleService {
       return;
     }
     const when = row.lastRunAt !== null ? ` at ${formatInZone(row.lastRunAt, row.timezone)}` : '';
-    const updated = await this.store.update(id, failureChange(row, `The run${when} could not post: ${result.reason}`), now);
+    const updated = await this.store.update(
+      id,
+      failureChange(row, `The run${when} could not post: ${result.reason}`),
+      now,
+    );
     if (updated && updated.status !== 'active') {
       this.scheduler.disarm(id);
       this.announce(id);
@@ -75,8 +79,10 @@ export class ScheduleService {
 
   async create(input: CreateScheduleInput): Promise<ScheduleResult> {
     const prompt = input.prompt.trim();
-    if (prompt === '') return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
-    if (input.target === 'thread' && !input.conversationId) return { ok: false, error: 'A thread target needs a conversation; use target "channel" here.' };
+    if (prompt === '')
+      return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
+    if (input.target === 'thread' && !input.conversationId)
+      return { ok: false, error: 'A thread target needs a conversation; use target "channel" here.' };
     const now = this.clock.now();
     const parsed = parseScheduleSpec(input.kind, input.spec, input.timezone, now, this.limits);
     if (!parsed.ok) return parsed;
@@ -122,8 +128,16 @@ export class ScheduleService {
 
   async get(channel: ChannelRef, id: number): Promise<ScheduleResult> {
     const row = await this.store.get(id);
-    if (!row || row.platform !== channel.platform || row.workspace !== channel.workspace || row.channel !== channel.channel) {
-      return { ok: false, error: `There is no schedule #${id} in this channel. /schedules (or the list_schedules tool) shows the ids.` };
+    if (
+      !row ||
+      row.platform !== channel.platform ||
+      row.workspace !== channel.workspace ||
+      row.channel !== channel.channel
+    ) {
+      return {
+        ok: false,
+        error: `There is no schedule #${id} in this channel. /schedules (or the list_schedules tool) shows the ids.`,
+      };
     }
     return { ok: true, schedule: row };
   }
@@ -131,7 +145,11 @@ export class ScheduleService {
   async pause(channel: ChannelRef, id: number): Promise<ScheduleResult> {
     const found = await this.get(channel, id);
     if (!found.ok) return found;
-    if (found.schedule.status !== 'active') return { ok: false, error: `Schedule #${id} is ${found.schedule.status}, not active, so there is nothing to pause.` };
+    if (found.schedule.status !== 'active')
+      return {
+        ok: false,
+        error: `Schedule #${id} is ${found.schedule.status}, not active, so there is nothing to pause.`,
+      };
     this.scheduler.disarm(id);
     const updated = await this.store.update(id, { status: 'paused', nextRunAt: null }, this.clock.now());
     this.announce(id);
@@ -144,13 +162,22 @@ export class ScheduleService {
     if (!found.ok) return found;
     const row = found.schedule;
     if (row.status === 'active') return { ok: false, error: `Schedule #${id} is already active.` };
-    if (row.status === 'completed') return { ok: false, error: `Schedule #${id} already ran and is completed. Create a new schedule instead.` };
+    if (row.status === 'completed')
+      return { ok: false, error: `Schedule #${id} already ran and is completed. Create a new schedule instead.` };
     const now = this.clock.now();
     const next = nextRuns(row, now, 1)[0];
-    if (next === undefined) return { ok: false, error: `Schedule #${id} has no future fire time (a one-off time that has passed). Create a new schedule instead.` };
+    if (next === undefined)
+      return {
+        ok: false,
+        error: `Schedule #${id} has no future fire time (a one-off time that has passed). Create a new schedule instead.`,
+      };
     const full = await this.checkRoom(channel);
     if (full) return full;
-    const updated = await this.store.update(id, { status: 'active', nextRunAt: next, failReason: null, consecutiveFailures: 0 }, now);
+    const updated = await this.store.update(
+      id,
+      { status: 'active', nextRunAt: next, failReason: null, consecutiveFailures: 0 },
+      now,
+    );
     if (updated) this.scheduler.arm(updated);
     this.announce(id);
     return this.saved(updated, row);
@@ -160,11 +187,16 @@ export class ScheduleService {
    * Changes what and when (same rules and messages as create). Timing starts over from now; a paused
    * schedule stays paused, any other one becomes active with its new first fire time.
    */
-  async edit(channel: ChannelRef, id: number, input: Pick<CreateScheduleInput, 'prompt' | 'kind' | 'spec' | 'timezone'>): Promise<ScheduleResult> {
+  async edit(
+    channel: ChannelRef,
+    id: number,
+    input: Pick<CreateScheduleInput, 'prompt' | 'kind' | 'spec' | 'timezone'>,
+  ): Promise<ScheduleResult> {
     const found = await this.get(channel, id);
     if (!found.ok) return found;
     const prompt = input.prompt.trim();
-    if (prompt === '') return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
+    if (prompt === '')
+      return { ok: false, error: 'The prompt is empty. Say what should be done when the schedule fires.' };
     const now = this.clock.now();
     const parsed = parseScheduleSpec(input.kind, input.spec, input.timezone, now, this.limits);
     if (!parsed.ok) return parsed;
@@ -176,7 +208,17 @@ export class ScheduleService {
     this.scheduler.disarm(id);
     const updated = await this.store.update(
       id,
-      { prompt, kind: input.kind, spec: parsed.spec, timezone: parsed.timezone, anchorAt: now, status: paused ? 'paused' : 'active', nextRunAt: paused ? null : parsed.firstRunAt, failReason: null, consecutiveFailures: 0 },
+      {
+        prompt,
+        kind: input.kind,
+        spec: parsed.spec,
+        timezone: parsed.timezone,
+        anchorAt: now,
+        status: paused ? 'paused' : 'active',
+        nextRunAt: paused ? null : parsed.firstRunAt,
+        failReason: null,
+        consecutiveFailures: 0,
+      },
       now,
     );
     if (updated) this.scheduler.arm(updated);
@@ -200,14 +242,20 @@ export class ScheduleService {
 
   /** A human-readable description and the next `count` fire times (from now) of a schedule. */
   preview(row: ScheduleRow, count = 3): { description: string; nextRuns: number[] } {
-    const upcoming = row.status === 'active' && row.nextRunAt !== null ? [row.nextRunAt, ...nextRuns(row, row.nextRunAt, count - 1)] : [];
+    const upcoming =
+      row.status === 'active' && row.nextRunAt !== null
+        ? [row.nextRunAt, ...nextRuns(row, row.nextRunAt, count - 1)]
+        : [];
     return { description: describeTiming(row), nextRuns: upcoming.slice(0, count) };
   }
 
   private async checkRoom(channel: ChannelRef): Promise<{ ok: false; error: string } | null> {
     const active = await this.store.countActiveInChannel(channel);
     if (active < this.limits.maxActivePerChannel) return null;
-    return { ok: false, error: `This channel already has ${active} active schedules (the maximum is ${this.limits.maxActivePerChannel}). Pause or delete one first.` };
+    return {
+      ok: false,
+      error: `This channel already has ${active} active schedules (the maximum is ${this.limits.maxActivePerChannel}). Pause or delete one first.`,
+    };
   }
 
   private saved(row: ScheduleRow | null, fallback: ScheduleRow): ScheduleResult {

@@ -4,10 +4,27 @@ import type { LaunchStatus, schedules, ScheduleLaunchRow, ScheduleRow } from '..
 export type { LaunchStatus, ScheduleLaunchRow };
 
 /** A new schedule as the service validated it. */
-export type NewSchedule = Omit<typeof schedules.$inferInsert, 'id' | 'runCount' | 'lastRunAt' | 'failReason' | 'consecutiveFailures' | 'updatedAt'>;
+export type NewSchedule = Omit<
+  typeof schedules.$inferInsert,
+  'id' | 'runCount' | 'lastRunAt' | 'failReason' | 'consecutiveFailures' | 'updatedAt'
+>;
 
 /** The fields a fire, a skip, a pause, a resume or an edit changes. */
-export type ScheduleChange = Partial<Pick<ScheduleRow, 'status' | 'nextRunAt' | 'lastRunAt' | 'failReason' | 'consecutiveFailures' | 'prompt' | 'kind' | 'spec' | 'timezone' | 'anchorAt'>> & { incrementRunCount?: boolean };
+export type ScheduleChange = Partial<
+  Pick<
+    ScheduleRow,
+    | 'status'
+    | 'nextRunAt'
+    | 'lastRunAt'
+    | 'failReason'
+    | 'consecutiveFailures'
+    | 'prompt'
+    | 'kind'
+    | 'spec'
+    | 'timezone'
+    | 'anchorAt'
+  >
+> & { incrementRunCount?: boolean };
 
 /** Queries over the `schedules` table; the one place that knows its columns. */
 export interface ScheduleStore {
@@ -36,7 +53,12 @@ export interface ScheduleStore {
    * `schedule_launches` row holding what fired): the prompt is kept until its run is queued, whatever stops Errand
    * in between. The launch is claimed by the caller until `claimUntil` (its first attempt, at once). Null as `recordFire`.
    */
-  fireAndLaunch(id: number, dueAt: number, now: number, claimUntil: number): Promise<{ schedule: ScheduleRow; launch: ScheduleLaunchRow } | null>;
+  fireAndLaunch(
+    id: number,
+    dueAt: number,
+    now: number,
+    claimUntil: number,
+  ): Promise<{ schedule: ScheduleRow; launch: ScheduleLaunchRow } | null>;
   launch(launchId: number): Promise<ScheduleLaunchRow | null>;
   /**
    * Takes a pending launch that is due (`not_before` passed) for this process until `until`, counting the attempt:
@@ -50,7 +72,12 @@ export interface ScheduleStore {
   /** Records the outbox row of a pending launch's top-level post (null: forget it, to post anew); false when it is not pending. */
   setLaunchNote(launchId: number, outboxId: number | null, now: number): Promise<boolean>;
   /** Ends a pending launch; false when it was not pending any more (another attempt ended it first). */
-  endLaunch(launchId: number, status: Exclude<LaunchStatus, 'pending'>, error: string | null, now: number): Promise<boolean>;
+  endLaunch(
+    launchId: number,
+    status: Exclude<LaunchStatus, 'pending'>,
+    error: string | null,
+    now: number,
+  ): Promise<boolean>;
   /** Leaves a launch pending, to be tried again from `notBefore`, with why this attempt did not start it. */
   delayLaunch(launchId: number, notBefore: number, error: string | null, now: number): Promise<void>;
 }

@@ -18,7 +18,8 @@ export interface TimingLimits {
 }
 
 /** A spec that passed validation: normalised spec, canonical timezone and the first fire time. */
-export type ParsedSpec = { ok: true; spec: string; timezone: string; firstRunAt: number } | { ok: false; error: string };
+export type ParsedSpec =
+  { ok: true; spec: string; timezone: string; firstRunAt: number } | { ok: false; error: string };
 
 const MINUTE = 60_000;
 const MAX_INTERVAL_MINUTES = 366 * 24 * 60;
@@ -28,9 +29,19 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})
  * Validates `spec` for `kind` at time `now` and computes the first run. Errors say what was
  * wrong and how to fix it, because they go back to the model (or a person) verbatim.
  */
-export function parseScheduleSpec(kind: ScheduleKind, rawSpec: string, rawTimezone: string, now: number, limits: TimingLimits): ParsedSpec {
+export function parseScheduleSpec(
+  kind: ScheduleKind,
+  rawSpec: string,
+  rawTimezone: string,
+  now: number,
+  limits: TimingLimits,
+): ParsedSpec {
   const timezone = canonicalTimezone(rawTimezone);
-  if (timezone === null) return { ok: false, error: `Unknown timezone "${rawTimezone}". Use an IANA name such as Europe/Berlin, America/New_York or UTC.` };
+  if (timezone === null)
+    return {
+      ok: false,
+      error: `Unknown timezone "${rawTimezone}". Use an IANA name such as Europe/Berlin, America/New_York or UTC.`,
+    };
   const spec = rawSpec.trim();
   if (kind === 'once') return parseOnce(spec, timezone, now);
   if (kind === 'interval') return parseInterval(spec, timezone, now, limits);
@@ -39,34 +50,63 @@ export function parseScheduleSpec(kind: ScheduleKind, rawSpec: string, rawTimezo
 
 function parseOnce(spec: string, timezone: string, now: number): ParsedSpec {
   const m = ISO.exec(spec);
-  if (!m) return { ok: false, error: `"${spec}" is not an ISO 8601 date-time. Use e.g. 2026-03-09T09:00 (read in the timezone) or 2026-03-09T09:00:00+01:00.` };
+  if (!m)
+    return {
+      ok: false,
+      error: `"${spec}" is not an ISO 8601 date-time. Use e.g. 2026-03-09T09:00 (read in the timezone) or 2026-03-09T09:00:00+01:00.`,
+    };
   let at: number | null;
   if (m[7]) {
     at = Date.parse(spec.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
     if (Number.isNaN(at)) at = null;
   } else {
-    const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
-    at = hour > 23 || minute > 59 || second > 59 ? null : instantOfWallTime({ year, month, day, hour, minute, second }, timezone);
+    const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    at =
+      hour > 23 || minute > 59 || second > 59
+        ? null
+        : instantOfWallTime({ year, month, day, hour, minute, second }, timezone);
   }
   if (at === null) return { ok: false, error: `"${spec}" is not a real date and time. Check the month, day and hour.` };
-  if (at <= now) return { ok: false, error: `${formatInZone(at, timezone)} is in the past (now it is ${formatInZone(now, timezone)}). Give a future time.` };
+  if (at <= now)
+    return {
+      ok: false,
+      error: `${formatInZone(at, timezone)} is in the past (now it is ${formatInZone(now, timezone)}). Give a future time.`,
+    };
   return { ok: true, spec: new Date(at).toISOString(), timezone, firstRunAt: at };
 }
 
 function parseInterval(spec: string, timezone: string, now: number, limits: TimingLimits): ParsedSpec {
-  if (!/^\d+$/.test(spec)) return { ok: false, error: `Interval "${spec}" must be a whole number of minutes, e.g. 30 or 120.` };
+  if (!/^\d+$/.test(spec))
+    return { ok: false, error: `Interval "${spec}" must be a whole number of minutes, e.g. 30 or 120.` };
   const minutes = Number(spec);
   if (minutes < limits.minIntervalMinutes) {
-    return { ok: false, error: `An interval of ${minutes} minute${minutes === 1 ? '' : 's'} is too short: the minimum is ${limits.minIntervalMinutes} minutes. Use ${limits.minIntervalMinutes} or more.` };
+    return {
+      ok: false,
+      error: `An interval of ${minutes} minute${minutes === 1 ? '' : 's'} is too short: the minimum is ${limits.minIntervalMinutes} minutes. Use ${limits.minIntervalMinutes} or more.`,
+    };
   }
-  if (minutes > MAX_INTERVAL_MINUTES) return { ok: false, error: `An interval of ${minutes} minutes is longer than a year. Use a cron or once schedule instead.` };
+  if (minutes > MAX_INTERVAL_MINUTES)
+    return {
+      ok: false,
+      error: `An interval of ${minutes} minutes is longer than a year. Use a cron or once schedule instead.`,
+    };
   return { ok: true, spec: String(minutes), timezone, firstRunAt: now + minutes * MINUTE };
 }
 
 function parseCron(spec: string, timezone: string, now: number, limits: TimingLimits): ParsedSpec {
   const fields = spec.split(/\s+/);
   if (fields.length !== 5) {
-    return { ok: false, error: `Cron "${spec}" has ${fields.length} field${fields.length === 1 ? '' : 's'}; use 5: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5" for weekdays at 09:00.` };
+    return {
+      ok: false,
+      error: `Cron "${spec}" has ${fields.length} field${fields.length === 1 ? '' : 's'}; use 5: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5" for weekdays at 09:00.`,
+    };
   }
   const normalised = fields.join(' ');
   let runs: number[];
@@ -74,12 +114,18 @@ function parseCron(spec: string, timezone: string, now: number, limits: TimingLi
     runs = cronRuns(normalised, timezone, now, 12);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    return { ok: false, error: `Invalid cron "${spec}": ${reason}. Use 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5".` };
+    return {
+      ok: false,
+      error: `Invalid cron "${spec}": ${reason}. Use 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5".`,
+    };
   }
   if (runs.length === 0) return { ok: false, error: `Cron "${spec}" never fires. Check the day and month fields.` };
   for (let i = 1; i < runs.length; i++) {
     if (runs[i]! - runs[i - 1]! < limits.minIntervalMinutes * MINUTE) {
-      return { ok: false, error: `Cron "${spec}" fires more often than every ${limits.minIntervalMinutes} minutes (the minimum). Make it less frequent, e.g. "*/${limits.minIntervalMinutes} * * * *".` };
+      return {
+        ok: false,
+        error: `Cron "${spec}" fires more often than every ${limits.minIntervalMinutes} minutes (the minimum). Make it less frequent, e.g. "*/${limits.minIntervalMinutes} * * * *".`,
+      };
     }
   }
   return { ok: true, spec: normalised, timezone, firstRunAt: runs[0]! };
@@ -93,7 +139,8 @@ let cronDescriber: typeof cronstrue | null = null;
  * bot without cron schedules never needs them: both are loaded the first time a cron spec is read.
  */
 function parser(): typeof CronExpressionParser {
-  return (cronParser ??= (requireLazily('cron-parser') as { CronExpressionParser: typeof CronExpressionParser }).CronExpressionParser);
+  return (cronParser ??= (requireLazily('cron-parser') as { CronExpressionParser: typeof CronExpressionParser })
+    .CronExpressionParser);
 }
 function describer(): typeof cronstrue {
   return (cronDescriber ??= requireLazily('cronstrue') as typeof cronstrue);

@@ -7,7 +7,8 @@ import { isoInZone } from './zoned-time.js';
  * read as they are (and validated by the same rules as `schedule_prompt`); anything else is plain
  * words for the model to turn into one of those.
  */
-export type ReadWhen = { readonly kind: ScheduleKind; readonly spec: string } | { readonly kind: 'words'; readonly words: string };
+export type ReadWhen =
+  { readonly kind: ScheduleKind; readonly spec: string } | { readonly kind: 'words'; readonly words: string };
 
 const CRON_FIELD = /^[\d*?/,\-LW#]+$|^[a-z]{3}(-[a-z]{3})?$/i;
 const ISO_START = /^\d{4}-\d{2}-\d{2}/;
@@ -18,7 +19,8 @@ export function readWhen(raw: string): ReadWhen {
   if (/^\d+$/.test(text)) return { kind: 'interval', spec: text };
   if (ISO_START.test(text)) return { kind: 'once', spec: text };
   const fields = text.split(/\s+/);
-  if (fields.length >= 3 && /^[\d*]/.test(fields[0] ?? '') && fields.every((f) => CRON_FIELD.test(f))) return { kind: 'cron', spec: text };
+  if (fields.length >= 3 && /^[\d*]/.test(fields[0] ?? '') && fields.every((f) => CRON_FIELD.test(f)))
+    return { kind: 'cron', spec: text };
   return { kind: 'words', words: text };
 }
 

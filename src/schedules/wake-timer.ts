@@ -21,7 +21,8 @@ export function clockWakeTimer(clock: Clock): WakeTimer {
   const set = (at: number, fn: () => void): void => {
     clear();
     const delay = at - clock.now();
-    handle = delay > MAX_DELAY_MS ? clock.setTimer(() => set(at, fn), MAX_DELAY_MS) : clock.setTimer(fn, Math.max(0, delay));
+    handle =
+      delay > MAX_DELAY_MS ? clock.setTimer(() => set(at, fn), MAX_DELAY_MS) : clock.setTimer(fn, Math.max(0, delay));
   };
   return { set, clear };
 }

@@ -50,7 +50,8 @@ export interface WallTime {
 /** The wall-clock reading of `at` in `timezone`. */
 export function wallTimeAt(at: number, timezone: string): WallTime {
   const fields: Record<string, number> = {};
-  for (const p of partsFormatter(timezone).formatToParts(at)) if (p.type !== 'literal') fields[p.type] = Number(p.value);
+  for (const p of partsFormatter(timezone).formatToParts(at))
+    if (p.type !== 'literal') fields[p.type] = Number(p.value);
   return {
     year: fields.year ?? 0,
     month: fields.month ?? 0,
@@ -76,7 +77,13 @@ export function offsetAt(at: number, timezone: string): number {
 export function instantOfWallTime(w: WallTime, timezone: string, ms = 0): number | null {
   const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, ms);
   const check = new Date(asUtc);
-  if (check.getUTCFullYear() !== w.year || check.getUTCMonth() !== w.month - 1 || check.getUTCDate() !== w.day || check.getUTCHours() !== w.hour) return null;
+  if (
+    check.getUTCFullYear() !== w.year ||
+    check.getUTCMonth() !== w.month - 1 ||
+    check.getUTCDate() !== w.day ||
+    check.getUTCHours() !== w.hour
+  )
+    return null;
   const day = 86_400_000;
   const before = offsetAt(asUtc - day, timezone);
   const after = offsetAt(asUtc + day, timezone);
@@ -103,7 +110,16 @@ export function isoInZone(at: number, timezone: string): string {
 export function formatInZone(at: number, timezone: string): string {
   let f = displayFormatters.get(timezone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone: timezone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     displayFormatters.set(timezone, f);
   }
   return `${f.format(at)} (${timezone})`;

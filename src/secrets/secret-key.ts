@@ -10,9 +10,13 @@ export function decodeSecretKey(text: string): { ok: true; key: Buffer } | { ok:
   let key: Buffer | null = null;
   if (/^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0) key = Buffer.from(s, 'hex');
   else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(s)) key = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (key === null) return { ok: false, problem: 'expected hex or base64 text (generate one with: openssl rand -base64 32)' };
+  if (key === null)
+    return { ok: false, problem: 'expected hex or base64 text (generate one with: openssl rand -base64 32)' };
   if (key.length < MIN_SECRET_KEY_BYTES) {
-    return { ok: false, problem: `expected at least ${MIN_SECRET_KEY_BYTES} random bytes, got ${key.length} (generate one with: openssl rand -base64 32)` };
+    return {
+      ok: false,
+      problem: `expected at least ${MIN_SECRET_KEY_BYTES} random bytes, got ${key.length} (generate one with: openssl rand -base64 32)`,
+    };
   }
   return { ok: true, key };
 }

@@ -13,6 +13,9 @@ export interface ChannelOverrides {
  * The settings of the channel a conversation lives in (a thread's parent channel: adapters keep it in
  * `channel`), keyed as the file writes them: `slack:C…`, `discord:<channel id>`. Empty when none are set.
  */
-export function channelOverridesFor(channels: ChannelSettings, ref: Pick<ChannelRef, 'platform' | 'channel'>): ChannelOverrides {
+export function channelOverridesFor(
+  channels: ChannelSettings,
+  ref: Pick<ChannelRef, 'platform' | 'channel'>,
+): ChannelOverrides {
   return channels[`${ref.platform}:${ref.channel}`] ?? {};
 }

@@ -36,7 +36,10 @@ export interface LoadedErrandFile {
 export const DEFAULT_CONFIG_FILE = './errand.json';
 
 function formatPath(path: readonly PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || '(top level)';
+  return (
+    path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') ||
+    '(top level)'
+  );
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -44,7 +47,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
     return `unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}; remove ${issue.keys.length > 1 ? 'them' : 'it'} or fix the spelling (errand.example.json lists every key)`;
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `missing; it is required here (see errand.example.json)`;
+  if (issue.code === 'invalid_type' && issue.input === undefined)
+    return `missing; it is required here (see errand.example.json)`;
   return issue.message;
 }
 
@@ -70,13 +74,21 @@ function lineOf(text: string, message: string): string {
  * `./errand.json` when present. Returns every problem as one line naming the JSON path and the fix, so
  * a user corrects the file in one pass; `${VAR}` references are filled from `env` first.
  */
-export function loadErrandFile(env: NodeJS.ProcessEnv, cwd = process.cwd()): { file: LoadedErrandFile; problems: string[] } {
+export function loadErrandFile(
+  env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
+): { file: LoadedErrandFile; problems: string[] } {
   const explicit = env.ERRAND_CONFIG?.trim() ?? '';
   const path = resolve(cwd, explicit !== '' ? explicit : DEFAULT_CONFIG_FILE);
   const empty: LoadedErrandFile = { path: null, settings: errandFileSchema.parse({}) };
   if (!existsSync(path)) {
     if (explicit === '') return { file: empty, problems: [] };
-    return { file: empty, problems: [`ERRAND_CONFIG: the file ${path} does not exist. Create it (copy errand.example.json) or fix the path.`] };
+    return {
+      file: empty,
+      problems: [
+        `ERRAND_CONFIG: the file ${path} does not exist. Create it (copy errand.example.json) or fix the path.`,
+      ],
+    };
   }
   const label = explicit !== '' ? explicit : 'errand.json';
   let raw: unknown;
@@ -85,15 +97,24 @@ export function loadErrandFile(env: NodeJS.ProcessEnv, cwd = process.cwd()): { f
     raw = JSON.parse(text);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    return { file: empty, problems: [`${label}: not valid JSON (${why}${lineOf(text, why)}). Fix the syntax; comments and trailing commas are not allowed.`] };
+    return {
+      file: empty,
+      problems: [
+        `${label}: not valid JSON (${why}${lineOf(text, why)}). Fix the syntax; comments and trailing commas are not allowed.`,
+      ],
+    };
   }
   const { value, missing } = expandEnv(raw, env);
-  const problems = missing.filter((m) => !inDisabledServer(raw, m.path)).map(
-    (m) => `${label} → ${formatPath(m.path)}: \${${m.name}} is not set in the environment. Set ${m.name} (e.g. in .env) or write the value without \${…}.`,
-  );
+  const problems = missing
+    .filter((m) => !inDisabledServer(raw, m.path))
+    .map(
+      (m) =>
+        `${label} → ${formatPath(m.path)}: \${${m.name}} is not set in the environment. Set ${m.name} (e.g. in .env) or write the value without \${…}.`,
+    );
   const parsed = errandFileSchema.safeParse(value);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${label} → ${formatPath(issue.path)}: ${describeIssue(issue)}.`);
+    for (const issue of parsed.error.issues)
+      problems.push(`${label} → ${formatPath(issue.path)}: ${describeIssue(issue)}.`);
   }
   if (!parsed.success || problems.length > 0) return { file: empty, problems };
   const rawServers = (raw as { mcpServers?: unknown } | null)?.mcpServers;

@@ -42,7 +42,12 @@ export function expandString(template: string, env: NodeJS.ProcessEnv): { pieces
  * the environment and the file can be committed. Missing variables are collected, not thrown, so one
  * start-up reports every problem at once.
  */
-export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, path: (string | number)[] = [], missing: MissingVariable[] = []): { value: unknown; missing: MissingVariable[] } {
+export function expandEnv(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  path: (string | number)[] = [],
+  missing: MissingVariable[] = [],
+): { value: unknown; missing: MissingVariable[] } {
   const walk = (v: unknown, at: (string | number)[]): unknown => {
     if (typeof v === 'string') {
       const expanded = expandString(v, env);
@@ -52,7 +57,9 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, path: (string 
     if (Array.isArray(v)) return v.map((item, i) => walk(item, [...at, i]));
     if (v !== null && typeof v === 'object') {
       // `$comment` and `$schema` are notes for people, never settings: leave them as written.
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, k.startsWith('$') ? item : walk(item, [...at, k])]));
+      return Object.fromEntries(
+        Object.entries(v).map(([k, item]) => [k, k.startsWith('$') ? item : walk(item, [...at, k])]),
+      );
     }
     return v;
   };

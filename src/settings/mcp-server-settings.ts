@@ -9,9 +9,14 @@ export function sanitizeToolNamePart(name: string): string {
 
 const channelId = z
   .string()
-  .regex(/^(slack|discord|console):[A-Za-z0-9_-]+$/, 'expected "slack:<channel id>" or "discord:<channel id>", e.g. "slack:C0123ABCD"');
+  .regex(
+    /^(slack|discord|console):[A-Za-z0-9_-]+$/,
+    'expected "slack:<channel id>" or "discord:<channel id>", e.g. "slack:C0123ABCD"',
+  );
 
-const toolList = z.array(z.string().min(1, 'tool names must not be empty')).refine((l) => new Set(l).size === l.length, 'lists a tool twice');
+const toolList = z
+  .array(z.string().min(1, 'tool names must not be empty'))
+  .refine((l) => new Set(l).size === l.length, 'lists a tool twice');
 
 /** Errand's own per-server keys, beside the transport keys other MCP clients use. */
 const errandKeys = {
@@ -20,7 +25,12 @@ const errandKeys = {
   tools: toolList.optional(),
   disabledTools: toolList.optional(),
   channels: z.array(channelId).optional(),
-  timeoutSeconds: z.number().int('expected a whole number of seconds').min(1, 'expected at least 1 second').max(3600, 'expected at most 3600 seconds').default(60),
+  timeoutSeconds: z
+    .number()
+    .int('expected a whole number of seconds')
+    .min(1, 'expected at least 1 second')
+    .max(3600, 'expected at most 3600 seconds')
+    .default(60),
   /**
    * Whose its results are. `private`: what a call returns belongs to the run's principal alone (never in another
    * person's run, never posted in a shared thread without their consent); `public`: meant for everyone (a public
@@ -68,7 +78,8 @@ const httpServer = z
       ctx.addIssue({
         code: 'custom',
         path: ['headers', shared],
-        message: 'a server with "auth": "oauth" sends each person\'s own token; remove this shared Authorization header',
+        message:
+          'a server with "auth": "oauth" sends each person\'s own token; remove this shared Authorization header',
       });
     }
   })
@@ -95,12 +106,16 @@ export const mcpServerSchema = z.unknown().transform((raw, ctx): McpServerSettin
   const isObject = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
   const has = (key: string) => isObject && key in raw;
   if (!isObject || has('command') === has('url')) {
-    ctx.addIssue({ code: 'custom', message: 'give either "command" (a local stdio server) or "url" (a remote HTTP server), not both' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'give either "command" (a local stdio server) or "url" (a remote HTTP server), not both',
+    });
     return z.NEVER;
   }
   const parsed = has('command') ? stdioServer.safeParse(raw) : httpServer.safeParse(raw);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as Parameters<typeof ctx.addIssue>[0]);
+  for (const issue of parsed.error.issues)
+    ctx.addIssue({ ...issue, path: issue.path } as Parameters<typeof ctx.addIssue>[0]);
   return z.NEVER;
 });
 
@@ -117,20 +132,32 @@ export function withShownUrls(
   return Object.fromEntries(
     Object.entries(servers).map(([name, server]) => {
       const template = templates.success ? templates.data[name]?.url : undefined;
-      return [name, 'url' in server && template !== undefined ? { ...server, shownUrl: shownUrlFromTemplate(template, env) } : server];
+      return [
+        name,
+        'url' in server && template !== undefined
+          ? { ...server, shownUrl: shownUrlFromTemplate(template, env) }
+          : server,
+      ];
     }),
   );
 }
 
 export const mcpServersSchema = z
-  .record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, 'server names use letters, digits, "_", "-" or "." (at most 40)'), mcpServerSchema)
+  .record(
+    z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, 'server names use letters, digits, "_", "-" or "." (at most 40)'),
+    mcpServerSchema,
+  )
   .superRefine((servers, ctx) => {
     const seen = new Map<string, string>();
     for (const name of Object.keys(servers)) {
       const key = sanitizeToolNamePart(name);
       const other = seen.get(key);
       if (other !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [name], message: `gives the same tool prefix "${key}__" as server "${other}"; rename one of them` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `gives the same tool prefix "${key}__" as server "${other}"; rename one of them`,
+        });
       }
       seen.set(key, name);
     }

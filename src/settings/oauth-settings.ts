@@ -21,7 +21,11 @@ export const oauthAuthSchema = z
   )
   .superRefine((a, ctx) => {
     if ('clientSecret' in a && a.clientSecret !== undefined && !('clientId' in a && a.clientId !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['clientSecret'], message: 'a clientSecret needs the clientId it belongs to; add "clientId"' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['clientSecret'],
+        message: 'a clientSecret needs the clientId it belongs to; add "clientId"',
+      });
     }
   })
   .transform((a): OAuthServerSettings => ({

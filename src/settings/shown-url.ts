@@ -91,7 +91,9 @@ function fromPieces(pieces: readonly ExpandedPiece[]): ShownUrl {
   for (const secret of hidden.flatMap(encodings)) if (secret.length >= MIN_SCRUBBED_LENGTH) parts.set(secret, HIDDEN);
   const partsFirst = { text, replacements: [...parts].sort(([a], [b]) => b.length - a.length) };
   // The whole URL, in the forms an error message quotes it, becomes the shown form — when it holds a secret.
-  const wholes = [...new Set([value, url.href, `${url.origin}${url.pathname}`])].filter((real) => real !== text && scrubUrl(real, partsFirst) !== real);
+  const wholes = [...new Set([value, url.href, `${url.origin}${url.pathname}`])].filter(
+    (real) => real !== text && scrubUrl(real, partsFirst) !== real,
+  );
   const replacements = [...wholes.map((real) => [real, text] as const), ...partsFirst.replacements];
   return { text, replacements: replacements.sort(([a], [b]) => b.length - a.length) };
 }

@@ -9,7 +9,9 @@ const skillName = z
   .regex(SKILL_NAME, 'expected a skill name of lowercase letters, digits and single hyphens (e.g. "release-notes")');
 
 /** The pin of an enabled skill: the sha256 of its folder, as `/skills` shows it. */
-const skillPin = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected "sha256:" and 64 hex digits, the pin /skills shows for that skill');
+const skillPin = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, 'expected "sha256:" and 64 hex digits, the pin /skills shows for that skill');
 
 /**
  * Skills enabled by the configuration file, each pinned to the hash of its folder (`{"release-notes":

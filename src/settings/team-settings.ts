@@ -14,7 +14,8 @@ const principal = z
 const channel = z.string().refine((v) => SLACK_ID.test(v) || DISCORD_ID.test(v) || CONSOLE_ID.test(v), {
   message: 'expected "slack:C…" or "discord:<channel id>" (e.g. "slack:C0123ABCD")',
 });
-const uniqueList = <T extends z.ZodType<string>>(item: T) => z.array(item).refine((l) => new Set(l).size === l.length, 'lists an id twice');
+const uniqueList = <T extends z.ZodType<string>>(item: T) =>
+  z.array(item).refine((l) => new Set(l).size === l.length, 'lists an id twice');
 
 /** Who may use Errand and where; every key absent means today's open behaviour. */
 export const accessSchema = z.strictObject({
@@ -24,7 +25,9 @@ export const accessSchema = z.strictObject({
   channels: uniqueList(channel).optional(),
   /** May do everything: any channel, decide any approval, stop any run, see everyone's usage. */
   admins: uniqueList(principal).default([]),
-  directMessages: z.enum(['open', 'allowlist', 'off'], { message: 'expected "open", "allowlist" or "off"' }).default('open'),
+  directMessages: z
+    .enum(['open', 'allowlist', 'off'], { message: 'expected "open", "allowlist" or "off"' })
+    .default('open'),
   /** Who may create schedules that post into a channel. */
   schedules: z.enum(['everyone', 'admins'], { message: 'expected "everyone" or "admins"' }).default('everyone'),
 });
@@ -67,7 +70,12 @@ export const channelsSchema = z.record(
   channel,
   z.strictObject({
     /** Extra instructions added to the system prompt in that channel. */
-    prompt: z.string().trim().min(1, 'prompt must not be empty').max(4000, 'prompt must be at most 4000 characters').optional(),
+    prompt: z
+      .string()
+      .trim()
+      .min(1, 'prompt must not be empty')
+      .max(4000, 'prompt must be at most 4000 characters')
+      .optional(),
     /** Another model name for that channel. */
     model: z.string().trim().min(1, 'model must not be empty').optional(),
     /** Skills enabled in that channel only, pinned like the top-level `skills`. */

@@ -5,7 +5,13 @@ import { join } from 'node:path';
 
 /** One entry of a skill's folder as it was pinned: a file with its own hash, or a symbolic link (recorded, never followed). */
 export type SkillFileEntry =
-  | { readonly path: string; readonly kind: 'file'; readonly size: number; readonly executable: boolean; readonly sha256: string }
+  | {
+      readonly path: string;
+      readonly kind: 'file';
+      readonly size: number;
+      readonly executable: boolean;
+      readonly sha256: string;
+    }
   | { readonly path: string; readonly kind: 'link'; readonly target: string };
 
 /** A folder's pin and what it covers, in the order the pin hashed it. */
@@ -26,7 +32,9 @@ export interface FolderLimits {
 export const FOLDER_LIMITS: FolderLimits = { maxEntries: 1000, maxTotalBytes: 20 * 1024 * 1024, maxDepth: 12 };
 
 /** A digest, with the bytes of the files asked to be kept (exactly the bytes hashed), or why the folder is refused. */
-export type DigestResult = { readonly ok: true; readonly digest: FolderDigest; readonly kept: ReadonlyMap<string, Buffer> } | { readonly ok: false; readonly reason: string };
+export type DigestResult =
+  | { readonly ok: true; readonly digest: FolderDigest; readonly kept: ReadonlyMap<string, Buffer> }
+  | { readonly ok: false; readonly reason: string };
 
 class FolderRefused extends Error {}
 
@@ -50,25 +58,31 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
  * text. Links are recorded as they are and never followed, so nothing outside the folder is read or hashed; a
  * device, socket or pipe is refused. Any change of content, name, mode bit or link changes the pin.
  */
-export async function digestFolder(dir: string, limits: FolderLimits = FOLDER_LIMITS, keep: (path: string) => boolean = () => false): Promise<DigestResult> {
+export async function digestFolder(
+  dir: string,
+  limits: FolderLimits = FOLDER_LIMITS,
+  keep: (path: string) => boolean = () => false,
+): Promise<DigestResult> {
   const found: { path: string; kind: 'dir' | 'file' | 'link' }[] = [];
-  const tooBig = () => new FolderRefused(`the folder holds more than ${Math.round(limits.maxTotalBytes / 1024 / 1024)} MB`);
+  const tooBig = () =>
+    new FolderRefused(`the folder holds more than ${Math.round(limits.maxTotalBytes / 1024 / 1024)} MB`);
   // Sizes as listed, so an oversized folder is refused before any of it is read.
   let listedBytes = 0;
   const walk = async (relative: string, depth: number): Promise<void> => {
-    if (depth > limits.maxDepth) throw new FolderRefused(`folders are nested more than ${limits.maxDepth} deep (${relative})`);
+    if (depth > limits.maxDepth)
+      throw new FolderRefused(`folders are nested more than ${limits.maxDepth} deep (${relative})`);
     const names = (await readdir(join(dir, relative))).sort();
     for (const name of names) {
       const path = relative === '' ? name : `${relative}/${name}`;
       const stat = await lstat(join(dir, path));
-      if (found.length >= limits.maxEntries) throw new FolderRefused(`the folder holds more than ${limits.maxEntries} files and folders`);
+      if (found.length >= limits.maxEntries)
+        throw new FolderRefused(`the folder holds more than ${limits.maxEntries} files and folders`);
       if (stat.isSymbolicLink()) found.push({ path, kind: 'link' });
       else if (stat.isFile()) {
         listedBytes += stat.size;
         if (listedBytes > limits.maxTotalBytes) throw tooBig();
         found.push({ path, kind: 'file' });
-      }
-      else if (stat.isDirectory()) {
+      } else if (stat.isDirectory()) {
         found.push({ path, kind: 'dir' });
         await walk(path, depth + 1);
       } else throw new FolderRefused(`${path} is not a regular file, folder or symbolic link`);
@@ -104,7 +118,10 @@ export async function digestFolder(dir: string, limits: FolderLimits = FOLDER_LI
   } catch (err) {
     if (err instanceof FolderRefused) return { ok: false, reason: err.message };
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, reason: `the folder could not be read (${code ?? (err instanceof Error ? err.message : String(err))}); it may have changed during the scan` };
+    return {
+      ok: false,
+      reason: `the folder could not be read (${code ?? (err instanceof Error ? err.message : String(err))}); it may have changed during the scan`,
+    };
   }
 }
 

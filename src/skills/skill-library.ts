@@ -1,7 +1,14 @@
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { channelKeyOf, enabledIn, skillStatuses, type EnabledSkill, type FilePins, type SkillStatus } from './skill-enablement.js';
+import {
+  channelKeyOf,
+  enabledIn,
+  skillStatuses,
+  type EnabledSkill,
+  type FilePins,
+  type SkillStatus,
+} from './skill-enablement.js';
 import type { SkillPinStore } from './skill-pin-store.js';
 import type { LoadedSkill, SkillScan } from './skill-scan.js';
 
@@ -13,10 +20,17 @@ export type EnableOutcome =
   | { readonly ok: true; readonly skill: LoadedSkill; readonly already: boolean }
   | { readonly ok: false; readonly reason: 'not_found'; readonly name: string; readonly dir: string }
   | { readonly ok: false; readonly reason: 'malformed'; readonly name: string; readonly why: string }
-  | { readonly ok: false; readonly reason: 'file_pinned'; readonly name: string; readonly pinned: readonly string[]; readonly now: string | null };
+  | {
+      readonly ok: false;
+      readonly reason: 'file_pinned';
+      readonly name: string;
+      readonly pinned: readonly string[];
+      readonly now: string | null;
+    };
 
 /** What `/skills disable` did. */
-export type DisableOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: 'not_enabled' | 'file_pinned' };
+export type DisableOutcome =
+  { readonly ok: true } | { readonly ok: false; readonly reason: 'not_enabled' | 'file_pinned' };
 
 /** `/skills` for admins: SKILLS_DIR as read now, every skill's pins and states, and the malformed folders. */
 export interface SkillsReport {
@@ -79,14 +93,20 @@ export function createSkillLibrary(initial: SkillScan, deps: SkillLibraryDeps): 
    * found unmatched by the last such reading (a folder changed and not approved stays held back without rereads).
    */
   const noticeStale = (pins: readonly { name: string; pin: string }[]) => {
-    const stale = pins.filter((p) => !deps.file.names.has(p.name) && scan.skills.get(p.name)?.digest.pin !== p.pin).map((p) => `${p.name}:${p.pin}`).join(' ');
+    const stale = pins
+      .filter((p) => !deps.file.names.has(p.name) && scan.skills.get(p.name)?.digest.pin !== p.pin)
+      .map((p) => `${p.name}:${p.pin}`)
+      .join(' ');
     const now = deps.clock.now();
     if (stale === '' || stale === lastStale || now - lastStaleRescan < STALE_RESCAN_MS) return;
     lastStaleRescan = now;
     lastStale = stale;
     void reload().catch((err: unknown) => deps.logger.warn({ err }, 'reading SKILLS_DIR again failed'));
   };
-  const filePinsOf = (name: string) => [...Object.entries(deps.file.everywhere), ...[...deps.file.byChannel.values()].flatMap((s) => Object.entries(s))].filter(([n]) => n === name).map(([, pin]) => pin);
+  const filePinsOf = (name: string) =>
+    [...Object.entries(deps.file.everywhere), ...[...deps.file.byChannel.values()].flatMap((s) => Object.entries(s))]
+      .filter(([n]) => n === name)
+      .map(([, pin]) => pin);
 
   return {
     current: () => scan,
@@ -106,10 +126,19 @@ export function createSkillLibrary(initial: SkillScan, deps: SkillLibraryDeps): 
     async enable(name, by) {
       const fresh = await reload();
       const skill = fresh.skills.get(name);
-      if (deps.file.names.has(name)) return { ok: false, reason: 'file_pinned', name, pinned: [...new Set(filePinsOf(name))], now: skill?.digest.pin ?? null };
+      if (deps.file.names.has(name))
+        return {
+          ok: false,
+          reason: 'file_pinned',
+          name,
+          pinned: [...new Set(filePinsOf(name))],
+          now: skill?.digest.pin ?? null,
+        };
       if (!skill) {
         const malformed = fresh.malformed.find((m) => m.folder.split('/').at(-1) === name);
-        return malformed ? { ok: false, reason: 'malformed', name, why: malformed.reason } : { ok: false, reason: 'not_found', name, dir: fresh.dir };
+        return malformed
+          ? { ok: false, reason: 'malformed', name, why: malformed.reason }
+          : { ok: false, reason: 'not_found', name, dir: fresh.dir };
       }
       const existing = (await deps.pins.list()).find((p) => p.name === name);
       if (existing?.pin === skill.digest.pin) return { ok: true, skill, already: true };
@@ -133,15 +162,27 @@ export function createSkillLibrary(initial: SkillScan, deps: SkillLibraryDeps): 
 export function logSkillsAtStart(report: SkillsReport, logger: Logger): void {
   const { scan, statuses } = report;
   if (!scan.found) {
-    if (statuses.some((s) => s.pins.length > 0)) logger.warn({ dir: scan.dir }, 'SKILLS_DIR does not exist, but skills are pinned: none of them is loaded');
+    if (statuses.some((s) => s.pins.length > 0))
+      logger.warn({ dir: scan.dir }, 'SKILLS_DIR does not exist, but skills are pinned: none of them is loaded');
     return;
   }
-  for (const m of scan.malformed) logger.warn({ folder: m.folder, reason: m.reason }, `skill skipped: ${m.folder}: ${m.reason}`);
+  for (const m of scan.malformed)
+    logger.warn({ folder: m.folder, reason: m.reason }, `skill skipped: ${m.folder}: ${m.reason}`);
   for (const s of statuses) {
     for (const { applied, state } of s.pins) {
-      const where = applied.source.kind === 'database' ? 'enabled with /skills enable' : applied.source.kind === 'file' ? 'pinned in the configuration file' : `pinned in the configuration file for ${applied.source.channel}`;
-      if (state === 'changed') logger.warn({ skill: s.name, pinned: applied.pin, now: s.skill?.digest.pin }, `skill ${s.name} changed since it was approved (${where}): not loaded until an admin approves it again`);
-      if (state === 'missing') logger.warn({ skill: s.name, dir: scan.dir }, `skill ${s.name} is ${where} but not found in SKILLS_DIR`);
+      const where =
+        applied.source.kind === 'database'
+          ? 'enabled with /skills enable'
+          : applied.source.kind === 'file'
+            ? 'pinned in the configuration file'
+            : `pinned in the configuration file for ${applied.source.channel}`;
+      if (state === 'changed')
+        logger.warn(
+          { skill: s.name, pinned: applied.pin, now: s.skill?.digest.pin },
+          `skill ${s.name} changed since it was approved (${where}): not loaded until an admin approves it again`,
+        );
+      if (state === 'missing')
+        logger.warn({ skill: s.name, dir: scan.dir }, `skill ${s.name} is ${where} but not found in SKILLS_DIR`);
     }
   }
   const enabled = statuses.filter((s) => s.pins.some((p) => p.state === 'enabled')).map((s) => s.name);

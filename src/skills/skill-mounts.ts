@@ -37,7 +37,11 @@ export function createSkillMounts(digest: (dir: string) => Promise<DigestResult>
       const skipped: { name: string; reason: string }[] = [];
       for (const { skill, now } of checked) {
         if (!now.ok) skipped.push({ name: skill.name, reason: `its folder cannot be read now: ${now.reason}` });
-        else if (now.digest.pin !== skill.digest.pin) skipped.push({ name: skill.name, reason: 'its folder changed since it was approved; an admin must approve it again (/skills enable)' });
+        else if (now.digest.pin !== skill.digest.pin)
+          skipped.push({
+            name: skill.name,
+            reason: 'its folder changed since it was approved; an admin must approve it again (/skills enable)',
+          });
         else mounts.push({ name: skill.name, hostPath: skill.dir, sandboxPath: sandboxPathOf(skill.name) });
       }
       return { mounts, skipped };

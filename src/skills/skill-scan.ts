@@ -47,15 +47,24 @@ async function readSkillFolder(root: string, folder: string, limits: FolderLimit
   const dir = join(root, folder);
   const refuse = (reason: string): FolderOutcome => ({ ok: false, malformed: { folder, reason } });
   const stat = await lstat(dir);
-  if (stat.isSymbolicLink()) return refuse("it is a symbolic link: put the skill's folder itself in SKILLS_DIR (a link could lead anywhere, and its target would not be pinned)");
+  if (stat.isSymbolicLink())
+    return refuse(
+      "it is a symbolic link: put the skill's folder itself in SKILLS_DIR (a link could lead anywhere, and its target would not be pinned)",
+    );
   if (!stat.isDirectory()) return null;
   // SKILL.md's bytes come from the walk itself: what is parsed is exactly what the pin covers.
   const digested = await digestFolder(dir, limits, (path) => path === 'SKILL.md');
   if (!digested.ok) return refuse(digested.reason);
   const entry = digested.digest.entries.find((e) => e.path === 'SKILL.md');
-  if (!entry) return refuse('it has no SKILL.md (a skill is a folder with a SKILL.md holding its name, description and instructions)');
+  if (!entry)
+    return refuse(
+      'it has no SKILL.md (a skill is a folder with a SKILL.md holding its name, description and instructions)',
+    );
   if (entry.kind !== 'file') return refuse('SKILL.md is a symbolic link: it must be a file of the folder');
-  if (entry.size > MAX_SKILL_MD_BYTES) return refuse(`SKILL.md has ${Math.ceil(entry.size / 1024)} KB; at most ${MAX_SKILL_MD_BYTES / 1024} KB (move details to references/)`);
+  if (entry.size > MAX_SKILL_MD_BYTES)
+    return refuse(
+      `SKILL.md has ${Math.ceil(entry.size / 1024)} KB; at most ${MAX_SKILL_MD_BYTES / 1024} KB (move details to references/)`,
+    );
   const bytes = digested.kept.get('SKILL.md')!;
   let source: string;
   try {
@@ -65,13 +74,26 @@ async function readSkillFolder(root: string, folder: string, limits: FolderLimit
   }
   const parsed = parseSkillMd(source, name);
   if (!parsed.ok) return refuse(parsed.reason);
-  return { ok: true, skill: { name, dir: await realpath(dir), folder, manifest: parsed.manifest, body: parsed.body, digest: digested.digest } };
+  return {
+    ok: true,
+    skill: {
+      name,
+      dir: await realpath(dir),
+      folder,
+      manifest: parsed.manifest,
+      body: parsed.body,
+      digest: digested.digest,
+    },
+  };
 }
 
 /** The visible sub-folders of a folder, sorted (dot-folders such as `.git` are not skills). */
 async function childFolders(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries.filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink())).map((e) => e.name).sort();
+  return entries
+    .filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink()))
+    .map((e) => e.name)
+    .sort();
 }
 
 /**
@@ -101,7 +123,10 @@ export async function scanSkills(skillsDir: string, limits: FolderLimits = FOLDE
         outcomes[i] = await readSkillFolder(root, folders[i]!, limits);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        outcomes[i] = { ok: false, malformed: { folder: folders[i]!, reason: `it could not be read (${code ?? String(err)})` } };
+        outcomes[i] = {
+          ok: false,
+          malformed: { folder: folders[i]!, reason: `it could not be read (${code ?? String(err)})` },
+        };
       }
     }
   };
@@ -111,7 +136,11 @@ export async function scanSkills(skillsDir: string, limits: FolderLimits = FOLDE
   for (const outcome of outcomes) {
     if (outcome === null) continue;
     if (!outcome.ok) malformed.push(outcome.malformed);
-    else if (skills.has(outcome.skill.name)) malformed.push({ folder: outcome.skill.folder, reason: `a skill named ${outcome.skill.name} is already loaded from ${skills.get(outcome.skill.name)!.folder}; this one is skipped` });
+    else if (skills.has(outcome.skill.name))
+      malformed.push({
+        folder: outcome.skill.folder,
+        reason: `a skill named ${outcome.skill.name} is already loaded from ${skills.get(outcome.skill.name)!.folder}; this one is skipped`,
+      });
     else skills.set(outcome.skill.name, outcome.skill);
   }
   return { dir: skillsDir, found: true, skills, malformed };

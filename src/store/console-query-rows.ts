@@ -41,12 +41,23 @@ export const countsRow = z.object({
   schedulesPaused: num,
 });
 
-export const usageRows = z.array(z.object({ day: z.string(), user: z.string(), model: z.string(), tokens: num, usd: num }));
+export const usageRows = z.array(
+  z.object({ day: z.string(), user: z.string(), model: z.string(), tokens: num, usd: num }),
+);
 export const channelUsageRows = z.array(z.object({ day: z.string(), channel: z.string(), tokens: num, usd: num }));
 export const todoRows = z.array(z.object({ conversationId: z.string(), open: num, total: num, latest: num }));
 export const fingerprintRows = z.array(z.object({ id: z.string(), status: z.string(), steps: num, updatedAt: num }));
 export const auditRows = z.array(
-  z.object({ id: num, at: num, kind: z.string(), actor: z.string().nullable(), runId: z.string().nullable(), entry: z.string(), prevHash: z.string(), hash: z.string() }),
+  z.object({
+    id: num,
+    at: num,
+    kind: z.string(),
+    actor: z.string().nullable(),
+    runId: z.string().nullable(),
+    entry: z.string(),
+    prevHash: z.string(),
+    hash: z.string(),
+  }),
 );
 
 /** The fingerprint text of a list of active runs plus the newest end (see ConsoleQueries.runsFingerprint). */

@@ -1,4 +1,3 @@
-
 /**
  * Remembers inbound event keys in the database, so a platform redelivery — even one after a
  * restart — is recognised. `firstSight` is one INSERT OR IGNORE: atomic and cheap.

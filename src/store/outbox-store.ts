@@ -34,7 +34,8 @@ export interface OutboxClaim {
 }
 
 /** Whether a claim was won: `busy` means another holder's claim is live until `until` (epoch ms). */
-export type ClaimAttempt = { readonly kind: 'claimed'; readonly claim: OutboxClaim } | { readonly kind: 'busy'; readonly until: number };
+export type ClaimAttempt =
+  { readonly kind: 'claimed'; readonly claim: OutboxClaim } | { readonly kind: 'busy'; readonly until: number };
 
 /** Persistence of the outbox table. Callers put writes that belong together in one `Store.atomically`. */
 export interface OutboxStore {
@@ -45,7 +46,12 @@ export interface OutboxStore {
    */
   readonly sharedWithOtherProcesses: boolean;
   /** Inserts one pending row per piece, in order; returns their ids. */
-  add(conversationId: string, runId: string | null, purpose: OutboxPurpose, pieces: readonly OutboxPayload[]): Promise<number[]>;
+  add(
+    conversationId: string,
+    runId: string | null,
+    purpose: OutboxPurpose,
+    pieces: readonly OutboxPayload[],
+  ): Promise<number[]>;
   /**
    * The conversation's next row to deliver, or null: a pending retraction first (the preview it takes back
    * must be gone before an answer posted anew shows beside it), else the oldest pending row.
@@ -98,7 +104,10 @@ export interface OutboxStore {
    * An answer finished through its preview, in one transaction: its rows are marked posted with the
    * preview's message ids, and the run's preview rows are settled (posted: they now are the answer).
    */
-  markStreamed(runId: string | null, posted: readonly { readonly id: number; readonly platformMessageId: string }[]): Promise<void>;
+  markStreamed(
+    runId: string | null,
+    posted: readonly { readonly id: number; readonly platformMessageId: string }[],
+  ): Promise<void>;
   /**
    * The unfinished previews of an interrupted run become pending `retract` rows (their payload `mark` is
    * the text to show where a platform refuses to delete), delivered by the poster in order; returns the
@@ -107,7 +116,11 @@ export interface OutboxStore {
   retractPreviews(runId: string, mark: string): Promise<string[]>;
 }
 
-const buttonSchema = z.object({ actionId: z.string(), label: z.string(), style: z.enum(['primary', 'danger']).optional() });
+const buttonSchema = z.object({
+  actionId: z.string(),
+  label: z.string(),
+  style: z.enum(['primary', 'danger']).optional(),
+});
 /** Stored JSON is read back through this schema: a row written by another version must not crash the poster. */
 export const outboxPayloadSchema = z.object({
   text: z.string(),

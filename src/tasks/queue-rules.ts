@@ -25,12 +25,16 @@ export function finishRefusal(id: number, task: Pick<TaskRow, 'status'> | null):
 
 /** Why a task may not be edited, or null when it may: only pending and in-progress tasks change. */
 export function editRefusal(id: number, task: Pick<TaskRow, 'status'>): TaskResult | null {
-  return FINISHED_STATUSES.includes(task.status) ? { ok: false, error: `Task #${id} is ${task.status}; only pending or in-progress tasks can be edited.` } : null;
+  return FINISHED_STATUSES.includes(task.status)
+    ? { ok: false, error: `Task #${id} is ${task.status}; only pending or in-progress tasks can be edited.` }
+    : null;
 }
 
 /** Why a task may not be deleted, or null when it may: a task in progress is stopped or finished first. */
 export function deleteRefusal(id: number, task: Pick<TaskRow, 'status'>): TaskResult | null {
-  return task.status === 'in_progress' ? { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` } : null;
+  return task.status === 'in_progress'
+    ? { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` }
+    : null;
 }
 
 type Blocking = Pick<TaskRow, 'id' | 'status' | 'blockedBy' | 'blocked'>;
@@ -52,6 +56,11 @@ export function blockedChanges(tasksOfConversation: readonly Blocking[]): { id: 
 }
 
 /** The tasks that named `deletedId` as a blocker, with their `blocked_by` lists without it. */
-export function withoutBlocker(tasksOfConversation: readonly Pick<TaskRow, 'id' | 'blockedBy'>[], deletedId: number): { id: number; blockedBy: number[] }[] {
-  return tasksOfConversation.filter((t) => t.blockedBy.includes(deletedId)).map((t) => ({ id: t.id, blockedBy: t.blockedBy.filter((b) => b !== deletedId) }));
+export function withoutBlocker(
+  tasksOfConversation: readonly Pick<TaskRow, 'id' | 'blockedBy'>[],
+  deletedId: number,
+): { id: number; blockedBy: number[] }[] {
+  return tasksOfConversation
+    .filter((t) => t.blockedBy.includes(deletedId))
+    .map((t) => ({ id: t.id, blockedBy: t.blockedBy.filter((b) => b !== deletedId) }));
 }

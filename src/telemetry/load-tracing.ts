@@ -12,6 +12,9 @@ export async function loadTracing(env: NodeJS.ProcessEnv, logger: Logger): Promi
   if (!settings) return noopTracing;
   const { createOtelTracing } = await import('./otel-tracing.js');
   const tracing = await createOtelTracing(settings, logger);
-  logger.info({ url: settings.url, service: settings.serviceName, captureContent: settings.captureContent }, 'traces on: spans go to the OTLP/HTTP collector');
+  logger.info(
+    { url: settings.url, service: settings.serviceName, captureContent: settings.captureContent },
+    'traces on: spans go to the OTLP/HTTP collector',
+  );
   return tracing;
 }

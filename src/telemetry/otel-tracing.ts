@@ -1,8 +1,24 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
+import {
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+} from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import type { Logger } from '../logger.js';
 import type { TraceSettings } from './trace-settings.js';
 import { errorTypeOf, type ActiveSpan, type SpanAttributes, type Tracing } from './tracing.js';
@@ -35,7 +51,11 @@ function warnOnceExporter(inner: SpanExporter, logger: Logger, url: string): Spa
       inner.export(spans, (result) => {
         if (result.code !== ExportResultCode.SUCCESS) {
           const why = result.error?.message ?? 'unknown error';
-          if (!warned) logger.warn({ url, spans: spans.length, reason: why }, 'sending traces failed; spans are dropped while the collector is unreachable (further failures are logged at debug level)');
+          if (!warned)
+            logger.warn(
+              { url, spans: spans.length, reason: why },
+              'sending traces failed; spans are dropped while the collector is unreachable (further failures are logged at debug level)',
+            );
           else logger.debug({ url, spans: spans.length, reason: why }, 'sending traces failed');
           warned = true;
         }
@@ -127,15 +147,24 @@ export async function createOtelTracing(settings: TraceSettings, logger: Logger,
   /** Open spans by their `traceparent`, once asked for it (handleOf). */
   const live = new Map<string, Context>();
   // Only the exporter of the encoding asked for is loaded.
-  const { OTLPTraceExporter: Exporter } = settings.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
-  const exporter = new Exporter({ url: settings.url, headers: { ...settings.headers }, timeoutMillis: settings.exportTimeoutMs });
+  const { OTLPTraceExporter: Exporter } =
+    settings.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  const exporter = new Exporter({
+    url: settings.url,
+    headers: { ...settings.headers },
+    timeoutMillis: settings.exportTimeoutMs,
+  });
   const processor = new BatchSpanProcessor(warnOnceExporter(exporter, logger, settings.url), {
     scheduledDelayMillis: settings.scheduleDelayMs,
     maxQueueSize: settings.maxQueueSize,
     maxExportBatchSize: settings.maxExportBatchSize,
     exportTimeoutMillis: settings.exportTimeoutMs,
   });
-  const resource = resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': version }).merge(detectResources({ detectors: [envDetector] }));
+  const resource = resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': version }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
   const tracer = provider.getTracer('errand', version);
   if (settings.protocolNote) logger.warn(settings.protocolNote);
@@ -144,14 +173,27 @@ export async function createOtelTracing(settings: TraceSettings, logger: Logger,
     enabled: true,
     captureContent: settings.captureContent,
     async span(name, options, fn) {
-      const parent = options.parent === undefined ? scope.active() : options.parent === null ? ROOT_CONTEXT : (live.get(options.parent) ?? contextOf(options.parent) ?? ROOT_CONTEXT);
+      const parent =
+        options.parent === undefined
+          ? scope.active()
+          : options.parent === null
+            ? ROOT_CONTEXT
+            : (live.get(options.parent) ?? contextOf(options.parent) ?? ROOT_CONTEXT);
       const links: Link[] = [];
       for (const tp of options.links ?? []) {
         const linked = contextOf(tp);
         const spanContext = linked ? trace.getSpanContext(linked) : undefined;
         if (spanContext) links.push({ context: spanContext });
       }
-      const span = tracer.startSpan(name, { kind: options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes: attributesOf(options.attributes), links }, parent);
+      const span = tracer.startSpan(
+        name,
+        {
+          kind: options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+          attributes: attributesOf(options.attributes),
+          links,
+        },
+        parent,
+      );
       const active = trace.setSpan(parent, span);
       const handle = handleOf(span, active, live);
       try {

@@ -21,9 +21,13 @@ export function principalPseudonym(key: Buffer, principal: string): string {
  * runs into as many pseudonyms as there are processes. Stored in the clear: the database already holds the
  * principals themselves, so whoever reads it learns nothing new from the key.
  */
-export async function pseudonymKey(secretKey: string | undefined, traces: Pick<RunTraceStore, 'deploymentKey'>): Promise<Buffer> {
+export async function pseudonymKey(
+  secretKey: string | undefined,
+  traces: Pick<RunTraceStore, 'deploymentKey'>,
+): Promise<Buffer> {
   const decoded = secretKey === undefined ? null : decodeSecretKey(secretKey);
-  if (decoded?.ok) return Buffer.from(hkdfSync('sha256', decoded.key, Buffer.alloc(0), 'errand principal pseudonym v1', 32));
+  if (decoded?.ok)
+    return Buffer.from(hkdfSync('sha256', decoded.key, Buffer.alloc(0), 'errand principal pseudonym v1', 32));
   const stored = await traces.deploymentKey(PSEUDONYM_KEY_NAME, randomBytes(32).toString('base64'));
   return Buffer.from(stored, 'base64');
 }

@@ -63,11 +63,17 @@ export function traceSettingsFrom(env: NodeJS.ProcessEnv): TraceSettings | null 
   return {
     url,
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'errand',
-    headers: { ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
+    headers: {
+      ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+      ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+    },
     exportTimeoutMs: positive(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT, 10_000),
     scheduleDelayMs: positive(env.OTEL_BSP_SCHEDULE_DELAY, 5_000),
     maxQueueSize: positive(env.OTEL_BSP_MAX_QUEUE_SIZE, 2_048),
-    maxExportBatchSize: Math.min(positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 64), positive(env.OTEL_BSP_MAX_QUEUE_SIZE, 2_048)),
+    maxExportBatchSize: Math.min(
+      positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 64),
+      positive(env.OTEL_BSP_MAX_QUEUE_SIZE, 2_048),
+    ),
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
     protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
     protocolNote:

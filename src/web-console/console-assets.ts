@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { CONSOLE_CSS } from './console-style.js';
 
 /** The tab's icon: an "E" on the header's colour. */
-const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#24292f"/><path d="M10 8h12v3h-8.5v3.5H21v3h-7.5V21H22v3H10z" fill="#fff"/></svg>';
+const ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#24292f"/><path d="M10 8h12v3h-8.5v3.5H21v3h-7.5V21H22v3H10z" fill="#fff"/></svg>';
 
 /** A file the console serves to every visitor (nothing secret: scripts and the stylesheet). */
 export interface Asset {

@@ -10,15 +10,23 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
-export function sendHtml(res: ServerResponse, status: number, body: Html, extra: Record<string, string | string[]> = {}): void {
+export function sendHtml(
+  res: ServerResponse,
+  status: number,
+  body: Html,
+  extra: Record<string, string | string[]> = {},
+): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', ...extra }).end(body.text);
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+  res
+    .writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' })
+    .end(JSON.stringify(body));
 }
 
 /** POST → GET: back to a page once a change is made (reloading it does not repeat the change). */

@@ -9,7 +9,10 @@ const KEEP_ALIVE_MS = 20_000;
 
 /** One server-sent event: each line of the HTML in a `data:` line, as the format wants. */
 export function sseEvent(name: string, body: string): string {
-  return `event: ${name}\n${body.split('\n').map((l) => `data: ${l}`).join('\n')}\n\n`;
+  return `event: ${name}\n${body
+    .split('\n')
+    .map((l) => `data: ${l}`)
+    .join('\n')}\n\n`;
 }
 
 export interface LiveStream {
@@ -27,8 +30,18 @@ export interface LiveStream {
  * Streams a page part over server-sent events: the fragment at once, then again each time the feed says it changed
  * (renders coalesce: one in flight, at most one after it). Ends when the browser leaves or the session ends.
  */
-export function streamLive(req: IncomingMessage, res: ServerResponse, deps: Pick<WebConsoleDeps, 'live' | 'logger'> & { timers: FeedTimers }, stream: LiveStream): void {
-  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+export function streamLive(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: Pick<WebConsoleDeps, 'live' | 'logger'> & { timers: FeedTimers },
+  stream: LiveStream,
+): void {
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/event-stream; charset=utf-8',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   let closed = false;
   let rendering = false;
   let again = false;
@@ -55,7 +68,11 @@ export function streamLive(req: IncomingMessage, res: ServerResponse, deps: Pick
       rendering = false;
     }
   };
-  const unsubscribe = deps.live.subscribe(stream.key, () => stream.poll(), () => void send());
+  const unsubscribe = deps.live.subscribe(
+    stream.key,
+    () => stream.poll(),
+    () => void send(),
+  );
   let keepAlive: unknown = null;
   const beat = () => {
     if (closed) return;

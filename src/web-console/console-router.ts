@@ -2,7 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { csrfMatches, csrfTokenOf } from '../admin/admin-tokens.js';
 import { checkChain } from '../audit/audit-chain.js';
 import type { Asset } from './console-assets.js';
-import { changeSchedule, editSchedule, forgetMemory, revokeConnection, sendCsrfRefusal, stopRun, type ActionInput } from './console-actions.js';
+import {
+  changeSchedule,
+  editSchedule,
+  forgetMemory,
+  revokeConnection,
+  sendCsrfRefusal,
+  stopRun,
+  type ActionInput,
+} from './console-actions.js';
 import type { WebConsoleDeps } from './console-deps.js';
 import { readForm, SECURITY_HEADERS, sendHtml, sendJson } from './console-http.js';
 import { streamLive } from './console-live.js';
@@ -33,20 +41,33 @@ function decoded(segment: string): string | null {
   }
 }
 
-const notFound = (res: ServerResponse) => sendHtml(res, 404, plainPage('Not found', html`<p>There is no such page in the Errand console. <a href="/admin">Go to the Overview</a>.</p>`));
+const notFound = (res: ServerResponse) =>
+  sendHtml(
+    res,
+    404,
+    plainPage(
+      'Not found',
+      html`<p>There is no such page in the Errand console. <a href="/admin">Go to the Overview</a>.</p>`,
+    ),
+  );
 
 /**
  * The console's routes under /admin. Static assets and the sign-in link need no session; every other address
  * needs a session whose person is still an admin (checked on each request, streams included), and every change
  * is a POST whose form carries the session's CSRF token.
  */
-export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<string, Asset>): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createConsoleRouter(
+  deps: WebConsoleDeps,
+  assets: ReadonlyMap<string, Asset>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://console.invalid');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const asset = assets.get(path);
     if (asset) {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'public, max-age=3600' }).end(req.method === 'HEAD' ? undefined : asset.body);
+      res
+        .writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'public, max-age=3600' })
+        .end(req.method === 'HEAD' ? undefined : asset.body);
       return;
     }
     const signIn = /^\/admin\/sign-in\/([A-Za-z0-9_-]{20,100})$/.exec(path);
@@ -55,7 +76,8 @@ export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<st
     const user = secret ? await deps.signIn.user(secret) : null;
     if (!secret || !user) return sendSignedOut(res, deps.secure);
     const csrf = csrfTokenOf(secret);
-    const view = (title: string, body: Html, live = false) => sendHtml(res, 200, page(path, title, { name: user.key, csrf }, body, { live }));
+    const view = (title: string, body: Html, live = false) =>
+      sendHtml(res, 200, page(path, title, { name: user.key, csrf }, body, { live }));
     const notice = url.searchParams.get('notice')?.slice(0, 400) ?? null;
 
     if (req.method === 'POST') {
@@ -67,7 +89,10 @@ export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<st
       const stopId = stop ? decoded(stop[1]!) : null;
       if (stopId !== null) return stopRun(deps, a, stopId);
       const schedule = /^\/admin\/schedules\/(\d+)\/(pause|resume|delete|edit)$/.exec(path);
-      if (schedule) return schedule[2] === 'edit' ? editSchedule(deps, a, Number(schedule[1])) : changeSchedule(deps, a, Number(schedule[1]), schedule[2] as 'pause' | 'resume' | 'delete');
+      if (schedule)
+        return schedule[2] === 'edit'
+          ? editSchedule(deps, a, Number(schedule[1]))
+          : changeSchedule(deps, a, Number(schedule[1]), schedule[2] as 'pause' | 'resume' | 'delete');
       if (path === '/admin/connections/revoke') return revokeConnection(deps, a);
       const forget = /^\/admin\/memories\/(\d+)\/forget$/.exec(path);
       if (forget) return forgetMemory(deps, a, Number(forget[1]));
@@ -84,7 +109,13 @@ export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<st
       case '/admin/runs':
         return view('Runs', await runsBody(deps, url.searchParams), true);
       case '/admin/runs/events':
-        return streamLive(req, res, deps, { key: 'runs', poll: () => deps.queries.runsFingerprint(), event: 'runs', render: async () => (await runsFragment(deps, null)).body, stillSignedIn });
+        return streamLive(req, res, deps, {
+          key: 'runs',
+          poll: () => deps.queries.runsFingerprint(),
+          event: 'runs',
+          render: async () => (await runsFragment(deps, null)).body,
+          stillSignedIn,
+        });
       case '/admin/schedules':
         return view('Schedules', await schedulesBody(deps, url.searchParams, csrf, notice));
       case '/admin/todos':
@@ -98,7 +129,10 @@ export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<st
       case '/admin/audit':
         return view('Audit log', await auditBody(deps, url.searchParams));
       case '/admin/audit/check':
-        return view('Audit chain check', auditCheckBody(await checkChain((after) => deps.auditStore.after(after, CHECK_PAGE))));
+        return view(
+          'Audit chain check',
+          auditCheckBody(await checkChain((after) => deps.auditStore.after(after, CHECK_PAGE))),
+        );
       case '/admin/audit/check.json':
         return sendJson(res, 200, await checkChain((after) => deps.auditStore.after(after, CHECK_PAGE)));
     }
@@ -109,15 +143,31 @@ export function createConsoleRouter(deps: WebConsoleDeps, assets: ReadonlyMap<st
       if (!v || id === null) return notFound(res);
       if (run[2]) {
         const poll = () => deps.queries.runFingerprint(v.run.conversationId, id);
-        return streamLive(req, res, deps, { key: `run:${id}`, poll, event: 'run', render: async () => { const fresh = await runView(deps, id); return fresh ? runFragment(fresh) : html``; }, stillSignedIn });
+        return streamLive(req, res, deps, {
+          key: `run:${id}`,
+          poll,
+          event: 'run',
+          render: async () => {
+            const fresh = await runView(deps, id);
+            return fresh ? runFragment(fresh) : html``;
+          },
+          stillSignedIn,
+        });
       }
-      return view(v.run.title ? `Run: ${v.run.title}` : `Run ${id.slice(0, 8)}`, html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}${runBody(v, csrf)}`, true);
+      return view(
+        v.run.title ? `Run: ${v.run.title}` : `Run ${id.slice(0, 8)}`,
+        html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}${runBody(v, csrf)}`,
+        true,
+      );
     }
     const edit = /^\/admin\/schedules\/(\d+)\/edit$/.exec(path);
     if (edit) {
       const row = await deps.schedules.find(Number(edit[1]));
       if (!row) return notFound(res);
-      return view(`Edit schedule #${row.id}`, scheduleEditBody(row, { prompt: row.prompt, when: whenOf(row), timezone: row.timezone, errors: {} }, csrf));
+      return view(
+        `Edit schedule #${row.id}`,
+        scheduleEditBody(row, { prompt: row.prompt, when: whenOf(row), timezone: row.timezone, errors: {} }, csrf),
+      );
     }
     return notFound(res);
   };

@@ -19,11 +19,18 @@ export interface PageUser {
 }
 
 /** htmx reads this: no eval, no script tags from swapped content, no inline styles (the CSP allows none). */
-const HTMX_CONFIG = '{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"selfRequestsOnly":true}';
+const HTMX_CONFIG =
+  '{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"selfRequestsOnly":true}';
 
 function head(title: string): Html {
-  return html`<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title} · Errand console</title>
-<meta name="htmx-config" content="${HTMX_CONFIG}"><link rel="stylesheet" href="/admin/assets/console.css"><link rel="icon" href="/admin/assets/icon.svg" type="image/svg+xml">`;
+  return html`<meta charset="utf-8" /><meta name="viewport" content="width=device-width,initial-scale=1" /><title>
+      ${title} · Errand console
+    </title>
+    <meta name="htmx-config" content="${HTMX_CONFIG}" /><link rel="stylesheet" href="/admin/assets/console.css" /><link
+      rel="icon"
+      href="/admin/assets/icon.svg"
+      type="image/svg+xml"
+    />`;
 }
 
 /** The section of NAV a path belongs to (a run's page is under Runs). */
@@ -38,28 +45,53 @@ function sectionOf(path: string): string {
  */
 export function page(path: string, title: string, user: PageUser, body: Html, options: { live?: boolean } = {}): Html {
   const current = sectionOf(path);
-  const scripts = options.live ? html`<script src="/admin/assets/htmx.min.js" defer></script><script src="/admin/assets/sse.js" defer></script>` : '';
+  const scripts = options.live
+    ? html`<script src="/admin/assets/htmx.min.js" defer></script>
+        <script src="/admin/assets/sse.js" defer></script>`
+    : '';
   return html`<!doctype html>
-<html lang="en"><head>${head(title)}${scripts}</head><body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="top"><span class="brand">Errand console</span>
-<nav aria-label="Console sections"><ul>${NAV.map((n) => html`<li><a href="${n.path}"${n.path === current ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul></nav>
-<div class="who"><span>Signed in as <strong>${user.name}</strong></span><form method="post" action="/admin/sign-out" class="inline"><input type="hidden" name="csrf" value="${user.csrf}"><button type="submit">Sign out</button></form></div>
-</header>
-<main id="main"><h1>${title}</h1>
-${body}
-</main></body></html>
-`;
+    <html lang="en">
+      <head>
+        ${head(title)}${scripts}
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="top">
+          <span class="brand">Errand console</span>
+          <nav aria-label="Console sections">
+            <ul>
+              ${NAV.map((n) => html`<li><a href="${n.path}" ${n.path === current ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}
+            </ul>
+          </nav>
+          <div class="who">
+            <span>Signed in as <strong>${user.name}</strong></span>
+            <form method="post" action="/admin/sign-out" class="inline">
+              <input type="hidden" name="csrf" value="${user.csrf}" /><button type="submit">Sign out</button>
+            </form>
+          </div>
+        </header>
+        <main id="main">
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html> `;
 }
 
 /** A page for someone not signed in (sign-in, refusals): no navigation, a short text. */
 export function plainPage(title: string, body: Html): Html {
   return html`<!doctype html>
-<html lang="en"><head>${head(title)}</head><body>
-<main id="main" class="center"><h1>${title}</h1>
-${body}
-</main></body></html>
-`;
+    <html lang="en">
+      <head>
+        ${head(title)}
+      </head>
+      <body>
+        <main id="main" class="center">
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html> `;
 }
 
 /** A status pill whose class colours it (see console-style.ts). */

@@ -39,7 +39,8 @@ export function createLiveFeeds(options: { everyMs: number; timers: FeedTimers; 
       })
       .catch((err: unknown) => options.logger.warn({ err, key }, 'a live page could not read the database'))
       .finally(() => {
-        if (feeds.get(key) === feed && feed.listeners.size > 0) feed.timer = options.timers.setTimer(() => tick(key, feed), options.everyMs);
+        if (feeds.get(key) === feed && feed.listeners.size > 0)
+          feed.timer = options.timers.setTimer(() => tick(key, feed), options.everyMs);
       });
   };
   return {

@@ -76,13 +76,19 @@ interface Dependencies {
 
 /** Whether anyone could sign in: an admin listed (by id or role), or, with no `access` key, the console adapter's user. */
 function someoneMaySignIn(config: Config, access: AccessPolicy): boolean {
-  return access.configured ? (config.file.settings.access?.admins.length ?? 0) > 0 : config.platforms.includes('console');
+  return access.configured
+    ? (config.file.settings.access?.admins.length ?? 0) > 0
+    : config.platforms.includes('console');
 }
 
 function clusterViewOf(store: Store, adapters: ReadonlyMap<string, ChatAdapter>, startedAt: number): ClusterView {
   const pg = store as Store & { db?: PgDb; ownership?: { processId: string } | null };
   if (pg.db !== undefined && pg.ownership) return createPgClusterView(pg.db, pg.ownership.processId);
-  return singleProcessView(`${hostname()} (pid ${process.pid})`, () => adapters.get('discord')?.connectionState().connected === true, startedAt);
+  return singleProcessView(
+    `${hostname()} (pid ${process.pid})`,
+    () => adapters.get('discord')?.connectionState().connected === true,
+    startedAt,
+  );
 }
 
 /** What the thread reads when the console stopped its run: the usual stop note where the admin is of that platform. */
@@ -123,10 +129,19 @@ export function createWebConsole(d: Dependencies): WebConsole {
       if (r.stoppedRun) c.note(conversationId, consoleStopNote(conversationId, by, r.stoppedTaskId));
       return r;
     },
-    schedules: { find: (id) => p.schedules.find(id), onAction: (a, person) => p.editor.onAction(a, person), onSubmit: (f) => p.editor.onSubmit(f) },
+    schedules: {
+      find: (id) => p.schedules.find(id),
+      onAction: (a, person) => p.editor.onAction(a, person),
+      onSubmit: (f) => p.editor.onSubmit(f),
+    },
     connections: c.connections ?? null,
     overview: {
-      health: () => checkHealth({ database: store.probe, adapters: p.adapters, ...(p.toolServers ? { toolServers: p.toolServers } : {}) }),
+      health: () =>
+        checkHealth({
+          database: store.probe,
+          adapters: p.adapters,
+          ...(p.toolServers ? { toolServers: p.toolServers } : {}),
+        }),
       cluster: clusterViewOf(store, p.adapters, clock.now()),
       sandbox: d.options?.sandbox ?? NO_SANDBOX,
     },
@@ -148,17 +163,32 @@ export function createWebConsole(d: Dependencies): WebConsole {
       commands = c;
       parts = p;
       c.admin = {
-        unavailable: () => (server ? null : (failed ?? (serves ? 'The web console is starting; try again in a moment.' : 'The web console is not served by this Errand process.'))),
+        unavailable: () =>
+          server
+            ? null
+            : (failed ??
+              (serves
+                ? 'The web console is starting; try again in a moment.'
+                : 'The web console is not served by this Errand process.')),
         mayUse: (person) => signIn.mayUse(person),
         async issueLink(person) {
-          await store.admin.sweep(clock.now()).catch((err: unknown) => log.warn({ err }, 'sweeping expired console links failed'));
+          await store.admin
+            .sweep(clock.now())
+            .catch((err: unknown) => log.warn({ err }, 'sweeping expired console links failed'));
           return signIn.issueLink(person);
         },
-        localNote: () => (publicUrl ? null : 'PUBLIC_URL is not set, so this link only opens in a browser on the machine Errand runs on.'),
+        localNote: () =>
+          publicUrl
+            ? null
+            : 'PUBLIC_URL is not set, so this link only opens in a browser on the machine Errand runs on.',
       };
     },
     async start(oauthRoutes) {
-      await recordConfigurationChange(store.audit, audit, config.file.settings as unknown as Record<string, unknown>).catch((err: unknown) => log.error({ err }, 'recording the configuration in the audit log failed'));
+      await recordConfigurationChange(
+        store.audit,
+        audit,
+        config.file.settings as unknown as Record<string, unknown>,
+      ).catch((err: unknown) => log.error({ err }, 'recording the configuration in the audit log failed'));
       if (!serves || !parts || !commands) return;
       const router = createConsoleRouter(depsOf(parts, commands), loadConsoleAssets());
       const host = d.options?.host ?? (publicUrl ? '0.0.0.0' : '127.0.0.1');
@@ -172,7 +202,10 @@ export function createWebConsole(d: Dependencies): WebConsole {
         log.warn({ port }, 'the web console could not listen: WEB_PORT is in use');
         return;
       }
-      log.info({ port: server.port, host, url: publicUrl ? `${publicUrl}/admin` : `${localUrl()}/admin` }, 'web console listening');
+      log.info(
+        { port: server.port, host, url: publicUrl ? `${publicUrl}/admin` : `${localUrl()}/admin` },
+        'web console listening',
+      );
     },
     async stop() {
       const s = server;

@@ -30,12 +30,30 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const server: Server = createServer((req, res) => {
     if (!isConsolePath(req.url)) {
       if (o.oauth) return o.oauth(req, res);
-      sendHtml(res, 404, plainPage('Not found', html`<p>This address serves Errand's web console under <a href="/admin">/admin</a>.</p>`));
+      sendHtml(
+        res,
+        404,
+        plainPage(
+          'Not found',
+          html`<p>This address serves Errand's web console under <a href="/admin">/admin</a>.</p>`,
+        ),
+      );
       return;
     }
     o.console(req, res).catch((err: unknown) => {
-      o.logger.error({ err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err), path: req.url?.split('?')[0]?.replace(/\/sign-in\/.*/, '/sign-in/…') }, 'a web console page failed');
-      if (!res.headersSent) sendHtml(res, 500, plainPage('Something went wrong', html`<p>The page failed; the error was logged. Try again in a moment.</p>`));
+      o.logger.error(
+        {
+          err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+          path: req.url?.split('?')[0]?.replace(/\/sign-in\/.*/, '/sign-in/…'),
+        },
+        'a web console page failed',
+      );
+      if (!res.headersSent)
+        sendHtml(
+          res,
+          500,
+          plainPage('Something went wrong', html`<p>The page failed; the error was logged. Try again in a moment.</p>`),
+        );
       else res.end();
     });
   });

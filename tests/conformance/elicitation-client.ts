@@ -51,11 +51,26 @@ const posts = {
 
 // Questions are kept as rows, as in Errand: an in-memory database is enough for one run of the suite.
 const store = createSqliteStore(openDatabase(':memory:'), systemClock, { ownsDb: true });
-desk = new ElicitationDesk({ posts, store: store.elicitations, clock: systemClock, askTimeoutMs: 60_000, logger, privateIn: () => true });
+desk = new ElicitationDesk({
+  posts,
+  store: store.elicitations,
+  clock: systemClock,
+  askTimeoutMs: 60_000,
+  logger,
+  privateIn: () => true,
+});
 const hub = createMcpHub({ servers: { server: mcpServerSchema.parse({ url }) }, logger });
 hub.bindElicitation(desk);
 await hub.start();
-const context = { conversationId: 'c1', conversation, runId: 'r1', taskId: null, userId: 'person', timezone: 'UTC', now: () => Date.now() };
+const context = {
+  conversationId: 'c1',
+  conversation,
+  runId: 'r1',
+  taskId: null,
+  userId: 'person',
+  timezone: 'UTC',
+  now: () => Date.now(),
+};
 for (const tool of hub.toolsFor(conversation)) {
   const result = await tool.call({}, context, new AbortController().signal);
   process.stdout.write(`${tool.name}: ${JSON.stringify(result)}\n`);

@@ -24,14 +24,23 @@ import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const url = process.argv.at(-1)!;
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+  client_id?: string;
+  client_secret?: string;
+};
 const store = createSqliteStore(openDatabase(':memory:'), systemClock);
 const connections = createOAuthConnections({
   store: store.connections,
   box: createSecretBox(randomBytes(32)),
   clock: systemClock,
   publicUrl: process.env.CONFORMANCE_PUBLIC_URL ?? 'https://conformance-test.local',
-  servers: [{ name: 'server', url, settings: { scopes: null, clientId: context.client_id ?? null, clientSecret: context.client_secret ?? null } }],
+  servers: [
+    {
+      name: 'server',
+      url,
+      settings: { scopes: null, clientId: context.client_id ?? null, clientSecret: context.client_secret ?? null },
+    },
+  ],
   logger: createLogger('warn', process.stderr),
 });
 
@@ -56,7 +65,8 @@ while (!done) {
     for (const tool of tools) await client.callTool({ name: tool.name, arguments: {} });
     done = true;
   } catch (err) {
-    if (!(err instanceof UnauthorizedError) || provider.authorizationUrl === null || ++signIns > MAX_SIGN_INS) throw err;
+    if (!(err instanceof UnauthorizedError) || provider.authorizationUrl === null || ++signIns > MAX_SIGN_INS)
+      throw err;
     await approve(provider.authorizationUrl);
   } finally {
     await client.close().catch(() => {});

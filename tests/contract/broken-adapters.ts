@@ -13,5 +13,6 @@ export const BROKEN_ADAPTERS: readonly BrokenAdapter[] = [...BROKEN_CORE, ...BRO
 /** The checks no broken adapter is run against, and why. */
 export const NOT_BROKEN: Readonly<Record<string, string>> = {
   declares: 'compares declarations with the options; nothing is driven',
-  'bot-echo': "a broken echo filter hands the core posts it should drop: the sink cannot be made to receive what the adapter never handed it, and the fakes' bot posts are what the check itself sends",
+  'bot-echo':
+    "a broken echo filter hands the core posts it should drop: the sink cannot be made to receive what the adapter never handed it, and the fakes' bot posts are what the check itself sends",
 };

@@ -1,5 +1,13 @@
 import type { AnswerStream, PostedMessage } from '../../src/chat/chat-adapter.js';
-import { declares, manyScreens, plainly, tampering, withCapability, wrapStream, type BrokenAdapter } from './broken-kit.js';
+import {
+  declares,
+  manyScreens,
+  plainly,
+  tampering,
+  withCapability,
+  wrapStream,
+  type BrokenAdapter,
+} from './broken-kit.js';
 
 /** Adapters broken in one capability they declare. */
 export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
@@ -64,7 +72,10 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
           return { ...wrapStream(inner), stop: async () => undefined };
         },
       }));
-      return { harness: { ...h, adapter }, restore: async () => void (await Promise.all(open.map((s) => s.stop('discard')))) };
+      return {
+        harness: { ...h, adapter },
+        restore: async () => void (await Promise.all(open.map((s) => s.stop('discard')))),
+      };
     },
   },
   {
@@ -72,7 +83,11 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'deleteMessage says the message is gone without deleting it',
     fails: /the post to be gone/,
     applies: declares('delete'),
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'delete', () => ({ deleteMessage: async () => true }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'delete', () => ({ deleteMessage: async () => true })),
+      ),
   },
   {
     check: 'postedLookup',
@@ -96,7 +111,11 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'findUnrecordedPreview finds nothing',
     fails: /the preview is found/,
     applies: declares('previewLookup'),
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'previewLookup', () => ({ findUnrecordedPreview: async () => null }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'previewLookup', () => ({ findUnrecordedPreview: async () => null })),
+      ),
   },
   {
     check: 'history',
@@ -127,7 +146,10 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
           ...history,
           readThread: async (c, o) => {
             const page = await history.readThread(c, o);
-            return { ...page, messages: page.messages.map((m) => ({ ...m, author: { ...m.author, isBot: false, isSelf: false } })) };
+            return {
+              ...page,
+              messages: page.messages.map((m) => ({ ...m, author: { ...m.author, isBot: false, isSelf: false } })),
+            };
           },
         })),
       ),
@@ -137,14 +159,28 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'readChannel reads the thread',
     fails: /the channel holds the message the thread was opened on|the channel, not the thread's replies/,
     applies: (o) => o.capabilities.includes('history') && manyScreens(o),
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'history', (history) => ({ ...history, readChannel: (c, o) => history.readThread(c, o) }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'history', (history) => ({
+          ...history,
+          readChannel: (c, o) => history.readThread(c, o),
+        })),
+      ),
   },
   {
     check: 'readAfter',
     broken: 'readAfter reads nothing',
     fails: /what came after, and only that/,
     applies: (o) => o.readAfter === true,
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'history', (history) => ({ ...history, readAfter: async () => ({ messages: [], truncated: false }) }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'history', (history) => ({
+          ...history,
+          readAfter: async () => ({ messages: [], truncated: false }),
+        })),
+      ),
   },
   {
     check: 'directMessage',
@@ -155,7 +191,13 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
       plainly(
         h,
         withCapability(h.adapter, 'directMessage', (direct) => ({
-          sendDirect: async (userId, text) => (userId === h.person ? { kind: 'sent' as const, messageId: (await h.adapter.postMessage({ ...h.channel, thread: null }, { text })).id } : direct.sendDirect(userId, text)),
+          sendDirect: async (userId, text) =>
+            userId === h.person
+              ? {
+                  kind: 'sent' as const,
+                  messageId: (await h.adapter.postMessage({ ...h.channel, thread: null }, { text })).id,
+                }
+              : direct.sendDirect(userId, text),
         })),
       ),
   },
@@ -164,7 +206,14 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'showPrivately drops the buttons',
     fails: /shown to the person, with its buttons/,
     applies: declares('privateAnswers'),
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'privateAnswers', (p) => ({ ...p, showPrivately: (c, u, m) => p.showPrivately(c, u, { text: m.text }) }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'privateAnswers', (p) => ({
+          ...p,
+          showPrivately: (c, u, m) => p.showPrivately(c, u, { text: m.text }),
+        })),
+      ),
   },
   {
     check: 'privateAnswers',
@@ -188,7 +237,11 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'othersRead says a one-to-one conversation is read by others',
     fails: /read by nobody else/,
     applies: (o) => o.capabilities.includes('privateAnswers') && manyScreens(o),
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'privateAnswers', (p) => ({ ...p, othersRead: () => true }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'privateAnswers', (p) => ({ ...p, othersRead: () => true })),
+      ),
   },
   {
     check: 'files',
@@ -202,8 +255,25 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
           ...files,
           postFiles: async (c, post) => {
             let last: PostedMessage = { id: '' };
-            for (const [i, file] of post.files.entries()) last = await files.postFiles(c, { ...post, files: [file], idempotencyKey: `${post.idempotencyKey}${i}` });
+            for (const [i, file] of post.files.entries())
+              last = await files.postFiles(c, { ...post, files: [file], idempotencyKey: `${post.idempotencyKey}${i}` });
             return last;
+          },
+        })),
+      ),
+  },
+  {
+    check: 'privateFiles',
+    broken: 'showFilesPrivately posts the files in the conversation too',
+    fails: /no file in the conversation/,
+    applies: declares('privateFiles'),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'privateFiles', (p) => ({
+          showFilesPrivately: async (c, u, files, m) => {
+            await h.adapter.capabilities.files!.postFiles(c, { files, idempotencyKey: 'e670100' });
+            return p.showFilesPrivately(c, u, files, m);
           },
         })),
       ),
@@ -213,7 +283,13 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'setSession shows waiting as idle',
     fails: /every change, once/,
     applies: declares('session'),
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'session', (s) => ({ setSession: (c, u) => s.setSession(c, u.state === 'waiting' ? { ...u, state: 'idle' } : u) }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'session', (s) => ({
+          setSession: (c, u) => s.setSession(c, u.state === 'waiting' ? { ...u, state: 'idle' } : u),
+        })),
+      ),
   },
   {
     check: 'session',
@@ -227,6 +303,10 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'fetchUserTimezone answers UTC for everyone',
     fails: /the person's timezone/,
     applies: declares('timezone'),
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'timezone', () => ({ fetchUserTimezone: async () => 'UTC' }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'timezone', () => ({ fetchUserTimezone: async () => 'UTC' })),
+      ),
   },
 ];

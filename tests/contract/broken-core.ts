@@ -1,6 +1,16 @@
 import type { OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import { manyScreens, plainly, tampering, tamperingSurfaces, top, withCapability, withMembers, wrapStream, type BrokenAdapter } from './broken-kit.js';
+import {
+  manyScreens,
+  plainly,
+  tampering,
+  tamperingSurfaces,
+  top,
+  withCapability,
+  withMembers,
+  wrapStream,
+  type BrokenAdapter,
+} from './broken-kit.js';
 
 /** Adapters broken in one of the port's own members, or in what they hand the core from a conversation or a surface. */
 export const BROKEN_CORE: readonly BrokenAdapter[] = [
@@ -33,7 +43,16 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
     check: 'thread',
     broken: 'openThread opens the thread in another channel',
     fails: /the thread is in the channel of its message/,
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { openThread: async (channel, id, name) => ({ ...(await h.adapter.openThread(channel, id, name)), channel: 'C0ELSEWHERE' }) })),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withMembers(h.adapter, {
+          openThread: async (channel, id, name) => ({
+            ...(await h.adapter.openThread(channel, id, name)),
+            channel: 'C0ELSEWHERE',
+          }),
+        }),
+      ),
   },
   {
     check: 'split',
@@ -43,7 +62,8 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
       const limit = h.adapter.maxMessageLength;
       const postMessage = async (c: ConversationRef, m: OutboundMessage): Promise<PostedMessage> => {
         let last: PostedMessage = { id: '' };
-        for (let at = 0; at < m.text.length; at += limit) last = await h.adapter.postMessage(c, { ...m, text: m.text.slice(at, at + limit) });
+        for (let at = 0; at < m.text.length; at += limit)
+          last = await h.adapter.postMessage(c, { ...m, text: m.text.slice(at, at + limit) });
         return last;
       };
       return plainly(h, withMembers(h.adapter, { postMessage }));
@@ -53,7 +73,11 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
     check: 'edit',
     broken: 'editMessage posts the new text anew',
     fails: /replaced the message in place|shown as an edit/,
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { editMessage: async (c, _id, m) => void (await h.adapter.postMessage(c, m)) })),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withMembers(h.adapter, { editMessage: async (c, _id, m) => void (await h.adapter.postMessage(c, m)) }),
+      ),
   },
   {
     check: 'working',
@@ -67,7 +91,10 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
           if (status) await h.adapter.setWorking(c, status);
         },
       });
-      return { harness: { ...h, adapter }, restore: async () => void (await Promise.all(shown.map((c) => h.adapter.setWorking(c, null)))) };
+      return {
+        harness: { ...h, adapter },
+        restore: async () => void (await Promise.all(shown.map((c) => h.adapter.setWorking(c, null)))),
+      };
     },
   },
   {
@@ -75,41 +102,65 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
     broken: "setWorking shows the indicator at the channel's top level instead of in the thread",
     fails: /shown in the conversation that works/,
     applies: manyScreens,
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { setWorking: (c, status) => h.adapter.setWorking(top(c), status) })),
+    breakIn: (h) =>
+      plainly(h, withMembers(h.adapter, { setWorking: (c, status) => h.adapter.setWorking(top(c), status) })),
   },
   {
     check: 'steps',
     broken: "setWorking drops the run's steps",
     fails: /the first step is shown running, with the working indicator/,
     applies: (o) => o.steps === 'working',
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { setWorking: (c, status) => h.adapter.setWorking(c, status ? { ...status, steps: undefined } : null) })),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withMembers(h.adapter, {
+          setWorking: (c, status) => h.adapter.setWorking(c, status ? { ...status, steps: undefined } : null),
+        }),
+      ),
   },
   {
     check: 'steps',
     broken: "the stream ignores the run's steps (showSteps does nothing)",
     fails: /the first step is shown running, in the streamed answer/,
     applies: (o) => o.steps === 'stream',
-    breakIn: (h) => plainly(h, withCapability(h.adapter, 'stream', (stream) => ({ open: (c, r, hooks) => ({ ...wrapStream(stream.open(c, r, hooks)), showSteps: () => undefined }) }))),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withCapability(h.adapter, 'stream', (stream) => ({
+          open: (c, r, hooks) => ({ ...wrapStream(stream.open(c, r, hooks)), showSteps: () => undefined }),
+        })),
+      ),
   },
   {
     check: 'notice',
     broken: 'postEphemeral posts the notice as an ordinary post (public, notifying nobody)',
     fails: /the notice is shown to the person/,
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { postEphemeral: async (c, _u, text) => void (await h.adapter.postMessage(c, { text })) })),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withMembers(h.adapter, {
+          postEphemeral: async (c, _u, text) => void (await h.adapter.postMessage(c, { text })),
+        }),
+      ),
   },
   {
     check: 'notice',
     broken: 'postEphemeral shows the notice to someone else',
     fails: /the notice is shown to the person/,
     applies: manyScreens,
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { postEphemeral: (c, _u, text) => h.adapter.postEphemeral(c, h.otherPerson!, text) })),
+    breakIn: (h) =>
+      plainly(
+        h,
+        withMembers(h.adapter, { postEphemeral: (c, _u, text) => h.adapter.postEphemeral(c, h.otherPerson!, text) }),
+      ),
   },
   {
     check: 'notice',
     broken: "postEphemeral shows the notice at the channel's top level instead of in the thread",
     fails: /the notice is shown to the person/,
     applies: manyScreens,
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { postEphemeral: (c, u, text) => h.adapter.postEphemeral(top(c), u, text) })),
+    breakIn: (h) =>
+      plainly(h, withMembers(h.adapter, { postEphemeral: (c, u, text) => h.adapter.postEphemeral(top(c), u, text) })),
   },
   {
     check: 'command',
@@ -149,7 +200,8 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
     check: 'thread-fallback',
     broken: 'openThread makes a thread up where none can be opened',
     fails: /the channel's own conversation/,
-    breakIn: (h) => plainly(h, withMembers(h.adapter, { openThread: async (channel, id) => ({ ...channel, thread: id }) })),
+    breakIn: (h) =>
+      plainly(h, withMembers(h.adapter, { openThread: async (channel, id) => ({ ...channel, thread: id }) })),
   },
   {
     check: 'stop',

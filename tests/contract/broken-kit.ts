@@ -36,20 +36,30 @@ export function withMembers(adapter: ChatAdapter, members: Partial<ChatAdapter>)
 }
 
 /** `adapter` with one capability replaced by `make(original)`. */
-export function withCapability<K extends CapabilityName>(adapter: ChatAdapter, name: K, make: (original: NonNullable<AdapterCapabilities[K]>) => AdapterCapabilities[K]): ChatAdapter {
+export function withCapability<K extends CapabilityName>(
+  adapter: ChatAdapter,
+  name: K,
+  make: (original: NonNullable<AdapterCapabilities[K]>) => AdapterCapabilities[K],
+): ChatAdapter {
   return withMembers(adapter, { capabilities: { ...adapter.capabilities, [name]: make(adapter.capabilities[name]!) } });
 }
 
 const nothingToRestore = async () => undefined;
 /** The harness with a broken adapter and nothing to undo. */
-export const plainly = (h: ChatAdapterHarness, adapter: ChatAdapter): Broken => ({ harness: { ...h, adapter }, restore: nothingToRestore });
+export const plainly = (h: ChatAdapterHarness, adapter: ChatAdapter): Broken => ({
+  harness: { ...h, adapter },
+  restore: nothingToRestore,
+});
 /** The harness whose adapter hands the core something else than it got (`h.sink.tamper`), until restored. */
 export function tampering(h: ChatAdapterHarness, tamper: NonNullable<ChatAdapterHarness['sink']['tamper']>): Broken {
   h.sink.tamper = tamper;
   return { harness: h, restore: async () => void (h.sink.tamper = null) };
 }
 /** The same for the surfaces. */
-export function tamperingSurfaces(h: ChatAdapterHarness, tamper: NonNullable<NonNullable<ChatAdapterHarness['surfaces']>['tamper']>): Broken {
+export function tamperingSurfaces(
+  h: ChatAdapterHarness,
+  tamper: NonNullable<NonNullable<ChatAdapterHarness['surfaces']>['tamper']>,
+): Broken {
   h.surfaces!.tamper = tamper;
   return { harness: h, restore: async () => void (h.surfaces!.tamper = null) };
 }
@@ -63,6 +73,8 @@ export function wrapStream(inner: AnswerStream): AnswerStream {
     append: (text) => inner.append(text),
     finish: (text, pieces) => inner.finish(text, pieces),
     stop: (how) => inner.stop(how),
-    ...(inner.showSteps ? { showSteps: (steps: Parameters<NonNullable<AnswerStream['showSteps']>>[0]) => inner.showSteps!(steps) } : {}),
+    ...(inner.showSteps
+      ? { showSteps: (steps: Parameters<NonNullable<AnswerStream['showSteps']>>[0]) => inner.showSteps!(steps) }
+      : {}),
   };
 }

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_ADAPTERS, BROKEN_PATIENCE, NOT_BROKEN } from './broken-adapters.js';
 import { capabilityChecks } from './capability-contract.js';
-import { FULL_PATIENCE, type ChatAdapterHarness, type ContractCheck, type ContractOptions, type Patience } from './chat-adapter-harness.js';
+import {
+  FULL_PATIENCE,
+  type ChatAdapterHarness,
+  type ContractCheck,
+  type ContractOptions,
+  type Patience,
+} from './chat-adapter-harness.js';
 import { coreChecks, stopCheck } from './core-checks.js';
 import { surfaceChecks } from './surface-checks.js';
 
@@ -15,7 +21,11 @@ export { RecordingSink, RecordingSurfaces } from './recording-sinks.js';
  * none of them passes whatever the adapter does. `stop()` is checked last: it ends the adapter. Each adapter's
  * test calls this with its own harness.
  */
-export function chatAdapterContract(name: string, makeHarness: () => Promise<ChatAdapterHarness>, options: ContractOptions): void {
+export function chatAdapterContract(
+  name: string,
+  makeHarness: () => Promise<ChatAdapterHarness>,
+  options: ContractOptions,
+): void {
   describe(`${name} adapter contract`, () => {
     let h: ChatAdapterHarness;
     beforeAll(async () => {
@@ -30,10 +40,14 @@ export function chatAdapterContract(name: string, makeHarness: () => Promise<Cha
     };
     for (const check of checks.filter((c) => c !== stopCheck)) it(check.title, () => run(check, h, FULL_PATIENCE));
 
-    const broken = BROKEN_ADAPTERS.filter((b) => checks.some((c) => c.id === b.check) && (b.applies?.(options) ?? true));
+    const broken = BROKEN_ADAPTERS.filter(
+      (b) => checks.some((c) => c.id === b.check) && (b.applies?.(options) ?? true),
+    );
     describe('fails against an adapter broken where it looks', () => {
       it('has a broken adapter for every check', () => {
-        const uncovered = checks.filter((c) => !broken.some((b) => b.check === c.id) && !(c.id in NOT_BROKEN)).map((c) => c.id);
+        const uncovered = checks
+          .filter((c) => !broken.some((b) => b.check === c.id) && !(c.id in NOT_BROKEN))
+          .map((c) => c.id);
         expect(uncovered).toEqual([]);
       });
       for (const b of broken) {

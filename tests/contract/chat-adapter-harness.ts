@@ -64,7 +64,12 @@ export interface ChatAdapterHarness {
   /** The person runs `/<name> <args>` in `channel`; resolves with the reply the person is shown. */
   runCommand(name: CommandName, args: string): Promise<string>;
   /** The person clicks `buttons[index]` on the bot's message `messageId` in `conversation`. */
-  click(conversation: ConversationRef, messageId: string, buttons: readonly OutboundButton[], index: number): Promise<void>;
+  click(
+    conversation: ConversationRef,
+    messageId: string,
+    buttons: readonly OutboundButton[],
+    index: number,
+  ): Promise<void>;
   /**
    * The bot's texts the platform holds for a conversation, oldest first (what people see), and nothing of any
    * other conversation.
@@ -127,11 +132,23 @@ export interface ChatAdapterHarness {
    * `buttons[0]` (Answer), types `values` (in the form's field order) into the form that opens, and submits it.
    * Resolves once the submission was handed over.
    */
-  answerElicitation?(conversation: ConversationRef, messageId: string, buttons: readonly OutboundButton[], values: readonly string[]): Promise<void>;
+  answerElicitation?(
+    conversation: ConversationRef,
+    messageId: string,
+    buttons: readonly OutboundButton[],
+    values: readonly string[],
+  ): Promise<void>;
   /** The person clicks `buttons[index]` of such a question (Decline, Done); resolves with what they are shown alone. */
-  actOnElicitation?(conversation: ConversationRef, messageId: string, buttons: readonly OutboundButton[], index: number): Promise<string>;
+  actOnElicitation?(
+    conversation: ConversationRef,
+    messageId: string,
+    buttons: readonly OutboundButton[],
+    index: number,
+  ): Promise<string>;
   /** The files the bot posted in a conversation as people get them (checked where the adapter declares `files`). */
   storedFiles?(conversation: ConversationRef): Promise<StoredFile[]>;
+  /** The files the bot sent a person in their direct conversation with it (checked where the adapter declares `privateFiles`). */
+  directFilesOf?(userId: string): Promise<StoredFile[]>;
   /** Every state the platform showed for the thread's session, in the core's words, oldest first (where the adapter declares `session`). */
   sessionStates?(conversation: ConversationRef): Promise<string[]>;
   /** The person presses the platform's own Stop on the thread's session; resolves once delivered. */
@@ -200,7 +217,11 @@ export interface ContractCheck {
 export async function mention(h: ChatAdapterHarness, text: string): Promise<InboundMessage> {
   const before = h.sink.messages.length;
   await h.mentionBot(text);
-  return (await waitFor(() => h.sink.messages.slice(before).find((m) => m.text.includes(text)), 5000, `the mention "${text}"`))!;
+  return (await waitFor(
+    () => h.sink.messages.slice(before).find((m) => m.text.includes(text)),
+    5000,
+    `the mention "${text}"`,
+  ))!;
 }
 
 /** A new thread on a fresh mention, which the core then knows (as it would once it answered there). */

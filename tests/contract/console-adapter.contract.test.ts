@@ -16,7 +16,10 @@ function splitChoices(lines: string[]): { text: string; choices: string[] } {
   let first = hint;
   while (first > 0 && /^\d+\. /.test(lines[first - 1]!)) first--;
   if (hint < 0 || first === hint) return { text: lines.join('\n'), choices: [] };
-  return { text: lines.slice(0, first).join('\n'), choices: lines.slice(first, hint).map((l) => l.replace(/^\d+\. /, '')) };
+  return {
+    text: lines.slice(0, first).join('\n'),
+    choices: lines.slice(first, hint).map((l) => l.replace(/^\d+\. /, '')),
+  };
 }
 
 /** The messages printed in `output`: speaker, text (the indented lines under the speaker line) and the choices offered under it. */
@@ -65,10 +68,17 @@ chatAdapterContract(
     await adapter.start(sink, surfaces);
     const channel = { platform: 'console', workspace: 'local', channel: 'console' };
     // Everything shows on the one screen, but only for the console's own conversations, and privately only for the person at it.
-    const ours = (c: ConversationRef) => c.platform === channel.platform && c.workspace === channel.workspace && c.channel === channel.channel;
-    const said = (c: ConversationRef, ...speakers: string[]) => (ours(c) ? messagesIn(printed()).filter((m) => speakers.includes(m.speaker)) : []);
+    const ours = (c: ConversationRef) =>
+      c.platform === channel.platform && c.workspace === channel.workspace && c.channel === channel.channel;
+    const said = (c: ConversationRef, ...speakers: string[]) =>
+      ours(c) ? messagesIn(printed()).filter((m) => speakers.includes(m.speaker)) : [];
     const type = async (line: string) => void input.write(`${line}\n`);
-    const newMessage = async (since: number, speaker: string) => (await waitFor(() => messagesIn(printed().slice(since)).find((m) => m.speaker === speaker), 5000, `a message of ${speaker}`))!;
+    const newMessage = async (since: number, speaker: string) =>
+      (await waitFor(
+        () => messagesIn(printed().slice(since)).find((m) => m.speaker === speaker),
+        5000,
+        `a message of ${speaker}`,
+      ))!;
     return {
       adapter,
       sink,
@@ -102,10 +112,14 @@ chatAdapterContract(
       storedTexts: async (c) => said(c, 'errand', 'errand (edited)').map((m) => m.text),
       editsShown: async (c) => said(c, 'errand (edited)').map((m) => m.text),
       noticesTo: async (userId, c) => (userId === PERSON ? said(c, PRIVATELY).map((m) => m.text) : []),
-      privatelyShown: async (userId, c) => (userId === PERSON ? said(c, PRIVATELY).map((m) => ({ text: m.text, buttons: m.choices })) : []),
+      privatelyShown: async (userId, c) =>
+        userId === PERSON ? said(c, PRIVATELY).map((m) => ({ text: m.text, buttons: m.choices })) : [],
       workingShown: async (c) => {
         const lines = printed().split('\n');
-        return ours(c) && lines.findLastIndex((l) => l.startsWith('… working')) > lines.findLastIndex((l) => l.startsWith('── '));
+        return (
+          ours(c) &&
+          lines.findLastIndex((l) => l.startsWith('… working')) > lines.findLastIndex((l) => l.startsWith('── '))
+        );
       },
       stepsShown: async (c) => (ours(c) ? stepsIn(printed()) : []),
       directConversation: adapter.conversation,
@@ -128,7 +142,13 @@ chatAdapterContract(
       },
       // The console prints where it saved each file, one message per post: read them back from there.
       storedFiles: async (c) =>
-        said(c, 'errand').flatMap((m, i) => [...m.text.matchAll(/📎 (.+): saved to (.+)$/gm)].map((f) => ({ name: f[1]!, bytes: new Uint8Array(readFileSync(f[2]!)), message: String(i) }))),
+        said(c, 'errand').flatMap((m, i) =>
+          [...m.text.matchAll(/📎 (.+): saved to (.+)$/gm)].map((f) => ({
+            name: f[1]!,
+            bytes: new Uint8Array(readFileSync(f[2]!)),
+            message: String(i),
+          })),
+        ),
       beginCheck: () => void (cleared = everything().length),
       teardown: async () => {
         await adapter.stop();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { channelKey, channelOf, conversationKey, conversationRefSchema, parseConversationKey, type ConversationRef } from '../../src/chat/conversation-ref.js';
+import {
+  channelKey,
+  channelOf,
+  conversationKey,
+  conversationRefSchema,
+  parseConversationKey,
+  type ConversationRef,
+} from '../../src/chat/conversation-ref.js';
 
 /** One pinned example: a platform location and the exact key its conversation must have. */
 export interface KeyCase<L> {

@@ -3,7 +3,15 @@ import { answerActionId, stopActionId } from '../../src/chat/action-id.js';
 import { conversationRefSchema, type ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { RunStep } from '../../src/chat/run-step.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { freshThread, having, mention, type ChatAdapterHarness, type ContractCheck, type ContractOptions, type Patience } from './chat-adapter-harness.js';
+import {
+  freshThread,
+  having,
+  mention,
+  type ChatAdapterHarness,
+  type ContractCheck,
+  type ContractOptions,
+  type Patience,
+} from './chat-adapter-harness.js';
 
 /** The conversation at the top of a thread's channel. */
 const topOf = (c: ConversationRef): ConversationRef => ({ ...c, thread: null });
@@ -34,21 +42,32 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
   const add = (id: string, title: string, run: ContractCheck['run']) => checks.push({ id, title, run });
   const single = options.singleScreen === true;
 
-  add('declares', 'is connected once started, and declares exactly the capabilities (and the drivers) its test drives', async (h) => {
-    expect(h.adapter.connectionState().connected).toBe(true);
-    expect(Object.keys(h.adapter.capabilities).sort()).toEqual([...options.capabilities].sort());
-    expect(typeof h.adapter.capabilities.history?.readAfter === 'function').toBe(options.readAfter === true);
-    expect(h.surfaces !== undefined).toBe(options.surfaces !== undefined);
-    expect(h.adapter.maxMessageLength).toBeGreaterThan(0);
-    expect(typeof h.adapter.privateNotices).toBe('boolean');
-    // Each option that leaves a test out is tied to what the harness can drive, so none is left out by mistake.
-    expect(h.redeliverLast !== null, 'redelivers: the harness can redeliver').toBe(options.redelivers);
-    expect(h.unthreadable !== undefined, 'threadFallback: the harness has a channel without threads').toBe(options.threadFallback);
-    expect(h.onlyConversation !== undefined && h.otherPerson === undefined, 'singleScreen: one conversation, one person').toBe(single);
-    expect(h.clickInCommandReply !== undefined).toBe(options.commandReplyButtons);
-    expect(h.answerElicitation !== undefined && h.actOnElicitation !== undefined).toBe(options.surfaces?.elicitation === true);
-    expect(h.clickOnHome !== undefined).toBe(options.surfaces?.disconnect === true);
-  });
+  add(
+    'declares',
+    'is connected once started, and declares exactly the capabilities (and the drivers) its test drives',
+    async (h) => {
+      expect(h.adapter.connectionState().connected).toBe(true);
+      expect(Object.keys(h.adapter.capabilities).sort()).toEqual([...options.capabilities].sort());
+      expect(typeof h.adapter.capabilities.history?.readAfter === 'function').toBe(options.readAfter === true);
+      expect(h.surfaces !== undefined).toBe(options.surfaces !== undefined);
+      expect(h.adapter.maxMessageLength).toBeGreaterThan(0);
+      expect(typeof h.adapter.privateNotices).toBe('boolean');
+      // Each option that leaves a test out is tied to what the harness can drive, so none is left out by mistake.
+      expect(h.redeliverLast !== null, 'redelivers: the harness can redeliver').toBe(options.redelivers);
+      expect(h.unthreadable !== undefined, 'threadFallback: the harness has a channel without threads').toBe(
+        options.threadFallback,
+      );
+      expect(
+        h.onlyConversation !== undefined && h.otherPerson === undefined,
+        'singleScreen: one conversation, one person',
+      ).toBe(single);
+      expect(h.clickInCommandReply !== undefined).toBe(options.commandReplyButtons);
+      expect(h.answerElicitation !== undefined && h.actOnElicitation !== undefined).toBe(
+        options.surfaces?.elicitation === true,
+      );
+      expect(h.clickOnHome !== undefined).toBe(options.surfaces?.disconnect === true);
+    },
+  );
 
   add('mention', 'hands a mention to the core with a valid conversation ref, the mention stripped', async (h, t) => {
     const before = h.sink.messages.length;
@@ -65,15 +84,22 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
   });
 
   if (options.redelivers) {
-    add('redelivery', 'hands a post the platform delivers again to the core under the same id (or not at all)', async (h, t) => {
-      const original = await mention(h, 'said twice 1201');
-      const before = h.sink.messages.length;
-      await h.redeliverLast!();
-      const sentinel = await mention(h, 'after the redelivery 1202');
-      await waitFor(() => h.sink.messages.includes(sentinel), t.wait, 'the sentinel');
-      const redelivered = h.sink.messages.slice(before).filter((m) => m !== sentinel);
-      expect(new Set(redelivered.map((m) => m.messageId)), 'a redelivery comes under the id of the post it repeats').toEqual(new Set(redelivered.length ? [original.messageId] : []));
-    });
+    add(
+      'redelivery',
+      'hands a post the platform delivers again to the core under the same id (or not at all)',
+      async (h, t) => {
+        const original = await mention(h, 'said twice 1201');
+        const before = h.sink.messages.length;
+        await h.redeliverLast!();
+        const sentinel = await mention(h, 'after the redelivery 1202');
+        await waitFor(() => h.sink.messages.includes(sentinel), t.wait, 'the sentinel');
+        const redelivered = h.sink.messages.slice(before).filter((m) => m !== sentinel);
+        expect(
+          new Set(redelivered.map((m) => m.messageId)),
+          'a redelivery comes under the id of the post it repeats',
+        ).toEqual(new Set(redelivered.length ? [original.messageId] : []));
+      },
+    );
   }
 
   add('new-id', 'hands a new post with the same text to the core under a new id', async (h) => {
@@ -89,36 +115,62 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
     const delivered = await h.postAsSelfAndOtherBot(thread, 'I am a bot 6001');
     expect(delivered).toBeGreaterThanOrEqual(2);
     await h.personSays(thread, 'a person after the bots 6002');
-    await waitFor(() => h.sink.messages.slice(before).some((m) => m.text.includes('6002')), t.wait, 'the person after the bots');
+    await waitFor(
+      () => h.sink.messages.slice(before).some((m) => m.text.includes('6002')),
+      t.wait,
+      'the person after the bots',
+    );
     expect(h.sink.messages.slice(before).map((m) => m.text)).toEqual([expect.stringContaining('6002')]);
     expect(h.sink.messages.at(-1)!.conversation).toEqual(h.onlyConversation ?? thread);
   });
 
-  add('thread', 'opens a thread on a channel message in the same channel, and posts land in it (only there)', async (h) => {
-    const thread = await freshThread(h, 'contract thread');
-    expect(thread, 'the thread is in the channel of its message').toMatchObject({ platform: h.adapter.platform, workspace: h.channel.workspace, channel: h.channel.channel });
-    expect(thread.thread, 'a thread was opened').not.toBeNull();
-    const posted = await h.adapter.postMessage(thread, { text: 'in the thread 2201' });
-    expect(posted.id).toBeTruthy();
-    expect(having(await h.storedTexts(thread), '2201'), 'the post is in the thread').toEqual(['in the thread 2201']);
-    if (!single) expect(having(await h.storedTexts(topOf(thread)), '2201'), 'the post is not at the top of the channel').toEqual([]);
-  });
+  add(
+    'thread',
+    'opens a thread on a channel message in the same channel, and posts land in it (only there)',
+    async (h) => {
+      const thread = await freshThread(h, 'contract thread');
+      expect(thread, 'the thread is in the channel of its message').toMatchObject({
+        platform: h.adapter.platform,
+        workspace: h.channel.workspace,
+        channel: h.channel.channel,
+      });
+      expect(thread.thread, 'a thread was opened').not.toBeNull();
+      const posted = await h.adapter.postMessage(thread, { text: 'in the thread 2201' });
+      expect(posted.id).toBeTruthy();
+      expect(having(await h.storedTexts(thread), '2201'), 'the post is in the thread').toEqual(['in the thread 2201']);
+      if (!single)
+        expect(having(await h.storedTexts(topOf(thread)), '2201'), 'the post is not at the top of the channel').toEqual(
+          [],
+        );
+    },
+  );
 
   add('split', 'splits long text within its limit, keeping code fences whole and the content in order', async (h) => {
     const thread = await freshThread(h, 'contract split');
     const limit = h.adapter.maxMessageLength;
-    const code = Array.from({ length: Math.ceil((limit * 1.5) / 20) }, (_, i) => `line ${String(i).padStart(4, '0')} of code`).join('\n');
+    const code = Array.from(
+      { length: Math.ceil((limit * 1.5) / 20) },
+      (_, i) => `line ${String(i).padStart(4, '0')} of code`,
+    ).join('\n');
     const prose = Array.from({ length: Math.ceil(limit / 10) }, (_, i) => `word${i}`).join(' ');
     await h.adapter.postMessage(thread, { text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThe end.` });
-    const stored = (await h.storedTexts(thread)).filter((t) => t.includes('word') || t.includes('line ') || t.includes('The end.'));
+    const stored = (await h.storedTexts(thread)).filter(
+      (t) => t.includes('word') || t.includes('line ') || t.includes('The end.'),
+    );
     expect(stored.length).toBeGreaterThan(1);
     for (const piece of stored) {
       expect(piece.length, 'each piece is within the limit').toBeLessThanOrEqual(limit);
       expect((piece.match(/```/g) ?? []).length % 2, 'each piece keeps its code fences whole').toBe(0);
       // A platform may close a fence left open at a piece's end: what counts is that code shows as code, prose as prose.
       const { code: inCode, prose: inProse } = fencedLines(piece);
-      expect(inProse.filter((l) => /^line \d{4} of code$/.test(l)), 'each piece keeps its code fences whole: no code line outside a fence').toEqual([]);
-      expect(inCode.filter((l) => /word\d/.test(l)), 'each piece keeps its code fences whole: no prose inside a fence').toEqual([]);
+      expect(
+        inProse.filter((l) => /^line \d{4} of code$/.test(l)),
+        'each piece keeps its code fences whole: no code line outside a fence',
+      ).toEqual([]);
+      expect(
+        inCode.filter((l) => /word\d/.test(l)),
+        'each piece keeps its code fences whole: no prose inside a fence',
+      ).toEqual([]);
     }
     const joined = stored.join('\n');
     expect(joined.indexOf('word0')).toBeLessThan(joined.indexOf('line 0000'));
@@ -137,28 +189,40 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
     } else {
       // A terminal cannot take back what it printed: the edit is printed again, marked as an edit.
       expect(shown, 'the edit follows the message it edits').toEqual(['first version 3001', 'second version 3001']);
-      expect(having(await h.editsShown(thread), '3001'), 'the edit is shown as an edit, not as a new post').toEqual(['second version 3001']);
+      expect(having(await h.editsShown(thread), '3001'), 'the edit is shown as an edit, not as a new post').toEqual([
+        'second version 3001',
+      ]);
     }
   });
 
-  add('working', 'shows the working indicator where a run works (not elsewhere) and takes it down when cleared', async (h, t) => {
-    const root = await mention(h, 'contract working');
-    const thread = await h.adapter.openThread(h.channel, root.messageId, 'contract working');
-    h.sink.known.push(thread);
-    const other = single ? null : await freshThread(h, 'contract not working');
-    expect(await h.workingShown(thread)).toBe(false);
-    try {
-      await h.adapter.setWorking(thread, { runId: 'r9', sourceMessageId: root.messageId, stopActionId: stopActionId('r9') });
-      const somewhere = async () => (await h.workingShown(thread)) || (!single && (await h.workingShown(topOf(thread))));
-      await waitFor(somewhere, t.wait, 'the working indicator');
-      expect(await h.workingShown(thread), 'the indicator is shown in the conversation that works').toBe(true);
-      if (other) expect(await h.workingShown(other), 'the indicator is not shown in another conversation').toBe(false);
-      await h.adapter.setWorking(thread, null);
-      await waitFor(async () => !(await h.workingShown(thread)), t.last, 'the working indicator to go');
-    } finally {
-      await h.adapter.setWorking(thread, null);
-    }
-  });
+  add(
+    'working',
+    'shows the working indicator where a run works (not elsewhere) and takes it down when cleared',
+    async (h, t) => {
+      const root = await mention(h, 'contract working');
+      const thread = await h.adapter.openThread(h.channel, root.messageId, 'contract working');
+      h.sink.known.push(thread);
+      const other = single ? null : await freshThread(h, 'contract not working');
+      expect(await h.workingShown(thread)).toBe(false);
+      try {
+        await h.adapter.setWorking(thread, {
+          runId: 'r9',
+          sourceMessageId: root.messageId,
+          stopActionId: stopActionId('r9'),
+        });
+        const somewhere = async () =>
+          (await h.workingShown(thread)) || (!single && (await h.workingShown(topOf(thread))));
+        await waitFor(somewhere, t.wait, 'the working indicator');
+        expect(await h.workingShown(thread), 'the indicator is shown in the conversation that works').toBe(true);
+        if (other)
+          expect(await h.workingShown(other), 'the indicator is not shown in another conversation').toBe(false);
+        await h.adapter.setWorking(thread, null);
+        await waitFor(async () => !(await h.workingShown(thread)), t.last, 'the working indicator to go');
+      } finally {
+        await h.adapter.setWorking(thread, null);
+      }
+    },
+  );
 
   add('steps', "shows the run's steps as they change", async (h, t) => {
     const root = await mention(h, 'contract steps');
@@ -166,8 +230,18 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
     h.sink.known.push(thread);
     const reading: RunStep = { id: 'tc1', title: 'Reading the thread 5601', status: 'running' };
     const first = [reading];
-    const second: RunStep[] = [{ ...reading, status: 'done' }, { id: 'tc2', title: 'Running linear__create_issue 5602', status: 'running' }];
-    const status = (steps: readonly RunStep[]) => ({ runId: 'r56', sourceMessageId: root.messageId, stopActionId: stopActionId('r56'), activity: 'tool' as const, toolName: 'linear__create_issue', steps });
+    const second: RunStep[] = [
+      { ...reading, status: 'done' },
+      { id: 'tc2', title: 'Running linear__create_issue 5602', status: 'running' },
+    ];
+    const status = (steps: readonly RunStep[]) => ({
+      runId: 'r56',
+      sourceMessageId: root.messageId,
+      stopActionId: stopActionId('r56'),
+      activity: 'tool' as const,
+      toolName: 'linear__create_issue',
+      steps,
+    });
     const ofRun = async () => (await h.stepsShown(thread)).filter((s) => /560\d/.test(s.title));
     if (options.steps === 'stream') {
       // Slack shows steps as task cards in the streamed answer, above its text.
@@ -177,7 +251,9 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
         stream.append('Working through it 5603\n\n');
         // The cards go with the stream's first call, the text after them: once the text shows, so do they.
         await waitFor(async () => anyHas(await h.storedTexts(thread), '5603'), t.wait, 'the streamed answer');
-        expect(await ofRun(), 'the first step is shown running, in the streamed answer').toEqual([{ title: 'Reading the thread 5601', status: 'running' }]);
+        expect(await ofRun(), 'the first step is shown running, in the streamed answer').toEqual([
+          { title: 'Reading the thread 5601', status: 'running' },
+        ]);
         stream.showSteps!(second);
         await waitFor(async () => (await ofRun()).length === 2 || null, t.wait, 'the second step');
         expect(await ofRun(), 'the steps are shown as last updated').toEqual([
@@ -193,9 +269,15 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
       await h.adapter.setWorking(thread, status(first));
       // The steps are shown with the indicator itself (its note, its status line): once it shows, so do they.
       await waitFor(() => h.workingShown(thread), t.wait, 'the working indicator');
-      expect(await ofRun(), 'the first step is shown running, with the working indicator').toEqual([{ title: 'Reading the thread 5601', status: 'running' }]);
+      expect(await ofRun(), 'the first step is shown running, with the working indicator').toEqual([
+        { title: 'Reading the thread 5601', status: 'running' },
+      ]);
       await h.adapter.setWorking(thread, status(second));
-      await waitFor(async () => (await ofRun()).some((s) => s.title.includes('5602')) || null, t.wait, 'the second step');
+      await waitFor(
+        async () => (await ofRun()).some((s) => s.title.includes('5602')) || null,
+        t.wait,
+        'the second step',
+      );
       expect(await ofRun(), 'the steps are shown as last updated').toEqual([
         { title: 'Reading the thread 5601', status: 'done' },
         { title: 'Running linear__create_issue 5602', status: 'running' },
@@ -205,26 +287,49 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
     }
   });
 
-  add('notice', 'shows a notice to one person: alone where notices are private, else as a post that notifies them alone', async (h, t) => {
-    const thread = await freshThread(h, 'contract notice');
-    await h.adapter.postEphemeral(thread, h.person, 'only for you 5150');
-    const seen = async () =>
-      anyHas(await h.noticesTo(h.person, thread), '5150') ||
-      anyHas(await h.storedTexts(thread), '5150') ||
-      (h.otherPerson !== undefined && anyHas(await h.noticesTo(h.otherPerson, thread), '5150')) ||
-      (!single && (anyHas(await h.noticesTo(h.person, topOf(thread)), '5150') || anyHas(await h.storedTexts(topOf(thread)), '5150')));
-    await waitFor(seen, t.wait, 'the notice anywhere');
-    expect(having(await h.noticesTo(h.person, thread), '5150'), 'the notice is shown to the person, in the conversation').toHaveLength(1);
-    if (h.adapter.privateNotices) expect(having(await h.storedTexts(thread), '5150'), 'a private notice is not among the posts').toEqual([]);
-    else expect(having(await h.storedTexts(thread), '5150'), 'where notices are not private, the notice is a post').toHaveLength(1);
-    if (h.otherPerson !== undefined) expect(having(await h.noticesTo(h.otherPerson, thread), '5150'), 'the notice is not shown to someone else').toEqual([]);
-  });
+  add(
+    'notice',
+    'shows a notice to one person: alone where notices are private, else as a post that notifies them alone',
+    async (h, t) => {
+      const thread = await freshThread(h, 'contract notice');
+      await h.adapter.postEphemeral(thread, h.person, 'only for you 5150');
+      const seen = async () =>
+        anyHas(await h.noticesTo(h.person, thread), '5150') ||
+        anyHas(await h.storedTexts(thread), '5150') ||
+        (h.otherPerson !== undefined && anyHas(await h.noticesTo(h.otherPerson, thread), '5150')) ||
+        (!single &&
+          (anyHas(await h.noticesTo(h.person, topOf(thread)), '5150') ||
+            anyHas(await h.storedTexts(topOf(thread)), '5150')));
+      await waitFor(seen, t.wait, 'the notice anywhere');
+      expect(
+        having(await h.noticesTo(h.person, thread), '5150'),
+        'the notice is shown to the person, in the conversation',
+      ).toHaveLength(1);
+      if (h.adapter.privateNotices)
+        expect(having(await h.storedTexts(thread), '5150'), 'a private notice is not among the posts').toEqual([]);
+      else
+        expect(
+          having(await h.storedTexts(thread), '5150'),
+          'where notices are not private, the notice is a post',
+        ).toHaveLength(1);
+      if (h.otherPerson !== undefined)
+        expect(
+          having(await h.noticesTo(h.otherPerson, thread), '5150'),
+          'the notice is not shown to someone else',
+        ).toEqual([]);
+    },
+  );
 
   add('command', 'hands a slash command to the core and shows its reply to the person', async (h) => {
     h.sink.commandReply = { text: 'reply to the command 7001' };
     const shown = await h.runCommand('stop', 'all');
     expect(shown).toContain('reply to the command 7001');
-    expect(h.sink.commands.at(-1), 'the command as the person typed it').toMatchObject({ name: 'stop', args: 'all', userId: h.person, channel: h.channel });
+    expect(h.sink.commands.at(-1), 'the command as the person typed it').toMatchObject({
+      name: 'stop',
+      args: 'all',
+      userId: h.person,
+      channel: h.channel,
+    });
   });
 
   add('answer-click', 'hands a click on an answer button to the core as the answer it stands for', async (h, t) => {
@@ -237,7 +342,9 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
     const before = h.sink.actions.length;
     await h.click(thread, posted.id, buttons, 1);
     await waitFor(() => h.sink.actions.length > before, t.wait, 'the click');
-    expect(h.sink.actions.slice(before), 'the click as the answer it stands for').toEqual([expect.objectContaining({ kind: 'answer', runId: 'r42', questionId: 'q7', answer: 'No', userId: h.person })]);
+    expect(h.sink.actions.slice(before), 'the click as the answer it stands for').toEqual([
+      expect.objectContaining({ kind: 'answer', runId: 'r42', questionId: 'q7', answer: 'No', userId: h.person }),
+    ]);
     expect(h.sink.actions.at(-1)).toMatchObject({ conversation: h.onlyConversation ?? thread });
   });
 
@@ -249,18 +356,26 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
       const before = h.sink.actions.length;
       await h.click(thread, posted.id, buttons, 0);
       await waitFor(() => h.sink.actions.length > before, t.wait, 'the click');
-      expect(h.sink.actions.slice(before), 'the click as a stop of the run where it was clicked').toEqual([expect.objectContaining({ kind: 'stop', runId: 'r77', userId: h.person, conversation: thread })]);
+      expect(h.sink.actions.slice(before), 'the click as a stop of the run where it was clicked').toEqual([
+        expect.objectContaining({ kind: 'stop', runId: 'r77', userId: h.person, conversation: thread }),
+      ]);
     });
   }
 
   if (options.threadFallback) {
-    add('thread-fallback', "opens no thread where none can be opened (a DM): returns the channel's conversation, where posts land", async (h) => {
-      const { channel, messageId } = await h.unthreadable!();
-      const conversation = await h.adapter.openThread(channel, messageId, 'no thread here 5701');
-      expect(conversation, "the channel's own conversation").toEqual({ ...channel, thread: null });
-      await h.adapter.postMessage(conversation, { text: 'in the channel itself 5702' });
-      expect(having(await h.storedTexts(conversation), '5702'), 'a post there lands in the channel').toEqual(['in the channel itself 5702']);
-    });
+    add(
+      'thread-fallback',
+      "opens no thread where none can be opened (a DM): returns the channel's conversation, where posts land",
+      async (h) => {
+        const { channel, messageId } = await h.unthreadable!();
+        const conversation = await h.adapter.openThread(channel, messageId, 'no thread here 5701');
+        expect(conversation, "the channel's own conversation").toEqual({ ...channel, thread: null });
+        await h.adapter.postMessage(conversation, { text: 'in the channel itself 5702' });
+        expect(having(await h.storedTexts(conversation), '5702'), 'a post there lands in the channel').toEqual([
+          'in the channel itself 5702',
+        ]);
+      },
+    );
   }
 
   return checks;
@@ -279,6 +394,9 @@ export const stopCheck: ContractCheck = {
     const posts = texts.map((text) => h.adapter.postMessage(thread, { text }));
     for (const p of posts) p.catch(() => undefined);
     await h.adapter.stop();
-    expect(having(await h.storedTexts(thread), '8101'), 'every queued post reached the platform before stop() resolved').toEqual(texts);
+    expect(
+      having(await h.storedTexts(thread), '8101'),
+      'every queued post reached the platform before stop() resolved',
+    ).toEqual(texts);
   },
 };

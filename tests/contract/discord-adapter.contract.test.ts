@@ -7,9 +7,13 @@ import { conversationKeyContract } from './conversation-key-contract.js';
 import { stepsIn } from './step-lines-read.js';
 
 /** The labels of the buttons in a message's (or a response's) component rows. */
-const buttonLabels = (m: { components: unknown[] }) => (m.components as { components?: { label?: string }[] }[]).flatMap((row) => (row.components ?? []).map((b) => b.label ?? ''));
+const buttonLabels = (m: { components: unknown[] }) =>
+  (m.components as { components?: { label?: string }[] }[]).flatMap((row) =>
+    (row.components ?? []).map((b) => b.label ?? ''),
+  );
 /** What the person was shown last in answer to an interaction (a reply, its edit or a follow-up). */
-const answered = async (record: InteractionRecord) => (await waitFor(() => record.responses.at(-1)?.content || undefined, 5000, 'the answer to the interaction'))!;
+const answered = async (record: InteractionRecord) =>
+  (await waitFor(() => record.responses.at(-1)?.content || undefined, 5000, 'the answer to the interaction'))!;
 
 chatAdapterContract(
   'discord',
@@ -27,7 +31,8 @@ chatAdapterContract(
     fake.users.set(bob.id, bob);
     let last: string | null = null;
     /** The bot's posts in a conversation that notified `userId` when posted (Discord's notices are such posts). */
-    const pinging = (userId: string, c: { channel: string; thread: string | null }) => fake.botMessagesIn(target(c)).filter((m) => fake.pingedBy(m.id).includes(userId));
+    const pinging = (userId: string, c: { channel: string; thread: string | null }) =>
+      fake.botMessagesIn(target(c)).filter((m) => fake.pingedBy(m.id).includes(userId));
     const dmOf = (userId: string): FakeMessage[] => {
       const dm = fake.dmChannelOf(userId);
       return dm ? fake.botMessagesIn(dm.id) : [];
@@ -59,7 +64,10 @@ chatAdapterContract(
         const before = fake.messageDispatches.length;
         const own = await adapter.postMessage(c, { text });
         const other = fake.userMessage(target(c), `<@${fake.bot.id}> ${text}`, fake.otherBot);
-        const echoes = () => fake.messageDispatches.slice(before).filter((d) => d.t === 'MESSAGE_CREATE' && (d.messageId === own.id || d.messageId === other.id));
+        const echoes = () =>
+          fake.messageDispatches
+            .slice(before)
+            .filter((d) => d.t === 'MESSAGE_CREATE' && (d.messageId === own.id || d.messageId === other.id));
         await waitFor(() => echoes().length === 2, 5000, 'both bot posts to be dispatched');
         return echoes().length;
       },
@@ -80,7 +88,8 @@ chatAdapterContract(
       closedDmsPerson: closed.id,
       workingShown: async (c) => fake.botMessagesIn(target(c)).some((m) => m.content.startsWith('⏳ Working')),
       // The working note lists the run's steps under its first line.
-      stepsShown: async (c) => stepsIn(fake.botMessagesIn(target(c)).find((m) => m.content.startsWith('⏳ Working'))?.content ?? ''),
+      stepsShown: async (c) =>
+        stepsIn(fake.botMessagesIn(target(c)).find((m) => m.content.startsWith('⏳ Working'))?.content ?? ''),
       surfaces,
       submitScheduleForm: async (prompt, when) => {
         const command = fake.slashCommand('schedules', fake.general.id, [{ type: 1, name: 'add', options: [] }]);
@@ -90,7 +99,9 @@ chatAdapterContract(
       },
       clickInCommandReply: async (name, args, actionId) => {
         const [sub, id] = args.split(' ');
-        const command = fake.slashCommand(name, fake.general.id, [{ type: 1, name: sub, options: id ? [{ type: 3, name: 'id', value: id }] : [] }]);
+        const command = fake.slashCommand(name, fake.general.id, [
+          { type: 1, name: sub, options: id ? [{ type: 3, name: 'id', value: id }] : [] },
+        ]);
         await answered(command);
         return answered(fake.clickInResponse(command, actionId));
       },
@@ -100,9 +111,28 @@ chatAdapterContract(
         const submit = fake.submitModal(answer, Object.fromEntries(values.map((v, i) => [`f${i}`, v])));
         await answered(submit);
       },
-      actOnElicitation: async (_c, messageId, buttons, index) => answered(fake.clickButton(messageId, buttons[index]!.actionId)),
+      actOnElicitation: async (_c, messageId, buttons, index) =>
+        answered(fake.clickButton(messageId, buttons[index]!.actionId)),
       // Each file with the message that carries it (files posted together share one).
-      storedFiles: async (c) => fake.botMessagesIn(target(c)).flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ...(a.contentType ? { mimeType: a.contentType } : {}), message: m.id }))),
+      storedFiles: async (c) =>
+        fake
+          .botMessagesIn(target(c))
+          .flatMap((m) =>
+            (m.attachments ?? []).map((a) => ({
+              name: a.name,
+              bytes: a.bytes,
+              ...(a.contentType ? { mimeType: a.contentType } : {}),
+              message: m.id,
+            })),
+          ),
+      directFilesOf: async (userId) => {
+        const dm = fake.dmChannelOf(userId);
+        return dm
+          ? fake
+              .botMessagesIn(dm.id)
+              .flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, message: m.id })))
+          : [];
+      },
       teardown: () => h.close(),
     };
   },
@@ -113,7 +143,17 @@ chatAdapterContract(
     threadFallback: true,
     commandReplyButtons: true,
     surfaces: { home: false, forms: true, elicitation: true, disconnect: false },
-    capabilities: ['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream'],
+    capabilities: [
+      'delete',
+      'directMessage',
+      'files',
+      'history',
+      'memberRoles',
+      'previewLookup',
+      'privateAnswers',
+      'privateFiles',
+      'stream',
+    ],
     readAfter: true,
   },
 );
@@ -122,9 +162,18 @@ conversationKeyContract('discord', {
   platform: 'discord',
   encode: toConversationRef,
   decode: fromConversationRef,
-  dm: { location: { guildId: null, channelId: '1300000000000000101', threadId: null }, key: 'discord:@me:1300000000000000101:-' },
-  thread: { location: { guildId: '1300000000000000001', channelId: '1300000000000000002', threadId: '1300000000000000003' }, key: 'discord:1300000000000000001:1300000000000000002:1300000000000000003' },
-  channel: { location: { guildId: '1300000000000000001', channelId: '1300000000000000002', threadId: null }, key: 'discord:1300000000000000001:1300000000000000002:-' },
+  dm: {
+    location: { guildId: null, channelId: '1300000000000000101', threadId: null },
+    key: 'discord:@me:1300000000000000101:-',
+  },
+  thread: {
+    location: { guildId: '1300000000000000001', channelId: '1300000000000000002', threadId: '1300000000000000003' },
+    key: 'discord:1300000000000000001:1300000000000000002:1300000000000000003',
+  },
+  channel: {
+    location: { guildId: '1300000000000000001', channelId: '1300000000000000002', threadId: null },
+    key: 'discord:1300000000000000001:1300000000000000002:-',
+  },
   malformed: [
     { guildId: '1300000000000000001', channelId: 'general', threadId: null },
     { guildId: 'guild', channelId: '1300000000000000002', threadId: null },

@@ -39,15 +39,20 @@ chatAdapterContract(
         const before = server.delivered.length;
         const own = await adapter.postMessage(conversation, { text });
         const other = await adapter.sayAsOtherBot(conversation, `<@UBOT> ${text}`);
-        const fromBots = () => server.delivered.slice(before).filter((e) => e.fromBot && (e.message.messageId === own.id || e.message.messageId === other));
+        const fromBots = () =>
+          server.delivered
+            .slice(before)
+            .filter((e) => e.fromBot && (e.message.messageId === own.id || e.message.messageId === other));
         await waitFor(() => fromBots().length === 2, 5000, 'both bot posts to be delivered');
         return fromBots().length;
       },
       runCommand: async (name, args) => (await adapter.command(name, args, channel, null, 'U1')).text,
-      click: async (conversation, _messageId, buttons, index) => void (await adapter.click(buttons[index]!.actionId, conversation, buttons[index]!.label, 'U1')),
+      click: async (conversation, _messageId, buttons, index) =>
+        void (await adapter.click(buttons[index]!.actionId, conversation, buttons[index]!.label, 'U1')),
       storedTexts: async (c) => server.messagesIn(c).map((p) => p.text),
       noticesTo: async (userId, c) => server.noticesTo(userId, c).map((n) => n.text),
-      privatelyShown: async (userId, c) => server.noticesTo(userId, c).map((n) => ({ text: n.text, buttons: n.buttons.map((b) => b.label) })),
+      privatelyShown: async (userId, c) =>
+        server.noticesTo(userId, c).map((n) => ({ text: n.text, buttons: n.buttons.map((b) => b.label) })),
       workingShown: async (c) => statusOf(c) !== null,
       stepsShown: async (c) => stepsIn(statusOf(c)?.text ?? ''),
       unthreadable: async () => {
@@ -58,7 +63,14 @@ chatAdapterContract(
       teardown: () => adapter.stop(),
     };
   },
-  { stopButtons: true, redelivers: true, steps: 'working', threadFallback: true, commandReplyButtons: false, capabilities: ['history', 'privateAnswers', 'timezone'] },
+  {
+    stopButtons: true,
+    redelivers: true,
+    steps: 'working',
+    threadFallback: true,
+    commandReplyButtons: false,
+    capabilities: ['history', 'privateAnswers', 'timezone'],
+  },
 );
 
 conversationKeyContract('in-memory', {

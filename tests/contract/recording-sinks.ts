@@ -1,7 +1,18 @@
 import type { SessionStop } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
-import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../../src/chat/schedule-form.js';
+import type {
+  CommandReply,
+  InboundAction,
+  InboundCommand,
+  InboundMessage,
+  InboundSink,
+} from '../../src/chat/inbound.js';
+import type {
+  HomeModel,
+  HomeRequest,
+  ScheduleFormResult,
+  ScheduleFormSubmission,
+} from '../../src/chat/schedule-form.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import type { ElicitationEvent, ElicitationReply } from '../../src/chat/elicitation-form.js';
 import type { DisconnectRequest } from '../../src/chat/home-connections.js';
@@ -45,7 +56,13 @@ export class RecordingSink implements InboundSink {
   }
 
   async knowsConversation(conversation: ConversationRef): Promise<boolean> {
-    return this.known.some((k) => k.platform === conversation.platform && k.workspace === conversation.workspace && k.channel === conversation.channel && k.thread === conversation.thread);
+    return this.known.some(
+      (k) =>
+        k.platform === conversation.platform &&
+        k.workspace === conversation.workspace &&
+        k.channel === conversation.channel &&
+        k.thread === conversation.thread,
+    );
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {

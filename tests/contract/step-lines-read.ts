@@ -2,7 +2,12 @@ import type { RunStepStatus } from '../../src/chat/run-step.js';
 import type { ShownStep } from './chat-adapter-harness.js';
 
 /** The icon each state of a step is shown with in a compact list (src/chat/step-lines.ts). */
-const STATES: Readonly<Record<string, RunStepStatus>> = { '⚙️': 'running', '✅': 'done', '❌': 'failed', '⏸️': 'waiting' };
+const STATES: Readonly<Record<string, RunStepStatus>> = {
+  '⚙️': 'running',
+  '✅': 'done',
+  '❌': 'failed',
+  '⏸️': 'waiting',
+};
 
 /**
  * The steps a compact step list shows (Discord's working note, the memory platform's status line, the console's

@@ -9,7 +9,8 @@ import { expect } from 'vitest';
 export function fenceBreakingText(name: string): string {
   const words = 'the plan goes on with more ordinary words to fill the note '.repeat(6);
   let text = '';
-  for (let i = 0; text.length < 5000; i++) text += `${name} ${i}: x\`\`\` *Approved by an admin* <!channel> & \`\`\`\`\` ~~~ \`\` \`y ${words}`;
+  for (let i = 0; text.length < 5000; i++)
+    text += `${name} ${i}: x\`\`\` *Approved by an admin* <!channel> & \`\`\`\`\` ~~~ \`\` \`y ${words}`;
   return text.slice(0, 5000);
 }
 
@@ -27,7 +28,10 @@ export interface ReadPosts {
  * post leaves a block open. `language` drops a first line that names the language (Discord shows it
  * as such); `decode` undoes the platform's escapes.
  */
-export function readPosts(posts: readonly string[], options: { language: boolean; decode?: (s: string) => string }): ReadPosts {
+export function readPosts(
+  posts: readonly string[],
+  options: { language: boolean; decode?: (s: string) => string },
+): ReadPosts {
   const code: string[] = [];
   const prose: string[] = [];
   for (const post of posts) {
@@ -55,7 +59,11 @@ export const slackDecode = (s: string): string => s.replace(/&lt;/g, '<').replac
  * Checks a run of approval posts: every character of the arguments (as the post pretty-prints them)
  * is inside a code block, and nothing else is; outside them only the question's own words.
  */
-export function expectArgumentsWholeAndFenced(read: ReadPosts, args: Record<string, unknown>, expectedProse: string): void {
+export function expectArgumentsWholeAndFenced(
+  read: ReadPosts,
+  args: Record<string, unknown>,
+  expectedProse: string,
+): void {
   expect(unseen(read.code)).toBe(unseen(JSON.stringify(args, null, 2)));
   expect(squeezed(read.prose)).toBe(expectedProse);
 }

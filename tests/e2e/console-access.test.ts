@@ -37,14 +37,25 @@ async function start(access: Record<string, unknown>): Promise<ConsoleErrand> {
   output.on('data', (d: Buffer) => {
     printed += d.toString('utf8');
   });
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db'), ...errandFileEnv({ access }) });
-  const app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5 });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    ...errandFileEnv({ access }),
+  });
+  const app = await createApp({
+    config,
+    adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })],
+    clock: new FakeClock(),
+    modelBackoffMs: () => 5,
+  });
   await app.start();
   running = { app, model, dir };
   return { app, model, type: (line) => void input.write(`${line}\n`), printed: () => printed };
 }
 
-const NOT_LISTED = "Sorry, you're not on the list of people who can use Errand here. Ask an admin of this workspace if you need access.";
+const NOT_LISTED =
+  "Sorry, you're not on the list of people who can use Errand here. Ask an admin of this workspace if you need access.";
 
 describe('access rules in the console', () => {
   it('with users not listing console:you, a request is refused privately once, and /tasks too; the model is never asked', async () => {

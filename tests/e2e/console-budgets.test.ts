@@ -37,8 +37,18 @@ async function start(settings: Record<string, unknown>): Promise<ConsoleErrand> 
   output.on('data', (d: Buffer) => {
     printed += d.toString('utf8');
   });
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db'), ...errandFileEnv(settings) });
-  const app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5 });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    ...errandFileEnv(settings),
+  });
+  const app = await createApp({
+    config,
+    adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })],
+    clock: new FakeClock(),
+    modelBackoffMs: () => 5,
+  });
   await app.start();
   running = { app, model, dir };
   return { app, model, type: (line) => void input.write(`${line}\n`), printed: () => printed };
@@ -47,9 +57,14 @@ async function start(settings: Record<string, unknown>): Promise<ConsoleErrand> 
 describe('token budgets in the console', () => {
   it('a run past tokensPerRun stops with a note', async () => {
     const c = await start({ limits: { tokensPerRun: 1500 } });
-    c.model.reply({ toolCalls: [{ name: 'send_update', arguments: { text: 'Looking.' } }] }, { toolCalls: [{ name: 'send_update', arguments: { text: 'Still looking.' } }] });
+    c.model.reply(
+      { toolCalls: [{ name: 'send_update', arguments: { text: 'Looking.' } }] },
+      { toolCalls: [{ name: 'send_update', arguments: { text: 'Still looking.' } }] },
+    );
     c.type('dig through everything');
-    await waitFor(() => c.printed().includes('🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run.'));
+    await waitFor(() =>
+      c.printed().includes('🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run.'),
+    );
     expect(c.printed()).toContain('Still looking.');
     expect(c.model.requests).toHaveLength(2);
   });
@@ -62,7 +77,9 @@ describe('token budgets in the console', () => {
     await c.app.coordinator.idle();
     c.type('second question');
     await waitFor(() => c.printed().includes('errand (only you see this)'));
-    expect(c.printed()).toContain("🪙 You've used your daily budget of 1,000 tokens (1,000 today), so I can't take this request. It resets at 00:00 UTC, in 15 h.");
+    expect(c.printed()).toContain(
+      "🪙 You've used your daily budget of 1,000 tokens (1,000 today), so I can't take this request. It resets at 00:00 UTC, in 15 h.",
+    );
     expect(c.model.requests).toHaveLength(1);
   });
 
@@ -73,12 +90,21 @@ describe('token budgets in the console', () => {
     await waitFor(() => c.printed().includes('First answer.'));
     await c.app.coordinator.idle();
     c.type('second question');
-    await waitFor(() => c.printed().includes("🪙 Today's token budget for everyone here (1,000 tokens) is used up, so I can't take this request. It resets at 00:00 UTC, in 15 h."));
+    await waitFor(() =>
+      c
+        .printed()
+        .includes(
+          "🪙 Today's token budget for everyone here (1,000 tokens) is used up, so I can't take this request. It resets at 00:00 UTC, in 15 h.",
+        ),
+    );
     expect(c.model.requests).toHaveLength(1);
   });
 
   it('/usage shows your tokens, the limits and, for an admin, everyone; /help lists it', async () => {
-    const c = await start({ access: { admins: ['console:you'] }, limits: { tokensPerUserPerDay: 10_000, tokensPerRun: 5000 } });
+    const c = await start({
+      access: { admins: ['console:you'] },
+      limits: { tokensPerUserPerDay: 10_000, tokensPerRun: 5000 },
+    });
     c.model.reply({ text: 'Answered.' });
     c.type('a question');
     await waitFor(() => c.printed().includes('Answered.'));

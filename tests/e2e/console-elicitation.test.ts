@@ -27,9 +27,19 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'errand-console-elicit-'));
   model = await startFakeOpenAI();
   output.on('data', (d: Buffer) => (printed += d.toString('utf8')));
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+  });
   const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
-  app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: hub });
+  app = await createApp({
+    config,
+    adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })],
+    clock: new FakeClock(),
+    modelBackoffMs: () => 5,
+    externalTools: hub,
+  });
   await app.start();
 });
 afterAll(async () => {
@@ -59,12 +69,26 @@ describe('MCP elicitation in the console', () => {
     at = await answer('**Seating** (one of 1. Indoors, 2. Terrace). Enter keeps Indoors.', '2', at);
     at = await answer('**Vegetarian menu** (yes or no). Enter keeps no.', '', at);
     at = await answer('**Note** (text, at most 20 characters). Enter leaves it empty.', '', at);
-    at = await answer('**Extras** (any of 1. Birthday cake, 2. Flowers (comma-separated)). Enter leaves it empty.', '1, flowers', at);
-    at = await answer('• **Date**: Enter a date as YYYY-MM-DD.\nerrand (only you see this):\n  **Date** (a date, YYYY-MM-DD, required).', '2026-03-01', at);
+    at = await answer(
+      '**Extras** (any of 1. Birthday cake, 2. Flowers (comma-separated)). Enter leaves it empty.',
+      '1, flowers',
+      at,
+    );
+    at = await answer(
+      '• **Date**: Enter a date as YYYY-MM-DD.\nerrand (only you see this):\n  **Date** (a date, YYYY-MM-DD, required).',
+      '2026-03-01',
+      at,
+    );
     await waitFor(() => printed.includes('Booked from the console.'), 10_000, 'the answer');
     expect(printed.slice(at)).toContain('Sent your answer to diner.');
     expect(toolResults(model.requests[1]!)).toEqual([
-      { ok: true, content: JSON.stringify({ action: 'accept', content: { party: 2, date: '2026-03-01', seating: 'out', vegetarian: false, extras: ['cake', 'flowers'] } }) },
+      {
+        ok: true,
+        content: JSON.stringify({
+          action: 'accept',
+          content: { party: 2, date: '2026-03-01', seating: 'out', vegetarian: false, extras: ['cake', 'flowers'] },
+        }),
+      },
     ]);
   });
 
@@ -76,7 +100,10 @@ describe('MCP elicitation in the console', () => {
     await answer('> Where would you like to sit?', '', from);
     await answer('2. Decline', '2', from);
     await waitFor(() => printed.includes('No seat then.'), 10_000, 'the answer');
-    expect(toolResults(model.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'decline', content: null }) });
+    expect(toolResults(model.requests.at(-1)!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'decline', content: null }),
+    });
   });
 });
 
@@ -88,20 +115,41 @@ describe('MCP elicitation with piped console input', () => {
     const pipedOut = new PassThrough();
     let shown = '';
     pipedOut.on('data', (d: Buffer) => (shown += d.toString('utf8')));
-    const config = loadConfig({ OPENAI_BASE_URL: pipedModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(pipedDir, 'errand.db') });
+    const config = loadConfig({
+      OPENAI_BASE_URL: pipedModel.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_PATH: join(pipedDir, 'errand.db'),
+    });
     const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
     let closed = false;
     let piped: App | null = null;
-    const adapter = createConsoleAdapter({ input: pipedIn, output: pipedOut, timezone: 'UTC', onInputEnd: () => piped!.finishOpenWork([adapter.conversation]), onClose: () => (closed = true) });
-    piped = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: hub });
+    const adapter = createConsoleAdapter({
+      input: pipedIn,
+      output: pipedOut,
+      timezone: 'UTC',
+      onInputEnd: () => piped!.finishOpenWork([adapter.conversation]),
+      onClose: () => (closed = true),
+    });
+    piped = await createApp({
+      config,
+      adapters: [adapter],
+      clock: new FakeClock(),
+      modelBackoffMs: () => 5,
+      externalTools: hub,
+    });
     try {
       await piped.start();
-      pipedModel.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] }, { text: 'No answer came, so no seat.' });
+      pipedModel.reply(
+        { toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] },
+        { text: 'No answer came, so no seat.' },
+      );
       pipedIn.end('a seat please\n');
       await waitFor(() => closed, 10_000, 'the console to close after the work finished');
       expect(shown).toContain('No answer came, so no seat.');
       expect(shown).toContain('Cancelled: nobody can answer here any more');
-      expect(toolResults(pipedModel.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'cancel', content: null }) }]);
+      expect(toolResults(pipedModel.requests[1]!)).toEqual([
+        { ok: true, content: JSON.stringify({ action: 'cancel', content: null }) },
+      ]);
     } finally {
       await piped.stop();
       await pipedModel.close();
@@ -148,17 +196,29 @@ describe('MCP elicitation in the console across a restart', () => {
     const output = new PassThrough();
     const term: Terminal = { input: new PassThrough(), shown: '' };
     output.on('data', (d: Buffer) => (term.shown += d.toString('utf8')));
-    const config = loadConfig({ OPENAI_BASE_URL: restartModel.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(restartDir, 'errand.db') });
+    const config = loadConfig({
+      OPENAI_BASE_URL: restartModel.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_PATH: join(restartDir, 'errand.db'),
+    });
     const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
     // Piped: at the end of the input the work it started finishes, then the console closes (as main.ts wires it).
-    const adapter = createConsoleAdapter({ input: term.input, output, timezone: 'UTC', ...(piped ? { onInputEnd: () => running!.finishOpenWork([adapter.conversation]), onClose: piped.onClose } : {}) });
+    const adapter = createConsoleAdapter({
+      input: term.input,
+      output,
+      timezone: 'UTC',
+      ...(piped ? { onInputEnd: () => running!.finishOpenWork([adapter.conversation]), onClose: piped.onClose } : {}),
+    });
     running = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, externalTools: hub });
     await running.start();
     return term;
   }
 
   /** Asks for a seat, whose server asks where; Errand restarts while the question waits. Resolves with the new terminal. */
-  async function restartedWhileAsking(after: string | null, tool = 'pick_seating'): Promise<{ term: Terminal; asked: number }> {
+  async function restartedWhileAsking(
+    after: string | null,
+    tool = 'pick_seating',
+  ): Promise<{ term: Terminal; asked: number }> {
     const before = await start();
     const call = { toolCalls: [{ name: `diner__${tool}`, arguments: { near: 'window' } }] };
     if (after === null) restartModel.reply(call);
@@ -181,7 +241,10 @@ describe('MCP elicitation in the console across a restart', () => {
     await waitFor(() => term.shown.includes('Seated after the restart.'), 10_000, 'the answer');
     expect(term.shown.slice(at)).toContain('Sent your answer to diner.');
     expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
-    expect(toolResults(restartModel.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+    expect(toolResults(restartModel.requests[1]!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }),
+    });
     expect(restartModel.requests).toHaveLength(2);
   });
 
@@ -192,15 +255,26 @@ describe('MCP elicitation in the console across a restart', () => {
     await waitFor(() => term.shown.includes('No seat after all.'), 10_000, 'the answer');
     expect(term.shown).toContain('Told diner you declined.');
     expect(fixture.log.length).toBe(asked);
-    expect(toolResults(restartModel.requests[seen]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining('declined the question diner asked') });
+    expect(toolResults(restartModel.requests[seen]!).at(-1)).toEqual({
+      ok: false,
+      error: expect.stringContaining('declined the question diner asked'),
+    });
   });
 
   it('a link waiting when Errand stops is given again privately with Done, which accepts', async () => {
     const { term } = await restartedWhileAsking('Paid after the restart.', 'pay');
-    const at = await typeAt(term, 'The page diner asks you to open (only you see this): https://pay.example.com/deposit?id=42', '1', 0);
+    const at = await typeAt(
+      term,
+      'The page diner asks you to open (only you see this): https://pay.example.com/deposit?id=42',
+      '1',
+      0,
+    );
     expect(term.shown.slice(at)).toMatch(/1\. Done\n\s+2\. Decline/);
     await waitFor(() => term.shown.includes('Paid after the restart.'), 10_000, 'the answer');
-    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: null }) });
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'accept', content: null }),
+    });
   });
 
   it('two questions carried over are put one after the other, the older first, each answer resuming its own run', async () => {
@@ -209,7 +283,11 @@ describe('MCP elicitation in the console across a restart', () => {
     await waitFor(() => second.shown.includes('Where would you like to sit?'), 10_000, 'the carried-over question');
     // Not answered here; another request whose server asks too, then Errand restarts again.
     clock.advance(60_000);
-    restartModel.reply({ toolCalls: [{ name: 'diner__confirm', arguments: {} }] }, { text: 'Seat found.' }, { text: 'Booking cancelled.' });
+    restartModel.reply(
+      { toolCalls: [{ name: 'diner__confirm', arguments: {} }] },
+      { text: 'Seat found.' },
+      { text: 'Booking cancelled.' },
+    );
     second.input.write('cancel my booking\n');
     await waitFor(() => second.shown.includes('Really cancel the booking?'), 10_000, 'the second question');
     await running!.stop();
@@ -222,20 +300,30 @@ describe('MCP elicitation in the console across a restart', () => {
     await waitFor(() => third.shown.includes('Seat found.'), 10_000, 'the first answer');
     at = await typeAt(third, '> Really cancel the booking?', '1', at);
     await waitFor(() => third.shown.includes('Booking cancelled.'), 10_000, 'the second answer');
-    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) });
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'accept', content: {} }),
+    });
   });
 
   it('a question asked while a carried-over one is on screen comes first; the carried-over one is put again once it is answered', async () => {
     const { term } = await restartedWhileAsking(null);
     await waitFor(() => term.shown.includes('Where would you like to sit?'), 10_000, 'the carried-over question');
-    restartModel.reply({ toolCalls: [{ name: 'diner__confirm', arguments: {} }] }, { text: 'Booking cancelled.' }, { text: 'Seat found.' });
+    restartModel.reply(
+      { toolCalls: [{ name: 'diner__confirm', arguments: {} }] },
+      { text: 'Booking cancelled.' },
+      { text: 'Seat found.' },
+    );
     term.input.write('cancel my booking\n');
     let at = await typeAt(term, '> Really cancel the booking?', '1', 0);
     await waitFor(() => term.shown.includes('Booking cancelled.'), 10_000, 'the new question answered');
     at = await typeAt(term, '> Where would you like to sit?', '1', at);
     await typeAt(term, '**seating**', '2', at);
     await waitFor(() => term.shown.includes('Seat found.'), 10_000, 'the carried-over question answered');
-    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }),
+    });
   });
 
   it('piped input that ends leaves a question carried over from an earlier session open, for a console that can answer it', async () => {
@@ -255,6 +343,9 @@ describe('MCP elicitation in the console across a restart', () => {
     const at = await typeAt(later, '> Where would you like to sit?', '1', 0);
     await typeAt(later, '**seating**', '2', at);
     await waitFor(() => later.shown.includes('Seated in the end.'), 10_000, 'the answer');
-    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
+    expect(toolResults(restartModel.requests.at(-1)!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }),
+    });
   });
 });

@@ -32,15 +32,32 @@ describe('history tools in the console', () => {
     output.on('data', (d: Buffer) => {
       printed += d.toString('utf8');
     });
-    const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
-    app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5 });
+    const config = loadConfig({
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_PATH: join(dir, 'errand.db'),
+    });
+    app = await createApp({
+      config,
+      adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })],
+      clock: new FakeClock(),
+      modelBackoffMs: () => 5,
+    });
     await app.start();
 
     model.reply({ text: 'Noted: 42.' });
     input.write('remember the number 42\n');
     await waitFor(() => printed.includes('Noted: 42.'));
     await app.coordinator.idle();
-    model.reply({ toolCalls: [{ name: 'read_thread', arguments: {} }, { name: 'read_channel', arguments: { limit: 2 } }] }, { text: 'It was 42.' });
+    model.reply(
+      {
+        toolCalls: [
+          { name: 'read_thread', arguments: {} },
+          { name: 'read_channel', arguments: { limit: 2 } },
+        ],
+      },
+      { text: 'It was 42.' },
+    );
     input.write('which number was it?\n');
     await waitFor(() => printed.includes('It was 42.'));
 

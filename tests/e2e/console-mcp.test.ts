@@ -24,8 +24,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'errand-console-mcp-'));
   model = await startFakeOpenAI();
   output.on('data', (d: Buffer) => (printed += d.toString('utf8')));
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
-  app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5, externalTools: server.tools });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+  });
+  app = await createApp({
+    config,
+    adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })],
+    clock: new FakeClock(),
+    modelBackoffMs: () => 5,
+    externalTools: server.tools,
+  });
   await app.start();
 });
 afterAll(async () => {

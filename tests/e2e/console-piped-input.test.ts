@@ -36,7 +36,10 @@ afterEach(async () => {
 async function modelAsked(run: ErrandProcess, count: number): Promise<void> {
   let asked = false;
   const exitedFirst = run.exited().then((code) => {
-    if (!asked) throw new Error(`Errand exited (${code}) before the model was asked ${count} time(s); it printed:\n${run.output()}`);
+    if (!asked)
+      throw new Error(
+        `Errand exited (${code}) before the model was asked ${count} time(s); it printed:\n${run.output()}`,
+      );
   });
   try {
     await Promise.race([waitFor(() => model.requests.length >= count, 20_000, `model request ${count}`), exitedFirst]);
@@ -50,7 +53,15 @@ describe('the console with piped input', () => {
     const first = gate();
     model.reply({ text: 'Hello from the model.', gate: first.promise }, { text: 'Second answer.' });
     // printf 'hello\nand one more thing\n' | ERRAND_CONSOLE=on npm start
-    errand = startErrandProcess({ ERRAND_CONSOLE: 'on', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') }, { stdin: 'pipe' });
+    errand = startErrandProcess(
+      {
+        ERRAND_CONSOLE: 'on',
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'test-key',
+        DATABASE_PATH: join(dir, 'errand.db'),
+      },
+      { stdin: 'pipe' },
+    );
     errand.child.stdin!.end('hello\nand one more thing\n');
     // The input has ended while the first answer is still being written.
     await modelAsked(errand, 1);
@@ -67,7 +78,11 @@ describe('the console with piped input', () => {
     let printed = '';
     output.on('data', (d: Buffer) => (printed += d.toString('utf8')));
     let closed = false;
-    const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
+    const config = loadConfig({
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_PATH: join(dir, 'errand.db'),
+    });
     const adapter = createConsoleAdapter({
       input,
       output,
@@ -77,12 +92,16 @@ describe('the console with piped input', () => {
     });
     app = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5 });
     await app.start();
-    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which city do you mean?', options: ['Paris', 'Rome'] } }] });
+    model.reply({
+      toolCalls: [{ name: 'ask_user', arguments: { question: 'Which city do you mean?', options: ['Paris', 'Rome'] } }],
+    });
 
     input.end('what is the weather there?\n');
     await waitFor(() => closed, 10_000, 'the console to close');
     expect(printed).toContain('Which city do you mean?');
-    expect(printed.indexOf('Which city do you mean?')).toBeLessThan(printed.indexOf('The input has ended, so nobody can answer this question: I stopped the request.'));
+    expect(printed.indexOf('Which city do you mean?')).toBeLessThan(
+      printed.indexOf('The input has ended, so nobody can answer this question: I stopped the request.'),
+    );
     const conversationId = conversationKey(adapter.conversation);
     expect(await app.runs.active(conversationId)).toBeNull();
     expect(await app.tasks.list(conversationId)).toEqual([expect.objectContaining({ status: 'cancelled' })]);

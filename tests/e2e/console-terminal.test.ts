@@ -20,11 +20,20 @@ afterEach(async () => {
 });
 
 /** Errand in the console adapter through the real app, the adapter and the runtime on one fake clock. */
-async function start(input: PassThrough, output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, env: Record<string, string> = {}) {
+async function start(
+  input: PassThrough,
+  output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  env: Record<string, string> = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'errand-console-tty-'));
   const model = await startFakeOpenAI();
   const clock = new FakeClock();
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db'), ...env });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    ...env,
+  });
   const adapter = createConsoleAdapter({ input, output: output as never, timezone: 'UTC', clock, env: {} });
   const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5 });
   await app.start();
@@ -46,7 +55,10 @@ describe('the console on a terminal', () => {
     const keys = new FakeKeyboard();
     const { model, clock } = await start(keys, term);
     const answer = gate();
-    model.reply({ text: '# Release plan\n\nShip **today**, after [the checks](https://example.com/ci):\n\n- tag it\n- push it\n\n```sh\ngit push --tags\n```', gate: answer.promise });
+    model.reply({
+      text: '# Release plan\n\nShip **today**, after [the checks](https://example.com/ci):\n\n- tag it\n- push it\n\n```sh\ngit push --tags\n```',
+      gate: answer.promise,
+    });
 
     keys.type('plan the release\r');
     await waitFor(() => lastLines(term, 1)[0] === '… working (0 s) — type stop to stop', 10_000, 'the working line');
@@ -87,10 +99,22 @@ describe('the console on a terminal', () => {
     keys.type(long);
     clock.advance(3_000);
     await waitFor(() => lastLines(term, 1)[0] === '… working (3 s) — type stop to stop', 10_000, 'the tick');
-    expect(lastLines(term, 4)).toEqual(['> go', `> ${long.slice(0, 38)}`, long.slice(38), '… working (3 s) — type stop to stop']);
+    expect(lastLines(term, 4)).toEqual([
+      '> go',
+      `> ${long.slice(0, 38)}`,
+      long.slice(38),
+      '… working (3 s) — type stop to stop',
+    ]);
     answer.open();
     await waitFor(() => term.screen().includes('── done in 3 s ──'), 10_000, 'the end marker');
-    expect(lastLines(term, 6)).toEqual(['errand:', '  Done: the follow-up is queued and will', '  run next.', '── done in 3 s ──', `> ${long.slice(0, 38)}`, long.slice(38)]);
+    expect(lastLines(term, 6)).toEqual([
+      'errand:',
+      '  Done: the follow-up is queued and will',
+      '  run next.',
+      '── done in 3 s ──',
+      `> ${long.slice(0, 38)}`,
+      long.slice(38),
+    ]);
   });
 
   it('cuts the status line to the width of a narrow terminal', async () => {
@@ -103,11 +127,16 @@ describe('the console on a terminal', () => {
     expect(lastLines(term, 3)).toEqual(['> go', '>', '… working (0 s) — type…']);
   });
 
-  it('numbers a question\'s options, marks the run as waiting, and takes the number as the answer', async () => {
+  it("numbers a question's options, marks the run as waiting, and takes the number as the answer", async () => {
     const term = new FakeTerminal(80);
     const keys = new FakeKeyboard();
     const { model } = await start(keys, term);
-    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which colour?', options: ['Red', 'Green', 'Blue'] } }] }, { text: 'Green it is.' });
+    model.reply(
+      {
+        toolCalls: [{ name: 'ask_user', arguments: { question: 'Which colour?', options: ['Red', 'Green', 'Blue'] } }],
+      },
+      { text: 'Green it is.' },
+    );
 
     keys.type('paint the shed\r');
     await waitFor(() => term.screen().some((l) => l.startsWith('── waiting for your answer')), 10_000, 'the question');
@@ -134,16 +163,27 @@ describe('the console on a terminal', () => {
     const term = new FakeTerminal(80);
     const keys = new FakeKeyboard();
     const { model, clock } = await start(keys, term, { ASK_TIMEOUT_MINUTES: '1' });
-    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which colour?', options: ['Red', 'Green'] } }] }, { text: 'Red, then.' });
+    model.reply(
+      { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which colour?', options: ['Red', 'Green'] } }] },
+      { text: 'Red, then.' },
+    );
 
     keys.type('paint the shed\r');
     await waitFor(() => term.screen().some((l) => l.startsWith('── waiting for your answer')), 10_000, 'the question');
-    await waitFor(() => {
-      clock.advance(30_000);
-      return term.screen().includes('  Red, then.');
-    }, 10_000, 'the run to go on without an answer');
+    await waitFor(
+      () => {
+        clock.advance(30_000);
+        return term.screen().includes('  Red, then.');
+      },
+      10_000,
+      'the run to go on without an answer',
+    );
     keys.type('2\r');
-    await waitFor(() => term.screen().some((l) => l.includes('That question has already been answered.')), 10_000, 'the note');
+    await waitFor(
+      () => term.screen().some((l) => l.includes('That question has already been answered.')),
+      10_000,
+      'the note',
+    );
     expect(model.requests).toHaveLength(2);
   });
 
@@ -174,7 +214,9 @@ describe('the console when its output is piped', () => {
     await waitFor(() => printed.includes('── done in 0 s ──'), 10_000, 'the end marker');
     expect(printed).not.toContain('\u001b');
     expect(printed).not.toMatch(/(^|\n)> /);
-    expect(printed).toContain('Errand console — type a request, /help for commands, Ctrl-D to quit.\n… working — type stop to stop\nerrand:\n  # Plan\n  \n  - **one**\n  - two\n── done in 0 s ──\n');
+    expect(printed).toContain(
+      'Errand console — type a request, /help for commands, Ctrl-D to quit.\n… working — type stop to stop\nerrand:\n  # Plan\n  \n  - **one**\n  - two\n── done in 0 s ──\n',
+    );
   });
 
   it('/help speaks of the console session, not of threads and mentions', async () => {

@@ -50,16 +50,40 @@ async function start(env: Record<string, string> = {}): Promise<Traced> {
   const model = await startFakeOpenAI();
   model.usageWith(() => ({ promptTokens: 700, completionTokens: 300, cachedTokens: 200 }));
   const log = capturingLogger();
-  const tracing = await loadTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '20', OTEL_SERVICE_NAME: 'errand-test', ...env }, log.logger);
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') });
-  const hub = createMcpHub({ servers: { docs: settings({ url: fixture.url, approval: 'never' }) }, logger: log.logger, injectTraceHeaders: (h) => tracing.injectHeaders(h) });
+  const tracing = await loadTracing(
+    {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '20',
+      OTEL_SERVICE_NAME: 'errand-test',
+      ...env,
+    },
+    log.logger,
+  );
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+  });
+  const hub = createMcpHub({
+    servers: { docs: settings({ url: fixture.url, approval: 'never' }) },
+    logger: log.logger,
+    injectTraceHeaders: (h) => tracing.injectHeaders(h),
+  });
   const input = new PassThrough();
   const output = new PassThrough();
   let printed = '';
   output.on('data', (d: Buffer) => {
     printed += d.toString('utf8');
   });
-  const app = await createApp({ config, adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })], clock: new FakeClock(), modelBackoffMs: () => 5, tracing, externalTools: hub, logger: log.logger });
+  const app = await createApp({
+    config,
+    adapters: [createConsoleAdapter({ input, output, timezone: 'UTC' })],
+    clock: new FakeClock(),
+    modelBackoffMs: () => 5,
+    tracing,
+    externalTools: hub,
+    logger: log.logger,
+  });
   await app.start();
   return {
     app,
@@ -81,7 +105,15 @@ async function start(env: Record<string, string> = {}): Promise<Traced> {
 
 /** Asks a question whose run calls the server's echo and fail tools, then answers; resolves once its spans are in. */
 async function askAndCollect(t: Traced): Promise<ReceivedSpan[]> {
-  t.model.reply({ toolCalls: [{ name: 'docs__echo', arguments: { text: 'hi' } }, { name: 'docs__fail', arguments: {} }] }, { text: ANSWER });
+  t.model.reply(
+    {
+      toolCalls: [
+        { name: 'docs__echo', arguments: { text: 'hi' } },
+        { name: 'docs__fail', arguments: {} },
+      ],
+    },
+    { text: ANSWER },
+  );
   t.type(QUESTION);
   await waitFor(() => t.printed().includes(ANSWER), 10_000, 'the answer');
   await t.app.coordinator.idle();
@@ -135,7 +167,12 @@ describe('traces to an OTLP/HTTP collector', () => {
 
     const [echo] = named(spans, 'execute_tool docs__echo');
     expect(child(echo!)).toBe(true);
-    expect(echo!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'docs__echo', 'gen_ai.tool.type': 'extension', 'errand.mcp.server': 'docs' });
+    expect(echo!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'docs__echo',
+      'gen_ai.tool.type': 'extension',
+      'errand.mcp.server': 'docs',
+    });
     expect(echo!.attributes['gen_ai.tool.call.id']).toEqual(expect.any(String));
     expect(echo!.statusCode).toBe(0);
     const [failed] = named(spans, 'execute_tool docs__fail');
@@ -148,7 +185,11 @@ describe('traces to an OTLP/HTTP collector', () => {
     expect(deliveries.length).toBeGreaterThanOrEqual(1);
     for (const d of deliveries) {
       expect(child(d)).toBe(true);
-      expect(d.attributes).toMatchObject({ 'errand.platform': 'console', 'errand.run_id': run!.attributes['errand.run_id'], 'errand.outbox.purpose': 'answer' });
+      expect(d.attributes).toMatchObject({
+        'errand.platform': 'console',
+        'errand.run_id': run!.attributes['errand.run_id'],
+        'errand.outbox.purpose': 'answer',
+      });
     }
   });
 
@@ -157,11 +198,17 @@ describe('traces to an OTLP/HTTP collector', () => {
     const spans = await askAndCollect(running);
     expect(new Set(running.collector.encodings)).toEqual(new Set(['json']));
     const [run] = named(spans, 'invoke_agent errand');
-    expect(run!.attributes).toMatchObject({ 'errand.platform': 'console', 'errand.run.outcome': 'completed', 'errand.principal': principalPseudonym(await pseudonymKey(undefined, running.app.store.traces), 'console:you') });
+    expect(run!.attributes).toMatchObject({
+      'errand.platform': 'console',
+      'errand.run.outcome': 'completed',
+      'errand.principal': principalPseudonym(await pseudonymKey(undefined, running.app.store.traces), 'console:you'),
+    });
     const under = (s: ReceivedSpan) => s.traceId === run!.traceId && s.parentSpanId === run!.spanId;
     const names = spans.filter(under).map((s) => s.name);
     expect(names.filter((n) => n === 'chat gpt-4o-mini')).toHaveLength(2);
-    expect(names).toEqual(expect.arrayContaining(['execute_tool docs__echo', 'execute_tool docs__fail', 'deliver answer']));
+    expect(names).toEqual(
+      expect.arrayContaining(['execute_tool docs__echo', 'execute_tool docs__fail', 'deliver answer']),
+    );
     expect(named(spans, 'execute_tool docs__fail')[0]!.attributes['error.type']).toBe('tool_error');
     expect(named(spans, 'chat gpt-4o-mini')[0]!.attributes['gen_ai.usage.input_tokens']).toBe(700);
   });
@@ -169,7 +216,15 @@ describe('traces to an OTLP/HTTP collector', () => {
   it('carries no message text, tool arguments or results, and no platform id, unless the capture variable is set', async () => {
     running = await start();
     const spans = JSON.stringify(await askAndCollect(running));
-    for (const secret of ['PRIVATE-QUESTION-TEXT', 'PRIVATE-ANSWER-TEXT', 'console:you', 'gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result']) {
+    for (const secret of [
+      'PRIVATE-QUESTION-TEXT',
+      'PRIVATE-ANSWER-TEXT',
+      'console:you',
+      'gen_ai.input.messages',
+      'gen_ai.output.messages',
+      'gen_ai.tool.call.arguments',
+      'gen_ai.tool.call.result',
+    ]) {
       expect(spans).not.toContain(secret);
     }
   });
@@ -205,7 +260,8 @@ describe('a collector that is down', () => {
     running = await start({ OTEL_EXPORTER_OTLP_TIMEOUT: '300' });
     const t = running;
     t.collector.setMode('refuse');
-    const failures = (level: number) => t.log.lines.filter((l) => l.level === level && l.msg.startsWith('sending traces failed'));
+    const failures = (level: number) =>
+      t.log.lines.filter((l) => l.level === level && l.msg.startsWith('sending traces failed'));
     await answerMs(t, 1);
     await waitFor(() => failures(40).length > 0, 10_000, 'the first failed export');
     for (let i = 2; i <= 3; i++) await answerMs(t, i);

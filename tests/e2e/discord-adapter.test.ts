@@ -23,9 +23,15 @@ describe('Discord adapter: inbound mapping', () => {
       conversation: { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null },
       startThread: { name: 'summarise the release notes please' },
     });
-    const thread = await adapter.openThread({ platform: 'discord', workspace: fake.guildId, channel: fake.general.id }, msg.id, inbound.startThread!.name);
+    const thread = await adapter.openThread(
+      { platform: 'discord', workspace: fake.guildId, channel: fake.general.id },
+      msg.id,
+      inbound.startThread!.name,
+    );
     expect(thread).toEqual({ platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: msg.id });
-    expect(fake.callsTo('POST', /\/messages\/\d+\/threads$/)[0]?.body).toMatchObject({ name: 'summarise the release notes please' });
+    expect(fake.callsTo('POST', /\/messages\/\d+\/threads$/)[0]?.body).toMatchObject({
+      name: 'summarise the release notes please',
+    });
     await adapter.postMessage(thread, { text: 'On it.' });
     expect(fake.botMessagesIn(msg.id).map((m) => m.content)).toEqual(['On it.']);
     expect(fake.botMessagesIn(fake.general.id)).toEqual([]);
@@ -38,7 +44,9 @@ describe('Discord adapter: inbound mapping', () => {
     const first = await h.adapter.openThread(channel, msg.id, 'one');
     const second = await h.adapter.openThread(channel, msg.id, 'two');
     expect(second).toEqual(first);
-    expect(h.fake.calls.filter((c) => c.status === 400).map((c) => (c.body as { name?: string }).name)).toEqual(['two']);
+    expect(h.fake.calls.filter((c) => c.status === 400).map((c) => (c.body as { name?: string }).name)).toEqual([
+      'two',
+    ]);
   });
 
   it('with DISCORD_THREADS=false a mention is answered in the channel itself', async () => {
@@ -57,7 +65,11 @@ describe('Discord adapter: inbound mapping', () => {
     const { fake, sink, adapter } = h;
     const msg = fake.userMessage(fake.general.id, `<@${fake.bot.id}> start`);
     await waitFor(() => sink.messages.length === 1);
-    const thread = await adapter.openThread({ platform: 'discord', workspace: fake.guildId, channel: fake.general.id }, msg.id, 'start');
+    const thread = await adapter.openThread(
+      { platform: 'discord', workspace: fake.guildId, channel: fake.general.id },
+      msg.id,
+      'start',
+    );
     fake.userMessage(fake.general.id, 'just chatting, no mention');
     const other = fake.userThread(fake.general.id, 'a thread the bot is not in');
     fake.userMessage(other.id, 'talking among humans');
@@ -100,7 +112,11 @@ describe('Discord adapter: inbound mapping', () => {
     const { fake, sink, adapter } = h;
     const dm = fake.directMessage('remind me what you can do');
     const inbound = await until(() => sink.messages[0]);
-    expect(inbound).toMatchObject({ messageId: dm.id, text: 'remind me what you can do', conversation: { platform: 'discord', workspace: '@me', channel: dm.channel_id, thread: null } });
+    expect(inbound).toMatchObject({
+      messageId: dm.id,
+      text: 'remind me what you can do',
+      conversation: { platform: 'discord', workspace: '@me', channel: dm.channel_id, thread: null },
+    });
     expect(inbound.startThread).toBeUndefined();
     await adapter.postMessage(inbound.conversation, { text: 'Plenty.' });
     expect(fake.botMessagesIn(dm.channel_id).map((m) => m.content)).toEqual(['Plenty.']);
@@ -109,7 +125,12 @@ describe('Discord adapter: inbound mapping', () => {
   it("ignores its own echoed posts and other bots' messages, even when they mention it", async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, sink, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     await adapter.postMessage(channel, { text: `I am the bot <@${fake.bot.id}>` });
     fake.userMessage(fake.general.id, `<@${fake.bot.id}> from another bot`, fake.otherBot);
     fake.userMessage(fake.general.id, `<@${fake.bot.id}> from a person`);
@@ -133,11 +154,23 @@ describe('Discord adapter: outbound', () => {
   it('splits a long reply at 2000 characters with code fences intact, mention first and buttons last', async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     const code = Array.from({ length: 150 }, (_, i) => `const line${i} = ${i};`).join('\n');
     const prose = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
-    const buttons = Array.from({ length: 7 }, (_, i) => ({ actionId: answerActionId('run-9', 'q1', i), label: `Option ${i}` }));
-    const posted = await adapter.postMessage(channel, { text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`, mentionUserId: fake.alice.id, buttons });
+    const buttons = Array.from({ length: 7 }, (_, i) => ({
+      actionId: answerActionId('run-9', 'q1', i),
+      label: `Option ${i}`,
+    }));
+    const posted = await adapter.postMessage(channel, {
+      text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`,
+      mentionUserId: fake.alice.id,
+      buttons,
+    });
     const sent = fake.botMessagesIn(fake.general.id);
     expect(sent.length).toBeGreaterThan(2);
     expect(posted.id).toBe(sent.at(-1)!.id);
@@ -158,8 +191,16 @@ describe('Discord adapter: outbound', () => {
   it('edits a message, removing omitted buttons', async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
-    const posted = await adapter.postMessage(channel, { text: 'Pick one', buttons: [{ actionId: answerActionId('r', 'q1', 0), label: 'A' }] });
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
+    const posted = await adapter.postMessage(channel, {
+      text: 'Pick one',
+      buttons: [{ actionId: answerActionId('r', 'q1', 0), label: 'A' }],
+    });
     await adapter.editMessage(channel, posted.id, { text: 'Picked A' });
     expect(fake.messages.get(posted.id)).toMatchObject({ content: 'Picked A', components: [] });
   });
@@ -167,12 +208,21 @@ describe('Discord adapter: outbound', () => {
   it('keeps a burst in order within the per-channel limit: queued, never dropped, never 429', async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     const long = `${'a'.repeat(1990)} ${'b'.repeat(100)}`;
-    const all = Array.from({ length: 12 }, (_, i) => adapter.postMessage(channel, { text: i === 3 ? long : `message ${i}` }));
+    const all = Array.from({ length: 12 }, (_, i) =>
+      adapter.postMessage(channel, { text: i === 3 ? long : `message ${i}` }),
+    );
     await Promise.all(all);
     const contents = fake.botMessagesIn(fake.general.id).map((m) => m.content);
-    const expected = Array.from({ length: 12 }, (_, i) => (i === 3 ? ['a'.repeat(1990), 'b'.repeat(100)] : [`message ${i}`])).flat();
+    const expected = Array.from({ length: 12 }, (_, i) =>
+      i === 3 ? ['a'.repeat(1990), 'b'.repeat(100)] : [`message ${i}`],
+    ).flat();
     expect(contents).toEqual(expected);
     expect(fake.stats.rateLimited).toBe(0);
     const times = fake.callsTo('POST', /^\/channels\/\d+\/messages$/).map((c) => c.at);
@@ -182,17 +232,32 @@ describe('Discord adapter: outbound', () => {
   it('without the adapter pacing, discord.js follows the rate-limit headers: in order, at most 5 per window', async () => {
     h = await startDiscordHarness({ threads: false, tuning: { messageLimit: { count: 1000, windowMs: 1 } } });
     const { fake, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     await Promise.all(Array.from({ length: 8 }, (_, i) => adapter.postMessage(channel, { text: `m${i}` })));
-    expect(fake.botMessagesIn(fake.general.id).map((m) => m.content)).toEqual(Array.from({ length: 8 }, (_, i) => `m${i}`));
-    const accepted = fake.callsTo('POST', /^\/channels\/\d+\/messages$/).filter((c) => c.status === 200).map((c) => c.at);
+    expect(fake.botMessagesIn(fake.general.id).map((m) => m.content)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `m${i}`),
+    );
+    const accepted = fake
+      .callsTo('POST', /^\/channels\/\d+\/messages$/)
+      .filter((c) => c.status === 200)
+      .map((c) => c.at);
     expect(accepted[5]! - accepted[0]!).toBeGreaterThanOrEqual(400);
   });
 
   it('a 429 from Discord is waited out and retried; the order still holds', async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     fake.forceRateLimit(fake.general.id);
     await Promise.all(Array.from({ length: 3 }, (_, i) => adapter.postMessage(channel, { text: `m${i}` })));
     expect(fake.stats.rateLimited).toBe(1);
@@ -202,7 +267,12 @@ describe('Discord adapter: outbound', () => {
   it('shows typing at once, a Stop notice only when still working, and removes it when done', async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     await adapter.setWorking(channel, { runId: 'quick', stopActionId: stopActionId('quick') });
     await adapter.postMessage(channel, { text: 'fast answer' });
     await adapter.setWorking(channel, null);
@@ -223,16 +293,39 @@ describe('Discord adapter: outbound', () => {
 
   it('rejects conversations of other platforms and malformed ids', async () => {
     h = await startDiscordHarness();
-    await expect(h.adapter.postMessage({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: null }, { text: 'x' })).rejects.toMatchObject({ code: 'adapter_failed' });
-    await expect(h.adapter.postMessage({ platform: 'discord', workspace: h.fake.guildId, channel: 'general', thread: null }, { text: 'x' })).rejects.toMatchObject({ code: 'adapter_failed' });
+    await expect(
+      h.adapter.postMessage({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: null }, { text: 'x' }),
+    ).rejects.toMatchObject({ code: 'adapter_failed' });
+    await expect(
+      h.adapter.postMessage(
+        { platform: 'discord', workspace: h.fake.guildId, channel: 'general', thread: null },
+        { text: 'x' },
+      ),
+    ).rejects.toMatchObject({ code: 'adapter_failed' });
   });
 
   it('a rejected post surfaces as AdapterError carrying Discord error code', async () => {
     h = await startDiscordHarness();
-    const err = await h.adapter.openThread({ platform: 'discord', workspace: h.fake.guildId, channel: h.fake.general.id }, '123456789', 'no such message').catch((e: unknown) => e);
+    const err = await h.adapter
+      .openThread(
+        { platform: 'discord', workspace: h.fake.guildId, channel: h.fake.general.id },
+        '123456789',
+        'no such message',
+      )
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'adapter_failed' });
     expect(String((err as Error).message)).toContain('10008');
     expect(h.adapter.maxMessageLength).toBe(2000);
-    expect(Object.keys(h.adapter.capabilities).sort()).toEqual(['delete', 'directMessage', 'files', 'history', 'memberRoles', 'previewLookup', 'privateAnswers', 'stream']);
+    expect(Object.keys(h.adapter.capabilities).sort()).toEqual([
+      'delete',
+      'directMessage',
+      'files',
+      'history',
+      'memberRoles',
+      'previewLookup',
+      'privateAnswers',
+      'privateFiles',
+      'stream',
+    ]);
   });
 });

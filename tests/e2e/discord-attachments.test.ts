@@ -6,7 +6,10 @@ import { startDiscordErrand, type DiscordErrand } from './discord-harness.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 
 /** A real 1×1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** These tests are about reading files for the model: without the sandbox, whose workspace would also take them as data (see discord-files.test.ts). */
 const NO_SANDBOX = () => errandFileEnv({ sandbox: { enabled: false } });
@@ -18,9 +21,20 @@ afterEach(async () => {
 });
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
-const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content).filter((t) => !t.startsWith('⏳ Working'));
-const partsOf = (req: RecordedRequest): Part[][] => req.messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).map((m) => m.content as Part[]);
-const userText = (req: RecordedRequest): string => req.messages.filter((m) => m.role === 'user').map((m) => (Array.isArray(m.content) ? (m.content as Part[]).map((p) => p.text ?? '').join('') : String(m.content))).join('\n');
+const texts = (d: FakeDiscord, channelId: string) =>
+  d
+    .botMessagesIn(channelId)
+    .map((m) => m.content)
+    .filter((t) => !t.startsWith('⏳ Working'));
+const partsOf = (req: RecordedRequest): Part[][] =>
+  req.messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).map((m) => m.content as Part[]);
+const userText = (req: RecordedRequest): string =>
+  req.messages
+    .filter((m) => m.role === 'user')
+    .map((m) =>
+      Array.isArray(m.content) ? (m.content as Part[]).map((p) => p.text ?? '').join('') : String(m.content),
+    )
+    .join('\n');
 
 describe('Discord attachments, end to end', () => {
   it('an image reaches the model as an image part; an unsupported file gets a note in the thread', async () => {
@@ -38,7 +52,10 @@ describe('Discord attachments, end to end', () => {
       { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } },
     ]);
     expect(userText(model.requests[0]!)).toContain("📎 logs.zip: [not read: ZIP files aren't supported yet]");
-    expect(texts(d, msg.id)).toEqual(["I couldn't read logs.zip: ZIP files aren't supported yet.", 'One pixel; the archive I cannot open.']);
+    expect(texts(d, msg.id)).toEqual([
+      "I couldn't read logs.zip: ZIP files aren't supported yet.",
+      'One pixel; the archive I cannot open.',
+    ]);
     expect(d.attachmentDownloads).toHaveLength(1);
   });
 
@@ -52,7 +69,9 @@ describe('Discord attachments, end to end', () => {
       { name: 'data.csv', contentType: 'text/csv; charset=utf-8', bytes: Buffer.from('a,b\n'.repeat(400)) },
     ]);
     await waitFor(() => texts(d, msg.id).includes('Too big for me.'), 10_000);
-    expect(texts(d, msg.id)[0]).toBe("I couldn't read huge.png: it is over the 1 MB limit for images.\nI couldn't read data.csv: it is over the 1 KB limit for text files.");
+    expect(texts(d, msg.id)[0]).toBe(
+      "I couldn't read huge.png: it is over the 1 MB limit for images.\nI couldn't read data.csv: it is over the 1 KB limit for text files.",
+    );
     expect(d.attachmentDownloads).toEqual([]);
     expect(partsOf(model.requests[0]!)).toEqual([]);
   });
@@ -64,8 +83,12 @@ describe('Discord attachments, end to end', () => {
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> hello`);
     await waitFor(() => texts(d, msg.id).includes('Started.'), 10_000);
     await e.app.coordinator.idle();
-    d.userMessage(msg.id, 'review this', d.alice, [{ name: 'README.md', contentType: 'text/markdown', bytes: Buffer.from('Run:\n```sh\nnpm test\n```\n') }]);
+    d.userMessage(msg.id, 'review this', d.alice, [
+      { name: 'README.md', contentType: 'text/markdown', bytes: Buffer.from('Run:\n```sh\nnpm test\n```\n') },
+    ]);
     await waitFor(() => texts(d, msg.id).includes('Read it.'), 10_000);
-    expect(userText(model.requests[1]!)).toContain('review this\n\n📎 README.md:\n````md\nRun:\n```sh\nnpm test\n```\n````');
+    expect(userText(model.requests[1]!)).toContain(
+      'review this\n\n📎 README.md:\n````md\nRun:\n```sh\nnpm test\n```\n````',
+    );
   });
 });

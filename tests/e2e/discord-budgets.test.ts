@@ -33,8 +33,13 @@ async function start(settings: (d: FakeDiscord, cast: Cast) => Record<string, un
 }
 
 /** The bot's texts in a channel or thread, without the transient working notice. */
-const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content).filter((t) => !t.startsWith('⏳ Working'));
-const mention = (d: FakeDiscord, channelId: string, text: string, author?: FakeUser) => d.userMessage(channelId, `<@${d.bot.id}> ${text}`, author);
+const texts = (d: FakeDiscord, channelId: string) =>
+  d
+    .botMessagesIn(channelId)
+    .map((m) => m.content)
+    .filter((t) => !t.startsWith('⏳ Working'));
+const mention = (d: FakeDiscord, channelId: string, text: string, author?: FakeUser) =>
+  d.userMessage(channelId, `<@${d.bot.id}> ${text}`, author);
 const usageText = async (d: FakeDiscord, user: FakeUser) => {
   const use = d.slashCommand('usage', d.general.id, [], user);
   await until(() => use.responses.length === 1);
@@ -45,10 +50,17 @@ const usageText = async (d: FakeDiscord, user: FakeUser) => {
 describe('token budgets on Discord, end to end', () => {
   it('a run past tokensPerRun stops in its thread with a note', async () => {
     const { discord: d, model } = await start(() => ({ limits: { tokensPerRun: 1500 } }));
-    model.reply({ toolCalls: [{ name: 'send_update', arguments: { text: 'Looking.' } }] }, { toolCalls: [{ name: 'send_update', arguments: { text: 'Still looking.' } }] });
+    model.reply(
+      { toolCalls: [{ name: 'send_update', arguments: { text: 'Looking.' } }] },
+      { toolCalls: [{ name: 'send_update', arguments: { text: 'Still looking.' } }] },
+    );
     const msg = mention(d, d.general.id, 'dig through everything');
     await waitFor(() => texts(d, msg.id).some((t) => t.startsWith('🪙')), 10_000);
-    expect(texts(d, msg.id)).toEqual(['Looking.', 'Still looking.', '🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.']);
+    expect(texts(d, msg.id)).toEqual([
+      'Looking.',
+      'Still looking.',
+      '🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.',
+    ]);
     expect(model.requests).toHaveLength(2);
   });
 
@@ -62,7 +74,11 @@ describe('token budgets on Discord, end to end', () => {
     const threadsBefore = d.callsTo('POST', /\/threads$/).length;
     mention(d, d.general.id, 'second question');
     const refusal = await waitFor(() => texts(d, d.general.id).find((t) => t.includes('🪙')));
-    expect(refusal).toMatch(new RegExp(`^<@${d.alice.id}> 🪙 You've used your daily budget of 1,000 tokens \\(1,000 today\\), so I can't take this request\\. It resets at 00:00 UTC, in \\d+ (h|min)`));
+    expect(refusal).toMatch(
+      new RegExp(
+        `^<@${d.alice.id}> 🪙 You've used your daily budget of 1,000 tokens \\(1,000 today\\), so I can't take this request\\. It resets at 00:00 UTC, in \\d+ (h|min)`,
+      ),
+    );
     expect(d.callsTo('POST', /\/threads$/)).toHaveLength(threadsBefore);
 
     const forBob = mention(d, d.general.id, 'my question', bob);
@@ -78,12 +94,22 @@ describe('token budgets on Discord, end to end', () => {
     await e!.app.coordinator.idle();
     mention(d, d.general.id, 'hello?', bob);
     const refusal = await waitFor(() => texts(d, d.general.id).find((t) => t.includes('🪙')));
-    expect(refusal).toMatch(new RegExp(`^<@${bob.id}> 🪙 Today's token budget for everyone here \\(1,000 tokens\\) is used up`));
+    expect(refusal).toMatch(
+      new RegExp(`^<@${bob.id}> 🪙 Today's token budget for everyone here \\(1,000 tokens\\) is used up`),
+    );
     expect(model.requests).toHaveLength(1);
   });
 
   it('/usage shows your tokens and what is left; admins also see everyone', async () => {
-    const { discord: d, model, bob, admin } = await start((_d, c) => ({ access: { admins: [`discord:${c.admin.id}`] }, limits: { tokensPerUserPerDay: 10_000 } }));
+    const {
+      discord: d,
+      model,
+      bob,
+      admin,
+    } = await start((_d, c) => ({
+      access: { admins: [`discord:${c.admin.id}`] },
+      limits: { tokensPerUserPerDay: 10_000 },
+    }));
     model.reply({ text: 'One.' }, { text: 'Two.' });
     const a = mention(d, d.general.id, 'one');
     await waitFor(() => texts(d, a.id).includes('One.'));
@@ -104,7 +130,11 @@ describe('token budgets on Discord, end to end', () => {
 
 describe('per-channel settings on Discord', () => {
   it('two channels get their own extra instructions and model, in the threads opened there too', async () => {
-    const { discord: d, model, random } = await start((fake, c) => ({
+    const {
+      discord: d,
+      model,
+      random,
+    } = await start((fake, c) => ({
       channels: {
         [`discord:${fake.general.id}`]: { prompt: 'Answer in French.', model: 'model-for-general' },
         [`discord:${c.random}`]: { prompt: 'Answer like a pirate.', model: 'model-for-random' },

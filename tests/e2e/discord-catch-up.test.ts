@@ -22,8 +22,17 @@ async function restartableErrand(env: Parameters<typeof startDiscordWorld>[0] = 
     app: () => app!,
     async start() {
       // A restarted process reads the configuration file (ERRAND_CONFIG) again.
-      const config = { ...world.config, file: loadErrandFile({ ...(world.config.ERRAND_CONFIG ? { ERRAND_CONFIG: world.config.ERRAND_CONFIG } : {}) }).file };
-      app = await createApp({ config, adapters: [createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING })], clock, modelBackoffMs: () => 5 });
+      const config = {
+        ...world.config,
+        file: loadErrandFile({ ...(world.config.ERRAND_CONFIG ? { ERRAND_CONFIG: world.config.ERRAND_CONFIG } : {}) })
+          .file,
+      };
+      app = await createApp({
+        config,
+        adapters: [createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING })],
+        clock,
+        modelBackoffMs: () => 5,
+      });
       await app.start();
     },
     async stop() {
@@ -47,7 +56,11 @@ afterEach(async () => {
 });
 
 /** What the bot posted in a channel or thread, the "Working…" notice (there or not, by timing) left out. */
-const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content).filter((t) => !t.startsWith('⏳ Working'));
+const texts = (d: FakeDiscord, channelId: string) =>
+  d
+    .botMessagesIn(channelId)
+    .map((m) => m.content)
+    .filter((t) => !t.startsWith('⏳ Working'));
 const lastUserText = (r: RecordedRequest) => String(r.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
 
 describe('Discord catch-up after a restart', () => {
@@ -60,9 +73,15 @@ describe('Discord catch-up after a restart', () => {
     await e.stop();
 
     d.userMessage(msg.id, 'also list the breaking changes');
-    model.respondWith((r) => ({ text: lastUserText(r).includes('breaking changes') ? 'Breaking changes listed.' : 'Release notes drafted.' }));
+    model.respondWith((r) => ({
+      text: lastUserText(r).includes('breaking changes') ? 'Breaking changes listed.' : 'Release notes drafted.',
+    }));
     await e.start();
-    await waitFor(() => texts(d, msg.id).includes('Breaking changes listed.'), 20_000, 'the answer to the missed message');
+    await waitFor(
+      () => texts(d, msg.id).includes('Breaking changes listed.'),
+      20_000,
+      'the answer to the missed message',
+    );
     await e.app().coordinator.idle();
     expect(texts(d, msg.id).filter((t) => t === 'Breaking changes listed.')).toHaveLength(1);
     expect(model.requests.filter((r) => lastUserText(r).includes('breaking changes'))).toHaveLength(1);
@@ -88,7 +107,11 @@ describe('Discord catch-up after a restart', () => {
 type Restartable = Awaited<ReturnType<typeof restartableErrand>>;
 
 /** `author` asks the bot in `channelId` and the run waits for an answer (open work, so the restart catches up); then Errand stops. Returns the conversation's channel. */
-async function questionThenStop(r: Restartable, ask: (text: string) => { id: string; channel_id: string }, inThread: boolean): Promise<string> {
+async function questionThenStop(
+  r: Restartable,
+  ask: (text: string) => { id: string; channel_id: string },
+  inThread: boolean,
+): Promise<string> {
   const { discord: d, model } = r;
   model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?' } }] });
   const msg = ask('export the report');
@@ -112,21 +135,39 @@ describe('Discord catch-up keeps what the live path carries (direct, roles, file
     d.directMessage('PDF please');
     const asked = model.requests.length;
     await e.start();
-    await waitFor(() => texts(d, dm).some((t) => t.includes(dmOff)) || model.requests.length > asked, 10_000, 'the refusal or an answer');
+    await waitFor(
+      () => texts(d, dm).some((t) => t.includes(dmOff)) || model.requests.length > asked,
+      10_000,
+      'the refusal or an answer',
+    );
     await e.app().coordinator.idle();
     expect(model.requests).toHaveLength(asked);
-    expect(texts(d, dm).filter((t) => !t.includes('Which format?'))).toEqual([`<@${d.alice.id}> ${dmOff} Mention it in a channel where it is enabled.`]);
+    expect(texts(d, dm).filter((t) => !t.includes('Which format?'))).toEqual([
+      `<@${d.alice.id}> ${dmOff} Mention it in a channel where it is enabled.`,
+    ]);
   });
 
   it('with directMessages "allowlist", a listed person\'s DM caught up after a restart is answered (not refused as a channel outside `channels`)', async () => {
-    e = await restartableErrand((fake) => errandFileEnv({ access: { directMessages: 'allowlist', users: [`discord:${fake.alice.id}`], channels: [`discord:${fake.general.id}`] } }));
+    e = await restartableErrand((fake) =>
+      errandFileEnv({
+        access: {
+          directMessages: 'allowlist',
+          users: [`discord:${fake.alice.id}`],
+          channels: [`discord:${fake.general.id}`],
+        },
+      }),
+    );
     const { discord: d, model } = e;
     const dm = await questionThenStop(e, (t) => d.directMessage(t), false);
 
     d.directMessage('PDF please');
     model.reply({ text: 'Exported as PDF.' });
     await e.start();
-    await waitFor(() => texts(d, dm).some((t) => t === 'Exported as PDF.' || t.includes('Sorry')), 10_000, 'the resumed run in the DM');
+    await waitFor(
+      () => texts(d, dm).some((t) => t === 'Exported as PDF.' || t.includes('Sorry')),
+      10_000,
+      'the resumed run in the DM',
+    );
     expect(texts(d, dm).filter((t) => !t.includes('Which format?'))).toEqual(['Exported as PDF.']);
     expect(JSON.stringify(model.requests.at(-1)!.messages.filter((m) => m.role === 'tool'))).toContain('PDF please');
   });
@@ -145,7 +186,11 @@ describe('Discord catch-up keeps what the live path carries (direct, roles, file
     d.userMessage(thread, 'PDF please', bob!);
     model.reply({ text: 'Exported as PDF.' });
     await e.start();
-    await waitFor(() => texts(d, thread).some((t) => t === 'Exported as PDF.' || t.includes('Sorry')), 10_000, 'the resumed run');
+    await waitFor(
+      () => texts(d, thread).some((t) => t === 'Exported as PDF.' || t.includes('Sorry')),
+      10_000,
+      'the resumed run',
+    );
     expect(texts(d, thread).filter((t) => !t.includes('Which format?'))).toEqual(['Exported as PDF.']);
     expect(d.callsTo('GET', new RegExp(`^/guilds/${d.guildId}/members/${bob!.id}$`))).toHaveLength(1);
   });
@@ -158,11 +203,23 @@ describe('Discord catch-up keeps what the live path carries (direct, roles, file
     await waitFor(() => model.hanging() === 1, 10_000, 'the model request');
     await e.stop();
 
-    d.userMessage(msg.id, 'use these notes', d.alice, [{ name: 'notes.md', contentType: 'text/markdown', bytes: Buffer.from('- ship the aubergine feature\n') }]);
+    d.userMessage(msg.id, 'use these notes', d.alice, [
+      { name: 'notes.md', contentType: 'text/markdown', bytes: Buffer.from('- ship the aubergine feature\n') },
+    ]);
     const sawFile = (r: RecordedRequest) => JSON.stringify(r.messages).includes('ship the aubergine feature');
-    model.respondWith((r) => ({ text: lastUserText(r).includes('use these notes') ? (sawFile(r) ? 'Read your notes.' : 'No notes seen.') : 'Release notes drafted.' }));
+    model.respondWith((r) => ({
+      text: lastUserText(r).includes('use these notes')
+        ? sawFile(r)
+          ? 'Read your notes.'
+          : 'No notes seen.'
+        : 'Release notes drafted.',
+    }));
     await e.start();
-    await waitFor(() => texts(d, msg.id).some((t) => t === 'Read your notes.' || t === 'No notes seen.'), 10_000, 'the answer to the missed message');
+    await waitFor(
+      () => texts(d, msg.id).some((t) => t === 'Read your notes.' || t === 'No notes seen.'),
+      10_000,
+      'the answer to the missed message',
+    );
     expect(texts(d, msg.id)).toContain('Read your notes.');
     expect(d.attachmentDownloads).toHaveLength(1);
   });

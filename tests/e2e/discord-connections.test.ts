@@ -46,21 +46,39 @@ describe('/connections on Discord', () => {
   it('a Connect link goes by DM (never into the public thread); the run waits; connecting through it resumes the call with her token', async () => {
     const { e, fake } = await startWithLinear();
     const d = e.discord;
-    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
+    e.model.reply(
+      { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] },
+      { toolCalls: [{ name: 'linear__whoami', arguments: {} }] },
+      { text: 'You are ana.' },
+    );
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> what is on my linear board?`);
     const dm = await until(() => d.dmChannelOf(d.alice.id), 10_000);
-    const notice = await until(() => d.botMessagesIn(dm.id).find((m) => m.content.includes('connect your account')), 10_000);
+    const notice = await until(
+      () => d.botMessagesIn(dm.id).find((m) => m.content.includes('connect your account')),
+      10_000,
+    );
     const link = notice.content.match(/https?:\/\/\S+/)![0];
     expect(new URL(link).origin).toBe(fake.issuer);
     expect(d.callsTo('POST', /^\/users\/@me\/channels$/).map((c) => c.body)).toEqual([{ recipient_id: d.alice.id }]);
     // The thread says the run waits for her; no link is in any public message.
-    await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content.includes('Waiting for you to connect')), 10_000, 'the waiting note');
-    const everyPublic = [...d.messages.values()].filter((m) => m.channel_id !== dm.id).map((m) => m.content).join('\n');
+    await waitFor(
+      () => d.botMessagesIn(msg.id).some((m) => m.content.includes('Waiting for you to connect')),
+      10_000,
+      'the waiting note',
+    );
+    const everyPublic = [...d.messages.values()]
+      .filter((m) => m.channel_id !== dm.id)
+      .map((m) => m.content)
+      .join('\n');
     expect(everyPublic).not.toContain(fake.issuer);
     expect(e.model.requests).toHaveLength(1);
 
     expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
-    await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'You are ana.'), 10_000, 'the answer with her token');
+    await waitFor(
+      () => d.botMessagesIn(msg.id).some((m) => m.content === 'You are ana.'),
+      10_000,
+      'the answer with her token',
+    );
     expect(toolResults(e.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
     // The note that she is connected also went to her privately.
     await until(() => d.botMessagesIn(dm.id).find((m) => m.content.startsWith('Connected')), 10_000);
@@ -73,7 +91,10 @@ describe('/connections on Discord', () => {
     d.users.set(bob.id, bob);
     e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Going on without linear.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> check linear`, bob);
-    const refused = await until(() => d.botMessagesIn(msg.id).find((m) => m.content.includes('could not send you a private message')), 10_000);
+    const refused = await until(
+      () => d.botMessagesIn(msg.id).find((m) => m.content.includes('could not send you a private message')),
+      10_000,
+    );
     expect(refused.content).toBe(`<@${bob.id}> ${directMessageRefusedNote}`);
     expect(d.callsTo('POST', /^\/channels\/\d+\/messages$/).some((c) => c.status === 403)).toBe(true);
     const everyPublic = [...d.messages.values()].map((m) => m.content).join('\n');
@@ -81,8 +102,15 @@ describe('/connections on Discord', () => {
     // The run waits; his reply ends the wait (he can open his DMs and ask again).
     await e.app.coordinator.idle();
     d.userMessage(msg.id, 'never mind', bob);
-    await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Going on without linear.'), 10_000, 'the answer');
-    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${bob.id} has not connected linear`) });
+    await waitFor(
+      () => d.botMessagesIn(msg.id).some((m) => m.content === 'Going on without linear.'),
+      10_000,
+      'the answer',
+    );
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({
+      ok: false,
+      error: expect.stringContaining(`${bob.id} has not connected linear`),
+    });
   });
 });
 
@@ -93,7 +121,12 @@ describe('/connections on Discord', () => {
 async function startWithLinear(): Promise<{ e: DiscordErrand; fake: FakeOAuth }> {
   fake = await startFakeOAuth();
   const port = await freePort();
-  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth', visibility: 'public' } } }) };
+  const env = {
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    WEB_PORT: String(port),
+    ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
+    ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth', visibility: 'public' } } }),
+  };
   const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
   e = await startDiscordErrand(env, { externalTools: createMcpHub({ servers, logger: capturingLogger().logger }) });
   return { e, fake };

@@ -21,17 +21,25 @@ afterEach(async () => {
   e = null;
 });
 
-const buttonsOf = (m: { components: unknown[] }) => (m.components as { components: { custom_id: string; label: string }[] }[]).flatMap((row) => row.components);
+const buttonsOf = (m: { components: unknown[] }) =>
+  (m.components as { components: { custom_id: string; label: string }[] }[]).flatMap((row) => row.components);
 const lastReply = (r: InteractionRecord) => r.responses.at(-1);
 const inputs = (r: InteractionRecord) => r.modal!.components.map((row) => row.components[0]!);
 
 /** Alice asks in #general; the model calls `diner__<tool>`, whose server asks her something; resolves with the question's post. */
-async function askVia(tool: string, after: string): Promise<{ e: DiscordErrand; thread: string; question: FakeMessage }> {
+async function askVia(
+  tool: string,
+  after: string,
+): Promise<{ e: DiscordErrand; thread: string; question: FakeMessage }> {
   const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
   e = await startDiscordErrand({}, { externalTools: hub });
   e.model.reply({ toolCalls: [{ name: `diner__${tool}`, arguments: {} }] }, { text: after });
   const msg = e.discord.userMessage(e.discord.general.id, `<@${e.discord.bot.id}> book me a table`);
-  const question = await until(() => e!.discord.botMessagesIn(msg.id).find((m) => buttonsOf(m).some((b) => b.custom_id.startsWith('errand:elicit:'))), 10_000);
+  const question = await until(
+    () =>
+      e!.discord.botMessagesIn(msg.id).find((m) => buttonsOf(m).some((b) => b.custom_id.startsWith('errand:elicit:'))),
+    10_000,
+  );
   return { e, thread: msg.id, question };
 }
 
@@ -57,7 +65,10 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
 
     const first = e.discord.submitModal(answer, { f0: '13', f1: '2026-03-01', f2: 'terrace' }, thread);
     await until(() => buttonsOf(lastReply(first) ?? { components: [] }).length > 0, 10_000);
-    expect(lastReply(first)).toMatchObject({ ephemeral: true, content: 'Part 1 of 2 kept. Continue with the next part.' });
+    expect(lastReply(first)).toMatchObject({
+      ephemeral: true,
+      content: 'Part 1 of 2 kept. Continue with the next part.',
+    });
     const next = e.discord.clickInResponse(first, button(lastReply(first)!, 'Continue'));
     await until(() => next.modal, 10_000);
     expect(inputs(next).map((i) => i.label)).toEqual(['Extras']);
@@ -78,9 +89,19 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
 
     await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Booked.'), 10_000, 'the answer');
     expect(toolResults(e.model.requests[1]!)).toEqual([
-      { ok: true, content: JSON.stringify({ action: 'accept', content: { party: 6, date: '2026-03-01', seating: 'out', vegetarian: false, extras: ['cake'] } }) },
+      {
+        ok: true,
+        content: JSON.stringify({
+          action: 'accept',
+          content: { party: 6, date: '2026-03-01', seating: 'out', vegetarian: false, extras: ['cake'] },
+        }),
+      },
     ]);
-    await waitFor(() => e.discord.messages.get(question.id)!.content.includes('Answered by'), 5000, 'the edited question');
+    await waitFor(
+      () => e.discord.messages.get(question.id)!.content.includes('Answered by'),
+      5000,
+      'the edited question',
+    );
     expect(e.discord.messages.get(question.id)!.components).toEqual([]);
   });
 
@@ -89,7 +110,10 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     const bob: FakeUser = { id: nextSnowflake(), username: 'bob' };
     const bobs = e.discord.clickButton(question.id, button(question, 'Answer'), bob);
     await until(() => lastReply(bobs), 10_000);
-    expect(lastReply(bobs)).toMatchObject({ ephemeral: true, content: `This question from diner is for <@${e.discord.alice.id}>, who asked for this work.` });
+    expect(lastReply(bobs)).toMatchObject({
+      ephemeral: true,
+      content: `This question from diner is for <@${e.discord.alice.id}>, who asked for this work.`,
+    });
     expect(bobs.modal).toBeUndefined();
 
     const answer = e.discord.clickButton(question.id, button(question, 'Answer'));
@@ -97,8 +121,14 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     expect(buttonsOf(lastReply(answer)!).map((b) => b.label)).toEqual(['Indoors', 'Terrace', 'Decline']);
     const pick = e.discord.clickInResponse(answer, button(lastReply(answer)!, 'Terrace'));
     await until(() => lastReply(pick), 10_000);
-    await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Terrace it is.'), 10_000, 'the answer');
-    expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) }]);
+    await waitFor(
+      () => e.discord.botMessagesIn(thread).some((m) => m.content === 'Terrace it is.'),
+      10_000,
+      'the answer',
+    );
+    expect(toolResults(e.model.requests[1]!)).toEqual([
+      { ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) },
+    ]);
   });
 
   it('URL mode: the thread names the host only; Show link answers the principal alone with the link; Done accepts', async () => {
@@ -108,11 +138,16 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     expect(buttonsOf(question).map((b) => b.label)).toEqual(['Show link', 'Done', 'Decline']);
     const show = e.discord.clickButton(question.id, button(question, 'Show link'));
     await until(() => lastReply(show), 10_000);
-    expect(lastReply(show)).toMatchObject({ ephemeral: true, content: expect.stringContaining('https://pay.example.com/deposit?id=42') });
+    expect(lastReply(show)).toMatchObject({
+      ephemeral: true,
+      content: expect.stringContaining('https://pay.example.com/deposit?id=42'),
+    });
     const done = e.discord.clickButton(question.id, button(question, 'Done'));
     await until(() => lastReply(done), 10_000);
     await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Paid.'), 10_000, 'the answer');
-    expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: null }) }]);
+    expect(toolResults(e.model.requests[1]!)).toEqual([
+      { ok: true, content: JSON.stringify({ action: 'accept', content: null }) },
+    ]);
   });
 
   it('a question with nothing to fill in is confirmed by Answer itself (Discord takes no modal without inputs)', async () => {
@@ -121,8 +156,14 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     await until(() => lastReply(answer), 10_000);
     expect(answer.modal).toBeUndefined();
     expect(lastReply(answer)).toMatchObject({ ephemeral: true, content: 'Sent your answer to diner.' });
-    await waitFor(() => e.discord.botMessagesIn(thread).some((m) => m.content === 'Cancelled the booking.'), 10_000, 'the answer');
-    expect(toolResults(e.model.requests[1]!)).toEqual([{ ok: true, content: JSON.stringify({ action: 'accept', content: {} }) }]);
+    await waitFor(
+      () => e.discord.botMessagesIn(thread).some((m) => m.content === 'Cancelled the booking.'),
+      10_000,
+      'the answer',
+    );
+    expect(toolResults(e.model.requests[1]!)).toEqual([
+      { ok: true, content: JSON.stringify({ action: 'accept', content: {} }) },
+    ]);
   });
 
   it('a restart while the question waits: the post and its buttons stay; after it, only the principal may answer, the modal opens from the stored question and the call is made again with the answer', async () => {
@@ -131,31 +172,57 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
     let app = null as App | null;
     const start = async () => {
       // A fresh process: new discord.js client, new MCP connection, same database.
-      const hub = createMcpHub({ servers: { diner: settings({ url: fixture.url }) }, logger: capturingLogger().logger });
-      app = await createApp({ config: world.config, adapters: [createDiscordAdapter({ ...discordOptionsFromConfig(world.config), tuning: TEST_TUNING })], clock, modelBackoffMs: () => 5, externalTools: hub });
+      const hub = createMcpHub({
+        servers: { diner: settings({ url: fixture.url }) },
+        logger: capturingLogger().logger,
+      });
+      app = await createApp({
+        config: world.config,
+        adapters: [createDiscordAdapter({ ...discordOptionsFromConfig(world.config), tuning: TEST_TUNING })],
+        clock,
+        modelBackoffMs: () => 5,
+        externalTools: hub,
+      });
       await app.start();
       return app;
     };
     const { discord: d, model } = world;
     try {
       await start();
-      model.reply({ toolCalls: [{ name: 'diner__defaults', arguments: {} }] }, { text: 'Details confirmed after the restart.' });
+      model.reply(
+        { toolCalls: [{ name: 'diner__defaults', arguments: {} }] },
+        { text: 'Details confirmed after the restart.' },
+      );
       const msg = d.userMessage(d.general.id, `<@${d.bot.id}> confirm my details`);
-      const question = await until(() => d.botMessagesIn(msg.id).find((m) => buttonsOf(m).some((b) => b.custom_id.startsWith('errand:elicit:'))), 10_000);
+      const question = await until(
+        () => d.botMessagesIn(msg.id).find((m) => buttonsOf(m).some((b) => b.custom_id.startsWith('errand:elicit:'))),
+        10_000,
+      );
       const id = button(question, 'Answer').split(':')[2]!;
-      await waitFor(async () => (await app!.store.elicitations.get(id))?.messageId === question.id, 5000, 'the question to know its post');
+      await waitFor(
+        async () => (await app!.store.elicitations.get(id))?.messageId === question.id,
+        5000,
+        'the question to know its post',
+      );
       const asked = fixture.log.length;
 
       await app!.stop();
       const restarted = await start();
       const { runId } = (await restarted.store.elicitations.get(id))!;
-      await waitFor(async () => (await restarted.runs.get(runId))?.status === 'waiting_user', 10_000, 'the run to wait on the question');
+      await waitFor(
+        async () => (await restarted.runs.get(runId))?.status === 'waiting_user',
+        10_000,
+        'the run to wait on the question',
+      );
       expect(buttonsOf(d.messages.get(question.id)!).map((b) => b.label)).toEqual(['Answer', 'Decline']);
       expect(model.requests).toHaveLength(1);
 
       const bobs = d.clickButton(question.id, button(question, 'Answer'), { id: nextSnowflake(), username: 'bob' });
       await until(() => lastReply(bobs), 10_000);
-      expect(lastReply(bobs)).toMatchObject({ ephemeral: true, content: `This question from diner is for <@${d.alice.id}>, who asked for this work.` });
+      expect(lastReply(bobs)).toMatchObject({
+        ephemeral: true,
+        content: `This question from diner is for <@${d.alice.id}>, who asked for this work.`,
+      });
       expect(bobs.modal).toBeUndefined();
 
       const answer = d.clickButton(question.id, button(question, 'Answer'));
@@ -164,10 +231,17 @@ describe('MCP elicitation on Discord (real discord.js against the fake Discord, 
       const sent = d.submitModal(answer, { f0: 'Ada' }, msg.id);
       await until(() => lastReply(sent)?.content === 'Sent your answer to diner.', 10_000);
 
-      await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Details confirmed after the restart.'), 10_000, 'the answer');
+      await waitFor(
+        () => d.botMessagesIn(msg.id).some((m) => m.content === 'Details confirmed after the restart.'),
+        10_000,
+        'the answer',
+      );
       const content = { name: 'Ada', age: 30, score: 95.5, status: 'active', verified: true };
       expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content }]);
-      expect(toolResults(model.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content }) });
+      expect(toolResults(model.requests[1]!).at(-1)).toEqual({
+        ok: true,
+        content: JSON.stringify({ action: 'accept', content }),
+      });
       await waitFor(() => d.messages.get(question.id)!.content.includes('Answered by'), 5000, 'the answered post');
       expect(d.messages.get(question.id)!.components).toEqual([]);
     } finally {

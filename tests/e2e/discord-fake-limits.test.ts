@@ -5,11 +5,19 @@ let fake: FakeDiscord;
 const INTERACTION_WINDOW_MS = 1000;
 beforeEach(async () => {
   // The interaction window is short, but not so short that a loaded machine misses it on the first callback.
-  fake = await startFakeDiscord({ messageLimit: { count: 5, windowMs: 5000 }, interactionTimeoutMs: INTERACTION_WINDOW_MS });
+  fake = await startFakeDiscord({
+    messageLimit: { count: 5, windowMs: 5000 },
+    interactionTimeoutMs: INTERACTION_WINDOW_MS,
+  });
 });
 afterEach(async () => fake.close());
 
-async function call(method: string, path: string, body?: unknown, auth = true): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  auth = true,
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(`${fake.apiUrl}/v10${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bot ${FAKE_DISCORD_TOKEN}` } : {}) },
@@ -23,7 +31,8 @@ describe('the fake Discord enforces the real limits', () => {
   it('message history: newest first, windows by before and after, limit 1–100 (else 50035)', async () => {
     const path = `/channels/${fake.general.id}/messages`;
     const ids = [1, 2, 3, 4].map((i) => fake.userMessage(fake.general.id, `m${i}`).id);
-    const list = async (query: string) => ((await call('GET', `${path}?${query}`)).json as unknown as { content: string }[]).map((m) => m.content);
+    const list = async (query: string) =>
+      ((await call('GET', `${path}?${query}`)).json as unknown as { content: string }[]).map((m) => m.content);
     expect(await list('limit=2')).toEqual(['m4', 'm3']);
     expect(await list(`limit=2&before=${ids[2]}`)).toEqual(['m2', 'm1']);
     expect(await list(`limit=2&after=${ids[0]}`)).toEqual(['m3', 'm2']);
@@ -48,7 +57,10 @@ describe('the fake Discord enforces the real limits', () => {
     expect((await call('POST', `/channels/${String(first.json.id)}/messages`, { content: 'hello' })).status).toBe(200);
     expect((await open('123456789012345678')).json).toMatchObject({ code: 10013 });
     expect((await call('POST', '/users/@me/channels', { recipient_id: 'alice' })).json).toMatchObject({ code: 50035 });
-    for (const refusing of [{ id: nextSnowflake(), username: 'closed', dmsClosed: true }, { id: nextSnowflake(), username: 'stranger', outsideGuild: true }]) {
+    for (const refusing of [
+      { id: nextSnowflake(), username: 'closed', dmsClosed: true },
+      { id: nextSnowflake(), username: 'stranger', outsideGuild: true },
+    ]) {
       fake.users.set(refusing.id, refusing);
       const dm = await open(refusing.id);
       expect(dm.status).toBe(200);
@@ -86,9 +98,13 @@ describe('the fake Discord enforces the real limits', () => {
     const first = fake.slashCommand('help', fake.general.id);
     const path = `/interactions/${first.id}/${first.token}/callback`;
     expect((await call('POST', path, { type: 4, data: { content: 'ok' } }, false)).status).toBe(204);
-    expect((await call('POST', path, { type: 4, data: { content: 'again' } }, false)).json).toMatchObject({ code: 40060 });
+    expect((await call('POST', path, { type: 4, data: { content: 'again' } }, false)).json).toMatchObject({
+      code: 40060,
+    });
     const late = fake.slashCommand('help', fake.general.id);
     await new Promise((r) => setTimeout(r, INTERACTION_WINDOW_MS + 20));
-    expect((await call('POST', `/interactions/${late.id}/${late.token}/callback`, { type: 5 }, false)).json).toMatchObject({ code: 10062 });
+    expect(
+      (await call('POST', `/interactions/${late.id}/${late.token}/callback`, { type: 5 }, false)).json,
+    ).toMatchObject({ code: 10062 });
   });
 });

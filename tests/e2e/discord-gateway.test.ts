@@ -77,7 +77,11 @@ describe('the fake enforces intents like Discord', () => {
 
   it('without GuildMessages no guild message arrives at all', async () => {
     fake = await startFakeDiscord();
-    const client = new Client({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.DirectMessages], partials: [Partials.Channel], rest: { api: fake.apiUrl, retries: 0 } });
+    const client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.DirectMessages],
+      partials: [Partials.Channel],
+      rest: { api: fake.apiUrl, retries: 0 },
+    });
     const seen: string[] = [];
     client.on(Events.MessageCreate, (m) => void seen.push(m.content));
     try {

@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDiscordAdapter, discordOptionsFromConfig, type DiscordTuning } from '../../adapters/discord/create-discord-adapter.js';
+import {
+  createDiscordAdapter,
+  discordOptionsFromConfig,
+  type DiscordTuning,
+} from '../../adapters/discord/create-discord-adapter.js';
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
@@ -12,7 +16,12 @@ import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { RecordingSink } from '../contract/chat-adapter-contract.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/fake-discord.js';
+import {
+  FAKE_DISCORD_TOKEN,
+  startFakeDiscord,
+  type FakeDiscord,
+  type FakeDiscordOptions,
+} from '../fakes/fake-discord.js';
 
 export interface DiscordHarness {
   fake: FakeDiscord;
@@ -106,7 +115,9 @@ export interface DiscordWorld {
 }
 
 /** Starts the fakes and builds the environment-only config Errand would read, plus `env`. */
-export async function startDiscordWorld(env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {}): Promise<DiscordWorld> {
+export async function startDiscordWorld(
+  env: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
+): Promise<DiscordWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-discord-'));
   const model = await startFakeOpenAI();
   const discord = await startFakeDiscord({ messageLimit: TEST_TUNING.messageLimit });
@@ -139,9 +150,19 @@ export async function startDiscordErrand(
 ): Promise<DiscordErrand> {
   const world = await startDiscordWorld(env);
   const { config, discord, model } = world;
-  const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: { ...TEST_TUNING, ...options.tuning } });
+  const adapter = createDiscordAdapter({
+    ...discordOptionsFromConfig(config),
+    tuning: { ...TEST_TUNING, ...options.tuning },
+  });
   const clock = new FakeClock();
-  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}), ...(options.workspaceInputs ? { workspaceInputs: options.workspaceInputs } : {}) });
+  const app = await createApp({
+    config,
+    adapters: [adapter],
+    clock,
+    modelBackoffMs: () => 5,
+    ...(options.externalTools ? { externalTools: options.externalTools } : {}),
+    ...(options.workspaceInputs ? { workspaceInputs: options.workspaceInputs } : {}),
+  });
   await app.start();
   return {
     app,
@@ -156,6 +177,17 @@ export async function startDiscordErrand(
 }
 
 /** The files the bot attached to its messages in a channel or thread, oldest first, with the type they were sent as. */
-export function attachedFiles(fake: FakeDiscord, channelId: string): { name: string; bytes: Uint8Array; mimeType?: string }[] {
-  return fake.botMessagesIn(channelId).flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ...(a.contentType ? { mimeType: a.contentType } : {}) })));
+export function attachedFiles(
+  fake: FakeDiscord,
+  channelId: string,
+): { name: string; bytes: Uint8Array; mimeType?: string }[] {
+  return fake
+    .botMessagesIn(channelId)
+    .flatMap((m) =>
+      (m.attachments ?? []).map((a) => ({
+        name: a.name,
+        bytes: a.bytes,
+        ...(a.contentType ? { mimeType: a.contentType } : {}),
+      })),
+    );
 }

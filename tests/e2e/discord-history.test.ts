@@ -28,7 +28,10 @@ describe('history tools on Discord, end to end', () => {
     d.userMessage(thread.id, 'I think it is the cache', b);
     d.userMessage(thread.id, 'No, the migration', carol);
     d.userMessage(thread.id, 'CI: build 42 red', d.otherBot);
-    model.reply({ toolCalls: [{ name: 'read_thread', arguments: {} }] }, { text: 'Bobby blames the cache, carol the migration.' });
+    model.reply(
+      { toolCalls: [{ name: 'read_thread', arguments: {} }] },
+      { text: 'Bobby blames the cache, carol the migration.' },
+    );
     d.userMessage(thread.id, `<@${d.bot.id}> who said what?`);
     await waitFor(() => texts(d, thread.id).includes('Bobby blames the cache, carol the migration.'), 15_000);
 
@@ -91,7 +94,10 @@ describe('history tools on Discord, end to end', () => {
     e = await startDiscordErrand({ DISCORD_THREADS: 'false' });
     const { discord: d, model } = e;
     d.userMessage(d.general.id, 'the build is red', bob(d));
-    model.reply({ toolCalls: [{ name: 'read_thread', arguments: { limit: 5 } }] }, { text: 'Bobby says the build is red.' });
+    model.reply(
+      { toolCalls: [{ name: 'read_thread', arguments: { limit: 5 } }] },
+      { text: 'Bobby says the build is red.' },
+    );
     d.userMessage(d.general.id, `<@${d.bot.id}> anything new?`);
     await waitFor(() => texts(d, d.general.id).includes('Bobby says the build is red.'), 15_000);
 

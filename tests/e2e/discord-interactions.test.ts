@@ -33,9 +33,24 @@ describe('Discord slash commands', () => {
   it('registers /tasks, /stop, /schedules, /usage, /help with one bulk overwrite in the configured guild', async () => {
     h = await startDiscordHarness();
     const puts = h.fake.callsTo('PUT', /commands$/);
-    expect(puts.map((c) => c.path)).toEqual([`/applications/${h.fake.applicationId}/guilds/${h.fake.guildId}/commands`]);
-    const commands = puts[0]!.body as { name: string; options?: { name: string; type: number; options?: { name: string; required?: boolean }[] }[] }[];
-    expect(commands.map((c) => c.name)).toEqual(['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin']);
+    expect(puts.map((c) => c.path)).toEqual([
+      `/applications/${h.fake.applicationId}/guilds/${h.fake.guildId}/commands`,
+    ]);
+    const commands = puts[0]!.body as {
+      name: string;
+      options?: { name: string; type: number; options?: { name: string; required?: boolean }[] }[];
+    }[];
+    expect(commands.map((c) => c.name)).toEqual([
+      'tasks',
+      'stop',
+      'schedules',
+      'usage',
+      'connections',
+      'memory',
+      'help',
+      'skills',
+      'admin',
+    ]);
     expect(commands[5]!.options).toMatchObject([{ name: 'forget', type: 4 }]);
     expect(commands[1]!.options).toMatchObject([{ name: 'target', type: 3 }]);
     expect(commands[2]!.options!.map((o) => [o.name, o.type])).toEqual([
@@ -50,7 +65,9 @@ describe('Discord slash commands', () => {
 
   it('registers globally when no guild is configured', async () => {
     h = await startDiscordHarness({ perGuild: false });
-    expect(h.fake.callsTo('PUT', /commands$/).map((c) => c.path)).toEqual([`/applications/${h.fake.applicationId}/commands`]);
+    expect(h.fake.callsTo('PUT', /commands$/).map((c) => c.path)).toEqual([
+      `/applications/${h.fake.applicationId}/commands`,
+    ]);
     expect(h.fake.registeredCommands.get('global')).toHaveLength(9);
   });
 
@@ -58,13 +75,20 @@ describe('Discord slash commands', () => {
     h = await startDiscordHarness();
     const { fake, sink } = h;
     sink.commandReply = { text: 'Nothing running here.' };
-    const channelConversation: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channelConversation: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     const uses = [
       fake.slashCommand('tasks', fake.general.id),
       fake.slashCommand('stop', fake.general.id, [{ type: 3, name: 'target', value: 'all' }]),
       fake.slashCommand('stop', fake.general.id),
       fake.slashCommand('schedules', fake.general.id, [{ type: 1, name: 'list', options: [] }]),
-      fake.slashCommand('schedules', fake.general.id, [{ type: 1, name: 'pause', options: [{ type: 3, name: 'id', value: '12' }] }]),
+      fake.slashCommand('schedules', fake.general.id, [
+        { type: 1, name: 'pause', options: [{ type: 3, name: 'id', value: '12' }] },
+      ]),
       fake.slashCommand('help', fake.general.id),
       fake.slashCommand('admin', fake.general.id),
     ];
@@ -84,7 +108,9 @@ describe('Discord slash commands', () => {
       expect(c.userId).toBe(fake.alice.id);
     }
     for (const u of uses) {
-      expect(u.callbacks).toEqual([{ type: 4, data: expect.objectContaining({ content: 'Nothing running here.', flags: EPHEMERAL }) }]);
+      expect(u.callbacks).toEqual([
+        { type: 4, data: expect.objectContaining({ content: 'Nothing running here.', flags: EPHEMERAL }) },
+      ]);
       expect(u.responses[0]).toMatchObject({ ephemeral: true });
     }
   });
@@ -93,10 +119,17 @@ describe('Discord slash commands', () => {
     h = await startDiscordHarness();
     const { fake, sink, adapter } = h;
     const msg = fake.userMessage(fake.general.id, `<@${fake.bot.id}> go`);
-    const thread = await adapter.openThread({ platform: 'discord', workspace: fake.guildId, channel: fake.general.id }, msg.id, 'go');
+    const thread = await adapter.openThread(
+      { platform: 'discord', workspace: fake.guildId, channel: fake.general.id },
+      msg.id,
+      'go',
+    );
     const use = fake.slashCommand('tasks', msg.id);
     await waitFor(() => use.responses.length === 1);
-    expect(sink.commands[0]).toMatchObject({ conversation: thread, channel: { platform: 'discord', workspace: fake.guildId, channel: fake.general.id } });
+    expect(sink.commands[0]).toMatchObject({
+      conversation: thread,
+      channel: { platform: 'discord', workspace: fake.guildId, channel: fake.general.id },
+    });
   });
 
   it('in a DM a command acts on the DM conversation', async () => {
@@ -137,7 +170,11 @@ describe('Discord buttons', () => {
     h = await startDiscordHarness();
     const { fake, sink, adapter } = h;
     const msg = fake.userMessage(fake.general.id, `<@${fake.bot.id}> long job`);
-    const thread = await adapter.openThread({ platform: 'discord', workspace: fake.guildId, channel: fake.general.id }, msg.id, 'long job');
+    const thread = await adapter.openThread(
+      { platform: 'discord', workspace: fake.guildId, channel: fake.general.id },
+      msg.id,
+      'long job',
+    );
     await adapter.setWorking(thread, { runId: 'run-7', stopActionId: stopActionId('run-7') });
     const notice = await until(() => fake.botMessagesIn(msg.id).find((m) => m.content.includes('Working')));
     const click = fake.clickButton(notice.id, stopActionId('run-7'));
@@ -151,12 +188,31 @@ describe('Discord buttons', () => {
   it("an option button answers with the option's label, and the buttons are removed", async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, sink, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
     const buttons = ['Blue', 'Green'].map((label, i) => ({ actionId: answerActionId('run-3', 'q1', i), label }));
-    const question = await adapter.postMessage(channel, { text: 'Which colour?', mentionUserId: fake.alice.id, buttons });
+    const question = await adapter.postMessage(channel, {
+      text: 'Which colour?',
+      mentionUserId: fake.alice.id,
+      buttons,
+    });
     const click = fake.clickButton(question.id, answerActionId('run-3', 'q1', 1));
     await waitFor(() => click.callbacks.length === 1);
-    expect(sink.actions).toEqual([{ kind: 'answer', runId: 'run-3', questionId: 'q1', answer: 'Green', userId: fake.alice.id, conversation: channel, eventId: click.id }]);
+    expect(sink.actions).toEqual([
+      {
+        kind: 'answer',
+        runId: 'run-3',
+        questionId: 'q1',
+        answer: 'Green',
+        userId: fake.alice.id,
+        conversation: channel,
+        eventId: click.id,
+      },
+    ]);
     expect(click.callbacks[0]!.type).toBe(7);
     expect(fake.messages.get(question.id)).toMatchObject({ components: [] });
     expect(fake.messages.get(question.id)!.content).toContain('chose **Green**');
@@ -167,11 +223,22 @@ describe('Discord buttons', () => {
     sink.actionReply = { text: 'That question has already been answered.' };
     h = await startDiscordHarness({ threads: false, sink });
     const { fake, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
-    const question = await adapter.postMessage(channel, { text: 'Which?', buttons: [{ actionId: answerActionId('run-4', 'q1', 0), label: 'This' }] });
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
+    const question = await adapter.postMessage(channel, {
+      text: 'Which?',
+      buttons: [{ actionId: answerActionId('run-4', 'q1', 0), label: 'This' }],
+    });
     const fast = fake.clickButton(question.id, answerActionId('run-4', 'q1', 0));
     await waitFor(() => fast.responses.length === 1);
-    expect(fast.callbacks[0]).toMatchObject({ type: 4, data: { flags: EPHEMERAL, content: 'That question has already been answered.' } });
+    expect(fast.callbacks[0]).toMatchObject({
+      type: 4,
+      data: { flags: EPHEMERAL, content: 'That question has already been answered.' },
+    });
     sink.delayMs = 300;
     const slow = fake.clickButton(question.id, answerActionId('run-4', 'q1', 0));
     await waitFor(() => slow.responses.length === 1);
@@ -182,8 +249,16 @@ describe('Discord buttons', () => {
   it('a button that is not one of Errand’s gets a polite ephemeral answer and never reaches the core', async () => {
     h = await startDiscordHarness({ threads: false });
     const { fake, sink, adapter } = h;
-    const channel: ConversationRef = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id, thread: null };
-    const posted = await adapter.postMessage(channel, { text: 'Old', buttons: [{ actionId: 'legacy:thing', label: 'Old' }] });
+    const channel: ConversationRef = {
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.general.id,
+      thread: null,
+    };
+    const posted = await adapter.postMessage(channel, {
+      text: 'Old',
+      buttons: [{ actionId: 'legacy:thing', label: 'Old' }],
+    });
     const click = fake.clickButton(posted.id, 'legacy:thing');
     await waitFor(() => click.responses.length === 1);
     expect(click.responses[0]).toMatchObject({ ephemeral: true });

@@ -14,8 +14,18 @@ describe('/memory on Discord', () => {
     const d = e.discord;
     const channel = `discord:${d.guildId}:${d.general.id}`;
     const alice = `discord:${d.alice.id}`;
-    const mine = await e.app.store.memory.remember({ scope: 'me', subject: alice, text: 'Alice is on the payments team', createdBy: alice });
-    const shared = await e.app.store.memory.remember({ scope: 'channel', subject: channel, text: 'Releases go out on Thursdays', createdBy: alice });
+    const mine = await e.app.store.memory.remember({
+      scope: 'me',
+      subject: alice,
+      text: 'Alice is on the payments team',
+      createdBy: alice,
+    });
+    const shared = await e.app.store.memory.remember({
+      scope: 'channel',
+      subject: channel,
+      text: 'Releases go out on Thursdays',
+      createdBy: alice,
+    });
 
     const listing = d.slashCommand('memory', d.general.id);
     await until(() => listing.responses.length === 1);
@@ -27,7 +37,10 @@ describe('/memory on Discord', () => {
 
     const click = d.clickInResponse(listing, memoryForgetActionId(mine.id));
     await until(() => click.responses.length === 1);
-    expect(click.responses[0]).toMatchObject({ ephemeral: true, content: expect.stringContaining(`Forgot #${mine.id}`) });
+    expect(click.responses[0]).toMatchObject({
+      ephemeral: true,
+      content: expect.stringContaining(`Forgot #${mine.id}`),
+    });
     expect(await e.app.store.memory.memory(mine.id)).toBeNull();
 
     const byOption = d.slashCommand('memory', d.general.id, [{ name: 'forget', type: 4, value: shared.id }]);

@@ -6,10 +6,12 @@ import { startDiscordErrand, until, type DiscordErrand } from './discord-harness
 let e: DiscordErrand;
 afterEach(async () => e?.close());
 
-
 const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content);
-const lastUserText = (req: { messages: { role: string; content?: unknown }[] }) => String(req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
-const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }] };
+const lastUserText = (req: { messages: { role: string; content?: unknown }[] }) =>
+  String(req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
+const askStep = {
+  toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }],
+};
 
 describe('Errand on Discord, end to end', () => {
   it('a mention opens a thread named after the request and the answer lands in it; a follow-up needs no mention', async () => {
@@ -67,7 +69,11 @@ describe('Errand on Discord, end to end', () => {
     await e.app.coordinator.idle();
     await new Promise((r) => setTimeout(r, 80));
     // A run slow enough to show the working notice (a loaded machine) takes it down just after it ends.
-    await waitFor(() => !texts(d, msg.id).some((t) => t.startsWith('⏳ Working')), 5000, 'the working notice to be taken down');
+    await waitFor(
+      () => !texts(d, msg.id).some((t) => t.startsWith('⏳ Working')),
+      5000,
+      'the working notice to be taken down',
+    );
     expect(model.requests).toHaveLength(1);
     expect(texts(d, msg.id)).toEqual(['Once.']);
   });
@@ -91,7 +97,9 @@ describe('Errand on Discord, end to end', () => {
     const { discord: d, model } = e;
     model.reply(askStep, { text: 'PDF then.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> write the report`);
-    const question = await until(() => d.botMessagesIn(msg.id).find((m) => m.components.length > 0 && m.content.includes('Which format?')));
+    const question = await until(() =>
+      d.botMessagesIn(msg.id).find((m) => m.components.length > 0 && m.content.includes('Which format?')),
+    );
     await e.app.coordinator.idle();
     const pdf = (question.components as { components: { custom_id: string; label: string }[] }[])[0]!.components[0]!;
     const click = d.clickButton(question.id, pdf.custom_id);
@@ -161,7 +169,14 @@ describe('Errand on Discord, end to end', () => {
     const { discord: d, model, clock } = e;
     const at = new Date(clock.now() + 60 * 60_000).toISOString();
     model.reply(
-      { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'summarise the day', kind: 'once', spec: at, timezone: 'UTC' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'schedule_prompt',
+            arguments: { prompt: 'summarise the day', kind: 'once', spec: at, timezone: 'UTC' },
+          },
+        ],
+      },
       { text: 'Scheduled for in an hour.' },
       { text: 'Here is the summary.' },
     );

@@ -14,7 +14,14 @@ const texts = (e: DiscordErrand, channelId: string) => e.discord.botMessagesIn(c
 function scriptScheduleInAnHour(e: DiscordErrand): void {
   const at = new Date(e.clock.now() + 60 * 60_000).toISOString();
   e.model.reply(
-    { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'summarise the day', kind: 'once', spec: at, timezone: 'UTC' } }] },
+    {
+      toolCalls: [
+        {
+          name: 'schedule_prompt',
+          arguments: { prompt: 'summarise the day', kind: 'once', spec: at, timezone: 'UTC' },
+        },
+      ],
+    },
     { text: 'Scheduled for in an hour.' },
     { text: 'Here is the summary.' },
   );
@@ -29,9 +36,11 @@ describe('Discord: channel schedules where no thread can be opened', () => {
     await waitFor(() => texts(e!, dm.channel_id).includes('Scheduled for in an hour.'));
     await app.coordinator.idle();
     clock.advance(60 * 60_000 + 1000);
-    await until(() => texts(e!, dm.channel_id).find((t) => t.includes('Scheduled prompt') && t.includes('summarise the day')));
+    await until(() =>
+      texts(e!, dm.channel_id).find((t) => t.includes('Scheduled prompt') && t.includes('summarise the day')),
+    );
     await waitFor(() => texts(e!, dm.channel_id).includes('Here is the summary.'));
-    const [schedule] = (await app.schedules.list({ platform: 'discord', workspace: '@me', channel: dm.channel_id }));
+    const [schedule] = await app.schedules.list({ platform: 'discord', workspace: '@me', channel: dm.channel_id });
     expect(schedule).toMatchObject({ status: 'completed', failReason: null });
     expect(d.callsTo('POST', /\/threads$/)).toEqual([]);
   });

@@ -18,7 +18,11 @@ afterEach(async () => {
   e = null;
 });
 
-const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content).filter((t) => !t.startsWith('⏳ Working'));
+const texts = (d: FakeDiscord, channelId: string) =>
+  d
+    .botMessagesIn(channelId)
+    .map((m) => m.content)
+    .filter((t) => !t.startsWith('⏳ Working'));
 const id = (u: FakeUser) => `discord:${u.id}`;
 const sent = (request: { messages: unknown[] }) => JSON.stringify(request.messages);
 
@@ -37,14 +41,40 @@ describe('workspace memories on Discord: a DM belongs to no server', () => {
     const { admin, bob } = cast!;
     const { discord: d, model, app } = e;
     // Kept by an earlier version of Errand in the admin's DM, as every DM's "workspace" then.
-    await app.store.memory.remember({ scope: 'workspace', subject: 'discord:@me', text: 'The launch code is ADMIN-DM-SECRET', createdBy: id(admin) });
-    await app.store.memory.remember({ scope: 'workspace', subject: `discord:${d.guildId}`, text: 'The company is called GUILD-FACT Inc', createdBy: id(admin) });
+    await app.store.memory.remember({
+      scope: 'workspace',
+      subject: 'discord:@me',
+      text: 'The launch code is ADMIN-DM-SECRET',
+      createdBy: id(admin),
+    });
+    await app.store.memory.remember({
+      scope: 'workspace',
+      subject: `discord:${d.guildId}`,
+      text: 'The company is called GUILD-FACT Inc',
+      createdBy: id(admin),
+    });
 
-    model.reply({ toolCalls: [{ name: 'remember', arguments: { text: 'Deploys need NEW-DM-FACT approval', scope: 'workspace' } }] }, { text: 'Noted where I could.' });
+    model.reply(
+      {
+        toolCalls: [{ name: 'remember', arguments: { text: 'Deploys need NEW-DM-FACT approval', scope: 'workspace' } }],
+      },
+      { text: 'Noted where I could.' },
+    );
     const adminDm = d.directMessage('remember for the whole workspace: deploys need NEW-DM-FACT approval', admin);
-    await waitFor(() => texts(d, adminDm.channel_id).includes('Noted where I could.'), 10_000, "the admin's DM answered");
+    await waitFor(
+      () => texts(d, adminDm.channel_id).includes('Noted where I could.'),
+      10_000,
+      "the admin's DM answered",
+    );
     const refused = model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content));
-    expect(refused).toEqual([{ ok: false, error: expect.stringMatching(/^This is a direct message outside any server or workspace, so there is no workspace to remember for/) }]);
+    expect(refused).toEqual([
+      {
+        ok: false,
+        error: expect.stringMatching(
+          /^This is a direct message outside any server or workspace, so there is no workspace to remember for/,
+        ),
+      },
+    ]);
     await app.coordinator.idle();
 
     model.reply({ text: 'Hi Bob.' });
@@ -77,30 +107,59 @@ describe("a schedule runs with its creator's rights at fire time: Discord roles 
         return u;
       };
       cast = { bob: person('bob', [leads]), carol: person('carol'), leads };
-      return errandFileEnv({ access: { users: [`discord:role:${leads}`], admins: [`discord:role:${leads}`, id(cast.carol)], schedules: 'admins' } });
+      return errandFileEnv({
+        access: {
+          users: [`discord:role:${leads}`],
+          admins: [`discord:role:${leads}`, id(cast.carol)],
+          schedules: 'admins',
+        },
+      });
     });
     const { bob, leads } = cast!;
     const { discord: d, app } = e;
     // Made by Bob while he led (as schedule_prompt in his run would make it: his roles then are on the row).
-    const r = await app.schedules.create({ channel: { platform: 'discord', workspace: d.guildId, channel: d.general.id }, target: 'channel', conversationId: null, prompt: 'post the on-call rota', kind: 'interval', spec: '60', timezone: 'UTC', createdBy: bob.id, creatorRoles: [leads] });
+    const r = await app.schedules.create({
+      channel: { platform: 'discord', workspace: d.guildId, channel: d.general.id },
+      target: 'channel',
+      conversationId: null,
+      prompt: 'post the on-call rota',
+      kind: 'interval',
+      spec: '60',
+      timezone: 'UTC',
+      createdBy: bob.id,
+      creatorRoles: [leads],
+    });
     if (!r.ok) throw new Error(r.error);
     return { ...cast!, id: r.schedule.id };
   }
-  const topLevel = (d: FakeDiscord) => d.botMessagesIn(d.general.id).filter((m) => m.content.includes('post the on-call rota'));
+  const topLevel = (d: FakeDiscord) =>
+    d.botMessagesIn(d.general.id).filter((m) => m.content.includes('post the on-call rota'));
 
   it("the creator's admin role taken away: the schedule pauses at its next fire without posting, and the creator and the admins get a direct message", async () => {
     const { bob, carol, id: scheduleId } = await startWithLeads();
     const { discord: d, app, clock, model } = e!;
     d.users.get(bob.id)!.roles = [];
     clock.advance(60 * 60_000 + 1000);
-    const paused = await waitFor(async () => {
-      const row = await app.schedules.find(scheduleId);
-      return row?.status === 'paused' ? row : null;
-    }, 10_000, 'the schedule to pause');
+    const paused = await waitFor(
+      async () => {
+        const row = await app.schedules.find(scheduleId);
+        return row?.status === 'paused' ? row : null;
+      },
+      10_000,
+      'the schedule to pause',
+    );
     expect(paused!.failReason).toMatch(new RegExp(`its creator <@${bob.id}> may no longer use Errand`));
-    const toBob = await waitFor(() => d.dmChannelOf(bob.id) && d.botMessagesIn(d.dmChannelOf(bob.id)!.id)[0], 10_000, 'the DM to Bob');
+    const toBob = await waitFor(
+      () => d.dmChannelOf(bob.id) && d.botMessagesIn(d.dmChannelOf(bob.id)!.id)[0],
+      10_000,
+      'the DM to Bob',
+    );
     expect(toBob!.content).toMatch(new RegExp(`^⏸️ Your schedule #${scheduleId} `));
-    const toCarol = await waitFor(() => d.dmChannelOf(carol.id) && d.botMessagesIn(d.dmChannelOf(carol.id)!.id)[0], 10_000, 'the DM to Carol');
+    const toCarol = await waitFor(
+      () => d.dmChannelOf(carol.id) && d.botMessagesIn(d.dmChannelOf(carol.id)!.id)[0],
+      10_000,
+      'the DM to Carol',
+    );
     expect(toCarol!.content).toContain(`of <@${bob.id}>`);
     await app.coordinator.idle();
     expect(topLevel(d)).toEqual([]);
@@ -117,19 +176,31 @@ describe("a schedule runs with its creator's rights at fire time: Discord roles 
     await app.coordinator.idle();
     expect(await app.schedules.find(scheduleId)).toMatchObject({ status: 'active', failReason: null });
     const conversation = `discord:${d.guildId}:${d.general.id}:${top!.id}`;
-    expect((await app.tasks.list(conversation))[0]).toMatchObject({ requestedBy: bob.id, requesterRoles: [leads], createdBy: 'schedule' });
+    expect((await app.tasks.list(conversation))[0]).toMatchObject({
+      requestedBy: bob.id,
+      requesterRoles: [leads],
+      createdBy: 'schedule',
+    });
   });
 });
 
 describe('a Connect link in a failed Discord direct message', () => {
-  it('never reaches the log: the error the outbox logs names the call and Discord\'s answer, not the message it carried', async () => {
+  it("never reaches the log: the error the outbox logs names the call and Discord's answer, not the message it carried", async () => {
     const h = await startDiscordHarness();
     try {
       const direct = h.adapter.capabilities.directMessage!;
       expect(await direct.sendDirect(h.fake.alice.id, 'hello')).toMatchObject({ kind: 'sent' });
       h.fake.failAfterStoreOnce(h.fake.dmChannelOf(h.fake.alice.id)!.id);
       const link = 'https://auth.example/authorize?client_id=errand&state=S3CR3T-STATE-VALUE';
-      const err = await direct.sendDirect(h.fake.alice.id, `To use **linear** for you I need you to connect your account. Connect linear: ${link}`).then(() => null, (e: unknown) => e);
+      const err = await direct
+        .sendDirect(
+          h.fake.alice.id,
+          `To use **linear** for you I need you to connect your account. Connect linear: ${link}`,
+        )
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(Error);
       // Logged as the outbox logs a private notice that failed (outbox/row-delivery.ts).
       const log = capturingLogger();

@@ -24,10 +24,17 @@ describe('/skills on Discord', () => {
       await until(() => (sent.responses[0]?.content ?? '') !== '', 10_000);
       return sent.responses[0]!;
     };
-    expect(await ask()).toMatchObject({ ephemeral: true, content: expect.stringContaining('No skills are enabled in this channel.') });
-    expect((await ask([{ name: 'enable', type: 3, value: 'bug-triage' }])).content).toMatch(/^Enabled \*\*bug-triage\*\* in every channel/);
+    expect(await ask()).toMatchObject({
+      ephemeral: true,
+      content: expect.stringContaining('No skills are enabled in this channel.'),
+    });
+    expect((await ask([{ name: 'enable', type: 3, value: 'bug-triage' }])).content).toMatch(
+      /^Enabled \*\*bug-triage\*\* in every channel/,
+    );
     expect((await ask()).content).toContain('• `bug-triage` — Label and route a bug report.');
-    expect((await ask([{ name: 'disable', type: 3, value: 'bug-triage' }])).content).toMatch(/^Disabled \*\*bug-triage\*\*/);
+    expect((await ask([{ name: 'disable', type: 3, value: 'bug-triage' }])).content).toMatch(
+      /^Disabled \*\*bug-triage\*\*/,
+    );
     expect((await ask()).content).toContain('No skills are enabled in this channel.');
   });
 });

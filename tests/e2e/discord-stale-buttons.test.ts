@@ -15,9 +15,16 @@ afterEach(async () => {
   e = null;
 });
 
-const ask = (question: string, options: string[]) => ({ toolCalls: [{ name: 'ask_user', arguments: { question, options } }] });
-const texts = (d: FakeDiscord, channelId: string) => d.botMessagesIn(channelId).map((m) => m.content).filter((t) => !t.startsWith('⏳ Working'));
-const buttonsOf = (m: FakeMessage) => (m.components as { components: { custom_id: string; label: string }[] }[]).flatMap((row) => row.components);
+const ask = (question: string, options: string[]) => ({
+  toolCalls: [{ name: 'ask_user', arguments: { question, options } }],
+});
+const texts = (d: FakeDiscord, channelId: string) =>
+  d
+    .botMessagesIn(channelId)
+    .map((m) => m.content)
+    .filter((t) => !t.startsWith('⏳ Working'));
+const buttonsOf = (m: FakeMessage) =>
+  (m.components as { components: { custom_id: string; label: string }[] }[]).flatMap((row) => row.components);
 
 /** The single ephemeral reply to an interaction. */
 async function ephemeralReply(record: { responses: { ephemeral: boolean; content: string }[] }): Promise<string> {
@@ -30,22 +37,37 @@ async function ephemeralReply(record: { responses: { ephemeral: boolean; content
  * Alice asks; the model asks "Which format?" with buttons, Alice answers by typing, and the model's next
  * step (`next`) asks again: resolves with the thread, the first question and the post the run now waits on.
  */
-async function askedTwice(next: FakeStep, waitingOn: string, after: string, tools?: ExternalToolsFixture): Promise<{ e: DiscordErrand; thread: string; first: FakeMessage; second: FakeMessage }> {
+async function askedTwice(
+  next: FakeStep,
+  waitingOn: string,
+  after: string,
+  tools?: ExternalToolsFixture,
+): Promise<{ e: DiscordErrand; thread: string; first: FakeMessage; second: FakeMessage }> {
   e = await startDiscordErrand({}, tools ? { externalTools: tools.source } : {});
   const { discord: d, model, app } = e;
   model.reply(ask('Which format?', ['PDF', 'Markdown']), next, { text: after });
   const thread = d.userMessage(d.general.id, `<@${d.bot.id}> write the report`).id;
-  const first = await until(() => d.botMessagesIn(thread).find((m) => m.content.includes('Which format?') && m.components.length > 0), 10_000);
+  const first = await until(
+    () => d.botMessagesIn(thread).find((m) => m.content.includes('Which format?') && m.components.length > 0),
+    10_000,
+  );
   await app.coordinator.idle();
   d.userMessage(thread, 'markdown please');
-  const second = await until(() => d.botMessagesIn(thread).find((m) => m.content.includes(waitingOn) && m.components.length > 0), 10_000);
+  const second = await until(
+    () => d.botMessagesIn(thread).find((m) => m.content.includes(waitingOn) && m.components.length > 0),
+    10_000,
+  );
   await app.coordinator.idle();
   return { e, thread, first, second };
 }
 
 describe('a button answers only the question it was posted with (Discord, real discord.js)', () => {
   it('an option of an earlier question, clicked while a later one waits, gets an ephemeral note and changes nothing; the current buttons still answer', async () => {
-    const { e, thread, first, second } = await askedTwice(ask('Which size?', ['A4', 'Letter']), 'Which size?', 'Markdown on A4.');
+    const { e, thread, first, second } = await askedTwice(
+      ask('Which size?', ['A4', 'Letter']),
+      'Which size?',
+      'Markdown on A4.',
+    );
     const { discord: d, model, app } = e;
     const runId = parseActionId(buttonsOf(first)[0]!.custom_id)!.runId;
 

@@ -23,7 +23,10 @@ function tools() {
       return { ok: true, note: `${name} finished` };
     },
   });
-  return { source: { toolsFor: () => [tool('tracker__search', false), tool('tracker__export', true)] }, release: () => release() };
+  return {
+    source: { toolsFor: () => [tool('tracker__search', false), tool('tracker__export', true)] },
+    release: () => release(),
+  };
 }
 
 describe("a run's steps on Discord", () => {
@@ -31,17 +34,39 @@ describe("a run's steps on Discord", () => {
     const t = tools();
     e = await startDiscordErrand({}, { externalTools: t.source });
     const { discord: d, model } = e;
-    model.reply({ toolCalls: [{ id: 'call_1', name: 'tracker__search', arguments: '{}' }, { id: 'call_2', name: 'tracker__export', arguments: '{}' }] }, { text: 'Exported.' });
+    model.reply(
+      {
+        toolCalls: [
+          { id: 'call_1', name: 'tracker__search', arguments: '{}' },
+          { id: 'call_2', name: 'tracker__export', arguments: '{}' },
+        ],
+      },
+      { text: 'Exported.' },
+    );
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> export the tracker`);
     const notes = () =>
       d.calls
-        .filter((c) => (c.method === 'POST' || c.method === 'PATCH') && String((c.body as { content?: unknown } | null)?.content ?? '').startsWith('⏳ Working'))
+        .filter(
+          (c) =>
+            (c.method === 'POST' || c.method === 'PATCH') &&
+            String((c.body as { content?: unknown } | null)?.content ?? '').startsWith('⏳ Working'),
+        )
         .map((c) => String((c.body as { content: string }).content));
-    await waitFor(() => notes().some((n) => n.includes('⚙️ Running tracker__export')), 10_000, 'the note listing the running step');
-    expect(notes().find((n) => n.includes('⚙️ Running tracker__export'))).toBe('⏳ Working… press **Stop** to stop me.\n✅ Running tracker__search — tracker__search finished\n⚙️ Running tracker__export');
+    await waitFor(
+      () => notes().some((n) => n.includes('⚙️ Running tracker__export')),
+      10_000,
+      'the note listing the running step',
+    );
+    expect(notes().find((n) => n.includes('⚙️ Running tracker__export'))).toBe(
+      '⏳ Working… press **Stop** to stop me.\n✅ Running tracker__search — tracker__search finished\n⚙️ Running tracker__export',
+    );
     t.release();
     await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Exported.'), 10_000, 'the answer');
     await e.app.coordinator.idle();
-    await waitFor(() => !d.botMessagesIn(msg.id).some((m) => m.content.startsWith('⏳ Working')), 5000, 'the note to be taken down');
+    await waitFor(
+      () => !d.botMessagesIn(msg.id).some((m) => m.content.startsWith('⏳ Working')),
+      5000,
+      'the note to be taken down',
+    );
   });
 });

@@ -10,7 +10,8 @@ afterEach(async () => {
   e = null;
 });
 
-const paragraph = (i: number) => `Part ${i}: a streamed answer grows in one message, edited as the model writes it, and goes on in a new one.`;
+const paragraph = (i: number) =>
+  `Part ${i}: a streamed answer grows in one message, edited as the model writes it, and goes on in a new one.`;
 const LONG = Array.from({ length: 24 }, (_, i) => paragraph(i + 1)).join('\n\n');
 
 describe('streamed answers on Discord', () => {
@@ -23,10 +24,20 @@ describe('streamed answers on Discord', () => {
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> write it out`);
     const expected = splitText(LONG, 1800);
     expect(expected.length).toBe(2);
-    await waitFor(() => JSON.stringify(d.botMessagesIn(msg.id).map((m) => m.content)) === JSON.stringify(expected), 30_000, 'the finished answer in two messages');
+    await waitFor(
+      () => JSON.stringify(d.botMessagesIn(msg.id).map((m) => m.content)) === JSON.stringify(expected),
+      30_000,
+      'the finished answer in two messages',
+    );
     await e.app.coordinator.idle();
     const ids = d.botMessagesIn(msg.id).map((m) => m.id);
-    const writes = d.calls.filter((c) => (c.method === 'PATCH' && ids.some((id) => c.path.endsWith(`/messages/${id}`))) || (c.method === 'POST' && c.path === `/channels/${msg.id}/messages` && !String((c.body as { content?: string }).content).startsWith('⏳')));
+    const writes = d.calls.filter(
+      (c) =>
+        (c.method === 'PATCH' && ids.some((id) => c.path.endsWith(`/messages/${id}`))) ||
+        (c.method === 'POST' &&
+          c.path === `/channels/${msg.id}/messages` &&
+          !String((c.body as { content?: string }).content).startsWith('⏳')),
+    );
     expect(d.calls.filter((c) => c.method === 'PATCH').length).toBeGreaterThan(0);
     const gaps = writes.slice(1).map((w, i) => w.at - writes[i]!.at);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1490);
@@ -39,12 +50,24 @@ describe('streamed answers on Discord', () => {
     e = await startDiscordErrand();
     const { discord: d, model } = e;
     model.streamPace({ chunkChars: 3 });
-    model.reply({ toolCalls: [{ id: 'call_1', name: 'add_task', arguments: { title: 'Water the {plants}', description: 'with "care"' } }] }, { text: 'Added **one** task.' });
+    model.reply(
+      {
+        toolCalls: [
+          { id: 'call_1', name: 'add_task', arguments: { title: 'Water the {plants}', description: 'with "care"' } },
+        ],
+      },
+      { text: 'Added **one** task.' },
+    );
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> remind me`);
     await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Added **one** task.'), 20_000, 'the answer');
     const second = model.requests[1]!.messages;
-    const call = second.find((m) => m.role === 'assistant')!.tool_calls as { function: { name: string; arguments: string } }[];
-    expect(call[0]!.function).toEqual({ name: 'add_task', arguments: JSON.stringify({ title: 'Water the {plants}', description: 'with "care"' }) });
+    const call = second.find((m) => m.role === 'assistant')!.tool_calls as {
+      function: { name: string; arguments: string };
+    }[];
+    expect(call[0]!.function).toEqual({
+      name: 'add_task',
+      arguments: JSON.stringify({ title: 'Water the {plants}', description: 'with "care"' }),
+    });
     expect(String(second.find((m) => m.role === 'tool')!.content)).toContain('"ok":true');
   }, 60_000);
 });

@@ -16,14 +16,19 @@ afterEach(async () => {
   e = null;
 });
 
-const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => null, (err: unknown) => err);
+const rejection = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => null,
+    (err: unknown) => err,
+  );
 
 describe('Discord: a channel or thread that can no longer be posted to', () => {
-  it('posts to a deleted thread, a locked thread or a channel without access fail as gone for good, with Discord\'s code', async () => {
+  it("posts to a deleted thread, a locked thread or a channel without access fail as gone for good, with Discord's code", async () => {
     h = await startDiscordHarness();
     const { fake, adapter } = h;
     const channel = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id };
-    const threadOn = async (adapter: ChatAdapter, text: string) => adapter.openThread(channel, fake.userMessage(fake.general.id, text).id, text);
+    const threadOn = async (adapter: ChatAdapter, text: string) =>
+      adapter.openThread(channel, fake.userMessage(fake.general.id, text).id, text);
     const deleted = await threadOn(adapter, 'one');
     const locked = await threadOn(adapter, 'two');
     fake.deleteChannel(deleted.thread!);
@@ -45,7 +50,9 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
     const channel = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id };
     const thread = await adapter.openThread(channel, fake.userMessage(fake.general.id, 'long').id, 'long');
     fake.lockThread(thread.thread!);
-    const long = adapter.postMessage(thread, { text: `${'a'.repeat(1900)}\n\n${'b'.repeat(1900)}\n\n${'c'.repeat(1900)}` });
+    const long = adapter.postMessage(thread, {
+      text: `${'a'.repeat(1900)}\n\n${'b'.repeat(1900)}\n\n${'c'.repeat(1900)}`,
+    });
     const next = adapter.postMessage(thread, { text: 'and one more thing' });
     expect(await rejection(long)).toBeInstanceOf(TargetGoneError);
     expect(await rejection(next)).toBeInstanceOf(TargetGoneError);
@@ -56,7 +63,11 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
     e = await startDiscordErrand();
     const { discord: d, model, app } = e;
     const step = gate();
-    model.reply({ text: 'Step one.', toolCalls: [{ name: 'send_update', arguments: { text: 'Halfway there.' } }], gate: step.promise });
+    model.reply({
+      text: 'Step one.',
+      toolCalls: [{ name: 'send_update', arguments: { text: 'Halfway there.' } }],
+      gate: step.promise,
+    });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> do a long job`);
     await waitFor(() => model.requests.length === 1);
     d.deleteChannel(msg.id);
@@ -65,7 +76,7 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
     await app.coordinator.idle();
     expect(model.requests).toHaveLength(1);
     expect(sqliteDb(app.store).select().from(runs).all()[0]!.error).toMatch(/10003/);
-    const [task] = (await app.tasks.list(`discord:${d.guildId}:${d.general.id}:${msg.id}`));
+    const [task] = await app.tasks.list(`discord:${d.guildId}:${d.general.id}:${msg.id}`);
     expect(task).toMatchObject({ status: 'failed' });
   });
 
@@ -76,7 +87,7 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> hello`);
     await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Hi.'));
     await app.coordinator.idle();
-    const created = (await app.schedules.create({
+    const created = await app.schedules.create({
       channel: { platform: 'discord', workspace: d.guildId, channel: d.general.id },
       target: 'thread',
       conversationId: `discord:${d.guildId}:${d.general.id}:${msg.id}`,
@@ -85,10 +96,15 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
       spec: '10',
       timezone: 'UTC',
       createdBy: d.alice.id,
-    }));
+    });
     if (!created.ok) throw new Error(created.error);
     const id = created.schedule.id;
-    const row = () => sqliteDb(app.store).select().from(schedules).all().find((r) => r.id === id)!;
+    const row = () =>
+      sqliteDb(app.store)
+        .select()
+        .from(schedules)
+        .all()
+        .find((r) => r.id === id)!;
     d.deleteChannel(msg.id);
     for (const n of [1, 2]) {
       clock.advance(10 * 60_000);

@@ -20,11 +20,25 @@ export interface ErrandProcess {
 
 /** The environment that points Errand at the fake platform and model, with its database in `dir`. */
 export function discordEnv(discord: FakeDiscord, model: FakeOpenAI, dir: string): NodeJS.ProcessEnv {
-  return { DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: discord.apiUrl, DISCORD_GUILD_ID: discord.guildId, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') };
+  return {
+    DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+    DISCORD_API_URL: discord.apiUrl,
+    DISCORD_GUILD_ID: discord.guildId,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+  };
 }
 
 export function slackEnv(slack: FakeSlack, model: FakeOpenAI, dir: string): NodeJS.ProcessEnv {
-  return { SLACK_BOT_TOKEN: 'xoxb-outbox-test', SLACK_APP_TOKEN: 'xapp-outbox-test', SLACK_API_URL: slack.apiUrl, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') };
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-outbox-test',
+    SLACK_APP_TOKEN: 'xapp-outbox-test',
+    SLACK_API_URL: slack.apiUrl,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+  };
 }
 
 /**
@@ -32,7 +46,10 @@ export function slackEnv(slack: FakeSlack, model: FakeOpenAI, dir: string): Node
  * configured only through the environment. With `stdin: 'pipe'` the test writes its standard input (`child.stdin`), as `printf … | npm start` would.
  * `entry` replaces the node arguments where no vitest run built the entry point (a benchmark: bench/entry-process.ts).
  */
-export function startErrandProcess(env: NodeJS.ProcessEnv, options: { stdin?: 'ignore' | 'pipe'; entry?: readonly string[] } = {}): ErrandProcess {
+export function startErrandProcess(
+  env: NodeJS.ProcessEnv,
+  options: { stdin?: 'ignore' | 'pipe'; entry?: readonly string[] } = {},
+): ErrandProcess {
   let out = '';
   const child = spawn(process.execPath, [...(options.entry ?? errandEntryArgs())], {
     cwd: root,
@@ -41,7 +58,12 @@ export function startErrandProcess(env: NodeJS.ProcessEnv, options: { stdin?: 'i
   });
   child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = () => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  const exited = () =>
+    new Promise<number | null>((resolve) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? resolve(child.exitCode)
+        : child.once('exit', (code) => resolve(code)),
+    );
   return {
     child,
     output: () => out,

@@ -17,7 +17,8 @@ afterEach(async () => {
 });
 
 /** A Web API client as Bolt builds it, on the fake. */
-const clientOf = (fake: FakeSlack) => new WebClient('xoxb-test-token', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+const clientOf = (fake: FakeSlack) =>
+  new WebClient('xoxb-test-token', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
 
 describe('the fake Slack takes uploads the way files.uploadV2 of @slack/web-api sends them', () => {
   it('shares the files in the thread as one file_share message of the bot (no bot_id), served with the same bytes to the bot token only', async () => {
@@ -61,9 +62,20 @@ describe('the fake Slack takes uploads the way files.uploadV2 of @slack/web-api 
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     slack.useHttpReceiver(`http://127.0.0.1:${(server.address() as { port: number }).port}/slack/events`);
     const { ts } = slack.postUndelivered({ user: 'U0ALICE01', channel: 'C0GENERAL', text: 'chart it' });
-    await clientOf(slack).files.uploadV2({ channel_id: 'C0GENERAL', thread_ts: ts, file: Buffer.from('x'), filename: 'x.txt' });
+    await clientOf(slack).files.uploadV2({
+      channel_id: 'C0GENERAL',
+      thread_ts: ts,
+      file: Buffer.from('x'),
+      filename: 'x.txt',
+    });
     await waitFor(() => received.length > 0, 5000, 'the echo');
-    expect(received[0]).toMatchObject({ type: 'message', subtype: 'file_share', user: slack.botUserId, thread_ts: ts, files: [expect.objectContaining({ name: 'x.txt' })] });
+    expect(received[0]).toMatchObject({
+      type: 'message',
+      subtype: 'file_share',
+      user: slack.botUserId,
+      thread_ts: ts,
+      files: [expect.objectContaining({ name: 'x.txt' })],
+    });
     expect(received[0]!.bot_id).toBeUndefined();
     await slack.settle();
     await new Promise<void>((r) => server.close(() => r()));
@@ -74,14 +86,22 @@ describe('the fake Slack takes uploads the way files.uploadV2 of @slack/web-api 
     const client = clientOf(slack);
     const { upload_url, file_id } = await client.files.getUploadURLExternal({ filename: 'a.txt', length: 5 });
     expect((await fetch(upload_url!, { method: 'POST', body: 'toolong' })).status).toBe(400);
-    await expect(client.files.completeUploadExternal({ files: [{ id: file_id! }], channel_id: 'C0GENERAL' })).rejects.toMatchObject({ data: { error: 'file_not_found' } });
+    await expect(
+      client.files.completeUploadExternal({ files: [{ id: file_id! }], channel_id: 'C0GENERAL' }),
+    ).rejects.toMatchObject({ data: { error: 'file_not_found' } });
     expect((await fetch(upload_url!, { method: 'POST', body: 'hello' })).status).toBe(200);
     await client.files.completeUploadExternal({ files: [{ id: file_id!, title: 'a.txt' }], channel_id: 'C0GENERAL' });
-    await expect(client.files.completeUploadExternal({ files: [{ id: file_id! }], channel_id: 'C0GENERAL' })).rejects.toMatchObject({ data: { error: 'file_not_found' } });
-    await expect(client.files.info({ file: unknownFileId() })).rejects.toMatchObject({ data: { error: 'file_not_found' } });
+    await expect(
+      client.files.completeUploadExternal({ files: [{ id: file_id! }], channel_id: 'C0GENERAL' }),
+    ).rejects.toMatchObject({ data: { error: 'file_not_found' } });
+    await expect(client.files.info({ file: unknownFileId() })).rejects.toMatchObject({
+      data: { error: 'file_not_found' },
+    });
     const info = await client.files.info({ file: file_id! });
     expect(info.file?.shares?.public?.C0GENERAL?.[0]?.ts).toEqual(expect.stringMatching(/^\d+\.\d{6}$/));
-    await expect(client.files.getUploadURLExternal({ filename: 'b.txt', length: 0 })).rejects.toMatchObject({ data: { error: 'invalid_arguments' } });
+    await expect(client.files.getUploadURLExternal({ filename: 'b.txt', length: 0 })).rejects.toMatchObject({
+      data: { error: 'invalid_arguments' },
+    });
   });
 });
 
@@ -92,8 +112,13 @@ describe('the fake Discord takes messages with attachments the way discord.js se
     discord = await startFakeDiscord();
     const bytes = Buffer.from(pngOfSize(3_000));
     const body = { content: '', attachments: [{ id: 0, filename: 'chart.png' }] };
-    const posted = (await rest(discord).post(Routes.channelMessages(discord.general.id), { body, files: [{ name: 'chart.png', data: bytes, contentType: 'image/png' }] })) as { attachments: { url: string; filename: string; size: number; content_type?: string }[] };
-    expect(posted.attachments).toEqual([expect.objectContaining({ filename: 'chart.png', size: bytes.length, content_type: 'image/png' })]);
+    const posted = (await rest(discord).post(Routes.channelMessages(discord.general.id), {
+      body,
+      files: [{ name: 'chart.png', data: bytes, contentType: 'image/png' }],
+    })) as { attachments: { url: string; filename: string; size: number; content_type?: string }[] };
+    expect(posted.attachments).toEqual([
+      expect.objectContaining({ filename: 'chart.png', size: bytes.length, content_type: 'image/png' }),
+    ]);
     const served = await fetch(posted.attachments[0]!.url);
     expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
   });
@@ -102,9 +127,15 @@ describe('the fake Discord takes messages with attachments the way discord.js se
     discord = await startFakeDiscord();
     const route = Routes.channelMessages(discord.general.id);
     const file = (i: number, size = 10) => ({ name: `f${i}.bin`, data: Buffer.alloc(size, i) });
-    await expect(rest(discord).post(route, { body: { content: '' }, files: [file(0, 10 * 1024 * 1024 + 1)] })).rejects.toMatchObject({ status: 413, code: 40005 });
-    await expect(rest(discord).post(route, { body: { content: '' }, files: Array.from({ length: 11 }, (_, i) => file(i)) })).rejects.toMatchObject({ code: 50035 });
-    await expect(rest(discord).post(route, { body: { content: '', attachments: [{ id: 3, filename: 'x' }] }, files: [file(0)] })).rejects.toMatchObject({ code: 50035 });
+    await expect(
+      rest(discord).post(route, { body: { content: '' }, files: [file(0, 10 * 1024 * 1024 + 1)] }),
+    ).rejects.toMatchObject({ status: 413, code: 40005 });
+    await expect(
+      rest(discord).post(route, { body: { content: '' }, files: Array.from({ length: 11 }, (_, i) => file(i)) }),
+    ).rejects.toMatchObject({ code: 50035 });
+    await expect(
+      rest(discord).post(route, { body: { content: '', attachments: [{ id: 3, filename: 'x' }] }, files: [file(0)] }),
+    ).rejects.toMatchObject({ code: 50035 });
     expect(discord.botMessagesIn(discord.general.id)).toEqual([]);
   });
 });

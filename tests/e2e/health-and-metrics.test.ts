@@ -26,9 +26,23 @@ interface Monitored {
 async function startMonitored(): Promise<Monitored> {
   const world = await startDiscordWorld({ METRICS_PORT: '0' });
   const { config, discord, model } = world;
-  const monitoring = await loadMonitoring({ port: config.METRICS_PORT!, host: config.METRICS_HOST, logger: silentLogger() });
-  const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: TEST_TUNING, traffic: trafficCounter(monitoring.metrics, 'discord') });
-  const app = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, monitoring });
+  const monitoring = await loadMonitoring({
+    port: config.METRICS_PORT!,
+    host: config.METRICS_HOST,
+    logger: silentLogger(),
+  });
+  const adapter = createDiscordAdapter({
+    ...discordOptionsFromConfig(config),
+    tuning: TEST_TUNING,
+    traffic: trafficCounter(monitoring.metrics, 'discord'),
+  });
+  const app = await createApp({
+    config,
+    adapters: [adapter],
+    clock: new FakeClock(),
+    modelBackoffMs: () => 5,
+    monitoring,
+  });
   await app.start();
   return {
     app,
@@ -50,7 +64,17 @@ async function scrape(m: Monitored): Promise<Exposition> {
   return parseExposition(await res.text());
 }
 
-async function health(m: Monitored): Promise<{ status: number; body: { status: string; problems: string[]; database: { writable: boolean }; platforms: Record<string, { connected: boolean; detail?: string }> } }> {
+async function health(
+  m: Monitored,
+): Promise<{
+  status: number;
+  body: {
+    status: string;
+    problems: string[];
+    database: { writable: boolean };
+    platforms: Record<string, { connected: boolean; detail?: string }>;
+  };
+}> {
   const res = await fetch(m.url('/healthz'));
   return { status: res.status, body: (await res.json()) as never };
 }
@@ -108,7 +132,8 @@ describe('/metrics', () => {
     expect(metrics.value('errand_platform_rate_limited_total', { platform: 'discord' })).toBe(fake.stats.rateLimited);
     expect(metrics.value('errand_runs_active')).toBe(0);
     expect(metrics.value('errand_tasks_pending')).toBe(0);
-    for (const name of ['errand_run_duration_seconds', 'errand_model_request_duration_seconds']) expect(metrics.types.get(name)).toBe('histogram');
+    for (const name of ['errand_run_duration_seconds', 'errand_model_request_duration_seconds'])
+      expect(metrics.types.get(name)).toBe('histogram');
     expect(metrics.types.get('errand_schedule_fires_total')).toBe('counter');
     expect(metrics.value('process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(metrics.types.has('nodejs_heap_size_used_bytes')).toBe(true);
@@ -126,7 +151,12 @@ describe('/healthz', () => {
     m = await startMonitored();
     const up = await health(m);
     expect(up.status).toBe(200);
-    expect(up.body).toMatchObject({ status: 'ok', problems: [], database: { writable: true }, platforms: { discord: { connected: true } } });
+    expect(up.body).toMatchObject({
+      status: 'ok',
+      problems: [],
+      database: { writable: true },
+      platforms: { discord: { connected: true } },
+    });
 
     m.discord.dropGateway();
     const down = (await waitFor(async () => {

@@ -17,9 +17,13 @@ export interface SharedFixtureServer {
 /** Starts the real MCP hub on the stdio fixture server, named `notes` (tools `notes__read_note`, `notes__write_note`, `notes__slow` …). */
 export async function startSharedFixtureServer(): Promise<SharedFixtureServer> {
   const file = eventsFile();
-  const hub = createMcpHub({ servers: { notes: stdioFixture({}, { MCP_FIXTURE_EVENTS: file.path }) }, logger: capturingLogger().logger });
+  const hub = createMcpHub({
+    servers: { notes: stdioFixture({}, { MCP_FIXTURE_EVENTS: file.path }) },
+    logger: capturingLogger().logger,
+  });
   await hub.start();
-  if (hub.status()[0]?.state !== 'connected') throw new Error(`the fixture MCP server did not start: ${JSON.stringify(hub.status())}`);
+  if (hub.status()[0]?.state !== 'connected')
+    throw new Error(`the fixture MCP server did not start: ${JSON.stringify(hub.status())}`);
   return { hub, events: file.read, tools: { toolsFor: (c) => hub.toolsFor(c) }, close: () => hub.close() };
 }
 
@@ -32,4 +36,6 @@ export function toolResults(req: RecordedRequest): unknown[] {
 export const count = (events: readonly string[], event: string): number => events.filter((e) => e === event).length;
 
 /** A model step calling the writing tool, which needs approval under the default `approval: "auto"`. */
-export const writeStep = (text: string) => ({ toolCalls: [{ name: 'notes__write_note', arguments: { key: 'plan', text } }] });
+export const writeStep = (text: string) => ({
+  toolCalls: [{ name: 'notes__write_note', arguments: { key: 'plan', text } }],
+});

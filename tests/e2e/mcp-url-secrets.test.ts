@@ -65,12 +65,38 @@ async function startErrand(): Promise<Running> {
   const world = await startDiscordWorld({ METRICS_PORT: '0', ERRAND_CONFIG: configPath, ...SECRETS });
   const log = capturingLogger();
   const hubClock = new FakeClock();
-  const hub = createMcpHub({ servers: world.config.file.settings.mcpServers, logger: log.logger, clock: hubClock, backoff: () => 1000 });
-  const monitoring = await loadMonitoring({ port: world.config.METRICS_PORT!, host: world.config.METRICS_HOST, logger: log.logger });
+  const hub = createMcpHub({
+    servers: world.config.file.settings.mcpServers,
+    logger: log.logger,
+    clock: hubClock,
+    backoff: () => 1000,
+  });
+  const monitoring = await loadMonitoring({
+    port: world.config.METRICS_PORT!,
+    host: world.config.METRICS_HOST,
+    logger: log.logger,
+  });
   const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(world.config), tuning: TEST_TUNING });
-  const app = await createApp({ config: world.config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5, monitoring, externalTools: hub, logger: log.logger });
+  const app = await createApp({
+    config: world.config,
+    adapters: [adapter],
+    clock: new FakeClock(),
+    modelBackoffMs: () => 5,
+    monitoring,
+    externalTools: hub,
+    logger: log.logger,
+  });
   await app.start();
-  return { world, fixture, hub, hubClock, app, monitoring, configDir, logText: () => log.lines.map((l) => JSON.stringify(l)).join('\n') };
+  return {
+    world,
+    fixture,
+    hub,
+    hubClock,
+    app,
+    monitoring,
+    configDir,
+    logText: () => log.lines.map((l) => JSON.stringify(l)).join('\n'),
+  };
 }
 
 async function healthBody(r: Running): Promise<string> {
@@ -90,14 +116,28 @@ describe('an MCP server URL with secrets in it', () => {
       ['withLogin', 'failed'],
     ]);
     // fetch refuses a URL with credentials, quoting the whole URL in its message.
-    expect(reasons(r).withLogin).toBe(`Request cannot be constructed from a URL that includes credentials: ${origin}/mcp`);
+    expect(reasons(r).withLogin).toBe(
+      `Request cannot be constructed from a URL that includes credentials: ${origin}/mcp`,
+    );
 
     // The server's routes go away: every request answers 404 "Cannot POST <path>".
     await r.fixture.unmount();
     const { discord, model } = r.world;
-    model.reply({ toolCalls: [{ name: 'byQuery__echo', arguments: { text: 'one' } }, { name: 'byPath__echo', arguments: { text: 'two' } }] }, { text: 'Both are down.' });
+    model.reply(
+      {
+        toolCalls: [
+          { name: 'byQuery__echo', arguments: { text: 'one' } },
+          { name: 'byPath__echo', arguments: { text: 'two' } },
+        ],
+      },
+      { text: 'Both are down.' },
+    );
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> echo twice`);
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content.includes('Both are down.')), 10_000, 'the answer');
+    await waitFor(
+      () => discord.botMessagesIn(msg.id).some((m) => m.content.includes('Both are down.')),
+      10_000,
+      'the answer',
+    );
     const crashed = (name: string, url: string) =>
       `The MCP server "${name}" stopped while running ${name}__echo (it crashed: HTTP 404 from ${url}); it is being restarted. Try again later or do without it.`;
     expect(toolResults(model.requests[1]!)).toEqual([
@@ -109,7 +149,11 @@ describe('an MCP server URL with secrets in it', () => {
       mcp: [
         { name: 'byQuery', state: 'restarting', reason: `HTTP 404 from ${origin}/mcp` },
         { name: 'byPath', state: 'restarting', reason: `HTTP 404 from ${origin}/s/•••/mcp` },
-        { name: 'withLogin', state: 'failed', reason: `Request cannot be constructed from a URL that includes credentials: ${origin}/mcp` },
+        {
+          name: 'withLogin',
+          state: 'failed',
+          reason: `Request cannot be constructed from a URL that includes credentials: ${origin}/mcp`,
+        },
       ],
     });
 
@@ -134,7 +178,11 @@ describe('an MCP server URL with secrets in it', () => {
     });
     model.reply({ toolCalls: [{ name: 'byPath__echo', arguments: { text: 'three' } }] }, { text: 'Still down.' });
     discord.userMessage(msg.id, `<@${discord.bot.id}> once more`);
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content.includes('Still down.')), 10_000, 'the second answer');
+    await waitFor(
+      () => discord.botMessagesIn(msg.id).some((m) => m.content.includes('Still down.')),
+      10_000,
+      'the second answer',
+    );
     expect(toolResults(model.requests[3]!).at(-1)).toEqual({
       ok: false,
       error: `The MCP server "byPath" is not running (it crashed: cannot reach ${origin}/s/•••/mcp (ECONNREFUSED)); it is being restarted. Try again later or do without it.`,

@@ -3,7 +3,14 @@ import { startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { makeAdapter } from './discord-harness.js';
 import { startOnDiscord } from './kits/restart-context.js';
-import { everyParagraph, longAnswer, paragraphsIn, updateThenAnswer, useOutboxRestarts, writesOnce } from './kits/outbox-restart-kit.js';
+import {
+  everyParagraph,
+  longAnswer,
+  paragraphsIn,
+  updateThenAnswer,
+  useOutboxRestarts,
+  writesOnce,
+} from './kits/outbox-restart-kit.js';
 
 /**
  * Three Discord messages of answer. The model writes it slowly the first time, so the SIGTERM (sent as soon
@@ -31,13 +38,21 @@ describe('posts survive the process stopping (Discord)', () => {
     ctx.model.streamPace({ chunkDelayMs: 20 });
     await start();
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> write the long report`);
-    await waitFor(() => paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length > 0, 20_000, 'the first piece');
+    await waitFor(
+      () => paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length > 0,
+      20_000,
+      'the first piece',
+    );
     ctx.errand!.child.kill('SIGTERM');
     expect(await ctx.errand!.exited()).toBe(0);
 
     ctx.model.streamPace({ chunkDelayMs: 0 });
     await start();
-    await waitFor(() => new Set(paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content))).size === PARAGRAPHS, 60_000, 'every piece of the answer');
+    await waitFor(
+      () => new Set(paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content))).size === PARAGRAPHS,
+      60_000,
+      'every piece of the answer',
+    );
     const seen = paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content));
     expect(seen, ctx.errand!.output()).toEqual(everyParagraph(PARAGRAPHS));
   }, 120_000);
@@ -46,7 +61,11 @@ describe('posts survive the process stopping (Discord)', () => {
     ctx.model.respondWith(writesOnce(longAnswer(PARAGRAPHS)));
     await start({ LOG_LEVEL: 'info' });
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> write the long report`);
-    await waitFor(() => paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length > 0, 20_000, 'the first piece');
+    await waitFor(
+      () => paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length > 0,
+      20_000,
+      'the first piece',
+    );
     // The model wrote the whole answer at once: it is recorded, and the outbox finishes it through the preview, which
     // edits its first message and then rolls over into a second. That post is stored and its answer held, so the finish
     // is still under way when the SIGTERM lands (the window in which the restart used to post the answer beside it).
@@ -63,7 +82,11 @@ describe('posts survive the process stopping (Discord)', () => {
     const firstOutput = ctx.errand!.output();
 
     await start();
-    await waitFor(() => new Set(paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content))).size === PARAGRAPHS, 30_000, 'every piece of the answer');
+    await waitFor(
+      () => new Set(paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content))).size === PARAGRAPHS,
+      30_000,
+      'every piece of the answer',
+    );
     const seen = paragraphsIn(discord.botMessagesIn(msg.id).map((m) => m.content));
     expect(seen, ctx.errand!.output()).toEqual(everyParagraph(PARAGRAPHS));
     expect(code, firstOutput).toBe(0);
@@ -76,19 +99,35 @@ describe('posts survive the process stopping (Discord)', () => {
     await start();
     discord.holdAnswers(/^\/channels\/\d+\/messages$/);
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> do the thing`);
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content === 'Halfway there.') && discord.heldAnswers() > 0, 20_000, 'the update stored, its answer held');
+    await waitFor(
+      () => discord.botMessagesIn(msg.id).some((m) => m.content === 'Halfway there.') && discord.heldAnswers() > 0,
+      20_000,
+      'the update stored, its answer held',
+    );
     await ctx.errand!.kill();
     discord.releaseAnswers();
 
     await start();
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content === 'All done.'), 30_000, 'the answer after the restart');
+    await waitFor(
+      () => discord.botMessagesIn(msg.id).some((m) => m.content === 'All done.'),
+      30_000,
+      'the answer after the restart',
+    );
     const texts = discord.botMessagesIn(msg.id).map((m) => m.content);
-    expect(texts.filter((t) => t === 'Halfway there.'), JSON.stringify(texts)).toHaveLength(1);
+    expect(
+      texts.filter((t) => t === 'Halfway there.'),
+      JSON.stringify(texts),
+    ).toHaveLength(1);
   }, 90_000);
 
   it('a post whose answer was lost (500 after storing) and retried by discord.js shows once', async () => {
     const adapter = makeAdapter(discord, { tuning: { restRetries: 2 } });
-    await adapter.start({ onMessage: async () => {}, knowsConversation: async () => false, onCommand: async () => ({ text: '' }), onAction: async () => null });
+    await adapter.start({
+      onMessage: async () => {},
+      knowsConversation: async () => false,
+      onCommand: async () => ({ text: '' }),
+      onAction: async () => null,
+    });
     try {
       discord.failAfterStoreOnce(discord.general.id);
       const ref = { platform: 'discord', workspace: discord.guildId, channel: discord.general.id, thread: null };

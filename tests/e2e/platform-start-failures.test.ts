@@ -33,13 +33,25 @@ afterEach(async () => {
 });
 
 const adapterAt = (apiUrl: string) =>
-  createSlackAdapter({ botToken: 'xoxb-test-token', signingSecret: 'secret', mode: 'http', port: 0, host: '127.0.0.1', apiUrl, tuning: { webApiRetries: 0 } });
+  createSlackAdapter({
+    botToken: 'xoxb-test-token',
+    signingSecret: 'secret',
+    mode: 'http',
+    port: 0,
+    host: '127.0.0.1',
+    apiUrl,
+    tuning: { webApiRetries: 0 },
+  });
 
 describe('Slack start-up failures say what to fix (real Bolt)', () => {
   it('an unreachable Slack API is reported as unreachable, naming the URL and SLACK_API_URL, not the token', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/api/`;
     const err = await failureOf(adapterAt(url).start(new RecordingSink()));
-    expect(err.message).toMatch(new RegExp(`^Could not reach Slack at ${url.replace(/[./]/g, '\\$&')} \\(ECONNREFUSED\\); check the network or SLACK_API_URL\\.$`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^Could not reach Slack at ${url.replace(/[./]/g, '\\$&')} \\(ECONNREFUSED\\); check the network or SLACK_API_URL\\.$`,
+      ),
+    );
     expect(err.message).not.toContain('SLACK_BOT_TOKEN');
   });
 
@@ -54,7 +66,12 @@ describe('Slack start-up failures say what to fix (real Bolt)', () => {
 describe('Discord start-up failures say what to fix (real discord.js)', () => {
   it('an unreachable Discord API is reported as unreachable, naming the URL and DISCORD_API_URL', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/api`;
-    const adapter = createDiscordAdapter({ token: FAKE_DISCORD_TOKEN, apiUrl: url, threads: true, tuning: { restRetries: 0, readyTimeoutMs: 20_000 } });
+    const adapter = createDiscordAdapter({
+      token: FAKE_DISCORD_TOKEN,
+      apiUrl: url,
+      threads: true,
+      tuning: { restRetries: 0, readyTimeoutMs: 20_000 },
+    });
     const err = await failureOf(adapter.start(new RecordingSink()));
     expect(err.message).toBe(`Could not reach Discord at ${url} (ECONNREFUSED); check the network or DISCORD_API_URL.`);
   });

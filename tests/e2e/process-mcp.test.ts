@@ -47,21 +47,35 @@ function cmdline(pid: number): string {
 /** The errand.json a user would write: the server block as other MCP clients take it, its secret from the environment. */
 function writeErrandFile(): string {
   const path = join(dir, 'errand.json');
-  const file = { mcpServers: { notes: { command: process.execPath, args: stdioFixtureArgs(), env: { MCP_FIXTURE_EVENTS: '${FIXTURE_EVENTS_FILE}' } } } };
+  const file = {
+    mcpServers: {
+      notes: {
+        command: process.execPath,
+        args: stdioFixtureArgs(),
+        env: { MCP_FIXTURE_EVENTS: '${FIXTURE_EVENTS_FILE}' },
+      },
+    },
+  };
   writeFileSync(path, JSON.stringify(file, null, 2));
   return path;
 }
 
 /** Starts Errand's real entry point as its own process, configured only by the environment and errand.json. */
 function startErrand(configPath: string): ErrandProcess {
-  return startErrandProcess({ ...discordEnv(discord, model, dir), ERRAND_CONFIG: configPath, FIXTURE_EVENTS_FILE: eventsPath });
+  return startErrandProcess({
+    ...discordEnv(discord, model, dir),
+    ERRAND_CONFIG: configPath,
+    FIXTURE_EVENTS_FILE: eventsPath,
+  });
 }
 
 /** The message id the waiting run recorded for its approval post (what a decision after the restart edits). */
 function recordedQuestionMessage(): string | null {
   const db = new Database(join(dir, 'errand.db'), { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare("select json_extract(question, '$.messageId') as id from runs where status = 'waiting_user'").get() as { id: string | null } | undefined;
+    const row = db
+      .prepare("select json_extract(question, '$.messageId') as id from runs where status = 'waiting_user'")
+      .get() as { id: string | null } | undefined;
     return row?.id ?? null;
   } finally {
     db.close();
@@ -78,9 +92,17 @@ const events = () => {
 
 /** Waits until Errand connected to the gateway and started its MCP server; returns the server's pid. */
 async function started(p: ChildProcess, identifiesBefore: number): Promise<number> {
-  await waitFor(() => discord.stats.identifies > identifiesBefore, 30_000, `Errand to connect to the gateway (output: ${output()})`);
+  await waitFor(
+    () => discord.stats.identifies > identifiesBefore,
+    30_000,
+    `Errand to connect to the gateway (output: ${output()})`,
+  );
   const servers = () => childrenOf(p.pid!).filter((c) => cmdline(c).includes('stdio-fixture-server'));
-  const pid = await waitFor(() => (servers().length === 1 ? servers()[0] : undefined), 10_000, `the MCP server process (children: ${childrenOf(p.pid!).map(cmdline).join('; ')}; output: ${output()})`);
+  const pid = await waitFor(
+    () => (servers().length === 1 ? servers()[0] : undefined),
+    10_000,
+    `the MCP server process (children: ${childrenOf(p.pid!).map(cmdline).join('; ')}; output: ${output()})`,
+  );
   return pid!;
 }
 
@@ -115,16 +137,28 @@ describe('the Errand process with an MCP server from errand.json (fake Discord)'
     await waitFor(() => recordedQuestionMessage() === approval.id, 10_000, 'the approval post id to be stored');
 
     await errand.kill();
-    await waitFor(() => processGone(firstServer), 10_000, 'the old MCP server to exit once Errand died (its stdin closed)');
+    await waitFor(
+      () => processGone(firstServer),
+      10_000,
+      'the old MCP server to exit once Errand died (its stdin closed)',
+    );
 
     const identifies = discord.stats.identifies;
     errand = startErrand(config);
     const secondServer = await started(errand.child, identifies);
     expect(secondServer).not.toBe(firstServer);
     discord.userMessage(msg.id, 'allow');
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content === 'Saved after the restart.'), 15_000, `the answer after the restart (output: ${output()})`);
+    await waitFor(
+      () => discord.botMessagesIn(msg.id).some((m) => m.content === 'Saved after the restart.'),
+      15_000,
+      `the answer after the restart (output: ${output()})`,
+    );
     expect(count(events(), 'wrote plan=survives')).toBe(1);
-    await waitFor(() => /✅ Allowed once by <@\d+>\.$/.test(discord.messages.get(approval.id)!.content), 5000, `the decision on the approval post (output: ${output()})`);
+    await waitFor(
+      () => /✅ Allowed once by <@\d+>\.$/.test(discord.messages.get(approval.id)!.content),
+      5000,
+      `the decision on the approval post (output: ${output()})`,
+    );
 
     errand.child.kill('SIGTERM');
     expect(await errand.exited()).toBe(0);

@@ -44,10 +44,17 @@ function startErrand(): ChildProcess {
 }
 
 async function connected(before: number): Promise<void> {
-  await waitFor(() => discord.stats.identifies > before, 20_000, `Errand to connect to the gateway (stderr: ${stderr})`);
+  await waitFor(
+    () => discord.stats.identifies > before,
+    20_000,
+    `Errand to connect to the gateway (stderr: ${stderr})`,
+  );
 }
 
-const exited = (p: ChildProcess) => new Promise<number | null>((resolve) => (p.exitCode !== null ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
+const exited = (p: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    p.exitCode !== null ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code)),
+  );
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'errand-proc-'));
@@ -79,10 +86,19 @@ describe('the Errand process (npm start entry point) against fake Discord', () =
     const identifies = discord.stats.identifies;
     child = startErrand();
     await connected(identifies);
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content === 'Weekly report compiled.'), 15_000, 'the resumed answer');
+    await waitFor(
+      () => discord.botMessagesIn(msg.id).some((m) => m.content === 'Weekly report compiled.'),
+      15_000,
+      'the resumed answer',
+    );
     const texts = discord.botMessagesIn(msg.id).map((m) => m.content);
-    expect(texts.some((t) => /restarted while working on task #1/.test(t)), `thread: ${JSON.stringify(texts)}\nlogs: ${allLogs}`).toBe(true);
-    const goals = model.requests.at(-1)!.messages.filter((m) => m.role === 'user' && String(m.content).includes('compile the weekly report'));
+    expect(
+      texts.some((t) => /restarted while working on task #1/.test(t)),
+      `thread: ${JSON.stringify(texts)}\nlogs: ${allLogs}`,
+    ).toBe(true);
+    const goals = model.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === 'user' && String(m.content).includes('compile the weekly report'));
     expect(goals).toHaveLength(1);
 
     const requests = model.requests.length;
@@ -132,7 +148,11 @@ describe('the Errand process against fake Slack (Socket Mode, the default)', () 
       await waitFor(() => slack.socketCount() > 0, 20_000, 'Errand to open a Socket Mode connection');
       model.reply({ text: 'Hello from the process.' });
       const { ts } = await slack.mention({ user: 'U0ALICE1', channel: 'C0GENERAL', text: 'say hello' });
-      await waitFor(() => slack.botTexts('C0GENERAL', ts).includes('Hello from the process.'), 10_000, 'the threaded answer');
+      await waitFor(
+        () => slack.botTexts('C0GENERAL', ts).includes('Hello from the process.'),
+        10_000,
+        'the threaded answer',
+      );
     } finally {
       p.kill('SIGTERM');
       expect(await exited(p)).toBe(0);

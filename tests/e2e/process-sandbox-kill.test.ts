@@ -39,12 +39,31 @@ describe('a sandboxed call when Errand is killed', () => {
   it('leaves no process of it on the host after a SIGKILL of Errand', async () => {
     const marker = `errand-sandbox-marker-${process.pid}-${Date.now()}`;
     model = await startFakeOpenAI();
-    model.reply({ toolCalls: [{ name: 'run_code', arguments: { language: 'bash', code: `(exec -a ${marker}-child sleep 600) & exec -a ${marker} sleep 600` } }] });
+    model.reply({
+      toolCalls: [
+        {
+          name: 'run_code',
+          arguments: { language: 'bash', code: `(exec -a ${marker}-child sleep 600) & exec -a ${marker} sleep 600` },
+        },
+      ],
+    });
     const dir = mkdtempSync(join(tmpdir(), 'errand-sandbox-kill-'));
     dirs.push(dir);
-    errand = startErrandProcess({ ERRAND_CONSOLE: 'on', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db') }, { stdin: 'pipe' });
+    errand = startErrandProcess(
+      {
+        ERRAND_CONSOLE: 'on',
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'test-key',
+        DATABASE_PATH: join(dir, 'errand.db'),
+      },
+      { stdin: 'pipe' },
+    );
     errand.child.stdin!.write('run the code\n');
-    await waitFor(() => marked(marker).length === 2, 20_000, `the sandboxed processes to run (Errand printed: ${errand.output()})`);
+    await waitFor(
+      () => marked(marker).length === 2,
+      20_000,
+      `the sandboxed processes to run (Errand printed: ${errand.output()})`,
+    );
     await errand.kill();
     await waitFor(() => marked(marker).length === 0, 2_000, 'the sandboxed processes to be gone');
     expect(marked(marker)).toEqual([]);

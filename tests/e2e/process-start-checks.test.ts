@@ -24,7 +24,13 @@ function startErrand(env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ig
   let output = '';
   const child = spawn(process.execPath, errandEntryArgs(), {
     cwd: root,
-    env: { PATH: process.env.PATH, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH,
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: [stdin, 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
@@ -33,8 +39,16 @@ function startErrand(env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ig
   return { child, output: () => output };
 }
 
-const discordEnv = (database: string) => ({ DISCORD_TOKEN: FAKE_DISCORD_TOKEN, DISCORD_API_URL: discord.apiUrl, DISCORD_GUILD_ID: discord.guildId, DATABASE_PATH: database });
-const exited = (p: ChildProcess) => new Promise<number | null>((resolve) => (p.exitCode !== null ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
+const discordEnv = (database: string) => ({
+  DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+  DISCORD_API_URL: discord.apiUrl,
+  DISCORD_GUILD_ID: discord.guildId,
+  DATABASE_PATH: database,
+});
+const exited = (p: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    p.exitCode !== null ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code)),
+  );
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'errand-lock-'));
@@ -59,11 +73,17 @@ describe('one Errand process per database', () => {
     const database = join(dir, 'shared.db');
     const first = startErrand(discordEnv(database));
     const before = discord.stats.identifies;
-    await waitFor(() => discord.stats.identifies > before, 20_000, `the first Errand to connect (output: ${first.output()})`);
+    await waitFor(
+      () => discord.stats.identifies > before,
+      20_000,
+      `the first Errand to connect (output: ${first.output()})`,
+    );
 
     const second = startErrand(discordEnv(database));
     expect(await exited(second.child)).toBe(1);
-    expect(second.output()).toContain(`Another Errand process is using DATABASE_PATH=${database}: pid ${first.child.pid} on host ${hostname()}, running since`);
+    expect(second.output()).toContain(
+      `Another Errand process is using DATABASE_PATH=${database}: pid ${first.child.pid} on host ${hostname()}, running since`,
+    );
     expect(second.output()).not.toMatch(/\n\s+at /);
     expect(first.child.exitCode).toBeNull();
 
@@ -76,14 +96,22 @@ describe('one Errand process per database', () => {
     const database = join(dir, 'killed.db');
     const first = startErrand(discordEnv(database));
     const before = discord.stats.identifies;
-    await waitFor(() => discord.stats.identifies > before, 20_000, `the first Errand to connect (output: ${first.output()})`);
+    await waitFor(
+      () => discord.stats.identifies > before,
+      20_000,
+      `the first Errand to connect (output: ${first.output()})`,
+    );
     first.child.kill('SIGKILL');
     await exited(first.child);
     expect(existsSync(`${database}.lock`)).toBe(true);
 
     const again = startErrand(discordEnv(database));
     const identifies = discord.stats.identifies;
-    await waitFor(() => discord.stats.identifies > identifies, 20_000, `the restarted Errand to connect (output: ${again.output()})`);
+    await waitFor(
+      () => discord.stats.identifies > identifies,
+      20_000,
+      `the restarted Errand to connect (output: ${again.output()})`,
+    );
     again.child.kill('SIGTERM');
     expect(await exited(again.child)).toBe(0);
   });
@@ -94,7 +122,11 @@ describe('files Errand creates in console mode', () => {
     const data = join(dir, 'console-data');
     const database = join(data, 'errand.db');
     const run = startErrand({ DATABASE_PATH: database, LOG_LEVEL: 'info', ERRAND_CONSOLE: 'on' }, 'pipe');
-    await waitFor(() => existsSync(join(data, 'errand.log')) && statSync(join(data, 'errand.log')).size > 0, 20_000, `the console log (output: ${run.output()})`);
+    await waitFor(
+      () => existsSync(join(data, 'errand.log')) && statSync(join(data, 'errand.log')).size > 0,
+      20_000,
+      `the console log (output: ${run.output()})`,
+    );
     expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(statSync(database).mode & 0o777).toBe(0o600);
     expect(statSync(join(data, 'errand.log')).mode & 0o777).toBe(0o600);
@@ -104,8 +136,15 @@ describe('files Errand creates in console mode', () => {
 
   it('warns at start-up, and keeps running, when OPENAI_BASE_URL lacks /v1', async () => {
     const withoutV1 = model.baseUrl.replace(/\/v1$/, '');
-    const run = startErrand({ DATABASE_PATH: join(dir, 'warn', 'errand.db'), OPENAI_BASE_URL: withoutV1, ERRAND_CONSOLE: 'on' }, 'pipe');
-    await waitFor(() => run.output().includes('OPENAI_BASE_URL probably lacks /v1'), 20_000, `the warning (output: ${run.output()})`);
+    const run = startErrand(
+      { DATABASE_PATH: join(dir, 'warn', 'errand.db'), OPENAI_BASE_URL: withoutV1, ERRAND_CONSOLE: 'on' },
+      'pipe',
+    );
+    await waitFor(
+      () => run.output().includes('OPENAI_BASE_URL probably lacks /v1'),
+      20_000,
+      `the warning (output: ${run.output()})`,
+    );
     expect(run.child.exitCode).toBeNull();
     run.child.stdin?.end();
     expect(await exited(run.child)).toBe(0);
@@ -116,14 +155,21 @@ describe('files Errand creates in console mode', () => {
     writeFileSync(blocker, 'x');
     const run = startErrand({ DATABASE_PATH: join(blocker, 'errand.db'), ERRAND_CONSOLE: 'on' }, 'pipe');
     expect(await exited(run.child)).toBe(1);
-    expect(run.output()).toMatch(/Errand cannot start: DATABASE_PATH=.*not-a-directory\/errand\.db: .*not-a-directory is a file, not a directory/);
+    expect(run.output()).toMatch(
+      /Errand cannot start: DATABASE_PATH=.*not-a-directory\/errand\.db: .*not-a-directory is a file, not a directory/,
+    );
     expect(run.output()).not.toMatch(/\n\s+at /);
   });
 
   it('refuses the console adapter when no platform token is set and input is not a terminal, naming the variables', async () => {
-    const run = startErrand({ DATABASE_PATH: join(dir, 'refuse', 'errand.db'), DISCORD_BOT_TOKEN: 'misspelled' }, 'pipe');
+    const run = startErrand(
+      { DATABASE_PATH: join(dir, 'refuse', 'errand.db'), DISCORD_BOT_TOKEN: 'misspelled' },
+      'pipe',
+    );
     expect(await exited(run.child)).toBe(1);
-    expect(run.output()).toMatch(/Errand cannot start: neither SLACK_BOT_TOKEN nor DISCORD_TOKEN is set, and standard input is not a terminal/);
+    expect(run.output()).toMatch(
+      /Errand cannot start: neither SLACK_BOT_TOKEN nor DISCORD_TOKEN is set, and standard input is not a terminal/,
+    );
     expect(run.output()).toMatch(/These variables look like misspelled tokens: DISCORD_BOT_TOKEN/);
     expect(run.output()).toMatch(/ERRAND_CONSOLE=on/);
     expect(existsSync(join(dir, 'refuse'))).toBe(false);

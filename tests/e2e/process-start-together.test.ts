@@ -26,7 +26,14 @@ afterAll(() => {
  * piped in and a database of its own. Resolves with the exit code and everything it printed.
  */
 function startLikeNpmStart(outdir: string, name: string): Promise<{ code: number | null; output: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: dir, ERRAND_CONSOLE: 'on', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'warn', DATABASE_PATH: join(dir, name, 'errand.db') };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    ERRAND_CONSOLE: 'on',
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    LOG_LEVEL: 'warn',
+    DATABASE_PATH: join(dir, name, 'errand.db'),
+  };
   const script = `node scripts/build.mjs --outdir=${outdir} && node --expose-gc --v8-pool-size=1 ${outdir}/src/main.js`;
   const child = spawn('sh', ['-c', script], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
@@ -47,7 +54,8 @@ function inodes(dir: string): Map<string, number> {
 
 describe('several processes started at once from one checkout', () => {
   it('a build never removes or rewrites a file of the tree an earlier build left, which a running process may still load', async () => {
-    const build = (out: string) => promisify(execFile)(process.execPath, ['scripts/build.mjs', `--outdir=${out}`], { cwd: root });
+    const build = (out: string) =>
+      promisify(execFile)(process.execPath, ['scripts/build.mjs', `--outdir=${out}`], { cwd: root });
     const out = `${outdir}-inodes`;
     try {
       await build(out);

@@ -6,7 +6,14 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretHash } from '../../src/admin/admin-tokens.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { ADMIN, ALICE, CONFIGURED_SECRETS, startConsoleKit, startLongRun, type ConsoleKit } from './kits/web-console-kit.js';
+import {
+  ADMIN,
+  ALICE,
+  CONFIGURED_SECRETS,
+  startConsoleKit,
+  startLongRun,
+  type ConsoleKit,
+} from './kits/web-console-kit.js';
 
 /*
  * The web console in a real browser: Debian's Chromium (/usr/bin/chromium, installed by .ci/run) driven by
@@ -14,7 +21,15 @@ import { ADMIN, ALICE, CONFIGURED_SECRETS, startConsoleKit, startLongRun, type C
  */
 
 const ARTIFACTS = join(import.meta.dirname, '../artifacts/web-console');
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let kit: ConsoleKit;
@@ -30,9 +45,22 @@ const linkIn = (text: string) => /https?:\/\/\S+\/admin\/sign-in\/[A-Za-z0-9_-]+
 async function seriousViolations(p: Page): Promise<string[]> {
   await p.addScriptTag({ content: AXE });
   const found = await p.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(
+            ctx: unknown,
+            o: unknown,
+          ): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }>;
+        };
+      }
+    ).axe;
     const r = await axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, where: JSON.stringify(v.nodes.slice(0, 2).map((n) => n.target)) }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      where: JSON.stringify(v.nodes.slice(0, 2).map((n) => n.target)),
+    }));
   });
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} at ${v.where}`);
 }
@@ -51,9 +79,19 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   kit = await startConsoleKit();
   profile = mkdtempSync(join(tmpdir(), 'errand-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS, viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1280, height: 900 },
+    bypassCSP: true,
+  });
   browser.on('response', (r) => {
-    if ((r.headers()['content-type'] ?? '').startsWith('text/html')) void r.text().then((html) => served.push({ url: r.url(), html }), () => undefined);
+    if ((r.headers()['content-type'] ?? '').startsWith('text/html'))
+      void r.text().then(
+        (html) => served.push({ url: r.url(), html }),
+        () => undefined,
+      );
   });
   page = await browser.newPage();
 }, 60_000);
@@ -84,14 +122,19 @@ describe('the web console in a browser', () => {
     // The sandbox's state, as the process found it at start-up (CI installs bubblewrap).
     expect(await page.getByText(/^Sandbox:/).textContent()).toMatch(/available \(bubblewrap\): python/);
     await read('/admin/runs', 'Runs', '02-runs');
-    await page.getByRole('link', { name: /Research the outage/ }).first().click();
+    await page
+      .getByRole('link', { name: /Research the outage/ })
+      .first()
+      .click();
     await expect.poll(() => page.locator('h1').textContent()).toContain('Research the outage of <i>yesterday</i>');
     await expect.poll(() => page.locator('#timeline ~ ol').textContent()).toContain('send_update');
     served.push({ url: page.url(), html: await page.content() });
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, '03-run.png'), fullPage: true });
     await read('/admin/schedules', 'Schedules', '04-schedules');
-    expect(await page.locator('td', { hasText: 'Summarise yesterday' }).textContent()).toContain('<script>alert("x")</script>');
+    expect(await page.locator('td', { hasText: 'Summarise yesterday' }).textContent()).toContain(
+      '<script>alert("x")</script>',
+    );
     await read('/admin/schedules/1/edit', 'Edit schedule #1', '05-schedule-edit');
     await read('/admin/todos', 'To-dos', '06-todos');
     await read('/admin/usage', 'Usage', '07-usage');
@@ -105,7 +148,8 @@ describe('the web console in a browser', () => {
     expect(await page.locator('[role=status]').textContent()).toContain('The chain is intact');
 
     const secrets = [...Object.values(CONFIGURED_SECRETS), cookie!.value, linkIn(reply).split('/').at(-1)!];
-    for (const { url, html } of served) for (const s of secrets) expect(html.includes(s), `${s.slice(0, 12)}… in ${url}`).toBe(false);
+    for (const { url, html } of served)
+      for (const s of secrets) expect(html.includes(s), `${s.slice(0, 12)}… in ${url}`).toBe(false);
     expect(served.length).toBeGreaterThan(10);
   }, 120_000);
 
@@ -140,10 +184,20 @@ describe('the web console in a browser', () => {
     const cookies = await browser.cookies();
     const session = cookies.find((c) => c.name === 'errand_console')!.value;
     const post = (path: string, body: string, withCookie: boolean) =>
-      fetch(`${kit.baseUrl}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withCookie ? { cookie: `errand_console=${session}` } : {}) }, body });
+      fetch(`${kit.baseUrl}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(withCookie ? { cookie: `errand_console=${session}` } : {}),
+        },
+        body,
+      });
     expect((await post('/admin/schedules/1/delete', '', true)).status).toBe(403);
     expect((await post('/admin/schedules/1/delete', 'csrf=not-the-token', true)).status).toBe(403);
-    const csrf = await page.goto(`${kit.baseUrl}/admin/schedules`).then(() => page.locator('input[name=csrf]').first().getAttribute('value'));
+    const csrf = await page
+      .goto(`${kit.baseUrl}/admin/schedules`)
+      .then(() => page.locator('input[name=csrf]').first().getAttribute('value'));
     expect((await post('/admin/schedules/1/delete', `csrf=${csrf}`, false)).status).toBe(401);
     expect(await kit.app.store.schedules.get(1)).not.toBeNull();
 
@@ -155,7 +209,12 @@ describe('the web console in a browser', () => {
     expect(await again.text()).toContain('already used');
     const stale = 'a'.repeat(43);
     const now = Date.now();
-    await kit.app.store.admin.addLink(secretHash(stale), { person: `slack:${ADMIN}`, roles: null }, now - 1, now - 10 * 60_000);
+    await kit.app.store.admin.addLink(
+      secretHash(stale),
+      { person: `slack:${ADMIN}`, roles: null },
+      now - 1,
+      now - 10 * 60_000,
+    );
     const expired = await fetch(`${kit.baseUrl}/admin/sign-in/${stale}`, { method: 'POST', redirect: 'manual' });
     expect(expired.status).toBe(400);
     expect(await expired.text()).toContain('expired');

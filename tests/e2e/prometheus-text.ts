@@ -16,7 +16,13 @@ export interface Exposition {
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
-const SUFFIXES: Record<string, readonly string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['_sum', '_count', ''], counter: ['', '_total'], gauge: [''], untyped: [''] };
+const SUFFIXES: Record<string, readonly string[]> = {
+  histogram: ['_bucket', '_sum', '_count'],
+  summary: ['_sum', '_count', ''],
+  counter: ['', '_total'],
+  gauge: [''],
+  untyped: [''],
+};
 
 /** Values are read like Go's strconv.ParseFloat, as Prometheus does: NaN and Inf in any case (prom-client writes `Nan`). */
 function parseValue(text: string, line: string): number {
@@ -40,7 +46,7 @@ function parseLabels(line: string, i: number): { labels: Record<string, string>;
     if (line[eq + 1] !== '"') throw new Error(`unquoted label value in: ${line}`);
     let value = '';
     let p = eq + 2;
-    for (;; p++) {
+    for (; ; p++) {
       const c = line[p];
       if (c === undefined) throw new Error(`unterminated label value in: ${line}`);
       if (c === '"') break;
@@ -95,12 +101,14 @@ export function parseExposition(text: string): Exposition {
     if (line[pos] === '{') ({ labels, end: pos } = parseLabels(line, pos));
     if (line[pos] !== ' ') throw new Error(`expected a space before the value in: ${line}`);
     const [valueText, timestamp, extra] = line.slice(pos + 1).split(' ');
-    if (valueText === undefined || extra !== undefined || (timestamp !== undefined && !/^-?\d+$/.test(timestamp))) throw new Error(`bad value part in: ${line}`);
+    if (valueText === undefined || extra !== undefined || (timestamp !== undefined && !/^-?\d+$/.test(timestamp)))
+      throw new Error(`bad value part in: ${line}`);
     const family = [...types.keys()].find((f) => (SUFFIXES[types.get(f)!] ?? ['']).some((s) => name === f + s));
     if (!family) throw new Error(`sample ${name} has no TYPE declared before it`);
     samples.push({ name, labels, value: parseValue(valueText, line) });
   }
-  const key = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
+  const key = (labels: Record<string, string>) =>
+    JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
   for (const [family, type] of types) {
     if (type !== 'histogram') continue;
     const series = new Map<string, Sample[]>();

@@ -26,11 +26,22 @@ const CODE = [
 const SUMMARY = 'churned,total\n2,3\n';
 
 /** The fake model: run the code for the request, then answer with what the tool said. */
-function script(model: { respondWith(fn: (req: RecordedRequest) => { text: string } | { toolCalls: { name: string; arguments: Record<string, unknown> }[] }): void }): void {
-  model.respondWith((req) => (req.messages.at(-1)?.role === 'tool' ? { text: 'Here is the churn.' } : { toolCalls: [{ name: 'run_code', arguments: { language: 'python', code: CODE } }] }));
+function script(model: {
+  respondWith(
+    fn: (
+      req: RecordedRequest,
+    ) => { text: string } | { toolCalls: { name: string; arguments: Record<string, unknown> }[] },
+  ): void;
+}): void {
+  model.respondWith((req) =>
+    req.messages.at(-1)?.role === 'tool'
+      ? { text: 'Here is the churn.' }
+      : { toolCalls: [{ name: 'run_code', arguments: { language: 'python', code: CODE } }] },
+  );
 }
 
-const runCodeResult = (requests: RecordedRequest[]): unknown => toolResultJson(requests.find((r) => r.messages.at(-1)?.role === 'tool')?.messages.at(-1)?.content);
+const runCodeResult = (requests: RecordedRequest[]): unknown =>
+  toolResultJson(requests.find((r) => r.messages.at(-1)?.role === 'tool')?.messages.at(-1)?.content);
 
 let slack: Errand | null = null;
 let discord: DiscordErrand | null = null;
@@ -46,10 +57,23 @@ describe('run_code on the real sandbox: an attached CSV in, the files the code w
     slack = await startErrand({ env: { STREAMING: 'false' } });
     const { slack: s, model } = slack;
     script(model);
-    const { ts } = await s.mention({ user: 'U0ALICE01', channel: 'C0GENERAL', text: 'who churned? chart it', files: [{ name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from(CSV) }] });
+    const { ts } = await s.mention({
+      user: 'U0ALICE01',
+      channel: 'C0GENERAL',
+      text: 'who churned? chart it',
+      files: [{ name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from(CSV) }],
+    });
     await waitFor(() => texts(s, ts).includes('Here is the churn.'), 30_000, 'the answer');
 
-    expect(runCodeResult(model.requests)).toMatchObject({ ok: true, exit_code: 0, stdout: 'written\n', files: [{ name: 'chart.png', posted: true }, { name: 'summary.csv', posted: true }] });
+    expect(runCodeResult(model.requests)).toMatchObject({
+      ok: true,
+      exit_code: 0,
+      stdout: 'written\n',
+      files: [
+        { name: 'chart.png', posted: true },
+        { name: 'summary.csv', posted: true },
+      ],
+    });
     const files = await sharedFiles(s, 'C0GENERAL', ts);
     expect(files.map((f) => [f.name, f.mimeType])).toEqual([
       ['chart.png', 'image/png'],
@@ -63,10 +87,18 @@ describe('run_code on the real sandbox: an attached CSV in, the files the code w
     discord = await startDiscordErrand({ STREAMING: 'false' });
     const { discord: d, model } = discord;
     script(model);
-    const msg = d.userMessage(d.general.id, `<@${d.bot.id}> who churned? chart it`, d.alice, [{ name: 'data.csv', contentType: 'text/csv', bytes: Buffer.from(CSV) }]);
+    const msg = d.userMessage(d.general.id, `<@${d.bot.id}> who churned? chart it`, d.alice, [
+      { name: 'data.csv', contentType: 'text/csv', bytes: Buffer.from(CSV) },
+    ]);
     await waitFor(() => d.botMessagesIn(msg.id).some((m) => m.content === 'Here is the churn.'), 30_000, 'the answer');
 
-    expect(runCodeResult(model.requests)).toMatchObject({ ok: true, files: [{ name: 'chart.png', posted: true }, { name: 'summary.csv', posted: true }] });
+    expect(runCodeResult(model.requests)).toMatchObject({
+      ok: true,
+      files: [
+        { name: 'chart.png', posted: true },
+        { name: 'summary.csv', posted: true },
+      ],
+    });
     const files = attachedFiles(d, msg.id);
     expect(files.map((f) => [f.name, f.mimeType])).toEqual([
       ['chart.png', 'image/png'],

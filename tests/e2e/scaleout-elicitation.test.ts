@@ -43,7 +43,11 @@ describe.skipIf(db.skip)('MCP questions across two Errand processes on one Postg
       model,
       db,
       dir,
-      env: { RUN_LEASE_SECONDS: '5', LOG_LEVEL: 'warn', ...errandFileEnv({ mcpServers: { diner: { url: fixture.url } } }) },
+      env: {
+        RUN_LEASE_SECONDS: '5',
+        LOG_LEVEL: 'warn',
+        ...errandFileEnv({ mcpServers: { diner: { url: fixture.url } } }),
+      },
     });
   }, 120_000);
 
@@ -59,7 +63,14 @@ describe.skipIf(db.skip)('MCP questions across two Errand processes on one Postg
   async function askOnA(): Promise<{ ts: string; question: StoredMessage }> {
     receiver(processes[0]!);
     const { ts } = await slack.mention({ user: ALICE, channel: CHANNEL, text: 'find me a seat' });
-    const question = (await waitFor(() => slack.messages(CHANNEL, ts).find((m) => m.text.includes('Where would you like to sit?') && buttonsOf(m).length > 0), 30_000, 'the question'))!;
+    const question = (await waitFor(
+      () =>
+        slack
+          .messages(CHANNEL, ts)
+          .find((m) => m.text.includes('Where would you like to sit?') && buttonsOf(m).length > 0),
+      30_000,
+      'the question',
+    ))!;
     return { ts, question };
   }
 
@@ -77,9 +88,20 @@ describe.skipIf(db.skip)('MCP questions across two Errand processes on one Postg
     const first = await askOnA();
     receiver(b);
     await answer(first.question, '0');
-    await waitFor(() => slack.botTexts(CHANNEL, first.ts).includes('Seated inside.'), 30_000, `the answer from A\n${a.errand.output()}`);
-    expect(toolResults(model.requests[1]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'in' } }) });
-    await waitFor(() => slack.messages(CHANNEL, first.ts).some((m) => m.ts === first.question.ts && m.text.includes('Answered by')), 30_000, 'the post edited by A');
+    await waitFor(
+      () => slack.botTexts(CHANNEL, first.ts).includes('Seated inside.'),
+      30_000,
+      `the answer from A\n${a.errand.output()}`,
+    );
+    expect(toolResults(model.requests[1]!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'accept', content: { seating: 'in' } }),
+    });
+    await waitFor(
+      () => slack.messages(CHANNEL, first.ts).some((m) => m.ts === first.question.ts && m.text.includes('Answered by')),
+      30_000,
+      'the post edited by A',
+    );
 
     model.reply({ toolCalls: [{ name: 'diner__pick_seating', arguments: {} }] }, { text: 'Seated on the terrace.' });
     const second = await askOnA();
@@ -87,13 +109,28 @@ describe.skipIf(db.skip)('MCP questions across two Errand processes on one Postg
     await a.errand.kill();
     // B takes the run over once A's lease lapses (5 s, then B's next look): on a busy machine that and the
     // recovery take well beyond the lease, so the ceiling is the other scale-out files' (a wait ends when it holds).
-    await waitFor(async () => (await query<{ status: string }>(`select status from runs where status = 'waiting_user'`)).length === 1, 45_000, `the run to wait on B\n${b.errand.output()}`);
+    await waitFor(
+      async () =>
+        (await query<{ status: string }>(`select status from runs where status = 'waiting_user'`)).length === 1,
+      45_000,
+      `the run to wait on B\n${b.errand.output()}`,
+    );
     receiver(b);
     await answer(second.question, '1');
-    await waitFor(() => slack.botTexts(CHANNEL, second.ts).includes('Seated on the terrace.'), 30_000, `the answer from B\n${b.errand.output()}`);
+    await waitFor(
+      () => slack.botTexts(CHANNEL, second.ts).includes('Seated on the terrace.'),
+      30_000,
+      `the answer from B\n${b.errand.output()}`,
+    );
     expect(fixture.log.slice(asked)).toEqual([{ action: 'accept', content: { seating: 'out' } }]);
-    expect(toolResults(model.requests[3]!).at(-1)).toEqual({ ok: true, content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }) });
-    const last = async () => (await query<{ status: string; owner: string | null }>(`select status, owner from runs order by started_at`)).at(-1);
+    expect(toolResults(model.requests[3]!).at(-1)).toEqual({
+      ok: true,
+      content: JSON.stringify({ action: 'accept', content: { seating: 'out' } }),
+    });
+    const last = async () =>
+      (await query<{ status: string; owner: string | null }>(`select status, owner from runs order by started_at`)).at(
+        -1,
+      );
     await waitFor(async () => (await last())?.status === 'completed', 30_000, 'the run to be recorded completed');
     expect(await last()).toEqual({ status: 'completed', owner: 'errand-b' });
   }, 180_000);

@@ -56,11 +56,15 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database on D
       });
       processes.push({ id, url: '', errand });
     }
-    await waitFor(async () => {
-      const dead = processes.find((p) => p.errand.child.exitCode !== null);
-      if (dead) throw new Error(`${dead.id} exited at start:\n${dead.errand.output()}`);
-      return discord.stats.identifies > 0 && (await gatewayHolder()) !== null;
-    }, 90_000, 'one process to hold the gateway and connect');
+    await waitFor(
+      async () => {
+        const dead = processes.find((p) => p.errand.child.exitCode !== null);
+        if (dead) throw new Error(`${dead.id} exited at start:\n${dead.errand.output()}`);
+        return discord.stats.identifies > 0 && (await gatewayHolder()) !== null;
+      },
+      90_000,
+      'one process to hold the gateway and connect',
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -72,27 +76,49 @@ describe.skipIf(db.skip)('three Errand processes on one PostgreSQL database on D
   });
 
   it('the gateway moves to a survivor when its holder is SIGKILLed, and a new mention is answered once', async () => {
-    model.respondWith((request): FakeStep => ({ text: /second/.test(lastUserText(request)) ? 'Second answer.' : 'First answer.' }));
+    model.respondWith((request): FakeStep => ({
+      text: /second/.test(lastUserText(request)) ? 'Second answer.' : 'First answer.',
+    }));
     const first = discord.userMessage(discord.general.id, `<@${discord.bot.id}> first question`);
-    await waitFor(() => discord.botMessagesIn(first.id).some((m) => m.content === 'First answer.'), 30_000, 'the first answer');
+    await waitFor(
+      () => discord.botMessagesIn(first.id).some((m) => m.content === 'First answer.'),
+      30_000,
+      'the first answer',
+    );
 
     const holder = await gatewayHolder();
     const victim = processes.find((p) => p.id === holder);
     expect(victim, `gateway holder ${holder}`).toBeDefined();
     const connects = discord.stats.identifies + discord.stats.resumes;
     await victim!.errand.kill();
-    const survivor = await waitFor(async () => {
-      const now = await gatewayHolder();
-      return now !== null && now !== holder && discord.stats.identifies + discord.stats.resumes > connects ? now : null;
-    }, 45_000, 'a surviving process to take the gateway and connect');
+    const survivor = await waitFor(
+      async () => {
+        const now = await gatewayHolder();
+        return now !== null && now !== holder && discord.stats.identifies + discord.stats.resumes > connects
+          ? now
+          : null;
+      },
+      45_000,
+      'a surviving process to take the gateway and connect',
+    );
     expect(processes.map((p) => p.id)).toContain(survivor);
 
     const second = discord.userMessage(discord.general.id, `<@${discord.bot.id}> second question`);
-    await waitFor(() => discord.botMessagesIn(second.id).some((m) => m.content === 'Second answer.'), 30_000, 'the answer after the move');
+    await waitFor(
+      () => discord.botMessagesIn(second.id).some((m) => m.content === 'Second answer.'),
+      30_000,
+      'the answer after the move',
+    );
     await noRunLeftWorking(query, processes);
     const texts = discord.botMessagesIn(second.id).map((m) => m.content);
-    expect(texts.filter((t) => t === 'Second answer.'), JSON.stringify(texts)).toHaveLength(1);
+    expect(
+      texts.filter((t) => t === 'Second answer.'),
+      JSON.stringify(texts),
+    ).toHaveLength(1);
     const firstTexts = discord.botMessagesIn(first.id).map((m) => m.content);
-    expect(firstTexts.filter((t) => t === 'First answer.'), `after the move: ${JSON.stringify(firstTexts)}; model calls ${model.requests.length}`).toHaveLength(1);
+    expect(
+      firstTexts.filter((t) => t === 'First answer.'),
+      `after the move: ${JSON.stringify(firstTexts)}; model calls ${model.requests.length}`,
+    ).toHaveLength(1);
   }, 120_000);
 });

@@ -34,10 +34,13 @@ const commandReply = async (s: Errand['slack'], line: string, user: string, chan
 
 /** The private answer to a click, posted through its response_url. */
 const clickReply = async (s: Errand['slack'], click: { responseId: string }) =>
-  (await waitFor(() => s.responses.find((r) => r.id === click.responseId), 5000, 'the private answer to the click'))!.body;
+  (await waitFor(() => s.responses.find((r) => r.id === click.responseId), 5000, 'the private answer to the click'))!
+    .body;
 
 const ALLOWED = { users: [`slack:${ALICE}`, `slack:${BOB}`], admins: [`slack:${ADMIN}`] };
-const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }] };
+const askStep = {
+  toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }],
+};
 
 describe('access rules on Slack, end to end (real Bolt against the fake Slack)', () => {
   it('someone not on the users list gets one ephemeral explanation for both twins and a redelivery: no model request, no task, no post', async () => {
@@ -47,7 +50,11 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     const redelivery = await s.sendEvent(last.event, { eventId: last.eventId, retryNum: 1 });
     expect(redelivery.status).toBe(200);
     const refusal = await waitFor(() => s.ephemerals.find((x) => x.user === MALLORY), 5000, 'the refusal');
-    expect(refusal).toMatchObject({ channel: GENERAL, thread_ts: ts, text: expect.stringMatching(/not on the list of people who can use Errand here/) });
+    expect(refusal).toMatchObject({
+      channel: GENERAL,
+      thread_ts: ts,
+      text: expect.stringMatching(/not on the list of people who can use Errand here/),
+    });
 
     // A listed person's request afterwards is answered, which shows the refused events were all handled.
     model.reply({ text: 'Hello Alice.' });
@@ -59,7 +66,7 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     expect(JSON.stringify(model.requests[0]!.messages)).not.toContain('homework');
     expect(texts(s, ts)).toEqual([]);
     expect((await app.tasks.get(1))?.requestedBy).toBe(ALICE);
-    expect((await app.tasks.get(2))).toBeNull();
+    expect(await app.tasks.get(2)).toBeNull();
   });
 
   it('a channel not in channels is refused; a listed channel is answered', async () => {
@@ -85,11 +92,16 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     expect(s.botTexts('D0ALICE01', null)).toEqual([]);
     await e!.close();
 
-    ({ slack: s, model } = e = await startErrand({ env: errandFileEnv({ access: { directMessages: 'allowlist', users: [`slack:${ALICE}`] } }) }));
+    ({ slack: s, model } = e = await startErrand({
+      env: errandFileEnv({ access: { directMessages: 'allowlist', users: [`slack:${ALICE}`] } }),
+    }));
     model.reply({ text: 'Hello Alice.' });
     await s.userMessage({ user: BOB, channel: 'D0BOB00001', text: 'psst' });
     const allowlist = await waitFor(() => s.ephemerals.find((x) => x.user === BOB), 5000, 'the allowlist refusal');
-    expect(allowlist).toMatchObject({ channel: 'D0BOB00001', text: expect.stringMatching(/direct messages with Errand are limited to listed people/) });
+    expect(allowlist).toMatchObject({
+      channel: 'D0BOB00001',
+      text: expect.stringMatching(/direct messages with Errand are limited to listed people/),
+    });
     await s.userMessage({ user: ALICE, channel: 'D0ALICE01', text: 'psst' });
     await waitFor(() => s.botTexts('D0ALICE01', null).includes('Hello Alice.'), 10_000, 'Alice answered');
     expect(model.requests).toHaveLength(1);
@@ -98,7 +110,10 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
   it('/tasks from a refused person is answered with an ephemeral refusal; a listed person gets the list', async () => {
     const { slack: s } = await start(ALLOWED);
     const refused = await commandReply(s, '/tasks', MALLORY);
-    expect(refused).toEqual({ response_type: 'ephemeral', text: expect.stringMatching(/not on the list of people who can use Errand here/) });
+    expect(refused).toEqual({
+      response_type: 'ephemeral',
+      text: expect.stringMatching(/not on the list of people who can use Errand here/),
+    });
     const listed = await commandReply(s, '/tasks', ALICE);
     expect(listed.response_type).toBe('ephemeral');
     expect(listed.text).not.toMatch(/not on the list/);
@@ -108,17 +123,30 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     const { slack: s, model, app } = await start(ALLOWED);
     model.reply({ hang: true });
     const { ts } = await s.mention({ user: ALICE, channel: GENERAL, text: 'a long job' });
-    const notice = (await waitFor(() => s.messages(GENERAL, ts).find((m) => m.text.includes('Working')), 10_000, 'the working notice'))!;
+    const notice = (await waitFor(
+      () => s.messages(GENERAL, ts).find((m) => m.text.includes('Working')),
+      10_000,
+      'the working notice',
+    ))!;
     const stop = buttonsOf(notice)[0]!.action_id;
 
     const bob = await s.click({ user: BOB, channel: GENERAL, messageTs: notice.ts, actionId: stop });
     expect(bob.status).toBe(200);
-    expect(await clickReply(s, bob)).toMatchObject({ response_type: 'ephemeral', text: 'Only the person who asked for this work, or an admin, can stop it.' });
+    expect(await clickReply(s, bob)).toMatchObject({
+      response_type: 'ephemeral',
+      text: 'Only the person who asked for this work, or an admin, can stop it.',
+    });
     expect(model.requests[0]!.aborted).toBe(false);
     await s.userMessage({ user: BOB, channel: GENERAL, text: 'stop', threadTs: ts });
     const typed = await waitFor(() => s.ephemerals.find((x) => x.user === BOB), 5000, 'the refusal of a typed stop');
-    expect(typed).toMatchObject({ channel: GENERAL, thread_ts: ts, text: 'Only the person who asked for this work, or an admin, can stop it.' });
-    expect((await commandReply(s, '/stop', BOB)).text).toBe('Only the person who asked for this work, or an admin, can stop it.');
+    expect(typed).toMatchObject({
+      channel: GENERAL,
+      thread_ts: ts,
+      text: 'Only the person who asked for this work, or an admin, can stop it.',
+    });
+    expect((await commandReply(s, '/stop', BOB)).text).toBe(
+      'Only the person who asked for this work, or an admin, can stop it.',
+    );
     expect(model.requests[0]!.aborted).toBe(false);
     expect((await app.runs.get(parseActionId(stop)!.runId))?.status).toBe('running');
 
@@ -145,7 +173,11 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
     );
 
     await s.userMessage({ user: BOB, channel: GENERAL, text: 'stop all', threadTs: alices.ts });
-    const typed = await waitFor(() => s.ephemerals.find((x) => x.user === BOB && x.thread_ts === alices.ts), 5000, 'the refusal of a typed stop all');
+    const typed = await waitFor(
+      () => s.ephemerals.find((x) => x.user === BOB && x.thread_ts === alices.ts),
+      5000,
+      'the refusal of a typed stop all',
+    );
     expect(typed!.text).toMatch(/^Only the person who asked for this work, or an admin, can stop it\./);
     expect((await app.tasks.get(2))?.status).toBe('pending');
     expect((await commandReply(s, '/stop all', BOB)).text).toBe('Done: stopped 1 run.');
@@ -157,14 +189,24 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
   it('a tool approval clicked by someone other than the requester is refused; an admin allows it and the tool runs', async () => {
     const tools = new ExternalToolsFixture();
     const { slack: s, model } = await start(ALLOWED, tools);
-    model.reply({ toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Broken login' } }] }, { text: 'Filed it.' });
+    model.reply(
+      { toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Broken login' } }] },
+      { text: 'Filed it.' },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: GENERAL, text: 'file an issue about the login' });
-    const approval = (await waitFor(() => s.messages(GENERAL, ts).find((m) => m.text.includes('Approval needed')), 10_000, 'the approval post'))!;
+    const approval = (await waitFor(
+      () => s.messages(GENERAL, ts).find((m) => m.text.includes('Approval needed')),
+      10_000,
+      'the approval post',
+    ))!;
     await e!.app.coordinator.idle();
     const allowOnce = buttonsOf(approval)[0]!.action_id;
 
     const bob = await s.click({ user: BOB, channel: GENERAL, messageTs: approval.ts, actionId: allowOnce });
-    expect(await clickReply(s, bob)).toMatchObject({ response_type: 'ephemeral', text: `Only <@${ALICE}> (who asked for this) or an admin can allow or deny this tool call.` });
+    expect(await clickReply(s, bob)).toMatchObject({
+      response_type: 'ephemeral',
+      text: `Only <@${ALICE}> (who asked for this) or an admin can allow or deny this tool call.`,
+    });
     expect(tools.calls).toHaveLength(0);
     expect(model.requests).toHaveLength(1);
 
@@ -182,7 +224,7 @@ describe('access rules on Slack, end to end (real Bolt against the fake Slack)',
 
     await s.userMessage({ user: BOB, channel: GENERAL, text: 'Markdown!', threadTs: ts });
     await waitFor(() => texts(s, ts).some((t) => t.startsWith('📝 Queued as task #2')), 10_000, 'the queued note');
-    expect((await app.tasks.get(2))).toMatchObject({ requestedBy: BOB, status: 'pending' });
+    expect(await app.tasks.get(2)).toMatchObject({ requestedBy: BOB, status: 'pending' });
     expect(model.requests).toHaveLength(1);
 
     await s.userMessage({ user: ALICE, channel: GENERAL, text: 'PDF', threadTs: ts });

@@ -26,10 +26,16 @@ afterEach(async () => {
 });
 
 /** Calls of the new methods Slack refused (none expected while the app is an agent). */
-const sessionErrors = (s: FakeSlack) => s.calls.filter((c) => (c.method.startsWith('agents.') || c.method === 'chat.stopStream') && c.error !== null).map((c) => `${c.method}: ${c.error}`);
+const sessionErrors = (s: FakeSlack) =>
+  s.calls
+    .filter((c) => (c.method.startsWith('agents.') || c.method === 'chat.stopStream') && c.error !== null)
+    .map((c) => `${c.method}: ${c.error}`);
 
 /** The status of the thread's (only) to-do, read from the database: `in_progress` while its run works, `cancelled` once stopped. */
-async function taskStatus(app: ReturnType<RestartableSlackErrand['app']>, threadTs: string): Promise<string | undefined> {
+async function taskStatus(
+  app: ReturnType<RestartableSlackErrand['app']>,
+  threadTs: string,
+): Promise<string | undefined> {
   return (await app.tasks.list(`slack:${e!.slack.teamId}:${CHANNEL}:${threadTs}`)).at(-1)?.status;
 }
 
@@ -37,7 +43,10 @@ describe.each(['http', 'socket'] as const)("Slack's agent sessions in %s mode", 
   it('a run goes processing → suspended while its question waits → processing → active, titled and owned by the person who asked', async () => {
     e = await startRestartableSlackErrand({ mode });
     const { slack: s, model } = e;
-    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which day?' } }] }, { text: 'Friday it is.' });
+    model.reply(
+      { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which day?' } }] },
+      { text: 'Friday it is.' },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'Plan the release\nwith a checklist' });
     await waitFor(() => s.botTexts(CHANNEL, ts).some((t) => t.includes('Which day?')), 10_000, 'the question');
     await waitFor(() => s.agentSession(CHANNEL, ts)?.status === 'suspended', 5000, 'the session to be suspended');
@@ -68,7 +77,11 @@ describe.each(['http', 'socket'] as const)("Slack's agent sessions in %s mode", 
     await waitFor(() => model.requests[0]!.aborted, 5000, 'the model request to be cut');
     await waitFor(async () => (await taskStatus(e!.app(), ts)) === 'cancelled', 5000, 'the run to be cancelled');
     const tookMs = Date.now() - pressed;
-    await waitFor(() => s.botTexts(CHANNEL, ts).some((t) => t.startsWith('⏹️ Stopped') && t.includes(`<@${ALICE}>`)), 5000, 'the thread to be told');
+    await waitFor(
+      () => s.botTexts(CHANNEL, ts).some((t) => t.startsWith('⏹️ Stopped') && t.includes(`<@${ALICE}>`)),
+      5000,
+      'the thread to be told',
+    );
     await waitFor(() => s.agentSession(CHANNEL, ts)?.status === 'active', 5000, 'the session to be active');
     await e.app().coordinator.idle();
     await s.settle();
@@ -84,14 +97,21 @@ describe.each(['http', 'socket'] as const)("Slack's agent sessions in %s mode", 
 
 describe("Slack's agent sessions: who may stop, what is left, and workspaces without them", () => {
   it("someone else's Stop changes nothing: they are told privately, the run goes on and answers; an admin's Stop stops it", async () => {
-    e = await startRestartableSlackErrand({ env: errandFileEnv({ access: { admins: [`slack:${ADMIN}`] } }), tuning: { streamIntervalMs: 50 } });
+    e = await startRestartableSlackErrand({
+      env: errandFileEnv({ access: { admins: [`slack:${ADMIN}`] } }),
+      tuning: { streamIntervalMs: 50 },
+    });
     const { slack: s, model } = e;
     model.streamPace({ chunkChars: 40, chunkDelayMs: 40 });
     model.reply({ text: LONG });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'write slowly' });
     await waitFor(() => s.callsOf('chat.appendStream').length > 0, 20_000, 'the stream to be under way');
     await s.stopAgentSession({ user: BOB, channel: CHANNEL, threadTs: ts });
-    await waitFor(() => s.ephemerals.some((n) => n.user === BOB && n.text.includes('Only the person who asked')), 5000, 'Bob to be told');
+    await waitFor(
+      () => s.ephemerals.some((n) => n.user === BOB && n.text.includes('Only the person who asked')),
+      5000,
+      'Bob to be told',
+    );
     expect(await taskStatus(e.app(), ts)).toBe('in_progress');
     expect(s.agentSession(CHANNEL, ts)?.status).toBe('processing');
 
@@ -104,7 +124,13 @@ describe("Slack's agent sessions: who may stop, what is left, and workspaces wit
 
     model.reply({ text: LONG });
     const second = await s.mention({ user: ALICE, channel: CHANNEL, text: 'once more, slowly' });
-    await waitFor(() => s.agentSession(CHANNEL, second.ts)?.status === 'processing' && s.callsOf('chat.appendStream').some((c) => s.messages(CHANNEL, second.ts).some((m) => m.ts === c.args.ts)), 20_000, 'the second stream');
+    await waitFor(
+      () =>
+        s.agentSession(CHANNEL, second.ts)?.status === 'processing' &&
+        s.callsOf('chat.appendStream').some((c) => s.messages(CHANNEL, second.ts).some((m) => m.ts === c.args.ts)),
+      20_000,
+      'the second stream',
+    );
     await s.stopAgentSession({ user: ADMIN, channel: CHANNEL, threadTs: second.ts });
     await waitFor(async () => (await taskStatus(e!.app(), second.ts)) === 'cancelled', 5000, 'the admin to stop it');
     await waitFor(() => s.agentSession(CHANNEL, second.ts)?.status === 'active', 5000, 'the session to be active');
@@ -115,7 +141,13 @@ describe("Slack's agent sessions: who may stop, what is left, and workspaces wit
     const { slack: s, model } = e;
     model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which day?' } }] });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'plan something' });
-    await waitFor(() => s.agentSession(CHANNEL, ts)?.status === 'suspended' && s.botTexts(CHANNEL, ts).some((t) => t.includes('Which day?')), 10_000, 'the question');
+    await waitFor(
+      () =>
+        s.agentSession(CHANNEL, ts)?.status === 'suspended' &&
+        s.botTexts(CHANNEL, ts).some((t) => t.includes('Which day?')),
+      10_000,
+      'the question',
+    );
     await e.app().coordinator.idle();
     await s.userMessage({ user: ALICE, channel: CHANNEL, threadTs: ts, text: 'stop' });
     await waitFor(() => s.agentSession(CHANNEL, ts)?.status === 'active', 5000, 'the session to be active');
@@ -144,19 +176,34 @@ describe("Slack's agent sessions: who may stop, what is left, and workspaces wit
     model.respondWith(() => ({ hang: true }));
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'never finishes' });
     for (let attempt = 1; attempt <= 3; attempt++) {
-      await waitFor(() => model.hanging() === 1 && s.agentSession(CHANNEL, ts)?.status === 'processing', 10_000, `attempt ${attempt} at work`);
+      await waitFor(
+        () => model.hanging() === 1 && s.agentSession(CHANNEL, ts)?.status === 'processing',
+        10_000,
+        `attempt ${attempt} at work`,
+      );
       // The process goes away in the middle of the run (its rows stay `running`): the session still shows it at work.
       await e.stop();
       expect(s.agentSession(CHANNEL, ts)?.status).toBe('processing');
       await e.start();
     }
-    await waitFor(() => s.botTexts(CHANNEL, ts).some((t) => t.includes('I gave up')), 10_000, 'the task to be given up');
-    await waitFor(() => s.agentSession(CHANNEL, ts)?.status === 'active', 5000, 'the recovery to show the session active');
+    await waitFor(
+      () => s.botTexts(CHANNEL, ts).some((t) => t.includes('I gave up')),
+      10_000,
+      'the task to be given up',
+    );
+    await waitFor(
+      () => s.agentSession(CHANNEL, ts)?.status === 'active',
+      5000,
+      'the recovery to show the session active',
+    );
   });
 
   it('in a workspace where the app is not an agent, runs go on as today and Errand says so in exactly one log line', async () => {
     const lines: string[] = [];
-    const logger = createLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString('utf8')), cb()) }));
+    const logger = createLogger(
+      'info',
+      new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString('utf8')), cb()) }),
+    );
     e = await startRestartableSlackErrand({ logger });
     const { slack: s, model } = e;
     s.notAnAgent('unknown_method');

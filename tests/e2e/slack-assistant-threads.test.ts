@@ -48,7 +48,9 @@ describe("Slack's assistant view (Agents & AI Apps), end to end through Bolt", (
     await e.app.coordinator.idle();
     await waitFor(() => s.assistantStatuses(DM, threadTs).at(-1) === '', 10_000);
     expect(s.assistantStatuses(DM, threadTs)).toContain('is thinking…');
-    expect(s.callsOf('assistant.threads.setTitle').map((c) => c.args)).toEqual([{ channel_id: DM, thread_ts: threadTs, title: 'Plan the release for Friday' }]);
+    expect(s.callsOf('assistant.threads.setTitle').map((c) => c.args)).toEqual([
+      { channel_id: DM, thread_ts: threadTs, title: 'Plan the release for Friday' },
+    ]);
     // No reaction or Working… notice in an assistant thread: the status line says it.
     expect(s.callsOf('reactions.add')).toEqual([]);
     expect(s.botTexts(DM, threadTs).some((t) => t.startsWith('⏳ Working'))).toBe(false);
@@ -64,7 +66,11 @@ describe("Slack's assistant view (Agents & AI Apps), end to end through Bolt", (
   it('a run that reads the thread shows "is reading this thread…", a question shows "is waiting for your answer"', async () => {
     e = await startErrand();
     const { slack: s, model } = e;
-    model.reply({ toolCalls: [{ name: 'read_thread', arguments: {} }] }, { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which part?' } }] }, { text: 'Done.' });
+    model.reply(
+      { toolCalls: [{ name: 'read_thread', arguments: {} }] },
+      { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which part?' } }] },
+      { text: 'Done.' },
+    );
     const { threadTs } = await s.assistantThreadStarted({ user: ALICE, channel: DM });
     await s.userMessage({ user: ALICE, channel: DM, threadTs, text: 'summarise this thread' });
     await waitFor(() => texts(s, threadTs, DM).some((t) => t.includes('Which part?')));

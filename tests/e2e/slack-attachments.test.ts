@@ -7,7 +7,10 @@ import { errandFileEnv } from '../fixtures/errand-file.js';
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
 /** A real 1×1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** These tests are about reading files for the model: without the sandbox, whose workspace would also take them as data (see slack-files.test.ts). */
 const NO_SANDBOX = () => errandFileEnv({ sandbox: { enabled: false } });
@@ -20,8 +23,15 @@ afterEach(async () => {
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
 /** The user messages of a request whose content is a list of parts (text + images). */
-const partsOf = (req: RecordedRequest): Part[][] => req.messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).map((m) => m.content as Part[]);
-const userText = (req: RecordedRequest): string => req.messages.filter((m) => m.role === 'user').map((m) => (Array.isArray(m.content) ? (m.content as Part[]).map((p) => p.text ?? '').join('') : String(m.content))).join('\n');
+const partsOf = (req: RecordedRequest): Part[][] =>
+  req.messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).map((m) => m.content as Part[]);
+const userText = (req: RecordedRequest): string =>
+  req.messages
+    .filter((m) => m.role === 'user')
+    .map((m) =>
+      Array.isArray(m.content) ? (m.content as Part[]).map((p) => p.text ?? '').join('') : String(m.content),
+    )
+    .join('\n');
 
 describe('Slack attachments, end to end', () => {
   it('an image reaches the model as an image part and a text file as text under its name, both downloaded with the bot token', async () => {
@@ -56,7 +66,10 @@ describe('Slack attachments, end to end', () => {
     await e.app.coordinator.idle();
     await s.userMessage({ user: ALICE, channel: CHANNEL, text: 'and now?', threadTs: ts });
     await waitFor(() => texts(s, ts).includes('Still one pixel.'), 10_000);
-    expect(partsOf(model.requests[1]!)[0]).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } });
+    expect(partsOf(model.requests[1]!)[0]).toContainEqual({
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` },
+    });
     expect(s.fileDownloads).toHaveLength(2);
   });
 
@@ -64,9 +77,17 @@ describe('Slack attachments, end to end', () => {
     e = await startErrand({ env: NO_SANDBOX() });
     const { slack: s, model } = e;
     model.reply({ text: 'I can only see your words.' });
-    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'summarise this', files: [{ name: 'report.pdf', mimetype: 'application/pdf', bytes: Buffer.from('%PDF-1.7 …') }] });
+    const { ts } = await s.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'summarise this',
+      files: [{ name: 'report.pdf', mimetype: 'application/pdf', bytes: Buffer.from('%PDF-1.7 …') }],
+    });
     await waitFor(() => texts(s, ts).includes('I can only see your words.'), 10_000);
-    expect(texts(s, ts)).toEqual(["I couldn't read report.pdf: PDF files aren't supported yet.", 'I can only see your words.']);
+    expect(texts(s, ts)).toEqual([
+      "I couldn't read report.pdf: PDF files aren't supported yet.",
+      'I can only see your words.',
+    ]);
     expect(userText(model.requests[0]!)).toContain("📎 report.pdf: [not read: PDF files aren't supported yet]");
     expect(partsOf(model.requests[0]!)).toEqual([]);
     expect(s.fileDownloads).toEqual([]);
@@ -76,18 +97,28 @@ describe('Slack attachments, end to end', () => {
     e = await startErrand({ env: { OPENAI_VISION: 'false', ...NO_SANDBOX() } });
     const { slack: s, model } = e;
     model.reply({ text: 'Noted.' });
-    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'look', files: [{ name: 'chart.png', mimetype: 'image/png', bytes: PNG }] });
+    const { ts } = await s.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'look',
+      files: [{ name: 'chart.png', mimetype: 'image/png', bytes: PNG }],
+    });
     await waitFor(() => texts(s, ts).includes('Noted.'), 10_000);
     expect(texts(s, ts)[0]).toBe("I didn't look at chart.png: reading images is turned off here.");
     expect(userText(model.requests[0]!)).toContain('📎 chart.png: [image omitted: vision is off]');
     expect(partsOf(model.requests[0]!)).toEqual([]);
   });
 
-  it("the fake refuses a file download without the bot token, as Slack does, by sending it to sign in", async () => {
+  it('the fake refuses a file download without the bot token, as Slack does, by sending it to sign in', async () => {
     e = await startErrand({ env: NO_SANDBOX() });
     const { slack: s, model } = e;
     model.reply({ text: 'ok' });
-    await s.mention({ user: ALICE, channel: CHANNEL, text: 'x', files: [{ name: 'a.txt', mimetype: 'text/plain', bytes: Buffer.from('secret') }] });
+    await s.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'x',
+      files: [{ name: 'a.txt', mimetype: 'text/plain', bytes: Buffer.from('secret') }],
+    });
     const url = String((s.deliveries[0]!.event.files as { url_private: string }[])[0]!.url_private);
     const anonymous = await fetch(url, { redirect: 'manual' });
     expect(anonymous.status).toBe(302);

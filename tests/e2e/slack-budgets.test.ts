@@ -33,10 +33,17 @@ const usageText = async (e: Errand, user: string) => {
 describe('token budgets on Slack, end to end', () => {
   it('a run past tokensPerRun stops in its thread with a note', async () => {
     const { slack: s, model } = await start({ limits: { tokensPerRun: 1500 } });
-    model.reply({ toolCalls: [{ name: 'send_update', arguments: { text: 'Looking.' } }] }, { toolCalls: [{ name: 'send_update', arguments: { text: 'Still looking.' } }] });
+    model.reply(
+      { toolCalls: [{ name: 'send_update', arguments: { text: 'Looking.' } }] },
+      { toolCalls: [{ name: 'send_update', arguments: { text: 'Still looking.' } }] },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: GENERAL, text: 'dig through everything' });
     await waitFor(() => texts(s, ts).some((t) => t.startsWith('🪙')), 10_000);
-    expect(texts(s, ts)).toEqual(['Looking.', 'Still looking.', '🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.']);
+    expect(texts(s, ts)).toEqual([
+      'Looking.',
+      'Still looking.',
+      '🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.',
+    ]);
     expect(model.requests).toHaveLength(2);
   });
 
@@ -50,7 +57,9 @@ describe('token budgets on Slack, end to end', () => {
     const second = await s.mention({ user: ALICE, channel: GENERAL, text: 'second question', order: 'together' });
     const refusal = await waitFor(() => s.ephemerals.find((x) => x.user === ALICE));
     expect(refusal).toMatchObject({ channel: GENERAL, thread_ts: second.ts });
-    expect(refusal!.text).toMatch(/^🪙 You've used your daily budget of 1,000 tokens \(1,000 today\), so I can't take this request\. It resets at 00:00 UTC, in \d+ (h|min)/);
+    expect(refusal!.text).toMatch(
+      /^🪙 You've used your daily budget of 1,000 tokens \(1,000 today\), so I can't take this request\. It resets at 00:00 UTC, in \d+ (h|min)/,
+    );
     const bob = await s.mention({ user: BOB, channel: GENERAL, text: 'my question' });
     await waitFor(() => texts(s, bob.ts).includes('Answer for Bob.'));
     expect(s.ephemerals).toHaveLength(1);
@@ -71,7 +80,10 @@ describe('token budgets on Slack, end to end', () => {
   });
 
   it('/usage shows your tokens and what is left; admins also see everyone', async () => {
-    const { slack: s, model } = await start({ access: { admins: [`slack:${ADMIN}`] }, limits: { tokensPerUserPerDay: 10_000 } });
+    const { slack: s, model } = await start({
+      access: { admins: [`slack:${ADMIN}`] },
+      limits: { tokensPerUserPerDay: 10_000 },
+    });
     model.reply({ text: 'One.' }, { text: 'Two.' });
     const a = await s.mention({ user: ALICE, channel: GENERAL, text: 'one' });
     await waitFor(() => texts(s, a.ts).includes('One.'));
@@ -86,7 +98,9 @@ describe('token budgets on Slack, end to end', () => {
     const admin = await usageText(e!, ADMIN);
     expect(admin).toContain('*Your usage*: today 0 tokens (prompt 0 / completion 0), last 30 days 0.');
     expect(admin).toContain('*Everyone*: today 2,000 tokens (prompt 1,400 / completion 600), last 30 days 2,000.');
-    expect(admin).toMatch(/1\. <@U0(ALICE01|BOB0001)> — 1,000 \(today 1,000\)\n2\. <@U0(ALICE01|BOB0001)> — 1,000 \(today 1,000\)/);
+    expect(admin).toMatch(
+      /1\. <@U0(ALICE01|BOB0001)> — 1,000 \(today 1,000\)\n2\. <@U0(ALICE01|BOB0001)> — 1,000 \(today 1,000\)/,
+    );
   });
 });
 
@@ -102,7 +116,9 @@ describe('a streamed answer stopped before it ends (Slack, end to end)', () => {
     await waitFor(() => model.requests[0]!.aborted, 10_000, 'the model request to be cut');
     await app.coordinator.idle();
     // The usage chunk (700 + 300 from the fake) never arrived: the charge is Errand's estimate.
-    const charged = db(app).prepare('select prompt_tokens as prompt, completion_tokens as completion from usage_daily where user = ?').get(`slack:${ALICE}`) as { prompt: number; completion: number } | undefined;
+    const charged = db(app)
+      .prepare('select prompt_tokens as prompt, completion_tokens as completion from usage_daily where user = ?')
+      .get(`slack:${ALICE}`) as { prompt: number; completion: number } | undefined;
     expect(charged?.prompt).toBeGreaterThan(100);
     expect(charged?.completion).toBeGreaterThan(0);
     expect(charged!.completion).toBeLessThan(long.length / 4);

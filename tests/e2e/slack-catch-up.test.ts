@@ -31,7 +31,9 @@ describe.each(['http', 'socket'] as const)('Slack catch-up after a restart (%s m
 
     s.postUndelivered({ user: ALICE, channel: CHANNEL, text: 'also list the breaking changes', threadTs: ts });
     s.postUndelivered({ user: ALICE, channel: 'C0RANDOM1', text: 'unrelated chatter elsewhere' });
-    model.respondWith((r) => ({ text: lastUserText(r).includes('breaking changes') ? 'Breaking changes listed.' : 'Release notes drafted.' }));
+    model.respondWith((r) => ({
+      text: lastUserText(r).includes('breaking changes') ? 'Breaking changes listed.' : 'Release notes drafted.',
+    }));
     await e.start();
     await waitFor(() => texts(s, ts).includes('Breaking changes listed.'), 20_000, 'the answer to the missed reply');
     await e.app().coordinator.idle();
@@ -83,22 +85,40 @@ describe('Slack catch-up keeps what the live path carries (direct, files)', () =
     const asked = model.requests.length;
     await e.start();
     // Judged as a channel message, the answer would resume the run: a model request instead of a refusal.
-    await waitFor(() => s.ephemerals.some((x) => x.user === ALICE) || model.requests.length > asked, 10_000, 'the refusal or an answer');
+    await waitFor(
+      () => s.ephemerals.some((x) => x.user === ALICE) || model.requests.length > asked,
+      10_000,
+      'the refusal or an answer',
+    );
     await e.app().coordinator.idle();
     expect(model.requests).toHaveLength(asked);
-    expect(s.ephemerals).toEqual([expect.objectContaining({ user: ALICE, channel: DM, text: expect.stringMatching(/doesn't take direct messages/) })]);
+    expect(s.ephemerals).toEqual([
+      expect.objectContaining({
+        user: ALICE,
+        channel: DM,
+        text: expect.stringMatching(/doesn't take direct messages/),
+      }),
+    ]);
     expect(s.botTexts(DM, null).filter((t) => !t.includes('Which format?'))).toEqual([]);
   });
 
   it('with directMessages "allowlist", a listed person\'s DM caught up after a restart is answered (not refused as a channel outside `channels`)', async () => {
-    e = await startRestartableSlackErrand({ env: errandFileEnv({ access: { directMessages: 'allowlist', users: [`slack:${ALICE}`], channels: [`slack:${CHANNEL}`] } }) });
+    e = await startRestartableSlackErrand({
+      env: errandFileEnv({
+        access: { directMessages: 'allowlist', users: [`slack:${ALICE}`], channels: [`slack:${CHANNEL}`] },
+      }),
+    });
     const { slack: s, model } = e;
     await questionInDmThenStop(e);
 
     s.postUndelivered({ user: ALICE, channel: DM, text: 'PDF please' });
     model.reply({ text: 'Exported as PDF.' });
     await e.start();
-    await waitFor(() => s.botTexts(DM, null).includes('Exported as PDF.') || s.ephemerals.length > 0, 10_000, 'the resumed run in the DM');
+    await waitFor(
+      () => s.botTexts(DM, null).includes('Exported as PDF.') || s.ephemerals.length > 0,
+      10_000,
+      'the resumed run in the DM',
+    );
     expect(s.ephemerals).toEqual([]);
     expect(s.botTexts(DM, null)).toContain('Exported as PDF.');
     expect(JSON.stringify(model.requests.at(-1)!.messages.filter((m) => m.role === 'tool'))).toContain('PDF please');
@@ -112,11 +132,34 @@ describe('Slack catch-up keeps what the live path carries (direct, files)', () =
     await waitFor(() => model.hanging() === 1, 10_000, 'the model request');
     await e.stop();
 
-    s.postUndelivered({ user: ALICE, channel: CHANNEL, text: 'use these notes', threadTs: ts, files: [{ name: 'notes.md', mimetype: 'text/plain', filetype: 'markdown', bytes: Buffer.from('- ship the aubergine feature\n') }] });
+    s.postUndelivered({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'use these notes',
+      threadTs: ts,
+      files: [
+        {
+          name: 'notes.md',
+          mimetype: 'text/plain',
+          filetype: 'markdown',
+          bytes: Buffer.from('- ship the aubergine feature\n'),
+        },
+      ],
+    });
     const sawFile = (r: RecordedRequest) => JSON.stringify(r.messages).includes('ship the aubergine feature');
-    model.respondWith((r) => ({ text: lastUserText(r).includes('use these notes') ? (sawFile(r) ? 'Read your notes.' : 'No notes seen.') : 'Release notes drafted.' }));
+    model.respondWith((r) => ({
+      text: lastUserText(r).includes('use these notes')
+        ? sawFile(r)
+          ? 'Read your notes.'
+          : 'No notes seen.'
+        : 'Release notes drafted.',
+    }));
     await e.start();
-    await waitFor(() => texts(s, ts).some((t) => t === 'Read your notes.' || t === 'No notes seen.'), 10_000, 'the answer to the missed reply');
+    await waitFor(
+      () => texts(s, ts).some((t) => t === 'Read your notes.' || t === 'No notes seen.'),
+      10_000,
+      'the answer to the missed reply',
+    );
     expect(texts(s, ts)).toContain('Read your notes.');
     expect(s.fileDownloads.map((d) => [d.token, d.status])).toEqual([['xoxb-test-token', 200]]);
   });

@@ -57,11 +57,16 @@ describe('Slack slash commands (real Bolt, HTTP receiver)', () => {
 
   it('hands /admin (and /errand-admin) to the core and answers with its link ephemerally', async () => {
     const sink = new RecordingSink();
-    sink.commandReply = { text: "Your sign-in link to Errand's web console: https://errand.example.com/admin/sign-in/abc" };
+    sink.commandReply = {
+      text: "Your sign-in link to Errand's web console: https://errand.example.com/admin/sign-in/abc",
+    };
     h = await startSlackAdapter(sink);
     for (const command of ['/admin', '/errand-admin']) {
       const r = await h.fake.slashCommand({ command, text: '', user: ALICE, channel: CHANNEL });
-      expect(JSON.parse(r.body)).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('https://errand.example.com/admin/sign-in/abc') });
+      expect(JSON.parse(r.body)).toMatchObject({
+        response_type: 'ephemeral',
+        text: expect.stringContaining('https://errand.example.com/admin/sign-in/abc'),
+      });
     }
     expect(sink.commands.map((c) => c.name)).toEqual(['admin', 'admin']);
   });

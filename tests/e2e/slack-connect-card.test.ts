@@ -26,15 +26,33 @@ describe('a Connect request as a task card', () => {
   it('a call that waits for its person to connect shows as a card waiting for them, and the stream is closed while the run waits', async () => {
     fake = await startFakeOAuth();
     const port = await freePort();
-    const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }) };
-    const hub = createMcpHub({ servers: loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers, logger: capturingLogger().logger });
+    const env = {
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      WEB_PORT: String(port),
+      ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
+      ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }),
+    };
+    const hub = createMcpHub({
+      servers: loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers,
+      logger: capturingLogger().logger,
+    });
     e = await startErrand({ externalTools: hub, env });
     e.model.reply({ toolCalls: [{ id: 'call_sign_in', name: 'linear__sign_in', arguments: {} }] });
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'what is on my linear board?' });
-    await waitFor(() => texts(e!.slack, ts).some((t) => t.includes('Waiting for you to connect')), 10_000, 'the sign-in wait');
+    await waitFor(
+      () => texts(e!.slack, ts).some((t) => t.includes('Waiting for you to connect')),
+      10_000,
+      'the sign-in wait',
+    );
     await e.app.coordinator.idle();
-    await waitFor(() => e!.slack.messages(CHANNEL, ts).find((m) => m.tasks !== undefined)?.streaming === false, 10_000, 'the card stream to close');
+    await waitFor(
+      () => e!.slack.messages(CHANNEL, ts).find((m) => m.tasks !== undefined)?.streaming === false,
+      10_000,
+      'the card stream to close',
+    );
     const message = e.slack.messages(CHANNEL, ts).find((m) => m.tasks !== undefined)!;
-    expect(message.tasks).toEqual([{ id: 'call_sign_in', title: 'Waiting for you to connect linear', status: 'pending' }]);
+    expect(message.tasks).toEqual([
+      { id: 'call_sign_in', title: 'Waiting for you to connect linear', status: 'pending' },
+    ]);
   });
 });

@@ -29,11 +29,16 @@ afterEach(async () => {
 const userText = (req: RecordedRequest): string =>
   req.messages
     .filter((m) => m.role === 'user')
-    .map((m) => (Array.isArray(m.content) ? (m.content as { text?: string }[]).map((p) => p.text ?? '').join('') : String(m.content)))
+    .map((m) =>
+      Array.isArray(m.content)
+        ? (m.content as { text?: string }[]).map((p) => p.text ?? '').join('')
+        : String(m.content),
+    )
     .join('\n');
 
 /** The tool result the model was sent for its last call. */
-const lastToolResult = (req: RecordedRequest): unknown => toolResultJson(req.messages.filter((m) => m.role === 'tool').at(-1)?.content);
+const lastToolResult = (req: RecordedRequest): unknown =>
+  toolResultJson(req.messages.filter((m) => m.role === 'tool').at(-1)?.content);
 
 describe('files out on Slack: a run posts the files its code wrote', () => {
   // Not streamed: a streamed answer on Slack lives in the message that showed the tool call's card, opened before it ran.
@@ -48,7 +53,10 @@ describe('files out on Slack: a run posts the files its code wrote', () => {
     e = await startErrand({ externalTools: tool, env: { STREAMING: 'false' } });
     app = e.app;
     const { slack: s, model } = e;
-    model.reply({ toolCalls: [{ name: 'test__write_files', arguments: { set: 'report' } }] }, { text: 'Here is the churn chart.' });
+    model.reply(
+      { toolCalls: [{ name: 'test__write_files', arguments: { set: 'report' } }] },
+      { text: 'Here is the churn chart.' },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'chart the churn' });
     await waitFor(() => texts(s, ts).includes('Here is the churn chart.'), 10_000, 'the answer');
 
@@ -61,14 +69,32 @@ describe('files out on Slack: a run posts the files its code wrote', () => {
     expect(Buffer.from(files[1]!.bytes).equals(Buffer.from(CSV))).toBe(true);
     // One message holds both files, in the thread, before the answer that came after the tool call.
     const thread = s.messages(CHANNEL, ts).filter((m) => m.user === s.botUserId && !m.text.startsWith('⏳ Working'));
-    expect(thread.map((m) => (m.subtype === 'file_share' ? `files:${m.files?.length}` : m.text))).toEqual(['files:2', 'Here is the churn chart.']);
+    expect(thread.map((m) => (m.subtype === 'file_share' ? `files:${m.files?.length}` : m.text))).toEqual([
+      'files:2',
+      'Here is the churn chart.',
+    ]);
     expect(s.callsOf('files.completeUploadExternal')).toHaveLength(1);
     expect(s.callsOf('files.completeUploadExternal')[0]!.args).toMatchObject({ channel_id: CHANNEL, thread_ts: ts });
-    expect(tool.results).toEqual([[{ name: 'chart.png', posted: true }, { name: 'churn.csv', posted: true }]]);
-    expect(lastToolResult(model.requests[1]!)).toMatchObject({ ok: true, files: [{ name: 'chart.png', posted: true }, { name: 'churn.csv', posted: true }] });
+    expect(tool.results).toEqual([
+      [
+        { name: 'chart.png', posted: true },
+        { name: 'churn.csv', posted: true },
+      ],
+    ]);
+    expect(lastToolResult(model.requests[1]!)).toMatchObject({
+      ok: true,
+      files: [
+        { name: 'chart.png', posted: true },
+        { name: 'churn.csv', posted: true },
+      ],
+    });
     // The bot's own file_share message came back as an event and started nothing.
     await s.settle();
-    expect(s.deliveries.some((d) => d.event.subtype === 'file_share' && d.event.user === s.botUserId && d.event.bot_id === undefined)).toBe(true);
+    expect(
+      s.deliveries.some(
+        (d) => d.event.subtype === 'file_share' && d.event.user === s.botUserId && d.event.bot_id === undefined,
+      ),
+    ).toBe(true);
     expect(model.requests).toHaveLength(2);
     // Once posted, the bytes are gone from the database; the outbox row keeps the record.
     await e.app.outbox.idle();
@@ -87,7 +113,10 @@ describe('files out on Slack: a run posts the files its code wrote', () => {
     e = await startErrand({ externalTools: tool, env: { SLACK_MAX_FILE_MB: '1' } });
     app = e.app;
     const { slack: s, model } = e;
-    model.reply({ toolCalls: [{ name: 'test__write_files', arguments: { set: 'both' } }] }, { text: 'The chart was too big.' });
+    model.reply(
+      { toolCalls: [{ name: 'test__write_files', arguments: { set: 'both' } }] },
+      { text: 'The chart was too big.' },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'chart everything' });
     await waitFor(() => texts(s, ts).includes('The chart was too big.'), 10_000, 'the answer');
 
@@ -106,11 +135,22 @@ describe('files out on Slack: a run posts the files its code wrote', () => {
 describe('files out on Slack across a restart', () => {
   it('a process stopped after Slack shared the files but before Errand heard so: after the restart they are found, not posted again', async () => {
     let current: RestartableSlackErrand | null = null;
-    const tool = () => fileOutputTool(() => current!.app().filesOut, { report: [{ name: 'chart.png', bytes: CHART, mimeType: 'image/png' }] });
+    const tool = () =>
+      fileOutputTool(() => current!.app().filesOut, {
+        report: [{ name: 'chart.png', bytes: CHART, mimeType: 'image/png' }],
+      });
     // No backoff: should the Web API client give up on the held call first (30 s, a loaded machine), the post is due at once after the restart.
-    restartable = current = await startRestartableSlackErrand({ externalTools: tool, env: { STREAMING: 'false' }, outboxBackoffMs: () => 0 });
+    restartable = current = await startRestartableSlackErrand({
+      externalTools: tool,
+      env: { STREAMING: 'false' },
+      outboxBackoffMs: () => 0,
+    });
     const { slack: s, model } = restartable;
-    model.respondWith((req) => (req.messages.some((m) => m.role === 'tool') || model.requests.length > 1 ? { text: 'The chart is in the thread.' } : { toolCalls: [{ name: 'test__write_files', arguments: { set: 'report' } }] }));
+    model.respondWith((req) =>
+      req.messages.some((m) => m.role === 'tool') || model.requests.length > 1
+        ? { text: 'The chart is in the thread.' }
+        : { toolCalls: [{ name: 'test__write_files', arguments: { set: 'report' } }] },
+    );
     s.holdAnswers('files.completeUploadExternal');
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'chart the churn' });
     await waitFor(() => s.heldAnswers() > 0, 10_000, 'the files shared, the answer held back');
@@ -125,7 +165,9 @@ describe('files out on Slack across a restart', () => {
 
     const shares = s.messages(CHANNEL, ts).filter((m) => m.subtype === 'file_share');
     expect(shares).toHaveLength(1);
-    expect((await sharedFiles(s, CHANNEL, ts)).map((f) => Buffer.from(f.bytes).equals(Buffer.from(CHART)))).toEqual([true]);
+    expect((await sharedFiles(s, CHANNEL, ts)).map((f) => Buffer.from(f.bytes).equals(Buffer.from(CHART)))).toEqual([
+      true,
+    ]);
     // The restarted process asked Slack about the file it had recorded, and neither uploaded nor shared it again.
     expect(s.callsOf('files.info').length).toBeGreaterThan(0);
     expect(s.callsOf('files.getUploadURLExternal')).toHaveLength(1);
@@ -139,7 +181,12 @@ describe('attachments as data on Slack: people’s files land in the workspace',
     e = await startErrand({ workspaceInputs: workspace });
     const { slack: s, model } = e;
     model.reply({ text: 'Got the export.' }, { text: 'Got the second export.' });
-    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'here is the export', files: [{ name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from(CSV) }] });
+    const { ts } = await s.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'here is the export',
+      files: [{ name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from(CSV) }],
+    });
     await waitFor(() => texts(s, ts).includes('Got the export.'), 10_000, 'the first answer');
     await e.app.coordinator.idle();
     const xlsx = Buffer.from('PK\u0003\u0004 not really a spreadsheet');
@@ -150,7 +197,11 @@ describe('attachments as data on Slack: people’s files land in the workspace',
       text: 'and the new one',
       files: [
         { name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from('customer,churned\ninitech,yes\n') },
-        { name: 'report.xlsx', mimetype: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', bytes: xlsx },
+        {
+          name: 'report.xlsx',
+          mimetype: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          bytes: xlsx,
+        },
       ],
     });
     await waitFor(() => texts(s, ts).includes('Got the second export.'), 10_000, 'the second answer');
@@ -159,7 +210,9 @@ describe('attachments as data on Slack: people’s files land in the workspace',
     expect(workspace.pathsOf(conversation)).toEqual(['in/data.csv', 'in/data-1.csv', 'in/report.xlsx']);
     expect(Buffer.from(workspace.files.get(conversation)!.get('in/data.csv')!).equals(Buffer.from(CSV))).toBe(true);
     expect(Buffer.from(workspace.files.get(conversation)!.get('in/report.xlsx')!).equals(xlsx)).toBe(true);
-    expect(userText(model.requests[0]!)).toContain(`Attached files are in /workspace/in/: data.csv (${CSV.byteLength} bytes).`);
+    expect(userText(model.requests[0]!)).toContain(
+      `Attached files are in /workspace/in/: data.csv (${CSV.byteLength} bytes).`,
+    );
     const second = userText(model.requests[1]!);
     expect(second).toContain('Attached files are in /workspace/in/: data-1.csv (29 bytes), report.xlsx (');
     expect(second).toContain('the file is at /workspace/in/report.xlsx]');
@@ -177,7 +230,12 @@ describe('attachments as data on Slack: people’s files land in the workspace',
     e = await startErrand({ env: errandFileEnv({ sandbox: { enabled: false } }) });
     const { slack: s, model } = e;
     model.reply({ text: 'Read it.' });
-    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'read this', files: [{ name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from(CSV) }] });
+    const { ts } = await s.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'read this',
+      files: [{ name: 'data.csv', mimetype: 'text/csv', bytes: Buffer.from(CSV) }],
+    });
     await waitFor(() => texts(s, ts).includes('Read it.'), 10_000, 'the answer');
     expect(userText(model.requests[0]!)).not.toContain('/workspace/in/');
     expect(s.fileDownloads).toHaveLength(1);

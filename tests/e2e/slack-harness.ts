@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSlackAdapter, slackOptionsFromConfig, type SlackAdapter, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
+import {
+  createSlackAdapter,
+  slackOptionsFromConfig,
+  type SlackAdapter,
+  type SlackTuning,
+} from '../../adapters/slack/create-slack-adapter.js';
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
 import type { WorkspaceInputs } from '../../src/sandbox/workspace-ports.js';
@@ -22,7 +27,15 @@ export interface SlackHarness {
  * stream interval (an answer's last edit waits for it: 1 s in production). The streaming tests keep the
  * production interval (PRODUCTION_STREAMING).
  */
-export const FAST_TUNING: SlackTuning = { messageRate: { burst: 10, perSecond: 200 }, workingReactionDelayMs: 0, workingNoticeDelayMs: 40, commandAckBudgetMs: 1000, webApiRetries: 0, socketPingTimeoutMs: 1000, streamIntervalMs: 20 };
+export const FAST_TUNING: SlackTuning = {
+  messageRate: { burst: 10, perSecond: 200 },
+  workingReactionDelayMs: 0,
+  workingNoticeDelayMs: 40,
+  commandAckBudgetMs: 1000,
+  webApiRetries: 0,
+  socketPingTimeoutMs: 1000,
+  streamIntervalMs: 20,
+};
 
 /** Tuning that restores the production stream interval, for the tests that measure it. */
 export const PRODUCTION_STREAMING: SlackTuning = { streamIntervalMs: undefined };
@@ -33,7 +46,13 @@ export const PRODUCTION_STREAMING: SlackTuning = { streamIntervalMs: undefined }
  */
 export async function startSlackAdapter(
   sink: InboundSink,
-  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; fake?: FakeSlackOptions; existingFake?: FakeSlack; surfaces?: SurfaceSink } = {},
+  opts: {
+    mode?: 'http' | 'socket';
+    tuning?: SlackTuning;
+    fake?: FakeSlackOptions;
+    existingFake?: FakeSlack;
+    surfaces?: SurfaceSink;
+  } = {},
 ): Promise<SlackHarness> {
   const fake = opts.existingFake ?? (await FakeSlack.start({ rateLimit: { burst: 20, perSecond: 400 }, ...opts.fake }));
   const mode = opts.mode ?? 'http';
@@ -95,8 +114,19 @@ export async function startErrand(options: ErrandOptions = {}): Promise<Errand> 
     SLACK_API_URL: slack.apiUrl,
     ...options.env,
   });
-  const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...options.tuning } });
-  const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(options.externalTools ? { externalTools: options.externalTools } : {}), ...(options.workspaceInputs ? { workspaceInputs: options.workspaceInputs } : {}) });
+  const adapter = createSlackAdapter({
+    ...slackOptionsFromConfig(config),
+    host: '127.0.0.1',
+    tuning: { ...FAST_TUNING, ...options.tuning },
+  });
+  const app = await createApp({
+    config,
+    adapters: [adapter],
+    clock,
+    modelBackoffMs: () => 5,
+    ...(options.externalTools ? { externalTools: options.externalTools } : {}),
+    ...(options.workspaceInputs ? { workspaceInputs: options.workspaceInputs } : {}),
+  });
   await app.start();
   slack.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
   return {
@@ -114,11 +144,13 @@ export async function startErrand(options: ErrandOptions = {}): Promise<Errand> 
 }
 
 /** The bot's texts in a thread (null: top level), without the transient working notice. */
-export const texts = (s: FakeSlack, thread: string | null, channel = 'C0GENERAL') => s.botTexts(channel, thread).filter((t) => !t.startsWith('⏳ Working'));
+export const texts = (s: FakeSlack, thread: string | null, channel = 'C0GENERAL') =>
+  s.botTexts(channel, thread).filter((t) => !t.startsWith('⏳ Working'));
 
 /** The buttons of a stored message. */
 export function buttonsOf(message: StoredMessage): { action_id: string }[] {
-  const actions = (message.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as { elements: { action_id: string }[] } | undefined;
+  const actions = (message.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as
+    { elements: { action_id: string }[] } | undefined;
   return actions?.elements ?? [];
 }
 
@@ -126,12 +158,22 @@ export function buttonsOf(message: StoredMessage): { action_id: string }[] {
  * The files the bot shared in a thread (null: top level), oldest first, as people get them: downloaded from
  * their `url_private_download` with the bot token, with the type Slack shows them as.
  */
-export async function sharedFiles(fake: FakeSlack, channel: string, thread: string | null): Promise<{ name: string; bytes: Uint8Array; mimeType: string }[]> {
+export async function sharedFiles(
+  fake: FakeSlack,
+  channel: string,
+  thread: string | null,
+): Promise<{ name: string; bytes: Uint8Array; mimeType: string }[]> {
   const shares = fake.messages(channel, thread).filter((m) => m.user === fake.botUserId && m.subtype === 'file_share');
   const out: { name: string; bytes: Uint8Array; mimeType: string }[] = [];
   for (const file of shares.flatMap((m) => m.files ?? [])) {
-    const res = await fetch(String(file.url_private_download), { headers: { authorization: 'Bearer xoxb-test-token' } });
-    out.push({ name: String(file.name), bytes: new Uint8Array(await res.arrayBuffer()), mimeType: String(file.mimetype) });
+    const res = await fetch(String(file.url_private_download), {
+      headers: { authorization: 'Bearer xoxb-test-token' },
+    });
+    out.push({
+      name: String(file.name),
+      bytes: new Uint8Array(await res.arrayBuffer()),
+      mimeType: String(file.mimetype),
+    });
   }
   return out;
 }

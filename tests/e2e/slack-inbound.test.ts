@@ -21,18 +21,30 @@ describe('Slack adapter inbound (real Bolt, HTTP receiver, fake Slack)', () => {
     const marker = `marker ${Math.random()}`;
     await harness.fake.userMessage({ user: ALICE, channel: 'D0MARKER1', text: marker });
     await waitFor(() => sink.messages.some((m) => m.text === marker));
-    sink.messages.splice(sink.messages.findIndex((m) => m.text === marker), 1);
+    sink.messages.splice(
+      sink.messages.findIndex((m) => m.text === marker),
+      1,
+    );
   }
 
   it('maps a channel mention to the thread rooted at it; both twins carry one message id', async () => {
     const sink = new RecordingSink();
     h = await startSlackAdapter(sink);
-    const { ts, deliveries } = await h.fake.mention({ user: ALICE, channel: CHANNEL, text: 'summarise  the notes &amp; todos' });
+    const { ts, deliveries } = await h.fake.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'summarise  the notes &amp; todos',
+    });
     expect(deliveries.map((d) => d.status)).toEqual([200, 200]);
     await waitFor(() => sink.messages.length >= 1);
     await flush(sink, h);
     expect(sink.messages).toEqual([
-      { messageId: ts, conversation: { platform: 'slack', workspace: h.fake.teamId, channel: CHANNEL, thread: ts }, userId: ALICE, text: 'summarise the notes & todos' },
+      {
+        messageId: ts,
+        conversation: { platform: 'slack', workspace: h.fake.teamId, channel: CHANNEL, thread: ts },
+        userId: ALICE,
+        text: 'summarise the notes & todos',
+      },
     ]);
   });
 
@@ -64,7 +76,12 @@ describe('Slack adapter inbound (real Bolt, HTTP receiver, fake Slack)', () => {
     h = await startSlackAdapter(sink);
     const root = await h.fake.userMessage({ user: ALICE, channel: CHANNEL, text: 'talking among people' });
     const inThread = await h.fake.mention({ user: ALICE, channel: CHANNEL, text: 'help here', threadTs: root.ts });
-    const followUp = await h.fake.userMessage({ user: 'U0BOB0001', channel: CHANNEL, text: 'and also this', threadTs: root.ts });
+    const followUp = await h.fake.userMessage({
+      user: 'U0BOB0001',
+      channel: CHANNEL,
+      text: 'and also this',
+      threadTs: root.ts,
+    });
     await flush(sink, h);
     const thread = { platform: 'slack', workspace: h.fake.teamId, channel: CHANNEL, thread: root.ts };
     expect(sink.messages.map((m) => [m.messageId, m.conversation, m.text])).toEqual([
@@ -89,12 +106,20 @@ describe('Slack adapter inbound (real Bolt, HTTP receiver, fake Slack)', () => {
     const sink = new RecordingSink();
     h = await startSlackAdapter(sink);
     const { ts } = await h.fake.mention({ user: ALICE, channel: CHANNEL, text: 'start' });
-    await h.adapter.postMessage({ platform: 'slack', workspace: h.fake.teamId, channel: CHANNEL, thread: ts }, { text: 'on it' });
+    await h.adapter.postMessage(
+      { platform: 'slack', workspace: h.fake.teamId, channel: CHANNEL, thread: ts },
+      { text: 'on it' },
+    );
     await h.adapter.stop();
 
     const sink2 = new RecordingSink();
     extra = await startSlackAdapter(sink2, { existingFake: h.fake });
-    const r1 = await h.fake.userMessage({ user: ALICE, channel: CHANNEL, text: 'follow-up after restart', threadTs: ts });
+    const r1 = await h.fake.userMessage({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'follow-up after restart',
+      threadTs: ts,
+    });
     const r2 = await h.fake.userMessage({ user: ALICE, channel: CHANNEL, text: 'and another', threadTs: ts });
     await flush(sink2, extra);
     expect(sink2.messages.map((m) => [m.messageId, m.conversation.thread])).toEqual([
@@ -108,7 +133,12 @@ describe('Slack adapter inbound (real Bolt, HTTP receiver, fake Slack)', () => {
     const sink = new RecordingSink();
     h = await startSlackAdapter(sink);
     const dm = await h.fake.userMessage({ user: ALICE, channel: 'D0ALICE01', text: 'hi there' });
-    const threaded = await h.fake.userMessage({ user: ALICE, channel: 'D0ALICE01', text: 'in a thread', threadTs: dm.ts });
+    const threaded = await h.fake.userMessage({
+      user: ALICE,
+      channel: 'D0ALICE01',
+      text: 'in a thread',
+      threadTs: dm.ts,
+    });
     await waitFor(() => sink.messages.length === 2);
     expect(sink.messages.map((m) => m.conversation)).toEqual([
       { platform: 'slack', workspace: h.fake.teamId, channel: 'D0ALICE01', thread: null },
@@ -136,10 +166,20 @@ describe('Slack adapter inbound (real Bolt, HTTP receiver, fake Slack)', () => {
   it('rejects requests with a bad or stale signature (401) and handles nothing', async () => {
     const sink = new RecordingSink();
     h = await startSlackAdapter(sink);
-    const body = JSON.stringify({ type: 'event_callback', team_id: h.fake.teamId, event: { type: 'message', channel: 'D0ALICE01', user: ALICE, text: 'forged', ts: '1700000000.000100' } });
+    const body = JSON.stringify({
+      type: 'event_callback',
+      team_id: h.fake.teamId,
+      event: { type: 'message', channel: 'D0ALICE01', user: ALICE, text: 'forged', ts: '1700000000.000100' },
+    });
     const url = `http://127.0.0.1:${h.adapter.httpPort()}/slack/events`;
-    const forged = await httpPost(url, body, { 'content-type': 'application/json', ...signSlackRequest('wrong-secret', body) });
-    const stale = await httpPost(url, body, { 'content-type': 'application/json', ...signSlackRequest(h.fake.signingSecret, body, Math.floor(Date.now() / 1000) - 600) });
+    const forged = await httpPost(url, body, {
+      'content-type': 'application/json',
+      ...signSlackRequest('wrong-secret', body),
+    });
+    const stale = await httpPost(url, body, {
+      'content-type': 'application/json',
+      ...signSlackRequest(h.fake.signingSecret, body, Math.floor(Date.now() / 1000) - 600),
+    });
     expect([forged.status, stale.status]).toEqual([401, 401]);
     await flush(sink, h);
     expect(sink.messages).toEqual([]);

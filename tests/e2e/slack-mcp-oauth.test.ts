@@ -35,9 +35,16 @@ afterEach(async () => {
  * its tool servers. Its results are marked public: sign-in is the subject here, so answers are posted in the thread at
  * once (what stays private by default is tests/e2e/slack-private-thread.test.ts's).
  */
-async function linearEnv(f: FakeOAuth): Promise<{ env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> }> {
+async function linearEnv(
+  f: FakeOAuth,
+): Promise<{ env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> }> {
   const port = await freePort();
-  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth', visibility: 'public' } } }) };
+  const env = {
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    WEB_PORT: String(port),
+    ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
+    ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth', visibility: 'public' } } }),
+  };
   const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
   return { env, hub: () => createMcpHub({ servers, logger: capturingLogger().logger }) };
 }
@@ -59,7 +66,12 @@ async function connections(e: Errand, user: string, text = ''): Promise<string> 
 
 /** The run of the thread rooted at `ts`, if one is active. */
 async function activeRun(e: Errand, ts: string) {
-  const conv = await e.app.conversations.ensure({ platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL, thread: ts });
+  const conv = await e.app.conversations.ensure({
+    platform: 'slack',
+    workspace: e.slack.teamId,
+    channel: CHANNEL,
+    thread: ts,
+  });
   return e.app.runs.active(conv);
 }
 
@@ -73,13 +85,24 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
   it('the call waits for A to connect (private link, run waiting_user); the callback resumes it with her token; B in the same thread waits for his own', async () => {
     const { e, fake } = await startWithLinear();
     // 1. Alice has no connection: the call does not reach the server, she is told privately, and the run waits.
-    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
+    e.model.reply(
+      { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] },
+      { toolCalls: [{ name: 'linear__whoami', arguments: {} }] },
+      { text: 'You are ana.' },
+    );
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'what is on my linear board?' });
     const link = (await waitFor(() => connectLink(e, ALICE), 10_000, "Alice's Connect notice"))!;
-    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Waiting for you to connect') && t.includes(`<@${ALICE}>`)), 10_000, 'the waiting note in the thread');
+    await waitFor(
+      () => texts(e.slack, ts).some((t) => t.includes('Waiting for you to connect') && t.includes(`<@${ALICE}>`)),
+      10_000,
+      'the waiting note in the thread',
+    );
     expect(e.model.requests[0]!.tools.map((t) => t.function.name)).toContain('linear__sign_in');
     expect(e.model.requests).toHaveLength(1);
-    expect(await activeRun(e, ts)).toMatchObject({ status: 'waiting_user', question: { signIn: { server: 'linear' }, userId: ALICE } });
+    expect(await activeRun(e, ts)).toMatchObject({
+      status: 'waiting_user',
+      question: { signIn: { server: 'linear' }, userId: ALICE },
+    });
     const notice = e.slack.ephemerals.find((n) => n.user === ALICE)!;
     expect(notice.text).toContain('To use');
     expect(notice.thread_ts).toBe(ts);
@@ -99,18 +122,32 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(done.thread_ts).toBe(ts);
     expect(done.text).toContain('carrying on');
     expect(toolResults(e.model.requests[1]!).at(-1)).toEqual(expect.objectContaining({ ok: true, connected: true }));
-    expect(e.model.requests[1]!.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining(['linear__whoami', 'linear__write_note']));
+    expect(e.model.requests[1]!.tools.map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(['linear__whoami', 'linear__write_note']),
+    );
     expect(toolResults(e.model.requests[2]!).at(-1)).toEqual({ ok: true, content: 'ana' });
     expect(new Set(fake.accepted.map((a) => a.subject))).toEqual(new Set(['ana']));
     // The thread's waiting post says the wait is over.
-    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Waiting for you to connect') && t.includes('Connected — carrying on.')), 10_000, 'the waiting post edited');
+    await waitFor(
+      () =>
+        texts(e.slack, ts).some(
+          (t) => t.includes('Waiting for you to connect') && t.includes('Connected — carrying on.'),
+        ),
+      10_000,
+      'the waiting post edited',
+    );
     const anasCalls = fake.accepted.length;
     await e.app.coordinator.idle();
 
     // 3. Bob writes in the same thread: his run acts for him, he has no connection, so it waits for HIS sign-in.
     e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ben.' });
     const beforeBob = e.model.requests.length;
-    await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> and who am I?`, threadTs: ts });
+    await e.slack.userMessage({
+      user: BOB,
+      channel: CHANNEL,
+      text: `<@${e.slack.botUserId}> and who am I?`,
+      threadTs: ts,
+    });
     const bobsLink = (await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice"))!;
     await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, "Bob's run to wait");
     expect(e.model.requests).toHaveLength(beforeBob + 1);
@@ -130,9 +167,17 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(await connections(e, ALICE, 'disconnect linear')).toContain('Disconnected');
     expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
     e.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] });
-    const noticesBefore = e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length;
+    const noticesBefore = e.slack.ephemerals.filter(
+      (n) => n.user === ALICE && n.text.includes('connect your account'),
+    ).length;
     await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'who am I now?', threadTs: ts });
-    await waitFor(() => e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length > noticesBefore, 10_000, 'a new Connect notice');
+    await waitFor(
+      () =>
+        e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length >
+        noticesBefore,
+      10_000,
+      'a new Connect notice',
+    );
     await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'her run to wait again');
     // No token in any model request.
     const sent = JSON.stringify(e.model.requests);
@@ -142,14 +187,24 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
   it('one sign-in resumes every run of the person waiting on that server, not only the run its link was made for; the callback page names the person and the server', async () => {
     const { e, fake } = await startWithLinear();
     e.model.respondWith((req) =>
-      req.messages.some((m) => m.role === 'tool' && String(m.content).includes('"connected":true')) ? { text: `Done: ${lastUserText(req).replace(/<@\w+>\s*/, '')}` } : { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] },
+      req.messages.some((m) => m.role === 'tool' && String(m.content).includes('"connected":true'))
+        ? { text: `Done: ${lastUserText(req).replace(/<@\w+>\s*/, '')}` }
+        : { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] },
     );
     const one = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'board one' });
     const firstLink = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the first Connect notice'))!;
     await waitFor(async () => (await activeRun(e, one.ts))?.status === 'waiting_user', 10_000, 'the first run to wait');
     const two = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'board two' });
-    await waitFor(() => e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length === 2, 10_000, 'the second Connect notice');
-    await waitFor(async () => (await activeRun(e, two.ts))?.status === 'waiting_user', 10_000, 'the second run to wait');
+    await waitFor(
+      () => e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length === 2,
+      10_000,
+      'the second Connect notice',
+    );
+    await waitFor(
+      async () => (await activeRun(e, two.ts))?.status === 'waiting_user',
+      10_000,
+      'the second run to wait',
+    );
 
     // She opens the first link only: both runs go on with her new connection.
     const page = await fetch(await fake.consent(firstLink, { subject: 'ana' }));
@@ -158,7 +213,12 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(html).toContain(`for the Slack user ${ALICE}`);
     await waitFor(() => texts(e.slack, one.ts).includes('Done: board one'), 10_000, 'the first run to finish');
     await waitFor(() => texts(e.slack, two.ts).includes('Done: board two'), 10_000, 'the second run to finish too');
-    expect(e.slack.ephemerals.filter((n) => n.user === ALICE && n.text.startsWith('Connected')).map((n) => n.thread_ts).sort()).toEqual([one.ts, two.ts].sort());
+    expect(
+      e.slack.ephemerals
+        .filter((n) => n.user === ALICE && n.text.startsWith('Connected'))
+        .map((n) => n.thread_ts)
+        .sort(),
+    ).toEqual([one.ts, two.ts].sort());
   });
 
   it('a person who never connects: after ASK_TIMEOUT_MINUTES the model is told "<person> has not connected linear"', async () => {
@@ -174,23 +234,52 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect((await activeRun(e, ts))?.status).toBe('waiting_user');
     e.clock.advance(2 * 60_000);
     await e.app.heartbeat.tick();
-    await waitFor(() => texts(e.slack, ts).includes('Going on without linear.'), 10_000, 'the answer after the timeout');
-    await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Not connected in time')), 5000, 'the waiting post edited');
-    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear`) });
+    await waitFor(
+      () => texts(e.slack, ts).includes('Going on without linear.'),
+      10_000,
+      'the answer after the timeout',
+    );
+    await waitFor(
+      () => texts(e.slack, ts).some((t) => t.includes('Not connected in time')),
+      5000,
+      'the waiting post edited',
+    );
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({
+      ok: false,
+      error: expect.stringContaining(`${ALICE} has not connected linear`),
+    });
     expect(fake.accepted).toEqual([]);
   });
 
   it("a reply in the thread by the person instead of connecting ends the wait: the model reads it; someone else's message is queued", async () => {
     const { e } = await startWithLinear();
-    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Fine, without linear.' }, { text: "Bob's request answered." });
+    e.model.reply(
+      { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] },
+      { text: 'Fine, without linear.' },
+      { text: "Bob's request answered." },
+    );
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'check linear' });
     await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
-    await e.slack.userMessage({ user: BOB, channel: CHANNEL, text: `<@${e.slack.botUserId}> something else`, threadTs: ts });
-    await waitFor(() => texts(e.slack, ts).some((t) => t.startsWith('📝 Queued as task')), 10_000, "Bob's message queued");
+    await e.slack.userMessage({
+      user: BOB,
+      channel: CHANNEL,
+      text: `<@${e.slack.botUserId}> something else`,
+      threadTs: ts,
+    });
+    await waitFor(
+      () => texts(e.slack, ts).some((t) => t.startsWith('📝 Queued as task')),
+      10_000,
+      "Bob's message queued",
+    );
     expect((await activeRun(e, ts))?.status).toBe('waiting_user');
     await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'skip linear for now', threadTs: ts });
     await waitFor(() => texts(e.slack, ts).includes('Fine, without linear.'), 10_000, 'the answer');
-    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} has not connected linear, so linear__sign_in was not run; instead they wrote: "skip linear for now"`) });
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({
+      ok: false,
+      error: expect.stringContaining(
+        `${ALICE} has not connected linear, so linear__sign_in was not run; instead they wrote: "skip linear for now"`,
+      ),
+    });
   });
 
   it('a stop ends the wait: the run is cancelled, and a later sign-in only connects (nothing resumes)', async () => {
@@ -203,8 +292,14 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'stop', threadTs: ts });
     await waitFor(async () => (await e.app.runs.get(run.id))?.status === 'cancelled', 5000, 'the run to be cancelled');
     expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
-    await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected')), 10_000, 'the Connected note');
-    expect(e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected'))!.text).toContain('ask me again');
+    await waitFor(
+      () => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected')),
+      10_000,
+      'the Connected note',
+    );
+    expect(e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('Connected'))!.text).toContain(
+      'ask me again',
+    );
     await e.app.coordinator.idle();
     expect(e.model.requests).toHaveLength(1);
     expect((await e.app.runs.get(run.id))?.status).toBe('cancelled');
@@ -216,28 +311,57 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     const f = fake;
     const { env, hub } = await linearEnv(f);
     const r = (restartable = await startRestartableSlackErrand({ env, externalTools: hub }));
-    const conversationOf = (ts: string) => r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });
+    const conversationOf = (ts: string) =>
+      r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });
     // Alice connects once (the tools of linear become known), then disconnects.
     r.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
     const first = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
-    expect((await fetch(await f.consent((await waitFor(() => connectLink(r, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    expect(
+      (
+        await fetch(
+          await f.consent((await waitFor(() => connectLink(r, ALICE), 10_000, 'the Connect notice'))!, {
+            subject: 'ana',
+          }),
+        )
+      ).status,
+    ).toBe(200);
     await waitFor(() => texts(r.slack, first.ts).includes('Connected.'), 10_000, 'the first answer');
     await r.app().coordinator.idle();
-    const disconnect = await r.slack.slashCommand({ command: '/connections', text: 'disconnect linear', user: ALICE, channel: CHANNEL });
+    const disconnect = await r.slack.slashCommand({
+      command: '/connections',
+      text: 'disconnect linear',
+      user: ALICE,
+      channel: CHANNEL,
+    });
     expect((JSON.parse(disconnect.body) as { text: string }).text).toContain('Disconnected');
 
     // Her next request calls linear__whoami itself: it waits for her to connect again.
     r.model.reply({ toolCalls: [{ name: 'linear__whoami', arguments: {} }] }, { text: 'You are ana.' });
     const before = r.model.requests.length;
-    const noticesBefore = r.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length;
+    const noticesBefore = r.slack.ephemerals.filter(
+      (n) => n.user === ALICE && n.text.includes('connect your account'),
+    ).length;
     const { ts } = await r.slack.mention({ user: ALICE, channel: CHANNEL, text: 'who am I in linear?' });
-    await waitFor(() => r.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length > noticesBefore, 10_000, 'the new Connect notice');
+    await waitFor(
+      () =>
+        r.slack.ephemerals.filter((n) => n.user === ALICE && n.text.includes('connect your account')).length >
+        noticesBefore,
+      10_000,
+      'the new Connect notice',
+    );
     const link = connectLink(r, ALICE)!;
-    await waitFor(async () => (await r.app().runs.active(await conversationOf(ts)))?.status === 'waiting_user', 10_000, 'the run to wait');
+    await waitFor(
+      async () => (await r.app().runs.active(await conversationOf(ts)))?.status === 'waiting_user',
+      10_000,
+      'the run to wait',
+    );
     await r.app().coordinator.idle();
     await r.stop();
     await r.start();
-    expect(await r.app().runs.active(await conversationOf(ts))).toMatchObject({ status: 'waiting_user', question: { signIn: { server: 'linear', call: { name: 'linear__whoami' } } } });
+    expect(await r.app().runs.active(await conversationOf(ts))).toMatchObject({
+      status: 'waiting_user',
+      question: { signIn: { server: 'linear', call: { name: 'linear__whoami' } } },
+    });
     expect((await fetch(await f.consent(link, { subject: 'ana' }))).status).toBe(200);
     await waitFor(() => texts(r.slack, ts).includes('You are ana.'), 10_000, 'the answer after the restart');
     expect(toolResults(r.model.requests[before + 1]!).at(-1)).toEqual({ ok: true, content: 'ana' });
@@ -255,7 +379,9 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     await e.app.coordinator.idle();
     // Bob, who has no connection, asks for a scheduled prompt: its runs act for him. Alice asks for one too.
     const at = new Date(e.clock.now() + 60 * 60_000).toISOString();
-    const schedule = (prompt: string) => ({ toolCalls: [{ name: 'schedule_prompt', arguments: { prompt, kind: 'once', spec: at, timezone: 'UTC' } }] });
+    const schedule = (prompt: string) => ({
+      toolCalls: [{ name: 'schedule_prompt', arguments: { prompt, kind: 'once', spec: at, timezone: 'UTC' } }],
+    });
     e.model.reply(schedule("report alice's board"), { text: 'Scheduled for Alice.' });
     const a = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'in an hour, report my board' });
     await waitFor(() => texts(e.slack, a.ts).includes('Scheduled for Alice.'), 10_000, "Alice's schedule");
@@ -273,11 +399,22 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     });
     const before = e.model.requests.length;
     e.clock.advance(60 * 60_000 + 1000);
-    await waitFor(() => e.slack.messages(CHANNEL, null).filter((m) => m.user === e.slack.botUserId && m.text.includes('Scheduled prompt')).length === 2, 10_000, 'both scheduled posts');
+    await waitFor(
+      () =>
+        e.slack
+          .messages(CHANNEL, null)
+          .filter((m) => m.user === e.slack.botUserId && m.text.includes('Scheduled prompt')).length === 2,
+      10_000,
+      'both scheduled posts',
+    );
     // Bob, the creator, is the one told to connect; his run waits; Alice's run answers with her token.
     const bobsLink = (await waitFor(() => connectLink(e, BOB), 10_000, "Bob's Connect notice"))!;
     await waitFor(() => e.model.requests.length >= before + 3, 10_000, "Alice's run to answer and Bob's to ask");
-    await waitFor(() => e.slack.messages(CHANNEL).some((m) => m.text.includes('Alice report done.')), 10_000, "Alice's report");
+    await waitFor(
+      () => e.slack.messages(CHANNEL).some((m) => m.text.includes('Alice report done.')),
+      10_000,
+      "Alice's report",
+    );
     const last = (who: string) =>
       e.model.requests
         .slice(before)
@@ -288,7 +425,11 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     expect(new Set(fake.accepted.map((x) => x.subject))).toEqual(new Set(['ana']));
     // Bob connects: his scheduled run goes on with his token.
     expect((await fetch(await fake.consent(bobsLink, { subject: 'ben' }))).status).toBe(200);
-    await waitFor(() => e.slack.messages(CHANNEL).some((m) => m.text.includes('Bob report done.')), 10_000, "Bob's report");
+    await waitFor(
+      () => e.slack.messages(CHANNEL).some((m) => m.text.includes('Bob report done.')),
+      10_000,
+      "Bob's report",
+    );
     expect(last('bob')).toEqual({ ok: true, content: 'ben' });
   });
 
@@ -296,7 +437,15 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     const { e, fake } = await startWithLinear({ scopesSupported: ['read', 'write'] });
     e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
     const first = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
-    expect((await fetch(await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    expect(
+      (
+        await fetch(
+          await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, {
+            subject: 'ana',
+          }),
+        )
+      ).status,
+    ).toBe(200);
     await waitFor(() => texts(e.slack, first.ts).includes('Connected.'), 10_000, 'the first answer');
     await e.app.coordinator.idle();
     fake.requireScope('write_note', 'admin');
@@ -307,7 +456,11 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     // write_note is not read-only: it is approved first; the allowed call then meets the 403 and waits for the sign-in.
     await waitFor(() => texts(e.slack, ts).some((t) => t.includes('Approval needed')), 10_000, 'the approval question');
     await e.slack.userMessage({ user: ALICE, channel: CHANNEL, text: 'allow', threadTs: ts });
-    const again = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.includes('sign in again')), 10_000, 'the sign-in-again notice'))!;
+    const again = (await waitFor(
+      () => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.includes('sign in again')),
+      10_000,
+      'the sign-in-again notice',
+    ))!;
     expect(again.thread_ts).toBe(ts);
     await waitFor(async () => (await activeRun(e, ts))?.status === 'waiting_user', 10_000, 'the run to wait');
     const link = again.text.match(/https?:\/\/[^\s>|]+/)![0].replaceAll('&amp;', '&');
@@ -330,7 +483,11 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     const page = await fetch(await fake.consent(link, { subject: 'ana' }));
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('expired');
-    const fresh = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('That Connect link had expired')), 10_000, 'the fresh link'))!;
+    const fresh = (await waitFor(
+      () => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('That Connect link had expired')),
+      10_000,
+      'the fresh link',
+    ))!;
     expect(fresh.thread_ts).toBe(ts);
     const freshLink = connectLink(e, ALICE)!;
     expect(freshLink).not.toBe(link);
@@ -349,10 +506,17 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     const page = await fetch(await fake.consent(link, { answer: 'deny' }));
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Not connected');
-    const note = (await waitFor(() => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('You did not allow')), 10_000, 'the declined note'))!;
+    const note = (await waitFor(
+      () => e.slack.ephemerals.find((n) => n.user === ALICE && n.text.startsWith('You did not allow')),
+      10_000,
+      'the declined note',
+    ))!;
     expect(note.thread_ts).toBe(ts);
     await waitFor(() => texts(e.slack, ts).includes('OK, without linear.'), 10_000, 'the answer');
-    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({ ok: false, error: expect.stringContaining(`${ALICE} declined to connect linear`) });
+    expect(toolResults(e.model.requests[1]!).at(-1)).toEqual({
+      ok: false,
+      error: expect.stringContaining(`${ALICE} declined to connect linear`),
+    });
     expect(await connections(e, ALICE)).toContain('You have not connected any MCP server yet.');
     expect(fake.accepted).toEqual([]);
   });
@@ -367,7 +531,15 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
 
     e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
-    expect((await fetch(await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, { subject: 'ana' }))).status).toBe(200);
+    expect(
+      (
+        await fetch(
+          await fake.consent((await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!, {
+            subject: 'ana',
+          }),
+        )
+      ).status,
+    ).toBe(200);
     await waitFor(() => texts(e.slack, ts).includes('Connected.'), 10_000, 'the answer');
     await e.app.coordinator.idle();
 

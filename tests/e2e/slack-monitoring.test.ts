@@ -15,7 +15,10 @@ afterEach(async () => {
   fake = null;
 });
 
-async function start(mode: 'http' | 'socket', traffic = { posted: () => {}, rateLimited: () => {} }): Promise<{ fake: FakeSlack; adapter: SlackAdapter }> {
+async function start(
+  mode: 'http' | 'socket',
+  traffic = { posted: () => {}, rateLimited: () => {} },
+): Promise<{ fake: FakeSlack; adapter: SlackAdapter }> {
   fake = await FakeSlack.start({ rateLimit: null });
   adapter = createSlackAdapter({
     botToken: 'xoxb-test-token',
@@ -38,7 +41,13 @@ describe('Slack connection state and traffic', () => {
     const { fake: f, adapter: a } = await start('socket');
     expect(a.connectionState?.()).toEqual({ connected: true });
     f.disconnectSockets();
-    await waitFor(() => f.callsOf('apps.connections.open').length >= 2 && f.socketCount() === 1 && a.connectionState?.().connected === true, 10_000);
+    await waitFor(
+      () =>
+        f.callsOf('apps.connections.open').length >= 2 &&
+        f.socketCount() === 1 &&
+        a.connectionState?.().connected === true,
+      10_000,
+    );
     await a.stop();
     expect(a.connectionState?.()).toEqual({ connected: false, detail: 'stopped' });
   });
@@ -54,7 +63,11 @@ describe('Slack connection state and traffic', () => {
     const { fake: f, adapter: a } = await start('http', { posted: () => posted++, rateLimited: () => limited++ });
     f.failNext('chat.postMessage', { status: 429, retryAfter: 0 });
     await a.postMessage({ platform: 'slack', workspace: f.teamId, channel: CHANNEL, thread: null }, { text: 'hello' });
-    await a.postEphemeral({ platform: 'slack', workspace: f.teamId, channel: CHANNEL, thread: null }, 'U0ALICE01', 'just you');
+    await a.postEphemeral(
+      { platform: 'slack', workspace: f.teamId, channel: CHANNEL, thread: null },
+      'U0ALICE01',
+      'just you',
+    );
     expect(limited).toBe(1);
     expect(posted).toBe(2);
     expect(f.callsOf('chat.postMessage').map((c) => c.status)).toEqual([429, 200]);

@@ -26,11 +26,16 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     const sink = new RecordingSink();
     h = await startSlackAdapter(sink);
     const thread = await threadOf(h, sink);
-    const posted = await h.adapter.postMessage(thread, { text: '# Plan\n**Bold** and *it* with [docs](https://x.test/a) & more\n- one\n- two', mentionUserId: ALICE });
+    const posted = await h.adapter.postMessage(thread, {
+      text: '# Plan\n**Bold** and *it* with [docs](https://x.test/a) & more\n- one\n- two',
+      mentionUserId: ALICE,
+    });
     const stored = h.fake.messages(CHANNEL, thread.thread).at(-1)!;
     expect(stored.ts).toBe(posted.id);
     expect(stored.thread_ts).toBe(thread.thread);
-    expect(stored.text).toBe(`<@${ALICE}> *Plan*\n*Bold* and _it_ with <https://x.test/a|docs> &amp; more\n• one\n• two`);
+    expect(stored.text).toBe(
+      `<@${ALICE}> *Plan*\n*Bold* and _it_ with <https://x.test/a|docs> &amp; more\n• one\n• two`,
+    );
   });
 
   it('splits long text below the section limit, keeps code fences whole and the order', async () => {
@@ -66,10 +71,22 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
         { actionId: answerActionId('run-7', 'q1', 1), label: long },
       ],
     });
-    const click = await h.fake.click({ user: ALICE, channel: CHANNEL, messageTs: posted.id, actionId: answerActionId('run-7', 'q1', 1) });
+    const click = await h.fake.click({
+      user: ALICE,
+      channel: CHANNEL,
+      messageTs: posted.id,
+      actionId: answerActionId('run-7', 'q1', 1),
+    });
     expect(click.status).toBe(200);
     await waitFor(() => sink.actions.length === 1);
-    expect(sink.actions[0]).toMatchObject({ kind: 'answer', runId: 'run-7', questionId: 'q1', answer: long, userId: ALICE, conversation: thread });
+    expect(sink.actions[0]).toMatchObject({
+      kind: 'answer',
+      runId: 'run-7',
+      questionId: 'q1',
+      answer: long,
+      userId: ALICE,
+      conversation: thread,
+    });
     await waitFor(() => h!.fake.callsOf('chat.update').length === 1);
     const question = h.fake.messages(CHANNEL, thread.thread).find((m) => m.ts === posted.id)!;
     expect(JSON.stringify(question.blocks)).toContain(`<@${ALICE}> answered`);
@@ -81,9 +98,15 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     h = await startSlackAdapter(sink);
     const thread = await threadOf(h, sink);
     const source = sink.messages.at(-1)!.messageId;
-    await h.adapter.setWorking(thread, { runId: 'run-9', sourceMessageId: source, stopActionId: stopActionId('run-9') });
+    await h.adapter.setWorking(thread, {
+      runId: 'run-9',
+      sourceMessageId: source,
+      stopActionId: stopActionId('run-9'),
+    });
     await waitFor(() => h!.fake.messages(CHANNEL, thread.thread).find((m) => m.ts === source)!.reactions.size === 1);
-    const notice = await waitFor(() => h!.fake.messages(CHANNEL, thread.thread).find((m) => m.text.includes('Working')));
+    const notice = await waitFor(() =>
+      h!.fake.messages(CHANNEL, thread.thread).find((m) => m.text.includes('Working')),
+    );
     await h.fake.click({ user: ALICE, channel: CHANNEL, messageTs: notice!.ts, actionId: stopActionId('run-9') });
     await waitFor(() => sink.actions.length === 1);
     expect(sink.actions[0]).toEqual({ kind: 'stop', runId: 'run-9', userId: ALICE, conversation: thread });
@@ -103,7 +126,12 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     await h.adapter.postMessage(thread, { text: 'quick answer' });
     await h.adapter.setWorking(thread, null);
     await h.adapter.stop();
-    expect(h.fake.calls.slice(before).map((c) => c.method).filter((m) => m === 'chat.postMessage')).toHaveLength(1);
+    expect(
+      h.fake.calls
+        .slice(before)
+        .map((c) => c.method)
+        .filter((m) => m === 'chat.postMessage'),
+    ).toHaveLength(1);
     expect(h.fake.botTexts(CHANNEL, thread.thread)).toEqual(['quick answer']);
   });
 
@@ -121,7 +149,10 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
 
   it("stays within Slack's per-channel rate by itself: a burst is paced, not refused", async () => {
     const sink = new RecordingSink();
-    h = await startSlackAdapter(sink, { tuning: { messageRate: { burst: 3, perSecond: 1 } }, fake: { rateLimit: { burst: 4, perSecond: 1 } } });
+    h = await startSlackAdapter(sink, {
+      tuning: { messageRate: { burst: 3, perSecond: 1 } },
+      fake: { rateLimit: { burst: 4, perSecond: 1 } },
+    });
     const thread = await threadOf(h, sink);
     const texts = ['a', 'b', 'c', 'd', 'e'];
     const started = Date.now();
@@ -142,7 +173,12 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     expect(thread).toEqual({ ...channel, thread: top.id });
     await h.adapter.postMessage(thread, { text: 'Here it is.' });
     expect(h.fake.botTexts(CHANNEL, top.id)).toEqual(['Here it is.']);
-    const reply = await h.fake.userMessage({ user: ALICE, channel: CHANNEL, text: 'thanks, more please', threadTs: top.id });
+    const reply = await h.fake.userMessage({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'thanks, more please',
+      threadTs: top.id,
+    });
     await waitFor(() => sink.messages.some((m) => m.messageId === reply.ts));
     expect(sink.messages.find((m) => m.messageId === reply.ts)!.conversation).toEqual(thread);
   });
@@ -153,7 +189,9 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     h.fake.users.set(ALICE, { name: 'alice', tz: 'Europe/Berlin' });
     const thread = await threadOf(h, sink);
     await h.adapter.postEphemeral(thread, ALICE, 'only **you** see this');
-    expect(h.fake.ephemerals).toEqual([{ channel: CHANNEL, user: ALICE, text: 'only *you* see this', thread_ts: thread.thread }]);
+    expect(h.fake.ephemerals).toEqual([
+      { channel: CHANNEL, user: ALICE, text: 'only *you* see this', thread_ts: thread.thread },
+    ]);
     expect(await h.adapter.capabilities.timezone?.fetchUserTimezone(ALICE)).toBe('Europe/Berlin');
     expect(await h.adapter.capabilities.timezone?.fetchUserTimezone(ALICE)).toBe('Europe/Berlin');
     expect(h.fake.callsOf('users.info')).toHaveLength(1);
@@ -164,8 +202,12 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     h = await startSlackAdapter(sink);
     const thread = await threadOf(h, sink);
     h.fake.failNext('chat.postMessage', { error: 'channel_not_found' });
-    await expect(h.adapter.postMessage(thread, { text: 'x' })).rejects.toThrow(/chat.postMessage failed \(channel_not_found\)/);
-    await expect(h.adapter.postMessage({ ...thread, platform: 'discord' }, { text: 'x' })).rejects.toThrow(/Not a Slack conversation/);
+    await expect(h.adapter.postMessage(thread, { text: 'x' })).rejects.toThrow(
+      /chat.postMessage failed \(channel_not_found\)/,
+    );
+    await expect(h.adapter.postMessage({ ...thread, platform: 'discord' }, { text: 'x' })).rejects.toThrow(
+      /Not a Slack conversation/,
+    );
     await expect(h.adapter.postMessage(thread, { text: '   ' })).rejects.toThrow(/empty/);
   });
 });

@@ -30,7 +30,8 @@ afterEach(async () => {
 
 const secretIn = (text: string) => text.includes(ACCOUNT) || text.includes('4711');
 /** Everything Errand sent Slack that others in the channel can see: every call but the ephemeral ones. */
-const publicCalls = (s: Errand['slack']) => JSON.stringify(s.calls.filter((c) => c.method !== 'chat.postEphemeral').map((c) => [c.method, c.args]));
+const publicCalls = (s: Errand['slack']) =>
+  JSON.stringify(s.calls.filter((c) => c.method !== 'chat.postEphemeral').map((c) => [c.method, c.args]));
 const sent = (r: RecordedRequest) => JSON.stringify(r.messages);
 
 describe('private stays private in a shared Slack thread (real Bolt, the OAuth fixture, recall)', () => {
@@ -38,25 +39,52 @@ describe('private stays private in a shared Slack thread (real Bolt, the OAuth f
     fake = await startFakeOAuth();
     const port = await freePort();
     // `linear` people sign in to: its results are private by default (no `visibility` given).
-    const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, WEB_PORT: String(port), ERRAND_SECRET_KEY: randomBytes(32).toString('base64'), ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }) };
+    const env = {
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      WEB_PORT: String(port),
+      ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
+      ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }),
+    };
     const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
     e = await startErrand({ externalTools: createMcpHub({ servers, logger: capturingLogger().logger }), env });
     const { slack: s, model } = e;
-    await e.app.store.memory.remember({ scope: 'me', subject: `slack:${ALICE}`, text: MEMORY, createdBy: `slack:${ALICE}` });
+    await e.app.store.memory.remember({
+      scope: 'me',
+      subject: `slack:${ALICE}`,
+      text: MEMORY,
+      createdBy: `slack:${ALICE}`,
+    });
 
     // Alice connects linear and the run reads her account and her memory.
     model.reply(
       { toolCalls: [{ name: 'linear__sign_in', arguments: {} }] },
-      { toolCalls: [{ name: 'linear__whoami', arguments: {} }, { name: 'recall', arguments: { query: 'locker code' } }] },
+      {
+        toolCalls: [
+          { name: 'linear__whoami', arguments: {} },
+          { name: 'recall', arguments: { query: 'locker code' } },
+        ],
+      },
       { text: ANSWER },
     );
-    const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'who am I on linear, and what is my locker code?' });
-    const notice = await waitFor(() => s.ephemerals.find((n) => n.user === ALICE && n.text.includes('connect your account')), 10_000, 'the Connect notice');
+    const { ts } = await s.mention({
+      user: ALICE,
+      channel: CHANNEL,
+      text: 'who am I on linear, and what is my locker code?',
+    });
+    const notice = await waitFor(
+      () => s.ephemerals.find((n) => n.user === ALICE && n.text.includes('connect your account')),
+      10_000,
+      'the Connect notice',
+    );
     const link = notice!.text.match(/https?:\/\/[^\s>|]+/)![0].replaceAll('&amp;', '&');
     expect((await fetch(await fake.consent(link, { subject: ACCOUNT }))).status).toBe(200);
 
     // The answer is shown to Alice alone, with Share in thread / Keep private; the thread, its cards and status show none of it.
-    const held = (await waitFor(() => s.ephemeralMessages.find((m) => m.user === ALICE && m.text.includes('4711-ZETA')), 10_000, 'the answer shown to Alice alone'))!;
+    const held = (await waitFor(
+      () => s.ephemeralMessages.find((m) => m.user === ALICE && m.text.includes('4711-ZETA')),
+      10_000,
+      'the answer shown to Alice alone',
+    ))!;
     expect(held.thread_ts).toBe(ts);
     const buttons = JSON.stringify(held.blocks);
     expect(buttons).toContain('Share in thread');

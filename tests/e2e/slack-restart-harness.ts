@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSlackAdapter, slackOptionsFromConfig, type SlackTuning } from '../../adapters/slack/create-slack-adapter.js';
+import {
+  createSlackAdapter,
+  slackOptionsFromConfig,
+  type SlackTuning,
+} from '../../adapters/slack/create-slack-adapter.js';
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
@@ -25,7 +29,14 @@ export interface RestartableSlackErrand {
 }
 
 export async function startRestartableSlackErrand(
-  opts: { mode?: 'http' | 'socket'; tuning?: SlackTuning; env?: Record<string, string>; externalTools?: () => ManagedToolSource; logger?: Logger; outboxBackoffMs?: (attempts: number) => number } = {},
+  opts: {
+    mode?: 'http' | 'socket';
+    tuning?: SlackTuning;
+    env?: Record<string, string>;
+    externalTools?: () => ManagedToolSource;
+    logger?: Logger;
+    outboxBackoffMs?: (attempts: number) => number;
+  } = {},
 ): Promise<RestartableSlackErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-restart-'));
   const model = await startFakeOpenAI();
@@ -56,10 +67,23 @@ export async function startRestartableSlackErrand(
     async start() {
       // A restarted process reads its configuration (and ERRAND_CONFIG's file) again.
       const config = loadConfig(env);
-      const adapter = createSlackAdapter({ ...slackOptionsFromConfig(config), host: '127.0.0.1', tuning: { ...FAST_TUNING, ...opts.tuning }, ...(opts.logger ? { logger: opts.logger } : {}) });
+      const adapter = createSlackAdapter({
+        ...slackOptionsFromConfig(config),
+        host: '127.0.0.1',
+        tuning: { ...FAST_TUNING, ...opts.tuning },
+        ...(opts.logger ? { logger: opts.logger } : {}),
+      });
       // Tool servers are started and closed with each process, as main.ts does: a fresh source per start.
       const externalTools = opts.externalTools?.();
-      current = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, ...(externalTools ? { externalTools } : {}), ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.outboxBackoffMs ? { outboxBackoffMs: opts.outboxBackoffMs } : {}) });
+      current = await createApp({
+        config,
+        adapters: [adapter],
+        clock,
+        modelBackoffMs: () => 5,
+        ...(externalTools ? { externalTools } : {}),
+        ...(opts.logger ? { logger: opts.logger } : {}),
+        ...(opts.outboxBackoffMs ? { outboxBackoffMs: opts.outboxBackoffMs } : {}),
+      });
       if (mode === 'http') {
         // Events sent while start-up runs (catch-up) must find the new receiver.
         await current.start();

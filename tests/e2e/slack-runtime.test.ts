@@ -12,8 +12,11 @@ afterEach(async () => {
   e = null;
 });
 
-const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }] };
-const errorCalls = (s: FakeSlack) => s.calls.filter((c) => c.error !== null && c.error !== 'already_reacted' && c.error !== 'no_reaction');
+const askStep = {
+  toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }],
+};
+const errorCalls = (s: FakeSlack) =>
+  s.calls.filter((c) => c.error !== null && c.error !== 'already_reacted' && c.error !== 'no_reaction');
 
 describe('Errand on Slack, end to end', () => {
   it('a mention is answered in its thread; a follow-up needs no mention; the reaction comes and goes', async () => {
@@ -90,7 +93,13 @@ describe('Errand on Slack, end to end', () => {
     e = await startErrand();
     const { slack: s, model } = e;
     model.reply(
-      { text: 'Step one.', toolCalls: [{ name: 'send_update', arguments: { text: 'Step two.' } }, { name: 'send_update', arguments: { text: 'Step three.' } }] },
+      {
+        text: 'Step one.',
+        toolCalls: [
+          { name: 'send_update', arguments: { text: 'Step two.' } },
+          { name: 'send_update', arguments: { text: 'Step three.' } },
+        ],
+      },
       { text: 'Step four.', toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] },
     );
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'do four steps' });
@@ -104,7 +113,12 @@ describe('Errand on Slack, end to end', () => {
     model.reply({ hang: true });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'take forever' });
     const notice = (await waitFor(() => s.messages(CHANNEL, ts).find((m) => m.text.includes('Working'))))!;
-    const click = await s.click({ user: ALICE, channel: CHANNEL, messageTs: notice.ts, actionId: buttonsOf(notice)[0]!.action_id });
+    const click = await s.click({
+      user: ALICE,
+      channel: CHANNEL,
+      messageTs: notice.ts,
+      actionId: buttonsOf(notice)[0]!.action_id,
+    });
     expect(click.status).toBe(200);
     await waitFor(() => texts(s, ts).some((t) => t.includes('Stopped')));
     await waitFor(() => model.requests[0]!.aborted);
@@ -118,7 +132,11 @@ describe('Errand on Slack, end to end', () => {
     model.reply({ hang: true });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'a long job' });
     await waitFor(() => model.requests.length === 1);
-    const reply = async (command: string, text = '') => JSON.parse((await s.slashCommand({ command, text, user: ALICE, channel: CHANNEL })).body) as { response_type: string; text: string };
+    const reply = async (command: string, text = '') =>
+      JSON.parse((await s.slashCommand({ command, text, user: ALICE, channel: CHANNEL })).body) as {
+        response_type: string;
+        text: string;
+      };
     const tasks = await reply('/tasks');
     const help = await reply('/help');
     const schedules = await reply('/schedules');

@@ -17,7 +17,14 @@ describe('Scheduled prompts on Slack, end to end', () => {
     const { slack: s, model, clock } = e;
     const at = new Date(clock.now() + 60 * 60_000).toISOString();
     model.reply(
-      { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'summarise the day', kind: 'once', spec: at, timezone: 'UTC' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'schedule_prompt',
+            arguments: { prompt: 'summarise the day', kind: 'once', spec: at, timezone: 'UTC' },
+          },
+        ],
+      },
       { text: 'Scheduled for in an hour.' },
       { text: 'Here is the summary.' },
     );
@@ -25,7 +32,9 @@ describe('Scheduled prompts on Slack, end to end', () => {
     await waitFor(() => texts(s, ts).includes('Scheduled for in an hour.'));
     await e.app.coordinator.idle();
     clock.advance(60 * 60_000 + 1000);
-    const top = (await waitFor(() => s.messages(CHANNEL, null).find((m) => m.user === s.botUserId && m.text.includes('summarise the day'))))!;
+    const top = (await waitFor(() =>
+      s.messages(CHANNEL, null).find((m) => m.user === s.botUserId && m.text.includes('summarise the day')),
+    ))!;
     expect(top.text).toContain('Scheduled prompt');
     await waitFor(() => texts(s, top.ts).includes('Here is the summary.'));
     expect(JSON.stringify(model.requests[2]!.messages)).toContain('summarise the day');

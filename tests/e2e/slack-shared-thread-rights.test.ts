@@ -25,19 +25,34 @@ afterEach(async () => {
 });
 
 const toolResults = (request: { messages: { role: string; content?: unknown }[] }) =>
-  request.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as { ok: boolean; error?: string });
+  request.messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => toolResultJson(m.content) as { ok: boolean; error?: string });
 
 /** Alice's run is under way in a thread when Bob asks for something there: his request becomes a to-do of his. */
-async function bobQueuesInAlicesThread(env: Record<string, string>, aliceCalls: { name: string; arguments: Record<string, unknown> }[], asker = ALICE) {
+async function bobQueuesInAlicesThread(
+  env: Record<string, string>,
+  aliceCalls: { name: string; arguments: Record<string, unknown> }[],
+  asker = ALICE,
+) {
   e = await startErrand({ env });
   const { slack: s, model, app } = e;
   const held = gate();
-  model.reply({ toolCalls: [{ name: 'list_tasks', arguments: {} }], gate: held.promise }, { toolCalls: aliceCalls }, { text: 'Done with your request.' }, { text: "Bob's answer." });
+  model.reply(
+    { toolCalls: [{ name: 'list_tasks', arguments: {} }], gate: held.promise },
+    { toolCalls: aliceCalls },
+    { text: 'Done with your request.' },
+    { text: "Bob's answer." },
+  );
   const { ts } = await s.mention({ user: asker, channel: GENERAL, text: 'tidy up the to-do list' });
   await waitFor(() => model.requests.length === 1, 10_000, "the first run's model call");
   await s.userMessage({ user: BOB, channel: GENERAL, text: 'summarise the incident for me', threadTs: ts });
   const conversationId = `slack:${WORKSPACE}:${GENERAL}:${ts}`;
-  const bobs = (await waitFor(async () => (await app.tasks.list(conversationId)).find((t) => t.requestedBy === BOB), 10_000, "Bob's to-do"))!;
+  const bobs = (await waitFor(
+    async () => (await app.tasks.list(conversationId)).find((t) => t.requestedBy === BOB),
+    10_000,
+    "Bob's to-do",
+  ))!;
   held.open();
   return { s, model, app, ts, conversationId, bobs };
 }
@@ -57,10 +72,18 @@ describe('to-do tools act only on the principal’s own to-dos, in a thread two 
     await app.coordinator.idle();
 
     const refusal = `Task #2 was asked for by ${BOB}, and this run acts for ${ALICE}: only ${BOB} (or an admin) may change, complete, fail or delete it.`;
-    expect(toolResults(model.requests[2]!).slice(-4).map((r) => ({ ok: r.ok, error: r.error?.slice(0, refusal.length) }))).toEqual(Array.from({ length: 4 }, () => ({ ok: false, error: refusal })));
+    expect(
+      toolResults(model.requests[2]!)
+        .slice(-4)
+        .map((r) => ({ ok: r.ok, error: r.error?.slice(0, refusal.length) })),
+    ).toEqual(Array.from({ length: 4 }, () => ({ ok: false, error: refusal })));
     // Bob's run had his own words as its goal, and acted for him.
     const bobsTask = (await app.tasks.list(conversationId)).find((t) => t.id === 2)!;
-    expect(bobsTask).toMatchObject({ requestedBy: BOB, description: 'summarise the incident for me', status: 'completed' });
+    expect(bobsTask).toMatchObject({
+      requestedBy: BOB,
+      description: 'summarise the incident for me',
+      status: 'completed',
+    });
     const bobsGoal = JSON.stringify(model.requests[3]!.messages.filter((m) => m.role === 'user'));
     expect(bobsGoal).toContain('summarise the incident for me');
     expect(bobsGoal).not.toContain('admin password');
@@ -68,10 +91,23 @@ describe('to-do tools act only on the principal’s own to-dos, in a thread two 
 
   it("an admin's run may change another person's to-do (admins excepted, as for /stop)", async () => {
     const env = errandFileEnv({ access: { users: [`slack:${ALICE}`, `slack:${BOB}`], admins: [`slack:${ADMIN}`] } });
-    const { s, app, ts, conversationId } = await bobQueuesInAlicesThread(env, [{ name: 'update_task', arguments: { task_id: 2, title: 'Incident summary', description: 'summarise the incident for Bob, briefly' } }], ADMIN);
+    const { s, app, ts, conversationId } = await bobQueuesInAlicesThread(
+      env,
+      [
+        {
+          name: 'update_task',
+          arguments: { task_id: 2, title: 'Incident summary', description: 'summarise the incident for Bob, briefly' },
+        },
+      ],
+      ADMIN,
+    );
     await waitFor(() => texts(s, ts).includes("Bob's answer."), 15_000, "Bob's to-do to run");
     await app.coordinator.idle();
-    expect((await app.tasks.list(conversationId)).find((t) => t.id === 2)).toMatchObject({ requestedBy: BOB, title: 'Incident summary', description: 'summarise the incident for Bob, briefly' });
+    expect((await app.tasks.list(conversationId)).find((t) => t.id === 2)).toMatchObject({
+      requestedBy: BOB,
+      title: 'Incident summary',
+      description: 'summarise the incident for Bob, briefly',
+    });
   });
 
   it('a to-do the agent adds acts for the principal of the run that added it, and that run may manage it', async () => {
@@ -79,7 +115,9 @@ describe('to-do tools act only on the principal’s own to-dos, in a thread two 
     const { slack: s, model, app } = e;
     model.reply(
       { toolCalls: [{ name: 'add_task', arguments: { title: 'Draft the report' } }] },
-      { toolCalls: [{ name: 'update_task', arguments: { task_id: 2, description: 'Draft the report for the board' } }] },
+      {
+        toolCalls: [{ name: 'update_task', arguments: { task_id: 2, description: 'Draft the report for the board' } }],
+      },
       { text: 'Queued.' },
       { text: 'Drafted.' },
     );
@@ -87,7 +125,11 @@ describe('to-do tools act only on the principal’s own to-dos, in a thread two 
     await waitFor(() => texts(s, ts).includes('Drafted.'), 15_000, 'the to-do to run');
     await app.coordinator.idle();
     expect(toolResults(model.requests[2]!).at(-1)).toMatchObject({ ok: true });
-    expect((await app.tasks.list(`slack:${WORKSPACE}:${GENERAL}:${ts}`)).find((t) => t.id === 2)).toMatchObject({ createdBy: 'agent', requestedBy: ALICE, description: 'Draft the report for the board' });
+    expect((await app.tasks.list(`slack:${WORKSPACE}:${GENERAL}:${ts}`)).find((t) => t.id === 2)).toMatchObject({
+      createdBy: 'agent',
+      requestedBy: ALICE,
+      description: 'Draft the report for the board',
+    });
   });
 });
 
@@ -97,7 +139,14 @@ describe('"Always allow here" is one person’s consent, in a thread two people 
     e = await startErrand({ externalTools: tools.source });
     const { slack: s, model, app } = e;
     const create = (title: string) => ({ toolCalls: [{ name: 'tracker__create_issue', arguments: { title } }] });
-    model.reply(create('Alice 1'), { text: 'Filed for Alice.' }, create('Alice 2'), { text: 'Filed again for Alice.' }, create('Bob 1'), { text: 'Filed for Bob.' });
+    model.reply(
+      create('Alice 1'),
+      { text: 'Filed for Alice.' },
+      create('Alice 2'),
+      { text: 'Filed again for Alice.' },
+      create('Bob 1'),
+      { text: 'Filed for Bob.' },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: GENERAL, text: 'file the login bug' });
     const approvals = () => s.messages(GENERAL, ts).filter((m) => m.text.includes('Approval needed'));
     const first = (await waitFor(() => approvals()[0], 10_000, "the approval of Alice's call"))!;

@@ -23,7 +23,11 @@ describe('Slack adapter in Socket Mode (real Bolt, fake websocket)', () => {
 
     const { ts } = await h.fake.mention({ user: ALICE, channel: CHANNEL, text: 'over the socket' });
     await waitFor(() => sink.messages.length === 1);
-    expect(sink.messages[0]).toMatchObject({ messageId: ts, text: 'over the socket', conversation: { channel: CHANNEL, thread: ts } });
+    expect(sink.messages[0]).toMatchObject({
+      messageId: ts,
+      text: 'over the socket',
+      conversation: { channel: CHANNEL, thread: ts },
+    });
 
     const command = await h.fake.slashCommand({ command: '/help', user: ALICE, channel: CHANNEL });
     expect(JSON.parse(command.body)).toEqual({ response_type: 'ephemeral', text: 'command reply' });
@@ -39,11 +43,22 @@ describe('Slack adapter in Socket Mode (real Bolt, fake websocket)', () => {
   it('fails to start with a message that names the setting to fix', async () => {
     const fake = await FakeSlack.start();
     try {
-      const wrongApp = createSlackAdapter({ botToken: 'xoxb-test', appToken: 'xoxb-not-an-app-token', mode: 'socket', apiUrl: fake.apiUrl, tuning: { webApiRetries: 0 } });
+      const wrongApp = createSlackAdapter({
+        botToken: 'xoxb-test',
+        appToken: 'xoxb-not-an-app-token',
+        mode: 'socket',
+        apiUrl: fake.apiUrl,
+        tuning: { webApiRetries: 0 },
+      });
       await expect(wrongApp.start(new RecordingSink())).rejects.toThrow(/SLACK_APP_TOKEN/);
       await wrongApp.stop();
       fake.failNext('auth.test', { error: 'invalid_auth' });
-      const wrongBot = createSlackAdapter({ botToken: 'xoxb-revoked', appToken: 'xapp-test', mode: 'socket', apiUrl: fake.apiUrl });
+      const wrongBot = createSlackAdapter({
+        botToken: 'xoxb-revoked',
+        appToken: 'xapp-test',
+        mode: 'socket',
+        apiUrl: fake.apiUrl,
+      });
       await expect(wrongBot.start(new RecordingSink())).rejects.toThrow(/invalid_auth.*SLACK_BOT_TOKEN/);
     } finally {
       await fake.close();

@@ -17,36 +17,61 @@ afterEach(async () => {
   e = null;
 });
 
-const ask = (question: string, options: string[]) => ({ toolCalls: [{ name: 'ask_user', arguments: { question, options } }] });
+const ask = (question: string, options: string[]) => ({
+  toolCalls: [{ name: 'ask_user', arguments: { question, options } }],
+});
 
 /** The private answer to a click, posted through its response_url. */
 const clickReply = async (s: Errand['slack'], click: { responseId: string }) =>
-  (await waitFor(() => s.responses.find((r) => r.id === click.responseId), 5000, 'the private answer to the click'))!.body;
+  (await waitFor(() => s.responses.find((r) => r.id === click.responseId), 5000, 'the private answer to the click'))!
+    .body;
 
 /**
  * Alice asks; the model asks "Which format?" with buttons, Alice answers by typing, and the model's next
  * step (`next`) asks again: resolves with the first question and the post the run now waits on.
  */
-async function askedTwice(next: FakeStep, waitingOn: string, after: string, tools?: ExternalToolsFixture): Promise<{ e: Errand; ts: string; first: StoredMessage; second: StoredMessage }> {
+async function askedTwice(
+  next: FakeStep,
+  waitingOn: string,
+  after: string,
+  tools?: ExternalToolsFixture,
+): Promise<{ e: Errand; ts: string; first: StoredMessage; second: StoredMessage }> {
   e = await startErrand(tools ? { externalTools: tools.source } : {});
   const { slack: s, model, app } = e;
   model.reply(ask('Which format?', ['PDF', 'Markdown']), next, { text: after });
   const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'write the report' });
-  const first = (await waitFor(() => s.messages(CHANNEL, ts).find((m) => m.text.includes('Which format?')), 10_000, 'the first question'))!;
+  const first = (await waitFor(
+    () => s.messages(CHANNEL, ts).find((m) => m.text.includes('Which format?')),
+    10_000,
+    'the first question',
+  ))!;
   await app.coordinator.idle();
   await s.userMessage({ user: ALICE, channel: CHANNEL, text: 'markdown please', threadTs: ts });
-  const second = (await waitFor(() => s.messages(CHANNEL, ts).find((m) => m.text.includes(waitingOn) && buttonsOf(m).length > 0), 10_000, 'the second question'))!;
+  const second = (await waitFor(
+    () => s.messages(CHANNEL, ts).find((m) => m.text.includes(waitingOn) && buttonsOf(m).length > 0),
+    10_000,
+    'the second question',
+  ))!;
   await app.coordinator.idle();
   return { e, ts, first, second };
 }
 
 describe('a button answers only the question it was posted with (Slack, real Bolt)', () => {
   it('an option of an earlier question, clicked while a later one waits, gets a private note and changes nothing; the current buttons still answer', async () => {
-    const { e, ts, first, second } = await askedTwice(ask('Which size?', ['A4', 'Letter']), 'Which size?', 'Markdown on A4.');
+    const { e, ts, first, second } = await askedTwice(
+      ask('Which size?', ['A4', 'Letter']),
+      'Which size?',
+      'Markdown on A4.',
+    );
     const { slack: s, model, app } = e;
     const runId = parseActionId(buttonsOf(first)[0]!.action_id)!.runId;
 
-    const stale = await s.click({ user: ALICE, channel: CHANNEL, messageTs: first.ts, actionId: buttonsOf(first)[0]!.action_id });
+    const stale = await s.click({
+      user: ALICE,
+      channel: CHANNEL,
+      messageTs: first.ts,
+      actionId: buttonsOf(first)[0]!.action_id,
+    });
     expect(await clickReply(s, stale)).toMatchObject({ response_type: 'ephemeral', text: STALE });
     await app.coordinator.idle();
     const run = await app.runs.get(runId);
@@ -70,7 +95,12 @@ describe('a button answers only the question it was posted with (Slack, real Bol
     const { slack: s, model, app } = e;
     const runId = parseActionId(buttonsOf(second)[0]!.action_id)!.runId;
 
-    const stale = await s.click({ user: ALICE, channel: CHANNEL, messageTs: first.ts, actionId: buttonsOf(first)[1]!.action_id });
+    const stale = await s.click({
+      user: ALICE,
+      channel: CHANNEL,
+      messageTs: first.ts,
+      actionId: buttonsOf(first)[1]!.action_id,
+    });
     expect(await clickReply(s, stale)).toMatchObject({ response_type: 'ephemeral', text: STALE });
     await app.coordinator.idle();
     const run = await app.runs.get(runId);

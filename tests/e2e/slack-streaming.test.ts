@@ -4,7 +4,10 @@ import { PRODUCTION_STREAMING, startErrand, texts, type Errand } from './slack-h
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
-const ANSWER = Array.from({ length: 6 }, (_, i) => `Point ${i + 1}: streams show the answer while the model writes it.`).join('\n');
+const ANSWER = Array.from(
+  { length: 6 },
+  (_, i) => `Point ${i + 1}: streams show the answer while the model writes it.`,
+).join('\n');
 
 let e: Errand | null = null;
 afterEach(async () => {
@@ -22,12 +25,19 @@ describe('streamed answers on Slack', () => {
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'explain streaming' });
     await waitFor(() => s.callsOf('chat.stopStream').length === 1, 20_000, 'the stream to stop');
     await e.app.coordinator.idle();
-    expect(s.callsOf('chat.startStream')[0]!.args).toMatchObject({ channel: CHANNEL, thread_ts: ts, recipient_user_id: ALICE, recipient_team_id: s.teamId });
+    expect(s.callsOf('chat.startStream')[0]!.args).toMatchObject({
+      channel: CHANNEL,
+      thread_ts: ts,
+      recipient_user_id: ALICE,
+      recipient_team_id: s.teamId,
+    });
     expect(s.callsOf('chat.appendStream').length).toBeGreaterThan(0);
     expect(texts(s, ts)).toEqual([ANSWER]);
     expect(s.callsOf('chat.postMessage').filter((c) => String(c.args.text ?? '').includes('Point 1'))).toEqual([]);
     expect(model.requests[0]).toMatchObject({ stream: true, includeUsage: true });
-    expect(s.calls.filter((c) => c.error !== null && c.error !== 'already_reacted' && c.error !== 'no_reaction')).toEqual([]);
+    expect(
+      s.calls.filter((c) => c.error !== null && c.error !== 'already_reacted' && c.error !== 'no_reaction'),
+    ).toEqual([]);
   });
 
   it('when Slack refuses chat.startStream, one post is edited with chat.update at most once a second and ends as the answer', async () => {
@@ -64,7 +74,13 @@ describe('streamed answers on Slack', () => {
     expect(streamed.text.endsWith('(stopped)')).toBe(true);
     expect(streamed.text.length).toBeLessThan(long.length);
     const stoppedAt = s.callsOf('chat.stopStream')[0]!.at;
-    expect(s.calls.filter((c) => c.at > stoppedAt && (c.method === 'chat.appendStream' || (c.method === 'chat.update' && c.args.ts === streamed.ts)))).toEqual([]);
+    expect(
+      s.calls.filter(
+        (c) =>
+          c.at > stoppedAt &&
+          (c.method === 'chat.appendStream' || (c.method === 'chat.update' && c.args.ts === streamed.ts)),
+      ),
+    ).toEqual([]);
   });
 
   it('with STREAMING=false the answer is posted whole, as before', async () => {

@@ -15,14 +15,23 @@ afterEach(async () => {
 });
 
 const onlyRun = (app: Errand['app']) => sqliteDb(app.store).select().from(runs).all()[0]!;
-const scheduleRow = (app: Errand['app'], id: number) => sqliteDb(app.store).select().from(schedules).all().find((r) => r.id === id)!;
+const scheduleRow = (app: Errand['app'], id: number) =>
+  sqliteDb(app.store)
+    .select()
+    .from(schedules)
+    .all()
+    .find((r) => r.id === id)!;
 
 describe('Slack: a channel that can no longer be posted to', () => {
   it('a run whose channel is archived mid-run stops at the failed post: no further model call, the reason recorded, the task failed', async () => {
     e = await startErrand();
     const { slack: s, model, app } = e;
     const step = gate();
-    model.reply({ text: 'Step one.', toolCalls: [{ name: 'send_update', arguments: { text: 'Halfway there.' } }], gate: step.promise });
+    model.reply({
+      text: 'Step one.',
+      toolCalls: [{ name: 'send_update', arguments: { text: 'Halfway there.' } }],
+      gate: step.promise,
+    });
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'do a long job' });
     await waitFor(() => model.requests.length === 1);
     s.archiveChannel(CHANNEL);
@@ -33,7 +42,7 @@ describe('Slack: a channel that can no longer be posted to', () => {
     const run = onlyRun(app);
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/is_archived/);
-    const [task] = (await app.tasks.list(`slack:${s.teamId}:${CHANNEL}:${ts}`));
+    const [task] = await app.tasks.list(`slack:${s.teamId}:${CHANNEL}:${ts}`);
     expect(task).toMatchObject({ status: 'failed' });
     expect(task!.failReason).toMatch(/can no longer be posted to.*is_archived/);
     expect(s.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes('Halfway'))).toEqual([]);
@@ -43,7 +52,10 @@ describe('Slack: a channel that can no longer be posted to', () => {
     e = await startErrand();
     const { slack: s, model, app } = e;
     const step = gate();
-    model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }], gate: step.promise });
+    model.reply({
+      toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }],
+      gate: step.promise,
+    });
     await s.mention({ user: ALICE, channel: CHANNEL, text: 'write the report' });
     await waitFor(() => model.requests.length === 1);
     s.removeBot(CHANNEL);
@@ -60,7 +72,7 @@ describe('Slack: a channel that can no longer be posted to', () => {
   it('a channel schedule whose channel is gone shows ⚠️ with the reason in /schedules and pauses after 3 failures in a row', async () => {
     e = await startErrand();
     const { slack: s, app, clock } = e;
-    const created = (await app.schedules.create({
+    const created = await app.schedules.create({
       channel: { platform: 'slack', workspace: s.teamId, channel: CHANNEL },
       target: 'channel',
       conversationId: null,
@@ -69,7 +81,7 @@ describe('Slack: a channel that can no longer be posted to', () => {
       spec: '10',
       timezone: 'UTC',
       createdBy: ALICE,
-    }));
+    });
     if (!created.ok) throw new Error(created.error);
     const id = created.schedule.id;
     s.archiveChannel(CHANNEL);

@@ -38,10 +38,16 @@ function trackerTools() {
         });
       }
       if (signal.aborted) return { ok: false, error: `${name} was cancelled: the run was stopped.` };
-      return name === 'tracker__search' ? { ok: true, note: '2 issues found' } : { ok: false, error: 'the tracker refused: project is archived' };
+      return name === 'tracker__search'
+        ? { ok: true, note: '2 issues found' }
+        : { ok: false, error: 'the tracker refused: project is archived' };
     },
   });
-  const tools = [tool('tracker__search', false), tool('tracker__close_issue', false), tool('tracker__create_issue', true)];
+  const tools = [
+    tool('tracker__search', false),
+    tool('tracker__close_issue', false),
+    tool('tracker__create_issue', true),
+  ];
   const source: ManagedToolSource = { toolsFor: () => tools };
   return {
     source,
@@ -65,7 +71,16 @@ describe('task cards in streamed Slack answers', () => {
     const tools = trackerTools();
     e = await startErrand({ externalTools: tools.source });
     const { slack: s, model } = e;
-    model.reply({ toolCalls: [{ id: 'call_read', name: 'read_thread', arguments: '{}' }] }, { toolCalls: [{ id: 'call_search', name: 'tracker__search', arguments: '{}' }, { id: 'call_close', name: 'tracker__close_issue', arguments: '{}' }] }, { text: ANSWER });
+    model.reply(
+      { toolCalls: [{ id: 'call_read', name: 'read_thread', arguments: '{}' }] },
+      {
+        toolCalls: [
+          { id: 'call_search', name: 'tracker__search', arguments: '{}' },
+          { id: 'call_close', name: 'tracker__close_issue', arguments: '{}' },
+        ],
+      },
+      { text: ANSWER },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'what is open in the tracker?' });
     await waitFor(() => texts(s, ts).includes(ANSWER), 20_000, 'the answer');
     await e.app.coordinator.idle();
@@ -75,7 +90,12 @@ describe('task cards in streamed Slack answers', () => {
     expect(message!.tasks).toEqual([
       { id: 'call_read', title: 'Reading the thread', status: 'complete' },
       { id: 'call_search', title: 'Running tracker__search', status: 'complete', output: '2 issues found' },
-      { id: 'call_close', title: 'Running tracker__close_issue', status: 'error', output: 'the tracker refused: project is archived' },
+      {
+        id: 'call_close',
+        title: 'Running tracker__close_issue',
+        status: 'error',
+        output: 'the tracker refused: project is archived',
+      },
     ]);
     expect(message!.text).toBe(ANSWER);
     expect(message!.streaming).toBe(false);
@@ -83,20 +103,36 @@ describe('task cards in streamed Slack answers', () => {
     expect(texts(s, ts)).toEqual([ANSWER]);
     // The first card went out while its tool ran, before the answer existed.
     const first = s.callsOf('chat.startStream')[0]!;
-    expect(JSON.parse(String(first.args.chunks))).toEqual([{ type: 'task_update', id: 'call_read', title: 'Reading the thread', status: 'in_progress' }]);
-    expect(s.calls.filter((c) => c.error !== null && c.error !== 'already_reacted' && c.error !== 'no_reaction')).toEqual([]);
+    expect(JSON.parse(String(first.args.chunks))).toEqual([
+      { type: 'task_update', id: 'call_read', title: 'Reading the thread', status: 'in_progress' },
+    ]);
+    expect(
+      s.calls.filter((c) => c.error !== null && c.error !== 'already_reacted' && c.error !== 'no_reaction'),
+    ).toEqual([]);
   });
 
   it('an update posted after a card keeps the answer below it: the answer opens its own stream, and control tools are no cards', async () => {
     const tools = trackerTools();
     e = await startErrand({ externalTools: tools.source });
     const { slack: s, model } = e;
-    model.reply({ toolCalls: [{ id: 'call_search', name: 'tracker__search', arguments: '{}' }, { id: 'call_update', name: 'send_update', arguments: { text: 'Found them, writing it up.' } }] }, { text: ANSWER });
+    model.reply(
+      {
+        toolCalls: [
+          { id: 'call_search', name: 'tracker__search', arguments: '{}' },
+          { id: 'call_update', name: 'send_update', arguments: { text: 'Found them, writing it up.' } },
+        ],
+      },
+      { text: ANSWER },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'what is open?' });
     await waitFor(() => texts(s, ts).includes(ANSWER), 20_000, 'the answer');
     await e.app.coordinator.idle();
     const thread = s.messages(CHANNEL, ts).filter((m) => m.ts !== ts && !m.text.startsWith('⏳'));
-    expect(thread.map((m) => (m.tasks ? `cards: ${m.tasks.map((t) => t.title).join(', ')}` : m.text))).toEqual(['cards: Running tracker__search', 'Found them, writing it up.', ANSWER]);
+    expect(thread.map((m) => (m.tasks ? `cards: ${m.tasks.map((t) => t.title).join(', ')}` : m.text))).toEqual([
+      'cards: Running tracker__search',
+      'Found them, writing it up.',
+      ANSWER,
+    ]);
   });
 
   it("never lets a tool's output ping a crowd from a card: <!channel>, <!here>, <!everyone> and user groups are neutralised like posted text", async () => {
@@ -134,14 +170,26 @@ describe('task cards in streamed Slack answers', () => {
     tools.hold();
     e = await startErrand({ externalTools: tools.source });
     const { slack: s, model } = e;
-    model.reply({ toolCalls: [{ id: 'call_search', name: 'tracker__search', arguments: '{}' }] }, { text: 'never sent' });
+    model.reply(
+      { toolCalls: [{ id: 'call_search', name: 'tracker__search', arguments: '{}' }] },
+      { text: 'never sent' },
+    );
     const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'search the tracker' });
     await waitFor(() => streamed(ts).length === 1, 20_000, 'the running card');
-    expect(streamed(ts)[0]!.tasks).toEqual([{ id: 'call_search', title: 'Running tracker__search', status: 'in_progress' }]);
+    expect(streamed(ts)[0]!.tasks).toEqual([
+      { id: 'call_search', title: 'Running tracker__search', status: 'in_progress' },
+    ]);
     await s.userMessage({ user: ALICE, channel: CHANNEL, text: 'stop', threadTs: ts });
     await waitFor(() => streamed(ts)[0]!.streaming === false, 20_000, 'the stream to stop');
     await e.app.coordinator.idle();
-    expect(streamed(ts)[0]!.tasks).toEqual([{ id: 'call_search', title: 'Running tracker__search', status: 'error', output: expect.stringContaining('stopped') }]);
+    expect(streamed(ts)[0]!.tasks).toEqual([
+      {
+        id: 'call_search',
+        title: 'Running tracker__search',
+        status: 'error',
+        output: expect.stringContaining('stopped'),
+      },
+    ]);
     expect(model.requests).toHaveLength(1);
   });
 
@@ -169,7 +217,9 @@ describe('task cards in streamed Slack answers', () => {
     await waitFor(() => texts(s, ts).some((t) => t.includes('Approval needed')), 20_000, 'the approval question');
     await e.app.coordinator.idle();
     await waitFor(() => streamed(ts)[0]?.streaming === false, 20_000, 'the stream to close');
-    expect(streamed(ts)[0]!.tasks).toEqual([{ id: 'call_create', title: 'Waiting for approval to run tracker__create_issue', status: 'pending' }]);
+    expect(streamed(ts)[0]!.tasks).toEqual([
+      { id: 'call_create', title: 'Waiting for approval to run tracker__create_issue', status: 'pending' },
+    ]);
   });
 
   it('where the workspace refuses chunks the answer streams as text with the status line, and cards are not tried again', async () => {
@@ -196,15 +246,22 @@ describe('task cards in streamed Slack answers', () => {
     try {
       e = await startErrand({ externalTools: server.tools });
       const { slack: s, model } = e;
-      model.reply({ toolCalls: [{ id: 'call_count', name: 'notes__count', arguments: { n: 3, pauseMs: 150 } }] }, { text: ANSWER });
+      model.reply(
+        { toolCalls: [{ id: 'call_count', name: 'notes__count', arguments: { n: 3, pauseMs: 150 } }] },
+        { text: ANSWER },
+      );
       const { ts } = await s.mention({ user: ALICE, channel: CHANNEL, text: 'count to three' });
       await waitFor(() => texts(s, ts).includes(ANSWER), 20_000, 'the answer');
       await e.app.coordinator.idle();
-      const titles = s.calls.flatMap((c) => (typeof c.args.chunks === 'string' ? (JSON.parse(c.args.chunks) as { title?: string }[]) : [])).map((c) => c.title);
+      const titles = s.calls
+        .flatMap((c) => (typeof c.args.chunks === 'string' ? (JSON.parse(c.args.chunks) as { title?: string }[]) : []))
+        .map((c) => c.title);
       expect(titles).toContain('Running notes__count (1/3 counted 1)');
       // The test's clock stands still: the later notifications come within the same second and are not shown.
       expect(titles.filter((t) => t?.includes('2/3') || t?.includes('3/3'))).toEqual([]);
-      expect(streamed(ts)[0]!.tasks).toEqual([{ id: 'call_count', title: 'Running notes__count', status: 'complete', output: 'counted to 3' }]);
+      expect(streamed(ts)[0]!.tasks).toEqual([
+        { id: 'call_count', title: 'Running notes__count', status: 'complete', output: 'counted to 3' },
+      ]);
     } finally {
       await e?.close();
       e = null;

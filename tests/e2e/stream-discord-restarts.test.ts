@@ -15,15 +15,29 @@ describe('a SIGKILL while the answer streams', () => {
       await start();
       const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> explain it step by step`);
       // An edit of the preview means its message was posted and recorded: the process dies in the middle of the stream.
-      await waitFor(() => discord.botMessagesIn(msg.id).some((m) => stepsIn([m.content]).length > 0) && discord.callsTo('PATCH', /^\/channels\/\d+\/messages\/\d+$/).length > 0, 30_000, 'the preview to be edited');
+      await waitFor(
+        () =>
+          discord.botMessagesIn(msg.id).some((m) => stepsIn([m.content]).length > 0) &&
+          discord.callsTo('PATCH', /^\/channels\/\d+\/messages\/\d+$/).length > 0,
+        30_000,
+        'the preview to be edited',
+      );
       const preview = discord.botMessagesIn(msg.id).find((m) => stepsIn([m.content]).length > 0)!;
       expect(stepsIn([preview.content]).length, 'the kill lands before the answer is complete').toBeLessThan(12);
       await ctx.errand!.kill();
 
       ctx.model.streamPace({ chunkDelayMs: 0 });
       await start();
-      await waitFor(() => stepsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length >= 12, 60_000, 'the answer after the restart');
-      await waitFor(() => discord.callsTo('DELETE', new RegExp(`/messages/${preview.id}$`)).length > 0, 30_000, 'the preview to be deleted');
+      await waitFor(
+        () => stepsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length >= 12,
+        60_000,
+        'the answer after the restart',
+      );
+      await waitFor(
+        () => discord.callsTo('DELETE', new RegExp(`/messages/${preview.id}$`)).length > 0,
+        30_000,
+        'the preview to be deleted',
+      );
       const texts = discord.botMessagesIn(msg.id).map((m) => m.content);
       expect(stepsIn(texts), `${JSON.stringify(texts)}\n${ctx.errand!.output()}`).toEqual(everyStep);
     } finally {
@@ -51,11 +65,22 @@ describe('a SIGKILL after the platform stored the first preview message but befo
 
       ctx.model.streamPace({ chunkDelayMs: 0 });
       await start();
-      await waitFor(() => stepsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length >= 12, 60_000, 'the answer after the restart');
-      await waitFor(() => discord.callsTo('DELETE', new RegExp(`/messages/${orphan.id}$`)).length > 0, 30_000, 'the unrecorded preview to be deleted');
+      await waitFor(
+        () => stepsIn(discord.botMessagesIn(msg.id).map((m) => m.content)).length >= 12,
+        60_000,
+        'the answer after the restart',
+      );
+      await waitFor(
+        () => discord.callsTo('DELETE', new RegExp(`/messages/${orphan.id}$`)).length > 0,
+        30_000,
+        'the unrecorded preview to be deleted',
+      );
       const texts = discord.botMessagesIn(msg.id).map((m) => m.content);
       expect(stepsIn(texts), `${JSON.stringify(texts)}\n${ctx.errand!.output()}`).toEqual(everyStep);
-      expect(texts.some((t) => t.includes('(interrupted')), 'nothing of the take-back stays in the thread').toBe(false);
+      expect(
+        texts.some((t) => t.includes('(interrupted')),
+        'nothing of the take-back stays in the thread',
+      ).toBe(false);
     } finally {
       await ctx.errand?.kill();
       await discord.close();

@@ -27,7 +27,8 @@ export class FakeClock implements Clock {
   /** Removes the earliest timer due by `target`, sets the time to its moment and returns it; null when none is due. */
   private takeDue(target: number): (() => void) | null {
     let next: [number, { at: number; fn: () => void }] | null = null;
-    for (const entry of this.timers) if (entry[1].at <= target && (next === null || entry[1].at < next[1].at)) next = entry;
+    for (const entry of this.timers)
+      if (entry[1].at <= target && (next === null || entry[1].at < next[1].at)) next = entry;
     if (!next) return null;
     this.timers.delete(next[0]);
     this.current = next[1].at;

@@ -32,7 +32,10 @@ export const DISCORD_UPLOAD_LIMIT = 10 * 1024 * 1024;
 const MAX_FILES = 10;
 
 /** The JSON body (`payload_json`) and the file parts of a multipart/form-data request. */
-export async function readMultipart(raw: Buffer, contentType: string): Promise<{ payload: unknown; parts: UploadedPart[] }> {
+export async function readMultipart(
+  raw: Buffer,
+  contentType: string,
+): Promise<{ payload: unknown; parts: UploadedPart[] }> {
   const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
   let payload: unknown = undefined;
   const parts: UploadedPart[] = [];
@@ -53,21 +56,34 @@ const invalid = (field: string, code: string, message: string): FileProblem => (
 });
 
 /** The files a message gets, or Discord's refusal: too many, too big, or `attachments` naming a part that is not there. */
-export function acceptFiles(payload: unknown, parts: readonly UploadedPart[], limitBytes: number): AcceptedFile[] | FileProblem {
-  if (parts.length > MAX_FILES) return invalid('files', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_FILES} or fewer in length.`);
-  if (parts.some((p) => p.bytes.byteLength > limitBytes)) return { status: 413, body: { message: 'Request entity too large', code: 40005 } };
+export function acceptFiles(
+  payload: unknown,
+  parts: readonly UploadedPart[],
+  limitBytes: number,
+): AcceptedFile[] | FileProblem {
+  if (parts.length > MAX_FILES)
+    return invalid('files', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_FILES} or fewer in length.`);
+  if (parts.some((p) => p.bytes.byteLength > limitBytes))
+    return { status: 413, body: { message: 'Request entity too large', code: 40005 } };
   const declared = (payload as { attachments?: unknown } | undefined)?.attachments;
   const named = new Map<string, string>();
   if (declared !== undefined) {
-    if (!Array.isArray(declared)) return invalid('attachments', 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
+    if (!Array.isArray(declared))
+      return invalid('attachments', 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType');
     for (const [i, a] of (declared as { id?: unknown; filename?: unknown }[]).entries()) {
       const part = parts.find((p) => p.field === `files[${String(a.id)}]`);
       if (!part) return invalid(`attachments.${i}.id`, 'ATTACHMENT_NOT_FOUND', 'Attachment data not found');
       if (typeof a.filename === 'string' && a.filename !== '') named.set(part.field, a.filename);
     }
   }
-  for (const p of parts) if (!/^files\[\d+\]$/.test(p.field) && p.field !== 'file') return invalid(p.field, 'ATTACHMENT_NOT_FOUND', 'Unknown file field');
-  return parts.map((p) => ({ name: named.get(p.field) ?? p.filename, ...(p.contentType ? { contentType: p.contentType } : {}), bytes: p.bytes }));
+  for (const p of parts)
+    if (!/^files\[\d+\]$/.test(p.field) && p.field !== 'file')
+      return invalid(p.field, 'ATTACHMENT_NOT_FOUND', 'Unknown file field');
+  return parts.map((p) => ({
+    name: named.get(p.field) ?? p.filename,
+    ...(p.contentType ? { contentType: p.contentType } : {}),
+    bytes: p.bytes,
+  }));
 }
 
 /** Whether the answer of `acceptFiles` is a refusal. */

@@ -2,7 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
-import { acceptFiles, DISCORD_UPLOAD_LIMIT, isFileProblem, readMultipart, type UploadedPart } from './fake-discord-files.js';
+import {
+  acceptFiles,
+  DISCORD_UPLOAD_LIMIT,
+  isFileProblem,
+  readMultipart,
+  type UploadedPart,
+} from './fake-discord-files.js';
 
 /**
  * A local Discord for the real discord.js client: a gateway (ws) and REST API on one 127.0.0.1
@@ -141,7 +147,17 @@ interface Session {
 const frameSchema = z.object({ op: z.number(), d: z.unknown() });
 const identifySchema = z.object({ token: z.string(), intents: z.number() });
 const resumeSchema = z.object({ token: z.string(), session_id: z.string(), seq: z.number().nullable() });
-const componentSchema = z.object({ type: z.literal(1), components: z.array(z.object({ type: z.number(), custom_id: z.string().max(100).optional(), label: z.string().max(80).optional() }).passthrough()).min(1).max(5) });
+const componentSchema = z.object({
+  type: z.literal(1),
+  components: z
+    .array(
+      z
+        .object({ type: z.number(), custom_id: z.string().max(100).optional(), label: z.string().max(80).optional() })
+        .passthrough(),
+    )
+    .min(1)
+    .max(5),
+});
 const messageBodySchema = z.object({
   content: z.string().optional(),
   components: z.array(componentSchema).max(5).optional(),
@@ -163,7 +179,14 @@ const textInputSchema = z.object({
   placeholder: z.string().max(100).optional(),
 });
 /** A modal (callback type 9): 1 to 5 rows of one text input each, a title of at most 45 characters. */
-const modalSchema = z.object({ custom_id: z.string().min(1).max(100), title: z.string().min(1).max(45), components: z.array(z.object({ type: z.literal(1), components: z.array(textInputSchema).length(1) })).min(1).max(5) });
+const modalSchema = z.object({
+  custom_id: z.string().min(1).max(100),
+  title: z.string().min(1).max(45),
+  components: z
+    .array(z.object({ type: z.literal(1), components: z.array(textInputSchema).length(1) }))
+    .min(1)
+    .max(5),
+});
 export type FakeModal = z.infer<typeof modalSchema>;
 const callbackSchema = z.object({ type: z.number(), data: z.unknown().optional() });
 
@@ -178,7 +201,11 @@ class HttpError extends Error {
 }
 
 const invalidForm = (field: string, code: string, message: string) =>
-  new HttpError(400, { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } });
+  new HttpError(400, {
+    message: 'Invalid Form Body',
+    code: 50035,
+    errors: { [field]: { _errors: [{ code, message }] } },
+  });
 
 let snowflake = 1_300_000_000_000_000_000n;
 /** A fresh, increasing Discord-style id. */
@@ -187,7 +214,14 @@ export function nextSnowflake(): string {
   return String(snowflake);
 }
 
-const userObject = (u: FakeUser) => ({ id: u.id, username: u.username, global_name: u.globalName === undefined ? u.username : u.globalName, discriminator: '0', avatar: null, ...(u.bot ? { bot: true } : {}) });
+const userObject = (u: FakeUser) => ({
+  id: u.id,
+  username: u.username,
+  global_name: u.globalName === undefined ? u.username : u.globalName,
+  discriminator: '0',
+  avatar: null,
+  ...(u.bot ? { bot: true } : {}),
+});
 
 /** The running fake; see startFakeDiscord. */
 export class FakeDiscord {
@@ -241,7 +275,13 @@ export class FakeDiscord {
       uploadLimitBytes: options.uploadLimitBytes ?? DISCORD_UPLOAD_LIMIT,
     };
     for (const u of [this.bot, this.alice, this.otherBot]) this.users.set(u.id, u);
-    this.general = this.addChannel({ id: nextSnowflake(), type: CHANNEL.GuildText, guild_id: this.guildId, name: 'general', members: new Set() });
+    this.general = this.addChannel({
+      id: nextSnowflake(),
+      type: CHANNEL.GuildText,
+      guild_id: this.guildId,
+      name: 'general',
+      members: new Set(),
+    });
   }
 
   get apiUrl(): string {
@@ -272,7 +312,13 @@ export class FakeDiscord {
 
   /** Adds a guild text channel (announced with CHANNEL_CREATE when a client is connected). */
   addTextChannel(name: string): FakeChannel {
-    const channel = this.addChannel({ id: nextSnowflake(), type: CHANNEL.GuildText, guild_id: this.guildId, name, members: new Set() });
+    const channel = this.addChannel({
+      id: nextSnowflake(),
+      type: CHANNEL.GuildText,
+      guild_id: this.guildId,
+      name,
+      members: new Set(),
+    });
     this.dispatch('CHANNEL_CREATE', this.channelObject(channel), INTENT.Guilds);
     return channel;
   }
@@ -281,14 +327,23 @@ export class FakeDiscord {
   addRole(name: string): FakeRole {
     const role = { id: nextSnowflake(), name };
     this.roles.push(role);
-    this.dispatch('GUILD_ROLE_CREATE', { guild_id: this.guildId, role: this.roleObject(role, this.roles.length) }, INTENT.Guilds);
+    this.dispatch(
+      'GUILD_ROLE_CREATE',
+      { guild_id: this.guildId, role: this.roleObject(role, this.roles.length) },
+      INTENT.Guilds,
+    );
     return role;
   }
 
   /** A user posts in a guild channel or thread; `<@id>` in the content mentions that user. */
   userMessage(channelId: string, content: string, author: FakeUser = this.alice, files: FakeFile[] = []): FakeMessage {
     const channel = this.requireChannel(channelId);
-    return this.createMessage(channel, author, { content, components: [], flags: 0, ...(files.length > 0 ? { attachments: files.map((f) => ({ ...f, id: nextSnowflake() })) } : {}) });
+    return this.createMessage(channel, author, {
+      content,
+      components: [],
+      flags: 0,
+      ...(files.length > 0 ? { attachments: files.map((f) => ({ ...f, id: nextSnowflake() })) } : {}),
+    });
   }
 
   /** A user writes to the bot in a DM the client has never seen (no CHANNEL_CREATE first). */
@@ -312,7 +367,12 @@ export class FakeDiscord {
   }
 
   /** A slash command used by `user` in a channel; options as Discord sends them. */
-  slashCommand(name: string, channelId: string, options: unknown[] = [], user: FakeUser = this.alice): InteractionRecord {
+  slashCommand(
+    name: string,
+    channelId: string,
+    options: unknown[] = [],
+    user: FakeUser = this.alice,
+  ): InteractionRecord {
     const channel = this.requireChannel(channelId);
     const command = (this.registeredCommands.get(this.guildId) ?? this.registeredCommands.get('global') ?? []).find(
       (c) => (c as { name?: string }).name === name,
@@ -324,20 +384,51 @@ export class FakeDiscord {
    * A person submits the modal shown in answer to `record`: each field keeps the value it was
    * shown with unless `values` (by custom_id) says otherwise. Dispatched as MODAL_SUBMIT (type 5).
    */
-  submitModal(record: InteractionRecord, values: Record<string, string> = {}, channelId?: string, user: FakeUser = this.alice): InteractionRecord {
+  submitModal(
+    record: InteractionRecord,
+    values: Record<string, string> = {},
+    channelId?: string,
+    user: FakeUser = this.alice,
+  ): InteractionRecord {
     const modal = record.modal;
     if (!modal) throw new Error(`interaction ${record.id} showed no modal`);
     const channel = this.requireChannel(channelId ?? this.lastInteractionChannel.get(record.token) ?? '');
-    const components = modal.components.map((row) => ({ type: 1, components: row.components.map((i) => ({ type: 4, custom_id: i.custom_id, value: values[i.custom_id] ?? i.value ?? '' })) }));
+    const components = modal.components.map((row) => ({
+      type: 1,
+      components: row.components.map((i) => ({
+        type: 4,
+        custom_id: i.custom_id,
+        value: values[i.custom_id] ?? i.value ?? '',
+      })),
+    }));
     return this.interaction(5, channel, user, { custom_id: modal.custom_id, components });
   }
 
   /** A click on a button of an ephemeral interaction response (those are no stored messages). */
   clickInResponse(record: InteractionRecord, customId: string, user: FakeUser = this.alice): InteractionRecord {
-    const response = [...record.responses].reverse().find((r) => JSON.stringify(r.components).includes(`"custom_id":${JSON.stringify(customId)}`));
+    const response = [...record.responses]
+      .reverse()
+      .find((r) => JSON.stringify(r.components).includes(`"custom_id":${JSON.stringify(customId)}`));
     if (!response) throw new Error(`no response of interaction ${record.id} has a button ${customId}`);
     const channel = this.requireChannel(this.lastInteractionChannel.get(record.token) ?? '');
-    const message = { id: nextSnowflake(), type: 20, channel_id: channel.id, content: response.content, components: response.components, flags: EPHEMERAL, author: userObject(this.bot), timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false };
+    const message = {
+      id: nextSnowflake(),
+      type: 20,
+      channel_id: channel.id,
+      content: response.content,
+      components: response.components,
+      flags: EPHEMERAL,
+      author: userObject(this.bot),
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+    };
     return this.interaction(3, channel, user, { custom_id: customId, component_type: 2 }, message);
   }
 
@@ -346,7 +437,13 @@ export class FakeDiscord {
     const message = this.messages.get(messageId);
     if (!message) throw new Error(`no message ${messageId}`);
     const channel = this.requireChannel(message.channel_id);
-    const record = this.interaction(3, channel, user, { custom_id: customId, component_type: 2 }, this.messageObject(message));
+    const record = this.interaction(
+      3,
+      channel,
+      user,
+      { custom_id: customId, component_type: 2 },
+      this.messageObject(message),
+    );
     record.messageId = message.id;
     return record;
   }
@@ -363,7 +460,12 @@ export class FakeDiscord {
   deleteChannel(channelId: string): void {
     const channel = this.requireChannel(channelId);
     this.channels.delete(channelId);
-    if (channel.type === CHANNEL.PublicThread) this.dispatch('THREAD_DELETE', { id: channel.id, type: channel.type, guild_id: channel.guild_id, parent_id: channel.parent_id }, INTENT.Guilds);
+    if (channel.type === CHANNEL.PublicThread)
+      this.dispatch(
+        'THREAD_DELETE',
+        { id: channel.id, type: channel.type, guild_id: channel.guild_id, parent_id: channel.parent_id },
+        INTENT.Guilds,
+      );
     else if (channel.guild_id) this.dispatch('CHANNEL_DELETE', this.channelObject(channel), INTENT.Guilds);
   }
 
@@ -461,9 +563,24 @@ export class FakeDiscord {
     return channel;
   }
 
-  private createMessage(channel: FakeChannel, author: FakeUser, body: { content: string; components: unknown[]; flags: number; attachments?: FakeAttachment[] }): FakeMessage {
-    const mentions = [...body.content.matchAll(/<@!?(\d+)>/g)].map((m) => this.users.get(m[1] ?? '')).filter((u): u is FakeUser => u !== undefined);
-    const message: FakeMessage = { id: nextSnowflake(), channel_id: channel.id, author, mentions, deleted: false, timestamp: new Date().toISOString(), ...body, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) };
+  private createMessage(
+    channel: FakeChannel,
+    author: FakeUser,
+    body: { content: string; components: unknown[]; flags: number; attachments?: FakeAttachment[] },
+  ): FakeMessage {
+    const mentions = [...body.content.matchAll(/<@!?(\d+)>/g)]
+      .map((m) => this.users.get(m[1] ?? ''))
+      .filter((u): u is FakeUser => u !== undefined);
+    const message: FakeMessage = {
+      id: nextSnowflake(),
+      channel_id: channel.id,
+      author,
+      mentions,
+      deleted: false,
+      timestamp: new Date().toISOString(),
+      ...body,
+      ...(channel.guild_id ? { guild_id: channel.guild_id } : {}),
+    };
     this.messages.set(message.id, message);
     if (channel.type === CHANNEL.PublicThread) channel.members.add(author.id);
     this.dispatchMessage('MESSAGE_CREATE', message);
@@ -472,10 +589,21 @@ export class FakeDiscord {
 
   private openThread(starter: FakeMessage, name: string, owner: FakeUser): FakeChannel {
     const parent = this.requireChannel(starter.channel_id);
-    if (parent.type !== CHANNEL.GuildText) throw new HttpError(400, { message: 'Cannot execute action on this channel type', code: 50024 });
-    if (starter.thread) throw new HttpError(400, { message: 'A thread has already been created for this message', code: 160004 });
-    if (name.length < 1 || name.length > 100) throw invalidForm('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
-    const thread = this.addChannel({ id: starter.id, type: CHANNEL.PublicThread, guild_id: this.guildId, parent_id: parent.id, name, owner_id: owner.id, members: new Set([owner.id]) });
+    if (parent.type !== CHANNEL.GuildText)
+      throw new HttpError(400, { message: 'Cannot execute action on this channel type', code: 50024 });
+    if (starter.thread)
+      throw new HttpError(400, { message: 'A thread has already been created for this message', code: 160004 });
+    if (name.length < 1 || name.length > 100)
+      throw invalidForm('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+    const thread = this.addChannel({
+      id: starter.id,
+      type: CHANNEL.PublicThread,
+      guild_id: this.guildId,
+      parent_id: parent.id,
+      name,
+      owner_id: owner.id,
+      members: new Set([owner.id]),
+    });
     starter.thread = thread.id;
     starter.flags |= HAS_THREAD;
     this.dispatch('THREAD_CREATE', { ...this.channelObject(thread), newly_created: true }, INTENT.Guilds);
@@ -483,8 +611,21 @@ export class FakeDiscord {
     return thread;
   }
 
-  private interaction(type: 2 | 3 | 5, channel: FakeChannel, user: FakeUser, data: Record<string, unknown>, message?: unknown): InteractionRecord {
-    const record: InteractionRecord = { id: nextSnowflake(), token: `itoken-${nextSnowflake()}`, type, createdAt: Date.now(), callbacks: [], responses: [] };
+  private interaction(
+    type: 2 | 3 | 5,
+    channel: FakeChannel,
+    user: FakeUser,
+    data: Record<string, unknown>,
+    message?: unknown,
+  ): InteractionRecord {
+    const record: InteractionRecord = {
+      id: nextSnowflake(),
+      token: `itoken-${nextSnowflake()}`,
+      type,
+      createdAt: Date.now(),
+      callbacks: [],
+      responses: [],
+    };
     this.interactions.set(record.token, record);
     this.lastInteractionChannel.set(record.token, channel.id);
     const inGuild = channel.guild_id !== undefined;
@@ -497,7 +638,11 @@ export class FakeDiscord {
       channel_id: channel.id,
       channel: this.channelObject(channel),
       ...(inGuild
-        ? { guild_id: channel.guild_id, guild_locale: 'en-US', member: { user: userObject(user), ...this.memberObject(user), permissions: ALL_PERMISSIONS } }
+        ? {
+            guild_id: channel.guild_id,
+            guild_locale: 'en-US',
+            member: { user: userObject(user), ...this.memberObject(user), permissions: ALL_PERMISSIONS },
+          }
         : { user: userObject(user) }),
       data,
       ...(message ? { message } : {}),
@@ -524,19 +669,51 @@ export class FakeDiscord {
         rate_limit_per_user: 0,
         message_count: this.messagesIn(c.id).length,
         member_count: c.members.size,
-        thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false },
+        thread_metadata: {
+          archived: false,
+          auto_archive_duration: 1440,
+          archive_timestamp: new Date().toISOString(),
+          locked: false,
+        },
       };
     }
-    return { ...base, guild_id: c.guild_id, name: c.name, position: 0, permission_overwrites: [], parent_id: null, nsfw: false, topic: null, rate_limit_per_user: 0 };
+    return {
+      ...base,
+      guild_id: c.guild_id,
+      name: c.name,
+      position: 0,
+      permission_overwrites: [],
+      parent_id: null,
+      nsfw: false,
+      topic: null,
+      rate_limit_per_user: 0,
+    };
   }
 
   /** A guild member as messages and interactions carry it (without `user` in messages): role ids, nickname. */
   private memberObject(u: FakeUser): Record<string, unknown> {
-    return { roles: [...(u.roles ?? [])], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, ...(u.nick ? { nick: u.nick } : {}) };
+    return {
+      roles: [...(u.roles ?? [])],
+      joined_at: new Date().toISOString(),
+      deaf: false,
+      mute: false,
+      flags: 0,
+      ...(u.nick ? { nick: u.nick } : {}),
+    };
   }
 
   private roleObject(r: FakeRole, position: number): Record<string, unknown> {
-    return { id: r.id, name: r.name, permissions: '0', position, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 };
+    return {
+      id: r.id,
+      name: r.name,
+      permissions: '0',
+      position,
+      color: 0,
+      hoist: false,
+      managed: false,
+      mentionable: false,
+      flags: 0,
+    };
   }
 
   private messageObject(m: FakeMessage): Record<string, unknown> {
@@ -579,14 +756,21 @@ export class FakeDiscord {
   /** Serves an attachment's bytes; an unknown one, or one without its signature, is a 404 as on the CDN. */
   private serveAttachment(url: URL, res: ServerResponse): void {
     const [, , channelId, id] = url.pathname.split('/');
-    const message = [...this.messages.values()].find((m) => m.channel_id === channelId && m.attachments?.some((a) => a.id === id));
+    const message = [...this.messages.values()].find(
+      (m) => m.channel_id === channelId && m.attachments?.some((a) => a.id === id),
+    );
     const file = message?.attachments?.find((a) => a.id === id);
     this.attachmentDownloads.push(id ?? '');
     if (!file || !url.searchParams.get('hm')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('This content is no longer available.');
       return;
     }
-    res.writeHead(200, { 'content-type': file.contentType ?? 'application/octet-stream', 'content-length': String(file.bytes.length) }).end(Buffer.from(file.bytes));
+    res
+      .writeHead(200, {
+        'content-type': file.contentType ?? 'application/octet-stream',
+        'content-length': String(file.bytes.length),
+      })
+      .end(Buffer.from(file.bytes));
   }
 
   // ---- gateway ---------------------------------------------------------------------------------
@@ -594,11 +778,16 @@ export class FakeDiscord {
   private dispatchMessage(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', m: FakeMessage): void {
     const needed = m.guild_id ? INTENT.GuildMessages : INTENT.DirectMessages;
     const full = this.messageObject(m);
-    const sent = this.dispatch(t, (session: Session) => {
-      const privileged = m.guild_id === undefined || m.author.id === this.bot.id || m.mentions.some((u) => u.id === this.bot.id);
-      if (privileged || (session.intents & INTENT.MessageContent) !== 0) return full;
-      return { ...full, content: '', embeds: [], attachments: [], components: [] };
-    }, needed);
+    const sent = this.dispatch(
+      t,
+      (session: Session) => {
+        const privileged =
+          m.guild_id === undefined || m.author.id === this.bot.id || m.mentions.some((u) => u.id === this.bot.id);
+        if (privileged || (session.intents & INTENT.MessageContent) !== 0) return full;
+        return { ...full, content: '', embeds: [], attachments: [], components: [] };
+      },
+      needed,
+    );
     if (sent > 0) this.messageDispatches.push({ t, messageId: m.id, authorId: m.author.id });
   }
 
@@ -658,7 +847,8 @@ export class FakeDiscord {
         this.stats.resumes++;
         session = found;
         found.socket = ws;
-        for (const entry of found.log.filter((e) => e.s > (resume.seq ?? 0))) ws.send(JSON.stringify({ op: 0, ...entry }));
+        for (const entry of found.log.filter((e) => e.s > (resume.seq ?? 0)))
+          ws.send(JSON.stringify({ op: 0, ...entry }));
         this.send(found, 'RESUMED', {});
       }
     });
@@ -670,7 +860,8 @@ export class FakeDiscord {
   }
 
   private hello(ws: WebSocket): void {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: this.options.heartbeatIntervalMs } }));
+    if (ws.readyState === ws.OPEN)
+      ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: this.options.heartbeatIntervalMs } }));
   }
 
   private guildObject(): Record<string, unknown> {
@@ -685,12 +876,31 @@ export class FakeDiscord {
       member_count: 3,
       joined_at: new Date().toISOString(),
       roles: [
-        { id: this.guildId, name: '@everyone', permissions: ALL_PERMISSIONS, position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
+        {
+          id: this.guildId,
+          name: '@everyone',
+          permissions: ALL_PERMISSIONS,
+          position: 0,
+          color: 0,
+          hoist: false,
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
         ...this.roles.map((r, i) => this.roleObject(r, i + 1)),
       ],
       channels: channels.filter((c) => c.type !== CHANNEL.PublicThread).map((c) => this.channelObject(c)),
       threads: channels.filter((c) => c.type === CHANNEL.PublicThread).map((c) => this.channelObject(c)),
-      members: [{ user: userObject(this.bot), roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 }],
+      members: [
+        {
+          user: userObject(this.bot),
+          roles: [],
+          joined_at: new Date().toISOString(),
+          deaf: false,
+          mute: false,
+          flags: 0,
+        },
+      ],
       emojis: [],
       stickers: [],
       features: [],
@@ -712,11 +922,17 @@ export class FakeDiscord {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const contentType = String(req.headers['content-type'] ?? '');
-    const multipart = contentType.startsWith('multipart/form-data') ? await readMultipart(Buffer.concat(chunks), contentType) : null;
+    const multipart = contentType.startsWith('multipart/form-data')
+      ? await readMultipart(Buffer.concat(chunks), contentType)
+      : null;
     const text = multipart ? '' : Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname.startsWith('/attachments/')) return this.serveAttachment(url, res);
-    const path = url.pathname.replace(/^\/api(\/v\d+)?/, '').split('/').map(decodeURIComponent).join('/');
+    const path = url.pathname
+      .replace(/^\/api(\/v\d+)?/, '')
+      .split('/')
+      .map(decodeURIComponent)
+      .join('/');
     const call: RestCall = {
       method: req.method ?? 'GET',
       path,
@@ -746,7 +962,8 @@ export class FakeDiscord {
     }
     call.status = status;
     const held = this.held;
-    if (held && held.pattern.test(path) && held.onlyIf(call)) await new Promise<void>((resolve) => held.waiting.push(resolve));
+    if (held && held.pattern.test(path) && held.onlyIf(call))
+      await new Promise<void>((resolve) => held.waiting.push(resolve));
     if (res.destroyed) return;
     res.writeHead(status, status === 204 ? headers : { 'content-type': 'application/json', ...headers });
     res.end(status === 204 ? undefined : JSON.stringify(body));
@@ -758,26 +975,41 @@ export class FakeDiscord {
     const seg = path.split('/').slice(1);
     const is = (m: string, pattern: RegExp) => method === m && pattern.test(path);
     if (is('GET', /^\/gateway\/bot$/)) {
-      return { body: { url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
+      return {
+        body: {
+          url: this.gatewayUrl,
+          shards: 1,
+          session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+        },
+      };
     }
     if (is('GET', /^\/users\/@me$/)) return { body: userObject(this.bot) };
     if (is('PUT', /^\/applications\/\d+\/commands$/)) return { body: this.overwriteCommands('global', call.body) };
-    if (is('PUT', /^\/applications\/\d+\/guilds\/\d+\/commands$/)) return { body: this.overwriteCommands(seg[3] ?? '', call.body) };
+    if (is('PUT', /^\/applications\/\d+\/guilds\/\d+\/commands$/))
+      return { body: this.overwriteCommands(seg[3] ?? '', call.body) };
     if (is('POST', /^\/users\/@me\/channels$/)) return { body: this.channelObject(this.openDm(call.body)) };
-    if (is('POST', /^\/channels\/\d+\/messages$/)) return this.postChannelMessage(seg[1] ?? '', call.body, call.files ?? []);
+    if (is('POST', /^\/channels\/\d+\/messages$/))
+      return this.postChannelMessage(seg[1] ?? '', call.body, call.files ?? []);
     if (is('GET', /^\/channels\/\d+\/messages$/)) return { body: this.listMessages(seg[1] ?? '', call.query) };
     if (is('GET', /^\/channels\/\d+\/messages\/\d+$/)) {
       const m = this.messages.get(seg[3] ?? '');
       this.requireChannel(seg[1] ?? '');
-      if (!m || m.deleted || m.channel_id !== seg[1]) throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
+      if (!m || m.deleted || m.channel_id !== seg[1])
+        throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
       return { body: this.readableMessage(m) };
     }
-    if (is('PATCH', /^\/channels\/\d+\/messages\/\d+$/)) return { body: this.editMessage(seg[1] ?? '', seg[3] ?? '', call.body) };
+    if (is('PATCH', /^\/channels\/\d+\/messages\/\d+$/))
+      return { body: this.editMessage(seg[1] ?? '', seg[3] ?? '', call.body) };
     if (is('DELETE', /^\/channels\/\d+\/messages\/\d+$/)) {
       const m = this.messages.get(seg[3] ?? '');
-      if (!m || m.deleted || m.channel_id !== seg[1]) throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
+      if (!m || m.deleted || m.channel_id !== seg[1])
+        throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
       m.deleted = true;
-      this.dispatch('MESSAGE_DELETE', { id: m.id, channel_id: m.channel_id, ...(m.guild_id ? { guild_id: m.guild_id } : {}) }, m.guild_id ? INTENT.GuildMessages : INTENT.DirectMessages);
+      this.dispatch(
+        'MESSAGE_DELETE',
+        { id: m.id, channel_id: m.channel_id, ...(m.guild_id ? { guild_id: m.guild_id } : {}) },
+        m.guild_id ? INTENT.GuildMessages : INTENT.DirectMessages,
+      );
       return { status: 204 };
     }
     if (is('POST', /^\/channels\/\d+\/typing$/)) {
@@ -786,8 +1018,13 @@ export class FakeDiscord {
     }
     if (is('POST', /^\/channels\/\d+\/messages\/\d+\/threads$/)) {
       const starter = this.messages.get(seg[3] ?? '');
-      if (!starter || starter.channel_id !== seg[1]) throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
-      if (this.threadRefusal) throw new HttpError(this.threadRefusal.status, { message: this.threadRefusal.message, code: this.threadRefusal.code });
+      if (!starter || starter.channel_id !== seg[1])
+        throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
+      if (this.threadRefusal)
+        throw new HttpError(this.threadRefusal.status, {
+          message: this.threadRefusal.message,
+          code: this.threadRefusal.code,
+        });
       const body = threadBodySchema.safeParse(call.body);
       if (!body.success) throw invalidForm('name', 'BASE_TYPE_REQUIRED', 'This field is required');
       return { status: 201, body: this.channelObject(this.openThread(starter, body.data.name, this.bot)) };
@@ -806,15 +1043,28 @@ export class FakeDiscord {
       return { body: { id: thread.id, user_id: userId, join_timestamp: new Date().toISOString(), flags: 0 } };
     }
     if (is('POST', /^\/interactions\/\d+\/[^/]+\/callback$/)) return this.interactionCallback(seg[2] ?? '', call);
-    if (is('PATCH', /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/)) return { body: this.webhookEdit(seg[2] ?? '', call.body) };
+    if (is('PATCH', /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/))
+      return { body: this.webhookEdit(seg[2] ?? '', call.body) };
     if (is('POST', /^\/webhooks\/\d+\/[^/]+$/)) return { body: this.webhookFollowUp(seg[2] ?? '', call.body) };
     throw new HttpError(404, { message: '404: Not Found', code: 0 });
   }
 
   private overwriteCommands(key: string, body: unknown): unknown[] {
-    const commands = z.array(z.object({ name: z.string().regex(/^[-_\p{L}\p{N}]{1,32}$/u), description: z.string().min(1).max(100) }).passthrough()).max(100).safeParse(body);
+    const commands = z
+      .array(
+        z
+          .object({ name: z.string().regex(/^[-_\p{L}\p{N}]{1,32}$/u), description: z.string().min(1).max(100) })
+          .passthrough(),
+      )
+      .max(100)
+      .safeParse(body);
     if (!commands.success) throw invalidForm('_', 'INVALID_COMMAND', commands.error.message);
-    const stored = commands.data.map((c) => ({ ...c, id: nextSnowflake(), application_id: this.applicationId, version: nextSnowflake() }));
+    const stored = commands.data.map((c) => ({
+      ...c,
+      id: nextSnowflake(),
+      application_id: this.applicationId,
+      version: nextSnowflake(),
+    }));
     this.registeredCommands.set(key, stored);
     return stored;
   }
@@ -824,7 +1074,8 @@ export class FakeDiscord {
     if (!parsed.success) throw invalidForm('components', 'COMPONENT_INVALID', parsed.error.message);
     const content = parsed.data.content ?? '';
     if (content.length > 2000) throw invalidForm('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
-    const empty = content.trim() === '' && (parsed.data.embeds ?? []).length === 0 && (parsed.data.components ?? []).length === 0;
+    const empty =
+      content.trim() === '' && (parsed.data.embeds ?? []).length === 0 && (parsed.data.components ?? []).length === 0;
     if (requireContent && empty) throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
     return parsed.data;
   }
@@ -865,12 +1116,18 @@ export class FakeDiscord {
     return Array.isArray(users) ? ids.filter((id) => users.includes(id)) : [];
   }
 
-  private postChannelMessage(channelId: string, raw: unknown, parts: readonly UploadedPart[] = []): { status?: number; body?: unknown; headers?: Record<string, string> } {
+  private postChannelMessage(
+    channelId: string,
+    raw: unknown,
+    parts: readonly UploadedPart[] = [],
+  ): { status?: number; body?: unknown; headers?: Record<string, string> } {
     const channel = this.requireChannel(channelId);
-    if (channel.refusal) throw new HttpError(channel.refusal.status, { message: channel.refusal.message, code: channel.refusal.code });
+    if (channel.refusal)
+      throw new HttpError(channel.refusal.status, { message: channel.refusal.message, code: channel.refusal.code });
     const recipient = channel.type === CHANNEL.DM ? channel.recipients?.[0] : undefined;
     // Discord: a user with DMs from server members closed, or who shares no server with the bot, cannot be sent a DM.
-    if (recipient && (recipient.dmsClosed || recipient.outsideGuild)) throw new HttpError(403, { message: 'Cannot send messages to this user', code: 50007 });
+    if (recipient && (recipient.dmsClosed || recipient.outsideGuild))
+      throw new HttpError(403, { message: 'Cannot send messages to this user', code: 50007 });
     const { count, windowMs } = this.options.messageLimit;
     const now = Date.now();
     let bucket = this.buckets.get(channelId);
@@ -888,23 +1145,37 @@ export class FakeDiscord {
     });
     if (this.forced429.delete(channelId)) {
       this.stats.rateLimited++;
-      throw new HttpError(429, { message: 'You are being rate limited.', retry_after: 0.05, global: false }, { 'retry-after': '1', 'x-ratelimit-scope': 'shared' });
+      throw new HttpError(
+        429,
+        { message: 'You are being rate limited.', retry_after: 0.05, global: false },
+        { 'retry-after': '1', 'x-ratelimit-scope': 'shared' },
+      );
     }
     if (bucket.count >= count) {
       this.stats.rateLimited++;
-      throw new HttpError(429, { message: 'You are being rate limited.', retry_after: resetAfter, global: false }, { ...limitHeaders(0), 'retry-after': String(Math.ceil(resetAfter)), 'x-ratelimit-scope': 'user' });
+      throw new HttpError(
+        429,
+        { message: 'You are being rate limited.', retry_after: resetAfter, global: false },
+        { ...limitHeaders(0), 'retry-after': String(Math.ceil(resetAfter)), 'x-ratelimit-scope': 'user' },
+      );
     }
     const files = acceptFiles(raw, parts, this.options.uploadLimitBytes);
     if (isFileProblem(files)) throw new HttpError(files.status, files.body);
     const body = this.validateBody(raw, files.length === 0);
-    const nonceKey = body.enforce_nonce && body.nonce !== undefined ? `${channelId}:${this.bot.id}:${String(body.nonce)}` : null;
+    const nonceKey =
+      body.enforce_nonce && body.nonce !== undefined ? `${channelId}:${this.bot.id}:${String(body.nonce)}` : null;
     const earlier = nonceKey ? this.nonces.get(nonceKey) : undefined;
     const existing = earlier && now - earlier.at < NONCE_WINDOW_MS ? this.messages.get(earlier.messageId) : undefined;
     // Discord: with enforce_nonce, a second post with the same nonce returns the first message, and creates none.
     if (existing) return { body: this.messageObject(existing), headers: limitHeaders(count - bucket.count) };
     bucket.count++;
     const attachments = files.length > 0 ? { attachments: files.map((f) => ({ ...f, id: nextSnowflake() })) } : {};
-    const message = this.createMessage(channel, this.bot, { content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0, ...attachments });
+    const message = this.createMessage(channel, this.bot, {
+      content: body.content ?? '',
+      components: body.components ?? [],
+      flags: body.flags ?? 0,
+      ...attachments,
+    });
     this.allowedMentions.set(message.id, body.allowed_mentions);
     if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: now });
     if (this.forced500.delete(channelId)) throw new HttpError(500, { message: '500: Internal Server Error', code: 0 });
@@ -918,7 +1189,8 @@ export class FakeDiscord {
   private listMessages(channelId: string, query: URLSearchParams): unknown[] {
     this.requireChannel(channelId);
     const limit = Number(query.get('limit') ?? 50);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidForm('limit', 'NUMBER_TYPE_MAX', 'int value should be less than or equal to 100.');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw invalidForm('limit', 'NUMBER_TYPE_MAX', 'int value should be less than or equal to 100.');
     const all = this.messagesIn(channelId).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     const before = query.get('before');
     const after = query.get('after');
@@ -934,14 +1206,19 @@ export class FakeDiscord {
    */
   private readableMessage(m: FakeMessage): Record<string, unknown> {
     const { member: _member, ...full } = this.messageObject(m);
-    const privileged = m.guild_id === undefined || m.author.id === this.bot.id || m.mentions.some((u) => u.id === this.bot.id);
-    return privileged || this.options.messageContentEnabled ? full : { ...full, content: '', embeds: [], attachments: [], components: [] };
+    const privileged =
+      m.guild_id === undefined || m.author.id === this.bot.id || m.mentions.some((u) => u.id === this.bot.id);
+    return privileged || this.options.messageContentEnabled
+      ? full
+      : { ...full, content: '', embeds: [], attachments: [], components: [] };
   }
 
   private editMessage(channelId: string, messageId: string, raw: unknown): unknown {
     const m = this.messages.get(messageId);
-    if (!m || m.deleted || m.channel_id !== channelId) throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
-    if (m.author.id !== this.bot.id) throw new HttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
+    if (!m || m.deleted || m.channel_id !== channelId)
+      throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
+    if (m.author.id !== this.bot.id)
+      throw new HttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
     const body = this.validateBody(raw, false);
     if (body.content !== undefined) m.content = body.content;
     if (body.components !== undefined) m.components = body.components;
@@ -953,13 +1230,16 @@ export class FakeDiscord {
     const record = this.interactions.get(token);
     if (!record) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
     // As on Discord: a second callback is refused as such whenever it comes; an unanswered one expires after the time limit.
-    if (record.callbacks.length > 0) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
-    if (Date.now() - record.createdAt > this.options.interactionTimeoutMs) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
+    if (record.callbacks.length > 0)
+      throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+    if (Date.now() - record.createdAt > this.options.interactionTimeoutMs)
+      throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
     const body = callbackSchema.safeParse(call.body);
     if (!body.success) throw invalidForm('type', 'BASE_TYPE_CHOICES', body.error.message);
     const { type } = body.data;
     if (type === 9) {
-      if (record.type === 5) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+      if (record.type === 5)
+        throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
       const modal = modalSchema.safeParse(body.data.data);
       if (!modal.success) throw invalidForm('data', 'BASE_TYPE_INVALID', modal.error.message);
       record.callbacks.push({ type, data: modal.data as unknown as Record<string, unknown> });
@@ -971,8 +1251,14 @@ export class FakeDiscord {
     const data = parsedData?.data;
     if (type === 4 || type === 7) this.validateBody(data, type === 4);
     record.callbacks.push({ type, ...(data ? { data } : {}) });
-    if (type === 4) record.responses.push({ content: data?.content ?? '', ephemeral: ((data?.flags ?? 0) & EPHEMERAL) !== 0, components: data?.components ?? [] });
-    if (type === 5) record.responses.push({ content: '', ephemeral: ((data?.flags ?? 0) & EPHEMERAL) !== 0, components: [] });
+    if (type === 4)
+      record.responses.push({
+        content: data?.content ?? '',
+        ephemeral: ((data?.flags ?? 0) & EPHEMERAL) !== 0,
+        components: data?.components ?? [],
+      });
+    if (type === 5)
+      record.responses.push({ content: '', ephemeral: ((data?.flags ?? 0) & EPHEMERAL) !== 0, components: [] });
     const clicked = record.messageId ? this.messages.get(record.messageId) : undefined;
     if (type === 7 && clicked) this.editMessage(clicked.channel_id, clicked.id, data);
     const withResponse = call.query.get('with_response') === 'true';

@@ -18,7 +18,11 @@ export interface FakeOAuthOptions {
   /** Registrations get a client secret and must use `client_secret_post`, whatever the client asked for. */
   readonly registrationSecrets?: boolean;
   /** A client registered by hand, with the one way it must authenticate at the token endpoint. */
-  readonly preregistered?: { readonly clientId: string; readonly clientSecret?: string; readonly method: 'client_secret_basic' | 'client_secret_post' | 'none' };
+  readonly preregistered?: {
+    readonly clientId: string;
+    readonly clientSecret?: string;
+    readonly method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  };
   /** The protected resource metadata's `scopes_supported`. */
   readonly scopesSupported?: readonly string[];
   /** The 401's `scope` (none when unset). */
@@ -98,7 +102,9 @@ async function listen(server: Server): Promise<string> {
 }
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  void res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
+  void res
+    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
+    .end(JSON.stringify(body));
 
 /**
  * A local OAuth 2.1 authorization server (metadata, DCR, CIMD, authorize with PKCE S256, tokens with rotating
@@ -125,7 +131,12 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
   const authMethods = options.authMethods ?? ['client_secret_basic', 'client_secret_post', 'none'];
   if (options.preregistered) {
     const p = options.preregistered;
-    clients.set(p.clientId, { clientId: p.clientId, ...(p.clientSecret ? { clientSecret: p.clientSecret } : {}), method: p.method, redirectUris: [] });
+    clients.set(p.clientId, {
+      clientId: p.clientId,
+      ...(p.clientSecret ? { clientSecret: p.clientSecret } : {}),
+      method: p.method,
+      redirectUris: [],
+    });
   }
 
   const as = createServer();
@@ -139,7 +150,11 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
     const known = clients.get(clientId);
     if (known) return known;
     if (!options.cimd || !clientId.startsWith('https://') || !options.fetchClientMetadata) return null;
-    const doc = (await options.fetchClientMetadata(clientId)) as { client_id?: string; redirect_uris?: string[]; token_endpoint_auth_method?: string };
+    const doc = (await options.fetchClientMetadata(clientId)) as {
+      client_id?: string;
+      redirect_uris?: string[];
+      token_endpoint_auth_method?: string;
+    };
     if (doc.client_id !== clientId) return null;
     return { clientId, method: doc.token_endpoint_auth_method ?? 'none', redirectUris: doc.redirect_uris ?? [] };
   }
@@ -163,19 +178,32 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
     if (url.pathname === '/register' && req.method === 'POST' && options.registration !== false) {
       const body = JSON.parse(await bodyOf(req)) as Record<string, unknown>;
       registrations.push(body);
-      const asked = typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : 'client_secret_basic';
+      const asked =
+        typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : 'client_secret_basic';
       const method = options.registrationSecrets ? 'client_secret_post' : asked;
-      const client: Client = { clientId: token('dcr'), method, redirectUris: (body.redirect_uris as string[]) ?? [], ...(method === 'none' ? {} : { clientSecret: token('sec') }) };
+      const client: Client = {
+        clientId: token('dcr'),
+        method,
+        redirectUris: (body.redirect_uris as string[]) ?? [],
+        ...(method === 'none' ? {} : { clientSecret: token('sec') }),
+      };
       clients.set(client.clientId, client);
-      return json(res, 201, { ...body, client_id: client.clientId, ...(client.clientSecret ? { client_secret: client.clientSecret } : {}), token_endpoint_auth_method: method });
+      return json(res, 201, {
+        ...body,
+        client_id: client.clientId,
+        ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
+        token_endpoint_auth_method: method,
+      });
     }
     if (url.pathname === '/authorize' && req.method === 'GET') {
       const q = url.searchParams;
       authorizeRequests.push(q);
       const client = await clientFor(q.get('client_id') ?? '');
       const redirectUri = q.get('redirect_uri') ?? '';
-      if (!client || (client.redirectUris.length > 0 && !client.redirectUris.includes(redirectUri))) return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or redirect_uri' });
-      if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || q.get('response_type') !== 'code') return json(res, 400, { error: 'invalid_request' });
+      if (!client || (client.redirectUris.length > 0 && !client.redirectUris.includes(redirectUri)))
+        return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or redirect_uri' });
+      if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || q.get('response_type') !== 'code')
+        return json(res, 400, { error: 'invalid_request' });
       const back = new URL(redirectUri);
       if (q.get('state') !== null) back.searchParams.set('state', q.get('state')!);
       if (decision.answer === 'deny') {
@@ -183,7 +211,14 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
       } else {
         const code = token('code');
         const scopes = (q.get('scope') ?? '').split(' ').filter(Boolean);
-        codes.set(code, { clientId: client.clientId, subject: decision.subject, scopes, resource: q.get('resource'), challenge: q.get('code_challenge')!, redirectUri });
+        codes.set(code, {
+          clientId: client.clientId,
+          subject: decision.subject,
+          scopes,
+          resource: q.get('resource'),
+          challenge: q.get('code_challenge')!,
+          redirectUri,
+        });
         back.searchParams.set('code', code);
       }
       res.writeHead(302, { location: back.href }).end();
@@ -191,8 +226,14 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
     }
     if (url.pathname === '/token' && req.method === 'POST') {
       const params = Object.fromEntries(new URLSearchParams(await bodyOf(req)));
-      const basic = req.headers.authorization?.startsWith('Basic ') ? Buffer.from(req.headers.authorization.slice(6), 'base64').toString('utf8').split(':').map(decodeURIComponent) : null;
-      const clientAuth = basic ? 'client_secret_basic' : params.client_secret !== undefined ? 'client_secret_post' : 'none';
+      const basic = req.headers.authorization?.startsWith('Basic ')
+        ? Buffer.from(req.headers.authorization.slice(6), 'base64').toString('utf8').split(':').map(decodeURIComponent)
+        : null;
+      const clientAuth = basic
+        ? 'client_secret_basic'
+        : params.client_secret !== undefined
+          ? 'client_secret_post'
+          : 'none';
       const clientId = basic?.[0] ?? params.client_id ?? null;
       tokenRequests.push({ grantType: params.grant_type ?? '', clientId, clientAuth, params });
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
@@ -202,19 +243,32 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
       }
       const client = clientId === null ? null : await clientFor(clientId);
       const secret = basic?.[1] ?? params.client_secret;
-      if (!client || client.method !== clientAuth || (client.clientSecret !== undefined && client.clientSecret !== secret)) return json(res, 401, { error: 'invalid_client' });
+      if (
+        !client ||
+        client.method !== clientAuth ||
+        (client.clientSecret !== undefined && client.clientSecret !== secret)
+      )
+        return json(res, 401, { error: 'invalid_client' });
       let grant: Grant | undefined;
       if (params.grant_type === 'authorization_code') {
         const c = codes.get(params.code ?? '');
         codes.delete(params.code ?? '');
-        const verified = c && b64url(createHash('sha256').update(params.code_verifier ?? '').digest()) === c.challenge;
-        if (!c || !verified || c.clientId !== client.clientId || c.redirectUri !== params.redirect_uri) return json(res, 400, { error: 'invalid_grant' });
+        const verified =
+          c &&
+          b64url(
+            createHash('sha256')
+              .update(params.code_verifier ?? '')
+              .digest(),
+          ) === c.challenge;
+        if (!c || !verified || c.clientId !== client.clientId || c.redirectUri !== params.redirect_uri)
+          return json(res, 400, { error: 'invalid_grant' });
         grant = { clientId: c.clientId, subject: c.subject, scopes: c.scopes, resource: params.resource ?? null };
       } else if (params.grant_type === 'refresh_token') {
         grant = refreshTokens.get(params.refresh_token ?? '');
         // Rotation: a refresh token is spent by its first use.
         refreshTokens.delete(params.refresh_token ?? '');
-        if (!grant || grant.clientId !== client.clientId) return json(res, 400, { error: 'invalid_grant', error_description: 'refresh token unknown or spent' });
+        if (!grant || grant.clientId !== client.clientId)
+          return json(res, 400, { error: 'invalid_grant', error_description: 'refresh token unknown or spent' });
       } else {
         return json(res, 400, { error: 'unsupported_grant_type' });
       }
@@ -230,33 +284,59 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
         refresh_token: refresh,
         scope: grant.scopes.join(' '),
         // An OpenID Connect id_token (unsigned here): where Errand reads the account name from.
-        id_token: [{ alg: 'none' }, { sub: grant.subject, email: `${grant.subject}@example.com` }].map((p) => b64url(Buffer.from(JSON.stringify(p)))).join('.') + '.',
+        id_token:
+          [{ alg: 'none' }, { sub: grant.subject, email: `${grant.subject}@example.com` }]
+            .map((p) => b64url(Buffer.from(JSON.stringify(p))))
+            .join('.') + '.',
       });
     }
     json(res, 404, { error: 'not_found' });
   }
 
   const challenge = (extra: string[] = []) =>
-    ['Bearer ' + [...(options.resourceMetadataInHeader === false ? [] : [`resource_metadata="${prmUrl}"`]), ...extra].join(', ')].join('');
+    [
+      'Bearer ' +
+        [...(options.resourceMetadataInHeader === false ? [] : [`resource_metadata="${prmUrl}"`]), ...extra].join(', '),
+    ].join('');
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', mcpOrigin);
     hits.push(`${req.method} ${url.pathname}`);
-    if (url.pathname === '/.well-known/oauth-protected-resource/mcp' || url.pathname === '/.well-known/oauth-protected-resource') {
-      return json(res, 200, { resource: mcpUrl, authorization_servers: [issuer], ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}) });
+    if (
+      url.pathname === '/.well-known/oauth-protected-resource/mcp' ||
+      url.pathname === '/.well-known/oauth-protected-resource'
+    ) {
+      return json(res, 200, {
+        resource: mcpUrl,
+        authorization_servers: [issuer],
+        ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}),
+      });
     }
     if (url.pathname !== '/mcp') return json(res, 404, { error: 'not_found' });
     const bearer = req.headers.authorization?.startsWith('Bearer ') ? req.headers.authorization.slice(7) : null;
     const grant = bearer === null ? undefined : accessTokens.get(bearer);
     if (!grant) {
       const scope = options.challengeScope ? [`scope="${options.challengeScope}"`] : [];
-      return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': challenge([...(bearer ? ['error="invalid_token"'] : []), ...scope]) });
+      return json(
+        res,
+        401,
+        { error: 'invalid_token' },
+        { 'www-authenticate': challenge([...(bearer ? ['error="invalid_token"'] : []), ...scope]) },
+      );
     }
-    const body = req.method === 'POST' ? (JSON.parse(await bodyOf(req)) as { method?: string; params?: { name?: string } }) : undefined;
+    const body =
+      req.method === 'POST'
+        ? (JSON.parse(await bodyOf(req)) as { method?: string; params?: { name?: string } })
+        : undefined;
     const needed = body?.method === 'tools/call' ? requiredScopes.get(body.params?.name ?? '') : undefined;
     if (needed && !grant.scopes.includes(needed)) {
       const wider = [...new Set([...grant.scopes, needed])].join(' ');
-      return json(res, 403, { error: 'insufficient_scope' }, { 'www-authenticate': challenge(['error="insufficient_scope"', `scope="${wider}"`]) });
+      return json(
+        res,
+        403,
+        { error: 'insufficient_scope' },
+        { 'www-authenticate': challenge(['error="insufficient_scope"', `scope="${wider}"`]) },
+      );
     }
     accepted.push({ subject: grant.subject, token: bearer! });
     const server = new McpServer({ name: 'fake-protected', version: '1.0.0' });
@@ -267,18 +347,31 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
       await hold.promise;
       hold.count--;
     };
-    server.registerTool('whoami', { description: 'Says whose token called.', annotations: { readOnlyHint: true } }, async () => (await held('whoami'), { content: [{ type: 'text' as const, text: grant.subject }] }));
-    server.registerTool('write_note', { description: 'Writes a note.', inputSchema: { text: z.string() } }, async ({ text }) => (await held('write_note'), { content: [{ type: 'text' as const, text: `${grant.subject} wrote ${text}` }] }));
+    server.registerTool(
+      'whoami',
+      { description: 'Says whose token called.', annotations: { readOnlyHint: true } },
+      async () => (await held('whoami'), { content: [{ type: 'text' as const, text: grant.subject }] }),
+    );
+    server.registerTool(
+      'write_note',
+      { description: 'Writes a note.', inputSchema: { text: z.string() } },
+      async ({ text }) => (
+        await held('write_note'),
+        { content: [{ type: 'text' as const, text: `${grant.subject} wrote ${text}` }] }
+      ),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close().catch(() => {}));
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
-  const guard = (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) => (req: IncomingMessage, res: ServerResponse) =>
-    void handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: 'server_error', error_description: String(err) });
-    });
+  const guard =
+    (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) =>
+    (req: IncomingMessage, res: ServerResponse) =>
+      void handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) json(res, 500, { error: 'server_error', error_description: String(err) });
+      });
   as.on('request', guard(handleAs));
   mcp.on('request', guard(handleMcp));
 
@@ -295,7 +388,8 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
       decision = { subject: o.subject ?? 'ana', answer: o.answer ?? 'approve' };
       const res = await fetch(authorizationUrl, { redirect: 'manual' });
       const location = res.headers.get('location');
-      if (res.status !== 302 || location === null) throw new Error(`the authorization endpoint answered ${res.status}: ${await res.text()}`);
+      if (res.status !== 302 || location === null)
+        throw new Error(`the authorization endpoint answered ${res.status}: ${await res.text()}`);
       return location;
     },
     failTokenRequests(n) {

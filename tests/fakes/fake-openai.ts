@@ -59,7 +59,9 @@ function usageBody(usage: FakeUsage): Record<string, unknown> {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    ...(usage.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens, audio_tokens: 0 } } : {}),
+    ...(usage.cachedTokens !== undefined
+      ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens, audio_tokens: 0 } }
+      : {}),
   };
 }
 
@@ -134,7 +136,8 @@ export function requestProblem(messages: unknown): string | null {
   let first = 0;
   while (first < list.length && list[first]!.role === 'system') first++;
   if (first === list.length) return 'The request must contain a user message after the system messages.';
-  if (list[first]!.role !== 'user') return `The first message after the system messages must have role 'user', got '${list[first]!.role}'.`;
+  if (list[first]!.role !== 'user')
+    return `The first message after the system messages must have role 'user', got '${list[first]!.role}'.`;
   let open: Set<string> | null = null;
   for (const m of list) {
     if (m.role === 'tool') {
@@ -185,7 +188,11 @@ function completion(step: { text?: string; toolCalls?: FakeToolCall[] }, model: 
       {
         index: 0,
         finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
-        message: { role: 'assistant', content: step.text ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: 'assistant',
+          content: step.text ?? null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
       },
     ],
     usage: usageBody(usage),
@@ -201,7 +208,13 @@ export function completionChunks(
 ): unknown[] {
   const id = `chatcmpl-${++callCounter}`;
   const created = Math.floor(Date.now() / 1000);
-  const chunk = (delta: unknown, finish: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
   const cut = (text: string) => {
     const parts: string[] = [];
     for (let i = 0; i < text.length; i += chunkChars) parts.push(text.slice(i, i + chunkChars));
@@ -211,7 +224,13 @@ export function completionChunks(
   for (const piece of cut(step.text ?? '')) out.push(chunk({ content: piece }));
   for (const [index, c] of (step.toolCalls ?? []).entries()) {
     const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
-    out.push(chunk({ tool_calls: [{ index, id: c.id ?? `call_${++callCounter}`, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    out.push(
+      chunk({
+        tool_calls: [
+          { index, id: c.id ?? `call_${++callCounter}`, type: 'function', function: { name: c.name, arguments: '' } },
+        ],
+      }),
+    );
     for (const piece of cut(args)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   }
   out.push(chunk({}, (step.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop'));
@@ -237,12 +256,18 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   let pace = { chunkChars: 8, chunkDelayMs: 0 };
 
   /** Writes the answer as server-sent events, stopping when the client goes away (a stopped run). */
-  const sendStream = async (res: ServerResponse, record: RecordedRequest, step: { text?: string; toolCalls?: FakeToolCall[] }) => {
+  const sendStream = async (
+    res: ServerResponse,
+    record: RecordedRequest,
+    step: { text?: string; toolCalls?: FakeToolCall[] },
+  ) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const chunks = completionChunks(step, record.model, record.includeUsage ? usage(record) : null, pace.chunkChars);
     for (const c of chunks) {
       if (record.aborted || res.destroyed) return;
-      const hasText = typeof (c as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content === 'string' && (c as { choices: { delta: { content: string } }[] }).choices[0]!.delta.content !== '';
+      const hasText =
+        typeof (c as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content === 'string' &&
+        (c as { choices: { delta: { content: string } }[] }).choices[0]!.delta.content !== '';
       if (hasText && record.firstTokenAt === null) record.firstTokenAt = Date.now();
       res.write(`data: ${JSON.stringify(c)}\n\n`);
       record.chunksSent++;
@@ -260,7 +285,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         return;
       }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'not found' } }));
         return;
       }
       const parsed = JSON.parse(body) as {
@@ -286,7 +313,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       };
       requests.push(record);
       if (record.problem !== null) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: record.problem, type: 'invalid_request_error', param: 'messages', code: null } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              error: { message: record.problem, type: 'invalid_request_error', param: 'messages', code: null },
+            }),
+          );
         return;
       }
       res.on('close', () => {
@@ -299,15 +332,25 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         return;
       }
       if ('status' in step) {
-        const headers: Record<string, string> = { 'content-type': step.rawBody === undefined ? 'application/json' : step.rawBody.startsWith('<') ? 'text/html' : 'text/plain' };
+        const headers: Record<string, string> = {
+          'content-type':
+            step.rawBody === undefined ? 'application/json' : step.rawBody.startsWith('<') ? 'text/html' : 'text/plain',
+        };
         if (step.retryAfterSeconds !== undefined) headers['retry-after'] = String(step.retryAfterSeconds);
-        res.writeHead(step.status, headers).end(step.rawBody ?? JSON.stringify({ error: { message: step.error ?? `fake error ${step.status}`, type: 'fake' } }));
+        res
+          .writeHead(step.status, headers)
+          .end(
+            step.rawBody ??
+              JSON.stringify({ error: { message: step.error ?? `fake error ${step.status}`, type: 'fake' } }),
+          );
         return;
       }
       if (step.gate) await step.gate;
       if (record.aborted) return;
       if (record.stream) return sendStream(res, record, step);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(step, parsed.model, usage(record))));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(completion(step, parsed.model, usage(record))));
     })();
   });
   // Connections stay open between requests, as the real API keeps them: with 1 s (the old value) node's agent and

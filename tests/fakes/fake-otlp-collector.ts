@@ -54,7 +54,10 @@ const anyValue: z.ZodType<unknown> = z.lazy(() =>
       return null;
     }),
 );
-const attributes = z.array(z.object({ key: z.string(), value: anyValue })).optional().transform((l) => Object.fromEntries((l ?? []).map((a) => [a.key, a.value])));
+const attributes = z
+  .array(z.object({ key: z.string(), value: anyValue }))
+  .optional()
+  .transform((l) => Object.fromEntries((l ?? []).map((a) => [a.key, a.value])));
 /** OTLP/HTTP JSON (`ExportTraceServiceRequest`), ids in hex as the JSON encoding writes them. */
 const exportRequest = z.object({
   resourceSpans: z.array(
@@ -81,9 +84,14 @@ const exportRequest = z.object({
 });
 
 /** An export's body as the collector reads it: protobuf (`application/x-protobuf`, OTLP's default) or JSON. */
-function decode(contentType: string | undefined, body: Buffer): { encoding: 'protobuf' | 'json'; request: DecodedExport } {
-  if (contentType?.startsWith('application/x-protobuf')) return { encoding: 'protobuf', request: decodeTraceExport(body) };
-  if (contentType?.startsWith('application/json')) return { encoding: 'json', request: exportRequest.parse(JSON.parse(body.toString('utf8'))) };
+function decode(
+  contentType: string | undefined,
+  body: Buffer,
+): { encoding: 'protobuf' | 'json'; request: DecodedExport } {
+  if (contentType?.startsWith('application/x-protobuf'))
+    return { encoding: 'protobuf', request: decodeTraceExport(body) };
+  if (contentType?.startsWith('application/json'))
+    return { encoding: 'json', request: exportRequest.parse(JSON.parse(body.toString('utf8'))) };
   throw new Error(`an OTLP/HTTP export with content-type ${contentType ?? '(none)'}`);
 }
 
@@ -104,7 +112,10 @@ export async function startFakeCollector(): Promise<FakeCollector> {
       requests++;
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
       if (mode === 'hang') return void hanging.add(res);
-      if (mode === 'refuse') return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":14,"message":"unavailable"}');
+      if (mode === 'refuse')
+        return void res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end('{"code":14,"message":"unavailable"}');
       const { encoding, request: body } = decode(req.headers['content-type'], Buffer.concat(chunks));
       encodings.push(encoding);
       for (const rs of body.resourceSpans) {

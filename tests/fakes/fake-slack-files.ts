@@ -63,7 +63,9 @@ export class FakeSlackUploads {
 
   /** Files shared into a channel (optionally one thread), in the order shared. */
   shared(channel: string, threadTs?: string | null): UploadedFile[] {
-    return [...this.files.values()].filter((f) => f.share?.channel === channel && (threadTs === undefined || f.share.threadTs === threadTs));
+    return [...this.files.values()].filter(
+      (f) => f.share?.channel === channel && (threadTs === undefined || f.share.threadTs === threadTs),
+    );
   }
 
   /** Whether a URL path is an upload URL this fake handed out. */
@@ -87,7 +89,8 @@ export class FakeSlackUploads {
     let uploadedType = contentType;
     if (contentType.startsWith('multipart/form-data')) {
       const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
-      const part = [...form.values()].find((v) => typeof v !== 'string') as { arrayBuffer(): Promise<ArrayBuffer>; type: string } | undefined;
+      const part = [...form.values()].find((v) => typeof v !== 'string') as
+        { arrayBuffer(): Promise<ArrayBuffer>; type: string } | undefined;
       if (!part) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('no file in the form');
         return;
@@ -96,7 +99,9 @@ export class FakeSlackUploads {
       uploadedType = part.type;
     }
     if (bytes.byteLength !== file.length) {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end(`length mismatch: announced ${file.length}, received ${bytes.byteLength}`);
+      res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end(`length mismatch: announced ${file.length}, received ${bytes.byteLength}`);
       return;
     }
     file.bytes = bytes;
@@ -121,7 +126,8 @@ export class FakeSlackUploads {
   private uploadUrl(a: Record<string, unknown>): Record<string, unknown> {
     const filename = typeof a.filename === 'string' ? a.filename : '';
     const length = Number(a.length);
-    if (filename.trim() === '' || !Number.isInteger(length) || length < 1) return { ok: false, error: 'invalid_arguments' };
+    if (filename.trim() === '' || !Number.isInteger(length) || length < 1)
+      return { ok: false, error: 'invalid_arguments' };
     const id = `F${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
     const path = `/upload/v1/${randomUUID().replace(/-/g, '')}`;
     this.urls.set(path, id);
@@ -138,7 +144,8 @@ export class FakeSlackUploads {
         return { ok: false, error: 'invalid_arguments' };
       }
     }
-    if (!Array.isArray(list) || list.length === 0 || !list.every((f) => typeof (f as { id?: unknown }).id === 'string')) return { ok: false, error: 'invalid_arguments' };
+    if (!Array.isArray(list) || list.length === 0 || !list.every((f) => typeof (f as { id?: unknown }).id === 'string'))
+      return { ok: false, error: 'invalid_arguments' };
     if (list.length > MAX_FILES_PER_SHARE) return { ok: false, error: 'internal_error' };
     const entries = list as { id: string; title?: unknown }[];
     const files = entries.map((e) => this.files.get(e.id));
@@ -202,7 +209,23 @@ export class FakeSlackUploads {
       permalink: `https://fake.slack.com/files/${this.host.botUserId}/${f.id}/${f.filename}`,
       ...(share
         ? {
-            shares: { [visibility]: { [share.channel]: [{ reply_users: [], reply_users_count: 0, reply_count: 0, ts: share.ts, ...(share.threadTs ? { thread_ts: share.threadTs } : {}), channel_name: share.channel.toLowerCase(), team_id: this.host.teamId, share_user_id: this.host.botUserId, source: 'UNKNOWN' }] } },
+            shares: {
+              [visibility]: {
+                [share.channel]: [
+                  {
+                    reply_users: [],
+                    reply_users_count: 0,
+                    reply_count: 0,
+                    ts: share.ts,
+                    ...(share.threadTs ? { thread_ts: share.threadTs } : {}),
+                    channel_name: share.channel.toLowerCase(),
+                    team_id: this.host.teamId,
+                    share_user_id: this.host.botUserId,
+                    source: 'UNKNOWN',
+                  },
+                ],
+              },
+            },
             channels: visibility === 'public' ? [share.channel] : [],
             groups: share.channel.startsWith('G') ? [share.channel] : [],
             ims: share.channel.startsWith('D') ? [share.channel] : [],

@@ -74,7 +74,14 @@ export interface FakeSlackOptions {
 export interface StoredView {
   readonly id: string;
   readonly user: string;
-  view: { type: string; blocks: unknown[]; private_metadata?: string; callback_id?: string; title?: unknown; [k: string]: unknown };
+  view: {
+    type: string;
+    blocks: unknown[];
+    private_metadata?: string;
+    callback_id?: string;
+    title?: unknown;
+    [k: string]: unknown;
+  };
   /** Each views.open, views.update, views.publish and response_action update bumps it. */
   updates: number;
 }
@@ -105,7 +112,8 @@ export interface FakeAgentSession {
   readonly history: AgentSessionStatus[];
 }
 
-const isSessionStatus = (v: unknown): v is AgentSessionStatus => typeof v === 'string' && (AGENT_SESSION_STATUSES as readonly string[]).includes(v);
+const isSessionStatus = (v: unknown): v is AgentSessionStatus =>
+  typeof v === 'string' && (AGENT_SESSION_STATUSES as readonly string[]).includes(v);
 
 const MAX_BLOCKS = 50;
 const MAX_SECTION_TEXT = 3000;
@@ -123,7 +131,11 @@ export function nextTs(): string {
 }
 
 /** Signs a request body the way Slack does (`v0=` + HMAC-SHA256 of `v0:<ts>:<body>`). */
-export function signSlackRequest(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+export function signSlackRequest(
+  secret: string,
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
   const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
   return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature };
 }
@@ -137,7 +149,14 @@ function wantsMetadata(a: Record<string, unknown>): boolean {
 function metadataOf(raw: unknown): StoredMessage['metadata'] | 'invalid' | undefined {
   if (raw === undefined || raw === '') return undefined;
   const m = raw as { event_type?: unknown; event_payload?: unknown };
-  if (typeof m !== 'object' || m === null || typeof m.event_type !== 'string' || typeof m.event_payload !== 'object' || m.event_payload === null) return 'invalid';
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    typeof m.event_type !== 'string' ||
+    typeof m.event_payload !== 'object' ||
+    m.event_payload === null
+  )
+    return 'invalid';
   return { event_type: m.event_type, event_payload: m.event_payload as Record<string, unknown> };
 }
 
@@ -155,12 +174,26 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export function httpPost(url: string, body: string, headers: Record<string, string>, agent?: Agent): Promise<Delivery> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: agent ?? false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: agent ?? false,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - started,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -172,7 +205,14 @@ function applyChunks(msg: StoredMessage, chunks: ParsedChunks): void {
     const tasks = (msg.tasks ??= []);
     const at = tasks.findIndex((t) => t.id === task.id);
     if (at < 0) tasks.push(task);
-    else tasks[at] = { ...task, ...(tasks[at]!.details !== undefined || task.details !== undefined ? { details: (tasks[at]!.details ?? '') + (task.details ?? '') } : {}), ...(task.output === undefined && tasks[at]!.output !== undefined ? { output: tasks[at]!.output } : {}) };
+    else
+      tasks[at] = {
+        ...task,
+        ...(tasks[at]!.details !== undefined || task.details !== undefined
+          ? { details: (tasks[at]!.details ?? '') + (task.details ?? '') }
+          : {}),
+        ...(task.output === undefined && tasks[at]!.output !== undefined ? { output: tasks[at]!.output } : {}),
+      };
   }
   if (chunks.planTitle !== null) msg.planTitle = chunks.planTitle;
 }
@@ -181,7 +221,11 @@ function parseArgs(raw: string, contentType: string): Record<string, unknown> {
   if (contentType.includes('application/json')) return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
   const args: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(raw)) {
-    args[k] = ((k === 'blocks' || k === 'attachments' || k === 'prompts') && v.startsWith('[')) || (k === 'metadata' && v.startsWith('{')) ? JSON.parse(v) : v;
+    args[k] =
+      ((k === 'blocks' || k === 'attachments' || k === 'prompts') && v.startsWith('[')) ||
+      (k === 'metadata' && v.startsWith('{'))
+        ? JSON.parse(v)
+        : v;
   }
   return args;
 }
@@ -192,17 +236,26 @@ function richText(text: string): unknown[] {
     .split(/(<@[A-Z0-9]+>)/)
     .filter((p) => p !== '')
     .map((p) => (/^<@[A-Z0-9]+>$/.test(p) ? { type: 'user', user_id: p.slice(2, -1) } : { type: 'text', text: p }));
-  return [{ type: 'rich_text', block_id: randomUUID().slice(0, 5), elements: [{ type: 'rich_text_section', elements }] }];
+  return [
+    { type: 'rich_text', block_id: randomUUID().slice(0, 5), elements: [{ type: 'rich_text_section', elements }] },
+  ];
 }
 
 function blockProblem(blocks: unknown[]): string | null {
   if (blocks.length > MAX_BLOCKS) return `more than ${MAX_BLOCKS} blocks`;
-  for (const b of blocks as { type?: string; text?: { text?: string }; elements?: { type?: string; text?: { text?: string }; action_id?: string }[] }[]) {
+  for (const b of blocks as {
+    type?: string;
+    text?: { text?: string };
+    elements?: { type?: string; text?: { text?: string }; action_id?: string }[];
+  }[]) {
     if (b.type === 'section' && (b.text?.text ?? '').length > MAX_SECTION_TEXT) return 'section text longer than 3000';
     if (b.type === 'section' && (b.text?.text ?? '') === '') return 'empty section text';
     if (b.type === 'actions') {
-      if (!b.elements || b.elements.length === 0 || b.elements.length > 25) return 'actions block needs 1 to 25 elements';
-      for (const e of b.elements) if ((e.text?.text ?? '').length > 75 || (e.action_id ?? '').length > 255) return 'button text or action_id too long';
+      if (!b.elements || b.elements.length === 0 || b.elements.length > 25)
+        return 'actions block needs 1 to 25 elements';
+      for (const e of b.elements)
+        if ((e.text?.text ?? '').length > 75 || (e.action_id ?? '').length > 255)
+          return 'button text or action_id too long';
     }
   }
   return null;
@@ -225,7 +278,13 @@ export class FakeSlack {
   readonly responses: { id: string; body: Record<string, unknown> }[] = [];
   readonly ephemerals: { channel: string; user: string; text: string; thread_ts?: string }[] = [];
   /** The same ephemeral messages with their blocks (their buttons can be clicked: `clickInEphemeral`). */
-  readonly ephemeralMessages: { channel: string; user: string; text: string; thread_ts?: string; blocks?: unknown[] }[] = [];
+  readonly ephemeralMessages: {
+    channel: string;
+    user: string;
+    text: string;
+    thread_ts?: string;
+    blocks?: unknown[];
+  }[] = [];
   /** Every event delivered to the app, with its answer. */
   readonly deliveries: { event: Record<string, unknown>; eventId: string; delivery: Delivery }[] = [];
   rateLimit: { burst: number; perSecond: number } | null;
@@ -248,6 +307,8 @@ export class FakeSlack {
   readonly uploads: FakeSlackUploads = new FakeSlackUploads(this.uploadHost());
   private readonly channels = new Map<string, StoredMessage[]>();
   private streamRefusal: string | null = null;
+  /** What `conversations.open` answers instead of a channel (`missing_scope` without im:write); null: it opens one. */
+  imRefusal: string | null = null;
   /** Agent sessions by `<channel>/<thread root ts>`. */
   readonly agentSessions = new Map<string, FakeAgentSession>();
   /** What `agents.sessions.*` answer while the app is not an agent here (`unknown_method`…); null: it is one. */
@@ -401,10 +462,23 @@ export class FakeSlack {
    * A person @mentions the bot: stored, then delivered as both `app_mention` and `message` twins
    * (`order: 'mention-only'`: the `app_mention` alone, as the outside perf harness sends it).
    */
-  async mention(input: { user: string; channel: string; text: string; threadTs?: string; order?: 'mention-first' | 'message-first' | 'together' | 'mention-only'; files?: FakeFile[] }): Promise<{ ts: string; deliveries: Delivery[] }> {
+  async mention(input: {
+    user: string;
+    channel: string;
+    text: string;
+    threadTs?: string;
+    order?: 'mention-first' | 'message-first' | 'together' | 'mention-only';
+    files?: FakeFile[];
+  }): Promise<{ ts: string; deliveries: Delivery[] }> {
     const text = `<@${this.botUserId}> ${input.text}`;
     const files = this.fileFields(input.files);
-    const msg = this.store({ channel: input.channel, user: input.user, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...this.storedFiles(files) });
+    const msg = this.store({
+      channel: input.channel,
+      user: input.user,
+      text,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+      ...this.storedFiles(files),
+    });
     const base = { ...this.personEvent(msg), ...files };
     const twins: Record<string, unknown>[] = [
       { ...base, type: 'app_mention', channel_type: undefined },
@@ -412,20 +486,37 @@ export class FakeSlack {
     ];
     if (input.order === 'mention-only') return { ts: msg.ts, deliveries: [await this.sendEvent(twins[0]!)] };
     if (input.order === 'message-first') twins.reverse();
-    const deliveries = input.order === 'together' ? await Promise.all(twins.map((e) => this.sendEvent(e))) : [await this.sendEvent(twins[0]!), await this.sendEvent(twins[1]!)];
+    const deliveries =
+      input.order === 'together'
+        ? await Promise.all(twins.map((e) => this.sendEvent(e)))
+        : [await this.sendEvent(twins[0]!), await this.sendEvent(twins[1]!)];
     return { ts: msg.ts, deliveries };
   }
 
   /** A person posts without mentioning the bot (a thread reply, a DM, a channel message). */
-  async userMessage(input: { user: string; channel: string; text: string; threadTs?: string; files?: FakeFile[] }): Promise<{ ts: string; delivery: Delivery }> {
+  async userMessage(input: {
+    user: string;
+    channel: string;
+    text: string;
+    threadTs?: string;
+    files?: FakeFile[];
+  }): Promise<{ ts: string; delivery: Delivery }> {
     const files = this.fileFields(input.files);
-    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...this.storedFiles(files) });
+    const msg = this.store({
+      channel: input.channel,
+      user: input.user,
+      text: input.text,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+      ...this.storedFiles(files),
+    });
     return { ts: msg.ts, delivery: await this.sendEvent({ ...this.personEvent(msg), ...files }) };
   }
 
   /** What history keeps of a message's file fields: its subtype and files. */
   private storedFiles(fields: Record<string, unknown>): { subtype?: string; files?: Record<string, unknown>[] } {
-    return Array.isArray(fields.files) ? { subtype: 'file_share', files: fields.files as Record<string, unknown>[] } : {};
+    return Array.isArray(fields.files)
+      ? { subtype: 'file_share', files: fields.files as Record<string, unknown>[] }
+      : {};
   }
 
   /**
@@ -485,16 +576,26 @@ export class FakeSlack {
       res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>File not found</body></html>');
       return;
     }
-    res.writeHead(200, { 'content-type': file.mimetype, 'content-length': String(file.bytes.length) }).end(Buffer.from(file.bytes));
+    res
+      .writeHead(200, { 'content-type': file.mimetype, 'content-length': String(file.bytes.length) })
+      .end(Buffer.from(file.bytes));
   }
 
   /**
    * A person posts while the app is unreachable past Slack's redeliveries: the message is stored
    * (history shows it) but no event is ever delivered for it.
    */
-  postUndelivered(input: { user: string; channel: string; text: string; threadTs?: string; files?: FakeFile[] }): { ts: string } {
+  postUndelivered(input: { user: string; channel: string; text: string; threadTs?: string; files?: FakeFile[] }): {
+    ts: string;
+  } {
     const files = this.storedFiles(this.fileFields(input.files));
-    const msg = this.store({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...files });
+    const msg = this.store({
+      channel: input.channel,
+      user: input.user,
+      text: input.text,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+      ...files,
+    });
     return { ts: msg.ts };
   }
 
@@ -503,15 +604,31 @@ export class FakeSlack {
    * in the DM with the app and delivers `assistant_thread_started`. `contextChannel` is the channel the
    * person was looking at. Later messages go in with `userMessage({ channel, threadTs })`.
    */
-  async assistantThreadStarted(input: { user: string; channel: string; contextChannel?: string }): Promise<{ threadTs: string; delivery: Delivery }> {
-    const root = this.store({ channel: input.channel, user: this.botUserId, bot_id: this.botId, text: 'New assistant thread' });
+  async assistantThreadStarted(input: {
+    user: string;
+    channel: string;
+    contextChannel?: string;
+  }): Promise<{ threadTs: string; delivery: Delivery }> {
+    const root = this.store({
+      channel: input.channel,
+      user: this.botUserId,
+      bot_id: this.botId,
+      text: 'New assistant thread',
+    });
     const assistant_thread = {
       user_id: input.user,
       channel_id: input.channel,
       thread_ts: root.ts,
-      context: { ...(input.contextChannel ? { channel_id: input.contextChannel } : {}), team_id: this.teamId, enterprise_id: null },
+      context: {
+        ...(input.contextChannel ? { channel_id: input.contextChannel } : {}),
+        team_id: this.teamId,
+        enterprise_id: null,
+      },
     };
-    return { threadTs: root.ts, delivery: await this.sendEvent({ type: 'assistant_thread_started', assistant_thread, event_ts: nextTs() }) };
+    return {
+      threadTs: root.ts,
+      delivery: await this.sendEvent({ type: 'assistant_thread_started', assistant_thread, event_ts: nextTs() }),
+    };
   }
 
   /** Every status the app set on an assistant thread, in order ('' = cleared). */
@@ -544,18 +661,33 @@ export class FakeSlack {
    * stops the thread's streams in flight itself (appends and ends fail from then on), leaves the session's status
    * to the app, and delivers `agent_session_stopped` with the stopped streams' ts.
    */
-  async stopAgentSession(input: { user: string; channel: string; threadTs: string }): Promise<{ streams: string[]; delivery: Delivery }> {
+  async stopAgentSession(input: {
+    user: string;
+    channel: string;
+    threadTs: string;
+  }): Promise<{ streams: string[]; delivery: Delivery }> {
     const session = this.agentSession(input.channel, input.threadTs);
-    if (session?.status !== 'processing') throw new Error(`fake-slack: Slack shows Stop only on a processing session; ${input.channel}/${input.threadTs} is ${session?.status ?? 'not a session'}`);
+    if (session?.status !== 'processing')
+      throw new Error(
+        `fake-slack: Slack shows Stop only on a processing session; ${input.channel}/${input.threadTs} is ${session?.status ?? 'not a session'}`,
+      );
     const streams = this.messages(input.channel, input.threadTs).filter((m) => m.streaming);
     for (const m of streams) m.streaming = false;
-    const event = { type: 'agent_session_stopped', channel: input.channel, user: input.user, thread_ts: input.threadTs, streaming_message_ts: streams.map((m) => m.ts), event_ts: nextTs() };
+    const event = {
+      type: 'agent_session_stopped',
+      channel: input.channel,
+      user: input.user,
+      thread_ts: input.threadTs,
+      streaming_message_ts: streams.map((m) => m.ts),
+      event_ts: nextTs(),
+    };
     return { streams: streams.map((m) => m.ts), delivery: await this.sendEvent(event) };
   }
 
   /** Slack's checks of the agent-session part of a call (the status enum of `chat.stopStream`'s `session_status`); null: fine. */
   private sessionArgProblem(method: string, a: Record<string, unknown>): string | null {
-    if (method === 'chat.stopStream' && a.session_status !== undefined && !isSessionStatus(a.session_status)) return 'invalid_arguments';
+    if (method === 'chat.stopStream' && a.session_status !== undefined && !isSessionStatus(a.session_status))
+      return 'invalid_arguments';
     return null;
   }
 
@@ -576,7 +708,8 @@ export class FakeSlack {
     const channel = String(a.channel ?? '');
     if (method === 'chat.startStream') {
       const key = `${channel}/${String(a.thread_ts ?? '')}`;
-      if (!this.agentSessions.has(key)) this.agentSessions.set(key, { status: 'processing', title: '', initiator: null, history: ['processing'] });
+      if (!this.agentSessions.has(key))
+        this.agentSessions.set(key, { status: 'processing', title: '', initiator: null, history: ['processing'] });
     }
     if (method === 'chat.stopStream') {
       const threadTs = this.find(channel, String(a.ts ?? ''))?.thread_ts;
@@ -598,7 +731,8 @@ export class FakeSlack {
     if (root.thread_ts !== undefined && root.thread_ts !== root.ts) return { ok: false, error: 'invalid_thread_ts' };
     const key = `${channel}/${threadTs}`;
     const title = a.title;
-    if (title !== undefined && (typeof title !== 'string' || title.trim() === '' || title.length > 200)) return { ok: false, error: 'invalid_arguments' };
+    if (title !== undefined && (typeof title !== 'string' || title.trim() === '' || title.length > 200))
+      return { ok: false, error: 'invalid_arguments' };
     if (method === 'agents.sessions.rename') {
       if (typeof title !== 'string') return { ok: false, error: 'invalid_arguments' };
       const session = this.agentSessions.get(key);
@@ -609,23 +743,44 @@ export class FakeSlack {
     // Free text ("is thinking…") is not a status.
     if (!isSessionStatus(a.status)) return { ok: false, error: 'invalid_arguments' };
     const initiator = a.initiator_user_id;
-    if (initiator !== undefined && (typeof initiator !== 'string' || !/^[UW][A-Z0-9]{2,}$/.test(initiator))) return { ok: false, error: 'invalid_arguments' };
+    if (initiator !== undefined && (typeof initiator !== 'string' || !/^[UW][A-Z0-9]{2,}$/.test(initiator)))
+      return { ok: false, error: 'invalid_arguments' };
     const existing = this.agentSessions.get(key);
     if (existing) this.setSessionStatus(existing, a.status);
     // `title` and `initiator_user_id` count only when the call creates the session.
-    else this.agentSessions.set(key, { status: a.status, title: typeof title === 'string' ? title : '', initiator: typeof initiator === 'string' ? initiator : null, history: [a.status] });
+    else
+      this.agentSessions.set(key, {
+        status: a.status,
+        title: typeof title === 'string' ? title : '',
+        initiator: typeof initiator === 'string' ? initiator : null,
+        history: [a.status],
+      });
     const session = this.agentSessions.get(key)!;
     return { ok: true, status: session.status, title: session.title };
   }
 
   /** Another app's bot posts (Slack delivers it as a `message` with `bot_id`). */
   async otherBotMessage(input: { channel: string; text: string; threadTs?: string }): Promise<Delivery> {
-    const msg = this.store({ channel: input.channel, user: 'U0OTHERBOT', bot_id: 'B0OTHER01', text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
-    return this.sendEvent({ ...this.personEvent(msg), bot_id: msg.bot_id, app_id: 'A0OTHER01', client_msg_id: undefined });
+    const msg = this.store({
+      channel: input.channel,
+      user: 'U0OTHERBOT',
+      bot_id: 'B0OTHER01',
+      text: input.text,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    });
+    return this.sendEvent({
+      ...this.personEvent(msg),
+      bot_id: msg.bot_id,
+      app_id: 'A0OTHER01',
+      client_msg_id: undefined,
+    });
   }
 
   /** Delivers one event in an `event_callback` envelope; `retryNum` imitates Slack's redelivery. */
-  async sendEvent(event: Record<string, unknown>, opts: { eventId?: string; retryNum?: number } = {}): Promise<Delivery> {
+  async sendEvent(
+    event: Record<string, unknown>,
+    opts: { eventId?: string; retryNum?: number } = {},
+  ): Promise<Delivery> {
     const eventId = opts.eventId ?? `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
     const body = {
       token: 'legacy-verification-token',
@@ -635,7 +790,15 @@ export class FakeSlack {
       type: 'event_callback',
       event_id: eventId,
       event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ enterprise_id: null, team_id: this.teamId, user_id: this.botUserId, is_bot: true, is_enterprise_install: false }],
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: this.teamId,
+          user_id: this.botUserId,
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
       is_ext_shared_channel: false,
     };
     const delivery = await this.deliver('events_api', body, JSON.stringify(body), 'application/json', opts.retryNum);
@@ -644,7 +807,12 @@ export class FakeSlack {
   }
 
   /** A person runs a slash command; its response_url points at this fake. */
-  async slashCommand(input: { command: string; text?: string; user: string; channel: string }): Promise<Delivery & { responseId: string }> {
+  async slashCommand(input: {
+    command: string;
+    text?: string;
+    user: string;
+    channel: string;
+  }): Promise<Delivery & { responseId: string }> {
     const responseId = randomUUID();
     const fields = {
       token: 'legacy-verification-token',
@@ -661,17 +829,29 @@ export class FakeSlack {
       response_url: `${this.base}/response/${responseId}`,
       trigger_id: this.trigger(input.user),
     };
-    const delivery = await this.deliver('slash_commands', fields, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
+    const delivery = await this.deliver(
+      'slash_commands',
+      fields,
+      new URLSearchParams(fields).toString(),
+      'application/x-www-form-urlencoded',
+    );
     // An answer in the acknowledgement is shown like one sent to response_url: record it the same way.
-    if (delivery.body.trim().startsWith('{')) this.responses.push({ id: responseId, body: JSON.parse(delivery.body) as Record<string, unknown> });
+    if (delivery.body.trim().startsWith('{'))
+      this.responses.push({ id: responseId, body: JSON.parse(delivery.body) as Record<string, unknown> });
     return { ...delivery, responseId };
   }
 
   /** A person clicks the button `actionId` on a stored message. */
-  async click(input: { user: string; channel: string; messageTs: string; actionId: string }): Promise<Delivery & { responseId: string }> {
+  async click(input: {
+    user: string;
+    channel: string;
+    messageTs: string;
+    actionId: string;
+  }): Promise<Delivery & { responseId: string }> {
     const msg = this.find(input.channel, input.messageTs);
     if (!msg) throw new Error(`fake-slack: no message ${input.messageTs} in ${input.channel}`);
-    const block = (msg.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as { block_id?: string; elements: { action_id: string; value?: string; text: unknown }[] } | undefined;
+    const block = (msg.blocks ?? []).find((b) => (b as { type?: string }).type === 'actions') as
+      { block_id?: string; elements: { action_id: string; value?: string; text: unknown }[] } | undefined;
     const button = block?.elements.find((e) => e.action_id === input.actionId);
     if (!button) throw new Error(`fake-slack: message ${input.messageTs} has no button ${input.actionId}`);
     const responseId = randomUUID();
@@ -680,22 +860,59 @@ export class FakeSlack {
       user: { id: input.user, username: input.user.toLowerCase(), team_id: this.teamId },
       api_app_id: this.appId,
       token: 'legacy-verification-token',
-      container: { type: 'message', message_ts: msg.ts, channel_id: msg.channel, is_ephemeral: false, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
+      container: {
+        type: 'message',
+        message_ts: msg.ts,
+        channel_id: msg.channel,
+        is_ephemeral: false,
+        ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}),
+      },
       trigger_id: this.trigger(input.user),
       team: { id: this.teamId, domain: 'fake' },
       channel: { id: msg.channel, name: 'general' },
-      message: { type: 'message', user: msg.user, ts: msg.ts, text: msg.text, blocks: msg.blocks, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}), ...(msg.bot_id ? { bot_id: msg.bot_id } : {}) },
+      message: {
+        type: 'message',
+        user: msg.user,
+        ts: msg.ts,
+        text: msg.text,
+        blocks: msg.blocks,
+        ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}),
+        ...(msg.bot_id ? { bot_id: msg.bot_id } : {}),
+      },
       response_url: `${this.base}/response/${responseId}`,
-      actions: [{ action_id: button.action_id, block_id: block?.block_id ?? 'b1', text: button.text, value: button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+      actions: [
+        {
+          action_id: button.action_id,
+          block_id: block?.block_id ?? 'b1',
+          text: button.text,
+          value: button.value,
+          type: 'button',
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
     };
-    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    const delivery = await this.deliver(
+      'interactive',
+      payload,
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      'application/x-www-form-urlencoded',
+    );
     return { ...delivery, responseId };
   }
 
   /** A person clicks a button of an ephemeral reply (the body POSTed to a response_url), as Slack delivers it. */
-  async clickInReply(input: { user: string; channel: string; responseId: string; actionId: string }): Promise<Delivery & { responseId: string }> {
+  async clickInReply(input: {
+    user: string;
+    channel: string;
+    responseId: string;
+    actionId: string;
+  }): Promise<Delivery & { responseId: string }> {
     const reply = [...this.responses].reverse().find((r) => r.id === input.responseId);
-    const blocks = (reply?.body.blocks ?? []) as { type?: string; block_id?: string; elements?: { action_id: string; value?: string; text: unknown }[] }[];
+    const blocks = (reply?.body.blocks ?? []) as {
+      type?: string;
+      block_id?: string;
+      elements?: { action_id: string; value?: string; text: unknown }[];
+    }[];
     const block = blocks.find((b) => b.type === 'actions' && b.elements?.some((e) => e.action_id === input.actionId));
     const button = block?.elements?.find((e) => e.action_id === input.actionId);
     if (!button) throw new Error(`fake-slack: reply ${input.responseId} has no button ${input.actionId}`);
@@ -711,9 +928,23 @@ export class FakeSlack {
       team: { id: this.teamId, domain: 'fake' },
       channel: { id: input.channel, name: 'general' },
       response_url: `${this.base}/response/${responseId}`,
-      actions: [{ action_id: button.action_id, block_id: block?.block_id ?? 'b1', text: button.text, value: button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+      actions: [
+        {
+          action_id: button.action_id,
+          block_id: block?.block_id ?? 'b1',
+          text: button.text,
+          value: button.value,
+          type: 'button',
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
     };
-    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    const delivery = await this.deliver(
+      'interactive',
+      payload,
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      'application/x-www-form-urlencoded',
+    );
     return { ...delivery, responseId };
   }
 
@@ -722,8 +953,18 @@ export class FakeSlack {
    * click on an ephemeral message: `container.is_ephemeral`, and no `message` (Slack keeps ephemeral messages nowhere).
    */
   async clickInEphemeral(input: { user: string; actionId: string }): Promise<Delivery & { responseId: string }> {
-    type Block = { type?: string; block_id?: string; elements?: { action_id: string; value?: string; text: unknown }[] };
-    const shown = [...this.ephemeralMessages].reverse().find((m) => m.user === input.user && ((m.blocks ?? []) as Block[]).some((b) => b.elements?.some((e) => e.action_id === input.actionId)));
+    type Block = {
+      type?: string;
+      block_id?: string;
+      elements?: { action_id: string; value?: string; text: unknown }[];
+    };
+    const shown = [...this.ephemeralMessages]
+      .reverse()
+      .find(
+        (m) =>
+          m.user === input.user &&
+          ((m.blocks ?? []) as Block[]).some((b) => b.elements?.some((e) => e.action_id === input.actionId)),
+      );
     if (!shown) throw new Error(`fake-slack: no ephemeral message to ${input.user} has a button ${input.actionId}`);
     const block = (shown.blocks as Block[]).find((b) => b.elements?.some((e) => e.action_id === input.actionId))!;
     const button = block.elements!.find((e) => e.action_id === input.actionId)!;
@@ -733,21 +974,48 @@ export class FakeSlack {
       user: { id: input.user, username: input.user.toLowerCase(), team_id: this.teamId },
       api_app_id: this.appId,
       token: 'legacy-verification-token',
-      container: { type: 'message', message_ts: nextTs(), channel_id: shown.channel, is_ephemeral: true, ...(shown.thread_ts ? { thread_ts: shown.thread_ts } : {}) },
+      container: {
+        type: 'message',
+        message_ts: nextTs(),
+        channel_id: shown.channel,
+        is_ephemeral: true,
+        ...(shown.thread_ts ? { thread_ts: shown.thread_ts } : {}),
+      },
       trigger_id: this.trigger(input.user),
       team: { id: this.teamId, domain: 'fake' },
       channel: { id: shown.channel, name: 'general' },
       response_url: `${this.base}/response/${responseId}`,
-      actions: [{ action_id: button.action_id, block_id: block.block_id ?? 'b1', text: button.text, value: button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+      actions: [
+        {
+          action_id: button.action_id,
+          block_id: block.block_id ?? 'b1',
+          text: button.text,
+          value: button.value,
+          type: 'button',
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
     };
-    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    const delivery = await this.deliver(
+      'interactive',
+      payload,
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      'application/x-www-form-urlencoded',
+    );
     return { ...delivery, responseId };
   }
 
   /** A person opens the app's Home tab: `app_home_opened` (Slack sends it on every visit). */
   async openHome(user: string): Promise<Delivery> {
     const id = [...this.views.values()].find((v) => v.user === user && v.view.type === 'home')?.id;
-    return this.sendEvent({ type: 'app_home_opened', user, channel: `D0${user.slice(1, 9)}`, tab: 'home', event_ts: nextTs(), ...(id ? { view: { id, ...this.views.get(id)!.view } } : {}) });
+    return this.sendEvent({
+      type: 'app_home_opened',
+      user,
+      channel: `D0${user.slice(1, 9)}`,
+      tab: 'home',
+      event_ts: nextTs(),
+      ...(id ? { view: { id, ...this.views.get(id)!.view } } : {}),
+    });
   }
 
   /** The Home view published for a person, if any. */
@@ -764,10 +1032,18 @@ export class FakeSlack {
   async clickInView(input: { user: string; viewId: string; actionId: string }): Promise<Delivery> {
     const stored = this.views.get(input.viewId);
     if (!stored) throw new Error(`fake-slack: no view ${input.viewId}`);
-    type B = { type?: string; block_id?: string; accessory?: { action_id: string; value?: string; text: unknown }; elements?: { action_id: string; value?: string; text: unknown }[] };
+    type B = {
+      type?: string;
+      block_id?: string;
+      accessory?: { action_id: string; value?: string; text: unknown };
+      elements?: { action_id: string; value?: string; text: unknown }[];
+    };
     let found: { block: B; button: { action_id: string; value?: string; text: unknown } } | null = null;
     for (const block of stored.view.blocks as B[]) {
-      const button = block.accessory?.action_id === input.actionId ? block.accessory : block.elements?.find((e) => e.action_id === input.actionId);
+      const button =
+        block.accessory?.action_id === input.actionId
+          ? block.accessory
+          : block.elements?.find((e) => e.action_id === input.actionId);
       if (button) found = { block, button };
     }
     if (!found) throw new Error(`fake-slack: view ${input.viewId} has no button ${input.actionId}`);
@@ -780,9 +1056,23 @@ export class FakeSlack {
       trigger_id: this.trigger(input.user),
       team: { id: this.teamId, domain: 'fake' },
       view: { id: stored.id, team_id: this.teamId, ...stored.view },
-      actions: [{ action_id: found.button.action_id, block_id: found.block.block_id ?? 'b1', text: found.button.text, value: found.button.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+      actions: [
+        {
+          action_id: found.button.action_id,
+          block_id: found.block.block_id ?? 'b1',
+          text: found.button.text,
+          value: found.button.value,
+          type: 'button',
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
     };
-    return this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    return this.deliver(
+      'interactive',
+      payload,
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      'application/x-www-form-urlencoded',
+    );
   }
 
   /**
@@ -790,7 +1080,11 @@ export class FakeSlack {
    * says otherwise. The answer is the app's acknowledgement body (`response_action` and the like);
    * an `update` replaces the stored view like Slack does.
    */
-  async submitView(input: { user: string; viewId: string; values?: Record<string, string | readonly string[]> }): Promise<{ delivery: Delivery; response: Record<string, unknown> | null }> {
+  async submitView(input: {
+    user: string;
+    viewId: string;
+    values?: Record<string, string | readonly string[]>;
+  }): Promise<{ delivery: Delivery; response: Record<string, unknown> | null }> {
     const stored = this.views.get(input.viewId);
     if (!stored) throw new Error(`fake-slack: no view ${input.viewId}`);
     const state: Record<string, Record<string, unknown>> = {};
@@ -809,7 +1103,12 @@ export class FakeSlack {
       view: { id: stored.id, team_id: this.teamId, ...stored.view, state: { values: state }, hash: randomUUID() },
       response_urls: [],
     };
-    const delivery = await this.deliver('interactive', payload, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+    const delivery = await this.deliver(
+      'interactive',
+      payload,
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      'application/x-www-form-urlencoded',
+    );
     const response = delivery.body.trim() === '' ? null : (JSON.parse(delivery.body) as Record<string, unknown>);
     if (response?.response_action === 'update' && response.view) {
       stored.view = response.view as StoredView['view'];
@@ -857,28 +1156,54 @@ export class FakeSlack {
   private viewProblem(view: StoredView['view']): string | null {
     if (view.blocks.length > 100) return 'more than 100 blocks';
     if (view.type === 'modal' && !view.title) return 'a modal needs a title';
-    if (view.type === 'modal' && ((view.title as { text?: string }).text ?? '').length > 24) return 'a modal title is at most 24 characters';
-    for (const b of view.blocks as { type?: string; label?: { text?: string }; element?: ViewInputElement; text?: { text?: string } }[]) {
+    if (view.type === 'modal' && ((view.title as { text?: string }).text ?? '').length > 24)
+      return 'a modal title is at most 24 characters';
+    for (const b of view.blocks as {
+      type?: string;
+      label?: { text?: string };
+      element?: ViewInputElement;
+      text?: { text?: string };
+    }[]) {
       if (b.type === 'input' && (!b.label || !b.element)) return 'input block needs a label and an element';
       if (b.type === 'input' && inputProblem(b)) return inputProblem(b);
-      if (b.type === 'section' && (b.text?.text ?? '').length > MAX_SECTION_TEXT) return 'section text longer than 3000';
+      if (b.type === 'section' && (b.text?.text ?? '').length > MAX_SECTION_TEXT)
+        return 'section text longer than 3000';
     }
     return blockProblem(view.blocks.filter((b) => (b as { type?: string }).type !== 'input'));
   }
 
-  private async deliver(kind: 'events_api' | 'slash_commands' | 'interactive', payload: unknown, raw: string, contentType: string, retryNum?: number): Promise<Delivery> {
+  private async deliver(
+    kind: 'events_api' | 'slash_commands' | 'interactive',
+    payload: unknown,
+    raw: string,
+    contentType: string,
+    retryNum?: number,
+  ): Promise<Delivery> {
     const ws = [...this.sockets][0];
     if (ws) {
       const envelopeId = randomUUID();
       const started = performance.now();
       const acked = new Promise<string>((resolve) => this.acks.set(envelopeId, resolve));
-      ws.send(JSON.stringify({ envelope_id: envelopeId, type: kind, accepts_response_payload: kind !== 'events_api', payload, ...(retryNum ? { retry_attempt: retryNum, retry_reason: 'timeout' } : { retry_attempt: 0, retry_reason: '' }) }));
+      ws.send(
+        JSON.stringify({
+          envelope_id: envelopeId,
+          type: kind,
+          accepts_response_payload: kind !== 'events_api',
+          payload,
+          ...(retryNum ? { retry_attempt: retryNum, retry_reason: 'timeout' } : { retry_attempt: 0, retry_reason: '' }),
+        }),
+      );
       const body = await acked;
       return { status: 200, body, ms: performance.now() - started };
     }
-    if (this.httpTargets.length === 0) throw new Error('fake-slack: no Socket Mode connection and no HTTP receiver to deliver to');
-    const headers: Record<string, string> = { 'content-type': contentType, ...signSlackRequest(this.signingSecret, raw) };
-    if (retryNum) Object.assign(headers, { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' });
+    if (this.httpTargets.length === 0)
+      throw new Error('fake-slack: no Socket Mode connection and no HTTP receiver to deliver to');
+    const headers: Record<string, string> = {
+      'content-type': contentType,
+      ...signSlackRequest(this.signingSecret, raw),
+    };
+    if (retryNum)
+      Object.assign(headers, { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' });
     const first = this.nextTarget++ % this.httpTargets.length;
     for (let i = 0; ; i++) {
       const target = this.httpTargets[(first + i) % this.httpTargets.length]!;
@@ -902,7 +1227,14 @@ export class FakeSlack {
       }
     });
     ws.on('close', () => this.sockets.delete(ws));
-    ws.send(JSON.stringify({ type: 'hello', num_connections: this.sockets.size, debug_info: { host: 'fake', approximate_connection_time: 18060 }, connection_info: { app_id: this.appId } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: this.sockets.size,
+        debug_info: { host: 'fake', approximate_connection_time: 18060 },
+        connection_info: { app_id: this.appId },
+      }),
+    );
   }
 
   private echoEvent(event: Record<string, unknown>): void {
@@ -914,7 +1246,18 @@ export class FakeSlack {
 
   // ---------- storage ----------
 
-  private store(m: { channel: string; user: string; text: string; thread_ts?: string; bot_id?: string; blocks?: unknown[]; metadata?: StoredMessage['metadata']; streaming?: boolean; subtype?: string; files?: Record<string, unknown>[] }): StoredMessage {
+  private store(m: {
+    channel: string;
+    user: string;
+    text: string;
+    thread_ts?: string;
+    bot_id?: string;
+    blocks?: unknown[];
+    metadata?: StoredMessage['metadata'];
+    streaming?: boolean;
+    subtype?: string;
+    files?: Record<string, unknown>[];
+  }): StoredMessage {
     const msg: StoredMessage = { ...m, ts: nextTs(), reactions: new Set(), reply_count: 0 };
     const list = this.channels.get(m.channel) ?? [];
     list.push(msg);
@@ -967,7 +1310,9 @@ export class FakeSlack {
       ts: msg.ts,
       team: this.teamId,
       bot_profile: { id: this.botId, app_id: this.appId, name: 'errand' },
-      ...(msg.thread_ts && msg.thread_ts !== msg.ts ? { thread_ts: msg.thread_ts, parent_user_id: this.find(msg.channel, msg.thread_ts)?.user } : {}),
+      ...(msg.thread_ts && msg.thread_ts !== msg.ts
+        ? { thread_ts: msg.thread_ts, parent_user_id: this.find(msg.channel, msg.thread_ts)?.user }
+        : {}),
       channel: msg.channel,
       event_ts: msg.ts,
       channel_type: channelTypeOf(msg.channel),
@@ -975,9 +1320,15 @@ export class FakeSlack {
   }
 
   /** A stored message as Slack's history methods return it. */
-  private wire({ reactions: _r, reply_count, channel, metadata, ...m }: StoredMessage, withMetadata = false): Record<string, unknown> {
+  private wire(
+    { reactions: _r, reply_count, channel, metadata, ...m }: StoredMessage,
+    withMetadata = false,
+  ): Record<string, unknown> {
     const isParent = m.thread_ts === m.ts;
-    const app = m.bot_id === this.botId ? { app_id: this.appId, bot_profile: { id: this.botId, app_id: this.appId, name: 'errand' } } : { app_id: 'A0OTHER01', bot_profile: { id: m.bot_id, app_id: 'A0OTHER01', name: 'otherbot' } };
+    const app =
+      m.bot_id === this.botId
+        ? { app_id: this.appId, bot_profile: { id: this.botId, app_id: this.appId, name: 'errand' } }
+        : { app_id: 'A0OTHER01', bot_profile: { id: m.bot_id, app_id: 'A0OTHER01', name: 'otherbot' } };
     return {
       type: 'message',
       ...m,
@@ -989,7 +1340,11 @@ export class FakeSlack {
   }
 
   /** One page of `items` (oldest first) in `order`, after the request's cursor: `next_ts:<ts>` in base64, like Slack's. */
-  private page(items: StoredMessage[], a: Record<string, unknown>, order: 'asc' | 'desc'): { items: StoredMessage[]; next: string | null } | { error: string } {
+  private page(
+    items: StoredMessage[],
+    a: Record<string, unknown>,
+    order: 'asc' | 'desc',
+  ): { items: StoredMessage[]; next: string | null } | { error: string } {
     const limit = a.limit === undefined ? 100 : Number(a.limit);
     if (!Number.isInteger(limit) || limit < 1) return { error: 'invalid_limit' };
     const size = Math.min(limit, this.maxPageSize);
@@ -1018,14 +1373,24 @@ export class FakeSlack {
       return;
     }
     if (url.startsWith('/response/')) {
-      this.responses.push({ id: url.slice('/response/'.length), body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} });
+      this.responses.push({
+        id: url.slice('/response/'.length),
+        body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {},
+      });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       return;
     }
     const method = url.startsWith('/api/') ? url.slice('/api/'.length).split('?')[0]! : '';
     const args = parseArgs(raw, String(req.headers['content-type'] ?? ''));
     const auth = String(req.headers.authorization ?? '');
-    const call: RecordedCall = { method, args, token: auth.startsWith('Bearer ') ? auth.slice(7) : null, at: Date.now(), status: 200, error: null };
+    const call: RecordedCall = {
+      method,
+      args,
+      token: auth.startsWith('Bearer ') ? auth.slice(7) : null,
+      at: Date.now(),
+      status: 200,
+      error: null,
+    };
     this.calls.push(call);
     const answer = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
       call.status = status;
@@ -1036,10 +1401,12 @@ export class FakeSlack {
     if (!call.token) return answer(200, { ok: false, error: 'not_authed' });
     const failure = this.failures.get(method)?.shift();
     if (failure) {
-      if ('status' in failure) return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+      if ('status' in failure)
+        return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
       return answer(200, { ok: false, error: failure.error });
     }
-    if (method === 'chat.postMessage' && this.rateLimited(String(args.channel ?? ''))) return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
+    if (method === 'chat.postMessage' && this.rateLimited(String(args.channel ?? '')))
+      return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
     const result = this.api(method, args, call.token);
     this.afterStreamCall(method, args, result);
     const held = this.held;
@@ -1064,9 +1431,25 @@ export class FakeSlack {
       refusal: (channel) => fake.closed.get(channel) ?? null,
       threadExists: (channel, threadTs) => fake.find(channel, threadTs) !== undefined,
       share: ({ channel, threadTs, text, files }) => {
-        const msg = fake.store({ channel, user: fake.botUserId, text, ...(threadTs ? { thread_ts: threadTs } : {}), subtype: 'file_share', files });
+        const msg = fake.store({
+          channel,
+          user: fake.botUserId,
+          text,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          subtype: 'file_share',
+          files,
+        });
         const root = threadTs ? fake.find(channel, threadTs) : undefined;
-        fake.echoEvent({ type: 'message', ...fileShareFields(text, files), user: fake.botUserId, ts: msg.ts, channel, event_ts: msg.ts, channel_type: channelTypeOf(channel), ...(threadTs ? { thread_ts: threadTs, parent_user_id: root?.user } : {}) });
+        fake.echoEvent({
+          type: 'message',
+          ...fileShareFields(text, files),
+          user: fake.botUserId,
+          ts: msg.ts,
+          channel,
+          event_ts: msg.ts,
+          channel_type: channelTypeOf(channel),
+          ...(threadTs ? { thread_ts: threadTs, parent_user_id: root?.user } : {}),
+        });
         return msg.ts;
       },
       serve: (id, file) => void fake.files.set(id, file),
@@ -1098,23 +1481,56 @@ export class FakeSlack {
     if (fileAnswer) return fileAnswer;
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'errand', team_id: this.teamId, user_id: this.botUserId, bot_id: this.botId, is_enterprise_install: false };
+        return {
+          ok: true,
+          url: 'https://fake.slack.com/',
+          team: 'Fake',
+          user: 'errand',
+          team_id: this.teamId,
+          user_id: this.botUserId,
+          bot_id: this.botId,
+          is_enterprise_install: false,
+        };
       case 'apps.connections.open':
         if (!token.startsWith('xapp-')) return { ok: false, error: 'invalid_auth' };
-        return { ok: true, url: `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/socket?ticket=${randomUUID()}` };
+        return {
+          ok: true,
+          url: `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/socket?ticket=${randomUUID()}`,
+        };
       case 'chat.postMessage': {
         if (!validChannel) return { ok: false, error: 'channel_not_found' };
         const blocks = Array.isArray(a.blocks) ? (a.blocks as unknown[]) : undefined;
         const text = typeof a.text === 'string' ? a.text : '';
         if (text.trim() === '' && (!blocks || blocks.length === 0)) return { ok: false, error: 'no_text' };
-        if (blocks && blockProblem(blocks)) return { ok: false, error: 'invalid_blocks', errors: [blockProblem(blocks)] };
+        if (blocks && blockProblem(blocks))
+          return { ok: false, error: 'invalid_blocks', errors: [blockProblem(blocks)] };
         const threadTs = typeof a.thread_ts === 'string' && a.thread_ts !== '' ? a.thread_ts : undefined;
         if (threadTs && !this.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
         const metadata = metadataOf(a.metadata);
         if (metadata === 'invalid') return { ok: false, error: 'invalid_metadata_format' };
-        const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: text.slice(0, MAX_TEXT), ...(threadTs ? { thread_ts: threadTs } : {}), ...(blocks ? { blocks } : {}), ...(metadata ? { metadata } : {}) });
+        const msg = this.store({
+          channel,
+          user: this.botUserId,
+          bot_id: this.botId,
+          text: text.slice(0, MAX_TEXT),
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          ...(blocks ? { blocks } : {}),
+          ...(metadata ? { metadata } : {}),
+        });
         this.echoEvent(this.botEcho(msg));
-        return { ok: true, channel, ts: msg.ts, message: { type: 'message', text: msg.text, user: this.botUserId, bot_id: this.botId, ts: msg.ts, ...(threadTs ? { thread_ts: threadTs } : {}) } };
+        return {
+          ok: true,
+          channel,
+          ts: msg.ts,
+          message: {
+            type: 'message',
+            text: msg.text,
+            user: this.botUserId,
+            bot_id: this.botId,
+            ts: msg.ts,
+            ...(threadTs ? { thread_ts: threadTs } : {}),
+          },
+        };
       }
       case 'chat.startStream': {
         if (this.streamRefusal) return { ok: false, error: this.streamRefusal };
@@ -1123,13 +1539,24 @@ export class FakeSlack {
         // Streamed messages answer a request: in a thread, and outside DMs for a named recipient.
         if (!threadTs) return { ok: false, error: 'invalid_arguments' };
         if (!this.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
-        if (!channel.startsWith('D') && (typeof a.recipient_user_id !== 'string' || typeof a.recipient_team_id !== 'string')) return { ok: false, error: 'invalid_arguments' };
+        if (
+          !channel.startsWith('D') &&
+          (typeof a.recipient_user_id !== 'string' || typeof a.recipient_team_id !== 'string')
+        )
+          return { ok: false, error: 'invalid_arguments' };
         if (!validDisplayMode(a.task_display_mode)) return { ok: false, error: 'invalid_arguments' };
         const chunks = this.chunksOf(a);
         if ('error' in chunks) return { ok: false, error: chunks.error };
         const markdown = (typeof a.markdown_text === 'string' ? a.markdown_text : '') + chunks.markdown;
         if (markdown.length > MAX_MARKDOWN_TEXT) return { ok: false, error: 'msg_too_long' };
-        const msg = this.store({ channel, user: this.botUserId, bot_id: this.botId, text: markdown, thread_ts: threadTs, streaming: true });
+        const msg = this.store({
+          channel,
+          user: this.botUserId,
+          bot_id: this.botId,
+          text: markdown,
+          thread_ts: threadTs,
+          streaming: true,
+        });
         if (a.task_display_mode) msg.taskDisplayMode = a.task_display_mode;
         applyChunks(msg, chunks);
         this.echoEvent(this.botEcho(msg));
@@ -1143,8 +1570,10 @@ export class FakeSlack {
         const chunks = this.chunksOf(a);
         if ('error' in chunks) return { ok: false, error: chunks.error };
         const markdown = typeof a.markdown_text === 'string' ? a.markdown_text : '';
-        if (method === 'chat.appendStream' && markdown === '' && chunks.raw.length === 0) return { ok: false, error: 'invalid_arguments' };
-        if (markdown.length > MAX_MARKDOWN_TEXT || chunks.markdown.length > MAX_MARKDOWN_TEXT) return { ok: false, error: 'msg_too_long' };
+        if (method === 'chat.appendStream' && markdown === '' && chunks.raw.length === 0)
+          return { ok: false, error: 'invalid_arguments' };
+        if (markdown.length > MAX_MARKDOWN_TEXT || chunks.markdown.length > MAX_MARKDOWN_TEXT)
+          return { ok: false, error: 'msg_too_long' };
         msg.text += markdown + chunks.markdown;
         applyChunks(msg, chunks);
         if (method === 'chat.stopStream') msg.streaming = false;
@@ -1155,13 +1584,24 @@ export class FakeSlack {
         if (!msg) return { ok: false, error: 'message_not_found' };
         if (msg.user !== this.botUserId) return { ok: false, error: 'cant_update_message' };
         const blocks = Array.isArray(a.blocks) ? (a.blocks as unknown[]) : undefined;
-        if (blocks && blockProblem(blocks)) return { ok: false, error: 'invalid_blocks', errors: [blockProblem(blocks)] };
+        if (blocks && blockProblem(blocks))
+          return { ok: false, error: 'invalid_blocks', errors: [blockProblem(blocks)] };
         const text = typeof a.text === 'string' ? a.text : msg.text;
         if (text.trim() === '' && !(blocks ?? msg.blocks)?.length) return { ok: false, error: 'no_text' };
         const previous = this.botEcho(msg);
         msg.text = text.slice(0, MAX_TEXT);
         if (blocks) msg.blocks = blocks.length > 0 ? blocks : undefined;
-        this.echoEvent({ type: 'message', subtype: 'message_changed', hidden: true, channel, ts: nextTs(), event_ts: nextTs(), channel_type: channelTypeOf(channel), message: { ...this.botEcho(msg), edited: { user: this.botUserId, ts: nextTs() } }, previous_message: previous });
+        this.echoEvent({
+          type: 'message',
+          subtype: 'message_changed',
+          hidden: true,
+          channel,
+          ts: nextTs(),
+          event_ts: nextTs(),
+          channel_type: channelTypeOf(channel),
+          message: { ...this.botEcho(msg), edited: { user: this.botUserId, ts: nextTs() } },
+          previous_message: previous,
+        });
         return { ok: true, channel, ts, text: msg.text };
       }
       case 'chat.delete': {
@@ -1169,15 +1609,36 @@ export class FakeSlack {
         const i = list.findIndex((m) => m.ts === ts);
         if (i < 0) return { ok: false, error: 'message_not_found' };
         const [gone] = list.splice(i, 1);
-        this.echoEvent({ type: 'message', subtype: 'message_deleted', hidden: true, channel, ts: nextTs(), deleted_ts: ts, event_ts: nextTs(), channel_type: channelTypeOf(channel), previous_message: this.botEcho(gone!) });
+        this.echoEvent({
+          type: 'message',
+          subtype: 'message_deleted',
+          hidden: true,
+          channel,
+          ts: nextTs(),
+          deleted_ts: ts,
+          event_ts: nextTs(),
+          channel_type: channelTypeOf(channel),
+          previous_message: this.botEcho(gone!),
+        });
         return { ok: true, channel, ts };
       }
       case 'chat.postEphemeral': {
         if (!validChannel) return { ok: false, error: 'channel_not_found' };
         const text = typeof a.text === 'string' ? a.text : '';
         if (text.trim() === '' && !Array.isArray(a.blocks)) return { ok: false, error: 'no_text' };
-        this.ephemerals.push({ channel, user: String(a.user ?? ''), text, ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}) });
-        this.ephemeralMessages.push({ channel, user: String(a.user ?? ''), text, ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}), ...(Array.isArray(a.blocks) ? { blocks: a.blocks } : {}) });
+        this.ephemerals.push({
+          channel,
+          user: String(a.user ?? ''),
+          text,
+          ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}),
+        });
+        this.ephemeralMessages.push({
+          channel,
+          user: String(a.user ?? ''),
+          text,
+          ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}),
+          ...(Array.isArray(a.blocks) ? { blocks: a.blocks } : {}),
+        });
         return { ok: true, message_ts: nextTs() };
       }
       case 'reactions.add':
@@ -1197,26 +1658,44 @@ export class FakeSlack {
         if (!root) return { ok: false, error: 'thread_not_found' };
         const [parent, ...all] = this.messages(channel, root.thread_ts ?? root.ts);
         const inclusive = a.inclusive === true || a.inclusive === 'true' || a.inclusive === '1';
-        const replies = a.oldest === undefined ? all : all.filter((m) => (inclusive ? Number(m.ts) >= Number(a.oldest) : Number(m.ts) > Number(a.oldest)));
+        const replies =
+          a.oldest === undefined
+            ? all
+            : all.filter((m) => (inclusive ? Number(m.ts) >= Number(a.oldest) : Number(m.ts) > Number(a.oldest)));
         // Slack repeats the parent at the top of every page, whatever `oldest` says; the cursor walks the replies.
         const page = this.page(replies, a, 'asc');
         if ('error' in page) return { ok: false, error: page.error };
-        return { ok: true, messages: [parent!, ...page.items].map((m) => this.wire(m, wantsMetadata(a))), has_more: page.next !== null, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
+        return {
+          ok: true,
+          messages: [parent!, ...page.items].map((m) => this.wire(m, wantsMetadata(a))),
+          has_more: page.next !== null,
+          ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}),
+        };
       }
       case 'conversations.history': {
         if (!validChannel) return { ok: false, error: 'channel_not_found' };
         const inclusive = a.inclusive === true || a.inclusive === 'true' || a.inclusive === '1';
-        const after = (m: StoredMessage, bound: unknown, strict: boolean) => bound === undefined || (strict ? Number(m.ts) > Number(bound) : Number(m.ts) >= Number(bound));
-        const inRange = this.messages(channel, null).filter((m) => after(m, a.oldest, !inclusive) && (a.latest === undefined || !after(m, a.latest, inclusive)));
+        const after = (m: StoredMessage, bound: unknown, strict: boolean) =>
+          bound === undefined || (strict ? Number(m.ts) > Number(bound) : Number(m.ts) >= Number(bound));
+        const inRange = this.messages(channel, null).filter(
+          (m) => after(m, a.oldest, !inclusive) && (a.latest === undefined || !after(m, a.latest, inclusive)),
+        );
         const page = this.page(inRange, a, 'desc');
         if ('error' in page) return { ok: false, error: page.error };
-        return { ok: true, messages: page.items.map((m) => this.wire(m, wantsMetadata(a))), has_more: page.next !== null, pin_count: 0, ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}) };
+        return {
+          ok: true,
+          messages: page.items.map((m) => this.wire(m, wantsMetadata(a))),
+          has_more: page.next !== null,
+          pin_count: 0,
+          ...(page.next ? { response_metadata: { next_cursor: page.next } } : {}),
+        };
       }
       case 'views.publish': {
         const view = this.parseView(a.view);
         const user = String(a.user_id ?? '');
         if (!view || view.type !== 'home') return { ok: false, error: 'invalid_arguments' };
-        if (this.viewProblem(view)) return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [this.viewProblem(view)] } };
+        if (this.viewProblem(view))
+          return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [this.viewProblem(view)] } };
         const existing = this.homeOf(user);
         const id = existing?.id ?? `V${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
         this.views.set(id, { id, user, view, updates: (existing?.updates ?? 0) + 1 });
@@ -1229,7 +1708,8 @@ export class FakeSlack {
         if (Date.now() - Number(trigger.split('.')[0]) > 3000) return { ok: false, error: 'expired_trigger_id' };
         const view = this.parseView(a.view);
         if (!view || view.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
-        if (this.viewProblem(view)) return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [this.viewProblem(view)] } };
+        if (this.viewProblem(view))
+          return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [this.viewProblem(view)] } };
         const id = `V${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
         this.views.set(id, { id, user, view, updates: 1 });
         return { ok: true, view: { id, ...view } };
@@ -1251,37 +1731,74 @@ export class FakeSlack {
         const threadTs = String(a.thread_ts ?? '');
         if (!/^D[A-Z0-9]{2,}$/.test(channelId)) return { ok: false, error: 'channel_not_found' };
         if (!this.find(channelId, threadTs)) return { ok: false, error: 'invalid_thread_ts' };
-        if (method === 'assistant.threads.setStatus' && typeof a.status !== 'string') return { ok: false, error: 'invalid_arguments' };
-        if (method === 'assistant.threads.setTitle' && (typeof a.title !== 'string' || a.title.trim() === '')) return { ok: false, error: 'invalid_arguments' };
+        if (method === 'assistant.threads.setStatus' && typeof a.status !== 'string')
+          return { ok: false, error: 'invalid_arguments' };
+        if (method === 'assistant.threads.setTitle' && (typeof a.title !== 'string' || a.title.trim() === ''))
+          return { ok: false, error: 'invalid_arguments' };
         if (method === 'assistant.threads.setSuggestedPrompts') {
           const prompts = Array.isArray(a.prompts) ? (a.prompts as { title?: unknown; message?: unknown }[]) : [];
-          const valid = prompts.length >= 1 && prompts.length <= 4 && prompts.every((p) => typeof p.title === 'string' && p.title !== '' && typeof p.message === 'string' && p.message !== '');
+          const valid =
+            prompts.length >= 1 &&
+            prompts.length <= 4 &&
+            prompts.every(
+              (p) => typeof p.title === 'string' && p.title !== '' && typeof p.message === 'string' && p.message !== '',
+            );
           if (!valid) return { ok: false, error: 'invalid_arguments' };
         }
         return { ok: true };
       }
       case 'users.conversations': {
         const user = String(a.user ?? '');
-        return { ok: true, channels: (this.memberships.get(user) ?? ['C0GENERAL']).map((id) => ({ id, name: id.toLowerCase(), is_channel: true, is_member: true })), response_metadata: { next_cursor: '' } };
+        return {
+          ok: true,
+          channels: (this.memberships.get(user) ?? ['C0GENERAL']).map((id) => ({
+            id,
+            name: id.toLowerCase(),
+            is_channel: true,
+            is_member: true,
+          })),
+          response_metadata: { next_cursor: '' },
+        };
       }
       case 'chat.getPermalink': {
         const msg = this.find(channel, String(a.message_ts ?? ''));
         if (!msg) return { ok: false, error: 'message_not_found' };
-        return { ok: true, channel, permalink: `https://fake.slack.com/archives/${channel}/p${msg.ts.replace('.', '')}` };
+        return {
+          ok: true,
+          channel,
+          permalink: `https://fake.slack.com/archives/${channel}/p${msg.ts.replace('.', '')}`,
+        };
       }
       case 'users.info': {
         const id = String(a.user ?? '');
-        const user = this.users.get(id) ?? (/^[UW][A-Z0-9]{2,}$/.test(id) ? { name: id.toLowerCase(), tz: 'UTC' } : undefined);
+        const user =
+          this.users.get(id) ?? (/^[UW][A-Z0-9]{2,}$/.test(id) ? { name: id.toLowerCase(), tz: 'UTC' } : undefined);
         if (!user) return { ok: false, error: 'user_not_found' };
         const realName = user.realName ?? user.name;
         return {
           ok: true,
-          user: { id, team_id: this.teamId, name: user.name, real_name: realName, tz: user.tz ?? 'America/Los_Angeles', tz_offset: -28800, is_bot: id === this.botUserId, profile: { display_name: user.displayName ?? '', real_name: realName } },
+          user: {
+            id,
+            team_id: this.teamId,
+            name: user.name,
+            real_name: realName,
+            tz: user.tz ?? 'America/Los_Angeles',
+            tz_offset: -28800,
+            is_bot: id === this.botUserId,
+            profile: { display_name: user.displayName ?? '', real_name: realName },
+          },
         };
       }
       case 'agents.sessions.setStatus':
       case 'agents.sessions.rename':
         return this.agentSessionCall(method, a);
+      case 'conversations.open': {
+        // The bot's direct conversation with one person (scope im:write): the same `D…` channel every time.
+        const users = String(a.users ?? '');
+        if (this.imRefusal) return { ok: false, error: this.imRefusal };
+        if (!/^[UW][A-Z0-9]{2,}$/.test(users)) return { ok: false, error: 'user_not_found' };
+        return { ok: true, channel: { id: directChannelOf(users) } };
+      }
       default:
         return { ok: false, error: 'unknown_method' };
     }
@@ -1315,10 +1832,16 @@ function inputState(e: ViewInputElement, given: string | readonly string[] | und
       return { type: e.type, selected_conversation: (given as string | undefined) ?? e.initial_conversation ?? null };
     case 'static_select':
     case 'radio_buttons':
-      return { type: e.type, selected_option: given !== undefined ? option(given as string) : (e.initial_option ?? null) };
+      return {
+        type: e.type,
+        selected_option: given !== undefined ? option(given as string) : (e.initial_option ?? null),
+      };
     case 'multi_static_select':
     case 'checkboxes':
-      return { type: e.type, selected_options: given !== undefined ? [given].flat().map(option) : (e.initial_options ?? []) };
+      return {
+        type: e.type,
+        selected_options: given !== undefined ? [given].flat().map(option) : (e.initial_options ?? []),
+      };
     case 'datepicker':
       return { type: e.type, selected_date: (given as string | undefined) ?? e.initial_date ?? null };
     default:
@@ -1327,26 +1850,53 @@ function inputState(e: ViewInputElement, given: string | readonly string[] | und
 }
 
 /** Block Kit's limits on a modal's inputs, as Slack answers `invalid_arguments` for them. */
-function inputProblem(block: { label?: { text?: string }; element?: ViewInputElement & { max_length?: number; min_length?: number; is_decimal_allowed?: unknown; max_selected_items?: number } }): string | null {
+function inputProblem(block: {
+  label?: { text?: string };
+  element?: ViewInputElement & {
+    max_length?: number;
+    min_length?: number;
+    is_decimal_allowed?: unknown;
+    max_selected_items?: number;
+  };
+}): string | null {
   const e = block.element;
   if (!e) return null;
   if ((block.label?.text ?? '').length > 2000) return 'input label longer than 2000';
-  const known = ['plain_text_input', 'email_text_input', 'url_text_input', 'number_input', 'datepicker', 'static_select', 'multi_static_select', 'radio_buttons', 'checkboxes', 'conversations_select'];
+  const known = [
+    'plain_text_input',
+    'email_text_input',
+    'url_text_input',
+    'number_input',
+    'datepicker',
+    'static_select',
+    'multi_static_select',
+    'radio_buttons',
+    'checkboxes',
+    'conversations_select',
+  ];
   if (!known.includes(e.type)) return `unknown input element ${e.type}`;
   if (e.max_length !== undefined && (e.max_length < 1 || e.max_length > 3000)) return 'max_length must be 1–3000';
   if (e.min_length !== undefined && (e.min_length < 0 || e.min_length > 3000)) return 'min_length must be 0–3000';
-  if (e.type === 'number_input' && typeof e.is_decimal_allowed !== 'boolean') return 'number_input needs is_decimal_allowed';
+  if (e.type === 'number_input' && typeof e.is_decimal_allowed !== 'boolean')
+    return 'number_input needs is_decimal_allowed';
   if (e.options) {
     const max = e.type === 'radio_buttons' || e.type === 'checkboxes' ? 10 : 100;
     if (e.options.length === 0 || e.options.length > max) return `${e.type} takes 1–${max} options`;
     for (const o of e.options) {
       const text = (o.text as { text?: string } | undefined)?.text ?? '';
-      if (text.length === 0 || text.length > 75 || o.value.length > 150) return 'an option needs text of 1–75 characters and a value of at most 150';
+      if (text.length === 0 || text.length > 75 || o.value.length > 150)
+        return 'an option needs text of 1–75 characters and a value of at most 150';
     }
     const values = new Set(e.options.map((o) => o.value));
     if (e.initial_option && !values.has(e.initial_option.value)) return 'initial_option is not one of the options';
     if (e.initial_options?.some((o) => !values.has(o.value))) return 'initial_options are not among the options';
   }
-  if (e.initial_date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(e.initial_date)) return 'initial_date must be YYYY-MM-DD';
+  if (e.initial_date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(e.initial_date))
+    return 'initial_date must be YYYY-MM-DD';
   return null;
+}
+
+/** The id of the bot's direct conversation with a person, as `conversations.open` gives it (`U0ALICE01` → `D0ALICE01`). */
+export function directChannelOf(userId: string): string {
+  return `D${userId.slice(1)}`;
 }

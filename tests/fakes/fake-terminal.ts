@@ -45,7 +45,7 @@ export class FakeTerminal extends Writable {
   }
 
   private feed(text: string): void {
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       const ch = text[i]!;
       if (ch === '\u001b') {
         const csi = /^\u001b\[([0-9;?]*)([A-Za-z])/.exec(text.slice(i));

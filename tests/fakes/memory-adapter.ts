@@ -1,12 +1,33 @@
 import { parseActionId } from '../../src/chat/action-id.js';
 import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
-import type { AdapterCapabilities, ChatAdapter, ConnectionState, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
+import type {
+  AdapterCapabilities,
+  ChatAdapter,
+  ConnectionState,
+  OutboundMessage,
+  PostedMessage,
+  WorkingStatus,
+} from '../../src/chat/chat-adapter.js';
 import type { ConversationHistory } from '../../src/chat/conversation-history.js';
-import { channelKey, conversationKey, conversationRefSchema, type ChannelRef, type ConversationRef } from '../../src/chat/conversation-ref.js';
+import {
+  channelKey,
+  conversationKey,
+  conversationRefSchema,
+  type ChannelRef,
+  type ConversationRef,
+} from '../../src/chat/conversation-ref.js';
 import type { CommandName, CommandReply, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
 import { splitText } from '../../src/chat/split-text.js';
 import { stepList } from '../../src/chat/step-lines.js';
-import { MEMORY_BOT_ID, MemoryServer, nextMemoryId, type MemoryButton, type MemoryEvent, type MemoryPost, type MemorySaid } from './memory-server.js';
+import {
+  MEMORY_BOT_ID,
+  MemoryServer,
+  nextMemoryId,
+  type MemoryButton,
+  type MemoryEvent,
+  type MemoryPost,
+  type MemorySaid,
+} from './memory-server.js';
 
 export { MEMORY_BOT_ID, MemoryServer, type MemoryEvent, type MemoryPost } from './memory-server.js';
 
@@ -64,7 +85,9 @@ export class MemoryAdapter implements ChatAdapter {
     },
     readChannel: async (conversation, { limit, since }) => {
       const key = channelKey(conversation);
-      const all = this.server.said.filter((s) => s.channel === key && s.topLevel && (since === undefined || Date.parse(s.message.time) >= since)).map((s) => s.message);
+      const all = this.server.said
+        .filter((s) => s.channel === key && s.topLevel && (since === undefined || Date.parse(s.message.time) >= since))
+        .map((s) => s.message);
       return { messages: all.slice(-limit), truncated: all.length > limit };
     },
   };
@@ -100,7 +123,12 @@ export class MemoryAdapter implements ChatAdapter {
   }
 
   /** Messages shown to one person alone with their buttons (a held answer's Share in thread / Keep private). */
-  get privateChoices(): { conversation: string; userId: string; text: string; buttons: { actionId: string; label: string }[] }[] {
+  get privateChoices(): {
+    conversation: string;
+    userId: string;
+    text: string;
+    buttons: { actionId: string; label: string }[];
+  }[] {
     return this.server.notices.filter((n) => n.buttons.length > 0);
   }
 
@@ -161,7 +189,10 @@ export class MemoryAdapter implements ChatAdapter {
     if (status) this.working.set(key, status);
     else this.working.delete(key);
     const steps = status?.steps && status.steps.length > 0 ? `\n${stepList(status.steps)}` : '';
-    this.server.setStatusLine(conversation, status ? { text: `${WORKING_TEXT}${steps}`, stop: { actionId: status.stopActionId, label: 'Stop' } } : null);
+    this.server.setStatusLine(
+      conversation,
+      status ? { text: `${WORKING_TEXT}${steps}`, stop: { actionId: status.stopActionId, label: 'Stop' } } : null,
+    );
   }
 
   /** A thread on the message, except in a DM (a `D…` channel), where none can be opened: the work stays in the DM. */
@@ -184,7 +215,13 @@ export class MemoryAdapter implements ChatAdapter {
   async say(
     conversation: ConversationRef,
     text: string,
-    opts: { userId?: string; messageId?: string; startThread?: boolean; direct?: boolean; roles?: readonly string[] } = {},
+    opts: {
+      userId?: string;
+      messageId?: string;
+      startThread?: boolean;
+      direct?: boolean;
+      roles?: readonly string[];
+    } = {},
   ): Promise<string> {
     this.requireSink();
     const messageId = opts.messageId ?? nextMemoryId('in');
@@ -217,17 +254,36 @@ export class MemoryAdapter implements ChatAdapter {
     await this.requireSink().onMessage(event.message);
   }
 
-  async command(name: CommandName, args: string, channel: ChannelRef, conversation: ConversationRef | null, userId = 'U1'): Promise<CommandReply> {
+  async command(
+    name: CommandName,
+    args: string,
+    channel: ChannelRef,
+    conversation: ConversationRef | null,
+    userId = 'U1',
+  ): Promise<CommandReply> {
     return this.requireSink().onCommand({ name, args, channel, conversation, userId });
   }
 
   /** Clicks a button that the core posted. */
-  async click(actionId: string, conversation: ConversationRef, label = '', userId = 'U1'): Promise<CommandReply | null> {
+  async click(
+    actionId: string,
+    conversation: ConversationRef,
+    label = '',
+    userId = 'U1',
+  ): Promise<CommandReply | null> {
     const ref = parseActionId(actionId);
     if (!ref) throw new Error(`not an Errand action id: ${actionId}`);
     const sink = this.requireSink();
     if (ref.kind === 'stop') return sink.onAction({ kind: 'stop', runId: ref.runId, userId, conversation });
-    return sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: label, userId, conversation, eventId: nextMemoryId('click') });
+    return sink.onAction({
+      kind: 'answer',
+      runId: ref.runId,
+      questionId: ref.questionId,
+      answer: label,
+      userId,
+      conversation,
+      eventId: nextMemoryId('click'),
+    });
   }
 
   /** `userId` clicks Share in thread / Keep private on an answer shown to them alone (`privateChoices`). */

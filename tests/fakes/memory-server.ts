@@ -88,7 +88,10 @@ export class MemoryServer {
   }
 
   /** Stores one message of the bot and, like Slack and Discord, delivers it back to the adapter once the call returned. */
-  post(conversation: ConversationRef, message: { text: string; mentionUserId?: string; buttons: MemoryButton[] }): MemoryPost {
+  post(
+    conversation: ConversationRef,
+    message: { text: string; mentionUserId?: string; buttons: MemoryButton[] },
+  ): MemoryPost {
     const post: MemoryPost = {
       id: nextMemoryId('m'),
       conversation: conversationKey(conversation),
@@ -98,8 +101,20 @@ export class MemoryServer {
       edited: false,
     };
     this.messages.push(post);
-    this.record(conversation, { id: post.id, author: { id: MEMORY_BOT_ID, name: 'Errand', isBot: true, isSelf: true }, time: new Date().toISOString(), text: post.text });
-    if (this.listener) setImmediate(() => void this.deliver({ message: { messageId: post.id, conversation, userId: MEMORY_BOT_ID, text: post.text }, fromBot: true }));
+    this.record(conversation, {
+      id: post.id,
+      author: { id: MEMORY_BOT_ID, name: 'Errand', isBot: true, isSelf: true },
+      time: new Date().toISOString(),
+      text: post.text,
+    });
+    if (this.listener)
+      setImmediate(
+        () =>
+          void this.deliver({
+            message: { messageId: post.id, conversation, userId: MEMORY_BOT_ID, text: post.text },
+            fromBot: true,
+          }),
+      );
     return post;
   }
 
@@ -116,7 +131,12 @@ export class MemoryServer {
 
   /** Shows a message to one person alone in a conversation. */
   notify(conversation: ConversationRef, userId: string, message: { text: string; buttons: MemoryButton[] }): void {
-    this.notices.push({ conversation: conversationKey(conversation), userId, text: message.text, buttons: message.buttons });
+    this.notices.push({
+      conversation: conversationKey(conversation),
+      userId,
+      text: message.text,
+      buttons: message.buttons,
+    });
   }
 
   /** Shows (or, null, removes) the status line of a conversation. */
@@ -141,7 +161,12 @@ export class MemoryServer {
   /** A person (or another bot) writes: kept in the history (once per id), then delivered to the adapter. */
   async userMessage(message: InboundMessage, author: { isBot: boolean }): Promise<void> {
     if (!this.said.some((s) => s.message.id === message.messageId)) {
-      this.record(message.conversation, { id: message.messageId, author: { id: message.userId, name: message.userId, isBot: author.isBot, isSelf: false }, time: new Date().toISOString(), text: message.text });
+      this.record(message.conversation, {
+        id: message.messageId,
+        author: { id: message.userId, name: message.userId, isBot: author.isBot, isSelf: false },
+        time: new Date().toISOString(),
+        text: message.text,
+      });
     }
     await this.deliver({ message, fromBot: author.isBot });
   }
@@ -153,6 +178,11 @@ export class MemoryServer {
   }
 
   private record(conversation: ConversationRef, message: HistoryMessage): void {
-    this.said.push({ conversation: conversationKey(conversation), channel: channelKey(conversation), topLevel: conversation.thread === null, message });
+    this.said.push({
+      conversation: conversationKey(conversation),
+      channel: channelKey(conversation),
+      topLevel: conversation.thread === null,
+      message,
+    });
   }
 }

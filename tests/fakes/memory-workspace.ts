@@ -11,7 +11,11 @@ export class MemoryWorkspace implements WorkspaceInputs {
 
   constructor(private readonly quotaBytes = 100 * 1000 * 1000) {}
 
-  async addInput(conversationId: string, name: string, bytes: Uint8Array): Promise<{ ok: true; path: string } | { ok: false; reason: string }> {
+  async addInput(
+    conversationId: string,
+    name: string,
+    bytes: Uint8Array,
+  ): Promise<{ ok: true; path: string } | { ok: false; reason: string }> {
     const files = this.files.get(conversationId) ?? new Map<string, Uint8Array>();
     const used = [...files.values()].reduce((n, b) => n + b.byteLength, 0);
     if (used + bytes.byteLength > this.quotaBytes) return { ok: false, reason: 'the workspace is full' };

@@ -19,7 +19,10 @@ export interface DecodedSpan {
 }
 
 export interface DecodedExport {
-  readonly resourceSpans: { resource?: { attributes: Record<string, unknown> }; scopeSpans: { spans: DecodedSpan[] }[] }[];
+  readonly resourceSpans: {
+    resource?: { attributes: Record<string, unknown> };
+    scopeSpans: { spans: DecodedSpan[] }[];
+  }[];
 }
 
 const VARINT = 0;
@@ -80,7 +83,10 @@ function anyValue(buf: Uint8Array): unknown {
     else if (field === 2) value = numberOf(v) !== 0;
     else if (field === 3) value = numberOf(v);
     else if (field === 4 && wire === FIXED64) value = Buffer.from(bytesOf(v)).readDoubleLE(0);
-    else if (field === 5) value = [...new Reader(bytesOf(v)).fields()].filter(([f]) => f === 1).map(([, , item]) => anyValue(bytesOf(item)));
+    else if (field === 5)
+      value = [...new Reader(bytesOf(v)).fields()]
+        .filter(([f]) => f === 1)
+        .map(([, , item]) => anyValue(bytesOf(item)));
   }
   return value;
 }
@@ -98,7 +104,16 @@ function keyValue(buf: Uint8Array, into: Record<string, unknown>): void {
 
 /** `Span`: trace id 1, span id 2, parent 4, name 5, kind 6, attributes 9, links 13, status 15 (its code: 3). */
 function span(buf: Uint8Array): DecodedSpan {
-  const out = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: {} as Record<string, unknown>, links: [] as { traceId: string; spanId: string }[], status: { code: 0 } };
+  const out = {
+    traceId: '',
+    spanId: '',
+    parentSpanId: '',
+    name: '',
+    kind: 0,
+    attributes: {} as Record<string, unknown>,
+    links: [] as { traceId: string; spanId: string }[],
+    status: { code: 0 },
+  };
   for (const [field, , v] of new Reader(buf).fields()) {
     if (field === 1) out.traceId = hex(v);
     else if (field === 2) out.spanId = hex(v);
@@ -127,8 +142,13 @@ export function decodeTraceExport(body: Uint8Array): DecodedExport {
     if (field !== 1) continue;
     const entry: DecodedExport['resourceSpans'][number] = { resource: { attributes: {} }, scopeSpans: [] };
     for (const [f, , v] of new Reader(bytesOf(rs)).fields()) {
-      if (f === 1) for (const [rf, , kv] of new Reader(bytesOf(v)).fields()) if (rf === 1) keyValue(bytesOf(kv), entry.resource!.attributes);
-      if (f === 2) entry.scopeSpans.push({ spans: [...new Reader(bytesOf(v)).fields()].filter(([sf]) => sf === 2).map(([, , s]) => span(bytesOf(s))) });
+      if (f === 1)
+        for (const [rf, , kv] of new Reader(bytesOf(v)).fields())
+          if (rf === 1) keyValue(bytesOf(kv), entry.resource!.attributes);
+      if (f === 2)
+        entry.scopeSpans.push({
+          spans: [...new Reader(bytesOf(v)).fields()].filter(([sf]) => sf === 2).map(([, , s]) => span(bytesOf(s))),
+        });
     }
     resourceSpans.push(entry);
   }

@@ -1,4 +1,10 @@
-import type { Metrics, OAuthOutcomeLabel, RunOutcomeLabel, ScheduleFireOutcome, TokenUsage } from '../../src/metrics/metrics.js';
+import type {
+  Metrics,
+  OAuthOutcomeLabel,
+  RunOutcomeLabel,
+  ScheduleFireOutcome,
+  TokenUsage,
+} from '../../src/metrics/metrics.js';
 
 /** A Metrics that records every call, for tests that check what the core reports. */
 export class RecordingMetrics implements Metrics {

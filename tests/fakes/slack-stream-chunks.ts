@@ -51,7 +51,8 @@ export function parseChunks(value: unknown): ParsedChunks | { error: string } {
         parsed.markdown += c.text;
         break;
       case 'task_update': {
-        if (!nonEmpty(c.id) || !nonEmpty(c.title) || typeof c.status !== 'string' || !STATUSES.has(c.status)) return { error: 'invalid_chunks' };
+        if (!nonEmpty(c.id) || !nonEmpty(c.title) || typeof c.status !== 'string' || !STATUSES.has(c.status))
+          return { error: 'invalid_chunks' };
         const task: StreamedTask = { id: c.id, title: c.title, status: c.status as StreamedTask['status'] };
         if (typeof c.details === 'string') task.details = c.details;
         if (typeof c.output === 'string') task.output = c.output;

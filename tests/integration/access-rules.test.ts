@@ -10,7 +10,10 @@ let h: Harness;
 afterEach(async () => h.close());
 
 /** Starts Errand with an `access` block in its configuration file; the in-memory platform poses as Discord (numeric ids, roles). */
-async function withAccess(access: Record<string, unknown>, extra: Parameters<typeof startHarness>[1] = {}): Promise<Harness> {
+async function withAccess(
+  access: Record<string, unknown>,
+  extra: Parameters<typeof startHarness>[1] = {},
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-access-'));
   const file = join(dir, 'errand.json');
   writeFileSync(file, JSON.stringify({ access }));
@@ -27,9 +30,15 @@ describe('access rules', () => {
     await h.adapter.say(thread, 'hello again', { userId: '999999' });
     await waitFor(() => h.adapter.ephemerals.length >= 1);
     await new Promise((r) => setTimeout(r, 50));
-    expect(h.adapter.ephemerals).toEqual([{ conversation: 'discord:W1:C1:T1', userId: '999999', text: expect.stringMatching(/not on the list of people who can use Errand here/) }]);
+    expect(h.adapter.ephemerals).toEqual([
+      {
+        conversation: 'discord:W1:C1:T1',
+        userId: '999999',
+        text: expect.stringMatching(/not on the list of people who can use Errand here/),
+      },
+    ]);
     expect(h.model.requests).toHaveLength(0);
-    expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))).toHaveLength(0);
+    expect(await h.app.tasks.list(await h.app.conversations.ensure(thread))).toHaveLength(0);
     expect(h.adapter.posts).toHaveLength(0);
   });
 
@@ -80,16 +89,22 @@ describe('access rules', () => {
 
   it('refuses commands and clicks from people who may not use Errand', async () => {
     h = await withAccess({ users: ['discord:111111'] });
-    const reply = await h.adapter.command('tasks', '', { platform: 'discord', workspace: 'W1', channel: '100001' }, h.adapter.thread(), '999999');
+    const reply = await h.adapter.command(
+      'tasks',
+      '',
+      { platform: 'discord', workspace: 'W1', channel: '100001' },
+      h.adapter.thread(),
+      '999999',
+    );
     expect(reply.text).toMatch(/not on the list/);
     h.model.reply(askStep);
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'write it', { userId: '111111' });
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
-    const run = (await h.app.runs.active((await h.app.conversations.ensure(thread))))!;
+    const run = (await h.app.runs.active(await h.app.conversations.ensure(thread)))!;
     expect((await h.adapter.click(`errand:stop:${run.id}`, thread, '', '999999'))?.text).toMatch(/not on the list/);
-    expect((await h.app.runs.active((await h.app.conversations.ensure(thread))))).toMatchObject({ status: 'waiting_user' });
+    expect(await h.app.runs.active(await h.app.conversations.ensure(thread))).toMatchObject({ status: 'waiting_user' });
   });
 
   it('with access rules, only the requester or an admin stops a run', async () => {
@@ -99,18 +114,27 @@ describe('access rules', () => {
     await h.adapter.say(thread, 'write it', { userId: '111111' });
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     await h.adapter.say(thread, 'stop', { userId: '222222' });
     await waitFor(() => h.adapter.ephemerals.length === 1);
-    expect(h.adapter.ephemerals[0]).toMatchObject({ userId: '222222', text: 'Only the person who asked for this work, or an admin, can stop it.' });
-    expect((await h.app.runs.active(conv))).not.toBeNull();
-    const slash = await h.adapter.command('stop', '', { platform: 'discord', workspace: 'W1', channel: '100001' }, thread, '222222');
+    expect(h.adapter.ephemerals[0]).toMatchObject({
+      userId: '222222',
+      text: 'Only the person who asked for this work, or an admin, can stop it.',
+    });
+    expect(await h.app.runs.active(conv)).not.toBeNull();
+    const slash = await h.adapter.command(
+      'stop',
+      '',
+      { platform: 'discord', workspace: 'W1', channel: '100001' },
+      thread,
+      '222222',
+    );
     expect(slash.text).toMatch(/Only the person who asked/);
     await h.adapter.say(thread, 'stop', { userId: '777777' });
     await waitFor(async () => (await h.app.runs.active(conv)) === null);
   });
 
-  it('only the asker answers a question; someone else\'s message becomes a to-do; an admin may answer', async () => {
+  it("only the asker answers a question; someone else's message becomes a to-do; an admin may answer", async () => {
     h = await withAccess({ admins: ['discord:777777'] });
     h.model.reply(askStep, { text: 'Using PDF.' });
     const thread = h.adapter.thread();
@@ -119,8 +143,8 @@ describe('access rules', () => {
     await h.app.coordinator.idle();
     await h.adapter.say(thread, 'Markdown!', { userId: '222222' });
     await waitFor(() => h.adapter.textsIn(thread).some((t) => t.startsWith('📝 Queued as task #2')));
-    const conv = (await h.app.conversations.ensure(thread));
-    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
+    const conv = await h.app.conversations.ensure(thread);
+    expect(await h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
     const q = h.adapter.posts[0]!;
     expect(q.buttons).toEqual([]);
     await h.adapter.say(thread, 'PDF', { userId: '777777' });
@@ -132,14 +156,19 @@ describe('access rules', () => {
     const tools = new ExternalToolsFixture();
     const dir = mkdtempSync(join(tmpdir(), 'errand-access-'));
     writeFileSync(join(dir, 'errand.json'), JSON.stringify({ access: { admins: ['discord:777777'] } }));
-    h = await startHarness({ ERRAND_CONFIG: join(dir, 'errand.json') }, { externalTools: tools.source, platform: 'discord' });
+    h = await startHarness(
+      { ERRAND_CONFIG: join(dir, 'errand.json') },
+      { externalTools: tools.source, platform: 'discord' },
+    );
     h.model.reply({ toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'x' } }] }, { text: 'Filed.' });
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'file it', { userId: '111111' });
     await waitFor(() => h.adapter.posts.some((p) => p.buttons.length === 3));
     await h.app.coordinator.idle();
     const post = h.adapter.posts.find((p) => p.buttons.length === 3)!;
-    expect((await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', '222222'))?.text).toMatch(/Only <@111111>/);
+    expect((await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', '222222'))?.text).toMatch(
+      /Only <@111111>/,
+    );
     expect(await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', '777777')).toBeNull();
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed.'));
     expect(tools.calls).toHaveLength(1);
@@ -147,17 +176,26 @@ describe('access rules', () => {
 
   it('reserves channel schedules for admins when access.schedules is "admins"', async () => {
     h = await withAccess({ schedules: 'admins', admins: ['discord:777777'] });
-    const schedule = { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'summarise', kind: 'interval', spec: '60' } }] };
+    const schedule = {
+      toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'summarise', kind: 'interval', spec: '60' } }],
+    };
     h.model.reply(schedule, { text: 'done 1' }, schedule, { text: 'done 2' });
     const a = h.adapter.thread('100001', 'T1');
     await h.adapter.say(a, 'every hour summarise', { userId: '111111' });
     await waitFor(() => h.adapter.textsIn(a).includes('done 1'));
-    const refused = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content));
-    expect(refused[0]).toMatchObject({ ok: false, error: expect.stringMatching(/Only admins may create schedules that post into a channel/) });
+    const refused = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) =>
+      toolResultJson(m.content),
+    );
+    expect(refused[0]).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/Only admins may create schedules that post into a channel/),
+    });
     const b = h.adapter.thread('100001', 'T2');
     await h.adapter.say(b, 'every hour summarise', { userId: '777777' });
     await waitFor(() => h.adapter.textsIn(b).includes('done 2'));
-    const created = h.model.requests[3]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content));
+    const created = h.model.requests[3]!.messages.filter((m) => m.role === 'tool').map((m) =>
+      toolResultJson(m.content),
+    );
     expect(created[0]).toMatchObject({ ok: true });
   });
 });

@@ -10,7 +10,9 @@ const stores = useStoreKinds();
 let h: Harness;
 afterEach(async () => h.close());
 
-const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }] };
+const askStep = {
+  toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?', options: ['PDF', 'Markdown'] } }],
+};
 
 function toolResults(req: { messages: { role: string; content?: unknown }[] }) {
   return req.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as Record<string, unknown>);
@@ -27,14 +29,14 @@ describe.each(stores.kinds)('ask_user (%s)', (kind) => {
     const q = h.adapter.posts[0]!;
     expect(q.text).toBe('<@U42> Which format?');
     expect(q.buttons.map((b) => b.label)).toEqual(['PDF', 'Markdown']);
-    const conv = (await h.app.conversations.ensure(thread));
-    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
+    const conv = await h.app.conversations.ensure(thread);
+    expect(await h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
     expect(h.adapter.working.size).toBe(0);
 
     await h.adapter.say(thread, 'markdown please', { userId: 'U42' });
     await waitFor(() => h.adapter.textsIn(thread).includes('Markdown it is.'));
     expect(toolResults(h.model.requests[1]!)).toEqual([{ ok: true, answer: 'markdown please', answered_by: 'U42' }]);
-    expect((await h.app.tasks.list(conv))).toHaveLength(1);
+    expect(await h.app.tasks.list(conv)).toHaveLength(1);
   });
 
   it('takes an answer that arrives while the question is still being posted', async () => {
@@ -47,14 +49,18 @@ describe.each(stores.kinds)('ask_user (%s)', (kind) => {
     await waitFor(() => h.model.requests.length === 1);
     // The run has parked on its question (recorded with the post still held at the platform), not a real-time guess.
     const conversationId = await h.app.conversations.ensure(thread);
-    await waitFor(async () => (await h.app.runs.active(conversationId))?.status === 'waiting_user', 10_000, 'the run parked on its question');
+    await waitFor(
+      async () => (await h.app.runs.active(conversationId))?.status === 'waiting_user',
+      10_000,
+      'the run parked on its question',
+    );
     h.adapter.postGate = null;
     await h.adapter.say(thread, 'PDF');
     posting.open();
     await first;
     await waitFor(() => h.adapter.textsIn(thread).includes('Got it.'), 10_000);
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'PDF' });
-    expect((await h.app.tasks.list(conversationId))).toHaveLength(1);
+    expect(await h.app.tasks.list(conversationId)).toHaveLength(1);
   });
 
   it('accepts a click on an option button as the answer, once', async () => {
@@ -100,7 +106,7 @@ describe.each(stores.kinds)('ask_user (%s)', (kind) => {
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
     await h.restart();
-    expect((await h.app.runs.active((await h.app.conversations.ensure(thread))))).toMatchObject({ status: 'waiting_user' });
+    expect(await h.app.runs.active(await h.app.conversations.ensure(thread))).toMatchObject({ status: 'waiting_user' });
     await h.adapter.say(thread, 'PDF');
     await waitFor(() => h.adapter.textsIn(thread).includes('Resumed after restart.'));
     expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ answer: 'PDF' });
@@ -141,9 +147,9 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     await waitFor(() => h.model.requests[0]!.aborted, 1000, 'the HTTP request to be aborted');
     expect(Date.now() - started).toBeLessThan(1000);
     await h.app.coordinator.idle();
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'cancelled' });
-    expect((await h.app.runs.active(conv))).toBeNull();
+    expect(await h.app.runs.active(conv)).toBeNull();
     await waitFor(() => h.adapter.textsIn(thread).length > 0);
     expect(h.adapter.textsIn(thread)).toEqual(['⏹️ Stopped #1 (requested by <@U1>).']);
   });
@@ -162,8 +168,12 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     await h.adapter.say(thread, 'cancel all');
     await waitFor(() => h.model.requests[1]!.aborted);
     await h.app.coordinator.idle();
-    const conv = (await h.app.conversations.ensure(thread));
-    await waitFor(async () => (await h.app.tasks.list(conv)).every((t) => t.status === 'cancelled'), 10_000, 'every task cancelled');
+    const conv = await h.app.conversations.ensure(thread);
+    await waitFor(
+      async () => (await h.app.tasks.list(conv)).every((t) => t.status === 'cancelled'),
+      10_000,
+      'every task cancelled',
+    );
     expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     await waitFor(() => h.adapter.textsIn(thread).at(-1)?.startsWith('⏹️ Stopped #2') === true);
     expect(h.adapter.textsIn(thread).at(-1)).toBe('⏹️ Stopped #2 (requested by <@U1>). Cancelled 1 pending task.');
@@ -179,7 +189,7 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     await h.adapter.click(status.stopActionId, thread);
     await waitFor(() => h.model.requests[0]!.aborted);
     await h.app.coordinator.idle();
-    expect((await h.app.runs.get(status.runId))).toMatchObject({ status: 'cancelled' });
+    expect(await h.app.runs.get(status.runId)).toMatchObject({ status: 'cancelled' });
   });
 
   it('stops a run that waits for an answer', async () => {
@@ -190,9 +200,9 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     await waitFor(() => h.adapter.posts.length === 1);
     await h.app.coordinator.idle();
     await h.adapter.say(thread, 'cancel');
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     await waitFor(async () => (await h.app.tasks.list(conv))[0]?.status === 'cancelled');
-    expect((await h.app.runs.active(conv))).toBeNull();
+    expect(await h.app.runs.active(conv)).toBeNull();
   });
 
   it('stops a run at the wall-clock limit (MAX_RUN_MINUTES)', async () => {
@@ -210,17 +220,20 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
 describe.each(stores.kinds)('restart recovery (%s)', (kind) => {
   it('marks a run that was running as interrupted, re-queues its task with a note, and finishes it', async () => {
     h = await startHarness(await stores.env(kind));
-    h.model.reply({ text: 'Partial progress.', toolCalls: [{ name: 'send_update', arguments: { text: 'working…' } }] }, { hang: true });
+    h.model.reply(
+      { text: 'Partial progress.', toolCalls: [{ name: 'send_update', arguments: { text: 'working…' } }] },
+      { hang: true },
+    );
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'big job');
     await waitFor(() => h.model.hanging() === 1);
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     const runId = (await h.app.runs.active(conv))!.id;
     h.model.reply({ text: 'Finished after the restart.' });
     await h.restart();
     await waitFor(() => h.adapter.textsIn(thread).includes('Finished after the restart.'));
     expect(h.adapter.textsIn(thread)[0]).toMatch(/restarted while working on task #1/);
-    expect((await h.app.runs.get(runId))).toMatchObject({ status: 'interrupted' });
+    expect(await h.app.runs.get(runId)).toMatchObject({ status: 'interrupted' });
     await h.app.coordinator.idle();
     expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'completed', attempts: 2 });
     const resumed = h.model.requests.at(-1)!;

@@ -36,14 +36,20 @@ async function spend(h: Harness, channel: string, userId: string, tokens: number
 }
 
 describe.skipIf(database.skip)('daily budgets across processes on PostgreSQL', () => {
-  it("refuses a person in one process once their spending in both passes tokensPerUserPerDay", async () => {
+  it('refuses a person in one process once their spending in both passes tokensPerUserPerDay', async () => {
     const [a, b] = await twoProcesses({ tokensPerUserPerDay: 1000 });
     await spend(b, 'C1', ALICE, 600);
     await spend(a, 'C1', ALICE, 600);
     const thread = b.adapter.thread('C1', 'T-late');
     await b.adapter.say(thread, 'one more question', { userId: ALICE });
-    const refusal = (await waitFor(() => b.adapter.ephemerals.find((e) => e.userId === ALICE), 10_000, 'the private refusal'))!;
-    expect(refusal.text).toMatch(/^🪙 You've used your daily budget of 1,000 tokens \(1,200 today\), so I can't take this request\./);
+    const refusal = (await waitFor(
+      () => b.adapter.ephemerals.find((e) => e.userId === ALICE),
+      10_000,
+      'the private refusal',
+    ))!;
+    expect(refusal.text).toMatch(
+      /^🪙 You've used your daily budget of 1,000 tokens \(1,200 today\), so I can't take this request\./,
+    );
     expect(b.model.requests).toHaveLength(1);
   });
 
@@ -53,8 +59,14 @@ describe.skipIf(database.skip)('daily budgets across processes on PostgreSQL', (
     await spend(a, 'C2', 'U0CAROL01', 600);
     const thread = b.adapter.thread('C2', 'T-dave');
     await b.adapter.say(thread, 'a question', { userId: 'U0DAVE001' });
-    const refusal = (await waitFor(() => b.adapter.ephemerals.find((e) => e.userId === 'U0DAVE001'), 10_000, 'the private refusal'))!;
-    expect(refusal.text).toMatch(/^🪙 Today's token budget for everyone here \(1,000 tokens\) is used up, so I can't take this request\./);
+    const refusal = (await waitFor(
+      () => b.adapter.ephemerals.find((e) => e.userId === 'U0DAVE001'),
+      10_000,
+      'the private refusal',
+    ))!;
+    expect(refusal.text).toMatch(
+      /^🪙 Today's token budget for everyone here \(1,000 tokens\) is used up, so I can't take this request\./,
+    );
     expect(b.model.requests).toHaveLength(1);
   });
 
@@ -71,7 +83,11 @@ describe.skipIf(database.skip)('daily budgets across processes on PostgreSQL', (
     await waitFor(() => b.model.requests.length === 1, 10_000, "the run's first model call");
     await spend(a, 'C3', ALICE, 800);
     slow.open();
-    const note = await waitFor(() => b.adapter.textsIn(thread).find((t) => t.startsWith('🪙')), 10_000, 'the budget note');
+    const note = await waitFor(
+      () => b.adapter.textsIn(thread).find((t) => t.startsWith('🪙')),
+      10_000,
+      'the budget note',
+    );
     expect(note).toMatch(/^🪙 I stopped after 400 tokens: <@U0ALICE01>'s daily token budget \(1,000\) is used up\./);
     expect(b.adapter.textsIn(thread)).toEqual(['step one', note]);
     expect(b.model.requests).toHaveLength(1);

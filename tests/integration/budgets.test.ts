@@ -8,15 +8,17 @@ let h: Harness;
 afterEach(async () => h.close());
 
 const usageOf = (h: Harness, user: string) =>
-  sqliteDb(h.app.store).$client.prepare('select sum(prompt_tokens + completion_tokens) as tokens from usage_daily where user = ?').get(user) as { tokens: number | null };
+  sqliteDb(h.app.store)
+    .$client.prepare('select sum(prompt_tokens + completion_tokens) as tokens from usage_daily where user = ?')
+    .get(user) as { tokens: number | null };
 
 describe('token budgets in the runtime', () => {
   it('charges a scheduled run to the schedule creator, and does not start one once their daily budget is used', async () => {
     h = await startHarness(errandFileEnv({ limits: { tokensPerUserPerDay: 1000 } }));
     h.model.usageWith(() => ({ promptTokens: 700, completionTokens: 300 }));
     const thread = h.adapter.thread('C6', 'T6');
-    const conversationId = (await h.app.conversations.ensure(thread));
-    const created = (await h.app.schedules.create({
+    const conversationId = await h.app.conversations.ensure(thread);
+    const created = await h.app.schedules.create({
       channel: { platform: 'memory', workspace: 'W1', channel: 'C6' },
       target: 'thread',
       conversationId,
@@ -25,7 +27,7 @@ describe('token budgets in the runtime', () => {
       spec: '5',
       timezone: 'UTC',
       createdBy: 'U0CREATOR',
-    }));
+    });
     expect(created.ok).toBe(true);
     h.model.reply({ text: 'build is green' });
     h.clock.advance(5 * 60_000);
@@ -35,7 +37,9 @@ describe('token budgets in the runtime', () => {
 
     h.clock.advance(5 * 60_000);
     const note = await waitFor(() => h.adapter.textsIn(thread).find((t) => t.startsWith('🪙')));
-    expect(note).toMatch(/^🪙 I didn't start this: <@U0CREATOR>'s daily token budget \(1,000\) is used up\. It resets at 00:00 UTC, in \d+ h/);
+    expect(note).toMatch(
+      /^🪙 I didn't start this: <@U0CREATOR>'s daily token budget \(1,000\) is used up\. It resets at 00:00 UTC, in \d+ h/,
+    );
     expect(h.model.requests).toHaveLength(1);
     await h.app.coordinator.idle();
     expect((await h.app.tasks.list(conversationId)).at(-1)).toMatchObject({ status: 'failed', createdBy: 'schedule' });
@@ -58,7 +62,7 @@ describe('token budgets in the runtime', () => {
     expect(h.adapter.textsIn(thread)).toContain('first answer');
   });
 
-  it('records each run\'s tokens on the run, and a run past tokensPerRun runs its last step\'s tools, then stops with a note', async () => {
+  it("records each run's tokens on the run, and a run past tokensPerRun runs its last step's tools, then stops with a note", async () => {
     h = await startHarness(errandFileEnv({ limits: { tokensPerRun: 1500 } }));
     h.model.usageWith(() => ({ promptTokens: 800, completionTokens: 200 }));
     h.model.reply(
@@ -69,7 +73,9 @@ describe('token budgets in the runtime', () => {
     const thread = h.adapter.thread('C8', 'T8');
     await h.adapter.say(thread, 'a long job', { userId: 'U0ALICE01' });
     const note = await waitFor(() => h.adapter.textsIn(thread).find((t) => t.startsWith('🪙')));
-    expect(note).toBe('🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.');
+    expect(note).toBe(
+      '🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.',
+    );
     expect(h.adapter.textsIn(thread)).toEqual(['step one', 'step two', note]);
     expect(h.model.requests).toHaveLength(2);
     await h.app.coordinator.idle();

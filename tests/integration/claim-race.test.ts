@@ -15,9 +15,17 @@ describe.each(stores.kinds)('claiming work with an asynchronous store (%s)', (ki
   it('starts one run when two callers claim the same conversation in the same tick', async () => {
     h = await startHarness(await stores.env(kind));
     const conversationId = await h.app.conversations.ensure(h.adapter.thread());
-    const added = await h.app.tasks.add({ conversationId, title: 'once', description: 'do it once', createdBy: 'user' });
+    const added = await h.app.tasks.add({
+      conversationId,
+      title: 'once',
+      description: 'do it once',
+      createdBy: 'user',
+    });
     expect(added.ok).toBe(true);
-    const results = await Promise.all([h.app.coordinator.startNext(conversationId), h.app.coordinator.startNext(conversationId)]);
+    const results = await Promise.all([
+      h.app.coordinator.startNext(conversationId),
+      h.app.coordinator.startNext(conversationId),
+    ]);
     expect(results.map((r) => r.kind).sort()).toEqual(['busy_conversation', 'started']);
     await h.app.coordinator.idle();
     expect(h.model.requests).toHaveLength(1);
@@ -71,7 +79,10 @@ describe.skipIf(!stores.kinds.includes('postgres'))('a request to an idle conver
       const slow = gate();
       h.model.reply({ text: 'done it', gate: slow.promise });
       const thread = h.adapter.thread('C1', 'one-commit');
-      const texts = () => query.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text?: string }).text ?? '').toLowerCase());
+      const texts = () =>
+        query.mock.calls.map(([config]) =>
+          (typeof config === 'string' ? config : ((config as { text?: string }).text ?? '')).toLowerCase(),
+        );
       const before = texts().length;
       await h.adapter.say(thread, 'do one thing');
       await waitFor(() => h.model.requests.length === 1);

@@ -23,7 +23,9 @@ describe.skipIf(database.skip)('channel pacing across processes', () => {
     const clock = new FakeClock();
     const a = createChannelPacing(first, clock);
     const b = createChannelPacing(second, clock);
-    const waits = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).reserve('slack', 'C1', 1000)));
+    const waits = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).reserve('slack', 'C1', 1000)),
+    );
     expect(waits.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i * 1000));
   });
 
@@ -45,7 +47,9 @@ describe.skipIf(database.skip)('channel pacing across processes', () => {
     const clock = new FakeClock();
     const a = createChannelPacing(first, clock);
     const b = createChannelPacing(second, clock);
-    const waits = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).reserve('slack', 'C2', 1000, 3)));
+    const waits = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).reserve('slack', 'C2', 1000, 3)),
+    );
     expect(waits.sort((x, y) => x - y)).toEqual([0, 0, 0, 1000, 2000, 3000]);
     clock.advance(60_000);
     expect(await a.reserve('slack', 'C2', 1000, 3)).toBe(0);

@@ -12,8 +12,8 @@ import { conversations as pgConversations, runs as pgRuns } from '../../src/db/p
 import { outbox } from '../../src/db/schema.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunStore } from '../../src/runs/run-store.js';
-import { goalMessage } from '../../src/runtime/goal-message.js';
-import { notices } from '../../src/runtime/run-notices.js';
+import { goalMessage } from '../../src/runtime/runs/goal-message.js';
+import { notices } from '../../src/runtime/runs/run-notices.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -42,7 +42,8 @@ afterEach(async () => {
 
 /** SHIM: a run store whose status changes are mirrored into PostgreSQL's runs (owner and lease stay the cluster's). */
 function mirroredRuns(inner: RunStore, pg: PgDb): RunStore {
-  const setStatus = (id: string, status: string) => pg.execute(sql`update runs set status = ${status} where id = ${id}`);
+  const setStatus = (id: string, status: string) =>
+    pg.execute(sql`update runs set status = ${status} where id = ${id}`);
   return {
     ...inner,
     async create(conversationId, taskId) {
@@ -50,9 +51,19 @@ function mirroredRuns(inner: RunStore, pg: PgDb): RunStore {
       const ref = conversationId.split(':');
       await pg
         .insert(pgConversations)
-        .values({ id: conversationId, platform: ref[0]!, workspace: ref[1]!, channel: ref[2]!, thread: ref[3] ?? null, createdAt: run.startedAt, updatedAt: run.startedAt })
+        .values({
+          id: conversationId,
+          platform: ref[0]!,
+          workspace: ref[1]!,
+          channel: ref[2]!,
+          thread: ref[3] ?? null,
+          createdAt: run.startedAt,
+          updatedAt: run.startedAt,
+        })
         .onConflictDoNothing();
-      await pg.insert(pgRuns).values({ id: run.id, conversationId, status: 'running', startedAt: run.startedAt, updatedAt: run.startedAt });
+      await pg
+        .insert(pgRuns)
+        .values({ id: run.id, conversationId, status: 'running', startedAt: run.startedAt, updatedAt: run.startedAt });
       return run;
     },
     async transition(id, from, to, fields) {
@@ -79,7 +90,9 @@ function mirrorRunsToPostgres(store: Store, pg: PgDb): Store {
   return new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'runs') return runs;
-      if (prop === 'atomically') return <T,>(work: (tx: Store) => Promise<T>) => target.atomically((tx) => work(tx === target ? receiver : mirrorRunsToPostgres(tx, pg)));
+      if (prop === 'atomically')
+        return <T>(work: (tx: Store) => Promise<T>) =>
+          target.atomically((tx) => work(tx === target ? receiver : mirrorRunsToPostgres(tx, pg)));
       return Reflect.get(target, prop, target) as unknown;
     },
   });
@@ -101,7 +114,13 @@ async function openSharedStore(env: Record<string, string> = {}): Promise<Cluste
   const sqlite = createSqliteStore(openDatabase(join(dir, 'errand.db')), clock, { ownsDb: true });
   const storePg = await openPostgres(database.url, { poolSize: 3 });
   const store = mirrorRunsToPostgres(sqlite, storePg);
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'errand.db'), STREAMING: 'false', ...env });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, 'errand.db'),
+    STREAMING: 'false',
+    ...env,
+  });
   const apps: App[] = [];
   cleanups.push(async () => {
     for (const app of apps) await app.stop();
@@ -119,7 +138,16 @@ async function openSharedStore(env: Record<string, string> = {}): Promise<Cluste
       const pg = await openPostgres(database.url, { poolSize: 3 });
       const cluster = createPostgresCluster({ db: pg, url: database.url, processId, clock, logger, leaseMs: LEASE_MS });
       const adapter = new MemoryAdapter('T024BE7LD');
-      const app = await createApp({ config, adapters: [adapter], clock, store, cluster, logger, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000 });
+      const app = await createApp({
+        config,
+        adapters: [adapter],
+        clock,
+        store,
+        cluster,
+        logger,
+        modelBackoffMs: () => 5,
+        taskRetryDelayMs: () => 60_000,
+      });
       apps.push(app);
       cleanups.push(() => closePostgres(pg));
       return { app, adapter, pg };
@@ -127,7 +155,13 @@ async function openSharedStore(env: Record<string, string> = {}): Promise<Cluste
   };
 }
 
-const notesIn = (db: SqliteStore, text: string) => db.db.select().from(outbox).where(eq(outbox.purpose, 'note')).all().filter((row) => row.payload.text === text);
+const notesIn = (db: SqliteStore, text: string) =>
+  db.db
+    .select()
+    .from(outbox)
+    .where(eq(outbox.purpose, 'note'))
+    .all()
+    .filter((row) => row.payload.text === text);
 
 describe.skipIf(database.skip)('two processes on one database', () => {
   it('a run owned by a dead process (lease expired) is taken over by exactly one, with the note, and answered once', async () => {
@@ -136,28 +170,58 @@ describe.skipIf(database.skip)('two processes on one database', () => {
     // A process that died mid-run: its task in progress, its run `running` under a lease that has ended.
     const ref = new MemoryAdapter('T024BE7LD').thread('C024BE91L', '1700000000.000100');
     const conversationId = await store.conversations.ensure(ref);
-    const added = await store.tasks.add({ conversationId, title: 'Summarise the report', description: 'Summarise the report', createdBy: 'user', requestedBy: 'U024BE7LH' });
+    const added = await store.tasks.add({
+      conversationId,
+      title: 'Summarise the report',
+      description: 'Summarise the report',
+      createdBy: 'user',
+      requestedBy: 'U024BE7LH',
+    });
     if (!added.ok) throw new Error(added.error);
     const run = await store.atomically(async (tx) => {
       const task = (await tx.tasks.claimNext(conversationId))!;
       const created = await tx.runs.create(conversationId, task.id);
-      await tx.transcript.append({ conversationId, runId: created.id, role: 'user', content: goalMessage(task), authorId: task.requestedBy, platformMessageId: null, images: null });
+      await tx.transcript.append({
+        conversationId,
+        runId: created.id,
+        role: 'user',
+        content: goalMessage(task),
+        authorId: task.requestedBy,
+        platformMessageId: null,
+        images: null,
+      });
       return created;
     });
     const a = await shared.makeApp('proc-a');
     const b = await shared.makeApp('proc-b');
-    await a.pg.update(pgRuns).set({ owner: 'proc-dead', leaseUntil: clock.now() - 1 }).where(eq(pgRuns.id, run.id));
+    await a.pg
+      .update(pgRuns)
+      .set({ owner: 'proc-dead', leaseUntil: clock.now() - 1 })
+      .where(eq(pgRuns.id, run.id));
     shared.model.respondWith(() => ({ text: 'Here is the summary.' }));
 
     await Promise.all([a.app.start(), b.app.start()]);
 
-    await waitFor(async () => (await store.tasks.get(added.task.id))?.status === 'completed', 20_000, 'the task to be answered after the takeover');
-    const [row] = await a.pg.select({ owner: pgRuns.owner, status: pgRuns.status }).from(pgRuns).where(eq(pgRuns.id, run.id));
+    await waitFor(
+      async () => (await store.tasks.get(added.task.id))?.status === 'completed',
+      20_000,
+      'the task to be answered after the takeover',
+    );
+    const [row] = await a.pg
+      .select({ owner: pgRuns.owner, status: pgRuns.status })
+      .from(pgRuns)
+      .where(eq(pgRuns.id, run.id));
     expect(row).toMatchObject({ status: 'interrupted', owner: expect.stringMatching(/^proc-[ab]$/) });
     expect(notesIn(shared.sqlite, notices.restarted(added.task.id))).toHaveLength(1);
-    const answered = shared.model.requests.filter((r) => r.messages.some((m) => m.role === 'user' && m.content === 'Summarise the report'));
+    const answered = shared.model.requests.filter((r) =>
+      r.messages.some((m) => m.role === 'user' && m.content === 'Summarise the report'),
+    );
     expect(answered).toHaveLength(1);
-    await waitFor(() => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text === 'Here is the summary.'), 20_000, 'the answer posted');
+    await waitFor(
+      () => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text === 'Here is the summary.'),
+      20_000,
+      'the answer posted',
+    );
     expect([...a.adapter.posts, ...b.adapter.posts].filter((p) => p.text === 'Here is the summary.')).toHaveLength(1);
   });
 
@@ -182,7 +246,11 @@ describe.skipIf(database.skip)('two processes on one database', () => {
     const task = (await shared.store.tasks.list(conversationId))[0]!;
     expect(task.status).toBe('cancelled');
     const stopNote = `⏹️ Stopped #${task.id} (requested by <@U024BE7LH>).`;
-    await waitFor(() => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text === stopNote), 10_000, 'the stop announced');
+    await waitFor(
+      () => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text === stopNote),
+      10_000,
+      'the stop announced',
+    );
     await b.app.coordinator.idle();
     expect([...a.adapter.posts, ...b.adapter.posts].map((p) => p.text)).toEqual([stopNote]);
   });
@@ -193,13 +261,19 @@ describe.skipIf(database.skip)('two processes on one database', () => {
     const b = await shared.makeApp('proc-b');
     await a.app.start();
     await b.app.start();
-    shared.model.respondWith((req) => (req.messages.some((m) => m.content === 'first job') ? { hang: true } : { text: 'Second job done.' }));
+    shared.model.respondWith((req) =>
+      req.messages.some((m) => m.content === 'first job') ? { hang: true } : { text: 'Second job done.' },
+    );
     const first = a.adapter.thread('C024BE91L', '1700000000.000300');
     const second = a.adapter.thread('C024BE91L', '1700000000.000400');
     await a.adapter.say(first, 'first job', { userId: 'U024BE7LH' });
     await waitFor(() => shared.model.hanging() === 1, 10_000, 'the first job to occupy A');
     await a.adapter.say(second, 'second job', { userId: 'U024BE7LH' });
-    await waitFor(() => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text === 'Second job done.'), 10_000, 'the second job answered');
+    await waitFor(
+      () => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text === 'Second job done.'),
+      10_000,
+      'the second job answered',
+    );
     const conversationId = await shared.store.conversations.ensure(second);
     expect((await shared.store.tasks.list(conversationId)).map((t) => t.status)).toEqual(['completed']);
     expect(a.app.coordinator.isExecuting(await shared.store.conversations.ensure(first))).toBe(true);

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDiscordAdapter, discordOptionsFromConfig, type DiscordTuning } from '../../adapters/discord/create-discord-adapter.js';
+import {
+  createDiscordAdapter,
+  discordOptionsFromConfig,
+  type DiscordTuning,
+} from '../../adapters/discord/create-discord-adapter.js';
 import { createApp, type App } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import { systemClock } from '../../src/clock.js';
@@ -66,8 +70,20 @@ async function startMember(id: string, tuning: DiscordTuning = {}, databaseFile 
     DISCORD_API_URL: discord.apiUrl,
     DISCORD_GUILD_ID: discord.guildId,
   });
-  const cluster = createClusterChat({ url: database.url, db, processId: id, clock: systemClock, logger, gatewayRetryMs: RETRY_MS });
-  const adapter = createDiscordAdapter({ ...discordOptionsFromConfig(config), tuning: { ...TEST_TUNING, ...tuning }, gateway: cluster.gateway, pacer: cluster.pacer });
+  const cluster = createClusterChat({
+    url: database.url,
+    db,
+    processId: id,
+    clock: systemClock,
+    logger,
+    gatewayRetryMs: RETRY_MS,
+  });
+  const adapter = createDiscordAdapter({
+    ...discordOptionsFromConfig(config),
+    tuning: { ...TEST_TUNING, ...tuning },
+    gateway: cluster.gateway,
+    pacer: cluster.pacer,
+  });
   const app = await createApp({ config, adapters: [adapter], clock: new FakeClock(), modelBackoffMs: () => 5 });
   cluster.onGatewayTakenOver(() => void app.catchUp());
   await app.start();
@@ -85,14 +101,20 @@ async function startMember(id: string, tuning: DiscordTuning = {}, databaseFile 
   return member;
 }
 
-const gatewayOf = async (m: Member) => (await checkHealth({ database: m.app.store.probe, adapters: new Map([['discord', m.adapter]]) })).platforms.discord?.gateway;
-const answers = (channelId: string, text: string) => discord.botMessagesIn(channelId).filter((m) => m.content === text).length;
+const gatewayOf = async (m: Member) =>
+  (await checkHealth({ database: m.app.store.probe, adapters: new Map([['discord', m.adapter]]) })).platforms.discord
+    ?.gateway;
+const answers = (channelId: string, text: string) =>
+  discord.botMessagesIn(channelId).filter((m) => m.content === text).length;
 
 async function terminateLockConnectionOf(processId: string): Promise<void> {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
-    await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = $1', [`errand-gateway:${processId}`]);
+    await client.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = $1',
+      [`errand-gateway:${processId}`],
+    );
   } finally {
     await client.end();
   }
@@ -125,7 +147,11 @@ describe.skipIf(database.skip)('Discord gateway across processes on PostgreSQL',
     const a = await startMember('proc-a');
     const b = await startMember('proc-b');
     await a.stop();
-    await waitFor(() => discord.stats.identifies === 2 && discord.sessionCount() === 1, WAIT_MS, 'the standby to connect');
+    await waitFor(
+      () => discord.stats.identifies === 2 && discord.sessionCount() === 1,
+      WAIT_MS,
+      'the standby to connect',
+    );
     await waitFor(async () => (await gatewayOf(b)) === 'held', WAIT_MS, 'the standby to report held');
 
     model.reply({ text: 'Still here.' });
@@ -139,7 +165,13 @@ describe.skipIf(database.skip)('Discord gateway across processes on PostgreSQL',
     const b = await startMember('proc-b');
     await terminateLockConnectionOf('proc-a');
     await waitFor(() => discord.stats.identifies === 2, WAIT_MS, 'a process to connect the gateway again');
-    await waitFor(async () => [await gatewayOf(a), await gatewayOf(b)].filter((g) => g === 'held').length === 1 && discord.sessionCount() === 1, WAIT_MS, 'one holder, one session');
+    await waitFor(
+      async () =>
+        [await gatewayOf(a), await gatewayOf(b)].filter((g) => g === 'held').length === 1 &&
+        discord.sessionCount() === 1,
+      WAIT_MS,
+      'one holder, one session',
+    );
 
     model.reply({ text: 'Once after the takeover.' });
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> after the takeover`);
@@ -156,7 +188,11 @@ describe.skipIf(database.skip)('Discord gateway across processes on PostgreSQL',
     const a = await startMember('proc-a', {}, 'shared.db');
     model.reply({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?' } }] });
     const msg = discord.userMessage(discord.general.id, `<@${discord.bot.id}> export the report`);
-    await waitFor(() => discord.botMessagesIn(msg.id).some((m) => m.content.includes('Which format?')), WAIT_MS, 'the question');
+    await waitFor(
+      () => discord.botMessagesIn(msg.id).some((m) => m.content.includes('Which format?')),
+      WAIT_MS,
+      'the question',
+    );
     await a.app.coordinator.idle();
     const b = await startMember('proc-b', {}, 'shared.db');
     await a.stop();
@@ -164,7 +200,11 @@ describe.skipIf(database.skip)('Discord gateway across processes on PostgreSQL',
     const identifies = discord.stats.identifies;
     discord.userMessage(msg.id, 'PDF please');
     model.reply({ text: 'Exported as PDF.' });
-    await waitFor(() => answers(msg.id, 'Exported as PDF.') === 1, WAIT_MS, 'the new holder to resume the run with the answer');
+    await waitFor(
+      () => answers(msg.id, 'Exported as PDF.') === 1,
+      WAIT_MS,
+      'the new holder to resume the run with the answer',
+    );
     expect(discord.stats.identifies).toBe(identifies + 1);
     await b.app.coordinator.idle();
     expect(answers(msg.id, 'Exported as PDF.')).toBe(1);
@@ -179,9 +219,13 @@ describe.skipIf(database.skip)('Discord gateway across processes on PostgreSQL',
     const b = await startMember('proc-b', tuning);
     const channel = { platform: 'discord', workspace: discord.guildId, channel: discord.general.id, thread: null };
     await Promise.all(
-      [a, b].flatMap((m) => Array.from({ length: 4 }, (_, i) => m.adapter.postMessage(channel, { text: `${m.id} post ${i}` }))),
+      [a, b].flatMap((m) =>
+        Array.from({ length: 4 }, (_, i) => m.adapter.postMessage(channel, { text: `${m.id} post ${i}` })),
+      ),
     );
-    const posts = discord.callsTo('POST', new RegExp(`^/channels/${discord.general.id}/messages$`)).filter((c) => c.status === 200);
+    const posts = discord
+      .callsTo('POST', new RegExp(`^/channels/${discord.general.id}/messages$`))
+      .filter((c) => c.status === 200);
     expect(posts).toHaveLength(8);
     expect(discord.messagesIn(discord.general.id).filter((m) => m.content.startsWith('proc-b'))).toHaveLength(4);
     const times = posts.map((c) => c.at).sort((x, y) => x - y);

@@ -42,7 +42,13 @@ async function admin<T extends pg.QueryResultRow>(text: string, values: unknown[
 
 /** Advisory locks held on this file's database (the server is shared with the files running beside it). */
 const advisoryLocksHeld = async () =>
-  Number((await admin<{ n: string }>("select count(*) as n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())"))[0]!.n);
+  Number(
+    (
+      await admin<{ n: string }>(
+        "select count(*) as n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())",
+      )
+    )[0]!.n,
+  );
 
 /** Moves a contender's clock one retry interval on and waits for the attempt that starts to finish. */
 async function nextAttempt(c: Contender): Promise<void> {
@@ -70,11 +76,17 @@ describe.skipIf(database.skip)('gateway lock (session advisory lock)', () => {
     await b.lock.start();
     expect([a.lock.held, b.lock.held]).toEqual([true, false]);
 
-    const killed = await admin<{ ok: boolean }>("select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name = 'errand-gateway:proc-a'");
+    const killed = await admin<{ ok: boolean }>(
+      "select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name = 'errand-gateway:proc-a'",
+    );
     expect(killed).toEqual([{ ok: true }]);
     await waitFor(() => a.log.includes('lost'), 10_000, 'the holder to notice it lost the lock');
     expect(a.lock.held).toBe(false);
-    await waitFor(async () => (await advisoryLocksHeld()) === 0, 10_000, 'the server to release the lock of the killed session');
+    await waitFor(
+      async () => (await advisoryLocksHeld()) === 0,
+      10_000,
+      'the server to release the lock of the killed session',
+    );
 
     await nextAttempt(b);
     expect(b.lock.held).toBe(true);

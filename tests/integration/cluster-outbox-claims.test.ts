@@ -29,7 +29,8 @@ afterAll(async () => {
 });
 
 let seq = 0;
-const conversation = (s: PostgresStore) => s.conversations.ensure({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` });
+const conversation = (s: PostgresStore) =>
+  s.conversations.ensure({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` });
 
 describe.skipIf(database.skip)('outbox claims across processes', () => {
   it('lets another process take a claim over once its holder stopped renewing, and tells the old holder it lost it', async () => {
@@ -76,7 +77,14 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     const run = await second.runs.create(c, null);
     const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
     const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
-      createOutbox({ store: s, clock: systemClock, logger: silentLogger(), adapters: new Map([['memory', adapter]]), refOf: (id) => s.conversations.refOf(id), onQuestionPosted: async () => undefined });
+      createOutbox({
+        store: s,
+        clock: systemClock,
+        logger: silentLogger(),
+        adapters: new Map([['memory', adapter]]),
+        refOf: (id) => s.conversations.refOf(id),
+        onQuestionPosted: async () => undefined,
+      });
     const [mine, theirs] = [outboxOf(first, here), outboxOf(second, there)];
     let open!: () => void;
     here.postGate = new Promise<void>((resolve) => (open = resolve));
@@ -84,7 +92,12 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     try {
       // This process holds the claim while its note is on its way; the run's process records its answer meanwhile.
       const note = await mine.record(c, null, { purpose: 'note', text: 'queued' });
-      await waitFor(async () => (await pools[0]!.select().from(outboxClaims).where(eq(outboxClaims.conversationId, c)))[0]?.owner === 'first', 20_000, 'this process to hold the claim');
+      await waitFor(
+        async () =>
+          (await pools[0]!.select().from(outboxClaims).where(eq(outboxClaims.conversationId, c)))[0]?.owner === 'first',
+        20_000,
+        'this process to hold the claim',
+      );
       const answer = await theirs.record(c, run.id, { purpose: 'answer', text: 'the answer' });
       open();
       expect(await mine.delivered(note)).not.toBeNull();

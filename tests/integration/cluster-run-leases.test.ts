@@ -19,16 +19,33 @@ afterAll(async () => {
 
 let seq = 0;
 /** A run in its own conversation, as the store would insert it: owned, with a lease ending at `leaseUntil`. */
-async function insertRun(status: 'running' | 'waiting_user' | 'completed', owner: string | null, leaseUntil: number | null): Promise<string> {
+async function insertRun(
+  status: 'running' | 'waiting_user' | 'completed',
+  owner: string | null,
+  leaseUntil: number | null,
+): Promise<string> {
   const id = `run-${++seq}`;
   const conversationId = `slack:T1:C1:${seq}.0`;
-  await pools[0]!.insert(conversations).values({ id: conversationId, platform: 'slack', workspace: 'T1', channel: 'C1', thread: `${seq}.0`, createdAt: 1, updatedAt: 1 });
+  await pools[0]!
+    .insert(conversations)
+    .values({
+      id: conversationId,
+      platform: 'slack',
+      workspace: 'T1',
+      channel: 'C1',
+      thread: `${seq}.0`,
+      createdAt: 1,
+      updatedAt: 1,
+    });
   await pools[0]!.insert(runs).values({ id, conversationId, status, owner, leaseUntil, startedAt: 1, updatedAt: 1 });
   return id;
 }
 
 async function ownerOf(id: string): Promise<{ owner: string | null; leaseUntil: number | null }> {
-  const [row] = await pools[0]!.select({ owner: runs.owner, leaseUntil: runs.leaseUntil }).from(runs).where(eq(runs.id, id));
+  const [row] = await pools[0]!
+    .select({ owner: runs.owner, leaseUntil: runs.leaseUntil })
+    .from(runs)
+    .where(eq(runs.id, id));
   return row!;
 }
 
@@ -44,7 +61,11 @@ describe.skipIf(database.skip)('run leases', () => {
     await insertRun('completed', 'dead', now - 1);
     const expired = await createRunLeases(pools[1]!, clock).expired(now);
     expect(expired.map((r) => r.id)).toEqual([unleased, stale]);
-    expect(expired[1]).toMatchObject({ owner: 'dead', leaseUntil: now - 1, conversationId: expect.stringMatching(/^slack:T1:C1:/) });
+    expect(expired[1]).toMatchObject({
+      owner: 'dead',
+      leaseUntil: now - 1,
+      conversationId: expect.stringMatching(/^slack:T1:C1:/),
+    });
     expect(expired.map((r) => r.id)).not.toContain(fresh);
   });
 
@@ -66,7 +87,10 @@ describe.skipIf(database.skip)('run leases', () => {
     const clock = new FakeClock();
     const lease = clock.now() - 1;
     const run = await insertRun('running', 'dead', lease);
-    const contenders = Array.from({ length: 12 }, (_, i) => ({ owner: `proc-${i}`, leases: createRunLeases(pools[i % 3]!, clock) }));
+    const contenders = Array.from({ length: 12 }, (_, i) => ({
+      owner: `proc-${i}`,
+      leases: createRunLeases(pools[i % 3]!, clock),
+    }));
     const results = await Promise.all(contenders.map((c) => c.leases.takeOver(run, c.owner, lease, LEASE_MS)));
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = contenders[results.indexOf(true)]!.owner;
@@ -104,7 +128,12 @@ describe.skipIf(database.skip)('run leases', () => {
     expect(await ownerOf(resumed)).toEqual({ owner: 'proc-b', leaseUntil: clock.now() + LEASE_MS });
     const stopped = await insertRun('completed', null, null);
     expect(await leases.adopt(stopped, 'proc-b', LEASE_MS)).toBe(false);
-    expect(await leases.states([resumed, stopped])).toEqual(expect.arrayContaining([{ id: resumed, status: 'running', owner: 'proc-b' }, { id: stopped, status: 'completed', owner: null }]));
+    expect(await leases.states([resumed, stopped])).toEqual(
+      expect.arrayContaining([
+        { id: resumed, status: 'running', owner: 'proc-b' },
+        { id: stopped, status: 'completed', owner: null },
+      ]),
+    );
   });
 
   it('releases the leases of an owner that stops, so its running runs are expired at once', async () => {

@@ -4,8 +4,8 @@ import { createPostgresCluster } from '../../src/cluster/cluster-runtime.js';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import { conversations, runs } from '../../src/db/pg-schema.js';
 import { createLogger } from '../../src/logger.js';
-import type { Cluster, ClusterHooks, RunLoss } from '../../src/runtime/cluster.js';
-import type { InterruptedRun } from '../../src/runtime/recovery.js';
+import type { Cluster, ClusterHooks, RunLoss } from '../../src/runtime/process/cluster-hooks.js';
+import type { InterruptedRun } from '../../src/runtime/restarts/recovery.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -30,13 +30,24 @@ interface Proc {
 
 async function processWith(id: string, clock: FakeClock): Promise<Proc> {
   const db = await openPostgres(database.url, { poolSize: 3 });
-  const proc: Proc = { id, db, cluster: createPostgresCluster({ db, url: database.url, processId: id, clock, logger, leaseMs: LEASE_MS }), pumps: 0, recovered: [], hooks: null! };
+  const proc: Proc = {
+    id,
+    db,
+    cluster: createPostgresCluster({ db, url: database.url, processId: id, clock, logger, leaseMs: LEASE_MS }),
+    pumps: 0,
+    recovered: [],
+    hooks: null!,
+  };
   proc.hooks = {
     pump: async () => void proc.pumps++,
     recoverAll: () => Promise.reject(new Error('a cluster never recovers every running run')),
     // What the app's recovery does, reduced to the run row: interrupted, once.
     recoverRun: async (runId): Promise<InterruptedRun | null> => {
-      const rows = await db.update(runs).set({ status: 'interrupted' }).where(eq(runs.id, runId)).returning({ conversationId: runs.conversationId });
+      const rows = await db
+        .update(runs)
+        .set({ status: 'interrupted' })
+        .where(eq(runs.id, runId))
+        .returning({ conversationId: runs.conversationId });
       if (rows.length === 0) return null;
       proc.recovered.push(runId);
       return { conversationId: rows[0]!.conversationId, taskId: null, action: 'resumed', attempts: 1 };
@@ -50,17 +61,36 @@ async function processWith(id: string, clock: FakeClock): Promise<Proc> {
 }
 
 let seq = 0;
-async function insertRun(db: PgDb, owner: string | null, leaseUntil: number | null): Promise<{ id: string; conversationId: string }> {
+async function insertRun(
+  db: PgDb,
+  owner: string | null,
+  leaseUntil: number | null,
+): Promise<{ id: string; conversationId: string }> {
   const n = ++seq;
   const conversationId = `slack:T024BE7LD:C024BE91L:1700000000.${String(n).padStart(6, '0')}`;
-  await db.insert(conversations).values({ id: conversationId, platform: 'slack', workspace: 'T024BE7LD', channel: 'C024BE91L', thread: `1700000000.${n}`, createdAt: 1, updatedAt: 1 });
+  await db
+    .insert(conversations)
+    .values({
+      id: conversationId,
+      platform: 'slack',
+      workspace: 'T024BE7LD',
+      channel: 'C024BE91L',
+      thread: `1700000000.${n}`,
+      createdAt: 1,
+      updatedAt: 1,
+    });
   const id = `run-rt-${n}`;
-  await db.insert(runs).values({ id, conversationId, status: 'running', owner, leaseUntil, startedAt: 1, updatedAt: 1 });
+  await db
+    .insert(runs)
+    .values({ id, conversationId, status: 'running', owner, leaseUntil, startedAt: 1, updatedAt: 1 });
   return { id, conversationId };
 }
 
 async function rowOf(db: PgDb, id: string) {
-  const [row] = await db.select({ status: runs.status, owner: runs.owner, leaseUntil: runs.leaseUntil }).from(runs).where(eq(runs.id, id));
+  const [row] = await db
+    .select({ status: runs.status, owner: runs.owner, leaseUntil: runs.leaseUntil })
+    .from(runs)
+    .where(eq(runs.id, id));
   return row!;
 }
 
@@ -72,7 +102,9 @@ describe.skipIf(database.skip)('cluster runtime on PostgreSQL', () => {
     const b = await processWith('proc-b', clock);
     const run = await insertRun(a.db, 'dead-process', clock.now() - 1);
     const results = await Promise.all([a.cluster.recover(a.hooks), b.cluster.recover(b.hooks)]);
-    expect(results.flat()).toEqual([{ conversationId: run.conversationId, taskId: null, action: 'resumed', attempts: 1 }]);
+    expect(results.flat()).toEqual([
+      { conversationId: run.conversationId, taskId: null, action: 'resumed', attempts: 1 },
+    ]);
     expect([...a.recovered, ...b.recovered]).toEqual([run.id]);
     const row = await rowOf(a.db, run.id);
     expect(row.status).toBe('interrupted');

@@ -14,7 +14,10 @@ afterEach(async () => {
 });
 
 /** One simulated process: its own pool and its own listener. */
-async function processWith(id: string, clock = new FakeClock()): Promise<{ db: PgDb; wake: WakeChannel; events: WakeEvent[]; clock: FakeClock }> {
+async function processWith(
+  id: string,
+  clock = new FakeClock(),
+): Promise<{ db: PgDb; wake: WakeChannel; events: WakeEvent[]; clock: FakeClock }> {
   const db = await openPostgres(database.url, { poolSize: 2 });
   const wake = createWakeChannel({ url: database.url, pool: db.$client, processId: id, clock, logger });
   const events: WakeEvent[] = [];
@@ -49,13 +52,18 @@ describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
   it('reconnects after its connection is killed, reports a resync, and receives wake-ups again', async () => {
     const a = await processWith('proc-a');
     const b = await processWith('proc-b');
-    const killed = await a.db.$client.query<{ ok: boolean }>("select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name = 'errand-wake:proc-b'");
+    const killed = await a.db.$client.query<{ ok: boolean }>(
+      "select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name = 'errand-wake:proc-b'",
+    );
     expect(killed.rows).toEqual([{ ok: true }]);
     await waitFor(() => b.clock.pendingTimers() === 1, 10_000, 'the reconnect to be scheduled');
     b.clock.advance(250);
     await waitFor(() => b.events.some((e) => e.kind === 'resync'), 10_000, 'the resync after reconnecting');
     await a.wake.notify('answer', 'slack:T1:C1:2.0');
     await waitFor(() => b.events.length === 2, 10_000, 'the wake-up after reconnecting');
-    expect(b.events).toEqual([{ kind: 'resync' }, { kind: 'answer', conversationId: 'slack:T1:C1:2.0', fromSelf: false }]);
+    expect(b.events).toEqual([
+      { kind: 'resync' },
+      { kind: 'answer', conversationId: 'slack:T1:C1:2.0', fromSelf: false },
+    ]);
   });
 });

@@ -8,9 +8,20 @@ import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 /** A fresh pair of connection stores on one empty database (`peer`: another process; SQLite's is the same store). */
-type ConnectionStoreFactory = () => Promise<{ store: ConnectionStore; peer: ConnectionStore; clock: FakeClock; close(): Promise<void> }>;
+type ConnectionStoreFactory = () => Promise<{
+  store: ConnectionStore;
+  peer: ConnectionStore;
+  clock: FakeClock;
+  close(): Promise<void>;
+}>;
 
-const sealed = (tokens: string, extra: Partial<SealedTokens> = {}): SealedTokens => ({ tokens, scopes: ['read'], account: null, expiresAt: null, ...extra });
+const sealed = (tokens: string, extra: Partial<SealedTokens> = {}): SealedTokens => ({
+  tokens,
+  scopes: ['read'],
+  account: null,
+  expiresAt: null,
+  ...extra,
+});
 
 /** What the OAuth layer relies on from the connection store on any database. */
 function connectionStoreContract(name: string, factory: ConnectionStoreFactory): void {
@@ -18,14 +29,26 @@ function connectionStoreContract(name: string, factory: ConnectionStoreFactory):
     it('keeps one connection per person per server, replaced by a new sign-in that keeps its "since" and moves the version on', async () => {
       const { store, clock, close } = await factory();
       try {
-        await store.saveConnection('slack:U1', 'linear', sealed('t1', { account: 'ana@example.com', expiresAt: clock.now() + 3600_000 }));
+        await store.saveConnection(
+          'slack:U1',
+          'linear',
+          sealed('t1', { account: 'ana@example.com', expiresAt: clock.now() + 3600_000 }),
+        );
         const since = clock.now();
         clock.advance(60_000);
         await store.saveConnection('slack:U1', 'linear', sealed('t2', { scopes: ['read', 'write'] }));
         await store.saveConnection('slack:U1', 'github', sealed('g1'));
         await store.saveConnection('slack:U2', 'linear', sealed('other'));
         const row = await store.connection('slack:U1', 'linear');
-        expect(row).toMatchObject({ tokens: 't2', scopes: ['read', 'write'], account: null, expiresAt: null, version: 2, connectedAt: since, updatedAt: since + 60_000 });
+        expect(row).toMatchObject({
+          tokens: 't2',
+          scopes: ['read', 'write'],
+          account: null,
+          expiresAt: null,
+          version: 2,
+          connectedAt: since,
+          updatedAt: since + 60_000,
+        });
         expect((await store.connectionsOf('slack:U1')).map((r) => r.server)).toEqual(['github', 'linear']);
         expect(await store.disconnect('slack:U1', 'linear')).toBe(true);
         expect(await store.disconnect('slack:U1', 'linear')).toBe(false);
@@ -42,7 +65,10 @@ function connectionStoreContract(name: string, factory: ConnectionStoreFactory):
         await store.saveConnection('slack:U1', 'linear', sealed('old'));
         const { version } = (await store.connection('slack:U1', 'linear'))!;
         const until = clock.now() + 30_000;
-        const claims = await Promise.all([store.claimRefresh('slack:U1', 'linear', version, 'a', until), peer.claimRefresh('slack:U1', 'linear', version, 'b', until)]);
+        const claims = await Promise.all([
+          store.claimRefresh('slack:U1', 'linear', version, 'a', until),
+          peer.claimRefresh('slack:U1', 'linear', version, 'b', until),
+        ]);
         expect(claims.filter(Boolean)).toHaveLength(1);
         const [winner, loser] = claims[0] ? (['a', 'b'] as const) : (['b', 'a'] as const);
         expect(await store.finishRefresh('slack:U1', 'linear', loser, sealed('loser'))).toBe(false);
@@ -56,7 +82,7 @@ function connectionStoreContract(name: string, factory: ConnectionStoreFactory):
       }
     });
 
-    it("frees a claim when its holder gives up or its time runs out, never before", async () => {
+    it('frees a claim when its holder gives up or its time runs out, never before', async () => {
       const { store, peer, clock, close } = await factory();
       try {
         await store.saveConnection('slack:U1', 'linear', sealed('old'));
@@ -76,7 +102,13 @@ function connectionStoreContract(name: string, factory: ConnectionStoreFactory):
     it('spends a state once: taken, then used; an expired one is spent too; an unknown one is unknown', async () => {
       const { store, peer, clock, close } = await factory();
       try {
-        const base = { principal: 'slack:U1', server: 'linear', runId: 'run-1', codeVerifier: 'sealed-verifier', scopes: ['read'] };
+        const base = {
+          principal: 'slack:U1',
+          server: 'linear',
+          runId: 'run-1',
+          codeVerifier: 'sealed-verifier',
+          scopes: ['read'],
+        };
         await store.addPending({ ...base, state: 's1', expiresAt: clock.now() + 600_000 });
         await store.addPending({ ...base, state: 's2', expiresAt: clock.now() + 600_000 });
         const race = await Promise.all([store.takePending('s1', clock.now()), peer.takePending('s1', clock.now())]);
@@ -84,7 +116,10 @@ function connectionStoreContract(name: string, factory: ConnectionStoreFactory):
         const taken = race.find((r) => r.outcome === 'taken');
         expect(taken).toMatchObject({ pending: { ...base, state: 's1', usedAt: clock.now() } });
         clock.advance(600_000);
-        expect(await store.takePending('s2', clock.now())).toMatchObject({ outcome: 'expired', pending: { server: 'linear' } });
+        expect(await store.takePending('s2', clock.now())).toMatchObject({
+          outcome: 'expired',
+          pending: { server: 'linear' },
+        });
         expect(await store.takePending('s2', clock.now())).toMatchObject({ outcome: 'used' });
         expect(await store.takePending('nope', clock.now())).toEqual({ outcome: 'unknown' });
         expect(await store.sweepPending(clock.now() + 1)).toBe(2);
@@ -94,7 +129,7 @@ function connectionStoreContract(name: string, factory: ConnectionStoreFactory):
       }
     });
 
-    it("keeps one registration per server, replaced or forgotten", async () => {
+    it('keeps one registration per server, replaced or forgotten', async () => {
       const { store, peer, close } = await factory();
       try {
         expect(await store.client('linear')).toBeNull();
@@ -121,7 +156,10 @@ const database = useTestDatabase();
 describe.skipIf(database.skip)('PostgreSQL', () => {
   connectionStoreContract('PostgreSQL', async () => {
     const clock = new FakeClock();
-    const [a, b] = await Promise.all([openPostgres(database.url, { poolSize: 2 }), openPostgres(database.url, { poolSize: 2 })]);
+    const [a, b] = await Promise.all([
+      openPostgres(database.url, { poolSize: 2 }),
+      openPostgres(database.url, { poolSize: 2 }),
+    ]);
     await a.$client.query('truncate mcp_connections, mcp_oauth_clients, mcp_oauth_pending');
     return {
       store: createPostgresStore(a, clock).connections,

@@ -18,27 +18,42 @@ describe('context that holds', () => {
   it('completes a 30-step run whose tool results are 8 000 characters each, every request valid and carrying the goal', async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: String(BUDGET), MAX_STEPS: String(STEPS + 5) });
     const thread = h.adapter.thread();
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     // Twenty finished to-dos with long results: every list_tasks answer is over 8 000 characters.
     for (let i = 0; i < 20; i++) {
-      const added = (await h.app.tasks.add({ conversationId: conv, title: `Earlier job ${i}`, description: `Earlier job ${i}`, createdBy: 'agent' }));
+      const added = await h.app.tasks.add({
+        conversationId: conv,
+        title: `Earlier job ${i}`,
+        description: `Earlier job ${i}`,
+        createdBy: 'agent',
+      });
       if (!added.ok) throw new Error(added.error);
-      (await h.app.tasks.complete(conv, added.task.id, `Result ${i}: ${'details '.repeat(50)}`));
+      await h.app.tasks.complete(conv, added.task.id, `Result ${i}: ${'details '.repeat(50)}`);
     }
-    h.model.usageWith((req) => ({ promptTokens: denseTokens({ messages: req.messages, tools: req.tools }), completionTokens: 5 }));
+    h.model.usageWith((req) => ({
+      promptTokens: denseTokens({ messages: req.messages, tools: req.tools }),
+      completionTokens: 5,
+    }));
     h.model.respondWith((req) =>
       isSummaryRequest(req)
         ? { text: 'The to-do list was checked several times; twenty earlier jobs are completed.' }
         : stepRequests(h.model).length <= STEPS
-        ? { toolCalls: [{ name: 'list_tasks', arguments: {} }] }
-        : { toolCalls: [{ name: 'task_complete', arguments: { summary: `Listed the tasks ${STEPS} times.` } }] },
+          ? { toolCalls: [{ name: 'list_tasks', arguments: {} }] }
+          : { toolCalls: [{ name: 'task_complete', arguments: { summary: `Listed the tasks ${STEPS} times.` } }] },
     );
 
     const goal = 'Check the to-do list thirty times, then report.';
     await h.adapter.say(thread, goal);
-    await waitFor(async () => ['completed', 'failed', 'cancelled'].includes((await h.app.tasks.list(conv)).at(-1)?.status ?? ''), 50_000, 'the run to end');
+    await waitFor(
+      async () => ['completed', 'failed', 'cancelled'].includes((await h.app.tasks.list(conv)).at(-1)?.status ?? ''),
+      50_000,
+      'the run to end',
+    );
     await h.app.coordinator.idle();
-    expect((await h.app.tasks.list(conv)).at(-1)).toMatchObject({ status: 'completed', resultSummary: `Listed the tasks ${STEPS} times.` });
+    expect((await h.app.tasks.list(conv)).at(-1)).toMatchObject({
+      status: 'completed',
+      resultSummary: `Listed the tasks ${STEPS} times.`,
+    });
 
     const requests: RecordedRequest[] = stepRequests(h.model);
     expect(requests).toHaveLength(STEPS + 1);
@@ -58,7 +73,9 @@ describe('context that holds', () => {
     expect(newest.role).toBe('tool');
     expect(wasCut(unframedToolResult(newest.content))).toBe(true);
     expect(last.messages.length).toBeLessThan(2 * STEPS);
-    expect(String(last.messages[1]!.content)).toMatch(/older messages were left out|Older messages of this conversation are not shown/);
+    expect(String(last.messages[1]!.content)).toMatch(
+      /older messages were left out|Older messages of this conversation are not shown/,
+    );
 
     // Calibrated from the reported usage: after the first request the messages fit the budget in the model's own tokens.
     for (const r of requests.slice(1)) expect(denseTokens({ messages: r.messages })).toBeLessThanOrEqual(BUDGET);

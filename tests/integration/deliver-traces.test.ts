@@ -44,7 +44,10 @@ beforeEach(async () => {
   const clock = new FakeClock();
   store = await openStore({ DATABASE_PATH: join(dir, 'errand.db') }, clock);
   collector = await startFakeCollector();
-  tracing = await loadTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '10' }, silentLogger());
+  tracing = await loadTracing(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '10' },
+    silentLogger(),
+  );
   adapter = new RefusingAdapter();
   conversationId = await store.conversations.ensure(ref);
   const { conversations } = store;
@@ -74,13 +77,21 @@ describe('delivery spans', () => {
     // anyway, and then only "tracing adds no hook" can be seen. In a clean worker: no hook at all.
     const baseline = await promiseHooksOn();
     adapter.refuse.push(new TargetGoneError('the channel is archived', 'is_archived'));
-    const gone = await outbox.atomically((tx) => outbox.record(conversationId, null, { purpose: 'answer', text: 'Nobody reads this.' }, tx));
+    const gone = await outbox.atomically((tx) =>
+      outbox.record(conversationId, null, { purpose: 'answer', text: 'Nobody reads this.' }, tx),
+    );
     await expect(outbox.delivered(gone)).rejects.toBeInstanceOf(TargetGoneError);
-    const fine = await outbox.atomically((tx) => outbox.record(conversationId, null, { purpose: 'answer', text: 'Hello.' }, tx));
+    const fine = await outbox.atomically((tx) =>
+      outbox.record(conversationId, null, { purpose: 'answer', text: 'Hello.' }, tx),
+    );
     await outbox.delivered(fine);
     await waitFor(() => collector.spans.length === 2, 5_000, 'both delivery spans');
     const [refused, posted] = collector.spans;
-    expect(refused).toMatchObject({ name: 'deliver answer', statusCode: 2, attributes: { 'error.type': 'target_gone', 'errand.outbox.purpose': 'answer' } });
+    expect(refused).toMatchObject({
+      name: 'deliver answer',
+      statusCode: 2,
+      attributes: { 'error.type': 'target_gone', 'errand.outbox.purpose': 'answer' },
+    });
     expect(posted).toMatchObject({ name: 'deliver answer', statusCode: 0 });
     expect(posted!.attributes).not.toHaveProperty('error.type');
     // The delivery's span is handed to it, not carried through the async context: nothing hooks the platform call's promises.

@@ -29,9 +29,16 @@ const kinds: Record<string, () => Promise<Pair>> = {
     return { store, peer: store, close: () => store.close() };
   },
   PostgreSQL: async () => {
-    const [a, b] = await Promise.all([openPostgres(database.url, { poolSize: 2 }), openPostgres(database.url, { poolSize: 2 })]);
+    const [a, b] = await Promise.all([
+      openPostgres(database.url, { poolSize: 2 }),
+      openPostgres(database.url, { poolSize: 2 }),
+    ]);
     await a.$client.query('truncate elicitations');
-    return { store: createPostgresStore(a, new FakeClock()), peer: createPostgresStore(b, new FakeClock()), close: async () => void (await Promise.all([closePostgres(a), closePostgres(b)])) };
+    return {
+      store: createPostgresStore(a, new FakeClock()),
+      peer: createPostgresStore(b, new FakeClock()),
+      close: async () => void (await Promise.all([closePostgres(a), closePostgres(b)])),
+    };
   },
 };
 
@@ -43,14 +50,23 @@ const question = (id: string, over: Partial<NewElicitation> = {}): NewElicitatio
   principal: 'U1',
   server: 'diner',
   tool: 'diner__pick_seating',
-  request: { mode: 'form', message: 'Where?', requestedSchema: { type: 'object', properties: { seating: { type: 'string', enum: ['in', 'out'] } } } },
+  request: {
+    mode: 'form',
+    message: 'Where?',
+    requestedSchema: { type: 'object', properties: { seating: { type: 'string', enum: ['in', 'out'] } } },
+  },
   fingerprint: 'fp-1',
   postText: '❓ Where?',
   askedAt: 1000,
   ...over,
 });
 
-const accepted = { state: 'answered' as const, answer: { action: 'accept', content: { seating: 'out' } }, answeredBy: 'U1', outcome: '✅ Answered by <@U1>.' };
+const accepted = {
+  state: 'answered' as const,
+  answer: { action: 'accept', content: { seating: 'out' } },
+  answeredBy: 'U1',
+  outcome: '✅ Answered by <@U1>.',
+};
 
 describe.each(Object.keys(kinds).filter((k) => k === 'SQLite' || !database.skip))('elicitation store (%s)', (kind) => {
   it('keeps a question as asked (its request read back as JSON), its post, and settles it once, whichever connection comes first', async () => {
@@ -58,10 +74,23 @@ describe.each(Object.keys(kinds).filter((k) => k === 'SQLite' || !database.skip)
     try {
       await store.elicitations.add(question('q1'));
       await store.elicitations.setMessage('q1', '1700000000.000100');
-      expect(await peer.elicitations.get('q1')).toMatchObject({ state: 'waiting', messageId: '1700000000.000100', request: question('q1').request, carriedOver: false, answer: null });
+      expect(await peer.elicitations.get('q1')).toMatchObject({
+        state: 'waiting',
+        messageId: '1700000000.000100',
+        request: question('q1').request,
+        carriedOver: false,
+        answer: null,
+      });
       expect(await store.elicitations.settledAmong(['q1'])).toEqual([]);
 
-      const [first, second] = await Promise.all([peer.elicitations.settle('q1', accepted, 2000), store.elicitations.settle('q1', { state: 'declined', answer: { action: 'decline' }, answeredBy: 'U1', outcome: 'no' }, 2000)]);
+      const [first, second] = await Promise.all([
+        peer.elicitations.settle('q1', accepted, 2000),
+        store.elicitations.settle(
+          'q1',
+          { state: 'declined', answer: { action: 'decline' }, answeredBy: 'U1', outcome: 'no' },
+          2000,
+        ),
+      ]);
       expect([first, second].filter(Boolean)).toHaveLength(1);
       const settled = (await store.elicitations.settledAmong(['q1', 'unknown']))[0]!;
       expect(settled.state).toBe(first ? 'answered' : 'declined');
@@ -86,8 +115,13 @@ describe.each(Object.keys(kinds).filter((k) => k === 'SQLite' || !database.skip)
       await store.elicitations.carryOver('q2');
       expect(await store.elicitations.takeReplay('run-1', 'another question', 3000)).toBeNull();
       expect(await store.elicitations.takeReplay('run-2', 'fp-1', 3000)).toBeNull();
-      const taken = await Promise.all([store.elicitations.takeReplay('run-1', 'fp-1', 3000), peer.elicitations.takeReplay('run-1', 'fp-1', 3000)]);
-      expect(taken.filter((t) => t !== null).map((t) => [t!.id, t!.answer, t!.replayedAt])).toEqual([['q2', accepted.answer, 3000]]);
+      const taken = await Promise.all([
+        store.elicitations.takeReplay('run-1', 'fp-1', 3000),
+        peer.elicitations.takeReplay('run-1', 'fp-1', 3000),
+      ]);
+      expect(taken.filter((t) => t !== null).map((t) => [t!.id, t!.answer, t!.replayedAt])).toEqual([
+        ['q2', accepted.answer, 3000],
+      ]);
       expect(await store.elicitations.takeReplay('run-1', 'fp-1', 4000)).toBeNull();
     } finally {
       await close();

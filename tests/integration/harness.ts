@@ -23,15 +23,33 @@ export interface Harness {
  * Errand with the in-memory adapter, a fake clock, and the real `openai` SDK talking to the
  * fake model server. Each harness has its own database file.
  */
-export async function startHarness(env: Record<string, string> = {}, extra: Pick<AppOptions, 'externalTools' | 'logger' | 'filesOut' | 'sandboxProbe'> & { platform?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  extra: Pick<AppOptions, 'externalTools' | 'logger' | 'filesOut' | 'sandboxProbe'> & { platform?: string } = {},
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-it-'));
   const dbPath = join(dir, 'errand.db');
   const model = await startFakeOpenAI();
   const clock = new FakeClock();
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: dbPath, ...env });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: dbPath,
+    ...env,
+  });
   const make = async () => {
     const adapter = new MemoryAdapter('W1', extra.platform);
-    const app = await createApp({ config, adapters: [adapter], clock, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000, ...(extra.externalTools ? { externalTools: extra.externalTools } : {}), ...(extra.logger ? { logger: extra.logger } : {}), ...(extra.filesOut ? { filesOut: extra.filesOut } : {}), ...(extra.sandboxProbe ? { sandboxProbe: extra.sandboxProbe } : {}) });
+    const app = await createApp({
+      config,
+      adapters: [adapter],
+      clock,
+      modelBackoffMs: () => 5,
+      taskRetryDelayMs: () => 60_000,
+      ...(extra.externalTools ? { externalTools: extra.externalTools } : {}),
+      ...(extra.logger ? { logger: extra.logger } : {}),
+      ...(extra.filesOut ? { filesOut: extra.filesOut } : {}),
+      ...(extra.sandboxProbe ? { sandboxProbe: extra.sandboxProbe } : {}),
+    });
     return { app, adapter };
   };
   let current = await make();

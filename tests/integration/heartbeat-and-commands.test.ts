@@ -35,8 +35,8 @@ describe.each(stores.kinds)('heartbeat (%s)', (kind) => {
 
   it('is the safety net: starts a ready task that nothing else started', async () => {
     h = await startHarness({ ...(await stores.env(kind)), HEARTBEAT_SECONDS: '30' });
-    const conv = (await h.app.conversations.ensure(h.adapter.thread('C7', 'T7')));
-    (await h.app.tasks.add({ conversationId: conv, title: 'orphan', description: 'orphan task', createdBy: 'agent' }));
+    const conv = await h.app.conversations.ensure(h.adapter.thread('C7', 'T7'));
+    await h.app.tasks.add({ conversationId: conv, title: 'orphan', description: 'orphan task', createdBy: 'agent' });
     expect(h.model.requests).toHaveLength(0);
     h.clock.advance(30_000);
     await waitFor(() => h.adapter.textsIn(h.adapter.thread('C7', 'T7')).includes('ok'));
@@ -47,14 +47,27 @@ describe.each(stores.kinds)('commands (%s)', (kind) => {
   it('/tasks lists the active run and the to-do list of the conversation', async () => {
     h = await startHarness(await stores.env(kind));
     const g = gate();
-    h.model.reply({ toolCalls: [{ name: 'add_task', arguments: { title: 'Second thing' } }, { name: 'send_update', arguments: { text: 'x' } }] }, { text: 'done', gate: g.promise });
+    h.model.reply(
+      {
+        toolCalls: [
+          { name: 'add_task', arguments: { title: 'Second thing' } },
+          { name: 'send_update', arguments: { text: 'x' } },
+        ],
+      },
+      { text: 'done', gate: g.promise },
+    );
     const thread = h.adapter.thread();
     await h.adapter.say(thread, 'First thing');
     await waitFor(() => h.model.requests.length === 2);
     const reply = await h.adapter.command('tasks', '', { platform: 'memory', workspace: 'W1', channel: 'C1' }, thread);
     expect(reply.text).toContain('▶️ #1 First thing — working (step 2)');
     expect(reply.text).toContain('• #2 Second thing');
-    const channelWide = await h.adapter.command('tasks', '', { platform: 'memory', workspace: 'W1', channel: 'C1' }, null);
+    const channelWide = await h.adapter.command(
+      'tasks',
+      '',
+      { platform: 'memory', workspace: 'W1', channel: 'C1' },
+      null,
+    );
     expect(channelWide.text).toContain('**Thread T1**');
     expect(channelWide.text).toContain('#2 Second thing');
     g.open();
@@ -71,7 +84,9 @@ describe.each(stores.kinds)('commands (%s)', (kind) => {
     await h.adapter.say(b, 'job b2');
     await waitFor(() => h.model.hanging() === 2);
     const channel = { platform: 'memory', workspace: 'W1', channel: 'C1' };
-    expect((await h.adapter.command('stop', 'soon', channel, null)).text).toMatch(/Use `\/stop`, `\/stop all` or `\/stop <task-id>`/);
+    expect((await h.adapter.command('stop', 'soon', channel, null)).text).toMatch(
+      /Use `\/stop`, `\/stop all` or `\/stop <task-id>`/,
+    );
     expect((await h.adapter.command('stop', '99', channel, null)).text).toMatch(/no task #99 in this channel/);
     expect((await h.adapter.command('stop', '3', channel, null)).text).toBe('Cancelled pending task #3.');
     const reply = await h.adapter.command('stop', '', channel, null);

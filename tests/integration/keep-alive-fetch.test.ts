@@ -24,7 +24,12 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse, served:
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      served.requests.push({ method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), socket: req.socket });
+      served.requests.push({
+        method: req.method ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        socket: req.socket,
+      });
       handle(req, res, served);
     });
   });
@@ -42,7 +47,9 @@ const json = (res: ServerResponse, status: number, value: unknown, headers: Reco
 
 describe('the kept-alive fetch', () => {
   it('sends the method, headers and body it is given and reads status, headers and JSON back', async () => {
-    const served = await serve((_req, res) => json(res, 201, { ok: 'yes', text: 'héllo' }, { 'x-request-id': 'req_1', 'retry-after': '3' }));
+    const served = await serve((_req, res) =>
+      json(res, 201, { ok: 'yes', text: 'héllo' }, { 'x-request-id': 'req_1', 'retry-after': '3' }),
+    );
     const transport = createKeepAliveFetch();
     const headers = new Headers({ 'content-type': 'application/json', authorization: 'Bearer k' });
     const body = JSON.stringify({ messages: [{ role: 'user', content: 'héllo ✓' }] });
@@ -63,7 +70,8 @@ describe('the kept-alive fetch', () => {
   it('keeps the connection for the next request', async () => {
     const served = await serve((_req, res) => json(res, 200, { n: served.requests.length }));
     const transport = createKeepAliveFetch();
-    for (let i = 1; i <= 3; i++) expect(await (await transport(`${served.url}/x`, { method: 'POST', body: '{}' })).json()).toEqual({ n: i });
+    for (let i = 1; i <= 3; i++)
+      expect(await (await transport(`${served.url}/x`, { method: 'POST', body: '{}' })).json()).toEqual({ n: i });
     expect(served.connections).toBe(1);
   });
 
@@ -84,7 +92,9 @@ describe('the kept-alive fetch', () => {
   it('gives up with the error when a new connection fails too', async () => {
     const served = await serve((req) => req.socket.destroy());
     const transport = createKeepAliveFetch();
-    await expect(transport(`${served.url}/x`, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'ECONNRESET' });
+    await expect(transport(`${served.url}/x`, { method: 'POST', body: '{}' })).rejects.toMatchObject({
+      code: 'ECONNRESET',
+    });
     expect(served.requests).toHaveLength(1);
   });
 
@@ -93,14 +103,18 @@ describe('the kept-alive fetch', () => {
     servers.splice(0);
     served.server.closeAllConnections();
     await new Promise<void>((r) => served.server.close(() => r()));
-    await expect(createKeepAliveFetch()(`${served.url}/x`, { method: 'GET' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(createKeepAliveFetch()(`${served.url}/x`, { method: 'GET' })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
   });
 
   it('rejects with an AbortError when the signal was aborted before the request left, and sends nothing', async () => {
     const served = await serve((_req, res) => json(res, 200, {}));
     const controller = new AbortController();
     controller.abort();
-    await expect(createKeepAliveFetch()(`${served.url}/x`, { method: 'POST', body: '{}', signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(
+      createKeepAliveFetch()(`${served.url}/x`, { method: 'POST', body: '{}', signal: controller.signal }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
     expect(served.requests).toHaveLength(0);
   });
 
@@ -110,7 +124,11 @@ describe('the kept-alive fetch', () => {
       res.write('data: one\n\n');
     });
     const controller = new AbortController();
-    const response = await createKeepAliveFetch()(`${served.url}/x`, { method: 'POST', body: '{}', signal: controller.signal });
+    const response = await createKeepAliveFetch()(`${served.url}/x`, {
+      method: 'POST',
+      body: '{}',
+      signal: controller.signal,
+    });
     const chunks: string[] = [];
     const read = (async () => {
       for await (const chunk of response.body as unknown as AsyncIterable<Buffer>) {
@@ -129,14 +147,20 @@ describe('the kept-alive fetch', () => {
       return new Response('fallback');
     }) as typeof fetch;
     const stream = new ReadableStream({ start: (c) => c.close() });
-    const response = await createKeepAliveFetch({ fallback })('http://127.0.0.1:9/x', { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    const response = await createKeepAliveFetch({ fallback })('http://127.0.0.1:9/x', {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(await response.text()).toBe('fallback');
     expect(calls).toEqual(['http://127.0.0.1:9/x']);
   });
 
   it('reads the whole body first when asked, so a response dropped unread (a 429) leaves its connection free for the next request', async () => {
     const served = await serve((_req, res) =>
-      served.requests.length === 1 ? json(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' }) : json(res, 200, { ok: true, n: served.requests.length }),
+      served.requests.length === 1
+        ? json(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' })
+        : json(res, 200, { ok: true, n: served.requests.length }),
     );
     const whole = createKeepAliveFetch({ readWholeBody: true });
     const limited = await whole(`${served.url}/api/chat.postMessage`, { method: 'POST', body: 'a=1' });
@@ -160,7 +184,13 @@ describe('the kept-alive fetch', () => {
       res.write('{"partial":');
       setTimeout(() => controller.abort(), 20);
     });
-    await expect(createKeepAliveFetch({ readWholeBody: true })(`${served.url}/x`, { method: 'POST', body: '{}', signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(
+      createKeepAliveFetch({ readWholeBody: true })(`${served.url}/x`, {
+        method: 'POST',
+        body: '{}',
+        signal: controller.signal,
+      }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
     expect(served.requests).toHaveLength(1);
   });
 });

@@ -17,7 +17,10 @@ describe('MCP client over Streamable HTTP', () => {
 
   beforeAll(async () => {
     fixture = await startHttpFixture({ mode: 'streamable', authorization: 'Bearer good' });
-    hub = createMcpHub({ servers: { docs: settings({ url: fixture.url, headers: { Authorization: 'Bearer good' } }) }, logger: capturingLogger().logger });
+    hub = createMcpHub({
+      servers: { docs: settings({ url: fixture.url, headers: { Authorization: 'Bearer good' } }) },
+      logger: capturingLogger().logger,
+    });
     await hub.start();
   });
   afterAll(async () => {
@@ -47,9 +50,15 @@ describe('MCP client over Streamable HTTP', () => {
 
   it('a wrong token is reported as HTTP 401 from the URL, and the server skipped', async () => {
     const log = capturingLogger();
-    const bad = createMcpHub({ servers: { docs: settings({ url: fixture.url, headers: { Authorization: 'Bearer bad' } }) }, logger: log.logger });
+    const bad = createMcpHub({
+      servers: { docs: settings({ url: fixture.url, headers: { Authorization: 'Bearer bad' } }) },
+      logger: log.logger,
+    });
     await bad.start();
-    expect(bad.status()[0]).toMatchObject({ state: 'failed', reason: `HTTP 401 from ${fixture.url} (check the headers, e.g. Authorization)` });
+    expect(bad.status()[0]).toMatchObject({
+      state: 'failed',
+      reason: `HTTP 401 from ${fixture.url} (check the headers, e.g. Authorization)`,
+    });
     expect(bad.toolsFor(slackChannel)).toEqual([]);
     await bad.close();
   });
@@ -69,14 +78,21 @@ describe('an HTTP session that is lost', () => {
   it('the call fails clearly, and the client reconnects after the backoff', async () => {
     const fixture = await startHttpFixture({ mode: 'streamable' });
     const clock = new FakeClock();
-    const hub = createMcpHub({ servers: { docs: settings({ url: fixture.url }) }, logger: capturingLogger().logger, clock, backoff: () => 1000 });
+    const hub = createMcpHub({
+      servers: { docs: settings({ url: fixture.url }) },
+      logger: capturingLogger().logger,
+      clock,
+      backoff: () => 1000,
+    });
     try {
       await hub.start();
       await fixture.forgetSessions();
       const lost = await call(hub, 'docs__echo', { text: 'hello?' });
       expect(lost).toEqual({
         ok: false,
-        error: expect.stringMatching(/^The MCP server "docs" stopped while running docs__echo \(it crashed: HTTP 404 from http:\/\/127\.0\.0\.1:\d+\/mcp\); it is being restarted/),
+        error: expect.stringMatching(
+          /^The MCP server "docs" stopped while running docs__echo \(it crashed: HTTP 404 from http:\/\/127\.0\.0\.1:\d+\/mcp\); it is being restarted/,
+        ),
       });
       expect(hub.status()[0]!.state).toBe('restarting');
       clock.advance(1000);
@@ -93,7 +109,13 @@ describe('MCP client against an old HTTP+SSE server', () => {
   it('falls back to SSE when Streamable HTTP is not supported, and "type": "sse" goes there directly', async () => {
     const fixture = await startHttpFixture({ mode: 'sse-only' });
     const log = capturingLogger();
-    const hub = createMcpHub({ servers: { old: settings({ url: fixture.url }), forced: settings({ url: fixture.url, type: 'sse', tools: ['echo'] }) }, logger: log.logger });
+    const hub = createMcpHub({
+      servers: {
+        old: settings({ url: fixture.url }),
+        forced: settings({ url: fixture.url, type: 'sse', tools: ['echo'] }),
+      },
+      logger: log.logger,
+    });
     try {
       await hub.start();
       expect(hub.status().map((s) => s.state)).toEqual(['connected', 'connected']);

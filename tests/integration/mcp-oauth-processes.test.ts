@@ -11,13 +11,23 @@ const database = useTestDatabase();
 
 /** Two Errand processes on one PostgreSQL database, one key and one clock, against the same servers. */
 async function twoProcesses(): Promise<{ a: OAuthHarness; b: OAuthHarness; close(): Promise<void> }> {
-  const pools: PgDb[] = await Promise.all([openPostgres(database.url, { poolSize: 2 }), openPostgres(database.url, { poolSize: 2 })]);
+  const pools: PgDb[] = await Promise.all([
+    openPostgres(database.url, { poolSize: 2 }),
+    openPostgres(database.url, { poolSize: 2 }),
+  ]);
   await pools[0]!.$client.query('truncate mcp_connections, mcp_oauth_clients, mcp_oauth_pending');
   const clock = new FakeClock();
   const box = createSecretBox(randomBytes(32));
   const service = { refreshPollMs: 10 };
   const a = await startOAuthHarness({ store: createPostgresStore(pools[0]!, clock).connections, clock, box, service });
-  const b = await startOAuthHarness({ store: createPostgresStore(pools[1]!, clock).connections, clock, box, service, sharedFake: a.fake, publicUrl: a.publicUrl });
+  const b = await startOAuthHarness({
+    store: createPostgresStore(pools[1]!, clock).connections,
+    clock,
+    box,
+    service,
+    sharedFake: a.fake,
+    publicUrl: a.publicUrl,
+  });
   return {
     a,
     b,
@@ -42,7 +52,10 @@ describe.skipIf(database.skip)('OAuth connections shared by several processes (P
     await a.signIn('slack:U1');
     a.clock.advance(3600_000);
     a.fake.delayTokenRequests(200);
-    const [ta, tb] = await Promise.all([a.connections.tokenFor('slack:U1', 'linear'), b.connections.tokenFor('slack:U1', 'linear')]);
+    const [ta, tb] = await Promise.all([
+      a.connections.tokenFor('slack:U1', 'linear'),
+      b.connections.tokenFor('slack:U1', 'linear'),
+    ]);
     const fresh = { kind: 'token', accessToken: a.fake.issued[1]!.accessToken };
     expect(ta).toEqual(fresh);
     expect(tb).toEqual(fresh);
@@ -60,6 +73,9 @@ describe.skipIf(database.skip)('OAuth connections shared by several processes (P
     expect(page.status).toBe(200);
     expect(b.connected).toEqual([{ principal: 'slack:U1', server: 'linear', runId: 'run-1' }]);
     expect(a.connected).toEqual([]);
-    expect(await a.connections.tokenFor('slack:U1', 'linear')).toEqual({ kind: 'token', accessToken: a.fake.issued[0]!.accessToken });
+    expect(await a.connections.tokenFor('slack:U1', 'linear')).toEqual({
+      kind: 'token',
+      accessToken: a.fake.issued[0]!.accessToken,
+    });
   });
 });

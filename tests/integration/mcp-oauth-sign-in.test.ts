@@ -24,24 +24,48 @@ describe('signing a person in to an OAuth MCP server', () => {
     expect(page.text).toContain('Connected — you can close this tab');
 
     // Discovery: the 401's resource_metadata, then the authorization server's RFC 8414 metadata.
-    expect(fake.hits).toEqual(expect.arrayContaining(['POST /mcp', 'GET /.well-known/oauth-protected-resource/mcp', 'GET /.well-known/oauth-authorization-server', 'POST /register']));
-    expect(fake.registrations).toEqual([expect.objectContaining({ redirect_uris: [`${publicUrl}/oauth/callback`], token_endpoint_auth_method: 'none', client_name: 'Errand' })]);
+    expect(fake.hits).toEqual(
+      expect.arrayContaining([
+        'POST /mcp',
+        'GET /.well-known/oauth-protected-resource/mcp',
+        'GET /.well-known/oauth-authorization-server',
+        'POST /register',
+      ]),
+    );
+    expect(fake.registrations).toEqual([
+      expect.objectContaining({
+        redirect_uris: [`${publicUrl}/oauth/callback`],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Errand',
+      }),
+    ]);
     const q = page.authorizeUrl.searchParams;
     expect(q.get('code_challenge_method')).toBe('S256');
     expect(q.get('resource')).toBe(fake.mcpUrl);
     expect(q.get('scope')).toBe('read');
     const exchange = fake.tokenRequests.find((t) => t.grantType === 'authorization_code')!;
-    expect(createHash('sha256').update(exchange.params.code_verifier!).digest('base64url')).toBe(q.get('code_challenge'));
-    expect(exchange).toMatchObject({ clientAuth: 'none', params: { resource: fake.mcpUrl, redirect_uri: `${publicUrl}/oauth/callback` } });
+    expect(createHash('sha256').update(exchange.params.code_verifier!).digest('base64url')).toBe(
+      q.get('code_challenge'),
+    );
+    expect(exchange).toMatchObject({
+      clientAuth: 'none',
+      params: { resource: fake.mcpUrl, redirect_uri: `${publicUrl}/oauth/callback` },
+    });
 
     expect(connected).toEqual([{ principal: 'slack:U1', server: 'linear', runId: 'run-7' }]);
     const token = await connections.tokenFor('slack:U1', 'linear');
     expect(token.kind).toBe('token');
-    expect(await connections.connectionsOf('slack:U1')).toEqual([{ server: 'linear', account: 'ana@example.com', scopes: ['read'], since: h!.clock.now() }]);
+    expect(await connections.connectionsOf('slack:U1')).toEqual([
+      { server: 'linear', account: 'ana@example.com', scopes: ['read'], since: h!.clock.now() },
+    ]);
     // The token works on the MCP server and is ana's.
     const res = await fetch(fake.mcpUrl, {
       method: 'POST',
-      headers: { authorization: `Bearer ${(token as { accessToken: string }).accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${(token as { accessToken: string }).accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(200);
@@ -49,7 +73,9 @@ describe('signing a person in to an OAuth MCP server', () => {
   });
 
   it('falls back to the well-known protected resource metadata when the 401 names none, and asks for scopes_supported', async () => {
-    const { fake, signIn } = await start({ fake: { resourceMetadataInHeader: false, scopesSupported: ['issues:read', 'issues:write'] } });
+    const { fake, signIn } = await start({
+      fake: { resourceMetadataInHeader: false, scopesSupported: ['issues:read', 'issues:write'] },
+    });
     const page = await signIn('slack:U1');
     expect(page.status).toBe(200);
     expect(fake.hits).toContain('GET /.well-known/oauth-protected-resource/mcp');
@@ -82,7 +108,13 @@ describe('signing a person in to an OAuth MCP server', () => {
       await first.web.close();
       closeDatabase(before);
       const after = openDatabase(file);
-      const second = await startOAuthHarness({ store: createSqliteStore(after, clock).connections, clock, box, sharedFake: first.fake, publicUrl: first.publicUrl });
+      const second = await startOAuthHarness({
+        store: createSqliteStore(after, clock).connections,
+        clock,
+        box,
+        sharedFake: first.fake,
+        publicUrl: first.publicUrl,
+      });
       try {
         expect((await second.browse(callback)).status).toBe(200);
         expect(second.connected).toEqual([{ principal: 'slack:U1', server: 'linear', runId: 'run-8' }]);
@@ -100,12 +132,19 @@ describe('signing a person in to an OAuth MCP server', () => {
   it('uses its Client ID Metadata Document when the authorization server supports it, and serves the document', async () => {
     const { fake, signIn, browse, publicUrl } = await start({ https: true, fake: { cimd: true } });
     const doc = JSON.parse((await browse(`${publicUrl}/oauth/client-metadata.json`)).text) as Record<string, unknown>;
-    expect(doc).toMatchObject({ client_id: 'https://errand.test/oauth/client-metadata.json', redirect_uris: ['https://errand.test/oauth/callback'], token_endpoint_auth_method: 'none' });
+    expect(doc).toMatchObject({
+      client_id: 'https://errand.test/oauth/client-metadata.json',
+      redirect_uris: ['https://errand.test/oauth/callback'],
+      token_endpoint_auth_method: 'none',
+    });
     const page = await signIn('slack:U1');
     expect(page.status).toBe(200);
     expect(page.authorizeUrl.searchParams.get('client_id')).toBe('https://errand.test/oauth/client-metadata.json');
     expect(fake.registrations).toEqual([]);
-    expect(fake.tokenRequests.at(-1)).toMatchObject({ clientId: 'https://errand.test/oauth/client-metadata.json', clientAuth: 'none' });
+    expect(fake.tokenRequests.at(-1)).toMatchObject({
+      clientId: 'https://errand.test/oauth/client-metadata.json',
+      clientAuth: 'none',
+    });
   });
 
   it('registers dynamically when the authorization server does not support client metadata documents, even with an https PUBLIC_URL', async () => {
@@ -118,26 +157,46 @@ describe('signing a person in to an OAuth MCP server', () => {
     ['client_secret_basic', ['client_secret_basic', 'client_secret_post', 'none'], 's3cret'],
     ['client_secret_post', ['client_secret_post', 'none'], 's3cret'],
     ['none', ['none'], undefined],
-  ] as const)('authenticates a configured client with %s, the method the server supports', async (method, authMethods, secret) => {
-    const { fake, signIn } = await start({
-      fake: { authMethods: [...authMethods], registration: false, preregistered: { clientId: 'errand-app', ...(secret ? { clientSecret: secret } : {}), method } },
-      settings: { clientId: 'errand-app', clientSecret: secret ?? null },
-    });
-    const page = await signIn('slack:U1');
-    expect(page.status).toBe(200);
-    expect(page.authorizeUrl.searchParams.get('client_id')).toBe('errand-app');
-    expect(fake.registrations).toEqual([]);
-    expect(fake.tokenRequests).toEqual([expect.objectContaining({ grantType: 'authorization_code', clientId: 'errand-app', clientAuth: method })]);
-  });
+  ] as const)(
+    'authenticates a configured client with %s, the method the server supports',
+    async (method, authMethods, secret) => {
+      const { fake, signIn } = await start({
+        fake: {
+          authMethods: [...authMethods],
+          registration: false,
+          preregistered: { clientId: 'errand-app', ...(secret ? { clientSecret: secret } : {}), method },
+        },
+        settings: { clientId: 'errand-app', clientSecret: secret ?? null },
+      });
+      const page = await signIn('slack:U1');
+      expect(page.status).toBe(200);
+      expect(page.authorizeUrl.searchParams.get('client_id')).toBe('errand-app');
+      expect(fake.registrations).toEqual([]);
+      expect(fake.tokenRequests).toEqual([
+        expect.objectContaining({ grantType: 'authorization_code', clientId: 'errand-app', clientAuth: method }),
+      ]);
+    },
+  );
 
-  it('keeps two people apart: each call reaches the server with its own person\'s token', async () => {
+  it("keeps two people apart: each call reaches the server with its own person's token", async () => {
     const { fake, connections, signIn } = await start();
     await signIn('slack:U1', { subject: 'ana' });
     await signIn('slack:U2', { subject: 'bo' });
-    for (const [principal, subject] of [['slack:U1', 'ana'], ['slack:U2', 'bo']] as const) {
+    for (const [principal, subject] of [
+      ['slack:U1', 'ana'],
+      ['slack:U2', 'bo'],
+    ] as const) {
       const t = await connections.tokenFor(principal, 'linear');
       if (t.kind !== 'token') throw new Error('expected a token');
-      await fetch(fake.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${t.accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      await fetch(fake.mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.accessToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
       expect(fake.accepted.at(-1)?.subject).toBe(subject);
     }
     expect((await connections.tokenFor('slack:U3', 'linear')).kind).toBe('authorize');
@@ -157,7 +216,7 @@ describe('the callback page, when a sign-in does not end in a connection', () =>
     expect(sqlite!.db.$client.prepare('select count(*) from mcp_connections').pluck().get()).toBe(0);
   });
 
-  it('lets only the browser\'s GET spend the link: a HEAD first leaves it working', async () => {
+  it("lets only the browser's GET spend the link: a HEAD first leaves it working", async () => {
     const { connections, fake, browse, web } = await start();
     const outcome = await connections.tokenFor('slack:U1', 'linear');
     if (outcome.kind !== 'authorize') throw new Error('expected a URL');

@@ -34,14 +34,21 @@ async function accessToken(connections: OAuthConnections, principal: string): Pr
 function callMcp(url: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
 }
 
 describe('tokens at rest and in use', () => {
   it('keeps tokens, the PKCE verifier and a registered secret encrypted in the database', async () => {
-    const { fake, connections, sqlite } = await start({ fake: { authMethods: ['client_secret_post'], registrationSecrets: true } });
+    const { fake, connections, sqlite } = await start({
+      fake: { authMethods: ['client_secret_post'], registrationSecrets: true },
+    });
     const outcome = await connections.tokenFor('slack:U1', 'linear');
     if (outcome.kind !== 'authorize') throw new Error('expected a URL');
     const raw = sqlite!.db.$client;
@@ -51,7 +58,10 @@ describe('tokens at rest and in use', () => {
     await fake.consent(outcome.url).then((cb) => h!.browse(cb));
     const exchange = fake.tokenRequests[0]!;
     // The sealed secret opened again for the exchange, and neither it nor the verifier is readable in the rows.
-    expect(exchange).toMatchObject({ clientAuth: 'client_secret_post', params: { client_secret: expect.stringMatching(/^sec_/) } });
+    expect(exchange).toMatchObject({
+      clientAuth: 'client_secret_post',
+      params: { client_secret: expect.stringMatching(/^sec_/) },
+    });
     expect(client).not.toContain(exchange.params.client_secret!);
     expect(pending).toContain('"state"');
     expect(pending).not.toContain(exchange.params.code_verifier!);
@@ -95,7 +105,14 @@ describe('tokens at rest and in use', () => {
     // Still good: no new request.
     expect(await accessToken(connections, 'slack:U1')).toBe(second);
     expect(fake.tokenRequests).toHaveLength(2);
-    expect(h!.metrics.oauth.map((m) => `${m.server}:${m.outcome}`)).toEqual(['linear:authorize', 'linear:connected', 'linear:token', 'linear:refreshed', 'linear:token', 'linear:token']);
+    expect(h!.metrics.oauth.map((m) => `${m.server}:${m.outcome}`)).toEqual([
+      'linear:authorize',
+      'linear:connected',
+      'linear:token',
+      'linear:refreshed',
+      'linear:token',
+      'linear:token',
+    ]);
   });
 
   it('retries a refresh the authorization server failed for a moment, and gives up for now (keeping the connection) when it keeps failing', async () => {
@@ -106,14 +123,21 @@ describe('tokens at rest and in use', () => {
     expect(await accessToken(connections, 'slack:U1')).toBe(fake.issued[1]!.accessToken);
     clock.advance(HOUR);
     fake.failTokenRequests(10);
-    expect(await connections.tokenFor('slack:U1', 'linear')).toEqual({ kind: 'unavailable', reason: 'The sign-in service of linear is not reachable right now.' });
+    expect(await connections.tokenFor('slack:U1', 'linear')).toEqual({
+      kind: 'unavailable',
+      reason: 'The sign-in service of linear is not reachable right now.',
+    });
     expect(fake.tokenRequests.filter((t) => t.grantType === 'refresh_token')).toHaveLength(5);
     expect(fake.authorizeRequests).toHaveLength(1);
     expect(await connections.connectionsOf('slack:U1')).toHaveLength(1);
     // Through the SDK's transport the call fails with that reason, rather than asking the person to sign in again.
     const client = new Client({ name: 'errand-test', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(fake.mcpUrl), { authProvider: connections.authProvider('slack:U1', 'linear') });
-    await expect(client.connect(transport)).rejects.toThrow('The sign-in service of linear is not reachable right now.');
+    const transport = new StreamableHTTPClientTransport(new URL(fake.mcpUrl), {
+      authProvider: connections.authProvider('slack:U1', 'linear'),
+    });
+    await expect(client.connect(transport)).rejects.toThrow(
+      'The sign-in service of linear is not reachable right now.',
+    );
     expect(fake.authorizeRequests).toHaveLength(1);
   });
 
@@ -122,8 +146,16 @@ describe('tokens at rest and in use', () => {
     await signIn('slack:U1');
     clock.advance(HOUR);
     // Spend the refresh token elsewhere (rotation): Errand's copy is now refused.
-    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: fake.issued[0]!.refreshToken, client_id: fake.tokenRequests[0]!.clientId! });
-    await fetch(`${fake.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    const form = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: fake.issued[0]!.refreshToken,
+      client_id: fake.tokenRequests[0]!.clientId!,
+    });
+    await fetch(`${fake.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
     const outcome = await connections.tokenFor('slack:U1', 'linear', { runId: 'run-9' });
     expect(outcome.kind).toBe('authorize');
     expect(await connections.connectionsOf('slack:U1')).toEqual([]);
@@ -142,14 +174,20 @@ describe('tokens at rest and in use', () => {
     const { fake, connections, browse } = await start({ fake: { challengeScope: 'read' } });
     fake.requireScope('write_note', 'write');
     await h!.signIn('slack:U1');
-    const denied = await callMcp(fake.mcpUrl, await accessToken(connections, 'slack:U1'), 'tools/call', { name: 'write_note', arguments: { text: 'x' } });
+    const denied = await callMcp(fake.mcpUrl, await accessToken(connections, 'slack:U1'), 'tools/call', {
+      name: 'write_note',
+      arguments: { text: 'x' },
+    });
     expect(denied.status).toBe(403);
     const stepUp = await connections.answerChallenge('slack:U1', 'linear', denied, 'run-4');
     if (stepUp.kind !== 'authorize') throw new Error(`expected a step-up URL, got ${stepUp.kind}`);
     expect(new URL(stepUp.url).searchParams.get('scope')?.split(' ').sort()).toEqual(['read', 'write']);
     expect((await browse(await fake.consent(stepUp.url))).status).toBe(200);
     expect((await connections.connectionsOf('slack:U1'))[0]?.scopes.slice().sort()).toEqual(['read', 'write']);
-    const allowed = await callMcp(fake.mcpUrl, await accessToken(connections, 'slack:U1'), 'tools/call', { name: 'write_note', arguments: { text: 'x' } });
+    const allowed = await callMcp(fake.mcpUrl, await accessToken(connections, 'slack:U1'), 'tools/call', {
+      name: 'write_note',
+      arguments: { text: 'x' },
+    });
     expect(allowed.status).toBe(200);
   });
 
@@ -159,29 +197,45 @@ describe('tokens at rest and in use', () => {
     const connect = async () => {
       const provider = connections.authProvider('slack:U1', 'linear', 'run-5');
       const client = new Client({ name: 'errand-test', version: '1' });
-      const error = await client.connect(new StreamableHTTPClientTransport(new URL(fake.mcpUrl), { authProvider: provider })).then(
-        () => null,
-        (e: unknown) => e,
-      );
+      const error = await client
+        .connect(new StreamableHTTPClientTransport(new URL(fake.mcpUrl), { authProvider: provider }))
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       return { provider, client, error };
     };
     const first = await connect();
     expect(first.error).toBeInstanceOf(UnauthorizedError);
     expect(first.provider.authorizationUrl?.searchParams.get('scope')).toBe('read');
-    expect((await browse(await fake.consent(first.provider.authorizationUrl!.href, { subject: 'ana' }))).status).toBe(200);
+    expect((await browse(await fake.consent(first.provider.authorizationUrl!.href, { subject: 'ana' }))).status).toBe(
+      200,
+    );
     expect(h!.connected).toEqual([{ principal: 'slack:U1', server: 'linear', runId: 'run-5' }]);
 
     const second = await connect();
     expect(second.error).toBeNull();
     const result = await second.client.callTool({ name: 'whoami', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'ana' }]);
-    await expect(second.client.callTool({ name: 'write_note', arguments: { text: 'x' } })).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(second.client.callTool({ name: 'write_note', arguments: { text: 'x' } })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(second.provider.authorizationUrl?.searchParams.get('scope')?.split(' ').sort()).toEqual(['read', 'write']);
     await second.client.close();
   });
 
   it('tells the model the server is unavailable when no authorization server can be found, logging the URL once', async () => {
-    const { connections, log } = await start({ service: { servers: [{ name: 'linear', url: 'http://127.0.0.1:9/mcp', settings: { scopes: null, clientId: null, clientSecret: null } }] } });
+    const { connections, log } = await start({
+      service: {
+        servers: [
+          {
+            name: 'linear',
+            url: 'http://127.0.0.1:9/mcp',
+            settings: { scopes: null, clientId: null, clientSecret: null },
+          },
+        ],
+      },
+    });
     for (let i = 0; i < 2; i++) expect((await connections.tokenFor('slack:U1', 'linear')).kind).toBe('unavailable');
     const lines = log.lines.filter((l) => String(l.msg).includes('could not be discovered'));
     expect(lines).toHaveLength(1);

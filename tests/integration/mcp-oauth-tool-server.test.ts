@@ -28,20 +28,43 @@ const context = (userId: string, runId = 'run-1'): ToolContext => ({
 });
 
 function settingsFor(url: string): HttpServerSettings {
-  const env = { OPENAI_API_KEY: 'k', PUBLIC_URL: 'https://e.example', ERRAND_SECRET_KEY: 'x'.repeat(64), ...errandFileEnv({ mcpServers: { linear: { url, auth: 'oauth' } } }) };
+  const env = {
+    OPENAI_API_KEY: 'k',
+    PUBLIC_URL: 'https://e.example',
+    ERRAND_SECRET_KEY: 'x'.repeat(64),
+    ...errandFileEnv({ mcpServers: { linear: { url, auth: 'oauth' } } }),
+  };
   return loadConfig(env).file.settings.mcpServers.linear as HttpServerSettings;
 }
 
 /** The per-person tool server on the harness's service, with `maxSessions` open sessions at most. */
-function toolServer(harness: OAuthHarness, maxSessions: number, notices: { userId: string; text: string }[], privateNotices = true): OAuthToolServer {
-  const s = new OAuthToolServer({ name: 'linear', settings: settingsFor(harness.fake.mcpUrl), logger: harness.log.logger, clock: harness.clock, maxResultChars: 16_000, onToolsChanged: () => {}, maxSessions });
-  s.bind({ connections: harness.connections, notify: async (_c, userId, text) => void notices.push({ userId, text }), privateIn: () => privateNotices });
+function toolServer(
+  harness: OAuthHarness,
+  maxSessions: number,
+  notices: { userId: string; text: string }[],
+  privateNotices = true,
+): OAuthToolServer {
+  const s = new OAuthToolServer({
+    name: 'linear',
+    settings: settingsFor(harness.fake.mcpUrl),
+    logger: harness.log.logger,
+    clock: harness.clock,
+    maxResultChars: 16_000,
+    onToolsChanged: () => {},
+    maxSessions,
+  });
+  s.bind({
+    connections: harness.connections,
+    notify: async (_c, userId, text) => void notices.push({ userId, text }),
+    privateIn: () => privateNotices,
+  });
   return s;
 }
 
-const call = (s: OAuthToolServer, tool: string, userId: string) => s.call(tool, `linear__${tool}`, {}, new AbortController().signal, context(userId));
+const call = (s: OAuthToolServer, tool: string, userId: string) =>
+  s.call(tool, `linear__${tool}`, {}, new AbortController().signal, context(userId));
 
-describe('OAuthToolServer: each call with its principal\'s own token', () => {
+describe("OAuthToolServer: each call with its principal's own token", () => {
   it('two people, two tokens reaching the server, over a session bound of one; a person without a connection never reaches it', async () => {
     h = await startOAuthHarness();
     await h.signIn('slack:UANA', { subject: 'ana' });
@@ -68,9 +91,21 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     // Reopening a session costs an initialize round trip each time: the bound of one really closed the other person's.
     expect(boundOfOne).toBeGreaterThan(boundOfTen);
     const before = h.fake.accepted.length;
-    expect(await call(server, 'whoami', 'UCARL')).toEqual({ ok: false, error: 'UCARL has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.', signIn: { server: 'linear' } });
+    expect(await call(server, 'whoami', 'UCARL')).toEqual({
+      ok: false,
+      error:
+        'UCARL has not connected linear yet; they were sent a link to connect. Ask them to connect and then try again.',
+      signIn: { server: 'linear' },
+    });
     expect(h.fake.accepted).toHaveLength(before);
-    expect(notices).toEqual([{ userId: 'UCARL', text: expect.stringMatching(/^To use \*\*linear\*\* for you I need you to connect your account\. Connect linear: http/) }]);
+    expect(notices).toEqual([
+      {
+        userId: 'UCARL',
+        text: expect.stringMatching(
+          /^To use \*\*linear\*\* for you I need you to connect your account\. Connect linear: http/,
+        ),
+      },
+    ]);
     expect(new Set(h.fake.accepted.map((a) => a.subject))).toEqual(new Set(['ana', 'ben']));
     for (const t of h.fake.issued) expect(JSON.stringify(h.log.lines)).not.toContain(t.accessToken);
   });
@@ -80,14 +115,19 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     const notices: { userId: string; text: string }[] = [];
     server = toolServer(h, 5, notices, false);
     const before = h.fake.accepted.length;
-    expect(await call(server, SIGN_IN_TOOL, 'UCARL')).toEqual({ ok: false, error: expect.stringContaining('UCARL has not connected linear yet, and this platform cannot show them a private sign-in link') });
+    expect(await call(server, SIGN_IN_TOOL, 'UCARL')).toEqual({
+      ok: false,
+      error: expect.stringContaining(
+        'UCARL has not connected linear yet, and this platform cannot show them a private sign-in link',
+      ),
+    });
     expect(notices).toHaveLength(1);
     expect(notices[0]!.text).toMatch(/cannot be shown to you privately here/);
     expect(notices[0]!.text).not.toMatch(/https?:\/\//);
     expect(h.fake.accepted).toHaveLength(before);
   });
 
-  it('after a disconnect the person\'s session is closed and the next call asks them to connect; after close nothing runs', async () => {
+  it("after a disconnect the person's session is closed and the next call asks them to connect; after close nothing runs", async () => {
     h = await startOAuthHarness();
     await h.signIn('slack:UANA', { subject: 'ana' });
     const notices: { userId: string; text: string }[] = [];
@@ -95,10 +135,16 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: true, content: 'ana' });
     expect(await h.connections.disconnect('slack:UANA', 'linear')).toBe(true);
     await server.forget('slack:UANA');
-    expect(await call(server, 'whoami', 'UANA')).toMatchObject({ ok: false, error: expect.stringContaining('UANA has not connected linear yet') });
+    expect(await call(server, 'whoami', 'UANA')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('UANA has not connected linear yet'),
+    });
     expect(notices).toHaveLength(1);
     await server.close();
-    expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: false, error: 'linear__whoami did not run: Errand is shutting down.' });
+    expect(await call(server, 'whoami', 'UANA')).toEqual({
+      ok: false,
+      error: 'linear__whoami did not run: Errand is shutting down.',
+    });
   });
 
   it("the session bound never closes a session a call is running on: the other person's call opens its own, and the long call ends well", async () => {
@@ -108,7 +154,13 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     server = toolServer(h, 1, []);
     expect(await call(server, SIGN_IN_TOOL, 'UANA')).toMatchObject({ ok: true, connected: true });
     const hold = h.fake.holdCalls('write_note');
-    const long = server.call('write_note', 'linear__write_note', { text: 'a long note' }, new AbortController().signal, context('UANA'));
+    const long = server.call(
+      'write_note',
+      'linear__write_note',
+      { text: 'a long note' },
+      new AbortController().signal,
+      context('UANA'),
+    );
     await waitFor(() => hold.waiting() === 1, 5000, "Ana's call under way at the server");
     // Ben's call needs a session of his own while Ana's is the one allowed: hers is not closed under her call.
     expect(await call(server, 'whoami', 'UBEN')).toEqual({ ok: true, content: 'ben' });
@@ -125,8 +177,20 @@ describe('OAuthToolServer: each call with its principal\'s own token', () => {
     const notices: { userId: string; text: string }[] = [];
     server = toolServer(h, 10, notices);
     expect(await call(server, 'whoami', 'UANA')).toEqual({ ok: true, content: 'ana' });
-    const write = () => server!.call('write_note', 'linear__write_note', { text: 'hi' }, new AbortController().signal, context('UANA', 'run-2'));
-    expect(await write()).toEqual({ ok: false, error: 'linear asked UANA to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.', signIn: { server: 'linear' } });
+    const write = () =>
+      server!.call(
+        'write_note',
+        'linear__write_note',
+        { text: 'hi' },
+        new AbortController().signal,
+        context('UANA', 'run-2'),
+      );
+    expect(await write()).toEqual({
+      ok: false,
+      error:
+        'linear asked UANA to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.',
+      signIn: { server: 'linear' },
+    });
     expect(notices.at(-1)!.text).toMatch(/^To do this in \*\*linear\*\* for you I need you to sign in again/);
     const link = notices.at(-1)!.text.match(/https?:\/\/\S+/)![0];
     expect(new URL(link).searchParams.get('scope')?.split(' ')).toContain('admin');

@@ -23,7 +23,12 @@ afterEach(async () => {
 const systemText = (r: RecordedRequest) => String(r.messages[0]!.content);
 
 /** One run in process `h`: Ana says `text`, the model makes `calls` (if any), then answers; the run's requests. */
-async function run(h: Harness, where: ConversationRef, text: string, calls: FakeToolCall[] = []): Promise<RecordedRequest[]> {
+async function run(
+  h: Harness,
+  where: ConversationRef,
+  text: string,
+  calls: FakeToolCall[] = [],
+): Promise<RecordedRequest[]> {
   const before = h.model.requests.length;
   if (calls.length > 0) h.model.reply({ toolCalls: calls });
   h.model.reply({ text: `Answered: ${text}` });
@@ -38,7 +43,9 @@ describe.skipIf(database.skip)('memories across processes on PostgreSQL', () => 
     for (let i = 0; i < 2; i++) harnesses.push(await startHarness({ DATABASE_URL: database.url, STREAMING: 'false' }));
     const [a, b] = [harnesses[0]!, harnesses[1]!];
     const there = a.adapter.thread('C1', 'T-a');
-    const stored = await run(a, there, 'Remember that I deploy on Fridays', [{ name: 'remember', arguments: { text: 'Ana deploys on Fridays' } }]);
+    const stored = await run(a, there, 'Remember that I deploy on Fridays', [
+      { name: 'remember', arguments: { text: 'Ana deploys on Fridays' } },
+    ]);
     const id = (toolResultJson(stored.at(-1)!.messages.at(-1)!.content) as { memory_id: number }).memory_id;
 
     const seenInB = await run(b, b.adapter.thread('C1', 'T-b'), 'When do I deploy?');
@@ -46,7 +53,9 @@ describe.skipIf(database.skip)('memories across processes on PostgreSQL', () => 
     const seenInA = await run(a, there, 'And when again?');
     expect(systemText(seenInA[0]!)).toContain('Ana deploys on Fridays');
 
-    const forgot = await run(b, b.adapter.thread('C1', 'T-b'), 'Forget when I deploy', [{ name: 'forget', arguments: { memory_id: id } }]);
+    const forgot = await run(b, b.adapter.thread('C1', 'T-b'), 'Forget when I deploy', [
+      { name: 'forget', arguments: { memory_id: id } },
+    ]);
     expect(toolResultJson(forgot.at(-1)!.messages.at(-1)!.content)).toMatchObject({ ok: true, forgotten: id });
 
     const after = await run(a, there, 'When do I deploy, once more?');

@@ -30,16 +30,25 @@ async function sayAndWait(text: string, thread = h.adapter.thread()): Promise<vo
   const before = stepRequests(h.model).length;
   await h.adapter.say(thread, text);
   const conv = await h.app.conversations.ensure(thread);
-  await waitFor(async () => stepRequests(h.model).length > before && (await h.app.runs.active(conv)) === null, 10_000, `the run for "${text.slice(0, 30)}"`);
+  await waitFor(
+    async () => stepRequests(h.model).length > before && (await h.app.runs.active(conv)) === null,
+    10_000,
+    `the run for "${text.slice(0, 30)}"`,
+  );
   await h.app.coordinator.idle();
 }
 
 describe('compaction: long threads are summarised, not forgotten', () => {
   it('carries a fact from message 1 of a 300-message thread into the request at message 300, through the stored summary', async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1200' });
-    h.model.respondWith((req) => (isSummaryRequest(req) ? summarise(req) : { text: `Noted (${stepRequests(h.model).length}).` }));
+    h.model.respondWith((req) =>
+      isSummaryRequest(req) ? summarise(req) : { text: `Noted (${stepRequests(h.model).length}).` },
+    );
     await sayAndWait(FACT);
-    for (let i = 2; i < 300; i++) await sayAndWait(`Message ${i}: nothing important here, just chatter about lunch and the weather ${'.'.repeat(60)}`);
+    for (let i = 2; i < 300; i++)
+      await sayAndWait(
+        `Message ${i}: nothing important here, just chatter about lunch and the weather ${'.'.repeat(60)}`,
+      );
     await sayAndWait('What is our staging URL?');
 
     const last = stepRequests(h.model).at(-1)!;
@@ -72,7 +81,9 @@ describe('compaction: long threads are summarised, not forgotten', () => {
     expect(stored?.summary).toContain('https://staging.acme.test');
     expect(h.model.requests.filter(isSummaryRequest).length).toBeGreaterThan(0);
     // Summaries are written by COMPACTION_MODEL; the runs' own steps keep OPENAI_MODEL.
-    expect(new Set(h.model.requests.filter(isSummaryRequest).map((r) => r.model))).toEqual(new Set(['small-summariser']));
+    expect(new Set(h.model.requests.filter(isSummaryRequest).map((r) => r.model))).toEqual(
+      new Set(['small-summariser']),
+    );
     expect(new Set(stepRequests(h.model).map((r) => r.model))).toEqual(new Set(['gpt-4o-mini']));
     // Charged to the person the runs act for, summary requests included.
     const charged = await h.app.store.usage.userSince(payerKey('memory', 'U1'), '2000-01-01');
@@ -80,7 +91,9 @@ describe('compaction: long threads are summarised, not forgotten', () => {
 
     await h.restart();
     // After the restart no summary can be written: what the request knows of message 1 comes from the stored one.
-    h.model.respondWith((req) => (isSummaryRequest(req) ? { status: 400, error: 'summaries are off' } : { text: 'Noted.' }));
+    h.model.respondWith((req) =>
+      isSummaryRequest(req) ? { status: 400, error: 'summaries are off' } : { text: 'Noted.' },
+    );
     await sayAndWait('What is our staging URL?');
     const last = stepRequests(h.model).at(-1)!;
     expect(systemText(last)).toContain('https://staging.acme.test');
@@ -89,7 +102,11 @@ describe('compaction: long threads are summarised, not forgotten', () => {
   it('answers when the summary request fails, leaving older messages out with the note, and asks once per run', async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '600' });
     h.model.respondWith((req) =>
-      isSummaryRequest(req) ? { status: 400, error: 'this model cannot summarise' } : stepRequests(h.model).length % 2 === 0 ? { toolCalls: [{ name: 'list_tasks', arguments: {} }] } : { text: 'Done.' },
+      isSummaryRequest(req)
+        ? { status: 400, error: 'this model cannot summarise' }
+        : stepRequests(h.model).length % 2 === 0
+          ? { toolCalls: [{ name: 'list_tasks', arguments: {} }] }
+          : { text: 'Done.' },
     );
     for (let i = 0; i < 8; i++) await sayAndWait(`Question ${i} ${'y'.repeat(400)}`);
     const thread = h.adapter.thread();
@@ -98,7 +115,9 @@ describe('compaction: long threads are summarised, not forgotten', () => {
     const conv = await h.app.conversations.ensure(thread);
     expect(await h.app.store.memory.summary(conv)).toBeNull();
     const last = stepRequests(h.model).at(-1)!;
-    expect(String(last.messages[1]!.content)).toMatch(/older messages? (was|were) left out of this conversation to fit the context\.\)$/);
+    expect(String(last.messages[1]!.content)).toMatch(
+      /older messages? (was|were) left out of this conversation to fit the context\.\)$/,
+    );
     // A run whose summary failed does not ask again at its next step: at most one failed summary request per run.
     expect(h.model.requests.filter(isSummaryRequest).length).toBeLessThanOrEqual(8);
     expect(h.model.requests.filter(isSummaryRequest).length).toBeGreaterThan(0);

@@ -10,13 +10,23 @@ beforeEach(async () => {
 });
 afterEach(async () => model.close());
 
-const client = (stream: boolean) => createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, stream, retries: 0 });
-const ask = (extra: Partial<LlmRequest> = {}): LlmRequest => ({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: new AbortController().signal, ...extra });
+const client = (stream: boolean) =>
+  createOpenAiClient({ apiKey: 'k', baseUrl: model.baseUrl, model: 'm', timeoutMs: 5000, stream, retries: 0 });
+const ask = (extra: Partial<LlmRequest> = {}): LlmRequest => ({
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: [],
+  signal: new AbortController().signal,
+  ...extra,
+});
 
 const withTools: FakeStep = {
   text: 'Let me look that up for you, one moment.',
   toolCalls: [
-    { id: 'call_a', name: 'add_task', arguments: { title: 'Write the report', description: 'with "quotes", braces {} and unicode ✓' } },
+    {
+      id: 'call_a',
+      name: 'add_task',
+      arguments: { title: 'Write the report', description: 'with "quotes", braces {} and unicode ✓' },
+    },
     { id: 'call_b', name: 'list_tasks', arguments: {} },
   ],
 };

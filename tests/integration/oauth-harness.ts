@@ -3,7 +3,11 @@ import { expect } from 'vitest';
 import type { ConnectionStore } from '../../src/connections/connection-store.js';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import type { CallbackOutcome } from '../../src/mcp/oauth/authorization-callback.js';
-import { createOAuthConnections, type OAuthConnections, type OAuthConnectionsOptions } from '../../src/mcp/oauth/oauth-connections.js';
+import {
+  createOAuthConnections,
+  type OAuthConnections,
+  type OAuthConnectionsOptions,
+} from '../../src/mcp/oauth/oauth-connections.js';
 import { startOAuthWebServer, type OAuthWebServer } from '../../src/mcp/oauth/oauth-web-server.js';
 import { createSecretBox, type SecretBox } from '../../src/secrets/secret-box.js';
 import type { OAuthServerSettings } from '../../src/settings/oauth-settings.js';
@@ -48,7 +52,10 @@ export interface OAuthHarness {
   /** Opens a URL under PUBLIC_URL the way a browser would reach this Errand. */
   browse(url: string): Promise<{ status: number; text: string }>;
   /** A whole sign-in: tokenFor → the person consents at the authorization server → the callback page. */
-  signIn(principal: string, options?: { subject?: string; answer?: 'approve' | 'deny'; runId?: string }): Promise<{ status: number; text: string; authorizeUrl: URL }>;
+  signIn(
+    principal: string,
+    options?: { subject?: string; answer?: 'approve' | 'deny'; runId?: string },
+  ): Promise<{ status: number; text: string; authorizeUrl: URL }>;
   close(): Promise<void>;
 }
 
@@ -78,7 +85,10 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
   const toLocal = (url: string) => (url.startsWith(publicUrl) ? local + url.slice(publicUrl.length) : url);
   const fake =
     o.sharedFake ??
-    (await startFakeOAuth({ ...o.fake, fetchClientMetadata: async (url) => (await fetch(toLocal(url))).json() as Promise<unknown> }));
+    (await startFakeOAuth({
+      ...o.fake,
+      fetchClientMetadata: async (url) => (await fetch(toLocal(url))).json() as Promise<unknown>,
+    }));
   const metrics = new RecordingMetrics();
   connections = createOAuthConnections({
     metrics,
@@ -86,7 +96,13 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
     box,
     clock,
     publicUrl,
-    servers: [{ name: 'linear', url: fake.mcpUrl, settings: { scopes: null, clientId: null, clientSecret: null, ...o.settings } }],
+    servers: [
+      {
+        name: 'linear',
+        url: fake.mcpUrl,
+        settings: { scopes: null, clientId: null, clientSecret: null, ...o.settings },
+      },
+    ],
     logger: log.logger,
     // Retries and waits for another process's refresh step in milliseconds, not the production 100 ms.
     refreshPollMs: 5,
@@ -113,7 +129,10 @@ export async function startOAuthHarness(o: OAuthHarnessOptions = {}): Promise<OA
     async signIn(principal, s = {}) {
       const outcome = await service.tokenFor(principal, 'linear', { runId: s.runId ?? 'run-1' });
       if (outcome.kind !== 'authorize') throw new Error(`expected a sign-in URL, got ${JSON.stringify(outcome)}`);
-      const callback = await fake.consent(outcome.url, { ...(s.subject ? { subject: s.subject } : {}), ...(s.answer ? { answer: s.answer } : {}) });
+      const callback = await fake.consent(outcome.url, {
+        ...(s.subject ? { subject: s.subject } : {}),
+        ...(s.answer ? { answer: s.answer } : {}),
+      });
       expect(callback.startsWith(`${publicUrl}/oauth/callback?`)).toBe(true);
       return { ...(await browse(callback)), authorizeUrl: new URL(outcome.url) };
     },

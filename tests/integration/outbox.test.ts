@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AdapterCapabilities, AnswerStream, OutboundMessage, PostedMessage, UnrecordedPreview } from '../../src/chat/chat-adapter.js';
+import type {
+  AdapterCapabilities,
+  AnswerStream,
+  OutboundMessage,
+  PostedMessage,
+  UnrecordedPreview,
+} from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { openStore } from '../../src/store/open-store.js';
 import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
@@ -61,7 +67,11 @@ class ScriptedAdapter extends MemoryAdapter {
   /** Every write in the order the platform got it: `post <text>`, `edit <id> <text>`, `ephemeral <user> <text>`. */
   writes: string[] = [];
 
-  override async editMessage(conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void> {
+  override async editMessage(
+    conversation: ConversationRef,
+    messageId: string,
+    message: OutboundMessage,
+  ): Promise<void> {
     this.writes.push(`edit ${messageId} ${message.text}`);
     return super.editMessage(conversation, messageId, message);
   }
@@ -70,7 +80,6 @@ class ScriptedAdapter extends MemoryAdapter {
     this.writes.push(`ephemeral ${userId} ${text}`);
     return super.postEphemeral(conversation, userId, text);
   }
-
 }
 
 const ref: ConversationRef = { platform: 'memory', workspace: 'W1', channel: 'C1', thread: 't1' };
@@ -88,7 +97,7 @@ async function makeOutbox(): Promise<Outbox> {
   const store = await openStore({ DATABASE_PATH: join(dir, 'errand.db'), DATABASE_URL: databaseUrl }, clock);
   opened.push(store);
   const { conversations } = store;
-  conversationId = (await conversations.ensure(ref));
+  conversationId = await conversations.ensure(ref);
   return createOutbox({
     store,
     clock,
@@ -120,9 +129,16 @@ function useDatabase(kind: StoreKind): void {
 /** Writes an outbox row whose payload no reader understands, straight into the database. */
 async function insertUnreadable(store: Store, conversation: string): Promise<void> {
   if (isPostgresStore(store)) {
-    await store.db.$client.query(`insert into outbox (conversation_id, purpose, payload, status, created_at) values ($1, 'answer', '{"nope":1}', 'pending', 0)`, [conversation]);
+    await store.db.$client.query(
+      `insert into outbox (conversation_id, purpose, payload, status, created_at) values ($1, 'answer', '{"nope":1}', 'pending', 0)`,
+      [conversation],
+    );
   } else if (isSqliteStore(store)) {
-    store.db.$client.prepare("insert into outbox (conversation_id, purpose, payload, status, created_at) values (?, 'answer', '{\"nope\":1}', 'pending', 0)").run(conversation);
+    store.db.$client
+      .prepare(
+        "insert into outbox (conversation_id, purpose, payload, status, created_at) values (?, 'answer', '{\"nope\":1}', 'pending', 0)",
+      )
+      .run(conversation);
   }
 }
 
@@ -132,10 +148,12 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
   useDatabase(kind);
 
   it('posts a long text as pieces within the platform limit, one row each, in order, with their platform ids', async () => {
-    const outbox = (await makeOutbox());
+    const outbox = await makeOutbox();
     await outbox.start();
     const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1}: ${'words '.repeat(15).trim()}`).join('\n\n');
-    const ticket = await outbox.atomically((tx) => outbox.record(conversationId, null, { purpose: 'answer', text }, tx));
+    const ticket = await outbox.atomically((tx) =>
+      outbox.record(conversationId, null, { purpose: 'answer', text }, tx),
+    );
     expect(ticket.length).toBeGreaterThan(2);
     const last = await outbox.delivered(ticket);
     expect(texts().join('\n\n')).toBe(text);
@@ -143,31 +161,43 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     expect(texts().every((t) => t.length <= adapter.maxMessageLength)).toBe(true);
     expect(last).toBe(adapter.posts.at(-1)!.id);
     expect(adapter.keys).toEqual(ticket.map((id) => `e${id}`));
-    expect(await Promise.all(ticket.map(async (id) => (await outbox.store.state(id))?.platformMessageId))).toEqual(adapter.posts.map((p) => p.id));
+    expect(await Promise.all(ticket.map(async (id) => (await outbox.store.state(id))?.platformMessageId))).toEqual(
+      adapter.posts.map((p) => p.id),
+    );
   });
 
   it('delivers posts recorded one after another, each right when the previous one was posted', async () => {
-    const outbox = (await makeOutbox());
+    const outbox = await makeOutbox();
     await outbox.start();
     adapter.onPost = (post) => {
       if (post.text === 'Step 20.') void outbox.record(conversationId, null, { purpose: 'update', text: 'Step 21.' });
     };
-    for (let i = 1; i <= 20; i++) await outbox.delivered(await outbox.record(conversationId, null, { purpose: 'update', text: `Step ${i}.` }));
+    for (let i = 1; i <= 20; i++)
+      await outbox.delivered(await outbox.record(conversationId, null, { purpose: 'update', text: `Step ${i}.` }));
     await waitFor(() => texts().includes('Step 21.'), 2000);
     expect(texts()).toEqual(Array.from({ length: 21 }, (_, i) => `Step ${i + 1}.`));
   });
 
   it('records a posted question on its run', async () => {
-    const outbox = (await makeOutbox());
+    const outbox = await makeOutbox();
     await outbox.start();
-    const ticket = await outbox.record(conversationId, 'run-1', { purpose: 'question', text: 'Which one?', mentionUserId: 'U1', buttons: [{ actionId: 'a', label: 'A' }] });
+    const ticket = await outbox.record(conversationId, 'run-1', {
+      purpose: 'question',
+      text: 'Which one?',
+      mentionUserId: 'U1',
+      buttons: [{ actionId: 'a', label: 'A' }],
+    });
     const id = await outbox.delivered(ticket);
     expect(questions).toEqual([['run-1', id]]);
-    expect(adapter.posts[0]).toMatchObject({ text: '<@U1> Which one?', mentionUserId: 'U1', buttons: [{ actionId: 'a', label: 'A' }] });
+    expect(adapter.posts[0]).toMatchObject({
+      text: '<@U1> Which one?',
+      mentionUserId: 'U1',
+      buttons: [{ actionId: 'a', label: 'A' }],
+    });
   });
 
   it('keeps a post that failed for a moment and tries again after the backoff, looking first whether it arrived', async () => {
-    const outbox = (await makeOutbox());
+    const outbox = await makeOutbox();
     await outbox.start();
     adapter.failures.push(new Error('socket hang up'));
     adapter.known = new Map();
@@ -182,7 +212,7 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
   });
 
   it('adopts a post an earlier try already made instead of posting it again', async () => {
-    const first = (await makeOutbox());
+    const first = await makeOutbox();
     await first.start();
     adapter.failures.push(new Error('timeout'));
     const ticket = await first.record(conversationId, null, { purpose: 'update', text: 'Halfway.' });
@@ -190,7 +220,7 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     await first.stop(100);
     adapter.known = new Map([[`e${ticket[0]}`, 'already-there']]);
 
-    const second = (await makeOutbox());
+    const second = await makeOutbox();
     await second.start();
     const delivered = second.delivered(ticket);
     clock.advance(1000);
@@ -221,7 +251,11 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     expect(adapter.probes).toHaveLength(1);
     expect(adapter.probes[0]).toMatchObject({ key: slot.key, known: new Set([adapter.posts[0]!.id]) });
     expect(adapter.probes[0]!.since).toBeLessThanOrEqual(clock.now());
-    await waitFor(async () => (await second.store.nextPending(conversationId)) === null, 10_000, 'the retraction to be settled');
+    await waitFor(
+      async () => (await second.store.nextPending(conversationId)) === null,
+      10_000,
+      'the retraction to be settled',
+    );
   });
 
   it('settles the retraction of a preview message the platform never got, with nothing deleted or posted', async () => {
@@ -231,7 +265,11 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     const id = Number(slot.key!.slice(1));
     await opened[0]!.outbox.retractPreviews(run.id, '(interrupted)');
     await first.start();
-    await waitFor(async () => (await first.store.state(id))?.status === 'posted', 10_000, 'the retraction to be settled');
+    await waitFor(
+      async () => (await first.store.state(id))?.status === 'posted',
+      10_000,
+      'the retraction to be settled',
+    );
     expect(adapter.probes).toHaveLength(1);
     expect(adapter.deleted).toEqual([]);
     expect(texts()).toEqual([]);
@@ -269,7 +307,9 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
       stop: async (how) => void ends.push(how ?? 'stopped'),
     };
     await first.start();
-    await first.atomically((tx) => first.record(conversationId, run.id, { purpose: 'answer', text: 'The answer.' }, tx, stream));
+    await first.atomically((tx) =>
+      first.record(conversationId, run.id, { purpose: 'answer', text: 'The answer.' }, tx, stream),
+    );
     await waitFor(() => finishing, 10_000, 'the finish to begin');
     await first.stop(50);
     expect(ends).toEqual(['discard']);
@@ -281,16 +321,20 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     const second = await makeOutbox();
     await second.start();
     // Looked at once it has all happened (or, if it never does, after a while: the assertion then shows what did).
-    await waitFor(() => texts().length === 1 && adapter.deleted.length === 1, 5_000, 'the answer posted and the preview taken back').catch(() => undefined);
+    await waitFor(
+      () => texts().length === 1 && adapter.deleted.length === 1,
+      5_000,
+      'the answer posted and the preview taken back',
+    ).catch(() => undefined);
     await second.idle();
     expect({ deleted: adapter.deleted, posted: texts() }).toEqual({ deleted: ['preview-1'], posted: ['The answer.'] });
   });
 
   it('on start posts what an earlier process left pending, before what is recorded after it', async () => {
-    const first = (await makeOutbox());
+    const first = await makeOutbox();
     const left = await first.record(conversationId, null, { purpose: 'answer', text: 'Left from before.' });
     await first.stop(100);
-    const second = (await makeOutbox());
+    const second = await makeOutbox();
     const fresh = await second.record(conversationId, null, { purpose: 'note', text: 'New work.' });
     await second.start();
     await second.delivered(fresh);
@@ -299,28 +343,33 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
   });
 
   it('fails every pending post of a conversation whose place is gone, and says so to whoever waits', async () => {
-    const outbox = (await makeOutbox());
+    const outbox = await makeOutbox();
     adapter.failures.push(new TargetGoneError('archived', 'is_archived'));
     const a = await outbox.record(conversationId, null, { purpose: 'answer', text: 'One.' });
     const b = await outbox.record(conversationId, null, { purpose: 'answer', text: 'Two.' });
     await outbox.start();
     await expect(outbox.delivered(b)).rejects.toBeInstanceOf(TargetGoneError);
-    expect(await Promise.all([...a, ...b].map(async (id) => (await outbox.store.state(id))?.status))).toEqual(['failed', 'failed']);
+    expect(await Promise.all([...a, ...b].map(async (id) => (await outbox.store.state(id))?.status))).toEqual([
+      'failed',
+      'failed',
+    ]);
     expect(texts()).toEqual([]);
   });
 
   it('forgets delivered posts after a week, never pending ones', async () => {
-    const first = (await makeOutbox());
+    const first = await makeOutbox();
     await first.start();
     const posted = await first.record(conversationId, null, { purpose: 'answer', text: 'Old news.' });
     await first.delivered(posted);
     await first.stop(100);
-    const pending = await (await makeOutbox()).record(conversationId, null, { purpose: 'answer', text: 'Still to say.' });
+    const pending = await (
+      await makeOutbox()
+    ).record(conversationId, null, { purpose: 'answer', text: 'Still to say.' });
     clock.advance(8 * 24 * 60 * 60_000);
     adapter.postGate = new Promise(() => undefined);
-    const later = (await makeOutbox());
+    const later = await makeOutbox();
     await later.start();
-    expect((await later.store.state(posted[0]!))).toBeNull();
+    expect(await later.store.state(posted[0]!)).toBeNull();
     expect((await later.store.state(pending[0]!))?.status).toBe('pending');
   });
 
@@ -328,19 +377,30 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     const first = await makeOutbox();
     await first.start();
     const buttons = [{ actionId: 'allow', label: 'Allow once' }];
-    const approval = (await first.delivered(await first.record(conversationId, 'run-1', { purpose: 'approval', text: 'May I file it?', buttons })))!;
+    const approval = (await first.delivered(
+      await first.record(conversationId, 'run-1', { purpose: 'approval', text: 'May I file it?', buttons }),
+    ))!;
     await first.stop(100);
     // Recorded once the poster has stopped: nothing is delivered before the next start.
-    await first.atomically((tx) => first.recordEdit(conversationId, 'run-1', approval, 'May I file it?\n\n✅ Allowed once.', tx));
+    await first.atomically((tx) =>
+      first.recordEdit(conversationId, 'run-1', approval, 'May I file it?\n\n✅ Allowed once.', tx),
+    );
     await first.recordEphemeral(conversationId, 'U2', 'Only the requester can decide.');
     const answer = await first.record(conversationId, 'run-1', { purpose: 'answer', text: 'Filed it.' });
     expect(adapter.writes).toEqual(['post May I file it?']);
     const second = await makeOutbox();
     await second.start();
     await second.delivered(answer);
-    expect(adapter.writes).toEqual(['post May I file it?', `edit ${approval} May I file it?\n\n✅ Allowed once.`, 'ephemeral U2 Only the requester can decide.', 'post Filed it.']);
+    expect(adapter.writes).toEqual([
+      'post May I file it?',
+      `edit ${approval} May I file it?\n\n✅ Allowed once.`,
+      'ephemeral U2 Only the requester can decide.',
+      'post Filed it.',
+    ]);
     expect(adapter.posts[0]).toMatchObject({ text: 'May I file it?\n\n✅ Allowed once.', buttons: [], edited: true });
-    expect(adapter.ephemerals).toEqual([{ conversation: 'memory:W1:C1:t1', userId: 'U2', text: 'Only the requester can decide.' }]);
+    expect(adapter.ephemerals).toEqual([
+      { conversation: 'memory:W1:C1:t1', userId: 'U2', text: 'Only the requester can decide.' },
+    ]);
   });
 
   it('gives up an edit the platform refuses at once: the posts after it do not wait behind it', async () => {
@@ -354,7 +414,7 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
   });
 
   it('skips a row whose stored payload cannot be read', async () => {
-    const outbox = (await makeOutbox());
+    const outbox = await makeOutbox();
     await insertUnreadable(opened.at(-1)!, conversationId);
     const ok = await outbox.record(conversationId, null, { purpose: 'answer', text: 'Readable.' });
     await outbox.start();

@@ -33,15 +33,25 @@ describe.skipIf(database.skip)('openPostgres', () => {
   it('lets several processes start at once on an empty database: each migration is applied exactly once', async () => {
     const dbs = await Promise.all([1, 2, 3].map(() => openPostgres(database.url, { poolSize: 2 })));
     try {
-      const applied = await dbs[0]!.$client.query<{ n: string }>('select count(*) as n from drizzle.__drizzle_migrations');
+      const applied = await dbs[0]!.$client.query<{ n: string }>(
+        'select count(*) as n from drizzle.__drizzle_migrations',
+      );
       expect(Number(applied.rows[0]!.n)).toBeGreaterThan(0);
       const again = await openPostgres(database.url);
       const after = await again.$client.query<{ n: string }>('select count(*) as n from drizzle.__drizzle_migrations');
       await closePostgres(again);
       expect(after.rows[0]!.n).toBe(applied.rows[0]!.n);
-      const indexes = await dbs[1]!.$client.query<{ indexname: string }>("select indexname from pg_indexes where schemaname = 'public'");
+      const indexes = await dbs[1]!.$client.query<{ indexname: string }>(
+        "select indexname from pg_indexes where schemaname = 'public'",
+      );
       expect(indexes.rows.map((r) => r.indexname)).toEqual(
-        expect.arrayContaining(['tasks_ready_idx', 'runs_one_active_per_conversation', 'runs_ask_expiry_idx', 'schedules_due_idx', 'runs_lease_idx']),
+        expect.arrayContaining([
+          'tasks_ready_idx',
+          'runs_one_active_per_conversation',
+          'runs_ask_expiry_idx',
+          'schedules_due_idx',
+          'runs_lease_idx',
+        ]),
       );
     } finally {
       await Promise.all(dbs.map(closePostgres));
@@ -51,14 +61,58 @@ describe.skipIf(database.skip)('openPostgres', () => {
   it('reads epoch milliseconds back as numbers and JSON columns as values, like the SQLite store', async () => {
     await withDb(async (db) => {
       const at = Date.UTC(2031, 4, 6, 7, 8, 9, 123);
-      await db.insert(conversations).values({ id: 'slack:T1:C1:1.0', platform: 'slack', workspace: 'T1', channel: 'C1', thread: '1.0', createdAt: at, updatedAt: at });
+      await db
+        .insert(conversations)
+        .values({
+          id: 'slack:T1:C1:1.0',
+          platform: 'slack',
+          workspace: 'T1',
+          channel: 'C1',
+          thread: '1.0',
+          createdAt: at,
+          updatedAt: at,
+        });
       const [task] = await db
         .insert(tasks)
-        .values({ conversationId: 'slack:T1:C1:1.0', title: 't', description: 'd', sequence: 1, blockedBy: [4, 5], blocked: true, createdBy: 'user', createdAt: at, updatedAt: at })
+        .values({
+          conversationId: 'slack:T1:C1:1.0',
+          title: 't',
+          description: 'd',
+          sequence: 1,
+          blockedBy: [4, 5],
+          blocked: true,
+          createdBy: 'user',
+          createdAt: at,
+          updatedAt: at,
+        })
         .returning();
-      expect(task).toMatchObject({ id: expect.any(Number), blockedBy: [4, 5], blocked: true, createdAt: at, notBefore: 0, status: 'pending' });
-      const question = { question: 'Which one?', options: ['a', 'b'], toolCallId: 'call_1', askedAt: at, messageId: null, userId: 'U1' };
-      await db.insert(runs).values({ id: 'r1', conversationId: 'slack:T1:C1:1.0', taskId: task!.id, status: 'waiting_user', question, startedAt: at, updatedAt: at });
+      expect(task).toMatchObject({
+        id: expect.any(Number),
+        blockedBy: [4, 5],
+        blocked: true,
+        createdAt: at,
+        notBefore: 0,
+        status: 'pending',
+      });
+      const question = {
+        question: 'Which one?',
+        options: ['a', 'b'],
+        toolCallId: 'call_1',
+        askedAt: at,
+        messageId: null,
+        userId: 'U1',
+      };
+      await db
+        .insert(runs)
+        .values({
+          id: 'r1',
+          conversationId: 'slack:T1:C1:1.0',
+          taskId: task!.id,
+          status: 'waiting_user',
+          question,
+          startedAt: at,
+          updatedAt: at,
+        });
       const [run] = await db.select().from(runs);
       expect(run).toMatchObject({ question, startedAt: at, owner: null, leaseUntil: null });
     });
@@ -67,7 +121,10 @@ describe.skipIf(database.skip)('openPostgres', () => {
   it("keeps one active run per conversation and reads a channel's conversations as a byte-wise key range", async () => {
     await withDb(async (db) => {
       const ids = ['slack:T1:C2:-', 'slack:T1:C2:9.1', 'slack:T1:C2;x', 'slack:T1:C20:1.1', 'slack:T1:C2:1.5'];
-      for (const id of ids) await db.insert(conversations).values({ id, platform: 'slack', workspace: 'T1', channel: 'C2', createdAt: 1, updatedAt: 1 });
+      for (const id of ids)
+        await db
+          .insert(conversations)
+          .values({ id, platform: 'slack', workspace: 'T1', channel: 'C2', createdAt: 1, updatedAt: 1 });
       const inChannel = await db
         .select({ id: conversations.id })
         .from(conversations)
@@ -75,20 +132,31 @@ describe.skipIf(database.skip)('openPostgres', () => {
         .orderBy(asc(conversations.id));
       expect(inChannel.map((r) => r.id)).toEqual(['slack:T1:C2:-', 'slack:T1:C2:1.5', 'slack:T1:C2:9.1']);
       await db.insert(runs).values({ id: 'a', conversationId: ids[0]!, status: 'running', startedAt: 1, updatedAt: 1 });
-      await expect(db.insert(runs).values({ id: 'b', conversationId: ids[0]!, status: 'waiting_user', startedAt: 1, updatedAt: 1 })).rejects.toThrow();
+      await expect(
+        db
+          .insert(runs)
+          .values({ id: 'b', conversationId: ids[0]!, status: 'waiting_user', startedAt: 1, updatedAt: 1 }),
+      ).rejects.toThrow();
     });
   });
 
   it('parses a parameterised statement once per connection and runs it again by name, with the same results', async () => {
     const db = await openPostgres(database.url, { poolSize: 1 });
     try {
-      const read = (id: string) => db.select({ id: conversations.id }).from(conversations).where(and(gte(conversations.id, id), lt(conversations.id, `${id}~`)));
+      const read = (id: string) =>
+        db
+          .select({ id: conversations.id })
+          .from(conversations)
+          .where(and(gte(conversations.id, id), lt(conversations.id, `${id}~`)));
       for (const id of ['absent:T9:C9:1', 'absent:T9:C9:2', 'absent:T9:C9:3']) expect(await read(id)).toEqual([]);
       // One pooled connection: the statement was prepared once on it, and `begin` (no parameters) was not.
       const prepared = await db.$client.query<{ statement: string }>('select statement from pg_prepared_statements');
       expect(prepared.rows.filter((r) => r.statement.startsWith('select "id" from "conversations"'))).toHaveLength(1);
       await db.transaction(async (tx) => void (await tx.select({ id: conversations.id }).from(conversations)));
-      const again = await db.$client.query<{ n: string }>('select count(*) as n from pg_prepared_statements where statement ilike $1', ['begin%']);
+      const again = await db.$client.query<{ n: string }>(
+        'select count(*) as n from pg_prepared_statements where statement ilike $1',
+        ['begin%'],
+      );
       expect(Number(again.rows[0]!.n)).toBe(0);
     } finally {
       await closePostgres(db);
@@ -113,7 +181,9 @@ describe.skipIf(database.skip)('openPostgres', () => {
   it('says the server cannot be reached when nothing listens at the host and port', async () => {
     const url = new URL(database.url);
     url.port = String(await freePort());
-    expect((await openError(url.toString())).message).toMatch(/DATABASE_URL=.*cannot reach the PostgreSQL server \(ECONNREFUSED\)/);
+    expect((await openError(url.toString())).message).toMatch(
+      /DATABASE_URL=.*cannot reach the PostgreSQL server \(ECONNREFUSED\)/,
+    );
   });
 });
 

@@ -14,13 +14,18 @@ const database = useTestDatabase();
 
 /** Empties every table between tests (one database per file; each test starts from nothing). */
 async function emptied(db: PgDb): Promise<void> {
-  await db.$client.query('truncate conversations, runs, tasks, messages, outbox, outbox_files, processed_events, tool_grants, schedules, usage_daily, channel_pacing restart identity cascade');
+  await db.$client.query(
+    'truncate conversations, runs, tasks, messages, outbox, outbox_files, processed_events, tool_grants, schedules, usage_daily, channel_pacing restart identity cascade',
+  );
 }
 
 /** Two pools on one database: the store under test and a peer, as two processes would have. */
 const factory: StoreFactory = async () => {
   const clock = new FakeClock();
-  const [a, b] = await Promise.all([openPostgres(database.url, { poolSize: 4 }), openPostgres(database.url, { poolSize: 4 })]);
+  const [a, b] = await Promise.all([
+    openPostgres(database.url, { poolSize: 4 }),
+    openPostgres(database.url, { poolSize: 4 }),
+  ]);
   await emptied(a);
   return {
     store: createPostgresStore(a, clock, { ownership: { processId: 'process-a', leaseMs: 30_000 } }),
@@ -39,8 +44,18 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
     const { store, peer, close } = await factory();
     const clock = new FakeClock();
     try {
-      const mine = await store.conversations.ensure({ platform: 'memory', workspace: 'W', channel: 'C', thread: 'mine' });
-      const theirs = await store.conversations.ensure({ platform: 'memory', workspace: 'W', channel: 'C', thread: 'theirs' });
+      const mine = await store.conversations.ensure({
+        platform: 'memory',
+        workspace: 'W',
+        channel: 'C',
+        thread: 'mine',
+      });
+      const theirs = await store.conversations.ensure({
+        platform: 'memory',
+        workspace: 'W',
+        channel: 'C',
+        thread: 'theirs',
+      });
       const myRun = await store.runs.create(mine, null);
       const theirRun = await peer.runs.create(theirs, null);
       expect(myRun).toMatchObject({ owner: 'process-a', leaseUntil: clock.now() + 30_000 });
@@ -53,7 +68,10 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
 
   it('takes over a run whose lease ran out when it starts, whoever owned it', async () => {
     const clock = new FakeClock();
-    const [a, b] = await Promise.all([openPostgres(database.url, { poolSize: 2 }), openPostgres(database.url, { poolSize: 2 })]);
+    const [a, b] = await Promise.all([
+      openPostgres(database.url, { poolSize: 2 }),
+      openPostgres(database.url, { poolSize: 2 }),
+    ]);
     try {
       await emptied(a);
       const dead = createPostgresStore(a, clock, { ownership: { processId: 'dead', leaseMs: 30_000 } });

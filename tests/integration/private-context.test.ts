@@ -30,14 +30,24 @@ function echoSummary(req: RecordedRequest): FakeStep {
  * `userId` says `text` in `where`; the model makes `calls` (if any) in one step, then answers `answer`. Waits until the
  * run has ended and returns the requests of its steps.
  */
-async function run(where: ConversationRef, userId: string, text: string, calls: FakeToolCall[], answer: string): Promise<RecordedRequest[]> {
+async function run(
+  where: ConversationRef,
+  userId: string,
+  text: string,
+  calls: FakeToolCall[],
+  answer: string,
+): Promise<RecordedRequest[]> {
   const before = stepRequests(h.model).length;
   const script: FakeStep[] = [...(calls.length > 0 ? [{ toolCalls: calls }] : []), { text: answer }];
   let next = 0;
   h.model.respondWith((req) => (isSummaryRequest(req) ? echoSummary(req) : (script[next++] ?? { text: 'Fine.' })));
   await h.adapter.say(where, text, { userId });
   const conv = await h.app.conversations.ensure(where);
-  await waitFor(async () => stepRequests(h.model).length >= before + script.length && (await h.app.runs.active(conv)) === null, 10_000, `the run for "${text}"`);
+  await waitFor(
+    async () => stepRequests(h.model).length >= before + script.length && (await h.app.runs.active(conv)) === null,
+    10_000,
+    `the run for "${text}"`,
+  );
   await h.app.coordinator.idle();
   return stepRequests(h.model).slice(before);
 }
@@ -45,12 +55,23 @@ async function run(where: ConversationRef, userId: string, text: string, calls: 
 describe('private stays private in a shared thread (in process, the memory adapter)', () => {
   it("keeps Ana's recall result out of Bob's runs and of the shared summary, holds her answer for her, and a forget takes the memory out of every later request", async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1400' });
-    const memory = await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
+    const memory = await h.app.store.memory.remember({
+      scope: 'me',
+      subject: `memory:${ANA}`,
+      text: SECRET,
+      createdBy: `memory:${ANA}`,
+    });
     const thread = h.adapter.thread('C1', 'T1');
     const conv = await h.app.conversations.ensure(thread);
 
     // Ana's run reads her own memory: its answer is held for her, never posted in the thread.
-    const anas = await run(thread, ANA, 'what is my locker code?', [{ name: 'recall', arguments: { query: 'locker code' } }], 'Found it in your memories: the code ends in ZETA.');
+    const anas = await run(
+      thread,
+      ANA,
+      'what is my locker code?',
+      [{ name: 'recall', arguments: { query: 'locker code' } }],
+      'Found it in your memories: the code ends in ZETA.',
+    );
     expect(sent(anas.at(-1)!)).toContain(SECRET);
     expect(h.adapter.textsIn(thread).join('\n')).not.toContain('ZETA');
     const held = h.adapter.privateChoices.find((c) => c.userId === ANA)!;
@@ -68,7 +89,8 @@ describe('private stays private in a shared thread (in process, the memory adapt
     expect(h.adapter.textsIn(thread)).toContain('I cannot see that.');
 
     // Bob's chatter pushes her steps out of the context: the shared summary takes in only the placeholders.
-    for (let i = 0; i < 12 && !(await h.app.store.memory.summary(conv)); i++) await run(thread, BOB, `Message ${i}: chatter about lunch ${'.'.repeat(300)}`, [], `Noted ${i}.`);
+    for (let i = 0; i < 12 && !(await h.app.store.memory.summary(conv)); i++)
+      await run(thread, BOB, `Message ${i}: chatter about lunch ${'.'.repeat(300)}`, [], `Noted ${i}.`);
     const shared = (await h.app.store.memory.summary(conv))!;
     expect(shared.summary).toContain(`(a result private to <@${ANA}>)`);
     expect(shared.summary).not.toContain('4711');
@@ -83,7 +105,13 @@ describe('private stays private in a shared thread (in process, the memory adapt
     expect(sent(bobAgain[0]!)).not.toContain('Only for the person you work for now');
 
     // She forgets it: the stored recall result and her summary lose it, and no later request of anyone carries it.
-    await run(thread, ANA, 'forget my locker code', [{ name: 'forget', arguments: { memory_id: memory.id } }], 'Forgotten.');
+    await run(
+      thread,
+      ANA,
+      'forget my locker code',
+      [{ name: 'forget', arguments: { memory_id: memory.id } }],
+      'Forgotten.',
+    );
     const rows = await h.app.store.transcript.recent(conv, 500);
     expect(rows.some((r) => r.content?.includes('4711'))).toBe(false);
     expect(rows.some((r) => r.content?.includes(FORGOTTEN_TEXT))).toBe(true);
@@ -97,11 +125,23 @@ describe('private stays private in a shared thread (in process, the memory adapt
 
   it('when her own run compacts the thread, her private steps go into her own summary and the shared one gets only the placeholders', async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1400' });
-    await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
+    await h.app.store.memory.remember({
+      scope: 'me',
+      subject: `memory:${ANA}`,
+      text: SECRET,
+      createdBy: `memory:${ANA}`,
+    });
     const thread = h.adapter.thread('C1', 'T1');
     const conv = await h.app.conversations.ensure(thread);
-    await run(thread, ANA, 'what is my locker code?', [{ name: 'recall', arguments: { query: 'locker code' } }], 'Found it.');
-    for (let i = 0; i < 12 && !(await h.app.store.memory.summary(conv)); i++) await run(thread, ANA, `Message ${i}: chatter about lunch ${'.'.repeat(300)}`, [], `Noted ${i}.`);
+    await run(
+      thread,
+      ANA,
+      'what is my locker code?',
+      [{ name: 'recall', arguments: { query: 'locker code' } }],
+      'Found it.',
+    );
+    for (let i = 0; i < 12 && !(await h.app.store.memory.summary(conv)); i++)
+      await run(thread, ANA, `Message ${i}: chatter about lunch ${'.'.repeat(300)}`, [], `Noted ${i}.`);
     expect((await h.app.store.memory.summary(conv))!.summary).not.toContain('4711');
     expect((await h.app.store.memory.summary(conv))!.summary).toContain(`(a result private to <@${ANA}>)`);
     expect((await h.app.store.memory.privateSummary(conv, ANA))!.summary).toContain(SECRET);
@@ -111,16 +151,35 @@ describe('private stays private in a shared thread (in process, the memory adapt
 
   it('Share in thread posts the held answer and makes it public for later runs; Keep private leaves a note without it; only its owner decides, once', async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
+    await h.app.store.memory.remember({
+      scope: 'me',
+      subject: `memory:${ANA}`,
+      text: SECRET,
+      createdBy: `memory:${ANA}`,
+    });
     const thread = h.adapter.thread('C1', 'T1');
-    await run(thread, ANA, 'what is my locker code?', [{ name: 'recall', arguments: { query: 'locker' } }], 'Your code is 4711-ZETA.');
+    await run(
+      thread,
+      ANA,
+      'what is my locker code?',
+      [{ name: 'recall', arguments: { query: 'locker' } }],
+      'Your code is 4711-ZETA.',
+    );
     const [share, keep] = h.adapter.privateChoices.at(-1)!.buttons;
 
-    expect(await h.adapter.choosePrivately(share!.actionId, BOB)).toEqual({ text: `Only <@${ANA}> can share this answer: it uses what only they can see.` });
+    expect(await h.adapter.choosePrivately(share!.actionId, BOB)).toEqual({
+      text: `Only <@${ANA}> can share this answer: it uses what only they can see.`,
+    });
     expect(h.adapter.textsIn(thread).join('\n')).not.toContain('4711');
     expect(await h.adapter.choosePrivately(share!.actionId, ANA)).toEqual({ text: 'Shared in the thread.' });
-    await waitFor(() => h.adapter.textsIn(thread).includes('Your code is 4711-ZETA.'), 10_000, 'the shared answer in the thread');
-    expect(await h.adapter.choosePrivately(keep!.actionId, ANA)).toEqual({ text: 'You already shared this answer in the thread.' });
+    await waitFor(
+      () => h.adapter.textsIn(thread).includes('Your code is 4711-ZETA.'),
+      10_000,
+      'the shared answer in the thread',
+    );
+    expect(await h.adapter.choosePrivately(keep!.actionId, ANA)).toEqual({
+      text: 'You already shared this answer in the thread.',
+    });
 
     // Bob's run now reads the answer, as the thread does, but still not the memory it came from.
     const bobs = await run(thread, BOB, 'what did it say?', [], 'It said the code.');
@@ -128,18 +187,44 @@ describe('private stays private in a shared thread (in process, the memory adapt
     expect(sent(bobs[0]!)).not.toContain(SECRET);
 
     // A second private answer, kept private: the thread hears only that.
-    await run(thread, ANA, 'and again?', [{ name: 'recall', arguments: { query: 'locker' } }], 'Still 4711-ZETA, privately.');
+    await run(
+      thread,
+      ANA,
+      'and again?',
+      [{ name: 'recall', arguments: { query: 'locker' } }],
+      'Still 4711-ZETA, privately.',
+    );
     const kept = h.adapter.privateChoices.at(-1)!.buttons[1]!;
-    expect(await h.adapter.choosePrivately(kept.actionId, ANA)).toEqual({ text: 'Kept private: the thread was only told that you kept an answer private.' });
-    await waitFor(() => h.adapter.textsIn(thread).some((t) => t.includes(`<@${ANA}> kept an answer private`)), 10_000, 'the note');
+    expect(await h.adapter.choosePrivately(kept.actionId, ANA)).toEqual({
+      text: 'Kept private: the thread was only told that you kept an answer private.',
+    });
+    await waitFor(
+      () => h.adapter.textsIn(thread).some((t) => t.includes(`<@${ANA}> kept an answer private`)),
+      10_000,
+      'the note',
+    );
     expect(h.adapter.textsIn(thread).join('\n')).not.toContain('privately.');
   });
 
   it('holds an update sent after a private result too, tells the model so, and records no private text as the task result', async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
+    await h.app.store.memory.remember({
+      scope: 'me',
+      subject: `memory:${ANA}`,
+      text: SECRET,
+      createdBy: `memory:${ANA}`,
+    });
     const thread = h.adapter.thread('C1', 'T1');
-    const requests = await run(thread, ANA, 'look up my code and tell me as you go', [{ name: 'recall', arguments: { query: 'locker' } }, { name: 'send_update', arguments: { text: 'Update: it is 4711-ZETA.' } }], 'Done: 4711-ZETA.');
+    const requests = await run(
+      thread,
+      ANA,
+      'look up my code and tell me as you go',
+      [
+        { name: 'recall', arguments: { query: 'locker' } },
+        { name: 'send_update', arguments: { text: 'Update: it is 4711-ZETA.' } },
+      ],
+      'Done: 4711-ZETA.',
+    );
     expect(h.adapter.textsIn(thread).join('\n')).not.toContain('4711');
     expect(h.adapter.privateChoices.map((c) => c.text).join('\n')).toContain('Update: it is 4711-ZETA.');
     expect(h.adapter.privateChoices.filter((c) => c.text.includes('This update'))).toHaveLength(1);
@@ -151,9 +236,20 @@ describe('private stays private in a shared thread (in process, the memory adapt
 
   it('posts a private answer at once in a 1:1 DM, where nobody else reads it', async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({ scope: 'me', subject: `memory:${ANA}`, text: SECRET, createdBy: `memory:${ANA}` });
+    await h.app.store.memory.remember({
+      scope: 'me',
+      subject: `memory:${ANA}`,
+      text: SECRET,
+      createdBy: `memory:${ANA}`,
+    });
     const dm = h.adapter.thread('D1', null);
-    await run(dm, ANA, 'what is my locker code?', [{ name: 'recall', arguments: { query: 'locker' } }], 'Your code is 4711-ZETA.');
+    await run(
+      dm,
+      ANA,
+      'what is my locker code?',
+      [{ name: 'recall', arguments: { query: 'locker' } }],
+      'Your code is 4711-ZETA.',
+    );
     expect(h.adapter.textsIn(dm)).toContain('Your code is 4711-ZETA.');
     expect(h.adapter.privateChoices).toEqual([]);
   });

@@ -3,13 +3,12 @@ import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { toolResultJson } from '../support/tool-result-json.js';
-import { BUSY_ELSEWHERE_NOTE_DELAY_MS } from '../../src/runtime/follow-up-teller.js';
+import { BUSY_ELSEWHERE_NOTE_DELAY_MS } from '../../src/runtime/follow-ups/follow-up-teller.js';
 
 const stores = useStoreKinds();
 
 let h: Harness;
 afterEach(async () => h.close());
-
 
 describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
   it('answers a duplicate delivery once', async () => {
@@ -46,7 +45,9 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     await waitFor(() => h.model.requests.length === 1);
     await h.adapter.say(thread, 'second request');
     await waitFor(() => h.adapter.textsIn(thread).length === 1);
-    expect(h.adapter.textsIn(thread)).toEqual([expect.stringMatching(/Queued as task #2\. I'll start on it when I finish/)]);
+    expect(h.adapter.textsIn(thread)).toEqual([
+      expect.stringMatching(/Queued as task #2\. I'll start on it when I finish/),
+    ]);
     expect(h.model.requests).toHaveLength(1);
     g.open();
     await waitFor(() => h.adapter.textsIn(thread).includes('second done'));
@@ -69,14 +70,19 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     await second;
     await waitFor(() => h.adapter.textsIn(thread).includes('answer two'));
     await h.app.coordinator.idle();
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['completed', 'completed']);
   });
 
   it('runs a task added by the model serially after the current run', async () => {
     h = await startHarness(await stores.env(kind));
     h.model.reply(
-      { toolCalls: [{ name: 'add_task', arguments: { title: 'Write the summary', description: 'Summarise the findings' } }, { name: 'task_complete', arguments: { summary: 'planned' } }] },
+      {
+        toolCalls: [
+          { name: 'add_task', arguments: { title: 'Write the summary', description: 'Summarise the findings' } },
+          { name: 'task_complete', arguments: { summary: 'planned' } },
+        ],
+      },
       { text: 'Here is the summary.' },
     );
     const thread = h.adapter.thread();
@@ -85,7 +91,7 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     await h.app.coordinator.idle();
     expect(h.model.requests).toHaveLength(2);
     expect(lastUserMessage(h.model.requests[1]!)).toBe('[To-do #2] Write the summary\n\nSummarise the findings');
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     expect((await h.app.tasks.list(conv)).map((t) => [t.id, t.status, t.createdBy])).toEqual([
       [1, 'completed', 'user'],
       [2, 'completed', 'agent'],
@@ -107,7 +113,9 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     await h.adapter.say(thread, 'build then deploy');
     await waitFor(() => h.model.requests.length === 3);
     await h.app.coordinator.idle();
-    const cycle = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content) as { ok: boolean; error?: string });
+    const cycle = h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map(
+      (m) => toolResultJson(m.content) as { ok: boolean; error?: string },
+    );
     expect(cycle[3]!.error).toMatch(/cycle/);
     expect(lastUserMessage(h.model.requests[1]!)).toBe('[To-do #3] build');
     expect(lastUserMessage(h.model.requests[2]!)).toBe('[To-do #2] deploy');
@@ -128,7 +136,9 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     h.clock.advance(1);
     await waitFor(() => h.adapter.textsIn(threads[2]!).length > 0, 10_000, "the third conversation's note");
     expect(h.model.requests).toHaveLength(2);
-    expect(h.adapter.textsIn(threads[2]!)).toEqual([expect.stringMatching(/Queued as task #\d+\. I'm busy in other conversations/)]);
+    expect(h.adapter.textsIn(threads[2]!)).toEqual([
+      expect.stringMatching(/Queued as task #\d+\. I'm busy in other conversations/),
+    ]);
     g.open();
     await waitFor(() => threads.every((t) => h.adapter.textsIn(t).includes('done')));
     expect(h.model.requests).toHaveLength(3);

@@ -17,10 +17,14 @@ async function failTranscriptWrites(store: Store, marker: string): Promise<void>
   if (isPostgresStore(store)) {
     await store.db.$client.query(`create function fail_write() returns trigger language plpgsql as $$ begin
       if new.content like '%${marker}%' then raise exception 'could not extend file: No space left on device'; end if; return new; end $$`);
-    await store.db.$client.query('create trigger fail_write before insert on messages for each row execute function fail_write()');
+    await store.db.$client.query(
+      'create trigger fail_write before insert on messages for each row execute function fail_write()',
+    );
     return;
   }
-  sqliteDb(store).$client.exec(`create trigger fail_write before insert on messages when new.content like '%${marker}%' begin select raise(abort, 'disk I/O error'); end`);
+  sqliteDb(store).$client.exec(
+    `create trigger fail_write before insert on messages when new.content like '%${marker}%' begin select raise(abort, 'disk I/O error'); end`,
+  );
 }
 
 const askStep = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which format?' } }] };
@@ -35,8 +39,8 @@ describe.each(stores.kinds)('runs that fail unexpectedly (%s)', (kind) => {
     await h.adapter.say(thread, 'first request');
     await waitFor(() => h.adapter.textsIn(thread).some((t) => /something went wrong on my side/.test(t)));
     await h.app.coordinator.idle();
-    const conv = (await h.app.conversations.ensure(thread));
-    expect((await h.app.runs.active(conv))).toBeNull();
+    const conv = await h.app.conversations.ensure(thread);
+    expect(await h.app.runs.active(conv)).toBeNull();
     expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'pending', attempts: 1 });
 
     await h.adapter.say(thread, 'second request');
@@ -54,9 +58,11 @@ describe.each(stores.kinds)('runs that fail unexpectedly (%s)', (kind) => {
       await waitFor(() => h.model.requests.length === i);
       await h.restart();
     }
-    const conv = (await h.app.conversations.ensure(thread));
+    const conv = await h.app.conversations.ensure(thread);
     await waitFor(() => h.adapter.textsIn(thread).some((t) => t.startsWith('❌ I gave up on task #1')));
-    expect(h.adapter.textsIn(thread)).toEqual(['❌ I gave up on task #1: I was restarted in the middle of it 3 times. Ask again if you still need it.']);
+    expect(h.adapter.textsIn(thread)).toEqual([
+      '❌ I gave up on task #1: I was restarted in the middle of it 3 times. Ask again if you still need it.',
+    ]);
     expect((await h.app.tasks.list(conv))[0]).toMatchObject({ status: 'failed', attempts: 3 });
     expect(h.model.requests).toHaveLength(3);
   });
@@ -76,12 +82,14 @@ describe.each(stores.kinds)('resuming waiting runs (%s)', (kind) => {
     await waitFor(() => h.model.requests.length === 2);
     await h.adapter.say(a, 'PDF');
     expect(h.app.coordinator.inFlight).toBe(1);
-    expect((await h.app.runs.active((await h.app.conversations.ensure(a))))).toMatchObject({ status: 'waiting_user' });
+    expect(await h.app.runs.active(await h.app.conversations.ensure(a))).toMatchObject({ status: 'waiting_user' });
     slow.open();
     await waitFor(() => h.adapter.textsIn(a).includes('A done.'));
     expect(h.adapter.textsIn(b)).toContain('B done.');
     const resumed = h.model.requests[2]!;
-    expect(resumed.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content))).toEqual([{ ok: true, answer: 'PDF', answered_by: 'U1' }]);
+    expect(resumed.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content))).toEqual([
+      { ok: true, answer: 'PDF', answered_by: 'U1' },
+    ]);
   });
 
   it('keeps an answer that arrives during shutdown and resumes with it after the restart', async () => {
@@ -95,7 +103,9 @@ describe.each(stores.kinds)('resuming waiting runs (%s)', (kind) => {
     await h.adapter.say(thread, 'Markdown');
     await h.restart();
     await waitFor(() => h.adapter.textsIn(thread).includes('Resumed with the answer.'));
-    expect(h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content))).toEqual([{ ok: true, answer: 'Markdown', answered_by: 'U1' }]);
+    expect(
+      h.model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => toolResultJson(m.content)),
+    ).toEqual([{ ok: true, answer: 'Markdown', answered_by: 'U1' }]);
   });
 });
 
@@ -117,6 +127,6 @@ describe.each(stores.kinds)('blank model replies (%s)', (kind) => {
     await waitFor(() => h.adapter.textsIn(thread).length === 1);
     expect(h.adapter.textsIn(thread)).toEqual(["❌ I couldn't finish this: the model sent an empty answer twice."]);
     await h.app.coordinator.idle();
-    expect((await h.app.tasks.list((await h.app.conversations.ensure(thread))))[0]).toMatchObject({ status: 'failed' });
+    expect((await h.app.tasks.list(await h.app.conversations.ensure(thread)))[0]).toMatchObject({ status: 'failed' });
   });
 });

@@ -11,7 +11,7 @@ import { messages, outbox, runs, tasks } from '../../src/db/pg-schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
 import { RunFencedError, type RunFence } from '../../src/runs/run-fence.js';
-import { fenceRunWrites } from '../../src/runtime/fenced-run-writes.js';
+import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
 import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
@@ -40,14 +40,33 @@ afterAll(async () => {
 });
 
 let seq = 0;
-const storeOf = (pool: PgDb, processId: string, clock: FakeClock) => createPostgresStore(pool, clock, { ownership: { processId, leaseMs: LEASE_MS } });
+const storeOf = (pool: PgDb, processId: string, clock: FakeClock) =>
+  createPostgresStore(pool, clock, { ownership: { processId, leaseMs: LEASE_MS } });
 const outboxOf = (store: PostgresStore, clock: FakeClock, adapter = new MemoryAdapter('W1')) =>
-  createOutbox({ store, clock, logger: silentLogger(), adapters: new Map([['memory', adapter]]), refOf: () => adapter.thread('C1', `T${seq}`), onQuestionPosted: async () => undefined });
+  createOutbox({
+    store,
+    clock,
+    logger: silentLogger(),
+    adapters: new Map([['memory', adapter]]),
+    refOf: () => adapter.thread('C1', `T${seq}`),
+    onQuestionPosted: async () => undefined,
+  });
 
 /** A conversation with a task claimed by `store`'s process and its run, as the coordinator claims them. */
 async function claimed(store: PostgresStore): Promise<{ conversationId: string; fence: RunFence }> {
-  const conversationId = await store.conversations.ensure({ platform: 'memory', workspace: 'W1', channel: 'C1', thread: `T${++seq}` });
-  const added = await store.tasks.add({ conversationId, title: 'Look it up', description: 'Look it up', createdBy: 'user', requestedBy: 'U1' });
+  const conversationId = await store.conversations.ensure({
+    platform: 'memory',
+    workspace: 'W1',
+    channel: 'C1',
+    thread: `T${++seq}`,
+  });
+  const added = await store.tasks.add({
+    conversationId,
+    title: 'Look it up',
+    description: 'Look it up',
+    createdBy: 'user',
+    requestedBy: 'U1',
+  });
   if (!added.ok) throw new Error(added.error);
   const fence = await store.atomically(async (tx) => {
     await tx.tasks.claimNext(conversationId);
@@ -66,8 +85,13 @@ async function takeOver(clock: FakeClock, pool: PgDb, runId: string, owner: stri
   expect(await leases.takeOver(runId, owner, expired!.leaseUntil, LEASE_MS)).toBe(true);
 }
 
-const outboxRowsOf = (runId: string) => pools[2]!.select({ purpose: outbox.purpose, payload: outbox.payload }).from(outbox).where(eq(outbox.runId, runId));
-const assistantRowsOf = (runId: string) => pools[2]!.select({ content: messages.content }).from(messages).where(sql`${messages.runId} = ${runId} and ${messages.role} = 'assistant'`);
+const outboxRowsOf = (runId: string) =>
+  pools[2]!.select({ purpose: outbox.purpose, payload: outbox.payload }).from(outbox).where(eq(outbox.runId, runId));
+const assistantRowsOf = (runId: string) =>
+  pools[2]!
+    .select({ content: messages.content })
+    .from(messages)
+    .where(sql`${messages.runId} = ${runId} and ${messages.role} = 'assistant'`);
 const runRow = async (runId: string) => (await pools[2]!.select().from(runs).where(eq(runs.id, runId)))[0]!;
 
 describe.skipIf(database.skip)('fencing the writes of a run by owner and lease generation', () => {
@@ -77,11 +101,19 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     const { conversationId, fence } = await claimed(a);
     expect(fence).toMatchObject({ owner: 'proc-a', generation: 1 });
     const refusals: RunFencedError[] = [];
-    const writes = fenceRunWrites(fence, { posts: outboxOf(a, clock), transcript: a.transcript, runs: a.runs }, (err) => refusals.push(err));
+    const writes = fenceRunWrites(fence, { posts: outboxOf(a, clock), transcript: a.transcript, runs: a.runs }, (err) =>
+      refusals.push(err),
+    );
     const step = (text: string) =>
       writes.posts.atomically(async (tx) => {
         await tx.runs.countStep(fence.runId);
-        await tx.transcript.append({ conversationId, runId: fence.runId, role: 'assistant', content: text, toolCalls: [] });
+        await tx.transcript.append({
+          conversationId,
+          runId: fence.runId,
+          role: 'assistant',
+          content: text,
+          toolCalls: [],
+        });
         return writes.posts.record(conversationId, fence.runId, { purpose: 'answer', text }, tx);
       });
 
@@ -89,21 +121,42 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     await takeOver(clock, pools[1]!, fence.runId, 'proc-b');
 
     await expect(step('The stale answer.')).rejects.toBeInstanceOf(RunFencedError);
-    await expect(writes.transcript.append({ conversationId, runId: fence.runId, role: 'tool', content: '{}', toolCallId: 'call-1' })).rejects.toBeInstanceOf(RunFencedError);
-    await expect(writes.posts.record(conversationId, fence.runId, { purpose: 'update', text: 'Still going.' })).rejects.toBeInstanceOf(RunFencedError);
-    await expect(writes.runs.transition(fence.runId, ['running'], 'completed', { summary: 'Done.' })).rejects.toBeInstanceOf(RunFencedError);
+    await expect(
+      writes.transcript.append({
+        conversationId,
+        runId: fence.runId,
+        role: 'tool',
+        content: '{}',
+        toolCallId: 'call-1',
+      }),
+    ).rejects.toBeInstanceOf(RunFencedError);
+    await expect(
+      writes.posts.record(conversationId, fence.runId, { purpose: 'update', text: 'Still going.' }),
+    ).rejects.toBeInstanceOf(RunFencedError);
+    await expect(
+      writes.runs.transition(fence.runId, ['running'], 'completed', { summary: 'Done.' }),
+    ).rejects.toBeInstanceOf(RunFencedError);
     expect(refusals, 'the run is told once').toHaveLength(1);
 
     expect((await outboxRowsOf(fence.runId)).map((r) => r.payload.text)).toEqual(['While it was mine.']);
     expect((await assistantRowsOf(fence.runId)).map((r) => r.content)).toEqual(['While it was mine.']);
-    expect(await runRow(fence.runId)).toMatchObject({ status: 'running', owner: 'proc-b', leaseGeneration: 2, steps: 1 });
+    expect(await runRow(fence.runId)).toMatchObject({
+      status: 'running',
+      owner: 'proc-b',
+      leaseGeneration: 2,
+      steps: 1,
+    });
   });
 
   it('makes a takeover wait for a write under way, so the check and the write commit together', async () => {
     const clock = new FakeClock();
     const a = storeOf(pools[0]!, 'proc-a', clock);
     const { conversationId, fence } = await claimed(a);
-    const writes = fenceRunWrites(fence, { posts: outboxOf(a, clock), transcript: a.transcript, runs: a.runs }, () => undefined);
+    const writes = fenceRunWrites(
+      fence,
+      { posts: outboxOf(a, clock), transcript: a.transcript, runs: a.runs },
+      () => undefined,
+    );
     clock.advance(LEASE_MS + 1);
     const leases = createRunLeases(pools[1]!, clock);
     const expired = (await leases.expired(clock.now())).find((r) => r.id === fence.runId)!;
@@ -111,13 +164,36 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     await writes.posts.atomically(async (tx) => {
       // The check passed and holds the run's row: the takeover starts now and must wait for this commit.
       takeover = leases.takeOver(fence.runId, 'proc-b', expired.leaseUntil, LEASE_MS);
-      await waitFor(async () => (await pools[2]!.execute(sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'update "runs"%'`)).rows.length === 1, 10_000, 'the takeover to wait for the row');
-      await tx.transcript.append({ conversationId, runId: fence.runId, role: 'assistant', content: 'Recorded in time.', toolCalls: [] });
+      await waitFor(
+        async () =>
+          (
+            await pools[2]!.execute(
+              sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'update "runs"%'`,
+            )
+          ).rows.length === 1,
+        10_000,
+        'the takeover to wait for the row',
+      );
+      await tx.transcript.append({
+        conversationId,
+        runId: fence.runId,
+        role: 'assistant',
+        content: 'Recorded in time.',
+        toolCalls: [],
+      });
       return writes.posts.record(conversationId, fence.runId, { purpose: 'answer', text: 'Recorded in time.' }, tx);
     });
     expect(await takeover!).toBe(true);
     expect((await outboxRowsOf(fence.runId)).map((r) => r.payload.text)).toEqual(['Recorded in time.']);
-    await expect(writes.transcript.append({ conversationId, runId: fence.runId, role: 'assistant', content: 'Too late.', toolCalls: [] })).rejects.toBeInstanceOf(RunFencedError);
+    await expect(
+      writes.transcript.append({
+        conversationId,
+        runId: fence.runId,
+        role: 'assistant',
+        content: 'Too late.',
+        toolCalls: [],
+      }),
+    ).rejects.toBeInstanceOf(RunFencedError);
   });
 
   it('gives every new claim of a run a new generation: a resume by the same process, a takeover; adopting a run already ours keeps it', async () => {
@@ -128,8 +204,16 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     expect(await leases.adopt(fence.runId, 'proc-a', LEASE_MS)).toBe(true);
     expect(await a.atomically((tx) => tx.runs.holds(fence))).toBe(true);
 
-    expect(await a.runs.park(fence.runId, { question: 'Which?', options: [], toolCallId: 'call-1', askedAt: 0, messageId: null, userId: 'U1' }, clock.now() + 60_000)).toBe(true);
-    const resumed = await a.atomically(async (tx) => ((await tx.runs.unpark(fence.runId)) ? tx.runs.fence(fence.runId) : null));
+    expect(
+      await a.runs.park(
+        fence.runId,
+        { question: 'Which?', options: [], toolCallId: 'call-1', askedAt: 0, messageId: null, userId: 'U1' },
+        clock.now() + 60_000,
+      ),
+    ).toBe(true);
+    const resumed = await a.atomically(async (tx) =>
+      (await tx.runs.unpark(fence.runId)) ? tx.runs.fence(fence.runId) : null,
+    );
     expect(resumed).toMatchObject({ owner: 'proc-a', generation: 2 });
     expect(await a.atomically((tx) => tx.runs.holds(fence)), 'the execution before the question').toBe(false);
     expect(await a.atomically((tx) => tx.runs.holds(resumed!))).toBe(true);
@@ -148,13 +232,33 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     const tools = new ExternalToolsFixture();
     const adapter = new MemoryAdapter('W1');
     const store = storeOf(pools[0]!, 'proc-a', clock);
-    const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'unused.db') });
+    const config = loadConfig({
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_PATH: join(dir, 'unused.db'),
+    });
     // One process's app with no lease renewals (the local cluster): only the fence can tell it the run is gone.
-    const app = await createApp({ config, adapters: [adapter], clock, store, logger: logs.logger, externalTools: tools.source, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000 });
+    const app = await createApp({
+      config,
+      adapters: [adapter],
+      clock,
+      store,
+      logger: logs.logger,
+      externalTools: tools.source,
+      modelBackoffMs: () => 5,
+      taskRetryDelayMs: () => 60_000,
+    });
     try {
       await app.start();
       const held = gate();
-      model.reply({ text: 'The stale answer.', toolCalls: [{ name: 'tracker__search', arguments: { title: 'stale' } }], gate: held.promise }, { text: 'A second step.' });
+      model.reply(
+        {
+          text: 'The stale answer.',
+          toolCalls: [{ name: 'tracker__search', arguments: { title: 'stale' } }],
+          gate: held.promise,
+        },
+        { text: 'A second step.' },
+      );
       const thread = adapter.thread('C1', 'T-app');
       await adapter.say(thread, 'Look it up');
       await waitFor(() => model.requests.length === 1, 10_000, 'the model call');
@@ -164,7 +268,11 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
       // Process a stalls on the model past its lease; process b takes the run over meanwhile.
       await takeOver(clock, pools[1]!, run.id, 'proc-b');
       held.open();
-      await waitFor(() => logs.lines.some((l) => l.msg === 'stopped working on a run owned elsewhere now'), 10_000, 'the run to stop');
+      await waitFor(
+        () => logs.lines.some((l) => l.msg === 'stopped working on a run owned elsewhere now'),
+        10_000,
+        'the run to stop',
+      );
       await app.coordinator.idle();
 
       expect(logs.lines.filter((l) => l.msg.startsWith('a write of this run was refused'))).toHaveLength(1);
@@ -172,8 +280,14 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
       expect(model.requests, 'no further model call').toHaveLength(1);
       expect(await outboxRowsOf(run.id), 'nothing to post').toEqual([]);
       expect(await assistantRowsOf(run.id), 'no step recorded').toEqual([]);
-      expect(await runRow(run.id), 'not settled here: the run is proc-b’s').toMatchObject({ status: 'running', owner: 'proc-b', steps: 0 });
-      expect((await pools[2]!.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, run.taskId!)))[0]?.status).toBe('in_progress');
+      expect(await runRow(run.id), 'not settled here: the run is proc-b’s').toMatchObject({
+        status: 'running',
+        owner: 'proc-b',
+        steps: 0,
+      });
+      expect(
+        (await pools[2]!.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, run.taskId!)))[0]?.status,
+      ).toBe('in_progress');
       expect(adapter.textsIn(thread)).toEqual([]);
     } finally {
       await app.stop();
@@ -190,8 +304,21 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     const tools = new ExternalToolsFixture();
     const adapter = new MemoryAdapter('W1');
     const store = storeOf(pools[0]!, 'proc-a', clock);
-    const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, 'unused.db') });
-    const app = await createApp({ config, adapters: [adapter], clock, store, logger: logs.logger, externalTools: tools.source, modelBackoffMs: () => 5, taskRetryDelayMs: () => 60_000 });
+    const config = loadConfig({
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_PATH: join(dir, 'unused.db'),
+    });
+    const app = await createApp({
+      config,
+      adapters: [adapter],
+      clock,
+      store,
+      logger: logs.logger,
+      externalTools: tools.source,
+      modelBackoffMs: () => 5,
+      taskRetryDelayMs: () => 60_000,
+    });
     try {
       await app.start();
       model.reply({
@@ -209,17 +336,33 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
       const thread = adapter.thread('C1', 'T-tools');
       await adapter.say(thread, 'Plan it all');
       const conversationId = await store.conversations.ensure(thread);
-      await waitFor(async () => (await assistantRowsOf((await store.runs.active(conversationId))?.id ?? '')).length === 1, 10_000, 'the step recorded');
+      await waitFor(
+        async () => (await assistantRowsOf((await store.runs.active(conversationId))?.id ?? '')).length === 1,
+        10_000,
+        'the step recorded',
+      );
       const run = (await store.runs.active(conversationId))!;
       await takeOver(clock, pools[1]!, run.id, 'proc-b');
       posting.open();
-      await waitFor(() => logs.lines.some((l) => l.msg === 'stopped working on a run owned elsewhere now'), 10_000, 'the run to stop');
+      await waitFor(
+        () => logs.lines.some((l) => l.msg === 'stopped working on a run owned elsewhere now'),
+        10_000,
+        'the run to stop',
+      );
       await app.coordinator.idle();
 
       expect(tools.calls, 'no MCP call').toEqual([]);
-      expect((await store.tasks.list(conversationId)).map((t) => t.title), 'no new to-do').toEqual(['Plan it all']);
-      expect(await store.memory.newest({ person: 'memory:U1', channel: 'memory:W1:C1', workspace: 'memory:W1' }, 10), 'no memory').toEqual([]);
-      expect(await app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C1' }), 'no schedule').toEqual([]);
+      expect(
+        (await store.tasks.list(conversationId)).map((t) => t.title),
+        'no new to-do',
+      ).toEqual(['Plan it all']);
+      expect(
+        await store.memory.newest({ person: 'memory:U1', channel: 'memory:W1:C1', workspace: 'memory:W1' }, 10),
+        'no memory',
+      ).toEqual([]);
+      expect(await app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C1' }), 'no schedule').toEqual(
+        [],
+      );
       expect(model.requests, 'no further model call').toHaveLength(1);
     } finally {
       await app.stop();

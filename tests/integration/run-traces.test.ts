@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { LlmClient } from '../../src/agent/llm-client.js';
 import { traceLlm } from '../../src/agent/traced-llm.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { createRunTracer } from '../../src/runtime/run-tracing.js';
+import { createRunTracer } from '../../src/runtime/runs/run-tracing.js';
 import { principalPseudonym, pseudonymKey, PSEUDONYM_KEY_NAME } from '../../src/telemetry/principal-pseudonym.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -39,17 +39,36 @@ afterEach(async () => {
 
 /** A process's tracing to the collector (each process of a restart or a cluster has its own). */
 async function processTracing(): Promise<Tracing> {
-  const t = await loadTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.endpoint}/`, OTEL_BSP_SCHEDULE_DELAY: '10' }, silentLogger());
+  const t = await loadTracing(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.endpoint}/`, OTEL_BSP_SCHEDULE_DELAY: '10' },
+    silentLogger(),
+  );
   open.push(t);
   return t;
 }
 
-const info = { runId: 'run-1', conversationId: 'slack:T0TEAM001:C0CHAN001:1700000000.000100', platform: 'slack', principal: 'slack:U0ALICE01', resumed: false };
+const info = {
+  runId: 'run-1',
+  conversationId: 'slack:T0TEAM001:C0CHAN001:1700000000.000100',
+  platform: 'slack',
+  principal: 'slack:U0ALICE01',
+  resumed: false,
+};
 
 describe('run spans across a restart', () => {
   it('a run resumed by another process links to the trace it started in, kept in the database', async () => {
     const first = createRunTracer(await processTracing(), store.traces, silentLogger());
-    await first.trace(info, async () => ({ kind: 'waiting', question: { question: 'Which one?', options: [], toolCallId: 'call_1', askedAt: 0, messageId: null, userId: 'U0ALICE01' } }));
+    await first.trace(info, async () => ({
+      kind: 'waiting',
+      question: {
+        question: 'Which one?',
+        options: [],
+        toolCallId: 'call_1',
+        askedAt: 0,
+        messageId: null,
+        userId: 'U0ALICE01',
+      },
+    }));
     await waitFor(() => collector.spans.length === 1, 5_000, 'the first span');
     const started = collector.spans[0]!;
     expect(await store.traces.traceOf('run-1')).toBe(`00-${started.traceId}-${started.spanId}-01`);
@@ -75,7 +94,10 @@ describe('run spans across a restart', () => {
     expect(during).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(tracer.parentOf('run-1')).toBeNull();
     await waitFor(() => collector.spans.length === 1, 5_000, 'the span');
-    expect(collector.spans[0]).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed', 'errand.run.cost_usd': 0.0125 } });
+    expect(collector.spans[0]).toMatchObject({
+      statusCode: 2,
+      attributes: { 'error.type': 'failed', 'errand.run.outcome': 'failed', 'errand.run.cost_usd': 0.0125 },
+    });
     // An attribute without a value (no principal) is left out, not sent empty.
     expect(collector.spans[0]!.attributes).not.toHaveProperty('errand.principal');
   });
@@ -88,7 +110,10 @@ describe('run spans across a restart', () => {
     expect(clock.pendingTimers()).toBe(0);
 
     let finish = (): void => undefined;
-    const running = tracer.trace({ ...info, runId: 'run-2' }, () => new Promise((resolve) => (finish = () => resolve({ kind: 'completed', summary: null }))));
+    const running = tracer.trace(
+      { ...info, runId: 'run-2' },
+      () => new Promise((resolve) => (finish = () => resolve({ kind: 'completed', summary: null }))),
+    );
     clock.advance(999);
     expect(await store.traces.traceOf('run-2')).toBeNull();
     clock.advance(1);
@@ -105,7 +130,9 @@ describe('run spans across a restart', () => {
     let during: string | null = null;
     await tracer.trace(info, async () => ((during = tracer.parentOf('run-1')), { kind: 'aborted' }));
     expect(await store.traces.traceOf('run-1')).toBe(during);
-    await expect(tracer.trace({ ...info, runId: 'run-3' }, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(tracer.trace({ ...info, runId: 'run-3' }, () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
     expect(await store.traces.traceOf('run-3')).toMatch(/^00-/);
   });
 
@@ -113,14 +140,28 @@ describe('run spans across a restart', () => {
     const tracing = await processTracing();
     const tracer = createRunTracer(tracing, store.traces, silentLogger(), new FakeClock());
     const hooked: boolean[] = [];
-    const model: LlmClient = { complete: async () => (hooked.push(await promiseHooksOn()), { text: 'Hi.', toolCalls: [], finishReasons: ['stop'] }) };
-    const llm = traceLlm(model, tracing, { defaultModel: 'gpt-4o-mini', streamed: false, parentOf: (id) => tracer.parentOf(id) });
+    const model: LlmClient = {
+      complete: async () => (
+        hooked.push(await promiseHooksOn()),
+        { text: 'Hi.', toolCalls: [], finishReasons: ['stop'] }
+      ),
+    };
+    const llm = traceLlm(model, tracing, {
+      defaultModel: 'gpt-4o-mini',
+      streamed: false,
+      parentOf: (id) => tracer.parentOf(id),
+    });
     // Test files share a worker: one that left a storage of its own on (the PostgreSQL store's) hooks every promise
     // anyway, and then only "tracing adds no hook" can be seen. In a clean worker: no hook at all.
     const baseline = await promiseHooksOn();
     await tracer.trace(info, async () => {
       hooked.push(await promiseHooksOn());
-      await llm.complete({ messages: [{ role: 'user', content: 'hello' }], tools: [], signal: new AbortController().signal, runId: 'run-1' });
+      await llm.complete({
+        messages: [{ role: 'user', content: 'hello' }],
+        tools: [],
+        signal: new AbortController().signal,
+        runId: 'run-1',
+      });
       return { kind: 'completed', summary: 'Hi.' };
     });
     expect(hooked).toEqual([baseline, baseline]);
@@ -134,21 +175,42 @@ describe('run spans across a restart', () => {
   });
 
   it('with tracing off reads and writes nothing', async () => {
-    const tracer = createRunTracer(noopTracing, { traceOf: () => Promise.reject(new Error('read')), recordTrace: () => Promise.reject(new Error('written')), deploymentKey: () => Promise.reject(new Error('key read')) }, silentLogger());
-    expect(await tracer.trace(info, async () => ({ kind: 'completed', summary: 'done' }))).toEqual({ kind: 'completed', summary: 'done' });
+    const tracer = createRunTracer(
+      noopTracing,
+      {
+        traceOf: () => Promise.reject(new Error('read')),
+        recordTrace: () => Promise.reject(new Error('written')),
+        deploymentKey: () => Promise.reject(new Error('key read')),
+      },
+      silentLogger(),
+    );
+    expect(await tracer.trace(info, async () => ({ kind: 'completed', summary: 'done' }))).toEqual({
+      kind: 'completed',
+      summary: 'done',
+    });
   });
 });
 
 describe('the principal on a run span', () => {
   const principalOf = async (tracer: ReturnType<typeof createRunTracer>, runId: string) => {
     await tracer.trace({ ...info, runId }, async () => ({ kind: 'completed', summary: 'done' }));
-    await waitFor(() => collector.spans.find((s) => s.attributes['errand.run_id'] === runId), 5_000, `the span of ${runId}`);
+    await waitFor(
+      () => collector.spans.find((s) => s.attributes['errand.run_id'] === runId),
+      5_000,
+      `the span of ${runId}`,
+    );
     return collector.spans.find((s) => s.attributes['errand.run_id'] === runId)!.attributes['errand.principal'];
   };
 
   it('is an HMAC under the key stored once in the database: the same for every process, and not the unkeyed hash of the id', async () => {
-    const first = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock()), 'run-a');
-    const second = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock()), 'run-b');
+    const first = await principalOf(
+      createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock()),
+      'run-a',
+    );
+    const second = await principalOf(
+      createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock()),
+      'run-b',
+    );
     const key = Buffer.from(await store.traces.deploymentKey(PSEUDONYM_KEY_NAME, 'unused'), 'base64');
     expect(key).toHaveLength(32);
     expect(first).toBe(principalPseudonym(key, 'slack:U0ALICE01'));
@@ -159,8 +221,14 @@ describe('the principal on a run span', () => {
   it('is keyed by ERRAND_SECRET_KEY when it is set (derived from it, stored nowhere), so each deployment names people differently', async () => {
     const secret = randomBytes(32).toString('base64');
     const other = randomBytes(32).toString('base64');
-    const keyed = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock(), secret), 'run-c');
-    const elsewhere = await principalOf(createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock(), other), 'run-d');
+    const keyed = await principalOf(
+      createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock(), secret),
+      'run-c',
+    );
+    const elsewhere = await principalOf(
+      createRunTracer(await processTracing(), store.traces, silentLogger(), new FakeClock(), other),
+      'run-d',
+    );
     expect(keyed).toBe(principalPseudonym(await pseudonymKey(secret, store.traces), 'slack:U0ALICE01'));
     expect(elsewhere).not.toBe(keyed);
     expect(db.$client.prepare('select count(*) as n from deployment_keys').get()).toEqual({ n: 0 });
@@ -170,7 +238,9 @@ describe('the principal on a run span', () => {
 describe('trace settings from the standard variables', () => {
   it('are off without an OTLP endpoint (or with OTEL_SDK_DISABLED), and loading them then gives the no-op tracing', async () => {
     expect(tracesConfigured({})).toBe(false);
-    expect(tracesConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' })).toBe(false);
+    expect(tracesConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' })).toBe(
+      false,
+    );
     expect(await loadTracing({ OTEL_SERVICE_NAME: 'x' }, silentLogger())).toBe(noopTracing);
   });
 
@@ -196,19 +266,44 @@ describe('trace settings from the standard variables', () => {
       protocol: 'http/protobuf',
       protocolNote: null,
     });
-    const traces = traceSettingsFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://jaeger:4318/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
-    expect(traces).toMatchObject({ url: 'http://jaeger:4318/v1/traces', serviceName: 'errand', captureContent: false, exportTimeoutMs: 10_000, protocol: 'http/protobuf', protocolNote: null });
+    const traces = traceSettingsFrom({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://jaeger:4318/v1/traces',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    });
+    expect(traces).toMatchObject({
+      url: 'http://jaeger:4318/v1/traces',
+      serviceName: 'errand',
+      captureContent: false,
+      exportTimeoutMs: 10_000,
+      protocol: 'http/protobuf',
+      protocolNote: null,
+    });
     // The operator's batch size wins over Errand's default; a batch is never larger than the queue.
-    expect(traceSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512' })!.maxExportBatchSize).toBe(512);
-    expect(traceSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_BSP_MAX_QUEUE_SIZE: '16' })!.maxExportBatchSize).toBe(16);
+    expect(
+      traceSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512' })!
+        .maxExportBatchSize,
+    ).toBe(512);
+    expect(
+      traceSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_BSP_MAX_QUEUE_SIZE: '16' })!
+        .maxExportBatchSize,
+    ).toBe(16);
   });
 
   it('send http/protobuf (the OTLP default) unless http/json is asked for; gRPC is not spoken, and that is said', () => {
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
     expect(traceSettingsFrom(endpoint)).toMatchObject({ protocol: 'http/protobuf', protocolNote: null });
-    expect(traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({ protocol: 'http/json', protocolNote: null });
+    expect(traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({
+      protocol: 'http/json',
+      protocolNote: null,
+    });
     // The traces variable wins over the general one.
-    expect(traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toMatchObject({ protocol: 'http/protobuf' });
+    expect(
+      traceSettingsFrom({
+        ...endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }),
+    ).toMatchObject({ protocol: 'http/protobuf' });
     const grpc = traceSettingsFrom({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
     expect(grpc).toMatchObject({ protocol: 'http/protobuf' });
     expect(grpc!.protocolNote).toMatch(/OTLP\/HTTP only, as http\/protobuf/);

@@ -48,7 +48,16 @@ describe('the sandbox, attacked', () => {
   it("shows the code none of Errand's environment, files or processes", async () => {
     const calls = await start();
     const where = h.adapter.thread('C1', 'T-secrets');
-    const paths = [h.dbPath, h.config.file.path!, join(dotEnvDir, '.env'), process.cwd(), '/root', '/home', '/work', tmpdir() === '/tmp' ? '/tmp/errand-it-x' : tmpdir()];
+    const paths = [
+      h.dbPath,
+      h.config.file.path!,
+      join(dotEnvDir, '.env'),
+      process.cwd(),
+      '/root',
+      '/home',
+      '/work',
+      tmpdir() === '/tmp' ? '/tmp/errand-it-x' : tmpdir(),
+    ];
     const code = `
 import os, json, glob
 seen = dict(os.environ)
@@ -64,8 +73,28 @@ print(json.dumps({'env': seen, 'procs': procs, 'exists': {p: os.path.exists(p) f
     expect(r.ok).toBe(true);
     expect(r.stdout).not.toContain(SECRET);
     expect(r.stdout).not.toContain('test-key');
-    const seen = JSON.parse(r.stdout) as { env: Record<string, string>; procs: Record<string, string[]>; exists: Record<string, boolean>; root: string[]; etc: string[] };
-    expect(Object.keys(seen.env).sort()).toEqual(['HOME', 'LANG', 'MPLBACKEND', 'MPLCONFIGDIR', 'OLDPWD', 'PATH', 'PWD', 'SHLVL', 'TMPDIR', 'XDG_CACHE_HOME', '_'].sort());
+    const seen = JSON.parse(r.stdout) as {
+      env: Record<string, string>;
+      procs: Record<string, string[]>;
+      exists: Record<string, boolean>;
+      root: string[];
+      etc: string[];
+    };
+    expect(Object.keys(seen.env).sort()).toEqual(
+      [
+        'HOME',
+        'LANG',
+        'MPLBACKEND',
+        'MPLCONFIGDIR',
+        'OLDPWD',
+        'PATH',
+        'PWD',
+        'SHLVL',
+        'TMPDIR',
+        'XDG_CACHE_HOME',
+        '_',
+      ].sort(),
+    );
     expect(Object.values(seen.exists)).toEqual(paths.map(() => false));
     expect(seen.root).toEqual(['bin', 'dev', 'etc', 'lib', 'lib64', 'proc', 'run', 'sbin', 'tmp', 'usr', 'workspace']);
     expect(seen.etc).not.toContain('shadow');
@@ -90,7 +119,12 @@ print(json.dumps({'env': seen, 'procs': procs, 'exists': {p: os.path.exists(p) f
 
   it('refuses the network: a server on this host receives nothing', async () => {
     const calls = await start();
-    const addresses = ['127.0.0.1', ...Object.values(networkInterfaces()).flatMap((l) => (l ?? []).filter((i) => i.family === 'IPv4' && !i.internal).map((i) => i.address))];
+    const addresses = [
+      '127.0.0.1',
+      ...Object.values(networkInterfaces()).flatMap((l) =>
+        (l ?? []).filter((i) => i.family === 'IPv4' && !i.internal).map((i) => i.address),
+      ),
+    ];
     const code = `
 import socket
 for host in ${JSON.stringify(addresses)}:
@@ -159,18 +193,29 @@ except OSError:
     const calls = await start();
     const bomb = h.adapter.thread('C1', 'T-bomb');
     // Every process forks for ever: the bomb stays at its limit until it is killed.
-    const forever = 'import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)';
+    const forever =
+      'import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)';
     const started = await runCode(h, calls, bomb, forever, { timeoutSeconds: 5, wait: false });
     await waitFor(() => sandboxProcesses().length > 20, 10_000, 'the fork bomb to grow');
     // Another conversation is answered meanwhile.
     const other = h.adapter.thread('C1', 'T-other');
     await h.adapter.say(other, 'are you there?', { userId: 'U2' });
-    await waitFor(() => h.adapter.textsIn(other).includes('answer: are you there?'), 10_000, 'the answer in the other conversation');
+    await waitFor(
+      () => h.adapter.textsIn(other).includes('answer: are you there?'),
+      10_000,
+      'the answer in the other conversation',
+    );
     // Never more than its limit (32 processes and threads), plus bwrap outside the namespace and its init.
-    const peak = Math.max(...Array.from({ length: 20 }, () => sandboxProcesses().filter((p) => p.comm === 'python3').length));
+    const peak = Math.max(
+      ...Array.from({ length: 20 }, () => sandboxProcesses().filter((p) => p.comm === 'python3').length),
+    );
     expect(peak).toBeLessThanOrEqual(32);
     h.clock.advance(5_000);
-    await waitFor(() => h.adapter.textsIn(bomb).includes(`done: ${started.text}`), 10_000, 'the run to go on after the kill');
+    await waitFor(
+      () => h.adapter.textsIn(bomb).includes(`done: ${started.text}`),
+      10_000,
+      'the run to go on after the kill',
+    );
     expect(started.result()).toMatchObject({ ok: false, exit_code: null });
     expect(started.result().error).toMatch(/time limit of 5 s and was killed/);
     await waitFor(() => sandboxProcesses().length === 0, 2_000, 'every process of the bomb to be gone');
@@ -191,7 +236,15 @@ except MemoryError:
     const mb = Number(/stopped at (\d+) MB/.exec(r.stdout)?.[1]);
     expect(mb).toBeGreaterThan(64);
     expect(mb).toBeLessThan(256);
-    const js = (await runCode(h, calls, h.adapter.thread('C1', 'T-mem'), 'const a = []; for (;;) a.push(Buffer.alloc(16 * 1024 * 1024, 1));', { language: 'javascript' })).result();
+    const js = (
+      await runCode(
+        h,
+        calls,
+        h.adapter.thread('C1', 'T-mem'),
+        'const a = []; for (;;) a.push(Buffer.alloc(16 * 1024 * 1024, 1));',
+        { language: 'javascript' },
+      )
+    ).result();
     expect(js.ok).toBe(false);
     expect(js.exit_code).not.toBe(0);
   });

@@ -27,14 +27,37 @@ afterEach(async () => {
 /** Errand on the memory adapter with /healthz served, its log lines collected. */
 async function startMonitored(probe?: () => Promise<SandboxAvailability>) {
   const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()) }));
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write: (chunk: Buffer, _enc, done) => (
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>),
+        done()
+      ),
+    }),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'errand-health-'));
-  const config = loadConfig({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', DATABASE_PATH: join(dir, 'errand.db') });
+  const config = loadConfig({
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    DATABASE_PATH: join(dir, 'errand.db'),
+  });
   const monitoring = await loadMonitoring({ port: 0, host: '127.0.0.1', logger });
-  const app = await createApp({ config, adapters: [new MemoryAdapter('W1')], clock: new FakeClock(), logger, monitoring, ...(probe ? { sandboxProbe: probe } : {}) });
+  const app = await createApp({
+    config,
+    adapters: [new MemoryAdapter('W1')],
+    clock: new FakeClock(),
+    logger,
+    monitoring,
+    ...(probe ? { sandboxProbe: probe } : {}),
+  });
   await app.start();
   running = { app, monitoring };
-  const health = async () => (await (await fetch(`http://127.0.0.1:${monitoring.port()}/healthz`)).json()) as { status: string; sandbox?: string };
+  const health = async () =>
+    (await (await fetch(`http://127.0.0.1:${monitoring.port()}/healthz`)).json()) as {
+      status: string;
+      sandbox?: string;
+    };
   return { lines, health };
 }
 
@@ -43,7 +66,10 @@ function bwrapWithoutNamespaces(): string {
   const dir = mkdtempSync(join(tmpdir(), 'errand-fake-bwrap-'));
   chmodSync(dir, 0o755);
   const bin = join(dir, 'bwrap');
-  writeFileSync(bin, '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n');
+  writeFileSync(
+    bin,
+    '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n',
+  );
   chmodSync(bin, 0o755);
   return dir;
 }
@@ -66,7 +92,14 @@ describe('sandbox availability', () => {
   });
 
   it('without bubblewrap or off Linux, says what to install or where to run', async () => {
-    expect(await probeSandbox({ path: '/nonexistent' })).toMatchObject({ available: false, reason: 'bubblewrap (bwrap) is not installed', fix: expect.stringContaining('apt-get install bubblewrap') });
-    expect(await probeSandbox({ platform: 'darwin' })).toMatchObject({ available: false, reason: expect.stringContaining('needs Linux') });
+    expect(await probeSandbox({ path: '/nonexistent' })).toMatchObject({
+      available: false,
+      reason: 'bubblewrap (bwrap) is not installed',
+      fix: expect.stringContaining('apt-get install bubblewrap'),
+    });
+    expect(await probeSandbox({ platform: 'darwin' })).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('needs Linux'),
+    });
   });
 });

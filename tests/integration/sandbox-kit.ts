@@ -35,7 +35,9 @@ export function scriptByText(h: Harness): Map<string, FakeToolCall> {
 
 /** The run_code result of the run started by `text` (the request that carried it back to the model). */
 export function resultOf(h: Harness, text: string): CodeResult {
-  const req = h.model.requests.find((r: RecordedRequest) => r.messages.at(-1)?.role === 'tool' && lastUserText(r) === text);
+  const req = h.model.requests.find(
+    (r: RecordedRequest) => r.messages.at(-1)?.role === 'tool' && lastUserText(r) === text,
+  );
   if (!req) throw new Error(`no run_code result for "${text}"`);
   return toolResultJson(req.messages.at(-1)!.content) as CodeResult;
 }
@@ -43,16 +45,32 @@ export function resultOf(h: Harness, text: string): CodeResult {
 let counter = 0;
 
 /** Has the model run `code` in `where` (in reply to a unique message) and returns the result once the run ended. */
-export async function runCode(h: Harness, calls: Map<string, FakeToolCall>, where: ConversationRef, code: string, options: { language?: string; timeoutSeconds?: number; wait?: boolean } = {}): Promise<{ text: string; result: () => CodeResult }> {
+export async function runCode(
+  h: Harness,
+  calls: Map<string, FakeToolCall>,
+  where: ConversationRef,
+  code: string,
+  options: { language?: string; timeoutSeconds?: number; wait?: boolean } = {},
+): Promise<{ text: string; result: () => CodeResult }> {
   const text = `run #${++counter}`;
-  calls.set(text, { name: 'run_code', arguments: { language: options.language ?? 'python', code, ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}) } });
+  calls.set(text, {
+    name: 'run_code',
+    arguments: {
+      language: options.language ?? 'python',
+      code,
+      ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
+    },
+  });
   await h.adapter.say(where, text, { userId: 'U1' });
-  if (options.wait !== false) await waitFor(() => h.adapter.textsIn(where).includes(`done: ${text}`), 20_000, `the end of "${text}"`);
+  if (options.wait !== false)
+    await waitFor(() => h.adapter.textsIn(where).includes(`done: ${text}`), 20_000, `the end of "${text}"`);
   return { text, result: () => resultOf(h, text) };
 }
 
 /** A FilesOut that records what it was handed and says every file was posted. */
-export function recordingFilesOut(): FilesOut & { handed: { conversation: string; runId: string; files: OutputFile[] }[] } {
+export function recordingFilesOut(): FilesOut & {
+  handed: { conversation: string; runId: string; files: OutputFile[] }[];
+} {
   const handed: { conversation: string; runId: string; files: OutputFile[] }[] = [];
   return {
     handed,
@@ -94,5 +112,7 @@ export function descendants(root = process.pid): { pid: number; comm: string; ui
 
 /** The sandbox's processes among this process's descendants (bwrap and what runs in it). */
 export function sandboxProcesses(): { pid: number; comm: string; uid: number }[] {
-  return descendants().filter((d) => ['bwrap', 'bash', 'python3', 'node', 'sleep', 'tar'].includes(d.comm) || d.uid === 65534);
+  return descendants().filter(
+    (d) => ['bwrap', 'bash', 'python3', 'node', 'sleep', 'tar'].includes(d.comm) || d.uid === 65534,
+  );
 }

@@ -4,7 +4,16 @@ import { errandFileEnv } from '../fixtures/errand-file.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { startHarness, type Harness } from './harness.js';
-import { recordingFilesOut, runCode, sandboxProcesses, scriptByText } from './sandbox-kit.js';
+import type { ConversationRef } from '../../src/chat/conversation-ref.js';
+import { lastUserText, type FakeToolCall } from '../fakes/fake-openai.js';
+import {
+  recordingFilesOut,
+  resultOf,
+  runCode,
+  sandboxProcesses,
+  scriptByText,
+  type CodeResult,
+} from './sandbox-kit.js';
 
 /*
  * A conversation's workspace through the tool path, on both stores: files kept between calls, after a restart and
@@ -38,7 +47,59 @@ function tinyPng(): Buffer {
     return Buffer.concat([len, body, sum]);
   };
   const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.from([0, 255, 0, 0]))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.from([0, 255, 0, 0]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A run_code call of python `source`. */
+const code = (source: string): FakeToolCall => ({ name: 'run_code', arguments: { language: 'python', code: source } });
+
+/**
+ * Scripts the fake model by what the person said: a request whose text is a key makes those calls one step at a
+ * time, then answers `done: <text>`.
+ */
+function scriptSteps(h: Harness): Map<string, FakeToolCall[]> {
+  const scripts = new Map<string, FakeToolCall[]>();
+  h.model.respondWith((req) => {
+    const said = lastUserText(req);
+    const from = req.messages.map((m) => m.role).lastIndexOf('user');
+    const made = req.messages.slice(from).filter((m) => m.role === 'assistant').length;
+    const next = scripts.get(said)?.[made];
+    return next ? { toolCalls: [next] } : { text: `done: ${said}` };
+  });
+  return scripts;
+}
+
+let said = 0;
+
+/** `userId` asks in `where`; the model makes `calls` one by one; resolves once the run has answered. */
+async function say(
+  h: Harness,
+  scripts: Map<string, FakeToolCall[]>,
+  where: ConversationRef,
+  userId: string,
+  calls: FakeToolCall[],
+): Promise<{ result: () => CodeResult }> {
+  const text = `ask #${++said}`;
+  scripts.set(text, calls);
+  await h.adapter.say(where, text, { userId });
+  const conversationId = await h.app.conversations.ensure(where);
+  await waitFor(
+    async () =>
+      h.model.requests.some(
+        (r) =>
+          lastUserText(r) === text &&
+          r.messages.at(-1)?.role === 'tool' &&
+          r.messages.filter((m) => m.role === 'tool').length > 0,
+      ) && (await h.app.runs.active(conversationId)) === null,
+    20_000,
+    `the end of "${text}"`,
+  );
+  return { result: () => resultOf(h, text) };
 }
 
 describe.each(stores.kinds)('sandbox workspaces (%s)', (kind) => {
@@ -48,11 +109,24 @@ describe.each(stores.kinds)('sandbox workspaces (%s)', (kind) => {
     harnesses.push(h);
     let calls = scriptByText(h);
     const where = h.adapter.thread('C1', 'T-keep');
-    expect((await runCode(h, calls, where, "import os\nos.makedirs('data', exist_ok=True)\nopen('data/notes.txt', 'w').write('kept across calls')")).result().ok).toBe(true);
-    expect((await runCode(h, calls, where, "print(open('data/notes.txt').read())")).result().stdout).toBe('kept across calls\n');
+    expect(
+      (
+        await runCode(
+          h,
+          calls,
+          where,
+          "import os\nos.makedirs('data', exist_ok=True)\nopen('data/notes.txt', 'w').write('kept across calls')",
+        )
+      ).result().ok,
+    ).toBe(true);
+    expect((await runCode(h, calls, where, "print(open('data/notes.txt').read())")).result().stdout).toBe(
+      'kept across calls\n',
+    );
     await h.restart();
     calls = scriptByText(h);
-    expect((await runCode(h, calls, where, "print(open('data/notes.txt').read())")).result().stdout).toBe('kept across calls\n');
+    expect((await runCode(h, calls, where, "print(open('data/notes.txt').read())")).result().stdout).toBe(
+      'kept across calls\n',
+    );
     if (kind === 'postgres') {
       // Another process on the database takes the conversation up (this one is idle, so it cannot take the task).
       const other = await startHarness(env);
@@ -63,7 +137,16 @@ describe.each(stores.kinds)('sandbox workspaces (%s)', (kind) => {
       expect((await other.app.store.workspaces.entries(conversationId)).map((e) => e.path)).toEqual(['data/notes.txt']);
       harnesses.splice(harnesses.indexOf(h), 1);
       await h.close();
-      expect((await runCode(other, otherCalls, there, "import os\nprint(open('data/notes.txt').read())\nos.remove('data/notes.txt')")).result().stdout).toBe('kept across calls\n');
+      expect(
+        (
+          await runCode(
+            other,
+            otherCalls,
+            there,
+            "import os\nprint(open('data/notes.txt').read())\nos.remove('data/notes.txt')",
+          )
+        ).result().stdout,
+      ).toBe('kept across calls\n');
       expect(await other.app.store.workspaces.entries(conversationId)).toEqual([]);
     }
   });
@@ -77,16 +160,71 @@ describe.each(stores.kinds)('sandbox workspaces (%s)', (kind) => {
     const png = tinyPng();
     const write = `import base64\nopen('out/chart.png', 'wb').write(base64.b64decode('${png.toString('base64')}'))\nopen('out/table.csv', 'w').write('a,b\\n1,2\\n')`;
     const first = (await runCode(h, calls, where, write)).result();
-    expect(first).toMatchObject({ ok: true, exit_code: 0, files: [{ name: 'chart.png', posted: true }, { name: 'table.csv', posted: true }] });
+    expect(first).toMatchObject({
+      ok: true,
+      exit_code: 0,
+      files: [
+        { name: 'chart.png', posted: true },
+        { name: 'table.csv', posted: true },
+      ],
+    });
     expect(filesOut.handed).toHaveLength(1);
     const [chart, table] = filesOut.handed[0]!.files;
     expect(chart).toMatchObject({ name: 'chart.png', mimeType: 'image/png' });
     expect(Buffer.from(chart!.bytes).equals(png)).toBe(true);
     expect(table).toMatchObject({ name: 'table.csv', mimeType: 'text/csv' });
-    const second = (await runCode(h, calls, where, "import os\nprint(sorted(os.listdir('out')), sorted(os.listdir('posted')))")).result();
+    const second = (
+      await runCode(h, calls, where, "import os\nprint(sorted(os.listdir('out')), sorted(os.listdir('posted')))")
+    ).result();
     expect(second.stdout).toBe("[] ['chart.png', 'table.csv']\n");
     expect(second.files).toEqual([]);
     expect(filesOut.handed).toHaveLength(1);
+  });
+
+  it("keeps what a private run's code wrote its principal's: another person's call never sees it, her own next call does", async () => {
+    const h = await startHarness({ ...(await stores.env(kind)), ...errandFileEnv({ sandbox: {} }) });
+    harnesses.push(h);
+    await h.app.store.memory.remember({
+      scope: 'me',
+      subject: 'memory:U0ANA',
+      text: 'Ana locker code is 4711-ZETA',
+      createdBy: 'memory:U0ANA',
+    });
+    const where = h.adapter.thread('C1', 'T-private');
+    const steps = scriptSteps(h);
+    const list =
+      "import os\nprint(sorted(os.path.relpath(os.path.join(d, f)) for d, _, fs in os.walk('.') for f in fs))";
+    // Ana's run reads her memory (private from then on), then its code keeps a note in the workspace.
+    const anas = await say(h, steps, where, 'U0ANA', [
+      { name: 'recall', arguments: { query: 'locker code' } },
+      code("open('notes.txt', 'w').write('4711-ZETA')"),
+    ]);
+    expect(anas.result()).toMatchObject({ ok: true });
+    // Bob's call in the same thread sees no file of hers, and is told that some are not shown.
+    const bobs = (await say(h, steps, where, 'U0BOB', [code(list)])).result() as CodeResult & {
+      private_files_not_shown?: string;
+    };
+    expect(bobs).toMatchObject({ ok: true, stdout: '[]\n' });
+    expect(bobs.private_files_not_shown).toContain('<@U0ANA>');
+    // Bob writes a file of the same name: his is public, hers stays hers, and each of them reads their own.
+    expect((await say(h, steps, where, 'U0BOB', [code("open('notes.txt', 'w').write('bob')")])).result()).toMatchObject(
+      { ok: true },
+    );
+    expect((await say(h, steps, where, 'U0BOB', [code("print(open('notes.txt').read())")])).result()).toMatchObject({
+      ok: true,
+      stdout: 'bob\n',
+    });
+    expect((await say(h, steps, where, 'U0ANA', [code("print(open('notes.txt').read())")])).result()).toMatchObject({
+      ok: true,
+      stdout: '4711-ZETA\n',
+    });
+    const conversationId = await h.app.conversations.ensure(where);
+    expect((await h.app.store.workspaces.files(conversationId)).map((f) => [f.path, f.bytes.toString()])).toEqual([
+      ['notes.txt', 'bob'],
+    ]);
+    expect(await h.app.store.workspaces.privateEntries(conversationId)).toEqual([
+      { path: 'notes.txt', size: 9, owner: 'U0ANA' },
+    ]);
   });
 
   it('keeps nothing of a call that passes the quota, and says so', async () => {
@@ -95,10 +233,19 @@ describe.each(stores.kinds)('sandbox workspaces (%s)', (kind) => {
     const calls = scriptByText(h);
     const where = h.adapter.thread('C1', 'T-quota');
     expect((await runCode(h, calls, where, "open('small.txt', 'w').write('x' * 1000)")).result().ok).toBe(true);
-    const big = (await runCode(h, calls, where, "open('big.bin', 'wb').write(b'x' * 2_000_000)\nopen('small.txt', 'w').write('changed')")).result();
+    const big = (
+      await runCode(
+        h,
+        calls,
+        where,
+        "open('big.bin', 'wb').write(b'x' * 2_000_000)\nopen('small.txt', 'w').write('changed')",
+      )
+    ).result();
     expect(big.ok).toBe(false);
     expect(big.error).toMatch(/over its quota of 1 MB \(sandbox\.workspaceMb\)/);
-    const after = (await runCode(h, calls, where, "import os\nprint(sorted(os.listdir('.')), len(open('small.txt').read()))")).result();
+    const after = (
+      await runCode(h, calls, where, "import os\nprint(sorted(os.listdir('.')), len(open('small.txt').read()))")
+    ).result();
     expect(after.stdout).toBe("['in', 'out', 'small.txt'] 1000\n");
   });
 });
@@ -133,7 +280,13 @@ describe('run_code and the rest of Errand', () => {
     await off.adapter.say(off.adapter.thread('C1', 'T-off'), 'hello', { userId: 'U1' });
     await waitFor(() => off.model.requests.length === 1);
     expect(off.model.requests[0]!.tools.map((t) => t.function.name)).not.toContain('run_code');
-    const none = await startHarness(errandFileEnv({ sandbox: {} }), { sandboxProbe: async () => ({ available: false, reason: 'bubblewrap (bwrap) is not installed', fix: 'apt-get install bubblewrap' }) });
+    const none = await startHarness(errandFileEnv({ sandbox: {} }), {
+      sandboxProbe: async () => ({
+        available: false,
+        reason: 'bubblewrap (bwrap) is not installed',
+        fix: 'apt-get install bubblewrap',
+      }),
+    });
     harnesses.push(none);
     await none.adapter.say(none.adapter.thread('C1', 'T-none'), 'hello', { userId: 'U1' });
     await waitFor(() => none.model.requests.length === 1);

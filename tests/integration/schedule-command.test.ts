@@ -5,8 +5,22 @@ import { CHANNEL, MINUTE, THREAD_ID, scheduleWorld, settle } from './schedule-fi
 function setup() {
   const w = scheduleWorld();
   void w.scheduler.start(w.launcher);
-  const add = async (prompt: string, kind: 'once' | 'cron' | 'interval', spec: string, target: 'channel' | 'thread' = 'channel') => {
-    const r = (await w.service.create({ channel: CHANNEL, target, conversationId: THREAD_ID, prompt, kind, spec, timezone: 'Europe/Berlin', createdBy: 'U1' }));
+  const add = async (
+    prompt: string,
+    kind: 'once' | 'cron' | 'interval',
+    spec: string,
+    target: 'channel' | 'thread' = 'channel',
+  ) => {
+    const r = await w.service.create({
+      channel: CHANNEL,
+      target,
+      conversationId: THREAD_ID,
+      prompt,
+      kind,
+      spec,
+      timezone: 'Europe/Berlin',
+      createdBy: 'U1',
+    });
     if (!r.ok) throw new Error(r.error);
     return r.schedule.id;
   };
@@ -24,7 +38,16 @@ describe('/schedules', () => {
     const { run, add, w } = setup();
     await add('Summarise open tasks', 'cron', '0 9 * * 1-5');
     await add('Ping the thread', 'interval', '30', 'thread');
-    (await w.service.create({ channel: { ...CHANNEL, channel: 'C2' }, target: 'channel', conversationId: null, prompt: 'elsewhere', kind: 'interval', spec: '30', timezone: 'UTC', createdBy: 'U1' }));
+    await w.service.create({
+      channel: { ...CHANNEL, channel: 'C2' },
+      target: 'channel',
+      conversationId: null,
+      prompt: 'elsewhere',
+      kind: 'interval',
+      spec: '30',
+      timezone: 'UTC',
+      createdBy: 'U1',
+    });
     expect(await run('')).toBe(
       [
         '**Schedules in this channel**',
@@ -38,7 +61,9 @@ describe('/schedules', () => {
     const { run, add, w } = setup();
     const cron = await add('digest', 'cron', '0 9 * * *');
     const once = await add('remind', 'once', '2026-01-05T10:05');
-    expect(await run(`pause ${cron}`)).toBe(`Paused schedule #${cron} (At 09:00 (Europe/Berlin)). Resume it with \`/schedules resume ${cron}\`.`);
+    expect(await run(`pause ${cron}`)).toBe(
+      `Paused schedule #${cron} (At 09:00 (Europe/Berlin)). Resume it with \`/schedules resume ${cron}\`.`,
+    );
     w.launcher.failWith = 'no access to channel';
     await w.clock.advanceSettled(5 * MINUTE, () => w.scheduler.idle());
     await settle(w);
@@ -46,16 +71,24 @@ describe('/schedules', () => {
     expect(list).toContain(`⏸️ #${cron} At 09:00 (Europe/Berlin) — paused`);
     expect(list).toContain(`⚠️ #${once} Once, Mon, 5 Jan 2026, 10:05 (Europe/Berlin) — error`);
     expect(list).toMatch(/⚠️ The run at .* could not start: no access to channel/);
-    expect(await run(`resume #${cron}`)).toMatch(new RegExp(`^Resumed schedule #${cron}: ▶️ #${cron} At 09:00 .* next: Tue, 6 Jan 2026, 09:00`));
+    expect(await run(`resume #${cron}`)).toMatch(
+      new RegExp(`^Resumed schedule #${cron}: ▶️ #${cron} At 09:00 .* next: Tue, 6 Jan 2026, 09:00`),
+    );
     expect(await run(`DELETE ${cron}`)).toBe(`Deleted schedule #${cron} (At 09:00 (Europe/Berlin)).`);
     expect(w.scheduler.armedCount).toBe(0);
   });
 
   it('answers unknown ids, missing ids and unknown subcommands helpfully', async () => {
     const { run } = setup();
-    expect(await run('pause 42')).toBe('There is no schedule #42 in this channel. /schedules (or the list_schedules tool) shows the ids.');
-    expect(await run('resume')).toBe('Which one? Add the schedule id: `/schedules resume <id>` (see `/schedules` for ids).');
-    expect(await run('snooze 3')).toMatch(/^I don't understand "snooze 3"\. Use `\/schedules` to list .*`\/schedules delete <id>`\.$/);
+    expect(await run('pause 42')).toBe(
+      'There is no schedule #42 in this channel. /schedules (or the list_schedules tool) shows the ids.',
+    );
+    expect(await run('resume')).toBe(
+      'Which one? Add the schedule id: `/schedules resume <id>` (see `/schedules` for ids).',
+    );
+    expect(await run('snooze 3')).toMatch(
+      /^I don't understand "snooze 3"\. Use `\/schedules` to list .*`\/schedules delete <id>`\.$/,
+    );
     expect(await run('pause three')).toMatch(/I don't understand "pause three"/);
   });
 

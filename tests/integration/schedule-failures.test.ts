@@ -3,7 +3,16 @@ import { TargetGoneError } from '../../src/errors.js';
 import { CHANNEL, MINUTE, scheduleWorld, settle } from './schedule-fixtures.js';
 
 async function everyTenMinutes(w: ReturnType<typeof scheduleWorld>) {
-  const r = (await w.service.create({ channel: CHANNEL, target: 'channel', conversationId: null, prompt: 'digest', kind: 'interval', spec: '10', timezone: 'UTC', createdBy: 'U1' }));
+  const r = await w.service.create({
+    channel: CHANNEL,
+    target: 'channel',
+    conversationId: null,
+    prompt: 'digest',
+    kind: 'interval',
+    spec: '10',
+    timezone: 'UTC',
+    createdBy: 'U1',
+  });
   if (!r.ok) throw new Error(r.error);
   return r.schedule.id;
 }
@@ -16,7 +25,7 @@ async function fire(w: ReturnType<typeof scheduleWorld>, times: number): Promise
 }
 
 const row = async (w: ReturnType<typeof scheduleWorld>, id: number) => {
-  const r = (await w.service.get(CHANNEL, id));
+  const r = await w.service.get(CHANNEL, id);
   if (!r.ok) throw new Error(r.error);
   return r.schedule;
 };
@@ -31,7 +40,9 @@ describe('schedules whose target is gone', () => {
     expect(await row(w, id)).toMatchObject({ status: 'active', consecutiveFailures: 2 });
     await fire(w, 1);
     expect(await row(w, id)).toMatchObject({ status: 'paused', consecutiveFailures: 3, nextRunAt: null });
-    expect((await row(w, id)).failReason).toMatch(/^Paused after 3 failed runs in a row\. Last: The run at .* could not start: .*is_archived/);
+    expect((await row(w, id)).failReason).toMatch(
+      /^Paused after 3 failed runs in a row\. Last: The run at .* could not start: .*is_archived/,
+    );
     await fire(w, 3);
     expect(w.launcher.launches).toHaveLength(3);
   });
@@ -58,6 +69,9 @@ describe('schedules whose target is gone', () => {
     w.launcher.failWith = new TargetGoneError('gone', 'is_archived');
     await fire(w, 3);
     expect(await row(w, id)).toMatchObject({ status: 'paused' });
-    expect((await w.service.resume(CHANNEL, id))).toMatchObject({ ok: true, schedule: { status: 'active', consecutiveFailures: 0, failReason: null } });
+    expect(await w.service.resume(CHANNEL, id)).toMatchObject({
+      ok: true,
+      schedule: { status: 'active', consecutiveFailures: 0, failReason: null },
+    });
   });
 });

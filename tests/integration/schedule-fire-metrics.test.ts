@@ -19,7 +19,16 @@ function world(env: Record<string, string> = {}) {
 }
 
 async function create(w: ReturnType<typeof world>, kind: 'once' | 'interval', spec: string) {
-  const r = (await w.service.create({ channel: CHANNEL, target: 'channel', conversationId: THREAD_ID, prompt: `run ${spec}`, kind, spec, timezone: 'UTC', createdBy: 'U1' }));
+  const r = await w.service.create({
+    channel: CHANNEL,
+    target: 'channel',
+    conversationId: THREAD_ID,
+    prompt: `run ${spec}`,
+    kind,
+    spec,
+    timezone: 'UTC',
+    createdBy: 'U1',
+  });
   if (!r.ok) throw new Error(r.error);
   return r.schedule;
 }

@@ -32,7 +32,12 @@ export class RecordingLauncher implements ScheduleLauncher {
     private readonly store: Pick<ScheduleStore, 'endLaunch'>,
   ) {}
 
-  async queueInConversation(conversationId: string, prompt: string, scheduleId: number, launchId?: number): Promise<void> {
+  async queueInConversation(
+    conversationId: string,
+    prompt: string,
+    scheduleId: number,
+    launchId?: number,
+  ): Promise<void> {
     this.launches.push({ via: 'thread', at: this.clock.now(), scheduleId, prompt, conversationId });
     await this.went(launchId);
   }

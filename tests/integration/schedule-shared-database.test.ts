@@ -5,7 +5,16 @@ import { CHANNEL, MINUTE, THREAD_ID, scheduleWorld, type ScheduleWorld } from '.
 async function twoProcesses(): Promise<{ a: ScheduleWorld; b: ScheduleWorld; idle: () => Promise<void> }> {
   const a = scheduleWorld();
   await a.scheduler.start(a.launcher);
-  const created = await a.service.create({ channel: CHANNEL, target: 'channel', conversationId: THREAD_ID, prompt: 'report', kind: 'interval', spec: '7', timezone: 'UTC', createdBy: 'U1' });
+  const created = await a.service.create({
+    channel: CHANNEL,
+    target: 'channel',
+    conversationId: THREAD_ID,
+    prompt: 'report',
+    kind: 'interval',
+    spec: '7',
+    timezone: 'UTC',
+    createdBy: 'U1',
+  });
   if (!created.ok) throw new Error(created.error);
   const b = a.restart();
   await b.scheduler.start(b.launcher);

@@ -11,9 +11,23 @@ function setup(env: Record<string, string> = {}, access?: AccessSettings) {
   const w = scheduleWorld(env);
   void w.scheduler.start(w.launcher);
   const registry = createToolRegistry(createScheduleTools(w.service, createScheduleRights(createAccessPolicy(access))));
-  const ctx: ToolContext = { conversationId: THREAD_ID, conversation: THREAD, runId: 'r1', taskId: null, userId: 'U1', principal: { platform: THREAD.platform, userId: 'U1' }, timezone: 'Europe/Berlin', now: () => w.clock.now() };
-  const call = async (name: string, args: Record<string, unknown>, context: ToolContext = ctx): Promise<ToolResult & Record<string, unknown>> =>
-    (await registry.execute({ id: 'c1', name, arguments: JSON.stringify(args) }, context)).result as ToolResult & Record<string, unknown>;
+  const ctx: ToolContext = {
+    conversationId: THREAD_ID,
+    conversation: THREAD,
+    runId: 'r1',
+    taskId: null,
+    userId: 'U1',
+    principal: { platform: THREAD.platform, userId: 'U1' },
+    timezone: 'Europe/Berlin',
+    now: () => w.clock.now(),
+  };
+  const call = async (
+    name: string,
+    args: Record<string, unknown>,
+    context: ToolContext = ctx,
+  ): Promise<ToolResult & Record<string, unknown>> =>
+    (await registry.execute({ id: 'c1', name, arguments: JSON.stringify(args) }, context)).result as ToolResult &
+      Record<string, unknown>;
   return { w, call, ctx, registry };
 }
 
@@ -42,26 +56,53 @@ describe('schedule_prompt', () => {
 
   it('takes an explicit timezone, a numeric interval spec and a thread target', async () => {
     const { call, w } = setup();
-    const r = await call('schedule_prompt', { prompt: 'Check the build', kind: 'interval', spec: 90, timezone: 'America/New_York', target: 'thread' });
-    expect(r).toMatchObject({ ok: true, schedule: { description: 'Every 90 minutes', target: 'thread', timezone: 'America/New_York' } });
+    const r = await call('schedule_prompt', {
+      prompt: 'Check the build',
+      kind: 'interval',
+      spec: 90,
+      timezone: 'America/New_York',
+      target: 'thread',
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      schedule: { description: 'Every 90 minutes', target: 'thread', timezone: 'America/New_York' },
+    });
     const next = (r.schedule as { next_runs: { iso: string }[] }).next_runs.map((n) => n.iso);
     expect(next).toEqual(['2026-01-05T05:30:00-05:00', '2026-01-05T07:00:00-05:00', '2026-01-05T08:30:00-05:00']);
     await w.clock.advanceSettled(90 * 60_000, () => w.scheduler.idle());
     await settle(w);
-    expect(w.launcher.launches).toMatchObject([{ via: 'thread', conversationId: THREAD_ID, prompt: 'Check the build' }]);
+    expect(w.launcher.launches).toMatchObject([
+      { via: 'thread', conversationId: THREAD_ID, prompt: 'Check the build' },
+    ]);
   });
 
   it('returns every validation error as { ok: false, error } saying how to fix it', async () => {
     const { call } = setup({ MAX_SCHEDULES_PER_CHANNEL: '2' });
-    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'cron', spec: '0 25 * * *' }))).toMatch(/Invalid cron "0 25 \* \* \*".*5 fields/);
-    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'cron', spec: '0 9 * * *', timezone: 'Europe/Atlantis' }))).toMatch(/Unknown timezone "Europe\/Atlantis"/);
-    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'once', spec: '2026-01-01T09:00' }))).toMatch(/is in the past/);
-    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'interval', spec: '3' }))).toMatch(/minimum is 5 minutes/);
-    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'weekly', spec: '1' }))).toMatch(/kind must be "once", "cron" or "interval"/);
-    expect(errorOf(await call('schedule_prompt', { prompt: '  ', kind: 'interval', spec: '30' }))).toMatch(/prompt must say what to do/);
+    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'cron', spec: '0 25 * * *' }))).toMatch(
+      /Invalid cron "0 25 \* \* \*".*5 fields/,
+    );
+    expect(
+      errorOf(
+        await call('schedule_prompt', { prompt: 'x', kind: 'cron', spec: '0 9 * * *', timezone: 'Europe/Atlantis' }),
+      ),
+    ).toMatch(/Unknown timezone "Europe\/Atlantis"/);
+    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'once', spec: '2026-01-01T09:00' }))).toMatch(
+      /is in the past/,
+    );
+    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'interval', spec: '3' }))).toMatch(
+      /minimum is 5 minutes/,
+    );
+    expect(errorOf(await call('schedule_prompt', { prompt: 'x', kind: 'weekly', spec: '1' }))).toMatch(
+      /kind must be "once", "cron" or "interval"/,
+    );
+    expect(errorOf(await call('schedule_prompt', { prompt: '  ', kind: 'interval', spec: '30' }))).toMatch(
+      /prompt must say what to do/,
+    );
     expect((await call('schedule_prompt', { prompt: 'a', kind: 'interval', spec: '30' })).ok).toBe(true);
     expect((await call('schedule_prompt', { prompt: 'b', kind: 'interval', spec: '30' })).ok).toBe(true);
-    expect(errorOf(await call('schedule_prompt', { prompt: 'c', kind: 'interval', spec: '30' }))).toMatch(/already has 2 active schedules \(the maximum is 2\)\. Pause or delete one first/);
+    expect(errorOf(await call('schedule_prompt', { prompt: 'c', kind: 'interval', spec: '30' }))).toMatch(
+      /already has 2 active schedules \(the maximum is 2\)\. Pause or delete one first/,
+    );
   });
 });
 
@@ -83,11 +124,21 @@ describe('managing schedules through tools', () => {
   it('pauses, resumes and deletes by schedule_id (number or "#id")', async () => {
     const { call, w } = setup();
     await two(call);
-    expect(await call('pause_schedule', { schedule_id: 2 })).toMatchObject({ ok: true, schedule: { id: 2, status: 'paused', next_runs: [] } });
+    expect(await call('pause_schedule', { schedule_id: 2 })).toMatchObject({
+      ok: true,
+      schedule: { id: 2, status: 'paused', next_runs: [] },
+    });
     expect(w.scheduler.armedCount).toBe(1);
-    expect(await call('resume_schedule', { schedule_id: '#2' })).toMatchObject({ ok: true, schedule: { id: 2, status: 'active' } });
+    expect(await call('resume_schedule', { schedule_id: '#2' })).toMatchObject({
+      ok: true,
+      schedule: { id: 2, status: 'active' },
+    });
     expect(w.scheduler.armedCount).toBe(2);
-    expect(await call('delete_schedule', { schedule_id: 1 })).toMatchObject({ ok: true, deleted: 1, description: 'At 08:30 (Europe/Berlin)' });
+    expect(await call('delete_schedule', { schedule_id: 1 })).toMatchObject({
+      ok: true,
+      deleted: 1,
+      description: 'At 08:30 (Europe/Berlin)',
+    });
     expect(errorOf(await call('delete_schedule', { schedule_id: 1 }))).toMatch(/no schedule #1 in this channel/);
     expect(errorOf(await call('pause_schedule', { schedule_id: 'two' }))).toMatch(/schedule_id/);
     expect((await w.service.list(CHANNEL)).map((s) => s.id)).toEqual([2]);
@@ -95,7 +146,11 @@ describe('managing schedules through tools', () => {
 
   it('publishes the argument names of DESIGN.md to the model', () => {
     const { registry, ctx } = setup();
-    const props = Object.fromEntries(registry.specsFor(ctx).map((s) => [s.name, Object.keys((s.parameters as { properties?: object }).properties ?? {})]));
+    const props = Object.fromEntries(
+      registry
+        .specsFor(ctx)
+        .map((s) => [s.name, Object.keys((s.parameters as { properties?: object }).properties ?? {})]),
+    );
     expect(props).toEqual({
       schedule_prompt: ['prompt', 'kind', 'spec', 'timezone', 'target'],
       list_schedules: [],

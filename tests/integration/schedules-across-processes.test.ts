@@ -3,7 +3,7 @@ import { createPostgresCluster } from '../../src/cluster/cluster-runtime.js';
 import { loadConfig } from '../../src/config.js';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
 import { createLogger } from '../../src/logger.js';
-import type { Cluster } from '../../src/runtime/cluster.js';
+import type { Cluster } from '../../src/runtime/process/cluster-hooks.js';
 import { createScheduling, type Scheduling } from '../../src/schedules/scheduling.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -69,7 +69,16 @@ async function startProcess(name: string, clock: FakeClock, opts: { dropWakeUps?
 
 const at = (ms: number) => new Date(ms).toISOString();
 const once = (proc: Proc, when: number, prompt = 'report') =>
-  proc.service.create({ channel: CHANNEL, target: 'channel', conversationId: null, prompt, kind: 'once', spec: at(when), timezone: 'UTC', createdBy: 'U1' });
+  proc.service.create({
+    channel: CHANNEL,
+    target: 'channel',
+    conversationId: null,
+    prompt,
+    kind: 'once',
+    spec: at(when),
+    timezone: 'UTC',
+    createdBy: 'U1',
+  });
 const created = async (result: ReturnType<typeof once>) => {
   const r = await result;
   if (!r.ok) throw new Error(r.error);
@@ -82,10 +91,16 @@ describe.skipIf(database.skip)('schedules changed in one process, across process
     const a = await startProcess('proc-a', clock);
     const b = await startProcess('proc-b', clock);
     const schedule = await created(once(a, START + 60 * MINUTE));
-    await waitFor(() => b.scheduler.armedAt(schedule.id) === START + 60 * MINUTE, 10_000, 'the other process to arm the new schedule');
+    await waitFor(
+      () => b.scheduler.armedAt(schedule.id) === START + 60 * MINUTE,
+      10_000,
+      'the other process to arm the new schedule',
+    );
     await a.stop();
     await clock.advanceSettled(60 * MINUTE, () => b.scheduler.idle());
-    expect(b.launcher.launches).toEqual([expect.objectContaining({ scheduleId: schedule.id, at: START + 60 * MINUTE, prompt: 'report' })]);
+    expect(b.launcher.launches).toEqual([
+      expect.objectContaining({ scheduleId: schedule.id, at: START + 60 * MINUTE, prompt: 'report' }),
+    ]);
   });
 
   it('takes edits, pauses, resumes and deletes made through one process into account in the others at once', async () => {
@@ -105,13 +120,24 @@ describe.skipIf(database.skip)('schedules changed in one process, across process
 
     // An edit moves the time earlier: the other process fires at the new time, not the old one.
     const edited = await created(once(a, START + 60 * MINUTE, 'weekly notes'));
-    await waitFor(() => b.scheduler.armedAt(edited.id) === START + 60 * MINUTE, 10_000, 'armed after the second creation');
-    const moved = await a.service.edit(CHANNEL, edited.id, { prompt: 'weekly notes, short', kind: 'once', spec: at(START + 20 * MINUTE), timezone: 'UTC' });
+    await waitFor(
+      () => b.scheduler.armedAt(edited.id) === START + 60 * MINUTE,
+      10_000,
+      'armed after the second creation',
+    );
+    const moved = await a.service.edit(CHANNEL, edited.id, {
+      prompt: 'weekly notes, short',
+      kind: 'once',
+      spec: at(START + 20 * MINUTE),
+      timezone: 'UTC',
+    });
     expect(moved.ok).toBe(true);
     await waitFor(() => b.scheduler.armedAt(edited.id) === START + 20 * MINUTE, 10_000, 're-armed at the edited time');
     await a.stop();
     await clock.advanceSettled(20 * MINUTE, () => b.scheduler.idle());
-    expect(b.launcher.launches).toEqual([expect.objectContaining({ scheduleId: edited.id, at: START + 20 * MINUTE, prompt: 'weekly notes, short' })]);
+    expect(b.launcher.launches).toEqual([
+      expect.objectContaining({ scheduleId: edited.id, at: START + 20 * MINUTE, prompt: 'weekly notes, short' }),
+    ]);
   });
 
   it('arms a schedule whose wake-up was lost at the next review, before it is due', async () => {

@@ -9,19 +9,27 @@ const stores = useStoreKinds();
 let h: Harness;
 afterEach(async () => h.close());
 
-
 describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind) => {
   it('a channel-target schedule made by the model posts top-level when due, then runs in the new thread', async () => {
     h = await startHarness(await stores.env(kind));
     const due = new Date(h.clock.now() + 10 * 60_000).toISOString();
     h.model.reply(
-      { toolCalls: [{ name: 'schedule_prompt', arguments: { prompt: 'Post the open tasks summary', kind: 'once', spec: due, timezone: 'UTC' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'schedule_prompt',
+            arguments: { prompt: 'Post the open tasks summary', kind: 'once', spec: due, timezone: 'UTC' },
+          },
+        ],
+      },
       { text: 'Scheduled.' },
     );
     const thread = h.adapter.thread('C5', 'T5');
     await h.adapter.say(thread, 'in ten minutes, post the open tasks summary');
     await waitFor(() => h.adapter.textsIn(thread).includes('Scheduled.'));
-    const result = toolResultJson(h.model.requests[1]!.messages.find((m) => m.role === 'tool')?.content) as { ok: boolean };
+    const result = toolResultJson(h.model.requests[1]!.messages.find((m) => m.role === 'tool')?.content) as {
+      ok: boolean;
+    };
     expect(result.ok).toBe(true);
 
     h.model.reply({ text: 'Here is the summary: nothing open.' });
@@ -34,7 +42,10 @@ describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind)
     await waitFor(() => h.adapter.textsIn(newThread).includes('Here is the summary: nothing open.'));
     expect(lastUserMessage(h.model.requests.at(-1)!)).toBe('[Scheduled prompt #1] Post the open tasks summary');
     await h.app.coordinator.idle();
-    expect((await h.app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C5' }))[0]).toMatchObject({ status: 'completed', runCount: 1 });
+    expect((await h.app.schedules.list({ platform: 'memory', workspace: 'W1', channel: 'C5' }))[0]).toMatchObject({
+      status: 'completed',
+      runCount: 1,
+    });
   });
 
   it("a stop does not wait for a schedule's channel post that failed for a moment; the post goes out after the next start", async () => {
@@ -74,8 +85,8 @@ describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind)
   it('a thread-target schedule queues behind a busy run and runs when the conversation is idle', async () => {
     h = await startHarness(await stores.env(kind));
     const thread = h.adapter.thread('C6', 'T6');
-    const conv = (await h.app.conversations.ensure(thread));
-    const created = (await h.app.schedules.create({
+    const conv = await h.app.conversations.ensure(thread);
+    const created = await h.app.schedules.create({
       channel: { platform: 'memory', workspace: 'W1', channel: 'C6' },
       target: 'thread',
       conversationId: conv,
@@ -84,7 +95,7 @@ describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind)
       spec: '5',
       timezone: 'UTC',
       createdBy: 'U1',
-    }));
+    });
     expect(created.ok).toBe(true);
     const busy = gate();
     h.model.reply({ text: 'long work done', gate: busy.promise }, { text: 'build is green' });
@@ -92,7 +103,10 @@ describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind)
     await waitFor(() => h.model.requests.length === 1);
     h.clock.advance(5 * 60_000);
     await waitFor(async () => (await h.app.tasks.list(conv)).some((t) => t.createdBy === 'schedule'));
-    expect((await h.app.tasks.list(conv)).find((t) => t.createdBy === 'schedule')).toMatchObject({ status: 'pending', scheduleId: 1 });
+    expect((await h.app.tasks.list(conv)).find((t) => t.createdBy === 'schedule')).toMatchObject({
+      status: 'pending',
+      scheduleId: 1,
+    });
     expect(h.model.requests).toHaveLength(1);
     busy.open();
     await waitFor(() => h.adapter.textsIn(thread).includes('build is green'));
@@ -102,7 +116,16 @@ describe.each(stores.kinds)('scheduled prompts through the runtime (%s)', (kind)
   it("/schedules lists and manages this channel's schedules", async () => {
     h = await startHarness(await stores.env(kind));
     const channel = { platform: 'memory', workspace: 'W1', channel: 'C8' };
-    (await h.app.schedules.create({ channel, target: 'channel', conversationId: null, prompt: 'standup reminder', kind: 'cron', spec: '0 9 * * 1-5', timezone: 'Europe/Berlin', createdBy: 'U1' }));
+    await h.app.schedules.create({
+      channel,
+      target: 'channel',
+      conversationId: null,
+      prompt: 'standup reminder',
+      kind: 'cron',
+      spec: '0 9 * * 1-5',
+      timezone: 'Europe/Berlin',
+      createdBy: 'U1',
+    });
     const list = await h.adapter.command('schedules', '', channel, null);
     expect(list.text).toContain('#1');
     expect(list.text).toContain('standup reminder');

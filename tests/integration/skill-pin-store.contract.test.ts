@@ -25,7 +25,12 @@ function skillPinStoreContract(name: string, factory: PinStoreFactory): void {
           { name: 'release-notes', pin: pin(1), enabledBy: 'slack:U1', enabledAt: 1_000 },
         ]);
         await peer.save({ name: 'release-notes', pin: pin(3), enabledBy: 'slack:U2', enabledAt: 3_000 });
-        expect((await store.list()).find((p) => p.name === 'release-notes')).toEqual({ name: 'release-notes', pin: pin(3), enabledBy: 'slack:U2', enabledAt: 3_000 });
+        expect((await store.list()).find((p) => p.name === 'release-notes')).toEqual({
+          name: 'release-notes',
+          pin: pin(3),
+          enabledBy: 'slack:U2',
+          enabledAt: 3_000,
+        });
         expect(await peer.remove('release-notes')).toBe(true);
         expect(await store.remove('release-notes')).toBe(false);
         expect((await store.list()).map((p) => p.name)).toEqual(['bug-triage']);
@@ -66,7 +71,10 @@ const database = useTestDatabase();
 describe.skipIf(database.skip)('PostgreSQL', () => {
   skillPinStoreContract('PostgreSQL', async () => {
     const clock = new FakeClock();
-    const [a, b] = await Promise.all([openPostgres(database.url, { poolSize: 2 }), openPostgres(database.url, { poolSize: 2 })]);
+    const [a, b] = await Promise.all([
+      openPostgres(database.url, { poolSize: 2 }),
+      openPostgres(database.url, { poolSize: 2 }),
+    ]);
     await a.$client.query('truncate skill_pins');
     return {
       store: createPostgresStore(a, clock).skills,

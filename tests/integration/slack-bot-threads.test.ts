@@ -15,7 +15,11 @@ let knownThreads: Set<string>;
 
 /** BotThreads over a real WebClient on the fake Slack, with the database answer and the waits injected. */
 function botThreads(): BotThreads {
-  const client = new webApi.WebClient('xoxb-test-token', { slackApiUrl: s.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } });
+  const client = new webApi.WebClient('xoxb-test-token', {
+    slackApiUrl: s.apiUrl,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+  });
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       warnings.push(chunk.toString('utf8'));

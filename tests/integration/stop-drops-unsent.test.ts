@@ -22,6 +22,6 @@ describe('stop', () => {
     await new Promise((r) => setTimeout(r, 100));
     const answerPieces = h.adapter.textsIn(thread).filter((t) => t.includes('Paragraph'));
     expect(answerPieces.length).toBeLessThanOrEqual(1);
-    expect((await h.app.outbox.store.pendingConversations())).toEqual([]);
+    expect(await h.app.outbox.store.pendingConversations()).toEqual([]);
   });
 });

@@ -31,12 +31,18 @@ export function storeContract(name: string, factory: StoreFactory): void {
       ({ store, peer, close } = await factory());
     });
     /** `n` calls alternating between the two stores, all started at once. */
-    const race = <T>(n: number, call: (s: Store) => Promise<T>) => Promise.allSettled(Array.from({ length: n }, (_, i) => call(i % 2 === 0 ? store : peer)));
-    const values = <T>(results: PromiseSettledResult<T>[]) => results.filter((r): r is PromiseFulfilledResult<T> => r.status === 'fulfilled').map((r) => r.value);
+    const race = <T>(n: number, call: (s: Store) => Promise<T>) =>
+      Promise.allSettled(Array.from({ length: n }, (_, i) => call(i % 2 === 0 ? store : peer)));
+    const values = <T>(results: PromiseSettledResult<T>[]) =>
+      results.filter((r): r is PromiseFulfilledResult<T> => r.status === 'fulfilled').map((r) => r.value);
     afterEach(async () => close());
 
     const conversation = (thread: string) => store.conversations.ensure(ref(thread));
-    const task = async (conversationId: string, title: string, extra: Partial<Pick<NewTask, 'blockedBy' | 'requestedBy' | 'requesterRoles' | 'fromSchedule'>> = {}) => {
+    const task = async (
+      conversationId: string,
+      title: string,
+      extra: Partial<Pick<NewTask, 'blockedBy' | 'requestedBy' | 'requesterRoles' | 'fromSchedule'>> = {},
+    ) => {
       const r = await store.tasks.add({ conversationId, title, description: title, createdBy: 'user', ...extra });
       if (!r.ok) throw new Error(r.error);
       return r.task;
@@ -115,7 +121,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(new Set(two).size).toBe(2);
       expect(await store.tasks.findReadyConversations(10, new Set(), done)).toEqual(all);
       expect(await store.tasks.findReadyConversations(10, new Set(), busy)).toEqual(all);
-      expect(await store.tasks.findReadyConversations(10, new Set([last]), last)).toEqual(all.filter((c) => c !== last));
+      expect(await store.tasks.findReadyConversations(10, new Set([last]), last)).toEqual(
+        all.filter((c) => c !== last),
+      );
     });
 
     it('de-duplicates: only the first sight of a key counts', async () => {
@@ -126,7 +134,20 @@ export function storeContract(name: string, factory: StoreFactory): void {
     });
 
     it('claims a schedule fire once, and only with the due time it was armed for', async () => {
-      const row = await store.schedules.insert({ ...channel, target: 'channel', conversationId: null, prompt: 'p', kind: 'interval', spec: '10', timezone: 'UTC', status: 'active', anchorAt: 0, nextRunAt: 60_000, createdBy: 'U1', createdAt: 0 });
+      const row = await store.schedules.insert({
+        ...channel,
+        target: 'channel',
+        conversationId: null,
+        prompt: 'p',
+        kind: 'interval',
+        spec: '10',
+        timezone: 'UTC',
+        status: 'active',
+        anchorAt: 0,
+        nextRunAt: 60_000,
+        createdBy: 'U1',
+        createdAt: 0,
+      });
       expect(await store.schedules.recordFire(row.id, 59_000, 60_000)).toBeNull();
       const fired = await store.schedules.recordFire(row.id, 60_000, 60_500);
       expect(fired).toMatchObject({ runCount: 1, lastRunAt: 60_500, nextRunAt: null });
@@ -205,7 +226,14 @@ export function storeContract(name: string, factory: StoreFactory): void {
       const c = await conversation('T1');
       const adapter = new MemoryAdapter();
       const outboxOf = (s: Store) =>
-        createOutbox({ store: s, clock: systemClock, logger: silentLogger(), adapters: new Map([['memory', adapter]]), refOf: () => ref('T1'), onQuestionPosted: async () => undefined });
+        createOutbox({
+          store: s,
+          clock: systemClock,
+          logger: silentLogger(),
+          adapters: new Map([['memory', adapter]]),
+          refOf: () => ref('T1'),
+          onQuestionPosted: async () => undefined,
+        });
       // Where only one process may open the database (SQLite: `peer` is `store`), one process has one poster,
       // which then records and posts everything; where processes share it, each has its own.
       const one = outboxOf(store);
@@ -215,7 +243,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
       adapter.postGate = new Promise<void>((resolve) => (open = resolve));
       await Promise.all([...new Set([one, two])].map((o) => o.start()));
       try {
-        const tickets = [await one.record(c, null, { purpose: 'note', text: 'first' }), await two.record(c, null, { purpose: 'note', text: 'second' })];
+        const tickets = [
+          await one.record(c, null, { purpose: 'note', text: 'first' }),
+          await two.record(c, null, { purpose: 'note', text: 'second' }),
+        ];
         await two.record(c, null, { purpose: 'note', text: 'third' });
         open();
         const delivered = await Promise.all([one.delivered(tickets[0]!), two.delivered(tickets[1]!)]);
@@ -231,8 +262,12 @@ export function storeContract(name: string, factory: StoreFactory): void {
     it('adds usage up per person and day, and returns the run’s running total', async () => {
       const c = await conversation('T1');
       const run = await store.runs.create(c, null);
-      expect(await store.usage.record(run.id, '2026-01-05', 'slack:U1', { promptTokens: 100, completionTokens: 20 })).toBe(120);
-      expect(await store.usage.record(run.id, '2026-01-05', 'slack:U1', { promptTokens: 10, completionTokens: 2 })).toBe(132);
+      expect(
+        await store.usage.record(run.id, '2026-01-05', 'slack:U1', { promptTokens: 100, completionTokens: 20 }),
+      ).toBe(120);
+      expect(
+        await store.usage.record(run.id, '2026-01-05', 'slack:U1', { promptTokens: 10, completionTokens: 2 }),
+      ).toBe(132);
       await store.usage.record(run.id, '2026-01-06', 'slack:U2', { promptTokens: 1, completionTokens: 1 });
       expect(await store.usage.userDay('2026-01-05', 'slack:U1')).toEqual({ promptTokens: 110, completionTokens: 22 });
       expect(await store.usage.teamSince('2026-01-01')).toEqual({ promptTokens: 111, completionTokens: 23 });
@@ -242,8 +277,17 @@ export function storeContract(name: string, factory: StoreFactory): void {
 
     it('adds usage up per person, day and model with cached tokens and dollars, and returns the run’s running cost', async () => {
       const run = await store.runs.create(await conversation('T1'), null);
-      const charge = (model: string, usd: number) => ({ model, promptTokens: 100, completionTokens: 20, cachedTokens: 40, usd });
-      expect(await store.cost.record(run.id, '2026-01-05', 'slack:U1', charge('gpt-4o-mini', 0.25))).toBeCloseTo(0.25, 10);
+      const charge = (model: string, usd: number) => ({
+        model,
+        promptTokens: 100,
+        completionTokens: 20,
+        cachedTokens: 40,
+        usd,
+      });
+      expect(await store.cost.record(run.id, '2026-01-05', 'slack:U1', charge('gpt-4o-mini', 0.25))).toBeCloseTo(
+        0.25,
+        10,
+      );
       expect(await store.cost.record(run.id, '2026-01-05', 'slack:U1', charge('gpt-4o', 1.5))).toBeCloseTo(1.75, 10);
       await store.cost.record(run.id, '2026-01-05', 'slack:U1', charge('gpt-4o-mini', 0.25));
       await store.cost.record(run.id, '2026-01-06', 'slack:U2', charge('gpt-4o-mini', 0.5));
@@ -260,7 +304,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect((await store.cost.modelsSince('2026-01-06', 'slack:U2')).map((m) => m.model)).toEqual(['gpt-4o-mini']);
       // A model without a price adds its tokens, and nothing to the run's cost.
       expect(await store.cost.record(run.id, '2026-01-08', 'slack:U1', charge('unpriced', 0))).toBeCloseTo(2.5, 10);
-      expect(await store.cost.modelsSince('2026-01-08', 'slack:U1')).toMatchObject([{ model: 'unpriced', promptTokens: 100, usd: 0 }]);
+      expect(await store.cost.modelsSince('2026-01-08', 'slack:U1')).toMatchObject([
+        { model: 'unpriced', promptTokens: 100, usd: 0 },
+      ]);
     });
 
     it('keeps the first trace a run was recorded under', async () => {
@@ -270,7 +316,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.traces.traceOf('run-x')).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
     });
 
-    it("keeps a deployment key once: racing stores each offering their own all get the first one stored", async () => {
+    it('keeps a deployment key once: racing stores each offering their own all get the first one stored', async () => {
       const keys = values(await race(6, (s) => s.traces.deploymentKey('principal-pseudonym', `key-${Math.random()}`)));
       expect(keys).toHaveLength(6);
       expect(new Set(keys).size).toBe(1);
@@ -280,12 +326,20 @@ export function storeContract(name: string, factory: StoreFactory): void {
 
     it('returns the transcript oldest first, the newest `limit` rows', async () => {
       const c = await conversation('T1');
-      for (const content of ['one', 'two', 'three']) await store.transcript.append({ conversationId: c, runId: null, role: 'user', content });
+      for (const content of ['one', 'two', 'three'])
+        await store.transcript.append({ conversationId: c, runId: null, role: 'user', content });
       expect((await store.transcript.recent(c, 2)).map((m) => m.content)).toEqual(['two', 'three']);
     });
 
     it("finds a person's waiting runs on one platform, and only theirs", async () => {
-      const question = { question: 'Connect?', options: [], toolCallId: 'call-1', askedAt: 0, messageId: null, userId: 'U1' };
+      const question = {
+        question: 'Connect?',
+        options: [],
+        toolCallId: 'call-1',
+        askedAt: 0,
+        messageId: null,
+        userId: 'U1',
+      };
       const park = async (key: { platform: string; thread: string }, principal: string, wait: boolean) => {
         const c = await store.conversations.ensure({ ...channel, ...key });
         const run = await store.runs.create(c, null, { userId: principal });
@@ -304,7 +358,14 @@ export function storeContract(name: string, factory: StoreFactory): void {
     it('parks a run with its question and hands the question back once when it resumes', async () => {
       const c = await conversation('T1');
       const run = await store.runs.create(c, null);
-      const question = { question: 'Which?', options: [], toolCallId: 'call-1', askedAt: 0, messageId: null, userId: 'U1' };
+      const question = {
+        question: 'Which?',
+        options: [],
+        toolCallId: 'call-1',
+        askedAt: 0,
+        messageId: null,
+        userId: 'U1',
+      };
       expect(await store.runs.park(run.id, question, 10_000)).toBe(true);
       expect(await store.runs.recordAnswer(run.id, { text: 'A', userId: 'U1', source: 'typed' })).toBe(true);
       expect((await store.runs.expiredQuestions(5)).map((r) => r.id)).toEqual([run.id]);
@@ -315,7 +376,15 @@ export function storeContract(name: string, factory: StoreFactory): void {
     it("keeps a click's answer only for the question its button belongs to, and only the first one", async () => {
       const c = await conversation('T1');
       const run = await store.runs.create(c, null);
-      const question = { id: 'q2', question: 'Which size?', options: ['A4'], toolCallId: 'call-2', askedAt: 0, messageId: null, userId: 'U1' };
+      const question = {
+        id: 'q2',
+        question: 'Which size?',
+        options: ['A4'],
+        toolCallId: 'call-2',
+        askedAt: 0,
+        messageId: null,
+        userId: 'U1',
+      };
       expect(await store.runs.park(run.id, question, 10_000)).toBe(true);
       expect(await store.runs.recordAnswer(run.id, { text: 'PDF', userId: 'U1', source: 'click' }, 'q1')).toBe(false);
       const untouched = await store.runs.get(run.id);
@@ -323,7 +392,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(untouched?.question?.answer).toBeUndefined();
       expect(untouched?.askExpiresAt).toBe(10_000);
       expect(await store.runs.recordAnswer(run.id, { text: 'A4', userId: 'U1', source: 'click' }, 'q2')).toBe(true);
-      expect(await store.runs.recordAnswer(run.id, { text: 'Letter', userId: 'U1', source: 'click' }, 'q2')).toBe(false);
+      expect(await store.runs.recordAnswer(run.id, { text: 'Letter', userId: 'U1', source: 'click' }, 'q2')).toBe(
+        false,
+      );
       expect(await store.runs.unpark(run.id)).toMatchObject({ id: 'q2', answer: { text: 'A4', source: 'click' } });
     });
 
@@ -349,7 +420,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
       ).rejects.toThrow('abort');
       expect(await store.tasks.list(c)).toEqual([]);
       expect(await store.dedupe.firstSight('msg:lost', 2)).toBe(true);
-      const kept = await store.atomically(async (tx) => (await tx.tasks.add({ conversationId: c, title: 'kept', description: 'kept', createdBy: 'user' })).ok);
+      const kept = await store.atomically(
+        async (tx) =>
+          (await tx.tasks.add({ conversationId: c, title: 'kept', description: 'kept', createdBy: 'user' })).ok,
+      );
       expect(kept).toBe(true);
       expect((await store.tasks.list(c)).map((t) => t.title)).toEqual(['kept']);
     });
@@ -396,30 +470,75 @@ export function storeContract(name: string, factory: StoreFactory): void {
     });
 
     it('claims a schedule fire for exactly one of several racing stores', async () => {
-      const row = await store.schedules.insert({ ...channel, target: 'channel', conversationId: null, prompt: 'p', kind: 'interval', spec: '10', timezone: 'UTC', status: 'active', anchorAt: 0, nextRunAt: 60_000, createdBy: 'U1', createdAt: 0 });
-      const fires = values(await race(6, (s) => s.schedules.recordFire(row.id, 60_000, 60_500))).filter((r) => r !== null);
+      const row = await store.schedules.insert({
+        ...channel,
+        target: 'channel',
+        conversationId: null,
+        prompt: 'p',
+        kind: 'interval',
+        spec: '10',
+        timezone: 'UTC',
+        status: 'active',
+        anchorAt: 0,
+        nextRunAt: 60_000,
+        createdBy: 'U1',
+        createdAt: 0,
+      });
+      const fires = values(await race(6, (s) => s.schedules.recordFire(row.id, 60_000, 60_500))).filter(
+        (r) => r !== null,
+      );
       expect(fires).toHaveLength(1);
       expect((await peer.schedules.get(row.id))?.runCount).toBe(1);
     });
 
     it('fires a schedule with its launch for exactly one of several racing stores, and hands a pending launch to one claimer at a time', async () => {
-      const row = await store.schedules.insert({ ...channel, target: 'channel', conversationId: null, prompt: 'the digest', kind: 'interval', spec: '10', timezone: 'UTC', status: 'active', anchorAt: 0, nextRunAt: 60_000, createdBy: 'U1', createdAt: 0 });
-      const fires = values(await race(6, (s) => s.schedules.fireAndLaunch(row.id, 60_000, 60_500, 180_500))).filter((r) => r !== null);
+      const row = await store.schedules.insert({
+        ...channel,
+        target: 'channel',
+        conversationId: null,
+        prompt: 'the digest',
+        kind: 'interval',
+        spec: '10',
+        timezone: 'UTC',
+        status: 'active',
+        anchorAt: 0,
+        nextRunAt: 60_000,
+        createdBy: 'U1',
+        createdAt: 0,
+      });
+      const fires = values(await race(6, (s) => s.schedules.fireAndLaunch(row.id, 60_000, 60_500, 180_500))).filter(
+        (r) => r !== null,
+      );
       expect(fires).toHaveLength(1);
       const launch = fires[0]!.launch;
-      expect(launch).toMatchObject({ scheduleId: row.id, firedAt: 60_000, status: 'pending', prompt: 'the digest', target: 'channel', attempts: 1, notBefore: 180_500, noteOutboxId: null });
+      expect(launch).toMatchObject({
+        scheduleId: row.id,
+        firedAt: 60_000,
+        status: 'pending',
+        prompt: 'the digest',
+        target: 'channel',
+        attempts: 1,
+        notBefore: 180_500,
+        noteOutboxId: null,
+      });
       // Claimed by the fire until 180 500: nobody else takes it before then, one claimer after.
       expect(await peer.schedules.dueLaunches(100_000, 10)).toEqual([]);
-      expect(values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 100_000, 220_000))).filter((r) => r !== null)).toHaveLength(0);
+      expect(
+        values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 100_000, 220_000))).filter((r) => r !== null),
+      ).toHaveLength(0);
       expect(await peer.schedules.nextLaunchDue()).toBe(180_500);
       expect(await peer.schedules.dueLaunches(200_000, 10)).toEqual([launch.id]);
-      const claims = values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 200_000, 320_000))).filter((r) => r !== null);
+      const claims = values(await race(4, (s) => s.schedules.claimLaunch(launch.id, 200_000, 320_000))).filter(
+        (r) => r !== null,
+      );
       expect(claims).toHaveLength(1);
       expect(claims[0]).toMatchObject({ attempts: 2, notBefore: 320_000 });
       // Its post is recorded once; it ends once.
       expect(await store.schedules.setLaunchNote(launch.id, 41, 200_100)).toBe(true);
       expect(await peer.schedules.setLaunchNote(launch.id, 42, 200_200)).toBe(false);
-      expect(values(await race(4, (s) => s.schedules.endLaunch(launch.id, 'started', null, 200_300))).filter(Boolean)).toHaveLength(1);
+      expect(
+        values(await race(4, (s) => s.schedules.endLaunch(launch.id, 'started', null, 200_300))).filter(Boolean),
+      ).toHaveLength(1);
       expect(await peer.schedules.launch(launch.id)).toMatchObject({ status: 'started', noteOutboxId: 41 });
       expect(await peer.schedules.nextLaunchDue()).toBeNull();
     });
@@ -440,7 +559,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
       await expect(
         store.atomically(async (tx) => {
           tx.afterCommit(() => seen.push('rolled back'));
-          await tx.atomically(async (inner) => inner.tasks.add({ conversationId: c, title: 'lost', description: 'lost', createdBy: 'user' }));
+          await tx.atomically(async (inner) =>
+            inner.tasks.add({ conversationId: c, title: 'lost', description: 'lost', createdBy: 'user' }),
+          );
           throw new Error('abort');
         }),
       ).rejects.toThrow('abort');
@@ -475,7 +596,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
       const interrupted = await store.runs.create(c, null);
       await store.outbox.addPreview(c, interrupted.id, 'P2');
       expect(await peer.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([c]);
-      expect(await store.outbox.nextPending(c)).toMatchObject({ purpose: 'retract', payload: { text: '(interrupted)' } });
+      expect(await store.outbox.nextPending(c)).toMatchObject({
+        purpose: 'retract',
+        payload: { text: '(interrupted)' },
+      });
       expect(await store.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([]);
     });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { recoverTakenOverRun } from '../../src/runtime/recovery.js';
-import { notices } from '../../src/runtime/run-notices.js';
+import { recoverTakenOverRun } from '../../src/runtime/restarts/recovery.js';
+import { notices } from '../../src/runtime/runs/run-notices.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -15,7 +15,13 @@ async function deadRun(claims: number): Promise<{ conversationId: string; taskId
   const { store } = h.app;
   const thread = h.adapter.thread('C024BE91L', `1700000000.00010${claims}`);
   const conversationId = await store.conversations.ensure(thread);
-  const added = await store.tasks.add({ conversationId, title: 'Summarise the report', description: 'Summarise the report', createdBy: 'user', requestedBy: 'U024BE7LH' });
+  const added = await store.tasks.add({
+    conversationId,
+    title: 'Summarise the report',
+    description: 'Summarise the report',
+    createdBy: 'user',
+    requestedBy: 'U024BE7LH',
+  });
   if (!added.ok) throw new Error(added.error);
   for (let i = 1; i < claims; i++) {
     await store.tasks.claimNext(conversationId);
@@ -32,10 +38,19 @@ describe('recovering a run taken over from a dead process', () => {
   it('marks it interrupted and fails its task, with the note, once the task has used up its attempts', async () => {
     h = await startHarness();
     const dead = await deadRun(3);
-    expect(await recoverTakenOverRun(dead.runId, deps())).toEqual({ conversationId: dead.conversationId, taskId: dead.taskId, action: 'gave_up', attempts: 3 });
+    expect(await recoverTakenOverRun(dead.runId, deps())).toEqual({
+      conversationId: dead.conversationId,
+      taskId: dead.taskId,
+      action: 'gave_up',
+      attempts: 3,
+    });
     expect(await h.app.runs.get(dead.runId)).toMatchObject({ status: 'interrupted' });
     expect(await h.app.tasks.get(dead.taskId)).toMatchObject({ status: 'failed' });
-    await waitFor(() => h.adapter.posts.some((p) => p.text === notices.restartLimit(dead.taskId, 3)), 10_000, 'the note');
+    await waitFor(
+      () => h.adapter.posts.some((p) => p.text === notices.restartLimit(dead.taskId, 3)),
+      10_000,
+      'the note',
+    );
   });
 
   it('leaves a run alone that its owner ended before the takeover was recovered', async () => {
@@ -51,10 +66,21 @@ describe('recovering a run taken over from a dead process', () => {
     h = await startHarness();
     const dead = await deadRun(1);
     await h.app.outbox.atomically(async (tx) => {
-      await tx.transcript.append({ conversationId: dead.conversationId, runId: dead.runId, role: 'assistant', content: 'The summary.', toolCalls: [] });
+      await tx.transcript.append({
+        conversationId: dead.conversationId,
+        runId: dead.runId,
+        role: 'assistant',
+        content: 'The summary.',
+        toolCalls: [],
+      });
       return h.app.outbox.record(dead.conversationId, dead.runId, { purpose: 'answer', text: 'The summary.' }, tx);
     });
-    expect(await recoverTakenOverRun(dead.runId, deps())).toEqual({ conversationId: dead.conversationId, taskId: dead.taskId, action: 'finished', attempts: 1 });
+    expect(await recoverTakenOverRun(dead.runId, deps())).toEqual({
+      conversationId: dead.conversationId,
+      taskId: dead.taskId,
+      action: 'finished',
+      attempts: 1,
+    });
     expect(await h.app.runs.get(dead.runId)).toMatchObject({ status: 'completed', summary: 'The summary.' });
     expect(await h.app.tasks.get(dead.taskId)).toMatchObject({ status: 'completed' });
     await waitFor(() => h.adapter.posts.some((p) => p.text === 'The summary.'), 10_000, 'the answer');

@@ -40,7 +40,7 @@ async function askForApproval(after = 'Filed it.', userId = 'U42') {
   await waitFor(() => h.adapter.posts.some((p) => p.buttons.length === 3));
   await h.app.coordinator.idle();
   const post = h.adapter.posts.find((p) => p.buttons.length === 3)!;
-  return { server, thread, post, conv: (await h.app.conversations.ensure(thread)) };
+  return { server, thread, post, conv: await h.app.conversations.ensure(thread) };
 }
 
 describe('tool approvals', () => {
@@ -55,7 +55,7 @@ describe('tool approvals', () => {
 
   it('parks the run until the requester clicks Allow once, then runs the tool and goes on', async () => {
     const { server, thread, post, conv } = await askForApproval();
-    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
+    expect(await h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
     expect(server.calls).toEqual([]);
     expect(await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', 'U42')).toBeNull();
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed it.'));
@@ -67,7 +67,7 @@ describe('tool approvals', () => {
     const { server, thread, post, conv } = await askForApproval();
     const reply = await h.adapter.click(post.buttons[0]!.actionId, thread, 'Allow once', 'U99');
     expect(reply?.text).toMatch(/Only <@U42> \(who asked for this\) or an admin can allow or deny/);
-    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
+    expect(await h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
     expect(server.calls).toEqual([]);
   });
 
@@ -89,8 +89,10 @@ describe('tool approvals', () => {
     expect(h.adapter.ephemerals.at(-1)).toMatchObject({ userId: 'U99', text: expect.stringMatching(/Only <@U42>/) });
     await h.adapter.say(thread, 'also check the toner', { userId: 'U99' });
     await waitFor(() => /Queued as task #2/.test(h.adapter.textsIn(thread).at(-1) ?? ''));
-    expect(h.adapter.textsIn(thread).at(-1)).toMatch(/Queued as task #2\. I'm waiting for a decision on a tool call first/);
-    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
+    expect(h.adapter.textsIn(thread).at(-1)).toMatch(
+      /Queued as task #2\. I'm waiting for a decision on a tool call first/,
+    );
+    expect(await h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
     expect(server.calls).toEqual([]);
   });
 
@@ -98,7 +100,10 @@ describe('tool approvals', () => {
     const { server, thread, post } = await askForApproval();
     await h.adapter.click(post.buttons[1]!.actionId, thread, 'Always allow here', 'U42');
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed it.'));
-    h.model.reply({ toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Second' } }] }, { text: 'Filed again.' });
+    h.model.reply(
+      { toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Second' } }] },
+      { text: 'Filed again.' },
+    );
     await h.adapter.say(thread, 'and another one', { userId: 'U42' });
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed again.'));
     expect(server.calls.map((c) => c.args.title)).toEqual(['Printer on fire', 'Second']);
@@ -109,7 +114,13 @@ describe('tool approvals', () => {
     const server = fakeServer();
     h = await startHarness({}, { externalTools: server.source });
     h.model.reply(
-      { toolCalls: [{ name: 'tracker__search', arguments: {} }, { name: 'tracker__create_issue', arguments: { title: 'A' } }, { name: 'tracker__search', arguments: { title: 'again' } }] },
+      {
+        toolCalls: [
+          { name: 'tracker__search', arguments: {} },
+          { name: 'tracker__create_issue', arguments: { title: 'A' } },
+          { name: 'tracker__search', arguments: { title: 'again' } },
+        ],
+      },
       { text: 'Done.' },
     );
     const thread = h.adapter.thread();
@@ -128,14 +139,17 @@ describe('tool approvals', () => {
     await h.app.heartbeat.tick();
     await waitFor(() => h.adapter.textsIn(thread).some((t) => t.startsWith('Nobody answered; skipping.')));
     expect(server.calls).toEqual([]);
-    expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ ok: false, error: expect.stringMatching(/Nobody approved this tool call within 1440 minutes/) });
+    expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/Nobody approved this tool call within 1440 minutes/),
+    });
     expect(post.text).toMatch(/⌛ Nobody decided in time: not run\.$/);
   });
 
   it('survives a restart while waiting: the decision after it resumes the run', async () => {
     const { server, thread, conv } = await askForApproval();
     await h.restart();
-    expect((await h.app.runs.active(conv))).toMatchObject({ status: 'waiting_user' });
+    expect(await h.app.runs.active(conv)).toMatchObject({ status: 'waiting_user' });
     await h.adapter.say(thread, 'allow', { userId: 'U42' });
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed it.'));
     expect(server.calls).toHaveLength(1);
@@ -143,7 +157,13 @@ describe('tool approvals', () => {
 });
 
 describe('tool approvals in the audit log', () => {
-  const entries = async () => (await h.app.store.audit.after(0, 100)).map((r) => ({ kind: r.kind, actor: r.actor, runId: r.runId, detail: (JSON.parse(r.entry) as { detail: Record<string, unknown> }).detail }));
+  const entries = async () =>
+    (await h.app.store.audit.after(0, 100)).map((r) => ({
+      kind: r.kind,
+      actor: r.actor,
+      runId: r.runId,
+      detail: (JSON.parse(r.entry) as { detail: Record<string, unknown> }).detail,
+    }));
 
   it('records who allowed the call, then the call itself with its arguments, chained to the entries before', async () => {
     const { thread, post, conv } = await askForApproval();
@@ -152,8 +172,27 @@ describe('tool approvals in the audit log', () => {
     await waitFor(() => h.adapter.textsIn(thread).includes('Filed it.'));
     const log = (await entries()).filter((e) => e.kind !== 'config');
     expect(log).toEqual([
-      { kind: 'approval', actor: 'memory:U42', runId, detail: expect.objectContaining({ tool: 'tracker__create_issue', decision: 'once', arguments: '{"title":"Printer on fire"}' }) },
-      { kind: 'tool_call', actor: null, runId, detail: expect.objectContaining({ tool: 'tracker__create_issue', principal: 'memory:U42', ok: true, arguments: '{"title":"Printer on fire"}' }) },
+      {
+        kind: 'approval',
+        actor: 'memory:U42',
+        runId,
+        detail: expect.objectContaining({
+          tool: 'tracker__create_issue',
+          decision: 'once',
+          arguments: '{"title":"Printer on fire"}',
+        }),
+      },
+      {
+        kind: 'tool_call',
+        actor: null,
+        runId,
+        detail: expect.objectContaining({
+          tool: 'tracker__create_issue',
+          principal: 'memory:U42',
+          ok: true,
+          arguments: '{"title":"Printer on fire"}',
+        }),
+      },
     ]);
   });
 
@@ -162,6 +201,8 @@ describe('tool approvals in the audit log', () => {
     await h.adapter.say(thread, 'deny', { userId: 'U42' });
     await waitFor(() => h.adapter.textsIn(thread).includes('OK, not filing it.'));
     const log = (await entries()).filter((e) => e.kind !== 'config');
-    expect(log.map((e) => [e.kind, e.actor, e.detail.decision ?? e.detail.tool])).toEqual([['approval', 'memory:U42', 'deny']]);
+    expect(log.map((e) => [e.kind, e.actor, e.detail.decision ?? e.detail.tool])).toEqual([
+      ['approval', 'memory:U42', 'deny'],
+    ]);
   });
 });

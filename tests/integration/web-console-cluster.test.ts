@@ -36,12 +36,35 @@ interface Proc {
 }
 
 async function startProcess(id: string, model: FakeOpenAI, dir: string): Promise<Proc> {
-  const config = loadConfig({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', DATABASE_PATH: join(dir, `${id}.db`), DATABASE_URL: database.url, ERRAND_PROCESS_ID: id, RUN_LEASE_SECONDS: '30', ...errandFileEnv({ access: { admins: ['slack:U0ADMIN01'] } }) });
+  const config = loadConfig({
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test-key',
+    DATABASE_PATH: join(dir, `${id}.db`),
+    DATABASE_URL: database.url,
+    ERRAND_PROCESS_ID: id,
+    RUN_LEASE_SECONDS: '30',
+    ...errandFileEnv({ access: { admins: ['slack:U0ADMIN01'] } }),
+  });
   const store = (await openStore(config, systemClock)) as PostgresStore;
   const logger = createLogger('silent');
-  const cluster = createPostgresCluster({ db: store.db, url: database.url, processId: id, clock: systemClock, logger, leaseMs: 30_000 });
+  const cluster = createPostgresCluster({
+    db: store.db,
+    url: database.url,
+    processId: id,
+    clock: systemClock,
+    logger,
+    leaseMs: 30_000,
+  });
   const adapter = new MemoryAdapter('T0ERRAND1', 'slack');
-  const app = await createApp({ config, adapters: [adapter], store, cluster, logger, webConsole: { port: 0, pollMs: 50 }, modelBackoffMs: () => 5 });
+  const app = await createApp({
+    config,
+    adapters: [adapter],
+    store,
+    cluster,
+    logger,
+    webConsole: { port: 0, pollMs: 50 },
+    modelBackoffMs: () => 5,
+  });
   await app.start();
   cleanups.push(async () => {
     await app.stop();
@@ -52,14 +75,29 @@ async function startProcess(id: string, model: FakeOpenAI, dir: string): Promise
 
 /** Signs in to a process's console over plain HTTP: the session cookie and a page's CSRF token. */
 async function signIn(p: Proc): Promise<{ get(path: string): Promise<string>; post(path: string): Promise<Response> }> {
-  const reply = await p.adapter.command('admin', '', { platform: 'slack', workspace: 'T0ERRAND1', channel: 'C0GENERAL1' }, null, 'U0ADMIN01');
+  const reply = await p.adapter.command(
+    'admin',
+    '',
+    { platform: 'slack', workspace: 'T0ERRAND1', channel: 'C0GENERAL1' },
+    null,
+    'U0ADMIN01',
+  );
   const link = /https?:\/\/\S+/.exec(reply.text)![0];
   const signedIn = await fetch(link, { method: 'POST', redirect: 'manual' });
   const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
   const base = p.app.webConsole.localUrl()!;
   const get = async (path: string) => (await fetch(`${base}${path}`, { headers: { cookie } })).text();
   const csrf = /name="csrf" value="([^"]+)"/.exec(await get('/admin'))![1]!;
-  return { get, post: (path) => fetch(`${base}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${csrf}` }) };
+  return {
+    get,
+    post: (path) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `csrf=${csrf}`,
+      }),
+  };
 }
 
 describe.skipIf(database.skip)('the web console of processes sharing PostgreSQL', () => {
@@ -86,17 +124,28 @@ describe.skipIf(database.skip)('the web console of processes sharing PostgreSQL'
     // An Errand of another database on the same server, holding its own gateway lock, is none of this cluster's.
     const elsewhere = new URL(database.url);
     elsewhere.pathname = '/postgres';
-    const stranger = new pg.Client({ connectionString: elsewhere.toString(), application_name: 'errand-wake:stranger' });
+    const stranger = new pg.Client({
+      connectionString: elsewhere.toString(),
+      application_name: 'errand-wake:stranger',
+    });
     await stranger.connect();
     cleanups.push(() => stranger.end());
-    const strangerGateway = new pg.Client({ connectionString: elsewhere.toString(), application_name: 'errand-gateway:stranger' });
+    const strangerGateway = new pg.Client({
+      connectionString: elsewhere.toString(),
+      application_name: 'errand-gateway:stranger',
+    });
     await strangerGateway.connect();
     cleanups.push(() => strangerGateway.end());
     await strangerGateway.query(`select pg_advisory_lock($1::bigint)`, [String(advisoryLockKey('discord-gateway'))]);
 
     const web = await signIn(other);
     expect(await web.get('/admin')).toContain('Discord gateway: held by no process');
-    const gateway = createGatewayLock({ url: database.url, processId: runner.id, clock: systemClock, logger: createLogger('silent') });
+    const gateway = createGatewayLock({
+      url: database.url,
+      processId: runner.id,
+      clock: systemClock,
+      logger: createLogger('silent'),
+    });
     cleanups.push(() => gateway.close());
     await gateway.start();
     expect(gateway.held).toBe(true);
@@ -112,7 +161,11 @@ describe.skipIf(database.skip)('the web console of processes sharing PostgreSQL'
     expect(decodeURIComponent(stopped.headers.get('location')!)).toContain('Stopped.');
     await waitFor(() => model.requests.some((r) => r.aborted), 10_000, 'the runner to abort its model request');
     expect((await runner.app.runs.get(run.id))?.status).toBe('cancelled');
-    await waitFor(() => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text.includes('⏹️ Stopped')), 10_000, 'the stop note');
+    await waitFor(
+      () => [...a.adapter.posts, ...b.adapter.posts].some((p) => p.text.includes('⏹️ Stopped')),
+      10_000,
+      'the stop note',
+    );
     const audit = await other.app.store.audit.page({ kind: 'change' }, null, 10);
     expect(audit.map((r) => [r.actor, r.runId])).toEqual([['slack:U0ADMIN01', run.id]]);
   });

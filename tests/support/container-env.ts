@@ -14,7 +14,11 @@ function serviceBlock(compose: string, service: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-const unquote = (v: string) => v.trim().replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
+const unquote = (v: string) =>
+  v
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .replace(/^'(.*)'$/, '$1');
 
 /** A compose service's `environment:` mapping (`KEY: value` form). */
 export function composeEnvironment(compose: string, service: string): Record<string, string> {

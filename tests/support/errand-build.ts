@@ -31,7 +31,9 @@ export async function errandBuild(): Promise<{ main: string; stdioFixture: strin
   const outdir = join(root, 'dist-test', `run-${process.pid}`);
   const stdioFixture = join(outdir, 'fixtures', 'stdio-fixture-server.mjs');
   await Promise.all([
-    promisify(execFile)(process.execPath, [join(root, 'scripts/build.mjs'), `--outdir=${relative(root, outdir)}`], { cwd: root }),
+    promisify(execFile)(process.execPath, [join(root, 'scripts/build.mjs'), `--outdir=${relative(root, outdir)}`], {
+      cwd: root,
+    }),
     build({
       absWorkingDir: root,
       entryPoints: ['tests/fixtures/mcp/stdio-fixture-server.ts'],
@@ -43,5 +45,9 @@ export async function errandBuild(): Promise<{ main: string; stdioFixture: strin
       logLevel: 'warning',
     }),
   ]);
-  return { main: join(outdir, 'src', 'main.js'), stdioFixture, remove: () => rmSync(outdir, { recursive: true, force: true }) };
+  return {
+    main: join(outdir, 'src', 'main.js'),
+    stdioFixture,
+    remove: () => rmSync(outdir, { recursive: true, force: true }),
+  };
 }

@@ -7,7 +7,9 @@ import { adminQuery } from './test-database.js';
  * What every test file learns about the shared server: its admin URL, or why there is none, and the name of a
  * database with Errand's migrations applied that a test may copy (`create database … template …`), or null.
  */
-export type TestPostgresInfo = { adminUrl: string; reason: null; migratedTemplate: string | null } | { adminUrl: null; reason: string; migratedTemplate: null };
+export type TestPostgresInfo =
+  | { adminUrl: string; reason: null; migratedTemplate: string | null }
+  | { adminUrl: null; reason: string; migratedTemplate: null };
 
 /** The database copied for tests that want Errand's schema in place (tests/support/store-kinds.ts). */
 const MIGRATED_TEMPLATE = 'errand_migrated_template';
@@ -26,7 +28,9 @@ async function migratedTemplate(adminUrl: string): Promise<string | null> {
     await closePostgres(await openPostgres(url.toString(), { poolSize: 1 }));
     return MIGRATED_TEMPLATE;
   } catch (err) {
-    process.stderr.write(`PostgreSQL migrated template not made (tests migrate their own databases): ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `PostgreSQL migrated template not made (tests migrate their own databases): ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     return null;
   }
 }
@@ -46,7 +50,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let server: TestPostgresServer | null = null;
   try {
     server = await startTestPostgres();
-    project.provide('postgres', { adminUrl: server.adminUrl, reason: null, migratedTemplate: await migratedTemplate(server.adminUrl) });
+    project.provide('postgres', {
+      adminUrl: server.adminUrl,
+      reason: null,
+      migratedTemplate: await migratedTemplate(server.adminUrl),
+    });
     process.stderr.write(`PostgreSQL for the tests: ${server.source}, ready in ${server.startMs} ms\n`);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

@@ -41,11 +41,14 @@ export function systemBinaries(): PostgresBinaries {
  */
 export function serverUser(): { uid?: number; gid?: number } {
   if (userInfo().uid !== 0) return {};
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
+  const id = (flag: string) =>
+    Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
   try {
     return { uid: id('-u'), gid: id('-g') };
   } catch {
-    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres postgres'], { stdio: 'pipe' });
+    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres postgres'], {
+      stdio: 'pipe',
+    });
     return { uid: id('-u'), gid: id('-g') };
   }
 }
@@ -53,10 +56,21 @@ export function serverUser(): { uid?: number; gid?: number } {
 /** Creates a cluster in `dataDir` with a password login for `user`; no fsync, as a test cluster is thrown away. */
 export function initCluster(bin: PostgresBinaries, dataDir: string, user: string, passwordFile: string): void {
   try {
-    execFileSync(bin.initdb, [`--pgdata=${dataDir}`, `--username=${user}`, `--pwfile=${passwordFile}`, '--auth=password', '--no-sync', '--encoding=UTF8'], {
-      ...serverUser(),
-      stdio: 'pipe',
-    });
+    execFileSync(
+      bin.initdb,
+      [
+        `--pgdata=${dataDir}`,
+        `--username=${user}`,
+        `--pwfile=${passwordFile}`,
+        '--auth=password',
+        '--no-sync',
+        '--encoding=UTF8',
+      ],
+      {
+        ...serverUser(),
+        stdio: 'pipe',
+      },
+    );
   } catch (err) {
     const stderr = (err as { stderr?: unknown }).stderr;
     throw new Error(`initdb failed: ${stderr instanceof Buffer ? stderr.toString('utf8').trim() : String(err)}`);
@@ -64,15 +78,25 @@ export function initCluster(bin: PostgresBinaries, dataDir: string, user: string
 }
 
 /** Starts postgres on `port`; resolves once it accepts connections, rejects with its log when it exits first. */
-export function startServer(bin: PostgresBinaries, dataDir: string, port: number, flags: readonly string[]): Promise<ChildProcess> {
-  const child = spawn(bin.postgres, ['-D', dataDir, '-p', String(port), ...flags], { ...serverUser(), stdio: ['ignore', 'ignore', 'pipe'] });
+export function startServer(
+  bin: PostgresBinaries,
+  dataDir: string,
+  port: number,
+  flags: readonly string[],
+): Promise<ChildProcess> {
+  const child = spawn(bin.postgres, ['-D', dataDir, '-p', String(port), ...flags], {
+    ...serverUser(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       log += chunk.toString('utf8');
       if (log.includes('ready to accept connections')) resolve(child);
     });
-    child.once('exit', (code) => reject(new Error(`postgres exited (${code}) before accepting connections: ${log.trim().slice(-600)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`postgres exited (${code}) before accepting connections: ${log.trim().slice(-600)}`)),
+    );
     child.once('error', reject);
   });
 }

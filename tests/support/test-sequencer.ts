@@ -5,11 +5,21 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Test files that start Errand as real processes (several at once, with their own PostgreSQL connections and
  * leases). New ones are named to match, so that the sequencer below spreads them.
  */
-export const PROCESS_TESTS = ['tests/e2e/scaleout-*.test.ts', 'tests/e2e/*-restarts.test.ts', 'tests/e2e/process-*.test.ts', 'tests/e2e/console-piped-input.test.ts'];
+export const PROCESS_TESTS = [
+  'tests/e2e/scaleout-*.test.ts',
+  'tests/e2e/*-restarts.test.ts',
+  'tests/e2e/process-*.test.ts',
+  'tests/e2e/console-piped-input.test.ts',
+];
 
 /** One of PROCESS_TESTS's patterns as a regular expression (`*`: any characters but `/`). */
 function patternOf(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]*')}$`,
+  );
 }
 
 const processPatterns = PROCESS_TESTS.map(patternOf);
@@ -31,7 +41,8 @@ export function isProcessTest(path: string): boolean {
 export default class ProcessFilesSpread extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const isProcess = (f: TestSpecification) => isProcessTest(relative(this.ctx.config.root, f.moduleId).split('\\').join('/'));
+    const isProcess = (f: TestSpecification) =>
+      isProcessTest(relative(this.ctx.config.root, f.moduleId).split('\\').join('/'));
     const processes = sorted.filter(isProcess);
     const inProcess = sorted.filter((f) => !isProcess(f));
     const between = processes.length === 0 ? 0 : Math.floor(inProcess.length / (2 * processes.length));

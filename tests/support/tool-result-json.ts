@@ -6,7 +6,8 @@
 export function unframedToolResult(content: unknown): string {
   const text = String(content);
   const framed = /^<tool_result>\n([\s\S]*)\n<\/tool_result>$/.exec(text);
-  if (!framed) throw new Error(`a tool result went to the model without its <tool_result> frame: ${text.slice(0, 200)}`);
+  if (!framed)
+    throw new Error(`a tool result went to the model without its <tool_result> frame: ${text.slice(0, 200)}`);
   return framed[1]!;
 }
 

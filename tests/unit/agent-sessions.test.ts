@@ -8,14 +8,21 @@ import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { createLogger } from '../../src/logger.js';
 import { waitFor } from '../fakes/wait-for.js';
 
-const THREAD: ConversationRef = { platform: 'slack', workspace: 'T0TEAM0001', channel: 'C024BE91L', thread: '1700000000.000100' };
+const THREAD: ConversationRef = {
+  platform: 'slack',
+  workspace: 'T0TEAM0001',
+  channel: 'C024BE91L',
+  thread: '1700000000.000100',
+};
 const PLACE = { teamId: 'T0TEAM0001', channelId: 'C024BE91L', threadTs: '1700000000.000100' };
 
 /** Slack's error for a refused call, as @slack/web-api throws it. */
 const slackError = (code: string): Error => new webApi.WebAPIPlatformError({ ok: false, error: code });
 
 /** A Web API that records each call and answers when the test says so (or at once with `auto`). */
-function fakeApi(answer: (method: string, args: Record<string, unknown>) => Record<string, unknown> | Error = () => ({ ok: true })) {
+function fakeApi(
+  answer: (method: string, args: Record<string, unknown>) => Record<string, unknown> | Error = () => ({ ok: true }),
+) {
   const calls: { method: string; args: Record<string, unknown> }[] = [];
   const held: (() => void)[] = [];
   let holding = false;
@@ -44,11 +51,20 @@ function fakeApi(answer: (method: string, args: Record<string, unknown>) => Reco
 
 function capture() {
   const lines: { level: number; msg: string }[] = [];
-  const logger = createLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (lines.push(JSON.parse(c.toString('utf8')) as { level: number; msg: string }), cb()) }));
+  const logger = createLogger(
+    'info',
+    new Writable({
+      write: (c: Buffer, _e, cb) => (
+        lines.push(JSON.parse(c.toString('utf8')) as { level: number; msg: string }),
+        cb()
+      ),
+    }),
+  );
   return { lines, logger };
 }
 
-const statuses = (calls: { method: string; args: Record<string, unknown> }[]) => calls.filter((c) => c.method === 'agents.sessions.setStatus').map((c) => c.args.status as AgentSessionStatus);
+const statuses = (calls: { method: string; args: Record<string, unknown> }[]) =>
+  calls.filter((c) => c.method === 'agents.sessions.setStatus').map((c) => c.args.status as AgentSessionStatus);
 
 describe("Slack's agent sessions of Errand's threads", () => {
   it('sends only changes, in order per thread: a quick run that ends while its start is in flight goes processing then active, never back', async () => {
@@ -65,7 +81,13 @@ describe("Slack's agent sessions of Errand's threads", () => {
     api.release();
     await sessions.stopAll();
     expect(api.calls.map((c) => c.args)).toEqual([
-      { channel_id: PLACE.channelId, thread_ts: PLACE.threadTs, status: 'processing', title: 'Plan the release', initiator_user_id: 'U0ALICE01' },
+      {
+        channel_id: PLACE.channelId,
+        thread_ts: PLACE.threadTs,
+        status: 'processing',
+        title: 'Plan the release',
+        initiator_user_id: 'U0ALICE01',
+      },
       { channel_id: PLACE.channelId, thread_ts: PLACE.threadTs, status: 'active' },
     ]);
   });
@@ -87,12 +109,27 @@ describe("Slack's agent sessions of Errand's threads", () => {
   });
 
   it('names a session Slack says has no title after the request, and leaves a titled one (or one it says nothing of) alone', async () => {
-    const titles: Record<string, string | undefined> = { [PLACE.threadTs]: '', '1700000000.000200': 'Named by a person', '1700000000.000300': undefined };
-    const api = fakeApi((method, args) => (method === 'agents.sessions.setStatus' ? { ok: true, status: args.status, ...(titles[String(args.thread_ts)] !== undefined ? { title: titles[String(args.thread_ts)] } : {}) } : { ok: true }));
+    const titles: Record<string, string | undefined> = {
+      [PLACE.threadTs]: '',
+      '1700000000.000200': 'Named by a person',
+      '1700000000.000300': undefined,
+    };
+    const api = fakeApi((method, args) =>
+      method === 'agents.sessions.setStatus'
+        ? {
+            ok: true,
+            status: args.status,
+            ...(titles[String(args.thread_ts)] !== undefined ? { title: titles[String(args.thread_ts)] } : {}),
+          }
+        : { ok: true },
+    );
     const sessions = createAgentSessions({ call: api.call, logger: capture().logger });
-    for (const thread of Object.keys(titles)) sessions.set({ ...THREAD, thread }, { state: 'working', title: 'Plan the release' });
+    for (const thread of Object.keys(titles))
+      sessions.set({ ...THREAD, thread }, { state: 'working', title: 'Plan the release' });
     await sessions.stopAll();
-    expect(api.calls.filter((c) => c.method === 'agents.sessions.rename').map((c) => c.args)).toEqual([{ channel_id: PLACE.channelId, thread_ts: PLACE.threadTs, title: 'Plan the release' }]);
+    expect(api.calls.filter((c) => c.method === 'agents.sessions.rename').map((c) => c.args)).toEqual([
+      { channel_id: PLACE.channelId, thread_ts: PLACE.threadTs, title: 'Plan the release' },
+    ]);
   });
 
   it('in a workspace where the app is not an agent: one log line, then no call at all, and streams end as before', async () => {

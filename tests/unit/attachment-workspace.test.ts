@@ -7,7 +7,12 @@ import { FakeClock } from '../fakes/fake-clock.js';
 import { MemoryWorkspace } from '../fakes/memory-workspace.js';
 
 /** An attachment whose downloads are counted. */
-function attachment(name: string, bytes: Uint8Array, mimeType = 'text/csv', size = bytes.byteLength): InboundAttachment & { readonly counted: { downloads: number } } {
+function attachment(
+  name: string,
+  bytes: Uint8Array,
+  mimeType = 'text/csv',
+  size = bytes.byteLength,
+): InboundAttachment & { readonly counted: { downloads: number } } {
   const counted = { downloads: 0 };
   return {
     name,
@@ -32,7 +37,17 @@ function intake(workspace: MemoryWorkspace, maxBytes = 1000) {
     },
   };
   const limits = { vision: true, maxImageMb: 1, maxTextKb: 1 };
-  return { filled, intake: createAttachmentIntake({ store, limits, clock: new FakeClock(), logger: silentLogger(), timeout: () => new AbortController().signal, workspace: { inputs: workspace, maxBytes } }) };
+  return {
+    filled,
+    intake: createAttachmentIntake({
+      store,
+      limits,
+      clock: new FakeClock(),
+      logger: silentLogger(),
+      timeout: () => new AbortController().signal,
+      workspace: { inputs: workspace, maxBytes },
+    }),
+  };
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -46,8 +61,12 @@ describe('attachments copied into the workspace', () => {
     const notes = await it2.read(1, 'look', [csv, zip], 'slack:T1:C1:1.1');
     expect([csv.counted.downloads, zip.counted.downloads]).toEqual([1, 1]);
     expect(workspace.pathsOf('slack:T1:C1:1.1')).toEqual(['in/data.csv', 'in/logs.zip']);
-    expect(filled[0]!.description).toContain('Attached files are in /workspace/in/: data.csv (8 bytes), logs.zip (4 bytes).');
-    expect(filled[0]!.description).toContain("📎 logs.zip: [not read: ZIP files aren't supported yet; the file is at /workspace/in/logs.zip]");
+    expect(filled[0]!.description).toContain(
+      'Attached files are in /workspace/in/: data.csv (8 bytes), logs.zip (4 bytes).',
+    );
+    expect(filled[0]!.description).toContain(
+      "📎 logs.zip: [not read: ZIP files aren't supported yet; the file is at /workspace/in/logs.zip]",
+    );
     expect(notes).toEqual([]);
   });
 
@@ -60,11 +79,20 @@ describe('attachments copied into the workspace', () => {
     const notes = await it2.read(1, 'look', [big, fits, full], 'c1');
     expect(big.counted.downloads).toBe(0);
     expect(workspace.pathsOf('c1')).toEqual(['in/a.txt']);
-    expect(filled[0]!.description).toContain("Not copied to /workspace/in/: big.bin (it is over the workspace's 20 bytes), b.txt (the workspace is full).");
+    expect(filled[0]!.description).toContain(
+      "Not copied to /workspace/in/: big.bin (it is over the workspace's 20 bytes), b.txt (the workspace is full).",
+    );
     expect(notes).toEqual(["I couldn't read big.bin: .bin files aren't supported yet."]);
   });
 
   it("copies a file under its own name only, whatever folder or control characters a platform's name carries", () => {
-    expect(['../../etc/passwd', 'a\\b.csv', 'report\u0000.pdf', '..', '', 'ok.csv'].map(inputName)).toEqual(['passwd', 'b.csv', 'report.pdf', 'file', 'file', 'ok.csv']);
+    expect(['../../etc/passwd', 'a\\b.csv', 'report\u0000.pdf', '..', '', 'ok.csv'].map(inputName)).toEqual([
+      'passwd',
+      'b.csv',
+      'report.pdf',
+      'file',
+      'file',
+      'ok.csv',
+    ]);
   });
 });

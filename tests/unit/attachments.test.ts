@@ -4,12 +4,20 @@ import { attachmentNotes, imagesOf, requestWithAttachments } from '../../src/att
 import { readAttachments, type AttachmentLimits } from '../../src/attachments/read-attachments.js';
 import type { InboundAttachment } from '../../src/chat/inbound.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]);
 const LIMITS: AttachmentLimits = { vision: true, maxImageMb: 5, maxTextKb: 200 };
 
 /** An attachment whose download is counted, answering `bytes` (or failing). */
-function file(name: string, mimeType: string, bytes: Uint8Array | Error, size = bytes instanceof Error ? 10 : bytes.length): InboundAttachment & { downloads: number } {
+function file(
+  name: string,
+  mimeType: string,
+  bytes: Uint8Array | Error,
+  size = bytes instanceof Error ? 10 : bytes.length,
+): InboundAttachment & { downloads: number } {
   const a = {
     name,
     mimeType,
@@ -23,13 +31,17 @@ function file(name: string, mimeType: string, bytes: Uint8Array | Error, size = 
   };
   return a;
 }
-const read = (list: InboundAttachment[], limits = LIMITS) => readAttachments(list, limits, new AbortController().signal);
+const read = (list: InboundAttachment[], limits = LIMITS) =>
+  readAttachments(list, limits, new AbortController().signal);
 
 describe('which files are read', () => {
   it('takes PNG, JPEG, GIF and WebP as images, by MIME type or, when that is vague, by name', () => {
     expect(classifyAttachment('a.png', 'image/png')).toEqual({ kind: 'image', mimeType: 'image/png' });
     expect(classifyAttachment('photo.JPG', '')).toEqual({ kind: 'image', mimeType: 'image/jpeg' });
-    expect(classifyAttachment('anim.gif', 'application/octet-stream')).toEqual({ kind: 'image', mimeType: 'image/gif' });
+    expect(classifyAttachment('anim.gif', 'application/octet-stream')).toEqual({
+      kind: 'image',
+      mimeType: 'image/gif',
+    });
     expect(classifyAttachment('x.webp', 'image/webp')).toEqual({ kind: 'image', mimeType: 'image/webp' });
   });
 
@@ -42,10 +54,21 @@ describe('which files are read', () => {
   });
 
   it('says why anything else is not read', () => {
-    expect(classifyAttachment('report.pdf', 'application/pdf')).toEqual({ kind: 'unsupported', reason: "PDF files aren't supported yet" });
-    expect(classifyAttachment('plan.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document')).toEqual({ kind: 'unsupported', reason: "Word files aren't supported yet" });
-    expect(classifyAttachment('scan.tif', 'image/tiff')).toEqual({ kind: 'unsupported', reason: 'only PNG, JPEG, GIF and WebP images are supported' });
-    expect(classifyAttachment('blob', 'application/octet-stream')).toEqual({ kind: 'unsupported', reason: "files of type application/octet-stream aren't supported yet" });
+    expect(classifyAttachment('report.pdf', 'application/pdf')).toEqual({
+      kind: 'unsupported',
+      reason: "PDF files aren't supported yet",
+    });
+    expect(
+      classifyAttachment('plan.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'),
+    ).toEqual({ kind: 'unsupported', reason: "Word files aren't supported yet" });
+    expect(classifyAttachment('scan.tif', 'image/tiff')).toEqual({
+      kind: 'unsupported',
+      reason: 'only PNG, JPEG, GIF and WebP images are supported',
+    });
+    expect(classifyAttachment('blob', 'application/octet-stream')).toEqual({
+      kind: 'unsupported',
+      reason: "files of type application/octet-stream aren't supported yet",
+    });
     // A specific MIME type wins over a misleading name.
     expect(classifyAttachment('notes.txt', 'application/pdf').kind).toBe('unsupported');
   });
@@ -61,9 +84,14 @@ describe('which files are read', () => {
 
 describe('reading a message’s files', () => {
   it('turns images into data-URL parts with their real type and text files into fenced text under their names', async () => {
-    const out = await read([file('photo.png', 'image/png', JPEG), file('a.ts', 'text/plain', Buffer.from('const x = 1;'))]);
+    const out = await read([
+      file('photo.png', 'image/png', JPEG),
+      file('a.ts', 'text/plain', Buffer.from('const x = 1;')),
+    ]);
     expect(imagesOf(out)).toEqual([{ name: 'photo.png', url: `data:image/jpeg;base64,${JPEG.toString('base64')}` }]);
-    expect(requestWithAttachments('look', out)).toBe('look\n\n📎 photo.png (image, attached)\n\n📎 a.ts:\n```ts\nconst x = 1;\n```');
+    expect(requestWithAttachments('look', out)).toBe(
+      'look\n\n📎 photo.png (image, attached)\n\n📎 a.ts:\n```ts\nconst x = 1;\n```',
+    );
     expect(attachmentNotes(out)).toEqual([]);
   });
 
@@ -73,7 +101,10 @@ describe('reading a message’s files', () => {
     const out = await read([stated, understated], { ...LIMITS, maxTextKb: 1 });
     expect(stated.downloads).toBe(0);
     expect(understated.downloads).toBe(1);
-    expect(attachmentNotes(out)).toEqual(["I couldn't read big.png: it is over the 5 MB limit for images.", "I couldn't read big.txt: it is over the 1 KB limit for text files."]);
+    expect(attachmentNotes(out)).toEqual([
+      "I couldn't read big.png: it is over the 5 MB limit for images.",
+      "I couldn't read big.txt: it is over the 1 KB limit for text files.",
+    ]);
   });
 
   it('gives each failure its own note and still reads the other files', async () => {

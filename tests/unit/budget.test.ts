@@ -11,7 +11,7 @@ import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import type { LimitsSettings, PricingSettings } from '../../src/settings/team-settings.js';
-import { settleRun } from '../../src/runtime/run-settlement.js';
+import { settleRun } from '../../src/runtime/runs/run-settlement.js';
 
 const NINE_AM = Date.UTC(2026, 0, 5, 9, 0, 0);
 const ALICE = { platform: 'slack', userId: 'U0ALICE01' };
@@ -37,12 +37,24 @@ afterEach(() => {
 
 /** A run row to charge (usage is stored per run as well as per person and day). */
 function run(id: string): string {
-  db.$client.prepare("insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values ('c', 'slack', 'T1', 'C1', null, 0, 0) on conflict do nothing").run();
-  db.$client.prepare("insert into runs (id, conversation_id, status, started_at, updated_at) values (?, 'c', 'completed', 0, 0)").run(id);
+  db.$client
+    .prepare(
+      "insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values ('c', 'slack', 'T1', 'C1', null, 0, 0) on conflict do nothing",
+    )
+    .run();
+  db.$client
+    .prepare(
+      "insert into runs (id, conversation_id, status, started_at, updated_at) values (?, 'c', 'completed', 0, 0)",
+    )
+    .run(id);
   return id;
 }
-const budget = (limits: LimitsSettings, pricing: PricingSettings = {}): Budget => createBudget({ store, cost, limits, pricing, now: () => now });
-const use = (tokens: number) => ({ promptTokens: tokens - Math.floor(tokens / 4), completionTokens: Math.floor(tokens / 4) });
+const budget = (limits: LimitsSettings, pricing: PricingSettings = {}): Budget =>
+  createBudget({ store, cost, limits, pricing, now: () => now });
+const use = (tokens: number) => ({
+  promptTokens: tokens - Math.floor(tokens / 4),
+  completionTokens: Math.floor(tokens / 4),
+});
 
 describe('UTC days and resets', () => {
   it('keys days in UTC and says when the next one starts', async () => {
@@ -65,7 +77,7 @@ describe('token budgets', () => {
     expect(await r.exceeded()).toBeNull();
     expect(await b.refusalFor(ALICE)).toBeNull();
     expect(db.$client.prepare("select tokens from runs where id = 'r1'").get()).toEqual({ tokens: 800 });
-    expect((await store.userDay('2026-01-05', 'slack:U0ALICE01'))).toEqual({ promptTokens: 600, completionTokens: 200 });
+    expect(await store.userDay('2026-01-05', 'slack:U0ALICE01')).toEqual({ promptTokens: 600, completionTokens: 200 });
   });
 
   it('stops a run once it has passed tokensPerRun, counting what it used before a resume', async () => {
@@ -84,7 +96,9 @@ describe('token budgets', () => {
     expect(await b.refusalFor(ALICE)).toBeNull();
     await b.forRun(run('r1'), ALICE, 0).record(use(1000));
     now = Date.UTC(2026, 0, 5, 20, 48);
-    expect(await b.refusalFor(ALICE)).toBe("🪙 You've used your daily budget of 1,000 tokens (1,000 today), so I can't take this request. It resets at 00:00 UTC, in 3 h 12 min.");
+    expect(await b.refusalFor(ALICE)).toBe(
+      "🪙 You've used your daily budget of 1,000 tokens (1,000 today), so I can't take this request. It resets at 00:00 UTC, in 3 h 12 min.",
+    );
     expect(await b.refusalFor(BOB)).toBeNull();
     expect(await b.dailyStop(ALICE)).toMatchObject({ scope: 'user_day', used: 1000, limit: 1000, userId: 'U0ALICE01' });
   });
@@ -94,7 +108,9 @@ describe('token budgets', () => {
     await b.forRun(run('r1'), ALICE, 0).record(use(1000));
     expect(await b.refusalFor(BOB)).toBeNull();
     await b.forRun(run('r2'), null, 0).record(use(500));
-    expect(await b.refusalFor(BOB)).toMatch(/^🪙 Today's token budget for everyone here \(1,500 tokens\) is used up, so I can't take this request\. It resets at 00:00 UTC, in 15 h\.$/);
+    expect(await b.refusalFor(BOB)).toMatch(
+      /^🪙 Today's token budget for everyone here \(1,500 tokens\) is used up, so I can't take this request\. It resets at 00:00 UTC, in 15 h\.$/,
+    );
   });
 
   it('stops a run in progress when its payer passes a daily budget', async () => {
@@ -158,7 +174,15 @@ describe('/usage report', () => {
   });
 
   it("shows a person's own tokens today and over 30 days, the limits and what is left", async () => {
-    const text = await buildUsageReport({ store, cost, limits, platform: 'slack', userId: 'U0ALICE01', admin: false, now });
+    const text = await buildUsageReport({
+      store,
+      cost,
+      limits,
+      platform: 'slack',
+      userId: 'U0ALICE01',
+      admin: false,
+      now,
+    });
     expect(text).toBe(
       [
         '**Your usage**: today 1,234 tokens (prompt 1,000 / completion 234), last 30 days 3,234.',
@@ -174,9 +198,19 @@ describe('/usage report', () => {
   });
 
   it('shows admins everyone per user and in total', async () => {
-    const text = await buildUsageReport({ store, cost, limits: {}, platform: 'slack', userId: 'U0ALICE01', admin: true, now });
+    const text = await buildUsageReport({
+      store,
+      cost,
+      limits: {},
+      platform: 'slack',
+      userId: 'U0ALICE01',
+      admin: true,
+      now,
+    });
     expect(text).toContain('**Everyone**: today 1,534 tokens (prompt 1,225 / completion 309), last 30 days 3,534.');
-    expect(text).toContain('**Top 2 users, last 30 days**\n1. <@U0ALICE01> — 3,234 (today 1,234)\n2. <@U0BOB0001> — 300 (today 300)');
+    expect(text).toContain(
+      '**Top 2 users, last 30 days**\n1. <@U0ALICE01> — 3,234 (today 1,234)\n2. <@U0BOB0001> — 300 (today 300)',
+    );
     expect(text).not.toContain('**Limits**');
   });
 });
@@ -184,12 +218,33 @@ describe('/usage report', () => {
 describe('settling a run that ran out of budget', () => {
   const base = { abortReason: null, attempts: 1, maxAttempts: 3, maxRunMinutes: 30, retryDelayMs: () => 1000 };
   it('fails run and task (no retry) and says why, when it resets, and whose budget it was', async () => {
-    const s = settleRun({ ...base, ending: { kind: 'over_budget', runTokens: 0, stop: { scope: 'user_day', unit: 'tokens', used: 1000, limit: 1000, userId: 'U0ALICE01', resetsInMs: 3_600_000 } } });
+    const s = settleRun({
+      ...base,
+      ending: {
+        kind: 'over_budget',
+        runTokens: 0,
+        stop: {
+          scope: 'user_day',
+          unit: 'tokens',
+          used: 1000,
+          limit: 1000,
+          userId: 'U0ALICE01',
+          resetsInMs: 3_600_000,
+        },
+      },
+    });
     expect(s.run).toEqual({ to: 'failed', error: 'token budget (user_day)' });
-    expect(s.note).toBe("🪙 I didn't start this: <@U0ALICE01>'s daily token budget (1,000) is used up. It resets at 00:00 UTC, in 1 h.");
+    expect(s.note).toBe(
+      "🪙 I didn't start this: <@U0ALICE01>'s daily token budget (1,000) is used up. It resets at 00:00 UTC, in 1 h.",
+    );
     expect(s.task).toEqual({ kind: 'fail', reason: s.note });
     expect(s.schedule).toBeNull();
-    const perRun = settleRun({ ...base, ending: { kind: 'over_budget', runTokens: 2000, stop: { scope: 'run', unit: 'tokens', used: 2000, limit: 1500 } } });
-    expect(perRun.note).toBe('🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.');
+    const perRun = settleRun({
+      ...base,
+      ending: { kind: 'over_budget', runTokens: 2000, stop: { scope: 'run', unit: 'tokens', used: 2000, limit: 1500 } },
+    });
+    expect(perRun.note).toBe(
+      '🪙 I stopped: this run used 2,000 tokens, past its budget of 1,500 tokens per run. Ask me to continue if you want me to keep going.',
+    );
   });
 });

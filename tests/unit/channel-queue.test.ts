@@ -31,7 +31,9 @@ describe('the per-channel outbound queue', () => {
 
   it('keeps going after an ordinary failure', async () => {
     const queue = createChannelQueue(unpaced);
-    const failed = queue.enqueue('C1', async () => Promise.reject(new AdapterError('Slack chat.postMessage failed (invalid_blocks)')));
+    const failed = queue.enqueue('C1', async () =>
+      Promise.reject(new AdapterError('Slack chat.postMessage failed (invalid_blocks)')),
+    );
     const next = queue.enqueue('C1', async () => 'posted');
     await expect(failed).rejects.toThrow(/invalid_blocks/);
     await expect(next).resolves.toBe('posted');
@@ -42,8 +44,19 @@ describe('pacing shared with other processes', () => {
   it('waits the slot the shared pacer hands out before every call to the channel, retries included', async () => {
     const reserved: string[] = [];
     const slept: number[] = [];
-    const pacer = { reserve: async (platform: string, channel: string, intervalMs: number) => (reserved.push(`${platform}:${channel}:${intervalMs}`), reserved.length === 1 ? 0 : 250) };
-    const beforeCall = sharedPacing({ pacer, platform: 'discord', intervalMs: 250, logger: silentLogger(), sleep: async (ms) => void slept.push(ms) });
+    const pacer = {
+      reserve: async (platform: string, channel: string, intervalMs: number) => (
+        reserved.push(`${platform}:${channel}:${intervalMs}`),
+        reserved.length === 1 ? 0 : 250
+      ),
+    };
+    const beforeCall = sharedPacing({
+      pacer,
+      platform: 'discord',
+      intervalMs: 250,
+      logger: silentLogger(),
+      sleep: async (ms) => void slept.push(ms),
+    });
     let attempts = 0;
     const retrying: ChannelPacer<null> = {
       create: () => null,
@@ -57,7 +70,9 @@ describe('pacing shared with other processes', () => {
       },
     };
     const queue = createChannelQueue(retrying, beforeCall);
-    const result = await queue.enqueue('123', (send) => send(async () => (++attempts === 1 ? Promise.reject(new Error('429')) : 'posted')));
+    const result = await queue.enqueue('123', (send) =>
+      send(async () => (++attempts === 1 ? Promise.reject(new Error('429')) : 'posted')),
+    );
     expect(result).toBe('posted');
     expect(reserved).toEqual(['discord:123:250', 'discord:123:250']);
     expect(slept).toEqual([250]);
@@ -65,7 +80,10 @@ describe('pacing shared with other processes', () => {
 
   it('posts anyway, under its own pacing, when the shared pacer fails', async () => {
     const pacer = { reserve: async () => Promise.reject(new Error('database unreachable')) };
-    const queue = createChannelQueue(unpaced, sharedPacing({ pacer, platform: 'slack', intervalMs: 1000, logger: silentLogger() }));
+    const queue = createChannelQueue(
+      unpaced,
+      sharedPacing({ pacer, platform: 'slack', intervalMs: 1000, logger: silentLogger() }),
+    );
     await expect(queue.enqueue('C024BE91L', (send) => send(async () => 'posted'))).resolves.toBe('posted');
   });
 });

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { markdownToMrkdwn } from '../../adapters/slack/mrkdwn.js';
-import { toMessageBodies } from '../../adapters/discord/outbound-message.js';
-import { approvalText, MAX_ARGS_SHOWN } from '../../src/agent/tool-step.js';
-import { breakBacktickRuns, codeBlock, longestBacktickRun, withUnbreakableFences, ZERO_WIDTH_JOINER as ZWJ } from '../../src/chat/code-fence.js';
+import { toMessageBodies } from '../../adapters/discord/message-bodies.js';
+import { approvalText, MAX_ARGS_SHOWN } from '../../src/agent/approval-text.js';
+import {
+  breakBacktickRuns,
+  codeBlock,
+  longestBacktickRun,
+  withUnbreakableFences,
+  ZERO_WIDTH_JOINER as ZWJ,
+} from '../../src/chat/code-fence.js';
 import { splitText } from '../../src/chat/split-text.js';
 
 /** The CommonMark reading of a fenced block: the content between the opening fence and the first line that closes it. */
@@ -77,9 +83,14 @@ describe('the approval text', () => {
     expect(pretty.length).toBeGreaterThan(MAX_ARGS_SHOWN);
     const shown = approvalText('files__write', call({ text }));
     const count = (n: number) => n.toLocaleString('en-US');
-    expect(shown).toContain(`with arguments of ${count(pretty.length)} characters, too long to show whole: here are the first 8,000 and the last 4,000.`);
+    expect(shown).toContain(
+      `with arguments of ${count(pretty.length)} characters, too long to show whole: here are the first 8,000 and the last 4,000.`,
+    );
     expect(shown).toContain(`*… ${count(pretty.length - 12_000)} characters not shown …*`);
-    const [head, tail] = shown.split('```json\n').slice(1).map((part) => part.slice(0, part.indexOf('\n```')));
+    const [head, tail] = shown
+      .split('```json\n')
+      .slice(1)
+      .map((part) => part.slice(0, part.indexOf('\n```')));
     expect(head).toBe(pretty.slice(0, 8000));
     expect(tail).toBe(pretty.slice(-4000));
   });

@@ -27,10 +27,28 @@ describe('config', () => {
     expect(sqlite.DATABASE_URL).toBeUndefined();
     expect(sqlite).toMatchObject({ DATABASE_POOL_SIZE: 10, RUN_LEASE_SECONDS: 30, GATEWAY_LOCK_RETRY_SECONDS: 5 });
     expect(sqlite.ERRAND_PROCESS_ID).toBeUndefined();
-    expect(loadConfig({ OPENAI_API_KEY: 'k', DATABASE_URL: 'postgresql://u:p@db:5432/errand' }).DATABASE_URL).toBe('postgresql://u:p@db:5432/errand');
-    const problems = problemsOf({ OPENAI_API_KEY: 'k', DATABASE_URL: 'mysql://db/errand', DATABASE_POOL_SIZE: '0', RUN_LEASE_SECONDS: '2', GATEWAY_LOCK_RETRY_SECONDS: '61', ERRAND_PROCESS_ID: 'two words' });
-    expect(problems.find((p) => p.startsWith('DATABASE_URL:'))).toMatch(/postgres:\/\/.*unset to keep the embedded SQLite file/);
-    expect(problems.map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['DATABASE_POOL_SIZE', 'RUN_LEASE_SECONDS', 'GATEWAY_LOCK_RETRY_SECONDS', 'ERRAND_PROCESS_ID']));
+    expect(loadConfig({ OPENAI_API_KEY: 'k', DATABASE_URL: 'postgresql://u:p@db:5432/errand' }).DATABASE_URL).toBe(
+      'postgresql://u:p@db:5432/errand',
+    );
+    const problems = problemsOf({
+      OPENAI_API_KEY: 'k',
+      DATABASE_URL: 'mysql://db/errand',
+      DATABASE_POOL_SIZE: '0',
+      RUN_LEASE_SECONDS: '2',
+      GATEWAY_LOCK_RETRY_SECONDS: '61',
+      ERRAND_PROCESS_ID: 'two words',
+    });
+    expect(problems.find((p) => p.startsWith('DATABASE_URL:'))).toMatch(
+      /postgres:\/\/.*unset to keep the embedded SQLite file/,
+    );
+    expect(problems.map((p) => p.split(':')[0])).toEqual(
+      expect.arrayContaining([
+        'DATABASE_POOL_SIZE',
+        'RUN_LEASE_SECONDS',
+        'GATEWAY_LOCK_RETRY_SECONDS',
+        'ERRAND_PROCESS_ID',
+      ]),
+    );
   });
 
   it('names the variable and the problem for each malformed value, all at once', () => {
@@ -57,13 +75,15 @@ describe('config', () => {
   });
 
   it('requires the credentials that the chosen Slack mode needs', () => {
-    expect(problemsOf({ OPENAI_API_KEY: 'k', SLACK_BOT_TOKEN: 'xoxb-1' }).join()).toMatch(/SLACK_APP_TOKEN: required when SLACK_MODE=socket/);
+    expect(problemsOf({ OPENAI_API_KEY: 'k', SLACK_BOT_TOKEN: 'xoxb-1' }).join()).toMatch(
+      /SLACK_APP_TOKEN: required when SLACK_MODE=socket/,
+    );
     expect(problemsOf({ OPENAI_API_KEY: 'k', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_MODE: 'http' }).join()).toMatch(
       /SLACK_SIGNING_SECRET: required when SLACK_MODE=http/,
     );
-    expect(problemsOf({ OPENAI_API_KEY: 'k', SLACK_BOT_TOKEN: 'xapp-wrong', SLACK_APP_TOKEN: 'xapp-1' }).join()).toMatch(
-      /SLACK_BOT_TOKEN: expected a bot token starting with "xoxb-"/,
-    );
+    expect(
+      problemsOf({ OPENAI_API_KEY: 'k', SLACK_BOT_TOKEN: 'xapp-wrong', SLACK_APP_TOKEN: 'xapp-1' }).join(),
+    ).toMatch(/SLACK_BOT_TOKEN: expected a bot token starting with "xoxb-"/);
   });
 
   it('reports missing companions beside malformed values, in one pass', () => {
@@ -79,7 +99,12 @@ describe('config', () => {
   });
 
   it('enables each platform whose token is set', () => {
-    const c = loadConfig({ OPENAI_API_KEY: 'k', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', DISCORD_TOKEN: 'd' });
+    const c = loadConfig({
+      OPENAI_API_KEY: 'k',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_APP_TOKEN: 'xapp-1',
+      DISCORD_TOKEN: 'd',
+    });
     expect(c.platforms).toEqual(['slack', 'discord']);
   });
 });

@@ -18,7 +18,11 @@ describe('console echo filter', () => {
       renderConsoleMessage('errand (only you see this)', 'Only for you.'),
       renderConsoleMessage('errand (edited)', 'Edited.'),
     ].join('\n');
-    expect(kept(`  indented first\n${printed}\nbye\n  indented after`)).toEqual(['  indented first', 'bye', '  indented after']);
+    expect(kept(`  indented first\n${printed}\nbye\n  indented after`)).toEqual([
+      '  indented first',
+      'bye',
+      '  indented after',
+    ]);
   });
 
   it('drops a message printed in colour', () => {
@@ -27,6 +31,11 @@ describe('console echo filter', () => {
   });
 
   it('keeps what a person writes that only looks a little like it', () => {
-    expect(kept('errand: do this\nErrand:\nmy errand:\n  indented')).toEqual(['errand: do this', 'Errand:', 'my errand:', '  indented']);
+    expect(kept('errand: do this\nErrand:\nmy errand:\n  indented')).toEqual([
+      'errand: do this',
+      'Errand:',
+      'my errand:',
+      '  indented',
+    ]);
   });
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../adapters/console/display-width.js';
 import { loadMarkdownRenderer } from '../../adapters/console/markdown-renderer.js';
-import { formatElapsed, PLAIN_LOOK, renderConsoleMessage, renderOptions, renderRunEnd, renderWorking, type ConsoleLook } from '../../adapters/console/render.js';
+import {
+  formatElapsed,
+  PLAIN_LOOK,
+  renderConsoleMessage,
+  renderOptions,
+  renderRunEnd,
+  renderWorking,
+  type ConsoleLook,
+} from '../../adapters/console/render.js';
 import { stripControlChars, wantsColor } from '../../adapters/console/terminal-style.js';
 
 const ESC = '\u001b';
@@ -33,12 +41,18 @@ describe('console rendering when output is piped', () => {
   });
 
   it('shows mentions as @name and drops control characters that could steer the terminal', () => {
-    const out = renderConsoleMessage('errand (only you see this)', 'Hi <@you>\u001b]0;pwned\u0007 \u001b[2Jthere', PLAIN_LOOK);
+    const out = renderConsoleMessage(
+      'errand (only you see this)',
+      'Hi <@you>\u001b]0;pwned\u0007 \u001b[2Jthere',
+      PLAIN_LOOK,
+    );
     expect(out).toBe('errand (only you see this):\n  Hi @you]0;pwned [2Jthere');
   });
 
-  it('numbers a question\'s options and says how to answer', () => {
-    expect(renderOptions(['Red', 'Green'], PLAIN_LOOK)).toBe('  1. Red\n  2. Green\n  (type a number or your own answer)');
+  it("numbers a question's options and says how to answer", () => {
+    expect(renderOptions(['Red', 'Green'], PLAIN_LOOK)).toBe(
+      '  1. Red\n  2. Green\n  (type a number or your own answer)',
+    );
   });
 
   it('writes the working line and the end marker as plain lines', () => {

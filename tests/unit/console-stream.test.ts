@@ -3,7 +3,12 @@ import { completeBlocksEnd, createConsoleStream } from '../../adapters/console/c
 
 function stream() {
   const printed: string[] = [];
-  const s = createConsoleStream({ print: (t) => printed.push(t), header: 'errand:', record: () => 'out-1', renderBlocks: (md) => `<${md}>` });
+  const s = createConsoleStream({
+    print: (t) => printed.push(t),
+    header: 'errand:',
+    record: () => 'out-1',
+    renderBlocks: (md) => `<${md}>`,
+  });
   return { s, printed };
 }
 

@@ -7,7 +7,13 @@ function indicator(live: boolean) {
   const clock = new FakeClock();
   const shown: (string | null)[] = [];
   const printed: string[] = [];
-  const working = createWorkingIndicator({ clock, look: PLAIN_LOOK, live, show: (s) => void shown.push(s), print: (l) => void printed.push(l) });
+  const working = createWorkingIndicator({
+    clock,
+    look: PLAIN_LOOK,
+    live,
+    show: (s) => void shown.push(s),
+    print: (l) => void printed.push(l),
+  });
   return { clock, shown, printed, working };
 }
 
@@ -68,6 +74,11 @@ describe('the working indicator on a pipe', () => {
     clock.advance(25_000);
     working.end('c1');
     expect(shown).toEqual([]);
-    expect(printed).toEqual(['… working — type stop to stop', '… working (10 s) — type stop to stop', '… working (20 s) — type stop to stop', '── done in 25 s ──']);
+    expect(printed).toEqual([
+      '… working — type stop to stop',
+      '… working (10 s) — type stop to stop',
+      '… working (20 s) — type stop to stop',
+      '── done in 25 s ──',
+    ]);
   });
 });

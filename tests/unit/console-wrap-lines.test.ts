@@ -11,7 +11,9 @@ describe('wrapping console text to the terminal', () => {
   });
 
   it('continues a list item under its text, past the bullet', () => {
-    expect(wrapLines('  * check the changelog before tagging', 20)).toBe('  * check the\n    changelog before\n    tagging');
+    expect(wrapLines('  * check the changelog before tagging', 20)).toBe(
+      '  * check the\n    changelog before\n    tagging',
+    );
     expect(wrapLines('  12. check the changelog', 16)).toBe('  12. check the\n      changelog');
   });
 
@@ -21,6 +23,8 @@ describe('wrapping console text to the terminal', () => {
   });
 
   it('leaves a word longer than the line for the terminal to break', () => {
-    expect(wrapLines('see https://example.com/a/very/long/path ok', 12)).toBe('see\nhttps://example.com/a/very/long/path\nok');
+    expect(wrapLines('see https://example.com/a/very/long/path ok', 12)).toBe(
+      'see\nhttps://example.com/a/very/long/path\nok',
+    );
   });
 });

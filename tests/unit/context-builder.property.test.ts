@@ -7,7 +7,6 @@ import { estimateRequestTokens } from '../../src/agent/token-estimate.js';
 import type { MessageRow, StoredToolCall } from '../../src/db/schema.js';
 import { requestProblem } from '../fakes/fake-openai.js';
 
-
 interface Case {
   rows: MessageRow[];
   goal: string | null;
@@ -21,7 +20,7 @@ interface Case {
 function generate(seed: number): Case {
   const rnd = prng(seed);
   const int = (n: number) => Math.floor(rnd() * n);
-  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)]!;
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   let id = 0;
   let texts = 0;
   const text = (tag: string) => {
@@ -31,7 +30,19 @@ function generate(seed: number): Case {
   let call = 0;
   const rows: MessageRow[] = [];
   const row = (r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>): void => {
-    rows.push({ id: ++id, conversationId: 'c', runId: 'r', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: id, privateTo: null, ...r });
+    rows.push({
+      id: ++id,
+      conversationId: 'c',
+      runId: 'r',
+      toolCalls: null,
+      toolCallId: null,
+      authorId: null,
+      platformMessageId: null,
+      images: null,
+      createdAt: id,
+      privateTo: null,
+      ...r,
+    });
   };
   const late: { toolCallId: string; content: string }[] = [];
   const turn = () => {
@@ -40,8 +51,16 @@ function generate(seed: number): Case {
     if (kind < 0.16) return row({ role: 'system', content: text('system-row') });
     if (kind < 0.19) return row({ role: 'assistant', content: null });
     if (kind < 0.21) return row({ role: 'tool', content: text('orphan'), toolCallId: `nobody_${int(1000)}` });
-    const calls: StoredToolCall[] = Array.from({ length: int(4) }, () => ({ id: `call_${++call}`, name: pick(['list_tasks', 'send_update', 'ask_user']), arguments: JSON.stringify({ text: text('arg').slice(0, pick([2, 50, 600])) }) }));
-    row({ role: 'assistant', content: rnd() < 0.5 ? null : text('assistant'), toolCalls: calls.length > 0 ? calls : null });
+    const calls: StoredToolCall[] = Array.from({ length: int(4) }, () => ({
+      id: `call_${++call}`,
+      name: pick(['list_tasks', 'send_update', 'ask_user']),
+      arguments: JSON.stringify({ text: text('arg').slice(0, pick([2, 50, 600])) }),
+    }));
+    row({
+      role: 'assistant',
+      content: rnd() < 0.5 ? null : text('assistant'),
+      toolCalls: calls.length > 0 ? calls : null,
+    });
     for (const c of calls) {
       const fate = rnd();
       if (fate < 0.75) row({ role: 'tool', content: text('result'), toolCallId: c.id });
@@ -81,11 +100,21 @@ function generate(seed: number): Case {
 
 function toApi(m: LlmMessage): { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string } {
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
-  if (m.role === 'assistant' && m.toolCalls && m.toolCalls.length > 0) return { role: 'assistant', content: m.content, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) };
+  if (m.role === 'assistant' && m.toolCalls && m.toolCalls.length > 0)
+    return {
+      role: 'assistant',
+      content: m.content,
+      tool_calls: m.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    };
   return { role: m.role, content: m.content };
 }
 
-const carriesGoal = (m: LlmMessage | undefined, goal: string) => m?.role === 'user' && (m.content === goal || m.content.startsWith(`${goal}\n\n(`));
+const carriesGoal = (m: LlmMessage | undefined, goal: string) =>
+  m?.role === 'user' && (m.content === goal || m.content.startsWith(`${goal}\n\n(`));
 
 describe('buildContext over random transcripts', () => {
   it('always builds a valid request that carries the goal and fits the budget whenever it can', () => {
@@ -94,20 +123,39 @@ describe('buildContext over random transcripts', () => {
     let cutSomething = 0;
     for (let seed = 1; seed <= CASES; seed++) {
       const c = generate(seed);
-      const built = buildContext({ systemPrompt: c.systemPrompt, goal: c.goal, rows: c.rows, budgetTokens: c.budget, tokenScale: c.scale, ...(c.pendingToolCallId ? { pendingToolCallId: c.pendingToolCallId } : {}) });
+      const built = buildContext({
+        systemPrompt: c.systemPrompt,
+        goal: c.goal,
+        rows: c.rows,
+        budgetTokens: c.budget,
+        tokenScale: c.scale,
+        ...(c.pendingToolCallId ? { pendingToolCallId: c.pendingToolCallId } : {}),
+      });
       const m = built.messages;
       const where = `seed ${seed}`;
 
       expect(requestProblem(m.map(toApi)), where).toBeNull();
       expect(m[0], where).toEqual({ role: 'system', content: c.systemPrompt });
-      expect(m.filter((x) => x.role === 'system'), where).toHaveLength(1);
+      expect(
+        m.filter((x) => x.role === 'system'),
+        where,
+      ).toHaveLength(1);
       expect(m[1]?.role, where).toBe('user');
-      expect(m.some((x) => x.role === 'tool' && x.toolCallId === c.pendingToolCallId), where).toBe(false);
-      expect(m.some((x) => x.role === 'assistant' && x.toolCalls?.some((t) => t.id === c.pendingToolCallId)), where).toBe(false);
+      expect(
+        m.some((x) => x.role === 'tool' && x.toolCallId === c.pendingToolCallId),
+        where,
+      ).toBe(false);
+      expect(
+        m.some((x) => x.role === 'assistant' && x.toolCalls?.some((t) => t.id === c.pendingToolCallId)),
+        where,
+      ).toBe(false);
 
       const goal = c.goal ?? [...c.rows].reverse().find((r) => r.role === 'user')?.content ?? null;
       if (goal !== null) {
-        expect(m.filter((x) => carriesGoal(x, goal)), where).toHaveLength(1);
+        expect(
+          m.filter((x) => carriesGoal(x, goal)),
+          where,
+        ).toHaveLength(1);
         if (!c.goalRowPresent) expect(carriesGoal(m[1], goal), where).toBe(true);
       }
 

@@ -9,16 +9,37 @@ import type { MessageRow, StoredToolCall } from '../../src/db/schema.js';
 let nextId = 0;
 function row(r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>): MessageRow {
   nextId++;
-  return { id: nextId, conversationId: 'c', runId: 'r1', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: nextId, privateTo: null, ...r };
+  return {
+    id: nextId,
+    conversationId: 'c',
+    runId: 'r1',
+    toolCalls: null,
+    toolCallId: null,
+    authorId: null,
+    platformMessageId: null,
+    images: null,
+    createdAt: nextId,
+    privateTo: null,
+    ...r,
+  };
 }
 const call = (id: string, args = '{}'): StoredToolCall => ({ id, name: 'list_tasks', arguments: args });
 /** One agent step: an assistant message calling one tool, and its result. */
-const step = (id: string, result: string): MessageRow[] => [row({ role: 'assistant', content: null, toolCalls: [call(id)] }), row({ role: 'tool', content: result, toolCallId: id })];
+const step = (id: string, result: string): MessageRow[] => [
+  row({ role: 'assistant', content: null, toolCalls: [call(id)] }),
+  row({ role: 'tool', content: result, toolCallId: id }),
+];
 
-const base = (over: Partial<ContextRequest>): ContextRequest => ({ systemPrompt: 'You are Errand.', goal: 'Summarise the open tasks', rows: [], budgetTokens: 16_000, ...over });
+const base = (over: Partial<ContextRequest>): ContextRequest => ({
+  systemPrompt: 'You are Errand.',
+  goal: 'Summarise the open tasks',
+  rows: [],
+  budgetTokens: 16_000,
+  ...over,
+});
 
 describe('buildContext', () => {
-  it('keeps the goal right after the system prompt when the run\'s own steps pass the budget', () => {
+  it("keeps the goal right after the system prompt when the run's own steps pass the budget", () => {
     const goal = row({ role: 'user', content: 'Summarise the open tasks' });
     const steps = Array.from({ length: 20 }, (_, i) => step(`call_${i}`, 'r'.repeat(2_000))).flat();
     const { messages, omittedMessages } = buildContext(base({ rows: [goal, ...steps], budgetTokens: 2_000 }));
@@ -50,7 +71,14 @@ describe('buildContext', () => {
       ...step('a', 'tasks'),
     ];
     const { messages } = buildContext(base({ rows }));
-    expect(messages.map((m) => m.content)).toEqual(['You are Errand.', 'What is on my list?', 'Three things.', 'Summarise the open tasks\n\n(1 older message was left out of this conversation to fit the context.)', null, 'tasks']);
+    expect(messages.map((m) => m.content)).toEqual([
+      'You are Errand.',
+      'What is on my list?',
+      'Three things.',
+      'Summarise the open tasks\n\n(1 older message was left out of this conversation to fit the context.)',
+      null,
+      'tasks',
+    ]);
   });
 
   it('cuts a single oversized tool result with a note saying how much was cut', () => {
@@ -110,12 +138,18 @@ describe('buildContext', () => {
   });
 
   it('leaves out an assistant row with neither text nor tool calls', () => {
-    const rows = [row({ role: 'user', content: 'Summarise the open tasks' }), row({ role: 'assistant', content: null })];
+    const rows = [
+      row({ role: 'user', content: 'Summarise the open tasks' }),
+      row({ role: 'assistant', content: null }),
+    ];
     expect(buildContext(base({ rows })).messages).toHaveLength(2);
   });
 
   it('sends fewer old steps when the model counts more tokens than estimated', () => {
-    const rows = [row({ role: 'user', content: 'Summarise the open tasks' }), ...Array.from({ length: 30 }, (_, i) => step(`c${i}`, 'w'.repeat(400))).flat()];
+    const rows = [
+      row({ role: 'user', content: 'Summarise the open tasks' }),
+      ...Array.from({ length: 30 }, (_, i) => step(`c${i}`, 'w'.repeat(400))).flat(),
+    ];
     const plain = buildContext(base({ rows, budgetTokens: 3_000 }));
     const dense = buildContext(base({ rows, budgetTokens: 3_000, tokenScale: 2 }));
     expect(dense.messages.length).toBeLessThan(plain.messages.length);
@@ -123,7 +157,11 @@ describe('buildContext', () => {
   });
 
   it('with no goal given, pins the newest user message', () => {
-    const rows = [...step('a', 'x'.repeat(3_000)), row({ role: 'user', content: 'latest ask' }), ...Array.from({ length: 10 }, (_, i) => step(`s${i}`, 'y'.repeat(3_000))).flat()];
+    const rows = [
+      ...step('a', 'x'.repeat(3_000)),
+      row({ role: 'user', content: 'latest ask' }),
+      ...Array.from({ length: 10 }, (_, i) => step(`s${i}`, 'y'.repeat(3_000))).flat(),
+    ];
     const { messages } = buildContext(base({ goal: null, rows, budgetTokens: 1_500 }));
     expect(messages[1]!.content).toMatch(/^latest ask\n\n\(/);
   });
@@ -139,7 +177,9 @@ describe('cutText', () => {
     const cut = cutText('a'.repeat(10_000), 1_000, 'message');
     expect(cut.length).toBeLessThanOrEqual(1_000);
     const kept = cut.indexOf('\n');
-    expect(cut.slice(kept + 1)).toBe(`[… ${(10_000 - kept).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} characters cut: message too long for the context]`);
+    expect(cut.slice(kept + 1)).toBe(
+      `[… ${(10_000 - kept).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} characters cut: message too long for the context]`,
+    );
   });
 
   it('never splits a surrogate pair', () => {

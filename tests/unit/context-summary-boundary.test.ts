@@ -6,7 +6,19 @@ import type { MessageRow, StoredToolCall } from '../../src/db/schema.js';
 let nextId = 0;
 function row(r: Pick<MessageRow, 'role' | 'content'> & Partial<MessageRow>): MessageRow {
   nextId++;
-  return { id: nextId, conversationId: 'c', runId: 'r1', toolCalls: null, toolCallId: null, authorId: null, platformMessageId: null, images: null, createdAt: nextId, privateTo: null, ...r };
+  return {
+    id: nextId,
+    conversationId: 'c',
+    runId: 'r1',
+    toolCalls: null,
+    toolCallId: null,
+    authorId: null,
+    platformMessageId: null,
+    images: null,
+    createdAt: nextId,
+    privateTo: null,
+    ...r,
+  };
 }
 const call = (id: string): StoredToolCall => ({ id, name: 'ask_user', arguments: '{}' });
 const text = (n: number) => `message ${n} ${'x'.repeat(300)}`;
@@ -33,18 +45,31 @@ describe('what a summary covers', () => {
     expect(summarised).toContain('Errand called ask_user({})');
     expect(summarised).toContain('Tool result: the answer to q1');
     // Built again from what the summary does not cover, the request keeps every message it kept before.
-    const again = buildContext({ systemPrompt: 'You are Errand.', goal: 'the goal', rows: rows.filter((r) => r.id > through), budgetTokens: 10_000, summary: 'what came before' });
+    const again = buildContext({
+      systemPrompt: 'You are Errand.',
+      goal: 'the goal',
+      rows: rows.filter((r) => r.id > through),
+      budgetTokens: 10_000,
+      summary: 'what came before',
+    });
     const kept = built.messages.slice(1).map((m) => m.content);
     const keptAgain = again.messages.slice(1).map((m) => m.content);
-    for (const content of kept) if (content !== null && !String(content).startsWith('the goal')) expect(keptAgain).toContain(content);
+    for (const content of kept)
+      if (content !== null && !String(content).startsWith('the goal')) expect(keptAgain).toContain(content);
     expect(again.dropped).toEqual([]);
     expect(again.messages.some((m) => m.role === 'tool')).toBe(false);
-    expect(String(again.messages[0]!.content)).toContain(`${SUMMARY_HEADING} (older messages are no longer shown; this is what they said):\nwhat came before`);
+    expect(String(again.messages[0]!.content)).toContain(
+      `${SUMMARY_HEADING} (older messages are no longer shown; this is what they said):\nwhat came before`,
+    );
     expect(String(again.messages.at(-1)!.content)).toContain(`"${SUMMARY_HEADING}" above`);
   });
 
   it('drops nothing and reports no boundary when everything fits', () => {
-    const rows = [row({ role: 'user', content: 'hello' }), row({ role: 'assistant', content: 'hi' }), row({ role: 'user', content: 'the goal' })];
+    const rows = [
+      row({ role: 'user', content: 'hello' }),
+      row({ role: 'assistant', content: 'hi' }),
+      row({ role: 'user', content: 'the goal' }),
+    ];
     const built = buildContext({ systemPrompt: 'You are Errand.', goal: 'the goal', rows, budgetTokens: 10_000 });
     expect(built).toMatchObject({ dropped: [], droppedThrough: null, omittedMessages: 0 });
   });

@@ -17,7 +17,10 @@ const NINE_AM = Date.UTC(2026, 0, 5, 9, 0, 0);
 const ALICE = { platform: 'slack', userId: 'U0ALICE01' };
 const BOB = { platform: 'slack', userId: 'U0BOB0001' };
 /** $1 per million input tokens, $0.50 cached, $4 output: round numbers to check by hand. */
-const PRICING: PricingSettings = { 'gpt-4o-mini': { inputPerMTok: 1, outputPerMTok: 4, cachedInputPerMTok: 0.5 }, 'gpt-4o': { inputPerMTok: 10, outputPerMTok: 40 } };
+const PRICING: PricingSettings = {
+  'gpt-4o-mini': { inputPerMTok: 1, outputPerMTok: 4, cachedInputPerMTok: 0.5 },
+  'gpt-4o': { inputPerMTok: 10, outputPerMTok: 40 },
+};
 
 let dir = '';
 let db: Db;
@@ -38,11 +41,20 @@ afterEach(() => {
 });
 
 function run(id: string): string {
-  db.$client.prepare("insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values ('c', 'slack', 'T1', 'C1', null, 0, 0) on conflict do nothing").run();
-  db.$client.prepare("insert into runs (id, conversation_id, status, started_at, updated_at) values (?, 'c', 'completed', 0, 0)").run(id);
+  db.$client
+    .prepare(
+      "insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values ('c', 'slack', 'T1', 'C1', null, 0, 0) on conflict do nothing",
+    )
+    .run();
+  db.$client
+    .prepare(
+      "insert into runs (id, conversation_id, status, started_at, updated_at) values (?, 'c', 'completed', 0, 0)",
+    )
+    .run(id);
   return id;
 }
-const budget = (limits: LimitsSettings, shared = false): Budget => createBudget({ store: usage, cost, limits, pricing: PRICING, now: () => now, shared });
+const budget = (limits: LimitsSettings, shared = false): Budget =>
+  createBudget({ store: usage, cost, limits, pricing: PRICING, now: () => now, shared });
 /** 100 000 prompt tokens (40 000 of them cached) and 10 000 completion tokens of gpt-4o-mini: $0.06 + $0.02 + $0.04 = $0.12. */
 const mini = { promptTokens: 100_000, completionTokens: 10_000, cachedTokens: 40_000, model: 'gpt-4o-mini' };
 
@@ -50,7 +62,10 @@ describe('prices', () => {
   it('charges uncached input, cached input and output at their own prices per million tokens', () => {
     expect(costOf(PRICING, 'gpt-4o-mini', mini)).toBeCloseTo(0.12, 10);
     // No cached price: cached input is billed as input.
-    expect(costOf(PRICING, 'gpt-4o', { promptTokens: 1000, completionTokens: 1000, cachedTokens: 500 })).toBeCloseTo(0.05, 10);
+    expect(costOf(PRICING, 'gpt-4o', { promptTokens: 1000, completionTokens: 1000, cachedTokens: 500 })).toBeCloseTo(
+      0.05,
+      10,
+    );
     expect(costOf(PRICING, 'llama3', mini)).toBe(0);
   });
 
@@ -77,7 +92,10 @@ describe('dollar budgets', () => {
     expect(models.map((m) => m.model)).toEqual(['gpt-4o-mini', 'gpt-4o']);
     expect(models[0]).toMatchObject({ promptTokens: 100_000, completionTokens: 10_000, cachedTokens: 40_000 });
     // The token totals are charged as before.
-    expect(await usage.userDay('2026-01-05', 'slack:U0ALICE01')).toEqual({ promptTokens: 101_000, completionTokens: 11_000 });
+    expect(await usage.userDay('2026-01-05', 'slack:U0ALICE01')).toEqual({
+      promptTokens: 101_000,
+      completionTokens: 11_000,
+    });
   });
 
   it('stops a run once it has cost more than usdPerRun, counting what it cost before a resume', async () => {
@@ -89,7 +107,9 @@ describe('dollar budgets', () => {
     await resumed.record(mini);
     expect(await resumed.exceeded()).toMatchObject({ scope: 'run', unit: 'usd', limit: 0.2 });
     const stop = await resumed.exceeded();
-    expect(budgetStopNote(stop!, 220_000)).toBe('🪙 I stopped: this run cost $0.2400, past its budget of $0.2000 per run. Ask me to continue if you want me to keep going.');
+    expect(budgetStopNote(stop!, 220_000)).toBe(
+      '🪙 I stopped: this run cost $0.2400, past its budget of $0.2000 per run. Ask me to continue if you want me to keep going.',
+    );
   });
 
   it('refuses a person past usdPerUserPerDay with the reset time, and nobody else', async () => {
@@ -98,12 +118,16 @@ describe('dollar budgets', () => {
     await r.record(mini);
     expect(await b.refusalFor(ALICE)).toBeNull();
     await r.record(mini);
-    expect(await b.refusalFor(ALICE)).toBe("🪙 You've used your daily budget of $0.2000 ($0.2400 today), so I can't take this request. It resets at 00:00 UTC, in 15 h.");
+    expect(await b.refusalFor(ALICE)).toBe(
+      "🪙 You've used your daily budget of $0.2000 ($0.2400 today), so I can't take this request. It resets at 00:00 UTC, in 15 h.",
+    );
     expect(await b.refusalFor(BOB)).toBeNull();
     // A run in progress stops at its next step, with the person named.
     const stop = await r.exceeded();
     expect(stop).toMatchObject({ scope: 'user_day', unit: 'usd', userId: 'U0ALICE01' });
-    expect(budgetStopNote(stop!, 220_000)).toBe("🪙 I stopped after 220,000 tokens: <@U0ALICE01>'s daily spending budget ($0.2000) is used up. It resets at 00:00 UTC, in 15 h.");
+    expect(budgetStopNote(stop!, 220_000)).toBe(
+      "🪙 I stopped after 220,000 tokens: <@U0ALICE01>'s daily spending budget ($0.2000) is used up. It resets at 00:00 UTC, in 15 h.",
+    );
   });
 
   it('refuses everyone once usdPerDay is spent, and starts the next UTC day afresh', async () => {
@@ -131,7 +155,9 @@ describe('dollar budgets', () => {
     const b = budget({ usdPerUserPerDay: 0.01 });
     await b.forRun(run('r1'), ALICE, 0).record({ promptTokens: 5000, completionTokens: 5000, model: 'llama3' });
     expect(await b.refusalFor(ALICE)).toBeNull();
-    expect(await cost.modelsSince('2026-01-05', null)).toEqual([{ model: 'llama3', promptTokens: 5000, completionTokens: 5000, cachedTokens: 0, usd: 0 }]);
+    expect(await cost.modelsSince('2026-01-05', null)).toEqual([
+      { model: 'llama3', promptTokens: 5000, completionTokens: 5000, cachedTokens: 0, usd: 0 },
+    ]);
   });
 });
 
@@ -143,8 +169,19 @@ describe('/usage with prices', () => {
   });
 
   it("shows a person's dollars beside their tokens, and the dollar limits with what is left", async () => {
-    const text = await buildUsageReport({ store: usage, cost, limits: { usdPerUserPerDay: 1, usdPerRun: 0.5 }, pricing: PRICING, platform: 'slack', userId: 'U0ALICE01', admin: false, now });
-    expect(text).toContain('**Your usage**: today 110,000 tokens (prompt 100,000 / completion 10,000) · $0.1200, last 30 days 110,000 · $0.1200.');
+    const text = await buildUsageReport({
+      store: usage,
+      cost,
+      limits: { usdPerUserPerDay: 1, usdPerRun: 0.5 },
+      pricing: PRICING,
+      platform: 'slack',
+      userId: 'U0ALICE01',
+      admin: false,
+      now,
+    });
+    expect(text).toContain(
+      '**Your usage**: today 110,000 tokens (prompt 100,000 / completion 10,000) · $0.1200, last 30 days 110,000 · $0.1200.',
+    );
     expect(text).toContain('• Per person per day: $1.00 — $0.8800 left today');
     expect(text).toContain('• Per run: $0.5000');
     expect(text).not.toContain('gpt-4o');
@@ -152,14 +189,38 @@ describe('/usage with prices', () => {
   });
 
   it('shows admins dollars per person and per model', async () => {
-    const text = await buildUsageReport({ store: usage, cost, limits: {}, pricing: PRICING, platform: 'slack', userId: 'U0ALICE01', admin: true, now });
-    expect(text).toContain('**Everyone**: today 112,000 tokens (prompt 101,000 / completion 11,000) · $0.1700, last 30 days 112,000 · $0.1700.');
-    expect(text).toContain('1. <@U0ALICE01> — 110,000 · $0.1200 (today 110,000)\n2. <@U0BOB0001> — 2,000 · $0.0500 (today 2,000)');
-    expect(text).toContain('**By model, last 30 days**\n• `gpt-4o-mini` — 110,000 tokens (prompt 100,000, 40,000 cached / completion 10,000) · $0.1200\n• `gpt-4o` — 2,000 tokens (prompt 1,000 / completion 1,000) · $0.0500');
+    const text = await buildUsageReport({
+      store: usage,
+      cost,
+      limits: {},
+      pricing: PRICING,
+      platform: 'slack',
+      userId: 'U0ALICE01',
+      admin: true,
+      now,
+    });
+    expect(text).toContain(
+      '**Everyone**: today 112,000 tokens (prompt 101,000 / completion 11,000) · $0.1700, last 30 days 112,000 · $0.1700.',
+    );
+    expect(text).toContain(
+      '1. <@U0ALICE01> — 110,000 · $0.1200 (today 110,000)\n2. <@U0BOB0001> — 2,000 · $0.0500 (today 2,000)',
+    );
+    expect(text).toContain(
+      '**By model, last 30 days**\n• `gpt-4o-mini` — 110,000 tokens (prompt 100,000, 40,000 cached / completion 10,000) · $0.1200\n• `gpt-4o` — 2,000 tokens (prompt 1,000 / completion 1,000) · $0.0500',
+    );
   });
 
   it('shows no dollars where no price or dollar limit is configured', async () => {
-    const text = await buildUsageReport({ store: usage, cost, limits: {}, pricing: {}, platform: 'slack', userId: 'U0ALICE01', admin: true, now });
+    const text = await buildUsageReport({
+      store: usage,
+      cost,
+      limits: {},
+      pricing: {},
+      platform: 'slack',
+      userId: 'U0ALICE01',
+      admin: true,
+      now,
+    });
     expect(text).not.toContain('$');
     expect(text).toContain('• `gpt-4o-mini` — 110,000 tokens');
   });

@@ -44,13 +44,17 @@ describe('database files', () => {
       }
     })();
     expect(err).toBeInstanceOf(DatabaseError);
-    expect((err as Error).message).toMatch(/^DATABASE_PATH=.*plain-file\/errand\.db: .*plain-file is a file, not a directory\. Set DATABASE_PATH to a file in a directory Errand may write/);
+    expect((err as Error).message).toMatch(
+      /^DATABASE_PATH=.*plain-file\/errand\.db: .*plain-file is a file, not a directory\. Set DATABASE_PATH to a file in a directory Errand may write/,
+    );
   });
 
   it('a file that is not a database names DATABASE_PATH instead of failing deep inside SQLite', () => {
     const path = join(dir, 'notes.db');
     writeFileSync(path, 'this is not an SQLite database, just text that is long enough to have a header '.repeat(10));
-    expect(() => openDatabase(path)).toThrow(/DATABASE_PATH=.*notes\.db: SQLite could not use the database \(file is not a database\)/);
+    expect(() => openDatabase(path)).toThrow(
+      /DATABASE_PATH=.*notes\.db: SQLite could not use the database \(file is not a database\)/,
+    );
   });
 });
 
@@ -58,7 +62,12 @@ describe('the process lock beside the database', () => {
   const db = () => join(dir, 'errand.db');
 
   it('refuses a second holder, naming its pid, host and start time', () => {
-    const first = acquireProcessLock(db(), { pid: 4242, host: 'box-a', now: () => Date.parse('2026-01-02T03:04:05Z'), isAlive: () => true });
+    const first = acquireProcessLock(db(), {
+      pid: 4242,
+      host: 'box-a',
+      now: () => Date.parse('2026-01-02T03:04:05Z'),
+      isAlive: () => true,
+    });
     expect(modeOf(first.path)).toBe(0o600);
     expect(() => acquireProcessLock(db(), { pid: 5151, host: 'box-a', isAlive: () => true })).toThrow(
       /Another Errand process is using DATABASE_PATH=.*errand\.db: pid 4242 on host box-a, running since 2026-01-02T03:04:05\.000Z/,
@@ -74,7 +83,9 @@ describe('the process lock beside the database', () => {
 
   it('respects a fresh lock from another host but takes over one nobody refreshed for the stale period', () => {
     const first = acquireProcessLock(db(), { pid: 1, host: 'box-b' });
-    expect(() => acquireProcessLock(db(), { pid: 2, host: 'box-a', isAlive: () => false })).toThrow(/pid 1 on host box-b/);
+    expect(() => acquireProcessLock(db(), { pid: 2, host: 'box-a', isAlive: () => false })).toThrow(
+      /pid 1 on host box-b/,
+    );
     const old = new Date(Date.now() - LOCK_STALE_MS - 5_000);
     utimesSync(first.path, old, old);
     expect(() => acquireProcessLock(db(), { pid: 2, host: 'box-a' })).not.toThrow();
@@ -120,7 +131,11 @@ describe('the process lock beside the database', () => {
  * exits unreaped (state Z). `reap` lets the shell go on to `wait`, which reaps it, and exit.
  */
 async function startZombie(): Promise<{ pid: number; reap: () => Promise<void> }> {
-  const parent: ChildProcessByStdio<Writable, Readable, null> = spawn('sh', ['-c', 'sleep 0.01 & echo $!; read line; wait'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const parent: ChildProcessByStdio<Writable, Readable, null> = spawn(
+    'sh',
+    ['-c', 'sleep 0.01 & echo $!; read line; wait'],
+    { stdio: ['pipe', 'pipe', 'ignore'] },
+  );
   const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
   const reap = async () => {
     parent.stdin.end('\n');

@@ -23,8 +23,14 @@ function objects(path: string): { tables: string[]; indexes: string[] } {
   }[];
   db.close();
   return {
-    tables: rows.filter((r) => r.type === 'table').map((r) => r.name).sort(),
-    indexes: rows.filter((r) => r.type === 'index').map((r) => r.name).sort(),
+    tables: rows
+      .filter((r) => r.type === 'table')
+      .map((r) => r.name)
+      .sort(),
+    indexes: rows
+      .filter((r) => r.type === 'index')
+      .map((r) => r.name)
+      .sort(),
   };
 }
 
@@ -40,7 +46,12 @@ describe('database migrations', () => {
     for (const t of ['conversations', 'messages', 'runs', 'tasks', 'schedules', 'processed_events']) {
       expect(tables).toContain(t);
     }
-    for (const i of ['tasks_ready_idx', 'runs_one_active_per_conversation', 'runs_ask_expiry_idx', 'schedules_due_idx']) {
+    for (const i of [
+      'tasks_ready_idx',
+      'runs_one_active_per_conversation',
+      'runs_ask_expiry_idx',
+      'schedules_due_idx',
+    ]) {
       expect(indexes).toContain(i);
     }
   });
@@ -49,7 +60,9 @@ describe('database migrations', () => {
     const path = join(tempDir(), 'errand.db');
     const first = openDatabase(path);
     first.$client
-      .prepare("insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values ('console:local:c:-', 'console', 'local', 'c', null, 1, 1)")
+      .prepare(
+        "insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values ('console:local:c:-', 'console', 'local', 'c', null, 1, 1)",
+      )
       .run();
     const applied = first.$client.prepare('select count(*) as n from __drizzle_migrations').get() as { n: number };
     closeDatabase(first);
@@ -81,7 +94,10 @@ describe('database migrations', () => {
     for (let level = 0; level < journal.entries.length; level++) {
       const older = tempDir();
       cpSync(MIGRATIONS_DIR, older, { recursive: true });
-      writeFileSync(join(older, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, level) }));
+      writeFileSync(
+        join(older, 'meta/_journal.json'),
+        JSON.stringify({ ...journal, entries: journal.entries.slice(0, level) }),
+      );
       const path = join(tempDir(), `level-${level}.db`);
       closeDatabase(openDatabase(path, { migrationsDir: older }));
       const upgraded = openDatabase(path);

@@ -12,7 +12,12 @@ const THREAD = '1300000000000000010';
 const thread: ConversationRef = { platform: 'discord', workspace: GUILD, channel: CHANNEL, thread: THREAD };
 const channel: ConversationRef = { ...thread, thread: null };
 
-const user = (id: string, username: string, extra: Record<string, unknown> = {}) => ({ id, username, global_name: null, ...extra });
+const user = (id: string, username: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  username,
+  global_name: null,
+  ...extra,
+});
 const msg = (id: string, fields: Record<string, unknown> = {}) => ({
   id,
   type: 0,
@@ -22,10 +27,16 @@ const msg = (id: string, fields: Record<string, unknown> = {}) => ({
   attachments: [],
   ...fields,
 });
-const unknownMessage = () => new AdapterError('Discord thread starter lookup failed', { cause: new DiscordAPIError({ code: 10008, message: 'Unknown Message' }, 10008, 404, 'GET', '/x', {}) });
+const unknownMessage = () =>
+  new AdapterError('Discord thread starter lookup failed', {
+    cause: new DiscordAPIError({ code: 10008, message: 'Unknown Message' }, 10008, 404, 'GET', '/x', {}),
+  });
 
 /** A history over scripted REST answers keyed by `route?query`, recording each GET. */
-function historyOver(answers: Record<string, unknown>, extra: Partial<Parameters<typeof createDiscordHistory>[0]> = {}) {
+function historyOver(
+  answers: Record<string, unknown>,
+  extra: Partial<Parameters<typeof createDiscordHistory>[0]> = {},
+) {
   const gets: string[] = [];
   const history = createDiscordHistory({
     ...extra,
@@ -77,8 +88,14 @@ describe('Discord history', () => {
   it('reads a channel newest first with before, stops at since, and gives reply counts and ISO times', async () => {
     const { history, gets } = historyOver({
       [`/channels/${CHANNEL}/messages?limit=100`]: [
-        msg('1300000000000000030', { timestamp: '2025-01-02T10:00:00.000000+00:00', thread: { id: '1300000000000000030', message_count: 7 } }),
-        msg('1300000000000000029', { timestamp: '2025-01-01T10:00:00.000000+00:00', attachments: [{ filename: 'plan.pdf' }] }),
+        msg('1300000000000000030', {
+          timestamp: '2025-01-02T10:00:00.000000+00:00',
+          thread: { id: '1300000000000000030', message_count: 7 },
+        }),
+        msg('1300000000000000029', {
+          timestamp: '2025-01-01T10:00:00.000000+00:00',
+          attachments: [{ filename: 'plan.pdf' }],
+        }),
         msg('1300000000000000028', { timestamp: '2024-12-31T10:00:00.000000+00:00' }),
       ],
     });
@@ -118,7 +135,12 @@ describe('Discord history', () => {
         return new Uint8Array([1]);
       },
     };
-    const file = { filename: 'notes.md', size: 12, url: 'https://cdn.example/notes.md?hm=x', content_type: 'text/markdown' };
+    const file = {
+      filename: 'notes.md',
+      size: 12,
+      url: 'https://cdn.example/notes.md?hm=x',
+      content_type: 'text/markdown',
+    };
     const { history } = historyOver(
       {
         [`/channels/${THREAD}/messages?limit=50&after=1300000000000000020`]: [
@@ -131,7 +153,12 @@ describe('Discord history', () => {
     );
     const page = await history.readAfter!(thread, { afterId: '1300000000000000020', limit: 50 });
     const [fromBob, fromBot] = page.messages;
-    expect(fromBob).toMatchObject({ id: '1300000000000000021', text: 'see file', addressedToBot: true, roles: ['1300000000000000500'] });
+    expect(fromBob).toMatchObject({
+      id: '1300000000000000021',
+      text: 'see file',
+      addressedToBot: true,
+      roles: ['1300000000000000500'],
+    });
     expect(fromBob!.direct).toBeUndefined();
     expect(fromBob!.attachments!.map((a) => [a.name, a.mimeType, a.size])).toEqual([['notes.md', 'text/markdown', 12]]);
     await fromBob!.attachments![0]!.fetch(new AbortController().signal);

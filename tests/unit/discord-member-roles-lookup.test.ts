@@ -8,7 +8,9 @@ const BOB = '1300000000000000101';
 const CAROL = '1300000000000000102';
 
 const apiError = (code: number, status: number, message: string) =>
-  new AdapterError(`Discord guild member lookup failed: ${message}`, { cause: new DiscordAPIError({ code, message }, code, status, 'GET', '/x', {}) });
+  new AdapterError(`Discord guild member lookup failed: ${message}`, {
+    cause: new DiscordAPIError({ code, message }, code, status, 'GET', '/x', {}),
+  });
 
 /** A lookup over scripted answers per user id, on a clock the test moves. */
 function lookupOver(answers: Record<string, () => unknown>) {
@@ -30,7 +32,9 @@ function lookupOver(answers: Record<string, () => unknown>) {
 
 describe('Discord member roles for caught-up messages', () => {
   it('reads a person once per catch-up, leaves @everyone out, and reads again once the answer is older than the catch-up', async () => {
-    const { lookup, gets, advance } = lookupOver({ [BOB]: () => ({ user: { id: BOB }, roles: [GUILD, '1300000000000000500'] }) });
+    const { lookup, gets, advance } = lookupOver({
+      [BOB]: () => ({ user: { id: BOB }, roles: [GUILD, '1300000000000000500'] }),
+    });
     expect(await lookup(GUILD, BOB)).toEqual(['1300000000000000500']);
     expect(await lookup(GUILD, BOB)).toEqual(['1300000000000000500']);
     expect(gets).toEqual([`/guilds/${GUILD}/members/${BOB}`]);

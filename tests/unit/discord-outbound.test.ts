@@ -1,18 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { createOutboundQueue } from '../../adapters/discord/outbound-queue.js';
-import { toActionRows, toEditBody, toMessageBodies } from '../../adapters/discord/outbound-message.js';
+import { toActionRows, toEditBody, toMessageBodies } from '../../adapters/discord/message-bodies.js';
 import { answerActionId } from '../../src/chat/action-id.js';
 
 describe('Discord message bodies', () => {
   it('pass Markdown through, prefix the mention, and let only the asker be pinged', () => {
     const [body, ...rest] = toMessageBodies({ text: '**Done** — see `notes.md` @everyone', mentionUserId: '42' });
     expect(rest).toEqual([]);
-    expect(body).toEqual({ content: '<@42> **Done** — see `notes.md` @\u200beveryone', allowed_mentions: { parse: [], users: ['42'] } });
+    expect(body).toEqual({
+      content: '<@42> **Done** — see `notes.md` @\u200beveryone',
+      allowed_mentions: { parse: [], users: ['42'] },
+    });
   });
 
   it('split long text at 2000 characters with fences balanced and buttons on the last piece only', () => {
     const code = Array.from({ length: 200 }, (_, i) => `print(${i})`).join('\n');
-    const bodies = toMessageBodies({ text: `intro\n\n\`\`\`py\n${code}\n\`\`\``, buttons: [{ actionId: answerActionId('r', 'q1', 0), label: 'Yes' }] });
+    const bodies = toMessageBodies({
+      text: `intro\n\n\`\`\`py\n${code}\n\`\`\``,
+      buttons: [{ actionId: answerActionId('r', 'q1', 0), label: 'Yes' }],
+    });
     expect(bodies.length).toBeGreaterThan(1);
     for (const b of bodies) {
       expect(b.content.length).toBeLessThanOrEqual(2000);
@@ -27,7 +33,11 @@ describe('Discord message bodies', () => {
   });
 
   it('make rows of at most five buttons, five rows at most, with styles and clamped labels', () => {
-    const buttons = Array.from({ length: 27 }, (_, i) => ({ actionId: `id${i}`, label: i === 0 ? 'x'.repeat(90) : `b${i}`, style: i === 1 ? ('danger' as const) : undefined }));
+    const buttons = Array.from({ length: 27 }, (_, i) => ({
+      actionId: `id${i}`,
+      label: i === 0 ? 'x'.repeat(90) : `b${i}`,
+      style: i === 1 ? ('danger' as const) : undefined,
+    }));
     const rows = toActionRows(buttons);
     expect(rows.map((r) => r.components.length)).toEqual([5, 5, 5, 5, 5]);
     expect(rows[0]!.components[0]).toMatchObject({ type: 2, style: 2, label: 'x'.repeat(80), custom_id: 'id0' });
@@ -49,7 +59,11 @@ describe('per-channel outbound queue', () => {
       await new Promise((r) => setTimeout(r, ms));
       log.push(`end ${name}`);
     };
-    await Promise.all([queue.enqueue('a', job('a1', 20)), queue.enqueue('a', job('a2', 1)), queue.enqueue('b', job('b1', 1))]);
+    await Promise.all([
+      queue.enqueue('a', job('a1', 20)),
+      queue.enqueue('a', job('a2', 1)),
+      queue.enqueue('b', job('b1', 1)),
+    ]);
     expect(log.indexOf('end a1')).toBeLessThan(log.indexOf('start a2'));
     expect(log.indexOf('start b1')).toBeLessThan(log.indexOf('end a1'));
   });

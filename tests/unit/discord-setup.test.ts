@@ -11,13 +11,29 @@ describe('Discord set-up pieces', () => {
     expect(url.searchParams.get('client_id')).toBe('123456789012345678');
     expect(url.searchParams.get('scope')).toBe('bot applications.commands');
     expect(url.searchParams.get('permissions')).toBe('309237713920');
-    expect(REQUIRED_PERMISSIONS.toArray().sort()).toEqual(['CreatePublicThreads', 'ReadMessageHistory', 'SendMessages', 'SendMessagesInThreads', 'ViewChannel']);
+    expect(REQUIRED_PERMISSIONS.toArray().sort()).toEqual([
+      'CreatePublicThreads',
+      'ReadMessageHistory',
+      'SendMessages',
+      'SendMessagesInThreads',
+      'ViewChannel',
+    ]);
     expect(REQUIRED_PERMISSIONS.has(PermissionFlagsBits.Administrator)).toBe(false);
   });
 
   it('command definitions are valid Discord names with descriptions, usable in servers and DMs', () => {
     const defs = commandDefinitions();
-    expect(defs.map((d) => d.name)).toEqual(['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin']);
+    expect(defs.map((d) => d.name)).toEqual([
+      'tasks',
+      'stop',
+      'schedules',
+      'usage',
+      'connections',
+      'memory',
+      'help',
+      'skills',
+      'admin',
+    ]);
     for (const d of defs) {
       expect(d.description.length).toBeGreaterThan(0);
       expect(d.description.length).toBeLessThanOrEqual(100);

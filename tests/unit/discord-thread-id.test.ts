@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fromConversationRef, postTargetOf, toChannelRef, toConversationRef } from '../../adapters/discord/discord-thread-id.js';
+import {
+  fromConversationRef,
+  postTargetOf,
+  toChannelRef,
+  toConversationRef,
+} from '../../adapters/discord/discord-thread-id.js';
 import { conversationKey, parseConversationKey } from '../../src/chat/conversation-ref.js';
 import { sharedWorkspaceOf } from '../../src/chat/workspace-of.js';
 

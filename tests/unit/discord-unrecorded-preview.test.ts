@@ -26,7 +26,13 @@ function discord(now: number, messages: { id: string; author: { id: string } }[]
     },
   };
 }
-const probe = (known: string[] = [], until: number | null = null) => ({ key: 'e42', since, until, known: new Set(known), text: '(interrupted)' });
+const probe = (known: string[] = [], until: number | null = null) => ({
+  key: 'e42',
+  since,
+  until,
+  known: new Set(known),
+  text: '(interrupted)',
+});
 
 describe('finding a Discord preview message whose post never got its answer', () => {
   it('within the nonce window, sends the post again with its nonce: Discord answers with the stored message', async () => {
@@ -43,7 +49,9 @@ describe('finding a Discord preview message whose post never got its answer', ()
       { id: at(since + 300), author: { id: BOT } },
       { id: at(since + 60_000), author: { id: BOT } },
     ]);
-    expect(await findUnrecordedPreview(d.deps, '1200000000000000001', probe([at(since + 200)], since + 50_000))).toBe(at(since + 300));
+    expect(await findUnrecordedPreview(d.deps, '1200000000000000001', probe([at(since + 200)], since + 50_000))).toBe(
+      at(since + 300),
+    );
     expect(d.asked).toEqual([`get /channels/1200000000000000001/messages after=${snowflakeAt(since)}`]);
   });
 
@@ -52,6 +60,8 @@ describe('finding a Discord preview message whose post never got its answer', ()
       { id: at(since + 200), author: { id: BOT } },
       { id: at(since + 60_000), author: { id: BOT } },
     ]);
-    expect(await findUnrecordedPreview(d.deps, '1200000000000000001', probe([at(since + 200)], since + 50_000))).toBeNull();
+    expect(
+      await findUnrecordedPreview(d.deps, '1200000000000000001', probe([at(since + 200)], since + 50_000)),
+    ).toBeNull();
   });
 });

@@ -22,7 +22,12 @@ function indicator() {
   });
 }
 
-const step = (id: string, status: RunStep['status'], title: string, output?: string): RunStep => ({ id, status, title, ...(output ? { output } : {}) });
+const step = (id: string, status: RunStep['status'], title: string, output?: string): RunStep => ({
+  id,
+  status,
+  title,
+  ...(output ? { output } : {}),
+});
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -85,13 +90,24 @@ describe('Discord working indicator', () => {
     releaseNotice?.();
     await vi.advanceTimersByTimeAsync(0);
     expect(log.filter((l) => !l.startsWith('typing'))).toEqual(['notice C1 s1']);
-    w.set('C1', { ...r1, steps: [step('a', 'done', 'Reading the thread'), step('b', 'running', 'Running tracker__search')] });
+    w.set('C1', {
+      ...r1,
+      steps: [step('a', 'done', 'Reading the thread'), step('b', 'running', 'Running tracker__search')],
+    });
     await vi.advanceTimersByTimeAsync(0);
-    w.set('C1', { ...r1, steps: [step('a', 'done', 'Reading the thread'), step('b', 'failed', 'Running tracker__search', 'the tracker is down')] });
+    w.set('C1', {
+      ...r1,
+      steps: [
+        step('a', 'done', 'Reading the thread'),
+        step('b', 'failed', 'Running tracker__search', 'the tracker is down'),
+      ],
+    });
     await vi.advanceTimersByTimeAsync(1400);
     expect(log.filter((l) => l.startsWith('edit'))).toEqual([]);
     await vi.advanceTimersByTimeAsync(200);
-    expect(log.filter((l) => l.startsWith('edit'))).toEqual(['edit C1 N1\n⏳ Working… press **Stop** to stop me.\n✅ Reading the thread\n❌ Running tracker__search — the tracker is down']);
+    expect(log.filter((l) => l.startsWith('edit'))).toEqual([
+      'edit C1 N1\n⏳ Working… press **Stop** to stop me.\n✅ Reading the thread\n❌ Running tracker__search — the tracker is down',
+    ]);
     w.set('C1', null);
     await vi.advanceTimersByTimeAsync(20_000);
     expect(log.filter((l) => l.startsWith('edit'))).toHaveLength(1);

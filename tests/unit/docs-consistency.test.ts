@@ -24,7 +24,8 @@ describe('documentation stays current', () => {
 
   it('the Slack manifest declares every slash command the README documents', () => {
     const manifest = read('adapters/slack/manifest.yaml');
-    for (const cmd of ['/tasks', '/stop', '/schedules', '/usage', '/help']) expect(manifest).toContain(`command: ${cmd}`);
+    for (const cmd of ['/tasks', '/stop', '/schedules', '/usage', '/help'])
+      expect(manifest).toContain(`command: ${cmd}`);
   });
 });
 
@@ -40,7 +41,12 @@ describe('the container setup', () => {
   it('serves /metrics on every interface of the container, so the port docker-compose.yml offers to publish answers', async () => {
     const compose = read('docker-compose.yml');
     // What the container sees: the image's ENV, overridden by .env (as copied from .env.example), overridden by compose's environment.
-    const env = { ...dockerfileEnv(read('Dockerfile')), ...envFileValues(read('.env.example')), ...composeEnvironment(compose, 'errand'), OPENAI_API_KEY: 'k' };
+    const env = {
+      ...dockerfileEnv(read('Dockerfile')),
+      ...envFileValues(read('.env.example')),
+      ...composeEnvironment(compose, 'errand'),
+      OPENAI_API_KEY: 'k',
+    };
     const cwd = mkdtempSync(join(tmpdir(), 'errand-compose-'));
     try {
       const config = loadConfig(env, cwd);
@@ -49,7 +55,10 @@ describe('the container setup', () => {
       expect(config.METRICS_HOST).toBe('0.0.0.0');
 
       // The image alone (docker run -p 9464:9464 -e METRICS_PORT=9464) listens on every interface too.
-      expect(loadConfig({ ...dockerfileEnv(read('Dockerfile')), METRICS_PORT: '9464', OPENAI_API_KEY: 'k' }, cwd).METRICS_HOST).toBe('0.0.0.0');
+      expect(
+        loadConfig({ ...dockerfileEnv(read('Dockerfile')), METRICS_PORT: '9464', OPENAI_API_KEY: 'k' }, cwd)
+          .METRICS_HOST,
+      ).toBe('0.0.0.0');
 
       // What that host means: the server answers on an address other than loopback, as a published port reaches it.
       const monitoring = await loadMonitoring({ port: 0, host: config.METRICS_HOST, logger: silentLogger() });

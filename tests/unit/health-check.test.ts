@@ -24,28 +24,56 @@ function freshDb(): { db: Db; path: string } {
 /** The probe the SQLite store gives the health check, over a given connection. */
 const probeOf = (db: Db) => ({ writeProblem: async () => databaseWriteProblem(db) });
 
-const adapter = (platform: string, state: { connected: boolean; detail?: string; gateway?: 'held' | 'standby' }) => ({ platform, connectionState: () => state });
+const adapter = (platform: string, state: { connected: boolean; detail?: string; gateway?: 'held' | 'standby' }) => ({
+  platform,
+  connectionState: () => state,
+});
 
 describe('health check', () => {
   it('is ok when the database takes writes and every platform is connected', async () => {
     const { db } = freshDb();
-    const report = await checkHealth({ database: probeOf(db), adapters: new Map([['slack', adapter('slack', { connected: true })], ['memory', adapter('memory', { connected: true })]]) });
-    expect(report).toEqual({ status: 'ok', problems: [], database: { writable: true }, platforms: { slack: { connected: true }, memory: { connected: true } } });
+    const report = await checkHealth({
+      database: probeOf(db),
+      adapters: new Map([
+        ['slack', adapter('slack', { connected: true })],
+        ['memory', adapter('memory', { connected: true })],
+      ]),
+    });
+    expect(report).toEqual({
+      status: 'ok',
+      problems: [],
+      database: { writable: true },
+      platforms: { slack: { connected: true }, memory: { connected: true } },
+    });
     closeDatabase(db);
   });
 
   it('shows whether this process holds the shared gateway; a standby is healthy', async () => {
     const { db } = freshDb();
-    const standby = await checkHealth({ database: probeOf(db), adapters: new Map([['discord', adapter('discord', { connected: true, gateway: 'standby' })]]) });
+    const standby = await checkHealth({
+      database: probeOf(db),
+      adapters: new Map([['discord', adapter('discord', { connected: true, gateway: 'standby' })]]),
+    });
     expect(standby).toMatchObject({ status: 'ok', platforms: { discord: { connected: true, gateway: 'standby' } } });
-    const held = await checkHealth({ database: probeOf(db), adapters: new Map([['discord', adapter('discord', { connected: false, detail: 'gateway connecting', gateway: 'held' })]]) });
+    const held = await checkHealth({
+      database: probeOf(db),
+      adapters: new Map([
+        ['discord', adapter('discord', { connected: false, detail: 'gateway connecting', gateway: 'held' })],
+      ]),
+    });
     expect(held).toMatchObject({ status: 'unhealthy', platforms: { discord: { gateway: 'held' } } });
     closeDatabase(db);
   });
 
   it('names each platform that is not connected, with what it is doing', async () => {
     const { db } = freshDb();
-    const report = await checkHealth({ database: probeOf(db), adapters: new Map([['slack', adapter('slack', { connected: false, detail: 'socket reconnecting' })], ['discord', adapter('discord', { connected: true })]]) });
+    const report = await checkHealth({
+      database: probeOf(db),
+      adapters: new Map([
+        ['slack', adapter('slack', { connected: false, detail: 'socket reconnecting' })],
+        ['discord', adapter('discord', { connected: true })],
+      ]),
+    });
     expect(report.status).toBe('unhealthy');
     expect(report.problems).toEqual(['slack is not connected (socket reconnecting)']);
     closeDatabase(db);
@@ -77,7 +105,11 @@ describe('health check', () => {
 
   it('lists the MCP servers for information without making Errand unhealthy', async () => {
     const { db } = freshDb();
-    const report = await checkHealth({ database: probeOf(db), adapters: new Map(), toolServers: () => [{ name: 'github', state: 'failed', reason: 'exited with code 1' }] });
+    const report = await checkHealth({
+      database: probeOf(db),
+      adapters: new Map(),
+      toolServers: () => [{ name: 'github', state: 'failed', reason: 'exited with code 1' }],
+    });
     expect(report.status).toBe('ok');
     expect(report.mcp).toEqual([{ name: 'github', state: 'failed', reason: 'exited with code 1' }]);
     closeDatabase(db);

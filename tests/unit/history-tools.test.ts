@@ -3,12 +3,24 @@ import { createHistoryTools } from '../../src/agent/tools/history-tools.js';
 import { createToolRegistry } from '../../src/agent/tools/tool-registry.js';
 import type { ToolContext } from '../../src/agent/tools/tool.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
-import type { ConversationHistory, ReadChannelOptions, ReadThreadOptions } from '../../src/chat/conversation-history.js';
+import type {
+  ConversationHistory,
+  ReadChannelOptions,
+  ReadThreadOptions,
+} from '../../src/chat/conversation-history.js';
 import { AdapterError } from '../../src/errors.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 
 const conversation = { platform: 'memory', workspace: 'W1', channel: 'C1', thread: 'T1' };
-const context: ToolContext = { conversationId: 'memory:W1:C1:T1', conversation, runId: 'r1', taskId: null, userId: 'U1', timezone: 'UTC', now: () => 0 };
+const context: ToolContext = {
+  conversationId: 'memory:W1:C1:T1',
+  conversation,
+  runId: 'r1',
+  taskId: null,
+  userId: 'U1',
+  timezone: 'UTC',
+  now: () => 0,
+};
 const call = (name: string, args: unknown) => ({ id: 'call_1', name, arguments: JSON.stringify(args) });
 
 /** The in-memory platform with its history replaced (undefined: a platform that keeps none). */
@@ -22,7 +34,10 @@ describe('history tools', () => {
     const asked: unknown[] = [];
     const history: ConversationHistory = {
       readThread: async (c, o: ReadThreadOptions) => (asked.push(['thread', c, o]), { messages: [], truncated: false }),
-      readChannel: async (c, o: ReadChannelOptions) => (asked.push(['channel', c, o]), { messages: [], truncated: false }),
+      readChannel: async (c, o: ReadChannelOptions) => (
+        asked.push(['channel', c, o]),
+        { messages: [], truncated: false }
+      ),
     };
     const tools = createToolRegistry(createHistoryTools(() => platformWith(history)));
     await tools.execute(call('read_thread', {}), context);
@@ -54,8 +69,15 @@ describe('history tools', () => {
       },
       readChannel: async () => ({ messages: [], truncated: false }),
     };
-    const r = await createToolRegistry(createHistoryTools(() => platformWith(failing))).execute(call('read_thread', {}), context);
-    expect(r.result).toEqual({ ok: false, error: 'Could not read this thread: Slack conversations.replies failed (missing_scope). Try again later, or with a smaller limit.' });
+    const r = await createToolRegistry(createHistoryTools(() => platformWith(failing))).execute(
+      call('read_thread', {}),
+      context,
+    );
+    expect(r.result).toEqual({
+      ok: false,
+      error:
+        'Could not read this thread: Slack conversations.replies failed (missing_scope). Try again later, or with a smaller limit.',
+    });
   });
 
   it("give compact messages: the bot's own and other bots' marked, reply counts, long texts cut", async () => {
@@ -64,12 +86,27 @@ describe('history tools', () => {
       readChannel: async () => ({
         truncated: true,
         messages: [
-          { id: '1', author: { id: 'U1', name: 'Alice', isBot: false, isSelf: false }, time: '2025-01-01T00:00:00.000Z', text: 'hi', replyCount: 2 },
-          { id: '2', author: { id: 'UBOT', name: 'Errand', isBot: true, isSelf: true }, time: '2025-01-01T00:01:00.000Z', text: 'x'.repeat(5000), replyCount: 0 },
+          {
+            id: '1',
+            author: { id: 'U1', name: 'Alice', isBot: false, isSelf: false },
+            time: '2025-01-01T00:00:00.000Z',
+            text: 'hi',
+            replyCount: 2,
+          },
+          {
+            id: '2',
+            author: { id: 'UBOT', name: 'Errand', isBot: true, isSelf: true },
+            time: '2025-01-01T00:01:00.000Z',
+            text: 'x'.repeat(5000),
+            replyCount: 0,
+          },
         ],
       }),
     };
-    const r = await createToolRegistry(createHistoryTools(() => platformWith(history))).execute(call('read_channel', {}), context);
+    const r = await createToolRegistry(createHistoryTools(() => platformWith(history))).execute(
+      call('read_channel', {}),
+      context,
+    );
     expect(r.result).toMatchObject({
       ok: true,
       count: 2,
@@ -84,10 +121,21 @@ describe('history tools', () => {
 
   it('read through the in-memory platform what people said, also without the bot answering', async () => {
     const adapter = new MemoryAdapter();
-    await adapter.start({ onMessage: async () => {}, knowsConversation: async () => false, onCommand: async () => ({ text: '' }), onAction: async () => null });
+    await adapter.start({
+      onMessage: async () => {},
+      knowsConversation: async () => false,
+      onCommand: async () => ({ text: '' }),
+      onAction: async () => null,
+    });
     await adapter.say(conversation, 'first', { userId: 'U2' });
     await adapter.postMessage(conversation, { text: 'answer' });
     const r = await createToolRegistry(createHistoryTools(() => adapter)).execute(call('read_thread', {}), context);
-    expect(r.result).toMatchObject({ ok: true, messages: [{ author: 'U2', text: 'first' }, { author: 'Errand', text: 'answer', self: true }] });
+    expect(r.result).toMatchObject({
+      ok: true,
+      messages: [
+        { author: 'U2', text: 'first' },
+        { author: 'Errand', text: 'answer', self: true },
+      ],
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startIdleHeapRelease, type HeapSignals } from '../../src/runtime/idle-heap-release.js';
+import { startIdleHeapRelease, type HeapSignals } from '../../src/runtime/process/idle-heap-release.js';
 
 const MB = 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GatewayLock } from '../../src/cluster/gateway-lock.js';
-import { createLockGatewayGate } from '../../src/cluster/gateway-gate.js';
+import { createLockGatewayGate } from '../../src/cluster/lock-gateway-gate.js';
 import { silentLogger } from '../../src/logger.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';

@@ -16,10 +16,22 @@ function capture() {
 describe('logger', () => {
   it('redacts tokens and keys in fields, nested config and error messages', () => {
     const { lines, logger } = capture();
-    logger.info({ config: { SLACK_BOT_TOKEN: 'xoxb-111-222-secret', OPENAI_API_KEY: 'sk-abcdefghijklmnop' }, token: 'discord-secret' }, 'starting');
+    logger.info(
+      {
+        config: { SLACK_BOT_TOKEN: 'xoxb-111-222-secret', OPENAI_API_KEY: 'sk-abcdefghijklmnop' },
+        token: 'discord-secret',
+      },
+      'starting',
+    );
     logger.error({ err: new Error('auth failed for xapp-1-A0-secretvalue') }, 'slack said no to xoxb-999-888-secret');
     const out = lines.join('');
-    for (const secret of ['xoxb-111-222-secret', 'sk-abcdefghijklmnop', 'discord-secret', 'xapp-1-A0-secretvalue', 'xoxb-999-888-secret']) {
+    for (const secret of [
+      'xoxb-111-222-secret',
+      'sk-abcdefghijklmnop',
+      'discord-secret',
+      'xapp-1-A0-secretvalue',
+      'xoxb-999-888-secret',
+    ]) {
       expect(out).not.toContain(secret);
     }
     expect(out).toContain('[redacted]');
@@ -27,7 +39,10 @@ describe('logger', () => {
 
   it('honours the level', () => {
     const lines: string[] = [];
-    const logger = createLogger('warn', new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }));
+    const logger = createLogger(
+      'warn',
+      new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }),
+    );
     logger.info('quiet');
     logger.warn('loud');
     expect(lines).toHaveLength(1);

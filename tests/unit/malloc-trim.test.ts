@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMallocTrim, loadGlibcTrim } from '../../src/runtime/malloc-trim.js';
+import { createMallocTrim, loadGlibcTrim } from '../../src/runtime/process/malloc-trim.js';
 
 const settled = () => new Promise((r) => setTimeout(r, 0));
 

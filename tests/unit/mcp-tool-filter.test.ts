@@ -12,13 +12,18 @@ const tools = [tool('read'), tool('write'), tool('delete')];
 
 describe('MCP tool filter and approval', () => {
   it('offers only the allowlist when "tools" is given, minus "disabledTools"', () => {
-    expect(filterServerTools(tools, { tools: ['read', 'write'], disabledTools: ['write'] }).tools.map((t) => t.name)).toEqual(['read']);
+    expect(
+      filterServerTools(tools, { tools: ['read', 'write'], disabledTools: ['write'] }).tools.map((t) => t.name),
+    ).toEqual(['read']);
     expect(filterServerTools(tools, { disabledTools: ['delete'] }).tools.map((t) => t.name)).toEqual(['read', 'write']);
     expect(filterServerTools(tools, {}).tools).toHaveLength(3);
   });
 
   it('reports listed names the server does not have', () => {
-    expect(filterServerTools(tools, { tools: ['read', 'reed'], disabledTools: ['nuke'] }).unknownNames).toEqual(['reed', 'nuke']);
+    expect(filterServerTools(tools, { tools: ['read', 'reed'], disabledTools: ['nuke'] }).unknownNames).toEqual([
+      'reed',
+      'nuke',
+    ]);
   });
 
   it('asks before unannotated tools under "auto", always under "always", never under "never"', () => {

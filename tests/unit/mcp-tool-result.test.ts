@@ -19,33 +19,59 @@ describe('MCP tool results for the model', () => {
     );
     expect(result).toEqual({
       ok: true,
-      content: 'first\n\n[image image/png, 12 KB]\n\n[audio audio/wav, 100 B]\n\n[resource file:///tmp/report.csv]\n\n[resource file:///a.txt]\ninside\n\n[resource file:///b.bin, application/zip]',
+      content:
+        'first\n\n[image image/png, 12 KB]\n\n[audio audio/wav, 100 B]\n\n[resource file:///tmp/report.csv]\n\n[resource file:///a.txt]\ninside\n\n[resource file:///b.bin, application/zip]',
     });
   });
 
   it('passes structuredContent as a value and drops text that only repeats it', () => {
     const structuredContent = { count: 2, names: ['a', 'b'] };
-    expect(toToolResult({ content: [{ type: 'text', text: JSON.stringify(structuredContent, null, 2) }], structuredContent }, 1000)).toEqual({ ok: true, structured: structuredContent });
-    expect(toToolResult({ content: [{ type: 'text', text: 'two names' }], structuredContent }, 1000)).toEqual({ ok: true, content: 'two names', structured: structuredContent });
+    expect(
+      toToolResult(
+        { content: [{ type: 'text', text: JSON.stringify(structuredContent, null, 2) }], structuredContent },
+        1000,
+      ),
+    ).toEqual({ ok: true, structured: structuredContent });
+    expect(toToolResult({ content: [{ type: 'text', text: 'two names' }], structuredContent }, 1000)).toEqual({
+      ok: true,
+      content: 'two names',
+      structured: structuredContent,
+    });
   });
 
   it('sends text once when structuredContent only repeats it, as { content: <the text> }', () => {
     const text = 'The meeting moved to Thursday at 10:00.';
-    expect(toToolResult({ content: [{ type: 'text', text }], structuredContent: { content: text } }, 1000)).toEqual({ ok: true, content: text });
-    expect(toToolResult({ content: [{ type: 'text', text: `${text}\n` }], structuredContent: { result: { summary: text } } }, 1000)).toEqual({ ok: true, content: `${text}\n` });
+    expect(toToolResult({ content: [{ type: 'text', text }], structuredContent: { content: text } }, 1000)).toEqual({
+      ok: true,
+      content: text,
+    });
+    expect(
+      toToolResult(
+        { content: [{ type: 'text', text: `${text}\n` }], structuredContent: { result: { summary: text } } },
+        1000,
+      ),
+    ).toEqual({ ok: true, content: `${text}\n` });
   });
 
   it('sends the structured content alone when the text is its JSON in another layout, or one of its strings', () => {
     const structuredContent = { names: ['a', 'b'], count: 2 };
     const reordered = '{\n  "count": 2,\n  "names": ["a", "b"]\n}';
-    expect(toToolResult({ content: [{ type: 'text', text: reordered }], structuredContent }, 1000)).toEqual({ ok: true, structured: structuredContent });
+    expect(toToolResult({ content: [{ type: 'text', text: reordered }], structuredContent }, 1000)).toEqual({
+      ok: true,
+      structured: structuredContent,
+    });
     const withMore = { content: 'Moved to Thursday.', movedBy: 'alice', attendees: 4 };
-    expect(toToolResult({ content: [{ type: 'text', text: 'Moved to Thursday.' }], structuredContent: withMore }, 1000)).toEqual({ ok: true, structured: withMore });
+    expect(
+      toToolResult({ content: [{ type: 'text', text: 'Moved to Thursday.' }], structuredContent: withMore }, 1000),
+    ).toEqual({ ok: true, structured: withMore });
   });
 
   it('a text that fits the cap once is not pushed past it by its copy in structuredContent', () => {
     const text = 'y'.repeat(600);
-    expect(toToolResult({ content: [{ type: 'text', text }], structuredContent: { content: text } }, 1000)).toEqual({ ok: true, content: text });
+    expect(toToolResult({ content: [{ type: 'text', text }], structuredContent: { content: text } }, 1000)).toEqual({
+      ok: true,
+      content: text,
+    });
   });
 
   it('cuts a long result to the cap with a note saying how much was left out', () => {
@@ -66,7 +92,13 @@ describe('MCP tool results for the model', () => {
   });
 
   it('turns isError into { ok: false } with the server text', () => {
-    expect(toToolResult({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] }, 1000)).toEqual({ ok: false, error: 'the disk is full' });
-    expect(toToolResult({ isError: true, content: [] }, 1000)).toEqual({ ok: false, error: 'The tool reported an error without a message.' });
+    expect(toToolResult({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] }, 1000)).toEqual({
+      ok: false,
+      error: 'the disk is full',
+    });
+    expect(toToolResult({ isError: true, content: [] }, 1000)).toEqual({
+      ok: false,
+      error: 'The tool reported an error without a message.',
+    });
   });
 });

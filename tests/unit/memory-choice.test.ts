@@ -3,18 +3,40 @@ import { chooseMemories, memoryLineTokens } from '../../src/memory/memory-choice
 import type { MemoryRow } from '../../src/memory/memory-store.js';
 import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../src/memory/search-terms.js';
 
-const memory = (id: number, text: string): MemoryRow => ({ id, scope: 'me', subject: 'slack:U1', text, createdBy: 'slack:U1', createdAt: id });
+const memory = (id: number, text: string): MemoryRow => ({
+  id,
+  scope: 'me',
+  subject: 'slack:U1',
+  text,
+  createdBy: 'slack:U1',
+  createdAt: id,
+});
 
 describe('choosing and ranking memories', () => {
   it('reads a query as plain words: no full-text syntax gets through, common function words are left out unless nothing else is left', () => {
-    expect(searchTerms('Who reviews the "payments" release?  NEAR(a b) OR staging* -x')).toEqual(['reviews', 'payments', 'release', 'near', 'b', 'staging', 'x']);
+    expect(searchTerms('Who reviews the "payments" release?  NEAR(a b) OR staging* -x')).toEqual([
+      'reviews',
+      'payments',
+      'release',
+      'near',
+      'b',
+      'staging',
+      'x',
+    ]);
     expect(searchTerms('who is it')).toEqual(['who', 'is', 'it']);
     expect(searchTerms('  …  ')).toEqual([]);
-    expect(fts5Query([ownerToken('me', 'slack:U1')], ['payments'])).toBe(`owner : ("${Buffer.from('me:slack:U1').toString('hex').toUpperCase()}") AND text : ("payments")`);
+    expect(fts5Query([ownerToken('me', 'slack:U1')], ['payments'])).toBe(
+      `owner : ("${Buffer.from('me:slack:U1').toString('hex').toUpperCase()}") AND text : ("payments")`,
+    );
   });
 
   it('ranks memories by the rare words of the query they contain, newest first on a tie', () => {
-    const rows = [memory(1, 'Payments reviews go to Carl'), memory(2, 'The release is on Thursdays'), memory(3, 'Ana works on payments'), memory(4, 'payments payments')];
+    const rows = [
+      memory(1, 'Payments reviews go to Carl'),
+      memory(2, 'The release is on Thursdays'),
+      memory(3, 'Ana works on payments'),
+      memory(4, 'payments payments'),
+    ];
     const ranked = rankByTerms(rows, ['reviews', 'payments']).map((m) => m.id);
     expect(ranked[0]).toBe(1);
     expect(ranked.at(-1)).toBe(2);

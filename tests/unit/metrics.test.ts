@@ -10,7 +10,11 @@ import { createPrometheusMetrics } from '../../src/metrics/prometheus-metrics.js
 import { parseExposition } from '../e2e/prometheus-text.js';
 import { RecordingMetrics } from '../fakes/recording-metrics.js';
 
-const request: LlmRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [], signal: new AbortController().signal };
+const request: LlmRequest = {
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: [],
+  signal: new AbortController().signal,
+};
 
 describe('no-op metrics', () => {
   it('accepts every event and records nothing', () => {
@@ -93,7 +97,9 @@ describe('prom-client metrics', () => {
     const a = createPrometheusMetrics(silentLogger());
     const b = createPrometheusMetrics(silentLogger());
     a.metrics.outbound('slack');
-    expect(parseExposition((await b.render()).body).value('errand_outbound_messages_total', { platform: 'slack' })).toBeUndefined();
+    expect(
+      parseExposition((await b.render()).body).value('errand_outbound_messages_total', { platform: 'slack' }),
+    ).toBeUndefined();
   });
 });
 
@@ -104,7 +110,9 @@ describe('gauge queries', () => {
     const plans = [
       "select count(*) as n from runs where status in ('running', 'waiting_user')",
       "select count(*) as n from tasks where status in ('pending', 'in_progress') and status = 'pending'",
-    ].map((q) => (db.$client.prepare(`explain query plan ${q}`).all() as { detail: string }[]).map((r) => r.detail).join(' '));
+    ].map((q) =>
+      (db.$client.prepare(`explain query plan ${q}`).all() as { detail: string }[]).map((r) => r.detail).join(' '),
+    );
     expect(plans[0]).toMatch(/USING (COVERING )?INDEX runs_one_active_per_conversation/);
     expect(plans[1]).toMatch(/USING (COVERING )?INDEX tasks_open_idx/);
     db.$client.close();
@@ -130,7 +138,11 @@ describe('model request timing', () => {
     let model = 'gpt-4o-mini';
     const llm: LlmClient = {
       async complete() {
-        return { text: 'hi', toolCalls: [], usage: { promptTokens: 1_000_000, completionTokens: 500_000, cachedTokens: 400_000, model } };
+        return {
+          text: 'hi',
+          toolCalls: [],
+          usage: { promptTokens: 1_000_000, completionTokens: 500_000, cachedTokens: 400_000, model },
+        };
       },
     };
     const pricing = { 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 } };
@@ -171,7 +183,9 @@ describe('inbound counting', () => {
     );
     const conversation = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: null };
     await sink.onMessage({ messageId: 'm1', conversation, userId: 'U1', text: 'hi' });
-    expect(await sink.onCommand({ name: 'help', args: '', channel: conversation, conversation: null, userId: 'U1' })).toEqual({ text: 'help' });
+    expect(
+      await sink.onCommand({ name: 'help', args: '', channel: conversation, conversation: null, userId: 'U1' }),
+    ).toEqual({ text: 'help' });
     await sink.onAction({ kind: 'stop', runId: 'r1', userId: 'U1', conversation });
     expect(seen).toEqual(['m1']);
     expect(metrics.inbounds).toEqual(['slack', 'slack', 'slack']);

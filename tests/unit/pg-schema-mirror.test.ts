@@ -21,7 +21,9 @@ function shapeOf(config: ReturnType<typeof pgTableConfig> | ReturnType<typeof sq
   const name = (c: unknown) => (c as { name: string }).name;
   return {
     columns: Object.fromEntries(config.columns.map((c) => [c.name, { notNull: c.notNull, primary: c.primary }])),
-    indexes: Object.fromEntries(config.indexes.map((i) => [i.config.name, { unique: i.config.unique, on: i.config.columns.map(name) }])),
+    indexes: Object.fromEntries(
+      config.indexes.map((i) => [i.config.name, { unique: i.config.unique, on: i.config.columns.map(name) }]),
+    ),
     primaryKey: config.primaryKeys.flatMap((pk) => pk.columns.map((c) => c.name)),
     foreignKeys: config.foreignKeys.map((fk) => {
       const ref = fk.reference();
@@ -30,12 +32,24 @@ function shapeOf(config: ReturnType<typeof pgTableConfig> | ReturnType<typeof sq
   };
 }
 
-const sqliteTables = new Map(Object.values(sqliteSchema).filter((t) => is(t, SQLiteTable)).map((t) => [sqliteTableConfig(t).name, shapeOf(sqliteTableConfig(t))]));
-const pgTables = new Map(Object.values(pgSchema).filter((t) => is(t, PgTable)).map((t) => [pgTableConfig(t).name, shapeOf(pgTableConfig(t))]));
+const sqliteTables = new Map(
+  Object.values(sqliteSchema)
+    .filter((t) => is(t, SQLiteTable))
+    .map((t) => [sqliteTableConfig(t).name, shapeOf(sqliteTableConfig(t))]),
+);
+const pgTables = new Map(
+  Object.values(pgSchema)
+    .filter((t) => is(t, PgTable))
+    .map((t) => [pgTableConfig(t).name, shapeOf(pgTableConfig(t))]),
+);
 
 function withoutPgOnly(table: string, shape: Shape): Shape {
-  const columns = Object.fromEntries(Object.entries(shape.columns).filter(([c]) => !(PG_ONLY_COLUMNS[table] ?? []).includes(c)));
-  const indexes = Object.fromEntries(Object.entries(shape.indexes).filter(([i]) => !(PG_ONLY_INDEXES[table] ?? []).includes(i)));
+  const columns = Object.fromEntries(
+    Object.entries(shape.columns).filter(([c]) => !(PG_ONLY_COLUMNS[table] ?? []).includes(c)),
+  );
+  const indexes = Object.fromEntries(
+    Object.entries(shape.indexes).filter(([i]) => !(PG_ONLY_INDEXES[table] ?? []).includes(i)),
+  );
   return { ...shape, columns, indexes };
 }
 

@@ -17,16 +17,37 @@ export const DECIDING_MODULES = ['src/runtime/', 'src/commands/', 'src/agent/', 
 const ADAPTER_PORT = 'src/chat/chat-adapter.ts';
 
 /** What the adapter port declares that they may name: values handed through, not the adapter or a part of it. */
-const ADAPTER_VALUES = new Set(['WorkingStatus', 'WorkingActivity', 'AnswerStream', 'AnswerStreamHooks', 'PreviewMessageSlot', 'OutboundMessage', 'PostedMessage']);
+const ADAPTER_VALUES = new Set([
+  'WorkingStatus',
+  'WorkingActivity',
+  'AnswerStream',
+  'AnswerStreamHooks',
+  'PreviewMessageSlot',
+  'OutboundMessage',
+  'PostedMessage',
+]);
 
 /** The members that write on a platform (Discord's `findUnrecordedPreview` may post again). */
-const PLATFORM_WRITES = new Set(['postMessage', 'editMessage', 'deleteMessage', 'postEphemeral', 'openThread', 'setWorking', 'openStream', 'findUnrecordedPreview']);
+const PLATFORM_WRITES = new Set([
+  'postMessage',
+  'editMessage',
+  'deleteMessage',
+  'postEphemeral',
+  'openThread',
+  'setWorking',
+  'openStream',
+  'findUnrecordedPreview',
+]);
 
 /** The narrow ports where such a member may be declared and reached from these modules. */
 const NARROW_PORTS = new Set(['src/chat/presence.ts', 'src/chat/thread-opener.ts']);
 
 /** A program over `files` (repo-relative) with the project's compiler options; `extra` adds files that exist only in memory. */
-export function programOf(root: string, files: readonly string[], extra: ReadonlyMap<string, string> = new Map()): ts.Program {
+export function programOf(
+  root: string,
+  files: readonly string[],
+  extra: ReadonlyMap<string, string> = new Map(),
+): ts.Program {
   const configPath = join(root, 'tsconfig.json');
   const config = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, root);
   const options = { ...config.options, noEmit: true };
@@ -37,9 +58,15 @@ export function programOf(root: string, files: readonly string[], extra: Readonl
   host.readFile = (f) => virtual.get(f) ?? readFile.call(host, f);
   host.getSourceFile = (f, language, onError, create) => {
     const text = virtual.get(f);
-    return text !== undefined ? ts.createSourceFile(f, text, language, true) : getSourceFile.call(host, f, language, onError, create);
+    return text !== undefined
+      ? ts.createSourceFile(f, text, language, true)
+      : getSourceFile.call(host, f, language, onError, create);
   };
-  return ts.createProgram([...files, ...extra.keys()].map((f) => join(root, f)), options, host);
+  return ts.createProgram(
+    [...files, ...extra.keys()].map((f) => join(root, f)),
+    options,
+    host,
+  );
 }
 
 /**
@@ -60,15 +87,27 @@ export function platformWrites(root: string, program: ts.Program, files: readonl
     if (!sf) throw new Error(`${file} is not in the program`);
     const at = (node: ts.Node) => `${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
     const visit = (node: ts.Node): void => {
-      const name = ts.isIdentifier(node) ? node.text : ts.isStringLiteral(node) && ts.isElementAccessExpression(node.parent) ? node.text : null;
+      const name = ts.isIdentifier(node)
+        ? node.text
+        : ts.isStringLiteral(node) && ts.isElementAccessExpression(node.parent)
+          ? node.text
+          : null;
       // Resolving a member needs the type of what holds it, the costly part: only the writing members are worth it.
-      const otherMember = name !== null && !PLATFORM_WRITES.has(name) && (ts.isPropertyAccessExpression(node.parent) || ts.isElementAccessExpression(node.parent)) && node !== node.parent.expression;
+      const otherMember =
+        name !== null &&
+        !PLATFORM_WRITES.has(name) &&
+        (ts.isPropertyAccessExpression(node.parent) || ts.isElementAccessExpression(node.parent)) &&
+        node !== node.parent.expression;
       if (name !== null && !otherMember) {
         const declarations = resolved(node)?.declarations ?? [];
         const portType = declarations.find((d) => fileOf(d) === ADAPTER_PORT && ts.isSourceFile(d.parent));
         if (portType && !ADAPTER_VALUES.has(name)) found.push(`${at(node)} names ${name} of the adapter port`);
-        else if (PLATFORM_WRITES.has(name) && (declarations.length === 0 || declarations.some((d) => !NARROW_PORTS.has(fileOf(d))))) {
-          const where = declarations.length === 0 ? 'an unknown declaration' : [...new Set(declarations.map(fileOf))].join(', ');
+        else if (
+          PLATFORM_WRITES.has(name) &&
+          (declarations.length === 0 || declarations.some((d) => !NARROW_PORTS.has(fileOf(d))))
+        ) {
+          const where =
+            declarations.length === 0 ? 'an unknown declaration' : [...new Set(declarations.map(fileOf))].join(', ');
           found.push(`${at(node)} reaches ${name} of ${where}`);
         }
       }

@@ -26,7 +26,12 @@ describe('the presence port over the adapters', () => {
   it("shows and clears status on the conversation's own platform, and nowhere when none is connected", async () => {
     const memory = new MemoryAdapter();
     const other = new MemoryAdapter('W1', 'other');
-    const presence = presenceOver(new Map([['memory', memory], ['other', other]]));
+    const presence = presenceOver(
+      new Map([
+        ['memory', memory],
+        ['other', other],
+      ]),
+    );
     await presence.setWorking(on('other'), { runId: 'r1', stopActionId: 'stop:r1' });
     await presence.setWorking(on('other'), null);
     await presence.setWorking(on('gone'), { runId: 'r2', stopActionId: 'stop:r2' });
@@ -36,7 +41,12 @@ describe('the presence port over the adapters', () => {
 
   it('opens a live preview only where the platform streams; elsewhere says so and opens none', () => {
     const streaming = new StreamingAdapter('W1', 'streams');
-    const presence = presenceOver(new Map([['memory', new MemoryAdapter()], ['streams', streaming]]));
+    const presence = presenceOver(
+      new Map([
+        ['memory', new MemoryAdapter()],
+        ['streams', streaming],
+      ]),
+    );
     expect(presence.canStream(on('memory'))).toBe(false);
     expect(presence.openStream(on('memory'), 'U1', hooks)).toBeNull();
     expect(presence.canStream(on('streams'))).toBe(true);
@@ -56,6 +66,8 @@ describe('the thread opener over the adapters', () => {
     const opener = threadOpenerOver(new Map([['memory', new MemoryAdapter()]]));
     const channel = { platform: 'memory', workspace: 'W1', channel: 'C1' };
     expect(await opener.openThread(channel, 'm1', 'A title')).toMatchObject({ platform: 'memory', channel: 'C1' });
-    await expect(opener.openThread({ ...channel, platform: 'gone' }, 'm1', 'A title')).rejects.toBeInstanceOf(AdapterError);
+    await expect(opener.openThread({ ...channel, platform: 'gone' }, 'm1', 'A title')).rejects.toBeInstanceOf(
+      AdapterError,
+    );
   });
 });

@@ -3,9 +3,14 @@ import type { SessionUpdate } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { silentLogger } from '../../src/logger.js';
 import { RunFencedError } from '../../src/runs/run-fence.js';
-import { runSession, sessionEndOf } from '../../src/runtime/run-session.js';
+import { runSession, sessionEndOf } from '../../src/runtime/runs/run-session.js';
 
-const ref: ConversationRef = { platform: 'slack', workspace: 'T0TEAM0001', channel: 'C024BE91L', thread: '1700000000.000100' };
+const ref: ConversationRef = {
+  platform: 'slack',
+  workspace: 'T0TEAM0001',
+  channel: 'C024BE91L',
+  thread: '1700000000.000100',
+};
 
 /** A presence port that records what the thread's session was told. */
 function recording() {
@@ -16,17 +21,35 @@ function recording() {
 describe("a run's thread session", () => {
   it('starts working with its principal and title, waits while a step waits for a person (an MCP question, a sign-in), works again, and ends idle — only changes', () => {
     const { told, presence } = recording();
-    const session = runSession(presence, ref, { principalUserId: 'U0ALICE01', title: 'Plan the release' }, silentLogger());
+    const session = runSession(
+      presence,
+      ref,
+      { principalUserId: 'U0ALICE01', title: 'Plan the release' },
+      silentLogger(),
+    );
     session.started();
     session.activity({ activity: 'thinking' });
     session.activity({ activity: 'tool', toolName: 'files__list', step: { id: 'c1', status: 'running' } });
-    session.activity({ activity: 'waiting', toolName: 'files__list', step: { id: 'c1', status: 'waiting', waitingFor: 'answer' } });
-    session.activity({ activity: 'waiting', toolName: 'files__list', step: { id: 'c1', status: 'waiting', waitingFor: 'answer' } });
+    session.activity({
+      activity: 'waiting',
+      toolName: 'files__list',
+      step: { id: 'c1', status: 'waiting', waitingFor: 'answer' },
+    });
+    session.activity({
+      activity: 'waiting',
+      toolName: 'files__list',
+      step: { id: 'c1', status: 'waiting', waitingFor: 'answer' },
+    });
     session.activity({ activity: 'tool', toolName: 'files__list', step: { id: 'c1', status: 'running' } });
     session.ended('idle');
     session.activity({ activity: 'thinking' });
     session.ended('waiting');
-    expect(told).toEqual([{ state: 'working', principalUserId: 'U0ALICE01', title: 'Plan the release' }, { state: 'waiting' }, { state: 'working' }, { state: 'idle' }]);
+    expect(told).toEqual([
+      { state: 'working', principalUserId: 'U0ALICE01', title: 'Plan the release' },
+      { state: 'waiting' },
+      { state: 'working' },
+      { state: 'idle' },
+    ]);
   });
 
   it('a run parked on a question, an approval or a sign-in leaves the session waiting; one this process no longer runs leaves it as it is', () => {
@@ -51,7 +74,9 @@ describe("a run's thread session", () => {
     expect(sessionEndOf({ outcome: { kind: 'aborted' } }, false)).toBe('idle');
     expect(sessionEndOf({ outcome: { kind: 'aborted' } }, true)).toBe('left');
     expect(sessionEndOf({ outcome: { kind: 'failed', reason: 'model down', transient: true } }, false)).toBe('idle');
-    expect(sessionEndOf({ error: new RunFencedError({ runId: 'r1', owner: 'errand-b', generation: 2 }) }, false)).toBe('left');
+    expect(sessionEndOf({ error: new RunFencedError({ runId: 'r1', owner: 'errand-b', generation: 2 }) }, false)).toBe(
+      'left',
+    );
     expect(sessionEndOf({ error: new Error('a bug') }, true)).toBe('idle');
   });
 });

@@ -4,7 +4,7 @@ import type { AnswerStream, RunStep, StreamEnd } from '../../src/chat/chat-adapt
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { TaskRow } from '../../src/db/schema.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
-import { runWorkingStatus } from '../../src/runtime/run-working-status.js';
+import { runWorkingStatus } from '../../src/runtime/runs/run-working-status.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 
 const ref: ConversationRef = { platform: 'memory', workspace: 'w', channel: 'c', thread: 't' };
@@ -20,7 +20,11 @@ describe("a run's working status", () => {
     status.activity({ activity: 'tool', toolName: 'search' });
     status.clear();
     await Promise.resolve();
-    expect(adapter.workingLog.map((w) => w.status && { source: w.status.sourceMessageId, activity: w.status.activity, tool: w.status.toolName })).toEqual([
+    expect(
+      adapter.workingLog.map(
+        (w) => w.status && { source: w.status.sourceMessageId, activity: w.status.activity, tool: w.status.toolName },
+      ),
+    ).toEqual([
       { source: 'm1', activity: undefined, tool: undefined },
       { source: 'm1', activity: 'thinking', tool: undefined },
       { source: 'm1', activity: 'tool', tool: 'search' },
@@ -40,7 +44,10 @@ describe("a run's working status", () => {
       status.clear();
     }).not.toThrow();
     await new Promise<void>((resolve) => setImmediate(resolve));
-    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(['showing the working status failed', 'clearing the working status failed']);
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual([
+      'showing the working status failed',
+      'clearing the working status failed',
+    ]);
   });
 
   it('passes every step change on with the whole list, and opens one steps stream that the next answer takes over', async () => {
@@ -50,8 +57,17 @@ describe("a run's working status", () => {
     const ended: StreamEnd[] = [];
     let opened = 0;
     let clock = 0;
-    const stream: AnswerStream = { append: () => {}, finish: async () => [], stop: async (how) => void ended.push(how ?? 'stopped'), showSteps: (steps) => void shown.push([...steps]) };
-    status.streamSteps(() => (opened++, stream), () => false, () => clock);
+    const stream: AnswerStream = {
+      append: () => {},
+      finish: async () => [],
+      stop: async (how) => void ended.push(how ?? 'stopped'),
+      showSteps: (steps) => void shown.push([...steps]),
+    };
+    status.streamSteps(
+      () => (opened++, stream),
+      () => false,
+      () => clock,
+    );
     status.activity(activityOfTool('read_thread', 'c1'));
     status.activity(activityOfEndedTool('read_thread', 'c1', { ok: true }));
     status.activity(activityOfTool('x__search', 'c2'));
@@ -80,7 +96,12 @@ describe("a run's working status", () => {
       () => {
         const record = { ended: [] as StreamEnd[], shown: [] as RunStep[][] };
         streams.push(record);
-        return { append: () => {}, finish: async () => [], stop: async (how) => void record.ended.push(how ?? 'stopped'), showSteps: (steps) => void record.shown.push([...steps]) };
+        return {
+          append: () => {},
+          finish: async () => [],
+          stop: async (how) => void record.ended.push(how ?? 'stopped'),
+          showSteps: (steps) => void record.shown.push([...steps]),
+        };
       },
       () => false,
       () => clock,
@@ -100,7 +121,11 @@ describe("a run's working status", () => {
     const adapter = new MemoryAdapter();
     const status = runWorkingStatus(adapter, ref, 'r1', task, silentLogger());
     let opened = 0;
-    status.streamSteps(() => (opened++, { append: () => {}, finish: async () => [], stop: async () => {} }), () => false, () => 0);
+    status.streamSteps(
+      () => (opened++, { append: () => {}, finish: async () => [], stop: async () => {} }),
+      () => false,
+      () => 0,
+    );
     status.activity(activityOfTool('x__search', 'c1'));
     status.activity(activityOfTool('x__other', 'c2'));
     expect(opened).toBe(1);

@@ -23,7 +23,8 @@ describe('workspace paths and archives', () => {
   it('accepts clean relative paths only', () => {
     expect(normalWorkspacePath('./in/data.csv')).toBe('in/data.csv');
     expect(normalWorkspacePath('out/sub/chart.png')).toBe('out/sub/chart.png');
-    for (const bad of ['../etc/passwd', '/etc/passwd', 'in/../../x', './', '', 'a//b']) expect(normalWorkspacePath(bad)).toBeNull();
+    for (const bad of ['../etc/passwd', '/etc/passwd', 'in/../../x', './', '', 'a//b'])
+      expect(normalWorkspacePath(bad)).toBeNull();
   });
 
   it('round-trips files through the archive the sandbox unpacks', async () => {
@@ -80,8 +81,19 @@ describe('a call ending', () => {
       { path: 'out/a.csv', bytes: Buffer.from('csv'), mtime: 0 },
     ];
     const r = await ws.commit('c1', before, after);
-    expect(r).toMatchObject({ ok: true, outputs: [{ name: 'a.csv', mimeType: 'text/csv' }, { name: 'b.png', mimeType: 'image/png' }] });
-    expect((await s.workspaces.entries('c1')).map((e) => e.path)).toEqual(['in/keep.txt', 'notes.md', 'posted/a.csv', 'posted/b.png']);
+    expect(r).toMatchObject({
+      ok: true,
+      outputs: [
+        { name: 'a.csv', mimeType: 'text/csv' },
+        { name: 'b.png', mimeType: 'image/png' },
+      ],
+    });
+    expect((await s.workspaces.entries('c1')).map((e) => e.path)).toEqual([
+      'in/keep.txt',
+      'notes.md',
+      'posted/a.csv',
+      'posted/b.png',
+    ]);
   });
 });
 
@@ -92,7 +104,13 @@ describe('retention', () => {
     await ws.addInput('old', 'a.txt', Buffer.from('a'));
     clock.advance(3 * DAY);
     await ws.addInput('recent', 'b.txt', Buffer.from('b'));
-    const retention = createWorkspaceRetention({ store: s.workspaces, clock, logger: silentLogger(), retentionDays: 7, everyMs: DAY });
+    const retention = createWorkspaceRetention({
+      store: s.workspaces,
+      clock,
+      logger: silentLogger(),
+      retentionDays: 7,
+      everyMs: DAY,
+    });
     retention.start();
     // A sweep re-arms its timer once it has deleted what it found: one day at a time, each sweep done before the next.
     const days = async (n: number) => {
@@ -126,14 +144,25 @@ describe('the egress allowlist', () => {
   });
 
   it('reads CONNECT and absolute http:// request lines, nothing else', () => {
-    expect(requestTarget('CONNECT pypi.org:443 HTTP/1.1')).toEqual({ host: 'pypi.org', port: 443, tunnel: true, path: '' });
-    expect(requestTarget('GET http://pypi.org/simple/?q=1 HTTP/1.1')).toEqual({ host: 'pypi.org', port: 80, tunnel: false, path: '/simple/?q=1' });
+    expect(requestTarget('CONNECT pypi.org:443 HTTP/1.1')).toEqual({
+      host: 'pypi.org',
+      port: 443,
+      tunnel: true,
+      path: '',
+    });
+    expect(requestTarget('GET http://pypi.org/simple/?q=1 HTTP/1.1')).toEqual({
+      host: 'pypi.org',
+      port: 80,
+      tunnel: false,
+      path: '/simple/?q=1',
+    });
     expect(requestTarget('GET /relative HTTP/1.1')).toBeNull();
     expect(requestTarget('GET ftp://x/ HTTP/1.1')).toBeNull();
   });
 
   it('never lets a listed name lead to loopback or link-local addresses', () => {
-    for (const a of ['127.0.0.1', '127.8.0.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', '::ffff:127.0.0.1']) expect(isForbiddenAddress(a)).toBe(true);
+    for (const a of ['127.0.0.1', '127.8.0.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', '::ffff:127.0.0.1'])
+      expect(isForbiddenAddress(a)).toBe(true);
     for (const a of ['151.101.0.223', '10.0.0.5', '2a04:4e42::223']) expect(isForbiddenAddress(a)).toBe(false);
   });
 });

@@ -30,7 +30,10 @@ const row = (over: Partial<ScheduleRow> = {}): ScheduleRow => ({
 describe('how a schedule records failed runs', () => {
   it('a recurring schedule keeps firing after one or two failures in a row, counting them', () => {
     expect(failureChange(row(), 'gone')).toEqual({ consecutiveFailures: 1, failReason: 'gone' });
-    expect(failureChange(row({ consecutiveFailures: 1 }), 'gone')).toEqual({ consecutiveFailures: 2, failReason: 'gone' });
+    expect(failureChange(row({ consecutiveFailures: 1 }), 'gone')).toEqual({
+      consecutiveFailures: 2,
+      failReason: 'gone',
+    });
   });
 
   it('the third failure in a row pauses it, saying why', () => {
@@ -43,11 +46,17 @@ describe('how a schedule records failed runs', () => {
   });
 
   it('a one-off that fails is done, as error', () => {
-    expect(failureChange(row({ kind: 'once', status: 'completed' }), 'gone')).toMatchObject({ status: 'error', failReason: 'gone' });
+    expect(failureChange(row({ kind: 'once', status: 'completed' }), 'gone')).toMatchObject({
+      status: 'error',
+      failReason: 'gone',
+    });
   });
 
   it('a run that went through clears the count and the reason', () => {
-    expect(successChange(row({ consecutiveFailures: 2, failReason: 'gone' }))).toEqual({ consecutiveFailures: 0, failReason: null });
+    expect(successChange(row({ consecutiveFailures: 2, failReason: 'gone' }))).toEqual({
+      consecutiveFailures: 0,
+      failReason: null,
+    });
     expect(successChange(row())).toBeNull();
   });
 });

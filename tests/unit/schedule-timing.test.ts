@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { describeTiming, nextRunAfter, nextRuns, parseScheduleSpec, type ScheduleTiming } from '../../src/schedules/schedule-timing.js';
+import {
+  describeTiming,
+  nextRunAfter,
+  nextRuns,
+  parseScheduleSpec,
+  type ScheduleTiming,
+} from '../../src/schedules/schedule-timing.js';
 import { formatInZone, instantOfWallTime, isoInZone } from '../../src/schedules/zoned-time.js';
 
 const limits = { minIntervalMinutes: 5 };
@@ -13,12 +19,22 @@ function cron(spec: string, timezone: string): ScheduleTiming {
 describe('once', () => {
   it('reads a time without offset in the schedule timezone', () => {
     const r = parseScheduleSpec('once', '2026-03-09T09:00', 'America/New_York', NOW, limits);
-    expect(r).toMatchObject({ ok: true, spec: '2026-03-09T13:00:00.000Z', firstRunAt: Date.parse('2026-03-09T13:00:00Z') });
+    expect(r).toMatchObject({
+      ok: true,
+      spec: '2026-03-09T13:00:00.000Z',
+      firstRunAt: Date.parse('2026-03-09T13:00:00Z'),
+    });
   });
 
   it('honours an explicit offset or Z', () => {
-    expect(parseScheduleSpec('once', '2026-01-05T10:30:00+01:00', 'America/New_York', NOW, limits)).toMatchObject({ ok: true, firstRunAt: Date.parse('2026-01-05T09:30:00Z') });
-    expect(parseScheduleSpec('once', '2026-01-05T10:30:00Z', 'UTC', NOW, limits)).toMatchObject({ ok: true, firstRunAt: Date.parse('2026-01-05T10:30:00Z') });
+    expect(parseScheduleSpec('once', '2026-01-05T10:30:00+01:00', 'America/New_York', NOW, limits)).toMatchObject({
+      ok: true,
+      firstRunAt: Date.parse('2026-01-05T09:30:00Z'),
+    });
+    expect(parseScheduleSpec('once', '2026-01-05T10:30:00Z', 'UTC', NOW, limits)).toMatchObject({
+      ok: true,
+      firstRunAt: Date.parse('2026-01-05T10:30:00Z'),
+    });
   });
 
   it('fires once and never again', () => {
@@ -41,8 +57,12 @@ describe('once', () => {
   });
 
   it('moves a wall time inside a spring-forward gap forward and takes the first of a repeated hour', () => {
-    expect(iso(instantOfWallTime({ year: 2026, month: 3, day: 8, hour: 2, minute: 30, second: 0 }, 'America/New_York')!)).toBe('2026-03-08T07:30:00.000Z');
-    expect(iso(instantOfWallTime({ year: 2026, month: 11, day: 1, hour: 1, minute: 30, second: 0 }, 'America/New_York')!)).toBe('2026-11-01T05:30:00.000Z');
+    expect(
+      iso(instantOfWallTime({ year: 2026, month: 3, day: 8, hour: 2, minute: 30, second: 0 }, 'America/New_York')!),
+    ).toBe('2026-03-08T07:30:00.000Z');
+    expect(
+      iso(instantOfWallTime({ year: 2026, month: 11, day: 1, hour: 1, minute: 30, second: 0 }, 'America/New_York')!),
+    ).toBe('2026-11-01T05:30:00.000Z');
   });
 });
 
@@ -66,7 +86,12 @@ describe('interval', () => {
 describe('cron', () => {
   it('evaluates in the schedule timezone across the March change in New York', () => {
     const runs = nextRuns(cron('0 9 * * *', 'America/New_York'), Date.parse('2026-03-06T12:00:00Z'), 4).map(iso);
-    expect(runs).toEqual(['2026-03-06T14:00:00.000Z', '2026-03-07T14:00:00.000Z', '2026-03-08T13:00:00.000Z', '2026-03-09T13:00:00.000Z']);
+    expect(runs).toEqual([
+      '2026-03-06T14:00:00.000Z',
+      '2026-03-07T14:00:00.000Z',
+      '2026-03-08T13:00:00.000Z',
+      '2026-03-09T13:00:00.000Z',
+    ]);
   });
 
   it('fires once (not twice) in the repeated hour of the November change in New York', () => {
@@ -93,9 +118,13 @@ describe('cron', () => {
   });
 
   it('describes itself for people, with the timezone', () => {
-    expect(describeTiming(cron('0 9 * * 1-5', 'Europe/Berlin'))).toBe('At 09:00, Monday through Friday (Europe/Berlin)');
+    expect(describeTiming(cron('0 9 * * 1-5', 'Europe/Berlin'))).toBe(
+      'At 09:00, Monday through Friday (Europe/Berlin)',
+    );
     expect(describeTiming({ kind: 'interval', spec: '120', timezone: 'UTC', anchorAt: 0 })).toBe('Every 2 hours');
-    expect(describeTiming({ kind: 'once', spec: '2026-03-09T13:00:00.000Z', timezone: 'America/New_York', anchorAt: 0 })).toBe('Once, Mon, 9 Mar 2026, 09:00 (America/New_York)');
+    expect(
+      describeTiming({ kind: 'once', spec: '2026-03-09T13:00:00.000Z', timezone: 'America/New_York', anchorAt: 0 }),
+    ).toBe('Once, Mon, 9 Mar 2026, 09:00 (America/New_York)');
   });
 });
 
@@ -103,7 +132,10 @@ describe('timezones', () => {
   it('rejects unknown timezones with a hint and canonicalises known ones', () => {
     const r = parseScheduleSpec('cron', '0 9 * * *', 'Mars/Olympus', NOW, limits);
     expect(r.ok === false && r.error).toMatch(/Unknown timezone "Mars\/Olympus".*IANA/);
-    expect(parseScheduleSpec('cron', '0 9 * * *', 'europe/berlin', NOW, limits)).toMatchObject({ ok: true, timezone: 'Europe/Berlin' });
+    expect(parseScheduleSpec('cron', '0 9 * * *', 'europe/berlin', NOW, limits)).toMatchObject({
+      ok: true,
+      timezone: 'Europe/Berlin',
+    });
   });
 
   it('formats times with their local offset', () => {

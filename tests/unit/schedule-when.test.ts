@@ -28,8 +28,16 @@ describe('the form\'s "when" field', () => {
 
 describe('schedule action ids', () => {
   it('round-trip every operation and reject foreign or malformed ones', () => {
-    for (const op of ['pause', 'resume', 'delete', 'edit'] as const) expect(parseScheduleActionId(scheduleActionId(op, 42))).toEqual({ op, scheduleId: 42 });
+    for (const op of ['pause', 'resume', 'delete', 'edit'] as const)
+      expect(parseScheduleActionId(scheduleActionId(op, 42))).toEqual({ op, scheduleId: 42 });
     expect(parseScheduleActionId(scheduleActionId('new'))).toEqual({ op: 'new', scheduleId: null });
-    for (const bad of ['errand:schedule:pause:', 'errand:schedule:run:3', 'errand:schedule:pause:x', 'errand:stop:r1', 'other:schedule:new']) expect(parseScheduleActionId(bad)).toBeNull();
+    for (const bad of [
+      'errand:schedule:pause:',
+      'errand:schedule:run:3',
+      'errand:schedule:pause:x',
+      'errand:stop:r1',
+      'other:schedule:new',
+    ])
+      expect(parseScheduleActionId(bad)).toBeNull();
   });
 });

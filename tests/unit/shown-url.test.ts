@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { scrubUrl, shownLiteralUrl, shownUrlFromTemplate } from '../../src/settings/shown-url.js';
 
-const env = { KEY: 'sk_live_4f9a2c7e', PATH_KEY: 'p4th-s3cret-77', PASS: 'hunter2-hunter2', BASE: 'https://tenant.example.com/t/acme-tenant-9', SHORT: 'v1' };
+const env = {
+  KEY: 'sk_live_4f9a2c7e',
+  PATH_KEY: 'p4th-s3cret-77',
+  PASS: 'hunter2-hunter2',
+  BASE: 'https://tenant.example.com/t/acme-tenant-9',
+  SHORT: 'v1',
+};
 const shown = (template: string) => shownUrlFromTemplate(template, env).text;
 
 describe('the shown form of an MCP server URL', () => {
@@ -20,7 +26,9 @@ describe('the shown form of an MCP server URL', () => {
 
   it('keeps what the file wrote out: a literal URL loses only its query and userinfo', () => {
     expect(shown('https://mcp.example.com/v2/mcp')).toBe('https://mcp.example.com/v2/mcp');
-    expect(shownLiteralUrl('https://bob:pw-literal-9@mcp.example.com/mcp?token=abc-literal-1').text).toBe('https://mcp.example.com/mcp');
+    expect(shownLiteralUrl('https://bob:pw-literal-9@mcp.example.com/mcp?token=abc-literal-1').text).toBe(
+      'https://mcp.example.com/mcp',
+    );
   });
 
   it('scrubs the real URL and its secret parts out of free text', () => {
@@ -29,13 +37,19 @@ describe('the shown form of an MCP server URL', () => {
     expect(scrubUrl(`Request cannot be constructed from a URL that includes credentials: ${real}`, url)).toBe(
       'Request cannot be constructed from a URL that includes credentials: https://mcp.example.com/s/•••/mcp',
     );
-    expect(scrubUrl(`Error POSTing to endpoint: <pre>Cannot POST /s/${env.PATH_KEY}/mcp</pre>`, url)).toBe('Error POSTing to endpoint: <pre>Cannot POST /s/•••/mcp</pre>');
+    expect(scrubUrl(`Error POSTing to endpoint: <pre>Cannot POST /s/${env.PATH_KEY}/mcp</pre>`, url)).toBe(
+      'Error POSTing to endpoint: <pre>Cannot POST /s/•••/mcp</pre>',
+    );
     expect(scrubUrl(`bad key ${encodeURIComponent(env.KEY)} for ${env.PASS}`, url)).toBe('bad key ••• for •••');
-    expect(scrubUrl('HTTP 404 from https://mcp.example.com/other', url)).toBe('HTTP 404 from https://mcp.example.com/other');
+    expect(scrubUrl('HTTP 404 from https://mcp.example.com/other', url)).toBe(
+      'HTTP 404 from https://mcp.example.com/other',
+    );
   });
 
   it('a URL without secrets changes no text', () => {
     expect(shownLiteralUrl('http://127.0.0.1:3000/mcp').replacements).toEqual([]);
-    expect(scrubUrl('cannot reach http://127.0.0.1:3000/mcp', shownLiteralUrl('http://127.0.0.1:3000/mcp'))).toBe('cannot reach http://127.0.0.1:3000/mcp');
+    expect(scrubUrl('cannot reach http://127.0.0.1:3000/mcp', shownLiteralUrl('http://127.0.0.1:3000/mcp'))).toBe(
+      'cannot reach http://127.0.0.1:3000/mcp',
+    );
   });
 });

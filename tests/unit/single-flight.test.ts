@@ -5,10 +5,13 @@ describe('singleFlight', () => {
   it('runs one flush at a time: kicks during a run are absorbed, the next kick after it starts a new one', async () => {
     let runs = 0;
     let release!: () => void;
-    const flight = singleFlight(async () => {
-      runs++;
-      await new Promise<void>((r) => (release = r));
-    }, () => undefined);
+    const flight = singleFlight(
+      async () => {
+        runs++;
+        await new Promise<void>((r) => (release = r));
+      },
+      () => undefined,
+    );
     flight.kick();
     flight.kick();
     flight.kick();
@@ -24,10 +27,13 @@ describe('singleFlight', () => {
   it('hands a failure to onError and is ready for the next kick', async () => {
     const errors: unknown[] = [];
     let calls = 0;
-    const flight = singleFlight(async () => {
-      calls++;
-      if (calls === 1) throw new Error('platform refused');
-    }, (err) => errors.push(err));
+    const flight = singleFlight(
+      async () => {
+        calls++;
+        if (calls === 1) throw new Error('platform refused');
+      },
+      (err) => errors.push(err),
+    );
     flight.kick();
     await flight.settled();
     expect(errors).toHaveLength(1);

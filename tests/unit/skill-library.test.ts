@@ -15,7 +15,12 @@ const skill = (name: string, p: string): LoadedSkill => ({
   body: '',
   digest: { pin: p, entries: [], totalBytes: 0 },
 });
-const scanOf = (...skills: LoadedSkill[]): SkillScan => ({ dir: './skills', found: true, skills: new Map(skills.map((s) => [s.name, s])), malformed: [] });
+const scanOf = (...skills: LoadedSkill[]): SkillScan => ({
+  dir: './skills',
+  found: true,
+  skills: new Map(skills.map((s) => [s.name, s])),
+  malformed: [],
+});
 const C1 = { platform: 'slack', channel: 'C1' };
 
 /** Pins in memory, as another process's /skills enable leaves them in the shared database. */
@@ -33,7 +38,13 @@ describe('the skill library on a process that shares its pins with others', () =
     let onDisk = scanOf();
     let reads = 0;
     const pins: SkillPinRow[] = [];
-    const library = createSkillLibrary(onDisk, { scan: async () => (reads++, onDisk), pins: memoryPins(pins), file: filePinsOf({}, {}), clock, logger: silentLogger() });
+    const library = createSkillLibrary(onDisk, {
+      scan: async () => (reads++, onDisk),
+      pins: memoryPins(pins),
+      file: filePinsOf({}, {}),
+      clock,
+      logger: silentLogger(),
+    });
     expect(await library.enabledFor(C1)).toEqual([]);
     expect(reads).toBe(0);
 
@@ -50,7 +61,13 @@ describe('the skill library on a process that shares its pins with others', () =
     const clock = new FakeClock();
     let reads = 0;
     const changed = scanOf(skill('triage', pin(2)));
-    const library = createSkillLibrary(changed, { scan: async () => (reads++, changed), pins: memoryPins([{ name: 'triage', pin: pin(1), enabledBy: 'slack:UADMIN', enabledAt: 0 }]), file: filePinsOf({}, {}), clock, logger: silentLogger() });
+    const library = createSkillLibrary(changed, {
+      scan: async () => (reads++, changed),
+      pins: memoryPins([{ name: 'triage', pin: pin(1), enabledBy: 'slack:UADMIN', enabledAt: 0 }]),
+      file: filePinsOf({}, {}),
+      clock,
+      logger: silentLogger(),
+    });
     for (let i = 0; i < 5; i++) {
       expect(await library.enabledFor(C1)).toEqual([]);
       clock.advance(STALE_RESCAN_MS);

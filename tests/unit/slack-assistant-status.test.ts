@@ -10,7 +10,9 @@ describe('Slack assistant status line and title', () => {
     expect(statusText({ ...base, activity: 'thinking' })).toBe('is thinking…');
     expect(statusText({ ...base, ...activityOfTool('read_thread') })).toBe('is reading this thread…');
     expect(statusText({ ...base, ...activityOfTool('read_channel') })).toBe('is reading this channel…');
-    expect(statusText({ ...base, ...activityOfTool('github__search_issues') })).toBe('is running github__search_issues…');
+    expect(statusText({ ...base, ...activityOfTool('github__search_issues') })).toBe(
+      'is running github__search_issues…',
+    );
     expect(statusText({ ...base, activity: 'waiting' })).toBe('is waiting for your answer');
   });
 
@@ -19,8 +21,12 @@ describe('Slack assistant status line and title', () => {
       { id: 'c1', title: 'Reading the thread', status: 'done' as const },
       { id: 'c2', title: 'Running github__search_issues', status: 'running' as const, progress: '3/10 pages' },
     ];
-    expect(statusText({ ...base, ...activityOfTool('github__search_issues'), steps })).toBe('is running github__search_issues… (3/10 pages)');
-    expect(statusText({ ...base, ...activityOfTool('github__search_issues'), steps: steps.slice(0, 1) })).toBe('is running github__search_issues…');
+    expect(statusText({ ...base, ...activityOfTool('github__search_issues'), steps })).toBe(
+      'is running github__search_issues… (3/10 pages)',
+    );
+    expect(statusText({ ...base, ...activityOfTool('github__search_issues'), steps: steps.slice(0, 1) })).toBe(
+      'is running github__search_issues…',
+    );
   });
 
   it('titles a thread with the first non-empty line of the request, cut to Slack size', () => {

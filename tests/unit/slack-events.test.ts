@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanText, toInboundMessage, type EventContext } from '../../adapters/slack/event-handlers.js';
-import { toEditBody, toMessageBodies } from '../../adapters/slack/outbound-message.js';
+import { toEditBody, toMessageBodies } from '../../adapters/slack/message-bodies.js';
 import { toInboundAction } from '../../adapters/slack/actions.js';
 import { commandNameOf } from '../../adapters/slack/slash-commands.js';
 
@@ -37,8 +37,12 @@ describe('Slack message events → InboundMessage', () => {
 
   it('accepts thread replies where the bot is, and DMs', async () => {
     threads.add('C0CHAN/1700000000.000005');
-    expect(await toInboundMessage({ ...base, type: 'message', text: 'more', thread_ts: '1700000000.000005' }, ctx)).toMatchObject({ conversation: { thread: '1700000000.000005' } });
-    expect(await toInboundMessage({ ...base, type: 'message', channel: 'D0DM', channel_type: 'im', text: 'psst' }, ctx)).toMatchObject({ conversation: { channel: 'D0DM', thread: null } });
+    expect(
+      await toInboundMessage({ ...base, type: 'message', text: 'more', thread_ts: '1700000000.000005' }, ctx),
+    ).toMatchObject({ conversation: { thread: '1700000000.000005' } });
+    expect(
+      await toInboundMessage({ ...base, type: 'message', channel: 'D0DM', channel_type: 'im', text: 'psst' }, ctx),
+    ).toMatchObject({ conversation: { channel: 'D0DM', thread: null } });
   });
 
   it('decodes Slack entities and labelled mentions', () => {
@@ -49,7 +53,10 @@ describe('Slack message events → InboundMessage', () => {
 describe('Slack outbound bodies, clicks and command names', () => {
   it('puts buttons on the last piece only and keeps long labels whole in the value', () => {
     const label = 'x'.repeat(100);
-    const bodies = toMessageBodies({ text: 'para one\n\n'.repeat(400), buttons: [{ actionId: 'errand:answer:r:0', label }] });
+    const bodies = toMessageBodies({
+      text: 'para one\n\n'.repeat(400),
+      buttons: [{ actionId: 'errand:answer:r:0', label }],
+    });
     expect(bodies.length).toBeGreaterThan(1);
     expect(bodies.slice(0, -1).every((b) => b.blocks === undefined)).toBe(true);
     const actions = bodies.at(-1)!.blocks!.find((b) => b.type === 'actions');
@@ -69,11 +76,22 @@ describe('Slack outbound bodies, clicks and command names', () => {
       message: { ts: '1700000002.000001', thread_ts: '1700000001.000001' },
       actions: [{ action_id: 'errand:answer:run1:1', value: 'Blue', action_ts: '1.2' }],
     };
-    expect(toInboundAction(body, null)).toMatchObject({ kind: 'answer', runId: 'run1', answer: 'Blue', conversation: { thread: '1700000001.000001' } });
+    expect(toInboundAction(body, null)).toMatchObject({
+      kind: 'answer',
+      runId: 'run1',
+      answer: 'Blue',
+      conversation: { thread: '1700000001.000001' },
+    });
     expect(toInboundAction({ ...body, actions: [{ action_id: 'other:thing' }] }, null)).toBeNull();
   });
 
   it('recognises command names with or without the errand prefix', () => {
-    expect(['/tasks', '/errand-stop', '/errand_help', '/schedules', '/other'].map(commandNameOf)).toEqual(['tasks', 'stop', 'help', 'schedules', null]);
+    expect(['/tasks', '/errand-stop', '/errand_help', '/schedules', '/other'].map(commandNameOf)).toEqual([
+      'tasks',
+      'stop',
+      'help',
+      'schedules',
+      null,
+    ]);
   });
 });

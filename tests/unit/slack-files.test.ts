@@ -16,8 +16,12 @@ describe('Slack file downloads', () => {
   it('sends the bot token to files.slack.com and reads the bytes, refusing redirects', async () => {
     const { f, seen } = recordingFetch(() => new Response('hello'));
     const download = createSlackFileDownloader({ botToken: 'xoxb-1', fetch: f });
-    expect(Buffer.from(await download('https://files.slack.com/files-pri/T1-F1/a.txt', signal)).toString()).toBe('hello');
-    expect(seen).toEqual([{ url: 'https://files.slack.com/files-pri/T1-F1/a.txt', auth: 'Bearer xoxb-1', redirect: 'manual' }]);
+    expect(Buffer.from(await download('https://files.slack.com/files-pri/T1-F1/a.txt', signal)).toString()).toBe(
+      'hello',
+    );
+    expect(seen).toEqual([
+      { url: 'https://files.slack.com/files-pri/T1-F1/a.txt', auth: 'Bearer xoxb-1', redirect: 'manual' },
+    ]);
   });
 
   it('never sends the token to another host, unless it is the SLACK_API_URL origin', async () => {
@@ -29,7 +33,9 @@ describe('Slack file downloads', () => {
   });
 
   it('treats the redirect to the sign-in page Slack answers without files:read as a failure, not a file', async () => {
-    const { f } = recordingFetch(() => new Response(null, { status: 302, headers: { location: 'https://slack.com/signin' } }));
+    const { f } = recordingFetch(
+      () => new Response(null, { status: 302, headers: { location: 'https://slack.com/signin' } }),
+    );
     const download = createSlackFileDownloader({ botToken: 'xoxb-1', fetch: f });
     await expect(download('https://files.slack.com/files-pri/T1-F1/a.png', signal)).rejects.toThrow(/files:read/);
   });

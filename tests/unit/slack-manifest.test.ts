@@ -11,8 +11,19 @@ describe('Slack app manifest', () => {
   });
 
   it('subscribes to the events and grants the scopes the adapter relies on', () => {
-    for (const event of ['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']) expect(manifest).toMatch(new RegExp(`- ${event.replace('.', '\\.')}\\n`));
-    for (const scope of ['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'chat:write', 'reactions:write', 'users:read', 'files:read', 'commands']) {
+    for (const event of ['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim'])
+      expect(manifest).toMatch(new RegExp(`- ${event.replace('.', '\\.')}\\n`));
+    for (const scope of [
+      'app_mentions:read',
+      'channels:history',
+      'groups:history',
+      'im:history',
+      'chat:write',
+      'reactions:write',
+      'users:read',
+      'files:read',
+      'commands',
+    ]) {
       expect(manifest).toMatch(new RegExp(`- ${scope}\\s`));
     }
     expect(manifest).toMatch(/interactivity:\n(\s+#.*\n)*\s+is_enabled: true/);
@@ -37,6 +48,7 @@ describe('Slack app manifest', () => {
     expect(manifest).toMatch(/assistant_view:\n(\s+#.*\n)*\s+assistant_description: \S/);
     expect(manifest).toMatch(/suggested_prompts:\n\s+- title: \S.*\n\s+message: \S/);
     expect(manifest).toMatch(/- assistant:write\s/);
-    for (const event of ['assistant_thread_started', 'assistant_thread_context_changed']) expect(manifest).toMatch(new RegExp(`- ${event}\\s`));
+    for (const event of ['assistant_thread_started', 'assistant_thread_context_changed'])
+      expect(manifest).toMatch(new RegExp(`- ${event}\\s`));
   });
 });

@@ -26,7 +26,9 @@ describe('Markdown → mrkdwn on hostile long lines', () => {
   it('pairs each opener with the nearest closer after it, like a lazy match', () => {
     const wrap = (c: string) => `<${c}>`;
     expect(replacePairs('__a __b__ c__', ['__'], wrap)).toBe('<a __b> c__');
-    expect(replacePairs('** not** **yes** x', ['**'], wrap)).toBe('** not<** > yes** x'.replace('<** > yes** x', '** <yes> x'));
+    expect(replacePairs('** not** **yes** x', ['**'], wrap)).toBe(
+      '** not<** > yes** x'.replace('<** > yes** x', '** <yes> x'),
+    );
     expect(replacePairs('~~a\nb~~', ['~~'], wrap)).toBe('~~a\nb~~');
     expect(replacePairs('***x*** and ___y___', ['***', '___'], wrap)).toBe('<x> and <y>');
     expect(replacePairs('***x___', ['***', '___'], wrap)).toBe('***x___');

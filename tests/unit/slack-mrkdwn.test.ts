@@ -29,11 +29,15 @@ describe('Markdown → Slack mrkdwn', () => {
   });
 
   it('keeps code blocks verbatim (escaped), drops the language tag and closes an unclosed fence', () => {
-    expect(markdownToMrkdwn('```ts\nconst a = **b** < c;\n```\nafter **x**')).toBe('```\nconst a = **b** &lt; c;\n```\nafter *x*');
+    expect(markdownToMrkdwn('```ts\nconst a = **b** < c;\n```\nafter **x**')).toBe(
+      '```\nconst a = **b** &lt; c;\n```\nafter *x*',
+    );
     expect(markdownToMrkdwn('```\nopen forever')).toBe('```\nopen forever\n```');
   });
 
   it('renders tables as preformatted text', () => {
-    expect(markdownToMrkdwn('| a | b |\n|---|---|\n| 1 | 2 |\nafter')).toBe('```\n| a | b |\n|---|---|\n| 1 | 2 |\n```\nafter');
+    expect(markdownToMrkdwn('| a | b |\n|---|---|\n| 1 | 2 |\nafter')).toBe(
+      '```\n| a | b |\n|---|---|\n| 1 | 2 |\n```\nafter',
+    );
   });
 });

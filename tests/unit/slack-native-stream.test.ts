@@ -17,7 +17,9 @@ function stream(refusing: string | null = null, startAnswered: Promise<void> = P
     recipient: { teamId: 'T0TEAM0001', userId: 'U0ALICE01' },
     call: async (method, args) => {
       if (args.chunks && refusing) throw new WebAPIPlatformError({ ok: false, error: refusing });
-      const cards = ((args.chunks ?? []) as { type: string; title?: string; status?: string; text?: string }[]).map((c) => (c.type === 'task_update' ? `[${c.title}: ${c.status}]` : c.text));
+      const cards = ((args.chunks ?? []) as { type: string; title?: string; status?: string; text?: string }[]).map(
+        (c) => (c.type === 'task_update' ? `[${c.title}: ${c.status}]` : c.text),
+      );
       events.push(`${method} ${[...cards, String(args.markdown_text ?? '')].join(' ')}`.trimEnd());
       if (method === 'chat.startStream') await startAnswered;
       return method === 'chat.startStream' ? { ts: '1700000001.000100' } : {};
@@ -27,7 +29,16 @@ function stream(refusing: string | null = null, startAnswered: Promise<void> = P
       events.push('record');
       return { key: 'e7', posted: async (id) => void events.push(`recorded ${id}`) };
     },
-    fallback: () => createEditedStream({ post: async () => 'x', edit: async () => {}, remove: async () => {}, pieceLimit: 1000, intervalMs: 1000, clock, logger: silentLogger() }),
+    fallback: () =>
+      createEditedStream({
+        post: async () => 'x',
+        edit: async () => {},
+        remove: async () => {},
+        pieceLimit: 1000,
+        intervalMs: 1000,
+        clock,
+        logger: silentLogger(),
+      }),
     steps: { mode: 'timeline', refused: () => refused.has('T0TEAM0001'), refuse: () => void refused.add('T0TEAM0001') },
     intervalMs: 1000,
     clock,
@@ -64,16 +75,29 @@ describe('the Slack native stream', () => {
     answer();
     const startedAt = clock.now();
     const finished = s.finish('Hello world', ['Hello world']);
-    expect(await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 500, 'still waiting for the append pacing'))])).toEqual(['1700000001.000100']);
+    expect(
+      await Promise.race([
+        finished,
+        new Promise((resolve) => setTimeout(resolve, 500, 'still waiting for the append pacing')),
+      ]),
+    ).toEqual(['1700000001.000100']);
     expect(clock.now()).toBe(startedAt);
-    expect(events).toEqual(['record', 'chat.startStream Hello', 'recorded 1700000001.000100', 'chat.stopStream  world']);
+    expect(events).toEqual([
+      'record',
+      'chat.startStream Hello',
+      'recorded 1700000001.000100',
+      'chat.stopStream  world',
+    ]);
   });
 
   it('sends cards in the paced calls, the answer text under them at once, and closes open cards when stopped', async () => {
     const { s, events, clock } = stream();
     s.showSteps!([{ id: 'c1', title: 'Reading the thread', status: 'running' }]);
     await waitFor(() => events.includes('recorded 1700000001.000100'));
-    s.showSteps!([{ id: 'c1', title: 'Reading the thread', status: 'done' }, { id: 'c2', title: 'Running x', status: 'running' }]);
+    s.showSteps!([
+      { id: 'c1', title: 'Reading the thread', status: 'done' },
+      { id: 'c2', title: 'Running x', status: 'running' },
+    ]);
     await Promise.resolve();
     expect(events.slice(3)).toEqual([]);
     clock.advance(1000);

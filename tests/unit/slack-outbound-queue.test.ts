@@ -14,7 +14,11 @@ describe('Slack outbound queue', () => {
     const q = createOutboundQueue({ rate: { burst: 3, perSecond: 10 }, retryAfterMs });
     const sent: { n: number; at: number }[] = [];
     const t0 = Date.now();
-    await Promise.all(Array.from({ length: 6 }, (_, n) => q.enqueue('C1', (send) => send(async () => sent.push({ n, at: Date.now() - t0 })))));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        q.enqueue('C1', (send) => send(async () => sent.push({ n, at: Date.now() - t0 }))),
+      ),
+    );
     expect(sent.map((s) => s.n)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(sent[2]!.at).toBeLessThan(80);
     expect(sent[5]!.at).toBeGreaterThanOrEqual(290);
@@ -51,8 +55,12 @@ describe('Slack outbound queue', () => {
 
   it('passes other errors through and keeps serving the channel; gives up on endless 429s', async () => {
     const q = createOutboundQueue({ rate: { burst: 5, perSecond: 100 }, retryAfterMs, maxRateLimitRetries: 2 });
-    await expect(q.enqueue('C1', (send) => send(async () => Promise.reject(new Error('boom'))))).rejects.toThrow('boom');
-    await expect(q.enqueue('C1', (send) => send(async () => Promise.reject(new Limited(1))))).rejects.toBeInstanceOf(RateLimitError);
+    await expect(q.enqueue('C1', (send) => send(async () => Promise.reject(new Error('boom'))))).rejects.toThrow(
+      'boom',
+    );
+    await expect(q.enqueue('C1', (send) => send(async () => Promise.reject(new Limited(1))))).rejects.toBeInstanceOf(
+      RateLimitError,
+    );
     await expect(q.enqueue('C1', (send) => send(async () => 'ok'))).resolves.toBe('ok');
     await q.drain();
   });

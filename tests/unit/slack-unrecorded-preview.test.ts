@@ -23,13 +23,24 @@ function thread(replies: Wire[], pageSize = 200) {
     const start = typeof args.cursor === 'string' ? Number(args.cursor) : 0;
     const page = replies.slice(start, start + pageSize);
     const next = start + pageSize < replies.length ? String(start + pageSize) : '';
-    return { ok: true, messages: [{ ts: THREAD, user: 'U0ALICE01' }, ...page], has_more: next !== '', response_metadata: { next_cursor: next } };
+    return {
+      ok: true,
+      messages: [{ ts: THREAD, user: 'U0ALICE01' }, ...page],
+      has_more: next !== '',
+      response_metadata: { next_cursor: next },
+    };
   };
   return { deps: { call, botId: () => BOT }, calls };
 }
 
 const where = { channelId: 'C0GENERAL1', threadTs: THREAD };
-const probe = (known: string[] = [], until: number | null = null) => ({ key: 'e42', since, until, known: new Set(known), text: '(interrupted)' });
+const probe = (known: string[] = [], until: number | null = null) => ({
+  key: 'e42',
+  since,
+  until,
+  known: new Set(known),
+  text: '(interrupted)',
+});
 
 describe('finding a Slack preview message whose post never got its answer', () => {
   it('takes the bot’s earliest reply since the probe that no recorded id owns', async () => {
@@ -40,7 +51,12 @@ describe('finding a Slack preview message whose post never got its answer', () =
       { ts: '1700000013.000100', bot_id: BOT },
     ]);
     expect(await findUnrecordedPreview(deps, where, probe(['1700000011.000100']))).toBe('1700000012.000100');
-    expect(calls[0]).toMatchObject({ channel: 'C0GENERAL1', ts: THREAD, oldest: '1700000010.000000', include_all_metadata: true });
+    expect(calls[0]).toMatchObject({
+      channel: 'C0GENERAL1',
+      ts: THREAD,
+      oldest: '1700000010.000000',
+      include_all_metadata: true,
+    });
   });
 
   it('never takes a person’s message, another bot’s, or a post that carries another outbox key', async () => {

@@ -33,7 +33,10 @@ describe('splitText', () => {
     }
     const inside = pieces.filter((p) => p.includes('const v'));
     for (const p of inside) expect(p.startsWith('```ts\n') || p.includes('\n```ts\n')).toBe(true);
-    const lines = pieces.join('\n').split('\n').filter((l) => l.startsWith('const v'));
+    const lines = pieces
+      .join('\n')
+      .split('\n')
+      .filter((l) => l.startsWith('const v'));
     expect(lines).toEqual(code.split('\n'));
     expect(pieces.at(-1)).toContain('After.');
   });

@@ -11,7 +11,10 @@ describe('system prompt', () => {
   });
 
   it('lists connected services by server and explains approvals', () => {
-    const prompt = buildSystemPrompt({ ...base, toolNames: ['send_update', 'github__search_issues', 'github__create_issue', 'files__read_file'] });
+    const prompt = buildSystemPrompt({
+      ...base,
+      toolNames: ['send_update', 'github__search_issues', 'github__create_issue', 'files__read_file'],
+    });
     expect(prompt).toContain('github (search_issues, create_issue); files (read_file)');
     expect(prompt).toMatch(/need a person's approval before they run/);
     expect(prompt).toMatch(/If the result says the user denied the call, do not retry it/);

@@ -73,7 +73,9 @@ describe('SQLite transactions across awaits', () => {
       }),
     ).rejects.toThrow('undo both');
     expect(count()).toBe(0);
-    await store.atomically(async (t) => t.atomically(async (inner) => void (await inner.conversations.ensure(ref('nested')))));
+    await store.atomically(async (t) =>
+      t.atomically(async (inner) => void (await inner.conversations.ensure(ref('nested')))),
+    );
     expect(count()).toBe(1);
   });
 
@@ -132,10 +134,22 @@ describe('SQLite commit groups', () => {
       due = [];
       for (const commit of now) commit();
     };
-    const insert = (thread: string) => () => c.prepare("insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values (?, 'memory', 'W', 'C', ?, 0, 0)").run(`memory:W:C:${thread}`, thread);
+    const insert = (thread: string) => () =>
+      c
+        .prepare(
+          "insert into conversations (id, platform, workspace, channel, thread, created_at, updated_at) values (?, 'memory', 'W', 'C', ?, 0, 0)",
+        )
+        .run(`memory:W:C:${thread}`, thread);
     return { gate, execs, endTurn, insert };
   }
-  const settledYet = (p: Promise<unknown>) => Promise.race([p.then(() => true, () => true), new Promise((r) => setTimeout(() => r(false), 5))]);
+  const settledYet = (p: Promise<unknown>) =>
+    Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      new Promise((r) => setTimeout(() => r(false), 5)),
+    ]);
 
   it('writes the transactions and calls of one turn with one COMMIT, and settles none of them before it', async () => {
     const { gate, execs, endTurn, insert } = gateWithTurns();
@@ -166,7 +180,9 @@ describe('SQLite commit groups', () => {
     await expect(failingCall).rejects.toThrow(/UNIQUE/);
     endTurn();
     await kept;
-    const ids = (db.$client.prepare('select thread from conversations order by thread').all() as { thread: string }[]).map((r) => r.thread);
+    const ids = (
+      db.$client.prepare('select thread from conversations order by thread').all() as { thread: string }[]
+    ).map((r) => r.thread);
     expect(ids).toEqual(['kept']);
   });
 

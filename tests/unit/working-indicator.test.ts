@@ -8,7 +8,15 @@ afterEach(() => vi.useRealTimers());
 function recorder() {
   const log: string[] = [];
   const signals = (run: string): WorkingSignal<unknown>[] => [
-    { name: 'typing', afterMs: 400, everyMs: 8000, show: async () => { log.push(`typing ${run}`); return null; } },
+    {
+      name: 'typing',
+      afterMs: 400,
+      everyMs: 8000,
+      show: async () => {
+        log.push(`typing ${run}`);
+        return null;
+      },
+    },
     {
       name: 'notice',
       afterMs: 2000,

@@ -16,7 +16,15 @@ export function auditTools(registry: ToolRegistry, log: AuditLog | null): ToolRe
       const outcome = await registry.execute(call, context);
       const principal = context.principal ? `${context.principal.platform}:${context.principal.userId}` : null;
       const result = outcome.result.ok ? { ok: true } : { ok: false, error: outcome.result.error };
-      await log.record('tool_call', null, context.runId, { conversationId: context.conversationId, principal, tool: call.name, callId: call.id, arguments: auditedArguments(call.arguments), ...result, ...(outcome.effect ? { effect: outcome.effect.kind } : {}) });
+      await log.record('tool_call', null, context.runId, {
+        conversationId: context.conversationId,
+        principal,
+        tool: call.name,
+        callId: call.id,
+        arguments: auditedArguments(call.arguments),
+        ...result,
+        ...(outcome.effect ? { effect: outcome.effect.kind } : {}),
+      });
       return outcome;
     },
   };

@@ -22,7 +22,10 @@ export function createControlTools() {
           .max(5, 'give 2 to 5 options, or none')
           .optional(),
       }),
-      execute: ({ question, options }) => ({ result: { ok: true }, effect: { kind: 'ask', question, options: options ?? [] } }),
+      execute: ({ question, options }) => ({
+        result: { ok: true },
+        effect: { kind: 'ask', question, options: options ?? [] },
+      }),
     }),
     defineTool({
       name: 'task_complete',

@@ -50,7 +50,13 @@ export function createScheduleTools(service: ScheduleService, rights: ScheduleRi
   /** The principal's right to change this channel's schedule `id`: null when allowed (or when there is no such schedule here: the change says so). */
   const refusalFor = async (id: number, ctx: ToolContext): Promise<string | null> => {
     const row = await service.find(id);
-    if (!row || row.platform !== ctx.conversation.platform || row.workspace !== ctx.conversation.workspace || row.channel !== ctx.conversation.channel) return null;
+    if (
+      !row ||
+      row.platform !== ctx.conversation.platform ||
+      row.workspace !== ctx.conversation.workspace ||
+      row.channel !== ctx.conversation.channel
+    )
+      return null;
     const refusal = rights.refusal(ctx.principal ?? null, { row, place: null });
     return refusal ? `${refusal.replace(' Ask an admin.', '')} Tell the person to ask an admin.` : null;
   };
@@ -74,39 +80,47 @@ export function createScheduleTools(service: ScheduleService, rights: ScheduleRi
         target: z.enum(['channel', 'thread'], { message: 'target must be "channel" or "thread"' }).optional(),
       }),
       execute: (args, ctx) =>
-        rights.refusal(ctx.principal ?? null, { after: { channel: ctx.conversation.channel, target: args.target ?? 'channel' }, place: null }) !== null
-          ? fail('Only admins may create schedules that post into a channel here. Tell the person to ask an admin, or use target "thread" to repeat the prompt in this conversation.')
+        rights.refusal(ctx.principal ?? null, {
+          after: { channel: ctx.conversation.channel, target: args.target ?? 'channel' },
+          place: null,
+        }) !== null
+          ? fail(
+              'Only admins may create schedules that post into a channel here. Tell the person to ask an admin, or use target "thread" to repeat the prompt in this conversation.',
+            )
           : result(
-          service.create({
-            channel: channelOf(ctx.conversation),
-            target: args.target ?? 'channel',
-            conversationId: ctx.conversationId,
-            prompt: args.prompt,
-            kind: args.kind,
-            spec: args.spec,
-            timezone: args.timezone ?? ctx.timezone,
-            createdBy: ctx.principal?.userId ?? 'agent',
-            creatorRoles: ctx.principal?.roles ?? null,
-          }),
-        ),
+              service.create({
+                channel: channelOf(ctx.conversation),
+                target: args.target ?? 'channel',
+                conversationId: ctx.conversationId,
+                prompt: args.prompt,
+                kind: args.kind,
+                spec: args.spec,
+                timezone: args.timezone ?? ctx.timezone,
+                createdBy: ctx.principal?.userId ?? 'agent',
+                creatorRoles: ctx.principal?.roles ?? null,
+              }),
+            ),
     }),
     defineTool({
       name: 'list_schedules',
       description: "This channel's schedules with ids, descriptions, status and next fire times.",
       parameters: z.object({}),
-      execute: async (_args, ctx) => ok({ schedules: (await service.list(channelOf(ctx.conversation))).map((row) => scheduleView(row, service)) }),
+      execute: async (_args, ctx) =>
+        ok({ schedules: (await service.list(channelOf(ctx.conversation))).map((row) => scheduleView(row, service)) }),
     }),
     defineTool({
       name: 'pause_schedule',
       description: 'Pause a schedule: it stops firing until resumed.',
       parameters: idArgs,
-      execute: ({ schedule_id }, ctx) => change(schedule_id, ctx, () => result(service.pause(channelOf(ctx.conversation), schedule_id))),
+      execute: ({ schedule_id }, ctx) =>
+        change(schedule_id, ctx, () => result(service.pause(channelOf(ctx.conversation), schedule_id))),
     }),
     defineTool({
       name: 'resume_schedule',
       description: 'Resume a paused schedule from now on (times missed while paused are not made up).',
       parameters: idArgs,
-      execute: ({ schedule_id }, ctx) => change(schedule_id, ctx, () => result(service.resume(channelOf(ctx.conversation), schedule_id))),
+      execute: ({ schedule_id }, ctx) =>
+        change(schedule_id, ctx, () => result(service.resume(channelOf(ctx.conversation), schedule_id))),
     }),
     defineTool({
       name: 'delete_schedule',
@@ -115,7 +129,9 @@ export function createScheduleTools(service: ScheduleService, rights: ScheduleRi
       execute: ({ schedule_id }, ctx) =>
         change(schedule_id, ctx, async () => {
           const r = await service.delete(channelOf(ctx.conversation), schedule_id);
-          return r.ok ? ok({ deleted: schedule_id, description: service.preview(r.schedule).description }) : fail(r.error);
+          return r.ok
+            ? ok({ deleted: schedule_id, description: service.preview(r.schedule).description })
+            : fail(r.error);
         }),
     }),
   ];

@@ -7,12 +7,18 @@ import { defineTool, fail, ok, type ToolContext, type ToolDefinition } from './t
 /** Files listed by use_skill (a skill with more lists these and says how many it left out). */
 const LISTED_FILES = 200;
 
-const skillName = z.string().trim().min(1, 'name is empty: give the name of an enabled skill').max(64, 'a skill name has at most 64 characters');
+const skillName = z
+  .string()
+  .trim()
+  .min(1, 'name is empty: give the name of an enabled skill')
+  .max(64, 'a skill name has at most 64 characters');
 
 /** The refusal for a name that is not enabled in this run, with the names that are. */
 function notEnabled(name: string, skills: RunSkills | undefined): string {
   const names = skills?.enabled.map((e) => e.skill.name) ?? [];
-  return names.length > 0 ? `No skill "${name}" is enabled here. Enabled skills: ${names.join(', ')}.` : `No skill "${name}" is enabled here: no skill is enabled in this channel.`;
+  return names.length > 0
+    ? `No skill "${name}" is enabled here. Enabled skills: ${names.join(', ')}.`
+    : `No skill "${name}" is enabled here: no skill is enabled in this channel.`;
 }
 
 /**
@@ -51,18 +57,27 @@ export function createSkillTools(): ToolDefinition[] {
         if (!skills || !skill) return fail(notEnabled(name, skills));
         skills.follow(skill.name);
         const files = skill.digest.entries.map((e) => e.path);
-        const scripts = skill.digest.entries.filter((e) => e.kind === 'file' && e.path.startsWith('scripts/')).map((e) => e.path);
+        const scripts = skill.digest.entries
+          .filter((e) => e.kind === 'file' && e.path.startsWith('scripts/'))
+          .map((e) => e.path);
         const allowed = skill.manifest.allowedTools;
         const cut = skill.body.length > MAX_SKILL_FILE_CHARS;
         return ok({
           name: skill.name,
           description: skill.manifest.description,
           instructions: cut ? skill.body.slice(0, MAX_SKILL_FILE_CHARS) : skill.body,
-          ...(cut ? { instructions_note: `Only the first ${MAX_SKILL_FILE_CHARS} characters of the instructions are shown: the skill is longer than a request should carry.` } : {}),
+          ...(cut
+            ? {
+                instructions_note: `Only the first ${MAX_SKILL_FILE_CHARS} characters of the instructions are shown: the skill is longer than a request should carry.`,
+              }
+            : {}),
           files: files.slice(0, LISTED_FILES),
           ...(files.length > LISTED_FILES ? { files_not_listed: files.length - LISTED_FILES } : {}),
           ...(allowed !== null
-            ? { allowed_tools: allowed, tools_note: `While you follow this skill, only these tools are offered, besides ${[...ALWAYS_OFFERED].join(', ')}.` }
+            ? {
+                allowed_tools: allowed,
+                tools_note: `While you follow this skill, only these tools are offered, besides ${[...ALWAYS_OFFERED].join(', ')}.`,
+              }
             : {}),
           ...(scripts.length > 0 ? { scripts: scriptsNote(skill, scripts, skills) } : {}),
           ...(skill.manifest.compatibility ? { compatibility: skill.manifest.compatibility } : {}),
@@ -72,7 +87,7 @@ export function createSkillTools(): ToolDefinition[] {
     defineTool({
       name: 'read_skill_file',
       description:
-        "Read one file of an enabled skill as text (a reference, a template, a script's source), by its path relative to the skill's folder as use_skill lists it, e.g. \"references/guide.md\".",
+        'Read one file of an enabled skill as text (a reference, a template, a script\'s source), by its path relative to the skill\'s folder as use_skill lists it, e.g. "references/guide.md".',
       parameters: z.object({ name: skillName, path: z.string().max(1024, 'path is too long') }),
       availableIn: enabledHere,
       async execute({ name, path }, ctx) {
@@ -84,7 +99,9 @@ export function createSkillTools(): ToolDefinition[] {
           name: skill.name,
           path: read.path,
           text: read.text,
-          ...(read.truncated ? { note: `Only the first ${MAX_SKILL_FILE_CHARS} characters of this ${read.bytes}-byte file are shown.` } : {}),
+          ...(read.truncated
+            ? { note: `Only the first ${MAX_SKILL_FILE_CHARS} characters of this ${read.bytes}-byte file are shown.` }
+            : {}),
         });
       },
     }),

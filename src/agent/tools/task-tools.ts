@@ -38,7 +38,8 @@ export function createTaskTools(tasks: TaskService, access: Pick<AccessPolicy, '
   /** Runs `change` when the run's principal may change task `id` of this conversation; otherwise the refusal. */
   const owned = async (id: number, ctx: ToolContext, change: () => Promise<ToolOutcome>): Promise<ToolOutcome> => {
     const task = await tasks.get(id);
-    const principal = ctx.principal ?? (ctx.userId ? { platform: ctx.conversation.platform, userId: ctx.userId } : null);
+    const principal =
+      ctx.principal ?? (ctx.userId ? { platform: ctx.conversation.platform, userId: ctx.userId } : null);
     // A task of another conversation (or none) is left to the change itself, which says there is no such task here.
     if (task && task.conversationId === ctx.conversationId && !mayChangeTask(task.requestedBy, principal, access)) {
       return fail(notYourTaskError(id, task.requestedBy ?? 'nobody in particular', principal?.userId ?? null));
@@ -91,19 +92,26 @@ export function createTaskTools(tasks: TaskService, access: Pick<AccessPolicy, '
         add_blocked_by: z.array(taskId).max(20).optional(),
       }),
       execute: ({ task_id, title, description, add_blocked_by }, ctx) =>
-        owned(task_id, ctx, () => result(tasks.update(ctx.conversationId, task_id, { title, description, addBlockedBy: add_blocked_by }))),
+        owned(task_id, ctx, () =>
+          result(tasks.update(ctx.conversationId, task_id, { title, description, addBlockedBy: add_blocked_by })),
+        ),
     }),
     defineTool({
       name: 'complete_task',
       description: 'Mark a task completed with a short result summary.',
-      parameters: z.object({ task_id: taskId, result_summary: z.string().trim().min(1, 'result_summary must not be empty').max(4000) }),
-      execute: ({ task_id, result_summary }, ctx) => owned(task_id, ctx, () => result(tasks.complete(ctx.conversationId, task_id, result_summary))),
+      parameters: z.object({
+        task_id: taskId,
+        result_summary: z.string().trim().min(1, 'result_summary must not be empty').max(4000),
+      }),
+      execute: ({ task_id, result_summary }, ctx) =>
+        owned(task_id, ctx, () => result(tasks.complete(ctx.conversationId, task_id, result_summary))),
     }),
     defineTool({
       name: 'fail_task',
       description: 'Mark a task failed, saying why.',
       parameters: z.object({ task_id: taskId, reason: z.string().trim().min(1, 'reason must not be empty').max(2000) }),
-      execute: ({ task_id, reason }, ctx) => owned(task_id, ctx, () => result(tasks.fail(ctx.conversationId, task_id, reason))),
+      execute: ({ task_id, reason }, ctx) =>
+        owned(task_id, ctx, () => result(tasks.fail(ctx.conversationId, task_id, reason))),
     }),
     defineTool({
       name: 'delete_task',

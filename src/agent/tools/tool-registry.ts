@@ -28,16 +28,17 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`)
-    .join('; ');
+  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
 }
 
 function parseArguments(call: StoredToolCall): { ok: true; value: unknown } | { ok: false; outcome: ToolOutcome } {
   try {
     return { ok: true, value: call.arguments.trim() === '' ? {} : JSON.parse(call.arguments) };
   } catch {
-    return { ok: false, outcome: fail(`The arguments for ${call.name} are not valid JSON. Send a JSON object matching its parameters.`) };
+    return {
+      ok: false,
+      outcome: fail(`The arguments for ${call.name} are not valid JSON. Send a JSON object matching its parameters.`),
+    };
   }
 }
 
@@ -58,17 +59,24 @@ function specOfExternal(tool: ExternalTool): LlmTool {
  */
 export function createToolRegistry(tools: readonly ToolDefinition[], external?: ExternalToolSource): ToolRegistry {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const specs = tools.map((t) => ({ tool: t, spec: { name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) } }));
+  const specs = tools.map((t) => ({
+    tool: t,
+    spec: { name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) },
+  }));
   // A skill the run follows may limit its tools (`allowed-tools`): what it leaves out is neither offered nor run.
   const allowedBySkills = (name: string, context: ToolContext) => context.skills?.offers(name) ?? true;
-  const available = (t: ToolDefinition, context: ToolContext) => (t.availableIn?.(context) ?? true) && allowedBySkills(t.name, context);
+  const available = (t: ToolDefinition, context: ToolContext) =>
+    (t.availableIn?.(context) ?? true) && allowedBySkills(t.name, context);
   const externalFor = (context: ToolContext) => (external ? external.toolsFor(context.conversation) : []);
-  const findExternal = (name: string, context: ToolContext) => externalFor(context).find((t) => t.name === name) ?? null;
+  const findExternal = (name: string, context: ToolContext) =>
+    externalFor(context).find((t) => t.name === name) ?? null;
 
   return {
     specsFor(context) {
       const own = specs.filter((s) => available(s.tool, context)).map((s) => s.spec);
-      const extra = externalFor(context).filter((t) => !byName.has(t.name) && allowedBySkills(t.name, context)).map(specOfExternal);
+      const extra = externalFor(context)
+        .filter((t) => !byName.has(t.name) && allowedBySkills(t.name, context))
+        .map(specOfExternal);
       return extra.length > 0 ? [...own, ...extra] : own;
     },
     approvalNeeded(call, context) {
@@ -92,7 +100,8 @@ export function createToolRegistry(tools: readonly ToolDefinition[], external?: 
     async execute(call, context) {
       const tool = byName.get(call.name);
       const args = parseArguments(call);
-      if (!allowedBySkills(call.name, context) && (tool || findExternal(call.name, context))) return fail(context.skills!.refusal(call.name));
+      if (!allowedBySkills(call.name, context) && (tool || findExternal(call.name, context)))
+        return fail(context.skills!.refusal(call.name));
       if (!tool || !available(tool, context)) {
         const outside = tool ? null : findExternal(call.name, context);
         if (outside) return executeExternal(outside, call, args, context);
@@ -102,7 +111,10 @@ export function createToolRegistry(tools: readonly ToolDefinition[], external?: 
       }
       if (!args.ok) return args.outcome;
       const parsed = tool.parameters.safeParse(args.value);
-      if (!parsed.success) return fail(`Invalid arguments for ${call.name}: ${describeIssues(parsed.error)}. Fix them and call the tool again.`);
+      if (!parsed.success)
+        return fail(
+          `Invalid arguments for ${call.name}: ${describeIssues(parsed.error)}. Fix them and call the tool again.`,
+        );
       try {
         return await tool.execute(parsed.data, context);
       } catch (err) {
@@ -112,14 +124,24 @@ export function createToolRegistry(tools: readonly ToolDefinition[], external?: 
   };
 }
 
-async function executeExternal(tool: ExternalTool, call: StoredToolCall, args: ReturnType<typeof parseArguments>, context: ToolContext): Promise<ToolOutcome> {
+async function executeExternal(
+  tool: ExternalTool,
+  call: StoredToolCall,
+  args: ReturnType<typeof parseArguments>,
+  context: ToolContext,
+): Promise<ToolOutcome> {
   if (!args.ok) return args.outcome;
   if (args.value === null || typeof args.value !== 'object' || Array.isArray(args.value)) {
     return fail(`The arguments for ${call.name} must be a JSON object matching its input schema.`);
   }
   try {
-    const result = await tool.call(args.value as Record<string, unknown>, context, context.signal ?? new AbortController().signal);
-    if (isSignInNeeded(result)) return { result: { ok: false, error: result.error }, effect: { kind: 'sign_in', server: result.signIn.server } };
+    const result = await tool.call(
+      args.value as Record<string, unknown>,
+      context,
+      context.signal ?? new AbortController().signal,
+    );
+    if (isSignInNeeded(result))
+      return { result: { ok: false, error: result.error }, effect: { kind: 'sign_in', server: result.signIn.server } };
     return tool.privateResults === true ? { result, private: true } : { result };
   } catch (err) {
     return fail(`${call.name} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);

@@ -10,7 +10,7 @@ export interface ToolContext {
   readonly runId: string;
   /** The task this run works on. */
   readonly taskId: number | null;
-  /** The run's principal's user id (mentioned in questions); null only for runs older than principals. */
+  /** The run's principal's user id (mentioned in questions); null only for a run that names nobody. */
   readonly userId: string | null;
   /**
    * The person the run acts for (DESIGN.md "On whose behalf"), with their roles as of the request: every right a
@@ -40,6 +40,12 @@ export interface ToolContext {
    * skill's `allowed-tools` limits the tools offered. Absent: no skill is enabled here.
    */
   readonly skills?: RunSkills;
+  /**
+   * Where the run stands on private material as this call starts (DESIGN.md "Private stays private in a shared
+   * thread"): whom it is private to (null: nobody yet) and whether others read the conversation. Set per call; absent:
+   * the run holds nothing private.
+   */
+  readonly privacy?: { readonly privateTo: string | null; readonly othersRead: boolean };
   now(): number;
 }
 

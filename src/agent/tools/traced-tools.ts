@@ -12,7 +12,12 @@ export function mcpServerOf(toolName: string): string | null {
  * server for a server's tool, and `error.type` when it failed (`tool_error`: the tool answered `ok: false`).
  * Arguments and results go on the span only with content capture on. With tracing off, the registry as is.
  */
-export function traceTools(registry: ToolRegistry, tracing: Tracing, ownTools: ReadonlySet<string>, parentOf?: (runId: string) => string | null): ToolRegistry {
+export function traceTools(
+  registry: ToolRegistry,
+  tracing: Tracing,
+  ownTools: ReadonlySet<string>,
+  parentOf?: (runId: string) => string | null,
+): ToolRegistry {
   if (!tracing.enabled) return registry;
   return {
     specsFor: (context) => registry.specsFor(context),

@@ -8,7 +8,9 @@ export type ShownElicitation = Extract<RequestedElicitation, { mode: 'form' | 'u
 /** The part of a server's request that is the question itself, as stored: read back with readRequestedElicitation. */
 export function storedRequest(params: unknown): unknown {
   const p = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
-  return p.mode === 'url' ? { mode: 'url', message: p.message, url: p.url, elicitationId: p.elicitationId } : { mode: 'form', message: p.message, requestedSchema: p.requestedSchema };
+  return p.mode === 'url'
+    ? { mode: 'url', message: p.message, url: p.url, elicitationId: p.elicitationId }
+    : { mode: 'form', message: p.message, requestedSchema: p.requestedSchema };
 }
 
 /** JSON with object keys sorted, so one question asked twice reads the same however its server ordered it. */
@@ -16,7 +18,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -12,15 +12,27 @@ export const ELICITATION_CAPABILITY = { elicitation: { form: {}, url: {} } } as 
  * to, so with calls of several runs in flight on one shared session nobody can be sure whom to ask: the
  * question is cancelled and logged rather than put to the wrong person.
  */
-export async function routeElicitation(params: unknown, inFlight: ReadonlySet<ElicitationScope>, asker: ElicitationAsker | null, logger: Logger): Promise<ElicitResult> {
-  if (inFlight.size === 0) throw new McpError(ErrorCode.InvalidRequest, 'Errand answers elicitation/create only during a tools/call it made; none is in flight on this session.');
+export async function routeElicitation(
+  params: unknown,
+  inFlight: ReadonlySet<ElicitationScope>,
+  asker: ElicitationAsker | null,
+  logger: Logger,
+): Promise<ElicitResult> {
+  if (inFlight.size === 0)
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      'Errand answers elicitation/create only during a tools/call it made; none is in flight on this session.',
+    );
   if (!asker) {
     logger.warn('an MCP server asked a question, but nobody is set up to ask people here; cancelled it');
     return { action: 'cancel' };
   }
   const runs = new Set([...inFlight].map((s) => s.context.runId));
   if (runs.size > 1) {
-    logger.warn({ calls: inFlight.size }, 'an MCP server asked a question while calls of several runs were in flight on its session; cannot tell whom to ask, so cancelled it');
+    logger.warn(
+      { calls: inFlight.size },
+      'an MCP server asked a question while calls of several runs were in flight on its session; cannot tell whom to ask, so cancelled it',
+    );
     return { action: 'cancel' };
   }
   const scope = [...inFlight].at(-1)!;

@@ -16,7 +16,11 @@ const hostOf = (url: string): string => new URL(url).host;
  * and what the buttons do. A link is named by its host and never shown in the thread: it goes to the person
  * alone, as a private notice, or where there are none as the private reply to their **Show link**.
  */
-export function elicitationPostText(scope: ElicitationScope, request: Extract<RequestedElicitation, { mode: 'form' | 'url' }>, linkPrivately: boolean): string {
+export function elicitationPostText(
+  scope: ElicitationScope,
+  request: Extract<RequestedElicitation, { mode: 'form' | 'url' }>,
+  linkPrivately: boolean,
+): string {
   const who = `**${scope.server}** (running \`${scope.exposedName}\`)`;
   if (request.mode === 'form') {
     const n = request.fields.length;
@@ -43,8 +47,10 @@ export const elicitationTexts = {
   sent: (server: string) => `Sent your answer to ${server}.`,
   declined: (server: string) => `Told ${server} you declined.`,
   toldDone: (server: string) => `Told ${server} you are done.`,
-  closed: 'This question is closed: it was answered, or the tool call that asked it ended (it was stopped, timed out, or Errand restarted).',
-  notYours: (server: string, principal: string) => `This question from ${server} is for <@${principal}>, who asked for this work.`,
+  closed:
+    'This question is closed: it was answered, or the tool call that asked it ended (it was stopped, timed out, or Errand restarted).',
+  notYours: (server: string, principal: string) =>
+    `This question from ${server} is for <@${principal}>, who asked for this work.`,
   noForm: 'This question has no form: open its link, then press Done.',
   noLink: 'This question is a form: press Answer to fill it in.',
   privateLink: (server: string, url: string) => `🔗 The page ${server} asks you to open (only you see this): ${url}`,

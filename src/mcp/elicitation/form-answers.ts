@@ -4,7 +4,9 @@ import type { ElicitationField, ElicitationValues } from '../../chat/elicitation
 export type ElicitedValue = string | number | boolean | string[];
 
 /** A submission checked against its form: the content to send, or one message per field that is wrong. */
-export type CheckedAnswers = { readonly ok: true; readonly content: Record<string, ElicitedValue> } | { readonly ok: false; readonly errors: Record<string, string> };
+export type CheckedAnswers =
+  | { readonly ok: true; readonly content: Record<string, ElicitedValue> }
+  | { readonly ok: false; readonly errors: Record<string, string> };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -12,7 +14,8 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
 const YES = new Set(['true', 'yes', 'y']);
 const NO = new Set(['false', 'no', 'n']);
 
-const isEmpty = (v: string | readonly string[] | null | undefined): boolean => v === null || v === undefined || (typeof v === 'string' ? v.trim() === '' : v.length === 0);
+const isEmpty = (v: string | readonly string[] | null | undefined): boolean =>
+  v === null || v === undefined || (typeof v === 'string' ? v.trim() === '' : v.length === 0);
 
 /**
  * Checks what a person entered against the form the server asked for (types, lengths, formats, bounds,
@@ -27,7 +30,10 @@ export function checkAnswers(fields: readonly ElicitationField[], values: Elicit
     const raw = values[field.name];
     if (isEmpty(raw)) {
       const initial = field.initial;
-      if (initial !== null) content[field.name] = Array.isArray(initial) ? [...(initial as readonly string[])] : (initial as string | number | boolean);
+      if (initial !== null)
+        content[field.name] = Array.isArray(initial)
+          ? [...(initial as readonly string[])]
+          : (initial as string | number | boolean);
       else if (field.required) errors[field.name] = 'Required.';
       continue;
     }
@@ -47,7 +53,8 @@ function checkField(field: ElicitationField, raw: string | readonly string[]): F
       return checkText(field, typeof raw === 'string' ? raw : one);
     case 'number': {
       const n = Number(one.replace(/,/g, ''));
-      if (one === '' || !Number.isFinite(n)) return { error: field.integer ? 'Enter a whole number.' : 'Enter a number.' };
+      if (one === '' || !Number.isFinite(n))
+        return { error: field.integer ? 'Enter a whole number.' : 'Enter a number.' };
       if (field.integer && !Number.isInteger(n)) return { error: 'Enter a whole number.' };
       if (field.minimum !== null && n < field.minimum) return { error: `Enter ${field.minimum} or more.` };
       if (field.maximum !== null && n > field.maximum) return { error: `Enter ${field.maximum} or less.` };
@@ -61,18 +68,23 @@ function checkField(field: ElicitationField, raw: string | readonly string[]): F
     }
     case 'choice': {
       const match = pick(field.options, one);
-      return match === null ? { error: `Choose one of: ${field.options.map((o) => o.label).join(', ')}.` } : { value: match };
+      return match === null
+        ? { error: `Choose one of: ${field.options.map((o) => o.label).join(', ')}.` }
+        : { value: match };
     }
     case 'multi': {
       const items = typeof raw === 'string' ? raw.split(',') : [...raw];
       const picked: string[] = [];
       for (const item of items.map((i) => i.trim()).filter((i) => i !== '')) {
         const match = pick(field.options, item);
-        if (match === null) return { error: `"${item}" is not one of: ${field.options.map((o) => o.label).join(', ')}.` };
+        if (match === null)
+          return { error: `"${item}" is not one of: ${field.options.map((o) => o.label).join(', ')}.` };
         if (!picked.includes(match)) picked.push(match);
       }
-      if (field.minItems !== null && picked.length < field.minItems) return { error: `Choose at least ${field.minItems}.` };
-      if (field.maxItems !== null && picked.length > field.maxItems) return { error: `Choose at most ${field.maxItems}.` };
+      if (field.minItems !== null && picked.length < field.minItems)
+        return { error: `Choose at least ${field.minItems}.` };
+      if (field.maxItems !== null && picked.length > field.maxItems)
+        return { error: `Choose at most ${field.maxItems}.` };
       return { value: picked };
     }
   }
@@ -89,8 +101,10 @@ function pick(options: readonly { value: string; label: string }[], typed: strin
 function checkText(field: Extract<ElicitationField, { kind: 'text' }>, raw: string): FieldCheck {
   const value = field.format === null ? raw : raw.trim();
   const length = [...value].length;
-  if (field.minLength !== null && length < field.minLength) return { error: `Enter at least ${field.minLength} characters.` };
-  if (field.maxLength !== null && length > field.maxLength) return { error: `Enter at most ${field.maxLength} characters.` };
+  if (field.minLength !== null && length < field.minLength)
+    return { error: `Enter at least ${field.minLength} characters.` };
+  if (field.maxLength !== null && length > field.maxLength)
+    return { error: `Enter at most ${field.maxLength} characters.` };
   switch (field.format) {
     case 'email':
       return EMAIL.test(value) ? { value } : { error: 'Enter an email address, like name@example.com.' };
@@ -103,7 +117,9 @@ function checkText(field: Extract<ElicitationField, { kind: 'text' }>, raw: stri
       return ok ? { value } : { error: 'Enter a date as YYYY-MM-DD.' };
     }
     case 'date-time':
-      return DATE_TIME.test(value) && Number.isFinite(Date.parse(value)) ? { value } : { error: 'Enter a date and time like 2026-01-31T09:30:00Z.' };
+      return DATE_TIME.test(value) && Number.isFinite(Date.parse(value))
+        ? { value }
+        : { error: 'Enter a date and time like 2026-01-31T09:30:00Z.' };
     default:
       return { value };
   }

@@ -19,7 +19,13 @@ const titled = z.array(z.object({ const: z.string(), title: z.string() }));
 const paramsSchema = z.object({
   mode: z.enum(['form', 'url']).optional(),
   message: z.string(),
-  requestedSchema: z.object({ type: z.literal('object'), properties: z.record(z.string(), z.unknown()).default({}), required: z.array(z.string()).optional() }).optional(),
+  requestedSchema: z
+    .object({
+      type: z.literal('object'),
+      properties: z.record(z.string(), z.unknown()).default({}),
+      required: z.array(z.string()).optional(),
+    })
+    .optional(),
   url: z.string().optional(),
   elicitationId: z.string().optional(),
 });
@@ -38,7 +44,9 @@ const propertySchema = z.object({
   enum: z.array(z.string()).optional(),
   enumNames: z.array(z.string()).optional(),
   oneOf: titled.optional(),
-  items: z.object({ type: z.unknown().optional(), enum: z.array(z.string()).optional(), anyOf: titled.optional() }).optional(),
+  items: z
+    .object({ type: z.unknown().optional(), enum: z.array(z.string()).optional(), anyOf: titled.optional() })
+    .optional(),
   default: z.unknown().optional(),
 });
 
@@ -51,7 +59,10 @@ export class MalformedElicitation extends Error {}
 /** Reads the raw params of an `elicitation/create` request. Throws MalformedElicitation when they are not one. */
 export function readRequestedElicitation(raw: unknown): RequestedElicitation {
   const parsed = paramsSchema.safeParse(raw);
-  if (!parsed.success) throw new MalformedElicitation(`not an elicitation request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new MalformedElicitation(
+      `not an elicitation request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`,
+    );
   const p = parsed.data;
   if (p.mode === 'url') {
     if (!p.url || !p.elicitationId) throw new MalformedElicitation('a URL elicitation needs url and elicitationId');
@@ -61,7 +72,8 @@ export function readRequestedElicitation(raw: unknown): RequestedElicitation {
     } catch {
       throw new MalformedElicitation(`"${p.url}" is not a URL`);
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return { mode: 'unsupported', message: p.message, reason: `the link is not a web address (${url.protocol})` };
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      return { mode: 'unsupported', message: p.message, reason: `the link is not a web address (${url.protocol})` };
     return { mode: 'url', message: p.message, url: url.toString(), elicitationId: p.elicitationId };
   }
   if (!p.requestedSchema) throw new MalformedElicitation('a form elicitation needs requestedSchema');
@@ -84,24 +96,50 @@ function readField(name: string, raw: unknown, required: boolean): ElicitationFi
   const d = s.default;
   switch (s.type) {
     case 'string': {
-      const options = s.oneOf?.map((o) => ({ value: o.const, label: o.title })) ?? s.enum?.map((value, i) => ({ value, label: s.enumNames?.[i] ?? value }));
+      const options =
+        s.oneOf?.map((o) => ({ value: o.const, label: o.title })) ??
+        s.enum?.map((value, i) => ({ value, label: s.enumNames?.[i] ?? value }));
       if (options) {
         if (options.length === 0) return `the field "${name}" offers no choices`;
-        return { ...base, kind: 'choice', options, initial: typeof d === 'string' && options.some((o) => o.value === d) ? d : null };
+        return {
+          ...base,
+          kind: 'choice',
+          options,
+          initial: typeof d === 'string' && options.some((o) => o.value === d) ? d : null,
+        };
       }
       const format = FORMATS.includes(s.format as Format) ? (s.format as Format) : null;
-      return { ...base, kind: 'text', format, minLength: s.minLength ?? null, maxLength: s.maxLength ?? null, initial: typeof d === 'string' ? d : null };
+      return {
+        ...base,
+        kind: 'text',
+        format,
+        minLength: s.minLength ?? null,
+        maxLength: s.maxLength ?? null,
+        initial: typeof d === 'string' ? d : null,
+      };
     }
     case 'number':
     case 'integer':
-      return { ...base, kind: 'number', integer: s.type === 'integer', minimum: s.minimum ?? null, maximum: s.maximum ?? null, initial: typeof d === 'number' ? d : null };
+      return {
+        ...base,
+        kind: 'number',
+        integer: s.type === 'integer',
+        minimum: s.minimum ?? null,
+        maximum: s.maximum ?? null,
+        initial: typeof d === 'number' ? d : null,
+      };
     case 'boolean':
       return { ...base, kind: 'boolean', initial: typeof d === 'boolean' ? d : null };
     case 'array': {
       const items = s.items;
-      const options: ElicitationOption[] | undefined = items?.anyOf?.map((o) => ({ value: o.const, label: o.title })) ?? items?.enum?.map((value) => ({ value, label: value }));
-      if (!options || options.length === 0) return `the field "${name}" is a list of something other than fixed choices`;
-      const initial = Array.isArray(d) ? d.filter((v): v is string => typeof v === 'string' && options.some((o) => o.value === v)) : null;
+      const options: ElicitationOption[] | undefined =
+        items?.anyOf?.map((o) => ({ value: o.const, label: o.title })) ??
+        items?.enum?.map((value) => ({ value, label: value }));
+      if (!options || options.length === 0)
+        return `the field "${name}" is a list of something other than fixed choices`;
+      const initial = Array.isArray(d)
+        ? d.filter((v): v is string => typeof v === 'string' && options.some((o) => o.value === v))
+        : null;
       return { ...base, kind: 'multi', options, minItems: s.minItems ?? null, maxItems: s.maxItems ?? null, initial };
     }
     case 'object':

@@ -33,7 +33,10 @@ interface CallbackDeps {
  * auth() with the verifier saved when the sign-in started, which stores the tokens. Any process can do this:
  * everything it needs is in the database.
  */
-export async function completeAuthorization({ deps, servers, fetchFn, report }: CallbackDeps, query: URLSearchParams): Promise<CallbackOutcome> {
+export async function completeAuthorization(
+  { deps, servers, fetchFn, report }: CallbackDeps,
+  query: URLSearchParams,
+): Promise<CallbackOutcome> {
   const state = query.get('state');
   if (!state) return { kind: 'unknown' };
   const taken = await deps.store.takePending(state, deps.clock.now());
@@ -45,13 +48,18 @@ export async function completeAuthorization({ deps, servers, fetchFn, report }: 
   if (!server) return { kind: 'unknown' };
   const error = query.get('error');
   if (error !== null) {
-    if (error !== 'access_denied') report(server, `the authorization server answered the sign-in with "${error.slice(0, 60)}"`, new Error(error));
+    if (error !== 'access_denied')
+      report(server, `the authorization server answered the sign-in with "${error.slice(0, 60)}"`, new Error(error));
     return { kind: error === 'access_denied' ? 'denied' : 'failed', ...signIn };
   }
   const code = query.get('code');
   const codeVerifier = deps.box.open(pending.codeVerifier, sealContext.verifier(state));
   if (!code || codeVerifier === null) return { kind: 'failed', ...signIn };
-  const provider = new StoredOAuthProvider(deps, server, pending.principal, pending.runId, { kind: 'callback', codeVerifier, scopes: pending.scopes });
+  const provider = new StoredOAuthProvider(deps, server, pending.principal, pending.runId, {
+    kind: 'callback',
+    codeVerifier,
+    scopes: pending.scopes,
+  });
   try {
     const result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn });
     return result === 'AUTHORIZED' ? { kind: 'connected', ...signIn } : { kind: 'failed', ...signIn };

@@ -17,12 +17,20 @@ export async function probeChallenge(url: string, fetchFn: FetchLike): Promise<C
   try {
     const response = await fetchFn(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 0,
         method: 'initialize',
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'errand', version: '0' } },
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: 'errand', version: '0' },
+        },
       }),
     });
     await response.body?.cancel();

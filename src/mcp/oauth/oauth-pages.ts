@@ -1,6 +1,7 @@
 import type { CallbackOutcome } from './authorization-callback.js';
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** A small page in plain words: the browser tab is all the person sees of this step. */
 function page(title: string, body: string): string {
@@ -35,15 +36,45 @@ export function callbackPage(outcome: CallbackOutcome): { status: number; html: 
         ),
       };
     case 'denied':
-      return { status: 200, html: page('Not connected', `You declined access to ${outcome.server}, so nothing was connected. You can close this tab; ask Errand again if you change your mind.`) };
+      return {
+        status: 200,
+        html: page(
+          'Not connected',
+          `You declined access to ${outcome.server}, so nothing was connected. You can close this tab; ask Errand again if you change your mind.`,
+        ),
+      };
     case 'expired':
-      return { status: 400, html: page('This link has expired', `Connect links work for 10 minutes. Nothing was connected to ${outcome.server}. Ask Errand again in the chat for a fresh link.`) };
+      return {
+        status: 400,
+        html: page(
+          'This link has expired',
+          `Connect links work for 10 minutes. Nothing was connected to ${outcome.server}. Ask Errand again in the chat for a fresh link.`,
+        ),
+      };
     case 'used':
-      return { status: 400, html: page('This link was already used', `Each Connect link works once. Nothing more was connected to ${outcome.server}. If you are not connected yet, ask Errand again in the chat for a fresh link.`) };
+      return {
+        status: 400,
+        html: page(
+          'This link was already used',
+          `Each Connect link works once. Nothing more was connected to ${outcome.server}. If you are not connected yet, ask Errand again in the chat for a fresh link.`,
+        ),
+      };
     case 'failed':
-      return { status: 502, html: page('Connecting failed', `The sign-in service of ${outcome.server} reported an error, so nothing was connected. Try again in a moment from the chat; if it keeps failing, tell the operator.`) };
+      return {
+        status: 502,
+        html: page(
+          'Connecting failed',
+          `The sign-in service of ${outcome.server} reported an error, so nothing was connected. Try again in a moment from the chat; if it keeps failing, tell the operator.`,
+        ),
+      };
     case 'unknown':
-      return { status: 400, html: page('This link is not valid', 'Errand does not know this sign-in: the link may be incomplete or not from Errand. Nothing was connected. Ask Errand again in the chat for a fresh link.') };
+      return {
+        status: 400,
+        html: page(
+          'This link is not valid',
+          'Errand does not know this sign-in: the link may be incomplete or not from Errand. Nothing was connected. Ask Errand again in the chat for a fresh link.',
+        ),
+      };
   }
 }
 

@@ -11,12 +11,19 @@ import type { McpServerSettings } from '../../settings/mcp-server-settings.js';
 import { scrubberFor } from '../scrubbed-error.js';
 import { createOAuthConnections, type OAuthConnections } from './oauth-connections.js';
 import type { OAuthServer } from './oauth-server.js';
-import { createOAuthRoutes, startOAuthWebServer, type OAuthWebServer, type OAuthWebServerOptions } from './oauth-web-server.js';
+import {
+  createOAuthRoutes,
+  startOAuthWebServer,
+  type OAuthWebServer,
+  type OAuthWebServerOptions,
+} from './oauth-web-server.js';
 
 /** The configured servers with `auth: "oauth"` (enabled ones only), as the OAuth side needs them. */
 export function oauthServersOf(servers: Readonly<Record<string, McpServerSettings>>): OAuthServer[] {
   return Object.entries(servers).flatMap(([name, s]) =>
-    'url' in s && s.oauth !== null && !s.disabled ? [{ name, url: s.url, settings: s.oauth, scrub: scrubberFor(s) }] : [],
+    'url' in s && s.oauth !== null && !s.disabled
+      ? [{ name, url: s.url, settings: s.oauth, scrub: scrubberFor(s) }]
+      : [],
   );
 }
 
@@ -54,9 +61,21 @@ export async function startOAuth(o: StartOAuthOptions): Promise<OAuthRuntime | n
   const servers = oauthServersOf(o.config.file.settings.mcpServers);
   if (servers.length === 0) return null;
   const key = o.config.ERRAND_SECRET_KEY === undefined ? null : decodeSecretKey(o.config.ERRAND_SECRET_KEY);
-  if (o.config.PUBLIC_URL === undefined) throw new ConfigError(['PUBLIC_URL: required because some MCP server uses "auth": "oauth".']);
-  if (key === null || !key.ok) throw new ConfigError(['ERRAND_SECRET_KEY: required because some MCP server uses "auth": "oauth" (openssl rand -base64 32).']);
-  const connections = createOAuthConnections({ store: o.store, box: createSecretBox(key.key), clock: o.clock, publicUrl: o.config.PUBLIC_URL, servers, logger: o.logger, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  if (o.config.PUBLIC_URL === undefined)
+    throw new ConfigError(['PUBLIC_URL: required because some MCP server uses "auth": "oauth".']);
+  if (key === null || !key.ok)
+    throw new ConfigError([
+      'ERRAND_SECRET_KEY: required because some MCP server uses "auth": "oauth" (openssl rand -base64 32).',
+    ]);
+  const connections = createOAuthConnections({
+    store: o.store,
+    box: createSecretBox(key.key),
+    clock: o.clock,
+    publicUrl: o.config.PUBLIC_URL,
+    servers,
+    logger: o.logger,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+  });
   const routeOptions = {
     publicUrl: o.config.PUBLIC_URL,
     logger: o.logger,
@@ -66,7 +85,11 @@ export async function startOAuth(o: StartOAuthOptions): Promise<OAuthRuntime | n
   } satisfies Omit<OAuthWebServerOptions, 'port'>;
   const routes = createOAuthRoutes(routeOptions);
   if (o.listen === false) return { connections, web: null, routes, close: async () => {} };
-  const web = await startOAuthWebServer({ ...routeOptions, port: o.config.WEB_PORT, ...(o.host ? { host: o.host } : {}) });
+  const web = await startOAuthWebServer({
+    ...routeOptions,
+    port: o.config.WEB_PORT,
+    ...(o.host ? { host: o.host } : {}),
+  });
   o.logger.info({ port: web.port, servers: servers.map((s) => s.name) }, 'OAuth sign-in endpoint listening');
   return { connections, web, routes, close: () => web.close() };
 }

@@ -82,12 +82,18 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): (req: IncomingMe
       .then(async (outcome) => {
         const { status, html } = callbackPage(outcome);
         res.writeHead(status, HTML).end(html);
-        logger.info({ outcome: outcome.kind, server: 'server' in outcome ? outcome.server : null }, 'OAuth sign-in callback');
+        logger.info(
+          { outcome: outcome.kind, server: 'server' in outcome ? outcome.server : null },
+          'OAuth sign-in callback',
+        );
         if (outcome.kind === 'connected') await options.onConnected(outcome.principal, outcome.server, outcome.runId);
         else if (outcome.kind !== 'unknown') await options.onNotConnected?.(outcome);
       })
       .catch((err: unknown) => {
-        logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'the OAuth callback failed');
+        logger.error(
+          { err: err instanceof Error ? { name: err.name, message: err.message } : String(err) },
+          'the OAuth callback failed',
+        );
         if (!res.headersSent) res.writeHead(500, HTML).end(callbackPage({ kind: 'unknown' }).html);
       });
   };

@@ -1,4 +1,9 @@
-import { OAuthClientInformationFullSchema, OAuthTokensSchema, type OAuthClientInformationMixed, type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  OAuthClientInformationFullSchema,
+  OAuthTokensSchema,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 
 /**

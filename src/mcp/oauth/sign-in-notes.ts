@@ -5,7 +5,7 @@ import { connectNoticeText, type ConnectNotice } from '../oauth-tool-server.js';
 import type { CallbackOutcome } from './authorization-callback.js';
 import type { OAuthWebServerOptions } from './oauth-web-server.js';
 
-/** The runs parked on a sign-in (runtime/sign-in-waits.ts): the callback ends their wait, on whichever process it lands. */
+/** The runs parked on a sign-in (runtime/sign-in/sign-in-waits.ts): the callback ends their wait, on whichever process it lands. */
 export interface SignInWaits {
   /**
    * Ends run `runId`'s wait for `server` with `end`: recorded with the run (so it survives a crash), then resumed

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Clock } from '../../clock.js';
 import type { ConnectionStore, SealedTokens } from '../../connections/connection-store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
@@ -71,7 +75,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   get clientMetadata(): OAuthClientMetadata {
     const scopes = this.server.settings.scopes;
-    return { ...errandClientMetadata(this.deps.publicUrl), ...(scopes && scopes.length > 0 ? { scope: scopes.join(' ') } : {}) };
+    return {
+      ...errandClientMetadata(this.deps.publicUrl),
+      ...(scopes && scopes.length > 0 ? { scope: scopes.join(' ') } : {}),
+    };
   }
 
   state(): string {
@@ -82,7 +89,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { clientId, clientSecret } = this.server.settings;
-    if (clientId !== null) return { client_id: clientId, ...(clientSecret !== null ? { client_secret: clientSecret } : {}) };
+    if (clientId !== null)
+      return { client_id: clientId, ...(clientSecret !== null ? { client_secret: clientSecret } : {}) };
     const sealed = await this.deps.store.client(this.server.name);
     return sealed === null ? undefined : (openClient(this.deps.box, sealed, this.server.name) ?? undefined);
   }
@@ -90,7 +98,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     // A configured client lives in the configuration file; only registrations Errand obtained are stored.
     if (this.server.settings.clientId !== null) return;
-    await this.deps.store.saveClient(this.server.name, this.deps.box.seal(JSON.stringify(info), sealContext.client(this.server.name)));
+    await this.deps.store.saveClient(
+      this.server.name,
+      this.deps.box.seal(JSON.stringify(info), sealContext.client(this.server.name)),
+    );
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
@@ -105,14 +116,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     const granted = scopeList(tokens.scope);
-    const scopes = granted.length > 0 ? granted : this.mode.kind === 'callback' ? [...this.mode.scopes] : await this.storedScopes();
+    const scopes =
+      granted.length > 0 ? granted : this.mode.kind === 'callback' ? [...this.mode.scopes] : await this.storedScopes();
     const sealed: SealedTokens = {
       tokens: this.deps.box.seal(JSON.stringify(tokens), sealContext.tokens(this.principal, this.server.name)),
       scopes,
       account: accountLabel(tokens) ?? (await this.storedAccount()),
       expiresAt: typeof tokens.expires_in === 'number' ? this.deps.clock.now() + tokens.expires_in * 1000 : null,
     };
-    if (this.mode.kind === 'refresh') await this.deps.store.finishRefresh(this.principal, this.server.name, this.mode.holder, sealed);
+    if (this.mode.kind === 'refresh')
+      await this.deps.store.finishRefresh(this.principal, this.server.name, this.mode.holder, sealed);
     else await this.deps.store.saveConnection(this.principal, this.server.name, sealed);
   }
 
@@ -127,7 +140,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async redirectToAuthorization(url: URL): Promise<void> {
     const state = this.pendingState ?? url.searchParams.get('state');
-    if (state === null || this.pendingVerifier === null) throw new Error('the SDK asked for a redirect before giving a state and a verifier');
+    if (state === null || this.pendingVerifier === null)
+      throw new Error('the SDK asked for a redirect before giving a state and a verifier');
     await this.deps.store.addPending({
       state,
       principal: this.principal,
@@ -143,7 +157,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'all' || scope === 'client') await this.deps.store.forgetClient(this.server.name);
     // A failed code exchange says nothing about the connection the person may already have (a step-up): keep it.
-    if ((scope === 'all' || scope === 'tokens') && this.mode.kind !== 'callback') await this.deps.store.disconnect(this.principal, this.server.name);
+    if ((scope === 'all' || scope === 'tokens') && this.mode.kind !== 'callback')
+      await this.deps.store.disconnect(this.principal, this.server.name);
     if (scope === 'all' || scope === 'discovery') this.deps.discovery.delete(this.server.name);
   }
 

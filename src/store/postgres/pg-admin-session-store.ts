@@ -7,7 +7,9 @@ import type { PgExecutor } from './pg-executor.js';
 export function createPgAdminSessionStore(db: PgExecutor): AdminSessionStore {
   return {
     async addLink(tokenHash, p, expiresAt, now) {
-      await db.insert(adminLinks).values({ tokenHash, person: p.person, roles: p.roles ? [...p.roles] : null, expiresAt, createdAt: now });
+      await db
+        .insert(adminLinks)
+        .values({ tokenHash, person: p.person, roles: p.roles ? [...p.roles] : null, expiresAt, createdAt: now });
     },
     async takeLink(tokenHash, now) {
       // One conditional update: of two processes taking the same link, one sees its row change.
@@ -17,12 +19,17 @@ export function createPgAdminSessionStore(db: PgExecutor): AdminSessionStore {
         .where(and(eq(adminLinks.tokenHash, tokenHash), isNull(adminLinks.usedAt), gt(adminLinks.expiresAt, now)))
         .returning({ person: adminLinks.person, roles: adminLinks.roles });
       if (taken) return { outcome: 'taken', principal: { person: taken.person, roles: taken.roles } };
-      const [row] = await db.select({ usedAt: adminLinks.usedAt }).from(adminLinks).where(eq(adminLinks.tokenHash, tokenHash));
+      const [row] = await db
+        .select({ usedAt: adminLinks.usedAt })
+        .from(adminLinks)
+        .where(eq(adminLinks.tokenHash, tokenHash));
       if (!row) return { outcome: 'unknown' };
       return { outcome: row.usedAt !== null ? 'used' : 'expired' };
     },
     async addSession(tokenHash, p, expiresAt, now) {
-      await db.insert(adminSessions).values({ tokenHash, person: p.person, roles: p.roles ? [...p.roles] : null, expiresAt, createdAt: now });
+      await db
+        .insert(adminSessions)
+        .values({ tokenHash, person: p.person, roles: p.roles ? [...p.roles] : null, expiresAt, createdAt: now });
     },
     async session(tokenHash, now) {
       const [row] = await db
@@ -35,8 +42,14 @@ export function createPgAdminSessionStore(db: PgExecutor): AdminSessionStore {
       await db.delete(adminSessions).where(eq(adminSessions.tokenHash, tokenHash));
     },
     async sweep(before) {
-      const links = await db.delete(adminLinks).where(lt(adminLinks.expiresAt, before)).returning({ h: adminLinks.tokenHash });
-      const sessions = await db.delete(adminSessions).where(lt(adminSessions.expiresAt, before)).returning({ h: adminSessions.tokenHash });
+      const links = await db
+        .delete(adminLinks)
+        .where(lt(adminLinks.expiresAt, before))
+        .returning({ h: adminLinks.tokenHash });
+      const sessions = await db
+        .delete(adminSessions)
+        .where(lt(adminSessions.expiresAt, before))
+        .returning({ h: adminSessions.tokenHash });
       return links.length + sessions.length;
     },
   };

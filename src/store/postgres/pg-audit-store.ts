@@ -33,12 +33,15 @@ export function createPgAuditStore(db: PgExecutor): AuditStore {
     async page(filter, beforeId, limit) {
       const kind = filter.kind ?? null;
       const runId = filter.runId ?? null;
-      const rows = await db.execute(sql`select ${COLUMNS} from audit_log where id < ${beforeId ?? Number.MAX_SAFE_INTEGER}
+      const rows =
+        await db.execute(sql`select ${COLUMNS} from audit_log where id < ${beforeId ?? Number.MAX_SAFE_INTEGER}
         and (${kind}::text is null or kind = ${kind}) and (${runId}::text is null or run_id = ${runId}) order by id desc limit ${limit}`);
       return auditRows.parse(rows.rows);
     },
     async after(afterId, limit) {
-      const rows = await db.execute(sql`select ${COLUMNS} from audit_log where id > ${afterId} order by id limit ${limit}`);
+      const rows = await db.execute(
+        sql`select ${COLUMNS} from audit_log where id > ${afterId} order by id limit ${limit}`,
+      );
       return auditRows.parse(rows.rows);
     },
   };

@@ -8,10 +8,12 @@ const seenRows = z.array(z.object({ id: z.string(), at: z.coerce.number() }));
 
 /** Catch-up's reads on PostgreSQL: the same queries as SQLite's, rows read back through zod. */
 export function createPgCatchUpQueries(db: PgExecutor): CatchUpQueries {
-  const newest = async (query: ReturnType<typeof sql>): Promise<SeenMessage | null> => seenRows.parse((await db.execute(query)).rows)[0] ?? null;
+  const newest = async (query: ReturnType<typeof sql>): Promise<SeenMessage | null> =>
+    seenRows.parse((await db.execute(query)).rows)[0] ?? null;
   return {
     async openConversations(limit) {
-      const result = await db.execute(sql`select conversation_id as id from runs where status in ('running', 'waiting_user')
+      const result =
+        await db.execute(sql`select conversation_id as id from runs where status in ('running', 'waiting_user')
         union select conversation_id from tasks where status in ('pending', 'in_progress') limit ${limit}`);
       return idRows.parse(result.rows).map((r) => r.id);
     },

@@ -12,22 +12,38 @@ const incremented = sql`${mcpConnections.version} + 1`;
  * are single conditional statements, so two processes racing for either cannot both win.
  */
 export function createPgConnectionStore(db: PgExecutor, clock: Clock): ConnectionStore {
-  const key = (principal: string, server: string) => and(eq(mcpConnections.principal, principal), eq(mcpConnections.server, server));
+  const key = (principal: string, server: string) =>
+    and(eq(mcpConnections.principal, principal), eq(mcpConnections.server, server));
   return {
     async connection(principal, server) {
       const rows = await db.select().from(mcpConnections).where(key(principal, server));
       return rows[0] ?? null;
     },
     async connectionsOf(principal) {
-      return db.select().from(mcpConnections).where(eq(mcpConnections.principal, principal)).orderBy(asc(mcpConnections.server));
+      return db
+        .select()
+        .from(mcpConnections)
+        .where(eq(mcpConnections.principal, principal))
+        .orderBy(asc(mcpConnections.server));
     },
     async saveConnection(principal, server, t) {
       const now = clock.now();
-      const fields = { tokens: t.tokens, scopes: [...t.scopes], account: t.account, expiresAt: t.expiresAt, refreshHolder: null, refreshUntil: null, updatedAt: now };
+      const fields = {
+        tokens: t.tokens,
+        scopes: [...t.scopes],
+        account: t.account,
+        expiresAt: t.expiresAt,
+        refreshHolder: null,
+        refreshUntil: null,
+        updatedAt: now,
+      };
       await db
         .insert(mcpConnections)
         .values({ principal, server, ...fields, version: 1, connectedAt: now })
-        .onConflictDoUpdate({ target: [mcpConnections.principal, mcpConnections.server], set: { ...fields, version: incremented } });
+        .onConflictDoUpdate({
+          target: [mcpConnections.principal, mcpConnections.server],
+          set: { ...fields, version: incremented },
+        });
     },
     async claimRefresh(principal, server, version, holder, until) {
       const free = or(isNull(mcpConnections.refreshUntil), lte(mcpConnections.refreshUntil, clock.now()));
@@ -41,20 +57,38 @@ export function createPgConnectionStore(db: PgExecutor, clock: Clock): Connectio
     async finishRefresh(principal, server, holder, t) {
       const rows = await db
         .update(mcpConnections)
-        .set({ tokens: t.tokens, scopes: [...t.scopes], account: t.account, expiresAt: t.expiresAt, version: incremented, refreshHolder: null, refreshUntil: null, updatedAt: clock.now() })
+        .set({
+          tokens: t.tokens,
+          scopes: [...t.scopes],
+          account: t.account,
+          expiresAt: t.expiresAt,
+          version: incremented,
+          refreshHolder: null,
+          refreshUntil: null,
+          updatedAt: clock.now(),
+        })
         .where(and(key(principal, server), eq(mcpConnections.refreshHolder, holder)))
         .returning({ version: mcpConnections.version });
       return rows.length === 1;
     },
     async releaseRefresh(principal, server, holder) {
-      await db.update(mcpConnections).set({ refreshHolder: null, refreshUntil: null }).where(and(key(principal, server), eq(mcpConnections.refreshHolder, holder)));
+      await db
+        .update(mcpConnections)
+        .set({ refreshHolder: null, refreshUntil: null })
+        .where(and(key(principal, server), eq(mcpConnections.refreshHolder, holder)));
     },
     async disconnect(principal, server) {
-      const rows = await db.delete(mcpConnections).where(key(principal, server)).returning({ server: mcpConnections.server });
+      const rows = await db
+        .delete(mcpConnections)
+        .where(key(principal, server))
+        .returning({ server: mcpConnections.server });
       return rows.length === 1;
     },
     async client(server) {
-      const rows = await db.select({ client: mcpOauthClients.client }).from(mcpOauthClients).where(eq(mcpOauthClients.server, server));
+      const rows = await db
+        .select({ client: mcpOauthClients.client })
+        .from(mcpOauthClients)
+        .where(eq(mcpOauthClients.server, server));
       return rows[0]?.client ?? null;
     },
     async saveClient(server, sealed) {
@@ -83,7 +117,10 @@ export function createPgConnectionStore(db: PgExecutor, clock: Clock): Connectio
       return seen ? { outcome: 'used', pending: seen } : { outcome: 'unknown' };
     },
     async sweepPending(before) {
-      const rows = await db.delete(mcpOauthPending).where(lt(mcpOauthPending.expiresAt, before)).returning({ state: mcpOauthPending.state });
+      const rows = await db
+        .delete(mcpOauthPending)
+        .where(lt(mcpOauthPending.expiresAt, before))
+        .returning({ state: mcpOauthPending.state });
       return rows.length;
     },
   };

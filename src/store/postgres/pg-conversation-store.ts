@@ -4,9 +4,37 @@ import { channelKey, conversationKey, parseConversationKey } from '../../chat/co
 import type { ConversationStore } from '../../conversations/conversation-store.js';
 import { conversations, runs, tasks } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const ensureRow = prepared((d) =>
+  d
+    .insert(conversations)
+    .values({
+      id: P('id'),
+      platform: P('platform'),
+      workspace: P('workspace'),
+      channel: P('channel'),
+      thread: P('thread'),
+      timezone: P('timezone'),
+      createdAt: P('now'),
+      updatedAt: P('now'),
+    })
+    .onConflictDoUpdate({
+      target: conversations.id,
+      set: { updatedAt: sql`${P('now')}`, timezone: sql`coalesce(excluded.timezone, ${conversations.timezone})` },
+    }),
+);
+const conversationById = prepared((d) =>
+  d
+    .select()
+    .from(conversations)
+    .where(eq(conversations.id, P('id'))),
+);
 
 /** Conversation keys in `[lo, hi)`: a channel's conversations, as in the SQLite store (keys sort byte-wise). */
-const inKeyRange = (column: typeof tasks.conversationId | typeof runs.conversationId, lo: string, hi: string): SQL => and(gte(column, lo), lt(column, hi))!;
+const inKeyRange = (column: typeof tasks.conversationId | typeof runs.conversationId, lo: string, hi: string): SQL =>
+  and(gte(column, lo), lt(column, hi))!;
 
 /** Conversations on PostgreSQL: an upsert on first sight, open work through the partial indexes on a key range. */
 export function createPgConversationStore(db: PgExecutor, clock: Clock): ConversationStore {
@@ -14,14 +42,19 @@ export function createPgConversationStore(db: PgExecutor, clock: Clock): Convers
     async ensure(ref, timezone) {
       const id = conversationKey(ref);
       const now = clock.now();
-      await db
-        .insert(conversations)
-        .values({ id, platform: ref.platform, workspace: ref.workspace, channel: ref.channel, thread: ref.thread, timezone: timezone ? timezone : null, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: conversations.id, set: { updatedAt: now, timezone: sql`coalesce(excluded.timezone, ${conversations.timezone})` } });
+      await ensureRow(db, {
+        id,
+        platform: ref.platform,
+        workspace: ref.workspace,
+        channel: ref.channel,
+        thread: ref.thread,
+        timezone: timezone ? timezone : null,
+        now,
+      });
       return id;
     },
     async get(id) {
-      const [row] = await db.select().from(conversations).where(eq(conversations.id, id));
+      const [row] = await conversationById(db, { id });
       return row ?? null;
     },
     refOf(id) {
@@ -31,7 +64,13 @@ export function createPgConversationStore(db: PgExecutor, clock: Clock): Convers
       return db
         .select()
         .from(conversations)
-        .where(and(eq(conversations.platform, channel.platform), eq(conversations.workspace, channel.workspace), eq(conversations.channel, channel.channel)));
+        .where(
+          and(
+            eq(conversations.platform, channel.platform),
+            eq(conversations.workspace, channel.workspace),
+            eq(conversations.channel, channel.channel),
+          ),
+        );
     },
     async listWithOpenWork(channel) {
       const prefix = channelKey(channel);
@@ -40,10 +79,19 @@ export function createPgConversationStore(db: PgExecutor, clock: Clock): Convers
         .select({ id: tasks.conversationId })
         .from(tasks)
         .where(and(sql`${tasks.status} in ('pending', 'in_progress')`, inKeyRange(tasks.conversationId, lo, hi)))
-        .union(db.select({ id: runs.conversationId }).from(runs).where(and(sql`${runs.status} in ('running', 'waiting_user')`, inKeyRange(runs.conversationId, lo, hi))));
+        .union(
+          db
+            .select({ id: runs.conversationId })
+            .from(runs)
+            .where(and(sql`${runs.status} in ('running', 'waiting_user')`, inKeyRange(runs.conversationId, lo, hi))),
+        );
       const ids = (await open).map((r) => r.id);
       if (ids.length === 0) return [];
-      return db.select().from(conversations).where(inArray(conversations.id, ids)).orderBy(asc(conversations.createdAt), asc(conversations.id));
+      return db
+        .select()
+        .from(conversations)
+        .where(inArray(conversations.id, ids))
+        .orderBy(asc(conversations.createdAt), asc(conversations.id));
     },
   };
 }

@@ -3,33 +3,64 @@ import type { CostStore } from '../../budget/cost-store.js';
 import { runCosts, usageModelDaily as u } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
 import { withinTransaction } from './pg-within-transaction.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const addModelUsage = prepared((d) =>
+  d
+    .insert(u)
+    .values({
+      day: P('day'),
+      user: P('user'),
+      model: P('model'),
+      promptTokens: P('promptTokens'),
+      completionTokens: P('completionTokens'),
+      cachedTokens: P('cachedTokens'),
+      costUsd: P('usd'),
+    })
+    .onConflictDoUpdate({
+      target: [u.day, u.user, u.model],
+      set: {
+        promptTokens: sql`${u.promptTokens} + excluded.prompt_tokens`,
+        completionTokens: sql`${u.completionTokens} + excluded.completion_tokens`,
+        cachedTokens: sql`${u.cachedTokens} + excluded.cached_tokens`,
+        costUsd: sql`${u.costUsd} + excluded.cost_usd`,
+      },
+    }),
+);
+const addRunCost = prepared((d) =>
+  d
+    .insert(runCosts)
+    .values({ runId: P('runId'), costUsd: P('usd') })
+    .onConflictDoUpdate({ target: runCosts.runId, set: { costUsd: sql`${runCosts.costUsd} + excluded.cost_usd` } })
+    .returning({ usd: runCosts.costUsd }),
+);
 
 /** Sums come back from `pg` as strings (numeric); `mapWith(Number)` makes them numbers. */
 const sumOf = (column: AnyColumn) => sql<number | null>`sum(${column})`.mapWith(Number);
 
 /** Usage per model and run costs on PostgreSQL: additive upserts, sums through the primary key and the user index. */
 export function createPgCostStore(db: PgExecutor): CostStore {
-  const usdWhere = async (where: SQL | undefined) => (await db.select({ usd: sumOf(u.costUsd) }).from(u).where(where))[0]?.usd ?? 0;
+  const usdWhere = async (where: SQL | undefined) =>
+    (
+      await db
+        .select({ usd: sumOf(u.costUsd) })
+        .from(u)
+        .where(where)
+    )[0]?.usd ?? 0;
   return {
     async record(runId, day, user, c) {
       return withinTransaction(db, async (t) => {
-        await t
-          .insert(u)
-          .values({ day, user, model: c.model, promptTokens: c.promptTokens, completionTokens: c.completionTokens, cachedTokens: c.cachedTokens, costUsd: c.usd })
-          .onConflictDoUpdate({
-            target: [u.day, u.user, u.model],
-            set: {
-              promptTokens: sql`${u.promptTokens} + excluded.prompt_tokens`,
-              completionTokens: sql`${u.completionTokens} + excluded.completion_tokens`,
-              cachedTokens: sql`${u.cachedTokens} + excluded.cached_tokens`,
-              costUsd: sql`${u.costUsd} + excluded.cost_usd`,
-            },
-          });
-        const [row] = await t
-          .insert(runCosts)
-          .values({ runId, costUsd: c.usd })
-          .onConflictDoUpdate({ target: runCosts.runId, set: { costUsd: sql`${runCosts.costUsd} + excluded.cost_usd` } })
-          .returning({ usd: runCosts.costUsd });
+        await addModelUsage(t, {
+          day,
+          user,
+          model: c.model,
+          promptTokens: c.promptTokens,
+          completionTokens: c.completionTokens,
+          cachedTokens: c.cachedTokens,
+          usd: c.usd,
+        });
+        const [row] = await addRunCost(t, { runId, usd: c.usd });
         return row?.usd ?? 0;
       });
     },
@@ -42,12 +73,24 @@ export function createPgCostStore(db: PgExecutor): CostStore {
     userUsdSince: (user, fromDay) => usdWhere(and(eq(u.user, user), gte(u.day, fromDay))),
     async modelsSince(fromDay, user) {
       const rows = await db
-        .select({ model: u.model, promptTokens: sumOf(u.promptTokens), completionTokens: sumOf(u.completionTokens), cachedTokens: sumOf(u.cachedTokens), usd: sumOf(u.costUsd) })
+        .select({
+          model: u.model,
+          promptTokens: sumOf(u.promptTokens),
+          completionTokens: sumOf(u.completionTokens),
+          cachedTokens: sumOf(u.cachedTokens),
+          usd: sumOf(u.costUsd),
+        })
         .from(u)
         .where(user === null ? gte(u.day, fromDay) : and(eq(u.user, user), gte(u.day, fromDay)))
         .groupBy(u.model)
         .orderBy(desc(sql`sum(${u.costUsd})`), desc(sql`sum(${u.promptTokens} + ${u.completionTokens})`), u.model);
-      return rows.map((r) => ({ model: r.model, promptTokens: r.promptTokens ?? 0, completionTokens: r.completionTokens ?? 0, cachedTokens: r.cachedTokens ?? 0, usd: r.usd ?? 0 }));
+      return rows.map((r) => ({
+        model: r.model,
+        promptTokens: r.promptTokens ?? 0,
+        completionTokens: r.completionTokens ?? 0,
+        cachedTokens: r.cachedTokens ?? 0,
+        usd: r.usd ?? 0,
+      }));
     },
   };
 }

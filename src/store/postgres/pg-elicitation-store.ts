@@ -38,14 +38,26 @@ export function createPgElicitationStore(db: PgExecutor): ElicitationStore {
       return rows.map(row);
     },
     async newestOf(runId) {
-      const [r] = await db.select().from(elicitations).where(eq(elicitations.runId, runId)).orderBy(desc(elicitations.askedAt)).limit(1);
+      const [r] = await db
+        .select()
+        .from(elicitations)
+        .where(eq(elicitations.runId, runId))
+        .orderBy(desc(elicitations.askedAt))
+        .limit(1);
       return r ? row(r) : null;
     },
     async carriedOverTo(platform, principal) {
       const rows = await db
         .select()
         .from(elicitations)
-        .where(and(eq(elicitations.platform, platform), eq(elicitations.principal, principal), eq(elicitations.state, 'waiting'), eq(elicitations.carriedOver, true)))
+        .where(
+          and(
+            eq(elicitations.platform, platform),
+            eq(elicitations.principal, principal),
+            eq(elicitations.state, 'waiting'),
+            eq(elicitations.carriedOver, true),
+          ),
+        )
         .orderBy(asc(elicitations.askedAt));
       return rows.map(row);
     },
@@ -56,7 +68,15 @@ export function createPgElicitationStore(db: PgExecutor): ElicitationStore {
       const [candidate] = await db
         .select({ id: elicitations.id })
         .from(elicitations)
-        .where(and(eq(elicitations.runId, runId), eq(elicitations.fingerprint, fingerprint), eq(elicitations.carriedOver, true), eq(elicitations.state, 'answered'), isNull(elicitations.replayedAt)))
+        .where(
+          and(
+            eq(elicitations.runId, runId),
+            eq(elicitations.fingerprint, fingerprint),
+            eq(elicitations.carriedOver, true),
+            eq(elicitations.state, 'answered'),
+            isNull(elicitations.replayedAt),
+          ),
+        )
         .orderBy(desc(elicitations.askedAt))
         .limit(1);
       if (!candidate) return null;

@@ -1,7 +1,16 @@
-import { lt } from 'drizzle-orm';
+import { lt, sql } from 'drizzle-orm';
 import { processedEvents } from '../../db/pg-schema.js';
 import type { EventDedupe } from '../event-dedupe.js';
 import type { PgExecutor } from './pg-executor.js';
+import { prepared } from './pg-prepared.js';
+
+const firstSightOf = prepared((d) =>
+  d
+    .insert(processedEvents)
+    .values({ key: sql.placeholder('key'), receivedAt: sql.placeholder('now') })
+    .onConflictDoNothing()
+    .returning({ key: processedEvents.key }),
+);
 
 /**
  * De-duplication on PostgreSQL: `insert … on conflict do nothing` on the primary key. Two processes
@@ -11,11 +20,14 @@ import type { PgExecutor } from './pg-executor.js';
 export function createPgEventDedupe(db: PgExecutor): EventDedupe {
   return {
     async firstSight(key, now) {
-      const rows = await db.insert(processedEvents).values({ key, receivedAt: now }).onConflictDoNothing().returning({ key: processedEvents.key });
+      const rows = await firstSightOf(db, { key, now });
       return rows.length === 1;
     },
     async prune(before) {
-      const rows = await db.delete(processedEvents).where(lt(processedEvents.receivedAt, before)).returning({ key: processedEvents.key });
+      const rows = await db
+        .delete(processedEvents)
+        .where(lt(processedEvents.receivedAt, before))
+        .returning({ key: processedEvents.key });
       return rows.length;
     },
   };

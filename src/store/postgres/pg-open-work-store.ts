@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { OpenWorkStore } from '../../conversations/open-work-by-person.js';
 import type { PgExecutor } from './pg-executor.js';
 
-const rows = z.array(z.object({ conversationId: z.string(), title: z.string(), inProgress: z.boolean(), pending: z.coerce.number() }));
+const rows = z.array(
+  z.object({ conversationId: z.string(), title: z.string(), inProgress: z.boolean(), pending: z.coerce.number() }),
+);
 
 /** A person's open work on PostgreSQL: the SQLite query with boolean aggregates; counts come back as strings. */
 export function createPgOpenWorkStore(db: PgExecutor): OpenWorkStore {

@@ -1,10 +1,29 @@
-import { and, eq, lt, or } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { outboxClaims } from '../../db/pg-schema.js';
 import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import type { RunOwnership } from './pg-run-store.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const claimRow = prepared((d) =>
+  d
+    .insert(outboxClaims)
+    .values({ conversationId: P('conversationId'), owner: P('owner'), claimUntil: P('until') })
+    .onConflictDoUpdate({
+      target: outboxClaims.conversationId,
+      set: { owner: sql`${P('owner')}`, claimUntil: sql`${P('until')}` },
+      setWhere: or(eq(outboxClaims.owner, P('owner')), lt(outboxClaims.claimUntil, P('now'))),
+    })
+    .returning({ id: outboxClaims.conversationId }),
+);
+const releaseRow = prepared((d) =>
+  d
+    .delete(outboxClaims)
+    .where(and(eq(outboxClaims.conversationId, P('conversationId')), eq(outboxClaims.owner, P('owner')))),
+);
 
 /**
  * Outbox claims on PostgreSQL, modelled on the run leases: one `outbox_claims` row per conversation being
@@ -13,11 +32,16 @@ import type { RunOwnership } from './pg-run-store.js';
  * exactly one posts; the holder renews every third of the lease and deletes the row when it has drained
  * the conversation. Writes happen per worker turn (a burst of posts), never per post.
  */
-export function createPgOutboxClaims(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): Pick<OutboxStore, 'claim'> {
+export function createPgOutboxClaims(
+  db: PgExecutor,
+  clock: Clock,
+  ownership: RunOwnership | null,
+): Pick<OutboxStore, 'claim'> {
   // A store opened without an owner name (tools, tests) still needs one that no other process uses.
   const owner = ownership?.processId ?? `outbox-${randomUUID()}`;
   const leaseMs = ownership?.leaseMs ?? 30_000;
-  const mine = (conversationId: string) => and(eq(outboxClaims.conversationId, conversationId), eq(outboxClaims.owner, owner));
+  const mine = (conversationId: string) =>
+    and(eq(outboxClaims.conversationId, conversationId), eq(outboxClaims.owner, owner));
 
   const held = (conversationId: string): OutboxClaim => ({
     renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)),
@@ -30,24 +54,19 @@ export function createPgOutboxClaims(db: PgExecutor, clock: Clock, ownership: Ru
       return rows.length === 1;
     },
     async release() {
-      await db.delete(outboxClaims).where(mine(conversationId));
+      await releaseRow(db, { conversationId, owner });
     },
   });
 
   return {
     async claim(conversationId): Promise<ClaimAttempt> {
       const now = clock.now();
-      const won = await db
-        .insert(outboxClaims)
-        .values({ conversationId, owner, claimUntil: now + leaseMs })
-        .onConflictDoUpdate({
-          target: outboxClaims.conversationId,
-          set: { owner, claimUntil: now + leaseMs },
-          setWhere: or(eq(outboxClaims.owner, owner), lt(outboxClaims.claimUntil, now)),
-        })
-        .returning({ id: outboxClaims.conversationId });
+      const won = await claimRow(db, { conversationId, owner, until: now + leaseMs, now });
       if (won.length === 1) return { kind: 'claimed', claim: held(conversationId) };
-      const [current] = await db.select({ until: outboxClaims.claimUntil }).from(outboxClaims).where(eq(outboxClaims.conversationId, conversationId));
+      const [current] = await db
+        .select({ until: outboxClaims.claimUntil })
+        .from(outboxClaims)
+        .where(eq(outboxClaims.conversationId, conversationId));
       return { kind: 'busy', until: current?.until ?? now };
     },
   };

@@ -8,15 +8,37 @@ export function createPgOutboxFileStore(db: PgExecutor): OutboxFileStore {
   return {
     async add(outboxId, files) {
       if (files.length === 0) return;
-      await db.insert(outboxFiles).values(files.map((f, position) => ({ outboxId, position, name: f.name, mimeType: f.mimeType, bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) })));
+      await db
+        .insert(outboxFiles)
+        .values(
+          files.map((f, position) => ({
+            outboxId,
+            position,
+            name: f.name,
+            mimeType: f.mimeType,
+            bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength),
+          })),
+        );
     },
     async filesOf(outboxId) {
-      const rows = await db.select().from(outboxFiles).where(eq(outboxFiles.outboxId, outboxId)).orderBy(asc(outboxFiles.position));
-      return rows.map((r) => ({ name: r.name, mimeType: r.mimeType, bytes: new Uint8Array(r.bytes), stagedId: r.stagedId }));
+      const rows = await db
+        .select()
+        .from(outboxFiles)
+        .where(eq(outboxFiles.outboxId, outboxId))
+        .orderBy(asc(outboxFiles.position));
+      return rows.map((r) => ({
+        name: r.name,
+        mimeType: r.mimeType,
+        bytes: new Uint8Array(r.bytes),
+        stagedId: r.stagedId,
+      }));
     },
     async setStaged(outboxId, ids) {
       for (const [position, id] of ids.entries()) {
-        await db.update(outboxFiles).set({ stagedId: id }).where(and(eq(outboxFiles.outboxId, outboxId), eq(outboxFiles.position, position)));
+        await db
+          .update(outboxFiles)
+          .set({ stagedId: id })
+          .where(and(eq(outboxFiles.outboxId, outboxId), eq(outboxFiles.position, position)));
       }
     },
     async release(outboxId) {
@@ -26,7 +48,9 @@ export function createPgOutboxFileStore(db: PgExecutor): OutboxFileStore {
       // Written out by hand: drizzle drops the table name of a correlated subquery's column.
       const gone = await db
         .delete(outboxFiles)
-        .where(sql`not exists (select 1 from outbox o where o.id = "outbox_files"."outbox_id" and o.status = 'pending')`)
+        .where(
+          sql`not exists (select 1 from outbox o where o.id = "outbox_files"."outbox_id" and o.status = 'pending')`,
+        )
         .returning({ id: outboxFiles.outboxId });
       return gone.length;
     },

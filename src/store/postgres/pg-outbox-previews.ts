@@ -3,8 +3,34 @@ import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
+import { prepared } from './pg-prepared.js';
 
-type PreviewMethods = Pick<OutboxStore, 'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'>;
+const P = sql.placeholder;
+const addPreviewRow = prepared((d) =>
+  d
+    .insert(outbox)
+    .values({
+      conversationId: P('conversationId'),
+      runId: P('runId'),
+      purpose: 'answer',
+      payload: sql`'{"text":""}'::jsonb`,
+      status: 'preview',
+      platformMessageId: P('platformMessageId'),
+      createdAt: P('now'),
+    })
+    .returning({ id: outbox.id }),
+);
+const setPreviewMessageOf = prepared((d) =>
+  d
+    .update(outbox)
+    .set({ platformMessageId: sql`${P('platformMessageId')}` })
+    .where(and(eq(outbox.id, P('id')), isNull(outbox.platformMessageId))),
+);
+
+type PreviewMethods = Pick<
+  OutboxStore,
+  'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'
+>;
 
 /**
  * The outbox's record of live answer previews on PostgreSQL, as on SQLite: one row per preview message
@@ -16,32 +42,45 @@ type PreviewMethods = Pick<OutboxStore, 'addPreview' | 'setPreviewMessage' | 'pr
 export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMethods {
   return {
     async addPreview(conversationId, runId, platformMessageId) {
-      const [row] = await db
-        .insert(outbox)
-        .values({ conversationId, runId, purpose: 'answer', payload: { text: '' }, status: 'preview', platformMessageId, createdAt: clock.now() })
-        .returning({ id: outbox.id });
+      const [row] = await addPreviewRow(db, { conversationId, runId, platformMessageId, now: clock.now() });
       return row!.id;
     },
     async setPreviewMessage(id, platformMessageId) {
-      await db.update(outbox).set({ platformMessageId }).where(and(eq(outbox.id, id), isNull(outbox.platformMessageId)));
+      await setPreviewMessageOf(db, { id, platformMessageId });
     },
     async previewProbe(id, marginMs) {
-      const [row] = await db.select({ conversationId: outbox.conversationId, runId: outbox.runId, createdAt: outbox.createdAt }).from(outbox).where(eq(outbox.id, id));
+      const [row] = await db
+        .select({ conversationId: outbox.conversationId, runId: outbox.runId, createdAt: outbox.createdAt })
+        .from(outbox)
+        .where(eq(outbox.id, id));
       if (!row) return null;
       const from = row.createdAt - marginMs;
       const ids = await db
         .select({ platformMessageId: outbox.platformMessageId })
         .from(outbox)
-        .where(and(eq(outbox.conversationId, row.conversationId), isNotNull(outbox.platformMessageId), or(gte(outbox.createdAt, from), gte(outbox.postedAt, from))));
+        .where(
+          and(
+            eq(outbox.conversationId, row.conversationId),
+            isNotNull(outbox.platformMessageId),
+            or(gte(outbox.createdAt, from), gte(outbox.postedAt, from)),
+          ),
+        );
       const notTheRunGoingOn = or(isNull(outbox.runId), ne(outbox.runId, row.runId ?? ''), eq(outbox.purpose, 'note'));
       const [later] = await db
         .select({ at: min(outbox.createdAt) })
         .from(outbox)
         .where(and(eq(outbox.conversationId, row.conversationId), gt(outbox.id, id), notTheRunGoingOn));
-      return { since: row.createdAt, until: later?.at ?? null, known: ids.flatMap((r) => (r.platformMessageId === null ? [] : [r.platformMessageId])) };
+      return {
+        since: row.createdAt,
+        until: later?.at ?? null,
+        known: ids.flatMap((r) => (r.platformMessageId === null ? [] : [r.platformMessageId])),
+      };
     },
     async markNothingToRetract(id) {
-      await db.update(outbox).set({ status: 'posted', postedAt: clock.now(), error: null }).where(and(eq(outbox.id, id), eq(outbox.status, 'pending')));
+      await db
+        .update(outbox)
+        .set({ status: 'posted', postedAt: clock.now(), error: null })
+        .where(and(eq(outbox.id, id), eq(outbox.status, 'pending')));
     },
     async markStreamed(runId, rows) {
       // One statement, so atomic without a transaction: the streamed rows posted with their message ids, and
@@ -51,10 +90,21 @@ export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMet
       const streamed = ids.length > 0 ? and(inArray(outbox.id, ids), eq(outbox.status, 'pending')) : undefined;
       const previews = runId !== null ? and(eq(outbox.runId, runId), eq(outbox.status, 'preview')) : undefined;
       if (!streamed && !previews) return;
-      const messageId = rows.length > 0 ? sql`case ${outbox.id} ${sql.join(rows.map((r) => sql`when ${r.id}::integer then ${r.platformMessageId}::text`), sql` `)} else ${outbox.platformMessageId} end` : outbox.platformMessageId;
+      const messageId =
+        rows.length > 0
+          ? sql`case ${outbox.id} ${sql.join(
+              rows.map((r) => sql`when ${r.id}::integer then ${r.platformMessageId}::text`),
+              sql` `,
+            )} else ${outbox.platformMessageId} end`
+          : outbox.platformMessageId;
       await db
         .update(outbox)
-        .set({ status: 'posted', platformMessageId: sql`case when ${outbox.status} = 'pending' then ${messageId} else ${outbox.platformMessageId} end`, postedAt: now, error: sql`case when ${outbox.status} = 'pending' then null else ${outbox.error} end` })
+        .set({
+          status: 'posted',
+          platformMessageId: sql`case when ${outbox.status} = 'pending' then ${messageId} else ${outbox.platformMessageId} end`,
+          postedAt: now,
+          error: sql`case when ${outbox.status} = 'pending' then null else ${outbox.error} end`,
+        })
         .where(or(streamed, previews));
     },
     async retractPreviews(runId, mark) {

@@ -1,11 +1,98 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { runs } from '../../db/pg-schema.js';
 import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
 import type { RunStore } from '../../runs/run-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import { isTransaction, withinTransaction } from './pg-within-transaction.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const ACTIVE = sql`${runs.status} in ('running', 'waiting_user')`;
+const createRun = prepared((d) =>
+  d
+    .insert(runs)
+    .values({
+      id: P('id'),
+      conversationId: P('conversationId'),
+      taskId: P('taskId'),
+      status: 'running',
+      startedAt: P('now'),
+      updatedAt: P('now'),
+      principal: P('principal'),
+      // jsonb: the JSON text or null as it is (a placeholder would write null as the JSON `null`).
+      principalRoles: sql`${P('principalRoles')}::jsonb`,
+      owner: P('owner'),
+      leaseUntil: P('leaseUntil'),
+      leaseGeneration: P('leaseGeneration'),
+    })
+    .onConflictDoNothing()
+    .returning(),
+);
+const getRun = prepared((d) =>
+  d
+    .select()
+    .from(runs)
+    .where(eq(runs.id, P('id'))),
+);
+const activeRun = prepared((d) =>
+  d
+    .select()
+    .from(runs)
+    .where(and(eq(runs.conversationId, P('conversationId')), ACTIVE)),
+);
+const transitionRun = prepared((d) =>
+  d
+    .update(runs)
+    .set({
+      status: sql`${P('to')}`,
+      summary: sql`coalesce(${P('summary')}, ${runs.summary})`,
+      error: sql`coalesce(${P('error')}, ${runs.error})`,
+      updatedAt: sql`${P('now')}`,
+      endedAt: sql`${P('now')}`,
+      question: null,
+      askExpiresAt: null,
+    })
+    .where(and(eq(runs.id, P('id')), sql`${runs.status} = any(${P('from')}::text[])`))
+    .returning({ id: runs.id }),
+);
+const countRunStep = prepared((d) =>
+  d
+    .update(runs)
+    .set({ steps: sql`${runs.steps} + 1`, updatedAt: sql`${P('now')}` })
+    .where(eq(runs.id, P('id')))
+    .returning({ steps: runs.steps }),
+);
+const expiredQuestionRuns = prepared((d) =>
+  d
+    .select()
+    .from(runs)
+    .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, P('now'))))
+    .limit(P('limit')),
+);
+const fenceOf = prepared((d) =>
+  d
+    .select({ owner: runs.owner, generation: runs.leaseGeneration })
+    .from(runs)
+    .where(eq(runs.id, P('id'))),
+);
+// FOR NO KEY UPDATE: a takeover (or a renewal) of this row waits for the caller's transaction, and
+// one that committed first is seen here; two writes of the same run take turns.
+const holdsOwned = prepared((d) =>
+  d
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.id, P('id')), eq(runs.owner, P('owner')), eq(runs.leaseGeneration, P('generation'))))
+    .for('no key update'),
+);
+const holdsUnowned = prepared((d) =>
+  d
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.id, P('id')), isNull(runs.owner), eq(runs.leaseGeneration, P('generation'))))
+    .for('no key update'),
+);
 
 /** Who runs what on a shared database: this process's id and how long its claim on a run holds. */
 export interface RunOwnership {
@@ -19,8 +106,15 @@ export interface RunOwnership {
  * and a new lease generation (runs/run-fence.ts): the fence its execution carries.
  */
 export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunStore {
-  const claim = () => (ownership ? { owner: ownership.processId, leaseUntil: clock.now() + ownership.leaseMs, leaseGeneration: sql`${runs.leaseGeneration} + 1` } : {});
-  const get = async (id: string) => (await db.select().from(runs).where(eq(runs.id, id)))[0] ?? null;
+  const claim = () =>
+    ownership
+      ? {
+          owner: ownership.processId,
+          leaseUntil: clock.now() + ownership.leaseMs,
+          leaseGeneration: sql`${runs.leaseGeneration} + 1`,
+        }
+      : {};
+  const get = async (id: string) => (await getRun(db, { id }))[0] ?? null;
   // The fence a claim wrote in this transaction, so reading it back costs no round trip: nobody else sees
   // or changes the row before the commit. Kept only on a transaction's store, which ends with it.
   const claimedHere = new Map<string, { owner: string | null; generation: number }>();
@@ -31,49 +125,37 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     async create(conversationId, taskId, principal) {
       const now = clock.now();
       // The partial unique index of active runs is the arbiter: a second active run inserts nothing.
-      const [row] = await db
-        .insert(runs)
-        .values({
-          id: randomUUID(),
-          conversationId,
-          taskId,
-          status: 'running',
-          startedAt: now,
-          updatedAt: now,
-          principal: principal?.userId ?? null,
-          principalRoles: principal?.roles && principal.roles.length > 0 ? [...principal.roles] : null,
-          ...(ownership ? { owner: ownership.processId, leaseUntil: now + ownership.leaseMs, leaseGeneration: 1 } : {}),
-        })
-        .onConflictDoNothing()
-        .returning();
+      const [row] = await createRun(db, {
+        id: randomUUID(),
+        conversationId,
+        taskId,
+        now,
+        principal: principal?.userId ?? null,
+        principalRoles: principal?.roles && principal.roles.length > 0 ? JSON.stringify(principal.roles) : null,
+        owner: ownership?.processId ?? null,
+        leaseUntil: ownership ? now + ownership.leaseMs : null,
+        leaseGeneration: ownership ? 1 : 0,
+      });
       if (!row) throw new ConversationBusyError(conversationId);
       remember(row);
       return row;
     },
     get,
     async active(conversationId) {
-      const [row] = await db
-        .select()
-        .from(runs)
-        .where(and(eq(runs.conversationId, conversationId), sql`${runs.status} in ('running', 'waiting_user')`));
+      const [row] = await activeRun(db, { conversationId });
       return row ?? null;
     },
     async transition(id, from, to, fields = {}) {
       if (from.length === 0) return false;
       const now = clock.now();
-      const rows = await db
-        .update(runs)
-        .set({
-          status: to,
-          summary: sql`coalesce(${fields.summary ?? null}, ${runs.summary})`,
-          error: sql`coalesce(${fields.error ?? null}, ${runs.error})`,
-          updatedAt: now,
-          endedAt: now,
-          question: null,
-          askExpiresAt: null,
-        })
-        .where(and(eq(runs.id, id), inArray(runs.status, [...from])))
-        .returning({ id: runs.id });
+      const rows = await transitionRun(db, {
+        id,
+        to,
+        from: [...from],
+        summary: fields.summary ?? null,
+        error: fields.error ?? null,
+        now,
+      });
       return rows.length === 1;
     },
     async park(id, question, expiresAt, from = 'running') {
@@ -92,10 +174,17 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     },
     async recordAnswer(id, answer, questionId) {
       // A click's answer: only to that very question, and only the first (one statement: no other writer between check and write).
-      const thatQuestion = questionId === undefined ? undefined : sql`${runs.question}->>'id' = ${questionId} and ${runs.question}->'answer' is null`;
+      const thatQuestion =
+        questionId === undefined
+          ? undefined
+          : sql`${runs.question}->>'id' = ${questionId} and ${runs.question}->'answer' is null`;
       const rows = await db
         .update(runs)
-        .set({ question: sql`jsonb_set(${runs.question}, '{answer}', ${JSON.stringify(answer)}::jsonb)`, askExpiresAt: 0, updatedAt: clock.now() })
+        .set({
+          question: sql`jsonb_set(${runs.question}, '{answer}', ${JSON.stringify(answer)}::jsonb)`,
+          askExpiresAt: 0,
+          updatedAt: clock.now(),
+        })
         .where(and(eq(runs.id, id), eq(runs.status, 'waiting_user'), isNotNull(runs.question), thatQuestion))
         .returning({ id: runs.id });
       return rows.length === 1;
@@ -115,11 +204,7 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
       });
     },
     async countStep(id) {
-      const [row] = await db
-        .update(runs)
-        .set({ steps: sql`${runs.steps} + 1`, updatedAt: clock.now() })
-        .where(eq(runs.id, id))
-        .returning({ steps: runs.steps });
+      const [row] = await countRunStep(db, { id, now: clock.now() });
       return row?.steps ?? 0;
     },
     async interruptAllRunning() {
@@ -137,32 +222,32 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
       return db
         .select()
         .from(runs)
-        .where(and(sql`${runs.status} = 'waiting_user'`, eq(runs.principal, principal), sql`${runs.conversationId} collate "C" > ${`${platform}:`}`, sql`${runs.conversationId} collate "C" < ${`${platform};`}`))
+        .where(
+          and(
+            sql`${runs.status} = 'waiting_user'`,
+            eq(runs.principal, principal),
+            sql`${runs.conversationId} collate "C" > ${`${platform}:`}`,
+            sql`${runs.conversationId} collate "C" < ${`${platform};`}`,
+          ),
+        )
         .orderBy(runs.startedAt)
         .limit(limit);
     },
     async expiredQuestions(limit) {
-      return db
-        .select()
-        .from(runs)
-        .where(and(sql`${runs.status} = 'waiting_user'`, lte(runs.askExpiresAt, clock.now())))
-        .limit(limit);
+      return expiredQuestionRuns(db, { now: clock.now(), limit });
     },
     async fence(id) {
       const known = claimedHere.get(id);
       if (known) return { runId: id, ...known };
-      const [row] = await db.select({ owner: runs.owner, generation: runs.leaseGeneration }).from(runs).where(eq(runs.id, id));
+      const [row] = await fenceOf(db, { id });
       if (!row) throw new Error(`no run ${id} to read the fence of`);
       return { runId: id, owner: row.owner, generation: row.generation };
     },
     async holds(fence) {
-      // FOR NO KEY UPDATE: a takeover (or a renewal) of this row waits for the caller's transaction, and
-      // one that committed first is seen here; two writes of the same run take turns.
-      const rows = await db
-        .select({ id: runs.id })
-        .from(runs)
-        .where(and(eq(runs.id, fence.runId), fence.owner === null ? isNull(runs.owner) : eq(runs.owner, fence.owner), eq(runs.leaseGeneration, fence.generation)))
-        .for('no key update');
+      const rows =
+        fence.owner === null
+          ? await holdsUnowned(db, { id: fence.runId, generation: fence.generation })
+          : await holdsOwned(db, { id: fence.runId, owner: fence.owner, generation: fence.generation });
       return rows.length === 1;
     },
   };

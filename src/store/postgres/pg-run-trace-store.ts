@@ -8,7 +8,10 @@ import type { PgExecutor } from './pg-executor.js';
 export function createPgRunTraceStore(db: PgExecutor, clock: Clock): RunTraceStore {
   return {
     async traceOf(runId) {
-      const [row] = await db.select({ traceparent: runTraces.traceparent }).from(runTraces).where(eq(runTraces.runId, runId));
+      const [row] = await db
+        .select({ traceparent: runTraces.traceparent })
+        .from(runTraces)
+        .where(eq(runTraces.runId, runId));
       return row?.traceparent ?? null;
     },
     async recordTrace(runId, traceparent) {
@@ -16,7 +19,10 @@ export function createPgRunTraceStore(db: PgExecutor, clock: Clock): RunTraceSto
     },
     async deploymentKey(name, fresh) {
       await db.insert(deploymentKeys).values({ name, value: fresh, createdAt: clock.now() }).onConflictDoNothing();
-      const [row] = await db.select({ value: deploymentKeys.value }).from(deploymentKeys).where(eq(deploymentKeys.name, name));
+      const [row] = await db
+        .select({ value: deploymentKeys.value })
+        .from(deploymentKeys)
+        .where(eq(deploymentKeys.name, name));
       if (!row) throw new Error(`the deployment key ${name} could not be stored`);
       return row.value;
     },

@@ -5,7 +5,8 @@ import type { ScheduleRow } from '../../db/schema.js';
 import type { ScheduleStore } from '../../schedules/schedule-store.js';
 import type { PgExecutor } from './pg-executor.js';
 
-const inChannel = (c: ChannelRef) => and(eq(schedules.platform, c.platform), eq(schedules.workspace, c.workspace), eq(schedules.channel, c.channel));
+const inChannel = (c: ChannelRef) =>
+  and(eq(schedules.platform, c.platform), eq(schedules.workspace, c.workspace), eq(schedules.channel, c.channel));
 
 /**
  * Schedules on PostgreSQL. A fire is claimed with one conditional update (`where next_run_at = $dueAt`):
@@ -35,7 +36,23 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
         const schedule = await recordFireOn(tx, id, dueAt, now);
         if (!schedule) return null;
         const { platform, workspace, channel, target, conversationId, prompt } = schedule;
-        const [launch] = await tx.insert(scheduleLaunches).values({ scheduleId: id, firedAt: dueAt, prompt, target, platform, workspace, channel, conversationId, attempts: 1, notBefore: claimUntil, createdAt: now, updatedAt: now }).returning();
+        const [launch] = await tx
+          .insert(scheduleLaunches)
+          .values({
+            scheduleId: id,
+            firedAt: dueAt,
+            prompt,
+            target,
+            platform,
+            workspace,
+            channel,
+            conversationId,
+            attempts: 1,
+            notBefore: claimUntil,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
         return { schedule, launch: launch! };
       });
     },
@@ -61,16 +78,27 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
       return rows.map((r) => r.id);
     },
     async nextLaunchDue() {
-      const [row] = await db.select({ at: min(scheduleLaunches.notBefore) }).from(scheduleLaunches).where(eq(scheduleLaunches.status, 'pending'));
+      const [row] = await db
+        .select({ at: min(scheduleLaunches.notBefore) })
+        .from(scheduleLaunches)
+        .where(eq(scheduleLaunches.status, 'pending'));
       return row?.at ?? null;
     },
     async setLaunchNote(launchId, outboxId, now) {
       const unset = outboxId === null ? sql`true` : isNull(scheduleLaunches.noteOutboxId);
-      const rows = await db.update(scheduleLaunches).set({ noteOutboxId: outboxId, updatedAt: now }).where(and(pendingLaunch(launchId), unset)).returning({ id: scheduleLaunches.id });
+      const rows = await db
+        .update(scheduleLaunches)
+        .set({ noteOutboxId: outboxId, updatedAt: now })
+        .where(and(pendingLaunch(launchId), unset))
+        .returning({ id: scheduleLaunches.id });
       return rows.length === 1;
     },
     async endLaunch(launchId, status, error, now) {
-      const rows = await db.update(scheduleLaunches).set({ status, error, updatedAt: now }).where(pendingLaunch(launchId)).returning({ id: scheduleLaunches.id });
+      const rows = await db
+        .update(scheduleLaunches)
+        .set({ status, error, updatedAt: now })
+        .where(pendingLaunch(launchId))
+        .returning({ id: scheduleLaunches.id });
       return rows.length === 1;
     },
     async delayLaunch(launchId, notBefore, error, now) {
@@ -78,7 +106,10 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
     },
     recordFire,
     async insert(row) {
-      const [inserted] = await db.insert(schedules).values({ ...row, updatedAt: row.createdAt }).returning();
+      const [inserted] = await db
+        .insert(schedules)
+        .values({ ...row, updatedAt: row.createdAt })
+        .returning();
       return inserted!;
     },
     async get(id) {
@@ -89,11 +120,18 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
       return db.select().from(schedules).where(inChannel(channel)).orderBy(asc(schedules.id));
     },
     async countActiveInChannel(channel) {
-      const [r] = await db.select({ n: count() }).from(schedules).where(and(inChannel(channel), eq(schedules.status, 'active')));
+      const [r] = await db
+        .select({ n: count() })
+        .from(schedules)
+        .where(and(inChannel(channel), eq(schedules.status, 'active')));
       return r?.n ?? 0;
     },
     async listActiveDue() {
-      return db.select({ id: schedules.id, nextRunAt: schedules.nextRunAt }).from(schedules).where(eq(schedules.status, 'active')).orderBy(sql`${schedules.nextRunAt} asc nulls first`);
+      return db
+        .select({ id: schedules.id, nextRunAt: schedules.nextRunAt })
+        .from(schedules)
+        .where(eq(schedules.status, 'active'))
+        .orderBy(sql`${schedules.nextRunAt} asc nulls first`);
     },
     async listActiveDueBy(until) {
       const rows = await db

@@ -51,37 +51,62 @@ interface OpenTransaction {
   done: boolean;
 }
 
-/** Every sub-store bound to one executor (the pool, or one transaction). */
-function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null) {
-  return {
-    runs: createPgRunStore(ex, clock, ownership),
-    tasks: createPgTaskStore(ex, clock),
-    schedules: createPgScheduleStore(ex),
-    conversations: createPgConversationStore(ex, clock),
-    transcript: createPgTranscriptStore(ex, clock),
-    outbox: createPgOutboxStore(ex, clock, ownership),
-    outboxFiles: createPgOutboxFileStore(ex),
-    usage: createPgUsageStore(ex),
-    cost: createPgCostStore(ex),
-    traces: createPgRunTraceStore(ex, clock),
-    grants: createPgToolGrantStore(ex, clock),
-    dedupe: createPgEventDedupe(ex),
-    attachments: createPgAttachmentTaskStore(ex),
-    openWork: createPgOpenWorkStore(ex),
-    connections: createPgConnectionStore(ex, clock),
-    memory: createPgMemoryStore(ex, clock),
-    elicitations: createPgElicitationStore(ex),
-    skills: createPgSkillPinStore(ex),
-    audit: createPgAuditStore(ex),
-    admin: createPgAdminSessionStore(ex),
-    consoleQueries: createPgConsoleQueries(ex),
-    privateAnswers: createPgPrivateAnswerStore(ex, clock),
-    catchUp: createPgCatchUpQueries(ex),
-    workspaces: createPgWorkspaceStore(ex),
-  };
+/** How each sub-store is made on one executor (the pool, or one transaction). */
+const FACTORIES = {
+  runs: (ex, clock, ownership) => createPgRunStore(ex, clock, ownership),
+  tasks: (ex, clock) => createPgTaskStore(ex, clock),
+  schedules: (ex) => createPgScheduleStore(ex),
+  conversations: (ex, clock) => createPgConversationStore(ex, clock),
+  transcript: (ex, clock) => createPgTranscriptStore(ex, clock),
+  outbox: (ex, clock, ownership) => createPgOutboxStore(ex, clock, ownership),
+  outboxFiles: (ex) => createPgOutboxFileStore(ex),
+  usage: (ex) => createPgUsageStore(ex),
+  cost: (ex) => createPgCostStore(ex),
+  traces: (ex, clock) => createPgRunTraceStore(ex, clock),
+  grants: (ex, clock) => createPgToolGrantStore(ex, clock),
+  dedupe: (ex) => createPgEventDedupe(ex),
+  attachments: (ex) => createPgAttachmentTaskStore(ex),
+  openWork: (ex) => createPgOpenWorkStore(ex),
+  connections: (ex, clock) => createPgConnectionStore(ex, clock),
+  memory: (ex, clock) => createPgMemoryStore(ex, clock),
+  elicitations: (ex) => createPgElicitationStore(ex),
+  skills: (ex) => createPgSkillPinStore(ex),
+  audit: (ex) => createPgAuditStore(ex),
+  admin: (ex) => createPgAdminSessionStore(ex),
+  consoleQueries: (ex) => createPgConsoleQueries(ex),
+  privateAnswers: (ex, clock) => createPgPrivateAnswerStore(ex, clock),
+  catchUp: (ex) => createPgCatchUpQueries(ex),
+  workspaces: (ex) => createPgWorkspaceStore(ex),
+} satisfies Record<string, (ex: PgExecutor, clock: Clock, ownership: RunOwnership | null) => unknown>;
+
+type SubStores = { [K in keyof typeof FACTORIES]: ReturnType<(typeof FACTORIES)[K]> };
+
+/** Every sub-store bound to one executor, made at once (the root store's, routed below). */
+function subStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null): SubStores {
+  const out: Record<string, unknown> = {};
+  for (const [name, make] of Object.entries(FACTORIES)) out[name] = make(ex, clock, ownership);
+  return out as SubStores;
 }
 
-type SubStores = ReturnType<typeof subStores>;
+/**
+ * The sub-stores of one transaction, each made at its first use: a transaction touches two or three of
+ * the two dozen, and it is opened several times per mention.
+ */
+function lazySubStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | null): SubStores {
+  const out: Record<string, unknown> = {};
+  for (const [name, make] of Object.entries(FACTORIES)) {
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const made = make(ex, clock, ownership);
+        Object.defineProperty(out, name, { value: made, enumerable: true });
+        return made;
+      },
+    });
+  }
+  return out as SubStores;
+}
 
 /**
  * Calls made on the root store while a transaction of this store is open in the same async flow go
@@ -158,13 +183,12 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
   };
 
   const bindTransaction = (ex: PgExecutor, pending: (() => void)[]): Store => {
-    const txStore: Store = {
-      ...subStores(ex, clock, ownership),
+    const txStore = Object.assign(lazySubStores(ex, clock, ownership), {
       probe: root.probe,
-      atomically: (work) => work(txStore),
-      afterCommit: (fn) => void pending.push(fn),
+      atomically: <T>(work: (tx: Store) => Promise<T>) => work(txStore),
+      afterCommit: (fn: () => void) => void pending.push(fn),
       close: root.close,
-    };
+    }) as Store;
     return txStore;
   };
 

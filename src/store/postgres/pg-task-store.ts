@@ -1,15 +1,112 @@
-import { and, asc, eq, inArray, lte, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { TaskRow, TaskStatus } from '../../db/schema.js';
 import { conversations, runs, tasks } from '../../db/pg-schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import type { PgExecutor } from './pg-executor.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
+import {
+  blockedChanges,
+  deleteRefusal,
+  editRefusal,
+  finishRefusal,
+  taskNotFound,
+  withoutBlocker,
+} from '../../tasks/queue-rules.js';
 import { isTransaction, withinTransaction } from './pg-within-transaction.js';
+import { prepared } from './pg-prepared.js';
 
-const FINISHED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
-
-const notFound = (id: number): TaskResult => ({ ok: false, error: `No task #${id} in this conversation. Call list_tasks to see the ids.` });
+const P = sql.placeholder;
+const lockConversationRow = prepared((d) =>
+  d
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(eq(conversations.id, P('id')))
+    .for('no key update'),
+);
+const taskById = prepared((d) =>
+  d
+    .select()
+    .from(tasks)
+    .where(eq(tasks.id, P('id'))),
+);
+const blockingOf = prepared((d) =>
+  d
+    .select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked })
+    .from(tasks)
+    .where(eq(tasks.conversationId, P('conversationId'))),
+);
+const finishTask = prepared((d) =>
+  d
+    .update(tasks)
+    .set({
+      status: sql`${P('status')}`,
+      resultSummary: sql`coalesce(${P('resultSummary')}, ${tasks.resultSummary})`,
+      failReason: sql`coalesce(${P('failReason')}, ${tasks.failReason})`,
+      updatedAt: sql`${P('now')}`,
+      finishedAt: sql`${P('now')}`,
+    })
+    .where(
+      and(
+        eq(tasks.id, P('id')),
+        eq(tasks.conversationId, P('conversationId')),
+        or(sql`${tasks.status} not in ('completed', 'failed', 'cancelled')`, eq(tasks.status, P('status'))),
+      ),
+    )
+    .returning(),
+);
+const NO_ACTIVE_RUN = sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`;
+const READY = sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`;
+const readyIn = prepared((d) =>
+  d
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.conversationId, P('conversationId')), READY, lte(tasks.notBefore, P('now')), NO_ACTIVE_RUN))
+    .limit(1),
+);
+const readyConversations = prepared((d) =>
+  d
+    .select({ id: tasks.conversationId })
+    .from(tasks)
+    .where(
+      and(
+        READY,
+        lte(tasks.notBefore, P('now')),
+        sql`${tasks.conversationId} <> all(${P('skip')}::text[])`,
+        NO_ACTIVE_RUN,
+      ),
+    )
+    .groupBy(tasks.conversationId)
+    .orderBy(sql`min(${tasks.notBefore})`, tasks.conversationId)
+    .limit(P('limit')),
+);
+const claimNextTask = prepared((d) => {
+  // One statement: the conversation's first ready task, unless one of its tasks is in progress already.
+  const next = d
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.conversationId, P('conversationId')),
+        READY,
+        lte(tasks.notBefore, P('now')),
+        sql`not exists (select 1 from ${tasks} b where b.conversation_id = ${P('conversationId')} and b.status = 'in_progress')`,
+      ),
+    )
+    .orderBy(asc(tasks.sequence))
+    .limit(1)
+    .for('update', { skipLocked: true });
+  return d
+    .update(tasks)
+    .set({
+      status: 'in_progress',
+      attempts: sql`${tasks.attempts} + 1`,
+      startedAt: sql`${P('now')}`,
+      updatedAt: sql`${P('now')}`,
+    })
+    .where(and(eq(tasks.id, next), eq(tasks.status, 'pending')))
+    .returning();
+});
 
 /**
  * The to-do queue on PostgreSQL, with the SQLite store's rules. Each write and its `blocked`
@@ -23,29 +120,32 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
   const lockedHere = new Set<string>();
   const lockConversation = async (t: PgExecutor, conversationId: string) => {
     if (t === db && lockedHere.has(conversationId)) return;
-    await t.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId)).for('no key update');
+    await lockConversationRow(t, { id: conversationId });
     if (t === db && isTransaction(db)) lockedHere.add(conversationId);
   };
-  const byId = async (t: PgExecutor, id: number): Promise<TaskRow | null> => (await t.select().from(tasks).where(eq(tasks.id, id)))[0] ?? null;
+  const byId = async (t: PgExecutor, id: number): Promise<TaskRow | null> => (await taskById(t, { id }))[0] ?? null;
   const inConversation = async (t: PgExecutor, conversationId: string, id: number) => {
     const task = await byId(t, id);
     return task && task.conversationId === conversationId ? task : null;
   };
 
-  /** Recomputes `blocked` for the conversation's pending tasks: blocked while any blocker exists unfinished-or-failed. */
+  /** Writes the `blocked` flags the queue's rules ask for (src/tasks/queue-rules.ts). */
   const recomputeBlocked = async (t: PgExecutor, conversationId: string) => {
-    const all = await t.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, conversationId));
-    const status = new Map(all.map((x) => [x.id, x.status]));
-    for (const x of all) {
-      if (x.status !== 'pending') continue;
-      const blocked = x.blockedBy.some((b) => status.has(b) && status.get(b) !== 'completed');
-      if (blocked !== x.blocked) await t.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, x.id));
-    }
+    for (const { id, blocked } of blockedChanges(await blockingOf(t, { conversationId })))
+      await t.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, id));
   };
 
-  const checkBlockers = async (t: PgExecutor, conversationId: string, selfId: number | null, ids: number[]): Promise<string | null> => {
+  const checkBlockers = async (
+    t: PgExecutor,
+    conversationId: string,
+    selfId: number | null,
+    ids: number[],
+  ): Promise<string | null> => {
     if (ids.length === 0) return null;
-    const all = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
+    const all = await t
+      .select({ id: tasks.id, blockedBy: tasks.blockedBy })
+      .from(tasks)
+      .where(eq(tasks.conversationId, conversationId));
     return blockerProblem(all, selfId, ids);
   };
 
@@ -56,40 +156,32 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       return work(t);
     });
 
-  const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: { resultSummary?: string; failReason?: string }): Promise<TaskResult> =>
+  const setFinal = (
+    conversationId: string,
+    id: number,
+    status: TaskStatus,
+    fields: { resultSummary?: string; failReason?: string },
+  ): Promise<TaskResult> =>
     locked(conversationId, async (t) => {
       const now = clock.now();
       // One conditional update that hands back the row; the read that explains a refusal happens only then.
-      const [finished] = await t
-        .update(tasks)
-        .set({
-          status,
-          resultSummary: sql`coalesce(${fields.resultSummary ?? null}, ${tasks.resultSummary})`,
-          failReason: sql`coalesce(${fields.failReason ?? null}, ${tasks.failReason})`,
-          updatedAt: now,
-          finishedAt: now,
-        })
-        .where(and(eq(tasks.id, id), eq(tasks.conversationId, conversationId), or(notInArray(tasks.status, [...FINISHED]), eq(tasks.status, status))))
-        .returning();
-      if (!finished) {
-        const task = await inConversation(t, conversationId, id);
-        return task ? { ok: false, error: `Task #${id} is already ${task.status}.` } : notFound(id);
-      }
+      const [finished] = await finishTask(t, {
+        id,
+        conversationId,
+        status,
+        resultSummary: fields.resultSummary ?? null,
+        failReason: fields.failReason ?? null,
+        now,
+      });
+      if (!finished) return finishRefusal(id, await inConversation(t, conversationId, id));
       // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
       await recomputeBlocked(t, conversationId);
       return { ok: true, task: finished };
     });
 
-  const noneInProgress = (conversationId: string) =>
-    sql`not exists (select 1 from ${tasks} b where b.conversation_id = ${conversationId} and b.status = 'in_progress')`;
-  const noActiveRun = sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`;
   /** Whether one conversation has a ready task and no active run (findReadyConversations' `prefer`). */
   const readyHere = async (conversationId: string): Promise<boolean> => {
-    const [row] = await db
-      .select({ id: tasks.id })
-      .from(tasks)
-      .where(and(eq(tasks.conversationId, conversationId), sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`, lte(tasks.notBefore, clock.now()), noActiveRun))
-      .limit(1);
+    const [row] = await readyIn(db, { conversationId, now: clock.now() });
     return row !== undefined;
   };
   return {
@@ -129,8 +221,9 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
     update(conversationId, id, edit) {
       return locked(conversationId, async (t) => {
         const task = await inConversation(t, conversationId, id);
-        if (!task) return notFound(id);
-        if (FINISHED.includes(task.status)) return { ok: false, error: `Task #${id} is ${task.status}; only pending or in-progress tasks can be edited.` };
+        if (!task) return taskNotFound(id);
+        const refused = editRefusal(id, task);
+        if (refused) return refused;
         const add = [...new Set(edit.addBlockedBy ?? [])].filter((b) => !task.blockedBy.includes(b));
         const problem = await checkBlockers(t, conversationId, id, add);
         if (problem) return { ok: false, error: problem };
@@ -153,13 +246,16 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
     delete(conversationId, id) {
       return locked(conversationId, async (t) => {
         const task = await inConversation(t, conversationId, id);
-        if (!task) return notFound(id);
-        if (task.status === 'in_progress') return { ok: false, error: `Task #${id} is in progress; stop it (or finish it) before deleting it.` };
+        if (!task) return taskNotFound(id);
+        const refused = deleteRefusal(id, task);
+        if (refused) return refused;
         await t.delete(tasks).where(eq(tasks.id, id));
-        const others = await t.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId));
-        for (const other of others) {
-          if (other.blockedBy.includes(id)) await t.update(tasks).set({ blockedBy: other.blockedBy.filter((b) => b !== id) }).where(eq(tasks.id, other.id));
-        }
+        const others = await t
+          .select({ id: tasks.id, blockedBy: tasks.blockedBy })
+          .from(tasks)
+          .where(eq(tasks.conversationId, conversationId));
+        for (const other of withoutBlocker(others, id))
+          await t.update(tasks).set({ blockedBy: other.blockedBy }).where(eq(tasks.id, other.id));
         await recomputeBlocked(t, conversationId);
         return { ok: true, task };
       });
@@ -177,27 +273,19 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       // The conversation lock orders claimers; `skip locked` keeps a claimer off a task row another
       // transaction is writing, so no task is ever handed to two processes.
       return locked(conversationId, async (t) => {
-        const now = clock.now();
-        // One statement: the conversation's first ready task, unless one of its tasks is in progress already.
-        const next = t
-          .select({ id: tasks.id })
-          .from(tasks)
-          .where(and(eq(tasks.conversationId, conversationId), eq(tasks.status, 'pending'), eq(tasks.blocked, false), lte(tasks.notBefore, now), noneInProgress(conversationId)))
-          .orderBy(asc(tasks.sequence))
-          .limit(1)
-          .for('update', { skipLocked: true });
-        const [claimed] = await t
-          .update(tasks)
-          .set({ status: 'in_progress', attempts: sql`${tasks.attempts} + 1`, startedAt: now, updatedAt: now })
-          .where(and(eq(tasks.id, next), eq(tasks.status, 'pending')))
-          .returning();
+        const [claimed] = await claimNextTask(t, { conversationId, now: clock.now() });
         return claimed ?? null;
       });
     },
     async requeue(id, notBefore, failReason) {
       await db
         .update(tasks)
-        .set({ status: 'pending', notBefore, updatedAt: clock.now(), ...(failReason !== undefined ? { failReason } : {}) })
+        .set({
+          status: 'pending',
+          notBefore,
+          updatedAt: clock.now(),
+          ...(failReason !== undefined ? { failReason } : {}),
+        })
         .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])));
     },
     async findReadyConversations(limit, exclude, prefer) {
@@ -205,20 +293,7 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       const first = prefer !== undefined && !exclude.has(prefer) && (await readyHere(prefer)) ? [prefer] : [];
       if (first.length >= limit) return first;
       const skip = prefer !== undefined ? new Set([...exclude, prefer]) : exclude;
-      const rows = await db
-        .select({ id: tasks.conversationId })
-        .from(tasks)
-        .where(
-          and(
-            sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`,
-            lte(tasks.notBefore, clock.now()),
-            skip.size > 0 ? notInArray(tasks.conversationId, [...skip]) : undefined,
-            noActiveRun,
-          ),
-        )
-        .groupBy(tasks.conversationId)
-        .orderBy(sql`min(${tasks.notBefore})`, tasks.conversationId)
-        .limit(limit - first.length);
+      const rows = await readyConversations(db, { now: clock.now(), skip: [...skip], limit: limit - first.length });
       return [...first, ...rows.map((r) => r.id)];
     },
   };

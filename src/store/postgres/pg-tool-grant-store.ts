@@ -11,11 +11,20 @@ export function createPgToolGrantStore(db: PgExecutor, clock: Clock): ToolGrantS
       const rows = await db
         .select({ tool: toolConsents.tool })
         .from(toolConsents)
-        .where(and(eq(toolConsents.conversationId, conversationId), eq(toolConsents.tool, tool), eq(toolConsents.principal, principal ?? '')));
+        .where(
+          and(
+            eq(toolConsents.conversationId, conversationId),
+            eq(toolConsents.tool, tool),
+            eq(toolConsents.principal, principal ?? ''),
+          ),
+        );
       return rows.length > 0;
     },
     async grant(conversationId, tool, grantedBy, principal) {
-      await db.insert(toolConsents).values({ conversationId, tool, principal: principal ?? '', grantedBy, createdAt: clock.now() }).onConflictDoNothing();
+      await db
+        .insert(toolConsents)
+        .values({ conversationId, tool, principal: principal ?? '', grantedBy, createdAt: clock.now() })
+        .onConflictDoNothing();
     },
   };
 }

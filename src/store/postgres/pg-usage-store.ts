@@ -3,6 +3,33 @@ import type { TokenTotals, UsageStore } from '../../budget/usage-store.js';
 import { runs, usageDaily } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
 import { withinTransaction } from './pg-within-transaction.js';
+import { prepared } from './pg-prepared.js';
+
+const P = sql.placeholder;
+const addDailyUsage = prepared((d) =>
+  d
+    .insert(usageDaily)
+    .values({
+      day: P('day'),
+      user: P('user'),
+      promptTokens: P('promptTokens'),
+      completionTokens: P('completionTokens'),
+    })
+    .onConflictDoUpdate({
+      target: [usageDaily.day, usageDaily.user],
+      set: {
+        promptTokens: sql`${usageDaily.promptTokens} + excluded.prompt_tokens`,
+        completionTokens: sql`${usageDaily.completionTokens} + excluded.completion_tokens`,
+      },
+    }),
+);
+const addRunTokens = prepared((d) =>
+  d
+    .update(runs)
+    .set({ tokens: sql`${runs.tokens} + ${P('tokens')}::integer` })
+    .where(eq(runs.id, P('runId')))
+    .returning({ tokens: runs.tokens }),
+);
 
 /** Sums come back from `pg` as strings (numeric); `mapWith(Number)` makes them numbers, null when no row matched. */
 const totals = {
@@ -17,22 +44,18 @@ const totalsOf = (row: { promptTokens: number | null; completionTokens: number |
 
 /** Usage on PostgreSQL: an additive upsert per day, sums through the primary key and the user index. */
 export function createPgUsageStore(db: PgExecutor): UsageStore {
-  const sumWhere = async (where: ReturnType<typeof and>) => totalsOf((await db.select(totals).from(usageDaily).where(where))[0]);
+  const sumWhere = async (where: ReturnType<typeof and>) =>
+    totalsOf((await db.select(totals).from(usageDaily).where(where))[0]);
   return {
     async record(runId, day, user, usage) {
       return withinTransaction(db, async (t) => {
-        await t
-          .insert(usageDaily)
-          .values({ day, user, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens })
-          .onConflictDoUpdate({
-            target: [usageDaily.day, usageDaily.user],
-            set: { promptTokens: sql`${usageDaily.promptTokens} + excluded.prompt_tokens`, completionTokens: sql`${usageDaily.completionTokens} + excluded.completion_tokens` },
-          });
-        const [row] = await t
-          .update(runs)
-          .set({ tokens: sql`${runs.tokens} + ${usage.promptTokens + usage.completionTokens}` })
-          .where(eq(runs.id, runId))
-          .returning({ tokens: runs.tokens });
+        await addDailyUsage(t, {
+          day,
+          user,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+        });
+        const [row] = await addRunTokens(t, { runId, tokens: usage.promptTokens + usage.completionTokens });
         return row?.tokens ?? 0;
       });
     },

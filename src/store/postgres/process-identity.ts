@@ -22,14 +22,20 @@ export interface ProcessIdentity {
  */
 export async function claimProcessIdentity(url: string, configured: string | undefined): Promise<ProcessIdentity> {
   const preferred = configured ?? hostname();
-  const client = new pg.Client({ connectionString: url, application_name: `errand ${preferred}`.slice(0, 63), keepAlive: true });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: `errand ${preferred}`.slice(0, 63),
+    keepAlive: true,
+  });
   client.on('error', () => undefined);
   await client.connect();
   const release = async () => {
     await client.end().catch(() => undefined);
   };
   try {
-    const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [advisoryLockKey(`process:${preferred}`)]);
+    const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [
+      advisoryLockKey(`process:${preferred}`),
+    ]);
     if (result.rows[0]?.locked === true) return { processId: preferred, stable: true, release };
   } catch (err) {
     await release();
@@ -37,7 +43,9 @@ export async function claimProcessIdentity(url: string, configured: string | und
   }
   await release();
   if (configured !== undefined) {
-    throw new DatabaseError(`ERRAND_PROCESS_ID=${configured} is in use by another running Errand process on this database. Give each process its own ERRAND_PROCESS_ID, or leave it unset.`);
+    throw new DatabaseError(
+      `ERRAND_PROCESS_ID=${configured} is in use by another running Errand process on this database. Give each process its own ERRAND_PROCESS_ID, or leave it unset.`,
+    );
   }
   return { processId: createProcessId(), stable: false, release: async () => undefined };
 }

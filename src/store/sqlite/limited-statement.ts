@@ -9,7 +9,11 @@ const KEPT = 16;
  * every run, which made the reads asked after every message (expired questions, the transcript) cost a
  * parse and a query plan each time. `sql` holds `{limit}` where the number goes; `shape` sets raw/pluck.
  */
-export function limitedStatement(db: Database, sql: string, shape: (s: Statement) => Statement = (s) => s): (limit: number) => Statement {
+export function limitedStatement(
+  db: Database,
+  sql: string,
+  shape: (s: Statement) => Statement = (s) => s,
+): (limit: number) => Statement {
   const prepared = new Map<number, Statement>();
   return (limit) => {
     const n = Math.max(0, Math.floor(limit));

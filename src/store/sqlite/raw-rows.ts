@@ -13,7 +13,8 @@ type Raw = readonly unknown[];
 const json = <T>(v: unknown): T | null => (v === null || v === undefined ? null : (JSON.parse(String(v)) as T));
 
 /** The columns of `runs`, in the order `runFromRaw` reads them. */
-export const RUN_COLUMNS = 'id, conversation_id, task_id, status, steps, question, ask_expires_at, summary, error, tokens, started_at, updated_at, ended_at, principal, principal_roles';
+export const RUN_COLUMNS =
+  'id, conversation_id, task_id, status, steps, question, ask_expires_at, summary, error, tokens, started_at, updated_at, ended_at, principal, principal_roles';
 
 export function runFromRaw(r: Raw): RunRow {
   return {
@@ -84,7 +85,8 @@ export function conversationFromRaw(r: Raw): ConversationRow {
 }
 
 /** The columns of `messages`, in the order `messageFromRaw` reads them. */
-export const MESSAGE_COLUMNS = 'id, conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at, private_to';
+export const MESSAGE_COLUMNS =
+  'id, conversation_id, run_id, role, content, tool_calls, tool_call_id, author_id, platform_message_id, images, created_at, private_to';
 
 export function messageFromRaw(r: Raw): MessageRow {
   return {

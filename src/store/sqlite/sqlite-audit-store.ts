@@ -11,8 +11,12 @@ const COLUMNS = 'id, at, kind, actor, run_id as runId, entry, prev_hash as prevH
 export function createSqliteAuditStore(db: Db): Synchronous<AuditStore> {
   const s = db.$client;
   const last = s.prepare('select hash from audit_log order by id desc limit 1').pluck();
-  const insert = s.prepare('insert into audit_log (at, kind, actor, run_id, entry, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?)');
-  const newest = s.prepare(`select ${COLUMNS} from audit_log where id < ? and (? is null or kind = ?) and (? is null or run_id = ?) order by id desc limit ?`);
+  const insert = s.prepare(
+    'insert into audit_log (at, kind, actor, run_id, entry, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const newest = s.prepare(
+    `select ${COLUMNS} from audit_log where id < ? and (? is null or kind = ?) and (? is null or run_id = ?) order by id desc limit ?`,
+  );
   const after = s.prepare(`select ${COLUMNS} from audit_log where id > ? order by id limit ?`);
   const atomic = writeGroup(s);
   return {
@@ -21,7 +25,9 @@ export function createSqliteAuditStore(db: Db): Synchronous<AuditStore> {
         const prevHash = (last.get() as string | undefined) ?? GENESIS_HASH;
         const text = entryText(entry);
         const hash = chainHash(prevHash, text);
-        const id = Number(insert.run(entry.at, entry.kind, entry.actor, entry.runId, text, prevHash, hash).lastInsertRowid);
+        const id = Number(
+          insert.run(entry.at, entry.kind, entry.actor, entry.runId, text, prevHash, hash).lastInsertRowid,
+        );
         return { ...entry, id, prevHash, hash };
       }),
     page: (filter, beforeId, limit) => {

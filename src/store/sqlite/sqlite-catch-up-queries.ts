@@ -18,7 +18,10 @@ export function createSqliteCatchUpQueries(db: Db): Synchronous<CatchUpQueries> 
   return {
     openConversations: (limit) => (open.all(limit) as { id: string }[]).map((r) => r.id),
     lastSeen(conversationId) {
-      const seen = [lastTranscript.get(conversationId) as SeenMessage | undefined, lastTask.get(conversationId) as SeenMessage | undefined].filter((r): r is SeenMessage => r !== undefined);
+      const seen = [
+        lastTranscript.get(conversationId) as SeenMessage | undefined,
+        lastTask.get(conversationId) as SeenMessage | undefined,
+      ].filter((r): r is SeenMessage => r !== undefined);
       return seen.sort((a, b) => b.at - a.at)[0] ?? null;
     },
   };

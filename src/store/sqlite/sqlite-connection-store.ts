@@ -10,26 +10,48 @@ const incremented = sql`${mcpConnections.version} + 1`;
 
 /** OAuth connections on SQLite: one process holds the file, but the claim is written the same way as on PostgreSQL. */
 export function createSqliteConnectionStore(db: Db, clock: Clock): Synchronous<ConnectionStore> {
-  const key = (principal: string, server: string) => and(eq(mcpConnections.principal, principal), eq(mcpConnections.server, server));
+  const key = (principal: string, server: string) =>
+    and(eq(mcpConnections.principal, principal), eq(mcpConnections.server, server));
   // Prepared once: every tool call of an OAuth server reads its principal's connection.
   const connectionStmt = db
     .select()
     .from(mcpConnections)
-    .where(and(eq(mcpConnections.principal, sql.placeholder('principal')), eq(mcpConnections.server, sql.placeholder('server'))))
+    .where(
+      and(
+        eq(mcpConnections.principal, sql.placeholder('principal')),
+        eq(mcpConnections.server, sql.placeholder('server')),
+      ),
+    )
     .prepare();
   return {
     connection(principal, server) {
       return connectionStmt.get({ principal, server }) ?? null;
     },
     connectionsOf(principal) {
-      return db.select().from(mcpConnections).where(eq(mcpConnections.principal, principal)).orderBy(asc(mcpConnections.server)).all();
+      return db
+        .select()
+        .from(mcpConnections)
+        .where(eq(mcpConnections.principal, principal))
+        .orderBy(asc(mcpConnections.server))
+        .all();
     },
     saveConnection(principal, server, t) {
       const now = clock.now();
-      const fields = { tokens: t.tokens, scopes: [...t.scopes], account: t.account, expiresAt: t.expiresAt, refreshHolder: null, refreshUntil: null, updatedAt: now };
+      const fields = {
+        tokens: t.tokens,
+        scopes: [...t.scopes],
+        account: t.account,
+        expiresAt: t.expiresAt,
+        refreshHolder: null,
+        refreshUntil: null,
+        updatedAt: now,
+      };
       db.insert(mcpConnections)
         .values({ principal, server, ...fields, version: 1, connectedAt: now })
-        .onConflictDoUpdate({ target: [mcpConnections.principal, mcpConnections.server], set: { ...fields, version: incremented } })
+        .onConflictDoUpdate({
+          target: [mcpConnections.principal, mcpConnections.server],
+          set: { ...fields, version: incremented },
+        })
         .run();
     },
     claimRefresh(principal, server, version, holder, until) {
@@ -45,19 +67,37 @@ export function createSqliteConnectionStore(db: Db, clock: Clock): Synchronous<C
     finishRefresh(principal, server, holder, t) {
       const r = db
         .update(mcpConnections)
-        .set({ tokens: t.tokens, scopes: [...t.scopes], account: t.account, expiresAt: t.expiresAt, version: incremented, refreshHolder: null, refreshUntil: null, updatedAt: clock.now() })
+        .set({
+          tokens: t.tokens,
+          scopes: [...t.scopes],
+          account: t.account,
+          expiresAt: t.expiresAt,
+          version: incremented,
+          refreshHolder: null,
+          refreshUntil: null,
+          updatedAt: clock.now(),
+        })
         .where(and(key(principal, server), eq(mcpConnections.refreshHolder, holder)))
         .run();
       return r.changes === 1;
     },
     releaseRefresh(principal, server, holder) {
-      db.update(mcpConnections).set({ refreshHolder: null, refreshUntil: null }).where(and(key(principal, server), eq(mcpConnections.refreshHolder, holder))).run();
+      db.update(mcpConnections)
+        .set({ refreshHolder: null, refreshUntil: null })
+        .where(and(key(principal, server), eq(mcpConnections.refreshHolder, holder)))
+        .run();
     },
     disconnect(principal, server) {
       return db.delete(mcpConnections).where(key(principal, server)).run().changes === 1;
     },
     client(server) {
-      return db.select({ client: mcpOauthClients.client }).from(mcpOauthClients).where(eq(mcpOauthClients.server, server)).get()?.client ?? null;
+      return (
+        db
+          .select({ client: mcpOauthClients.client })
+          .from(mcpOauthClients)
+          .where(eq(mcpOauthClients.server, server))
+          .get()?.client ?? null
+      );
     },
     saveClient(server, sealed) {
       const now = clock.now();

@@ -55,13 +55,28 @@ export function createSqliteConversationStore(db: Db, clock: Clock): Synchronous
       return db
         .select()
         .from(conversations)
-        .where(and(eq(conversations.platform, channel.platform), eq(conversations.workspace, channel.workspace), eq(conversations.channel, channel.channel)))
+        .where(
+          and(
+            eq(conversations.platform, channel.platform),
+            eq(conversations.workspace, channel.workspace),
+            eq(conversations.channel, channel.channel),
+          ),
+        )
         .all();
     },
     listWithOpenWork(channel) {
       const prefix = channelKey(channel);
       const rows = openWorkStmt.all({ lo: `${prefix}:`, hi: `${prefix};` }) as RawConversation[];
-      return rows.map((r) => ({ id: r.id, platform: r.platform, workspace: r.workspace, channel: r.channel, thread: r.thread, timezone: r.timezone, createdAt: r.created_at, updatedAt: r.updated_at }));
+      return rows.map((r) => ({
+        id: r.id,
+        platform: r.platform,
+        workspace: r.workspace,
+        channel: r.channel,
+        thread: r.thread,
+        timezone: r.timezone,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      }));
     },
   };
 }

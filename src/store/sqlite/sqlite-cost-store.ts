@@ -6,7 +6,15 @@ import type { Synchronous } from './synchronous.js';
 import { writeGroup } from './write-group.js';
 
 const usdRow = z.object({ usd: z.number().nullable() }).optional();
-const modelRows = z.array(z.object({ model: z.string(), promptTokens: z.number(), completionTokens: z.number(), cachedTokens: z.number(), usd: z.number() }));
+const modelRows = z.array(
+  z.object({
+    model: z.string(),
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    cachedTokens: z.number(),
+    usd: z.number(),
+  }),
+);
 const usdOf = (raw: unknown): number => usdRow.parse(raw)?.usd ?? 0;
 
 /** Usage per model and run costs on SQLite: prepared statements; rows read back through zod. */
@@ -42,6 +50,7 @@ export function createSqliteCostStore(db: Db): Synchronous<CostStore> {
     userDayUsd: (day, user) => usdOf(userDay.get(day, user)),
     teamDayUsd: (day) => usdOf(teamDay.get(day)),
     userUsdSince: (user, fromDay) => usdOf(userSince.get(user, fromDay)),
-    modelsSince: (fromDay, user) => modelRows.parse(user === null ? models.all(fromDay) : userModels.all(user, fromDay)),
+    modelsSince: (fromDay, user) =>
+      modelRows.parse(user === null ? models.all(fromDay) : userModels.all(user, fromDay)),
   };
 }

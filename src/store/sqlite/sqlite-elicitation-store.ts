@@ -8,7 +8,9 @@ import type { Synchronous } from './synchronous.js';
 export function createSqliteElicitationStore(db: Db): Synchronous<ElicitationStore> {
   return {
     add(q) {
-      db.insert(elicitations).values({ ...q, state: 'waiting' }).run();
+      db.insert(elicitations)
+        .values({ ...q, state: 'waiting' })
+        .run();
     },
     get(id) {
       return db.select().from(elicitations).where(eq(elicitations.id, id)).get() ?? null;
@@ -33,13 +35,28 @@ export function createSqliteElicitationStore(db: Db): Synchronous<ElicitationSto
         .all();
     },
     newestOf(runId) {
-      return db.select().from(elicitations).where(eq(elicitations.runId, runId)).orderBy(desc(elicitations.askedAt)).limit(1).get() ?? null;
+      return (
+        db
+          .select()
+          .from(elicitations)
+          .where(eq(elicitations.runId, runId))
+          .orderBy(desc(elicitations.askedAt))
+          .limit(1)
+          .get() ?? null
+      );
     },
     carriedOverTo(platform, principal) {
       return db
         .select()
         .from(elicitations)
-        .where(and(eq(elicitations.platform, platform), eq(elicitations.principal, principal), eq(elicitations.state, 'waiting'), eq(elicitations.carriedOver, true)))
+        .where(
+          and(
+            eq(elicitations.platform, platform),
+            eq(elicitations.principal, principal),
+            eq(elicitations.state, 'waiting'),
+            eq(elicitations.carriedOver, true),
+          ),
+        )
         .orderBy(asc(elicitations.askedAt))
         .all();
     },
@@ -50,7 +67,15 @@ export function createSqliteElicitationStore(db: Db): Synchronous<ElicitationSto
       const row = db
         .select()
         .from(elicitations)
-        .where(and(eq(elicitations.runId, runId), eq(elicitations.fingerprint, fingerprint), eq(elicitations.carriedOver, true), eq(elicitations.state, 'answered'), isNull(elicitations.replayedAt)))
+        .where(
+          and(
+            eq(elicitations.runId, runId),
+            eq(elicitations.fingerprint, fingerprint),
+            eq(elicitations.carriedOver, true),
+            eq(elicitations.state, 'answered'),
+            isNull(elicitations.replayedAt),
+          ),
+        )
         .orderBy(desc(elicitations.askedAt))
         .limit(1)
         .get();

@@ -7,7 +7,11 @@ import type { GaugeReadings } from '../../metrics/metric-gauges.js';
  * counts entries of those small indexes instead of scanning the tables.
  */
 export function createSqliteGaugeReader(db: Db): () => GaugeReadings {
-  const runsStmt = db.$client.prepare("select count(*) as n from runs where status in ('running', 'waiting_user')").pluck();
-  const tasksStmt = db.$client.prepare("select count(*) as n from tasks where status in ('pending', 'in_progress') and status = 'pending'").pluck();
+  const runsStmt = db.$client
+    .prepare("select count(*) as n from runs where status in ('running', 'waiting_user')")
+    .pluck();
+  const tasksStmt = db.$client
+    .prepare("select count(*) as n from tasks where status in ('pending', 'in_progress') and status = 'pending'")
+    .pluck();
   return () => ({ runsActive: Number(runsStmt.get()), tasksPending: Number(tasksStmt.get()) });
 }

@@ -1,7 +1,15 @@
 import { and, count, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { conversationSummaries, memories, messages, privateSummaries, recalledMemories, type MemoryRow, type MemoryScope } from '../../db/schema.js';
+import {
+  conversationSummaries,
+  memories,
+  messages,
+  privateSummaries,
+  recalledMemories,
+  type MemoryRow,
+  type MemoryScope,
+} from '../../db/schema.js';
 import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../../memory/memory-store.js';
 import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../memory/search-terms.js';
 import { isVisible } from '../../memory/memory-visibility.js';
@@ -30,7 +38,14 @@ interface RawMemory {
   created_at: number;
 }
 
-const memoryOf = (r: RawMemory): MemoryRow => ({ id: r.id, scope: r.scope, subject: r.subject, text: r.text, createdBy: r.created_by, createdAt: r.created_at });
+const memoryOf = (r: RawMemory): MemoryRow => ({
+  id: r.id,
+  scope: r.scope,
+  subject: r.subject,
+  text: r.text,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+});
 
 const ownerKey = (scope: MemoryScope, subject: string): string => `${scope}\u0000${subject}`;
 
@@ -49,15 +64,27 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       .all()
       .map((r) => ownerKey(r.scope, r.subject)),
   );
-  const held = (pairs: [MemoryScope, string][]) => pairs.filter(([scope, subject]) => owners.has(ownerKey(scope, subject)));
+  const held = (pairs: [MemoryScope, string][]) =>
+    pairs.filter(([scope, subject]) => owners.has(ownerKey(scope, subject)));
   // Prepared once: every model request reads its conversation's summary and its memories.
-  const summaryStmt = db.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, sql.placeholder('id'))).prepare();
+  const summaryStmt = db
+    .select()
+    .from(conversationSummaries)
+    .where(eq(conversationSummaries.conversationId, sql.placeholder('id')))
+    .prepare();
   const privateSummaryStmt = db
     .select()
     .from(privateSummaries)
-    .where(and(eq(privateSummaries.conversationId, sql.placeholder('id')), eq(privateSummaries.owner, sql.placeholder('owner'))))
+    .where(
+      and(
+        eq(privateSummaries.conversationId, sql.placeholder('id')),
+        eq(privateSummaries.owner, sql.placeholder('owner')),
+      ),
+    )
     .prepare();
-  const matchStmt = db.$client.prepare<[string], { id: number }>('select rowid as id from memories_fts where memories_fts match ?');
+  const matchStmt = db.$client.prepare<[string], { id: number }>(
+    'select rowid as id from memories_fts where memories_fts match ?',
+  );
   // Plain statements (mapped by hand): drizzle's generic mapping cost more than these index reads themselves.
   const byIdsStmt = db.$client.prepare<[string], RawMemory>(
     'select id, scope, subject, text, created_by, created_at from memories where id in (select value from json_each(?))',
@@ -72,23 +99,45 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
     saveSummary(conversationId, expectedVersion, summary, throughMessageId) {
       const now = clock.now();
       if (expectedVersion === 0) {
-        const r = db.insert(conversationSummaries).values({ conversationId, summary, throughMessageId, version: 1, updatedAt: now }).onConflictDoNothing().run();
+        const r = db
+          .insert(conversationSummaries)
+          .values({ conversationId, summary, throughMessageId, version: 1, updatedAt: now })
+          .onConflictDoNothing()
+          .run();
         return r.changes === 1;
       }
       const r = db
         .update(conversationSummaries)
         .set({ summary, throughMessageId, version: expectedVersion + 1, updatedAt: now })
-        .where(and(eq(conversationSummaries.conversationId, conversationId), eq(conversationSummaries.version, expectedVersion)))
+        .where(
+          and(
+            eq(conversationSummaries.conversationId, conversationId),
+            eq(conversationSummaries.version, expectedVersion),
+          ),
+        )
         .run();
       return r.changes === 1;
     },
     summariesIn(channel, limit) {
       // Conversation keys of the channel are `channel:thread`: the range between ":" and the next character, ";".
-      const inChannel = and(gt(conversationSummaries.conversationId, `${channel}:`), lt(conversationSummaries.conversationId, `${channel};`));
-      return db.select().from(conversationSummaries).where(inChannel).orderBy(desc(conversationSummaries.updatedAt)).limit(limit).all();
+      const inChannel = and(
+        gt(conversationSummaries.conversationId, `${channel}:`),
+        lt(conversationSummaries.conversationId, `${channel};`),
+      );
+      return db
+        .select()
+        .from(conversationSummaries)
+        .where(inChannel)
+        .orderBy(desc(conversationSummaries.updatedAt))
+        .limit(limit)
+        .all();
     },
     remember(memory) {
-      const row = db.insert(memories).values({ ...memory, createdAt: clock.now() }).returning().get();
+      const row = db
+        .insert(memories)
+        .values({ ...memory, createdAt: clock.now() })
+        .returning()
+        .get();
       owners.add(ownerKey(row.scope, row.subject));
       return row;
     },
@@ -102,7 +151,14 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       if (terms.length === 0) return [];
       // The index intersects the asker's own memories (their owner tokens) with the words; the newest matches
       // are read and re-checked for visibility, then ranked here (bm25 over every match cost far more).
-      const ids = matchStmt.all(fts5Query(asked.map(([s, subject]) => ownerToken(s, subject)), terms)).map((r) => r.id);
+      const ids = matchStmt
+        .all(
+          fts5Query(
+            asked.map(([s, subject]) => ownerToken(s, subject)),
+            terms,
+          ),
+        )
+        .map((r) => r.id);
       if (ids.length === 0) return [];
       ids.sort((a, b) => b - a);
       const found = byIdsStmt
@@ -113,7 +169,9 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
     },
     newest(visibility, limit, scope) {
       // One short reverse range of the (scope, subject, id) index per subject, merged: no sort of everything visible.
-      const rows = held(subjectsOf(visibility, scope)).flatMap(([s, subject]) => newestStmt.all(s, subject, limit).map(memoryOf));
+      const rows = held(subjectsOf(visibility, scope)).flatMap(([s, subject]) =>
+        newestStmt.all(s, subject, limit).map(memoryOf),
+      );
       return rows.sort((a, b) => b.id - a.id).slice(0, limit);
     },
     memory(id) {
@@ -124,7 +182,12 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
       if (!isMemoryId(id)) return false;
       return db.transaction((tx) => {
         const shown = tx
-          .select({ id: messages.id, content: messages.content, conversationId: messages.conversationId, privateTo: messages.privateTo })
+          .select({
+            id: messages.id,
+            content: messages.content,
+            conversationId: messages.conversationId,
+            privateTo: messages.privateTo,
+          })
           .from(recalledMemories)
           .innerJoin(messages, eq(messages.id, recalledMemories.messageId))
           .where(eq(recalledMemories.memoryId, id))
@@ -133,7 +196,11 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
           const redacted = withoutMemory(row.content, id);
           if (redacted !== null) tx.update(messages).set({ content: redacted }).where(eq(messages.id, row.id)).run();
           if (row.privateTo === null) continue;
-          const covering = and(eq(privateSummaries.conversationId, row.conversationId), eq(privateSummaries.owner, row.privateTo), gte(privateSummaries.throughMessageId, row.id));
+          const covering = and(
+            eq(privateSummaries.conversationId, row.conversationId),
+            eq(privateSummaries.owner, row.privateTo),
+            gte(privateSummaries.throughMessageId, row.id),
+          );
           tx.delete(privateSummaries).where(covering).run();
         }
         tx.delete(recalledMemories).where(eq(recalledMemories.memoryId, id)).run();
@@ -146,10 +213,26 @@ export function createSqliteMemoryStore(db: Db, clock: Clock): Synchronous<Memor
     savePrivateSummary(conversationId, owner, expectedVersion, summary, throughMessageId) {
       const now = clock.now();
       if (expectedVersion === 0) {
-        return db.insert(privateSummaries).values({ conversationId, owner, summary, throughMessageId, version: 1, updatedAt: now }).onConflictDoNothing().run().changes === 1;
+        return (
+          db
+            .insert(privateSummaries)
+            .values({ conversationId, owner, summary, throughMessageId, version: 1, updatedAt: now })
+            .onConflictDoNothing()
+            .run().changes === 1
+        );
       }
-      const mine = and(eq(privateSummaries.conversationId, conversationId), eq(privateSummaries.owner, owner), eq(privateSummaries.version, expectedVersion));
-      return db.update(privateSummaries).set({ summary, throughMessageId, version: expectedVersion + 1, updatedAt: now }).where(mine).run().changes === 1;
+      const mine = and(
+        eq(privateSummaries.conversationId, conversationId),
+        eq(privateSummaries.owner, owner),
+        eq(privateSummaries.version, expectedVersion),
+      );
+      return (
+        db
+          .update(privateSummaries)
+          .set({ summary, throughMessageId, version: expectedVersion + 1, updatedAt: now })
+          .where(mine)
+          .run().changes === 1
+      );
     },
   };
 }

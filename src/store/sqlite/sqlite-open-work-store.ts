@@ -19,8 +19,18 @@ export function createSqliteOpenWorkStore(db: Db): Synchronous<OpenWorkStore> {
   );
   return {
     byPerson(platform, workspace, userId, limit) {
-      const rows = stmt.all({ user: userId, lo: `${platform}:${workspace}:`, hi: `${platform}:${workspace};`, limit }) as { conversationId: string; title: string; inProgress: number; pending: number }[];
-      return rows.map((r) => ({ conversationId: r.conversationId, title: r.title, inProgress: r.inProgress === 1, pending: r.pending }));
+      const rows = stmt.all({
+        user: userId,
+        lo: `${platform}:${workspace}:`,
+        hi: `${platform}:${workspace};`,
+        limit,
+      }) as { conversationId: string; title: string; inProgress: number; pending: number }[];
+      return rows.map((r) => ({
+        conversationId: r.conversationId,
+        title: r.title,
+        inProgress: r.inProgress === 1,
+        pending: r.pending,
+      }));
     },
   };
 }

@@ -5,12 +5,17 @@ import { scheduleLaunches, schedules, type ScheduleStatus } from '../../db/schem
 import type { ScheduleStore } from '../../schedules/schedule-store.js';
 import type { Synchronous } from './synchronous.js';
 
-const inChannel = (c: ChannelRef) => and(eq(schedules.platform, c.platform), eq(schedules.workspace, c.workspace), eq(schedules.channel, c.channel));
+const inChannel = (c: ChannelRef) =>
+  and(eq(schedules.platform, c.platform), eq(schedules.workspace, c.workspace), eq(schedules.channel, c.channel));
 
 /** Schedules on SQLite: the fire is one prepared conditional update. */
 
 export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
-  const byId = db.select().from(schedules).where(eq(schedules.id, sql.placeholder('id'))).prepare();
+  const byId = db
+    .select()
+    .from(schedules)
+    .where(eq(schedules.id, sql.placeholder('id')))
+    .prepare();
   const fire = db
     .update(schedules)
     .set({
@@ -20,10 +25,20 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
       runCount: sql`${schedules.runCount} + 1`,
       updatedAt: sql`${sql.placeholder('now')}`,
     })
-    .where(and(eq(schedules.id, sql.placeholder('id')), eq(schedules.status, 'active'), eq(schedules.nextRunAt, sql.placeholder('dueAt'))))
+    .where(
+      and(
+        eq(schedules.id, sql.placeholder('id')),
+        eq(schedules.status, 'active'),
+        eq(schedules.nextRunAt, sql.placeholder('dueAt')),
+      ),
+    )
     .returning()
     .prepare();
-  const launchById = db.select().from(scheduleLaunches).where(eq(scheduleLaunches.id, sql.placeholder('id'))).prepare();
+  const launchById = db
+    .select()
+    .from(scheduleLaunches)
+    .where(eq(scheduleLaunches.id, sql.placeholder('id')))
+    .prepare();
   const pendingLaunch = (id: number) => and(eq(scheduleLaunches.id, id), eq(scheduleLaunches.status, 'pending'));
   const p = (name: string) => sql.placeholder(name);
   const addLaunch = db
@@ -50,7 +65,18 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
     const schedule = fire.get({ id, dueAt, now });
     if (!schedule) return null;
     const { platform, workspace, channel, target, conversationId, prompt } = schedule;
-    const launch = addLaunch.get({ scheduleId: id, firedAt: dueAt, prompt, target, platform, workspace, channel, conversationId, claimUntil, now })!;
+    const launch = addLaunch.get({
+      scheduleId: id,
+      firedAt: dueAt,
+      prompt,
+      target,
+      platform,
+      workspace,
+      channel,
+      conversationId,
+      claimUntil,
+      now,
+    })!;
     return { schedule, launch };
   });
   return {
@@ -84,20 +110,39 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
         .map((r) => r.id);
     },
     nextLaunchDue() {
-      return db.select({ at: min(scheduleLaunches.notBefore) }).from(scheduleLaunches).where(eq(scheduleLaunches.status, 'pending')).get()?.at ?? null;
+      return (
+        db
+          .select({ at: min(scheduleLaunches.notBefore) })
+          .from(scheduleLaunches)
+          .where(eq(scheduleLaunches.status, 'pending'))
+          .get()?.at ?? null
+      );
     },
     setLaunchNote(launchId, outboxId, now) {
       const unset = outboxId === null ? sql`true` : isNull(scheduleLaunches.noteOutboxId);
-      return db.update(scheduleLaunches).set({ noteOutboxId: outboxId, updatedAt: now }).where(and(pendingLaunch(launchId), unset)).run().changes === 1;
+      return (
+        db
+          .update(scheduleLaunches)
+          .set({ noteOutboxId: outboxId, updatedAt: now })
+          .where(and(pendingLaunch(launchId), unset))
+          .run().changes === 1
+      );
     },
     endLaunch(launchId, status, error, now) {
-      return db.update(scheduleLaunches).set({ status, error, updatedAt: now }).where(pendingLaunch(launchId)).run().changes === 1;
+      return (
+        db.update(scheduleLaunches).set({ status, error, updatedAt: now }).where(pendingLaunch(launchId)).run()
+          .changes === 1
+      );
     },
     delayLaunch(launchId, notBefore, error, now) {
       db.update(scheduleLaunches).set({ notBefore, error, updatedAt: now }).where(pendingLaunch(launchId)).run();
     },
     insert(row) {
-      return db.insert(schedules).values({ ...row, updatedAt: row.createdAt }).returning().get();
+      return db
+        .insert(schedules)
+        .values({ ...row, updatedAt: row.createdAt })
+        .returning()
+        .get();
     },
     get(id) {
       return byId.get({ id }) ?? null;
@@ -106,7 +151,11 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
       return db.select().from(schedules).where(inChannel(channel)).orderBy(asc(schedules.id)).all();
     },
     countActiveInChannel(channel) {
-      const r = db.select({ n: count() }).from(schedules).where(and(inChannel(channel), eq(schedules.status, 'active'))).get();
+      const r = db
+        .select({ n: count() })
+        .from(schedules)
+        .where(and(inChannel(channel), eq(schedules.status, 'active')))
+        .get();
       return r?.n ?? 0;
     },
     listActiveDue() {
@@ -131,7 +180,11 @@ export function createSqliteScheduleStore(db: Db): Synchronous<ScheduleStore> {
       return (
         db
           .update(schedules)
-          .set({ ...fields, ...(incrementRunCount ? { runCount: sql`${schedules.runCount} + 1` } : {}), updatedAt: now })
+          .set({
+            ...fields,
+            ...(incrementRunCount ? { runCount: sql`${schedules.runCount} + 1` } : {}),
+            updatedAt: now,
+          })
           .where(eq(schedules.id, id))
           .returning()
           .get() ?? null

@@ -21,7 +21,10 @@ export function createSqliteSkillPinStore(db: Db): Synchronous<SkillPinStore> {
     save(pin) {
       db.insert(skillPins)
         .values(pin)
-        .onConflictDoUpdate({ target: skillPins.name, set: { pin: pin.pin, enabledBy: pin.enabledBy, enabledAt: pin.enabledAt } })
+        .onConflictDoUpdate({
+          target: skillPins.name,
+          set: { pin: pin.pin, enabledBy: pin.enabledBy, enabledAt: pin.enabledAt },
+        })
         .run();
       cached = null;
     },

@@ -7,7 +7,14 @@ import { TASK_COLUMNS, taskFromRaw } from './raw-rows.js';
 import type { Synchronous } from './synchronous.js';
 import { writeGroup } from './write-group.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
-import { blockedChanges, deleteRefusal, editRefusal, finishRefusal, taskNotFound, withoutBlocker } from '../../tasks/queue-rules.js';
+import {
+  blockedChanges,
+  deleteRefusal,
+  editRefusal,
+  finishRefusal,
+  taskNotFound,
+  withoutBlocker,
+} from '../../tasks/queue-rules.js';
 
 /** The to-do queue on SQLite: each write and its `blocked` recomputation in one (nested) transaction. */
 
@@ -21,10 +28,12 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   );
   // The same test for one conversation: whether the conversation whose run just ended goes first. The `in`
   // term lets SQLite use the partial tasks_open_idx (open tasks only), not every task the conversation ever had.
-  const readyHereStmt = sqlite.prepare(
-    `select 1 from tasks t where t.conversation_id = ? and t.status in ('pending', 'in_progress') and t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
+  const readyHereStmt = sqlite
+    .prepare(
+      `select 1 from tasks t where t.conversation_id = ? and t.status in ('pending', 'in_progress') and t.status = 'pending' and t.blocked = 0 and t.not_before <= ?
        and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user')) limit 1`,
-  ).pluck();
+    )
+    .pluck();
   // Raw statements (rows mapped by position in raw-rows.ts): a message claims and reads its task several times.
   const byIdStmt = sqlite.prepare(`select ${TASK_COLUMNS} from tasks where id = ?`).raw();
   // The claim in one statement that hands back the row it wrote: the conversation's first ready task, unless
@@ -37,7 +46,9 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
        returning ${TASK_COLUMNS}`,
     )
     .raw();
-  const anyDependentStmt = sqlite.prepare("select 1 from tasks where conversation_id = ? and status = 'pending' and (blocked_by != '[]' or blocked = 1) limit 1");
+  const anyDependentStmt = sqlite.prepare(
+    "select 1 from tasks where conversation_id = ? and status = 'pending' and (blocked_by != '[]' or blocked = 1) limit 1",
+  );
   // The next sequence number is taken in the insert itself (one statement on the message path).
   const insertStmt = sqlite
     .prepare(
@@ -47,10 +58,12 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
     )
     .raw();
   // Conditional on the task being this conversation's and not finished otherwise, so the usual case needs no read first.
-  const finishStmt = sqlite.prepare(
-    `update tasks set status = @status, result_summary = coalesce(@summary, result_summary), fail_reason = coalesce(@reason, fail_reason), updated_at = @now, finished_at = @now
+  const finishStmt = sqlite
+    .prepare(
+      `update tasks set status = @status, result_summary = coalesce(@summary, result_summary), fail_reason = coalesce(@reason, fail_reason), updated_at = @now, finished_at = @now
      where id = @id and conversation_id = @c and (status not in ('completed', 'failed', 'cancelled') or status = @status) returning ${TASK_COLUMNS}`,
-  ).raw();
+    )
+    .raw();
   const byId = (id: number): TaskRow | null => {
     const raw = byIdStmt.get(id) as unknown[] | undefined;
     return raw ? taskFromRaw(raw) : null;
@@ -62,19 +75,35 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
   /** Writes the `blocked` flags the queue's rules ask for (src/tasks/queue-rules.ts). */
   const recomputeBlocked = (conversationId: string) => {
     if (!anyDependentStmt.get(conversationId)) return;
-    const all = db.select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
-    for (const { id, blocked } of blockedChanges(all)) db.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, id)).run();
+    const all = db
+      .select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked })
+      .from(tasks)
+      .where(eq(tasks.conversationId, conversationId))
+      .all();
+    for (const { id, blocked } of blockedChanges(all))
+      db.update(tasks).set({ blocked, updatedAt: clock.now() }).where(eq(tasks.id, id)).run();
   };
 
   const checkBlockers = (conversationId: string, selfId: number | null, ids: number[]): string | null => {
     if (ids.length === 0) return null;
-    const all = db.select({ id: tasks.id, blockedBy: tasks.blockedBy }).from(tasks).where(eq(tasks.conversationId, conversationId)).all();
+    const all = db
+      .select({ id: tasks.id, blockedBy: tasks.blockedBy })
+      .from(tasks)
+      .where(eq(tasks.conversationId, conversationId))
+      .all();
     return blockerProblem(all, selfId, ids);
   };
 
   const setFinal = (conversationId: string, id: number, status: TaskStatus, fields: Partial<TaskRow>): TaskResult => {
     return atomic(() => {
-      const raw = finishStmt.get({ status, summary: fields.resultSummary ?? null, reason: fields.failReason ?? null, now: clock.now(), id, c: conversationId }) as unknown[] | undefined;
+      const raw = finishStmt.get({
+        status,
+        summary: fields.resultSummary ?? null,
+        reason: fields.failReason ?? null,
+        now: clock.now(),
+        id,
+        c: conversationId,
+      }) as unknown[] | undefined;
       if (!raw) return finishRefusal(id, inConversation(conversationId, id));
       const finished = taskFromRaw(raw);
       // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
@@ -146,7 +175,8 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
         const refused = deleteRefusal(id, t);
         if (refused) return refused;
         db.delete(tasks).where(eq(tasks.id, id)).run();
-        for (const other of withoutBlocker(this.list(conversationId), id)) db.update(tasks).set({ blockedBy: other.blockedBy }).where(eq(tasks.id, other.id)).run();
+        for (const other of withoutBlocker(this.list(conversationId), id))
+          db.update(tasks).set({ blockedBy: other.blockedBy }).where(eq(tasks.id, other.id)).run();
         recomputeBlocked(conversationId);
         return { ok: true, task: t };
       });
@@ -168,7 +198,12 @@ export function createSqliteTaskStore(db: Db, clock: Clock): Synchronous<TaskSer
     },
     requeue(id, notBefore, failReason) {
       db.update(tasks)
-        .set({ status: 'pending', notBefore, updatedAt: clock.now(), ...(failReason !== undefined ? { failReason } : {}) })
+        .set({
+          status: 'pending',
+          notBefore,
+          updatedAt: clock.now(),
+          ...(failReason !== undefined ? { failReason } : {}),
+        })
         .where(and(eq(tasks.id, id), inArray(tasks.status, ['in_progress', 'pending'])))
         .run();
     },

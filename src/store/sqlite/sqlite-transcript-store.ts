@@ -15,22 +15,51 @@ export function createSqliteTranscriptStore(db: Db, clock: Clock): Synchronous<T
   );
   const recalled = db.$client.prepare('insert or ignore into recalled_memories (memory_id, message_id) values (?, ?)');
   // Read at every model step: raw rows mapped by position (raw-rows.ts).
-  const recentStmt = limitedStatement(db.$client, `select ${MESSAGE_COLUMNS} from messages where conversation_id = ? order by id desc limit {limit}`, (s) => s.raw());
+  const recentStmt = limitedStatement(
+    db.$client,
+    `select ${MESSAGE_COLUMNS} from messages where conversation_id = ? order by id desc limit {limit}`,
+    (s) => s.raw(),
+  );
   return {
     append(e) {
       const toolCalls = e.toolCalls && e.toolCalls.length > 0 ? JSON.stringify(e.toolCalls) : null;
       const images = e.images && e.images.length > 0 ? JSON.stringify(e.images) : null;
-      const r = insert.run(e.conversationId, e.runId, e.role, e.content, toolCalls, e.toolCallId ?? null, e.authorId ?? null, e.platformMessageId ?? null, images, clock.now(), e.privateTo ?? null);
+      const r = insert.run(
+        e.conversationId,
+        e.runId,
+        e.role,
+        e.content,
+        toolCalls,
+        e.toolCallId ?? null,
+        e.authorId ?? null,
+        e.platformMessageId ?? null,
+        images,
+        clock.now(),
+        e.privateTo ?? null,
+      );
       const id = Number(r.lastInsertRowid);
       for (const memoryId of e.memoryIds ?? []) recalled.run(memoryId, id);
       return id;
     },
     recent(conversationId, limit, beforeId) {
-      if (beforeId === undefined) return (recentStmt(limit).all(conversationId) as unknown[][]).map(messageFromRaw).reverse();
-      return db.select().from(messages).where(and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId))).orderBy(desc(messages.id)).limit(limit).all().reverse();
+      if (beforeId === undefined)
+        return (recentStmt(limit).all(conversationId) as unknown[][]).map(messageFromRaw).reverse();
+      return db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.conversationId, conversationId), lt(messages.id, beforeId)))
+        .orderBy(desc(messages.id))
+        .limit(limit)
+        .all()
+        .reverse();
     },
     privateRows(conversationId, owner, afterId, throughId, limit) {
-      const where = and(eq(messages.conversationId, conversationId), eq(messages.privateTo, owner), gt(messages.id, afterId), lte(messages.id, throughId));
+      const where = and(
+        eq(messages.conversationId, conversationId),
+        eq(messages.privateTo, owner),
+        gt(messages.id, afterId),
+        lte(messages.id, throughId),
+      );
       return db.select().from(messages).where(where).orderBy(asc(messages.id)).limit(limit).all();
     },
   };

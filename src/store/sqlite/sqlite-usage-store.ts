@@ -23,7 +23,9 @@ export function createSqliteUsageStore(db: Db): Synchronous<UsageStore> {
      on conflict (day, user) do update set prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens`,
   );
   const cols = 'sum(prompt_tokens) as promptTokens, sum(completion_tokens) as completionTokens';
-  const userDay = s.prepare(`select prompt_tokens as promptTokens, completion_tokens as completionTokens from usage_daily where day = ? and user = ?`);
+  const userDay = s.prepare(
+    `select prompt_tokens as promptTokens, completion_tokens as completionTokens from usage_daily where day = ? and user = ?`,
+  );
   const teamDay = s.prepare(`select ${cols} from usage_daily where day = ?`);
   const userSince = s.prepare(`select ${cols} from usage_daily where user = ? and day >= ?`);
   const teamSince = s.prepare(`select ${cols} from usage_daily where day >= ?`);

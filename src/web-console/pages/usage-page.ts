@@ -14,7 +14,12 @@ function daysBetween(fromMs: number, toMs: number): string[] {
 }
 
 /** Cells summed per day, stacked by `key` (e.g. the model). */
-function byDay<T extends { day: string; tokens: number; usd: number }>(cells: readonly T[], days: readonly string[], key: (c: T) => string, value: (c: T) => number): StackedSeries {
+function byDay<T extends { day: string; tokens: number; usd: number }>(
+  cells: readonly T[],
+  days: readonly string[],
+  key: (c: T) => string,
+  value: (c: T) => number,
+): StackedSeries {
   const categories = [...new Set(cells.map(key))].sort();
   const dayAt = new Map(days.map((d, i) => [d, i]));
   const values = days.map(() => categories.map(() => 0));
@@ -26,7 +31,11 @@ function byDay<T extends { day: string; tokens: number; usd: number }>(cells: re
   return { days, categories, values };
 }
 
-function totals<T>(cells: readonly T[], key: (c: T) => string, value: (c: T) => number): { label: string; value: number }[] {
+function totals<T>(
+  cells: readonly T[],
+  key: (c: T) => string,
+  value: (c: T) => number,
+): { label: string; value: number }[] {
   const sums = new Map<string, number>();
   for (const c of cells) sums.set(key(c), (sums.get(key(c)) ?? 0) + value(c));
   return [...sums].map(([label, v]) => ({ label, value: v }));
@@ -45,17 +54,57 @@ export async function usageBody(deps: WebConsoleDeps, query: URLSearchParams): P
   const tokenCount = (n: number) => formatCount(n);
   const allTokens = cells.reduce((a, c) => a + c.tokens, 0);
   const allUsd = cells.reduce((a, c) => a + c.usd, 0);
-  return html`<nav class="pager" aria-label="Time span">${DAYS.map((d) => (d === span ? html`<strong aria-current="page">Last ${d} days</strong>` : html`<a href="/admin/usage?days=${d}">Last ${d} days</a>`))}</nav>
-<p>${formatCount(allTokens)} tokens and ${formatUsd(allUsd)} over the last ${span} days (UTC days; dollars where <code>pricing</code> names the model).</p>
-${stackedBarChart('Tokens per day, by model', byDay(cells, days, (c) => c.model, tokens), tokenCount)}
-${stackedBarChart('Dollars per day, by model', byDay(cells, days, (c) => c.model, usd), formatUsd)}
-<div class="two">
-${horizontalBarChart('Tokens per person', totals(cells, (c) => c.user, tokens), tokenCount)}
-${horizontalBarChart('Dollars per person', totals(cells, (c) => c.user, usd), formatUsd)}
-${horizontalBarChart('Tokens per channel', totals(channels, (c) => c.channel, tokens), tokenCount)}
-${horizontalBarChart('Dollars per channel', totals(channels, (c) => c.channel, usd), formatUsd)}
-${horizontalBarChart('Tokens per model', totals(cells, (c) => c.model, tokens), tokenCount)}
-${horizontalBarChart('Dollars per model', totals(cells, (c) => c.model, usd), formatUsd)}
-</div>
-<p class="muted">Per channel counts the runs started there (their tokens and cost); the other charts count every request charged to a person, summaries included.</p>`;
+  return html`<nav class="pager" aria-label="Time span">
+      ${DAYS.map((d) => (d === span ? html`<strong aria-current="page">Last ${d} days</strong>` : html`<a href="/admin/usage?days=${d}">Last ${d} days</a>`))}
+    </nav>
+    <p>
+      ${formatCount(allTokens)} tokens and ${formatUsd(allUsd)} over the last ${span} days (UTC days; dollars where
+      <code>pricing</code> names the model).
+    </p>
+    ${stackedBarChart(
+      'Tokens per day, by model',
+      byDay(cells, days, (c) => c.model, tokens),
+      tokenCount,
+    )}
+    ${stackedBarChart(
+      'Dollars per day, by model',
+      byDay(cells, days, (c) => c.model, usd),
+      formatUsd,
+    )}
+    <div class="two">
+      ${horizontalBarChart(
+        'Tokens per person',
+        totals(cells, (c) => c.user, tokens),
+        tokenCount,
+      )}
+      ${horizontalBarChart(
+        'Dollars per person',
+        totals(cells, (c) => c.user, usd),
+        formatUsd,
+      )}
+      ${horizontalBarChart(
+        'Tokens per channel',
+        totals(channels, (c) => c.channel, tokens),
+        tokenCount,
+      )}
+      ${horizontalBarChart(
+        'Dollars per channel',
+        totals(channels, (c) => c.channel, usd),
+        formatUsd,
+      )}
+      ${horizontalBarChart(
+        'Tokens per model',
+        totals(cells, (c) => c.model, tokens),
+        tokenCount,
+      )}
+      ${horizontalBarChart(
+        'Dollars per model',
+        totals(cells, (c) => c.model, usd),
+        formatUsd,
+      )}
+    </div>
+    <p class="muted">
+      Per channel counts the runs started there (their tokens and cost); the other charts count every request charged to
+      a person, summaries included.
+    </p>`;
 }

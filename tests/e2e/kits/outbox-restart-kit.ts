@@ -12,7 +12,10 @@ export function useOutboxRestarts(): RestartContext {
 
 /** A long answer of numbered paragraphs (`§n`), many platform messages long. */
 export function longAnswer(paragraphs: number): string {
-  return Array.from({ length: paragraphs }, (_, i) => `§${i + 1}§ ${'All work and no play makes a long report. '.repeat(7).trim()}`).join('\n\n');
+  return Array.from(
+    { length: paragraphs },
+    (_, i) => `§${i + 1}§ ${'All work and no play makes a long report. '.repeat(7).trim()}`,
+  ).join('\n\n');
 }
 
 /** 1, 2, … n: every paragraph of `longAnswer(n)` once, in order. */
@@ -26,7 +29,11 @@ export function everyParagraph(n: number): number[] {
  * removed and the resumed run writes the answer anew; either way each piece must be in the thread once.
  */
 export function writesOnce(text: string) {
-  return (request: RecordedRequest) => ({ text: request.messages.some((m) => m.role === 'assistant' && String(m.content ?? '').includes('§1§')) ? 'Picked up again.' : text });
+  return (request: RecordedRequest) => ({
+    text: request.messages.some((m) => m.role === 'assistant' && String(m.content ?? '').includes('§1§'))
+      ? 'Picked up again.'
+      : text,
+  });
 }
 
 /** The paragraph numbers found in posted texts, in the order posted. */
@@ -37,5 +44,7 @@ export function paragraphsIn(texts: readonly string[]): number[] {
 /** A model that sends one progress update, then answers once the update's result says it was posted. */
 export function updateThenAnswer(request: RecordedRequest) {
   const posted = request.messages.some((m) => m.role === 'tool' && String(m.content).includes('"posted":true'));
-  return posted ? { text: 'All done.' } : { toolCalls: [{ name: 'send_update', arguments: { text: 'Halfway there.' } }] };
+  return posted
+    ? { text: 'All done.' }
+    : { toolCalls: [{ name: 'send_update', arguments: { text: 'Halfway there.' } }] };
 }

@@ -43,7 +43,11 @@ export async function startOnSlack(context: RestartContext, slack: FakeSlack): P
 }
 
 /** Starts Errand on the fake Discord as the test's process, with `env` added; resolves once it identified on the gateway. */
-export async function startOnDiscord(context: RestartContext, discord: FakeDiscord, env: NodeJS.ProcessEnv = {}): Promise<void> {
+export async function startOnDiscord(
+  context: RestartContext,
+  discord: FakeDiscord,
+  env: NodeJS.ProcessEnv = {},
+): Promise<void> {
   const before = discord.stats.identifies;
   context.errand = startErrandProcess({ ...discordEnv(discord, context.model, context.dir), ...env });
   await waitFor(() => discord.stats.identifies > before, 30_000, 'Errand to connect to the gateway');

@@ -19,8 +19,6 @@ export interface ClusterProcess {
   readonly errand: ErrandProcess;
 }
 
-
-
 /** A query on the file's database (see `databaseQuery`). */
 export type DatabaseQuery = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<T[]>;
 
@@ -52,11 +50,20 @@ export function databaseQuery(db: TestDatabase): DatabaseQuery {
  * too. And a run that ended in a killed process may have its answer still to post (the survivor posts it).
  */
 export async function noRunLeftWorking(query: DatabaseQuery, processes: readonly ClusterProcess[]): Promise<void> {
-  const running = () => query<{ id: string; owner: string | null; lease_until: string | null; steps: number; updated_at: string }>(`select id, owner, lease_until, steps, updated_at from runs where status = 'running'`);
-  const open = () => query<{ id: number; status: string }>(`select id, status from tasks where status in ('pending', 'in_progress')`);
-  const unposted = () => query<{ id: number; conversation_id: string }>(`select id, conversation_id from outbox where status = 'pending'`);
+  const running = () =>
+    query<{ id: string; owner: string | null; lease_until: string | null; steps: number; updated_at: string }>(
+      `select id, owner, lease_until, steps, updated_at from runs where status = 'running'`,
+    );
+  const open = () =>
+    query<{ id: number; status: string }>(`select id, status from tasks where status in ('pending', 'in_progress')`);
+  const unposted = () =>
+    query<{ id: number; conversation_id: string }>(`select id, conversation_id from outbox where status = 'pending'`);
   try {
-    await waitFor(async () => (await running()).length === 0 && (await open()).length === 0 && (await unposted()).length === 0, 30_000, 'no run left working');
+    await waitFor(
+      async () => (await running()).length === 0 && (await open()).length === 0 && (await unposted()).length === 0,
+      30_000,
+      'no run left working',
+    );
   } catch {
     throw new Error(
       `runs still running: ${JSON.stringify(await running())}, tasks open: ${JSON.stringify(await open())}, outbox rows pending: ${JSON.stringify(await unposted())} at ${Date.now()}\n${outputsOf(processes)}`,
@@ -110,10 +117,14 @@ function spawnSlackProcess(options: SlackClusterOptions, id: string, port: numbe
 /** Waits until the process's receiver listens; throws with what it printed when it exits first. */
 async function untilListening({ id, errand, url }: ClusterProcess): Promise<void> {
   const port = Number(new URL(url).port);
-  await waitFor(async () => {
-    if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
-    return listening(port);
-  }, 90_000, `${id} to listen on ${port}`);
+  await waitFor(
+    async () => {
+      if (errand.child.exitCode !== null) throw new Error(`${id} exited at start:\n${errand.output()}`);
+      return listening(port);
+    },
+    90_000,
+    `${id} to listen on ${port}`,
+  );
 }
 
 /**

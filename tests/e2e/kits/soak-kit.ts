@@ -25,7 +25,8 @@ const LONG_PARAGRAPHS = 14;
 const updateText = (k: number) => `conv-${k} progress update`;
 const questionText = (k: number) => `conv-${k} shall I go on?`;
 const todoDone = (k: number) => `conv-${k} to-do done`;
-const paragraph = (k: number, p: number) => `⟦${k}.${p}⟧ ${'This long reply goes on and on so that it needs several messages. '.repeat(3).trim()}`;
+const paragraph = (k: number, p: number) =>
+  `⟦${k}.${p}⟧ ${'This long reply goes on and on so that it needs several messages. '.repeat(3).trim()}`;
 const longReply = (k: number) => Array.from({ length: LONG_PARAGRAPHS }, (_, p) => paragraph(k, p + 1)).join('\n\n');
 
 type Msg = RecordedRequest['messages'][number];
@@ -36,7 +37,10 @@ interface Call {
 
 function callsOf(m: Msg): Call[] {
   if (!Array.isArray(m.tool_calls)) return [];
-  return (m.tool_calls as { id: string; function: { name: string } }[]).map((c) => ({ id: c.id, name: c.function.name }));
+  return (m.tool_calls as { id: string; function: { name: string } }[]).map((c) => ({
+    id: c.id,
+    name: c.function.name,
+  }));
 }
 
 /**
@@ -62,10 +66,15 @@ function nextStep(request: RecordedRequest): FakeStep {
   const last = [...calls].reverse().find((c) => c.name === 'add_task' || c.name === 'list_tasks');
   const added =
     last !== undefined &&
-    ((last.name === 'add_task' && resultOf(last.id).includes('"ok":true')) || (last.name === 'list_tasks' && resultOf(last.id).includes(`conv-${k} to-do`)));
+    ((last.name === 'add_task' && resultOf(last.id).includes('"ok":true')) ||
+      (last.name === 'list_tasks' && resultOf(last.id).includes(`conv-${k} to-do`)));
   if (!added) {
     if (last?.name === 'add_task') return { toolCalls: [{ name: 'list_tasks', arguments: {} }] };
-    return { toolCalls: [{ name: 'add_task', arguments: { title: `conv-${k} to-do`, description: `conv-${k} to-do: say it is done` } }] };
+    return {
+      toolCalls: [
+        { name: 'add_task', arguments: { title: `conv-${k} to-do`, description: `conv-${k} to-do: say it is done` } },
+      ],
+    };
   }
   if (!calls.some((c) => c.name === 'ask_user' && resultOf(c.id).includes('"answer":"yes"'))) {
     return { toolCalls: [{ name: 'ask_user', arguments: { question: questionText(k) } }] };
@@ -141,7 +150,9 @@ export function soakRestarts({ conversations: CONVERSATIONS, kills: KILLS, seedO
         for (const [k, text] of unconfirmed) if (seenByModel(k, text)) unconfirmed.delete(k);
         if (!up) return;
         for (const [k, thread] of threads) {
-          for (const q of discord.botMessagesIn(thread).filter((m) => m.content.includes(questionText(k)) && !answered.has(m.id))) {
+          for (const q of discord
+            .botMessagesIn(thread)
+            .filter((m) => m.content.includes(questionText(k)) && !answered.has(m.id))) {
             answered.add(q.id);
             discord.userMessage(thread, 'yes');
             unconfirmed.set(k, '"answer":"yes"');
@@ -158,7 +169,10 @@ export function soakRestarts({ conversations: CONVERSATIONS, kills: KILLS, seedO
           const inWindow = rand() < 0.5;
           if (inWindow) {
             // Posts that carry a nonce: the outbox's, and each preview message's (recorded before its post leaves).
-            discord.holdAnswers(/^\/channels\/\d+\/messages$/, (call) => (call.body as { nonce?: unknown } | null)?.nonce !== undefined);
+            discord.holdAnswers(
+              /^\/channels\/\d+\/messages$/,
+              (call) => (call.body as { nonce?: unknown } | null)?.nonce !== undefined,
+            );
             await waitFor(() => discord.heldAnswers() > 0, 3000, 'a post to hold').catch(() => undefined);
           }
           log.push(`kill ${kill}${inWindow ? ` with ${discord.heldAnswers()} answers held` : ''}`);
@@ -173,13 +187,19 @@ export function soakRestarts({ conversations: CONVERSATIONS, kills: KILLS, seedO
         const gaveUp = (texts: string[]) => texts.some((t) => t.startsWith('❌ I gave up on task #'));
         const complete = (k: number) => {
           const texts = discord.botMessagesIn(threads.get(k)!).map((m) => m.content);
-          const answered = Array.from({ length: LONG_PARAGRAPHS }, (_, p) => `⟦${k}.${p + 1}⟧`).every((tag) => texts.some((t) => t.includes(tag)));
+          const answered = Array.from({ length: LONG_PARAGRAPHS }, (_, p) => `⟦${k}.${p + 1}⟧`).every((tag) =>
+            texts.some((t) => t.includes(tag)),
+          );
           return gaveUp(texts) || (answered && texts.some((t) => t.includes(todoDone(k))));
         };
-        await waitFor(() => [...threads.keys()].every(complete), 60_000, 'every conversation to finish').catch((err: unknown) => {
-          const unfinished = [...threads.keys()].filter((k) => !complete(k));
-          throw new Error(`${String(err)}; unfinished: ${unfinished.join(', ')}\n${summary(unfinished.slice(0, 3))}\nlast output: ${errand?.output().slice(-3000) ?? ''}`);
-        });
+        await waitFor(() => [...threads.keys()].every(complete), 60_000, 'every conversation to finish').catch(
+          (err: unknown) => {
+            const unfinished = [...threads.keys()].filter((k) => !complete(k));
+            throw new Error(
+              `${String(err)}; unfinished: ${unfinished.join(', ')}\n${summary(unfinished.slice(0, 3))}\nlast output: ${errand?.output().slice(-3000) ?? ''}`,
+            );
+          },
+        );
         await sleep(500);
 
         const problems: string[] = [];
@@ -187,33 +207,54 @@ export function soakRestarts({ conversations: CONVERSATIONS, kills: KILLS, seedO
         for (const [k, thread] of threads) {
           const texts = discord.botMessagesIn(thread).map((m) => m.content);
           const count = (needle: string) => texts.filter((t) => t.includes(needle)).length;
-          const expected = [updateText(k), questionText(k), todoDone(k), ...Array.from({ length: LONG_PARAGRAPHS }, (_, p) => `⟦${k}.${p + 1}⟧`)];
+          const expected = [
+            updateText(k),
+            questionText(k),
+            todoDone(k),
+            ...Array.from({ length: LONG_PARAGRAPHS }, (_, p) => `⟦${k}.${p + 1}⟧`),
+          ];
           const givenUp = gaveUp(texts);
           if (givenUp) {
             gaveUpIn.push(k);
             expected.push('❌ I gave up on task #');
             // Given up (the request itself, or its to-do): each output at most once, the note exactly once.
             for (const e of expected) if (count(e) > 1) problems.push(`conv-${k}: "${e}" posted ${count(e)} times`);
-            if (count('❌ I gave up on task #') !== 1) problems.push(`conv-${k}: the give-up note posted ${count('❌ I gave up on task #')} times`);
+            if (count('❌ I gave up on task #') !== 1)
+              problems.push(`conv-${k}: the give-up note posted ${count('❌ I gave up on task #')} times`);
           } else {
             for (const e of expected) if (count(e) !== 1) problems.push(`conv-${k}: "${e}" posted ${count(e)} times`);
           }
           const tags = texts.flatMap((t) => [...t.matchAll(/⟦\d+\.(\d+)⟧/g)].map((m) => Number(m[1])));
-          if (tags.some((p, i) => i > 0 && p < tags[i - 1]!)) problems.push(`conv-${k}: long reply out of order: ${tags.join(',')}`);
-          const unexpected = texts.filter((t) => !expected.some((e) => t.includes(e)) && !t.startsWith('🔄 I was restarted') && !t.startsWith('⏳ Working'));
-          if (unexpected.length > 0) problems.push(`conv-${k}: unexpected posts ${JSON.stringify(unexpected.map((t) => t.slice(0, 80)))}`);
+          if (tags.some((p, i) => i > 0 && p < tags[i - 1]!))
+            problems.push(`conv-${k}: long reply out of order: ${tags.join(',')}`);
+          const unexpected = texts.filter(
+            (t) =>
+              !expected.some((e) => t.includes(e)) &&
+              !t.startsWith('🔄 I was restarted') &&
+              !t.startsWith('⏳ Working'),
+          );
+          if (unexpected.length > 0)
+            problems.push(`conv-${k}: unexpected posts ${JSON.stringify(unexpected.map((t) => t.slice(0, 80)))}`);
         }
         expect(problems, `SOAK_SEED=${BASE_SEED} (${log.join('; ')})\n${summary([])}`).toEqual([]);
         // Giving up is the exception, not a way for the soak to pass: most conversations must get their answer.
         expect(gaveUpIn.length, `given up: ${gaveUpIn.join(', ')}`).toBeLessThanOrEqual(CONVERSATIONS / 3);
       } catch (err) {
-        throw new Error(`soak failed with SOAK_SEED=${BASE_SEED} (${log.join('; ')}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new Error(
+          `soak failed with SOAK_SEED=${BASE_SEED} (${log.join('; ')}): ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
       } finally {
         clearInterval(person);
       }
 
       function summary(ks: number[]): string {
-        return ks.map((k) => `conv-${k}: ${JSON.stringify(discord.botMessagesIn(threads.get(k)!).map((m: FakeMessage) => m.content.slice(0, 60)))}`).join('\n');
+        return ks
+          .map(
+            (k) =>
+              `conv-${k}: ${JSON.stringify(discord.botMessagesIn(threads.get(k)!).map((m: FakeMessage) => m.content.slice(0, 60)))}`,
+          )
+          .join('\n');
       }
     }, 180_000);
   });

@@ -7,8 +7,12 @@ import { useRestartContext, type RestartContext } from './restart-context.js';
  * streams slowly the first time (the kill lands mid-stream) and answers the resumed run at full speed with
  * the same text. Kept out of one file so the Discord and Slack cases run side by side.
  */
-export const ANSWER = Array.from({ length: 12 }, (_, i) => `Step ${i + 1}: a streamed answer that is still being written when the process dies.`).join('\n\n');
-export const stepsIn = (texts: readonly string[]): number[] => texts.flatMap((t) => [...t.matchAll(/Step (\d+):/g)].map((m) => Number(m[1])));
+export const ANSWER = Array.from(
+  { length: 12 },
+  (_, i) => `Step ${i + 1}: a streamed answer that is still being written when the process dies.`,
+).join('\n\n');
+export const stepsIn = (texts: readonly string[]): number[] =>
+  texts.flatMap((t) => [...t.matchAll(/Step (\d+):/g)].map((m) => Number(m[1])));
 export const everyStep = Array.from({ length: 12 }, (_, i) => i + 1);
 
 /** Registers the per-test set-up and clean-up: a model that streams ANSWER slowly, so a kill lands mid-stream. */

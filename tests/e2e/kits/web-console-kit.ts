@@ -43,22 +43,56 @@ export async function startConsoleKit(): Promise<ConsoleKit> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-console-'));
   const model = await startFakeOpenAI();
   model.usageWith(() => ({ promptTokens: 1200, completionTokens: 300 }));
-  const file = errandFileEnv({ access: { admins: [`slack:${ADMIN}`] }, pricing: { 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 } } });
+  const file = errandFileEnv({
+    access: { admins: [`slack:${ADMIN}`] },
+    pricing: { 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 } },
+  });
   const { SEALED_TOKENS: _sealed, ...env } = CONFIGURED_SECRETS;
   const config = loadConfig({ ...env, OPENAI_BASE_URL: model.baseUrl, DATABASE_PATH: join(dir, 'errand.db'), ...file });
   const adapter = new MemoryAdapter(WORKSPACE, 'slack');
-  const app = await createApp({ config, adapters: [adapter], webConsole: { port: 0, pollMs: 100 }, modelBackoffMs: () => 5 });
+  const app = await createApp({
+    config,
+    adapters: [adapter],
+    webConsole: { port: 0, pollMs: 100 },
+    modelBackoffMs: () => 5,
+  });
   await app.start();
   const baseUrl = app.webConsole.localUrl();
   if (!baseUrl) throw new Error('the web console did not start');
 
   const general = adapter.thread('C0GENERAL1', '1700000000.000100');
-  model.reply({ toolCalls: [{ name: 'remember', arguments: { text: 'Deploys happen on Fridays <b>after lunch</b>', scope: 'channel' } }] }, { text: 'Noted: deploys happen on Fridays.' });
+  model.reply(
+    {
+      toolCalls: [
+        { name: 'remember', arguments: { text: 'Deploys happen on Fridays <b>after lunch</b>', scope: 'channel' } },
+      ],
+    },
+    { text: 'Noted: deploys happen on Fridays.' },
+  );
   await adapter.say(general, 'Remember that deploys happen on Fridays', { userId: ALICE });
   await waitFor(() => adapter.textsIn(general).some((t) => t.includes('Noted')));
-  await app.schedules.create({ channel: { platform: 'slack', workspace: WORKSPACE, channel: 'C0GENERAL1' }, target: 'channel', conversationId: null, prompt: 'Summarise yesterday\'s <script>alert("x")</script> incidents', kind: 'cron', spec: '0 9 * * 1-5', timezone: 'Europe/Berlin', createdBy: ALICE });
-  await app.store.connections.saveConnection(`slack:${ALICE}`, 'linear', { tokens: CONFIGURED_SECRETS.SEALED_TOKENS, scopes: ['read', 'write'], account: 'alice@example.com', expiresAt: null });
-  await app.store.memory.remember({ scope: 'workspace', subject: `slack:${WORKSPACE}`, text: 'The staging cluster is called "blue" & the production one "green"', createdBy: `slack:${ADMIN}` });
+  await app.schedules.create({
+    channel: { platform: 'slack', workspace: WORKSPACE, channel: 'C0GENERAL1' },
+    target: 'channel',
+    conversationId: null,
+    prompt: 'Summarise yesterday\'s <script>alert("x")</script> incidents',
+    kind: 'cron',
+    spec: '0 9 * * 1-5',
+    timezone: 'Europe/Berlin',
+    createdBy: ALICE,
+  });
+  await app.store.connections.saveConnection(`slack:${ALICE}`, 'linear', {
+    tokens: CONFIGURED_SECRETS.SEALED_TOKENS,
+    scopes: ['read', 'write'],
+    account: 'alice@example.com',
+    expiresAt: null,
+  });
+  await app.store.memory.remember({
+    scope: 'workspace',
+    subject: `slack:${WORKSPACE}`,
+    text: 'The staging cluster is called "blue" & the production one "green"',
+    createdBy: `slack:${ADMIN}`,
+  });
 
   return {
     app,
@@ -66,7 +100,13 @@ export async function startConsoleKit(): Promise<ConsoleKit> {
     model,
     baseUrl,
     async admin(userId = ADMIN) {
-      const reply = await adapter.command('admin', '', { platform: 'slack', workspace: WORKSPACE, channel: 'C0GENERAL1' }, null, userId);
+      const reply = await adapter.command(
+        'admin',
+        '',
+        { platform: 'slack', workspace: WORKSPACE, channel: 'C0GENERAL1' },
+        null,
+        userId,
+      );
       return reply.text;
     },
     async close() {

@@ -1,0 +1,82 @@
+import type { RunPosts } from '../../agent/agent-types.js';
+import type { TranscriptStore } from '../../conversations/transcript-store.js';
+import { RunFencedError, type RunFence } from '../../runs/run-fence.js';
+import type { RunStore } from '../../runs/run-store.js';
+import type { Store } from '../../store/store.js';
+
+/** What an executing run writes through: its posts, its transcript steps and its own row. */
+export interface RunWrites {
+  readonly posts: RunPosts;
+  readonly transcript: TranscriptStore;
+  readonly runs: RunStore;
+  /**
+   * Resolves while the run is still this execution's, rejects with RunFencedError once another process took it
+   * over: asked right before each tool call, whose effects (a to-do, a memory, a schedule, an MCP server's write)
+   * are not writes of the run and so not fenced by them. Absent: the run cannot be taken over (one process).
+   */
+  readonly confirmHeld?: () => Promise<void>;
+}
+
+/**
+ * The writes of one executing run, each conditional on the run's fence: every transaction begins with
+ * `RunStore.holds(fence)` (which locks the run's row until the commit), so a process that stalled past its
+ * lease and lost the run to another cannot record a step, an answer, a question or the outbox rows they
+ * make. A refused write rolls back and rejects with RunFencedError; `onRefused` is told once, at the
+ * first refusal, to stop the run at once; later writes are refused without asking the database again.
+ * Reads pass through. On SQLite every fence holds (one process), so this costs nothing there.
+ */
+export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (err: RunFencedError) => void): RunWrites {
+  let refused: RunFencedError | null = null;
+
+  const atomically = <T>(write: (tx: Store) => Promise<T>): Promise<T> =>
+    inner.posts.atomically(async (tx) => {
+      if (refused) throw refused;
+      if (!(await tx.runs.holds(fence))) {
+        // Writes begun together (a preview and the answer) may both be refused: the run is stopped once.
+        if (!refused) {
+          refused = new RunFencedError(fence);
+          onRefused(refused);
+        }
+        throw refused;
+      }
+      return write(tx);
+    });
+
+  const posts: RunPosts = {
+    atomically,
+    // With a `tx` the post joins a write that began with the check; alone it is a write of its own.
+    record: (conversationId, runId, intent, tx, stream) =>
+      tx
+        ? inner.posts.record(conversationId, runId, intent, tx, stream)
+        : atomically((t) => inner.posts.record(conversationId, runId, intent, t, stream)),
+    delivered: (ticket, signal) => inner.posts.delivered(ticket, signal),
+    dropUnsent: (runId) => inner.posts.dropUnsent(runId),
+    // A stale owner's preview is refused before it reaches the platform (the stream gives up on a rejection).
+    recordPreview: (conversationId, runId, tx) =>
+      tx
+        ? inner.posts.recordPreview(conversationId, runId, tx)
+        : atomically((t) => inner.posts.recordPreview(conversationId, runId, t)),
+    retractPreviews: (runId, tx) => inner.posts.retractPreviews(runId, tx),
+  };
+
+  const transcript: TranscriptStore = {
+    append: (...args) => atomically((tx) => tx.transcript.append(...args)),
+    recent: (...args) => inner.transcript.recent(...args),
+    privateRows: (...args) => inner.transcript.privateRows(...args),
+  };
+
+  // Every argument passed on as given, so the wrapper follows the interface as it grows.
+  const runs: RunStore = {
+    ...inner.runs,
+    transition: (...args) => atomically((tx) => tx.runs.transition(...args)),
+    park: (...args) => atomically((tx) => tx.runs.park(...args)),
+    setQuestionMessage: (...args) => atomically((tx) => tx.runs.setQuestionMessage(...args)),
+    recordAnswer: (...args) => atomically((tx) => tx.runs.recordAnswer(...args)),
+    unpark: (...args) => atomically((tx) => tx.runs.unpark(...args)),
+    countStep: (...args) => atomically((tx) => tx.runs.countStep(...args)),
+  };
+
+  // A store that keeps no owners (SQLite: one process) cannot lose a run: nothing to ask.
+  const confirmHeld = fence.owner === null ? undefined : () => atomically(async () => undefined);
+  return { posts, transcript, runs, ...(confirmHeld ? { confirmHeld } : {}) };
+}

@@ -1,0 +1,97 @@
+import type { RunPosts } from '../../agent/agent-types.js';
+import type { Clock } from '../../clock.js';
+import type { RunRow, TaskRow } from '../../db/schema.js';
+import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../../metrics/metrics.js';
+import type { RunStore } from '../../runs/run-store.js';
+import type { ScheduleRunResult } from '../../schedules/schedule-failures.js';
+import type { TaskService } from '../../tasks/task-service.js';
+import type { RunWrites } from './fenced-run-writes.js';
+import type { RunLimits } from './run-deps.js';
+import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
+
+export interface SettlerDeps {
+  tasks: TaskService;
+  runs: RunStore;
+  /** Where the note for the thread is recorded, in the settling transaction. */
+  posts: RunPosts;
+  clock: Clock;
+  limits: Pick<RunLimits, 'maxAttempts' | 'maxRunMs' | 'retryDelayMs'>;
+  /** Where run outcomes are counted (default: nowhere). */
+  metrics?: Metrics;
+  /** A scheduled run ended in a way its schedule records (a success, or a target that is gone). */
+  scheduleRunEnded?(scheduleId: number, result: ScheduleRunResult): Promise<void>;
+  /** The task was put back to be tried again after `delayMs`: the coordinator starts it then. */
+  requeued(conversationId: string, delayMs: number): void;
+}
+
+/**
+ * Records how runs end. What to record is decided by `settleRun` (pure, run-settlement.ts); this applies it:
+ * run status, task change and the note for the thread in one transaction, then the schedule's record, the
+ * metric and a retry.
+ */
+export class RunSettler {
+  constructor(private readonly deps: SettlerDeps) {}
+
+  /**
+   * Records how a run ended. The transaction is a write of the run like its steps (`writes`: refused when
+   * another process owns the run now).
+   */
+  async settle(
+    conversationId: string,
+    run: RunRow,
+    task: TaskRow | null,
+    ending: RunEnding,
+    reason: AbortReason | null,
+    writes: RunWrites,
+  ): Promise<void> {
+    const { tasks, limits, clock, posts } = this.deps;
+    const current = task ? await tasks.get(task.id) : null;
+    const attempts = current?.attempts ?? limits.maxAttempts;
+    const settlement = settleRun({
+      ending,
+      abortReason: reason,
+      attempts,
+      maxAttempts: limits.maxAttempts,
+      maxRunMinutes: Math.round(limits.maxRunMs / 60_000),
+      retryDelayMs: limits.retryDelayMs,
+      fromSchedule: task?.scheduleId != null,
+    });
+    const change = settlement.run;
+    if (!change) return;
+    const applied = await writes.posts.atomically(async (tx) => {
+      if (
+        !(await tx.runs.transition(run.id, ['running'], change.to, {
+          ...(change.summary !== undefined ? { summary: change.summary } : {}),
+          ...(change.error ? { error: change.error } : {}),
+        }))
+      )
+        return false;
+      const open = current?.status === 'in_progress';
+      if (task && open && settlement.task) {
+        const t = settlement.task;
+        if (t.kind === 'complete') await tx.tasks.complete(conversationId, task.id, t.summary);
+        else if (t.kind === 'fail') await tx.tasks.fail(conversationId, task.id, t.reason);
+        else await tx.tasks.requeue(task.id, clock.now() + t.delayMs, t.reason);
+      }
+      if (settlement.note) await posts.record(conversationId, run.id, { purpose: 'note', text: settlement.note }, tx);
+      return true;
+    });
+    if (!applied) return;
+    if (settlement.schedule && task?.scheduleId != null)
+      await this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
+    this.countEnd(change.to, run);
+    if (settlement.task?.kind === 'requeue') this.deps.requeued(conversationId, settlement.task.delayMs);
+  }
+
+  /** Fails a claimed run that cannot execute here: no adapter is connected for its platform. */
+  async failUnlaunchable(conversationId: string, run: RunRow, task: TaskRow | null): Promise<void> {
+    if (await this.deps.runs.transition(run.id, ['running'], 'failed', { error: 'no adapter for this platform' }))
+      this.countEnd('failed', run);
+    if (task) await this.deps.tasks.fail(conversationId, task.id, 'No chat adapter is connected for this platform.');
+  }
+
+  /** Counts a run that reached a final status, with its time since it started. */
+  countEnd(outcome: RunOutcomeLabel, run: RunRow): void {
+    (this.deps.metrics ?? noopMetrics).runFinished(outcome, (this.deps.clock.now() - run.startedAt) / 1000);
+  }
+}
