@@ -17,9 +17,7 @@ const MAX_REMEMBERED = 10_000;
  * there through the channel's queue. Discord answers 50007 (Cannot send messages to this user) when the person's DMs
  * are closed to the bot or they share no server with it: `refused`, so the caller can say so where they are.
  */
-export function createDirectMessages(
-  discord: DiscordRest,
-): DirectMessageCapability & {
+export function createDirectMessages(discord: DiscordRest): DirectMessageCapability & {
   sendMessage(userId: string, message: OutboundMessage): Promise<DirectMessageResult>;
   channelOf(userId: string): Promise<string>;
 } {

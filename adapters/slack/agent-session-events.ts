@@ -64,13 +64,11 @@ export function registerAgentSessionEvents(
     }
     const eventId =
       stop.event_ts ?? (typeof envelope.event_id === 'string' ? envelope.event_id : `${stop.thread_ts}/${stop.user}`);
-    await deps
-      .sink()
-      ?.onSessionStop?.({
-        conversation,
-        userId: stop.user,
-        eventId,
-        ...(isDmChannel(stop.channel) ? { direct: true } : {}),
-      });
+    await deps.sink()?.onSessionStop?.({
+      conversation,
+      userId: stop.user,
+      eventId,
+      ...(isDmChannel(stop.channel) ? { direct: true } : {}),
+    });
   });
 }

@@ -39,7 +39,9 @@ export interface SlackStreamsDeps {
  * outside DMs only to a named recipient); anywhere else, or where Slack refuses, one post is edited.
  * Native streams show the run's steps as task cards, except in a workspace that refused them once.
  */
-export function createSlackStreams(deps: SlackStreamsDeps): (conversation: ConversationRef, recipientUserId: string | null, hooks?: AnswerStreamHooks) => AnswerStream {
+export function createSlackStreams(
+  deps: SlackStreamsDeps,
+): (conversation: ConversationRef, recipientUserId: string | null, hooks?: AnswerStreamHooks) => AnswerStream {
   const { api, queue, outbound, botThreads, intervalMs, clock, logger } = deps;
   // Workspaces that refused task cards: their streams carry text alone from then on, not tried on every run.
   const chunkless = new Set<string>();
@@ -47,7 +49,8 @@ export function createSlackStreams(deps: SlackStreamsDeps): (conversation: Conve
     const loc = locate(conversation);
     const edited = () =>
       createEditedStream({
-        post: async (text, key) => (await outbound.postMessage(conversation, { text, ...(key ? { idempotencyKey: key } : {}) })).id,
+        post: async (text, key) =>
+          (await outbound.postMessage(conversation, { text, ...(key ? { idempotencyKey: key } : {}) })).id,
         edit: (id, text) => outbound.editMessage(conversation, id, { text }),
         remove: (id) => outbound.remove(loc.channelId, id),
         ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
@@ -64,14 +67,22 @@ export function createSlackStreams(deps: SlackStreamsDeps): (conversation: Conve
       threadTs: loc.threadTs,
       recipient: recipientUserId ? { teamId: loc.teamId, userId: recipientUserId } : null,
       call: (method, args) => {
-        const send = (withArgs: Record<string, unknown>) => queue.enqueue(loc.channelId, (s) => s(() => api(method, withArgs, streamCallSchema)));
+        const send = (withArgs: Record<string, unknown>) =>
+          queue.enqueue(loc.channelId, (s) => s(() => api(method, withArgs, streamCallSchema)));
         if (method !== 'chat.stopStream' || !deps.sessions) return send(args);
         // chat.stopStream sets the session's status too (Slack's default: active): the one the core last said, in order with its calls.
-        return deps.sessions.streamEnd({ teamId: loc.teamId, channelId: loc.channelId, threadTs: loc.threadTs! }, (status) => send(status ? { ...args, session_status: status } : args));
+        return deps.sessions.streamEnd(
+          { teamId: loc.teamId, channelId: loc.channelId, threadTs: loc.threadTs! },
+          (status) => send(status ? { ...args, session_status: status } : args),
+        );
       },
       stoppedOutside: (ts) => deps.stoppedStreams?.has(loc.channelId, ts) === true,
       fallback: edited,
-      steps: { mode: deps.taskDisplay, refused: () => chunkless.has(loc.teamId), refuse: () => void chunkless.add(loc.teamId) },
+      steps: {
+        mode: deps.taskDisplay,
+        refused: () => chunkless.has(loc.teamId),
+        refuse: () => void chunkless.add(loc.teamId),
+      },
       remove: (id) => outbound.remove(loc.channelId, id),
       ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
       intervalMs,

@@ -26,12 +26,18 @@ export function neutraliseSpecialMentions(text: string): string {
 }
 
 function neutraliseBlock(block: SlackBlock): SlackBlock {
-  if (block.type === 'section') return { ...block, text: { ...block.text, text: neutraliseSpecialMentions(block.text.text) } };
-  if (block.type === 'context') return { ...block, elements: block.elements.map((e) => ({ ...e, text: neutraliseSpecialMentions(e.text) })) };
+  if (block.type === 'section')
+    return { ...block, text: { ...block.text, text: neutraliseSpecialMentions(block.text.text) } };
+  if (block.type === 'context')
+    return { ...block, elements: block.elements.map((e) => ({ ...e, text: neutraliseSpecialMentions(e.text) })) };
   return block;
 }
 
 /** A message body with its text and every mrkdwn block neutralised; what the adapter sends to Slack. */
 export function neutraliseBody<B extends SlackMessageBody>(body: B): B {
-  return { ...body, text: neutraliseSpecialMentions(body.text), ...(body.blocks ? { blocks: body.blocks.map(neutraliseBlock) } : {}) };
+  return {
+    ...body,
+    text: neutraliseSpecialMentions(body.text),
+    ...(body.blocks ? { blocks: body.blocks.map(neutraliseBlock) } : {}),
+  };
 }

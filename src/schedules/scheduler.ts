@@ -74,7 +74,16 @@ export class Scheduler {
       track: (work) => this.track(work),
     });
     const { store, clock, logger } = opts;
-    this.launches = new PendingLaunches({ store, clock, logger, metrics: this.metrics, launcher: () => this.launcher, disarm: (id) => this.disarm(id), announce: (id) => this.announce(id), track: (w) => this.track(w) });
+    this.launches = new PendingLaunches({
+      store,
+      clock,
+      logger,
+      metrics: this.metrics,
+      launcher: () => this.launcher,
+      disarm: (id) => this.disarm(id),
+      announce: (id) => this.announce(id),
+      track: (w) => this.track(w),
+    });
   }
 
   /** Number of schedules currently armed. */
@@ -257,7 +266,11 @@ export class Scheduler {
 
   /** Persists and arms the run after `dueAt`; a skipped run is recorded in `fail_reason`. */
   private advance(fired: ScheduleRow, dueAt: number, now: number, skipped: boolean): Promise<void> {
-    return advanceSchedule(fired, dueAt, now, skipped, { ...this.nextRunDeps(), logger: this.opts.logger, graceMs: this.opts.graceMs });
+    return advanceSchedule(fired, dueAt, now, skipped, {
+      ...this.nextRunDeps(),
+      logger: this.opts.logger,
+      graceMs: this.opts.graceMs,
+    });
   }
 
   /** Computes a next run for an active row that has none (or a bad one), persisting the result. */
@@ -266,6 +279,10 @@ export class Scheduler {
   }
 
   private nextRunDeps() {
-    return { store: this.opts.store, arm: (row: ScheduleRow) => this.arm(row), announce: (id: number) => this.announce(id) };
+    return {
+      store: this.opts.store,
+      arm: (row: ScheduleRow) => this.arm(row),
+      announce: (id: number) => this.announce(id),
+    };
   }
 }

@@ -115,16 +115,14 @@ chatAdapterContract(
         answered(fake.clickButton(messageId, buttons[index]!.actionId)),
       // Each file with the message that carries it (files posted together share one).
       storedFiles: async (c) =>
-        fake
-          .botMessagesIn(target(c))
-          .flatMap((m) =>
-            (m.attachments ?? []).map((a) => ({
-              name: a.name,
-              bytes: a.bytes,
-              ...(a.contentType ? { mimeType: a.contentType } : {}),
-              message: m.id,
-            })),
-          ),
+        fake.botMessagesIn(target(c)).flatMap((m) =>
+          (m.attachments ?? []).map((a) => ({
+            name: a.name,
+            bytes: a.bytes,
+            ...(a.contentType ? { mimeType: a.contentType } : {}),
+            message: m.id,
+          })),
+        ),
       directFilesOf: async (userId) => {
         const dm = fake.dmChannelOf(userId);
         return dm

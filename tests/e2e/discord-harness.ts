@@ -181,13 +181,11 @@ export function attachedFiles(
   fake: FakeDiscord,
   channelId: string,
 ): { name: string; bytes: Uint8Array; mimeType?: string }[] {
-  return fake
-    .botMessagesIn(channelId)
-    .flatMap((m) =>
-      (m.attachments ?? []).map((a) => ({
-        name: a.name,
-        bytes: a.bytes,
-        ...(a.contentType ? { mimeType: a.contentType } : {}),
-      })),
-    );
+  return fake.botMessagesIn(channelId).flatMap((m) =>
+    (m.attachments ?? []).map((a) => ({
+      name: a.name,
+      bytes: a.bytes,
+      ...(a.contentType ? { mimeType: a.contentType } : {}),
+    })),
+  );
 }

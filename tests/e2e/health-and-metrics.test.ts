@@ -64,9 +64,7 @@ async function scrape(m: Monitored): Promise<Exposition> {
   return parseExposition(await res.text());
 }
 
-async function health(
-  m: Monitored,
-): Promise<{
+async function health(m: Monitored): Promise<{
   status: number;
   body: {
     status: string;

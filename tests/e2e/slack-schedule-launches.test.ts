@@ -25,18 +25,16 @@ afterEach(async () => {
 /** A one-off channel schedule of Alice's, due in five minutes. */
 async function onceInFiveMinutes(errand: RestartableSlackErrand, prompt: string): Promise<number> {
   const at = new Date(errand.clock.now() + 5 * 60_000).toISOString();
-  const r = await errand
-    .app()
-    .schedules.create({
-      channel: { platform: 'slack', workspace: errand.slack.teamId, channel: CHANNEL },
-      target: 'channel',
-      conversationId: null,
-      prompt,
-      kind: 'once',
-      spec: at,
-      timezone: 'UTC',
-      createdBy: ALICE,
-    });
+  const r = await errand.app().schedules.create({
+    channel: { platform: 'slack', workspace: errand.slack.teamId, channel: CHANNEL },
+    target: 'channel',
+    conversationId: null,
+    prompt,
+    kind: 'once',
+    spec: at,
+    timezone: 'UTC',
+    createdBy: ALICE,
+  });
   if (!r.ok) throw new Error(r.error);
   return r.schedule.id;
 }
@@ -117,18 +115,16 @@ describe('a launch that can never start', () => {
   it('a thread schedule whose conversation no longer exists fails for good at once: the one-off errors with the reason, nothing is retried', async () => {
     e = await startRestartableSlackErrand();
     const at = new Date(e.clock.now() + 5 * 60_000).toISOString();
-    const r = await e
-      .app()
-      .schedules.create({
-        channel: { platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL },
-        target: 'thread',
-        conversationId: `slack:${e.slack.teamId}:${CHANNEL}:1700000000.000100`,
-        prompt: 'follow up',
-        kind: 'once',
-        spec: at,
-        timezone: 'UTC',
-        createdBy: ALICE,
-      });
+    const r = await e.app().schedules.create({
+      channel: { platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL },
+      target: 'thread',
+      conversationId: `slack:${e.slack.teamId}:${CHANNEL}:1700000000.000100`,
+      prompt: 'follow up',
+      kind: 'once',
+      spec: at,
+      timezone: 'UTC',
+      createdBy: ALICE,
+    });
     if (!r.ok) throw new Error(r.error);
     e.clock.advance(5 * 60_000 + 1000);
     const errored = await waitFor(
@@ -153,18 +149,16 @@ describe('a schedule runs with its creator’s rights as they are when it fires 
   it('its creator removed from access.users: the schedule pauses without posting or running, and its creator and the admins are told privately', async () => {
     const env = errandFileEnv({ access: { users: [`slack:${ALICE}`, `slack:${BOB}`], admins: [`slack:${ADMIN}`] } });
     e = await startRestartableSlackErrand({ env });
-    const r = await e
-      .app()
-      .schedules.create({
-        channel: { platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL },
-        target: 'channel',
-        conversationId: null,
-        prompt: 'summarise the incidents channel',
-        kind: 'interval',
-        spec: '60',
-        timezone: 'UTC',
-        createdBy: ALICE,
-      });
+    const r = await e.app().schedules.create({
+      channel: { platform: 'slack', workspace: e.slack.teamId, channel: CHANNEL },
+      target: 'channel',
+      conversationId: null,
+      prompt: 'summarise the incidents channel',
+      kind: 'interval',
+      spec: '60',
+      timezone: 'UTC',
+      createdBy: ALICE,
+    });
     if (!r.ok) throw new Error(r.error);
     const id = r.schedule.id;
     // The operator takes Alice off the list (the configuration is read again at the next start).

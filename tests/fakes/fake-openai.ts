@@ -313,13 +313,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       };
       requests.push(record);
       if (record.problem !== null) {
-        res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              error: { message: record.problem, type: 'invalid_request_error', param: 'messages', code: null },
-            }),
-          );
+        res.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            error: { message: record.problem, type: 'invalid_request_error', param: 'messages', code: null },
+          }),
+        );
         return;
       }
       res.on('close', () => {

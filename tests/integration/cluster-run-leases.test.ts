@@ -26,17 +26,15 @@ async function insertRun(
 ): Promise<string> {
   const id = `run-${++seq}`;
   const conversationId = `slack:T1:C1:${seq}.0`;
-  await pools[0]!
-    .insert(conversations)
-    .values({
-      id: conversationId,
-      platform: 'slack',
-      workspace: 'T1',
-      channel: 'C1',
-      thread: `${seq}.0`,
-      createdAt: 1,
-      updatedAt: 1,
-    });
+  await pools[0]!.insert(conversations).values({
+    id: conversationId,
+    platform: 'slack',
+    workspace: 'T1',
+    channel: 'C1',
+    thread: `${seq}.0`,
+    createdAt: 1,
+    updatedAt: 1,
+  });
   await pools[0]!.insert(runs).values({ id, conversationId, status, owner, leaseUntil, startedAt: 1, updatedAt: 1 });
   return id;
 }

@@ -68,17 +68,15 @@ async function insertRun(
 ): Promise<{ id: string; conversationId: string }> {
   const n = ++seq;
   const conversationId = `slack:T024BE7LD:C024BE91L:1700000000.${String(n).padStart(6, '0')}`;
-  await db
-    .insert(conversations)
-    .values({
-      id: conversationId,
-      platform: 'slack',
-      workspace: 'T024BE7LD',
-      channel: 'C024BE91L',
-      thread: `1700000000.${n}`,
-      createdAt: 1,
-      updatedAt: 1,
-    });
+  await db.insert(conversations).values({
+    id: conversationId,
+    platform: 'slack',
+    workspace: 'T024BE7LD',
+    channel: 'C024BE91L',
+    thread: `1700000000.${n}`,
+    createdAt: 1,
+    updatedAt: 1,
+  });
   const id = `run-rt-${n}`;
   await db
     .insert(runs)

@@ -61,17 +61,15 @@ describe.skipIf(database.skip)('openPostgres', () => {
   it('reads epoch milliseconds back as numbers and JSON columns as values, like the SQLite store', async () => {
     await withDb(async (db) => {
       const at = Date.UTC(2031, 4, 6, 7, 8, 9, 123);
-      await db
-        .insert(conversations)
-        .values({
-          id: 'slack:T1:C1:1.0',
-          platform: 'slack',
-          workspace: 'T1',
-          channel: 'C1',
-          thread: '1.0',
-          createdAt: at,
-          updatedAt: at,
-        });
+      await db.insert(conversations).values({
+        id: 'slack:T1:C1:1.0',
+        platform: 'slack',
+        workspace: 'T1',
+        channel: 'C1',
+        thread: '1.0',
+        createdAt: at,
+        updatedAt: at,
+      });
       const [task] = await db
         .insert(tasks)
         .values({
@@ -102,17 +100,15 @@ describe.skipIf(database.skip)('openPostgres', () => {
         messageId: null,
         userId: 'U1',
       };
-      await db
-        .insert(runs)
-        .values({
-          id: 'r1',
-          conversationId: 'slack:T1:C1:1.0',
-          taskId: task!.id,
-          status: 'waiting_user',
-          question,
-          startedAt: at,
-          updatedAt: at,
-        });
+      await db.insert(runs).values({
+        id: 'r1',
+        conversationId: 'slack:T1:C1:1.0',
+        taskId: task!.id,
+        status: 'waiting_user',
+        question,
+        startedAt: at,
+        updatedAt: at,
+      });
       const [run] = await db.select().from(runs);
       expect(run).toMatchObject({ question, startedAt: at, owner: null, leaseUntil: null });
     });

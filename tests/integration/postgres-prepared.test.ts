@@ -29,17 +29,15 @@ describe.skipIf(database.skip)('prepared statements of the PostgreSQL store (bui
     await withDb(async (db) => {
       const id = 'slack:T1:C1:prepared-1';
       await db.transaction(async (tx) => {
-        await tx
-          .insert(conversations)
-          .values({
-            id,
-            platform: 'slack',
-            workspace: 'T1',
-            channel: 'C1',
-            thread: 'prepared-1',
-            createdAt: 1,
-            updatedAt: 1,
-          });
+        await tx.insert(conversations).values({
+          id,
+          platform: 'slack',
+          workspace: 'T1',
+          channel: 'C1',
+          thread: 'prepared-1',
+          createdAt: 1,
+          updatedAt: 1,
+        });
         expect(await conversationById(tx, { id })).toEqual([expect.objectContaining({ id, createdAt: 1 })]);
         // The pool's other connection: the row is not committed yet.
         expect(await conversationById(db, { id })).toEqual([]);

@@ -26,7 +26,11 @@ export interface OAuthConnections {
    * URL of a new sign-in (bound to `runId`, single use, 10 minutes). `scope` (space-separated) asks for at least
    * those scopes: a connection without them is a step-up, a new sign-in with the scopes it has plus these.
    */
-  tokenFor(principal: string, server: string, options?: { runId?: string | null; scope?: string }): Promise<TokenOutcome>;
+  tokenFor(
+    principal: string,
+    server: string,
+    options?: { runId?: string | null; scope?: string },
+  ): Promise<TokenOutcome>;
   /**
    * What to do about a server's 401 or 403 answer to a call made with the principal's token: a 401 starts a new
    * sign-in from its `resource_metadata` and `scope`; a 403 `insufficient_scope` a step-up with its `scope`.

@@ -15,7 +15,12 @@ import { openTokens } from './sealed-records.js';
 import { RefreshNotCompleted, StoredOAuthProvider, type ProviderDeps } from './stored-oauth-provider.js';
 import { SignInUnavailableError, type OAuthConnections, type TokenOutcome } from './oauth-connections-contract.js';
 
-export { SignInUnavailableError, type ConnectionSummary, type OAuthConnections, type TokenOutcome } from './oauth-connections-contract.js';
+export {
+  SignInUnavailableError,
+  type ConnectionSummary,
+  type OAuthConnections,
+  type TokenOutcome,
+} from './oauth-connections-contract.js';
 
 export interface OAuthConnectionsOptions {
   readonly store: ConnectionStore;
@@ -54,12 +59,19 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
   const servers = new Map(options.servers.map((s) => [s.name, s]));
   const timeoutMs = options.requestTimeoutMs ?? 15_000;
   const baseFetch = options.fetch ?? ((url, init) => fetch(url, init));
-  const fetchFn: FetchLike = (url, init) => baseFetch(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+  const fetchFn: FetchLike = (url, init) =>
+    baseFetch(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const claimMs = options.refreshClaimMs ?? 30_000;
   const pollMs = options.refreshPollMs ?? 100;
   const skewMs = options.expirySkewMs ?? 60_000;
-  const deps: ProviderDeps = { store, box, clock, publicUrl: options.publicUrl, discovery: new Map<string, OAuthDiscoveryState>() };
+  const deps: ProviderDeps = {
+    store,
+    box,
+    clock,
+    publicUrl: options.publicUrl,
+    discovery: new Map<string, OAuthDiscoveryState>(),
+  };
   const reported = new Set<string>();
   const metrics = options.metrics ?? noopMetrics;
   /** Counts an outcome on its way out. */
@@ -81,15 +93,26 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     reported.add(key);
     const scrub = server.scrub ?? ((t: string) => t);
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    logger.warn({ server: server.name, url: scrub(server.url), error: maskSecrets(scrub(message)).slice(0, 500) }, `MCP server ${server.name}: ${what}`);
+    logger.warn(
+      { server: server.name, url: scrub(server.url), error: maskSecrets(scrub(message)).slice(0, 500) },
+      `MCP server ${server.name}: ${what}`,
+    );
   };
-  const unavailable = (server: OAuthServer): TokenOutcome => ({ kind: 'unavailable', reason: `The sign-in service of ${server.name} is not reachable right now.` });
+  const unavailable = (server: OAuthServer): TokenOutcome => ({
+    kind: 'unavailable',
+    reason: `The sign-in service of ${server.name} is not reachable right now.`,
+  });
 
   const usable = (row: McpConnectionRow, wanted: readonly string[]) => coversScopes(row.scopes, wanted);
   const fresh = (row: McpConnectionRow) => row.expiresAt === null || row.expiresAt - skewMs > clock.now();
 
   /** The stored access token if it is still good, after a refresh if one is due; null when the person must sign in. */
-  async function currentToken(server: OAuthServer, principal: string, wanted: readonly string[], forceRefresh = false): Promise<TokenOutcome | null> {
+  async function currentToken(
+    server: OAuthServer,
+    principal: string,
+    wanted: readonly string[],
+    forceRefresh = false,
+  ): Promise<TokenOutcome | null> {
     for (let attempt = 1; attempt <= MAX_LOOKS; attempt++) {
       const row = await store.connection(principal, server.name);
       if (row === null || !usable(row, wanted)) return null;
@@ -129,7 +152,13 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     while (clock.now() < deadline) {
       await sleep(pollMs);
       const row = await store.connection(principal, server);
-      if (row === null || row.version !== version || row.refreshHolder === null || (row.refreshUntil ?? 0) <= clock.now()) return;
+      if (
+        row === null ||
+        row.version !== version ||
+        row.refreshHolder === null ||
+        (row.refreshUntil ?? 0) <= clock.now()
+      )
+        return;
     }
   }
 
@@ -142,7 +171,12 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
   }
 
   /** Starts a sign-in: the SDK discovers, registers when needed and builds the URL; the pending row is written. */
-  async function startSignIn(server: OAuthServer, principal: string, runId: string | null, challenge: Challenge): Promise<TokenOutcome> {
+  async function startSignIn(
+    server: OAuthServer,
+    principal: string,
+    runId: string | null,
+    challenge: Challenge,
+  ): Promise<TokenOutcome> {
     await sweep();
     for (let attempt = 1; ; attempt++) {
       const provider = new StoredOAuthProvider(deps, server, principal, runId, { kind: 'interactive' });
@@ -153,7 +187,8 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
           ...(challenge.scope ? { scope: challenge.scope } : {}),
           ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
         });
-        if (result === 'REDIRECT' && provider.authorizationUrl) return { kind: 'authorize', url: provider.authorizationUrl.href };
+        if (result === 'REDIRECT' && provider.authorizationUrl)
+          return { kind: 'authorize', url: provider.authorizationUrl.href };
         return unavailable(server);
       } catch (err) {
         deps.discovery.delete(server.name);
@@ -166,7 +201,11 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     }
   }
 
-  async function tokenFor(principal: string, name: string, o: { runId?: string | null; scope?: string } = {}): Promise<TokenOutcome> {
+  async function tokenFor(
+    principal: string,
+    name: string,
+    o: { runId?: string | null; scope?: string } = {},
+  ): Promise<TokenOutcome> {
     const server = serverOf(name);
     const wanted = scopeList(o.scope);
     const current = await currentToken(server, principal, wanted);
@@ -177,16 +216,25 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     return startSignIn(server, principal, o.runId ?? null, { ...challenge, ...(scope !== '' ? { scope } : {}) });
   }
 
-  async function answerChallenge(principal: string, name: string, response: Response, runId: string | null): Promise<TokenOutcome> {
+  async function answerChallenge(
+    principal: string,
+    name: string,
+    response: Response,
+    runId: string | null,
+  ): Promise<TokenOutcome> {
     const server = serverOf(name);
     const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(response);
-    if (response.status === 403 && error === 'insufficient_scope') return tokenFor(principal, name, { runId, ...(scope ? { scope } : {}) });
+    if (response.status === 403 && error === 'insufficient_scope')
+      return tokenFor(principal, name, { runId, ...(scope ? { scope } : {}) });
     if (response.status !== 401) return unavailable(server);
     // The token was refused before its time: a refresh may still give a good one; else the person signs in again.
     const refreshed = await currentToken(server, principal, [], true);
     if (refreshed !== null) return refreshed;
     await store.disconnect(principal, name);
-    return startSignIn(server, principal, runId, { ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
+    return startSignIn(server, principal, runId, {
+      ...(scope ? { scope } : {}),
+      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+    });
   }
 
   return {
@@ -210,7 +258,9 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     },
     async connectionsOf(principal) {
       const rows = await store.connectionsOf(principal);
-      return rows.filter((r) => servers.has(r.server)).map((r) => ({ server: r.server, account: r.account, scopes: r.scopes, since: r.connectedAt }));
+      return rows
+        .filter((r) => servers.has(r.server))
+        .map((r) => ({ server: r.server, account: r.account, scopes: r.scopes, since: r.connectedAt }));
     },
     disconnect: (principal, server) => store.disconnect(principal, server),
     has: (server) => servers.has(server),

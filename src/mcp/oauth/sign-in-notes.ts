@@ -30,8 +30,10 @@ type Ended = Exclude<CallbackOutcome, { kind: 'connected' | 'unknown' }>;
 
 const ENDED: Record<Ended['kind'], (server: string) => string> = {
   denied: (s) => `You did not allow access to **${s}**, so I cannot use it for you. Ask again if you change your mind.`,
-  expired: (s) => `That Connect link for **${s}** had expired (links work for 10 minutes). Ask again and I will send a new one.`,
-  used: (s) => `That Connect link for **${s}** was already used. Ask again and I will send a new one if you still need it.`,
+  expired: (s) =>
+    `That Connect link for **${s}** had expired (links work for 10 minutes). Ask again and I will send a new one.`,
+  used: (s) =>
+    `That Connect link for **${s}** was already used. Ask again and I will send a new one if you still need it.`,
   failed: (s) => `Connecting **${s}** failed at its sign-in service. Try again later.`,
 };
 
@@ -57,7 +59,11 @@ export function signInNotes(deps: SignInNotesDeps): Pick<OAuthWebServerOptions, 
   const tell = async (conversationId: string, principal: string, text: string) => {
     const userId = principal.slice(principal.indexOf(':') + 1);
     if (userId === '') return;
-    await deps.notify(conversationId, userId, text).catch((err: unknown) => deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'recording a sign-in note failed'));
+    await deps
+      .notify(conversationId, userId, text)
+      .catch((err: unknown) =>
+        deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'recording a sign-in note failed'),
+      );
   };
   const runOf = async (runId: string | null) => (runId === null ? null : deps.runs.get(runId));
   /** Ends the run's wait when it waits on this sign-in; false when it does not (or the wait could not be ended). */
@@ -66,27 +72,48 @@ export function signInNotes(deps: SignInNotesDeps): Pick<OAuthWebServerOptions, 
     try {
       return await deps.waits.end(runId, server, end);
     } catch (err) {
-      deps.logger.error({ err: err instanceof Error ? err.message : String(err), runId }, 'resuming a run after its sign-in failed');
+      deps.logger.error(
+        { err: err instanceof Error ? err.message : String(err), runId },
+        'resuming a run after its sign-in failed',
+      );
       return false;
     }
   };
-  const waitsOn = (run: Awaited<ReturnType<typeof runOf>>, server: string) => run?.status === 'waiting_user' && run.question?.signIn?.server === server;
+  const waitsOn = (run: Awaited<ReturnType<typeof runOf>>, server: string) =>
+    run?.status === 'waiting_user' && run.question?.signIn?.server === server;
   return {
     async onConnected(principal, server, runId) {
-      await deps.connected?.(principal, server).catch((err: unknown) => deps.logger.warn({ err: err instanceof Error ? err.message : String(err), server }, 'opening the session of a new connection failed'));
+      await deps
+        .connected?.(principal, server)
+        .catch((err: unknown) =>
+          deps.logger.warn(
+            { err: err instanceof Error ? err.message : String(err), server },
+            'opening the session of a new connection failed',
+          ),
+        );
       const run = await runOf(runId);
       if (run) {
         const resumed = await endWait(run.id, server, 'connected');
-        await tell(run.conversationId, principal, resumed ? RESUMED.connected(server) : `Connected **${server}** — ask me again and I will use it for you.`);
+        await tell(
+          run.conversationId,
+          principal,
+          resumed ? RESUMED.connected(server) : `Connected **${server}** — ask me again and I will use it for you.`,
+        );
       }
       const at = principal.indexOf(':');
-      const others = await deps.runs.waitingFor(principal.slice(0, at), principal.slice(at + 1), MAX_OTHER_WAITS).catch((err: unknown) => {
-        deps.logger.warn({ err: err instanceof Error ? err.message : String(err), server }, 'looking for other runs waiting on a sign-in failed');
-        return [];
-      });
+      const others = await deps.runs
+        .waitingFor(principal.slice(0, at), principal.slice(at + 1), MAX_OTHER_WAITS)
+        .catch((err: unknown) => {
+          deps.logger.warn(
+            { err: err instanceof Error ? err.message : String(err), server },
+            'looking for other runs waiting on a sign-in failed',
+          );
+          return [];
+        });
       for (const other of others) {
         if (other.id === runId || other.question?.signIn?.server !== server) continue;
-        if (await endWait(other.id, server, 'connected')) await tell(other.conversationId, principal, RESUMED.connected(server));
+        if (await endWait(other.id, server, 'connected'))
+          await tell(other.conversationId, principal, RESUMED.connected(server));
       }
     },
     async onNotConnected(outcome) {
@@ -97,7 +124,12 @@ export function signInNotes(deps: SignInNotesDeps): Pick<OAuthWebServerOptions, 
         if (await endWait(run.id, server, kind)) return tell(run.conversationId, principal, RESUMED[kind](server));
       } else if (kind === 'expired' && waitsOn(run, server) && deps.relink) {
         const url = await deps.relink(principal, server, run.id).catch(() => null);
-        if (url !== null) return tell(run.conversationId, principal, `That Connect link had expired (links work for 10 minutes); here is a new one. ${connectNoticeText(server, url)}`);
+        if (url !== null)
+          return tell(
+            run.conversationId,
+            principal,
+            `That Connect link had expired (links work for 10 minutes); here is a new one. ${connectNoticeText(server, url)}`,
+          );
       }
       await tell(run.conversationId, principal, ENDED[kind](server));
     },

@@ -22,7 +22,10 @@ export interface SignInStartDeps {
   /** Whether a secret notice reaches its person privately on this platform (outbox/secret-notice.ts `reachesPrivately`). */
   privately(platform: string): boolean;
   /** The MCP hub: bound to the sign-in service, and told of new connections. */
-  readonly tools?: { bindOAuth?(binding: OAuthBinding): void; connected?(principal: string, server: string): Promise<void> };
+  readonly tools?: {
+    bindOAuth?(binding: OAuthBinding): void;
+    connected?(principal: string, server: string): Promise<void>;
+  };
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -38,14 +41,30 @@ export interface SignInStartDeps {
 export async function startSignIns(deps: SignInStartDeps): Promise<OAuthRuntime | null> {
   const { runs, logger } = deps;
   let oauth: OAuthRuntime | null = null;
-  const notify = (conversationId: string, userId: string, text: string) => deps.outbox.recordSecret(conversationId, userId, text);
+  const notify = (conversationId: string, userId: string, text: string) =>
+    deps.outbox.recordSecret(conversationId, userId, text);
   const relink = async (principal: string, server: string, runId: string) => {
     const fresh = await oauth?.connections.tokenFor(principal, server, { runId });
     return fresh?.kind === 'authorize' ? fresh.url : null;
   };
   const connected = async (principal: string, server: string) => deps.tools?.connected?.(principal, server);
-  const notes = signInNotes({ runs, notify, logger, waits: signInWaits({ runs, coordinator: deps.coordinator }), relink, connected });
-  oauth = await startOAuth({ config: deps.config, store: deps.connections, clock: deps.clock, logger, metrics: deps.metrics, ...notes, ...(deps.listen === false ? { listen: false } : {}) });
+  const notes = signInNotes({
+    runs,
+    notify,
+    logger,
+    waits: signInWaits({ runs, coordinator: deps.coordinator }),
+    relink,
+    connected,
+  });
+  oauth = await startOAuth({
+    config: deps.config,
+    store: deps.connections,
+    clock: deps.clock,
+    logger,
+    metrics: deps.metrics,
+    ...notes,
+    ...(deps.listen === false ? { listen: false } : {}),
+  });
   const privateIn = (conversationId: string) => {
     const ref = deps.refOf(conversationId);
     return ref !== null && deps.privately(ref.platform);

@@ -8,17 +8,15 @@ export function createPgOutboxFileStore(db: PgExecutor): OutboxFileStore {
   return {
     async add(outboxId, files) {
       if (files.length === 0) return;
-      await db
-        .insert(outboxFiles)
-        .values(
-          files.map((f, position) => ({
-            outboxId,
-            position,
-            name: f.name,
-            mimeType: f.mimeType,
-            bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength),
-          })),
-        );
+      await db.insert(outboxFiles).values(
+        files.map((f, position) => ({
+          outboxId,
+          position,
+          name: f.name,
+          mimeType: f.mimeType,
+          bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength),
+        })),
+      );
     },
     async filesOf(outboxId) {
       const rows = await db

@@ -33,18 +33,16 @@ export function createPgPrivateAnswerStore(db: PgExecutor, clock: Clock): Privat
     },
     async holdFiles(id, files) {
       if (files.length === 0) return;
-      await db
-        .insert(privateAnswerFiles)
-        .values(
-          files.map((f, position) => ({
-            answerId: id,
-            position,
-            post: f.post,
-            name: f.name,
-            mimeType: f.mimeType,
-            bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength),
-          })),
-        );
+      await db.insert(privateAnswerFiles).values(
+        files.map((f, position) => ({
+          answerId: id,
+          position,
+          post: f.post,
+          name: f.name,
+          mimeType: f.mimeType,
+          bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength),
+        })),
+      );
     },
     async filesOf(id) {
       const rows = await db
