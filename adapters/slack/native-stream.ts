@@ -1,61 +1,27 @@
-import type { AnswerStream, PreviewMessageSlot } from '../../src/chat/chat-adapter.js';
+import type { AnswerStream } from '../../src/chat/chat-adapter.js';
 import { STOPPED_MARK } from '../../src/chat/edited-stream.js';
-import type { Clock } from '../../src/clock.js';
 import { isTargetGone } from '../../src/errors.js';
-import type { Logger } from '../../src/logger.js';
 import { platformError } from './slack-api.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
 import { singleFlight } from '../../src/chat/single-flight.js';
 import { createTaskCards, type StreamChunk } from './task-cards.js';
+import type { NativeStreamOptions } from './native-stream-options.js';
+
+export type { NativeStreamOptions, StreamSteps } from './native-stream-options.js';
 
 /** Slack's limit on one call's `markdown_text`. */
 export const MAX_MARKDOWN_TEXT = 12_000;
 /** Errors that say the stream itself is over, not that its chunks were refused. */
 const STREAM_OVER = new Set(['message_not_in_streaming_state', 'message_not_found', 'ratelimited']);
 
-/** Whether the run's steps show as task cards in this workspace, and how. */
-export interface StreamSteps {
-  /** `task_display_mode` (`slack.taskDisplay`). */
-  mode: 'timeline' | 'plan';
-  /** True once this workspace refused chunks: cards are not tried again. */
-  refused(): boolean;
-  /** Remembers that this workspace refuses chunks (the status line and text go on as without cards). */
-  refuse(): void;
-}
-
 /** A `<` this close to the end may open a special mention (`<!here>`) still being written: held back until it closes. */
 const MENTION_LOOKBACK = 24;
-
-export interface NativeStreamOptions {
-  channelId: string;
-  threadTs: string;
-  /** Required by Slack outside DMs: the person the answer is for, and their team. */
-  recipient: { teamId: string; userId: string } | null;
-  /** One Web API call through the channel's queue; resolves with the answer's `ts` when it has one. */
-  call(method: 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream', args: Record<string, unknown>): Promise<{ ts?: string | undefined }>;
-  /** Deletes the streamed message (`chat.delete`), when it is discarded. */
-  remove(ts: string): Promise<void>;
-  /**
-   * Records the streamed message before `chat.startStream` leaves (see `AnswerStreamHooks`). The call
-   * takes no metadata: the key only names the record, which learns the ts once Slack gave it.
-   */
-  beforeMessage?(): Promise<PreviewMessageSlot>;
-  /** The preview to use when Slack refuses to stream here: one post edited with `chat.update`. */
-  fallback(): AnswerStream;
-  /** Task cards for the run's steps; absent: the stream shows text only (no `showSteps`). */
-  steps?: StreamSteps;
-  /** Least time between two calls of this stream. */
-  intervalMs: number;
-  /** Whether Slack stopped the stream with this ts itself (a person pressed Slack's Stop on the session): no call reaches it then. */
-  stoppedOutside?(ts: string): boolean;
-  clock: Clock;
-  logger: Logger;
-}
 
 /** The part of `pending` that may be sent now: everything but a trailing `<…` that could still become a special mention. */
 function sendable(pending: string): string {
   const open = pending.lastIndexOf('<');
-  if (open >= 0 && !pending.includes('>', open) && pending.length - open < MENTION_LOOKBACK) return pending.slice(0, open);
+  if (open >= 0 && !pending.includes('>', open) && pending.length - open < MENTION_LOOKBACK)
+    return pending.slice(0, open);
   return pending;
 }
 
@@ -89,7 +55,8 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
     return true;
   };
 
-  const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms)));
+  const pause = (ms: number) =>
+    ms <= 0 ? Promise.resolve() : new Promise<void>((resolve) => o.clock.setTimer(resolve, ms));
   const paced = async <T>(call: () => Promise<T>): Promise<T> => {
     await pause(lastCallAt + o.intervalMs - o.clock.now());
     try {
@@ -101,12 +68,18 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
   const markdown = (chunk: string) => neutraliseSpecialMentions(chunk);
 
   const cards = o.steps && !o.steps.refused() ? createTaskCards() : null;
-  const chunkRefusal = (err: unknown) => !isTargetGone(err) && platformError(err) !== null && !STREAM_OVER.has(platformError(err)!);
+  const chunkRefusal = (err: unknown) =>
+    !isTargetGone(err) && platformError(err) !== null && !STREAM_OVER.has(platformError(err)!);
   /**
    * One call with the cards that changed and `md` (Markdown, may be empty): as `chunks` while the workspace takes
    * them, else as `markdown_text` alone. Null when nothing was left to send (`chat.stopStream` always goes).
    */
-  const callWith = async (method: 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream', base: Record<string, unknown>, md: string, withCards: Record<string, unknown> = {}) => {
+  const callWith = async (
+    method: 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream',
+    base: Record<string, unknown>,
+    md: string,
+    withCards: Record<string, unknown> = {},
+  ) => {
     const updates = cards && !o.steps!.refused() ? cards.take() : [];
     if (updates.length > 0) {
       const chunks: StreamChunk[] = [...updates, ...(md === '' ? [] : [{ type: 'markdown_text' as const, text: md }])];
@@ -114,7 +87,10 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
         return await o.call(method, { ...base, ...withCards, chunks });
       } catch (err) {
         if (!chunkRefusal(err)) throw err;
-        o.logger.info({ error: platformError(err), channel: o.channelId }, 'Slack refused task cards here; the status line shows the steps instead');
+        o.logger.info(
+          { error: platformError(err), channel: o.channelId },
+          'Slack refused task cards here; the status line shows the steps instead',
+        );
         o.steps!.refuse();
         cards!.drop();
       }
@@ -147,7 +123,10 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       return true;
     } catch (err) {
       if (isTargetGone(err) || platformError(err) === null) throw err;
-      o.logger.info({ error: platformError(err), channel: o.channelId }, 'Slack refused to stream here; editing one post instead');
+      o.logger.info(
+        { error: platformError(err), channel: o.channelId },
+        'Slack refused to stream here; editing one post instead',
+      );
       delegate = o.fallback();
       delegate.append(text);
       return false;
@@ -198,14 +177,21 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
           };
         }).finally(() => (wake = null));
   const flush = async () => {
-    while (phase === 'open' && !delegate && !endedOutside() && (sendable(text.slice(sent.length)) !== '' || cards?.pending() === true)) {
+    while (
+      phase === 'open' &&
+      !delegate &&
+      !endedOutside() &&
+      (sendable(text.slice(sent.length)) !== '' || cards?.pending() === true)
+    ) {
       const firstText = sent === '' && sendable(text) !== '';
       await untilNextAppend(firstText ? 0 : lastCallAt + o.intervalMs - o.clock.now());
       if (phase !== 'open') return;
       await sendPending(false);
     }
   };
-  const flusher = singleFlight(flush, (err: unknown) => o.logger.warn({ err }, 'streaming an answer to Slack failed; the finished answer still replaces it'));
+  const flusher = singleFlight(flush, (err: unknown) =>
+    o.logger.warn({ err }, 'streaming an answer to Slack failed; the finished answer still replaces it'),
+  );
   const kick = () => flusher.kick();
 
   const stream: AnswerStream = {
@@ -223,7 +209,11 @@ export function createNativeStream(o: NativeStreamOptions): AnswerStream {
       if (delegate) return delegate.finish(finalText, pieces);
       if (!done && !endedOutside()) {
         try {
-          if (!finalText.startsWith(sent)) o.logger.warn({ channel: o.channelId }, 'the streamed text is not the start of the final answer; the stream keeps what it showed');
+          if (!finalText.startsWith(sent))
+            o.logger.warn(
+              { channel: o.channelId },
+              'the streamed text is not the start of the final answer; the stream keeps what it showed',
+            );
           else text = finalText;
           cards?.close('done');
           await sendPending(true, true);
