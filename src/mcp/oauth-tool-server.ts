@@ -7,28 +7,13 @@ import type { HttpServerSettings } from '../settings/mcp-server-settings.js';
 import { filterServerTools } from './mcp-tool-filter.js';
 import { cancelledError, timedOutError, timedToolCall } from './timed-tool-call.js';
 import { createMcpSession, type McpSession } from './mcp-session.js';
-import type { OAuthConnections } from './oauth/oauth-connections.js';
 import type { StoredOAuthProvider } from './oauth/stored-oauth-provider.js';
 import { scrubbedError } from './scrubbed-error.js';
 import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
+import { askToConnect, type OAuthBinding } from './oauth-sign-in.js';
 
-/** How the person a run acts for is told, privately, to connect their account (the outbox's `recordEphemeral`). */
-export type ConnectNotice = (conversationId: string, userId: string, text: string) => Promise<void>;
-
-/** What the OAuth side hands the tool servers once it runs (app start): the tokens and the way to tell people. */
-export interface OAuthBinding {
-  readonly connections: OAuthConnections;
-  readonly notify: ConnectNotice;
-  /**
-   * Whether a notice in this conversation reaches its person alone. A sign-in link is single use: whoever opens it
-   * first connects THEIR account for the person it was made for, so it is never posted where others can read it.
-   */
-  readonly privateIn: (conversationId: string) => boolean;
-}
-
-/** What the model reads when its person cannot be sent a private sign-in link on this platform. */
-export const cannotLinkHereError = (userId: string, server: string): string =>
-  `${userId} has not connected ${server} yet, and this platform cannot show them a private sign-in link, so connecting is not possible from here yet. Tell them, and go on without ${server}.`;
+export { cannotLinkHereError, connectNoticeText, notConnectedError, signInAgainError } from './oauth-sign-in.js';
+export type { ConnectNotice, OAuthBinding } from './oauth-sign-in.js';
 
 export interface OAuthToolServerOptions {
   readonly name: string;
@@ -56,20 +41,6 @@ interface PersonSession {
   /** Calls running on the session now (an MCP question of the server's may hold one for hours): it is not closed under them. */
   calls: number;
 }
-
-/** What the model reads when its person has not connected: something it can act on, never a token. */
-export const notConnectedError = (userId: string, server: string): string =>
-  `${userId} has not connected ${server} yet; they were sent a link to connect. Ask them to connect and then try again.`;
-
-/** What the model reads when the server asked a connected person to sign in again (more access, or a revoked token). */
-export const signInAgainError = (userId: string, server: string): string =>
-  `${server} asked ${userId} to sign in again (it needs more access, or their sign-in ended); they were sent a link. Ask them to sign in and then try again.`;
-
-/** The private notice with the Connect link (the URL in the text: the outbox has no link buttons). */
-export const connectNoticeText = (server: string, url: string, again = false): string =>
-  again
-    ? `To do this in **${server}** for you I need you to sign in again (it asks for more access). Connect ${server}: ${url}`
-    : `To use **${server}** for you I need you to connect your account. Connect ${server}: ${url}`;
 
 /**
  * An `auth: "oauth"` server: each person's calls go through their own MCP session, carrying their own token (the
@@ -121,29 +92,54 @@ export class OAuthToolServer {
    * Calls `toolName` for the run's principal with their own token. Without a connection (or when the server wants a
    * new sign-in) they are sent a private Connect link and the call answers SignInNeeded: the run waits for them.
    */
-  async call(toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context?: ToolContext): Promise<ToolResult | SignInNeeded> {
+  async call(
+    toolName: string,
+    exposedName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    context?: ToolContext,
+  ): Promise<ToolResult | SignInNeeded> {
     const binding = this.binding;
     if (this.closed) return { ok: false, error: `${exposedName} did not run: Errand is shutting down.` };
-    if (!binding) return { ok: false, error: `The MCP server "${this.o.name}" is not ready yet. Try again in a moment.` };
-    const principal = context?.principal ?? (context?.userId ? { platform: context.conversation.platform, userId: context.userId } : null);
-    if (!context || !principal) return { ok: false, error: `${exposedName} was not run: ${this.o.name} acts for a person, and this run acts for nobody.` };
+    if (!binding)
+      return { ok: false, error: `The MCP server "${this.o.name}" is not ready yet. Try again in a moment.` };
+    const principal =
+      context?.principal ??
+      (context?.userId ? { platform: context.conversation.platform, userId: context.userId } : null);
+    if (!context || !principal)
+      return {
+        ok: false,
+        error: `${exposedName} was not run: ${this.o.name} acts for a person, and this run acts for nobody.`,
+      };
     if (signal.aborted) return { ok: false, error: `${exposedName} was not run: the run was stopped.` };
     const key = `${principal.platform}:${principal.userId}`;
     const outcome = await binding.connections.tokenFor(key, this.o.name, { runId: context.runId });
     if (outcome.kind === 'unavailable') return { ok: false, error: `${exposedName} was not run: ${outcome.reason}` };
-    if (outcome.kind === 'authorize') return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url);
+    if (outcome.kind === 'authorize')
+      return this.askToConnect(binding, context.conversationId, principal.userId, outcome.url);
     const person = this.sessionFor(binding, key, context.runId);
     person.calls++;
     try {
       await person.opened;
       if (toolName === SIGN_IN_TOOL && !this.toolList.some((t) => t.name === SIGN_IN_TOOL)) {
-        return { ok: true, connected: true, note: `${principal.userId} is connected to ${this.o.name}; its tools are available now.` };
+        return {
+          ok: true,
+          connected: true,
+          note: `${principal.userId} is connected to ${this.o.name}; its tools are available now.`,
+        };
       }
       return await this.run(person.session, toolName, exposedName, args, signal, context);
     } catch (err) {
       await this.drop(key, person);
       const url = person.provider.authorizationUrl;
-      if (url) return this.askToConnect(binding, context.conversationId, principal.userId, await this.linkForRun(binding, key, person.provider, url, context.runId), true);
+      if (url)
+        return this.askToConnect(
+          binding,
+          context.conversationId,
+          principal.userId,
+          await this.linkForRun(binding, key, person.provider, url, context.runId),
+          true,
+        );
       return { ok: false, error: `${exposedName} failed: ${person.session.describe(err)}` };
     } finally {
       person.calls--;
@@ -182,33 +178,59 @@ export class OAuthToolServer {
    * opened it: this run asks for its own link (same scopes), so the note after the callback lands in this thread.
    * When the stored connection still looks valid to Errand (a revoked token), the provider's link is kept.
    */
-  private async linkForRun(binding: OAuthBinding, key: string, provider: StoredOAuthProvider, url: URL, runId: string): Promise<string> {
+  private async linkForRun(
+    binding: OAuthBinding,
+    key: string,
+    provider: StoredOAuthProvider,
+    url: URL,
+    runId: string,
+  ): Promise<string> {
     if (provider.runId === runId) return url.toString();
     const scope = url.searchParams.get('scope');
     const fresh = await binding.connections.tokenFor(key, this.o.name, { runId, ...(scope ? { scope } : {}) });
     return fresh.kind === 'authorize' ? fresh.url : url.toString();
   }
 
-  private async askToConnect(binding: OAuthBinding, conversationId: string, userId: string, url: string, again = false): Promise<ToolResult | SignInNeeded> {
-    if (!binding.privateIn(conversationId)) {
-      await binding
-        .notify(conversationId, userId, `To use **${this.o.name}** for you I need you to connect your account, but a sign-in link cannot be shown to you privately here, so connecting is not possible from this platform yet.`)
-        .catch((err: unknown) => this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'));
-      return { ok: false, error: cannotLinkHereError(userId, this.o.name) };
-    }
-    await binding.notify(conversationId, userId, connectNoticeText(this.o.name, url, again)).catch((err: unknown) =>
-      this.o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'recording the Connect notice failed'),
+  private askToConnect(
+    binding: OAuthBinding,
+    conversationId: string,
+    userId: string,
+    url: string,
+    again = false,
+  ): Promise<ToolResult | SignInNeeded> {
+    return askToConnect(
+      binding,
+      { server: this.o.name, logger: this.o.logger },
+      { conversationId, userId, url, again },
     );
-    return { ok: false, error: again ? signInAgainError(userId, this.o.name) : notConnectedError(userId, this.o.name), signIn: { server: this.o.name } };
   }
 
-  private async run(session: McpSession, toolName: string, exposedName: string, args: Record<string, unknown>, signal: AbortSignal, context: ToolContext): Promise<ToolResult> {
-    const limits = { clock: this.o.clock, timeoutSeconds: this.o.settings.timeoutSeconds, maxResultChars: this.o.maxResultChars };
-    return timedToolCall(session, toolName, args, signal, limits, async (err, timedOut) => {
-      if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
-      if (signal.aborted) return cancelledError(exposedName);
-      throw err;
-    }, { server: this.o.name, exposedName, context });
+  private async run(
+    session: McpSession,
+    toolName: string,
+    exposedName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    context: ToolContext,
+  ): Promise<ToolResult> {
+    const limits = {
+      clock: this.o.clock,
+      timeoutSeconds: this.o.settings.timeoutSeconds,
+      maxResultChars: this.o.maxResultChars,
+    };
+    return timedToolCall(
+      session,
+      toolName,
+      args,
+      signal,
+      limits,
+      async (err, timedOut) => {
+        if (timedOut.aborted) return timedOutError(exposedName, this.o.settings.timeoutSeconds);
+        if (signal.aborted) return cancelledError(exposedName);
+        throw err;
+      },
+      { server: this.o.name, exposedName, context },
+    );
   }
 
   /** The person's open session (most recently used last), or a new one; the least recently used beyond the bound is closed. */
