@@ -1,7 +1,5 @@
 import { bigint, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { epochMs } from './pg-columns.js';
 
 /**
  * The audit log, chained by hash (see console-schema.ts). `entry` is text, not jsonb: the hash covers its exact

@@ -1,8 +1,6 @@
-import { bigint, boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { ELICITATION_STATES } from './elicitation-schema.js';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { epochMs } from './pg-columns.js';
 
 /** An MCP server's question to a run's principal, shared by every process (see elicitation-schema.ts). */
 export const elicitations = pgTable(

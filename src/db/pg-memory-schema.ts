@@ -1,8 +1,6 @@
 import { bigint, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import type { MemoryScope } from './memory-schema.js';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { epochMs } from './pg-columns.js';
 
 /** A conversation's summary of what fell out of its context; `version` is the compare-and-swap of its writers. */
 export const conversationSummaries = pgTable('conversation_summaries', {

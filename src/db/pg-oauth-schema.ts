@@ -1,7 +1,5 @@
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { epochMs } from './pg-columns.js';
 
 /** A person's sign-in to one OAuth MCP server: the token set sealed, a version and a refresh claim for refreshing once cluster-wide. */
 export const mcpConnections = pgTable(

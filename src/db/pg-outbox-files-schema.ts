@@ -1,7 +1,5 @@
-import { bigint, customType, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-
-/** PostgreSQL's binary column: node-postgres reads it as a Buffer and writes a Buffer as it is. */
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+import { bigint, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bytea } from './pg-columns.js';
 
 /** The files of an outbox row of purpose `files`, shared by every process (see outbox-files-schema.ts). */
 export const outboxFiles = pgTable(

@@ -1,7 +1,5 @@
-import { bigint, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { epochMs } from './pg-columns.js';
 
 /**
  * Outbound pacing shared by every process: the earliest time the next post may go to a channel.

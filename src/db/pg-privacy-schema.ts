@@ -1,8 +1,6 @@
 import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { PRIVATE_ANSWER_STATES } from './privacy-schema.js';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { epochMs } from './pg-columns.js';
 
 /** An answer held back for its owner's Share / Keep private choice (see privacy-schema.ts). */
 export const privateAnswers = pgTable(

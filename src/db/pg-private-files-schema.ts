@@ -1,7 +1,5 @@
-import { bigint, customType, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-
-/** PostgreSQL's binary column: node-postgres reads it as a Buffer and writes a Buffer as it is. */
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+import { bigint, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bytea } from './pg-columns.js';
 
 /** The files of a held post of purpose `files`, waiting for their owner's choice (see private-files-schema.ts). */
 export const privateAnswerFiles = pgTable(

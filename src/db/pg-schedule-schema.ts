@@ -1,11 +1,6 @@
-import { bigint, customType, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { SCHEDULE_STATUSES } from './schedule-schema.js';
-
-/** A conversation key, compared byte by byte (as pg-schema.ts stores them). */
-const conversationKey = customType<{ data: string; driverData: string }>({ dataType: () => 'text collate "C"' });
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { conversationKey, epochMs } from './pg-columns.js';
 
 /** Prompts that run later or repeatedly; a fire is claimed with `update … where next_run_at = $old`. */
 export const schedules = pgTable(

@@ -22,6 +22,7 @@ import {
   type PendingQuestion,
   type StoredToolCall,
 } from './schema.js';
+import { conversationKey, epochMs } from './pg-columns.js';
 
 /*
  * The PostgreSQL twin of schema.ts, table by table, with the same table, column and index names, so
@@ -36,15 +37,6 @@ import {
  *   `channel_pacing` (the earliest time the next post may go to a channel, shared by every process) and
  *   `outbox_claims` (which process posts a conversation's outbox rows right now).
  */
-
-/**
- * Conversation keys compare byte by byte (`COLLATE "C"`), as in SQLite: a channel's conversations are the key
- * range [`…channel:`, `…channel;`), which a locale collation (en_US ignores punctuation) would scramble.
- */
-const conversationKey = customType<{ data: string; driverData: string }>({ dataType: () => 'text collate "C"' });
-
-/** Epoch milliseconds, read as a JS number (safe up to year 285 616). */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
 
 /** One thread of talk: `platform:workspace:channel:thread` (thread `-` when none). */
 export const conversations = pgTable(

@@ -1,7 +1,5 @@
-import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
+import { pgTable, text } from 'drizzle-orm/pg-core';
+import { epochMs } from './pg-columns.js';
 
 /** A skill an admin enabled with `/skills enable`, pinned to its folder's hash, with who and when (see skills-schema.ts). */
 export const skillPins = pgTable('skill_pins', {

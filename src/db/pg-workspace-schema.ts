@@ -1,10 +1,5 @@
-import { bigint, customType, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-
-/** Milliseconds since the epoch, as pg-schema.ts stores every time. */
-const epochMs = (name: string) => bigint(name, { mode: 'number' });
-
-/** Raw bytes (`bytea`), read and written as a Buffer by node-postgres. */
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+import { bigint, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bytea, epochMs } from './pg-columns.js';
 
 /** A conversation's sandbox workspace and when it was last used (retention reads it). */
 export const workspaces = pgTable(
