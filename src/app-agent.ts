@@ -13,7 +13,7 @@ import type { ScheduleRights } from './access/schedule-rights.js';
 import type { AppOptions } from './app-contract.js';
 import { createBudget } from './budget/budget.js';
 import { unpricedWarning } from './budget/pricing.js';
-import type { ChatAdapter } from './chat/chat-adapter.js';
+import type { PlatformReads } from './chat/platform-reads.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -44,7 +44,7 @@ export async function createAppAgent(deps: {
   access: AccessPolicy;
   rights: ScheduleRights;
   schedules: ScheduleService;
-  adapters: ReadonlyMap<string, ChatAdapter>;
+  adapters: ReadonlyMap<string, PlatformReads>;
   sandbox: SandboxParts;
   web: Pick<WebConsole, 'tools'>;
   llm: LlmClient;

@@ -1,7 +1,7 @@
 import type { App, AppOptions } from './app-contract.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import type { SurfaceSink } from './chat/surface-sink.js';
-import type { ThreadOpener } from './chat/thread-opener.js';
+import type { ThreadOpener } from './outbox/thread-opener.js';
 import type { Presence } from './chat/presence.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';

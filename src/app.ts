@@ -1,5 +1,6 @@
 import { presenceOver } from './chat/presence-over-adapters.js';
-import { threadOpenerOver } from './chat/thread-opener.js';
+import { threadOpenerOver } from './outbox/thread-opener.js';
+import { unrecordedNoticesOver } from './outbox/unrecorded-notice.js';
 import { conversationKey } from './chat/conversation-ref.js';
 import { systemClock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
@@ -123,9 +124,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { usage } = store;
   const { limits, pricing } = config.file.settings;
 
-  // The core never holds an adapter: it writes through the outbox (content) and the presence port (status).
+  // The core never holds an adapter: content leaves through the outbox's doors, status through the presence port.
   const presence = presenceOver(adapters);
   const threads = threadOpenerOver(adapters);
+  const notices = unrecordedNoticesOver(adapters);
   const userTimezone = async (platform: string, userId: string) =>
     (await adapters
       .get(platform)
@@ -213,7 +215,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const dispatcher = new Dispatcher({
     data: { store, conversations, tasks, runs, dedupe, changes: outbox, claimWithMessage: true },
     coordinator,
-    platforms: { has: (platform) => adapters.has(platform), threads, presence },
+    platforms: { has: (platform) => adapters.has(platform), threads, presence, notices },
     clock,
     logger,
     commands: commandDeps,

@@ -1,6 +1,6 @@
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { FilePostCapability } from '../../src/chat/file-posts.js';
+import type { FilePostCapability } from '../../src/chat/delivery.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 
 /** What the console takes in one go: it writes files to the disk, so only the workspace's own size limits them. */

@@ -1,7 +1,7 @@
 import { Routes } from 'discord.js';
 import { z } from 'zod';
 import type { AnswerStreamHooks } from '../../src/chat/answer-stream.js';
-import type { UnrecordedPreview } from '../../src/chat/adapter-capabilities.js';
+import type { UnrecordedPreview } from '../../src/chat/delivery.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { createEditedStream } from '../../src/chat/edited-stream.js';

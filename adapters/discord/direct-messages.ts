@@ -1,6 +1,6 @@
 import { RESTJSONErrorCodes, Routes } from 'discord.js';
 import { z } from 'zod';
-import type { DirectMessageCapability, DirectMessageResult } from '../../src/chat/adapter-capabilities.js';
+import type { DirectMessageCapability, DirectMessageResult } from '../../src/chat/delivery.js';
 import type { OutboundMessage } from '../../src/chat/outbound-message.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { rest, type DiscordRest } from './discord-rest.js';

@@ -1,6 +1,7 @@
 import { Routes } from 'discord.js';
 import { z } from 'zod';
-import type { FileLimits, FilePostCapability } from '../../src/chat/file-posts.js';
+import type { FilePostCapability } from '../../src/chat/delivery.js';
+import type { FileLimits } from '../../src/chat/file-posts.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import { AdapterError } from '../../src/errors.js';
 import type { BotThreads } from './bot-threads.js';

@@ -1,4 +1,4 @@
-import type { PrivateAnswerCapability } from '../../src/chat/private-answers.js';
+import type { PrivateAnswerCapability } from '../../src/chat/adapter-capabilities.js';
 import type { createDirectMessages } from './direct-messages.js';
 import { DM_WORKSPACE } from './discord-thread-id.js';
 

@@ -1,6 +1,6 @@
 import { RESTJSONErrorCodes } from 'discord.js';
-import type { FilePostCapability } from '../../src/chat/file-posts.js';
-import type { PrivateFilesCapability } from '../../src/chat/private-files.js';
+import type { FilePostCapability } from '../../src/chat/delivery.js';
+import type { PrivateFilesCapability } from '../../src/chat/delivery.js';
 import { TargetGoneError } from '../../src/errors.js';
 import type { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, DM_WORKSPACE } from './discord-thread-id.js';

@@ -1,7 +1,8 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { InboundSink } from '../../src/chat/inbound.js';
-import { parsePrivateAnswerActionId, type PrivateAnswerCapability } from '../../src/chat/private-answers.js';
+import type { PrivateAnswerCapability } from '../../src/chat/adapter-capabilities.js';
+import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
 import type { Logger } from '../../src/logger.js';
 import { replyBody } from './home-views.js';
 import { toMessageBodies } from './message-bodies.js';

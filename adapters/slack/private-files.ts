@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { FilePostCapability } from '../../src/chat/file-posts.js';
-import type { PrivateAnswerCapability } from '../../src/chat/private-answers.js';
-import type { PrivateFilesCapability } from '../../src/chat/private-files.js';
+import type { FilePostCapability } from '../../src/chat/delivery.js';
+import type { PrivateAnswerCapability } from '../../src/chat/adapter-capabilities.js';
+import type { PrivateFilesCapability } from '../../src/chat/delivery.js';
 import type { Logger } from '../../src/logger.js';
 import type { OutboundQueue } from './outbound-queue.js';
 import type { SlackCall } from './slack-call.js';

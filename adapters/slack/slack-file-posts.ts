@@ -1,11 +1,6 @@
 import { z } from 'zod';
-import type {
-  FileLimits,
-  FilePost,
-  FilePostCapability,
-  FilePostHooks,
-  OutboundFile,
-} from '../../src/chat/file-posts.js';
+import type { FilePost, FilePostCapability, FilePostHooks } from '../../src/chat/delivery.js';
+import type { FileLimits, OutboundFile } from '../../src/chat/file-posts.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import { AdapterError } from '../../src/errors.js';

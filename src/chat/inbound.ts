@@ -26,7 +26,7 @@ export interface InboundMessage {
   readonly conversation: ConversationRef;
   /**
    * Set when the conversation should become a new thread rooted at this message (Discord
-   * mention in a channel): the runtime opens it through `ChatAdapter.openThread` after de-duplication.
+   * mention in a channel): the runtime opens it through the thread opener (src/outbox/thread-opener.ts) after de-duplication.
    */
   readonly startThread?: { readonly name: string };
   readonly userId: string;

@@ -7,8 +7,8 @@ import type { ConversationRef } from './conversation-ref.js';
  * note, Slack's status line with its Stop button) and live previews of answers being written. Everything
  * here is ephemeral state that is fine to lose: a restart shows the status again or posts the answer
  * anew. Content — posts, edits, deletions, notices only one person sees — leaves by the other route, the
- * durable outbox (src/outbox/). The runtime holds this port and never the adapter itself, so these two
- * are the only ways out (tests/unit/architecture-boundary.test.ts holds to it).
+ * outbox (src/outbox/), the only holder of an adapter's delivery. The runtime holds this port and never an
+ * adapter, so the compiler keeps these two the only ways out.
  */
 export interface Presence {
   /** Shows (status) or clears (null) a run's working status in the conversation; never delays a reply. */
@@ -25,13 +25,6 @@ export interface Presence {
     recipientUserId: string | null,
     hooks: AnswerStreamHooks,
   ): AnswerStream | null;
-  /**
-   * A notice only `userId` sees, where Errand holds no conversation to record it in: the refusal of a
-   * person writing where Errand may not be used. Storing a conversation there would make Errand listen to
-   * that thread, so the notice goes out best-effort, as status does. Every private notice inside a
-   * conversation Errand holds goes through the outbox instead (`ephemeral` rows).
-   */
-  tellPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;
   /**
    * Tells the thread's session where its work stands (Slack's Agent Sessions: working = `processing`, waiting
    * for a person = `suspended`, idle = `active`); nothing where the platform has no sessions. Best effort.

@@ -1,4 +1,5 @@
-import type { ChatAdapter, ConnectionState } from '../chat/chat-adapter.js';
+import type { AdapterLifecycle } from '../chat/adapter-lifecycle.js';
+import type { ConnectionState } from '../chat/working-status.js';
 
 /** One tool server's state as its source reports it (the MCP hub's `status()`). */
 export interface ToolServerState {
@@ -31,7 +32,7 @@ export interface WritableCheck {
 
 export interface HealthSources {
   database: WritableCheck;
-  adapters: ReadonlyMap<string, Pick<ChatAdapter, 'platform' | 'connectionState'>>;
+  adapters: ReadonlyMap<string, Pick<AdapterLifecycle, 'platform' | 'connectionState'>>;
   toolServers?: () => readonly ToolServerState[];
   sandbox?: () => SandboxStatus;
 }

@@ -1,4 +1,4 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import { AdapterError } from '../errors.js';
 import type { OutboxFileStore } from '../store/outbox-file-store.js';
@@ -18,7 +18,7 @@ export class UndeliverableFiles extends Error {}
 export async function postFileRow(
   row: PendingPost,
   ref: ConversationRef,
-  adapter: ChatAdapter,
+  adapter: Delivery,
   store: OutboxStore,
   files: OutboxFileStore | undefined,
 ): Promise<string> {

@@ -1,7 +1,7 @@
 import type { PostTicket } from '../agent/agent-types.js';
 import { formatBytes } from '../chat/byte-size.js';
 import { conversationKey } from '../chat/conversation-ref.js';
-import type { FileLimits, FilePostCapability } from '../chat/file-posts.js';
+import type { FileLimits } from '../chat/file-posts.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { FilesOut, OutputFile, PostedFile } from '../sandbox/workspace-ports.js';
@@ -55,11 +55,11 @@ export function planFilePosts(files: readonly OutputFile[], limits: FileLimits, 
   return { messages, refused };
 }
 
-/** What the poster of a run's files needs: the outbox, and each platform's way of posting files. */
+/** What the poster of a run's files needs: the outbox, and each platform's limits for files. */
 export interface FilesOutDeps {
   readonly posts: Pick<Outbox, 'atomically' | 'record' | 'recordFiles' | 'recordHeldFiles' | 'delivered' | 'store'>;
-  /** The platform's file capability; null where files cannot be posted (no such adapter, or none it has). */
-  filesOf(platform: string): FilePostCapability | null;
+  /** The platform's files (only their limits are read); null where files cannot be posted (no such adapter, or none it has). */
+  filesOf(platform: string): { readonly limits: FileLimits } | null;
   readonly logger: Logger;
 }
 
@@ -76,10 +76,10 @@ export function createFilesOut(deps: FilesOutDeps): FilesOut {
   return {
     async postFiles(conversation, runId, files, signal, heldFor) {
       if (files.length === 0) return [];
-      const capability = deps.filesOf(conversation.platform);
+      const limits = deps.filesOf(conversation.platform)?.limits;
       const where = PLATFORM_NAMES[conversation.platform] ?? conversation.platform;
-      const plan: FilePlan = capability
-        ? planFilePosts(files, capability.limits, conversation.platform)
+      const plan: FilePlan = limits
+        ? planFilePosts(files, limits, conversation.platform)
         : {
             messages: [],
             refused: files.map((f, index) => ({ index, name: f.name, reason: `files cannot be posted on ${where}` })),

@@ -1,4 +1,5 @@
-import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
+import type { AnswerStream } from '../chat/chat-adapter.js';
+import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -20,7 +21,7 @@ export interface OutboxPosterDeps {
   files?: OutboxFileStore;
   /** The bytes of files held for their owner, shown to them with their notice (absent: the notice goes alone). */
   heldFiles?: Pick<PrivateAnswerStore, 'filesOf'>;
-  adapters: ReadonlyMap<string, ChatAdapter>;
+  adapters: ReadonlyMap<string, Delivery>;
   refOf(conversationId: string): ConversationRef | null;
   clock: Clock;
   logger: Logger;

@@ -1,5 +1,6 @@
 import type { PostIntent, PostTicket, RunPosts } from '../agent/agent-types.js';
-import type { AnswerStream, ChatAdapter } from '../chat/chat-adapter.js';
+import type { AnswerStream } from '../chat/chat-adapter.js';
+import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { OutboundFile } from '../chat/file-posts.js';
 import type { Clock } from '../clock.js';
@@ -78,7 +79,7 @@ export interface OutboxDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  adapters: ReadonlyMap<string, ChatAdapter>;
+  adapters: ReadonlyMap<string, Delivery>;
   refOf(conversationId: string): ConversationRef | null;
   onQuestionPosted(runId: string, platformMessageId: string): Promise<void>;
   backoffMs?: OutboxPosterDeps['backoffMs'];

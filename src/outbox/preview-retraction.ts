@@ -1,4 +1,4 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Logger } from '../logger.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
@@ -30,7 +30,7 @@ export interface RetractionDeps {
 export async function retractPreview(
   row: PendingPost,
   ref: ConversationRef,
-  adapter: ChatAdapter,
+  adapter: Delivery,
   deps: RetractionDeps,
 ): Promise<void> {
   const { store, logger } = deps;
@@ -58,7 +58,7 @@ export async function retractPreview(
 async function findUnrecorded(
   row: PendingPost,
   ref: ConversationRef,
-  adapter: ChatAdapter,
+  adapter: Delivery,
   store: Pick<OutboxStore, 'previewProbe'>,
 ): Promise<string | null> {
   const lookup = adapter.capabilities.previewLookup;

@@ -1,4 +1,5 @@
-import type { ChatAdapter, OutboundMessage } from '../chat/chat-adapter.js';
+import type { OutboundMessage } from '../chat/chat-adapter.js';
+import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { OutboundFile } from '../chat/file-posts.js';
 import {
@@ -16,7 +17,7 @@ import { deliverSecretNotice } from './secret-notice.js';
  * (no buttons: the answer then stays private).
  */
 export async function deliverPrivateChoice(
-  adapter: ChatAdapter,
+  adapter: Delivery,
   ref: ConversationRef,
   userId: string,
   message: OutboundMessage,
@@ -33,11 +34,11 @@ export async function deliverPrivateChoice(
 
 /**
  * Delivers held files with their notice (and its Share in thread / Keep private buttons) to their owner alone, where
- * the platform can show files privately (src/chat/private-files.ts); else the notice goes alone, naming them. When the
+ * the platform can show files privately (`privateFiles` in src/chat/delivery.ts); else the notice goes alone, naming them. When the
  * platform refuses to reach them privately the conversation is told so, and the files stay unposted.
  */
 export async function deliverPrivateFiles(
-  adapter: ChatAdapter,
+  adapter: Delivery,
   ref: ConversationRef,
   userId: string,
   message: OutboundMessage,
@@ -61,7 +62,7 @@ export async function deliverPrivateFiles(
  * unasked there. A platform without the capability gets the text as any secret notice (typed answers still work).
  */
 export async function deliverPrivateQuestion(
-  adapter: ChatAdapter,
+  adapter: Delivery,
   ref: ConversationRef,
   userId: string,
   message: OutboundMessage,

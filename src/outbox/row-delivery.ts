@@ -1,4 +1,4 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { Delivery } from '../chat/delivery.js';
 import type { OutboundButton } from '../chat/outbound-button.js';
 import type { OutboundMessage } from '../chat/outbound-message.js';
 import { parsePrivateAnswerActionId } from '../chat/private-answers.js';
@@ -24,7 +24,7 @@ export interface RowDeliveryDeps {
   readonly files?: OutboxFileStore | undefined;
   /** The bytes of files held for their owner, shown with the notice whose buttons decide them. */
   readonly heldFiles?: Pick<PrivateAnswerStore, 'filesOf'> | undefined;
-  readonly adapters: ReadonlyMap<string, ChatAdapter>;
+  readonly adapters: ReadonlyMap<string, Delivery>;
   refOf(conversationId: string): ConversationRef | null;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -115,7 +115,7 @@ export class RowDelivery {
    * is not tried again: the adapter has already waited out what passes (rate limits, its own retries), so
    * what is left is mostly a message that is gone, and the conversation's posts must not wait behind it.
    */
-  private async change(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter): Promise<void> {
+  private async change(row: PendingPost, ref: ConversationRef, adapter: Delivery): Promise<void> {
     const { text, buttons, editOf, visibleTo } = row.payload;
     const target = row.purpose === 'edit' ? editOf : visibleTo;
     if (target === undefined) {
@@ -150,7 +150,7 @@ export class RowDelivery {
    * purpose `files`, held-posts.ts) go with it, found by the held post its buttons decide; anything else goes alone.
    */
   private async showHeld(
-    adapter: ChatAdapter,
+    adapter: Delivery,
     ref: ConversationRef,
     userId: string,
     message: OutboundMessage & { buttons: readonly OutboundButton[] },
@@ -167,12 +167,7 @@ export class RowDelivery {
    * buttons answer it from there. No message id is recorded for the run: nothing in the conversation is edited for it.
    * A transient failure is tried again like a post, since the run waits on the question.
    */
-  private async askPrivately(
-    row: PendingPost,
-    ref: ConversationRef,
-    adapter: ChatAdapter,
-    userId: string,
-  ): Promise<void> {
+  private async askPrivately(row: PendingPost, ref: ConversationRef, adapter: Delivery, userId: string): Promise<void> {
     try {
       await this.deps.store.countAttempt(row.id);
       const { text, buttons, mentionUserId } = row.payload;
@@ -190,7 +185,7 @@ export class RowDelivery {
   }
 
   /** A message of files: posted once (see file-delivery.ts), its bytes deleted once it is settled. */
-  private async postFiles(row: PendingPost, ref: ConversationRef, adapter: ChatAdapter): Promise<void> {
+  private async postFiles(row: PendingPost, ref: ConversationRef, adapter: Delivery): Promise<void> {
     try {
       await this.posted(row, await postFileRow(row, ref, adapter, this.deps.store, this.deps.files));
     } catch (err) {

@@ -1,4 +1,4 @@
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 
 /**
@@ -13,7 +13,7 @@ export const noPrivateWayNote =
   'I have something for you alone, but I cannot send it to you privately on this platform.';
 
 /** Whether a secret notice can reach its person privately on this platform (a private notice, or a DM), as delivered below. */
-export function reachesPrivately(adapter: ChatAdapter | undefined): boolean {
+export function reachesPrivately(adapter: Delivery | undefined): boolean {
   return adapter !== undefined && (adapter.privateNotices || adapter.capabilities.directMessage !== undefined);
 }
 
@@ -23,7 +23,7 @@ export function reachesPrivately(adapter: ChatAdapter | undefined): boolean {
  * the person mentioned) and the notice is not posted there.
  */
 export async function deliverSecretNotice(
-  adapter: ChatAdapter,
+  adapter: Delivery,
   ref: ConversationRef,
   userId: string,
   text: string,

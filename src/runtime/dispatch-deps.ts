@@ -3,7 +3,8 @@ import type { AccessPolicy } from '../access/access-policy.js';
 import type { AttachmentIntake } from '../attachments/attachment-intake.js';
 import type { Budget } from '../budget/budget.js';
 import type { Presence } from '../chat/presence.js';
-import type { ThreadOpener } from '../chat/thread-opener.js';
+import type { ThreadOpener } from '../outbox/thread-opener.js';
+import type { UnrecordedNotices } from '../outbox/unrecorded-notice.js';
 import type { Clock } from '../clock.js';
 import type { CommandDeps } from '../commands/command-deps.js';
 import type { ScheduleEditor } from '../commands/schedule-editor.js';
@@ -35,14 +36,16 @@ export interface DispatchData {
   claimWithMessage?: boolean;
 }
 
-/** What routing needs of the platforms; it writes nothing on them but through the outbox and these two ports. */
+/** What routing needs of the platforms; it writes nothing on them but through the outbox and these ports. */
 export interface DispatchPlatforms {
   /** Whether the platform is connected (a message from another is dropped). */
   has(platform: string): boolean;
   /** Opens the thread of a Discord mention in a channel: part of receiving it (see ThreadOpener). */
   threads: ThreadOpener;
+  /** The session state of a thread whose Stop was pressed. */
+  presence: Pick<Presence, 'setSession'>;
   /** The refusal where access is denied, with no conversation to record it in. */
-  presence: Pick<Presence, 'tellPrivately' | 'setSession'>;
+  notices: UnrecordedNotices;
 }
 
 /** Who may do what: checked before anything is stored or started. */

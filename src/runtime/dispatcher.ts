@@ -51,7 +51,7 @@ export class Dispatcher implements InboundSink {
       coordinator,
       commands,
       changes: data.changes,
-      presence: deps.platforms.presence,
+      notices: deps.platforms.notices,
       logger,
       clock,
       ...(deps.attachments ? { attachments: deps.attachments } : {}),
@@ -251,6 +251,7 @@ export class Dispatcher implements InboundSink {
       coordinator,
       commands,
       presence: platforms.presence,
+      notices: platforms.notices,
       clock,
       logger,
     };

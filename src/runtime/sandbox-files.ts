@@ -1,5 +1,5 @@
 import { createAttachmentIntake, type AttachmentIntake } from '../attachments/attachment-intake.js';
-import type { FilePostCapability } from '../chat/file-posts.js';
+import type { FileLimits } from '../chat/file-posts.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -15,12 +15,12 @@ import type { Store } from '../store/store.js';
  */
 
 /**
- * FilesOut over the outbox, with each platform's way of posting files (its adapter's `files` capability). The
+ * FilesOut over the outbox, with each platform's limits for files (its adapter's `files` capability's). The
  * outbox is asked for when a run posts, so the sandbox (set up before it) can be handed this at once.
  */
 export function filesOutOver(deps: {
   outbox(): Outbox;
-  filesOf(platform: string): FilePostCapability | null;
+  filesOf(platform: string): { readonly limits: FileLimits } | null;
   readonly logger: Logger;
 }): FilesOut {
   const posts: FilesOutDeps['posts'] = {

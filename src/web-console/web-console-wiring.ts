@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import { approvalAudit, type ApprovalAudit } from '../audit/approval-audit.js';
 import { createAuditLog, type AuditLog } from '../audit/audit-log.js';
 import { recordConfigurationChange } from '../audit/config-audit.js';
-import type { ChatAdapter } from '../chat/chat-adapter.js';
+import type { AdapterLifecycle } from '../chat/adapter-lifecycle.js';
 import type { Clock } from '../clock.js';
 import type { CommandDeps, RunControl } from '../commands/command-deps.js';
 import type { ScheduleEditor } from '../commands/schedule-editor.js';
@@ -45,7 +45,7 @@ export interface ConsoleParts {
   readonly coordinator: RunControl;
   readonly editor: ScheduleEditor;
   readonly schedules: Pick<ScheduleService, 'find'>;
-  readonly adapters: ReadonlyMap<string, ChatAdapter>;
+  readonly adapters: ReadonlyMap<string, AdapterLifecycle>;
   readonly toolServers?: () => readonly ToolServerState[];
 }
 
@@ -81,7 +81,7 @@ function someoneMaySignIn(config: Config, access: AccessPolicy): boolean {
     : config.platforms.includes('console');
 }
 
-function clusterViewOf(store: Store, adapters: ReadonlyMap<string, ChatAdapter>, startedAt: number): ClusterView {
+function clusterViewOf(store: Store, adapters: ReadonlyMap<string, AdapterLifecycle>, startedAt: number): ClusterView {
   const pg = store as Store & { db?: PgDb; ownership?: { processId: string } | null };
   if (pg.db !== undefined && pg.ownership) return createPgClusterView(pg.db, pg.ownership.processId);
   return singleProcessView(

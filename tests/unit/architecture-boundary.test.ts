@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { DECIDING_MODULES, platformWrites, programOf } from './platform-writes-check.js';
+import { portReaches, programOf } from './port-holders-check.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -474,50 +474,52 @@ describe('architecture', () => {
   });
 });
 
-describe('one route out', () => {
-  // One program for the modules held to it and a probe beside them (the type checker resolves every name).
-  const deciding = sources('src').filter((f) => DECIDING_MODULES.some((d) => f.startsWith(d)));
+describe('one route out: each part of the adapter port held only by its holders', () => {
+  // One program over the core and a probe beside it (the type checker resolves every name).
+  const core = sources('src');
   const probe = 'src/runtime/__route_probe__.ts';
   const probeText = [
-    "import type { ChatAdapter, WorkingStatus } from '../chat/chat-adapter.js';",
-    "import type { ConversationRef } from '../chat/conversation-ref.js';",
+    "import type { ChatAdapter } from '../chat/chat-adapter.js';",
+    "import type { Delivery } from '../chat/delivery.js';",
+    "import type { PlatformReads } from '../chat/platform-reads.js';",
     "import type { Presence } from '../chat/presence.js';",
-    "import type { ThreadOpener } from '../chat/thread-opener.js';",
-    'type Editor = Pick<ChatAdapter, "editMessage">;',
-    'interface OwnPoster { postMessage(ref: ConversationRef, text: string): Promise<void> }',
-    'export async function probe(chat: ChatAdapter, editor: Editor, own: OwnPoster, presence: Presence, threads: ThreadOpener, ref: ConversationRef, status: WorkingStatus) {',
+    "import type { ConversationRef } from '../chat/conversation-ref.js';",
+    "import type { OutboxDeps } from '../outbox/outbox.js';",
+    'export async function probe(deps: OutboxDeps, reads: PlatformReads, presence: Presence, ref: ConversationRef) {',
+    "  const chat = deps.adapters.get('slack')!;",
     "  await chat.postMessage(ref, { text: 'x' });",
-    "  await editor.editMessage(ref, 'm', { text: 'x' });",
-    '  const { setWorking } = chat;',
+    '  const { editMessage } = chat;',
     "  await chat['postEphemeral'](ref, 'u', 'x');",
-    "  await own.postMessage(ref, 'x');",
-    '  await presence.setWorking(ref, status);',
-    "  await threads.openThread(ref, 'm', 'name');",
-    '  return setWorking;',
+    '  await presence.setWorking(ref, null);',
+    '  return [reads.capabilities.history, editMessage, chat.capabilities.files];',
     '}',
+    'export type Whole = ChatAdapter;',
+    'export type Part = Delivery;',
+    "import type { presenceOver } from '../chat/presence-over-adapters.js';",
+    "export const working = (adapters: Parameters<typeof presenceOver>[0]) => adapters.get('x')?.setWorking;",
   ].join('\n');
   // Resolved once while the suite is collected (several seconds of type checking on a busy machine), then asserted.
-  const program = programOf(root, deciding, new Map([[probe, probeText]]));
-  const inProbe = platformWrites(root, program, [probe]);
-  const inDeciding = platformWrites(root, program, deciding);
+  const program = programOf(root, core, new Map([[probe, probeText]]));
+  const inProbe = portReaches(root, program, [probe]);
+  const inCore = portReaches(root, program, core);
 
-  it('sees the adapter named, its write members reached by any path, and a look-alike of its own; the narrow ports pass', () => {
+  it('sees a part named, its members reached through any value that holds it, and the whole adapter; what others may hold passes', () => {
     expect(inProbe).toEqual([
-      `${probe}:1 names ChatAdapter of the adapter port`,
-      `${probe}:5 names ChatAdapter of the adapter port`,
-      `${probe}:6 reaches postMessage of ${probe}`,
-      `${probe}:7 names ChatAdapter of the adapter port`,
-      `${probe}:8 reaches postMessage of src/chat/chat-adapter.ts`,
-      `${probe}:9 reaches editMessage of src/chat/chat-adapter.ts`,
-      `${probe}:10 reaches setWorking of ${probe}`,
-      `${probe}:11 reaches postEphemeral of src/chat/chat-adapter.ts`,
-      `${probe}:12 reaches postMessage of ${probe}`,
-      `${probe}:15 reaches setWorking of ${probe}`,
+      `${probe}:1 reaches ChatAdapter of the whole adapter`,
+      `${probe}:2 reaches Delivery of delivery`,
+      `${probe}:9 reaches postMessage of delivery`,
+      `${probe}:10 reaches editMessage of delivery`,
+      `${probe}:11 reaches postEphemeral of delivery`,
+      `${probe}:13 reaches capabilities of delivery`,
+      `${probe}:13 reaches files of delivery`,
+      `${probe}:15 reaches ChatAdapter of the whole adapter`,
+      `${probe}:16 reaches Delivery of delivery`,
+      `${probe}:18 reaches setWorking of an adapter's presence`,
     ]);
   });
 
-  it('runtime, commands, agent, tasks and schedules write on a platform only through the outbox, presence and the thread opener', () => {
-    expect(deciding.length).toBeGreaterThan(60);
-    expect(inDeciding).toEqual([]);
+  it('outside the composition root, only the outbox holds delivery and only the presence port an adapter presence', () => {
+    expect(core.length).toBeGreaterThan(300);
+    expect(inCore).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AdapterCapabilities, AnswerStream } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { presenceOver } from '../../src/chat/presence-over-adapters.js';
-import { threadOpenerOver } from '../../src/chat/thread-opener.js';
+import { threadOpenerOver } from '../../src/outbox/thread-opener.js';
+import { unrecordedNoticesOver } from '../../src/outbox/unrecorded-notice.js';
 import { AdapterError } from '../../src/errors.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 
@@ -53,10 +54,14 @@ describe('the presence port over the adapters', () => {
     expect(presence.openStream(on('streams'), 'U1', hooks)).not.toBeNull();
     expect(streaming.opened).toEqual([{ conversation: 'C1', recipient: 'U1' }]);
   });
+});
 
-  it("tells one person privately on the conversation's platform", async () => {
+describe('the unrecorded notices over the adapters', () => {
+  it("tells one person privately on the conversation's platform, and nobody where none is connected", async () => {
     const memory = new MemoryAdapter();
-    await presenceOver(new Map([['memory', memory]])).tellPrivately(on('memory'), 'U9', 'Not here, sorry.');
+    const notices = unrecordedNoticesOver(new Map([['memory', memory]]));
+    await notices.tellPrivately(on('memory'), 'U9', 'Not here, sorry.');
+    await notices.tellPrivately(on('gone'), 'U9', 'Nowhere.');
     expect(memory.ephemerals).toEqual([{ conversation: 'memory:W1:C1:t1', userId: 'U9', text: 'Not here, sorry.' }]);
   });
 });

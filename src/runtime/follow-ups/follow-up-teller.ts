@@ -1,4 +1,4 @@
-import type { Presence } from '../../chat/presence.js';
+import type { UnrecordedNotices } from '../../outbox/unrecorded-notice.js';
 import type { Clock } from '../../clock.js';
 import type { CommandDeps } from '../../commands/command-deps.js';
 import type { Logger } from '../../logger.js';
@@ -17,8 +17,8 @@ export interface FollowUpTellerDeps {
   commands: Pick<CommandDeps, 'note'>;
   /** Private notices in a conversation Errand holds: recorded, delivered in order with its posts. */
   changes: Pick<OutboxChanges, 'recordEphemeral'>;
-  /** The private refusal where Errand holds no conversation (access denied there): best effort, as status. */
-  presence: Pick<Presence, 'tellPrivately'>;
+  /** The private refusal where Errand holds no conversation (access denied there): best effort, never a row. */
+  notices: UnrecordedNotices;
   tasks: Pick<TaskService, 'get'>;
   /** Arms the wait before the "busy in other conversations" note. */
   clock: Clock;
@@ -61,7 +61,7 @@ export class FollowUpTeller {
             .catch((err: unknown) => deps.logger.warn({ err }, 'recording a private notice failed'));
           break;
         case 'outsider':
-          await deps.presence
+          await deps.notices
             .tellPrivately(s.ref, s.userId, s.text)
             .catch((err: unknown) => deps.logger.warn({ err }, 'posting a private refusal failed'));
           break;

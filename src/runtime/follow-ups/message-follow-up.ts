@@ -1,6 +1,6 @@
 import type { AttachmentIntake } from '../../attachments/attachment-intake.js';
 import { conversationKey } from '../../chat/conversation-ref.js';
-import type { Presence } from '../../chat/presence.js';
+import type { UnrecordedNotices } from '../../outbox/unrecorded-notice.js';
 import type { Clock } from '../../clock.js';
 import type { CommandDeps } from '../../commands/command-deps.js';
 import type { Logger } from '../../logger.js';
@@ -20,8 +20,8 @@ export interface FollowUpDeps {
   commands: CommandDeps;
   /** Private notices in a conversation Errand holds: recorded, delivered in order with its posts. */
   changes: Pick<OutboxChanges, 'recordEphemeral'>;
-  /** The private refusal where Errand holds no conversation (access denied there): best effort, as status. */
-  presence: Pick<Presence, 'tellPrivately'>;
+  /** The private refusal where Errand holds no conversation (access denied there): best effort, never a row. */
+  notices: UnrecordedNotices;
   logger: Logger;
   /** Arms the wait before the "busy in other conversations" note. */
   clock: Clock;

@@ -2,6 +2,7 @@ import { refusalText, type AccessPolicy } from '../../access/access-policy.js';
 import type { SessionStop } from '../../chat/agent-session.js';
 import { conversationKey } from '../../chat/conversation-ref.js';
 import type { Presence } from '../../chat/presence.js';
+import type { UnrecordedNotices } from '../../outbox/unrecorded-notice.js';
 import type { Clock } from '../../clock.js';
 import type { CommandDeps } from '../../commands/command-deps.js';
 import { announceStop } from '../../commands/stop-command.js';
@@ -25,7 +26,9 @@ export interface SessionStopDeps {
   commands: CommandDeps;
   /** A refusal inside a conversation Errand holds is private and durable (the outbox). */
   changes: Pick<OutboxChanges, 'recordEphemeral'>;
-  presence: Pick<Presence, 'setSession' | 'tellPrivately'>;
+  presence: Pick<Presence, 'setSession'>;
+  /** The refusal of a person who may not use Errand here: no conversation is recorded for it. */
+  notices: UnrecordedNotices;
   access: AccessPolicy;
   authority: Authority;
   clock: Clock;
@@ -59,7 +62,7 @@ export async function handleSessionStop(stop: SessionStop, deps: SessionStopDeps
       { platform: ref.platform, channel: ref.channel, userId: stop.userId, reason: verdict.reason },
       'access refused: a session stop changes nothing',
     );
-    await deps.presence
+    await deps.notices
       .tellPrivately(ref, stop.userId, refusalText(verdict.reason))
       .catch((err: unknown) => deps.logger.warn({ err }, 'telling a refused person failed'));
     return;

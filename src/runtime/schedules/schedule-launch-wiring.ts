@@ -1,7 +1,7 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
 import type { ScheduleRights } from '../../access/schedule-rights.js';
 import type { MemberRolesCapability } from '../../chat/member-roles.js';
-import type { ThreadOpener } from '../../chat/thread-opener.js';
+import type { ThreadOpener } from '../../outbox/thread-opener.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { Outbox } from '../../outbox/outbox.js';

@@ -1,6 +1,6 @@
 import type { RunPosts } from '../../agent/agent-types.js';
 import type { ChannelRef } from '../../chat/conversation-ref.js';
-import type { ThreadOpener } from '../../chat/thread-opener.js';
+import type { ThreadOpener } from '../../outbox/thread-opener.js';
 import type { Clock } from '../../clock.js';
 import type { ScheduleRow } from '../../db/schema.js';
 import { AdapterError, isTargetGone } from '../../errors.js';
