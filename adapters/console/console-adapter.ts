@@ -6,7 +6,7 @@ import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
 import type { ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
-import { splitText } from '../../src/chat/split-text.js';
+import { fitPieces } from '../../src/chat/fit-pieces.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { AdapterError } from '../../src/errors.js';
 import { createPlainScreen, createTerminalScreen, type ConsoleScreen } from './console-screen.js';
@@ -45,6 +45,8 @@ export interface ConsoleAdapterOptions {
 
 const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
 const USER = 'you';
+/** How the console shows that a message is addressed to the person at the terminal. */
+const MENTION = '@you ';
 /** Printed when piped input ended while a run asked a question, which was then stopped. */
 const NO_ANSWER_AFTER_INPUT =
   'The input has ended, so nobody can answer this question: I stopped the request. Ask again with the answer in it, or in an interactive console.';
@@ -129,6 +131,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   return {
     platform: 'console',
     maxMessageLength,
+    render: (text, mentionUserId) => fitPieces(text, maxMessageLength, (piece, first) => (first && mentionUserId ? MENTION.length : 0) + piece.length),
     // One person at the terminal.
     privateNotices: true,
     capabilities: {
@@ -237,8 +240,10 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
         lastQuestion = { buttons };
         working?.asked(keyOf(ref));
       }
-      const text = `${message.mentionUserId ? '@you ' : ''}${message.text}`;
-      for (const piece of splitText(text, maxMessageLength)) print(renderConsoleMessage('errand', piece, styled()));
+      const text = `${message.mentionUserId ? MENTION : ''}${message.text}`;
+      // One message: the outbox posts the pieces `render` made, so a text over the limit is refused, never split.
+      if (text.length > maxMessageLength) throw new AdapterError(`A console message of ${text.length} characters is over the limit of ${maxMessageLength}: post the pieces render() makes of it.`);
+      print(renderConsoleMessage('errand', text, styled()));
       if (isQuestion) print(renderOptions(buttons.map((b) => b.label), look));
       else if (elicitation.posted(buttons)) working?.asked(keyOf(ref));
       transcript.add('bot', text, id);

@@ -18,7 +18,7 @@ import { createDiscordRest, rest } from './discord-rest.js';
 import { createDirectMessages } from './direct-messages.js';
 import { DISCORD_PLATFORM, postTargetOf } from './discord-thread-id.js';
 import { createMemberRolesLookup } from './member-roles-lookup.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies } from './message-bodies.js';
+import { MAX_MESSAGE_LENGTH, renderPieces, toEditBody, toMessageBodies } from './message-bodies.js';
 import { createScheduleModals } from './schedule-modal.js';
 import { createWorkingIndicator } from './typing.js';
 import { findUnrecordedPreview } from './unrecorded-preview.js';
@@ -30,8 +30,6 @@ export { TARGET_GONE_CODES } from './discord-rest.js';
 
 /** A streamed answer's message is edited at most this often: Discord allows about 5 calls per 5 s per channel. */
 const STREAM_INTERVAL_MS = 1500;
-/** Streamed text rolls over where the outbox splits a long answer (its 10 % headroom). */
-const STREAM_PIECE_LIMIT = Math.floor(MAX_MESSAGE_LENGTH * 0.9);
 
 /**
  * Errand on Discord through discord.js 14: mentions, thread replies and DMs become inbound
@@ -128,7 +126,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
         edit: (id, text) => outbound.editMessage(conversation, id, { text }),
         remove: (id) => outbound.remove(target, id),
         ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
-        pieceLimit: STREAM_PIECE_LIMIT,
+        render: (text) => renderPieces(text),
         intervalMs: tuning.streamIntervalMs ?? STREAM_INTERVAL_MS,
         clock: options.clock ?? systemClock,
         logger,
@@ -145,6 +143,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
   return {
     platform: DISCORD_PLATFORM,
     maxMessageLength: MAX_MESSAGE_LENGTH,
+    render: (text, mentionUserId) => renderPieces(text, mentionUserId),
     // Outside an interaction Discord has no ephemeral message: the notice is a post that mentions the person.
     privateNotices: false,
     capabilities: {

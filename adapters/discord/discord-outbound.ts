@@ -6,7 +6,7 @@ import { AdapterError } from '../../src/errors.js';
 import type { BotThreads } from './bot-threads.js';
 import { rest, type DiscordRest } from './discord-rest.js';
 import { fromConversationRef, postTargetOf, toConversationRef, type DiscordLocation } from './discord-thread-id.js';
-import { toEditBody, toMessageBodies, withNonces } from './message-bodies.js';
+import { toEditBody, toMessageBody, withNonces } from './message-bodies.js';
 
 const threadSchema = z.object({ id: z.string(), parent_id: z.string().nullable().optional() });
 
@@ -55,13 +55,11 @@ export function createDiscordOutbound(deps: {
     const loc = locate(conversation);
     const target = postTargetOf(loc);
     // With a nonce and enforce_nonce, a repeated post (a REST retry, a restart) returns the first message.
-    const bodies = withNonces(toMessageBodies(message), message.idempotencyKey);
-    if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Discord.');
-    const last = await queue.enqueue(target, async (send) => {
-      let posted = { id: '' };
-      for (const body of bodies) posted = await send(() => post(target, body));
-      return posted;
-    });
+    // One message: the outbox posts the pieces `render` made, so a text over the limit is refused, never split.
+    const body = toMessageBody(message);
+    if (!body) throw new AdapterError('Refusing to post an empty message to Discord.');
+    const [withNonce] = withNonces([body], message.idempotencyKey);
+    const last = await queue.enqueue(target, (send) => send(() => post(target, withNonce!)));
     if (loc.threadId) botThreads.mark(loc.threadId);
     return { id: last.id };
   };

@@ -8,7 +8,8 @@ import {
 import type { OutboundMessage } from '../../src/chat/chat-adapter.js';
 import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import { withUnbreakableFences } from '../../src/chat/code-fence.js';
-import { splitText } from '../../src/chat/split-text.js';
+import { fitPieces } from '../../src/chat/fit-pieces.js';
+import { AdapterError } from '../../src/errors.js';
 
 /** Discord's hard limit on one message's content. */
 export const MAX_MESSAGE_LENGTH = 2000;
@@ -29,8 +30,8 @@ export interface MessageBody {
 const MAX_NONCE = 25;
 
 /**
- * The nonce of each body of one outbound message: its idempotency key for the first piece, `<key>.<n>`
- * for the pieces the adapter had to split off. Keys that cannot fit get no nonce.
+ * The nonce of each body of one post: its idempotency key for the first, `<key>.<n>` for any after it (a post is
+ * one message since the outbox posts rendered pieces; file posts use the first). Keys that cannot fit get no nonce.
  */
 export function withNonces(bodies: MessageBody[], key: string | undefined): MessageBody[] {
   if (!key) return bodies;
@@ -70,19 +71,55 @@ export function neutraliseCrowdMentions(text: string): string {
   return text.replace(/@(everyone|here)\b/g, '@\u200b$1');
 }
 
+/** One message's content as Discord shows it: fences made unbreakable, crowd pings neutralised, the mention in front. */
+function formatted(text: string, mentionUserId: string | undefined): string {
+  const said = neutraliseCrowdMentions(withUnbreakableFences(text));
+  return mentionUserId ? `<@${mentionUserId}> ${said}` : said;
+}
+
 /**
- * The bodies to post for one outbound message, in order: Markdown passes through unchanged except
- * code blocks, whose fences become plain ``` with the backtick runs inside broken up (Discord ends a
- * block at the first ``` whatever its fence: see src/chat/code-fence.ts), a mention prefixes the text, long text is split at 2 000 characters without breaking code fences,
- * and buttons go on the last piece. Empty when there is nothing to send.
+ * The pieces (Markdown) a text is posted as, one message each: split where each, once formatted as Discord shows it
+ * (code blocks' fences made plain ``` with the backtick runs inside broken up, since Discord ends a block at the first
+ * ``` whatever its fence: see src/chat/code-fence.ts; the mention on the first), is within 2 000 characters.
+ */
+export function renderPieces(text: string, mentionUserId?: string): string[] {
+  return fitPieces(
+    text,
+    MAX_MESSAGE_LENGTH,
+    (piece, first) => formatted(piece, first ? mentionUserId : undefined).length,
+  );
+}
+
+/**
+ * The body of one message as `postMessage` sends it: never split, since the outbox posts the pieces `renderPieces`
+ * made; a content over 2 000 characters is refused with an error that says so. Null when there is nothing to send.
+ */
+export function toMessageBody(message: OutboundMessage): MessageBody | null {
+  const content = formatted(message.text, message.mentionUserId);
+  const components = toActionRows(message.buttons);
+  if (message.text.trim() === '' && components.length === 0) return null;
+  if (content.length > MAX_MESSAGE_LENGTH)
+    throw new AdapterError(
+      `A Discord message of ${content.length} characters is over the limit of ${MAX_MESSAGE_LENGTH}: post the pieces render() makes of it.`,
+    );
+  return {
+    content: message.text.trim() === '' ? '' : content,
+    allowed_mentions: allowedMentions(message),
+    ...(components.length > 0 ? { components } : {}),
+  };
+}
+
+/**
+ * The bodies of a text shown whole where no piece is recorded (a direct message, a working note): the pieces of
+ * `renderPieces`, the mention on the first and the buttons on the last. Empty when there is nothing to send.
  */
 export function toMessageBodies(message: OutboundMessage): MessageBody[] {
-  const said = neutraliseCrowdMentions(withUnbreakableFences(message.text));
-  const text = message.mentionUserId ? `<@${message.mentionUserId}> ${said}` : said;
   const components = toActionRows(message.buttons);
-  const pieces = text.trim() === '' ? (components.length > 0 ? [''] : []) : splitText(text, MAX_MESSAGE_LENGTH);
-  return pieces.map((content, i) => ({
-    content,
+  const pieces = renderPieces(message.text, message.mentionUserId);
+  if (pieces.length === 0)
+    return components.length > 0 ? [{ content: '', allowed_mentions: allowedMentions(message), components }] : [];
+  return pieces.map((piece, i) => ({
+    content: formatted(piece, i === 0 ? message.mentionUserId : undefined),
     allowed_mentions: allowedMentions(message),
     ...(i === pieces.length - 1 && components.length > 0 ? { components } : {}),
   }));

@@ -10,7 +10,7 @@ import { createStoppedStreams } from './agent-session-events.js';
 import { createBotThreads } from './bot-threads.js';
 import type { BotIdentity } from './event-handlers.js';
 import { explainAuthFailure } from './auth-failure.js';
-import { MAX_MESSAGE_LENGTH } from './message-bodies.js';
+import { MAX_MESSAGE_LENGTH, renderPieces } from './message-bodies.js';
 import { findPostedKeys } from './posted-lookup.js';
 import { callSlack } from './slack-api.js';
 import type { SlackAdapter, SlackAdapterOptions } from './slack-adapter-options.js';
@@ -117,6 +117,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   return {
     platform: SLACK_PLATFORM,
     maxMessageLength: MAX_MESSAGE_LENGTH,
+    render: (text, mentionUserId) => renderPieces(text, mentionUserId),
     privateNotices: true,
     capabilities: {
       stream: {

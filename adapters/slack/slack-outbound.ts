@@ -4,7 +4,13 @@ import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { PlatformTraffic } from '../../src/chat/platform-traffic.js';
 import { AdapterError } from '../../src/errors.js';
 import type { BotThreads } from './bot-threads.js';
-import { MAX_MESSAGE_LENGTH, toEditBody, toMessageBodies, type SlackMessageBody } from './message-bodies.js';
+import {
+  MAX_MESSAGE_LENGTH,
+  toEditBody,
+  toMessageBodies,
+  toMessageBody,
+  type SlackMessageBody,
+} from './message-bodies.js';
 import type { OutboundQueue, PacedSend } from './outbound-queue.js';
 import { outboxMetadata } from './posted-lookup.js';
 import type { SlackCall } from './slack-call.js';
@@ -58,7 +64,7 @@ export interface SlackOutbound {
 
 /**
  * Posting, editing and deleting on Slack. Every post and edit leaves through `post` and `update`,
- * so crowd pings are neutralised here once for all, and long answers are split in order.
+ * so crowd pings are neutralised here once for all; a post is one message (the outbox posts rendered pieces).
  */
 export function createSlackOutbound(deps: SlackOutboundDeps): SlackOutbound {
   const { api, queue, botThreads, traffic } = deps;
@@ -94,16 +100,14 @@ export function createSlackOutbound(deps: SlackOutboundDeps): SlackOutbound {
     remove,
     async postMessage(conversation, message) {
       const loc = locate(conversation);
-      const bodies = toMessageBodies(message);
-      if (bodies.length === 0) throw new AdapterError('Refusing to post an empty message to Slack.');
+      // One message: the outbox posts the pieces `render` made, so a text over the limit is refused, never split.
+      const body = toMessageBody(message);
+      if (!body) throw new AdapterError('Refusing to post an empty message to Slack.');
       if (loc.threadTs) botThreads.mark(loc.channelId, loc.threadTs);
-      const key = message.idempotencyKey;
-      const ts = await queue.enqueue(loc.channelId, async (send) => {
-        let last = '';
-        for (const [i, body] of bodies.entries())
-          last = (await post(send, loc, body, key && (i === 0 ? key : `${key}.${i}`))).ts;
-        return last;
-      });
+      const ts = await queue.enqueue(
+        loc.channelId,
+        async (send) => (await post(send, loc, body, message.idempotencyKey)).ts,
+      );
       return { id: ts };
     },
     async editMessage(conversation, messageId, message) {

@@ -8,14 +8,12 @@ import type { AgentSessions } from './agent-sessions.js';
 import type { StoppedStreams } from './agent-session-events.js';
 import type { BotThreads } from './bot-threads.js';
 import { createNativeStream } from './native-stream.js';
-import { MAX_MESSAGE_LENGTH } from './message-bodies.js';
+import { renderPieces } from './message-bodies.js';
 import type { OutboundQueue } from './outbound-queue.js';
 import type { SlackCall } from './slack-call.js';
 import { locate, type SlackOutbound } from './slack-outbound.js';
 
 const streamCallSchema = z.object({ ts: z.string().optional() });
-/** Streamed text rolls over where the outbox splits a long answer (its 10 % headroom). */
-const STREAM_PIECE_LIMIT = Math.floor(MAX_MESSAGE_LENGTH * 0.9);
 
 export interface SlackStreamsDeps {
   readonly api: SlackCall;
@@ -54,7 +52,7 @@ export function createSlackStreams(
         edit: (id, text) => outbound.editMessage(conversation, id, { text }),
         remove: (id) => outbound.remove(loc.channelId, id),
         ...(hooks ? { beforeMessage: hooks.beforeMessage } : {}),
-        pieceLimit: STREAM_PIECE_LIMIT,
+        render: (text) => renderPieces(text),
         intervalMs,
         clock,
         logger,

@@ -1,4 +1,4 @@
-import type { SlackBlock, SlackMessageBody } from './message-bodies.js';
+import type { SlackBlock, SlackMessageBody } from './slack-blocks.js';
 
 /** Sits between `@` and the word so Slack shows "@channel" but never notifies anyone. */
 const WORD_JOINER = '\u2060';

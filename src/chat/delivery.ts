@@ -14,9 +14,18 @@ export interface Delivery {
   readonly platform: string;
   /** Hard limit of one message's text, in the platform's own dialect. */
   readonly maxMessageLength: number;
+  /**
+   * The pieces (Markdown) `text` is posted as, one message each, split by the adapter's own formatting so each is
+   * within `maxMessageLength` once formatted (with the mention, when given, on the first); code fences kept whole.
+   * The outbox calls it once when it records a post and stores these pieces; empty when there is nothing to say.
+   */
+  render(text: string, mentionUserId?: string): readonly string[];
   /** Optional features, each present only where the platform has it. */
   readonly capabilities: DeliveryCapabilities;
-  /** Posts into the conversation (its thread when it has one); splits long text. */
+  /**
+   * Posts one message into the conversation (its thread when it has one). Never splits: a text over the limit once
+   * formatted is refused with an AdapterError (post the pieces of `render`).
+   */
   postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage>;
   /** Replaces a posted message's text (and buttons: omitted = removed). */
   editMessage(conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void>;

@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { AnswerStream, PreviewMessageSlot } from './chat-adapter.js';
-import { splitText } from './split-text.js';
 import { singleFlight } from './single-flight.js';
 
 /** What ends the text of a preview that was stopped (or cut by a failure) before the answer was complete. */
@@ -16,8 +15,8 @@ export interface EditedStreamOptions {
   remove(id: string): Promise<void>;
   /** Records each message the preview is about to post, before the post leaves (see `AnswerStreamHooks`). */
   beforeMessage?(): Promise<PreviewMessageSlot>;
-  /** Characters per message: the outbox's piece size, so the preview rolls over where the answer will be split. */
-  pieceLimit: number;
+  /** The adapter's own split (`Delivery.render`), so the preview rolls over where the answer will be split. */
+  render(text: string): readonly string[];
   /** Least time between two platform calls of this preview (Slack: 1 s, Discord: 1.5 s). */
   intervalMs: number;
   clock: Clock;
@@ -27,7 +26,7 @@ export interface EditedStreamOptions {
 /**
  * An answer preview for platforms without native streaming: the first text is posted at once, then
  * the same message is edited, at most one call per `intervalMs`; appends that arrive meanwhile are
- * coalesced into the next edit. Past `pieceLimit` characters the text continues in a new message,
+ * coalesced into the next edit. Where `render` splits the text it continues in a new message,
  * split exactly like a long answer. `finish` edits the messages to the final pieces (posting or
  * deleting the difference), so the finished answer is the same messages a plain post would have made.
  */
@@ -77,7 +76,7 @@ export function createEditedStream(o: EditedStreamOptions): AnswerStream {
       shown.pop();
     }
   };
-  const split = (t: string) => (t.trim() === '' ? [] : splitText(t, o.pieceLimit));
+  const split = (t: string) => (t.trim() === '' ? [] : o.render(t));
 
   const flush = async () => {
     while (phase === 'open' && dirty) {

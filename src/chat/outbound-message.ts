@@ -9,8 +9,7 @@ export interface OutboundMessage {
   /**
    * A stable key for this post (the outbox gives `e<row id>`). Sending the same key again must not
    * show the message twice: Discord sends it as the `nonce` with `enforce_nonce`; Slack attaches it as
-   * message metadata that `findPosted` can find. When the adapter splits the text itself, its later
-   * pieces get `<key>.<n>`.
+   * message metadata that `findPosted` can find. One key, one message: the adapter never splits a post.
    */
   readonly idempotencyKey?: string;
 }

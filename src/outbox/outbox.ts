@@ -11,6 +11,7 @@ import type { Store } from '../store/store.js';
 import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
 import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';
+import { splitText } from '../chat/split-text.js';
 import { INTERRUPTED_PREVIEW_MARK } from './preview-retraction.js';
 import { recordHeld, recordHeldFiles, type HeldFilesIntent, type HeldIntent } from './held-posts.js';
 
@@ -21,7 +22,7 @@ export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 export { INTERRUPTED_PREVIEW_MARK };
 
 /** Used when no adapter is connected for a conversation's platform (its rows fail at delivery anyway). */
-const FALLBACK_MAX_LENGTH = 2000;
+const fallbackRender = (text: string) => splitText(text, 2000);
 
 /**
  * Changes to what is already on the platform, and notices only one person sees: recorded durably like
@@ -97,10 +98,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   });
   const piecesOf = (conversationId: string, intent: PostIntent): OutboxPayload[] => {
     const ref = deps.refOf(conversationId);
-    return toPieces(
-      intent,
-      (ref ? deps.adapters.get(ref.platform)?.maxMessageLength : undefined) ?? FALLBACK_MAX_LENGTH,
-    );
+    const delivery = ref ? deps.adapters.get(ref.platform) : undefined;
+    return toPieces(intent, delivery ? (text, mention) => delivery.render(text, mention) : fallbackRender);
   };
   const abortedWait = (signal: AbortSignal) =>
     new Promise<null>((resolve) => {

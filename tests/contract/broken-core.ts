@@ -1,5 +1,6 @@
 import type { OutboundMessage, PostedMessage } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
+import { splitText } from '../../src/chat/split-text.js';
 import {
   manyScreens,
   plainly,
@@ -56,14 +57,44 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
   },
   {
     check: 'split',
-    broken: 'it cuts long text at the limit, through code fences',
+    broken: 'render cuts long text at the limit, through code fences',
     fails: /keeps its code fences whole/,
+    breakIn: (h) => {
+      const limit = h.adapter.maxMessageLength;
+      const render = (text: string): string[] => {
+        const pieces: string[] = [];
+        for (let at = 0; at < text.length; at += limit / 2) pieces.push(text.slice(at, at + limit / 2));
+        return pieces;
+      };
+      return plainly(h, withMembers(h.adapter, { render }));
+    },
+  },
+  {
+    check: 'split',
+    broken: "render splits at the limit of Markdown, not of the platform's formatted text, and the post splits again",
+    fails: /the post splits nothing again|within the limit/,
+    breakIn: (h) => {
+      const limit = h.adapter.maxMessageLength;
+      const render = (text: string) => splitText(text, limit);
+      const postMessage = async (c: ConversationRef, m: OutboundMessage): Promise<PostedMessage> => {
+        let last: PostedMessage = { id: '' };
+        for (const [i, piece] of splitText(m.text, Math.floor(limit / 2)).entries())
+          last = await h.adapter.postMessage(c, { ...m, text: piece, ...(i > 0 ? { mentionUserId: undefined } : {}) });
+        return last;
+      };
+      return plainly(h, withMembers(h.adapter, { render, postMessage }));
+    },
+  },
+  {
+    check: 'one-message',
+    broken: 'postMessage splits a text over the limit into several messages',
+    fails: /a text over the limit is refused/,
     breakIn: (h) => {
       const limit = h.adapter.maxMessageLength;
       const postMessage = async (c: ConversationRef, m: OutboundMessage): Promise<PostedMessage> => {
         let last: PostedMessage = { id: '' };
-        for (let at = 0; at < m.text.length; at += limit)
-          last = await h.adapter.postMessage(c, { ...m, text: m.text.slice(at, at + limit) });
+        for (const piece of splitText(m.text, Math.floor(limit / 2)))
+          last = await h.adapter.postMessage(c, { ...m, text: piece });
         return last;
       };
       return plainly(h, withMembers(h.adapter, { postMessage }));

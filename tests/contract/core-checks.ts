@@ -145,36 +145,59 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
     },
   );
 
-  add('split', 'splits long text within its limit, keeping code fences whole and the content in order', async (h) => {
-    const thread = await freshThread(h, 'contract split');
+  add(
+    'split',
+    'renders long text into pieces that each post as one message within its limit, code fences whole, in order',
+    async (h) => {
+      const thread = await freshThread(h, 'contract split');
+      const limit = h.adapter.maxMessageLength;
+      const code = Array.from(
+        { length: Math.ceil((limit * 1.5) / 20) },
+        (_, i) => `line ${String(i).padStart(4, '0')} of code`,
+      ).join('\n');
+      // Characters a dialect escapes or neutralises (&, <, @here): the adapter's own formatting is counted, not guessed.
+      const prose = Array.from({ length: Math.ceil(limit / 10) }, (_, i) =>
+        i % 3 === 0 ? `word${i} &<> @here` : `word${i}`,
+      ).join(' ');
+      const pieces = h.adapter.render(`${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThe end.`, h.person);
+      expect(pieces.length).toBeGreaterThan(1);
+      for (const [i, piece] of pieces.entries())
+        await h.adapter.postMessage(thread, { text: piece, ...(i === 0 ? { mentionUserId: h.person } : {}) });
+      const stored = (await h.storedTexts(thread)).filter(
+        (t) => t.includes('word') || t.includes('line ') || t.includes('The end.'),
+      );
+      expect(stored.length, 'each piece is one message: the post splits nothing again').toBe(pieces.length);
+      for (const piece of stored) {
+        expect(piece.length, 'each piece is within the limit').toBeLessThanOrEqual(limit);
+        expect((piece.match(/```/g) ?? []).length % 2, 'each piece keeps its code fences whole').toBe(0);
+        // A platform may close a fence left open at a piece's end: what counts is that code shows as code, prose as prose.
+        const { code: inCode, prose: inProse } = fencedLines(piece);
+        expect(
+          inProse.filter((l) => /^line \d{4} of code$/.test(l)),
+          'each piece keeps its code fences whole: no code line outside a fence',
+        ).toEqual([]);
+        expect(
+          inCode.filter((l) => /word\d/.test(l)),
+          'each piece keeps its code fences whole: no prose inside a fence',
+        ).toEqual([]);
+      }
+      const joined = stored.join('\n');
+      expect(joined.indexOf('word0')).toBeLessThan(joined.indexOf('line 0000'));
+      expect(joined).toContain('The end.');
+    },
+  );
+
+  add('one-message', 'refuses to post a text over its limit with a clear error, and posts none of it', async (h) => {
+    const thread = await freshThread(h, 'contract one message');
     const limit = h.adapter.maxMessageLength;
-    const code = Array.from(
-      { length: Math.ceil((limit * 1.5) / 20) },
-      (_, i) => `line ${String(i).padStart(4, '0')} of code`,
-    ).join('\n');
-    const prose = Array.from({ length: Math.ceil(limit / 10) }, (_, i) => `word${i}`).join(' ');
-    await h.adapter.postMessage(thread, { text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThe end.` });
-    const stored = (await h.storedTexts(thread)).filter(
-      (t) => t.includes('word') || t.includes('line ') || t.includes('The end.'),
+    const text = `${Array.from({ length: Math.ceil(limit / 4) }, (_, i) => `over${i}`).join(' ')}`;
+    const refused = await h.adapter.postMessage(thread, { text }).then(
+      () => null,
+      (err: unknown) => err,
     );
-    expect(stored.length).toBeGreaterThan(1);
-    for (const piece of stored) {
-      expect(piece.length, 'each piece is within the limit').toBeLessThanOrEqual(limit);
-      expect((piece.match(/```/g) ?? []).length % 2, 'each piece keeps its code fences whole').toBe(0);
-      // A platform may close a fence left open at a piece's end: what counts is that code shows as code, prose as prose.
-      const { code: inCode, prose: inProse } = fencedLines(piece);
-      expect(
-        inProse.filter((l) => /^line \d{4} of code$/.test(l)),
-        'each piece keeps its code fences whole: no code line outside a fence',
-      ).toEqual([]);
-      expect(
-        inCode.filter((l) => /word\d/.test(l)),
-        'each piece keeps its code fences whole: no prose inside a fence',
-      ).toEqual([]);
-    }
-    const joined = stored.join('\n');
-    expect(joined.indexOf('word0')).toBeLessThan(joined.indexOf('line 0000'));
-    expect(joined).toContain('The end.');
+    expect(refused, 'a text over the limit is refused').toBeInstanceOf(Error);
+    expect((refused as Error).message, 'the error says the text is over the limit').toMatch(/over the limit/);
+    expect(having(await h.storedTexts(thread), 'over0'), 'nothing of it is posted').toEqual([]);
   });
 
   add('edit', 'edits a posted message in place: the new text replaces it, and no message is added', async (h, t) => {

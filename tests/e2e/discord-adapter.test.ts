@@ -166,13 +166,18 @@ describe('Discord adapter: outbound', () => {
       actionId: answerActionId('run-9', 'q1', i),
       label: `Option ${i}`,
     }));
-    const posted = await adapter.postMessage(channel, {
-      text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`,
-      mentionUserId: fake.alice.id,
-      buttons,
-    });
+    // What the outbox does with an answer: the adapter renders it once, and each piece is posted as one message.
+    const pieces = adapter.render(`${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`, fake.alice.id);
+    let posted = { id: '' };
+    for (const [i, text] of pieces.entries())
+      posted = await adapter.postMessage(channel, {
+        text,
+        ...(i === 0 ? { mentionUserId: fake.alice.id } : {}),
+        ...(i === pieces.length - 1 ? { buttons } : {}),
+      });
     const sent = fake.botMessagesIn(fake.general.id);
     expect(sent.length).toBeGreaterThan(2);
+    expect(sent.length, 'one message per rendered piece').toBe(pieces.length);
     expect(posted.id).toBe(sent.at(-1)!.id);
     for (const m of sent) {
       expect(m.content.length).toBeLessThanOrEqual(2000);
@@ -214,15 +219,12 @@ describe('Discord adapter: outbound', () => {
       channel: fake.general.id,
       thread: null,
     };
-    const long = `${'a'.repeat(1990)} ${'b'.repeat(100)}`;
-    const all = Array.from({ length: 12 }, (_, i) =>
-      adapter.postMessage(channel, { text: i === 3 ? long : `message ${i}` }),
-    );
-    await Promise.all(all);
+    const long = adapter.render(`${'a'.repeat(1990)} ${'b'.repeat(100)}`);
+    expect(long).toEqual(['a'.repeat(1990), 'b'.repeat(100)]);
+    const texts = Array.from({ length: 12 }, (_, i) => (i === 3 ? long : [`message ${i}`])).flat();
+    await Promise.all(texts.map((text) => adapter.postMessage(channel, { text })));
     const contents = fake.botMessagesIn(fake.general.id).map((m) => m.content);
-    const expected = Array.from({ length: 12 }, (_, i) =>
-      i === 3 ? ['a'.repeat(1990), 'b'.repeat(100)] : [`message ${i}`],
-    ).flat();
+    const expected = texts;
     expect(contents).toEqual(expected);
     expect(fake.stats.rateLimited).toBe(0);
     const times = fake.callsTo('POST', /^\/channels\/\d+\/messages$/).map((c) => c.at);

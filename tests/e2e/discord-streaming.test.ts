@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { splitText } from '../../src/chat/split-text.js';
+import { renderPieces } from '../../adapters/discord/message-bodies.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { PRODUCTION_STREAMING, startDiscordErrand, type DiscordErrand } from './discord-harness.js';
 import { sqliteDb } from '../fakes/sqlite-db.js';
@@ -22,7 +22,7 @@ describe('streamed answers on Discord', () => {
     model.streamPace({ chunkChars: 24, chunkDelayMs: 15 });
     model.reply({ text: LONG });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> write it out`);
-    const expected = splitText(LONG, 1800);
+    const expected = renderPieces(LONG);
     expect(expected.length).toBe(2);
     await waitFor(
       () => JSON.stringify(d.botMessagesIn(msg.id).map((m) => m.content)) === JSON.stringify(expected),

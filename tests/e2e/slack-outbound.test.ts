@@ -44,9 +44,13 @@ describe('Slack adapter outbound (real Bolt, fake Slack)', () => {
     const thread = await threadOf(h, sink);
     const code = Array.from({ length: 300 }, (_, i) => `const line${i} = ${i}; // some code`).join('\n');
     const prose = Array.from({ length: 900 }, (_, i) => `w${i}`).join(' ');
-    const posted = await h.adapter.postMessage(thread, { text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.` });
+    // What the outbox does with an answer: the adapter renders it once, and each piece is posted as one message.
+    const pieces = h.adapter.render(`${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`);
+    let posted = { id: '' };
+    for (const text of pieces) posted = await h.adapter.postMessage(thread, { text });
     const texts = h.fake.botTexts(CHANNEL, thread.thread);
     expect(texts.length).toBeGreaterThan(3);
+    expect(texts.length, 'one message per rendered piece').toBe(pieces.length);
     for (const t of texts) {
       expect(t.length).toBeLessThanOrEqual(h.adapter.maxMessageLength);
       expect((t.match(/```/g) ?? []).length % 2).toBe(0);

@@ -17,7 +17,8 @@ import {
   type ConversationRef,
 } from '../../src/chat/conversation-ref.js';
 import type { CommandName, CommandReply, InboundMessage, InboundSink } from '../../src/chat/inbound.js';
-import { splitText } from '../../src/chat/split-text.js';
+import { fitPieces } from '../../src/chat/fit-pieces.js';
+import { AdapterError } from '../../src/errors.js';
 import { stepList } from '../../src/chat/step-lines.js';
 import {
   MEMORY_BOT_ID,
@@ -165,18 +166,21 @@ export class MemoryAdapter implements ChatAdapter {
   async postMessage(conversation: ConversationRef, message: OutboundMessage): Promise<PostedMessage> {
     if (this.postGate) await this.postGate;
     const text = `${message.mentionUserId ? `<@${message.mentionUserId}> ` : ''}${message.text}`;
-    const pieces = splitText(text, this.maxMessageLength);
-    let id = '';
-    pieces.forEach((piece, i) => {
-      const post = this.server.post(conversation, {
-        text: piece,
-        ...(message.mentionUserId ? { mentionUserId: message.mentionUserId } : {}),
-        buttons: i === pieces.length - 1 ? buttonsOf(message) : [],
-      });
-      id = post.id;
-      this.onPost?.(post);
+    // One message, as the real adapters post: the outbox posts the pieces `render` made.
+    if (text.length > this.maxMessageLength)
+      throw new AdapterError(`a message of ${text.length} characters is over the limit of ${this.maxMessageLength}`);
+    const post = this.server.post(conversation, {
+      text,
+      ...(message.mentionUserId ? { mentionUserId: message.mentionUserId } : {}),
+      buttons: buttonsOf(message),
     });
-    return { id };
+    this.onPost?.(post);
+    return { id: post.id };
+  }
+
+  render(text: string, mentionUserId?: string): readonly string[] {
+    const mention = mentionUserId ? `<@${mentionUserId}> `.length : 0;
+    return fitPieces(text, this.maxMessageLength, (piece, first) => (first ? mention : 0) + piece.length);
   }
 
   async editMessage(_conversation: ConversationRef, messageId: string, message: OutboundMessage): Promise<void> {

@@ -1,4 +1,5 @@
 import { WebAPIPlatformError } from '@slack/web-api';
+import { splitText } from '../../src/chat/split-text.js';
 import { describe, expect, it } from 'vitest';
 import { createNativeStream } from '../../adapters/slack/native-stream.js';
 import { createEditedStream } from '../../src/chat/edited-stream.js';
@@ -34,7 +35,7 @@ function stream(refusing: string | null = null, startAnswered: Promise<void> = P
         post: async () => 'x',
         edit: async () => {},
         remove: async () => {},
-        pieceLimit: 1000,
+        render: (text) => splitText(text, 1000),
         intervalMs: 1000,
         clock,
         logger: silentLogger(),
