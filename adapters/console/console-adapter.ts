@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseActionId } from '../../src/chat/action-id.js';
-import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
 import type { ChatAdapter, OutboundMessage, PostedMessage, WorkingStatus } from '../../src/chat/chat-adapter.js';
-import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
-import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
+import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { fitPieces } from '../../src/chat/fit-pieces.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { AdapterError } from '../../src/errors.js';
@@ -20,6 +18,7 @@ import { createConsoleElicitation } from './console-elicitation.js';
 import { createConsoleFilePosts } from './console-files.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { createEchoFilter } from './echo-filter.js';
+import { createConsoleInput } from './console-input.js';
 import { wantsColor, type ColorEnv } from './terminal-style.js';
 import { createWorkingIndicator, type WorkingIndicator } from './working-indicator.js';
 
@@ -43,7 +42,6 @@ export interface ConsoleAdapterOptions {
   filesDir?: string;
 }
 
-const COMMANDS: readonly CommandName[] = ['tasks', 'stop', 'schedules', 'usage', 'connections', 'memory', 'help', 'skills', 'admin'];
 const USER = 'you';
 /** How the console shows that a message is addressed to the person at the terminal. */
 const MENTION = '@you ';
@@ -61,7 +59,9 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  * and shows how long a run has been working; piped, it writes plain lines a log can keep, and at the end
  * of the input lets the work it started finish (`onInputEnd`) before it closes.
  */
-export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapter & { readonly conversation: ConversationRef } {
+export function createConsoleAdapter(
+  options: ConsoleAdapterOptions,
+): ChatAdapter & { readonly conversation: ConversationRef } {
   const session = randomUUID().slice(0, 8);
   const conversation = toConversationRef({ thread: session })!;
   const channel = CONSOLE_CHANNEL;
@@ -75,13 +75,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
   let screen: ConsoleScreen = createPlainScreen(out);
   let working: WorkingIndicator | null = null;
   let seq = 0;
-  let lastQuestion: { buttons: { actionId: string; label: string }[] } | null = null;
   const transcript = createSessionTranscript(() => clock.now());
   const keyOf = (ref: ConversationRef) => `${ref.channel}:${ref.thread}`;
   const print = (text: string) => screen.print(text);
   const steps = createStepPrinter((line) => print(renderStep(line, look)));
   /** The look for one message: on a terminal, word-wrapped to its current width under the two-space indent. */
-  const styled = (): ConsoleLook => (out.isTTY === true ? { ...look, wrapWidth: Math.max(20, (out.columns ?? 80) - 2) } : look);
+  const styled = (): ConsoleLook =>
+    out.isTTY === true ? { ...look, wrapWidth: Math.max(20, (out.columns ?? 80) - 2) } : look;
   let surfaces: SurfaceSink | null = null;
   const elicitation = createConsoleElicitation({
     surfaces: () => surfaces,
@@ -91,47 +91,24 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     userId: USER,
   });
 
-  const handleLine = async (sink: InboundSink, line: string) => {
-    const text = line.trim();
-    // An MCP server's question being answered takes the line first (an empty one keeps a field's default).
-    if (await elicitation.line(text)) return;
-    if (text === '') return;
-    const cmd = /^\/(\w+)\s*(.*)$/.exec(text);
-    if (cmd && COMMANDS.includes(cmd[1] as CommandName)) {
-      const reply = await sink.onCommand({ name: cmd[1] as CommandName, args: cmd[2] ?? '', channel, conversation, userId: USER, direct: true });
-      print(renderConsoleMessage('errand (only you see this)', reply.text, styled()));
-      return;
-    }
-    if (cmd) {
-      print(`Unknown command /${cmd[1]}. Try /help.`);
-      return;
-    }
-    const choice = lastQuestion && /^\d+$/.test(text) ? lastQuestion.buttons[Number(text) - 1] : undefined;
-    if (choice) {
-      const ref = parseActionId(choice.actionId);
-      const held = parsePrivateAnswerActionId(choice.actionId);
-      lastQuestion = null;
-      if (held) {
-        const reply = await sink.onAction({ kind: 'private_answer', ...held, platform: 'console', userId: USER });
-        if (reply) print(renderConsoleMessage('errand (only you see this)', reply.text, styled()));
-        return;
-      }
-      if (ref?.kind === 'answer') {
-        transcript.add('user', choice.label);
-        const reply = await sink.onAction({ kind: 'answer', runId: ref.runId, questionId: ref.questionId, answer: choice.label, userId: USER, conversation, eventId: `console-${session}-${++seq}`, direct: true });
-        if (reply) print(renderConsoleMessage('errand (only you see this)', reply.text, styled()));
-        return;
-      }
-    }
-    lastQuestion = null;
-    transcript.add('user', text);
-    await sink.onMessage({ messageId: `${session}-${++seq}`, conversation, userId: USER, direct: true, text, timezone: options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
-  };
+  const input = createConsoleInput({
+    conversation,
+    channel,
+    userId: USER,
+    session,
+    nextSeq: () => ++seq,
+    elicitationLine: (text) => elicitation.line(text),
+    said: (text) => void transcript.add('user', text),
+    reply: (text) => print(renderConsoleMessage('errand (only you see this)', text, styled())),
+    print,
+    timezone: () => options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+  });
 
   return {
     platform: 'console',
     maxMessageLength,
-    render: (text, mentionUserId) => fitPieces(text, maxMessageLength, (piece, first) => (first && mentionUserId ? MENTION.length : 0) + piece.length),
+    render: (text, mentionUserId) =>
+      fitPieces(text, maxMessageLength, (piece, first) => (first && mentionUserId ? MENTION.length : 0) + piece.length),
     // One person at the terminal.
     privateNotices: true,
     capabilities: {
@@ -142,7 +119,12 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
           return createConsoleStream({
             print,
             header: renderConsoleMessage('errand', '', styled()).split('\n')[0]!,
-            ...(rendered ? { renderBlocks: (markdown: string) => renderConsoleMessage('errand', markdown, styled()).split('\n').slice(1).join('\n') } : {}),
+            ...(rendered
+              ? {
+                  renderBlocks: (markdown: string) =>
+                    renderConsoleMessage('errand', markdown, styled()).split('\n').slice(1).join('\n'),
+                }
+              : {}),
             record: (text) => {
               const id = `out-${++seq}`;
               transcript.add('bot', text, id);
@@ -159,8 +141,13 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
           const buttons = (message.buttons ?? []).map((b) => ({ actionId: b.actionId, label: b.label }));
           print(renderConsoleMessage('errand (only you see this)', message.text, styled()));
           if (buttons.length > 0) {
-            lastQuestion = { buttons };
-            print(renderOptions(buttons.map((b) => b.label), look));
+            input.asked(buttons);
+            print(
+              renderOptions(
+                buttons.map((b) => b.label),
+                look,
+              ),
+            );
           }
           return { kind: 'shown' };
         },
@@ -182,12 +169,24 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       // marked and marked-terminal are loaded here, on a colour terminal only: a pipe prints the Markdown as written.
       if (color) look = { color, markdown: await loadMarkdownRenderer(Math.max(20, (out.columns ?? 80) - 2)) };
       // Read before the input is: a line must not arrive while nobody listens.
-      const carriedOver = await Promise.resolve(surfaces?.carriedOverElicitations?.('console', USER) ?? []).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+      const carriedOver = await Promise.resolve(surfaces?.carriedOverElicitations?.('console', USER) ?? []).catch(
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      );
       const reader = createInterface({ input: options.input, output: out, terminal: interactive, prompt: '> ' });
       rl = reader;
       screen = interactive ? createTerminalScreen(reader, out) : createPlainScreen(out);
-      working = createWorkingIndicator({ clock, look, live: interactive, show: (status) => screen.status(status), print });
-      print(look.color ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.' : 'Errand console — type a request, /help for commands, Ctrl-D to quit.');
+      working = createWorkingIndicator({
+        clock,
+        look,
+        live: interactive,
+        show: (status) => screen.status(status),
+        print,
+      });
+      print(
+        look.color
+          ? '\u001b[1mErrand console\u001b[22m — type a request, /help for commands, Ctrl-D to quit.'
+          : 'Errand console — type a request, /help for commands, Ctrl-D to quit.',
+      );
       // A server's question carried over a restart was posted by the old process, gone with its screen: put it again.
       if (carriedOver instanceof Error) print(`(error: ${errorText(carriedOver)})`);
       else elicitation.carriedOver(carriedOver);
@@ -197,7 +196,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       reader.on('line', (line) => {
         screen.lineEntered();
         if (fromBot(line)) return;
-        const handled = handleLine(sink, line).catch((err: unknown) => print(`(error: ${errorText(err)})`));
+        const handled = input.handleLine(sink, line).catch((err: unknown) => print(`(error: ${errorText(err)})`));
         handling.add(handled);
         void handled.finally(() => handling.delete(handled));
       });
@@ -237,14 +236,23 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
       const buttons = (message.buttons ?? []).map((b) => ({ actionId: b.actionId, label: b.label }));
       const isQuestion = buttons.some((b) => parseActionId(b.actionId)?.kind === 'answer');
       if (isQuestion) {
-        lastQuestion = { buttons };
+        input.asked(buttons);
         working?.asked(keyOf(ref));
       }
       const text = `${message.mentionUserId ? MENTION : ''}${message.text}`;
       // One message: the outbox posts the pieces `render` made, so a text over the limit is refused, never split.
-      if (text.length > maxMessageLength) throw new AdapterError(`A console message of ${text.length} characters is over the limit of ${maxMessageLength}: post the pieces render() makes of it.`);
+      if (text.length > maxMessageLength)
+        throw new AdapterError(
+          `A console message of ${text.length} characters is over the limit of ${maxMessageLength}: post the pieces render() makes of it.`,
+        );
       print(renderConsoleMessage('errand', text, styled()));
-      if (isQuestion) print(renderOptions(buttons.map((b) => b.label), look));
+      if (isQuestion)
+        print(
+          renderOptions(
+            buttons.map((b) => b.label),
+            look,
+          ),
+        );
       else if (elicitation.posted(buttons)) working?.asked(keyOf(ref));
       transcript.add('bot', text, id);
       return { id };
@@ -270,4 +278,3 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions): ChatAdapte
     },
   };
 }
-
