@@ -50,12 +50,11 @@ describe('Discord: a channel or thread that can no longer be posted to', () => {
     const channel = { platform: 'discord', workspace: fake.guildId, channel: fake.general.id };
     const thread = await adapter.openThread(channel, fake.userMessage(fake.general.id, 'long').id, 'long');
     fake.lockThread(thread.thread!);
-    const long = adapter.postMessage(thread, {
-      text: `${'a'.repeat(1900)}\n\n${'b'.repeat(1900)}\n\n${'c'.repeat(1900)}`,
-    });
-    const next = adapter.postMessage(thread, { text: 'and one more thing' });
-    expect(await rejection(long)).toBeInstanceOf(TargetGoneError);
-    expect(await rejection(next)).toBeInstanceOf(TargetGoneError);
+    // A long reply is posted as the pieces the adapter renders it into, one message each, as the outbox does.
+    const pieces = adapter.render(`${'a'.repeat(1900)}\n\n${'b'.repeat(1900)}\n\n${'c'.repeat(1900)}`);
+    expect(pieces).toHaveLength(3);
+    const posts = [...pieces, 'and one more thing'].map((text) => adapter.postMessage(thread, { text }));
+    for (const post of posts) expect(await rejection(post)).toBeInstanceOf(TargetGoneError);
     expect(fake.callsTo('POST', new RegExp(`^/channels/${thread.thread!}/messages$`))).toHaveLength(1);
   });
 
