@@ -3,7 +3,7 @@ import type { OutboundButton } from '../../src/chat/outbound-button.js';
 import { fitPieces } from '../../src/chat/fit-pieces.js';
 import { AdapterError } from '../../src/errors.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
-import type { SlackBlock, SlackButton, SlackMessageBody } from './slack-blocks.js';
+import type { SlackButton, SlackMessageBody } from './slack-blocks.js';
 import { neutraliseSpecialMentions } from './special-mentions.js';
 
 /** A section block's text may hold at most 3 000 characters; texts are split below it. */
