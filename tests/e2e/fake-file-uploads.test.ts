@@ -1,4 +1,4 @@
-import { REST, Routes } from 'discord.js';
+import { REST, Routes, type RESTOptions } from 'discord.js';
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAKE_DISCORD_TOKEN, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
@@ -106,7 +106,15 @@ describe('the fake Slack takes uploads the way files.uploadV2 of @slack/web-api 
 });
 
 describe('the fake Discord takes messages with attachments the way discord.js sends them', () => {
-  const rest = (fake: FakeDiscord) => new REST({ api: fake.apiUrl, retries: 0 }).setToken(FAKE_DISCORD_TOKEN);
+  // Multipart posts go through the global fetch, as the adapter's REST client sends them (adapters/discord/discord-rest.ts):
+  // discord.js's own undici 6 `request` hands Node's FormData to whichever undici set the process's global dispatcher,
+  // and undici 7 (loaded by Slack's Socket Mode in another file of this worker) cannot read it.
+  const rest = (fake: FakeDiscord) =>
+    new REST({
+      api: fake.apiUrl,
+      retries: 0,
+      makeRequest: ((url: string, init: RequestInit) => fetch(url, init)) as unknown as RESTOptions['makeRequest'],
+    }).setToken(FAKE_DISCORD_TOKEN);
 
   it('stores the files of a multipart post with their bytes and answers attachment objects with url, filename and size', async () => {
     discord = await startFakeDiscord();
