@@ -179,6 +179,35 @@ describe.each(stores.kinds)('stop (%s)', (kind) => {
     expect(h.adapter.textsIn(thread).at(-1)).toBe('⏹️ Stopped #2 (requested by <@U1>). Cancelled 1 pending task.');
   });
 
+  it('"stop all" leaves no pending task a moment to start while the stopped run ends', async () => {
+    h = await startHarness(await stores.env(kind));
+    h.model.reply({ hang: true }, { text: 'job two ran after all' });
+    const thread = h.adapter.thread();
+    await h.adapter.say(thread, 'job one');
+    await waitFor(() => h.model.hanging() === 1);
+    await h.adapter.say(thread, 'job two');
+    // Once the stopped run's task is cancelled the queue may start the next one (the stopped run's end pumps it);
+    // a slow database or a loaded machine gives it that moment: pending tasks must be gone before it.
+    const tasks = h.app.tasks;
+    const cancel = tasks.cancel.bind(tasks);
+    tasks.cancel = async (...args: Parameters<typeof tasks.cancel>) => {
+      const cancelled = await cancel(...args);
+      await waitFor(() => h!.model.requests.length === 2, 300).catch(() => undefined);
+      return cancelled;
+    };
+    await h.adapter.say(thread, 'cancel all');
+    await waitFor(
+      () => h!.adapter.textsIn(thread).some((t) => t.startsWith('⏹️ Stopped #1')),
+      5000,
+      'the stop to be told',
+    );
+    await h.app.coordinator.idle();
+    const conv = await h.app.conversations.ensure(thread);
+    expect((await h.app.tasks.list(conv)).map((t) => t.status)).toEqual(['cancelled', 'cancelled']);
+    expect(h.model.requests).toHaveLength(1);
+    expect(h.adapter.textsIn(thread).join('\n')).not.toContain('job two ran after all');
+  });
+
   it('the Stop button stops that run', async () => {
     h = await startHarness(await stores.env(kind));
     h.model.reply({ hang: true });

@@ -229,6 +229,8 @@ export class RunCoordinator implements RunControl {
   /** Stops the conversation's active run (and with `all` its pending tasks). Takes effect at once. */
   async stopConversation(conversationId: string, all: boolean): Promise<StopResult> {
     const { runs, tasks } = this.deps.data;
+    // Pending tasks go first: once the stopped run's task is cancelled its end may start the next one.
+    const cancelledPending = all ? await tasks.cancelPending(conversationId) : 0;
     const run = await runs.active(conversationId);
     let stoppedTaskId: number | null = null;
     if (
@@ -263,7 +265,6 @@ export class RunCoordinator implements RunControl {
       stoppedTaskId = run.taskId;
       if (run.taskId !== null) await tasks.cancel(conversationId, run.taskId);
     }
-    const cancelledPending = all ? await tasks.cancelPending(conversationId) : 0;
     if (!this.active.has(conversationId)) await this.pump(conversationId);
     return { stoppedTaskId, stoppedRun: run !== null, cancelledPending };
   }
