@@ -75,6 +75,7 @@ export function createConsoleAdapter(
   let screen: ConsoleScreen = createPlainScreen(out);
   let working: WorkingIndicator | null = null;
   let seq = 0;
+  let stopped = false;
   const transcript = createSessionTranscript(() => clock.now());
   const keyOf = (ref: ConversationRef) => `${ref.channel}:${ref.thread}`;
   const print = (text: string) => screen.print(text);
@@ -221,6 +222,7 @@ export function createConsoleAdapter(
       });
     },
     async stop() {
+      stopped = true;
       working?.dispose();
       working = null;
       screen.clear();
@@ -229,8 +231,8 @@ export function createConsoleAdapter(
       rl = null;
       reader?.close();
     },
-    /** The terminal is always there while the process runs. */
-    connectionState: () => ({ connected: true }),
+    /** The terminal is there until the adapter is stopped. */
+    connectionState: () => ({ connected: !stopped }),
     async postMessage(ref, message: OutboundMessage): Promise<PostedMessage> {
       const id = `out-${++seq}`;
       const buttons = (message.buttons ?? []).map((b) => ({ actionId: b.actionId, label: b.label }));

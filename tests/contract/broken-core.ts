@@ -257,6 +257,22 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
     },
   },
   {
+    check: 'stop',
+    broken: 'connectionState() says connected after stop()',
+    fails: /disconnected once stopped/,
+    breakIn: (h) => {
+      // stop() flushes the posts, then neither disconnects nor says so (the adapter itself is left running).
+      const pending = new Set<Promise<unknown>>();
+      const postMessage = (c: ConversationRef, m: OutboundMessage) => {
+        const posted = h.adapter.postMessage(c, m);
+        pending.add(posted);
+        return posted;
+      };
+      const stop = async () => void (await Promise.allSettled([...pending]));
+      return plainly(h, withMembers(h.adapter, { postMessage, stop }));
+    },
+  },
+  {
     check: 'home',
     broken: 'it asks for the App Home of someone else',
     fails: /the Home of the person who opened it/,

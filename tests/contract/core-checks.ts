@@ -410,7 +410,7 @@ export function coreChecks(options: ContractOptions): ContractCheck[] {
  */
 export const stopCheck: ContractCheck = {
   id: 'stop',
-  title: 'stop() flushes the posts still queued before it disconnects',
+  title: 'stop() flushes the posts still queued before it disconnects, and then says it is disconnected',
   async run(h: ChatAdapterHarness, _t: Patience) {
     const thread = await freshThread(h, 'contract stop');
     const texts = ['flushed first 8101', 'flushed second 8101', 'flushed third 8101'];
@@ -421,5 +421,6 @@ export const stopCheck: ContractCheck = {
       having(await h.storedTexts(thread), '8101'),
       'every queued post reached the platform before stop() resolved',
     ).toEqual(texts);
+    expect(h.adapter.connectionState().connected, '/healthz hears it is disconnected once stopped').toBe(false);
   },
 };
