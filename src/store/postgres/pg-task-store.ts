@@ -13,8 +13,9 @@ import {
   taskNotFound,
   withoutBlocker,
 } from '../../tasks/queue-rules.js';
-import { isTransaction, withinTransaction } from './pg-within-transaction.js';
+import { withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
+import { heldConversation, holdsConversation } from './pg-conversation-locks.js';
 
 const P = sql.placeholder;
 const lockConversationRow = prepared((d) =>
@@ -115,13 +116,12 @@ const claimNextTask = prepared((d) => {
  * editing or claiming in one conversation take turns instead of acting on the same stale read.
  */
 export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
-  // A row lock lasts until the transaction ends: on a transaction's store (which ends with it) a conversation
-  // locked once stays locked, so its next write there asks for nothing.
-  const lockedHere = new Set<string>();
+  // A row lock lasts until the transaction ends: a conversation locked once in a transaction (by this lock or
+  // by its upsert there) stays locked, so its next write there asks for nothing.
   const lockConversation = async (t: PgExecutor, conversationId: string) => {
-    if (t === db && lockedHere.has(conversationId)) return;
+    if (holdsConversation(t, conversationId)) return;
     await lockConversationRow(t, { id: conversationId });
-    if (t === db && isTransaction(db)) lockedHere.add(conversationId);
+    heldConversation(t, conversationId);
   };
   const byId = async (t: PgExecutor, id: number): Promise<TaskRow | null> => (await taskById(t, { id }))[0] ?? null;
   const inConversation = async (t: PgExecutor, conversationId: string, id: number) => {
