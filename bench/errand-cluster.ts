@@ -77,6 +77,11 @@ export async function startCluster(
       },
       { entry },
     );
+    // A process that dies mid-run shows up as a reset connection in the benchmark: say why it died.
+    errand.child.once('exit', (code, signal) => {
+      if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM')
+        process.stderr.write(`# ${id} exited (${code ?? signal}):\n${errand.output().slice(-4_000)}\n`);
+    });
     return { id, errand };
   });
   for (const [i, port] of ports.entries()) {

@@ -1,5 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import type { RunPosts } from '../../src/agent/agent-types.js';
+import { RunFencedError } from '../../src/runs/run-fence.js';
+import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
 import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -83,5 +87,42 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     expect(statements).toHaveLength(2);
     expect(await store.usage.userDay('2026-01-01', 'slack:U1')).toEqual({ promptTokens: 3, completionTokens: 4 });
     expect(await store.cost.runUsd(run.id)).toBe(0.5);
+  });
+
+  it("checks a run write's fence in the step count it starts with, and only there: no separate check, and a stale owner's count is refused", async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const run = await store.runs.create(conversationId, null);
+    const fence = await store.runs.fence(run.id);
+    const refusals: RunFencedError[] = [];
+    const posts = { atomically: (w: Parameters<RunPosts['atomically']>[0]) => store.atomically(w) } as RunPosts;
+    const writes = fenceRunWrites(fence, { posts, transcript: store.transcript, runs: store.runs }, (e) =>
+      refusals.push(e),
+    );
+    const fenceChecks = (statements: string[]) =>
+      statements.filter((s) => s.includes('from "runs"') && s.includes('for no key update'));
+    const step = () =>
+      writes.posts.atomically(async (tx) => {
+        await tx.runs.countStep(run.id);
+        await tx.transcript.append({ conversationId, runId: run.id, role: 'assistant', content: 'a step' });
+      });
+
+    const stepped = await statementsOf(step);
+    expect(fenceChecks(stepped)).toEqual([]);
+    expect(stepped.filter((s) => s.startsWith('update "runs" set "steps"'))).toHaveLength(1);
+    // A write that starts with another statement sends the check as one of its own.
+    const appended = await statementsOf(() =>
+      writes.transcript.append({ conversationId, runId: run.id, role: 'assistant', content: 'another' }),
+    );
+    expect(fenceChecks(appended)).toHaveLength(1);
+
+    await db.execute(sql`update runs set owner = 'p2', lease_generation = lease_generation + 1 where id = ${run.id}`);
+    await expect(step()).rejects.toBeInstanceOf(RunFencedError);
+    expect(refusals).toHaveLength(1);
+    expect(await store.runs.get(run.id)).toMatchObject({ steps: 1, owner: 'p2' });
+    const rows = await store.transcript.recent(conversationId, 10);
+    expect(
+      rows.map((r) => r.content),
+      'the refused step left nothing',
+    ).toEqual(['a step', 'another']);
   });
 });

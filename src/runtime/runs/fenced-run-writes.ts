@@ -37,16 +37,19 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
     return refused;
   };
 
-  // The check is the transaction's first statement, but its answer is awaited only before the commit: on
-  // PostgreSQL the write's statements follow it on the same connection without waiting (pipelined), the row
-  // lock it takes holds until the commit as before, and a refusal rolls back whatever the write did.
+  // The check's answer is awaited only before the commit. On PostgreSQL it is folded into the write's first
+  // statement when that updates the run's row (`expectFence`), else sent right behind that statement on the
+  // same connection without waiting (pipelined); the row lock it takes holds until the commit as before, and
+  // a refusal rolls back whatever the write did. Elsewhere it is the transaction's first statement.
   const atomically = <T>(write: (tx: Store) => Promise<T>): Promise<T> =>
     inner.posts.atomically(async (tx) => {
       if (refused) throw refused;
-      const held = Promise.resolve(tx.runs.holds(fence));
+      const expected = tx.runs.expectFence?.(fence);
+      const started = expected ? write(tx) : null;
+      const held = expected ? expected() : Promise.resolve(tx.runs.holds(fence));
       let result: T;
       try {
-        result = await write(tx);
+        result = await (started ?? write(tx));
       } catch (err) {
         if (!(await held.catch(() => true))) throw refuse();
         throw err;
