@@ -50,6 +50,10 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
 const conversationLocks = (statements: string[]) =>
   statements.filter((s) => s.includes('from "conversations"') && s.includes('for no key update'));
 
+/** The statements that read a conversation's tasks to recompute their `blocked` flags. */
+const blockerReads = (statements: string[]) =>
+  statements.filter((s) => s.startsWith('select "id", "status", "blocked_by", "blocked" from "tasks"'));
+
 let seq = 0;
 const thread = () => ({ platform: 'memory', workspace: 'W1', channel: 'C1', thread: `S${++seq}` });
 
@@ -73,6 +77,26 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     await store.tasks.claimNext(conversationId);
     const statements = await statementsOf(() => store.tasks.complete(conversationId, added.task.id, 'done'));
     expect(conversationLocks(statements)).toHaveLength(1);
+    expect(blockerReads(statements), 'no pending task names a blocker: nothing to recompute').toEqual([]);
+  });
+
+  it("reads the conversation's blockers after a task finished only when a pending task names one, and unblocks it", async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const first = await store.tasks.add({ conversationId, title: 'a', description: 'a', createdBy: 'user' });
+    if (!first.ok) throw new Error(first.error);
+    const second = await store.tasks.add({
+      conversationId,
+      title: 'b',
+      description: 'b',
+      createdBy: 'user',
+      blockedBy: [first.task.id],
+    });
+    if (!second.ok) throw new Error(second.error);
+    expect(second.task.blocked).toBe(true);
+    await store.tasks.claimNext(conversationId);
+    const statements = await statementsOf(() => store.tasks.complete(conversationId, first.task.id, 'done'));
+    expect(blockerReads(statements)).toHaveLength(1);
+    expect(await store.tasks.get(second.task.id)).toMatchObject({ blocked: false, status: 'pending' });
   });
 
   it("records a run's usage and its cost in one statement each, without a transaction", async () => {
