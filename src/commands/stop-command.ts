@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import { stopNotice } from '../runs/stop-notice.js';
 import type { CommandDeps } from './command-deps.js';

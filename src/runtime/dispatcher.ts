@@ -2,7 +2,6 @@ import { parseApprovalDecision } from '../agent/approval-decision.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
 import type { SessionStop } from '../chat/agent-session.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
-import type { HomeModel, HomeRequest, ScheduleFormResult, ScheduleFormSubmission } from '../chat/schedule-form.js';
 import { handleCommand } from '../commands/command-router.js';
 import { titleFrom } from './runs/goal-message.js';
 import { MessageFollowUp } from './follow-ups/message-follow-up.js';

@@ -30,7 +30,6 @@ import {
 const LEASE_SECONDS = 5;
 const CONVERSATIONS = 8;
 const KILLS = 3;
-const TEAM = 'T0FAKE01';
 const ALICE = 'U0ALICE01';
 /** A channel per conversation, so Slack's per-channel pace (about a post a second) does not set the test's length. */
 const channelOf = (k: number) => `C0CHAOS${String(k).padStart(3, '0')}`;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { texts } from './slack-harness.js';
 import { startRestartableSlackErrand, type RestartableSlackErrand } from './slack-restart-harness.js';

@@ -1,53 +1,24 @@
-import { randomBytes } from 'node:crypto';
 import { ErrorCode, McpError, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { PostIntent } from '../../agent/agent-types.js';
-import { elicitationActionId, type CarriedOverElicitation, type ElicitationEvent, type ElicitationReply } from '../../chat/elicitation-form.js';
-import type { Clock } from '../../clock.js';
+import {
+  elicitationActionId,
+  type CarriedOverElicitation,
+  type ElicitationEvent,
+  type ElicitationReply,
+} from '../../chat/elicitation-form.js';
 import type { ElicitationRow } from '../../db/schema.js';
-import type { Outbox } from '../../outbox/outbox.js';
-import type { ElicitationStore } from '../../runs/elicitation-store.js';
 import { answerOf, endOf, type Ending } from './elicitation-answer.js';
-import { fingerprintOf, requestOf, resultOf, storedRequest, type ShownElicitation } from './elicitation-record.js';
-import type { ElicitationRuns } from './elicitation-runs.js';
-import { elicitationPostText, elicitationTexts, unsupportedNote } from './elicitation-texts.js';
+import { fingerprintOf, requestOf, resultOf } from './elicitation-record.js';
+import { elicitationTexts, unsupportedNote } from './elicitation-texts.js';
 import { MalformedElicitation, readRequestedElicitation, type RequestedElicitation } from './requested-form.js';
 import type { ElicitationAsker, ElicitationScope } from './elicitation-scope.js';
+import { waitForAnswer, type Asked, type Waiting, type WaitingDeps } from './waiting-question.js';
 
-export interface ElicitationDeskDeps {
-  /** Where the question, its outcome and the private link go: the outbox, like every post. */
-  readonly posts: Pick<Outbox, 'record' | 'delivered' | 'recordEdit' | 'recordEphemeral' | 'piecesOf'>;
-  /** Where questions are kept while they wait, so any process can answer them and a restart finds them. */
-  readonly store: ElicitationStore;
-  /** The runs the questions belong to; absent (a bare client): an aborted call's question is cancelled. */
-  readonly runs?: ElicitationRuns;
-  readonly clock: Clock;
-  /** ASK_TIMEOUT_MINUTES: a question nobody answers is cancelled after it. */
-  readonly askTimeoutMs: number;
+export interface ElicitationDeskDeps extends WaitingDeps {
   readonly logger: Logger;
-  /** Whether a notice in this conversation reaches its person alone (a URL is then sent privately). */
-  readonly privateIn: (conversationId: string) => boolean;
-  readonly newId?: () => string;
   /** How often this process looks for answers other processes gave to the questions its calls wait on (default 2 s; a wake-up looks at once). */
   readonly pollMs?: number;
 }
-
-/** A question whose call waits in this process. */
-interface Waiting {
-  readonly id: string;
-  readonly server: string;
-  readonly platform: string;
-  readonly principal: string;
-  readonly request: ShownElicitation;
-  readonly scope: ElicitationScope;
-  /** Settles the question here (first answer wins) and ends the call's wait with the winning answer; false when another won. */
-  settle(ending: Ending): Promise<boolean>;
-  /** Ends the call's wait with an answer given on another process. */
-  learn(row: ElicitationRow): void;
-}
-
-/** A question as a click sees it: waiting here, or only in the database (its call waits elsewhere, or died). */
-type Asked = Pick<Waiting, 'id' | 'server' | 'platform' | 'principal' | 'request'>;
 
 const DEFAULT_POLL_MS = 2000;
 
@@ -95,24 +66,42 @@ export class ElicitationDesk implements ElicitationAsker {
     if (request.mode === 'unsupported') {
       log.warn({ reason: request.reason }, 'an MCP server asked a question Errand cannot show; declined it');
       await this.deps.posts
-        .record(context.conversationId, context.runId, { purpose: 'note', text: unsupportedNote(scope.server, principal, request.reason) })
+        .record(context.conversationId, context.runId, {
+          purpose: 'note',
+          text: unsupportedNote(scope.server, principal, request.reason),
+        })
         .catch((err: unknown) => log.error({ err }, 'recording the note about a declined question failed'));
-      return { action: 'decline', _meta: { 'errand/reason': `Errand cannot show this form to a person: ${request.reason}.` } };
+      return {
+        action: 'decline',
+        _meta: { 'errand/reason': `Errand cannot show this form to a person: ${request.reason}.` },
+      };
     }
     if (scope.signal.aborted) return { action: 'cancel' };
     // The call was made again after a restart and its server asks what the person already answered.
-    const replay = await this.deps.store.takeReplay(context.runId, fingerprintOf(scope.server, params), this.deps.clock.now());
+    const replay = await this.deps.store.takeReplay(
+      context.runId,
+      fingerprintOf(scope.server, params),
+      this.deps.clock.now(),
+    );
     if (replay) {
-      log.info({ elicitationId: replay.id }, "answered an MCP server's repeated question from the answer given before the restart");
+      log.info(
+        { elicitationId: replay.id },
+        "answered an MCP server's repeated question from the answer given before the restart",
+      );
       return resultOf(replay);
     }
-    return this.wait(scope, request, params, principal, log);
+    return waitForAnswer(
+      this.deps,
+      { waiting: this.waiting, schedulePoll: () => this.schedulePoll() },
+      { scope, request, params, principal, log },
+    );
   }
 
   /** The server finished a link's page itself: a question still waiting for Done ends as accepted. */
   completed(elicitationId: string, inFlight: ReadonlySet<ElicitationScope>): void {
     for (const w of this.waiting.values()) {
-      if (w.request.mode === 'url' && w.request.elicitationId === elicitationId && inFlight.has(w.scope)) void w.settle({ result: { action: 'accept' }, outcome: elicitationTexts.finished, by: null });
+      if (w.request.mode === 'url' && w.request.elicitationId === elicitationId && inFlight.has(w.scope))
+        void w.settle({ result: { action: 'accept' }, outcome: elicitationTexts.finished, by: null });
     }
   }
 
@@ -125,11 +114,17 @@ export class ElicitationDesk implements ElicitationAsker {
   async handle(event: ElicitationEvent): Promise<ElicitationReply> {
     const local = this.waiting.get(event.id);
     const row = local ? null : await this.deps.store.get(event.id);
-    if (row?.state === 'waiting' && row.carriedOver && (await this.deps.runs?.stopped(row.runId))) return this.closeStopped(row);
+    if (row?.state === 'waiting' && row.carriedOver && (await this.deps.runs?.stopped(row.runId)))
+      return this.closeStopped(row);
     const request = local?.request ?? (row?.state === 'waiting' ? requestOf(row) : null);
-    const asked: Asked | null = local ?? (row && request ? { id: row.id, server: row.server, platform: row.platform, principal: row.principal, request } : null);
+    const asked: Asked | null =
+      local ??
+      (row && request
+        ? { id: row.id, server: row.server, platform: row.platform, principal: row.principal, request }
+        : null);
     if (!asked) return { kind: 'refused', text: elicitationTexts.closed };
-    if (event.platform !== asked.platform || event.userId !== asked.principal) return { kind: 'refused', text: elicitationTexts.notYours(asked.server, asked.principal) };
+    if (event.platform !== asked.platform || event.userId !== asked.principal)
+      return { kind: 'refused', text: elicitationTexts.notYours(asked.server, asked.principal) };
     const answer = answerOf(asked, event);
     if (answer.kind === 'reply') return answer.reply;
     const won = local ? await local.settle(answer.ending) : await this.settleElsewhere(row!, answer.ending);
@@ -149,7 +144,16 @@ export class ElicitationDesk implements ElicitationAsker {
         await this.closeStopped(row);
         continue;
       }
-      const ops = request.mode === 'form' ? ([['answer', 'Answer'], ['decline', 'Decline']] as const) : ([['done', 'Done'], ['decline', 'Decline']] as const);
+      const ops =
+        request.mode === 'form'
+          ? ([
+              ['answer', 'Answer'],
+              ['decline', 'Decline'],
+            ] as const)
+          : ([
+              ['done', 'Done'],
+              ['decline', 'Decline'],
+            ] as const);
       shown.push({
         id: row.id,
         text: row.postText,
@@ -164,7 +168,10 @@ export class ElicitationDesk implements ElicitationAsker {
   private async settleElsewhere(row: ElicitationRow, ending: Ending): Promise<boolean> {
     const end = endOf(ending);
     if (!(await this.deps.store.settle(row.id, end, this.deps.clock.now()))) return false;
-    this.deps.logger.info({ elicitationId: row.id, runId: row.runId, state: end.state, carriedOver: row.carriedOver }, 'an MCP server question was settled on a process other than the call’s');
+    this.deps.logger.info(
+      { elicitationId: row.id, runId: row.runId, state: end.state, carriedOver: row.carriedOver },
+      'an MCP server question was settled on a process other than the call’s',
+    );
     if (row.carriedOver) return (await this.deps.runs?.settled(row.runId, row.id, end.state, end.answeredBy)) ?? false;
     this.deps.runs?.wake(row.conversationId);
     return true;
@@ -174,7 +181,9 @@ export class ElicitationDesk implements ElicitationAsker {
   private async closeStopped(row: ElicitationRow): Promise<ElicitationReply> {
     const ending: Ending = { result: { action: 'cancel' }, outcome: elicitationTexts.stopped, by: null };
     if ((await this.deps.store.settle(row.id, endOf(ending), this.deps.clock.now())) && row.messageId !== null) {
-      await this.deps.posts.recordEdit(row.conversationId, row.runId, row.messageId, `${row.postText}\n\n${ending.outcome}`).catch((err: unknown) => this.deps.logger.warn({ err }, 'closing the post of a stopped question failed'));
+      await this.deps.posts
+        .recordEdit(row.conversationId, row.runId, row.messageId, `${row.postText}\n\n${ending.outcome}`)
+        .catch((err: unknown) => this.deps.logger.warn({ err }, 'closing the post of a stopped question failed'));
     }
     return { kind: 'refused', text: elicitationTexts.closed };
   }
@@ -196,101 +205,5 @@ export class ElicitationDesk implements ElicitationAsker {
       this.pollTimer = null;
       void this.look().finally(() => this.schedulePoll());
     }, this.deps.pollMs ?? DEFAULT_POLL_MS);
-  }
-
-  private async wait(scope: ElicitationScope, request: ShownElicitation, params: unknown, principal: string, log: Logger): Promise<ElicitResult> {
-    const { conversationId, runId, conversation } = scope.context;
-    const { store, clock } = this.deps;
-    const id = this.deps.newId?.() ?? randomBytes(6).toString('hex');
-    const linkPrivately = request.mode === 'url' && this.deps.privateIn(conversationId);
-    const buttons =
-      request.mode === 'form'
-        ? [{ actionId: elicitationActionId(id, 'answer'), label: 'Answer', style: 'primary' as const }, { actionId: elicitationActionId(id, 'decline'), label: 'Decline' }]
-        : [
-            // Where no notice reaches the person alone, the link is given to them alone on a click of theirs.
-            ...(linkPrivately ? [] : [{ actionId: elicitationActionId(id, 'link'), label: 'Show link' }]),
-            { actionId: elicitationActionId(id, 'done'), label: 'Done', style: 'primary' as const },
-            { actionId: elicitationActionId(id, 'decline'), label: 'Decline' },
-          ];
-    const intent: PostIntent = { purpose: 'question', text: elicitationPostText(scope, request, linkPrivately), mentionUserId: principal, buttons };
-    const fingerprint = fingerprintOf(scope.server, params);
-    await store.add({ id, runId, conversationId, platform: conversation.platform, principal, server: scope.server, tool: scope.exposedName, request: storedRequest(params), fingerprint, postText: intent.text, askedAt: clock.now() });
-    return new Promise<ElicitResult>((resolve, reject) => {
-      let messageId: Promise<string | null> = Promise.resolve(null);
-      let ended = false;
-      const release = scope.hold();
-      const releaseRun = scope.context.holdRunTime?.();
-      scope.context.reportWaiting?.(true);
-      /**
-       * Ends the call's wait. `outcome` null: the question stays open (this process stops, the restart carries it over),
-       * and the server hears an error rather than an answer nobody gave.
-       */
-      const complete = (result: ElicitResult, outcome: string | null) => {
-        if (ended) return;
-        ended = true;
-        clock.clearTimer(timer);
-        scope.signal.removeEventListener('abort', onAbort);
-        release();
-        releaseRun?.();
-        scope.context.reportWaiting?.(false);
-        this.waiting.delete(id);
-        log.info({ action: result.action, leftOpen: outcome === null }, 'an MCP server question ended');
-        // Recorded before the call goes on: at a shutdown the run unwinds at once, and the outbox keeps what was recorded.
-        if (outcome !== null) void this.showOutcome(conversationId, runId, messageId, intent, outcome, log);
-        if (outcome === null) reject(new McpError(ErrorCode.ConnectionClosed, 'Errand stopped working on this call; the question stays open and the call will be made again.'));
-        else resolve(result);
-      };
-      const settle = async (ending: Ending): Promise<boolean> => {
-        if (ended) return false;
-        try {
-          if (await store.settle(id, endOf(ending), clock.now())) {
-            complete(ending.result, ending.outcome);
-            return true;
-          }
-          const row = await store.get(id);
-          if (row && row.state !== 'waiting') complete(resultOf(row), row.outcome ?? '');
-        } catch (err) {
-          log.error({ err }, 'settling an MCP server question failed; cancelled the call’s wait');
-          complete({ action: 'cancel' }, elicitationTexts.stopped);
-        }
-        return false;
-      };
-      const timer = clock.setTimer(() => void settle({ result: { action: 'cancel' }, outcome: elicitationTexts.timedOut, by: null }), this.deps.askTimeoutMs);
-      const onAbort = () => {
-        const stopped = this.deps.runs ? this.deps.runs.stopped(runId).catch(() => true) : Promise.resolve(true);
-        void stopped.then((yes) => {
-          if (yes) void settle({ result: { action: 'cancel' }, outcome: elicitationTexts.stopped, by: null });
-          else complete({ action: 'cancel' }, null);
-        });
-      };
-      this.waiting.set(id, { id, server: scope.server, platform: conversation.platform, principal, request, scope, settle, learn: (row) => complete(resultOf(row), row.outcome ?? '') });
-      this.schedulePoll();
-      scope.signal.addEventListener('abort', onAbort, { once: true });
-      void (async () => {
-        try {
-          const ticket = await this.deps.posts.record(conversationId, runId, intent);
-          if (linkPrivately && request.mode === 'url') await this.deps.posts.recordEphemeral(conversationId, principal, elicitationTexts.privateLink(scope.server, request.url));
-          messageId = this.deps.posts.delivered(ticket);
-          log.info({ elicitationId: id }, 'asked the person an MCP server question');
-          const posted = await messageId;
-          if (posted !== null) await store.setMessage(id, posted);
-        } catch (err) {
-          log.error({ err }, 'posting an MCP server question failed; cancelled it');
-          void settle({ result: { action: 'cancel' }, outcome: elicitationTexts.stopped, by: null });
-        }
-      })();
-    });
-  }
-
-  /** Edits the question's post to say how it ended (its buttons go), keeping the post's own text. */
-  private async showOutcome(conversationId: string, runId: string, messageId: Promise<string | null>, intent: PostIntent, outcome: string, log: Logger): Promise<void> {
-    try {
-      const id = await messageId;
-      if (id === null) return;
-      const shown = this.deps.posts.piecesOf(conversationId, intent).at(-1)?.text ?? intent.text;
-      await this.deps.posts.recordEdit(conversationId, runId, id, `${shown}\n\n${outcome}`);
-    } catch (err) {
-      log.warn({ err }, 'showing how an MCP server question ended failed');
-    }
   }
 }

@@ -1,4 +1,4 @@
-import type { FakeOpenAI, RecordedRequest } from '../../fakes/fake-openai.js';
+import type { RecordedRequest } from '../../fakes/fake-openai.js';
 import { useRestartContext, type RestartContext } from './restart-context.js';
 
 /**
