@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -77,6 +77,18 @@ export async function startCluster(
       },
       { entry },
     );
+    // BENCH_ERRAND_LOG_DIR keeps each process's output in a file of its own, written as it comes.
+    const logDir = process.env.BENCH_ERRAND_LOG_DIR;
+    if (logDir) {
+      const file = join(logDir, `${id}-${errand.child.pid}.log`);
+      for (const stream of [errand.child.stdout, errand.child.stderr])
+        stream?.on('data', (d: Buffer) => appendFileSync(file, d));
+    }
+    // A process that dies mid-run shows up as a reset connection in the benchmark: say why it died.
+    errand.child.once('exit', (code, signal) => {
+      if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM')
+        process.stderr.write(`# ${id} exited (${code ?? signal}):\n${errand.output().slice(-4_000)}\n`);
+    });
     return { id, errand };
   });
   for (const [i, port] of ports.entries()) {

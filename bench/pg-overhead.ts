@@ -70,7 +70,7 @@ async function block(side: Side, count: number): Promise<{ cpu: number }> {
 /** Statement kinds summed over `counts`, per mention: transactions, savepoints, notifications, the rest. */
 function breakdown(counts: Counts, mentions: number) {
   let total = 0;
-  const kinds = { begin: 0, commit: 0, savepoint: 0, notify: 0, forUpdate: 0 };
+  const kinds = { begin: 0, commit: 0, savepoint: 0, notify: 0, forUpdate: 0, fence: 0 };
   for (const [q, n] of counts) {
     total += n;
     const s = q.trim().toLowerCase();
@@ -80,6 +80,7 @@ function breakdown(counts: Counts, mentions: number) {
       kinds.savepoint += n;
     if (s.includes('pg_notify') || s.startsWith('notify')) kinds.notify += n;
     if (s.includes(' for update') || s.includes(' for no key update')) kinds.forUpdate += n;
+    if (FENCE_CHECK.test(s)) kinds.fence += n;
   }
   const per = (n: number) => n / mentions;
   return {
@@ -88,8 +89,19 @@ function breakdown(counts: Counts, mentions: number) {
     savepoint: per(kinds.savepoint),
     notify: per(kinds.notify),
     forUpdate: per(kinds.forUpdate),
+    fence: per(kinds.fence),
   };
 }
+
+/**
+ * The fence check of a run write (`RunStore.holds`): a `for no key update` read of the run's row by id, owner
+ * and generation. Since issue 40's third round it is sent behind its transaction's `begin` and before the
+ * write's first statement without waiting for either answer, as `begin` is: neither is a round trip of its own.
+ */
+const FENCE_CHECK =
+  /^select "id" from "runs" where \("runs"\."id" = \$1 and "runs"\."owner" (= \$2|is null) and "runs"\."lease_generation" = \$\d\) for no key update$/;
+/** Whether the baseline build sends `begin` and the fence check pipelined too (a build of main before this round does not). */
+const BASELINE_PIPELINED = process.env.BENCH_PG_BASELINE_PIPELINED === '1';
 
 /** One PostgreSQL side: its Errand process, its own database (so its statements are counted apart) and what it used. */
 interface PgSide extends Side {
@@ -134,7 +146,12 @@ const BASELINE = process.env.BENCH_PG_BASELINE;
 
 export const benchmark: Benchmark = {
   name: 'pg-overhead',
-  figures: ['pg_cpu_per_mention_ratio', 'pg_statements_per_mention', 'pg_transactions_per_mention'],
+  figures: [
+    'pg_cpu_per_mention_ratio',
+    'pg_statements_per_mention',
+    'pg_round_trips_per_mention',
+    'pg_transactions_per_mention',
+  ],
   async run(): Promise<BenchFigure[]> {
     const server = await startTestPostgres(process.env, [
       '-c',
@@ -210,7 +227,7 @@ export const benchmark: Benchmark = {
       }
       const perSqlite = onSqlite.cpuMs / onSqlite.mentions;
       const traffic = `${BLOCKS} alternating blocks of ${BLOCK} mentions per process after ${WARMUP} warm-up ones, ${OUTSTANDING} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS}`;
-      const figures = (side: PgSide, prefix: string): BenchFigure[] => {
+      const figures = (side: PgSide, prefix: string, pipelined: boolean): BenchFigure[] => {
         const perPg = side.cpuMs / side.mentions;
         const perServer = side.serverMs / side.mentions;
         const b = breakdown(side.counts, side.mentions);
@@ -230,7 +247,15 @@ export const benchmark: Benchmark = {
             name: `${prefix}_statements_per_mention`,
             value: b.statements,
             unit: 'statements',
-            detail: `round trips to PostgreSQL per mention (pg_stat_statements, every statement its own round trip); of them BEGIN ${b.begin.toFixed(2)}, savepoints ${b.savepoint.toFixed(2)}, row locks (for update) ${b.forUpdate.toFixed(2)}, NOTIFY ${b.notify.toFixed(2)}`,
+            detail: `statements sent to PostgreSQL per mention (pg_stat_statements); of them BEGIN ${b.begin.toFixed(2)}, fence checks ${b.fence.toFixed(2)}, savepoints ${b.savepoint.toFixed(2)}, row locks (for update) ${b.forUpdate.toFixed(2)}, NOTIFY ${b.notify.toFixed(2)}`,
+          },
+          {
+            name: `${prefix}_round_trips_per_mention`,
+            value: pipelined ? b.statements - b.begin - b.fence : b.statements,
+            unit: 'round trips',
+            detail: pipelined
+              ? 'statements that wait for their answer before the next is sent: all but BEGIN and the fence checks, which go out behind the statement before them (by construction: pg-pipelined-begin.ts, fenced-run-writes.ts)'
+              : 'every statement waits for its answer before the next is sent (a build without pipelining)',
           },
           {
             name: `${prefix}_transactions_per_mention`,
@@ -240,7 +265,10 @@ export const benchmark: Benchmark = {
           },
         ];
       };
-      return [...figures(onPg, 'pg'), ...(pgSides[1] ? figures(pgSides[1], 'pg_baseline') : [])];
+      return [
+        ...figures(onPg, 'pg', true),
+        ...(pgSides[1] ? figures(pgSides[1], 'pg_baseline', BASELINE_PIPELINED) : []),
+      ];
     } finally {
       await Promise.all(admins.map((a) => a.end().catch(() => undefined)));
       await Promise.all(clusters.map((c) => c.close()));

@@ -41,8 +41,8 @@ interface Throughput {
  * is answered): enough that every slot stays busy and some work is always queued, without a flood of
  * hundreds of simultaneous deliveries whose ingestion would be measured instead of the answering.
  */
-async function throughput(count: number, databaseUrl: string | null): Promise<Throughput> {
-  const cluster = await startCluster(count, databaseUrl, answerAfter(MODEL_LATENCY_MS));
+async function throughput(count: number, databaseUrl: string | null, mainJs?: string): Promise<Throughput> {
+  const cluster = await startCluster(count, databaseUrl, answerAfter(MODEL_LATENCY_MS), mainJs);
   const total = MENTIONS_PER_PROCESS * count;
   const outstanding = 2 * SLOTS * count;
   const postmaster = databaseUrl === null ? null : await postmasterPid(databaseUrl);
@@ -109,6 +109,14 @@ async function takeover(databaseUrl: string): Promise<number> {
   }
 }
 
+/** Which process counts run on PostgreSQL (`BENCH_SCALEOUT_COUNTS=1` for the one-process figure alone). */
+const COUNTS = (process.env.BENCH_SCALEOUT_COUNTS ?? '1,2,3').split(',').map(Number);
+/**
+ * `BENCH_PG_BASELINE=<another checkout>/dist/src/main.js`: one process of that build on PostgreSQL too, right after
+ * this build's `scaleout-pg-1` (as `scaleout-pg-1-baseline`), for an A/B under the load of the same run.
+ */
+const BASELINE = process.env.BENCH_PG_BASELINE;
+
 export const benchmark: Benchmark = {
   name: 'scaleout',
   figures: ['scaleout-pg-1', 'scaleout-pg-2', 'scaleout-pg-3', 'scaleout-sqlite-1', 'scaleout-takeover'],
@@ -119,7 +127,7 @@ export const benchmark: Benchmark = {
       const ceiling = (1000 / MODEL_LATENCY_MS) * SLOTS;
       const detail = (count: number, t: Throughput) =>
         `${t.mentions} mentions in distinct channels, ${t.outstanding} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS} per process (ceiling ${ceiling * count}/s, ${Math.round((t.mentionsPerSecond / (ceiling * count)) * 100)}% of it); ${t.rateLimited} Slack 429s; CPU per mention: Errand ${t.errandCpuMs.toFixed(1)} ms${t.serverCpuMs > 0 ? ` + PostgreSQL ${t.serverCpuMs.toFixed(1)} ms` : ''}`;
-      for (const count of [1, 2, 3]) {
+      for (const count of COUNTS) {
         const url = await createDatabase(server, `errand_bench_scaleout_${count}_${process.pid}`);
         const t = await throughput(count, url);
         figures.push({
@@ -128,6 +136,16 @@ export const benchmark: Benchmark = {
           unit: 'mentions/s',
           detail: `${count} process(es) on PostgreSQL; ${detail(count, t)}`,
         });
+        if (count === 1 && BASELINE) {
+          const baseUrl = await createDatabase(server, `errand_bench_scaleout_base_${process.pid}`);
+          const b = await throughput(1, baseUrl, BASELINE);
+          figures.push({
+            name: 'scaleout-pg-1-baseline',
+            value: b.mentionsPerSecond,
+            unit: 'mentions/s',
+            detail: `1 process of ${BASELINE} on PostgreSQL; ${detail(1, b)}`,
+          });
+        }
       }
       const t = await throughput(1, null);
       figures.push({
@@ -136,6 +154,7 @@ export const benchmark: Benchmark = {
         unit: 'mentions/s',
         detail: `1 process on SQLite; ${detail(1, t)}`,
       });
+      if (process.env.BENCH_SCALEOUT_TAKEOVER === '0') return figures;
       const url = await createDatabase(server, `errand_bench_scaleout_takeover_${process.pid}`);
       figures.push({
         name: 'scaleout-takeover',

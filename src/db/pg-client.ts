@@ -6,6 +6,7 @@ import { advisoryLockKey } from './advisory-lock-key.js';
 import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
 import { nameStatements } from './pg-named-statements.js';
+import { pipelineBegin } from './pg-pipelined-begin.js';
 import * as pgSchema from './pg-schema.js';
 
 export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: pg.Pool };
@@ -47,11 +48,18 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     // closed the pool's connections between bursts of work and opened them again at the next.
     idleTimeoutMillis: IDLE_CONNECTION_MS,
     keepAlive: true,
+    // Queries are written as they are issued (each with its own Sync) and answered in order: a transaction's
+    // `begin` goes out with its first statement (pg-pipelined-begin.ts). A pooled connection serves one caller
+    // at a time, which awaits its statements, so nothing else changes.
+    pipeline: true,
   });
   pool.on('error', (err) =>
     options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'),
   );
-  pool.on('connect', nameStatements);
+  pool.on('connect', (client) => {
+    nameStatements(client);
+    pipelineBegin(client);
+  });
   try {
     await migrateUnderLock(pool, options.migrationsDir ?? PG_MIGRATIONS_DIR);
   } catch (err) {

@@ -71,4 +71,11 @@ export interface RunStore {
    * SQLite, where one process holds the database.
    */
   holds(fence: RunFence): Promise<boolean>;
+  /**
+   * Optional (PostgreSQL): `holds(fence)` for the write about to start in this transaction, folded into
+   * that write's first statement when it is `countStep` or `transition` of the fence's run (the update
+   * checks the owner and generation and locks the row, as `holds` does), else sent right behind it. Call
+   * it, start the write, then call the function it returns: it resolves with whether the fence held.
+   */
+  expectFence?(fence: RunFence): () => Promise<boolean>;
 }

@@ -162,7 +162,10 @@ describe.skipIf(database.skip)('fencing the writes of a run by owner and lease g
     const expired = (await leases.expired(clock.now())).find((r) => r.id === fence.runId)!;
     let takeover: Promise<boolean> | null = null;
     await writes.posts.atomically(async (tx) => {
-      // The check passed and holds the run's row: the takeover starts now and must wait for this commit.
+      // The write's first statement (a step's count) checked the fence and holds the run's row: the takeover
+      // starts now and must wait for this commit. (The check's answer is awaited before the commit: a write
+      // whose first statement is another goes out with the check right behind it.)
+      await tx.runs.countStep(fence.runId);
       takeover = leases.takeOver(fence.runId, 'proc-b', expired.leaseUntil, LEASE_MS);
       await waitFor(
         async () =>

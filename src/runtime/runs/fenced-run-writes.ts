@@ -19,7 +19,7 @@ export interface RunWrites {
 
 /**
  * The writes of one executing run, each conditional on the run's fence: every transaction begins with
- * `RunStore.holds(fence)` (which locks the run's row until the commit), so a process that stalled past its
+ * `RunStore.holds(fence)` (which locks the run's row until the commit; its answer is awaited before the commit), so a process that stalled past its
  * lease and lost the run to another cannot record a step, an answer, a question or the outbox rows they
  * make. A refused write rolls back and rejects with RunFencedError; `onRefused` is told once, at the
  * first refusal, to stop the run at once; later writes are refused without asking the database again.
@@ -28,18 +28,34 @@ export interface RunWrites {
 export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (err: RunFencedError) => void): RunWrites {
   let refused: RunFencedError | null = null;
 
+  const refuse = (): RunFencedError => {
+    // Writes begun together (a preview and the answer) may both be refused: the run is stopped once.
+    if (!refused) {
+      refused = new RunFencedError(fence);
+      onRefused(refused);
+    }
+    return refused;
+  };
+
+  // The check's answer is awaited only before the commit. On PostgreSQL it is folded into the write's first
+  // statement when that updates the run's row (`expectFence`), else sent right behind that statement on the
+  // same connection without waiting (pipelined); the row lock it takes holds until the commit as before, and
+  // a refusal rolls back whatever the write did. Elsewhere it is the transaction's first statement.
   const atomically = <T>(write: (tx: Store) => Promise<T>): Promise<T> =>
     inner.posts.atomically(async (tx) => {
       if (refused) throw refused;
-      if (!(await tx.runs.holds(fence))) {
-        // Writes begun together (a preview and the answer) may both be refused: the run is stopped once.
-        if (!refused) {
-          refused = new RunFencedError(fence);
-          onRefused(refused);
-        }
-        throw refused;
+      const expected = tx.runs.expectFence?.(fence);
+      const started = expected ? write(tx) : null;
+      const held = expected ? expected() : Promise.resolve(tx.runs.holds(fence));
+      let result: T;
+      try {
+        result = await (started ?? write(tx));
+      } catch (err) {
+        if (!(await held.catch(() => true))) throw refuse();
+        throw err;
       }
-      return write(tx);
+      if (!(await held)) throw refuse();
+      return result;
     });
 
   const posts: RunPosts = {

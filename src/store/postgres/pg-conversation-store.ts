@@ -5,6 +5,7 @@ import type { ConversationStore } from '../../conversations/conversation-store.j
 import { conversations, runs, tasks } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
 import { prepared } from './pg-prepared.js';
+import { heldConversation } from './pg-conversation-locks.js';
 
 const P = sql.placeholder;
 const ensureRow = prepared((d) =>
@@ -51,6 +52,8 @@ export function createPgConversationStore(db: PgExecutor, clock: Clock): Convers
         timezone: timezone ? timezone : null,
         now,
       });
+      // The upsert always updates (or inserts) the row: it stays locked until this transaction ends.
+      heldConversation(db, id);
       return id;
     },
     async get(id) {

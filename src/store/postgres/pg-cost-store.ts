@@ -2,39 +2,44 @@ import { and, desc, eq, gte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { CostStore } from '../../budget/cost-store.js';
 import { runCosts, usageModelDaily as u } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
-import { withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
 
 const P = sql.placeholder;
-const addModelUsage = prepared((d) =>
-  d
-    .insert(u)
-    .values({
-      day: P('day'),
-      user: P('user'),
-      model: P('model'),
-      promptTokens: P('promptTokens'),
-      completionTokens: P('completionTokens'),
-      cachedTokens: P('cachedTokens'),
-      costUsd: P('usd'),
-    })
-    .onConflictDoUpdate({
-      target: [u.day, u.user, u.model],
-      set: {
-        promptTokens: sql`${u.promptTokens} + excluded.prompt_tokens`,
-        completionTokens: sql`${u.completionTokens} + excluded.completion_tokens`,
-        cachedTokens: sql`${u.cachedTokens} + excluded.cached_tokens`,
-        costUsd: sql`${u.costUsd} + excluded.cost_usd`,
-      },
-    }),
-);
-const addRunCost = prepared((d) =>
-  d
+/**
+ * The model's usage of the day and the run's cost in one statement (a data-modifying CTE runs to completion
+ * whether or not the upsert after it reads it): one round trip, atomic without a transaction (issue 40).
+ */
+const recordCost = prepared((d) => {
+  const daily = d.$with('model_daily').as(
+    d
+      .insert(u)
+      .values({
+        day: P('day'),
+        user: P('user'),
+        model: P('model'),
+        promptTokens: P('promptTokens'),
+        completionTokens: P('completionTokens'),
+        cachedTokens: P('cachedTokens'),
+        costUsd: P('usd'),
+      })
+      .onConflictDoUpdate({
+        target: [u.day, u.user, u.model],
+        set: {
+          promptTokens: sql`${u.promptTokens} + excluded.prompt_tokens`,
+          completionTokens: sql`${u.completionTokens} + excluded.completion_tokens`,
+          cachedTokens: sql`${u.cachedTokens} + excluded.cached_tokens`,
+          costUsd: sql`${u.costUsd} + excluded.cost_usd`,
+        },
+      })
+      .returning({ day: u.day }),
+  );
+  return d
+    .with(daily)
     .insert(runCosts)
     .values({ runId: P('runId'), costUsd: P('usd') })
     .onConflictDoUpdate({ target: runCosts.runId, set: { costUsd: sql`${runCosts.costUsd} + excluded.cost_usd` } })
-    .returning({ usd: runCosts.costUsd }),
-);
+    .returning({ usd: runCosts.costUsd });
+});
 
 /** Sums come back from `pg` as strings (numeric); `mapWith(Number)` makes them numbers. */
 const sumOf = (column: AnyColumn) => sql<number | null>`sum(${column})`.mapWith(Number);
@@ -50,19 +55,17 @@ export function createPgCostStore(db: PgExecutor): CostStore {
     )[0]?.usd ?? 0;
   return {
     async record(runId, day, user, c) {
-      return withinTransaction(db, async (t) => {
-        await addModelUsage(t, {
-          day,
-          user,
-          model: c.model,
-          promptTokens: c.promptTokens,
-          completionTokens: c.completionTokens,
-          cachedTokens: c.cachedTokens,
-          usd: c.usd,
-        });
-        const [row] = await addRunCost(t, { runId, usd: c.usd });
-        return row?.usd ?? 0;
+      const [row] = await recordCost(db, {
+        day,
+        user,
+        model: c.model,
+        promptTokens: c.promptTokens,
+        completionTokens: c.completionTokens,
+        cachedTokens: c.cachedTokens,
+        usd: c.usd,
+        runId,
       });
+      return row?.usd ?? 0;
     },
     async runUsd(runId) {
       const [row] = await db.select({ usd: runCosts.costUsd }).from(runCosts).where(eq(runCosts.runId, runId));

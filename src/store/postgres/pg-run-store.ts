@@ -7,6 +7,7 @@ import type { RunStore } from '../../runs/run-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import { isTransaction, withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
+import { createPgRunFencing, fencedCountRunStep, fencedTransitionRun } from './pg-run-fencing.js';
 
 const P = sql.placeholder;
 const ACTIVE = sql`${runs.status} in ('running', 'waiting_user')`;
@@ -77,23 +78,6 @@ const fenceOf = prepared((d) =>
     .from(runs)
     .where(eq(runs.id, P('id'))),
 );
-// FOR NO KEY UPDATE: a takeover (or a renewal) of this row waits for the caller's transaction, and
-// one that committed first is seen here; two writes of the same run take turns.
-const holdsOwned = prepared((d) =>
-  d
-    .select({ id: runs.id })
-    .from(runs)
-    .where(and(eq(runs.id, P('id')), eq(runs.owner, P('owner')), eq(runs.leaseGeneration, P('generation'))))
-    .for('no key update'),
-);
-const holdsUnowned = prepared((d) =>
-  d
-    .select({ id: runs.id })
-    .from(runs)
-    .where(and(eq(runs.id, P('id')), isNull(runs.owner), eq(runs.leaseGeneration, P('generation'))))
-    .for('no key update'),
-);
-
 /** Who runs what on a shared database: this process's id and how long its claim on a run holds. */
 export interface RunOwnership {
   readonly processId: string;
@@ -121,6 +105,7 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
   const remember = (row: { id: string; owner: string | null; leaseGeneration: number } | undefined) => {
     if (row && isTransaction(db)) claimedHere.set(row.id, { owner: row.owner, generation: row.leaseGeneration });
   };
+  const fencing = createPgRunFencing(db);
   return {
     async create(conversationId, taskId, principal) {
       const now = clock.now();
@@ -148,14 +133,12 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     async transition(id, from, to, fields = {}) {
       if (from.length === 0) return false;
       const now = clock.now();
-      const rows = await transitionRun(db, {
+      const values = { id, to, from: [...from], summary: fields.summary ?? null, error: fields.error ?? null, now };
+      const rows = await fencing.foldInto(
         id,
-        to,
-        from: [...from],
-        summary: fields.summary ?? null,
-        error: fields.error ?? null,
-        now,
-      });
+        () => transitionRun(db, values),
+        (fence) => fencedTransitionRun(db, { ...values, ...fence }),
+      );
       return rows.length === 1;
     },
     async park(id, question, expiresAt, from = 'running') {
@@ -204,7 +187,12 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
       });
     },
     async countStep(id) {
-      const [row] = await countRunStep(db, { id, now: clock.now() });
+      const now = clock.now();
+      const [row] = await fencing.foldInto(
+        id,
+        () => countRunStep(db, { id, now }),
+        (fence) => fencedCountRunStep(db, { id, now, ...fence }),
+      );
       return row?.steps ?? 0;
     },
     async interruptAllRunning() {
@@ -243,12 +231,7 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
       if (!row) throw new Error(`no run ${id} to read the fence of`);
       return { runId: id, owner: row.owner, generation: row.generation };
     },
-    async holds(fence) {
-      const rows =
-        fence.owner === null
-          ? await holdsUnowned(db, { id: fence.runId, generation: fence.generation })
-          : await holdsOwned(db, { id: fence.runId, owner: fence.owner, generation: fence.generation });
-      return rows.length === 1;
-    },
+    holds: fencing.holds,
+    expectFence: fencing.expectFence,
   };
 }

@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { TaskRow, TaskStatus } from '../../db/schema.js';
-import { conversations, runs, tasks } from '../../db/pg-schema.js';
+import { tasks } from '../../db/pg-schema.js';
 import type { TaskResult, TaskService } from '../../tasks/task-service.js';
 import type { PgExecutor } from './pg-executor.js';
 import { blockerProblem } from '../../tasks/blocker-problem.js';
@@ -13,100 +13,17 @@ import {
   taskNotFound,
   withoutBlocker,
 } from '../../tasks/queue-rules.js';
-import { isTransaction, withinTransaction } from './pg-within-transaction.js';
-import { prepared } from './pg-prepared.js';
-
-const P = sql.placeholder;
-const lockConversationRow = prepared((d) =>
-  d
-    .select({ id: conversations.id })
-    .from(conversations)
-    .where(eq(conversations.id, P('id')))
-    .for('no key update'),
-);
-const taskById = prepared((d) =>
-  d
-    .select()
-    .from(tasks)
-    .where(eq(tasks.id, P('id'))),
-);
-const blockingOf = prepared((d) =>
-  d
-    .select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked })
-    .from(tasks)
-    .where(eq(tasks.conversationId, P('conversationId'))),
-);
-const finishTask = prepared((d) =>
-  d
-    .update(tasks)
-    .set({
-      status: sql`${P('status')}`,
-      resultSummary: sql`coalesce(${P('resultSummary')}, ${tasks.resultSummary})`,
-      failReason: sql`coalesce(${P('failReason')}, ${tasks.failReason})`,
-      updatedAt: sql`${P('now')}`,
-      finishedAt: sql`${P('now')}`,
-    })
-    .where(
-      and(
-        eq(tasks.id, P('id')),
-        eq(tasks.conversationId, P('conversationId')),
-        or(sql`${tasks.status} not in ('completed', 'failed', 'cancelled')`, eq(tasks.status, P('status'))),
-      ),
-    )
-    .returning(),
-);
-const NO_ACTIVE_RUN = sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`;
-const READY = sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`;
-const readyIn = prepared((d) =>
-  d
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(and(eq(tasks.conversationId, P('conversationId')), READY, lte(tasks.notBefore, P('now')), NO_ACTIVE_RUN))
-    .limit(1),
-);
-const readyConversations = prepared((d) =>
-  d
-    .select({ id: tasks.conversationId })
-    .from(tasks)
-    .where(
-      and(
-        READY,
-        lte(tasks.notBefore, P('now')),
-        sql`${tasks.conversationId} <> all(${P('skip')}::text[])`,
-        NO_ACTIVE_RUN,
-      ),
-    )
-    .groupBy(tasks.conversationId)
-    .orderBy(sql`min(${tasks.notBefore})`, tasks.conversationId)
-    .limit(P('limit')),
-);
-const claimNextTask = prepared((d) => {
-  // One statement: the conversation's first ready task, unless one of its tasks is in progress already.
-  const next = d
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.conversationId, P('conversationId')),
-        READY,
-        lte(tasks.notBefore, P('now')),
-        sql`not exists (select 1 from ${tasks} b where b.conversation_id = ${P('conversationId')} and b.status = 'in_progress')`,
-      ),
-    )
-    .orderBy(asc(tasks.sequence))
-    .limit(1)
-    .for('update', { skipLocked: true });
-  return d
-    .update(tasks)
-    .set({
-      status: 'in_progress',
-      attempts: sql`${tasks.attempts} + 1`,
-      startedAt: sql`${P('now')}`,
-      updatedAt: sql`${P('now')}`,
-    })
-    .where(and(eq(tasks.id, next), eq(tasks.status, 'pending')))
-    .returning();
-});
+import { withinTransaction } from './pg-within-transaction.js';
+import {
+  blockingOf,
+  claimNextTask,
+  finishTask,
+  lockConversationRow,
+  readyConversations,
+  readyIn,
+  taskById,
+} from './pg-task-statements.js';
+import { heldConversation, holdsConversation } from './pg-conversation-locks.js';
 
 /**
  * The to-do queue on PostgreSQL, with the SQLite store's rules. Each write and its `blocked`
@@ -115,13 +32,12 @@ const claimNextTask = prepared((d) => {
  * editing or claiming in one conversation take turns instead of acting on the same stale read.
  */
 export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
-  // A row lock lasts until the transaction ends: on a transaction's store (which ends with it) a conversation
-  // locked once stays locked, so its next write there asks for nothing.
-  const lockedHere = new Set<string>();
+  // A row lock lasts until the transaction ends: a conversation locked once in a transaction (by this lock or
+  // by its upsert there) stays locked, so its next write there asks for nothing.
   const lockConversation = async (t: PgExecutor, conversationId: string) => {
-    if (t === db && lockedHere.has(conversationId)) return;
+    if (holdsConversation(t, conversationId)) return;
     await lockConversationRow(t, { id: conversationId });
-    if (t === db && isTransaction(db)) lockedHere.add(conversationId);
+    heldConversation(t, conversationId);
   };
   const byId = async (t: PgExecutor, id: number): Promise<TaskRow | null> => (await taskById(t, { id }))[0] ?? null;
   const inConversation = async (t: PgExecutor, conversationId: string, id: number) => {
@@ -174,9 +90,11 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
         now,
       });
       if (!finished) return finishRefusal(id, await inConversation(t, conversationId, id));
-      // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back stays true.
-      await recomputeBlocked(t, conversationId);
-      return { ok: true, task: finished };
+      const { blockersPending, ...task } = finished;
+      // Recomputing touches the other pending tasks only (a finished task is never blocked): the row read back
+      // stays true. No pending task with a blocker (the update's own answer): no flag can change, nothing to read.
+      if (blockersPending) await recomputeBlocked(t, conversationId);
+      return { ok: true, task };
     });
 
   /** Whether one conversation has a ready task and no active run (findReadyConversations' `prefer`). */

@@ -2,34 +2,39 @@ import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { TokenTotals, UsageStore } from '../../budget/usage-store.js';
 import { runs, usageDaily } from '../../db/pg-schema.js';
 import type { PgExecutor } from './pg-executor.js';
-import { withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
 
 const P = sql.placeholder;
-const addDailyUsage = prepared((d) =>
-  d
-    .insert(usageDaily)
-    .values({
-      day: P('day'),
-      user: P('user'),
-      promptTokens: P('promptTokens'),
-      completionTokens: P('completionTokens'),
-    })
-    .onConflictDoUpdate({
-      target: [usageDaily.day, usageDaily.user],
-      set: {
-        promptTokens: sql`${usageDaily.promptTokens} + excluded.prompt_tokens`,
-        completionTokens: sql`${usageDaily.completionTokens} + excluded.completion_tokens`,
-      },
-    }),
-);
-const addRunTokens = prepared((d) =>
-  d
+/**
+ * The day's usage and the run's tokens in one statement (a data-modifying CTE runs to completion whether or
+ * not the update reads it): one round trip, atomic without a transaction of its own (issue 40).
+ */
+const recordUsage = prepared((d) => {
+  const daily = d.$with('daily').as(
+    d
+      .insert(usageDaily)
+      .values({
+        day: P('day'),
+        user: P('user'),
+        promptTokens: P('promptTokens'),
+        completionTokens: P('completionTokens'),
+      })
+      .onConflictDoUpdate({
+        target: [usageDaily.day, usageDaily.user],
+        set: {
+          promptTokens: sql`${usageDaily.promptTokens} + excluded.prompt_tokens`,
+          completionTokens: sql`${usageDaily.completionTokens} + excluded.completion_tokens`,
+        },
+      })
+      .returning({ day: usageDaily.day }),
+  );
+  return d
+    .with(daily)
     .update(runs)
     .set({ tokens: sql`${runs.tokens} + ${P('tokens')}::integer` })
     .where(eq(runs.id, P('runId')))
-    .returning({ tokens: runs.tokens }),
-);
+    .returning({ tokens: runs.tokens });
+});
 
 /** Sums come back from `pg` as strings (numeric); `mapWith(Number)` makes them numbers, null when no row matched. */
 const totals = {
@@ -48,16 +53,15 @@ export function createPgUsageStore(db: PgExecutor): UsageStore {
     totalsOf((await db.select(totals).from(usageDaily).where(where))[0]);
   return {
     async record(runId, day, user, usage) {
-      return withinTransaction(db, async (t) => {
-        await addDailyUsage(t, {
-          day,
-          user,
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
-        });
-        const [row] = await addRunTokens(t, { runId, tokens: usage.promptTokens + usage.completionTokens });
-        return row?.tokens ?? 0;
+      const [row] = await recordUsage(db, {
+        day,
+        user,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        tokens: usage.promptTokens + usage.completionTokens,
+        runId,
       });
+      return row?.tokens ?? 0;
     },
     async userDay(day, user) {
       const [row] = await db

@@ -1,0 +1,104 @@
+import { and, asc, eq, getTableColumns, lte, or, sql } from 'drizzle-orm';
+import { conversations, runs, tasks } from '../../db/pg-schema.js';
+import { prepared } from './pg-prepared.js';
+
+/*
+ * The to-do queue's hot-path statements on PostgreSQL (pg-task-store.ts), each built once by drizzle and
+ * prepared by name (pg-prepared.ts).
+ */
+
+const P = sql.placeholder;
+export const lockConversationRow = prepared((d) =>
+  d
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(eq(conversations.id, P('id')))
+    .for('no key update'),
+);
+export const taskById = prepared((d) =>
+  d
+    .select()
+    .from(tasks)
+    .where(eq(tasks.id, P('id'))),
+);
+export const blockingOf = prepared((d) =>
+  d
+    .select({ id: tasks.id, status: tasks.status, blockedBy: tasks.blockedBy, blocked: tasks.blocked })
+    .from(tasks)
+    .where(eq(tasks.conversationId, P('conversationId'))),
+);
+export const finishTask = prepared((d) =>
+  d
+    .update(tasks)
+    .set({
+      status: sql`${P('status')}`,
+      resultSummary: sql`coalesce(${P('resultSummary')}, ${tasks.resultSummary})`,
+      failReason: sql`coalesce(${P('failReason')}, ${tasks.failReason})`,
+      updatedAt: sql`${P('now')}`,
+      finishedAt: sql`${P('now')}`,
+    })
+    .where(
+      and(
+        eq(tasks.id, P('id')),
+        eq(tasks.conversationId, P('conversationId')),
+        or(sql`${tasks.status} not in ('completed', 'failed', 'cancelled')`, eq(tasks.status, P('status'))),
+      ),
+    )
+    // Whether any pending task of the conversation names a blocker or is blocked: only then may a flag change.
+    .returning({
+      ...getTableColumns(tasks),
+      blockersPending: sql<boolean>`exists (select 1 from ${tasks} o where o.conversation_id = ${P('conversationId')} and o.status = 'pending' and (o.blocked or o.blocked_by <> '[]'::jsonb))`,
+    }),
+);
+const NO_ACTIVE_RUN = sql`not exists (select 1 from ${runs} r where r.conversation_id = ${tasks.conversationId} and r.status in ('running', 'waiting_user'))`;
+const READY = sql`${tasks.status} = 'pending' and ${tasks.blocked} = false`;
+export const readyIn = prepared((d) =>
+  d
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.conversationId, P('conversationId')), READY, lte(tasks.notBefore, P('now')), NO_ACTIVE_RUN))
+    .limit(1),
+);
+export const readyConversations = prepared((d) =>
+  d
+    .select({ id: tasks.conversationId })
+    .from(tasks)
+    .where(
+      and(
+        READY,
+        lte(tasks.notBefore, P('now')),
+        sql`${tasks.conversationId} <> all(${P('skip')}::text[])`,
+        NO_ACTIVE_RUN,
+      ),
+    )
+    .groupBy(tasks.conversationId)
+    .orderBy(sql`min(${tasks.notBefore})`, tasks.conversationId)
+    .limit(P('limit')),
+);
+export const claimNextTask = prepared((d) => {
+  // One statement: the conversation's first ready task, unless one of its tasks is in progress already.
+  const next = d
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.conversationId, P('conversationId')),
+        READY,
+        lte(tasks.notBefore, P('now')),
+        sql`not exists (select 1 from ${tasks} b where b.conversation_id = ${P('conversationId')} and b.status = 'in_progress')`,
+      ),
+    )
+    .orderBy(asc(tasks.sequence))
+    .limit(1)
+    .for('update', { skipLocked: true });
+  return d
+    .update(tasks)
+    .set({
+      status: 'in_progress',
+      attempts: sql`${tasks.attempts} + 1`,
+      startedAt: sql`${P('now')}`,
+      updatedAt: sql`${P('now')}`,
+    })
+    .where(and(eq(tasks.id, next), eq(tasks.status, 'pending')))
+    .returning();
+});

@@ -1,0 +1,152 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import type { RunPosts } from '../../src/agent/agent-types.js';
+import { RunFencedError } from '../../src/runs/run-fence.js';
+import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
+import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { useTestDatabase } from '../support/test-database.js';
+
+/*
+ * Issue 40: what a mention sends to PostgreSQL. Each statement is a round trip and costs both sides CPU, so
+ * these hold the cuts: the statements a store call sends, read off the pooled connections themselves.
+ */
+
+const database = useTestDatabase();
+let db: PgDb;
+let store: PostgresStore;
+const sent: string[] = [];
+const watched = new WeakSet<object>();
+
+beforeAll(async () => {
+  if (database.skip) return;
+  db = await openPostgres(database.url, { poolSize: 2 });
+  // Every statement of every pooled connection, as its text.
+  db.$client.on('acquire', (client) => {
+    if (watched.has(client)) return;
+    watched.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
+      if (typeof text === 'string') sent.push(text.replace(/\s+/g, ' ').trim().toLowerCase());
+      return query(config, ...rest);
+    };
+  });
+  store = createPostgresStore(db, new FakeClock(1_000), { ownership: { processId: 'p1', leaseMs: 30_000 } });
+});
+afterAll(async () => {
+  if (db) await closePostgres(db);
+});
+
+/** The statements `work` sends. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  sent.length = 0;
+  await work();
+  return [...sent];
+}
+
+/** The statements among `statements` that lock a conversation's row. */
+const conversationLocks = (statements: string[]) =>
+  statements.filter((s) => s.includes('from "conversations"') && s.includes('for no key update'));
+
+/** The statements that read a conversation's tasks to recompute their `blocked` flags. */
+const blockerReads = (statements: string[]) =>
+  statements.filter((s) => s.startsWith('select "id", "status", "blocked_by", "blocked" from "tasks"'));
+
+let seq = 0;
+const thread = () => ({ platform: 'memory', workspace: 'W1', channel: 'C1', thread: `S${++seq}` });
+
+describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 40)', () => {
+  it("does not lock a conversation again in the transaction whose upsert already holds its row: a message's task is added and claimed without it", async () => {
+    const statements = await statementsOf(() =>
+      store.atomically(async (tx) => {
+        const conversationId = await tx.conversations.ensure(thread());
+        const added = await tx.tasks.add({ conversationId, title: 't', description: 't', createdBy: 'user' });
+        if (!added.ok) throw new Error(added.error);
+        expect(await tx.tasks.claimNext(conversationId)).toMatchObject({ id: added.task.id });
+      }),
+    );
+    expect(conversationLocks(statements)).toEqual([]);
+  });
+
+  it('still locks the conversation when the transaction did not upsert it (a task finished on its own)', async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const added = await store.tasks.add({ conversationId, title: 't', description: 't', createdBy: 'user' });
+    if (!added.ok) throw new Error(added.error);
+    await store.tasks.claimNext(conversationId);
+    const statements = await statementsOf(() => store.tasks.complete(conversationId, added.task.id, 'done'));
+    expect(conversationLocks(statements)).toHaveLength(1);
+    expect(blockerReads(statements), 'no pending task names a blocker: nothing to recompute').toEqual([]);
+  });
+
+  it("reads the conversation's blockers after a task finished only when a pending task names one, and unblocks it", async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const first = await store.tasks.add({ conversationId, title: 'a', description: 'a', createdBy: 'user' });
+    if (!first.ok) throw new Error(first.error);
+    const second = await store.tasks.add({
+      conversationId,
+      title: 'b',
+      description: 'b',
+      createdBy: 'user',
+      blockedBy: [first.task.id],
+    });
+    if (!second.ok) throw new Error(second.error);
+    expect(second.task.blocked).toBe(true);
+    await store.tasks.claimNext(conversationId);
+    const statements = await statementsOf(() => store.tasks.complete(conversationId, first.task.id, 'done'));
+    expect(blockerReads(statements)).toHaveLength(1);
+    expect(await store.tasks.get(second.task.id)).toMatchObject({ blocked: false, status: 'pending' });
+  });
+
+  it("records a run's usage and its cost in one statement each, without a transaction", async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const run = await store.runs.create(conversationId, null);
+    const statements = await statementsOf(async () => {
+      const usage = { promptTokens: 3, completionTokens: 4 };
+      expect(await store.usage.record(run.id, '2026-01-01', 'slack:U1', usage)).toBe(7);
+      const charge = { model: 'm', promptTokens: 3, completionTokens: 4, cachedTokens: 0, usd: 0.5 };
+      expect(await store.cost.record(run.id, '2026-01-01', 'slack:U1', charge)).toBe(0.5);
+    });
+    expect(statements).toHaveLength(2);
+    expect(await store.usage.userDay('2026-01-01', 'slack:U1')).toEqual({ promptTokens: 3, completionTokens: 4 });
+    expect(await store.cost.runUsd(run.id)).toBe(0.5);
+  });
+
+  it("checks a run write's fence in the step count it starts with, and only there: no separate check, and a stale owner's count is refused", async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const run = await store.runs.create(conversationId, null);
+    const fence = await store.runs.fence(run.id);
+    const refusals: RunFencedError[] = [];
+    const posts = { atomically: (w: Parameters<RunPosts['atomically']>[0]) => store.atomically(w) } as RunPosts;
+    const writes = fenceRunWrites(fence, { posts, transcript: store.transcript, runs: store.runs }, (e) =>
+      refusals.push(e),
+    );
+    const fenceChecks = (statements: string[]) =>
+      statements.filter((s) => s.includes('from "runs"') && s.includes('for no key update'));
+    const step = () =>
+      writes.posts.atomically(async (tx) => {
+        await tx.runs.countStep(run.id);
+        await tx.transcript.append({ conversationId, runId: run.id, role: 'assistant', content: 'a step' });
+      });
+
+    const stepped = await statementsOf(step);
+    expect(fenceChecks(stepped)).toEqual([]);
+    expect(stepped.filter((s) => s.startsWith('update "runs" set "steps"'))).toHaveLength(1);
+    // A write that starts with another statement sends the check as one of its own.
+    const appended = await statementsOf(() =>
+      writes.transcript.append({ conversationId, runId: run.id, role: 'assistant', content: 'another' }),
+    );
+    expect(fenceChecks(appended)).toHaveLength(1);
+
+    await db.execute(sql`update runs set owner = 'p2', lease_generation = lease_generation + 1 where id = ${run.id}`);
+    await expect(step()).rejects.toBeInstanceOf(RunFencedError);
+    expect(refusals).toHaveLength(1);
+    expect(await store.runs.get(run.id)).toMatchObject({ steps: 1, owner: 'p2' });
+    const rows = await store.transcript.recent(conversationId, 10);
+    expect(
+      rows.map((r) => r.content),
+      'the refused step left nothing',
+    ).toEqual(['a step', 'another']);
+  });
+});
