@@ -1,4 +1,4 @@
 import { soakRestarts } from './kits/soak-kit.js';
 
-// Half of the soak (tests/e2e/kits/soak-kit.ts); soak-second-restarts.test.ts runs the other half beside it.
+// The single-process soak (tests/e2e/kits/soak-kit.ts), a fresh seed each run; scaleout-chaos.test.ts is its three-process twin.
 soakRestarts({ conversations: 10, kills: 2, seedOffset: 0 });

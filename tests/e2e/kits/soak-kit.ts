@@ -9,8 +9,7 @@ import { seededRandom as random } from '../../fakes/seeded-random.js';
 import { discordEnv, startErrandProcess, type ErrandProcess } from '../errand-process.js';
 
 /**
- * "Restarts lose nothing", measured (the soak-*-restarts files run it three times, side by side, each with its own
- * seed): dozens of conversations mix answers, progress updates, questions
+ * "Restarts lose nothing", measured (soak-restarts.test.ts, a fresh seed each run): conversations mix answers, progress updates, questions
  * answered by a person, to-dos and long multi-piece replies while the process is SIGKILLed at random
  * (seeded) moments — half of them in the window after Discord stored a post (an outbox post or a
  * streamed preview message) and before Errand heard back. At the end every expected output is in its
