@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { SessionState, SessionUpdate } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import { systemClock, type Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
 import type { SlackCall } from './slack-call.js';
 import { platformError } from './slack-api.js';
@@ -54,11 +53,6 @@ export interface AgentSessions {
    * shows no session there (or the workspace has none), so nothing is passed.
    */
   streamEnd<T>(place: SessionPlace, call: (status: AgentSessionStatus | null) => Promise<T>): Promise<T>;
-  /**
-   * Runs `call`, a `chat.startStream` in this thread, after a `processing` still waiting for its delay: a stream may
-   * create the session itself, without the title and owner that call carries.
-   */
-  streamStart<T>(place: SessionPlace, call: () => Promise<T>): Promise<T>;
   /** Waits for the calls in flight (on shutdown). */
   stopAll(): Promise<void>;
 }
@@ -70,8 +64,6 @@ interface ThreadSession {
   sent: AgentSessionStatus | null;
   /** The principal and title of the run that starts, for the call that may create the session. */
   start: { principalUserId?: string; title?: string } | null;
-  /** The timer of a `processing` not sent yet (the run is younger than the delay); null: none waits. */
-  pending: unknown;
   /** The thread's calls, one after the other: a late `processing` must never land after the `active` that followed it. */
   chain: Promise<void>;
 }
@@ -83,21 +75,8 @@ interface ThreadSession {
  * same status so it never undoes one. A session that has no title yet gets the request's through
  * `agents.sessions.rename`. A workspace where the app is no agent answers with one of NOT_AN_AGENT: that is
  * logged once and the methods are not called there again; every other failure is logged, never thrown.
- *
- * `processing` goes out once the run has worked `processingDelayMs` (as the ⏳ reaction does): a run that answers or
- * asks sooner creates its session in the state it ends in, one call instead of two, and shows no Stop for the
- * moment nobody could press it. A stream's end sends the waiting `processing` first, so the stream's own status
- * never precedes it.
  */
-export function createAgentSessions(deps: {
-  call: SlackCall;
-  logger: Logger;
-  /** Default 0: at once. The adapter passes its tuning (400 ms). */
-  processingDelayMs?: number;
-  clock?: Clock;
-}): AgentSessions {
-  const clock = deps.clock ?? systemClock;
-  const delayMs = deps.processingDelayMs ?? 0;
+export function createAgentSessions(deps: { call: SlackCall; logger: Logger }): AgentSessions {
   const threads = new Map<string, ThreadSession>();
   const refused = new Map<string, string>();
   const renamed = new Set<string>();
@@ -116,12 +95,6 @@ export function createAgentSessions(deps: {
       );
     }
     return true;
-  };
-
-  const clearPending = (session: ThreadSession) => {
-    if (session.pending === null) return;
-    clock.clearTimer(session.pending);
-    session.pending = null;
   };
 
   /** Adds a step to the thread's chain; the thread is forgotten once idle and nothing more is queued. */
@@ -146,10 +119,8 @@ export function createAgentSessions(deps: {
 
   const send = async (place: SessionPlace, session: ThreadSession) => {
     const status = session.desired;
-    // A `processing` whose delay runs is sent by its timer, not by a call queued before it.
-    if (session.sent === status || refused.has(place.teamId) || session.pending !== null) return;
-    // The call that may create the session carries its title and owner, whatever status it sets.
-    const start = session.sent === null || status === 'processing' ? session.start : null;
+    if (session.sent === status || refused.has(place.teamId)) return;
+    const start = status === 'processing' ? session.start : null;
     const title = start?.title ? start.title.slice(0, MAX_TITLE) : undefined;
     try {
       const answer = await deps.call(
@@ -192,13 +163,7 @@ export function createAgentSessions(deps: {
       if (refused.has(place.teamId)) return;
       const key = keyOf(place);
       const status = SESSION_STATUS[update.state];
-      const session = threads.get(key) ?? {
-        desired: status,
-        sent: null,
-        start: null,
-        pending: null,
-        chain: Promise.resolve(),
-      };
+      const session = threads.get(key) ?? { desired: status, sent: null, start: null, chain: Promise.resolve() };
       threads.set(key, session);
       session.desired = status;
       if (update.principalUserId || update.title)
@@ -206,44 +171,20 @@ export function createAgentSessions(deps: {
           ...(update.principalUserId ? { principalUserId: update.principalUserId } : {}),
           ...(update.title ? { title: update.title } : {}),
         };
-      if (status === 'processing' && delayMs > 0 && session.sent !== 'processing') {
-        session.pending ??= clock.setTimer(() => {
-          session.pending = null;
-          void inOrder(key, session, () => send(place, session));
-        }, delayMs);
-        return;
-      }
-      clearPending(session);
       void inOrder(key, session, () => send(place, session));
     },
     streamEnd(place, call) {
       const key = keyOf(place);
       const session = threads.get(key);
       if (!session || refused.has(place.teamId)) return call(null);
-      if (session.pending !== null) {
-        clearPending(session);
-        void inOrder(key, session, () => send(place, session));
-      }
       return inOrder(key, session, async () => {
-        // The status call just before may have been Slack's first word that this workspace has no sessions.
-        if (refused.has(place.teamId)) return call(null);
         const status = session.desired;
         const result = await call(status);
         session.sent = status;
         return result;
       });
     },
-    streamStart(place, call) {
-      const key = keyOf(place);
-      const session = threads.get(key);
-      if (!session || session.pending === null) return call();
-      clearPending(session);
-      void inOrder(key, session, () => send(place, session));
-      return inOrder(key, session, call);
-    },
     async stopAll() {
-      // A `processing` not sent yet stays unsent: a stopping process leaves no session working.
-      for (const session of threads.values()) clearPending(session);
       for (;;) {
         const pending = [...threads.values()].map((s) => s.chain);
         await Promise.all(pending);

@@ -80,12 +80,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     logger,
   });
   // Slack's Agent Sessions of Errand's threads, and the streams its Stop on them ended.
-  const sessions = createAgentSessions({
-    call: api,
-    logger,
-    processingDelayMs: tuning.agentSessionDelayMs ?? 400,
-    clock: options.clock ?? systemClock,
-  });
+  const sessions = createAgentSessions({ call: api, logger });
   const stoppedStreams = createStoppedStreams();
   const history = createSlackHistory({
     call: (method, args) => client.apiCall(method, args),

@@ -26,8 +26,6 @@ export interface SlackTuning {
   socketPingTimeoutMs?: number;
   /** Least time between two calls of a streamed answer (default 1 s: `chat.update` at most once a second). */
   streamIntervalMs?: number;
-  /** How long a run works before its agent session shows `processing` (default 400 ms, as the ⏳ reaction). */
-  agentSessionDelayMs?: number;
 }
 
 /** Everything the Slack adapter is built from: tokens and endpoints from configuration, plus what tests inject. */

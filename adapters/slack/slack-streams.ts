@@ -67,11 +67,12 @@ export function createSlackStreams(
       call: (method, args) => {
         const send = (withArgs: Record<string, unknown>) =>
           queue.enqueue(loc.channelId, (s) => s(() => api(method, withArgs, streamCallSchema)));
-        if (!deps.sessions || method === 'chat.appendStream') return send(args);
-        const place = { teamId: loc.teamId, channelId: loc.channelId, threadTs: loc.threadTs! };
-        if (method === 'chat.startStream') return deps.sessions.streamStart(place, () => send(args));
+        if (method !== 'chat.stopStream' || !deps.sessions) return send(args);
         // chat.stopStream sets the session's status too (Slack's default: active): the one the core last said, in order with its calls.
-        return deps.sessions.streamEnd(place, (status) => send(status ? { ...args, session_status: status } : args));
+        return deps.sessions.streamEnd(
+          { teamId: loc.teamId, channelId: loc.channelId, threadTs: loc.threadTs! },
+          (status) => send(status ? { ...args, session_status: status } : args),
+        );
       },
       stoppedOutside: (ts) => deps.stoppedStreams?.has(loc.channelId, ts) === true,
       fallback: edited,

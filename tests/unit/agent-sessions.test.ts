@@ -6,7 +6,6 @@ import { createAgentSessions, type AgentSessionStatus } from '../../adapters/sla
 import { callSlack } from '../../adapters/slack/slack-api.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { createLogger } from '../../src/logger.js';
-import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 
 const THREAD: ConversationRef = {
@@ -160,50 +159,6 @@ describe("Slack's agent sessions of Errand's threads", () => {
     await sessions.stopAll();
     expect(statuses(api.calls)).toEqual(['processing', 'active']);
     expect(lines.filter((l) => l.msg === 'setting the agent session status failed')).toHaveLength(1);
-  });
-
-  it('with a delay: a run that ends or asks sooner creates its session in that state in one call; a longer one shows processing; a stream start sends it first', async () => {
-    const api = fakeApi();
-    const clock = new FakeClock(1_700_000_000_000);
-    const sessions = createAgentSessions({ call: api.call, logger: capture().logger, processingDelayMs: 400, clock });
-    const who = { principalUserId: 'U0ALICE01', title: 'Plan the release' };
-    const where = { channel_id: PLACE.channelId, thread_ts: PLACE.threadTs };
-
-    sessions.set(THREAD, { state: 'working', ...who });
-    clock.advance(399);
-    sessions.set(THREAD, { state: 'idle' });
-    await sessions.stopAll();
-    expect(api.calls.map((c) => c.args)).toEqual([
-      { ...where, status: 'active', title: 'Plan the release', initiator_user_id: 'U0ALICE01' },
-    ]);
-
-    const asking = { ...THREAD, thread: '1700000000.000200' };
-    sessions.set(asking, { state: 'working', ...who });
-    sessions.set(asking, { state: 'waiting' });
-    await waitFor(() => api.calls.length === 2);
-    sessions.set(asking, { state: 'working' });
-    clock.advance(400);
-    await sessions.stopAll();
-    expect(statuses(api.calls.slice(1))).toEqual(['suspended', 'processing']);
-    expect(api.calls[1]!.args).toMatchObject({ title: 'Plan the release', initiator_user_id: 'U0ALICE01' });
-
-    const streamed = { ...THREAD, thread: '1700000000.000300' };
-    const place = { ...PLACE, threadTs: '1700000000.000300' };
-    sessions.set(streamed, { state: 'working', ...who });
-    const order: string[] = [];
-    await sessions.streamStart(place, async () => void order.push(`startStream after ${statuses(api.calls).length}`));
-    clock.advance(1000);
-    await sessions.stopAll();
-    expect(statuses(api.calls.slice(3))).toEqual(['processing']);
-    expect(order).toEqual(['startStream after 4']);
-
-    // A process that stops before the delay leaves no session working.
-    const stopped = { ...THREAD, thread: '1700000000.000400' };
-    sessions.set(stopped, { state: 'working', ...who });
-    await sessions.stopAll();
-    clock.advance(1000);
-    await sessions.stopAll();
-    expect(api.calls).toHaveLength(4);
   });
 
   it('has no session for a conversation without a thread (a DM itself)', async () => {
