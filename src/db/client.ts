@@ -46,6 +46,9 @@ export function openDatabase(path: string, options: { migrationsDir?: string } =
     // (index interiors, the newest leaves); a miss is read from the OS page cache, which holds the file
     // anyway. Against SQLite's 2000 KiB default: idle RSS 2.7 MB lower, CPU per message the same.
     sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    // The statement journals a write inside a commit group's savepoints needs (and any sort that spills) stay in
+    // memory: on disk each was a file created, written and unlinked in /var/tmp, once a message.
+    sqlite.pragma('temp_store = MEMORY');
     const db = drizzle(sqlite, { schema }) as Db;
     migrate(db, { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
     return db;
