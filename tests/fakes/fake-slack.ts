@@ -1205,12 +1205,20 @@ export class FakeSlack {
     if (retryNum)
       Object.assign(headers, { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' });
     const first = this.nextTarget++ % this.httpTargets.length;
+    let resetOnce = false;
     for (let i = 0; ; i++) {
       const target = this.httpTargets[(first + i) % this.httpTargets.length]!;
       try {
         return await httpPost(target, raw, headers, this.agent);
       } catch (err) {
         const code = (err as { code?: unknown }).code;
+        // A kept-alive socket the receiver closed while idle is reset on reuse before the request was read: sent
+        // again once on a fresh socket, as Slack delivers again (the event id is the same, so nothing is doubled).
+        if (code === 'ECONNRESET' && !resetOnce) {
+          resetOnce = true;
+          i--;
+          continue;
+        }
         if (i + 1 >= this.httpTargets.length || (code !== 'ECONNREFUSED' && code !== 'ECONNRESET')) throw err;
       }
     }
