@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 /**
  * Arguments of 5 000 characters that try to close the code block they are shown in and forge text
  * after it (a fake "approved" line), with Slack's markup characters among them, between ordinary
- * words (about as dense as real text, so a platform's escapes stay within the outbox's headroom).
+ * words (about as dense as real text).
  * One line: the fixture records what it wrote line by line. `name` makes each test's text its own.
  */
 export function fenceBreakingText(name: string): string {
