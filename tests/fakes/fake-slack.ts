@@ -170,6 +170,18 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** One clicked button as a `block_actions` payload lists it. */
+function buttonAction(button: { action_id: string; value?: string; text: unknown }, blockId: string | undefined) {
+  return {
+    action_id: button.action_id,
+    block_id: blockId ?? 'b1',
+    text: button.text,
+    value: button.value,
+    type: 'button',
+    action_ts: `${Date.now() / 1000}`,
+  };
+}
+
 /** POSTs and times the answer; without an agent on a fresh connection, so no keep-alive socket is left behind. */
 export function httpPost(url: string, body: string, headers: Record<string, string>, agent?: Agent): Promise<Delivery> {
   const started = performance.now();
@@ -880,23 +892,9 @@ export class FakeSlack {
         ...(msg.bot_id ? { bot_id: msg.bot_id } : {}),
       },
       response_url: `${this.base}/response/${responseId}`,
-      actions: [
-        {
-          action_id: button.action_id,
-          block_id: block?.block_id ?? 'b1',
-          text: button.text,
-          value: button.value,
-          type: 'button',
-          action_ts: `${Date.now() / 1000}`,
-        },
-      ],
+      actions: [buttonAction(button, block?.block_id)],
     };
-    const delivery = await this.deliver(
-      'interactive',
-      payload,
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-      'application/x-www-form-urlencoded',
-    );
+    const delivery = await this.deliverInteractive(payload);
     return { ...delivery, responseId };
   }
 
@@ -928,23 +926,9 @@ export class FakeSlack {
       team: { id: this.teamId, domain: 'fake' },
       channel: { id: input.channel, name: 'general' },
       response_url: `${this.base}/response/${responseId}`,
-      actions: [
-        {
-          action_id: button.action_id,
-          block_id: block?.block_id ?? 'b1',
-          text: button.text,
-          value: button.value,
-          type: 'button',
-          action_ts: `${Date.now() / 1000}`,
-        },
-      ],
+      actions: [buttonAction(button, block?.block_id)],
     };
-    const delivery = await this.deliver(
-      'interactive',
-      payload,
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-      'application/x-www-form-urlencoded',
-    );
+    const delivery = await this.deliverInteractive(payload);
     return { ...delivery, responseId };
   }
 
@@ -985,23 +969,9 @@ export class FakeSlack {
       team: { id: this.teamId, domain: 'fake' },
       channel: { id: shown.channel, name: 'general' },
       response_url: `${this.base}/response/${responseId}`,
-      actions: [
-        {
-          action_id: button.action_id,
-          block_id: block.block_id ?? 'b1',
-          text: button.text,
-          value: button.value,
-          type: 'button',
-          action_ts: `${Date.now() / 1000}`,
-        },
-      ],
+      actions: [buttonAction(button, block.block_id)],
     };
-    const delivery = await this.deliver(
-      'interactive',
-      payload,
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-      'application/x-www-form-urlencoded',
-    );
+    const delivery = await this.deliverInteractive(payload);
     return { ...delivery, responseId };
   }
 
@@ -1056,23 +1026,9 @@ export class FakeSlack {
       trigger_id: this.trigger(input.user),
       team: { id: this.teamId, domain: 'fake' },
       view: { id: stored.id, team_id: this.teamId, ...stored.view },
-      actions: [
-        {
-          action_id: found.button.action_id,
-          block_id: found.block.block_id ?? 'b1',
-          text: found.button.text,
-          value: found.button.value,
-          type: 'button',
-          action_ts: `${Date.now() / 1000}`,
-        },
-      ],
+      actions: [buttonAction(found.button, found.block.block_id)],
     };
-    return this.deliver(
-      'interactive',
-      payload,
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-      'application/x-www-form-urlencoded',
-    );
+    return this.deliverInteractive(payload);
   }
 
   /**
@@ -1103,12 +1059,7 @@ export class FakeSlack {
       view: { id: stored.id, team_id: this.teamId, ...stored.view, state: { values: state }, hash: randomUUID() },
       response_urls: [],
     };
-    const delivery = await this.deliver(
-      'interactive',
-      payload,
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-      'application/x-www-form-urlencoded',
-    );
+    const delivery = await this.deliverInteractive(payload);
     const response = delivery.body.trim() === '' ? null : (JSON.parse(delivery.body) as Record<string, unknown>);
     if (response?.response_action === 'update' && response.view) {
       stored.view = response.view as StoredView['view'];
@@ -1170,6 +1121,16 @@ export class FakeSlack {
         return 'section text longer than 3000';
     }
     return blockProblem(view.blocks.filter((b) => (b as { type?: string }).type !== 'input'));
+  }
+
+  /** Delivers an interactive payload as Slack does: form-encoded, in a `payload` field. */
+  private deliverInteractive(payload: unknown): Promise<Delivery> {
+    return this.deliver(
+      'interactive',
+      payload,
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      'application/x-www-form-urlencoded',
+    );
   }
 
   private async deliver(
