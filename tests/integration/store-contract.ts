@@ -16,6 +16,21 @@ import { waitFor } from '../fakes/wait-for.js';
 export type StoreFactory = () => Promise<{ store: Store; peer: Store; close(): Promise<void> }>;
 
 const channel = { platform: 'memory', workspace: 'W1', channel: 'C1' };
+/** A channel schedule every 10 minutes whose next fire is due a minute after the epoch. */
+const dueInAMinute = (prompt: string) => ({
+  ...channel,
+  target: 'channel' as const,
+  conversationId: null,
+  prompt,
+  kind: 'interval' as const,
+  spec: '10',
+  timezone: 'UTC',
+  status: 'active' as const,
+  anchorAt: 0,
+  nextRunAt: 60_000,
+  createdBy: 'U1',
+  createdAt: 0,
+});
 const ref = (thread: string) => ({ ...channel, thread });
 
 /**
@@ -134,20 +149,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     });
 
     it('claims a schedule fire once, and only with the due time it was armed for', async () => {
-      const row = await store.schedules.insert({
-        ...channel,
-        target: 'channel',
-        conversationId: null,
-        prompt: 'p',
-        kind: 'interval',
-        spec: '10',
-        timezone: 'UTC',
-        status: 'active',
-        anchorAt: 0,
-        nextRunAt: 60_000,
-        createdBy: 'U1',
-        createdAt: 0,
-      });
+      const row = await store.schedules.insert(dueInAMinute('p'));
       expect(await store.schedules.recordFire(row.id, 59_000, 60_000)).toBeNull();
       const fired = await store.schedules.recordFire(row.id, 60_000, 60_500);
       expect(fired).toMatchObject({ runCount: 1, lastRunAt: 60_500, nextRunAt: null });
@@ -470,20 +472,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     });
 
     it('claims a schedule fire for exactly one of several racing stores', async () => {
-      const row = await store.schedules.insert({
-        ...channel,
-        target: 'channel',
-        conversationId: null,
-        prompt: 'p',
-        kind: 'interval',
-        spec: '10',
-        timezone: 'UTC',
-        status: 'active',
-        anchorAt: 0,
-        nextRunAt: 60_000,
-        createdBy: 'U1',
-        createdAt: 0,
-      });
+      const row = await store.schedules.insert(dueInAMinute('p'));
       const fires = values(await race(6, (s) => s.schedules.recordFire(row.id, 60_000, 60_500))).filter(
         (r) => r !== null,
       );
@@ -492,20 +481,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     });
 
     it('fires a schedule with its launch for exactly one of several racing stores, and hands a pending launch to one claimer at a time', async () => {
-      const row = await store.schedules.insert({
-        ...channel,
-        target: 'channel',
-        conversationId: null,
-        prompt: 'the digest',
-        kind: 'interval',
-        spec: '10',
-        timezone: 'UTC',
-        status: 'active',
-        anchorAt: 0,
-        nextRunAt: 60_000,
-        createdBy: 'U1',
-        createdAt: 0,
-      });
+      const row = await store.schedules.insert(dueInAMinute('the digest'));
       const fires = values(await race(6, (s) => s.schedules.fireAndLaunch(row.id, 60_000, 60_500, 180_500))).filter(
         (r) => r !== null,
       );
