@@ -1,4 +1,6 @@
 import type { AnswerStream, PostedMessage } from '../../src/chat/chat-adapter.js';
+import type { HistoryMessage } from '../../src/chat/conversation-history.js';
+import type { ChatAdapterHarness } from './chat-adapter-harness.js';
 import {
   declares,
   manyScreens,
@@ -6,8 +8,26 @@ import {
   tampering,
   withCapability,
   wrapStream,
+  type Broken,
   type BrokenAdapter,
 } from './broken-kit.js';
+
+/** The adapter whose history reads a thread and hands over its messages changed by `change`. */
+function readThreadAs(
+  h: ChatAdapterHarness,
+  change: (messages: readonly HistoryMessage[]) => HistoryMessage[],
+): Broken {
+  return plainly(
+    h,
+    withCapability(h.adapter, 'history', (history) => ({
+      ...history,
+      readThread: async (c, o) => {
+        const page = await history.readThread(c, o);
+        return { ...page, messages: change(page.messages) };
+      },
+    })),
+  );
+}
 
 /** Adapters broken in one capability they declare. */
 export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
@@ -122,17 +142,7 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     broken: 'readThread reads the thread newest first',
     fails: /oldest first/,
     applies: declares('history'),
-    breakIn: (h) =>
-      plainly(
-        h,
-        withCapability(h.adapter, 'history', (history) => ({
-          ...history,
-          readThread: async (c, o) => {
-            const page = await history.readThread(c, o);
-            return { ...page, messages: [...page.messages].reverse() };
-          },
-        })),
-      ),
+    breakIn: (h) => readThreadAs(h, (messages) => [...messages].reverse()),
   },
   {
     check: 'history',
@@ -140,18 +150,8 @@ export const BROKEN_CAPABILITIES: readonly BrokenAdapter[] = [
     fails: /people and itself told apart/,
     applies: declares('history'),
     breakIn: (h) =>
-      plainly(
-        h,
-        withCapability(h.adapter, 'history', (history) => ({
-          ...history,
-          readThread: async (c, o) => {
-            const page = await history.readThread(c, o);
-            return {
-              ...page,
-              messages: page.messages.map((m) => ({ ...m, author: { ...m.author, isBot: false, isSelf: false } })),
-            };
-          },
-        })),
+      readThreadAs(h, (messages) =>
+        messages.map((m) => ({ ...m, author: { ...m.author, isBot: false, isSelf: false } })),
       ),
   },
   {
