@@ -6,6 +6,7 @@ import { waitFor } from '../fakes/wait-for.js';
 import { toolResultJson } from '../support/tool-result-json.js';
 import { attachedFiles, startDiscordErrand, until, type DiscordErrand } from './discord-harness.js';
 import { sharedFiles, startErrand, texts, type Errand } from './slack-harness.js';
+import { rememberPrivately } from '../support/private-memory.js';
 
 /*
  * Files a run's code writes after the run read its principal's private material (a `me` memory), on the real sandbox
@@ -45,12 +46,7 @@ describe('files from a private run (real sandbox)', () => {
   it("Slack: Alice's files go to her DM with an ephemeral Share in thread / Keep private, Bob's calls never see them, and Share posts them and makes them public", async () => {
     slack = await startErrand({ env: { STREAMING: 'false' } });
     const { slack: s, model, app } = slack;
-    await app.store.memory.remember({
-      scope: 'me',
-      subject: `slack:${ALICE}`,
-      text: MEMORY,
-      createdBy: `slack:${ALICE}`,
-    });
+    await rememberPrivately(app.store.memory, `slack:${ALICE}`, MEMORY);
 
     model.reply(
       { toolCalls: [{ name: 'recall', arguments: { query: 'locker code' } }] },
@@ -138,12 +134,7 @@ describe('files from a private run (real sandbox)', () => {
     const { discord: d, model, app } = discord;
     const bob: FakeUser = { id: nextSnowflake(), username: 'bob' };
     d.users.set(bob.id, bob);
-    await app.store.memory.remember({
-      scope: 'me',
-      subject: `discord:${d.alice.id}`,
-      text: MEMORY,
-      createdBy: `discord:${d.alice.id}`,
-    });
+    await rememberPrivately(app.store.memory, `discord:${d.alice.id}`, MEMORY);
 
     model.reply(
       { toolCalls: [{ name: 'recall', arguments: { query: 'locker code' } }] },
@@ -188,12 +179,7 @@ describe('files from a private run (real sandbox)', () => {
     discord = await startDiscordErrand({ STREAMING: 'false' });
     const { discord: d, model, app } = discord;
     d.alice.dmsClosed = true;
-    await app.store.memory.remember({
-      scope: 'me',
-      subject: `discord:${d.alice.id}`,
-      text: MEMORY,
-      createdBy: `discord:${d.alice.id}`,
-    });
+    await rememberPrivately(app.store.memory, `discord:${d.alice.id}`, MEMORY);
     model.reply(
       { toolCalls: [{ name: 'recall', arguments: { query: 'locker code' } }] },
       { toolCalls: [{ name: 'run_code', arguments: { language: 'python', code: WRITE } }] },

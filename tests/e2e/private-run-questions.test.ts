@@ -4,6 +4,7 @@ import { waitFor } from '../fakes/wait-for.js';
 import { startDiscordErrand, until, type DiscordErrand } from './discord-harness.js';
 import { count, startSharedFixtureServer, toolResults, writeStep, type SharedFixtureServer } from './mcp-e2e-kit.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
+import { rememberPrivately } from '../support/private-memory.js';
 
 /*
  * A question (`ask_user`) or an approval prompt of a run that has read its principal's private material (a `me`
@@ -39,12 +40,7 @@ describe("a private run's questions and approvals", () => {
   it('Slack: ask_user after a private recall is shown to Alice alone, ephemerally, and her click there resumes the run', async () => {
     slack = await startErrand({ env: { STREAMING: 'false' } });
     const { slack: s, model, app } = slack;
-    await app.store.memory.remember({
-      scope: 'me',
-      subject: `slack:${ALICE}`,
-      text: MEMORY,
-      createdBy: `slack:${ALICE}`,
-    });
+    await rememberPrivately(app.store.memory, `slack:${ALICE}`, MEMORY);
     const ask = {
       toolCalls: [
         {
@@ -96,12 +92,7 @@ describe("a private run's questions and approvals", () => {
   it('Discord: an approval prompt after a private recall goes to her DM with its buttons; the thread only points there', async () => {
     discord = await startDiscordErrand({ STREAMING: 'false' }, { externalTools: server.tools });
     const { discord: d, model, app } = discord;
-    await app.store.memory.remember({
-      scope: 'me',
-      subject: `discord:${d.alice.id}`,
-      text: MEMORY,
-      createdBy: `discord:${d.alice.id}`,
-    });
+    await rememberPrivately(app.store.memory, `discord:${d.alice.id}`, MEMORY);
     model.reply(recallStep, writeStep('locker 4711-ZETA'), { text: 'Saved your note.' });
     const msg = d.userMessage(d.general.id, `<@${d.bot.id}> note my locker code`);
 
@@ -144,12 +135,7 @@ describe("a private run's questions and approvals", () => {
     discord = await startDiscordErrand({ STREAMING: 'false' });
     const { discord: d, model, app } = discord;
     d.alice.dmsClosed = true;
-    await app.store.memory.remember({
-      scope: 'me',
-      subject: `discord:${d.alice.id}`,
-      text: MEMORY,
-      createdBy: `discord:${d.alice.id}`,
-    });
+    await rememberPrivately(app.store.memory, `discord:${d.alice.id}`, MEMORY);
     const ask = {
       toolCalls: [
         {

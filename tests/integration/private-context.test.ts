@@ -5,6 +5,7 @@ import type { FakeStep, FakeToolCall, RecordedRequest } from '../fakes/fake-open
 import { waitFor } from '../fakes/wait-for.js';
 import { isSummaryRequest, stepRequests } from '../support/summary-requests.js';
 import { startHarness, type Harness } from './harness.js';
+import { rememberPrivately } from '../support/private-memory.js';
 
 let h: Harness;
 afterEach(async () => h.close());
@@ -55,12 +56,7 @@ async function run(
 describe('private stays private in a shared thread (in process, the memory adapter)', () => {
   it("keeps Ana's recall result out of Bob's runs and of the shared summary, holds her answer for her, and a forget takes the memory out of every later request", async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1400' });
-    const memory = await h.app.store.memory.remember({
-      scope: 'me',
-      subject: `memory:${ANA}`,
-      text: SECRET,
-      createdBy: `memory:${ANA}`,
-    });
+    const memory = await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     const conv = await h.app.conversations.ensure(thread);
 
@@ -125,12 +121,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
 
   it('when her own run compacts the thread, her private steps go into her own summary and the shared one gets only the placeholders', async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1400' });
-    await h.app.store.memory.remember({
-      scope: 'me',
-      subject: `memory:${ANA}`,
-      text: SECRET,
-      createdBy: `memory:${ANA}`,
-    });
+    await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     const conv = await h.app.conversations.ensure(thread);
     await run(
@@ -151,12 +142,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
 
   it('Share in thread posts the held answer and makes it public for later runs; Keep private leaves a note without it; only its owner decides, once', async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({
-      scope: 'me',
-      subject: `memory:${ANA}`,
-      text: SECRET,
-      createdBy: `memory:${ANA}`,
-    });
+    await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     await run(
       thread,
@@ -208,12 +194,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
 
   it('holds an update sent after a private result too, tells the model so, and records no private text as the task result', async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({
-      scope: 'me',
-      subject: `memory:${ANA}`,
-      text: SECRET,
-      createdBy: `memory:${ANA}`,
-    });
+    await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     const requests = await run(
       thread,
@@ -236,12 +217,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
 
   it('posts a private answer at once in a 1:1 DM, where nobody else reads it', async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({
-      scope: 'me',
-      subject: `memory:${ANA}`,
-      text: SECRET,
-      createdBy: `memory:${ANA}`,
-    });
+    await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const dm = h.adapter.thread('D1', null);
     await run(
       dm,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runFragment } from '../../src/web-console/pages/run-page.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
+import { rememberPrivately } from '../support/private-memory.js';
 
 /*
  * The web console's run timeline (DESIGN.md "The web console": steps, tool calls with arguments, approvals,
@@ -19,12 +20,7 @@ const SECRET = 'Ana locker code is 4711-ZETA';
 describe("the web console's run timeline", () => {
   it("shows a private run's steps and tool calls, never its private results nor the answer written from them", async () => {
     h = await startHarness();
-    await h.app.store.memory.remember({
-      scope: 'me',
-      subject: `memory:${ANA}`,
-      text: SECRET,
-      createdBy: `memory:${ANA}`,
-    });
+    await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     h.model.reply(
       { toolCalls: [{ name: 'recall', arguments: { query: 'locker code' } }] },
