@@ -1,20 +1,7 @@
 import { parseActionId } from '../../src/chat/action-id.js';
 import type { ChannelRef, ConversationRef } from '../../src/chat/conversation-ref.js';
-import type { CommandName, InboundSink } from '../../src/chat/inbound.js';
+import { isCommandName, type InboundSink } from '../../src/chat/inbound.js';
 import { parsePrivateAnswerActionId } from '../../src/chat/private-answers.js';
-
-/** The slash commands the console hands to the core; any other `/word` is answered with a hint. */
-const COMMANDS: readonly CommandName[] = [
-  'tasks',
-  'stop',
-  'schedules',
-  'usage',
-  'connections',
-  'memory',
-  'help',
-  'skills',
-  'admin',
-];
 
 /** A question's options as the console numbers them. */
 export type ConsoleOption = { readonly actionId: string; readonly label: string };
@@ -56,8 +43,8 @@ export function createConsoleInput(deps: ConsoleInputDeps) {
       if (await deps.elicitationLine(text)) return;
       if (text === '') return;
       const cmd = /^\/(\w+)\s*(.*)$/.exec(text);
-      if (cmd && COMMANDS.includes(cmd[1] as CommandName)) {
-        const name = cmd[1] as CommandName;
+      const name = cmd?.[1];
+      if (cmd && name !== undefined && isCommandName(name)) {
         const reply = await sink.onCommand({
           name,
           args: cmd[2] ?? '',

@@ -7,7 +7,7 @@ import {
   type REST,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
-import type { CommandName } from '../../src/chat/inbound.js';
+import { isCommandName, type CommandName } from '../../src/chat/inbound.js';
 
 const SCHEDULE_ACTIONS = ['pause', 'resume', 'delete'] as const;
 
@@ -79,24 +79,12 @@ export async function registerCommands(rest: REST, applicationId: string, guildI
   await rest.put(route, { body: commandDefinitions() });
 }
 
-const NAMES: readonly CommandName[] = [
-  'tasks',
-  'stop',
-  'schedules',
-  'usage',
-  'connections',
-  'memory',
-  'help',
-  'skills',
-  'admin',
-];
-
 /** The platform-neutral command an interaction stands for (`args` as typed after a Slack command); null if not ours. */
 export function commandFromInteraction(
   interaction: ChatInputCommandInteraction,
 ): { name: CommandName; args: string } | null {
-  const name = NAMES.find((n) => n === interaction.commandName);
-  if (!name) return null;
+  const name = interaction.commandName;
+  if (!isCommandName(name)) return null;
   if (name === 'stop') return { name, args: (interaction.options.getString('target') ?? '').trim() };
   if (name === 'schedules') {
     const sub = interaction.options.getSubcommand(false) ?? 'list';

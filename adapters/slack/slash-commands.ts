@@ -1,23 +1,10 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { CommandName, CommandReply, InboundSink } from '../../src/chat/inbound.js';
+import { isCommandName, type CommandName, type CommandReply, type InboundSink } from '../../src/chat/inbound.js';
 import type { Logger } from '../../src/logger.js';
 import { replyBody } from './home-views.js';
 import type { ScheduleUi } from './schedule-ui.js';
 import { isDmChannel, toChannelRef } from './slack-thread-id.js';
-
-/** The slash commands of the manifest; `/errand-<name>` works too, for workspaces where a name is taken. */
-export const SLASH_COMMANDS: readonly CommandName[] = [
-  'tasks',
-  'stop',
-  'schedules',
-  'usage',
-  'connections',
-  'memory',
-  'help',
-  'skills',
-  'admin',
-];
 
 const commandSchema = z.object({
   command: z.string(),
@@ -34,7 +21,7 @@ export function commandNameOf(command: string): CommandName | null {
     .replace(/^\//, '')
     .replace(/^errand[-_]/, '')
     .toLowerCase();
-  return (SLASH_COMMANDS as readonly string[]).includes(bare) ? (bare as CommandName) : null;
+  return isCommandName(bare) ? bare : null;
 }
 
 export interface SlashCommandDeps {

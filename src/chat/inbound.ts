@@ -43,9 +43,25 @@ export interface InboundMessage {
   readonly attachments?: readonly InboundAttachment[];
 }
 
-/** The slash commands every adapter wires. */
-export type CommandName =
-  'tasks' | 'stop' | 'schedules' | 'usage' | 'connections' | 'memory' | 'help' | 'skills' | 'admin';
+/** The slash commands every adapter wires, in the order they are listed to people. */
+export const COMMAND_NAMES = [
+  'tasks',
+  'stop',
+  'schedules',
+  'usage',
+  'connections',
+  'memory',
+  'help',
+  'skills',
+  'admin',
+] as const;
+
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** Whether a typed word names one of the commands. */
+export function isCommandName(word: string): word is CommandName {
+  return (COMMAND_NAMES as readonly string[]).includes(word);
+}
 
 export interface InboundCommand {
   readonly name: CommandName;

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SLASH_COMMANDS } from '../../adapters/slack/slash-commands.js';
+import { COMMAND_NAMES } from '../../src/chat/inbound.js';
 
 const manifest = readFileSync(join(import.meta.dirname, '../../adapters/slack/manifest.yaml'), 'utf8');
 
 describe('Slack app manifest', () => {
   it('declares every slash command the adapter handles', () => {
-    for (const name of SLASH_COMMANDS) expect(manifest).toMatch(new RegExp(`- command: /${name}\\n`));
+    for (const name of COMMAND_NAMES) expect(manifest).toMatch(new RegExp(`- command: /${name}\\n`));
   });
 
   it('subscribes to the events and grants the scopes the adapter relies on', () => {
