@@ -24,20 +24,23 @@ const holdsUnowned = prepared((d) =>
     .for('no key update'),
 );
 
+/** A run's last transition (`to`, `summary`, `error`, `now`): its question cleared, its end stamped. */
+export const FINAL_SET = {
+  status: sql`${P('to')}`,
+  summary: sql`coalesce(${P('summary')}, ${runs.summary})`,
+  error: sql`coalesce(${P('error')}, ${runs.error})`,
+  updatedAt: sql`${P('now')}`,
+  endedAt: sql`${P('now')}`,
+  question: null,
+  askExpiresAt: null,
+};
+
 /** The fence of `holds` as a condition of an update of the run's row (by primary key: `is not distinct from` costs nothing). */
 const FENCED = sql`${runs.owner} is not distinct from ${P('owner')} and ${runs.leaseGeneration} = ${P('generation')}`;
 export const fencedTransitionRun = prepared((d) =>
   d
     .update(runs)
-    .set({
-      status: sql`${P('to')}`,
-      summary: sql`coalesce(${P('summary')}, ${runs.summary})`,
-      error: sql`coalesce(${P('error')}, ${runs.error})`,
-      updatedAt: sql`${P('now')}`,
-      endedAt: sql`${P('now')}`,
-      question: null,
-      askExpiresAt: null,
-    })
+    .set(FINAL_SET)
     .where(and(eq(runs.id, P('id')), sql`${runs.status} = any(${P('from')}::text[])`, FENCED))
     .returning({ id: runs.id }),
 );

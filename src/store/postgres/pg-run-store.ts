@@ -7,7 +7,7 @@ import type { RunStore } from '../../runs/run-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import { isTransaction, withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
-import { createPgRunFencing, fencedCountRunStep, fencedTransitionRun } from './pg-run-fencing.js';
+import { createPgRunFencing, fencedCountRunStep, fencedTransitionRun, FINAL_SET } from './pg-run-fencing.js';
 
 const P = sql.placeholder;
 const ACTIVE = sql`${runs.status} in ('running', 'waiting_user')`;
@@ -46,15 +46,7 @@ const activeRun = prepared((d) =>
 const transitionRun = prepared((d) =>
   d
     .update(runs)
-    .set({
-      status: sql`${P('to')}`,
-      summary: sql`coalesce(${P('summary')}, ${runs.summary})`,
-      error: sql`coalesce(${P('error')}, ${runs.error})`,
-      updatedAt: sql`${P('now')}`,
-      endedAt: sql`${P('now')}`,
-      question: null,
-      askExpiresAt: null,
-    })
+    .set(FINAL_SET)
     .where(and(eq(runs.id, P('id')), sql`${runs.status} = any(${P('from')}::text[])`))
     .returning({ id: runs.id }),
 );
