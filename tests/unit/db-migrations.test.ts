@@ -74,11 +74,13 @@ describe('database migrations', () => {
     expect(rows.n).toBe(1);
   });
 
-  it('open with WAL, foreign keys and a busy timeout', () => {
+  it('open with WAL, foreign keys, a busy timeout and temporary data in memory', () => {
     const db = openDatabase(join(tempDir(), 'errand.db'));
     expect(db.$client.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.$client.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.$client.pragma('busy_timeout', { simple: true })).toBe(5000);
+    // 2 = MEMORY: statement journals never become files in /var/tmp.
+    expect(db.$client.pragma('temp_store', { simple: true })).toBe(2);
     closeDatabase(db);
   });
 
