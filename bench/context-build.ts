@@ -5,7 +5,7 @@ import { systemClock } from '../src/clock.js';
 import { closeDatabase, openDatabase } from '../src/db/client.js';
 import type { MessageRow } from '../src/db/schema.js';
 import { silentLogger } from '../src/logger.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 import { median } from './overhead-figures.js';
 

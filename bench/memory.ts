@@ -5,7 +5,7 @@ import { closeDatabase, openDatabase } from '../src/db/client.js';
 import { silentLogger } from '../src/logger.js';
 import type { MemoryVisibility } from '../src/memory/memory-store.js';
 import { memoriesForRequest } from '../src/memory/request-memories.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 import { median } from './overhead-figures.js';
 

@@ -8,7 +8,7 @@ import { silentLogger } from '../src/logger.js';
 import { createOAuthConnections } from '../src/mcp/oauth/oauth-connections.js';
 import { sealContext } from '../src/mcp/oauth/sealed-records.js';
 import { createSecretBox } from '../src/secrets/secret-box.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 
 const PEOPLE = 10_000;

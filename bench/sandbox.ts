@@ -10,7 +10,7 @@ import { silentLogger } from '../src/logger.js';
 import { SYSTEM_PYTHON } from '../src/sandbox/host-layout.js';
 import { setUpSandbox } from '../src/sandbox-wiring.js';
 import { sandboxSettingsSchema } from '../src/settings/sandbox-settings.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 import { median } from './overhead-figures.js';
 

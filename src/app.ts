@@ -26,7 +26,7 @@ import { createLocalCluster } from './runtime/process/cluster-hooks.js';
 import { RunCoordinator } from './runtime/runs/run-coordinator.js';
 import { finishOpenWork } from './runtime/restarts/finish-open-work.js';
 import { createScheduling } from './schedules/scheduling.js';
-import { openStore } from './store/open-store.js';
+import { openStore } from './composition/open-store.js';
 import { createWebConsole } from './web-console/web-console-wiring.js';
 import { setUpSandbox } from './sandbox-wiring.js';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/client.js';
-import { isSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { isSqliteStore } from '../../src/composition/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 
 /** The SQLite handle behind an app's store, for tests that read or break the file directly. */

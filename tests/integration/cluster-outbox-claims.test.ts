@@ -5,7 +5,7 @@ import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.j
 import { outboxClaims } from '../../src/db/pg-schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
-import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { useTestDatabase } from '../support/test-database.js';

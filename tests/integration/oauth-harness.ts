@@ -11,7 +11,7 @@ import {
 import { startOAuthWebServer, type OAuthWebServer } from '../../src/mcp/oauth/oauth-web-server.js';
 import { createSecretBox, type SecretBox } from '../../src/secrets/secret-box.js';
 import type { OAuthServerSettings } from '../../src/settings/oauth-settings.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore, type SqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { RecordingMetrics } from '../fakes/recording-metrics.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';

@@ -7,7 +7,7 @@ import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { oauthServersOf, startOAuth } from '../../src/mcp/oauth/oauth-setup.js';
 import { OAUTH_PATHS } from '../../src/mcp/oauth/oauth-web-server.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 

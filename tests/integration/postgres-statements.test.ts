@@ -4,7 +4,7 @@ import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.j
 import type { RunPosts } from '../../src/agent/agent-types.js';
 import { RunFencedError } from '../../src/runs/run-fence.js';
 import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
-import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import { hostname } from 'node:os';
 import { DatabaseError } from '../../src/errors.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { claimProcessIdentity } from '../../src/store/postgres/process-identity.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { promiseHooksOn } from '../fakes/promise-hooks.js';

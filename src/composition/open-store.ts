@@ -3,9 +3,9 @@ import type { Config } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { DatabaseError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ProcessIdentity } from './postgres/process-identity.js';
-import { createSqliteStore } from './sqlite/sqlite-store.js';
-import type { Store } from './store.js';
+import type { ProcessIdentity } from '../store/postgres/process-identity.js';
+import { createSqliteStore } from './sqlite-store.js';
+import type { Store } from '../store/store.js';
 
 /** What choosing and opening the store reads from the configuration. */
 export type StoreConfig = Pick<Config, 'DATABASE_PATH'> &
@@ -25,8 +25,8 @@ export async function openStore(config: StoreConfig, clock: Clock, logger?: Logg
     await Promise.all([
       import('../db/pg-client.js'),
       import('../db/pg-connection-errors.js'),
-      import('./postgres/pg-store.js'),
-      import('./postgres/process-identity.js'),
+      import('./pg-store.js'),
+      import('../store/postgres/process-identity.js'),
     ]);
   const db = await openPostgres(url, { poolSize: config.DATABASE_POOL_SIZE ?? 10, ...(logger ? { logger } : {}) });
   let identity: ProcessIdentity;

@@ -2,11 +2,11 @@ import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Cluster } from '../runtime/process/cluster-hooks.js';
-import { openStore } from '../store/open-store.js';
-import type { PostgresStore } from '../store/postgres/pg-store.js';
+import { openStore } from './open-store.js';
+import type { PostgresStore } from './pg-store.js';
 import type { Store } from '../store/store.js';
-import { openClusterChat, type OwnedClusterChat } from './cluster-chat.js';
-import { createPostgresCluster } from './cluster-runtime.js';
+import { openClusterChat, type OwnedClusterChat } from '../cluster/cluster-chat.js';
+import { createPostgresCluster } from '../cluster/cluster-runtime.js';
 
 /** What a process sharing a PostgreSQL database needs beyond a single process: the shared store, leases and wake-ups, the gateway gate and shared pacing. */
 export interface ClusterProcess {
