@@ -20,7 +20,7 @@ import type { Heartbeat } from './runtime/process/heartbeat.js';
 import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
 import type { WakeTimer } from './schedules/scheduler.js';
-import type { Store } from './store/store.js';
+import type { ErrandStore } from './composition/errand-store.js';
 import type { TaskService } from './tasks/task-service.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WebConsole, WebConsoleOptions } from './web-console/web-console-wiring.js';
@@ -38,7 +38,7 @@ export interface AppOptions {
   logger?: Logger;
   clock?: Clock;
   /** An open store; when omitted, the configured database is opened (and closed on stop). */
-  store?: Store;
+  store?: ErrandStore;
   /** The model; when omitted, the OpenAI-compatible endpoint from the config. */
   llm?: LlmClient;
   /** Backoff between model retries (tests shorten it). */
@@ -88,7 +88,7 @@ export interface ManagedToolSource extends ExternalToolSource {
 
 /** The running system, for main.ts, tests and benchmarks. */
 export interface App {
-  readonly store: Store;
+  readonly store: ErrandStore;
   readonly dispatcher: Dispatcher;
   readonly coordinator: RunCoordinator;
   readonly heartbeat: Heartbeat;

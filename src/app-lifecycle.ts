@@ -30,7 +30,7 @@ import { scheduleLauncherFor } from './runtime/schedules/schedule-launch-wiring.
 import { startSignIns } from './runtime/sign-in/sign-in-start.js';
 import type { Scheduling } from './schedules/scheduling.js';
 import type { SandboxParts } from './sandbox-wiring.js';
-import type { Store } from './store/store.js';
+import type { ErrandStore } from './composition/errand-store.js';
 import type { WebConsole } from './web-console/web-console-wiring.js';
 
 /** How long a stop waits for the posts already on their way; the rest is posted after the next start. */
@@ -48,7 +48,7 @@ const CATCH_UP_LIMITS = {
 export interface LifecycleParts {
   readonly config: Config;
   readonly options: Pick<AppOptions, 'externalTools' | 'monitoring'>;
-  readonly store: Store;
+  readonly store: ErrandStore;
   /** The app opened the store itself: it closes it at stop. */
   readonly ownsStore: boolean;
   readonly adapters: ReadonlyMap<string, ChatAdapter>;

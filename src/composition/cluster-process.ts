@@ -4,13 +4,13 @@ import type { Logger } from '../logger.js';
 import type { Cluster } from '../runtime/process/cluster-hooks.js';
 import { openStore } from './open-store.js';
 import type { PostgresStore } from './pg-store.js';
-import type { Store } from '../store/store.js';
+import type { ErrandStore } from './errand-store.js';
 import { openClusterChat, type OwnedClusterChat } from '../cluster/cluster-chat.js';
 import { createPostgresCluster } from '../cluster/cluster-runtime.js';
 
 /** What a process sharing a PostgreSQL database needs beyond a single process: the shared store, leases and wake-ups, the gateway gate and shared pacing. */
 export interface ClusterProcess {
-  readonly store: Store;
+  readonly store: ErrandStore;
   readonly cluster: Cluster;
   readonly chat: OwnedClusterChat;
   /** Closes the pacer's and the store's connections; call after the app stopped. */

@@ -5,7 +5,8 @@ import { DatabaseError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProcessIdentity } from '../store/postgres/process-identity.js';
 import { createSqliteStore } from './sqlite-store.js';
-import type { Store } from '../store/store.js';
+// The whole Store, every feature's store included: what this file assembles.
+import type { ErrandStore as Store } from './errand-store.js';
 
 /** What choosing and opening the store reads from the configuration. */
 export type StoreConfig = Pick<Config, 'DATABASE_PATH'> &

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock.js';
 import { closePostgres, type PgDb } from '../db/pg-client.js';
-import type { Store } from '../store/store.js';
+// The whole Store, every feature's store included: what this file assembles.
+import type { ErrandStore as Store } from './errand-store.js';
 import { createPgAttachmentTaskStore } from '../store/postgres/pg-attachment-task-store.js';
 import { createPgCatchUpQueries } from '../store/postgres/pg-catch-up-queries.js';
 import { createPgConnectionStore } from '../store/postgres/pg-connection-store.js';

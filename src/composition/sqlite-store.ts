@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { closeDatabase, type Db } from '../db/client.js';
-import type { Store } from '../store/store.js';
+// The whole Store, every feature's store included: what this file assembles.
+import type { ErrandStore as Store } from './errand-store.js';
 import { databaseWriteProblem } from '../store/sqlite/database-writable.js';
 import { createSqliteAttachmentTaskStore } from '../store/sqlite/sqlite-attachment-task-store.js';
 import { createSqliteCatchUpQueries } from '../store/sqlite/sqlite-catch-up-queries.js';

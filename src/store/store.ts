@@ -14,7 +14,6 @@ import type { OutboxFileStore } from './outbox-file-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
-import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { SkillPinStore } from '../skills/skill-pin-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { AuditStore } from '../audit/audit-store.js';
@@ -59,7 +58,6 @@ export interface DatabaseProbe {
 export interface Store {
   readonly runs: RunStore;
   readonly tasks: TaskService;
-  readonly schedules: ScheduleStore;
   readonly conversations: ConversationStore;
   readonly transcript: TranscriptStore;
   readonly outbox: OutboxStore;

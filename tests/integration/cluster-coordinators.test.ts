@@ -15,7 +15,7 @@ import type { RunStore } from '../../src/runs/run-store.js';
 import { goalMessage } from '../../src/runtime/runs/goal-message.js';
 import { notices } from '../../src/runtime/runs/run-notices.js';
 import { createSqliteStore, type SqliteStore } from '../../src/composition/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkChain, GENESIS_HASH } from '../../src/audit/audit-chain.js';
 import { openStore } from '../../src/composition/open-store.js';
 import type { PostgresStore } from '../../src/composition/pg-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { sqliteDb } from '../fakes/sqlite-db.js';
 import { useStoreKinds, type StoreKind } from '../support/store-kinds.js';

@@ -6,10 +6,9 @@ import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { Outbox } from '../../outbox/outbox.js';
 import type { ScheduleLauncher } from '../../schedules/schedule-launcher.js';
-import type { Store } from '../../store/store.js';
 import type { RunCoordinator } from '../runs/run-coordinator.js';
 import { creatorRightsAtFire } from './schedule-creator-rights.js';
-import { createScheduleLauncher } from './schedule-launcher-impl.js';
+import { createScheduleLauncher, type StoreWithSchedules } from './schedule-launcher-impl.js';
 import { schedulePauseNotices } from './schedule-pause-notices.js';
 
 /** The schedule launcher as the app runs it: durable launches, the creator's rights checked at each fire, pauses told. */
@@ -18,7 +17,7 @@ export function scheduleLauncherFor(deps: {
   platforms: { has(platform: string): boolean };
   /** A platform's member roles, where it has them (the adapter's capability). */
   memberRoles: (platform: string) => MemberRolesCapability | undefined;
-  store: Store;
+  store: StoreWithSchedules;
   outbox: Outbox;
   threads: ThreadOpener;
   coordinator: RunCoordinator;

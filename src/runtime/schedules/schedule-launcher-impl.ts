@@ -6,7 +6,7 @@ import type { ScheduleRow } from '../../db/schema.js';
 import { AdapterError, isTargetGone } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LaunchSetback, ScheduleLauncher } from '../../schedules/schedule-launcher.js';
-import type { ScheduleLaunchRow } from '../../schedules/schedule-store.js';
+import type { ScheduleLaunchRow, ScheduleStore } from '../../schedules/schedule-store.js';
 import type { Store } from '../../store/store.js';
 import type { CreatorVerdict } from './schedule-creator-rights.js';
 import { titleFrom } from '../runs/goal-message.js';
@@ -15,11 +15,17 @@ import type { RunCoordinator } from '../runs/run-coordinator.js';
 /** Wait before attempt n + 1 after a failure that passes by itself: 30 s, doubling, at most 15 minutes. */
 const retryDelayMs = (attempts: number) => Math.min(15 * 60_000, 30_000 * 2 ** Math.max(0, attempts - 1));
 
+/** The core Store with the schedules' store beside it (the whole store, ErrandStore, is one), in a transaction too. */
+export interface StoreWithSchedules extends Store {
+  readonly schedules: ScheduleStore;
+  atomically<T>(work: (tx: StoreWithSchedules) => Promise<T>): Promise<T>;
+}
+
 export interface ScheduleLauncherDeps {
   /** Whether the platform is connected: a schedule of another fails at once, with nothing posted. */
   platforms: { has(platform: string): boolean };
   /** Transactions, the schedule and its launch, conversations and tasks. */
-  store: Pick<Store, 'atomically' | 'schedules' | 'conversations'>;
+  store: Pick<StoreWithSchedules, 'atomically' | 'schedules' | 'conversations'>;
   posts: Pick<RunPosts, 'record' | 'delivered'>;
   threads: ThreadOpener;
   coordinator: Pick<RunCoordinator, 'pump'>;

@@ -1,0 +1,12 @@
+import type { ScheduleStore } from '../schedules/schedule-store.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * The whole Store: the core's stores (src/store/store.ts) and each feature's, plugged in here from above, so
+ * the layers below the features hold only what they use and no generic layer imports a feature.
+ */
+export interface ErrandStore extends Store {
+  readonly schedules: ScheduleStore;
+  /** Runs `work` in one transaction (see Store's comment), with every feature's store on `tx`. */
+  atomically<T>(work: (tx: ErrandStore) => Promise<T>): Promise<T>;
+}
