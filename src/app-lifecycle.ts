@@ -7,7 +7,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { AccessPolicy } from './access/access-policy.js';
-import type { ScheduleRights } from './access/schedule-rights.js';
+import type { ScheduleRights } from './schedules/schedule-rights.js';
 import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import type { Metrics } from './metrics/metrics.js';
 import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
@@ -26,7 +26,7 @@ import {
   type InterruptedRun,
 } from './runtime/restarts/recovery.js';
 import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
-import { scheduleLauncherFor } from './runtime/schedules/schedule-launch-wiring.js';
+import { scheduleLauncherFor } from './schedules/runtime/schedule-launch-wiring.js';
 import { startSignIns } from './runtime/sign-in/sign-in-start.js';
 import type { Scheduling } from './schedules/scheduling.js';
 import type { SandboxParts } from './sandbox-wiring.js';

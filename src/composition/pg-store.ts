@@ -16,7 +16,7 @@ import { createPgOpenWorkStore } from '../store/postgres/pg-open-work-store.js';
 import { createPgOutboxStore } from '../store/postgres/pg-outbox-store.js';
 import { createPgOutboxFileStore } from '../store/postgres/pg-outbox-file-store.js';
 import { createPgRunStore, type RunOwnership } from '../store/postgres/pg-run-store.js';
-import { createPgScheduleStore } from '../store/postgres/pg-schedule-store.js';
+import { createPgScheduleStore } from '../schedules/store/pg-schedule-store.js';
 import { createPgSkillPinStore } from '../store/postgres/pg-skill-pin-store.js';
 import { createPgTaskStore } from '../store/postgres/pg-task-store.js';
 import { createPgToolGrantStore } from '../store/postgres/pg-tool-grant-store.js';

@@ -15,7 +15,7 @@ import { createSqliteOpenWorkStore } from '../store/sqlite/sqlite-open-work-stor
 import { createSqliteOutboxStore } from '../store/sqlite/sqlite-outbox-store.js';
 import { createSqliteOutboxFileStore } from '../store/sqlite/sqlite-outbox-file-store.js';
 import { createSqliteRunStore } from '../store/sqlite/sqlite-run-store.js';
-import { createSqliteScheduleStore } from '../store/sqlite/sqlite-schedule-store.js';
+import { createSqliteScheduleStore } from '../schedules/store/sqlite-schedule-store.js';
 import { createSqliteSkillPinStore } from '../store/sqlite/sqlite-skill-pin-store.js';
 import { createSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';
 import { createSqliteToolGrantStore } from '../store/sqlite/sqlite-tool-grant-store.js';

@@ -13,7 +13,7 @@ import { recordConfigurationChange } from '../audit/config-audit.js';
 import type { AdapterLifecycle } from '../chat/adapter-lifecycle.js';
 import type { Clock } from '../clock.js';
 import type { CommandDeps, RunControl } from '../commands/command-deps.js';
-import type { ScheduleEditor } from '../commands/schedule-editor.js';
+import type { ScheduleEditor } from '../schedules/commands/schedule-editor.js';
 import type { Config } from '../config.js';
 import type { PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';

@@ -51,15 +51,15 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/privacy/',
   ],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
-  ['src/store/'],
+  ['src/store/', 'src/schedules/store/'],
   // The agent loop, its model client and its tools.
-  ['src/agent/'],
+  ['src/agent/', 'src/schedules/agent/'],
   // What runs hand their posts to, and the tool servers the agent calls.
   ['src/outbox/', 'src/mcp/'],
   // Platform-neutral command handlers.
-  ['src/commands/'],
+  ['src/commands/', 'src/schedules/commands/'],
   // The dispatcher and the run lifecycle.
-  ['src/runtime/'],
+  ['src/runtime/', 'src/schedules/runtime/'],
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
@@ -77,6 +77,14 @@ const LAYERS: readonly (readonly string[])[] = [
   ],
   ['src/main.ts'],
 ];
+
+/**
+ * A feature's home (src/schedules/, say) keeps its parts in sub-folders named for the layer each stands on
+ * (store/, agent/, commands/, runtime/), placed in LAYERS beside that layer: the rules for a layer's folder
+ * hold for the same part of every home.
+ */
+const homePart = (file: string, part: string): boolean =>
+  new RegExp(`^src/[a-z-]+/${part}/`).test(file) && !file.startsWith(`src/${part}/`);
 
 /** The layer a file belongs to (index into LAYERS), or -1. */
 function layerOf(file: string): number {
@@ -375,15 +383,25 @@ describe('architecture', () => {
     ).toEqual([]);
   });
 
-  it('commands do not import the runtime, and the agent does not import the database', () => {
-    expect(offenders(sources('src/commands'), (i) => i.target?.startsWith('src/runtime/') === true)).toEqual([]);
-    expect(offenders(sources('src/agent'), (i) => i.target?.startsWith('src/db/') === true)).toEqual([]);
+  it('commands do not import the runtime, and the agent does not import the database (in a feature home too)', () => {
+    const commands = all.filter((f) => f.startsWith('src/commands/') || homePart(f, 'commands'));
+    const runtime = (target: string | null) =>
+      target !== null && (target.startsWith('src/runtime/') || homePart(target, 'runtime'));
+    expect(offenders(commands, (i) => runtime(i.target))).toEqual([]);
+    const agent = all.filter((f) => f.startsWith('src/agent/') || homePart(f, 'agent'));
+    expect(offenders(agent, (i) => i.target?.startsWith('src/db/') === true)).toEqual([]);
   });
 
   it('only the store implementations, src/db/ and src/cluster/ reach the database drivers; the rest of the core talks to the Store', () => {
-    const sqliteOnly = (f: string) => f.startsWith('src/store/sqlite/') || f.startsWith('src/db/');
+    // A feature home's store/ folder holds its tables' SQLite (sqlite-*.ts) and PostgreSQL (pg-*.ts) stores.
+    const homeStore = (f: string, prefix: string) => homePart(f, 'store') && f.split('/').pop()!.startsWith(prefix);
+    const sqliteOnly = (f: string) =>
+      f.startsWith('src/store/sqlite/') || f.startsWith('src/db/') || homeStore(f, 'sqlite-');
     const postgresOnly = (f: string) =>
-      f.startsWith('src/store/postgres/') || f.startsWith('src/db/') || f.startsWith('src/cluster/');
+      f.startsWith('src/store/postgres/') ||
+      f.startsWith('src/db/') ||
+      f.startsWith('src/cluster/') ||
+      homeStore(f, 'pg-');
     expect(offenders(all, (i, f) => i.pkg === 'better-sqlite3' && !sqliteOnly(f))).toEqual([]);
     expect(offenders(all, (i, f) => i.pkg === 'pg' && !postgresOnly(f))).toEqual([]);
     expect(offenders(all, (i, f) => i.pkg === 'drizzle-orm' && !sqliteOnly(f) && !postgresOnly(f))).toEqual([]);
@@ -393,6 +411,7 @@ describe('architecture', () => {
         (i, f) =>
           i.target?.startsWith('src/store/sqlite/') === true &&
           !f.startsWith('src/store/') &&
+          !homeStore(f, 'sqlite-') &&
           f !== 'src/composition/sqlite-store.ts',
       ),
     ).toEqual([]);

@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import type { ScheduleRights } from '../../access/schedule-rights.js';
+import type { ScheduleRights } from '../schedule-rights.js';
 import { channelOf } from '../../chat/conversation-ref.js';
-import type { Schedule } from '../../schedules/schedule-service.js';
-import type { ScheduleResult, ScheduleService } from '../../schedules/schedule-service.js';
-import { formatInZone, isoInZone } from '../../schedules/zoned-time.js';
-import { defineTool, fail, ok, type ToolContext, type ToolDefinition, type ToolOutcome } from './tool.js';
+import type { Schedule } from '../schedule-service.js';
+import type { ScheduleResult, ScheduleService } from '../schedule-service.js';
+import { formatInZone, isoInZone } from '../zoned-time.js';
+import {
+  defineTool,
+  fail,
+  ok,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolOutcome,
+} from '../../agent/tools/tool.js';
 
 /** A paragraph for the system prompt: how to turn "every weekday at 9" into a schedule. */
 export const SCHEDULES_PROMPT =

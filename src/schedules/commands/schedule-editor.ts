@@ -1,19 +1,19 @@
-import type { Person } from '../access/access-policy.js';
-import type { ChannelRef } from '../chat/conversation-ref.js';
-import type { CommandReply, InboundAction } from '../chat/inbound.js';
+import type { Person } from '../../access/access-policy.js';
+import type { ChannelRef } from '../../chat/conversation-ref.js';
+import type { CommandReply, InboundAction } from '../../chat/inbound.js';
 import type {
   ScheduleFormField,
   ScheduleFormRequest,
   ScheduleFormResult,
   ScheduleFormSubmission,
   ScheduleFormValues,
-} from '../chat/schedule-form.js';
-import type { ScheduleService } from '../schedules/schedule-service.js';
-import { describeTiming } from '../schedules/schedule-timing.js';
-import { readWhen, whenOf } from '../schedules/schedule-when.js';
+} from '../../chat/schedule-form.js';
+import type { ScheduleService } from '../schedule-service.js';
+import { describeTiming } from '../schedule-timing.js';
+import { readWhen, whenOf } from '../schedule-when.js';
 import type { WhenInterpreter } from '../agent/when-interpreter.js';
-import { canonicalTimezone, formatInZone } from '../schedules/zoned-time.js';
-import type { ScheduleRights } from '../access/schedule-rights.js';
+import { canonicalTimezone, formatInZone } from '../zoned-time.js';
+import type { ScheduleRights } from '../schedule-rights.js';
 
 export interface ScheduleEditorDeps {
   service: ScheduleService;

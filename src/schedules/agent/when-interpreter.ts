@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { LlmClient } from './llm-client.js';
-import type { ScheduleKind } from '../schedules/schedule-timing.js';
-import { isoInZone } from '../schedules/zoned-time.js';
+import type { LlmClient } from '../../agent/llm-client.js';
+import type { ScheduleKind } from '../schedule-timing.js';
+import { isoInZone } from '../zoned-time.js';
 
 /** Turns "every weekday at nine" into a spec; null when the model could not (or gave no usable answer). */
 export type WhenInterpreter = (

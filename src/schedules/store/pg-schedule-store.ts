@@ -2,8 +2,8 @@ import { and, asc, count, eq, isNull, lte, min, sql } from 'drizzle-orm';
 import type { ChannelRef } from '../../chat/conversation-ref.js';
 import { scheduleLaunches, schedules } from '../../db/pg-schema.js';
 import type { ScheduleRow } from '../../db/schema.js';
-import type { ScheduleStore } from '../../schedules/schedule-store.js';
-import type { PgExecutor } from './pg-executor.js';
+import type { ScheduleStore } from '../schedule-store.js';
+import type { PgExecutor } from '../../store/postgres/pg-executor.js';
 
 const inChannel = (c: ChannelRef) =>
   and(eq(schedules.platform, c.platform), eq(schedules.workspace, c.workspace), eq(schedules.channel, c.channel));

@@ -1,16 +1,16 @@
-import type { Person } from '../access/access-policy.js';
-import { scheduleActionId, stopActionId } from '../chat/action-id.js';
-import type { ChannelRef } from '../chat/conversation-ref.js';
-import type { HomeConversation, HomeModel, HomeRequest, HomeSchedule } from '../chat/schedule-form.js';
-import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
-import type { RunStore } from '../runs/run-store.js';
-import type { HomeMemory } from '../chat/schedule-form.js';
-import type { MemoryStore } from '../memory/memory-store.js';
-import { memoryVisibility } from '../memory/memory-visibility.js';
-import type { ScheduleService } from '../schedules/schedule-service.js';
-import type { StopAuthority } from './command-deps.js';
+import type { Person } from '../../access/access-policy.js';
+import { scheduleActionId, stopActionId } from '../../chat/action-id.js';
+import type { ChannelRef } from '../../chat/conversation-ref.js';
+import type { HomeConversation, HomeModel, HomeRequest, HomeSchedule } from '../../chat/schedule-form.js';
+import type { OpenWorkStore } from '../../conversations/open-work-by-person.js';
+import type { RunStore } from '../../runs/run-store.js';
+import type { HomeMemory } from '../../chat/schedule-form.js';
+import type { MemoryStore } from '../../memory/memory-store.js';
+import { memoryVisibility } from '../../memory/memory-visibility.js';
+import type { ScheduleService } from '../schedule-service.js';
+import type { StopAuthority } from '../../commands/command-deps.js';
 import { formatScheduleLine } from './schedules-command.js';
-import type { ScheduleRights } from '../access/schedule-rights.js';
+import type { ScheduleRights } from '../schedule-rights.js';
 import { scheduleButtons } from './schedule-buttons.js';
 
 export interface HomeViewDeps {

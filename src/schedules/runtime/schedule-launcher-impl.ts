@@ -5,12 +5,12 @@ import type { Clock } from '../../clock.js';
 import type { ScheduleRow } from '../../db/schema.js';
 import { AdapterError, isTargetGone } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { LaunchSetback, ScheduleLauncher } from '../../schedules/schedule-launcher.js';
-import type { ScheduleLaunchRow, ScheduleStore } from '../../schedules/schedule-store.js';
+import type { LaunchSetback, ScheduleLauncher } from '../schedule-launcher.js';
+import type { ScheduleLaunchRow, ScheduleStore } from '../schedule-store.js';
 import type { Store } from '../../store/store.js';
 import type { CreatorVerdict } from './schedule-creator-rights.js';
-import { titleFrom } from '../runs/goal-message.js';
-import type { RunCoordinator } from '../runs/run-coordinator.js';
+import { titleFrom } from '../../runtime/runs/goal-message.js';
+import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
 
 /** Wait before attempt n + 1 after a failure that passes by itself: 30 s, doubling, at most 15 minutes. */
 const retryDelayMs = (attempts: number) => Math.min(15 * 60_000, 30_000 * 2 ** Math.max(0, attempts - 1));

@@ -2,8 +2,8 @@ import { and, asc, count, eq, isNull, lte, min, sql } from 'drizzle-orm';
 import type { ChannelRef } from '../../chat/conversation-ref.js';
 import type { Db } from '../../db/client.js';
 import { scheduleLaunches, schedules, type ScheduleStatus } from '../../db/schema.js';
-import type { ScheduleStore } from '../../schedules/schedule-store.js';
-import type { Synchronous } from './synchronous.js';
+import type { ScheduleStore } from '../schedule-store.js';
+import type { Synchronous } from '../../store/sqlite/synchronous.js';
 
 const inChannel = (c: ChannelRef) =>
   and(eq(schedules.platform, c.platform), eq(schedules.workspace, c.workspace), eq(schedules.channel, c.channel));

@@ -1,5 +1,5 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
-import type { ScheduleRights } from '../../access/schedule-rights.js';
+import type { ScheduleRights } from '../schedule-rights.js';
 import type { MemberRolesCapability } from '../../chat/member-roles.js';
 import { sharedWorkspaceOf } from '../../chat/workspace-of.js';
 import type { ScheduleRow } from '../../db/schema.js';

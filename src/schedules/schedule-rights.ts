@@ -1,4 +1,4 @@
-import type { AccessPolicy, Person } from './access-policy.js';
+import type { AccessPolicy, Person } from '../access/access-policy.js';
 import type { ScheduleRow } from '../db/schema.js';
 
 /** A change to a schedule, as the one rights check sees it. */

@@ -1,6 +1,6 @@
-import type { OutboundButton } from '../chat/outbound-button.js';
-import { scheduleActionId } from '../chat/action-id.js';
-import type { ScheduleRow } from '../db/schema.js';
+import type { OutboundButton } from '../../chat/outbound-button.js';
+import { scheduleActionId } from '../../chat/action-id.js';
+import type { ScheduleRow } from '../../db/schema.js';
 
 /** Pause or Resume (by status), Edit and Delete: the buttons one schedule gets. */
 export function scheduleButtons(row: Pick<ScheduleRow, 'id' | 'status'>): OutboundButton[] {

@@ -1,9 +1,9 @@
-import type { CommandReply, InboundCommand } from '../chat/inbound.js';
-import type { HomeModel, HomeRequest } from '../chat/schedule-form.js';
-import type { SurfaceSink } from '../chat/surface-sink.js';
-import type { RunStore } from '../runs/run-store.js';
-import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
-import type { StopAuthority } from './command-deps.js';
+import type { CommandReply, InboundCommand } from '../../chat/inbound.js';
+import type { HomeModel, HomeRequest } from '../../chat/schedule-form.js';
+import type { SurfaceSink } from '../../chat/surface-sink.js';
+import type { RunStore } from '../../runs/run-store.js';
+import type { OpenWorkStore } from '../../conversations/open-work-by-person.js';
+import type { StopAuthority } from '../../commands/command-deps.js';
 import { buildHomeModel, type HomeViewDeps } from './home-view.js';
 import { createScheduleEditor, type ScheduleEditor, type ScheduleEditorDeps } from './schedule-editor.js';
 import { handleSchedulesCommand } from './schedules-command.js';

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { Person } from '../access/access-policy.js';
-import type { OutboundButton } from '../chat/outbound-button.js';
-import type { ChannelRef } from '../chat/conversation-ref.js';
-import type { CommandReply } from '../chat/inbound.js';
-import type { ScheduleRow } from '../db/schema.js';
-import { PAUSE_AFTER_FAILURES } from '../schedules/schedule-failures.js';
-import type { ScheduleService } from '../schedules/schedule-service.js';
-import { formatInZone } from '../schedules/zoned-time.js';
+import type { Person } from '../../access/access-policy.js';
+import type { OutboundButton } from '../../chat/outbound-button.js';
+import type { ChannelRef } from '../../chat/conversation-ref.js';
+import type { CommandReply } from '../../chat/inbound.js';
+import type { ScheduleRow } from '../../db/schema.js';
+import { PAUSE_AFTER_FAILURES } from '../schedule-failures.js';
+import type { ScheduleService } from '../schedule-service.js';
+import { formatInZone } from '../zoned-time.js';
 import type { ScheduleEditor } from './schedule-editor.js';
-import type { ScheduleRights } from '../access/schedule-rights.js';
+import type { ScheduleRights } from '../schedule-rights.js';
 import { scheduleButtons } from './schedule-buttons.js';
 
 /** With these, the list carries buttons, `add` opens the form, and every change checks the person's rights. */

@@ -1,12 +1,12 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
-import type { ScheduleRights } from '../../access/schedule-rights.js';
+import type { ScheduleRights } from '../schedule-rights.js';
 import type { MemberRolesCapability } from '../../chat/member-roles.js';
 import type { ThreadOpener } from '../../outbox/thread-opener.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { Outbox } from '../../outbox/outbox.js';
-import type { ScheduleLauncher } from '../../schedules/schedule-launcher.js';
-import type { RunCoordinator } from '../runs/run-coordinator.js';
+import type { ScheduleLauncher } from '../schedule-launcher.js';
+import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
 import { creatorRightsAtFire } from './schedule-creator-rights.js';
 import { createScheduleLauncher, type StoreWithSchedules } from './schedule-launcher-impl.js';
 import { schedulePauseNotices } from './schedule-pause-notices.js';
