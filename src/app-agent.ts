@@ -20,7 +20,7 @@ import type { Logger } from './logger.js';
 import type { AgentSetup, RunLimits } from './runtime/runs/run-deps.js';
 import type { RunTracer } from './runtime/runs/run-tracing.js';
 import { setUpSkills, type SkillsSetup } from './runtime/skills-setup.js';
-import type { SandboxParts } from './sandbox-wiring.js';
+import type { SandboxParts } from './sandbox/agent/sandbox-wiring.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
 import type { Store } from './store/store.js';
 import type { Tracing } from './telemetry/tracing.js';

@@ -25,7 +25,7 @@ import type { TaskService } from './tasks/task-service.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WebConsole, WebConsoleOptions } from './web-console/web-console-wiring.js';
 import type { SandboxAvailability } from './sandbox/sandbox-probe.js';
-import type { FilesOut, WorkspaceInputs } from './sandbox/workspace-ports.js';
+import type { FilesOut, WorkspaceInputs } from './attachments/workspace-ports.js';
 
 /*
  * What createApp (app.ts) takes and gives: the one place main.ts, the tests and the benchmarks read to

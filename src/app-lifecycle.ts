@@ -29,7 +29,7 @@ import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
 import { scheduleLauncherFor } from './schedules/runtime/schedule-launch-wiring.js';
 import { startSignIns } from './runtime/sign-in/sign-in-start.js';
 import type { Scheduling } from './schedules/scheduling.js';
-import type { SandboxParts } from './sandbox-wiring.js';
+import type { SandboxParts } from './sandbox/agent/sandbox-wiring.js';
 import type { ErrandStore } from './composition/errand-store.js';
 import type { WebConsole } from './web-console/web-console-wiring.js';
 

@@ -19,7 +19,7 @@ import { connectionsOnHome } from './commands/connections-home.js';
 import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
 import { createElicitationDesk } from './runtime/questions/elicitation-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
-import { attachmentIntakeFor, filesOutOver } from './runtime/sandbox-files.js';
+import { attachmentIntakeFor, filesOutOver } from './sandbox/runtime/sandbox-files.js';
 import { Heartbeat } from './runtime/process/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
 import { createLocalCluster } from './runtime/process/cluster-hooks.js';
@@ -28,7 +28,7 @@ import { finishOpenWork } from './runtime/restarts/finish-open-work.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './composition/open-store.js';
 import { createWebConsole } from './web-console/web-console-wiring.js';
-import { setUpSandbox } from './sandbox-wiring.js';
+import { setUpSandbox } from './sandbox/agent/sandbox-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 import { createAppModel } from './app-model.js';

@@ -1,4 +1,5 @@
 import type { ScheduleStore } from '../schedules/schedule-store.js';
+import type { WorkspaceStore } from '../sandbox/workspace-store.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -7,6 +8,8 @@ import type { Store } from '../store/store.js';
  */
 export interface ErrandStore extends Store {
   readonly schedules: ScheduleStore;
+  /** Conversations' sandbox workspaces: their files, reached by every process (DESIGN.md "Running code in a sandbox"). */
+  readonly workspaces: WorkspaceStore;
   /** Runs `work` in one transaction (see Store's comment), with every feature's store on `tx`. */
   atomically<T>(work: (tx: ErrandStore) => Promise<T>): Promise<T>;
 }

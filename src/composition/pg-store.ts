@@ -24,7 +24,7 @@ import { createPgTranscriptStore } from '../store/postgres/pg-transcript-store.j
 import { createPgUsageStore } from '../store/postgres/pg-usage-store.js';
 import { createPgCostStore } from '../store/postgres/pg-cost-store.js';
 import { createPgRunTraceStore } from '../store/postgres/pg-run-trace-store.js';
-import { createPgWorkspaceStore } from '../store/postgres/pg-workspace-store.js';
+import { createPgWorkspaceStore } from '../sandbox/store/pg-workspace-store.js';
 import { createPgPrivateAnswerStore } from '../store/postgres/pg-private-answer-store.js';
 import { pgWriteProblem } from '../store/postgres/pg-write-problem.js';
 import { runDetached } from '../store/run-detached.js';

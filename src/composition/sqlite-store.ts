@@ -23,7 +23,7 @@ import { createSqliteTranscriptStore } from '../store/sqlite/sqlite-transcript-s
 import { createSqliteUsageStore } from '../store/sqlite/sqlite-usage-store.js';
 import { createSqliteCostStore } from '../store/sqlite/sqlite-cost-store.js';
 import { createSqliteRunTraceStore } from '../store/sqlite/sqlite-run-trace-store.js';
-import { createSqliteWorkspaceStore } from '../store/sqlite/sqlite-workspace-store.js';
+import { createSqliteWorkspaceStore } from '../sandbox/store/sqlite-workspace-store.js';
 import { createSqlitePrivateAnswerStore } from '../store/sqlite/sqlite-private-answer-store.js';
 import { gated, type CallRunner } from '../store/sqlite/synchronous.js';
 import { createSqliteAuditStore } from '../store/sqlite/sqlite-audit-store.js';

@@ -13,15 +13,15 @@ import type { Logger } from '../logger.js';
 import type { Outbox, OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
-import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { Authority } from './runs/authority.js';
+import type { PrivateAnswerChoiceDeps } from './runs/private-answer-choice.js';
 import type { RunCoordinator } from './runs/run-coordinator.js';
 
 /** Where inbound events are stored and looked up. */
 export interface DispatchData {
   /** Each message is stored (de-duplication record, task or answer) in one transaction of this store; held answers are decided in it. */
-  store: Pick<Store, 'atomically' | 'privateAnswers'>;
+  store: PrivateAnswerChoiceDeps['store'];
   conversations: ConversationStore;
   tasks: TaskService;
   runs: RunStore;

@@ -19,7 +19,6 @@ import type { TaskService } from '../tasks/task-service.js';
 import type { AuditStore } from '../audit/audit-store.js';
 import type { AdminSessionStore } from '../admin/admin-session-store.js';
 import type { ConsoleQueries } from '../admin/console-queries.js';
-import type { WorkspaceStore } from '../sandbox/workspace-store.js';
 import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
@@ -89,8 +88,6 @@ export interface Store {
   /** Answers built on one person's private material, held for their Share / Keep private choice. */
   readonly privateAnswers: PrivateAnswerStore;
   readonly catchUp: CatchUpQueries;
-  /** Conversations' sandbox workspaces: their files, reached by every process (DESIGN.md "Running code in a sandbox"). */
-  readonly workspaces: WorkspaceStore;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */
   atomically<T>(work: (tx: Store) => Promise<T>): Promise<T>;
@@ -102,3 +99,11 @@ export interface Store {
   /** Waits for the transaction under way, then closes the connection. */
   close(): Promise<void>;
 }
+
+/**
+ * The core Store with a feature's own stores beside it (`StoreWith<{ workspaces: WorkspaceStore }>`), as its
+ * transactions hand it over too: what a layer holds when it needs a feature's table. The whole store
+ * (src/composition/errand-store.ts) is one of each, so the features plug their stores in from above.
+ */
+export type StoreWith<M> = Omit<Store, 'atomically'> &
+  M & { atomically<T>(work: (tx: StoreWith<M>) => Promise<T>): Promise<T> };

@@ -4,7 +4,7 @@ import type { AccessPolicy, Person } from '../access/access-policy.js';
 import { createAdminSignIn, type AdminSignIn } from '../admin/admin-sign-in.js';
 import { singleProcessView, type ClusterView } from '../admin/cluster-view.js';
 import { mayUseConsole } from '../admin/console-people.js';
-import { NO_SANDBOX, type SandboxStatus } from '../admin/sandbox-status.js';
+import { NO_SANDBOX, type SandboxStatus } from '../sandbox/sandbox-status.js';
 import { auditTools } from '../agent/tools/audited-tools.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import { approvalAudit, type ApprovalAudit } from '../audit/approval-audit.js';

@@ -51,15 +51,15 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/privacy/',
   ],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
-  ['src/store/', 'src/schedules/store/'],
+  ['src/store/', 'src/schedules/store/', 'src/sandbox/store/'],
   // The agent loop, its model client and its tools.
-  ['src/agent/', 'src/schedules/agent/'],
+  ['src/agent/', 'src/schedules/agent/', 'src/sandbox/agent/'],
   // What runs hand their posts to, and the tool servers the agent calls.
   ['src/outbox/', 'src/mcp/'],
   // Platform-neutral command handlers.
   ['src/commands/', 'src/schedules/commands/'],
   // The dispatcher and the run lifecycle.
-  ['src/runtime/', 'src/schedules/runtime/'],
+  ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/'],
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
@@ -73,7 +73,6 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/app-model.ts',
     'src/app-agent.ts',
     'src/app-lifecycle.ts',
-    'src/sandbox-wiring.ts',
   ],
   ['src/main.ts'],
 ];

@@ -1,12 +1,12 @@
-import { createAttachmentIntake, type AttachmentIntake } from '../attachments/attachment-intake.js';
-import type { FileLimits } from '../chat/file-posts.js';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import { createFilesOut, type FilesOutDeps } from '../outbox/files-out.js';
-import type { Outbox } from '../outbox/outbox.js';
-import type { FilesOut, WorkspaceInputs } from '../sandbox/workspace-ports.js';
-import type { Store } from '../store/store.js';
+import { createAttachmentIntake, type AttachmentIntake } from '../../attachments/attachment-intake.js';
+import type { FileLimits } from '../../chat/file-posts.js';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import { createFilesOut, type FilesOutDeps } from '../../outbox/files-out.js';
+import type { Outbox } from '../../outbox/outbox.js';
+import type { FilesOut, WorkspaceInputs } from '../../attachments/workspace-ports.js';
+import type { Store } from '../../store/store.js';
 
 /*
  * The platform side of "files in and out" (DESIGN.md "Running code in a sandbox"), wired once: a run's output

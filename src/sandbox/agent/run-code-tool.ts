@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { CodeRunner } from '../../sandbox/code-runner.js';
-import { CODE_LANGUAGES, type CodeLanguage } from '../../sandbox/sandbox-command.js';
+import type { CodeRunner } from '../code-runner.js';
+import { CODE_LANGUAGES, type CodeLanguage } from '../sandbox-command.js';
 import type { SandboxSettings } from '../../settings/sandbox-settings.js';
-import { defineTool, type ToolOutcome } from './tool.js';
+import { defineTool, type ToolOutcome } from '../../agent/tools/tool.js';
 
 const FENCE: Record<CodeLanguage, string> = { python: 'python', javascript: 'javascript', bash: 'bash' };
 

@@ -1,11 +1,6 @@
 import type { Db } from '../../db/client.js';
-import type {
-  StoredWorkspaceFile,
-  WorkspaceChanges,
-  WorkspaceEntry,
-  WorkspaceStore,
-} from '../../sandbox/workspace-store.js';
-import type { Synchronous } from './synchronous.js';
+import type { StoredWorkspaceFile, WorkspaceChanges, WorkspaceEntry, WorkspaceStore } from '../workspace-store.js';
+import type { Synchronous } from '../../store/sqlite/synchronous.js';
 
 /**
  * Workspaces on SQLite: files as blobs keyed by (conversation, path), one row per workspace for its last use; files

@@ -1,17 +1,17 @@
-import { createRunCodeTool } from './agent/tools/run-code-tool.js';
-import type { ToolDefinition } from './agent/tools/tool.js';
-import type { Clock } from './clock.js';
-import type { Logger } from './logger.js';
-import type { SandboxStatus } from './metrics/health-check.js';
-import { createCodeRunner } from './sandbox/code-runner.js';
-import { createSandbox } from './sandbox/sandbox.js';
-import { exposedPrivatePath } from './sandbox/host-layout.js';
-import { probeSandbox, type SandboxAvailability } from './sandbox/sandbox-probe.js';
-import { createWorkspaceRetention, type WorkspaceRetention } from './sandbox/workspace-retention.js';
-import type { FilesOut, WorkspaceInputs } from './sandbox/workspace-ports.js';
-import { createWorkspaces } from './sandbox/workspace.js';
-import type { SandboxSettings } from './settings/sandbox-settings.js';
-import type { WorkspaceStore } from './sandbox/workspace-store.js';
+import { createRunCodeTool } from './run-code-tool.js';
+import type { ToolDefinition } from '../../agent/tools/tool.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import type { SandboxStatus } from '../../metrics/health-check.js';
+import { createCodeRunner } from '../code-runner.js';
+import { createSandbox } from '../sandbox.js';
+import { exposedPrivatePath } from '../host-layout.js';
+import { probeSandbox, type SandboxAvailability } from '../sandbox-probe.js';
+import { createWorkspaceRetention, type WorkspaceRetention } from '../workspace-retention.js';
+import type { FilesOut, WorkspaceInputs } from '../../attachments/workspace-ports.js';
+import { createWorkspaces } from '../workspace.js';
+import type { SandboxSettings } from '../../settings/sandbox-settings.js';
+import type { WorkspaceStore } from '../workspace-store.js';
 
 /**
  * What the app gets from the sandbox: the tool (when offered; its description tells the model about in/ and out/,

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { privateWorkspaceFiles, workspaceFiles, workspaces } from '../../db/pg-schema.js';
-import type { WorkspaceStore } from '../../sandbox/workspace-store.js';
-import type { PgExecutor } from './pg-executor.js';
+import type { WorkspaceStore } from '../workspace-store.js';
+import type { PgExecutor } from '../../store/postgres/pg-executor.js';
 
 /**
  * Workspaces on PostgreSQL: files as `bytea` keyed by (conversation, path), so every process reads the same; files
