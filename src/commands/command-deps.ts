@@ -3,7 +3,7 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ConnectionsCommandDeps } from './connections-command.js';
-import type { MemoryCommandDeps } from './memory-command.js';
+import type { MemoryCommandDeps } from '../memory/commands/memory-command.js';
 import type { SkillsCommandDeps } from './skills-command.js';
 import type { UsageCommandDeps } from './usage-command.js';
 import type { AdminCommandDeps } from './admin-command.js';

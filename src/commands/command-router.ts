@@ -2,7 +2,7 @@ import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { CommandDeps } from './command-deps.js';
 import { handleConnectionsCommand } from './connections-command.js';
 import { handleHelpCommand } from './help-command.js';
-import { handleMemoryCommand } from './memory-command.js';
+import { handleMemoryCommand } from '../memory/commands/memory-command.js';
 import { handleSkillsCommand } from './skills-command.js';
 import { handleStopCommand } from './stop-command.js';
 import { handleTasksCommand } from './tasks-command.js';

@@ -1,3 +1,4 @@
+import type { MemoryStore } from '../memory/memory-store.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { WorkspaceStore } from '../sandbox/workspace-store.js';
 import type { Store } from '../store/store.js';
@@ -10,6 +11,8 @@ export interface ErrandStore extends Store {
   readonly schedules: ScheduleStore;
   /** Conversations' sandbox workspaces: their files, reached by every process (DESIGN.md "Running code in a sandbox"). */
   readonly workspaces: WorkspaceStore;
+  /** Conversation summaries and long-term memories (DESIGN.md "Memory"). */
+  readonly memory: MemoryStore;
   /** Runs `work` in one transaction (see Store's comment), with every feature's store on `tx`. */
   atomically<T>(work: (tx: ErrandStore) => Promise<T>): Promise<T>;
 }

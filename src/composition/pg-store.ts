@@ -7,7 +7,7 @@ import { createPgAttachmentTaskStore } from '../store/postgres/pg-attachment-tas
 import { createPgCatchUpQueries } from '../store/postgres/pg-catch-up-queries.js';
 import { createPgConnectionStore } from '../store/postgres/pg-connection-store.js';
 import { createPgConversationStore } from '../store/postgres/pg-conversation-store.js';
-import { createPgMemoryStore } from '../store/postgres/pg-memory-store.js';
+import { createPgMemoryStore } from '../memory/store/pg-memory-store.js';
 import { createPgElicitationStore } from '../store/postgres/pg-elicitation-store.js';
 import { createPgEventDedupe } from '../store/postgres/pg-event-dedupe.js';
 import type { PgExecutor } from '../store/postgres/pg-executor.js';

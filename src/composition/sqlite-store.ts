@@ -7,7 +7,7 @@ import { createSqliteAttachmentTaskStore } from '../store/sqlite/sqlite-attachme
 import { createSqliteCatchUpQueries } from '../store/sqlite/sqlite-catch-up-queries.js';
 import { createSqliteConnectionStore } from '../store/sqlite/sqlite-connection-store.js';
 import { createSqliteConversationStore } from '../store/sqlite/sqlite-conversation-store.js';
-import { createSqliteMemoryStore } from '../store/sqlite/sqlite-memory-store.js';
+import { createSqliteMemoryStore } from '../memory/store/sqlite-memory-store.js';
 import { createSqliteElicitationStore } from '../store/sqlite/sqlite-elicitation-store.js';
 import { createSqliteEventDedupe } from '../store/sqlite/sqlite-event-dedupe.js';
 import { createSqliteGaugeReader } from '../store/sqlite/sqlite-gauges.js';

@@ -7,7 +7,6 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { MemoryStore } from '../memory/memory-store.js';
 import type { GaugeReadings } from '../metrics/metric-gauges.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { OutboxFileStore } from './outbox-file-store.js';
@@ -73,8 +72,6 @@ export interface Store {
   readonly openWork: OpenWorkStore;
   /** People's sign-ins to OAuth MCP servers (tokens sealed above the store). */
   readonly connections: ConnectionStore;
-  /** Conversation summaries and long-term memories (DESIGN.md "Memory"). */
-  readonly memory: MemoryStore;
   /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
   readonly elicitations: ElicitationStore;
   /** Skills admins enabled with `/skills enable`, pinned to their folders' hashes (DESIGN.md "Skills"). */

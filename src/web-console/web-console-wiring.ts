@@ -20,7 +20,8 @@ import type { Logger } from '../logger.js';
 import { checkHealth, type ToolServerState } from '../metrics/health-check.js';
 import { stopNotice } from '../runs/stop-notice.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
-import type { Store } from '../store/store.js';
+import type { MemoryStore } from '../memory/memory-store.js';
+import type { Store, StoreWith } from '../store/store.js';
 import { createPgClusterView } from '../cluster/pg-cluster-view.js';
 import { loadConsoleAssets } from './console-assets.js';
 import type { WebConsoleDeps } from './console-deps.js';
@@ -67,7 +68,8 @@ export interface WebConsole {
 
 interface Dependencies {
   readonly config: Config;
-  readonly store: Store;
+  /** The core Store, with the memories the console lists and forgets. */
+  readonly store: StoreWith<{ readonly memory: MemoryStore }>;
   readonly access: AccessPolicy;
   readonly clock: Clock;
   readonly logger: Logger;

@@ -51,13 +51,13 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/privacy/',
   ],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
-  ['src/store/', 'src/schedules/store/', 'src/sandbox/store/'],
+  ['src/store/', 'src/schedules/store/', 'src/sandbox/store/', 'src/memory/store/'],
   // The agent loop, its model client and its tools.
-  ['src/agent/', 'src/schedules/agent/', 'src/sandbox/agent/'],
+  ['src/agent/', 'src/schedules/agent/', 'src/sandbox/agent/', 'src/memory/agent/'],
   // What runs hand their posts to, and the tool servers the agent calls.
   ['src/outbox/', 'src/mcp/'],
   // Platform-neutral command handlers.
-  ['src/commands/', 'src/schedules/commands/'],
+  ['src/commands/', 'src/schedules/commands/', 'src/memory/commands/'],
   // The dispatcher and the run lifecycle.
   ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/'],
   // Scale-out: several processes over one PostgreSQL database.

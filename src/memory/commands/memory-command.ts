@@ -1,10 +1,10 @@
-import { memoryForgetActionId } from '../chat/action-id.js';
-import { channelKey, conversationKey } from '../chat/conversation-ref.js';
-import type { CommandReply, InboundCommand } from '../chat/inbound.js';
-import type { OutboundButton } from '../chat/outbound-button.js';
-import { forgetFor, type MemoryAsker } from '../memory/memory-rules.js';
-import type { ConversationSummaryRow, MemoryRow, MemoryStore } from '../memory/memory-store.js';
-import { memoryVisibility } from '../memory/memory-visibility.js';
+import { memoryForgetActionId } from '../../chat/action-id.js';
+import { channelKey, conversationKey } from '../../chat/conversation-ref.js';
+import type { CommandReply, InboundCommand } from '../../chat/inbound.js';
+import type { OutboundButton } from '../../chat/outbound-button.js';
+import { forgetFor, type MemoryAsker } from '../memory-rules.js';
+import type { ConversationSummaryRow, MemoryRow, MemoryStore } from '../memory-store.js';
+import { memoryVisibility } from '../memory-visibility.js';
 
 /** Who typed the command, as access rules name them. */
 interface MemoryCommandPerson {

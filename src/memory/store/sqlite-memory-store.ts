@@ -10,11 +10,11 @@ import {
   type MemoryRow,
   type MemoryScope,
 } from '../../db/schema.js';
-import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../../memory/memory-store.js';
-import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../../memory/search-terms.js';
-import { isVisible } from '../../memory/memory-visibility.js';
-import { withoutMemory } from '../../memory/recall-redaction.js';
-import type { Synchronous } from './synchronous.js';
+import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../memory-store.js';
+import { fts5Query, ownerToken, rankByTerms, searchTerms } from '../search-terms.js';
+import { isVisible } from '../memory-visibility.js';
+import { withoutMemory } from '../recall-redaction.js';
+import type { Synchronous } from '../../store/sqlite/synchronous.js';
 
 /** The newest matching memories a search ranks: enough for relevance, bounded in time. */
 const SEARCH_CANDIDATES = 500;

@@ -2,11 +2,11 @@ import { and, count, desc, eq, gte, or, sql, type SQL } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { conversationSummaries, memories, messages, privateSummaries, recalledMemories } from '../../db/pg-schema.js';
 import type { MemoryScope } from '../../db/schema.js';
-import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../../memory/memory-store.js';
-import { searchTerms, tsQuery } from '../../memory/search-terms.js';
-import { withoutMemory } from '../../memory/recall-redaction.js';
-import type { PgExecutor } from './pg-executor.js';
-import { prepared, type PreparedStatement } from './pg-prepared.js';
+import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../memory-store.js';
+import { searchTerms, tsQuery } from '../search-terms.js';
+import { withoutMemory } from '../recall-redaction.js';
+import type { PgExecutor } from '../../store/postgres/pg-executor.js';
+import { prepared, type PreparedStatement } from '../../store/postgres/pg-prepared.js';
 
 const P = sql.placeholder;
 

@@ -1,15 +1,9 @@
 import { z } from 'zod';
 import type { Person } from '../../access/access-policy.js';
-import type { MemoryRow, MemoryStore } from '../../memory/memory-store.js';
-import {
-  forgetFor,
-  MAX_MEMORY_CHARS,
-  memoryRefusalText,
-  rememberFor,
-  type MemoryAsker,
-} from '../../memory/memory-rules.js';
-import { memoryVisibility } from '../../memory/memory-visibility.js';
-import { defineTool, fail, ok, type ToolContext, type ToolDefinition } from './tool.js';
+import type { MemoryRow, MemoryStore } from '../memory-store.js';
+import { forgetFor, MAX_MEMORY_CHARS, memoryRefusalText, rememberFor, type MemoryAsker } from '../memory-rules.js';
+import { memoryVisibility } from '../memory-visibility.js';
+import { defineTool, fail, ok, type ToolContext, type ToolDefinition } from '../../agent/tools/tool.js';
 
 /** Most memories one `recall` returns. */
 const RECALL_LIMIT = 20;
