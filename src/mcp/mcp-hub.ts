@@ -7,7 +7,6 @@ import { McpToolCatalog } from './mcp-tool-catalog.js';
 import { OAuthToolServer, type OAuthBinding } from './oauth-tool-server.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './mcp-tool-result.js';
 import { exponentialBackoff, type RestartBackoff } from './restart-backoff.js';
-import { resultsArePrivate } from './server-visibility.js';
 import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
 
 export interface McpHubOptions {
@@ -24,6 +23,16 @@ export interface McpHubOptions {
   readonly maxResultChars?: number;
   /** Adds the active span's `traceparent` to a request's headers (traces on): HTTP servers' calls join the run's trace. */
   readonly injectTraceHeaders?: ((headers: Record<string, string>) => void) | undefined;
+}
+
+/**
+ * Whether a server's results are private to the person a call is made for (DESIGN.md "Private stays private in a
+ * shared thread"): as its `visibility` says, else private for a server people sign in to (`auth: oauth`, each call
+ * made with their own token) and public for one every call reaches with the same credentials.
+ */
+export function resultsArePrivate(settings: McpServerSettings): boolean {
+  if (settings.visibility !== undefined) return settings.visibility === 'private';
+  return 'oauth' in settings && settings.oauth !== null;
 }
 
 /** One server's health, for logs and /healthz. */
