@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { AccessPolicy } from './access/access-policy.js';
 import type { ScheduleRights } from './schedules/schedule-rights.js';
-import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
+import type { OAuthRuntime } from './sign-in/mcp/oauth-setup.js';
 import type { Metrics } from './metrics/metrics.js';
 import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
 import { checkHealth } from './metrics/health-check.js';
@@ -27,7 +27,7 @@ import {
 } from './runtime/restarts/recovery.js';
 import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
 import { scheduleLauncherFor } from './schedules/runtime/schedule-launch-wiring.js';
-import { startSignIns } from './runtime/sign-in/sign-in-start.js';
+import { startSignIns } from './sign-in/runtime/sign-in-start.js';
 import type { Scheduling } from './schedules/scheduling.js';
 import type { SandboxParts } from './sandbox/agent/sandbox-wiring.js';
 import type { ErrandStore } from './composition/errand-store.js';

@@ -14,9 +14,10 @@ import { silentLogger } from './logger.js';
 import { createRunTracer } from './runtime/runs/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
-import { connectionsCommandDeps } from './commands/connections-command-deps.js';
-import { connectionsOnHome } from './commands/connections-home.js';
-import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
+import { connectionsCommandDeps } from './sign-in/commands/connections-command-deps.js';
+import { handleConnectionsCommand } from './sign-in/commands/connections-command.js';
+import { connectionsOnHome } from './sign-in/commands/connections-home.js';
+import type { OAuthRuntime } from './sign-in/mcp/oauth-setup.js';
 import { createElicitationDesk } from './runtime/questions/elicitation-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { attachmentIntakeFor, filesOutOver } from './sandbox/runtime/sandbox-files.js';
@@ -193,6 +194,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       now: () => clock.now(),
     },
     connections,
+    connectionsCommand: (cmd) => handleConnectionsCommand(cmd, connections),
     memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
     skills: skills.command,
   };

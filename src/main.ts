@@ -93,7 +93,7 @@ async function openClustered(config: Config & { DATABASE_URL: string }, logger: 
 async function createToolServers(config: Config, logger: Logger, tracing: Tracing): Promise<ManagedToolSource | null> {
   const servers = config.file.settings.mcpServers;
   if (Object.keys(servers).length === 0) return null;
-  const { createMcpHub } = await import('./mcp/mcp-hub.js');
+  const { createMcpHub } = await import('./composition/mcp-hub.js');
   return createMcpHub({
     servers,
     logger,

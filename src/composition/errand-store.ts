@@ -1,3 +1,4 @@
+import type { ConnectionStore } from '../sign-in/connection-store.js';
 import type { MemoryStore } from '../memory/memory-store.js';
 import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { WorkspaceStore } from '../sandbox/workspace-store.js';
@@ -13,6 +14,8 @@ export interface ErrandStore extends Store {
   readonly workspaces: WorkspaceStore;
   /** Conversation summaries and long-term memories (DESIGN.md "Memory"). */
   readonly memory: MemoryStore;
+  /** People's sign-ins to OAuth MCP servers (tokens sealed above the store). */
+  readonly connections: ConnectionStore;
   /** Runs `work` in one transaction (see Store's comment), with every feature's store on `tx`. */
   atomically<T>(work: (tx: ErrandStore) => Promise<T>): Promise<T>;
 }

@@ -5,7 +5,7 @@ import { closePostgres, type PgDb } from '../db/pg-client.js';
 import type { ErrandStore as Store } from './errand-store.js';
 import { createPgAttachmentTaskStore } from '../store/postgres/pg-attachment-task-store.js';
 import { createPgCatchUpQueries } from '../store/postgres/pg-catch-up-queries.js';
-import { createPgConnectionStore } from '../store/postgres/pg-connection-store.js';
+import { createPgConnectionStore } from '../sign-in/store/pg-connection-store.js';
 import { createPgConversationStore } from '../store/postgres/pg-conversation-store.js';
 import { createPgMemoryStore } from '../memory/store/pg-memory-store.js';
 import { createPgElicitationStore } from '../store/postgres/pg-elicitation-store.js';

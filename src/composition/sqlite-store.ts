@@ -5,7 +5,7 @@ import type { ErrandStore as Store } from './errand-store.js';
 import { databaseWriteProblem } from '../store/sqlite/database-writable.js';
 import { createSqliteAttachmentTaskStore } from '../store/sqlite/sqlite-attachment-task-store.js';
 import { createSqliteCatchUpQueries } from '../store/sqlite/sqlite-catch-up-queries.js';
-import { createSqliteConnectionStore } from '../store/sqlite/sqlite-connection-store.js';
+import { createSqliteConnectionStore } from '../sign-in/store/sqlite-connection-store.js';
 import { createSqliteConversationStore } from '../store/sqlite/sqlite-conversation-store.js';
 import { createSqliteMemoryStore } from '../memory/store/sqlite-memory-store.js';
 import { createSqliteElicitationStore } from '../store/sqlite/sqlite-elicitation-store.js';

@@ -2,7 +2,6 @@ import type { AttachmentTaskStore } from '../attachments/attachment-task-store.j
 import type { UsageStore } from '../budget/usage-store.js';
 import type { CostStore } from '../budget/cost-store.js';
 import type { RunTraceStore } from '../telemetry/run-trace-store.js';
-import type { ConnectionStore } from '../connections/connection-store.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
@@ -70,8 +69,6 @@ export interface Store {
   readonly dedupe: EventDedupe;
   readonly attachments: AttachmentTaskStore;
   readonly openWork: OpenWorkStore;
-  /** People's sign-ins to OAuth MCP servers (tokens sealed above the store). */
-  readonly connections: ConnectionStore;
   /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
   readonly elicitations: ElicitationStore;
   /** Skills admins enabled with `/skills enable`, pinned to their folders' hashes (DESIGN.md "Skills"). */

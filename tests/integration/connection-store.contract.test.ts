@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectionStore, SealedTokens } from '../../src/connections/connection-store.js';
+import type { ConnectionStore, SealedTokens } from '../../src/sign-in/connection-store.js';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
 import { createPostgresStore } from '../../src/composition/pg-store.js';

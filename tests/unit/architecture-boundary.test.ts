@@ -42,7 +42,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/conversations/',
     'src/attachments/',
     'src/schedules/',
-    'src/connections/',
+    'src/sign-in/',
     'src/memory/',
     'src/sandbox/',
     'src/skills/',
@@ -51,15 +51,15 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/privacy/',
   ],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
-  ['src/store/', 'src/schedules/store/', 'src/sandbox/store/', 'src/memory/store/'],
+  ['src/store/', 'src/schedules/store/', 'src/sandbox/store/', 'src/memory/store/', 'src/sign-in/store/'],
   // The agent loop, its model client and its tools.
   ['src/agent/', 'src/schedules/agent/', 'src/sandbox/agent/', 'src/memory/agent/'],
   // What runs hand their posts to, and the tool servers the agent calls.
-  ['src/outbox/', 'src/mcp/'],
+  ['src/outbox/', 'src/mcp/', 'src/sign-in/mcp/'],
   // Platform-neutral command handlers.
-  ['src/commands/', 'src/schedules/commands/', 'src/memory/commands/'],
+  ['src/commands/', 'src/schedules/commands/', 'src/memory/commands/', 'src/sign-in/commands/'],
   // The dispatcher and the run lifecycle.
-  ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/'],
+  ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/', 'src/sign-in/runtime/'],
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
@@ -265,7 +265,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   '@slack/bolt': inside('adapters/slack/'),
   '@slack/web-api': inside('adapters/slack/'),
   'discord.js': inside('adapters/discord/'),
-  '@modelcontextprotocol/sdk': inside('src/mcp/'),
+  '@modelcontextprotocol/sdk': (f) => f.startsWith('src/mcp/') || f.startsWith('src/sign-in/mcp/'),
   'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
   marked: inside('adapters/console/'),
   'marked-terminal': inside('adapters/console/'),

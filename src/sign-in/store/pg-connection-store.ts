@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
-import type { ConnectionStore } from '../../connections/connection-store.js';
+import type { ConnectionStore } from '../connection-store.js';
 import { mcpConnections, mcpOauthClients, mcpOauthPending } from '../../db/pg-schema.js';
-import type { PgExecutor } from './pg-executor.js';
+import type { PgExecutor } from '../../store/postgres/pg-executor.js';
 
 /** The next token version: every token write moves it on, which is what a refresh claim compares. */
 const incremented = sql`${mcpConnections.version} + 1`;

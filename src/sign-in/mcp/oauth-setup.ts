@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import type { ConnectionStore } from '../../connections/connection-store.js';
+import type { ConnectionStore } from '../connection-store.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { createSecretBox } from '../../secrets/secret-box.js';
 import { decodeSecretKey } from '../../secrets/secret-key.js';
 import type { McpServerSettings } from '../../settings/mcp-server-settings.js';
-import { scrubberFor } from '../scrubbed-error.js';
+import { scrubberFor } from '../../mcp/scrubbed-error.js';
 import { createOAuthConnections, type OAuthConnections } from './oauth-connections.js';
 import type { OAuthServer } from './oauth-server.js';
 import {

@@ -1,25 +1,7 @@
-import type { CommandReply, InboundCommand } from '../chat/inbound.js';
+import type { CommandReply, InboundCommand } from '../../chat/inbound.js';
+import { NO_CONNECTIONS, type ConnectionLine, type ConnectionsCommandDeps } from '../../commands/command-deps.js';
 
-/** One connection as `/connections` shows it: never a token. */
-export interface ConnectionLine {
-  readonly server: string;
-  readonly account: string | null;
-  readonly scopes: readonly string[];
-  /** When the person connected (epoch ms). */
-  readonly since: number;
-}
-
-/**
- * What `/connections` needs of per-person OAuth (DESIGN.md "Signing in to MCP servers"). The principal is
- * `platform:userId`: the command acts for whoever typed it, on their own connections only.
- */
-export interface ConnectionsCommandDeps {
-  /** The `auth: "oauth"` servers; none: the command says sign-in is not used here. */
-  servers(): readonly string[];
-  list(principal: string): Promise<readonly ConnectionLine[]>;
-  /** Forgets the person's tokens for the server and closes their session to it; false when there were none. */
-  disconnect(principal: string, server: string): Promise<boolean>;
-}
+export type { ConnectionLine, ConnectionsCommandDeps };
 
 const USAGE = 'Use `/connections` to list your connections, or `/connections disconnect <server>`.';
 
@@ -38,8 +20,7 @@ export async function handleConnectionsCommand(
   deps: ConnectionsCommandDeps | undefined,
 ): Promise<CommandReply> {
   const servers = deps?.servers() ?? [];
-  if (!deps || servers.length === 0)
-    return { text: 'No MCP server here asks people to sign in, so there are no connections to show.' };
+  if (!deps || servers.length === 0) return { text: NO_CONNECTIONS };
   const principal = `${cmd.channel.platform}:${cmd.userId}`;
   const [verb, server, ...rest] = cmd.args.split(/\s+/).filter((w) => w !== '');
   if (verb === undefined) {

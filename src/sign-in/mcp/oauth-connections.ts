@@ -3,7 +3,7 @@ import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/cl
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Clock } from '../../clock.js';
-import type { ConnectionStore } from '../../connections/connection-store.js';
+import type { ConnectionStore } from '../connection-store.js';
 import type { McpConnectionRow } from '../../db/schema.js';
 import { maskSecrets, type Logger } from '../../logger.js';
 import { noopMetrics, type Metrics } from '../../metrics/metrics.js';

@@ -1,15 +1,15 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { SignInNeeded } from '../agent/tools/external-tool.js';
-import type { ToolContext, ToolResult } from '../agent/tools/tool.js';
-import type { Clock } from '../clock.js';
-import type { HttpServerSettings } from '../settings/mcp-server-settings.js';
-import { filterServerTools } from './mcp-tool-filter.js';
-import { cancelledError, timedOutError, timedToolCall } from './timed-tool-call.js';
-import { createMcpSession, type McpSession } from './mcp-session.js';
-import type { StoredOAuthProvider } from './oauth/stored-oauth-provider.js';
-import { scrubbedError } from './scrubbed-error.js';
-import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
+import type { SignInNeeded } from '../../agent/tools/external-tool.js';
+import type { ToolContext, ToolResult } from '../../agent/tools/tool.js';
+import type { Clock } from '../../clock.js';
+import type { HttpServerSettings } from '../../settings/mcp-server-settings.js';
+import { filterServerTools } from '../../mcp/mcp-tool-filter.js';
+import { cancelledError, timedOutError, timedToolCall } from '../../mcp/timed-tool-call.js';
+import { createMcpSession, type McpSession } from '../../mcp/mcp-session.js';
+import type { StoredOAuthProvider } from './stored-oauth-provider.js';
+import { scrubbedError } from '../../mcp/scrubbed-error.js';
+import type { ElicitationAsker } from '../../mcp/elicitation/elicitation-scope.js';
 import { askToConnect, type OAuthBinding } from './oauth-sign-in.js';
 
 export { cannotLinkHereError, connectNoticeText, notConnectedError, signInAgainError } from './oauth-sign-in.js';

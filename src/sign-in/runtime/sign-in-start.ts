@@ -1,15 +1,15 @@
 import type { ConversationRef } from '../../chat/conversation-ref.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import type { ConnectionStore } from '../../connections/connection-store.js';
+import type { ConnectionStore } from '../connection-store.js';
 import type { Logger } from '../../logger.js';
-import type { OAuthBinding } from '../../mcp/oauth-tool-server.js';
-import { startOAuth, type OAuthRuntime } from '../../mcp/oauth/oauth-setup.js';
-import { signInNotes } from '../../mcp/oauth/sign-in-notes.js';
+import type { OAuthBinding } from '../mcp/oauth-tool-server.js';
+import { startOAuth, type OAuthRuntime } from '../mcp/oauth-setup.js';
+import { signInNotes } from '../mcp/sign-in-notes.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Outbox } from '../../outbox/outbox.js';
 import type { RunStore } from '../../runs/run-store.js';
-import type { RunCoordinator } from '../runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
 import { signInWaits } from './sign-in-waits.js';
 
 export interface SignInStartDeps {

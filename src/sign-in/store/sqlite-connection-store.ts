@@ -1,9 +1,9 @@
 import { and, asc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
-import type { ConnectionStore, TakenPending } from '../../connections/connection-store.js';
+import type { ConnectionStore, TakenPending } from '../connection-store.js';
 import type { Db } from '../../db/client.js';
 import { mcpConnections, mcpOauthClients, mcpOauthPending } from '../../db/schema.js';
-import type { Synchronous } from './synchronous.js';
+import type { Synchronous } from '../../store/sqlite/synchronous.js';
 
 /** The next token version: every token write moves it on, which is what a refresh claim compares. */
 const incremented = sql`${mcpConnections.version} + 1`;

@@ -6,7 +6,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Clock } from '../../clock.js';
-import type { ConnectionStore, SealedTokens } from '../../connections/connection-store.js';
+import type { ConnectionStore, SealedTokens } from '../connection-store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { accountLabel } from './account-label.js';
 import { clientMetadataUrlOf, errandClientMetadata, redirectUrlOf } from './oauth-client-metadata.js';

@@ -1,6 +1,6 @@
-import { disconnectActionId, type HomeConnections } from '../chat/home-connections.js';
-import type { HomeRequest } from '../chat/schedule-form.js';
-import type { SurfaceSink } from '../chat/surface-sink.js';
+import { disconnectActionId, type HomeConnections } from '../../chat/home-connections.js';
+import type { HomeRequest } from '../../chat/schedule-form.js';
+import type { SurfaceSink } from '../../chat/surface-sink.js';
 import { describeConnection, disconnectConnection, type ConnectionsCommandDeps } from './connections-command.js';
 
 /** The Connections section of one person's App Home; null where no server asks people to sign in. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { SignInNeeded } from '../agent/tools/external-tool.js';
-import type { ToolResult } from '../agent/tools/tool.js';
-import type { OAuthConnections } from './oauth/oauth-connections.js';
+import type { SignInNeeded } from '../../agent/tools/external-tool.js';
+import type { ToolResult } from '../../agent/tools/tool.js';
+import type { OAuthConnections } from './oauth-connections.js';
 
 /*
  * Asking a person to sign in to an `auth: "oauth"` server: the private Connect notice and what the model reads

@@ -1,6 +1,6 @@
 import type { ConnectionsCommandDeps } from './connections-command.js';
-import type { Config } from '../config.js';
-import { oauthServersOf, type OAuthRuntime } from '../mcp/oauth/oauth-setup.js';
+import type { Config } from '../../config.js';
+import { oauthServersOf, type OAuthRuntime } from '../mcp/oauth-setup.js';
 
 /** What a tool source is told when a person disconnects (the MCP hub closes their session to the server). */
 export interface DisconnectListener {

@@ -2,12 +2,12 @@ import type { Logger } from 'pino';
 import type { ExternalToolSource } from '../agent/tools/external-tool.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { McpServerSettings } from '../settings/mcp-server-settings.js';
-import { McpServerConnection, type McpServerState } from './mcp-server-connection.js';
-import { McpToolCatalog } from './mcp-tool-catalog.js';
-import { OAuthToolServer, type OAuthBinding } from './oauth-tool-server.js';
-import { DEFAULT_MAX_RESULT_CHARS } from './mcp-tool-result.js';
-import { exponentialBackoff, type RestartBackoff } from './restart-backoff.js';
-import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
+import { McpServerConnection, type McpServerState } from '../mcp/mcp-server-connection.js';
+import { McpToolCatalog } from '../mcp/mcp-tool-catalog.js';
+import { OAuthToolServer, type OAuthBinding } from '../sign-in/mcp/oauth-tool-server.js';
+import { DEFAULT_MAX_RESULT_CHARS } from '../mcp/mcp-tool-result.js';
+import { exponentialBackoff, type RestartBackoff } from '../mcp/restart-backoff.js';
+import type { ElicitationAsker } from '../mcp/elicitation/elicitation-scope.js';
 
 export interface McpHubOptions {
   /** `config.file.settings.mcpServers`, in file order (the first of two clashing tool names wins). */
