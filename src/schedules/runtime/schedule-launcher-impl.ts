@@ -7,7 +7,7 @@ import { AdapterError, isTargetGone } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LaunchSetback, ScheduleLauncher } from '../schedule-launcher.js';
 import type { ScheduleLaunchRow, ScheduleStore } from '../schedule-store.js';
-import type { Store } from '../../store/store.js';
+import type { StoreWith } from '../../store/store.js';
 import type { CreatorVerdict } from './schedule-creator-rights.js';
 import { titleFrom } from '../../runtime/runs/goal-message.js';
 import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
@@ -16,10 +16,7 @@ import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
 const retryDelayMs = (attempts: number) => Math.min(15 * 60_000, 30_000 * 2 ** Math.max(0, attempts - 1));
 
 /** The core Store with the schedules' store beside it (the whole store, ErrandStore, is one), in a transaction too. */
-export interface StoreWithSchedules extends Store {
-  readonly schedules: ScheduleStore;
-  atomically<T>(work: (tx: StoreWithSchedules) => Promise<T>): Promise<T>;
-}
+export type StoreWithSchedules = StoreWith<{ readonly schedules: ScheduleStore }>;
 
 export interface ScheduleLauncherDeps {
   /** Whether the platform is connected: a schedule of another fails at once, with nothing posted. */
