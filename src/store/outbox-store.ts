@@ -31,6 +31,13 @@ export interface OutboxClaim {
   renew(): Promise<boolean>;
   /** Gives the claim up, so any process may post the conversation's rows at once. */
   release(): Promise<void>;
+  /**
+   * Gives the claim up only if the conversation has no pending row, in one statement: true when given up
+   * (the turn is over, nothing to release after it), false when a row is pending (read it with
+   * `nextPending`). A row committed after the check kicks its conversation, and that kick finds the claim
+   * free (or, racing the release, busy: it looks again soon). Absent: read `nextPending`, then `release`.
+   */
+  releaseIfDrained?(): Promise<boolean>;
 }
 
 /** Whether a claim was won: `busy` means another holder's claim is live until `until` (epoch ms). */
