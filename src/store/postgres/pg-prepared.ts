@@ -41,6 +41,18 @@ export function prepared<T>(build: (db: PgExecutor) => Preparable<T>): PreparedS
   };
 }
 
+/**
+ * A hot-path statement written by hand (what drizzle's builders cannot write, like a data-modifying statement
+ * behind a locking CTE), run as a named statement on the call's executor; its rows as node-postgres gives them.
+ */
+export function preparedText<R>(text: string): (ex: PgExecutor, values: unknown[]) => Promise<R[]> {
+  const name = nameOf(text);
+  return async (ex, values) => {
+    const result = await clientOf(ex).query(name === undefined ? { text } : { name, text }, values);
+    return result.rows as unknown as R[];
+  };
+}
+
 /** What node-postgres offers both the pool and a pooled connection: a query with a config and its values. */
 interface QueryClient {
   query(config: unknown, values: unknown[]): Promise<{ rows: unknown[][] }>;
