@@ -37,6 +37,13 @@ export interface PostgresStoreOptions {
   ownership?: RunOwnership;
   /** Whether `close()` ends the pool (false when the caller shares it). */
   ownsDb?: boolean;
+  /**
+   * Whether to check that no flow inside an open transaction calls the root store (default: the environment's
+   * `ERRAND_CHECK_TX_CONTEXT=1`, set by the test run). Such a call would run on another connection, outside
+   * the transaction; checking needs an AsyncLocalStorage, whose promise hook costs every promise of the
+   * process while a transaction is open, so it is a test run's check, not production's.
+   */
+  checkTransactionContext?: boolean;
 }
 
 /** The PostgreSQL store, with its drizzle handle for the cluster primitives and its run ownership. */
@@ -110,11 +117,12 @@ function lazySubStores(ex: PgExecutor, clock: Clock, ownership: RunOwnership | n
 }
 
 /**
- * Calls made on the root store while a transaction of this store is open in the same async flow go
- * into that transaction, as they do on SQLite (where there is one connection): a flow that forgets to
- * use its `tx` still sees its own uncommitted rows and cannot wait on a lock its own transaction holds.
+ * The root store's sub-stores, checked: a call that returns a promise (a statement) from a flow inside an open
+ * transaction is refused, because it would run on another connection, outside that transaction (it would not
+ * see the transaction's rows, and could wait for a lock the transaction holds). Synchronous helpers
+ * (`refOf`) are fine.
  */
-function routed(root: SubStores, current: () => Store | null): SubStores {
+function checked(root: SubStores, inTransaction: () => boolean): SubStores {
   const out: Record<string, unknown> = {};
   for (const [name, sub] of Object.entries(root) as unknown as [keyof SubStores, Record<string, unknown>][]) {
     const wrapped: Record<string, unknown> = {};
@@ -123,8 +131,12 @@ function routed(root: SubStores, current: () => Store | null): SubStores {
         typeof fn !== 'function'
           ? fn
           : (...args: unknown[]) => {
-              const target = (current()?.[name] as Record<string, unknown> | undefined) ?? sub;
-              return (target[method] as (...a: unknown[]) => unknown)(...args);
+              const result = (fn as (...a: unknown[]) => unknown).apply(sub, args);
+              if (inTransaction() && typeof (result as { then?: unknown } | null)?.then === 'function') {
+                (result as Promise<unknown>).catch(() => undefined);
+                return Promise.reject(misuse(`${String(name)}.${method}`));
+              }
+              return result;
             };
     }
     out[name] = wrapped;
@@ -132,21 +144,33 @@ function routed(root: SubStores, current: () => Store | null): SubStores {
   return out as SubStores;
 }
 
+/** The error of a root-store call made inside an open transaction (checked stores only). */
+function misuse(what: string): Error {
+  return new Error(
+    `${what} was called on the root store inside an open transaction: it would run outside that transaction; use the transaction's store (the \`tx\` given to \`atomically\`)`,
+  );
+}
+
 /**
  * The Store on a PostgreSQL pool shared by any number of Errand processes. `atomically` runs its work
  * in one `db.transaction` on one pooled connection, through a store bound to it; a nested `atomically`
- * joins it. `afterCommit` callbacks are queued per transaction (AsyncLocalStorage tells which one a
- * call belongs to) and run once its COMMIT has returned.
+ * on that store joins it, and so do its `afterCommit` callbacks, run once its COMMIT has returned.
+ *
+ * The transaction is carried explicitly, in the `tx` handed to the body (Store's contract: inside, every
+ * store call goes through `tx`), not looked up in an AsyncLocalStorage: on Node 20 an enabled one hooks
+ * every promise of the process, and with transactions open across round trips it was on nearly all the
+ * time (≈ 12 % of Errand's CPU on PostgreSQL, bench/OVERHEAD.md, issue 40). Calls on the root store go to
+ * the pool. Test runs check that no transaction's flow calls the root store (`checkTransactionContext`).
  */
 export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresStoreOptions = {}): PostgresStore {
   const ownership = options.ownership ?? null;
-  const context = new AsyncLocalStorage<OpenTransaction>();
-  const open = (): OpenTransaction | null => {
-    const tx = context.getStore();
-    return tx && !tx.done ? tx : null;
+  const checking = options.checkTransactionContext ?? process.env.ERRAND_CHECK_TX_CONTEXT === '1';
+  const context = checking ? new AsyncLocalStorage<OpenTransaction>() : null;
+  const inTransaction = (): boolean => {
+    const tx = context?.getStore();
+    return tx !== undefined && !tx.done;
   };
-  // On Node 20 an enabled AsyncLocalStorage puts a hook on every promise of the process; only an open
-  // transaction needs it, so it is turned off whenever none is open (the next run() turns it on again).
+  // Checking only: the AsyncLocalStorage is turned off whenever no transaction is open.
   let openTransactions = 0;
 
   const attempt = async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
@@ -157,21 +181,19 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
       const result = await db.transaction(async (ex) => {
         const tx: OpenTransaction = { store: bindTransaction(ex, afterCommit), afterCommit, done: false };
         opened.push(tx);
-        return context.run(tx, () => work(tx.store));
+        return context ? context.run(tx, () => work(tx.store)) : work(tx.store);
       });
       for (const tx of opened) tx.done = true;
       for (const fn of afterCommit) runDetached(fn);
       return result;
     } finally {
-      // Flows started inside that outlive it fall back to the pool instead of a finished transaction.
       for (const tx of opened) tx.done = true;
-      if (--openTransactions === 0) context.disable();
+      if (--openTransactions === 0) context?.disable();
     }
   };
 
   const atomically = async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
-    const joined = open();
-    if (joined) return work(joined.store);
+    if (inTransaction()) throw misuse('atomically');
     for (let tries = 1; ; tries++) {
       try {
         return await attempt(work);
@@ -193,16 +215,16 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
     return txStore;
   };
 
+  const subs = subStores(db, clock, ownership);
   const root: PostgresStore = {
     db,
     ownership,
-    ...routed(subStores(db, clock, ownership), () => open()?.store ?? null),
+    ...(context ? checked(subs, inTransaction) : subs),
     probe: { gauges: () => readPgGauges(db), writeProblem: () => pgWriteProblem(db) },
     atomically,
     afterCommit(fn) {
-      const tx = open();
-      if (tx) tx.afterCommit.push(fn);
-      else fn();
+      if (inTransaction()) throw misuse('afterCommit');
+      fn();
     },
     close: async () => {
       if (options.ownsDb) await closePostgres(db);

@@ -51,6 +51,23 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     expect((await first.outbox.claim(c)).kind).toBe('busy');
   });
 
+  it('gives a drained conversation’s claim up in one statement only while none of its rows is pending', async () => {
+    const c = await conversation(first);
+    const held = await first.outbox.claim(c);
+    if (held.kind !== 'claimed') throw new Error('the claim was not won');
+    const [row] = await second.outbox.add(c, null, 'note', [{ text: 'recorded by another process' }]);
+    // A row is pending: the claim stays, and another process still finds it busy.
+    expect(await held.claim.releaseIfDrained?.()).toBe(false);
+    expect((await second.outbox.claim(c)).kind).toBe('busy');
+    await first.outbox.markPosted(row!, 'P1');
+    expect(await held.claim.releaseIfDrained?.()).toBe(true);
+    // Given up: another process claims at once; the old holder's late try gives up nothing of the new holder's.
+    const taken = await second.outbox.claim(c);
+    expect(taken.kind).toBe('claimed');
+    expect(await held.claim.releaseIfDrained?.()).toBe(false);
+    expect((await first.outbox.claim(c)).kind).toBe('busy');
+  });
+
   it('gives a process back the claim it already holds (a restart under the same name)', async () => {
     const c = await conversation(first);
     expect((await first.outbox.claim(c)).kind).toBe('claimed');
