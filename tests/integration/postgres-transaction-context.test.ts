@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 
