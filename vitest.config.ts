@@ -18,6 +18,8 @@ export default defineConfig({
     // Errand built once (scripts/build.mjs) for the tests that start it as a process.
     globalSetup: ['tests/support/postgres-global-setup.ts', 'tests/support/build-global-setup.ts'],
     include: ['tests/**/*.test.ts'],
+    // The PostgreSQL store refuses a root-store call from inside an open transaction (pg-store.ts; off in production).
+    env: { ERRAND_CHECK_TX_CONTEXT: '1' },
     isolate: false,
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -6,7 +6,7 @@ import { createAccessPolicy } from '../src/access/access-policy.js';
 import { createBudget } from '../src/budget/budget.js';
 import { utcDay } from '../src/budget/utc-day.js';
 import { closeDatabase, openDatabase } from '../src/db/client.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import { accessSchema } from '../src/settings/team-settings.js';
 import type { Benchmark } from './benchmark.js';
 

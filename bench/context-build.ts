@@ -5,7 +5,8 @@ import { systemClock } from '../src/clock.js';
 import { closeDatabase, openDatabase } from '../src/db/client.js';
 import type { MessageRow } from '../src/db/schema.js';
 import { silentLogger } from '../src/logger.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
+import { runMemory } from '../src/memory/agent/run-memory.js';
 import type { Benchmark } from './benchmark.js';
 import { median } from './overhead-figures.js';
 
@@ -140,7 +141,7 @@ async function timeAssembly(rows: readonly MessageRow[], goal: string, viewer: s
         });
     });
     const signal = new AbortController().signal;
-    const visibility = { person: `slack:${viewer}`, channel: 'slack:T1:C1', workspace: 'slack:T1' };
+    const place = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: null };
     const once = () =>
       assembleContext(
         {
@@ -151,11 +152,11 @@ async function timeAssembly(rows: readonly MessageRow[], goal: string, viewer: s
           budgetTokens: 16_000,
           tokenScale: 1,
           historyRows: 400,
-          visibility,
+          memoryOf: { principal: { platform: 'slack', userId: viewer }, place },
           viewer,
           signal,
         },
-        { transcript: store.transcript, logger: silentLogger(), memory: { store: store.memory, memoryTokens: 1000 } },
+        { transcript: store.transcript, logger: silentLogger(), memory: runMemory(store.memory, 1000) },
         { failed: false },
       );
     for (let i = 0; i < WARMUP; i++) await once();

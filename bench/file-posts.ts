@@ -6,7 +6,7 @@ import { closeDatabase, openDatabase } from '../src/db/client.js';
 import { silentLogger } from '../src/logger.js';
 import { createFilesOut } from '../src/outbox/files-out.js';
 import { createOutbox } from '../src/outbox/outbox.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import { pngOfSize } from '../tests/e2e/kits/file-output-tool.js';
 import { FakeSlack } from '../tests/fakes/fake-slack.js';
 import type { Benchmark } from './benchmark.js';

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { closeDatabase, openDatabase } from '../src/db/client.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { LlmClient } from '../src/agent/llm-client.js';
 import { FakeClock } from '../tests/fakes/fake-clock.js';
 import { MemoryAdapter } from '../tests/fakes/memory-adapter.js';

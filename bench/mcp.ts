@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { silentLogger } from '../src/logger.js';
-import { createMcpHub } from '../src/mcp/mcp-hub.js';
+import { createMcpHub } from '../src/composition/mcp-hub.js';
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from '../src/mcp/mcp-tool-result.js';
 import { mcpServerSchema } from '../src/settings/mcp-server-settings.js';
 import { echoTool } from '../tests/fixtures/mcp/fixture-mcp-server.js';

@@ -5,7 +5,8 @@ import { closeDatabase, openDatabase } from '../src/db/client.js';
 import { silentLogger } from '../src/logger.js';
 import type { MemoryVisibility } from '../src/memory/memory-store.js';
 import { memoriesForRequest } from '../src/memory/request-memories.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
+import { runMemory } from '../src/memory/agent/run-memory.js';
 import type { Benchmark } from './benchmark.js';
 import { median } from './overhead-figures.js';
 
@@ -120,6 +121,7 @@ export const benchmark: Benchmark = {
         through,
       );
       const visibility: MemoryVisibility = { person: 'slack:U1', channel: 'slack:T1:C1', workspace: 'slack:T1' };
+      const place = { platform: 'slack', workspace: 'T1', channel: 'C1', thread: null };
       const goal = 'Who reviews the payments release on Thursday, and where is staging?';
       const signal = new AbortController().signal;
       const request = (memoryTokens: number) => () =>
@@ -132,11 +134,11 @@ export const benchmark: Benchmark = {
             budgetTokens: 16_000,
             tokenScale: 1,
             historyRows: 400,
-            visibility,
+            memoryOf: { principal: { platform: 'slack', userId: 'U1' }, place },
             viewer: 'U1',
             signal,
           },
-          { transcript: store.transcript, logger: silentLogger(), memory: { store: store.memory, memoryTokens } },
+          { transcript: store.transcript, logger: silentLogger(), memory: runMemory(store.memory, memoryTokens) },
           { failed: false },
         );
       const compaction = await timed(request(0));

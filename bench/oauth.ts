@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { closeDatabase, openDatabase } from '../src/db/client.js';
 import { silentLogger } from '../src/logger.js';
-import { createOAuthConnections } from '../src/mcp/oauth/oauth-connections.js';
-import { sealContext } from '../src/mcp/oauth/sealed-records.js';
+import { createOAuthConnections } from '../src/sign-in/mcp/oauth-connections.js';
+import { sealContext } from '../src/sign-in/mcp/sealed-records.js';
 import { createSecretBox } from '../src/secrets/secret-box.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 
 const PEOPLE = 10_000;

@@ -8,9 +8,9 @@ import { systemClock } from '../src/clock.js';
 import { openDatabase } from '../src/db/client.js';
 import { silentLogger } from '../src/logger.js';
 import { SYSTEM_PYTHON } from '../src/sandbox/host-layout.js';
-import { setUpSandbox } from '../src/sandbox-wiring.js';
+import { setUpSandbox } from '../src/sandbox/agent/sandbox-wiring.js';
 import { sandboxSettingsSchema } from '../src/settings/sandbox-settings.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 import { median } from './overhead-figures.js';
 

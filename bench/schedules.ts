@@ -8,7 +8,7 @@ import { closeDatabase, openDatabase } from '../src/db/client.js';
 import { silentLogger } from '../src/logger.js';
 import type { ScheduleLauncher } from '../src/schedules/schedule-launcher.js';
 import { createScheduling } from '../src/schedules/scheduling.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import type { Benchmark } from './benchmark.js';
 
 const ARMED = 10_000;

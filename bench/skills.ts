@@ -10,7 +10,7 @@ import { filePinsOf } from '../src/skills/skill-enablement.js';
 import { createSkillLibrary } from '../src/skills/skill-library.js';
 import { createSkillMounts } from '../src/skills/skill-mounts.js';
 import { scanSkills } from '../src/skills/skill-scan.js';
-import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../src/composition/sqlite-store.js';
 import { writeSkill } from '../tests/fixtures/skill-folders.js';
 import type { Benchmark } from './benchmark.js';
 

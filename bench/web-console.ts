@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { isSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { isSqliteStore } from '../src/composition/sqlite-store.js';
 import { MemoryAdapter } from '../tests/fakes/memory-adapter.js';
 import type { Benchmark } from './benchmark.js';
 import { median } from './overhead-figures.js';

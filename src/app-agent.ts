@@ -2,14 +2,15 @@ import { createSummaryWriter } from './agent/context-summary.js';
 import type { LlmClient } from './agent/llm-client.js';
 import { createControlTools } from './agent/tools/control-tools.js';
 import { createHistoryTools } from './agent/tools/history-tools.js';
-import { createMemoryTools } from './agent/tools/memory-tools.js';
-import { createScheduleTools, SCHEDULES_PROMPT } from './agent/tools/schedule-tools.js';
+import { createMemoryTools } from './memory/agent/memory-tools.js';
+import { runMemory } from './memory/agent/run-memory.js';
+import { createScheduleTools, SCHEDULES_PROMPT } from './schedules/agent/schedule-tools.js';
 import { createTaskTools } from './agent/tools/task-tools.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import { createToolRegistry } from './agent/tools/tool-registry.js';
 import { traceTools } from './agent/tools/traced-tools.js';
 import type { AccessPolicy } from './access/access-policy.js';
-import type { ScheduleRights } from './access/schedule-rights.js';
+import type { ScheduleRights } from './schedules/schedule-rights.js';
 import type { AppOptions } from './app-contract.js';
 import { createBudget } from './budget/budget.js';
 import { unpricedWarning } from './budget/pricing.js';
@@ -20,9 +21,9 @@ import type { Logger } from './logger.js';
 import type { AgentSetup, RunLimits } from './runtime/runs/run-deps.js';
 import type { RunTracer } from './runtime/runs/run-tracing.js';
 import { setUpSkills, type SkillsSetup } from './runtime/skills-setup.js';
-import type { SandboxParts } from './sandbox-wiring.js';
+import type { SandboxParts } from './sandbox/agent/sandbox-wiring.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
-import type { Store } from './store/store.js';
+import type { ErrandStore } from './composition/errand-store.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WebConsole } from './web-console/web-console-wiring.js';
 
@@ -40,7 +41,7 @@ export interface AppAgent {
 export async function createAppAgent(deps: {
   config: Config;
   options: Pick<AppOptions, 'externalTools' | 'cluster'>;
-  store: Store;
+  store: ErrandStore;
   access: AccessPolicy;
   rights: ScheduleRights;
   schedules: ScheduleService;
@@ -83,11 +84,11 @@ export async function createAppAgent(deps: {
       budget: createBudget({ store: store.usage, cost: store.cost, limits, pricing, now, shared }),
       channels,
       streaming: config.STREAMING,
-      memory: {
-        store: store.memory,
-        writeSummary: createSummaryWriter(deps.llm, config.COMPACTION_MODEL),
-        memoryTokens: config.MEMORY_TOKEN_BUDGET,
-      },
+      memory: runMemory(
+        store.memory,
+        config.MEMORY_TOKEN_BUDGET,
+        createSummaryWriter(deps.llm, config.COMPACTION_MODEL),
+      ),
       runTracer,
       skills: skills.runs,
     },

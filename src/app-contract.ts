@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { ConversationStore } from './conversations/conversation-store.js';
 import type { TranscriptStore } from './conversations/transcript-store.js';
 import type { Logger } from './logger.js';
-import type { OAuthBinding } from './mcp/oauth-tool-server.js';
+import type { OAuthBinding } from './sign-in/mcp/oauth-tool-server.js';
 import type { ElicitationAsker } from './mcp/elicitation/elicitation-scope.js';
 import type { ToolServerState } from './metrics/health-check.js';
 import type { Monitoring } from './metrics/monitoring.js';
@@ -20,12 +20,12 @@ import type { Heartbeat } from './runtime/process/heartbeat.js';
 import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
 import type { WakeTimer } from './schedules/scheduler.js';
-import type { Store } from './store/store.js';
+import type { ErrandStore } from './composition/errand-store.js';
 import type { TaskService } from './tasks/task-service.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WebConsole, WebConsoleOptions } from './web-console/web-console-wiring.js';
 import type { SandboxAvailability } from './sandbox/sandbox-probe.js';
-import type { FilesOut, WorkspaceInputs } from './sandbox/workspace-ports.js';
+import type { FilesOut, WorkspaceInputs } from './attachments/workspace-ports.js';
 
 /*
  * What createApp (app.ts) takes and gives: the one place main.ts, the tests and the benchmarks read to
@@ -38,7 +38,7 @@ export interface AppOptions {
   logger?: Logger;
   clock?: Clock;
   /** An open store; when omitted, the configured database is opened (and closed on stop). */
-  store?: Store;
+  store?: ErrandStore;
   /** The model; when omitted, the OpenAI-compatible endpoint from the config. */
   llm?: LlmClient;
   /** Backoff between model retries (tests shorten it). */
@@ -88,7 +88,7 @@ export interface ManagedToolSource extends ExternalToolSource {
 
 /** The running system, for main.ts, tests and benchmarks. */
 export interface App {
-  readonly store: Store;
+  readonly store: ErrandStore;
   readonly dispatcher: Dispatcher;
   readonly coordinator: RunCoordinator;
   readonly heartbeat: Heartbeat;

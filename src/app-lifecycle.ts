@@ -7,8 +7,8 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { AccessPolicy } from './access/access-policy.js';
-import type { ScheduleRights } from './access/schedule-rights.js';
-import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
+import type { ScheduleRights } from './schedules/schedule-rights.js';
+import type { OAuthRuntime } from './sign-in/mcp/oauth-setup.js';
 import type { Metrics } from './metrics/metrics.js';
 import { countingSink, countingSurfaces } from './metrics/counting-sink.js';
 import { checkHealth } from './metrics/health-check.js';
@@ -26,11 +26,11 @@ import {
   type InterruptedRun,
 } from './runtime/restarts/recovery.js';
 import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
-import { scheduleLauncherFor } from './runtime/schedules/schedule-launch-wiring.js';
-import { startSignIns } from './runtime/sign-in/sign-in-start.js';
+import { scheduleLauncherFor } from './schedules/runtime/schedule-launch-wiring.js';
+import { startSignIns } from './sign-in/runtime/sign-in-start.js';
 import type { Scheduling } from './schedules/scheduling.js';
-import type { SandboxParts } from './sandbox-wiring.js';
-import type { Store } from './store/store.js';
+import type { SandboxParts } from './sandbox/agent/sandbox-wiring.js';
+import type { ErrandStore } from './composition/errand-store.js';
 import type { WebConsole } from './web-console/web-console-wiring.js';
 
 /** How long a stop waits for the posts already on their way; the rest is posted after the next start. */
@@ -48,7 +48,7 @@ const CATCH_UP_LIMITS = {
 export interface LifecycleParts {
   readonly config: Config;
   readonly options: Pick<AppOptions, 'externalTools' | 'monitoring'>;
-  readonly store: Store;
+  readonly store: ErrandStore;
   /** The app opened the store itself: it closes it at stop. */
   readonly ownsStore: boolean;
   readonly adapters: ReadonlyMap<string, ChatAdapter>;

@@ -4,31 +4,32 @@ import { unrecordedNoticesOver } from './outbox/unrecorded-notice.js';
 import { conversationKey } from './chat/conversation-ref.js';
 import { systemClock } from './clock.js';
 import type { CommandDeps } from './commands/command-deps.js';
-import { SCHEDULES_HELP } from './commands/schedules-command.js';
-import { createScheduleManagement } from './commands/schedule-management.js';
-import { createScheduleRights } from './access/schedule-rights.js';
-import { createWhenInterpreter } from './agent/when-interpreter.js';
+import { SCHEDULES_HELP } from './schedules/commands/schedules-command.js';
+import { createScheduleManagement } from './schedules/commands/schedule-management.js';
+import { createScheduleRights } from './schedules/schedule-rights.js';
+import { createWhenInterpreter } from './schedules/agent/when-interpreter.js';
 import { createAccessPolicy } from './access/access-policy.js';
 import { createAuthority } from './runtime/runs/authority.js';
 import { silentLogger } from './logger.js';
 import { createRunTracer } from './runtime/runs/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
-import { connectionsCommandDeps } from './commands/connections-command-deps.js';
-import { connectionsOnHome } from './commands/connections-home.js';
-import type { OAuthRuntime } from './mcp/oauth/oauth-setup.js';
+import { connectionsCommandDeps } from './sign-in/commands/connections-command-deps.js';
+import { handleConnectionsCommand } from './sign-in/commands/connections-command.js';
+import { connectionsOnHome } from './sign-in/commands/connections-home.js';
+import type { OAuthRuntime } from './sign-in/mcp/oauth-setup.js';
 import { createElicitationDesk } from './runtime/questions/elicitation-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
-import { attachmentIntakeFor, filesOutOver } from './runtime/sandbox-files.js';
+import { attachmentIntakeFor, filesOutOver } from './sandbox/runtime/sandbox-files.js';
 import { Heartbeat } from './runtime/process/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
 import { createLocalCluster } from './runtime/process/cluster-hooks.js';
 import { RunCoordinator } from './runtime/runs/run-coordinator.js';
 import { finishOpenWork } from './runtime/restarts/finish-open-work.js';
 import { createScheduling } from './schedules/scheduling.js';
-import { openStore } from './store/open-store.js';
+import { openStore } from './composition/open-store.js';
 import { createWebConsole } from './web-console/web-console-wiring.js';
-import { setUpSandbox } from './sandbox-wiring.js';
+import { setUpSandbox } from './sandbox/agent/sandbox-wiring.js';
 
 import type { App, AppOptions } from './app-contract.js';
 import { createAppModel } from './app-model.js';
@@ -193,6 +194,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       now: () => clock.now(),
     },
     connections,
+    connectionsCommand: (cmd) => handleConnectionsCommand(cmd, connections),
     memory: { store: store.memory, isAdmin: (p) => access.isAdmin(p) },
     skills: skills.command,
   };

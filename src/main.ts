@@ -5,7 +5,7 @@ import { createApp, type ManagedToolSource } from './app.js';
 import type { ChatAdapter } from './chat/chat-adapter.js';
 import type { ConversationRef } from './chat/conversation-ref.js';
 import type { ClusterChat } from './cluster/cluster-chat.js';
-import type { ClusterProcess } from './cluster/cluster-process.js';
+import type { ClusterProcess } from './composition/cluster-process.js';
 import { ENV_VARIABLES, loadConfig, loadDotEnv, type Config } from './config.js';
 import { prepareDatabaseLocation, PRIVATE_FILE_MODE } from './db/database-location.js';
 import { acquireProcessLock, LOCK_REFRESH_MS, type ProcessLock } from './db/process-lock.js';
@@ -77,7 +77,7 @@ async function createAdapters(
 
 /** Opens the PostgreSQL store and what sharing it takes; the pg driver is loaded only then. A database that cannot be used stops start-up with its reason. */
 async function openClustered(config: Config & { DATABASE_URL: string }, logger: Logger): Promise<ClusterProcess> {
-  const { openClusterProcess } = await import('./cluster/cluster-process.js');
+  const { openClusterProcess } = await import('./composition/cluster-process.js');
   try {
     return await openClusterProcess(config, logger);
   } catch (err) {
@@ -93,7 +93,7 @@ async function openClustered(config: Config & { DATABASE_URL: string }, logger: 
 async function createToolServers(config: Config, logger: Logger, tracing: Tracing): Promise<ManagedToolSource | null> {
   const servers = config.file.settings.mcpServers;
   if (Object.keys(servers).length === 0) return null;
-  const { createMcpHub } = await import('./mcp/mcp-hub.js');
+  const { createMcpHub } = await import('./composition/mcp-hub.js');
   return createMcpHub({
     servers,
     logger,

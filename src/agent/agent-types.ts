@@ -1,6 +1,7 @@
 import type { AnswerStream, PreviewMessageSlot } from '../chat/chat-adapter.js';
 import type { MessageRole, PostPurpose, StoredToolCall } from '../records/stored-values.js';
 import type { Store } from '../store/store.js';
+import type { RunFence } from '../runs/run-fence.js';
 
 /** A stored transcript row as the context builder reads it. */
 export interface TranscriptRow {
@@ -79,6 +80,11 @@ export interface RunPosts {
    * posted. With `tx` (a transaction of `atomically`), the record belongs to that write.
    */
   recordPreview(conversationId: string, runId: string, tx?: Store): Promise<PreviewMessageSlot>;
+  /**
+   * `recordPreview` of a run's preview, only while `fence` holds, checked in the same statement (PostgreSQL):
+   * null when another process owns the run now (nothing recorded). Absent where the store cannot.
+   */
+  recordFencedPreview?(conversationId: string, fence: RunFence): Promise<PreviewMessageSlot | null>;
   /**
    * For a run that died with its process (restart recovery, cluster takeover): its previews whose answer
    * was never finished are queued for removal from the platform, ahead of what the run posts next, each

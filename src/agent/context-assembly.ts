@@ -1,8 +1,8 @@
 import type { RunBudget } from '../budget/budget-stop.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { Logger } from '../logger.js';
-import type { MemoryStore, MemoryVisibility } from '../memory/memory-store.js';
-import { memoriesForRequest } from '../memory/request-memories.js';
+import type { Person } from '../access/access-policy.js';
+import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { ImagePart } from '../records/stored-values.js';
 import { buildContext, type BuiltContext } from './context-builder.js';
 import type { SummaryWriter } from './context-summary.js';
@@ -10,12 +10,51 @@ import { memoriesSection } from './system-prompt.js';
 import { privateRowUnits, withPrivateSummary } from './private-summary.js';
 import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
-/** What a run remembers with: summaries and memories in the store, and the model that writes summaries. */
+/** A summary as the context reads it: its text, the newest message it took in, its version (the compare-and-swap). */
+export interface StoredSummary {
+  readonly summary: string;
+  readonly throughMessageId: number;
+  readonly version: number;
+}
+
+/**
+ * Where summaries are kept (the memory feature's store is one): each conversation's, and each person's own summary
+ * of their private material. A save writes only when the stored version is still `expectedVersion` (0: none yet).
+ */
+export interface SummaryStore {
+  summary(conversationId: string): Promise<StoredSummary | null>;
+  saveSummary(
+    conversationId: string,
+    expectedVersion: number,
+    summary: string,
+    throughMessageId: number,
+  ): Promise<boolean>;
+  privateSummary(conversationId: string, owner: string): Promise<StoredSummary | null>;
+  savePrivateSummary(
+    conversationId: string,
+    owner: string,
+    expectedVersion: number,
+    summary: string,
+    throughMessageId: number,
+  ): Promise<boolean>;
+}
+
+/** A long-term memory as one request carries it (listed under the system prompt). */
+export type RecalledMemory = Parameters<typeof memoriesSection>[0][number];
+
+/** What a run remembers with: summaries in the store, long-term memories, and the model that writes summaries. */
 export interface RunMemory {
-  readonly store: Pick<
-    MemoryStore,
-    'summary' | 'saveSummary' | 'search' | 'newest' | 'privateSummary' | 'savePrivateSummary'
-  >;
+  readonly store: SummaryStore;
+  /**
+   * The long-term memories one request carries: those `principal` may see in `place` that match the goal, then the
+   * newest, within `budgetTokens`, read fresh each time (src/memory plugs it in: src/memory/agent/run-memory.ts).
+   */
+  recall(
+    principal: Person | null,
+    place: ConversationRef,
+    goal: string,
+    budgetTokens: number,
+  ): Promise<readonly RecalledMemory[]>;
   /** Writes summaries (COMPACTION_MODEL); absent: older messages are dropped with a note and nothing is summarised. */
   readonly writeSummary?: SummaryWriter;
   /** MEMORY_TOKEN_BUDGET: most tokens of memories in one request. */
@@ -39,8 +78,8 @@ export interface AssemblyRequest {
   readonly budgetTokens: number;
   readonly tokenScale: number;
   readonly historyRows: number;
-  /** Whose memories the request may carry (the run's principal and channel); null: none. */
-  readonly visibility: MemoryVisibility | null;
+  /** Whose memories the request may carry (the run's principal, in its conversation); null: none. */
+  readonly memoryOf: { readonly principal: Person | null; readonly place: ConversationRef } | null;
   /**
    * The run's principal (platform user id): the transcript's rows private to them, and their own summary, are in the
    * request; another person's private rows are placeholders. Null: nobody's private material is.
@@ -90,8 +129,8 @@ export async function assembleContext(
   const { viewer } = request;
   const goalText = request.goal ?? '';
   const memories =
-    memory && request.visibility
-      ? await memoriesForRequest(memory.store, request.visibility, goalText, memory.memoryTokens)
+    memory && request.memoryOf
+      ? await memory.recall(request.memoryOf.principal, request.memoryOf.place, goalText, memory.memoryTokens)
       : [];
   const writer = compaction.failed ? undefined : memory?.writeSummary;
   const reserve = memory?.writeSummary ? Math.floor(request.budgetTokens / SUMMARY_SHARE) : 0;

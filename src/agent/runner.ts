@@ -9,7 +9,6 @@ import type { RunStore } from '../runs/run-store.js';
 import type { AnswerStream } from '../chat/chat-adapter.js';
 import { createAnswerPreview } from './answer-preview.js';
 import { assembleContext, type RunMemory } from './context-assembly.js';
-import { memoryVisibility } from '../memory/memory-visibility.js';
 import type { LlmClient } from './llm-client.js';
 import { calibrateTokenScale } from './token-calibration.js';
 import { estimateToolTokens } from './token-estimate.js';
@@ -138,7 +137,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
   let tokenScale = 1;
   let blankReplies = 0;
   const compaction = { failed: false };
-  const visibility = memoryVisibility(principal ?? null, input.conversation);
+  const memoryOf = { principal: principal ?? null, place: input.conversation };
   // Counted in the write that records each step (no write of its own before the model call); a step
   // cut short by a crash produced nothing and is not counted.
   let steps = input.stepsTaken;
@@ -158,7 +157,7 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
         budgetTokens: deps.contextBudget,
         tokenScale,
         historyRows: deps.historyRows ?? 400,
-        visibility,
+        memoryOf,
         viewer,
         signal,
         ...(input.budget ? { budget: input.budget } : {}),

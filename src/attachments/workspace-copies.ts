@@ -1,7 +1,7 @@
 import { formatBytes } from '../chat/byte-size.js';
 import type { InboundAttachment } from '../chat/inbound.js';
 import type { Logger } from '../logger.js';
-import type { WorkspaceInputs } from '../sandbox/workspace-ports.js';
+import type { WorkspaceInputs } from './workspace-ports.js';
 
 /** Where a conversation's attachments are also kept as data, for code to read (DESIGN.md "Running code in a sandbox"). */
 export interface AttachmentWorkspace {

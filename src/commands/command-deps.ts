@@ -2,11 +2,34 @@ import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
-import type { ConnectionsCommandDeps } from './connections-command.js';
-import type { MemoryCommandDeps } from './memory-command.js';
+import type { MemoryCommandDeps } from '../memory/commands/memory-command.js';
 import type { SkillsCommandDeps } from './skills-command.js';
 import type { UsageCommandDeps } from './usage-command.js';
 import type { AdminCommandDeps } from './admin-command.js';
+
+/** One connection as `/connections` shows it: never a token. */
+export interface ConnectionLine {
+  readonly server: string;
+  readonly account: string | null;
+  readonly scopes: readonly string[];
+  /** When the person connected (epoch ms). */
+  readonly since: number;
+}
+
+/**
+ * What `/connections` needs of per-person OAuth (DESIGN.md "Signing in to MCP servers"). The principal is
+ * `platform:userId`: the command acts for whoever typed it, on their own connections only.
+ */
+export interface ConnectionsCommandDeps {
+  /** The `auth: "oauth"` servers; none: the command says sign-in is not used here. */
+  servers(): readonly string[];
+  list(principal: string): Promise<readonly ConnectionLine[]>;
+  /** Forgets the person's tokens for the server and closes their session to it; false when there were none. */
+  disconnect(principal: string, server: string): Promise<boolean>;
+}
+
+/** What `/connections` says where no MCP server asks people to sign in (or sign-in is not wired). */
+export const NO_CONNECTIONS = 'No MCP server here asks people to sign in, so there are no connections to show.';
 
 /** What stopping a conversation did. */
 export interface StopResult {
@@ -57,6 +80,8 @@ export interface CommandDeps {
   usage?: UsageCommandDeps;
   /** `/connections`, when some MCP server uses per-person OAuth. */
   connections?: ConnectionsCommandDeps;
+  /** `/connections` itself, plugged in by the sign-in feature over `connections`; absent: NO_CONNECTIONS. */
+  connectionsCommand?: (command: InboundCommand) => Promise<CommandReply>;
   /** `/memory`: what Errand remembers about the person and in the channel. */
   memory?: MemoryCommandDeps;
   /** `/skills`: the skills enabled here; admins enable and disable them. */

@@ -1,8 +1,7 @@
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
-import type { CommandDeps } from './command-deps.js';
-import { handleConnectionsCommand } from './connections-command.js';
+import { NO_CONNECTIONS, type CommandDeps } from './command-deps.js';
 import { handleHelpCommand } from './help-command.js';
-import { handleMemoryCommand } from './memory-command.js';
+import { handleMemoryCommand } from '../memory/commands/memory-command.js';
 import { handleSkillsCommand } from './skills-command.js';
 import { handleStopCommand } from './stop-command.js';
 import { handleTasksCommand } from './tasks-command.js';
@@ -19,7 +18,7 @@ export async function handleCommand(cmd: InboundCommand, deps: CommandDeps): Pro
     case 'usage':
       return handleUsageCommand(cmd, deps.usage);
     case 'connections':
-      return handleConnectionsCommand(cmd, deps.connections);
+      return deps.connectionsCommand ? deps.connectionsCommand(cmd) : { text: NO_CONNECTIONS };
     case 'memory':
       return handleMemoryCommand(cmd, deps.memory);
     case 'help':

@@ -26,7 +26,7 @@ export interface CatalogServer {
   readonly connection: CatalogConnection;
   /** `platform:channel` keys where its tools are offered; null = everywhere. */
   readonly channels: ReadonlySet<string> | null;
-  /** Its results are private to the person a call is made for (server-visibility.ts); absent: public. */
+  /** Its results are private to the person a call is made for (resultsArePrivate in mcp-hub.ts); absent: public. */
   readonly privateResults?: boolean;
 }
 

@@ -4,7 +4,7 @@ import { conversationKey } from '../chat/conversation-ref.js';
 import type { FileLimits } from '../chat/file-posts.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { FilesOut, OutputFile, PostedFile } from '../sandbox/workspace-ports.js';
+import type { FilesOut, OutputFile, PostedFile } from '../attachments/workspace-ports.js';
 import type { Outbox } from './outbox.js';
 import { HELD_FILES_REASON } from '../privacy/private-answer-texts.js';
 

@@ -3,7 +3,7 @@ import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
+import type { OutboxClaim, OutboxStore, PendingPost } from '../store/outbox-store.js';
 import type { OutboxFileStore } from '../store/outbox-file-store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { keepClaim } from './claim-keeper.js';
@@ -43,8 +43,11 @@ export interface OutboxPosterDeps {
 /** How soon a conversation another process is posting to is looked at again (its rows may be ours to post once it lets go). */
 const BUSY_RECHECK_MS = 1000;
 
-/** How one worker turn ended: no row left, a row not due yet (a timer is set), or a row left to the process running its run. */
-type TurnEnd = 'drained' | 'waiting' | 'yielded';
+/**
+ * How one worker turn ended: no row left, a row not due yet (a timer is set), or a row left to the process running its run;
+ * or no row left and the claim given up with that check (`OutboxClaim.releaseIfDrained`).
+ */
+type TurnEnd = 'drained' | 'waiting' | 'yielded' | 'released';
 
 /**
  * Delivers pending outbox rows: one worker per conversation posts its rows in id order (RowDelivery
@@ -188,17 +191,19 @@ export class OutboxPoster {
     const keeper = keepClaim(attempt.claim, { clock: this.deps.clock, logger: this.deps.logger, conversationId });
     let end: TurnEnd = 'waiting';
     try {
-      end = await this.turn(conversationId, keeper.lost);
+      end = await this.turn(conversationId, keeper.lost, attempt.claim);
     } finally {
       keeper.stop();
-      await attempt.claim
-        .release()
-        .catch((err: unknown) =>
-          this.deps.logger.warn({ err, conversationId }, 'releasing an outbox claim failed; it lapses by itself'),
-        );
+      if (end !== 'released')
+        await attempt.claim
+          .release()
+          .catch((err: unknown) =>
+            this.deps.logger.warn({ err, conversationId }, 'releasing an outbox claim failed; it lapses by itself'),
+          );
     }
     // Left to the process running that row's run: look again soon, to post what follows and hear what it posted.
     if (end === 'yielded' && !this.stopping) this.later(conversationId, BUSY_RECHECK_MS);
+    if (end === 'released') return this.waiters.settleFromStoreIn(conversationId);
     if (end !== 'drained' || this.stopping) return;
     // A row another process recorded while we held the claim found us busy: it is ours to post now. (A row
     // recorded here meanwhile kicked this conversation, so it is in `rekick` already.)
@@ -208,7 +213,7 @@ export class OutboxPoster {
   }
 
   /** Posts the conversation's due rows in order while the claim holds. */
-  private async turn(conversationId: string, lost: () => boolean): Promise<TurnEnd> {
+  private async turn(conversationId: string, lost: () => boolean, claim: OutboxClaim): Promise<TurnEnd> {
     while (!this.stopping && !lost()) {
       const row = await this.deps.store.nextPending(conversationId);
       if (!row) return 'drained';
@@ -220,6 +225,8 @@ export class OutboxPoster {
         return 'waiting';
       }
       await this.deliver(row);
+      // Most turns post one row: whether another is pending and the release are then one statement, not three.
+      if (claim.releaseIfDrained && !this.stopping && !lost() && (await claim.releaseIfDrained())) return 'released';
     }
     return 'waiting';
   }

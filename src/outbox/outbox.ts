@@ -8,6 +8,8 @@ import type { OutboxPayload } from '../db/schema.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
+import type { PreviewMessageSlot } from '../chat/chat-adapter.js';
+import type { RunFence } from '../runs/run-fence.js';
 import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
 import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';
@@ -101,6 +103,41 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const delivery = ref ? deps.adapters.get(ref.platform) : undefined;
     return toPieces(intent, delivery ? (text, mention) => delivery.render(text, mention) : fallbackRender);
   };
+  const addFencedPreview = store.addFencedPreview?.bind(store);
+  /** A preview message's slot once `add` recorded its row (null: refused, nothing to fill in). */
+  const previewSlot = async (
+    conversationId: string,
+    runId: string,
+    add: () => Promise<number | null>,
+  ): Promise<PreviewMessageSlot> => {
+    try {
+      const id = await add();
+      return {
+        key: id === null ? null : idempotencyKeyOf(id),
+        posted: (platformMessageId) =>
+          id === null
+            ? Promise.resolve()
+            : store
+                .setPreviewMessage(id, platformMessageId)
+                .catch((err: unknown) =>
+                  deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed'),
+                ),
+      };
+    } catch (err) {
+      // The preview goes on: only a crash before its answer is finished would leave this message behind.
+      deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed');
+      return {
+        key: null,
+        posted: (platformMessageId) =>
+          store
+            .addPreview(conversationId, runId, platformMessageId)
+            .then(() => undefined)
+            .catch((e: unknown) =>
+              deps.logger.warn({ err: e, conversationId, runId }, 'recording an answer preview message failed'),
+            ),
+      };
+    }
+  };
   const abortedWait = (signal: AbortSignal) =>
     new Promise<null>((resolve) => {
       if (signal.aborted) resolve(null);
@@ -182,32 +219,21 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return signal ? Promise.race([settled, abortedWait(signal)]) : settled;
     },
     async recordPreview(conversationId, runId, tx) {
-      try {
-        const id = await (tx?.outbox ?? store).addPreview(conversationId, runId, null);
-        return {
-          key: idempotencyKeyOf(id),
-          posted: (platformMessageId) =>
-            store
-              .setPreviewMessage(id, platformMessageId)
-              .catch((err: unknown) =>
-                deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed'),
-              ),
-        };
-      } catch (err) {
-        // The preview goes on: only a crash before its answer is finished would leave this message behind.
-        deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed');
-        return {
-          key: null,
-          posted: (platformMessageId) =>
-            store
-              .addPreview(conversationId, runId, platformMessageId)
-              .then(() => undefined)
-              .catch((e: unknown) =>
-                deps.logger.warn({ err: e, conversationId, runId }, 'recording an answer preview message failed'),
-              ),
-        };
-      }
+      return previewSlot(conversationId, runId, () => (tx?.outbox ?? store).addPreview(conversationId, runId, null));
     },
+    ...(addFencedPreview
+      ? {
+          async recordFencedPreview(conversationId: string, fence: RunFence) {
+            let refused = false;
+            const slot = await previewSlot(conversationId, fence.runId, async () => {
+              const id = await addFencedPreview(conversationId, fence);
+              refused = id === null;
+              return id;
+            });
+            return refused ? null : slot;
+          },
+        }
+      : {}),
     async retractPreviews(runId, tx = deps.store) {
       const conversations = await tx.outbox.retractPreviews(runId, INTERRUPTED_PREVIEW_MARK);
       tx.afterCommit(() => conversations.forEach((id) => poster.kick(id)));

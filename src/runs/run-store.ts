@@ -6,6 +6,9 @@ export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_us
 /** The statuses a run ends in; `park`/`unpark` move between the active ones. */
 export type FinalRunStatus = Exclude<RunStatus, 'running' | 'waiting_user'>;
 
+/** What a scheduled run's end means for its schedule: a success resets its failure count, a failure adds one. */
+export type ScheduleRunResult = { ok: true } | { ok: false; reason: string };
+
 /** Whom a run acts for, as stored with it: a platform user id (the conversation gives the platform) and their roles then. */
 export interface StoredPrincipal {
   readonly userId: string;

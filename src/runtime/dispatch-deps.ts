@@ -1,27 +1,27 @@
 import type { RunPosts } from '../agent/agent-types.js';
-import type { AccessPolicy } from '../access/access-policy.js';
+import type { AccessPolicy, Person } from '../access/access-policy.js';
 import type { AttachmentIntake } from '../attachments/attachment-intake.js';
 import type { Budget } from '../budget/budget.js';
+import type { CommandReply, InboundAction } from '../chat/inbound.js';
 import type { Presence } from '../chat/presence.js';
 import type { ThreadOpener } from '../outbox/thread-opener.js';
 import type { UnrecordedNotices } from '../outbox/unrecorded-notice.js';
 import type { Clock } from '../clock.js';
 import type { CommandDeps } from '../commands/command-deps.js';
-import type { ScheduleEditor } from '../commands/schedule-editor.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { Logger } from '../logger.js';
 import type { Outbox, OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
-import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { Authority } from './runs/authority.js';
+import type { PrivateAnswerChoiceDeps } from './runs/private-answer-choice.js';
 import type { RunCoordinator } from './runs/run-coordinator.js';
 
 /** Where inbound events are stored and looked up. */
 export interface DispatchData {
   /** Each message is stored (de-duplication record, task or answer) in one transaction of this store; held answers are decided in it. */
-  store: Pick<Store, 'atomically' | 'privateAnswers'>;
+  store: PrivateAnswerChoiceDeps['store'];
   conversations: ConversationStore;
   tasks: TaskService;
   runs: RunStore;
@@ -67,7 +67,12 @@ export interface DispatcherDeps {
   commands: CommandDeps;
   rules?: DispatchRules;
   /** Schedule buttons, when scheduling is wired (its forms and the App Home come in through its own SurfaceSink). */
-  scheduleManagement?: { editor: ScheduleEditor };
+  scheduleManagement?: { editor: ScheduleButtons };
   /** Reads files on requests into their tasks. Absent: files are ignored. */
   attachments?: AttachmentIntake;
+}
+
+/** What the dispatcher asks of the schedules' editor (src/schedules plugs it in): a schedule button pressed by a person. */
+export interface ScheduleButtons {
+  onAction(action: Extract<InboundAction, { kind: 'schedule' }>, person: Person): Promise<CommandReply>;
 }

@@ -3,7 +3,7 @@ import type { SandboxSettings } from '../settings/sandbox-settings.js';
 import type { CodeLanguage, ReadOnlyMount, SandboxLimits } from './sandbox-command.js';
 import type { Sandbox, SandboxRun } from './sandbox.js';
 import { unpackWorkspace } from './workspace-archive.js';
-import type { FilesOut, OutputFile, PostedFile } from './workspace-ports.js';
+import type { FilesOut, OutputFile, PostedFile } from '../attachments/workspace-ports.js';
 import type { Workspaces } from './workspace.js';
 
 /** `timeout_seconds` when the call gives none. */

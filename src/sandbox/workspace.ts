@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { mimeTypeOf } from './mime-type.js';
 import type { ArchivedFile } from './workspace-archive.js';
-import type { OutputFile, WorkspaceInputs } from './workspace-ports.js';
+import type { OutputFile, WorkspaceInputs } from '../attachments/workspace-ports.js';
 import type { StoredWorkspaceFile, WorkspaceEntry, WorkspaceFileKey, WorkspaceStore } from './workspace-store.js';
 
 /** Where files the code wrote to `out/` go once posted: out of `out/`, so each is posted once. */

@@ -4,9 +4,6 @@ import type { ScheduleChange } from './schedule-store.js';
 /** A recurring schedule whose runs fail this many times in a row is paused, so it stops firing into a dead end. */
 export const PAUSE_AFTER_FAILURES = 3;
 
-/** What a scheduled run's end means for its schedule: a success resets its failure count, a failure adds one. */
-export type ScheduleRunResult = { ok: true } | { ok: false; reason: string };
-
 /**
  * The change that records one more failed run of `row`: the reason (shown with ⚠️ in /schedules),
  * the count of failures in a row, and the status — a one-off is done (`error`), a recurring schedule

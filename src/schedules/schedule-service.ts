@@ -1,7 +1,8 @@
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
-import { failureChange, successChange, type ScheduleRunResult } from './schedule-failures.js';
+import type { ScheduleRunResult } from '../runs/run-store.js';
+import { failureChange, successChange } from './schedule-failures.js';
 import type { Scheduler } from './scheduler.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { describeTiming, nextRuns, parseScheduleSpec, type ParsedSpec, type ScheduleKind } from './schedule-timing.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RunFence } from '../runs/run-fence.js';
 import { OUTBOX_PURPOSES, type OutboxPayload, type OutboxPurpose, type OutboxStatus } from '../db/schema.js';
 
 /** A pending outbox row as the poster reads it (payload validated). */
@@ -31,6 +32,13 @@ export interface OutboxClaim {
   renew(): Promise<boolean>;
   /** Gives the claim up, so any process may post the conversation's rows at once. */
   release(): Promise<void>;
+  /**
+   * Gives the claim up only if the conversation has no pending row, in one statement: true when given up
+   * (the turn is over, nothing to release after it), false when a row is pending (read it with
+   * `nextPending`). A row committed after the check kicks its conversation, and that kick finds the claim
+   * free (or, racing the release, busy: it looks again soon). Absent: read `nextPending`, then `release`.
+   */
+  releaseIfDrained?(): Promise<boolean>;
 }
 
 /** Whether a claim was won: `busy` means another holder's claim is live until `until` (epoch ms). */
@@ -88,6 +96,12 @@ export interface OutboxStore {
    * by `setPreviewMessage` when the platform answered.
    */
   addPreview(conversationId: string, runId: string, platformMessageId: string | null): Promise<number>;
+  /**
+   * `addPreview` (with no message id yet) of a run's preview only while `fence` holds, in one statement that
+   * locks the run's row as `RunStore.holds` does: the row's id, or null when another process owns the run now
+   * (nothing written). Absent: `holds` and `addPreview` in one transaction.
+   */
+  addFencedPreview?(conversationId: string, fence: RunFence): Promise<number | null>;
   /** The platform answered the post of preview row `id`: its message id, unless one is recorded already. */
   setPreviewMessage(id: number, platformMessageId: string): Promise<void>;
   /**

@@ -2,25 +2,21 @@ import type { AttachmentTaskStore } from '../attachments/attachment-task-store.j
 import type { UsageStore } from '../budget/usage-store.js';
 import type { CostStore } from '../budget/cost-store.js';
 import type { RunTraceStore } from '../telemetry/run-trace-store.js';
-import type { ConnectionStore } from '../connections/connection-store.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { MemoryStore } from '../memory/memory-store.js';
 import type { GaugeReadings } from '../metrics/metric-gauges.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { OutboxFileStore } from './outbox-file-store.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { ElicitationStore } from '../runs/elicitation-store.js';
 import type { EventDedupe } from './event-dedupe.js';
-import type { ScheduleStore } from '../schedules/schedule-store.js';
 import type { SkillPinStore } from '../skills/skill-pin-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { AuditStore } from '../audit/audit-store.js';
 import type { AdminSessionStore } from '../admin/admin-session-store.js';
 import type { ConsoleQueries } from '../admin/console-queries.js';
-import type { WorkspaceStore } from '../sandbox/workspace-store.js';
 import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
@@ -59,7 +55,6 @@ export interface DatabaseProbe {
 export interface Store {
   readonly runs: RunStore;
   readonly tasks: TaskService;
-  readonly schedules: ScheduleStore;
   readonly conversations: ConversationStore;
   readonly transcript: TranscriptStore;
   readonly outbox: OutboxStore;
@@ -74,10 +69,6 @@ export interface Store {
   readonly dedupe: EventDedupe;
   readonly attachments: AttachmentTaskStore;
   readonly openWork: OpenWorkStore;
-  /** People's sign-ins to OAuth MCP servers (tokens sealed above the store). */
-  readonly connections: ConnectionStore;
-  /** Conversation summaries and long-term memories (DESIGN.md "Memory"). */
-  readonly memory: MemoryStore;
   /** Questions MCP servers ask runs' principals mid-call, answerable on any process (DESIGN.md "MCP questions"). */
   readonly elicitations: ElicitationStore;
   /** Skills admins enabled with `/skills enable`, pinned to their folders' hashes (DESIGN.md "Skills"). */
@@ -91,8 +82,6 @@ export interface Store {
   /** Answers built on one person's private material, held for their Share / Keep private choice. */
   readonly privateAnswers: PrivateAnswerStore;
   readonly catchUp: CatchUpQueries;
-  /** Conversations' sandbox workspaces: their files, reached by every process (DESIGN.md "Running code in a sandbox"). */
-  readonly workspaces: WorkspaceStore;
   readonly probe: DatabaseProbe;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */
   atomically<T>(work: (tx: Store) => Promise<T>): Promise<T>;
@@ -104,3 +93,11 @@ export interface Store {
   /** Waits for the transaction under way, then closes the connection. */
   close(): Promise<void>;
 }
+
+/**
+ * The core Store with a feature's own stores beside it (`StoreWith<{ workspaces: WorkspaceStore }>`), as its
+ * transactions hand it over too: what a layer holds when it needs a feature's table. The whole store
+ * (src/composition/errand-store.ts) is one of each, so the features plug their stores in from above.
+ */
+export type StoreWith<M> = Omit<Store, 'atomically'> &
+  M & { atomically<T>(work: (tx: StoreWith<M>) => Promise<T>): Promise<T> };

@@ -2,7 +2,7 @@ import type { Person } from '../access/access-policy.js';
 import type { AdminSignIn, ConsoleUser } from '../admin/admin-sign-in.js';
 import type { ClusterView } from '../admin/cluster-view.js';
 import type { ConsoleQueries } from '../admin/console-queries.js';
-import type { SandboxStatus } from '../admin/sandbox-status.js';
+import type { SandboxStatus } from '../sandbox/sandbox-status.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AuditStore } from '../audit/audit-store.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';

@@ -4,7 +4,7 @@ import type { AccessPolicy, Person } from '../access/access-policy.js';
 import { createAdminSignIn, type AdminSignIn } from '../admin/admin-sign-in.js';
 import { singleProcessView, type ClusterView } from '../admin/cluster-view.js';
 import { mayUseConsole } from '../admin/console-people.js';
-import { NO_SANDBOX, type SandboxStatus } from '../admin/sandbox-status.js';
+import { NO_SANDBOX, type SandboxStatus } from '../sandbox/sandbox-status.js';
 import { auditTools } from '../agent/tools/audited-tools.js';
 import type { ToolRegistry } from '../agent/tools/tool-registry.js';
 import { approvalAudit, type ApprovalAudit } from '../audit/approval-audit.js';
@@ -13,14 +13,15 @@ import { recordConfigurationChange } from '../audit/config-audit.js';
 import type { AdapterLifecycle } from '../chat/adapter-lifecycle.js';
 import type { Clock } from '../clock.js';
 import type { CommandDeps, RunControl } from '../commands/command-deps.js';
-import type { ScheduleEditor } from '../commands/schedule-editor.js';
+import type { ScheduleEditor } from '../schedules/commands/schedule-editor.js';
 import type { Config } from '../config.js';
 import type { PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
 import { checkHealth, type ToolServerState } from '../metrics/health-check.js';
 import { stopNotice } from '../runs/stop-notice.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
-import type { Store } from '../store/store.js';
+import type { MemoryStore } from '../memory/memory-store.js';
+import type { Store, StoreWith } from '../store/store.js';
 import { createPgClusterView } from '../cluster/pg-cluster-view.js';
 import { loadConsoleAssets } from './console-assets.js';
 import type { WebConsoleDeps } from './console-deps.js';
@@ -67,7 +68,8 @@ export interface WebConsole {
 
 interface Dependencies {
   readonly config: Config;
-  readonly store: Store;
+  /** The core Store, with the memories the console lists and forgets. */
+  readonly store: StoreWith<{ readonly memory: MemoryStore }>;
   readonly access: AccessPolicy;
   readonly clock: Clock;
   readonly logger: Logger;

@@ -16,9 +16,9 @@ import { parseElicitationActionId } from '../../src/chat/elicitation-form.js';
 import { systemClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { ElicitationDesk } from '../../src/mcp/elicitation/elicitation-desk.js';
-import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { mcpServerSchema } from '../../src/settings/mcp-server-settings.js';
 
 const url = process.argv.at(-1)!;

@@ -19,9 +19,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { systemClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
-import { createOAuthConnections } from '../../src/mcp/oauth/oauth-connections.js';
+import { createOAuthConnections } from '../../src/sign-in/mcp/oauth-connections.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 
 const url = process.argv.at(-1)!;
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createConsoleAdapter } from '../../adapters/console/console-adapter.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { principalPseudonym, pseudonymKey } from '../../src/telemetry/principal-pseudonym.js';
 import { loadTracing } from '../../src/telemetry/load-tracing.js';
 import type { Tracing } from '../../src/telemetry/tracing.js';

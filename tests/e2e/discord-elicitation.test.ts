@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, discordOptionsFromConfig } from '../../adapters/discord/create-discord-adapter.js';
 import { createApp, type App } from '../../src/app.js';
-import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { nextSnowflake, type FakeMessage, type FakeUser, type InteractionRecord } from '../fakes/fake-discord.js';
 import { waitFor } from '../fakes/wait-for.js';

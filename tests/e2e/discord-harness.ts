@@ -9,7 +9,7 @@ import {
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import type { ChatAdapter } from '../../src/chat/chat-adapter.js';
 import type { InboundSink } from '../../src/chat/inbound.js';
-import type { WorkspaceInputs } from '../../src/sandbox/workspace-ports.js';
+import type { WorkspaceInputs } from '../../src/attachments/workspace-ports.js';
 import type { SurfaceSink } from '../../src/chat/surface-sink.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock } from '../fakes/fake-clock.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { nextSnowflake, type FakeUser } from '../fakes/fake-discord.js';
 import { startFakeOAuth, type FakeOAuth } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';

@@ -53,7 +53,12 @@ export function startErrandProcess(
   let out = '';
   const child = spawn(process.execPath, [...(options.entry ?? errandEntryArgs())], {
     cwd: root,
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'warn',
+      ERRAND_CHECK_TX_CONTEXT: process.env.ERRAND_CHECK_TX_CONTEXT,
+      ...env,
+    },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));

@@ -1,5 +1,5 @@
 import type { ManagedToolSource } from '../../src/app.js';
-import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub, type McpHub } from '../../src/composition/mcp-hub.js';
 import type { RecordedRequest } from '../fakes/fake-openai.js';
 import { capturingLogger, eventsFile, stdioFixture } from '../fixtures/mcp/mcp-test-kit.js';
 import { toolResultJson } from '../support/tool-result-json.js';

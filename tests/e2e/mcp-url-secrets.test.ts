@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter, discordOptionsFromConfig } from '../../adapters/discord/create-discord-adapter.js';
 import { createApp, type App } from '../../src/app.js';
-import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub, type McpHub } from '../../src/composition/mcp-hub.js';
 import { loadMonitoring } from '../../src/metrics/load-monitoring.js';
 import type { Monitoring } from '../../src/metrics/monitoring.js';
 import { FakeClock } from '../fakes/fake-clock.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openStore } from '../../src/composition/open-store.js';
 import {
   lastUserText,
   startFakeOpenAI,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import type { StoredMessage } from '../fakes/fake-slack.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startElicitFixture, type ElicitFixture } from '../fixtures/mcp/elicit-fixture-server.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createMcpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { disconnectActionId } from '../../src/chat/home-connections.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';

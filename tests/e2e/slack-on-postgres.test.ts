@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { isPostgresStore } from '../../src/composition/pg-store.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { startRestartableSlackErrand, type RestartableSlackErrand } from './slack-restart-harness.js';

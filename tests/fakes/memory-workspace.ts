@@ -1,4 +1,4 @@
-import type { WorkspaceInputs } from '../../src/sandbox/workspace-ports.js';
+import type { WorkspaceInputs } from '../../src/attachments/workspace-ports.js';
 
 /**
  * An in-memory WorkspaceInputs with the port's rules: a file lands under `in/` with its name, a name taken

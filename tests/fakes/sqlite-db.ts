@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/client.js';
-import { isSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import { isSqliteStore } from '../../src/composition/sqlite-store.js';
+import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 
 /** The SQLite handle behind an app's store, for tests that read or break the file directly. */
 export function sqliteDb(store: Store): Db {

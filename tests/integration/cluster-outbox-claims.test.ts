@@ -5,7 +5,7 @@ import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.j
 import { outboxClaims } from '../../src/db/pg-schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
-import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -48,6 +48,23 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
       // A late release by the old holder leaves the new holder's claim alone.
       await held.claim.release();
     }
+    expect((await first.outbox.claim(c)).kind).toBe('busy');
+  });
+
+  it('gives a drained conversation’s claim up in one statement only while none of its rows is pending', async () => {
+    const c = await conversation(first);
+    const held = await first.outbox.claim(c);
+    if (held.kind !== 'claimed') throw new Error('the claim was not won');
+    const [row] = await second.outbox.add(c, null, 'note', [{ text: 'recorded by another process' }]);
+    // A row is pending: the claim stays, and another process still finds it busy.
+    expect(await held.claim.releaseIfDrained?.()).toBe(false);
+    expect((await second.outbox.claim(c)).kind).toBe('busy');
+    await first.outbox.markPosted(row!, 'P1');
+    expect(await held.claim.releaseIfDrained?.()).toBe(true);
+    // Given up: another process claims at once; the old holder's late try gives up nothing of the new holder's.
+    const taken = await second.outbox.claim(c);
+    expect(taken.kind).toBe('claimed');
+    expect(await held.claim.releaseIfDrained?.()).toBe(false);
     expect((await first.outbox.claim(c)).kind).toBe('busy');
   });
 

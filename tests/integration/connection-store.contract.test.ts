@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectionStore, SealedTokens } from '../../src/connections/connection-store.js';
+import type { ConnectionStore, SealedTokens } from '../../src/sign-in/connection-store.js';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 

@@ -7,7 +7,7 @@ import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox, type Outbox } from '../../src/outbox/outbox.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openStore } from '../../src/composition/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { loadTracing } from '../../src/telemetry/load-tracing.js';
 import type { Tracing } from '../../src/telemetry/tracing.js';

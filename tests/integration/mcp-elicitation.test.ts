@@ -4,8 +4,8 @@ import { parseElicitationActionId, type ElicitationForm } from '../../src/chat/e
 import { openDatabase } from '../../src/db/client.js';
 import { ElicitationDesk } from '../../src/mcp/elicitation/elicitation-desk.js';
 import type { ElicitationRuns } from '../../src/mcp/elicitation/elicitation-runs.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
+import { createSqliteStore, type SqliteStore } from '../../src/composition/sqlite-store.js';
+import { createMcpHub, type McpHub } from '../../src/composition/mcp-hub.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startElicitFixture, type ElicitFixture } from '../fixtures/mcp/elicit-fixture-server.js';

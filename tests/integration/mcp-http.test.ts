@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub, type McpHub } from '../../src/composition/mcp-hub.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/http-fixture-server.js';

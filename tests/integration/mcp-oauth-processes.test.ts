@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';

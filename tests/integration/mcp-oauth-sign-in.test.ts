@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 

@@ -3,7 +3,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { createOAuthConnections, type OAuthConnections } from '../../src/mcp/oauth/oauth-connections.js';
+import { createOAuthConnections, type OAuthConnections } from '../../src/sign-in/mcp/oauth-connections.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 

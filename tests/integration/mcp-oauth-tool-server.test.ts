@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../src/agent/tools/tool.js';
 import { loadConfig } from '../../src/config.js';
 import type { HttpServerSettings } from '../../src/settings/mcp-server-settings.js';
-import { OAuthToolServer, SIGN_IN_TOOL } from '../../src/mcp/oauth-tool-server.js';
+import { OAuthToolServer, SIGN_IN_TOOL } from '../../src/sign-in/mcp/oauth-tool-server.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExternalTool } from '../../src/agent/tools/external-tool.js';
-import { createMcpHub, type McpHub } from '../../src/mcp/mcp-hub.js';
+import { createMcpHub, type McpHub } from '../../src/composition/mcp-hub.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 import {

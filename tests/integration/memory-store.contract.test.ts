@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
 import type { MemoryStore, MemoryVisibility } from '../../src/memory/memory-store.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { ConnectionStore } from '../../src/connections/connection-store.js';
+import type { ConnectionStore } from '../../src/sign-in/connection-store.js';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
-import type { CallbackOutcome } from '../../src/mcp/oauth/authorization-callback.js';
+import type { CallbackOutcome } from '../../src/sign-in/mcp/authorization-callback.js';
 import {
   createOAuthConnections,
   type OAuthConnections,
   type OAuthConnectionsOptions,
-} from '../../src/mcp/oauth/oauth-connections.js';
-import { startOAuthWebServer, type OAuthWebServer } from '../../src/mcp/oauth/oauth-web-server.js';
+} from '../../src/sign-in/mcp/oauth-connections.js';
+import { startOAuthWebServer, type OAuthWebServer } from '../../src/sign-in/mcp/oauth-web-server.js';
 import { createSecretBox, type SecretBox } from '../../src/secrets/secret-box.js';
 import type { OAuthServerSettings } from '../../src/settings/oauth-settings.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore, type SqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { RecordingMetrics } from '../fakes/recording-metrics.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';

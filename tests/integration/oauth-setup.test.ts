@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
-import { oauthServersOf, startOAuth } from '../../src/mcp/oauth/oauth-setup.js';
-import { OAUTH_PATHS } from '../../src/mcp/oauth/oauth-web-server.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { oauthServersOf, startOAuth } from '../../src/sign-in/mcp/oauth-setup.js';
+import { OAUTH_PATHS } from '../../src/sign-in/mcp/oauth-web-server.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 

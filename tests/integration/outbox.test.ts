@@ -10,10 +10,10 @@ import type {
   UnrecordedPreview,
 } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import { openStore } from '../../src/store/open-store.js';
-import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
-import { isSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import { openStore } from '../../src/composition/open-store.js';
+import { isPostgresStore } from '../../src/composition/pg-store.js';
+import { isSqliteStore } from '../../src/composition/sqlite-store.js';
+import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 import { useStoreKinds, type StoreKind } from '../support/store-kinds.js';
 import { TargetGoneError } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';

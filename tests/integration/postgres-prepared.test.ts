@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import { conversations, messages } from '../../src/db/pg-schema.js';
 import { prepared } from '../../src/store/postgres/pg-prepared.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();

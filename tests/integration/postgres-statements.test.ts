@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import type { RunPosts } from '../../src/agent/agent-types.js';
 import { RunFencedError } from '../../src/runs/run-fence.js';
+import { createOutbox } from '../../src/outbox/outbox.js';
+import { silentLogger } from '../../src/logger.js';
 import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
-import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
 
@@ -148,5 +150,37 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       rows.map((r) => r.content),
       'the refused step left nothing',
     ).toEqual(['a step', 'another']);
+  });
+  it("records a run's answer preview in one statement that checks its fence, without a transaction; a stale owner's preview is refused and leaves no row", async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const run = await store.runs.create(conversationId, null);
+    const fence = await store.runs.fence(run.id);
+    const refusals: RunFencedError[] = [];
+    const outbox = createOutbox({
+      store,
+      clock: new FakeClock(1_000),
+      logger: silentLogger(),
+      adapters: new Map(),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    const writes = fenceRunWrites(fence, { posts: outbox, transcript: store.transcript, runs: store.runs }, (e) =>
+      refusals.push(e),
+    );
+    let slot: Awaited<ReturnType<RunPosts['recordPreview']>> | undefined;
+    const statements = await statementsOf(async () => {
+      slot = await writes.posts.recordPreview(conversationId, run.id);
+    });
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^with fence as \(select id from runs .* for no key update\) insert into outbox/);
+    expect(slot?.key).not.toBeNull();
+    const previews = async () =>
+      (await db.execute(sql`select id from outbox where run_id = ${run.id} and status = 'preview'`)).rows;
+    expect(await previews()).toHaveLength(1);
+
+    await db.execute(sql`update runs set owner = 'p2', lease_generation = lease_generation + 1 where id = ${run.id}`);
+    await expect(writes.posts.recordPreview(conversationId, run.id)).rejects.toBeInstanceOf(RunFencedError);
+    expect(refusals).toHaveLength(1);
+    expect(await previews(), 'the refused preview left no row').toHaveLength(1);
   });
 });

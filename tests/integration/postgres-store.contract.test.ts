@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import { hostname } from 'node:os';
 import { DatabaseError } from '../../src/errors.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { claimProcessIdentity } from '../../src/store/postgres/process-identity.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { promiseHooksOn } from '../fakes/promise-hooks.js';
@@ -86,13 +86,16 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
     }
   });
 
-  it('sends root-store calls made inside a transaction into that transaction, as on SQLite', async () => {
+  it('refuses in a test run a root-store call made inside a transaction (it would run outside it): the body uses its `tx`', async () => {
     const { store, peer, close } = await factory();
     try {
       const c = await store.conversations.ensure({ platform: 'memory', workspace: 'W', channel: 'C', thread: 'T' });
       await store.atomically(async (tx) => {
         await tx.tasks.add({ conversationId: c, title: 'a', description: 'a', createdBy: 'user' });
-        expect(await store.tasks.list(c)).toHaveLength(1);
+        await expect(store.tasks.list(c)).rejects.toThrow(
+          /tasks\.list was called on the root store inside an open transaction/,
+        );
+        expect(await tx.tasks.list(c)).toHaveLength(1);
         expect(await peer.tasks.list(c)).toHaveLength(0);
       });
       expect(await peer.tasks.list(c)).toHaveLength(1);
@@ -101,7 +104,34 @@ describe.skipIf(database.skip)('PostgreSQL store', () => {
     }
   });
 
-  it('keeps its transaction context on only while a transaction is open (no promise hook on Node 20 between them)', async () => {
+  it('turns no promise hook on for a transaction in production (the transaction is carried in `tx`)', async () => {
+    const db = await openPostgres(database.url, { poolSize: 2 });
+    const close = () => closePostgres(db);
+    const store = createPostgresStore(db, new FakeClock(), { checkTransactionContext: false });
+    try {
+      const c = await store.conversations.ensure({
+        platform: 'memory',
+        workspace: 'W',
+        channel: 'C',
+        thread: 'no-hook',
+      });
+      const before = await promiseHooksOn();
+      const inside = await Promise.all(
+        [1, 2].map((n) =>
+          store.atomically(async (tx) => {
+            await tx.tasks.add({ conversationId: c, title: `t${n}`, description: 't', createdBy: 'user' });
+            return promiseHooksOn();
+          }),
+        ),
+      );
+      expect(inside).toEqual([before, before]);
+      expect(await store.tasks.list(c)).toHaveLength(2);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps its checking transaction context on only while a transaction is open (no promise hook on Node 20 between them)', async () => {
     const { store, close } = await factory();
     try {
       const c = await store.conversations.ensure({ platform: 'memory', workspace: 'W', channel: 'C', thread: 'T' });

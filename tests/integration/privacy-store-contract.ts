@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FORGOTTEN_TEXT } from '../../src/memory/recall-redaction.js';
-import type { Store } from '../../src/store/store.js';
+import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 import type { StoreFactory } from './store-contract.js';
 
 const ANA = 'U0ANA';

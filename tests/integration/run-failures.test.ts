@@ -3,8 +3,8 @@ import { waitFor } from '../fakes/wait-for.js';
 import { gate, startHarness, type Harness } from './harness.js';
 import { sqliteDb } from '../fakes/sqlite-db.js';
 import { useStoreKinds } from '../support/store-kinds.js';
-import { isPostgresStore } from '../../src/store/postgres/pg-store.js';
-import type { Store } from '../../src/store/store.js';
+import { isPostgresStore } from '../../src/composition/pg-store.js';
+import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 import { toolResultJson } from '../support/tool-result-json.js';
 
 const stores = useStoreKinds();

@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
 import { RunFencedError, type RunFence } from '../../src/runs/run-fence.js';
 import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
-import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';

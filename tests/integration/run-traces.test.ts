@@ -9,7 +9,7 @@ import { traceLlm } from '../../src/agent/traced-llm.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRunTracer } from '../../src/runtime/runs/run-tracing.js';
 import { principalPseudonym, pseudonymKey, PSEUDONYM_KEY_NAME } from '../../src/telemetry/principal-pseudonym.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { loadTracing } from '../../src/telemetry/load-tracing.js';
 import { traceSettingsFrom, tracesConfigured } from '../../src/telemetry/trace-settings.js';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
-import type { FilesOut, OutputFile } from '../../src/sandbox/workspace-ports.js';
+import type { FilesOut, OutputFile } from '../../src/attachments/workspace-ports.js';
 import { lastUserText, type FakeToolCall, type RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { toolResultJson } from '../support/tool-result-json.js';

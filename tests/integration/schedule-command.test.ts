@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCHEDULES_HELP, handleSchedulesCommand } from '../../src/commands/schedules-command.js';
+import { SCHEDULES_HELP, handleSchedulesCommand } from '../../src/schedules/commands/schedules-command.js';
 import { CHANNEL, MINUTE, THREAD_ID, scheduleWorld, settle } from './schedule-fixtures.js';
 
 function setup() {

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { createScheduling } from '../../src/schedules/scheduling.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { RecordingMetrics } from '../fakes/recording-metrics.js';
 import { CHANNEL, MINUTE, RecordingLauncher, START, THREAD_ID } from './schedule-fixtures.js';

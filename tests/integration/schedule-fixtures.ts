@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { ScheduleLauncher } from '../../src/schedules/schedule-launcher.js';
 import type { ScheduleStore } from '../../src/schedules/schedule-store.js';
 import { createScheduling, type Scheduling } from '../../src/schedules/scheduling.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
 /** What a recording launcher saw: which way the schedule fired, when, with what. */

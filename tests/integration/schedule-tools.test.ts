@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
-import { createScheduleRights } from '../../src/access/schedule-rights.js';
-import { createScheduleTools } from '../../src/agent/tools/schedule-tools.js';
+import { createScheduleRights } from '../../src/schedules/schedule-rights.js';
+import { createScheduleTools } from '../../src/schedules/agent/schedule-tools.js';
 import type { AccessSettings } from '../../src/settings/team-settings.js';
 import { createToolRegistry } from '../../src/agent/tools/tool-registry.js';
 import type { ToolContext, ToolResult } from '../../src/agent/tools/tool.js';

@@ -5,7 +5,7 @@ import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
 import { createLogger } from '../../src/logger.js';
 import type { Cluster } from '../../src/runtime/process/cluster-hooks.js';
 import { createScheduling, type Scheduling } from '../../src/schedules/scheduling.js';
-import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useTestDatabase } from '../support/test-database.js';

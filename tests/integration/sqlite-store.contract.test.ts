@@ -1,5 +1,5 @@
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { storeContract } from './store-contract.js';
 import { privacyStoreContract } from './privacy-store-contract.js';

@@ -42,7 +42,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/conversations/',
     'src/attachments/',
     'src/schedules/',
-    'src/connections/',
+    'src/sign-in/',
     'src/memory/',
     'src/sandbox/',
     'src/skills/',
@@ -51,30 +51,39 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/privacy/',
   ],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
-  ['src/store/'],
+  ['src/store/', 'src/schedules/store/', 'src/sandbox/store/', 'src/memory/store/', 'src/sign-in/store/'],
   // The agent loop, its model client and its tools.
-  ['src/agent/'],
+  ['src/agent/', 'src/schedules/agent/', 'src/sandbox/agent/', 'src/memory/agent/'],
   // What runs hand their posts to, and the tool servers the agent calls.
-  ['src/outbox/', 'src/mcp/'],
+  ['src/outbox/', 'src/mcp/', 'src/sign-in/mcp/'],
   // Platform-neutral command handlers.
-  ['src/commands/'],
+  ['src/commands/', 'src/schedules/commands/', 'src/memory/commands/', 'src/sign-in/commands/'],
   // The dispatcher and the run lifecycle.
-  ['src/runtime/'],
+  ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/', 'src/sign-in/runtime/'],
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
   ['src/web-console/'],
   // Composition.
   [
+    // The whole Store (every feature's store beside the core's), assembled on SQLite or PostgreSQL, and opened.
+    'src/composition/',
     'src/app.ts',
     'src/app-contract.ts',
     'src/app-model.ts',
     'src/app-agent.ts',
     'src/app-lifecycle.ts',
-    'src/sandbox-wiring.ts',
   ],
   ['src/main.ts'],
 ];
+
+/**
+ * A feature's home (src/schedules/, say) keeps its parts in sub-folders named for the layer each stands on
+ * (store/, agent/, commands/, runtime/), placed in LAYERS beside that layer: the rules for a layer's folder
+ * hold for the same part of every home.
+ */
+const homePart = (file: string, part: string): boolean =>
+  new RegExp(`^src/[a-z-]+/${part}/`).test(file) && !file.startsWith(`src/${part}/`);
 
 /** The layer a file belongs to (index into LAYERS), or -1. */
 function layerOf(file: string): number {
@@ -256,7 +265,7 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   '@slack/bolt': inside('adapters/slack/'),
   '@slack/web-api': inside('adapters/slack/'),
   'discord.js': inside('adapters/discord/'),
-  '@modelcontextprotocol/sdk': inside('src/mcp/'),
+  '@modelcontextprotocol/sdk': (f) => f.startsWith('src/mcp/') || f.startsWith('src/sign-in/mcp/'),
   'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
   marked: inside('adapters/console/'),
   'marked-terminal': inside('adapters/console/'),
@@ -373,20 +382,37 @@ describe('architecture', () => {
     ).toEqual([]);
   });
 
-  it('commands do not import the runtime, and the agent does not import the database', () => {
-    expect(offenders(sources('src/commands'), (i) => i.target?.startsWith('src/runtime/') === true)).toEqual([]);
-    expect(offenders(sources('src/agent'), (i) => i.target?.startsWith('src/db/') === true)).toEqual([]);
+  it('commands do not import the runtime, and the agent does not import the database (in a feature home too)', () => {
+    const commands = all.filter((f) => f.startsWith('src/commands/') || homePart(f, 'commands'));
+    const runtime = (target: string | null) =>
+      target !== null && (target.startsWith('src/runtime/') || homePart(target, 'runtime'));
+    expect(offenders(commands, (i) => runtime(i.target))).toEqual([]);
+    const agent = all.filter((f) => f.startsWith('src/agent/') || homePart(f, 'agent'));
+    expect(offenders(agent, (i) => i.target?.startsWith('src/db/') === true)).toEqual([]);
   });
 
   it('only the store implementations, src/db/ and src/cluster/ reach the database drivers; the rest of the core talks to the Store', () => {
-    const sqliteOnly = (f: string) => f.startsWith('src/store/sqlite/') || f.startsWith('src/db/');
+    // A feature home's store/ folder holds its tables' SQLite (sqlite-*.ts) and PostgreSQL (pg-*.ts) stores.
+    const homeStore = (f: string, prefix: string) => homePart(f, 'store') && f.split('/').pop()!.startsWith(prefix);
+    const sqliteOnly = (f: string) =>
+      f.startsWith('src/store/sqlite/') || f.startsWith('src/db/') || homeStore(f, 'sqlite-');
     const postgresOnly = (f: string) =>
-      f.startsWith('src/store/postgres/') || f.startsWith('src/db/') || f.startsWith('src/cluster/');
+      f.startsWith('src/store/postgres/') ||
+      f.startsWith('src/db/') ||
+      f.startsWith('src/cluster/') ||
+      homeStore(f, 'pg-');
     expect(offenders(all, (i, f) => i.pkg === 'better-sqlite3' && !sqliteOnly(f))).toEqual([]);
     expect(offenders(all, (i, f) => i.pkg === 'pg' && !postgresOnly(f))).toEqual([]);
     expect(offenders(all, (i, f) => i.pkg === 'drizzle-orm' && !sqliteOnly(f) && !postgresOnly(f))).toEqual([]);
     expect(
-      offenders(all, (i, f) => i.target?.startsWith('src/store/sqlite/') === true && !f.startsWith('src/store/')),
+      offenders(
+        all,
+        (i, f) =>
+          i.target?.startsWith('src/store/sqlite/') === true &&
+          !f.startsWith('src/store/') &&
+          !homeStore(f, 'sqlite-') &&
+          f !== 'src/composition/sqlite-store.ts',
+      ),
     ).toEqual([]);
   });
 

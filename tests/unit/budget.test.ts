@@ -8,7 +8,7 @@ import type { CostStore } from '../../src/budget/cost-store.js';
 import { buildUsageReport } from '../../src/budget/usage-report.js';
 import { describeReset, msUntilUtcMidnight, utcDay, utcDayBefore } from '../../src/budget/utc-day.js';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import type { LimitsSettings, PricingSettings } from '../../src/settings/team-settings.js';
 import { settleRun } from '../../src/runtime/runs/run-settlement.js';

@@ -4,7 +4,7 @@ import {
   handleConnectionsCommand,
   type ConnectionLine,
   type ConnectionsCommandDeps,
-} from '../../src/commands/connections-command.js';
+} from '../../src/sign-in/commands/connections-command.js';
 
 const cmd = (args: string, userId = 'U1', platform = 'slack'): InboundCommand => ({
   name: 'connections',

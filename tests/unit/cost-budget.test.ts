@@ -10,7 +10,7 @@ import { buildUsageReport } from '../../src/budget/usage-report.js';
 import type { UsageStore } from '../../src/budget/usage-store.js';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import type { LimitsSettings, PricingSettings } from '../../src/settings/team-settings.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
 const NINE_AM = Date.UTC(2026, 0, 5, 9, 0, 0);

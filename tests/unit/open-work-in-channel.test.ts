@@ -3,7 +3,7 @@ import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import type { ConversationStore } from '../../src/conversations/conversation-store.js';
 import type { RunStore } from '../../src/runs/run-store.js';
 import { OPEN_WORK_IN_CHANNEL_SQL } from '../../src/store/sqlite/sqlite-conversation-store.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import type { TaskService } from '../../src/tasks/task-service.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRunCodeTool } from '../../src/agent/tools/run-code-tool.js';
+import { createRunCodeTool } from '../../src/sandbox/agent/run-code-tool.js';
 import { createToolRegistry } from '../../src/agent/tools/tool-registry.js';
 import type { CodeRunner, RunCodeInput } from '../../src/sandbox/code-runner.js';
 import { sandboxSettingsSchema } from '../../src/settings/sandbox-settings.js';

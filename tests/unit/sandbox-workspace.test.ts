@@ -5,7 +5,7 @@ import { allowedTarget, isForbiddenAddress, parseAllowlist, requestTarget } from
 import { normalWorkspacePath, packWorkspace, unpackWorkspace } from '../../src/sandbox/workspace-archive.js';
 import { createWorkspaceRetention } from '../../src/sandbox/workspace-retention.js';
 import { createWorkspaces, inputFileName, suffixedName } from '../../src/sandbox/workspace.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

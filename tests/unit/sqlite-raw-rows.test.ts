@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { conversations, messages, runs, tasks } from '../../src/db/schema.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
 /** The store's hand-mapped raw reads must give exactly the rows drizzle's own mapping gives. */

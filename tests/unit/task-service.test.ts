@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/client.js';
-import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import type { TaskService } from '../../src/tasks/task-service.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 

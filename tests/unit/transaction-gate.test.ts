@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as realDelay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createSqliteStore, type SqliteStore } from '../../src/composition/sqlite-store.js';
 import { TransactionGate } from '../../src/store/sqlite/transaction-gate.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
@@ -213,7 +213,7 @@ describe('SQLite commit groups', () => {
     vi.useFakeTimers({ toFake: ['setImmediate', 'setTimeout', 'setInterval', 'Date'] });
     try {
       vi.resetModules();
-      const { createSqliteStore: loadedUnderFakes } = await import('../../src/store/sqlite/sqlite-store.js');
+      const { createSqliteStore: loadedUnderFakes } = await import('../../src/composition/sqlite-store.js');
       const faked = loadedUnderFakes(db, new FakeClock());
       const tx = faked.atomically(async (t) => void (await t.conversations.ensure(ref('under fake timers'))));
       const outcome = await Promise.race([tx.then(() => 'committed'), realDelay(2000).then(() => 'still waiting')]);

@@ -1,4 +1,5 @@
 import type { RunPosts } from '../../agent/agent-types.js';
+import type { PreviewMessageSlot } from '../../chat/chat-adapter.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
 import { RunFencedError, type RunFence } from '../../runs/run-fence.js';
 import type { RunStore } from '../../runs/run-store.js';
@@ -71,8 +72,22 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
     recordPreview: (conversationId, runId, tx) =>
       tx
         ? inner.posts.recordPreview(conversationId, runId, tx)
-        : atomically((t) => inner.posts.recordPreview(conversationId, runId, t)),
+        : recordFencedPreview && runId === fence.runId
+          ? fencedPreview(conversationId, recordFencedPreview)
+          : atomically((t) => inner.posts.recordPreview(conversationId, runId, t)),
     retractPreviews: (runId, tx) => inner.posts.retractPreviews(runId, tx),
+  };
+
+  // Where the store checks the fence in the preview's own statement (PostgreSQL): one statement, no transaction.
+  const recordFencedPreview = inner.posts.recordFencedPreview?.bind(inner.posts);
+  const fencedPreview = async (
+    conversationId: string,
+    record: NonNullable<RunPosts['recordFencedPreview']>,
+  ): Promise<PreviewMessageSlot> => {
+    if (refused) throw refused;
+    const slot = await record(conversationId, fence);
+    if (!slot) throw refuse();
+    return slot;
   };
 
   const transcript: TranscriptStore = {

@@ -6,7 +6,11 @@ import type { Logger } from '../../logger.js';
 import type { HeldFile, PrivateAnswerRow } from '../../privacy/private-answer-store.js';
 import { choiceReplies, keptFilesNote, keptFilesReply, keptPrivateNote } from '../../privacy/private-answer-texts.js';
 import { POSTED_FOLDER } from '../../sandbox/workspace.js';
-import type { Store } from '../../store/store.js';
+import type { WorkspaceStore } from '../../sandbox/workspace-store.js';
+import type { StoreWith } from '../../store/store.js';
+
+/** The core Store with the sandbox's workspaces beside it: a shared answer's files are published to the workspace. */
+type Store = StoreWith<{ readonly workspaces: WorkspaceStore }>;
 
 /** A Share in thread / Keep private click. */
 export type PrivateAnswerClick = Extract<InboundAction, { kind: 'private_answer' }>;

@@ -13,7 +13,7 @@ import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
 import type { RunStore } from '../../runs/run-store.js';
-import type { ScheduleRunResult } from '../../schedules/schedule-failures.js';
+import type { ScheduleRunResult } from '../../runs/run-store.js';
 import type { RunTracer } from './run-tracing.js';
 import type { ChannelSettings } from '../../settings/team-settings.js';
 import type { Store } from '../../store/store.js';

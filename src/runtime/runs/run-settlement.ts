@@ -1,6 +1,6 @@
 import type { RunOutcome } from '../../agent/run-outcome.js';
 import type { FinalRunStatus } from '../../runs/run-store.js';
-import type { ScheduleRunResult } from '../../schedules/schedule-failures.js';
+import type { ScheduleRunResult } from '../../runs/run-store.js';
 import { notices } from './run-notices.js';
 
 /** Why a run's controller was aborted, when it was (`taken_over`: another process owns the run now). */

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { RunRow, TaskRow } from '../../db/schema.js';
 import { noopMetrics, type Metrics, type RunOutcomeLabel } from '../../metrics/metrics.js';
 import type { RunStore } from '../../runs/run-store.js';
-import type { ScheduleRunResult } from '../../schedules/schedule-failures.js';
+import type { ScheduleRunResult } from '../../runs/run-store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import type { RunWrites } from './fenced-run-writes.js';
 import type { RunLimits } from './run-deps.js';

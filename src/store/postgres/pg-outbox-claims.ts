@@ -1,7 +1,7 @@
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, notExists, or, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import { outboxClaims } from '../../db/pg-schema.js';
+import { outbox, outboxClaims } from '../../db/pg-schema.js';
 import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import type { RunOwnership } from './pg-run-store.js';
@@ -23,6 +23,24 @@ const releaseRow = prepared((d) =>
   d
     .delete(outboxClaims)
     .where(and(eq(outboxClaims.conversationId, P('conversationId')), eq(outboxClaims.owner, P('owner')))),
+);
+/** The release of a drained conversation's claim: the claim row goes only while no row of it is pending. */
+const releaseDrainedRow = prepared((d) =>
+  d
+    .delete(outboxClaims)
+    .where(
+      and(
+        eq(outboxClaims.conversationId, P('conversationId')),
+        eq(outboxClaims.owner, P('owner')),
+        notExists(
+          d
+            .select({ one: sql`1` })
+            .from(outbox)
+            .where(and(eq(outbox.conversationId, P('conversationId')), eq(outbox.status, 'pending'))),
+        ),
+      ),
+    )
+    .returning({ id: outboxClaims.conversationId }),
 );
 
 /**
@@ -55,6 +73,10 @@ export function createPgOutboxClaims(
     },
     async release() {
       await releaseRow(db, { conversationId, owner });
+    },
+    // One statement where a drained turn sent three (the empty read, the release, the look for rows recorded meanwhile).
+    async releaseIfDrained() {
+      return (await releaseDrainedRow(db, { conversationId, owner })).length === 1;
     },
   });
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
-import { prepared } from './pg-prepared.js';
+import { prepared, preparedText } from './pg-prepared.js';
 
 const P = sql.placeholder;
 const addPreviewRow = prepared((d) =>
@@ -20,6 +20,16 @@ const addPreviewRow = prepared((d) =>
     })
     .returning({ id: outbox.id }),
 );
+/**
+ * A preview row written only while the run's fence holds: the CTE locks the run's row (`for no key update`, as
+ * `RunStore.holds`) until the statement's own commit, so a takeover either committed before it (no row
+ * written) or waits for it. One statement where `holds` and the insert took a transaction of four.
+ */
+const addFencedPreviewRow = preparedText<{ id: string | number }>(
+  `with fence as (select id from runs where id = $2::text and owner is not distinct from $3::text and lease_generation = $4::integer for no key update) ` +
+    `insert into outbox (conversation_id, run_id, purpose, payload, status, created_at) ` +
+    `select $1::text, fence.id, 'answer', '{"text":""}'::jsonb, 'preview', $5::bigint from fence returning id`,
+);
 const setPreviewMessageOf = prepared((d) =>
   d
     .update(outbox)
@@ -29,7 +39,13 @@ const setPreviewMessageOf = prepared((d) =>
 
 type PreviewMethods = Pick<
   OutboxStore,
-  'addPreview' | 'setPreviewMessage' | 'previewProbe' | 'markNothingToRetract' | 'markStreamed' | 'retractPreviews'
+  | 'addPreview'
+  | 'addFencedPreview'
+  | 'setPreviewMessage'
+  | 'previewProbe'
+  | 'markNothingToRetract'
+  | 'markStreamed'
+  | 'retractPreviews'
 >;
 
 /**
@@ -44,6 +60,11 @@ export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMet
     async addPreview(conversationId, runId, platformMessageId) {
       const [row] = await addPreviewRow(db, { conversationId, runId, platformMessageId, now: clock.now() });
       return row!.id;
+    },
+    async addFencedPreview(conversationId, fence) {
+      const values = [conversationId, fence.runId, fence.owner, fence.generation, clock.now()];
+      const [row] = await addFencedPreviewRow(db, values);
+      return row ? Number(row.id) : null;
     },
     async setPreviewMessage(id, platformMessageId) {
       await setPreviewMessageOf(db, { id, platformMessageId });

@@ -1,6 +1,6 @@
 import type { ClusterProcessInfo } from '../../admin/cluster-view.js';
 import type { ConsoleCounts, ConsoleRun } from '../../admin/console-queries.js';
-import type { SandboxState } from '../../admin/sandbox-status.js';
+import type { SandboxState } from '../../sandbox/sandbox-status.js';
 import type { HealthReport } from '../../metrics/health-check.js';
 import type { WebConsoleDeps } from '../console-deps.js';
 import { formatCount, formatTime } from '../format.js';

@@ -1,5 +1,5 @@
 import type { ManagedToolSource } from '../../../src/app.js';
-import type { FilesOut, OutputFile, PostedFile } from '../../../src/sandbox/workspace-ports.js';
+import type { FilesOut, OutputFile, PostedFile } from '../../../src/attachments/workspace-ports.js';
 
 /**
  * A tool standing in for run_code's end until it lands: the model calls `test__write_files` with the name of a
