@@ -18,7 +18,7 @@ import { connectionsCommandDeps } from './sign-in/commands/connections-command-d
 import { handleConnectionsCommand } from './sign-in/commands/connections-command.js';
 import { connectionsOnHome } from './sign-in/commands/connections-home.js';
 import type { OAuthRuntime } from './sign-in/mcp/oauth-setup.js';
-import { createElicitationDesk } from './runtime/questions/elicitation-waits.js';
+import { carriedQuestions, createElicitationDesk } from './questions/runtime/elicitation-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { attachmentIntakeFor, filesOutOver } from './sandbox/runtime/sandbox-files.js';
 import { Heartbeat } from './runtime/process/heartbeat.js';
@@ -145,6 +145,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       posts: outbox,
       changes: outbox,
       approvals: web.approvals,
+      carried: carriedQuestions,
     },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent,
