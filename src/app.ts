@@ -9,7 +9,7 @@ import { createScheduleManagement } from './schedules/commands/schedule-manageme
 import { createScheduleRights } from './schedules/schedule-rights.js';
 import { createWhenInterpreter } from './schedules/agent/when-interpreter.js';
 import { createAccessPolicy } from './access/access-policy.js';
-import { createAuthority } from './runtime/runs/authority.js';
+import { createAuthority } from './runs/authority.js';
 import { silentLogger } from './logger.js';
 import { createRunTracer } from './runtime/runs/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';

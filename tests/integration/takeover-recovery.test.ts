@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { recoverTakenOverRun } from '../../src/runtime/restarts/recovery.js';
-import { notices } from '../../src/runtime/runs/run-notices.js';
+import { notices } from '../../src/runs/run-notices.js';
 import { carriedQuestions } from '../../src/questions/runtime/elicitation-waits.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';

@@ -3,7 +3,7 @@ import type { RunRow } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import type { CarriedQuestions } from '../runs/carried-questions.js';
-import { notices } from '../runs/run-notices.js';
+import { notices } from '../../runs/run-notices.js';
 import { showSession, type SessionShowDeps } from '../runs/session-shown.js';
 
 /** A run that died with its process, and what recovery did with its task. */
