@@ -12,7 +12,7 @@ import type { ElicitationAsker } from './mcp/elicitation-scope.js';
 import type { ToolServerState } from './metrics/health-check.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { Outbox } from './outbox/outbox.js';
-import type { RunStore } from './runs/run-store.js';
+import type { RunStore } from './run-records/run-store.js';
 import type { Cluster } from './runtime/process/cluster-hooks.js';
 import type { Dispatcher } from './runtime/dispatcher.js';
 import type { FinishedWork } from './runtime/restarts/finish-open-work.js';

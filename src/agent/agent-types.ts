@@ -1,7 +1,7 @@
 import type { AnswerStream, PreviewMessageSlot } from '../chat/chat-adapter.js';
 import type { MessageRole, PostPurpose, StoredToolCall } from '../records/stored-values.js';
 import type { Store } from '../store/store.js';
-import type { RunFence } from '../runs/run-fence.js';
+import type { RunFence } from '../run-records/run-fence.js';
 
 /** A stored transcript row as the context builder reads it. */
 export interface TranscriptRow {

@@ -22,7 +22,7 @@ export interface RunLeases {
   expired(now: number): Promise<ExpiredRun[]>;
   /**
    * Claims an expired run for `newOwner` with a fresh lease of `leaseMs` and a new lease generation, so the
-   * previous owner's writes for it fail from now on (runs/run-fence.ts). Compare-and-set on the lease
+   * previous owner's writes for it fail from now on (run-records/run-fence.ts). Compare-and-set on the lease
    * read by `expired`: when several processes try at once exactly one gets true; the others get false and
    * must leave the run alone. Fails too if the lease has not ended or the run is no longer running.
    */

@@ -1,6 +1,6 @@
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
-import type { RunStore } from '../runs/run-store.js';
+import type { RunStore } from '../run-records/run-store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { MemoryCommandDeps } from '../memory/commands/memory-command.js';
 import type { SkillsCommandDeps } from './skills-command.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CommandReply, InboundCommand } from '../chat/inbound.js';
-import { stopNotice } from '../runs/stop-notice.js';
+import { stopNotice } from '../run-records/stop-notice.js';
 import type { CommandDeps } from './command-deps.js';
 
 const stopArgs = z.union([

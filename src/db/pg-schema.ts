@@ -73,7 +73,7 @@ export const runs = pgTable(
     leaseUntil: epochMs('lease_until'),
     /**
      * Goes up each time the run gets an owner (claimed, resumed, adopted, taken over): every write of the
-     * executing run is conditional on the owner and generation it was claimed with (runs/run-fence.ts).
+     * executing run is conditional on the owner and generation it was claimed with (run-records/run-fence.ts).
      */
     leaseGeneration: integer('lease_generation').notNull().default(0),
   },

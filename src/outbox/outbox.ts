@@ -9,7 +9,7 @@ import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import type { PreviewMessageSlot } from '../chat/chat-adapter.js';
-import type { RunFence } from '../runs/run-fence.js';
+import type { RunFence } from '../run-records/run-fence.js';
 import { idempotencyKeyOf, OutboxPoster, type OutboxPosterDeps } from './outbox-poster.js';
 import type { OutboxStore } from '../store/outbox-store.js';
 import { toPieces } from './post-pieces.js';

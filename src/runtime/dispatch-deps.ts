@@ -11,7 +11,7 @@ import type { CommandDeps } from '../commands/command-deps.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { Logger } from '../logger.js';
 import type { Outbox, OutboxChanges } from '../outbox/outbox.js';
-import type { RunStore } from '../runs/run-store.js';
+import type { RunStore } from '../run-records/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { Authority } from '../runs/authority.js';

@@ -1,7 +1,7 @@
 import type { ChannelRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { ScheduleRow } from '../db/schema.js';
-import type { ScheduleRunResult } from '../runs/run-store.js';
+import type { ScheduleRunResult } from '../run-records/run-store.js';
 import { failureChange, successChange } from './schedule-failures.js';
 import type { Scheduler } from './scheduler.js';
 import type { ScheduleStore } from './schedule-store.js';

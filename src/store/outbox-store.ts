@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunFence } from '../runs/run-fence.js';
+import type { RunFence } from '../run-records/run-fence.js';
 import { OUTBOX_PURPOSES, type OutboxPayload, type OutboxPurpose, type OutboxStatus } from '../db/schema.js';
 
 /** A pending outbox row as the poster reads it (payload validated). */

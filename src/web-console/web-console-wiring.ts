@@ -18,7 +18,7 @@ import type { Config } from '../config.js';
 import type { PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
 import { checkHealth, type ToolServerState } from '../metrics/health-check.js';
-import { stopNotice } from '../runs/stop-notice.js';
+import { stopNotice } from '../run-records/stop-notice.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { MemoryStore } from '../memory/memory-store.js';
 import type { Store, StoreWith } from '../store/store.js';

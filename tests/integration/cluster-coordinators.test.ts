@@ -11,7 +11,7 @@ import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.j
 import { conversations as pgConversations, runs as pgRuns } from '../../src/db/pg-schema.js';
 import { outbox } from '../../src/db/schema.js';
 import { createLogger } from '../../src/logger.js';
-import type { RunStore } from '../../src/runs/run-store.js';
+import type { RunStore } from '../../src/run-records/run-store.js';
 import { goalMessage } from '../../src/runs/goal-message.js';
 import { notices } from '../../src/runs/run-notices.js';
 import { createSqliteStore, type SqliteStore } from '../../src/composition/sqlite-store.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
-import type { NewElicitation } from '../../src/runs/elicitation-store.js';
+import type { NewElicitation } from '../../src/run-records/elicitation-store.js';
 import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';

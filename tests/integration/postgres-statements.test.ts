@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import type { RunPosts } from '../../src/agent/agent-types.js';
-import { RunFencedError } from '../../src/runs/run-fence.js';
+import { RunFencedError } from '../../src/run-records/run-fence.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
 import { silentLogger } from '../../src/logger.js';
 import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';

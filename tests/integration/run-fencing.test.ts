@@ -10,7 +10,7 @@ import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.j
 import { messages, outbox, runs, tasks } from '../../src/db/pg-schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
-import { RunFencedError, type RunFence } from '../../src/runs/run-fence.js';
+import { RunFencedError, type RunFence } from '../../src/run-records/run-fence.js';
 import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
 import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
@@ -24,7 +24,7 @@ import { gate } from './harness.js';
 
 /*
  * Issue 22 item 7: every write of an executing run is conditional on the owner and lease generation its
- * claim wrote (runs/run-fence.ts). Two stores on two pools play two processes on one database; "process b"
+ * claim wrote (run-records/run-fence.ts). Two stores on two pools play two processes on one database; "process b"
  * takes a run over from "process a" the way the cluster runtime does (run-leases.ts).
  */
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
-import { ConversationBusyError } from '../../src/runs/conversation-busy-error.js';
+import { ConversationBusyError } from '../../src/run-records/conversation-busy-error.js';
 import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 import type { NewTask } from '../../src/tasks/task-service.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';

@@ -38,6 +38,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/access/',
     'src/budget/',
     'src/runs/',
+    'src/run-records/',
     'src/tasks/',
     'src/conversations/',
     'src/attachments/',

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import type { ConversationStore } from '../../src/conversations/conversation-store.js';
-import type { RunStore } from '../../src/runs/run-store.js';
+import type { RunStore } from '../../src/run-records/run-store.js';
 import { OPEN_WORK_IN_CHANNEL_SQL } from '../../src/store/sqlite/sqlite-conversation-store.js';
 import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import type { TaskService } from '../../src/tasks/task-service.js';

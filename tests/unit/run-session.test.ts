@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionUpdate } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { silentLogger } from '../../src/logger.js';
-import { RunFencedError } from '../../src/runs/run-fence.js';
+import { RunFencedError } from '../../src/run-records/run-fence.js';
 import { runSession, sessionEndOf } from '../../src/runtime/runs/run-session.js';
 
 const ref: ConversationRef = {

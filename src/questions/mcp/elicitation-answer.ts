@@ -1,6 +1,6 @@
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationEvent, ElicitationReply } from '../../chat/elicitation-form.js';
-import type { ElicitationEnd } from '../../runs/elicitation-store.js';
+import type { ElicitationEnd } from '../../run-records/elicitation-store.js';
 import type { ShownElicitation } from './elicitation-record.js';
 import { elicitationTexts } from './elicitation-texts.js';
 import { checkAnswers } from './form-answers.js';

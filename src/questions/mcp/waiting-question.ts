@@ -6,7 +6,7 @@ import { elicitationActionId } from '../../chat/elicitation-form.js';
 import type { Clock } from '../../clock.js';
 import type { ElicitationRow } from '../../db/schema.js';
 import type { Outbox } from '../../outbox/outbox.js';
-import type { ElicitationStore } from '../../runs/elicitation-store.js';
+import type { ElicitationStore } from '../../run-records/elicitation-store.js';
 import { endOf, type Ending } from './elicitation-answer.js';
 import { fingerprintOf, resultOf, storedRequest, type ShownElicitation } from './elicitation-record.js';
 import type { ElicitationRuns } from './elicitation-runs.js';

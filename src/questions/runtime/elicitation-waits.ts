@@ -1,6 +1,6 @@
 import { ElicitationDesk, type ElicitationDeskDeps } from '../mcp/elicitation-desk.js';
 import type { ElicitationRuns } from '../mcp/elicitation-runs.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { ClusterMembership } from '../../runtime/process/cluster-hooks.js';
 import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
 import type { CarriedQuestions } from '../../runtime/runs/carried-questions.js';

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
 import { elicitations } from '../../db/pg-schema.js';
 import type { ElicitationRow } from '../../db/schema.js';
-import type { ElicitationStore } from '../../runs/elicitation-store.js';
+import type { ElicitationStore } from '../../run-records/elicitation-store.js';
 import type { PgExecutor } from '../../store/postgres/pg-executor.js';
 
 /**

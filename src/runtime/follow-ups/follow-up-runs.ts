@@ -1,6 +1,6 @@
 import type { StopResult } from '../../commands/command-deps.js';
 import type { Logger } from '../../logger.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import type { Decision } from './stored-message.js';
 import type { RunCoordinator, StartResult } from '../runs/run-coordinator.js';

@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import type { CommandDeps } from '../../commands/command-deps.js';
 import type { Logger } from '../../logger.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import { carryToRuns } from './follow-up-runs.js';
 import { sayingsFor } from './follow-up-sayings.js';

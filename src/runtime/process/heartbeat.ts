@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { EventDedupe } from '../../store/event-dedupe.js';
 import type { RunCoordinator } from '../runs/run-coordinator.js';
 

@@ -1,5 +1,5 @@
 import type { Outbox } from '../../outbox/outbox.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { RunCoordinator } from '../runs/run-coordinator.js';
 
 export interface FinishOpenWorkDeps {

@@ -1,8 +1,8 @@
 import type { RunPosts } from '../../agent/agent-types.js';
 import type { PreviewMessageSlot } from '../../chat/chat-adapter.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
-import { RunFencedError, type RunFence } from '../../runs/run-fence.js';
-import type { RunStore } from '../../runs/run-store.js';
+import { RunFencedError, type RunFence } from '../../run-records/run-fence.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { Store } from '../../store/store.js';
 
 /** What an executing run writes through: its posts, its transcript steps and its own row. */

@@ -7,7 +7,7 @@ import type { CommandDeps } from '../../commands/command-deps.js';
 import { announceStop } from '../../commands/stop-command.js';
 import type { ConversationStore } from '../../conversations/conversation-store.js';
 import type { Logger } from '../../logger.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { Authority } from '../../runs/authority.js';
 import type { EventDedupe } from '../../store/event-dedupe.js';
 import { personOf } from '../../access/access-policy.js';

@@ -1,6 +1,6 @@
 import type { RunRow, TaskRow } from '../../db/schema.js';
-import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
-import type { RunFence } from '../../runs/run-fence.js';
+import { ConversationBusyError } from '../../run-records/conversation-busy-error.js';
+import type { RunFence } from '../../run-records/run-fence.js';
 import type { Store } from '../../store/store.js';
 import { goalMessage } from '../../runs/goal-message.js';
 

@@ -1,6 +1,6 @@
 import type { RunRow, TaskRow } from '../../db/schema.js';
 import type { RunControl, StopResult } from '../../commands/command-deps.js';
-import type { RunFence } from '../../runs/run-fence.js';
+import type { RunFence } from '../../run-records/run-fence.js';
 import { ClaimsUnderWay } from './claims-under-way.js';
 import { claimNextTask, type ClaimedTask, type SlotHold } from './run-claim.js';
 import type { CoordinatorDeps } from './run-deps.js';

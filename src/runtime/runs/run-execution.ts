@@ -1,6 +1,6 @@
 import { pausableDeadline } from '../../clock.js';
 import type { RunRow, TaskRow } from '../../db/schema.js';
-import { RunFencedError, type RunFence } from '../../runs/run-fence.js';
+import { RunFencedError, type RunFence } from '../../run-records/run-fence.js';
 import type { RunLoss } from '../process/cluster-hooks.js';
 import { fenceRunWrites } from './fenced-run-writes.js';
 import type { CoordinatorDeps } from './run-deps.js';

@@ -1,5 +1,5 @@
 import { executeRun, type RunInput } from '../../agent/runner.js';
-import type { RunOutcome } from '../../runs/run-outcome.js';
+import type { RunOutcome } from '../../run-records/run-outcome.js';
 import type { RunSkills } from '../../agent/run-skills.js';
 import { buildSystemPrompt } from '../../agent/system-prompt.js';
 import type { ToolContext } from '../../agent/tools/tool.js';

@@ -5,7 +5,7 @@ import type { CarriedQuestions } from './carried-questions.js';
 import type { ToolGrantStore } from '../../conversations/tool-grant-store.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../../db/schema.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
-import type { RunFence } from '../../runs/run-fence.js';
+import type { RunFence } from '../../run-records/run-fence.js';
 import type { Store } from '../../store/store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import type { RunResume } from './run-launch.js';

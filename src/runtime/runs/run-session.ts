@@ -1,10 +1,10 @@
-import type { ActivityReport } from '../../runs/run-activity.js';
-import type { RunOutcome } from '../../runs/run-outcome.js';
+import type { ActivityReport } from '../../run-records/run-activity.js';
+import type { RunOutcome } from '../../run-records/run-outcome.js';
 import type { SessionState, SessionUpdate } from '../../chat/agent-session.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';
 import type { Presence } from '../../chat/presence.js';
 import type { Logger } from '../../logger.js';
-import { RunFencedError } from '../../runs/run-fence.js';
+import { RunFencedError } from '../../run-records/run-fence.js';
 
 /**
  * How one execution of a run leaves its thread's session: parked on a person (`waiting`), ended (`idle`), or

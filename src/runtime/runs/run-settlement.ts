@@ -1,6 +1,6 @@
-import type { RunOutcome } from '../../runs/run-outcome.js';
-import type { FinalRunStatus } from '../../runs/run-store.js';
-import type { ScheduleRunResult } from '../../runs/run-store.js';
+import type { RunOutcome } from '../../run-records/run-outcome.js';
+import type { FinalRunStatus } from '../../run-records/run-store.js';
+import type { ScheduleRunResult } from '../../run-records/run-store.js';
 import { notices } from '../../runs/run-notices.js';
 
 /** Why a run's controller was aborted, when it was (`taken_over`: another process owns the run now). */

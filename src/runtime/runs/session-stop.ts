@@ -9,7 +9,7 @@ import { announceStop } from '../../commands/stop-command.js';
 import type { ConversationStore } from '../../conversations/conversation-store.js';
 import type { Logger } from '../../logger.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { EventDedupe } from '../../store/event-dedupe.js';
 import type { Authority } from '../../runs/authority.js';
 import { personOf } from '../../access/access-policy.js';

@@ -3,7 +3,7 @@ import { scheduleActionId, stopActionId } from '../../chat/action-id.js';
 import type { ChannelRef } from '../../chat/conversation-ref.js';
 import type { HomeConversation, HomeModel, HomeRequest, HomeSchedule } from '../../chat/schedule-form.js';
 import type { OpenWorkStore } from '../../conversations/open-work-by-person.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { HomeMemory } from '../../chat/schedule-form.js';
 import type { MemoryStore } from '../../memory/memory-store.js';
 import { memoryVisibility } from '../../memory/memory-visibility.js';

@@ -1,7 +1,7 @@
 import type { CommandReply, InboundCommand } from '../../chat/inbound.js';
 import type { HomeModel, HomeRequest } from '../../chat/schedule-form.js';
 import type { SurfaceSink } from '../../chat/surface-sink.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { OpenWorkStore } from '../../conversations/open-work-by-person.js';
 import type { StopAuthority } from '../../commands/command-deps.js';
 import { buildHomeModel, type HomeViewDeps } from './home-view.js';

@@ -3,7 +3,7 @@ import type { ScheduleRights } from '../schedule-rights.js';
 import type { MemberRolesCapability } from '../../chat/member-roles.js';
 import { sharedWorkspaceOf } from '../../chat/workspace-of.js';
 import type { ScheduleRow } from '../../db/schema.js';
-import type { StoredPrincipal } from '../../runs/run-store.js';
+import type { StoredPrincipal } from '../../run-records/run-store.js';
 import { personOf } from '../../access/access-policy.js';
 
 /** Whether a schedule's run may go on at this fire, and for whom. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js';
 import type { SignInEnd } from '../../records/stored-values.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import { connectNoticeText, type ConnectNotice } from './oauth-sign-in.js';
 import type { CallbackOutcome } from './authorization-callback.js';
 import type { OAuthWebServerOptions } from './oauth-web-server.js';

@@ -1,5 +1,5 @@
 import type { SignInWaits } from '../mcp/sign-in-notes.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
 
 /**

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { runs } from '../../db/pg-schema.js';
-import type { RunFence } from '../../runs/run-fence.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunFence } from '../../run-records/run-fence.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import { prepared } from './pg-prepared.js';
 import { isTransaction } from './pg-within-transaction.js';
@@ -73,7 +73,7 @@ export interface PgRunFencing {
 }
 
 /**
- * The fence of a run's writes on PostgreSQL (runs/run-fence.ts, issue 40). `holds` is a `for no key update`
+ * The fence of a run's writes on PostgreSQL (run-records/run-fence.ts, issue 40). `holds` is a `for no key update`
  * read of the run's row; a write whose first statement updates that row anyway (a model step's count, the
  * run's final transition) checks the owner and generation in that update instead: an update of a row takes
  * the same row lock as `for no key update` and, under READ COMMITTED, re-reads a row changed meanwhile

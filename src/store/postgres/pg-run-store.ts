@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { runs } from '../../db/pg-schema.js';
-import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
-import type { RunStore } from '../../runs/run-store.js';
+import { ConversationBusyError } from '../../run-records/conversation-busy-error.js';
+import type { RunStore } from '../../run-records/run-store.js';
 import type { PgExecutor } from './pg-executor.js';
 import { isTransaction, withinTransaction } from './pg-within-transaction.js';
 import { prepared } from './pg-prepared.js';
@@ -79,7 +79,7 @@ export interface RunOwnership {
 /**
  * Runs on PostgreSQL. Status changes are conditional updates, so racing processes cannot overwrite a
  * final state; a run started or resumed here records `owner` and `lease_until` when `ownership` is given,
- * and a new lease generation (runs/run-fence.ts): the fence its execution carries.
+ * and a new lease generation (run-records/run-fence.ts): the fence its execution carries.
  */
 export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunStore {
   const claim = () =>
