@@ -17,7 +17,7 @@ import type { Cluster } from './runtime/process/cluster-hooks.js';
 import type { Dispatcher } from './runtime/dispatcher.js';
 import type { FinishedWork } from './runtime/restarts/finish-open-work.js';
 import type { Heartbeat } from './runtime/process/heartbeat.js';
-import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
+import type { RunCoordinator } from './runs/runtime/run-coordinator.js';
 import type { ScheduleService } from './schedules/schedule-service.js';
 import type { WakeTimer } from './schedules/scheduler.js';
 import type { ErrandStore } from './composition/errand-store.js';

@@ -26,7 +26,7 @@ import {
   showRecoveredSession,
   type InterruptedRun,
 } from './runtime/restarts/recovery.js';
-import type { RunCoordinator } from './runtime/runs/run-coordinator.js';
+import type { RunCoordinator } from './runs/runtime/run-coordinator.js';
 import { scheduleLauncherFor } from './schedules/runtime/schedule-launch-wiring.js';
 import { startSignIns } from './sign-in/runtime/sign-in-start.js';
 import type { Scheduling } from './schedules/scheduling.js';

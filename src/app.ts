@@ -11,7 +11,7 @@ import { createWhenInterpreter } from './schedules/agent/when-interpreter.js';
 import { createAccessPolicy } from './access/access-policy.js';
 import { createAuthority } from './runs/authority.js';
 import { silentLogger } from './logger.js';
-import { createRunTracer } from './runtime/runs/run-tracing.js';
+import { createRunTracer } from './runs/runtime/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';
 import { noopMetrics } from './metrics/metrics.js';
 import { connectionsCommandDeps } from './sign-in/commands/connections-command-deps.js';
@@ -24,7 +24,7 @@ import { attachmentIntakeFor, filesOutOver } from './sandbox/runtime/sandbox-fil
 import { Heartbeat } from './runtime/process/heartbeat.js';
 import { createOutbox } from './outbox/outbox.js';
 import { createLocalCluster } from './runtime/process/cluster-hooks.js';
-import { RunCoordinator } from './runtime/runs/run-coordinator.js';
+import { RunCoordinator } from './runs/runtime/run-coordinator.js';
 import { finishOpenWork } from './runtime/restarts/finish-open-work.js';
 import { createScheduling } from './schedules/scheduling.js';
 import { openStore } from './composition/open-store.js';

@@ -76,7 +76,7 @@ export interface RunPosts {
    * Records durably that a live preview of this run's answer is about to put a message on the platform
    * (once per preview message, not per append), before the post leaves, so a preview cut by a crash can
    * be taken back even when the platform's answer was lost with the process. Never rejects, but for a
-   * run's fenced writes (runtime/runs/fenced-run-writes.ts), which reject a stale owner's preview so it is not
+   * run's fenced writes (runs/runtime/fenced-run-writes.ts), which reject a stale owner's preview so it is not
    * posted. With `tx` (a transaction of `atomically`), the record belongs to that write.
    */
   recordPreview(conversationId: string, runId: string, tx?: Store): Promise<PreviewMessageSlot>;

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
-import type { Cluster, ClusterHooks, ClusterWake, RunLoss } from '../runtime/process/cluster-hooks.js';
+import type { Cluster, ClusterHooks } from '../runtime/process/cluster-hooks.js';
+import type { ClusterWake, RunLoss } from '../runs/runtime/cluster-membership.js';
 import type { InterruptedRun } from '../runtime/restarts/recovery.js';
 import { createRunLeases, type RunState } from './run-leases.js';
 import { createWakeChannel, type WakeEvent } from './wake-channel.js';

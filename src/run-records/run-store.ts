@@ -70,7 +70,7 @@ export interface RunStore {
   /**
    * Inside a transaction: whether `fence` still holds the run (same owner, same generation), locking the
    * run's row until the transaction ends, so no takeover can slip in before the transaction's writes
-   * commit. Every write of an executing run starts with it (runtime/runs/fenced-run-writes.ts). Always true on
+   * commit. Every write of an executing run starts with it (runs/runtime/fenced-run-writes.ts). Always true on
    * SQLite, where one process holds the database.
    */
   holds(fence: RunFence): Promise<boolean>;

@@ -15,8 +15,8 @@ import type { RunStore } from '../run-records/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { Authority } from '../runs/authority.js';
-import type { PrivateAnswerChoiceDeps } from './runs/private-answer-choice.js';
-import type { RunCoordinator } from './runs/run-coordinator.js';
+import type { PrivateAnswerChoiceDeps } from '../runs/runtime/private-answer-choice.js';
+import type { RunCoordinator } from '../runs/runtime/run-coordinator.js';
 
 /** Where inbound events are stored and looked up. */
 export interface DispatchData {

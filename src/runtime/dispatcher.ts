@@ -6,13 +6,13 @@ import { handleCommand } from '../commands/command-router.js';
 import { titleFrom } from '../runs/goal-message.js';
 import { MessageFollowUp } from './follow-ups/message-follow-up.js';
 import type { Decision, StoredMessage } from './follow-ups/stored-message.js';
-import { handleRunButton, type RunButtonDeps } from './runs/run-buttons.js';
-import { handleSessionStop } from './runs/session-stop.js';
-import { claimIn, type SlotHold } from './runs/run-claim.js';
+import { handleRunButton, type RunButtonDeps } from '../runs/runtime/run-buttons.js';
+import { handleSessionStop } from '../runs/runtime/session-stop.js';
+import { claimIn, type SlotHold } from '../runs/runtime/run-claim.js';
 import { notices } from '../runs/run-notices.js';
 import { createAccessPolicy, personOf, refusalText, type AccessPolicy } from '../access/access-policy.js';
 import { createAuthority, type Authority } from '../runs/authority.js';
-import { choosePrivateAnswer, type PrivateAnswerChoiceDeps } from './runs/private-answer-choice.js';
+import { choosePrivateAnswer, type PrivateAnswerChoiceDeps } from '../runs/runtime/private-answer-choice.js';
 import type { DispatcherDeps } from './dispatch-deps.js';
 
 export type { DispatchData, DispatcherDeps, DispatchPlatforms, DispatchRules } from './dispatch-deps.js';

@@ -5,7 +5,7 @@ import type { RunPosts } from '../../src/agent/agent-types.js';
 import { RunFencedError } from '../../src/run-records/run-fence.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
 import { silentLogger } from '../../src/logger.js';
-import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
+import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
 import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';

@@ -11,7 +11,7 @@ import { messages, outbox, runs, tasks } from '../../src/db/pg-schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOutbox } from '../../src/outbox/outbox.js';
 import { RunFencedError, type RunFence } from '../../src/run-records/run-fence.js';
-import { fenceRunWrites } from '../../src/runtime/runs/fenced-run-writes.js';
+import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
 import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { LlmClient } from '../../src/agent/llm-client.js';
 import { traceLlm } from '../../src/agent/traced-llm.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { createRunTracer } from '../../src/runtime/runs/run-tracing.js';
+import { createRunTracer } from '../../src/runs/runtime/run-tracing.js';
 import { principalPseudonym, pseudonymKey, PSEUDONYM_KEY_NAME } from '../../src/telemetry/principal-pseudonym.js';
 import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';

@@ -68,7 +68,14 @@ const LAYERS: readonly (readonly string[])[] = [
   // Platform-neutral command handlers.
   ['src/commands/', 'src/schedules/commands/', 'src/memory/commands/', 'src/sign-in/commands/'],
   // The dispatcher and the run lifecycle.
-  ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/', 'src/sign-in/runtime/', 'src/questions/runtime/'],
+  [
+    'src/runtime/',
+    'src/runs/runtime/',
+    'src/schedules/runtime/',
+    'src/sandbox/runtime/',
+    'src/sign-in/runtime/',
+    'src/questions/runtime/',
+  ],
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.

@@ -11,7 +11,7 @@ import { closeDatabase, openDatabase, type Db } from '../../src/db/client.js';
 import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import type { LimitsSettings, PricingSettings } from '../../src/settings/team-settings.js';
-import { settleRun } from '../../src/runtime/runs/run-settlement.js';
+import { settleRun } from '../../src/runs/runtime/run-settlement.js';
 
 const NINE_AM = Date.UTC(2026, 0, 5, 9, 0, 0);
 const ALICE = { platform: 'slack', userId: 'U0ALICE01' };

@@ -3,7 +3,7 @@ import type { SessionUpdate } from '../../src/chat/agent-session.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import { silentLogger } from '../../src/logger.js';
 import { RunFencedError } from '../../src/run-records/run-fence.js';
-import { runSession, sessionEndOf } from '../../src/runtime/runs/run-session.js';
+import { runSession, sessionEndOf } from '../../src/runs/runtime/run-session.js';
 
 const ref: ConversationRef = {
   platform: 'slack',

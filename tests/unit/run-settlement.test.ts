@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleRun, type SettlementInput } from '../../src/runtime/runs/run-settlement.js';
+import { settleRun, type SettlementInput } from '../../src/runs/runtime/run-settlement.js';
 
 const base: Omit<SettlementInput, 'ending'> = {
   abortReason: null,

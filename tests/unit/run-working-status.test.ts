@@ -4,7 +4,7 @@ import type { AnswerStream, RunStep, StreamEnd } from '../../src/chat/chat-adapt
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { TaskRow } from '../../src/db/schema.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
-import { runWorkingStatus } from '../../src/runtime/runs/run-working-status.js';
+import { runWorkingStatus } from '../../src/runs/runtime/run-working-status.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 
 const ref: ConversationRef = { platform: 'memory', workspace: 'w', channel: 'c', thread: 't' };

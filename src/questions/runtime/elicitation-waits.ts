@@ -1,9 +1,9 @@
 import { ElicitationDesk, type ElicitationDeskDeps } from '../mcp/elicitation-desk.js';
 import type { ElicitationRuns } from '../mcp/elicitation-runs.js';
 import type { RunStore } from '../../run-records/run-store.js';
-import type { ClusterMembership } from '../../runtime/process/cluster-hooks.js';
-import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
-import type { CarriedQuestions } from '../../runtime/runs/carried-questions.js';
+import type { ClusterMembership } from '../../runs/runtime/cluster-membership.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
+import type { CarriedQuestions } from '../../runs/runtime/carried-questions.js';
 import { carryOverElicitation } from './elicitation-carry-over.js';
 import { closeCarriedOver } from './elicitation-resume.js';
 

@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.js';
 import type { RunStore } from '../../run-records/run-store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import type { Decision } from './stored-message.js';
-import type { RunCoordinator, StartResult } from '../runs/run-coordinator.js';
+import type { RunCoordinator, StartResult } from '../../runs/runtime/run-coordinator.js';
 
 /** What the run side did about a stored message: all the follow-up needs to say what happened. */
 export type RunOutcome =

@@ -10,7 +10,7 @@ import type { TaskService } from '../../tasks/task-service.js';
 import { carryToRuns } from './follow-up-runs.js';
 import { sayingsFor } from './follow-up-sayings.js';
 import { FollowUpTeller } from './follow-up-teller.js';
-import type { RunCoordinator } from '../runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
 import type { StoredMessage } from './stored-message.js';
 
 export interface FollowUpDeps {

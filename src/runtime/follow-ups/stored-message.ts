@@ -1,7 +1,7 @@
 import type { RefusalReason } from '../../access/access-policy.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';
 import type { InboundAttachment } from '../../chat/inbound.js';
-import type { ClaimedTask, SlotHold } from '../runs/run-claim.js';
+import type { ClaimedTask, SlotHold } from '../../runs/runtime/run-claim.js';
 
 /** What storing an inbound message decided, inside the same transaction that stored it. */
 export type Decision =

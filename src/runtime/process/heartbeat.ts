@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { RunStore } from '../../run-records/run-store.js';
 import type { EventDedupe } from '../../store/event-dedupe.js';
-import type { RunCoordinator } from '../runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
 
 /** Why a tick started nothing (logged at debug; the heartbeat never posts when idle). */
 export type HeartbeatSkipReason = 'no_ready_tasks' | 'no_free_slots' | 'stopping';

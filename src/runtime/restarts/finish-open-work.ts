@@ -1,6 +1,6 @@
 import type { Outbox } from '../../outbox/outbox.js';
 import type { RunStore } from '../../run-records/run-store.js';
-import type { RunCoordinator } from '../runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
 
 export interface FinishOpenWorkDeps {
   coordinator: Pick<RunCoordinator, 'idle' | 'pump' | 'stopConversation' | 'inFlight'>;

@@ -2,9 +2,9 @@ import type { RunPosts } from '../../agent/agent-types.js';
 import type { RunRow } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
-import type { CarriedQuestions } from '../runs/carried-questions.js';
+import type { CarriedQuestions } from '../../runs/runtime/carried-questions.js';
 import { notices } from '../../runs/run-notices.js';
-import { showSession, type SessionShowDeps } from '../runs/session-shown.js';
+import { showSession, type SessionShowDeps } from '../../runs/runtime/session-shown.js';
 
 /** A run that died with its process, and what recovery did with its task. */
 export interface InterruptedRun {

@@ -6,7 +6,7 @@ import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { Outbox } from '../../outbox/outbox.js';
 import type { ScheduleLauncher } from '../schedule-launcher.js';
-import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
 import { creatorRightsAtFire } from './schedule-creator-rights.js';
 import { createScheduleLauncher, type StoreWithSchedules } from './schedule-launcher-impl.js';
 import { schedulePauseNotices } from './schedule-pause-notices.js';

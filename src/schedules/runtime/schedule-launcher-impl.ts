@@ -10,7 +10,7 @@ import type { ScheduleLaunchRow, ScheduleStore } from '../schedule-store.js';
 import type { StoreWith } from '../../store/store.js';
 import type { CreatorVerdict } from './schedule-creator-rights.js';
 import { titleFrom } from '../../runs/goal-message.js';
-import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
 
 /** Wait before attempt n + 1 after a failure that passes by itself: 30 s, doubling, at most 15 minutes. */
 const retryDelayMs = (attempts: number) => Math.min(15 * 60_000, 30_000 * 2 ** Math.max(0, attempts - 1));

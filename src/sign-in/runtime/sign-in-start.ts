@@ -9,7 +9,7 @@ import { signInNotes } from '../mcp/sign-in-notes.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Outbox } from '../../outbox/outbox.js';
 import type { RunStore } from '../../run-records/run-store.js';
-import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
 import { signInWaits } from './sign-in-waits.js';
 
 export interface SignInStartDeps {

@@ -1,6 +1,6 @@
 import type { SignInWaits } from '../mcp/sign-in-notes.js';
 import type { RunStore } from '../../run-records/run-store.js';
-import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
+import type { RunCoordinator } from '../../runs/runtime/run-coordinator.js';
 
 /**
  * Ends runs' waits for a sign-in, from the OAuth callback. The end is first recorded with the run, guarded by the

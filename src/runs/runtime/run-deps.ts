@@ -18,7 +18,7 @@ import type { RunTracer } from './run-tracing.js';
 import type { ChannelSettings } from '../../settings/team-settings.js';
 import type { Store } from '../../store/store.js';
 import type { TaskService } from '../../tasks/task-service.js';
-import type { ClusterMembership } from '../process/cluster-hooks.js';
+import type { ClusterMembership } from './cluster-membership.js';
 import type { ApprovalAudit } from '../../audit/approval-audit.js';
 import type { CarriedQuestions } from './carried-questions.js';
 

@@ -13,7 +13,7 @@ import type { RunRow, TaskRow } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 import { channelOverridesFor } from '../../settings/channel-overrides.js';
 import type { RunWrites } from './fenced-run-writes.js';
-import { goalMessage } from '../../runs/goal-message.js';
+import { goalMessage } from '../goal-message.js';
 import type { AgentSetup, RunLimits, RunPlatforms } from './run-deps.js';
 import type { RunWorkingStatus } from './run-working-status.js';
 import { runSession, sessionEndOf, type RunSession } from './run-session.js';

@@ -1,7 +1,7 @@
 import { pausableDeadline } from '../../clock.js';
 import type { RunRow, TaskRow } from '../../db/schema.js';
 import { RunFencedError, type RunFence } from '../../run-records/run-fence.js';
-import type { RunLoss } from '../process/cluster-hooks.js';
+import type { RunLoss } from './cluster-membership.js';
 import { fenceRunWrites } from './fenced-run-writes.js';
 import type { CoordinatorDeps } from './run-deps.js';
 import type { RunLauncher, RunResume } from './run-launch.js';

@@ -1,7 +1,7 @@
 import type { RunOutcome } from '../../run-records/run-outcome.js';
 import type { FinalRunStatus } from '../../run-records/run-store.js';
 import type { ScheduleRunResult } from '../../run-records/run-store.js';
-import { notices } from '../../runs/run-notices.js';
+import { notices } from '../run-notices.js';
 
 /** Why a run's controller was aborted, when it was (`taken_over`: another process owns the run now). */
 export type AbortReason = 'stop' | 'timeout' | 'shutdown' | 'taken_over';
