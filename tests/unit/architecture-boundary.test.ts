@@ -62,7 +62,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/questions/store/',
   ],
   // The agent loop, its model client and its tools.
-  ['src/agent/', 'src/schedules/agent/', 'src/sandbox/agent/', 'src/memory/agent/'],
+  ['src/agent/', 'src/runs/agent/', 'src/schedules/agent/', 'src/sandbox/agent/', 'src/memory/agent/'],
   // What runs hand their posts to, and the tool servers the agent calls.
   ['src/outbox/', 'src/mcp/', 'src/sign-in/mcp/', 'src/questions/mcp/'],
   // Platform-neutral command handlers.
@@ -314,7 +314,7 @@ describe('architecture', () => {
     const probe = 'src/chat/__probe__.ts';
     const text = [
       "export { App } from '@slack/bolt';",
-      "export * from '../agent/runner.js';",
+      "export * from '../runs/agent/runner.js';",
       "import type { Store } from '../store/store.js';",
       "import { type Tool, type ToolContext } from '../agent/tools/tool.js';",
       "import { type Metrics, noopMetrics } from '../metrics/metrics.js';",
@@ -327,7 +327,7 @@ describe('architecture', () => {
     const seen = importsOfText(probe, text);
     expect(seen.imports.map((i) => [i.specifier, i.kind, i.target ?? i.pkg])).toEqual([
       ['@slack/bolt', 'static', '@slack/bolt'],
-      ['../agent/runner.js', 'static', 'src/agent/runner.ts'],
+      ['../runs/agent/runner.js', 'static', 'src/runs/agent/runner.ts'],
       ['../store/store.js', 'type', 'src/store/store.ts'],
       ['../agent/tools/tool.js', 'type', 'src/agent/tools/tool.ts'],
       ['../metrics/metrics.js', 'static', 'src/metrics/metrics.ts'],
@@ -341,7 +341,7 @@ describe('architecture', () => {
     expect(
       seen.imports.filter((i) => i.target !== null && layerOf(i.target) > layerOf(probe)).map((i) => i.target),
     ).toEqual([
-      'src/agent/runner.ts',
+      'src/runs/agent/runner.ts',
       'src/store/store.ts',
       'src/agent/tools/tool.ts',
       'src/metrics/metrics.ts',

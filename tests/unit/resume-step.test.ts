@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DENIED_RESULT } from '../../src/agent/approval-decision.js';
-import { resumedStep } from '../../src/agent/resume-step.js';
+import { resumedStep } from '../../src/runs/agent/resume-step.js';
 import { signInOutcomeOf, signInWait, type SignInOutcome } from '../../src/agent/sign-in-wait.js';
 import type { PendingSignIn, StoredToolCall } from '../../src/records/stored-values.js';
 

@@ -1,4 +1,4 @@
-import { executeRun, type RunInput } from '../../agent/runner.js';
+import { executeRun, type RunInput } from '../agent/runner.js';
 import type { RunOutcome } from '../../run-records/run-outcome.js';
 import type { RunSkills } from '../../agent/run-skills.js';
 import { buildSystemPrompt } from '../../agent/system-prompt.js';

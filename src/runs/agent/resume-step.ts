@@ -1,7 +1,12 @@
-import type { PendingApproval, PendingElicitation, PendingSignIn, StoredToolCall } from '../records/stored-values.js';
-import { unansweredResult, type ElicitationOutcome } from './elicitation-wait.js';
-import { DENIED_RESULT, type ApprovalDecision } from './approval-decision.js';
-import { notSignedInResult, type SignInOutcome } from './sign-in-wait.js';
+import type {
+  PendingApproval,
+  PendingElicitation,
+  PendingSignIn,
+  StoredToolCall,
+} from '../../records/stored-values.js';
+import { unansweredResult, type ElicitationOutcome } from '../../agent/elicitation-wait.js';
+import { DENIED_RESULT, type ApprovalDecision } from '../../agent/approval-decision.js';
+import { notSignedInResult, type SignInOutcome } from '../../agent/sign-in-wait.js';
 
 /**
  * How a parked run goes on: the approval it asked for and what was decided, the sign-in it waited on and how it

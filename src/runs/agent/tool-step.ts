@@ -1,15 +1,20 @@
-import { answerActionId } from '../chat/action-id.js';
-import type { PostIntent } from './agent-types.js';
-import type { PendingQuestion, StoredToolCall } from '../records/stored-values.js';
-import { activityOfEndedTool, activityOfTool, progressReports, type RunActivity } from '../run-records/run-activity.js';
-import { isTargetGone } from '../errors.js';
-import { APPROVAL_OPTIONS } from './approval-decision.js';
-import { newQuestionId } from './question-identity.js';
-import { signInWait } from './sign-in-wait.js';
-import type { RunOutcome } from '../run-records/run-outcome.js';
-import type { ToolEffect, ToolOutcome } from './tools/tool.js';
-import { PRIVATE_RESULT_SUMMARY, runPrivacy, type RunPrivacy } from './run-privacy.js';
-import { approvalText } from './approval-text.js';
+import { answerActionId } from '../../chat/action-id.js';
+import type { PostIntent } from '../../agent/agent-types.js';
+import type { PendingQuestion, StoredToolCall } from '../../records/stored-values.js';
+import {
+  activityOfEndedTool,
+  activityOfTool,
+  progressReports,
+  type RunActivity,
+} from '../../run-records/run-activity.js';
+import { isTargetGone } from '../../errors.js';
+import { APPROVAL_OPTIONS } from '../../agent/approval-decision.js';
+import { newQuestionId } from '../../agent/question-identity.js';
+import { signInWait } from '../../agent/sign-in-wait.js';
+import type { RunOutcome } from '../../run-records/run-outcome.js';
+import type { ToolEffect, ToolOutcome } from '../../agent/tools/tool.js';
+import { PRIVATE_RESULT_SUMMARY, runPrivacy, type RunPrivacy } from '../../agent/run-privacy.js';
+import { approvalText } from '../../agent/approval-text.js';
 import type { ToolStepDeps, ToolStepInput } from './tool-step-types.js';
 
 export type { AwaitPost, ToolStepDeps, ToolStepInput } from './tool-step-types.js';

@@ -1,12 +1,12 @@
-import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
-import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { StoredToolCall } from '../records/stored-values.js';
-import type { RunStore } from '../run-records/run-store.js';
-import type { PostTicket, RunPosts } from './agent-types.js';
-import type { ActivityReport } from '../run-records/run-activity.js';
-import type { RunPrivacy } from './run-privacy.js';
-import type { ToolRegistry } from './tools/tool-registry.js';
-import type { ToolContext } from './tools/tool.js';
+import type { ToolGrantStore } from '../../conversations/tool-grant-store.js';
+import type { TranscriptStore } from '../../conversations/transcript-store.js';
+import type { StoredToolCall } from '../../records/stored-values.js';
+import type { RunStore } from '../../run-records/run-store.js';
+import type { PostTicket, RunPosts } from '../../agent/agent-types.js';
+import type { ActivityReport } from '../../run-records/run-activity.js';
+import type { RunPrivacy } from '../../agent/run-privacy.js';
+import type { ToolRegistry } from '../../agent/tools/tool-registry.js';
+import type { ToolContext } from '../../agent/tools/tool.js';
 
 /** What a model step's tool calls are executed with (tool-step.ts): the tools, the stores they record in, the posts. */
 export interface ToolStepDeps {
