@@ -14,7 +14,7 @@ import { createSqliteGaugeReader } from '../store/sqlite/sqlite-gauges.js';
 import { createSqliteOpenWorkStore } from '../store/sqlite/sqlite-open-work-store.js';
 import { createSqliteOutboxStore } from '../store/sqlite/sqlite-outbox-store.js';
 import { createSqliteOutboxFileStore } from '../store/sqlite/sqlite-outbox-file-store.js';
-import { createSqliteRunStore } from '../store/sqlite/sqlite-run-store.js';
+import { createSqliteRunStore } from '../runs/store/sqlite-run-store.js';
 import { createSqliteScheduleStore } from '../schedules/store/sqlite-schedule-store.js';
 import { createSqliteSkillPinStore } from '../store/sqlite/sqlite-skill-pin-store.js';
 import { createSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';

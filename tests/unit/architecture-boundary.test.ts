@@ -55,6 +55,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
   [
     'src/store/',
+    'src/runs/store/',
     'src/schedules/store/',
     'src/sandbox/store/',
     'src/memory/store/',

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import { outbox, outboxClaims } from '../../db/pg-schema.js';
 import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
-import type { RunOwnership } from './pg-run-store.js';
+import type { RunOwnership } from './pg-run-ownership.js';
 import { prepared } from './pg-prepared.js';
 
 const P = sql.placeholder;

@@ -5,7 +5,7 @@ import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type Pendin
 import type { PgExecutor } from './pg-executor.js';
 import { createPgOutboxClaims } from './pg-outbox-claims.js';
 import { createPgOutboxPreviews } from './pg-outbox-previews.js';
-import type { RunOwnership } from './pg-run-store.js';
+import type { RunOwnership } from './pg-run-ownership.js';
 import { prepared } from './pg-prepared.js';
 
 const pending = eq(outbox.status, 'pending');

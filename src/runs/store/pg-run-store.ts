@@ -4,9 +4,10 @@ import type { Clock } from '../../clock.js';
 import { runs } from '../../db/pg-schema.js';
 import { ConversationBusyError } from '../../run-records/conversation-busy-error.js';
 import type { RunStore } from '../../run-records/run-store.js';
-import type { PgExecutor } from './pg-executor.js';
-import { isTransaction, withinTransaction } from './pg-within-transaction.js';
-import { prepared } from './pg-prepared.js';
+import type { PgExecutor } from '../../store/postgres/pg-executor.js';
+import type { RunOwnership } from '../../store/postgres/pg-run-ownership.js';
+import { isTransaction, withinTransaction } from '../../store/postgres/pg-within-transaction.js';
+import { prepared } from '../../store/postgres/pg-prepared.js';
 import { createPgRunFencing, fencedCountRunStep, fencedTransitionRun, FINAL_SET } from './pg-run-fencing.js';
 
 const P = sql.placeholder;
@@ -70,11 +71,6 @@ const fenceOf = prepared((d) =>
     .from(runs)
     .where(eq(runs.id, P('id'))),
 );
-/** Who runs what on a shared database: this process's id and how long its claim on a run holds. */
-export interface RunOwnership {
-  readonly processId: string;
-  readonly leaseMs: number;
-}
 
 /**
  * Runs on PostgreSQL. Status changes are conditional updates, so racing processes cannot overwrite a

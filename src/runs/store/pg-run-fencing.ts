@@ -2,9 +2,9 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { runs } from '../../db/pg-schema.js';
 import type { RunFence } from '../../run-records/run-fence.js';
 import type { RunStore } from '../../run-records/run-store.js';
-import type { PgExecutor } from './pg-executor.js';
-import { prepared } from './pg-prepared.js';
-import { isTransaction } from './pg-within-transaction.js';
+import type { PgExecutor } from '../../store/postgres/pg-executor.js';
+import { prepared } from '../../store/postgres/pg-prepared.js';
+import { isTransaction } from '../../store/postgres/pg-within-transaction.js';
 
 const P = sql.placeholder;
 // FOR NO KEY UPDATE: a takeover (or a renewal) of this row waits for the caller's transaction, and

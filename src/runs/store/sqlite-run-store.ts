@@ -5,10 +5,10 @@ import type { Db } from '../../db/client.js';
 import { runs, type RunRow } from '../../db/schema.js';
 import { ConversationBusyError } from '../../run-records/conversation-busy-error.js';
 import type { RunStore } from '../../run-records/run-store.js';
-import { RUN_COLUMNS, runFromRaw } from './raw-rows.js';
-import { limitedStatement } from './limited-statement.js';
-import type { Synchronous } from './synchronous.js';
-import { writeGroup } from './write-group.js';
+import { RUN_COLUMNS, runFromRaw } from '../../store/sqlite/raw-rows.js';
+import { limitedStatement } from '../../store/sqlite/limited-statement.js';
+import type { Synchronous } from '../../store/sqlite/synchronous.js';
+import { writeGroup } from '../../store/sqlite/write-group.js';
 
 /** Runs on SQLite: prepared statements, and partial indexes matched by literal statuses. No owners or fences: one process holds the file. */
 export function createSqliteRunStore(db: Db, clock: Clock): Synchronous<RunStore> {
