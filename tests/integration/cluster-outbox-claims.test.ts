@@ -68,6 +68,28 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     expect((await first.outbox.claim(c)).kind).toBe('busy');
   });
 
+  it('hands a won claim the first pending row as `nextPending` reads it (retractions first, a run running elsewhere marked), and a lost one none', async () => {
+    const c = await conversation(first);
+    const won = await first.outbox.claim(c);
+    if (won.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(won.claim.first, 'nothing pending').toBeNull();
+    await won.claim.release();
+    const run = await second.runs.create(c, null);
+    const [answer] = await second.outbox.add(c, run.id, 'answer', [{ text: 'the answer' }]);
+    const again = await first.outbox.claim(c);
+    if (again.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(again.claim.first).toEqual(await first.outbox.nextPending(c));
+    expect(again.claim.first).toMatchObject({ id: answer, conversationId: c, runId: run.id, runningElsewhere: true });
+    expect(await second.outbox.claim(c)).toEqual({ kind: 'busy', until: clock.now() + LEASE_MS });
+    await again.claim.release();
+    const [retract] = await first.outbox.add(c, run.id, 'retract', [{ text: '' }]);
+    const theirs = await second.outbox.claim(c);
+    if (theirs.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(theirs.claim.first).toMatchObject({ id: retract, purpose: 'retract', attempts: 0, notBefore: 0 });
+    expect(theirs.claim.first).toEqual(await second.outbox.nextPending(c));
+    await theirs.claim.release();
+  });
+
   it('gives a process back the claim it already holds (a restart under the same name)', async () => {
     const c = await conversation(first);
     expect((await first.outbox.claim(c)).kind).toBe('claimed');
