@@ -99,9 +99,13 @@ export class OutboxPoster {
     }
   }
 
-  /** Delivers the conversation's pending rows (no-op before start and after stop). */
-  kick(conversationId: string): void {
+  /**
+   * Delivers the conversation's pending rows (no-op before start and after stop). `recorded`: rows just recorded
+   * there, whose waits need no read of their state while this worker runs (PostWaiters.wait).
+   */
+  kick(conversationId: string, recorded?: readonly number[]): void {
     if (!this.started || this.stopping) return;
+    if (recorded) this.waiters.recorded(recorded, conversationId);
     if (this.workers.has(conversationId)) {
       this.rekick.add(conversationId);
       return;
@@ -116,6 +120,7 @@ export class OutboxPoster {
       .finally(() => {
         if (this.workers.get(conversationId) !== work) return;
         this.workers.delete(conversationId);
+        this.waiters.readDeferred(conversationId);
         if (this.rekick.delete(conversationId)) this.kick(conversationId);
       });
     this.workers.set(conversationId, work);
@@ -123,7 +128,7 @@ export class OutboxPoster {
 
   /** Resolves when row `id` is posted, failed, or left for the next start. */
   settled(id: number): Promise<PostSettled> {
-    return this.waiters.wait(id);
+    return this.waiters.wait(id, (conversationId) => this.workers.has(conversationId));
   }
 
   /**

@@ -148,4 +148,33 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
       await Promise.all([mine.stop(1000), theirs.stop(1000)]);
     }
   }, 60_000);
+
+  it('tells a wait on a row recorded here that another process posted it, though the wait skipped its first read (its worker was running)', async () => {
+    const ref = { platform: 'memory', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` };
+    const c = await first.conversations.ensure(ref);
+    const run = await second.runs.create(c, null);
+    const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
+    const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
+      createOutbox({
+        store: s,
+        clock: systemClock,
+        logger: silentLogger(),
+        adapters: new Map([['memory', adapter]]),
+        refOf: (id) => s.conversations.refOf(id),
+        onQuestionPosted: async () => undefined,
+      });
+    const [mine, theirs] = [outboxOf(first, here), outboxOf(second, there)];
+    await mine.start();
+    try {
+      // Recorded here for a run the other process runs: this worker leaves it to that process.
+      const ticket = await mine.record(c, run.id, { purpose: 'answer', text: 'the answer' });
+      const delivered = mine.delivered(ticket);
+      await theirs.start();
+      expect(await delivered).toBe(there.posts[0]?.id);
+      expect(there.posts.map((p) => p.text)).toEqual(['the answer']);
+      expect(here.posts).toEqual([]);
+    } finally {
+      await Promise.all([mine.stop(1000), theirs.stop(1000)]);
+    }
+  }, 60_000);
 });
