@@ -8,7 +8,7 @@ import type { ConversationStore } from './conversations/conversation-store.js';
 import type { TranscriptStore } from './conversations/transcript-store.js';
 import type { Logger } from './logger.js';
 import type { OAuthBinding } from './sign-in/mcp/oauth-tool-server.js';
-import type { ElicitationAsker } from './mcp/elicitation/elicitation-scope.js';
+import type { ElicitationAsker } from './mcp/elicitation-scope.js';
 import type { ToolServerState } from './metrics/health-check.js';
 import type { Monitoring } from './metrics/monitoring.js';
 import type { Outbox } from './outbox/outbox.js';

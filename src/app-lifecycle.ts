@@ -15,7 +15,8 @@ import { checkHealth } from './metrics/health-check.js';
 import type { Outbox } from './outbox/outbox.js';
 import { reachesPrivately } from './outbox/secret-notice.js';
 import type { Dispatcher } from './runtime/dispatcher.js';
-import type { ElicitationDesk } from './mcp/elicitation/elicitation-desk.js';
+import type { ElicitationDesk } from './questions/mcp/elicitation-desk.js';
+import { carriedQuestions } from './questions/runtime/elicitation-waits.js';
 import { catchUpMissedMessages } from './runtime/restarts/catch-up.js';
 import { DEDUPE_RETENTION_MS, type Heartbeat } from './runtime/process/heartbeat.js';
 import type { Cluster, ClusterHooks } from './runtime/process/cluster-hooks.js';
@@ -91,6 +92,7 @@ export function appLifecycle(parts: LifecycleParts): Pick<App, 'start' | 'stop' 
     logger,
     maxAttempts: parts.maxAttempts,
     askTimeoutMs: config.ASK_TIMEOUT_MINUTES * 60_000,
+    carried: carriedQuestions,
   };
   const counted = (run: InterruptedRun | null) => {
     // A run that had recorded its final answer before its process died is completed, not interrupted; one waiting on a question goes on.

@@ -9,7 +9,7 @@ import { createScheduleManagement } from './schedules/commands/schedule-manageme
 import { createScheduleRights } from './schedules/schedule-rights.js';
 import { createWhenInterpreter } from './schedules/agent/when-interpreter.js';
 import { createAccessPolicy } from './access/access-policy.js';
-import { createAuthority } from './runtime/runs/authority.js';
+import { createAuthority } from './runs/authority.js';
 import { silentLogger } from './logger.js';
 import { createRunTracer } from './runtime/runs/run-tracing.js';
 import { noopTracing } from './telemetry/tracing.js';
@@ -18,7 +18,7 @@ import { connectionsCommandDeps } from './sign-in/commands/connections-command-d
 import { handleConnectionsCommand } from './sign-in/commands/connections-command.js';
 import { connectionsOnHome } from './sign-in/commands/connections-home.js';
 import type { OAuthRuntime } from './sign-in/mcp/oauth-setup.js';
-import { createElicitationDesk } from './runtime/questions/elicitation-waits.js';
+import { carriedQuestions, createElicitationDesk } from './questions/runtime/elicitation-waits.js';
 import { Dispatcher } from './runtime/dispatcher.js';
 import { attachmentIntakeFor, filesOutOver } from './sandbox/runtime/sandbox-files.js';
 import { Heartbeat } from './runtime/process/heartbeat.js';
@@ -145,6 +145,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       posts: outbox,
       changes: outbox,
       approvals: web.approvals,
+      carried: carriedQuestions,
     },
     platforms: { has: (platform) => adapters.has(platform), presence, userTimezone },
     agent,

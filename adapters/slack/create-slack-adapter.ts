@@ -51,7 +51,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const tuning = options.tuning ?? {};
   const mode = options.mode ?? 'socket';
   const slack = createSlackClient(options, logger);
-  const { client, api, queue, slackApiUrl } = slack;
+  const { client, api, call, queue, slackApiUrl } = slack;
   const downloadFile = createSlackFileDownloader({
     botToken: options.botToken,
     ...(slackApiUrl ? { apiUrl: slackApiUrl } : {}),
@@ -83,7 +83,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const sessions = createAgentSessions({ call: api, logger });
   const stoppedStreams = createStoppedStreams();
   const history = createSlackHistory({
-    call: (method, args) => client.apiCall(method, args),
+    call,
     bot: () => bot,
     userName: async (userId) => (await profiles.fetch(userId)).name,
     locate,

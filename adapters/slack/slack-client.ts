@@ -8,6 +8,7 @@ import type { SlackCall } from './slack-call.js';
 import { boltLogger, callSlack, retryAfterMs } from './slack-api.js';
 import type { SlackAdapterOptions } from './slack-adapter-options.js';
 import { SLACK_PLATFORM } from './slack-thread-id.js';
+import { createWebApiCaller, type WebApiCaller } from './web-api-caller.js';
 
 /** The Web API as every part of the adapter uses it: one client, one typed caller, one paced queue. */
 export interface SlackClient {
@@ -20,9 +21,14 @@ export interface SlackClient {
   readonly slackApiUrl: string | undefined;
   /** Calls a method and checks its answer against a schema. */
   readonly api: SlackCall;
+  /** The same calls unchecked, without WebClient's per-call cost (web-api-caller.ts). */
+  readonly call: WebApiCaller;
   /** Per-channel ordering and pacing for everything posted, so 429s are avoided rather than retried. */
   readonly queue: OutboundQueue;
 }
+
+/** Longest wait for one Web API answer. */
+const CALL_TIMEOUT_MS = 30_000;
 
 /**
  * Builds the Web API client and the outbound queue. Kept apart from the adapter because every
@@ -37,13 +43,21 @@ export function createSlackClient(options: SlackAdapterOptions, logger: Logger):
     logger: boltLog,
     rejectRateLimitedCalls: true,
     retryConfig: { retries: tuning.webApiRetries ?? 2, factor: 2, minTimeout: 250, maxTimeout: 2000 },
-    timeout: 30_000,
+    timeout: CALL_TIMEOUT_MS,
     // Node's http with kept-alive connections instead of the global fetch: about 0.3 ms less CPU per call.
     fetch: createKeepAliveFetch({ readWholeBody: true }),
   };
   const client = new webApi.WebClient(options.botToken, clientOptions);
+  const call = createWebApiCaller({
+    token: options.botToken,
+    ...(slackApiUrl ? { apiUrl: slackApiUrl } : {}),
+    retries: tuning.webApiRetries ?? 2,
+    timeoutMs: CALL_TIMEOUT_MS,
+    fallback: (method, args) => client.apiCall(method, args),
+    logger,
+  });
   const api = <T>(method: string, args: Record<string, unknown>, schema: z.ZodType<T>) =>
-    callSlack(method, () => client.apiCall(method, args), schema);
+    callSlack(method, () => call(method, args), schema);
   const traffic = options.traffic;
   const queue = createOutboundQueue({
     rate: tuning.messageRate ?? SLACK_MESSAGE_RATE,
@@ -65,5 +79,5 @@ export function createSlackClient(options: SlackAdapterOptions, logger: Logger):
         }
       : {}),
   });
-  return { client, clientOptions, boltLog, slackApiUrl, api, queue };
+  return { client, clientOptions, boltLog, slackApiUrl, api, call, queue };
 }

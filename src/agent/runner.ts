@@ -2,7 +2,7 @@ import type { RunBudget } from '../budget/budget-stop.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { ImagePart } from '../records/stored-values.js';
-import type { RunOutcome } from './run-outcome.js';
+import type { RunOutcome } from '../runs/run-outcome.js';
 import { isTargetGone, ModelError, RunAbortedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../runs/run-store.js';

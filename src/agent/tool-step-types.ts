@@ -3,7 +3,7 @@ import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { StoredToolCall } from '../records/stored-values.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { PostTicket, RunPosts } from './agent-types.js';
-import type { ActivityReport } from './run-activity.js';
+import type { ActivityReport } from '../runs/run-activity.js';
 import type { RunPrivacy } from './run-privacy.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { ToolContext } from './tools/tool.js';

@@ -1,12 +1,12 @@
 import { answerActionId } from '../chat/action-id.js';
 import type { PostIntent } from './agent-types.js';
 import type { PendingQuestion, StoredToolCall } from '../records/stored-values.js';
-import { activityOfEndedTool, activityOfTool, progressReports, type RunActivity } from './run-activity.js';
+import { activityOfEndedTool, activityOfTool, progressReports, type RunActivity } from '../runs/run-activity.js';
 import { isTargetGone } from '../errors.js';
 import { APPROVAL_OPTIONS } from './approval-decision.js';
 import { newQuestionId } from './question-identity.js';
 import { signInWait } from './sign-in-wait.js';
-import type { RunOutcome } from './run-outcome.js';
+import type { RunOutcome } from '../runs/run-outcome.js';
 import type { ToolEffect, ToolOutcome } from './tools/tool.js';
 import { PRIVATE_RESULT_SUMMARY, runPrivacy, type RunPrivacy } from './run-privacy.js';
 import { approvalText } from './approval-text.js';

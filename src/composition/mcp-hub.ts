@@ -7,7 +7,7 @@ import { McpToolCatalog } from '../mcp/mcp-tool-catalog.js';
 import { OAuthToolServer, type OAuthBinding } from '../sign-in/mcp/oauth-tool-server.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../mcp/mcp-tool-result.js';
 import { exponentialBackoff, type RestartBackoff } from '../mcp/restart-backoff.js';
-import type { ElicitationAsker } from '../mcp/elicitation/elicitation-scope.js';
+import type { ElicitationAsker } from '../mcp/elicitation-scope.js';
 
 export interface McpHubOptions {
   /** `config.file.settings.mcpServers`, in file order (the first of two clashing tool names wins). */

@@ -8,7 +8,7 @@ import { createPgCatchUpQueries } from '../store/postgres/pg-catch-up-queries.js
 import { createPgConnectionStore } from '../sign-in/store/pg-connection-store.js';
 import { createPgConversationStore } from '../store/postgres/pg-conversation-store.js';
 import { createPgMemoryStore } from '../memory/store/pg-memory-store.js';
-import { createPgElicitationStore } from '../store/postgres/pg-elicitation-store.js';
+import { createPgElicitationStore } from '../questions/store/pg-elicitation-store.js';
 import { createPgEventDedupe } from '../store/postgres/pg-event-dedupe.js';
 import type { PgExecutor } from '../store/postgres/pg-executor.js';
 import { readPgGauges } from '../store/postgres/pg-gauges.js';

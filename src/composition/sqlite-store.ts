@@ -8,7 +8,7 @@ import { createSqliteCatchUpQueries } from '../store/sqlite/sqlite-catch-up-quer
 import { createSqliteConnectionStore } from '../sign-in/store/sqlite-connection-store.js';
 import { createSqliteConversationStore } from '../store/sqlite/sqlite-conversation-store.js';
 import { createSqliteMemoryStore } from '../memory/store/sqlite-memory-store.js';
-import { createSqliteElicitationStore } from '../store/sqlite/sqlite-elicitation-store.js';
+import { createSqliteElicitationStore } from '../questions/store/sqlite-elicitation-store.js';
 import { createSqliteEventDedupe } from '../store/sqlite/sqlite-event-dedupe.js';
 import { createSqliteGaugeReader } from '../store/sqlite/sqlite-gauges.js';
 import { createSqliteOpenWorkStore } from '../store/sqlite/sqlite-open-work-store.js';

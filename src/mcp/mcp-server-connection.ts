@@ -8,7 +8,7 @@ import { filterServerTools } from './mcp-tool-filter.js';
 import { scrubbedError } from './scrubbed-error.js';
 import { cancelledError, timedOutError, timedToolCall } from './timed-tool-call.js';
 import { createMcpSession, type McpSession } from './mcp-session.js';
-import type { ElicitationAsker } from './elicitation/elicitation-scope.js';
+import type { ElicitationAsker } from './elicitation-scope.js';
 import type { RestartBackoff } from './restart-backoff.js';
 
 /** Where a server is in its life; `reason` says why it is not connected. */

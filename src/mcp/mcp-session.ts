@@ -15,8 +15,8 @@ import {
 import type { Logger } from 'pino';
 import type { HttpServerSettings, McpServerSettings } from '../settings/mcp-server-settings.js';
 import { loadClientSdk, type ClientSdk } from './client-sdk.js';
-import { ELICITATION_CAPABILITY, routeElicitation } from './elicitation/elicitation-route.js';
-import type { ElicitationAsker, ElicitationScope } from './elicitation/elicitation-scope.js';
+import { ELICITATION_CAPABILITY, routeElicitation } from './elicitation-route.js';
+import type { ElicitationAsker, ElicitationScope } from './elicitation-scope.js';
 import { describeFailure, httpStatusOf, type FailureContext } from './failure-reason.js';
 import { logServerMessage } from './server-log.js';
 import { scrubbedError, scrubberFor } from './scrubbed-error.js';

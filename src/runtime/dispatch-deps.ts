@@ -14,7 +14,7 @@ import type { Outbox, OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
 import type { TaskService } from '../tasks/task-service.js';
-import type { Authority } from './runs/authority.js';
+import type { Authority } from '../runs/authority.js';
 import type { PrivateAnswerChoiceDeps } from './runs/private-answer-choice.js';
 import type { RunCoordinator } from './runs/run-coordinator.js';
 

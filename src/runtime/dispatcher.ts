@@ -3,15 +3,15 @@ import { channelOf, conversationKey, type ConversationRef } from '../chat/conver
 import type { SessionStop } from '../chat/agent-session.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import { handleCommand } from '../commands/command-router.js';
-import { titleFrom } from './runs/goal-message.js';
+import { titleFrom } from '../runs/goal-message.js';
 import { MessageFollowUp } from './follow-ups/message-follow-up.js';
 import type { Decision, StoredMessage } from './follow-ups/stored-message.js';
 import { handleRunButton, type RunButtonDeps } from './runs/run-buttons.js';
 import { handleSessionStop } from './runs/session-stop.js';
 import { claimIn, type SlotHold } from './runs/run-claim.js';
-import { notices } from './runs/run-notices.js';
+import { notices } from '../runs/run-notices.js';
 import { createAccessPolicy, personOf, refusalText, type AccessPolicy } from '../access/access-policy.js';
-import { createAuthority, type Authority } from './runs/authority.js';
+import { createAuthority, type Authority } from '../runs/authority.js';
 import { choosePrivateAnswer, type PrivateAnswerChoiceDeps } from './runs/private-answer-choice.js';
 import type { DispatcherDeps } from './dispatch-deps.js';
 

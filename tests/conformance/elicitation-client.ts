@@ -17,7 +17,7 @@ import { systemClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { createSqliteStore } from '../../src/composition/sqlite-store.js';
-import { ElicitationDesk } from '../../src/mcp/elicitation/elicitation-desk.js';
+import { ElicitationDesk } from '../../src/questions/mcp/elicitation-desk.js';
 import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { mcpServerSchema } from '../../src/settings/mcp-server-settings.js';
 

@@ -34,6 +34,16 @@ export const BROKEN_CORE: readonly BrokenAdapter[] = [
     breakIn: (h) => tampering(h, { message: (m) => ({ ...m, messageId: `text:${m.text}` }) }),
   },
   {
+    check: 'bot-echo',
+    broken: "its echo filter is off: its own and other bots' posts reach the core as a person's would",
+    fails: /expected \[[^\]]*I am a bot 6001/,
+    applies: (o) => o.echoFilterReachable === true,
+    breakIn: (h) => {
+      const filterBackOn = h.hearBots!();
+      return { harness: h, restore: async () => filterBackOn() };
+    },
+  },
+  {
     check: 'thread',
     broken: "postMessage posts at the channel's top level instead of in the thread",
     fails: /the post is in the thread/,

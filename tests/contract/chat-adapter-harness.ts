@@ -61,6 +61,11 @@ export interface ChatAdapterHarness {
    * the platform has delivered both posts back to the adapter, with how many such deliveries it made.
    */
   postAsSelfAndOtherBot(conversation: ConversationRef, text: string): Promise<number>;
+  /**
+   * Turns the adapter's echo filter off, so that bots' posts reach the core as a person's would, and returns what
+   * turns it back on: only where the harness can reach the filter (`ContractOptions.echoFilterReachable`).
+   */
+  hearBots?(): () => void;
   /** The person runs `/<name> <args>` in `channel`; resolves with the reply the person is shown. */
   runCommand(name: CommandName, args: string): Promise<string>;
   /** The person clicks `buttons[index]` on the bot's message `messageId` in `conversation`. */
@@ -189,6 +194,8 @@ export interface ContractOptions {
     /** Disconnect buttons of the Home's Connections section. */
     readonly disconnect: boolean;
   };
+  /** The harness has `hearBots`: the bot-echo check is shown failing against the adapter with its filter off. */
+  readonly echoFilterReachable?: boolean;
   /** Buttons under a command's reply (a schedule's Pause, Edit…) hand their click to the core. */
   readonly commandReplyButtons: boolean;
 }

@@ -46,6 +46,11 @@ chatAdapterContract(
         await waitFor(() => fromBots().length === 2, 5000, 'both bot posts to be delivered');
         return fromBots().length;
       },
+      hearBots: () => {
+        // The adapter as it would be without its filter: every delivered post goes on to the core.
+        adapter.deliver = async (event) => sink.onMessage(event.message);
+        return () => void delete (adapter as { deliver?: unknown }).deliver;
+      },
       runCommand: async (name, args) => (await adapter.command(name, args, channel, null, 'U1')).text,
       click: async (conversation, _messageId, buttons, index) =>
         void (await adapter.click(buttons[index]!.actionId, conversation, buttons[index]!.label, 'U1')),
@@ -69,6 +74,7 @@ chatAdapterContract(
     steps: 'working',
     threadFallback: true,
     commandReplyButtons: false,
+    echoFilterReachable: true,
     capabilities: ['history', 'privateAnswers', 'timezone'],
   },
 );

@@ -12,8 +12,8 @@ import { conversations as pgConversations, runs as pgRuns } from '../../src/db/p
 import { outbox } from '../../src/db/schema.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunStore } from '../../src/runs/run-store.js';
-import { goalMessage } from '../../src/runtime/runs/goal-message.js';
-import { notices } from '../../src/runtime/runs/run-notices.js';
+import { goalMessage } from '../../src/runs/goal-message.js';
+import { notices } from '../../src/runs/run-notices.js';
 import { createSqliteStore, type SqliteStore } from '../../src/composition/sqlite-store.js';
 import type { ErrandStore as Store } from '../../src/composition/errand-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';

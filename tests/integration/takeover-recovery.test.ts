@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { recoverTakenOverRun } from '../../src/runtime/restarts/recovery.js';
-import { notices } from '../../src/runtime/runs/run-notices.js';
+import { notices } from '../../src/runs/run-notices.js';
+import { carriedQuestions } from '../../src/questions/runtime/elicitation-waits.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -33,7 +34,12 @@ async function deadRun(claims: number): Promise<{ conversationId: string; taskId
 }
 
 describe('recovering a run taken over from a dead process', () => {
-  const deps = () => ({ posts: h.app.outbox, logger: createLogger('silent'), maxAttempts: 3 });
+  const deps = () => ({
+    posts: h.app.outbox,
+    logger: createLogger('silent'),
+    maxAttempts: 3,
+    carried: carriedQuestions,
+  });
 
   it('marks it interrupted and fails its task, with the note, once the task has used up its attempts', async () => {
     h = await startHarness();

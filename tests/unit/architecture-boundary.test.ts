@@ -43,6 +43,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/attachments/',
     'src/schedules/',
     'src/sign-in/',
+    'src/questions/',
     'src/memory/',
     'src/sandbox/',
     'src/skills/',
@@ -51,15 +52,22 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/privacy/',
   ],
   // The one Store of the core, and its SQLite and PostgreSQL implementations.
-  ['src/store/', 'src/schedules/store/', 'src/sandbox/store/', 'src/memory/store/', 'src/sign-in/store/'],
+  [
+    'src/store/',
+    'src/schedules/store/',
+    'src/sandbox/store/',
+    'src/memory/store/',
+    'src/sign-in/store/',
+    'src/questions/store/',
+  ],
   // The agent loop, its model client and its tools.
   ['src/agent/', 'src/schedules/agent/', 'src/sandbox/agent/', 'src/memory/agent/'],
   // What runs hand their posts to, and the tool servers the agent calls.
-  ['src/outbox/', 'src/mcp/', 'src/sign-in/mcp/'],
+  ['src/outbox/', 'src/mcp/', 'src/sign-in/mcp/', 'src/questions/mcp/'],
   // Platform-neutral command handlers.
   ['src/commands/', 'src/schedules/commands/', 'src/memory/commands/', 'src/sign-in/commands/'],
   // The dispatcher and the run lifecycle.
-  ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/', 'src/sign-in/runtime/'],
+  ['src/runtime/', 'src/schedules/runtime/', 'src/sandbox/runtime/', 'src/sign-in/runtime/', 'src/questions/runtime/'],
   // Scale-out: several processes over one PostgreSQL database.
   ['src/cluster/'],
   // The web console for operators (/admin on WEB_PORT): reads across every layer below it.
@@ -265,7 +273,8 @@ const SDK_OWNERS: Record<string, (file: string) => boolean> = {
   '@slack/bolt': inside('adapters/slack/'),
   '@slack/web-api': inside('adapters/slack/'),
   'discord.js': inside('adapters/discord/'),
-  '@modelcontextprotocol/sdk': (f) => f.startsWith('src/mcp/') || f.startsWith('src/sign-in/mcp/'),
+  '@modelcontextprotocol/sdk': (f) =>
+    f.startsWith('src/mcp/') || f.startsWith('src/sign-in/mcp/') || f.startsWith('src/questions/mcp/'),
   'prom-client': (f) => f === 'src/metrics/prometheus-metrics.ts',
   marked: inside('adapters/console/'),
   'marked-terminal': inside('adapters/console/'),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { elicitationActionId, parseElicitationActionId } from '../../src/chat/elicitation-form.js';
-import { fingerprintOf, requestOf, resultOf, storedRequest } from '../../src/mcp/elicitation/elicitation-record.js';
-import { checkAnswers } from '../../src/mcp/elicitation/form-answers.js';
-import { MalformedElicitation, readRequestedElicitation } from '../../src/mcp/elicitation/requested-form.js';
+import { fingerprintOf, requestOf, resultOf, storedRequest } from '../../src/questions/mcp/elicitation-record.js';
+import { checkAnswers } from '../../src/questions/mcp/form-answers.js';
+import { MalformedElicitation, readRequestedElicitation } from '../../src/questions/mcp/requested-form.js';
 
 const form = (properties: Record<string, unknown>, required: string[] = []) =>
   readRequestedElicitation({ message: 'm', requestedSchema: { type: 'object', properties, required } });

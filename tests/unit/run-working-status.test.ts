@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activityOfEndedTool, activityOfTool } from '../../src/agent/run-activity.js';
+import { activityOfEndedTool, activityOfTool } from '../../src/runs/run-activity.js';
 import type { AnswerStream, RunStep, StreamEnd } from '../../src/chat/chat-adapter.js';
 import type { ConversationRef } from '../../src/chat/conversation-ref.js';
 import type { TaskRow } from '../../src/db/schema.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { statusText, titleOf } from '../../adapters/slack/assistant-threads.js';
-import { activityOfTool } from '../../src/agent/run-activity.js';
+import { activityOfTool } from '../../src/runs/run-activity.js';
 
 const base = { runId: 'r1', stopActionId: 'errand:stop:r1' };
 

@@ -2,7 +2,7 @@ import { refusalText } from '../../access/access-policy.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';
 import type { RunOutcome } from './follow-up-runs.js';
 import type { StoredMessage } from './stored-message.js';
-import { notices } from '../runs/run-notices.js';
+import { notices } from '../../runs/run-notices.js';
 
 /**
  * One thing the follow-up of a message says: a note in the thread, a line only its person sees (in a

@@ -2,8 +2,8 @@ import type { RunPosts } from '../../agent/agent-types.js';
 import type { RunRow } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
-import { carryOverElicitation } from '../questions/elicitation-carry-over.js';
-import { notices } from '../runs/run-notices.js';
+import type { CarriedQuestions } from '../runs/carried-questions.js';
+import { notices } from '../../runs/run-notices.js';
 import { showSession, type SessionShowDeps } from '../runs/session-shown.js';
 
 /** A run that died with its process, and what recovery did with its task. */
@@ -26,6 +26,8 @@ export interface RecoveryDeps {
   maxAttempts: number;
   /** ASK_TIMEOUT_MINUTES: absent, a call that died waiting on an MCP server's question is not carried over. */
   askTimeoutMs?: number;
+  /** Carries a call that died waiting on an MCP server's question over to a wait on that question. */
+  carried: CarriedQuestions;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface RecoveryDeps {
  * neither loses it nor repeats it; the outbox posts it after what was still pending there.
  * A preview of an answer that was being written when the process died is removed from the thread
  * (`RunPosts.retractPreviews`) first: the run answers again. A run whose call died waiting on an MCP server's
- * question waits on that question instead (elicitation-carry-over.ts).
+ * question waits on that question instead (`deps.carried`).
  * One function for both ways a run dies: a restart of the only process, and a takeover in a cluster.
  */
 export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: RecoveryDeps): Promise<InterruptedRun> {
@@ -55,7 +57,7 @@ export async function recoverInterruptedRun(tx: Store, run: RunRow, deps: Recove
     );
     return { conversationId: run.conversationId, taskId: run.taskId, action: 'finished', attempts };
   }
-  if (deps.askTimeoutMs !== undefined && (await carryOverElicitation(tx, run, deps.askTimeoutMs, deps.logger))) {
+  if (deps.askTimeoutMs !== undefined && (await deps.carried.carryOver(tx, run, deps.askTimeoutMs, deps.logger))) {
     return { conversationId: run.conversationId, taskId: run.taskId, action: 'waiting', attempts };
   }
   if (task && task.status === 'in_progress' && attempts >= deps.maxAttempts) {

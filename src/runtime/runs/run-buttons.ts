@@ -8,11 +8,11 @@ import { announceStop } from '../../commands/stop-command.js';
 import type { ConversationStore } from '../../conversations/conversation-store.js';
 import type { Logger } from '../../logger.js';
 import type { RunStore } from '../../runs/run-store.js';
-import type { Authority } from './authority.js';
+import type { Authority } from '../../runs/authority.js';
 import type { EventDedupe } from '../../store/event-dedupe.js';
 import { personOf } from '../../access/access-policy.js';
 import type { RunCoordinator } from './run-coordinator.js';
-import { notices } from './run-notices.js';
+import { notices } from '../../runs/run-notices.js';
 
 /** A click on a run's own buttons: its Stop button, or an answer to its question or approval. */
 export type RunButton = Exclude<InboundAction, { kind: 'schedule' | 'private_answer' }>;

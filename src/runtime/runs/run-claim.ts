@@ -2,7 +2,7 @@ import type { RunRow, TaskRow } from '../../db/schema.js';
 import { ConversationBusyError } from '../../runs/conversation-busy-error.js';
 import type { RunFence } from '../../runs/run-fence.js';
 import type { Store } from '../../store/store.js';
-import { goalMessage } from './goal-message.js';
+import { goalMessage } from '../../runs/goal-message.js';
 
 /** A task claimed for execution: the task in progress, its new run, and the fence every write of the run is conditional on. */
 export interface ClaimedTask {

@@ -20,6 +20,7 @@ import type { Store } from '../../store/store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import type { ClusterMembership } from '../process/cluster-hooks.js';
 import type { ApprovalAudit } from '../../audit/approval-audit.js';
+import type { CarriedQuestions } from './carried-questions.js';
 
 export interface RunLimits {
   maxConcurrentRuns: number;
@@ -49,6 +50,8 @@ export interface RunData {
   changes: Pick<OutboxChanges, 'recordEdit' | 'piecesOf'>;
   /** Where each approval decision is recorded with who made it (the audit log); absent: nowhere. */
   approvals?: ApprovalAudit;
+  /** MCP servers' questions a run waits on across a restart (src/questions/): closed when the run is resumed. */
+  carried: CarriedQuestions;
 }
 
 /**

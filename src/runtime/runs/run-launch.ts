@@ -1,5 +1,5 @@
 import { executeRun, type RunInput } from '../../agent/runner.js';
-import type { RunOutcome } from '../../agent/run-outcome.js';
+import type { RunOutcome } from '../../runs/run-outcome.js';
 import type { RunSkills } from '../../agent/run-skills.js';
 import { buildSystemPrompt } from '../../agent/system-prompt.js';
 import type { ToolContext } from '../../agent/tools/tool.js';
@@ -13,7 +13,7 @@ import type { RunRow, TaskRow } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 import { channelOverridesFor } from '../../settings/channel-overrides.js';
 import type { RunWrites } from './fenced-run-writes.js';
-import { goalMessage } from './goal-message.js';
+import { goalMessage } from '../../runs/goal-message.js';
 import type { AgentSetup, RunLimits, RunPlatforms } from './run-deps.js';
 import type { RunWorkingStatus } from './run-working-status.js';
 import { runSession, sessionEndOf, type RunSession } from './run-session.js';

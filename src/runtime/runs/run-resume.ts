@@ -1,7 +1,7 @@
 import { parseApprovalDecision, type ApprovalDecision } from '../../agent/approval-decision.js';
 import { signInOutcomeOf, signInWaitEnded } from '../../agent/sign-in-wait.js';
 import { elicitationOutcomeOf } from '../../agent/elicitation-wait.js';
-import { closeCarriedOver } from '../questions/elicitation-resume.js';
+import type { CarriedQuestions } from './carried-questions.js';
 import type { ToolGrantStore } from '../../conversations/tool-grant-store.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../../db/schema.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
@@ -26,6 +26,8 @@ export interface ResumeDeps {
   askTimeoutMs: number;
   /** Now, for settling a carried-over MCP question its run stops waiting on. */
   now(): number;
+  /** Closes the carried-over MCP question a run stops waiting on, in the resume's transaction. */
+  carried: CarriedQuestions;
   /** Where each approval decision taken back here is recorded, with who made it. */
   approvals?: ApprovalAudit;
 }
@@ -93,7 +95,7 @@ export class RunResumer {
           tx,
         );
       if (question.elicitation)
-        await closeCarriedOver(
+        await this.deps.carried.close(
           tx,
           this.deps.changes,
           run,

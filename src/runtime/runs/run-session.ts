@@ -1,5 +1,5 @@
-import type { ActivityReport } from '../../agent/run-activity.js';
-import type { RunOutcome } from '../../agent/run-outcome.js';
+import type { ActivityReport } from '../../runs/run-activity.js';
+import type { RunOutcome } from '../../runs/run-outcome.js';
 import type { SessionState, SessionUpdate } from '../../chat/agent-session.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';
 import type { Presence } from '../../chat/presence.js';

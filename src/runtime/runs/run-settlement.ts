@@ -1,7 +1,7 @@
-import type { RunOutcome } from '../../agent/run-outcome.js';
+import type { RunOutcome } from '../../runs/run-outcome.js';
 import type { FinalRunStatus } from '../../runs/run-store.js';
 import type { ScheduleRunResult } from '../../runs/run-store.js';
-import { notices } from './run-notices.js';
+import { notices } from '../../runs/run-notices.js';
 
 /** Why a run's controller was aborted, when it was (`taken_over`: another process owns the run now). */
 export type AbortReason = 'stop' | 'timeout' | 'shutdown' | 'taken_over';

@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../../agent/run-outcome.js';
+import type { RunOutcome } from '../../runs/run-outcome.js';
 import { systemClock, type Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { principalPseudonym, pseudonymKey } from '../../telemetry/principal-pseudonym.js';

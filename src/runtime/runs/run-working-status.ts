@@ -1,4 +1,4 @@
-import { runStepOf, type ActivityReport, type RunActivity } from '../../agent/run-activity.js';
+import { runStepOf, type ActivityReport, type RunActivity } from '../../runs/run-activity.js';
 import { stopActionId } from '../../chat/action-id.js';
 import type { AnswerStream, RunStep, StreamEnd, WorkingStatus } from '../../chat/chat-adapter.js';
 import type { ConversationRef } from '../../chat/conversation-ref.js';

@@ -11,10 +11,10 @@ import type { Logger } from '../../logger.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
 import type { RunStore } from '../../runs/run-store.js';
 import type { EventDedupe } from '../../store/event-dedupe.js';
-import type { Authority } from './authority.js';
+import type { Authority } from '../../runs/authority.js';
 import { personOf } from '../../access/access-policy.js';
 import type { RunCoordinator } from './run-coordinator.js';
-import { notices } from './run-notices.js';
+import { notices } from '../../runs/run-notices.js';
 import { showSession } from './session-shown.js';
 
 export interface SessionStopDeps {

@@ -9,7 +9,7 @@ import type { LaunchSetback, ScheduleLauncher } from '../schedule-launcher.js';
 import type { ScheduleLaunchRow, ScheduleStore } from '../schedule-store.js';
 import type { StoreWith } from '../../store/store.js';
 import type { CreatorVerdict } from './schedule-creator-rights.js';
-import { titleFrom } from '../../runtime/runs/goal-message.js';
+import { titleFrom } from '../../runs/goal-message.js';
 import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
 
 /** Wait before attempt n + 1 after a failure that passes by itself: 30 s, doubling, at most 15 minutes. */

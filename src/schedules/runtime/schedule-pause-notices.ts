@@ -3,7 +3,7 @@ import type { ConversationStore } from '../../conversations/conversation-store.j
 import type { ScheduleRow } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
-import { titleFrom } from '../../runtime/runs/goal-message.js';
+import { titleFrom } from '../../runs/goal-message.js';
 
 /**
  * Tells a schedule's creator and the admins named in `access.admins`, each privately (Slack: a notice only they see

@@ -9,7 +9,7 @@ import { cancelledError, timedOutError, timedToolCall } from '../../mcp/timed-to
 import { createMcpSession, type McpSession } from '../../mcp/mcp-session.js';
 import type { StoredOAuthProvider } from './stored-oauth-provider.js';
 import { scrubbedError } from '../../mcp/scrubbed-error.js';
-import type { ElicitationAsker } from '../../mcp/elicitation/elicitation-scope.js';
+import type { ElicitationAsker } from '../../mcp/elicitation-scope.js';
 import { askToConnect, type OAuthBinding } from './oauth-sign-in.js';
 
 export { cannotLinkHereError, connectNoticeText, notConnectedError, signInAgainError } from './oauth-sign-in.js';

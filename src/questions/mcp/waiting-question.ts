@@ -10,7 +10,7 @@ import type { ElicitationStore } from '../../runs/elicitation-store.js';
 import { endOf, type Ending } from './elicitation-answer.js';
 import { fingerprintOf, resultOf, storedRequest, type ShownElicitation } from './elicitation-record.js';
 import type { ElicitationRuns } from './elicitation-runs.js';
-import type { ElicitationScope } from './elicitation-scope.js';
+import type { ElicitationScope } from '../../mcp/elicitation-scope.js';
 import { elicitationPostText, elicitationTexts } from './elicitation-texts.js';
 
 /** What a waiting question needs: where it is posted and kept, and its clock. */

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
 import { elicitations } from '../../db/pg-schema.js';
 import type { ElicitationRow } from '../../db/schema.js';
 import type { ElicitationStore } from '../../runs/elicitation-store.js';
-import type { PgExecutor } from './pg-executor.js';
+import type { PgExecutor } from '../../store/postgres/pg-executor.js';
 
 /**
  * MCP servers' questions on PostgreSQL, shared by every process: settling and taking a replay are single

@@ -1,5 +1,5 @@
 /**
- * What the desk asks of the runs its questions belong to (implemented in runtime/questions/elicitation-waits.ts, where
+ * What the desk asks of the runs its questions belong to (implemented in questions/runtime/elicitation-waits.ts, where
  * the run coordinator is): the desk sits below the runtime and reaches it only through this.
  */
 export interface ElicitationRuns {

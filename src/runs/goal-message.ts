@@ -1,4 +1,4 @@
-import type { TaskRow } from '../../db/schema.js';
+import type { TaskRow } from '../db/schema.js';
 
 /** The user message that opens a task's run in the transcript. */
 export function goalMessage(task: Pick<TaskRow, 'id' | 'title' | 'description' | 'createdBy' | 'scheduleId'>): string {

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { elicitations } from '../../db/schema.js';
 import type { ElicitationStore } from '../../runs/elicitation-store.js';
-import type { Synchronous } from './synchronous.js';
+import type { Synchronous } from '../../store/sqlite/synchronous.js';
 
 /** MCP servers' questions on SQLite: one process holds the file, but settling is the same compare-and-swap as on PostgreSQL. */
 export function createSqliteElicitationStore(db: Db): Synchronous<ElicitationStore> {

@@ -11,7 +11,7 @@ import { answerOf, endOf, type Ending } from './elicitation-answer.js';
 import { fingerprintOf, requestOf, resultOf } from './elicitation-record.js';
 import { elicitationTexts, unsupportedNote } from './elicitation-texts.js';
 import { MalformedElicitation, readRequestedElicitation, type RequestedElicitation } from './requested-form.js';
-import type { ElicitationAsker, ElicitationScope } from './elicitation-scope.js';
+import type { ElicitationAsker, ElicitationScope } from '../../mcp/elicitation-scope.js';
 import { waitForAnswer, type Asked, type Waiting, type WaitingDeps } from './waiting-question.js';
 
 export interface ElicitationDeskDeps extends WaitingDeps {
@@ -33,7 +33,7 @@ const DEFAULT_POLL_MS = 2000;
  * Every question is a row (ElicitationStore), so a click may land on any process: that process opens the form from
  * the row, checks the answer against the stored schema and settles the row (a compare-and-swap: the first answer
  * wins); the process holding the call learns of it from a wake-up or its own look every `pollMs`. When the holding
- * process stops or dies the question stays open: recovery parks the run on it (runtime/questions/elicitation-carry-over.ts),
+ * process stops or dies the question stays open: recovery parks the run on it (questions/runtime/elicitation-carry-over.ts),
  * its answer resumes the run, and the call made again is answered from the stored answer when its server asks the
  * same question again (`takeReplay`), so nobody is asked twice.
  */

@@ -1,7 +1,7 @@
-import type { PendingQuestion } from '../../records/stored-values.js';
-import type { AccessPolicy, Person } from '../../access/access-policy.js';
-import type { RunStore } from '../../runs/run-store.js';
-import type { TaskService } from '../../tasks/task-service.js';
+import type { PendingQuestion } from '../records/stored-values.js';
+import type { AccessPolicy, Person } from '../access/access-policy.js';
+import type { RunStore } from './run-store.js';
+import type { TaskService } from '../tasks/task-service.js';
 
 /** Where the checks read runs and tasks: the root store, or the transaction a caller is in (so it sees that transaction's rows). */
 export interface AuthorityReads {

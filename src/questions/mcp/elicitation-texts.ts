@@ -1,4 +1,4 @@
-import type { ElicitationScope } from './elicitation-scope.js';
+import type { ElicitationScope } from '../../mcp/elicitation-scope.js';
 import type { RequestedElicitation } from './requested-form.js';
 
 /** A server's message quoted, line by line, so it reads as the server's words and not Errand's. */

@@ -1,8 +1,11 @@
-import { ElicitationDesk, type ElicitationDeskDeps } from '../../mcp/elicitation/elicitation-desk.js';
-import type { ElicitationRuns } from '../../mcp/elicitation/elicitation-runs.js';
+import { ElicitationDesk, type ElicitationDeskDeps } from '../mcp/elicitation-desk.js';
+import type { ElicitationRuns } from '../mcp/elicitation-runs.js';
 import type { RunStore } from '../../runs/run-store.js';
-import type { ClusterMembership } from '../process/cluster-hooks.js';
-import type { RunCoordinator } from '../runs/run-coordinator.js';
+import type { ClusterMembership } from '../../runtime/process/cluster-hooks.js';
+import type { RunCoordinator } from '../../runtime/runs/run-coordinator.js';
+import type { CarriedQuestions } from '../../runtime/runs/carried-questions.js';
+import { carryOverElicitation } from './elicitation-carry-over.js';
+import { closeCarriedOver } from './elicitation-resume.js';
 
 /**
  * The runs MCP servers' questions belong to, for the elicitation desk. Like sign-in waits (sign-in-waits.ts): a
@@ -47,3 +50,6 @@ export function createElicitationDesk(deps: Omit<ElicitationDeskDeps, 'runs'> & 
   const { runs, coordinator, cluster, ...desk } = deps;
   return new ElicitationDesk({ ...desk, runs: elicitationWaits({ runs, coordinator, cluster }) });
 }
+
+/** What a run's resume and restart recovery do with a question a run waits on across a restart, plugged into both. */
+export const carriedQuestions: CarriedQuestions = { carryOver: carryOverElicitation, close: closeCarriedOver };

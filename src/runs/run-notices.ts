@@ -1,5 +1,5 @@
-import { budgetStopNote } from '../../budget/budget-notices.js';
-import { stopNotice } from '../../runs/stop-notice.js';
+import { budgetStopNote } from '../budget/budget-notices.js';
+import { stopNotice } from './stop-notice.js';
 
 /**
  * Every note Errand posts about its own work, in one place, so the wording stays consistent and

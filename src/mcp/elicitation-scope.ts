@@ -1,5 +1,5 @@
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolContext } from '../../agent/tools/tool.js';
+import type { ToolContext } from '../agent/tools/tool.js';
 
 /**
  * One tool call in flight on an MCP session, as far as a question from its server needs to know: who the run
