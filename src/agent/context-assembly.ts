@@ -139,13 +139,10 @@ export async function assembleContext(
   };
 
   const build = async () => {
-    // Independent reads, sent together (on PostgreSQL they share one connection: db/pg-read-batches.ts).
-    const [summary, mine, window] = await Promise.all([
-      memory ? memory.store.summary(request.conversationId) : null,
-      memory && viewer !== null ? memory.store.privateSummary(request.conversationId, viewer) : null,
-      deps.transcript.recent(request.conversationId, request.historyRows),
-    ]);
+    const summary = memory ? await memory.store.summary(request.conversationId) : null;
+    const mine = memory && viewer !== null ? await memory.store.privateSummary(request.conversationId, viewer) : null;
     const through = summary?.throughMessageId ?? 0;
+    const window = await deps.transcript.recent(request.conversationId, request.historyRows);
     const rows = window.filter((r) => r.id > through);
     const within = (budgetTokens: number) =>
       buildContext({

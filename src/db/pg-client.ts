@@ -7,7 +7,6 @@ import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
 import { nameStatements } from './pg-named-statements.js';
 import { pipelineBegin } from './pg-pipelined-begin.js';
-import { batchPoolReads } from './pg-read-batches.js';
 import * as pgSchema from './pg-schema.js';
 
 export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: pg.Pool };
@@ -61,8 +60,6 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     nameStatements(client);
     pipelineBegin(client);
   });
-  // Reads issued together (a run's context) share one connection and one round of the server's work.
-  batchPoolReads(pool);
   try {
     await migrateUnderLock(pool, options.migrationsDir ?? PG_MIGRATIONS_DIR);
   } catch (err) {
