@@ -28,6 +28,7 @@ import { createPgRunTraceStore } from '../store/postgres/pg-run-trace-store.js';
 import { createPgWorkspaceStore } from '../sandbox/store/pg-workspace-store.js';
 import { createPgPrivateAnswerStore } from '../store/postgres/pg-private-answer-store.js';
 import { pgWriteProblem } from '../store/postgres/pg-write-problem.js';
+import { runTransaction } from '../store/postgres/pg-transaction.js';
 import { runDetached } from '../store/run-detached.js';
 import { createPgAuditStore } from '../store/postgres/pg-audit-store.js';
 import { createPgAdminSessionStore } from '../store/postgres/pg-admin-session-store.js';
@@ -154,7 +155,7 @@ function misuse(what: string): Error {
 
 /**
  * The Store on a PostgreSQL pool shared by any number of Errand processes. `atomically` runs its work
- * in one `db.transaction` on one pooled connection, through a store bound to it; a nested `atomically`
+ * in one transaction on one pooled connection (`runTransaction`), through a store bound to it; a nested `atomically`
  * on that store joins it, and so do its `afterCommit` callbacks, run once its COMMIT has returned.
  *
  * The transaction is carried explicitly, in the `tx` handed to the body (Store's contract: inside, every
@@ -179,7 +180,7 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
     const opened: OpenTransaction[] = [];
     openTransactions++;
     try {
-      const result = await db.transaction(async (ex) => {
+      const result = await runTransaction(db, async (ex) => {
         const tx: OpenTransaction = { store: bindTransaction(ex, afterCommit), afterCommit, done: false };
         opened.push(tx);
         return context ? context.run(tx, () => work(tx.store)) : work(tx.store);

@@ -177,7 +177,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
               stream,
               runId,
             );
-          poster.kick(conversationId);
+          poster.kick(conversationId, ids);
         });
       }
       return ids;

@@ -39,6 +39,11 @@ export interface OutboxClaim {
    * free (or, racing the release, busy: it looks again soon). Absent: read `nextPending`, then `release`.
    */
   releaseIfDrained?(): Promise<boolean>;
+  /**
+   * The conversation's first pending row, read by the claim's own statement (null: none was pending then), so
+   * the turn's first `nextPending` is not sent. Absent: read it with `nextPending` (SQLite; an unreadable row).
+   */
+  readonly first?: PendingPost | null;
 }
 
 /** Whether a claim was won: `busy` means another holder's claim is live until `until` (epoch ms). */

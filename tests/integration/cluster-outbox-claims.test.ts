@@ -68,6 +68,28 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     expect((await first.outbox.claim(c)).kind).toBe('busy');
   });
 
+  it('hands a won claim the first pending row as `nextPending` reads it (retractions first, a run running elsewhere marked), and a lost one none', async () => {
+    const c = await conversation(first);
+    const won = await first.outbox.claim(c);
+    if (won.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(won.claim.first, 'nothing pending').toBeNull();
+    await won.claim.release();
+    const run = await second.runs.create(c, null);
+    const [answer] = await second.outbox.add(c, run.id, 'answer', [{ text: 'the answer' }]);
+    const again = await first.outbox.claim(c);
+    if (again.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(again.claim.first).toEqual(await first.outbox.nextPending(c));
+    expect(again.claim.first).toMatchObject({ id: answer, conversationId: c, runId: run.id, runningElsewhere: true });
+    expect(await second.outbox.claim(c)).toEqual({ kind: 'busy', until: clock.now() + LEASE_MS });
+    await again.claim.release();
+    const [retract] = await first.outbox.add(c, run.id, 'retract', [{ text: '' }]);
+    const theirs = await second.outbox.claim(c);
+    if (theirs.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(theirs.claim.first).toMatchObject({ id: retract, purpose: 'retract', attempts: 0, notBefore: 0 });
+    expect(theirs.claim.first).toEqual(await second.outbox.nextPending(c));
+    await theirs.claim.release();
+  });
+
   it('gives a process back the claim it already holds (a restart under the same name)', async () => {
     const c = await conversation(first);
     expect((await first.outbox.claim(c)).kind).toBe('claimed');
@@ -123,6 +145,35 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
       expect(there.posts.map((p) => p.text)).toEqual(['the answer']);
     } finally {
       open();
+      await Promise.all([mine.stop(1000), theirs.stop(1000)]);
+    }
+  }, 60_000);
+
+  it('tells a wait on a row recorded here that another process posted it, though the wait skipped its first read (its worker was running)', async () => {
+    const ref = { platform: 'memory', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` };
+    const c = await first.conversations.ensure(ref);
+    const run = await second.runs.create(c, null);
+    const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
+    const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
+      createOutbox({
+        store: s,
+        clock: systemClock,
+        logger: silentLogger(),
+        adapters: new Map([['memory', adapter]]),
+        refOf: (id) => s.conversations.refOf(id),
+        onQuestionPosted: async () => undefined,
+      });
+    const [mine, theirs] = [outboxOf(first, here), outboxOf(second, there)];
+    await mine.start();
+    try {
+      // Recorded here for a run the other process runs: this worker leaves it to that process.
+      const ticket = await mine.record(c, run.id, { purpose: 'answer', text: 'the answer' });
+      const delivered = mine.delivered(ticket);
+      await theirs.start();
+      expect(await delivered).toBe(there.posts[0]?.id);
+      expect(there.posts.map((p) => p.text)).toEqual(['the answer']);
+      expect(here.posts).toEqual([]);
+    } finally {
       await Promise.all([mine.stop(1000), theirs.stop(1000)]);
     }
   }, 60_000);

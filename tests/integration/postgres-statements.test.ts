@@ -8,6 +8,8 @@ import { silentLogger } from '../../src/logger.js';
 import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
 import { createPostgresStore, type PostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
+import { MemoryAdapter } from '../fakes/memory-adapter.js';
+import { waitFor } from '../fakes/wait-for.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 /*
@@ -182,5 +184,39 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     await expect(writes.posts.recordPreview(conversationId, run.id)).rejects.toBeInstanceOf(RunFencedError);
     expect(refusals).toHaveLength(1);
     expect(await previews(), 'the refused preview left no row').toHaveLength(1);
+  });
+  it("claims a conversation's posts and reads its first pending row in one statement, and waits without reading the row's state: a post of one row sends four", async () => {
+    const ref = thread();
+    const conversationId = await store.conversations.ensure(ref);
+    const adapter = new MemoryAdapter();
+    const outbox = createOutbox({
+      store,
+      clock: new FakeClock(1_000),
+      logger: silentLogger(),
+      adapters: new Map([['memory', adapter]]),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    await outbox.start();
+    const [id] = await outbox.record(conversationId, null, { purpose: 'update', text: 'one post' });
+    const statements = await statementsOf(async () => {
+      expect(await outbox.delivered([id!])).not.toBeNull();
+      await outbox.idle();
+      // What waits for a pooled connection is sent too (a read of the row's state would be).
+      const pool = db.$client;
+      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+    });
+    // The wait reads no state: this process's worker, running already, settles the row it posts.
+    const posting = statements;
+    expect(posting[0]).toMatch(
+      /^with won as \(insert into outbox_claims .* left join lateral \(select .* from outbox /,
+    );
+    expect(posting.slice(1).map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual([
+      'update "outbox" set',
+      'update "outbox" set',
+      'delete from "outbox_claims"',
+    ]);
+    expect(adapter.textsIn(ref)).toEqual(['one post']);
+    await outbox.stop(1_000);
   });
 });

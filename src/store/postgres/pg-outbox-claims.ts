@@ -1,24 +1,14 @@
-import { and, eq, lt, notExists, or, sql } from 'drizzle-orm';
+import { and, eq, notExists, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { outbox, outboxClaims } from '../../db/pg-schema.js';
-import type { ClaimAttempt, OutboxClaim, OutboxStore } from '../outbox-store.js';
+import type { ClaimAttempt, OutboxClaim, OutboxStore, PendingPost } from '../outbox-store.js';
+import { claimWithFirst } from './pg-outbox-first-row.js';
 import type { PgExecutor } from './pg-executor.js';
 import type { RunOwnership } from './pg-run-ownership.js';
 import { prepared } from './pg-prepared.js';
 
 const P = sql.placeholder;
-const claimRow = prepared((d) =>
-  d
-    .insert(outboxClaims)
-    .values({ conversationId: P('conversationId'), owner: P('owner'), claimUntil: P('until') })
-    .onConflictDoUpdate({
-      target: outboxClaims.conversationId,
-      set: { owner: sql`${P('owner')}`, claimUntil: sql`${P('until')}` },
-      setWhere: or(eq(outboxClaims.owner, P('owner')), lt(outboxClaims.claimUntil, P('now'))),
-    })
-    .returning({ id: outboxClaims.conversationId }),
-);
 const releaseRow = prepared((d) =>
   d
     .delete(outboxClaims)
@@ -58,10 +48,13 @@ export function createPgOutboxClaims(
   // A store opened without an owner name (tools, tests) still needs one that no other process uses.
   const owner = ownership?.processId ?? `outbox-${randomUUID()}`;
   const leaseMs = ownership?.leaseMs ?? 30_000;
+  // Whose running runs post their own rows (PendingPost.runningElsewhere): as `nextPending` compares.
+  const me = ownership?.processId ?? null;
   const mine = (conversationId: string) =>
     and(eq(outboxClaims.conversationId, conversationId), eq(outboxClaims.owner, owner));
 
-  const held = (conversationId: string): OutboxClaim => ({
+  const held = (conversationId: string, first?: PendingPost | null): OutboxClaim => ({
+    ...(first !== undefined ? { first } : {}),
     renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)),
     async renew() {
       const rows = await db
@@ -83,8 +76,9 @@ export function createPgOutboxClaims(
   return {
     async claim(conversationId): Promise<ClaimAttempt> {
       const now = clock.now();
-      const won = await claimRow(db, { conversationId, owner, until: now + leaseMs, now });
-      if (won.length === 1) return { kind: 'claimed', claim: held(conversationId) };
+      // The claim and the first pending row in one statement; an unreadable row is left to `nextPending`, which fails it.
+      const got = await claimWithFirst(db, { conversationId, owner, until: now + leaseMs, now, me });
+      if (got.won) return { kind: 'claimed', claim: held(conversationId, 'first' in got ? got.first : undefined) };
       const [current] = await db
         .select({ until: outboxClaims.claimUntil })
         .from(outboxClaims)

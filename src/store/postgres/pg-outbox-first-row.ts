@@ -1,0 +1,70 @@
+import { outboxPayloadSchema, outboxPurposeSchema, type PendingPost } from '../outbox-store.js';
+import type { PgExecutor } from './pg-executor.js';
+import { preparedText } from './pg-prepared.js';
+
+/** A conversation's first pending row as the claim's statement hands it back (node-postgres's own types). */
+interface FirstRowRaw {
+  readonly id: string | number | null;
+  readonly run_id: string | null;
+  readonly purpose: string | null;
+  readonly payload: unknown;
+  readonly attempts: number | null;
+  readonly not_before: string | number | null;
+  readonly running_elsewhere: boolean | null;
+}
+
+/**
+ * An outbox claim and the conversation's first pending row in one statement (issue 40, fifth round): the
+ * upsert wins only a free, lapsed or already-own claim, as `claimRow` does, and only a won claim reads the
+ * row, in the order and with the `runningElsewhere` test of `nextPending`. No row: the claim was lost. A row
+ * of nulls: won, nothing pending. The read sees what was committed when the statement began; a row committed
+ * after that kicks its conversation, whose worker then runs again (the poster's re-kick), as after a
+ * separate `nextPending`.
+ */
+const claimWithFirstRow = preparedText<FirstRowRaw>(
+  `with won as (insert into outbox_claims (conversation_id, owner, claim_until) values ($1::text, $2::text, $3::bigint) ` +
+    `on conflict (conversation_id) do update set owner = excluded.owner, claim_until = excluded.claim_until ` +
+    `where outbox_claims.owner = excluded.owner or outbox_claims.claim_until < $4::bigint returning conversation_id) ` +
+    `select o.id, o.run_id, o.purpose, o.payload, o.attempts, o.not_before, ` +
+    `exists (select 1 from runs r where r.id = o.run_id and r.status = 'running' and r.owner is distinct from $5::text) as running_elsewhere ` +
+    `from won left join lateral (select id, run_id, purpose, payload, attempts, not_before from outbox ` +
+    `where outbox.conversation_id = won.conversation_id and outbox.status = 'pending' ` +
+    `order by outbox.purpose = 'retract' desc, outbox.id limit 1) o on true`,
+);
+
+/** What the claim found: lost, or won with the first pending row (null: none; `unreadable`: a row to fail, then read on). */
+export type ClaimedFirst =
+  | { readonly won: false }
+  | { readonly won: true; readonly first: PendingPost | null }
+  | { readonly won: true; readonly unreadable: number };
+
+/**
+ * Claims `conversationId`'s outbox rows for `owner` until `until` and reads its first pending row in the same
+ * statement. `me` is the process id `runningElsewhere` compares runs' owners with (null: a store without one).
+ */
+export async function claimWithFirst(
+  db: PgExecutor,
+  values: { conversationId: string; owner: string; until: number; now: number; me: string | null },
+): Promise<ClaimedFirst> {
+  const { conversationId, owner, until, now, me } = values;
+  const [raw] = await claimWithFirstRow(db, [conversationId, owner, until, now, me]);
+  if (!raw) return { won: false };
+  if (raw.id === null) return { won: true, first: null };
+  const id = Number(raw.id);
+  const payload = outboxPayloadSchema.safeParse(raw.payload);
+  const purpose = outboxPurposeSchema.safeParse(raw.purpose);
+  if (!payload.success || !purpose.success) return { won: true, unreadable: id };
+  return {
+    won: true,
+    first: {
+      id,
+      conversationId,
+      runId: raw.run_id,
+      purpose: purpose.data,
+      payload: payload.data,
+      attempts: raw.attempts ?? 0,
+      notBefore: Number(raw.not_before ?? 0),
+      runningElsewhere: raw.running_elsewhere === true,
+    },
+  };
+}
