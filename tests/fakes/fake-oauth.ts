@@ -389,7 +389,10 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
       const res = await fetch(authorizationUrl, { redirect: 'manual' });
       const location = res.headers.get('location');
       if (res.status !== 302 || location === null)
-        throw new Error(`the authorization endpoint answered ${res.status}: ${await res.text()}`);
+        throw new Error(
+          `the authorization endpoint answered ${res.status}: ${await res.text()}\n` +
+            `asked: ${authorizationUrl}\nregistered: ${JSON.stringify([...clients.values()].map((c) => [c.clientId, c.redirectUris]))}`,
+        );
       return location;
     },
     failTokenRequests(n) {
