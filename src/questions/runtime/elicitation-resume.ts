@@ -1,21 +1,12 @@
-import { elicitationWaitEnded, type ElicitationOutcome } from '../../agent/elicitation-wait.js';
-import type { PendingQuestion, RunRow } from '../../db/schema.js';
-import type { OutboxChanges } from '../../outbox/outbox.js';
-import type { Store } from '../../store/store.js';
+import { elicitationWaitEnded } from '../../agent/elicitation-wait.js';
+import type { CarriedQuestions } from '../../runs/runtime/carried-questions.js';
 
 /**
  * In the transaction that takes a run back from a carried-over MCP question: a wait ended by a typed reply or the
  * timeout settles the question (so its buttons answer "closed"), and the question's post is edited to say how it
  * ended (a click's outcome as the desk recorded it). The run then goes on as resume-step.ts says.
  */
-export async function closeCarriedOver(
-  tx: Store,
-  changes: Pick<OutboxChanges, 'recordEdit'>,
-  run: RunRow,
-  question: PendingQuestion,
-  outcome: ElicitationOutcome,
-  now: number,
-): Promise<void> {
+export const closeCarriedOver: CarriedQuestions['close'] = async (tx, changes, run, question, outcome, now) => {
   const id = question.elicitation?.id;
   if (id === undefined) return;
   let shown: string | null = null;
@@ -33,4 +24,4 @@ export async function closeCarriedOver(
   shown ??= (await tx.elicitations.get(id))?.outcome ?? null;
   if (shown !== null && question.messageId)
     await changes.recordEdit(run.conversationId, run.id, question.messageId, `${question.question}\n\n${shown}`, tx);
-}
+};

@@ -1,8 +1,7 @@
-import type { PostTicket, RunPosts } from '../../agent/agent-types.js';
-import type { OutboundFile } from '../../chat/file-posts.js';
 import type { CommandReply, InboundAction } from '../../chat/inbound.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
+import type { Outbox } from '../../outbox/outbox.js';
 import type { HeldFile, PrivateAnswerRow } from '../../privacy/private-answer-store.js';
 import { choiceReplies, keptFilesNote, keptFilesReply, keptPrivateNote } from '../../privacy/private-answer-texts.js';
 import { POSTED_FOLDER } from '../../sandbox/workspace.js';
@@ -18,14 +17,7 @@ export type PrivateAnswerClick = Extract<InboundAction, { kind: 'private_answer'
 export interface PrivateAnswerChoiceDeps {
   readonly store: Pick<Store, 'atomically' | 'privateAnswers'>;
   /** The shared answer (or files), or the note that it was kept, is recorded in the outbox with the choice. */
-  readonly posts: Pick<RunPosts, 'record'> & {
-    recordFiles(
-      conversationId: string,
-      runId: string | null,
-      files: readonly OutboundFile[],
-      tx?: Store,
-    ): Promise<PostTicket>;
-  };
+  readonly posts: Pick<Outbox, 'record' | 'recordFiles'>;
   readonly clock: Clock;
   readonly logger: Logger;
 }
