@@ -32,6 +32,27 @@ let seq = 0;
 const conversation = (s: PostgresStore) =>
   s.conversations.ensure({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` });
 
+/**
+ * A conversation with a run that the second process runs, and an outbox on each process over an adapter of its
+ * own: `mine` (the first process, posting through `here`) and `theirs` (the second, through `there`).
+ */
+async function twoOutboxes() {
+  const ref = { platform: 'memory', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` };
+  const c = await first.conversations.ensure(ref);
+  const run = await second.runs.create(c, null);
+  const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
+  const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
+    createOutbox({
+      store: s,
+      clock: systemClock,
+      logger: silentLogger(),
+      adapters: new Map([['memory', adapter]]),
+      refOf: (id) => s.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+  return { c, run, here, there, mine: outboxOf(first, here), theirs: outboxOf(second, there) };
+}
+
 describe.skipIf(database.skip)('outbox claims across processes', () => {
   it('lets another process take a claim over once its holder stopped renewing, and tells the old holder it lost it', async () => {
     const c = await conversation(first);
@@ -111,20 +132,7 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
   });
 
   it('posts a run’s answer from the process running it, even when another process holds the claim as it is recorded', async () => {
-    const ref = { platform: 'memory', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` };
-    const c = await first.conversations.ensure(ref);
-    const run = await second.runs.create(c, null);
-    const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
-    const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
-      createOutbox({
-        store: s,
-        clock: systemClock,
-        logger: silentLogger(),
-        adapters: new Map([['memory', adapter]]),
-        refOf: (id) => s.conversations.refOf(id),
-        onQuestionPosted: async () => undefined,
-      });
-    const [mine, theirs] = [outboxOf(first, here), outboxOf(second, there)];
+    const { c, run, here, there, mine, theirs } = await twoOutboxes();
     let open!: () => void;
     here.postGate = new Promise<void>((resolve) => (open = resolve));
     await Promise.all([mine.start(), theirs.start()]);
@@ -150,20 +158,7 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
   }, 60_000);
 
   it('tells a wait on a row recorded here that another process posted it, though the wait skipped its first read (its worker was running)', async () => {
-    const ref = { platform: 'memory', workspace: 'T1', channel: 'C1', thread: `${++seq}.0` };
-    const c = await first.conversations.ensure(ref);
-    const run = await second.runs.create(c, null);
-    const [here, there] = [new MemoryAdapter(), new MemoryAdapter()];
-    const outboxOf = (s: PostgresStore, adapter: MemoryAdapter) =>
-      createOutbox({
-        store: s,
-        clock: systemClock,
-        logger: silentLogger(),
-        adapters: new Map([['memory', adapter]]),
-        refOf: (id) => s.conversations.refOf(id),
-        onQuestionPosted: async () => undefined,
-      });
-    const [mine, theirs] = [outboxOf(first, here), outboxOf(second, there)];
+    const { c, run, here, there, mine, theirs } = await twoOutboxes();
     await mine.start();
     try {
       // Recorded here for a run the other process runs: this worker leaves it to that process.
