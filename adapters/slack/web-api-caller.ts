@@ -23,8 +23,10 @@ export interface WebApiCallerOptions {
 }
 
 const SLACK_API_URL = 'https://slack.com/api/';
-/** WebClient's backoff as Errand configures it (factor 2, 250 ms to 2 s), so retries keep their pace. */
-const backoffMs = (attempt: number) => Math.min(250 * 2 ** attempt, 2000);
+/** The pace of retries, for WebClient's `retryConfig` and this caller alike: 250 ms, doubling, at most 2 s. */
+export const RETRY_PACE = { factor: 2, minTimeout: 250, maxTimeout: 2000 } as const;
+const backoffMs = (attempt: number) =>
+  Math.min(RETRY_PACE.minTimeout * RETRY_PACE.factor ** attempt, RETRY_PACE.maxTimeout);
 
 /** Bytes or a stream: only WebClient's multipart form can carry them. */
 const isBinary = (value: unknown) =>
