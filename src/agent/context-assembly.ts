@@ -5,18 +5,13 @@ import type { Person } from '../access/access-policy.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { ImagePart } from '../records/stored-values.js';
 import { buildContext, type BuiltContext } from './context-builder.js';
-import type { ReadContext } from './context-read.js';
+import type { ReadContext, StoredSummary } from './context-read.js';
 import type { SummaryWriter } from './context-summary.js';
 import { memoriesSection } from './system-prompt.js';
 import { privateRowUnits, withPrivateSummary } from './private-summary.js';
 import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
-/** A summary as the context reads it: its text, the newest message it took in, its version (the compare-and-swap). */
-export interface StoredSummary {
-  readonly summary: string;
-  readonly throughMessageId: number;
-  readonly version: number;
-}
+export type { StoredSummary } from './context-read.js';
 
 /**
  * Where summaries are kept (the memory feature's store is one): each conversation's, and each person's own summary

@@ -1,16 +1,19 @@
 import type { Person } from '../access/access-policy.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
-import type {
-  ConversationRow,
-  ConversationSummaryRow,
-  MessageRow,
-  PrivateSummaryRow,
-  SkillPinRow,
-} from '../db/schema.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import type { TranscriptStore } from '../conversations/transcript-store.js';
+import type { SkillPinRow } from '../skills/skill-pin-store.js';
 import type { memoriesSection } from './system-prompt.js';
 
 /** A long-term memory as one request carries it (listed under the system prompt). */
 type Memory = Parameters<typeof memoriesSection>[0][number];
+
+/** A summary as the context reads it: its text, the newest message it took in, its version (the compare-and-swap). */
+export interface StoredSummary {
+  readonly summary: string;
+  readonly throughMessageId: number;
+  readonly version: number;
+}
 
 /**
  * What one build of a run's request reads (context-assembly.ts): the conversation's summary, the viewer's own
@@ -37,14 +40,14 @@ export interface ContextRead {
 
 /** What a `ContextRead` found, each part as its own store reads it today. */
 export interface ContextReadResult {
-  readonly summary: ConversationSummaryRow | null;
-  readonly mine: PrivateSummaryRow | null;
+  readonly summary: StoredSummary | null;
+  readonly mine: StoredSummary | null;
   /** The newest `historyRows` rows, oldest first (as `TranscriptStore.recent`). */
-  readonly window: MessageRow[];
+  readonly window: Awaited<ReturnType<TranscriptStore['recent']>>;
   /** The memories the request carries (within MEMORY_TOKEN_BUDGET); empty without `memoryOf`. */
   readonly memories: readonly Memory[];
   /** Asked with `conversation`: the conversation's row, or null when there is none. */
-  readonly conversation?: ConversationRow | null;
+  readonly conversation?: Awaited<ReturnType<ConversationStore['get']>>;
   /** Asked with `pins`: every skill pin, by name. */
   readonly pins?: SkillPinRow[];
 }

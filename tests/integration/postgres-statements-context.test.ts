@@ -214,7 +214,7 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's reads on PostgreSQL
   let h: Harness | undefined;
   afterEach(async () => h?.close());
 
-  it("reads the run's conversation row, summaries, transcript window, memories and skill pins in one statement before its first request", async () => {
+  it("reads the run's conversation row, summaries, transcript window, memories and skill pins in one statement before its first request, and each later request's context afresh in one", async () => {
     h = await startHarness({ ...(await stores.env('postgres')) });
     const app = h.app;
     if (!isPostgresStore(app.store)) throw new Error('the harness did not start on PostgreSQL');
@@ -226,25 +226,34 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's reads on PostgreSQL
       text: 'deploys go out on Tuesdays',
       createdBy: 'memory:U1',
     });
-    const seen: { atRequest: string[] | null } = { atRequest: null };
+    // The statements sent before each model request (each since the one before).
+    const before: string[][] = [];
     h.model.respondWith(() => {
-      seen.atRequest ??= [...sent];
-      return { text: 'Tuesdays.' };
+      before.push(sent.splice(0));
+      return before.length === 1
+        ? { text: 'Checking.', toolCalls: [{ id: 'call_u1', name: 'send_update', arguments: { text: 'looking' } }] }
+        : { text: 'Tuesdays.' };
     });
     sent.length = 0;
     await h.adapter.say(where, 'when do deploys go out?', { userId: 'U1' });
-    await waitFor(() => seen.atRequest !== null, 10_000, 'the run asked the model');
-    const reads = (seen.atRequest ?? []).filter(
-      (s) =>
-        /^select .* from "(conversations|conversation_summaries|private_summaries|messages|memories|skill_pins)" /.test(
-          s,
-        ) && !s.includes('for no key update'),
-    );
-    expect(reads, 'the separate reads of a request context').toEqual([]);
-    const combined = (seen.atRequest ?? []).filter((s) => s.includes('as private_summary'));
-    expect(combined).toHaveLength(1);
-    const request = h.model.requests.at(-1)!;
-    expect(JSON.stringify(request.messages)).toContain('deploys go out on Tuesdays');
-    expect(JSON.stringify(request.messages)).toContain('when do deploys go out?');
+    await waitFor(() => before.length >= 2, 10_000, 'the run asked the model twice');
+    const separateReads = (statements: string[]) =>
+      statements.filter(
+        (s) =>
+          /^select .* from "(conversations|conversation_summaries|private_summaries|messages|memories|skill_pins)" /.test(
+            s,
+          ) && !s.includes('for no key update'),
+      );
+    const combined = (statements: string[]) => statements.filter((s) => s.includes('as private_summary'));
+    for (const [step, statements] of before.entries()) {
+      expect(separateReads(statements), `the separate reads before request ${step + 1}`).toEqual([]);
+      expect(combined(statements), `the one read before request ${step + 1}`).toHaveLength(1);
+    }
+    const [first, second] = h.model.requests.slice(-2).map((r) => JSON.stringify(r.messages));
+    expect(first).toContain('deploys go out on Tuesdays');
+    expect(first).toContain('when do deploys go out?');
+    // The second request is read afresh: it holds the first step and its tool's result.
+    expect(second).toContain('Checking.');
+    expect(second).toContain('call_u1');
   });
 });
