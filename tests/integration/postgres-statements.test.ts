@@ -266,6 +266,60 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     // Refused once: later answers are refused without asking the database again.
     expect(await statementsOf(() => answer('again').catch(() => undefined))).toEqual([]);
   });
+  it("delivers an answer written in one statement by finishing its live preview, as `record` does: nothing posted anew, its row posted with the preview's message", async () => {
+    const ref = thread();
+    const conversationId = await store.conversations.ensure(ref);
+    const adapter = new MemoryAdapter();
+    const outbox = createOutbox({
+      store,
+      clock: new FakeClock(1_000),
+      logger: silentLogger(),
+      adapters: new Map([['memory', adapter]]),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    await outbox.start();
+    const run = await store.runs.create(conversationId, null);
+    const writes = fenceRunWrites(
+      await store.runs.fence(run.id),
+      { posts: outbox, transcript: store.transcript, runs: store.runs },
+      () => undefined,
+    );
+    const slot = await writes.posts.recordPreview(conversationId, run.id);
+    await slot.posted('preview-1');
+    const finished: string[] = [];
+    const stream = {
+      append: () => undefined,
+      finish: async (text: string) => {
+        finished.push(text);
+        return ['preview-1'];
+      },
+      stop: async () => undefined,
+    };
+    const { ticket } = await writeAnswerStep(writes.posts, {
+      conversationId,
+      runId: run.id,
+      text: 'The answer.',
+      toolCalls: [],
+      usage: undefined,
+      budget: undefined,
+      privacy: runPrivacy('U1', false),
+      stream,
+    });
+    expect(await writes.posts.delivered(ticket)).toBe('preview-1');
+    await outbox.idle();
+    expect(finished).toEqual(['The answer.']);
+    expect(adapter.textsIn(ref), 'not posted anew').toEqual([]);
+    expect(await store.outbox.state(ticket[0]!)).toMatchObject({ status: 'posted', platformMessageId: 'preview-1' });
+    const previews = await db.execute(
+      sql`select status from outbox where run_id = ${run.id} and purpose = 'answer' order by id`,
+    );
+    expect(
+      previews.rows.map((r) => r.status),
+      'the preview settled with its answer',
+    ).toEqual(['posted', 'posted']);
+    await outbox.stop(1_000);
+  });
   it("claims a conversation's posts and reads its first pending row in one statement, and waits without reading the row's state: a post of one row sends four", async () => {
     const ref = thread();
     const conversationId = await store.conversations.ensure(ref);
