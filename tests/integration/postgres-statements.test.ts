@@ -266,6 +266,40 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     // Refused once: later answers are refused without asking the database again.
     expect(await statementsOf(() => answer('again').catch(() => undefined))).toEqual([]);
   });
+  it("claims a conversation's posts and reads its first pending row in one statement, and waits without reading the row's state: a post of one row sends four", async () => {
+    const ref = thread();
+    const conversationId = await store.conversations.ensure(ref);
+    const adapter = new MemoryAdapter();
+    const outbox = createOutbox({
+      store,
+      clock: new FakeClock(1_000),
+      logger: silentLogger(),
+      adapters: new Map([['memory', adapter]]),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    await outbox.start();
+    const [id] = await outbox.record(conversationId, null, { purpose: 'update', text: 'one post' });
+    const statements = await statementsOf(async () => {
+      expect(await outbox.delivered([id!])).not.toBeNull();
+      await outbox.idle();
+      // What waits for a pooled connection is sent too (a read of the row's state would be).
+      const pool = db.$client;
+      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+    });
+    // The wait reads no state: this process's worker, running already, settles the row it posts.
+    const posting = statements;
+    expect(posting[0]).toMatch(
+      /^with won as \(insert into outbox_claims .* left join lateral \(select .* from outbox /,
+    );
+    expect(posting.slice(1).map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual([
+      'update "outbox" set',
+      'update "outbox" set',
+      'delete from "outbox_claims"',
+    ]);
+    expect(adapter.textsIn(ref)).toEqual(['one post']);
+    await outbox.stop(1_000);
+  });
   it("delivers an answer written in one statement by finishing its live preview, as `record` does: nothing posted anew, its row posted with the preview's message", async () => {
     const ref = thread();
     const conversationId = await store.conversations.ensure(ref);
@@ -319,39 +353,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       'the preview settled with its answer',
     ).toEqual(['posted', 'posted']);
     await outbox.stop(1_000);
-  });
-  it("claims a conversation's posts and reads its first pending row in one statement, and waits without reading the row's state: a post of one row sends four", async () => {
-    const ref = thread();
-    const conversationId = await store.conversations.ensure(ref);
-    const adapter = new MemoryAdapter();
-    const outbox = createOutbox({
-      store,
-      clock: new FakeClock(1_000),
-      logger: silentLogger(),
-      adapters: new Map([['memory', adapter]]),
-      refOf: (id) => store.conversations.refOf(id),
-      onQuestionPosted: async () => undefined,
-    });
-    await outbox.start();
-    const [id] = await outbox.record(conversationId, null, { purpose: 'update', text: 'one post' });
-    const statements = await statementsOf(async () => {
-      expect(await outbox.delivered([id!])).not.toBeNull();
-      await outbox.idle();
-      // What waits for a pooled connection is sent too (a read of the row's state would be).
-      const pool = db.$client;
-      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
-    });
-    // The wait reads no state: this process's worker, running already, settles the row it posts.
-    const posting = statements;
-    expect(posting[0]).toMatch(
-      /^with won as \(insert into outbox_claims .* left join lateral \(select .* from outbox /,
-    );
-    expect(posting.slice(1).map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual([
-      'update "outbox" set',
-      'update "outbox" set',
-      'delete from "outbox_claims"',
-    ]);
-    expect(adapter.textsIn(ref)).toEqual(['one post']);
-    await outbox.stop(1_000);
+    const pool = db.$client;
+    await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
   });
 });
