@@ -184,6 +184,18 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     for (const t of fake.issued) expect(sent).not.toContain(t.accessToken);
   });
 
+  it("a Connect link whose random parts hold Markdown's emphasis marks (client id dcr__linear__client) reaches Slack whole and connects", async () => {
+    // Seen once in a whole-suite run as "unknown client or redirect_uri": the random client id, state or code challenge
+    // (base64url) hold `__` about once in 1300 links, and the notice's conversion to mrkdwn made `__x__` bold.
+    const { e, fake } = await startWithLinear({ clientIdOf: () => 'dcr__linear__client' });
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
+    const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    expect(new URL(link).searchParams.get('client_id')).toBe('dcr__linear__client');
+    expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Connected.'), 10_000, 'the answer');
+  });
+
   it('one sign-in resumes every run of the person waiting on that server, not only the run its link was made for; the callback page names the person and the server', async () => {
     const { e, fake } = await startWithLinear();
     e.model.respondWith((req) =>
