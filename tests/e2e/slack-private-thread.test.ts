@@ -28,7 +28,11 @@ afterEach(async () => {
   fake = null;
 });
 
-const secretIn = (text: string) => text.includes(ACCOUNT) || text.includes('4711');
+/**
+ * Whether a text shows Alice's account or her locker code. Not a bare '4711': the calls' Slack timestamps and ids hold
+ * those digits now and then (one loop of the OAuth e2e files failed on it); the code is always written "4711-ZETA".
+ */
+const secretIn = (text: string) => text.includes(ACCOUNT) || text.includes('4711-') || text.includes('ZETA');
 /** Everything Errand sent Slack that others in the channel can see: every call but the ephemeral ones. */
 const publicCalls = (s: Errand['slack']) =>
   JSON.stringify(s.calls.filter((c) => c.method !== 'chat.postEphemeral').map((c) => [c.method, c.args]));
