@@ -1,5 +1,6 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
+import { acceptAtOnce, type WaitingRun } from './accept-at-once.js';
 import type { SessionStop } from '../chat/agent-session.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import { handleCommand } from '../commands/command-router.js';
@@ -134,11 +135,45 @@ export class Dispatcher implements InboundSink {
       }
     }
 
+    const intake = deps.attachments;
+    const attachments = intake ? (message.attachments ?? []) : [];
+    const empty = message.text.trim() === '';
+    const request = !empty
+      ? message.text
+      : attachments.length > 0
+        ? '(The user sent only attachments, without a message.)'
+        : '(The user mentioned you without a message.)';
+    const title = empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text);
+    const description = intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request;
+    // Where the store accepts a mention in one call (PostgreSQL), a plain request is: de-duplication to claim.
+    const atOnce = !stop && budgetNote === null && attachments.length === 0;
+    const requester = { requestedBy: message.userId, requesterRoles: message.roles ?? null };
+    const plain = {
+      title,
+      description,
+      timezone: message.timezone ?? null,
+      ...requester,
+      sourceMessageId: message.messageId,
+    };
     let hold: SlotHold | null = null;
     const decision = await deps.data.store
       .atomically(async (tx): Promise<Decision> => {
-        if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
-        const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
+        let waiting: WaitingRun | null = null;
+        if (atOnce && tx.mentions) {
+          hold?.release();
+          hold = deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationKey(ref)) : null;
+          const accepted = await acceptAtOnce(
+            tx.mentions,
+            { ...plain, dedupeKey: opensThread ? null : dedupeKey, ref },
+            hold,
+          );
+          if (accepted.kind !== 'waiting') return accepted;
+          waiting = accepted;
+        }
+        if (!waiting && !opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now())))
+          return { kind: 'duplicate' };
+        const conversationId =
+          waiting?.conversationId ?? (await tx.conversations.ensure(ref, message.timezone ?? null));
         if (stop) {
           const may = await (stop.all
             ? this.authority.mayStopAll(conversationId, person, tx)
@@ -146,7 +181,7 @@ export class Dispatcher implements InboundSink {
           if (!may) return { kind: 'refuse', conversationId, text: notices.notAllowedToStop };
           return { kind: 'stop', conversationId, all: stop.all };
         }
-        const active = await tx.runs.active(conversationId);
+        const active = waiting ? waiting.active : await tx.runs.active(conversationId);
         const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
         if (active?.status === 'waiting_user') {
           const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
@@ -161,21 +196,12 @@ export class Dispatcher implements InboundSink {
           }
         }
         if (budgetNote !== null) return { kind: 'over_budget', conversationId, note: budgetNote };
-        const intake = deps.attachments;
-        const attachments = intake ? (message.attachments ?? []) : [];
-        const empty = message.text.trim() === '';
-        const request = !empty
-          ? message.text
-          : attachments.length > 0
-            ? '(The user sent only attachments, without a message.)'
-            : '(The user mentioned you without a message.)';
         const added = await tx.tasks.add({
           conversationId,
-          title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
-          description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
+          title,
+          description,
           createdBy: 'user',
-          requestedBy: message.userId,
-          requesterRoles: message.roles ?? null,
+          ...requester,
           sourceMessageId: message.messageId,
         });
         if (!added.ok) throw new Error(added.error);
