@@ -63,10 +63,11 @@ BEGIN
 END;
 $$;
 --> statement-breakpoint
--- Accepts a mention: its de-duplication record (p_key null: recorded before, when its thread was opened; a
--- redelivery returns 'duplicate' and writes nothing), the conversation's upsert (which locks its row), the active
--- run read under that lock, and then, unless a run waits for an answer there ('waiting': the caller decides the
--- rest in the same transaction), the task, claimed at once when p_claim and no run is active (errand_claim_task).
+-- Accepts a mention, as a transaction of its own: its de-duplication record (p_key null: recorded before, when its
+-- thread was opened; a redelivery returns 'duplicate' and writes nothing), the conversation's upsert (which locks
+-- its row), the active run read under that lock, the task, and its claim when p_claim and no run is active
+-- (errand_claim_task). Where a run waits for an answer the message may be that answer: it raises EB002, so the
+-- statement rolls back and the caller decides with its separate statements.
 CREATE OR REPLACE FUNCTION errand_accept_mention(
   p_key text, p_now bigint,
   p_conversation_id text, p_platform text, p_workspace text, p_channel text, p_thread text, p_timezone text,
@@ -89,7 +90,7 @@ BEGIN
   ON CONFLICT (id) DO UPDATE SET timezone = coalesce(excluded.timezone, conversations.timezone), updated_at = p_now;
   SELECT * INTO a FROM runs WHERE conversation_id = p_conversation_id AND status IN ('running', 'waiting_user');
   IF FOUND AND a.status = 'waiting_user' THEN
-    RETURN json_build_object('kind', 'waiting', 'active', row_to_json(a));
+    RAISE EXCEPTION 'a run waits for an answer in conversation %', p_conversation_id USING ERRCODE = 'EB002';
   END IF;
   INSERT INTO tasks (conversation_id, title, description, sequence, blocked_by, created_by, requested_by,
                      requester_roles, from_schedule, source_message_id, created_at, updated_at)

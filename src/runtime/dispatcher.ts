@@ -1,6 +1,6 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
-import { acceptAtOnce, type WaitingRun } from './accept-at-once.js';
+import { acceptAtOnce } from './accept-at-once.js';
 import type { SessionStop } from '../chat/agent-session.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import { handleCommand } from '../commands/command-router.js';
@@ -156,24 +156,21 @@ export class Dispatcher implements InboundSink {
       sourceMessageId: message.messageId,
     };
     let hold: SlotHold | null = null;
+    const accepts = atOnce ? deps.data.store.mentions : undefined;
+    if (accepts) {
+      hold = deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationKey(ref)) : null;
+      const mention = { ...plain, dedupeKey: opensThread ? null : dedupeKey, ref };
+      const accepted = await acceptAtOnce(accepts, mention, hold).catch((err: unknown) => {
+        hold?.release();
+        throw err;
+      });
+      if (accepted?.kind === 'duplicate') return this.duplicate(message);
+      if (accepted) return { decision: accepted, ref, userId: message.userId };
+    }
     const decision = await deps.data.store
       .atomically(async (tx): Promise<Decision> => {
-        let waiting: WaitingRun | null = null;
-        if (atOnce && tx.mentions) {
-          hold?.release();
-          hold = deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationKey(ref)) : null;
-          const accepted = await acceptAtOnce(
-            tx.mentions,
-            { ...plain, dedupeKey: opensThread ? null : dedupeKey, ref },
-            hold,
-          );
-          if (accepted.kind !== 'waiting') return accepted;
-          waiting = accepted;
-        }
-        if (!waiting && !opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now())))
-          return { kind: 'duplicate' };
-        const conversationId =
-          waiting?.conversationId ?? (await tx.conversations.ensure(ref, message.timezone ?? null));
+        if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
+        const conversationId = await tx.conversations.ensure(ref, message.timezone ?? null);
         if (stop) {
           const may = await (stop.all
             ? this.authority.mayStopAll(conversationId, person, tx)
@@ -181,7 +178,7 @@ export class Dispatcher implements InboundSink {
           if (!may) return { kind: 'refuse', conversationId, text: notices.notAllowedToStop };
           return { kind: 'stop', conversationId, all: stop.all };
         }
-        const active = waiting ? waiting.active : await tx.runs.active(conversationId);
+        const active = await tx.runs.active(conversationId);
         const approval = active?.status === 'waiting_user' ? active.question?.approval : undefined;
         if (active?.status === 'waiting_user') {
           const isDecision = approval === undefined || parseApprovalDecision(message.text) !== null;
@@ -230,11 +227,13 @@ export class Dispatcher implements InboundSink {
         hold?.release();
         throw err;
       });
-    if (decision.kind === 'duplicate') {
-      deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
-      return null;
-    }
+    if (decision.kind === 'duplicate') return this.duplicate(message);
     return { decision, ref, userId: message.userId };
+  }
+
+  private duplicate(message: InboundMessage): null {
+    this.deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
+    return null;
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {

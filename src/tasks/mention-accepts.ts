@@ -21,15 +21,16 @@ export interface MentionToAccept {
 export type AcceptedMention =
   /** Seen before: nothing was written. */
   | { kind: 'duplicate' }
-  /** A run there waits for an answer: only the de-duplication record and the conversation were written; the caller decides the rest in the same transaction. */
-  | { kind: 'waiting'; conversationId: string; active: RunRow }
+  /** A run there waits for an answer: nothing was written (the caller decides with its separate calls). */
+  | { kind: 'undecided' }
   /** The task was stored; `claimed` when it was claimed at once, `active` the run already active there. */
   | { kind: 'task'; conversationId: string; task: TaskRow; active: RunRow | null; claimed: TaskWithRun | null };
 
 /**
- * Accepting a mention as one store call (issue 40: on PostgreSQL one function call instead of seven
- * statements): de-duplication, the conversation's upsert, the active run read under its row lock, the task and its
- * claim. Exactly what the dispatcher's separate calls write; a store without it keeps those (SQLite).
+ * Accepting a mention as one store call, a transaction of its own (issue 40: on PostgreSQL one function call
+ * instead of `begin`, seven statements and `commit`): de-duplication, the conversation's upsert, the active run
+ * read under its row lock, the task and its claim. Exactly what the dispatcher's separate calls write; a store
+ * without it keeps those (SQLite). Called outside any transaction.
  */
 export interface MentionAccepts {
   accept(mention: MentionToAccept): Promise<AcceptedMention>;

@@ -61,27 +61,38 @@ function retryable(err: unknown): boolean {
 }
 
 /**
- * A task's claim on PostgreSQL as one call of errand_claim_task: on the pool it is a transaction of its own (one
- * round trip instead of `begin`, five statements and `commit`), run again when the server broke a deadlock, as
- * `atomically` does; inside a transaction the conversation's row lock is taken only if that transaction does not
- * hold it yet.
+ * Runs one statement that is a transaction of its own on the pool, again when the server broke a deadlock or a
+ * serialization conflict by rolling it back (as `atomically` does); inside a transaction, once (the caller's
+ * `atomically` runs the whole body again).
+ */
+export async function onPool<T>(db: PgExecutor, call: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (isTransaction(db) || tries >= 3 || !retryable(err)) throw err;
+    }
+  }
+}
+
+/**
+ * A task's claim on PostgreSQL as one call of errand_claim_task: on the pool a transaction of its own (one round
+ * trip instead of `begin`, five statements and `commit`); inside a transaction the conversation's row lock is
+ * taken only if that transaction does not hold it yet.
  */
 export function createPgRunClaims(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunClaims {
   return {
     async claimNext(conversationId, knownIdle) {
       const inTransaction = isTransaction(db);
       const lock = !(inTransaction && holdsConversation(db, conversationId));
-      for (let tries = 1; ; tries++) {
+      const row = await onPool(db, async () => {
         const v = runClaimValues(clock, ownership);
         const values = [conversationId, v.now, v.runId, v.owner, v.leaseUntil, v.generation, lock, !knownIdle];
-        try {
-          const [row] = await claimTask(db, values).catch(busyAs(conversationId));
-          if (inTransaction) heldConversation(db, conversationId);
-          return row?.claimed ? claimFromJson(row.claimed) : null;
-        } catch (err) {
-          if (inTransaction || tries >= 3 || !retryable(err)) throw err;
-        }
-      }
+        const [claimed] = await claimTask(db, values).catch(busyAs(conversationId));
+        return claimed;
+      });
+      if (inTransaction) heldConversation(db, conversationId);
+      return row?.claimed ? claimFromJson(row.claimed) : null;
     },
   };
 }
