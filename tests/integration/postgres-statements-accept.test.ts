@@ -234,4 +234,19 @@ describe.skipIf(database.skip)("a mention's accept and a task's claim on Postgre
       expect(await store.tasks.list(conversationKey(ref))).toHaveLength(2);
     }
   });
+  it("starts exactly one run when a mention's claim and another process's claim of a queued task meet", async () => {
+    for (let i = 0; i < 10; i++) {
+      const ref = thread();
+      const conversationId = await store.conversations.ensure(ref);
+      await store.tasks.add({ conversationId, title: 'queued', description: 'queued', createdBy: 'agent' });
+      const [accepted, claimed] = await Promise.all([accept(mention(ref)), claimNextTask(second, conversationId)]);
+      if (accepted.kind !== 'task') throw new Error(`accepted as ${accepted.kind}`);
+      const runs = await db.execute(sql`select owner from runs where conversation_id = ${conversationId}`);
+      expect(runs.rows, `round ${i}`).toHaveLength(1);
+      const started = [accepted.claimed, claimed].filter((c) => c !== null && c !== 'busy');
+      expect(started).toHaveLength(1);
+      // Whoever claimed, it took the queue's first task: the one queued before the mention.
+      expect(started[0]).toMatchObject({ task: { title: 'queued' } });
+    }
+  });
 });
