@@ -1,6 +1,8 @@
 -- Issue 40, sixth round: a mention's accept and a task's claim as one function call each (PostgreSQL only).
 -- Inside a PL/pgSQL function every statement takes a fresh snapshot (READ COMMITTED), so a read after the
 -- conversation's row lock sees what that lock's last holder committed, as the separate statements did.
+-- The functions write the columns the store's own inserts write: a column added later to conversations, tasks, runs
+-- or messages that a mention or a claim must set needs a new custom migration that replaces them.
 
 -- Claims the conversation's next ready task: locks the conversation's row (unless the caller's transaction holds
 -- it: p_lock false), finds no active run there (unless the caller just did, under that lock: p_check_active

@@ -78,7 +78,9 @@ export async function onPool<T>(db: PgExecutor, call: () => Promise<T>): Promise
 /**
  * A task's claim on PostgreSQL as one call of errand_claim_task: on the pool a transaction of its own (one round
  * trip instead of `begin`, five statements and `commit`); inside a transaction the conversation's row lock is
- * taken only if that transaction does not hold it yet.
+ * taken only if that transaction does not hold it yet. The function writes the run and goal-message columns
+ * `RunStore.create` and `TranscriptStore.append` write: a column added to them needs the function replaced too (a
+ * new custom migration).
  */
 export function createPgRunClaims(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): RunClaims {
   return {
