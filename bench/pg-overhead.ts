@@ -33,6 +33,25 @@ async function statementCounts(admin: pg.Client): Promise<Counts> {
   return new Map(rows.map((r) => [r.query, Number(r.calls)]));
 }
 
+/**
+ * `BENCH_PG_EXEC_TIME=1`: the server's own time for each statement (pg_stat_statements' mean execution and
+ * planning time, over the whole run, warm-up included), largest total first, on stderr: where PostgreSQL's
+ * CPU per mention goes, statement by statement.
+ */
+async function printExecTimes(admin: pg.Client, label: string): Promise<void> {
+  const { rows } = await admin.query<{ query: string; calls: string; exec: number; plan: number; total: number }>(
+    `select query, sum(calls)::text as calls, sum(total_exec_time) / sum(calls) * 1000 as exec,
+            sum(total_plan_time) / sum(calls) * 1000 as plan, sum(total_exec_time + total_plan_time) as total
+       from pg_stat_statements s join pg_database d on d.oid = s.dbid
+      where d.datname = current_database() and query not like '%pg_stat%' group by query order by total desc`,
+  );
+  process.stderr.write(`# server time per statement (µs: execution + planning, mean over the run), ${label}\n`);
+  for (const r of rows.slice(0, 30))
+    process.stderr.write(
+      `${r.exec.toFixed(0).padStart(6)} + ${r.plan.toFixed(0).padStart(4)} µs × ${r.calls.padStart(6)}\t${r.query.replace(/\s+/g, ' ').slice(0, 160)}\n`,
+    );
+}
+
 /** Transactions ended and sessions (connections) opened on this database so far. */
 async function databaseStats(admin: pg.Client): Promise<{ transactions: number; sessions: number }> {
   const { rows } = await admin.query<{ n: string; s: string }>(
@@ -158,6 +177,8 @@ export const benchmark: Benchmark = {
       'shared_preload_libraries=pg_stat_statements',
       '-c',
       'pg_stat_statements.max=10000',
+      // Planning time is measured only when asked: it costs the server a clock read per plan.
+      ...(process.env.BENCH_PG_EXEC_TIME ? ['-c', 'pg_stat_statements.track_planning=on'] : []),
     ]);
     const clusters: Cluster[] = [];
     const admins: pg.Client[] = [];
@@ -226,6 +247,7 @@ export const benchmark: Benchmark = {
         }
       }
       const perSqlite = onSqlite.cpuMs / onSqlite.mentions;
+      if (process.env.BENCH_PG_EXEC_TIME) for (const side of pgSides) await printExecTimes(side.admin, side.label);
       const traffic = `${BLOCKS} alternating blocks of ${BLOCK} mentions per process after ${WARMUP} warm-up ones, ${OUTSTANDING} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS}`;
       const figures = (side: PgSide, prefix: string, pipelined: boolean): BenchFigure[] => {
         const perPg = side.cpuMs / side.mentions;

@@ -46,6 +46,13 @@ describe.skipIf(database.skip)('prepared statements of the PostgreSQL store (bui
     });
   });
 
+  it('refuses a call that leaves a placeholder without a value, naming it, and sends nothing', async () => {
+    await withDb(async (db) => {
+      await expect(conversationById(db, {})).rejects.toThrow('No value for placeholder "id" was provided');
+      expect(await conversationById(db, { id: 'slack:T1:C1:nothing' })).toEqual([]);
+    });
+  });
+
   it('writes an absent tool call list and image list as SQL NULL, not the JSON null, and reads lists back as values', async () => {
     await withDb(async (db) => {
       const store = createPostgresStore(db, { now: () => 5 } as never);

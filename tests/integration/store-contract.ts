@@ -579,6 +579,38 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await store.outbox.retractPreviews(interrupted.id, '(interrupted)')).toEqual([]);
     });
 
+    it('settles a streamed answer of several pieces with each its own message id, and leaves every other row as it was', async () => {
+      const c = await conversation('T1');
+      const run = await store.runs.create(c, null);
+      const elsewhere = await conversation('T2');
+      const other = await store.runs.create(elsewhere, null);
+      const [one, two, three] = await store.outbox.add(c, run.id, 'answer', [
+        { text: 'one' },
+        { text: 'two' },
+        { text: 'three' },
+      ]);
+      const preview = await store.outbox.addPreview(c, run.id, 'P0');
+      const othersPreview = await store.outbox.addPreview(elsewhere, other.id, 'Q0');
+      await store.outbox.markStreamed(run.id, [
+        { id: one!, platformMessageId: 'M1' },
+        { id: two!, platformMessageId: 'M2' },
+      ]);
+      expect(await store.outbox.state(one!)).toMatchObject({ status: 'posted', platformMessageId: 'M1' });
+      expect(await store.outbox.state(two!)).toMatchObject({ status: 'posted', platformMessageId: 'M2' });
+      expect(await store.outbox.state(three!)).toMatchObject({ status: 'pending', platformMessageId: null });
+      expect(await store.outbox.state(preview)).toMatchObject({ status: 'posted', platformMessageId: 'P0' });
+      expect(await store.outbox.state(othersPreview)).toMatchObject({ status: 'preview', platformMessageId: 'Q0' });
+      // No run: only the rows named; no rows: only the run's previews.
+      await store.outbox.markStreamed(null, [{ id: three!, platformMessageId: 'M3' }]);
+      expect(await store.outbox.state(three!)).toMatchObject({ status: 'posted', platformMessageId: 'M3' });
+      expect((await store.outbox.state(othersPreview))?.status).toBe('preview');
+      await store.outbox.markStreamed(other.id, []);
+      expect(await store.outbox.state(othersPreview)).toMatchObject({ status: 'posted', platformMessageId: 'Q0' });
+      // A row already posted keeps its message id.
+      await store.outbox.markStreamed(run.id, [{ id: one!, platformMessageId: 'M9' }]);
+      expect((await store.outbox.state(one!))?.platformMessageId).toBe('M1');
+    });
+
     it('records a preview message before its post leaves, learns its id once, and can settle a retraction with nothing to take back', async () => {
       const c = await conversation('T1');
       const run = await store.runs.create(c, null);

@@ -1,4 +1,4 @@
-import { and, eq, gt, gte, inArray, isNotNull, isNull, min, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, isNotNull, isNull, min, ne, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../outbox-store.js';
@@ -35,6 +35,18 @@ const setPreviewMessageOf = prepared((d) =>
     .update(outbox)
     .set({ platformMessageId: sql`${P('platformMessageId')}` })
     .where(and(eq(outbox.id, P('id')), isNull(outbox.platformMessageId))),
+);
+
+/**
+ * The streamed rows posted with their message ids (`$1` ids, `$2` message ids, paired by position) and the
+ * run's previews (`$4`, null for none) with them, in one statement of one text whatever the number of rows, so
+ * it is prepared once. The two sets are disjoint (pending rows, preview rows).
+ */
+const markStreamedRows = preparedText<never>(
+  `update outbox o set status = 'posted', ` +
+    `platform_message_id = case when o.status = 'pending' then coalesce((select m.message_id from unnest($1::integer[], $2::text[]) as m(id, message_id) where m.id = o.id), o.platform_message_id) else o.platform_message_id end, ` +
+    `posted_at = $3::bigint, error = case when o.status = 'pending' then null else o.error end ` +
+    `where (o.id = any($1::integer[]) and o.status = 'pending') or (o.run_id = $4::text and o.status = 'preview')`,
 );
 
 type PreviewMethods = Pick<
@@ -105,28 +117,11 @@ export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMet
     },
     async markStreamed(runId, rows) {
       // One statement, so atomic without a transaction: the streamed rows posted with their message ids, and
-      // the run's previews with them. The two sets are disjoint (pending rows, preview rows).
-      const now = clock.now();
+      // the run's previews with them.
+      if (rows.length === 0 && runId === null) return;
       const ids = rows.map((r) => r.id);
-      const streamed = ids.length > 0 ? and(inArray(outbox.id, ids), eq(outbox.status, 'pending')) : undefined;
-      const previews = runId !== null ? and(eq(outbox.runId, runId), eq(outbox.status, 'preview')) : undefined;
-      if (!streamed && !previews) return;
-      const messageId =
-        rows.length > 0
-          ? sql`case ${outbox.id} ${sql.join(
-              rows.map((r) => sql`when ${r.id}::integer then ${r.platformMessageId}::text`),
-              sql` `,
-            )} else ${outbox.platformMessageId} end`
-          : outbox.platformMessageId;
-      await db
-        .update(outbox)
-        .set({
-          status: 'posted',
-          platformMessageId: sql`case when ${outbox.status} = 'pending' then ${messageId} else ${outbox.platformMessageId} end`,
-          postedAt: now,
-          error: sql`case when ${outbox.status} = 'pending' then null else ${outbox.error} end`,
-        })
-        .where(or(streamed, previews));
+      const messageIds = rows.map((r) => r.platformMessageId);
+      await markStreamedRows(db, [ids, messageIds, clock.now(), runId]);
     },
     async retractPreviews(runId, mark) {
       const rows = await db

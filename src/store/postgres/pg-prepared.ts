@@ -1,4 +1,4 @@
-import { Column, DrizzleQueryError, fillPlaceholders, is, SQL, Subquery } from 'drizzle-orm';
+import { Column, DrizzleQueryError, is, Param, Placeholder, SQL, Subquery } from 'drizzle-orm';
 import { nameOf } from '../../db/pg-named-statements.js';
 import type { PgExecutor } from './pg-executor.js';
 
@@ -84,13 +84,14 @@ function directRun(query: DrizzlePrepared): (client: QueryClient, values: Record
     return (client, values) =>
       (Object.create(query, { client: { value: client } }) as Executable<unknown>).execute(values);
   }
+  const fillPlaceholders = placeholderFiller(params);
   const fail = (values: unknown[], err: unknown) => {
     throw new DrizzleQueryError(queryString, values, err as Error);
   };
   if (!fields) {
     const config = query.rawQueryConfig;
     return (client, values) => {
-      const filled = fillPlaceholders(params, values);
+      const filled = fillPlaceholders(values);
       return client.query(config, filled).catch((err: unknown) => fail(filled, err));
     };
   }
@@ -106,12 +107,36 @@ function directRun(query: DrizzlePrepared): (client: QueryClient, values: Record
     return out;
   };
   return (client, values) => {
-    const filled = fillPlaceholders(params, values);
+    const filled = fillPlaceholders(values);
     return client.query(config, filled).then(
       (result) => result.rows.map(mapRow),
       (err: unknown) => fail(filled, err),
     );
   };
+}
+
+/**
+ * drizzle's `fillPlaceholders` with each parameter's kind found once per statement instead of at every call
+ * (its `is` walks the prototype chain of every parameter, twice for a parameter that is not a placeholder):
+ * a placeholder takes its value, a parameter wrapping one takes its value through the column's encoder,
+ * anything else is a constant of the statement. A missing value throws as drizzle's does.
+ */
+function placeholderFiller(params: unknown[]): (values: Record<string, unknown>) => unknown[] {
+  type Slot = (values: Record<string, unknown>) => unknown;
+  const valueOf = (name: string, values: Record<string, unknown>) => {
+    if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
+    return values[name];
+  };
+  const slots: Slot[] = params.map((p): Slot => {
+    if (is(p, Placeholder)) return (values) => valueOf(p.name, values);
+    if (is(p, Param) && is(p.value, Placeholder)) {
+      const { name } = p.value;
+      const encoder = p.encoder as { mapToDriverValue(value: unknown): unknown };
+      return (values) => encoder.mapToDriverValue(valueOf(name, values));
+    }
+    return () => p;
+  });
+  return (values) => slots.map((slot) => slot(values));
 }
 
 /** How drizzle's `mapResultRow` finds a selected field's decoder: a column, an SQL expression, a subquery, or an aliased SQL. */
