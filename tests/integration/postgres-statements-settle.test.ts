@@ -166,8 +166,8 @@ describe.skipIf(database.skip)("a run's settlement and the pump on PostgreSQL (i
           sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%errand_settle_run%'`,
         )
       ).rows.length;
-    for (let i = 0; i < 200 && (await waiting()) === 0; i++) await new Promise((r) => setImmediate(r));
-    expect(await waiting(), 'the settlement waits for the conversation').toBe(1);
+    // The settlement's run is ended and it waits for the conversation's lock (polled: a wait, not a timing).
+    await waitFor(async () => (await waiting()) === 1, 10_000, 'the settlement waiting for the conversation');
     release();
     await adding;
     await settling;
