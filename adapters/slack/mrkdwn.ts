@@ -94,6 +94,10 @@ export function inline(text: string): string {
       );
     },
   );
+  s = s.replace(BARE_URL, (m) => {
+    const end = urlEnd(m);
+    return hold(escapeText(m.slice(0, end))) + m.slice(end);
+  });
   s = escapeText(s);
   s = replacePairs(s, ['***', '___'], (c) => `${BOLD}_${c}_${BOLD}`);
   s = replacePairs(s, ['**', '__'], (c) => `${BOLD}${c}${BOLD}`);
@@ -101,6 +105,34 @@ export function inline(text: string): string {
   s = replacePairs(s, ['~~'], (c) => `~${c}~`);
   s = s.replaceAll(BOLD, '*');
   return s.replace(new RegExp(`${HOLD}(\\d+)${HOLD}`, 'g'), (_m, i: string) => held[Number(i)] ?? '');
+}
+
+/**
+ * A bare URL: one token, as Slack links it, so Markdown's emphasis marks inside it (`__`, `~~`, `*`) are part of the
+ * address, not formatting. Random parts of a URL (a sign-in link's client id, state and code challenge, base64url)
+ * hold `__` now and then; converting them broke the link.
+ */
+const BARE_URL = /\bhttps?:\/\/[^\s<>\u0000]+/g;
+/** What GFM leaves out of an autolink's end: trailing punctuation and emphasis marks (`**https://x.test**`). */
+const TRAILING = new Set(['?', '!', '.', ',', ':', ';', '*', '_', '~', "'", '"']);
+
+/** Where a bare URL candidate ends, as GFM's extended autolinks have it; a `)` without its `(` is not part of it. */
+function urlEnd(candidate: string): number {
+  let opened = 0;
+  let closed = 0;
+  for (const ch of candidate) {
+    if (ch === '(') opened++;
+    else if (ch === ')') closed++;
+  }
+  let end = candidate.length;
+  for (;;) {
+    const last = candidate[end - 1]!;
+    if (TRAILING.has(last)) end--;
+    else if (last === ')' && closed > opened) {
+      closed--;
+      end--;
+    } else return end;
+  }
 }
 
 /** Escapes the three characters Slack treats as markup, leaving existing entities alone. */

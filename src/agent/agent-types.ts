@@ -2,6 +2,7 @@ import type { AnswerStream, PreviewMessageSlot } from '../chat/chat-adapter.js';
 import type { MessageRole, PostPurpose, StoredToolCall } from '../records/stored-values.js';
 import type { Store } from '../store/store.js';
 import type { RunFence } from '../run-records/run-fence.js';
+import type { PendingCharge } from '../budget/budget-stop.js';
 
 /** A stored transcript row as the context builder reads it. */
 export interface TranscriptRow {
@@ -86,9 +87,44 @@ export interface RunPosts {
    */
   recordFencedPreview?(conversationId: string, fence: RunFence): Promise<PreviewMessageSlot | null>;
   /**
+   * Optional (a run's fenced writes where the store can, PostgreSQL): a model answer's whole write, the step count,
+   * its charge, its transcript row and its post, in one statement conditional on the run's fence; rejects with
+   * RunFencedError when another process owns the run now (nothing written). Absent: `atomically` with
+   * `countStep`, `RunBudget.record`, `TranscriptStore.append` and `record`, as before.
+   */
+  writeAnswer?(answer: AnswerWrite): Promise<WrittenAnswer>;
+  /** `writeAnswer` only while `fence` holds, checked in the same statement: null when it does not (nothing written). */
+  writeFencedAnswer?(answer: AnswerWrite, fence: RunFence): Promise<WrittenAnswer | null>;
+  /**
    * For a run that died with its process (restart recovery, cluster takeover): its previews whose answer
    * was never finished are queued for removal from the platform, ahead of what the run posts next, each
    * done once by the outbox. Pass the `tx` the run is recovered in. Returns how many messages.
    */
   retractPreviews(runId: string, tx?: Store): Promise<number>;
+}
+
+/** A model answer as a run records it (RunPosts.writeAnswer): its transcript row, its post and its charge. */
+export interface AnswerWrite {
+  readonly conversationId: string;
+  readonly runId: string;
+  /** The transcript row (role `assistant`). */
+  readonly content: string | null;
+  readonly toolCalls: readonly StoredToolCall[];
+  readonly privateTo: string | null;
+  /** The post of its text (never one held for its owner: `heldFor` takes `record`); absent: nothing to post. */
+  readonly post?: PostIntent;
+  /** The live preview of this answer, finished by its post (`record`'s `stream`). */
+  readonly stream?: AnswerStream;
+  /** The response's charge (RunBudget.charge); absent: nothing charged. */
+  readonly charge?: PendingCharge;
+}
+
+/** What an answer's write recorded. */
+export interface WrittenAnswer {
+  /** The run's model steps, this one counted. */
+  readonly steps: number;
+  /** The transcript row's id. */
+  readonly messageId: number;
+  /** The post's outbox rows (empty: nothing posted). */
+  readonly ticket: PostTicket;
 }

@@ -66,4 +66,20 @@ export interface RunBudget {
   spentUsd(): number;
   /** Why the run must stop before its next model call, or null when it may go on. */
   exceeded(): Promise<BudgetStop | null>;
+  /**
+   * `record` for a write the caller sends itself (PostgreSQL's one-statement answer, RunPosts.writeAnswer): what
+   * to charge, and `recorded` to call with the run's totals that write returned once it is committed. Absent: `record`.
+   */
+  charge?(usage: TokenUsage): PendingCharge;
+}
+
+/** One response's charge as a write of the caller's records it (see RunBudget.charge). */
+export interface PendingCharge {
+  /** The UTC day and the payer's key it is charged to, as `record` would. */
+  readonly day: string;
+  readonly user: string;
+  readonly usage: TokenUsage;
+  readonly charge: ModelCharge;
+  /** The write committed: the run's tokens and dollars so far, as it returned them. */
+  recorded(runTokens: number, runUsd: number): void;
 }

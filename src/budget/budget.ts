@@ -157,6 +157,25 @@ export function createBudget(deps: BudgetDeps): Budget {
           spentUsd = await cost.record(runId, day, key, charge);
           count();
         },
+        charge(usage) {
+          const day = utcDay(deps.now());
+          const charge = chargeOf(pricing, usage);
+          return {
+            day,
+            user: key,
+            usage,
+            charge,
+            // As `record` within a transaction: the run's totals, then today's totals in memory once committed.
+            recorded(runTokens, runUsd) {
+              spent = runTokens;
+              spentUsd = runUsd;
+              tokens.begin(day);
+              dollars.begin(day);
+              tokens.add(day, key, sum(usage));
+              dollars.add(day, key, charge.usd);
+            },
+          };
+        },
         spent: () => spent,
         spentUsd: () => spentUsd ?? 0,
         async exceeded() {

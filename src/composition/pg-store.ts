@@ -33,6 +33,8 @@ import { runDetached } from '../store/run-detached.js';
 import { createPgAuditStore } from '../store/postgres/pg-audit-store.js';
 import { createPgAdminSessionStore } from '../store/postgres/pg-admin-session-store.js';
 import { createPgConsoleQueries } from '../store/postgres/pg-console-queries.js';
+import { createPgRunClaims } from '../store/postgres/pg-run-claims.js';
+import { createPgMentionAccepts } from '../store/postgres/pg-mention-accepts.js';
 
 export interface PostgresStoreOptions {
   /** This process's id and lease length: recorded on the runs it starts (see cluster/run-leases.ts). */
@@ -87,6 +89,8 @@ const FACTORIES = {
   privateAnswers: (ex, clock) => createPgPrivateAnswerStore(ex, clock),
   catchUp: (ex) => createPgCatchUpQueries(ex),
   workspaces: (ex) => createPgWorkspaceStore(ex),
+  claims: (ex, clock, ownership) => createPgRunClaims(ex, clock, ownership),
+  mentions: (ex, clock, ownership) => createPgMentionAccepts(ex, clock, ownership),
 } satisfies Record<string, (ex: PgExecutor, clock: Clock, ownership: RunOwnership | null) => unknown>;
 
 type SubStores = { [K in keyof typeof FACTORIES]: ReturnType<(typeof FACTORIES)[K]> };

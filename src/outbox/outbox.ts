@@ -16,6 +16,7 @@ import { toPieces } from './post-pieces.js';
 import { splitText } from '../chat/split-text.js';
 import { INTERRUPTED_PREVIEW_MARK } from './preview-retraction.js';
 import { recordHeld, recordHeldFiles, type HeldFilesIntent, type HeldIntent } from './held-posts.js';
+import { fencedAnswerWrite } from './answer-write.js';
 
 /** Delivered (and failed) rows are kept this long for the record, then deleted at the next start. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
@@ -232,6 +233,22 @@ export function createOutbox(deps: OutboxDeps): Outbox {
             });
             return refused ? null : slot;
           },
+        }
+      : {}),
+    // Where the store writes an answer in one statement (PostgreSQL): its rows handed on as `record` hands them on.
+    ...(store.addFencedAnswer
+      ? {
+          writeFencedAnswer: fencedAnswerWrite(
+            store.addFencedAnswer.bind(store),
+            piecesOf,
+            (id, runId, rows, text, stream) => {
+              if (stream) poster.viaStream(rows, text, stream, runId);
+              poster.kick(
+                id,
+                rows.map((r) => r.id),
+              );
+            },
+          ),
         }
       : {}),
     async retractPreviews(runId, tx = deps.store) {

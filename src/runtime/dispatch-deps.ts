@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import type { Outbox, OutboxChanges } from '../outbox/outbox.js';
 import type { RunStore } from '../run-records/run-store.js';
 import type { EventDedupe } from '../store/event-dedupe.js';
+import type { Store } from '../store/store.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { Authority } from '../runs/authority.js';
 import type { PrivateAnswerChoiceDeps } from '../runs/runtime/private-answer-choice.js';
@@ -21,7 +22,7 @@ import type { RunCoordinator } from '../runs/runtime/run-coordinator.js';
 /** Where inbound events are stored and looked up. */
 export interface DispatchData {
   /** Each message is stored (de-duplication record, task or answer) in one transaction of this store; held answers are decided in it. */
-  store: PrivateAnswerChoiceDeps['store'];
+  store: PrivateAnswerChoiceDeps['store'] & Pick<Store, 'mentions'>;
   conversations: ConversationStore;
   tasks: TaskService;
   runs: RunStore;

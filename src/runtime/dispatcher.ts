@@ -1,5 +1,6 @@
 import { parseApprovalDecision } from '../agent/approval-decision.js';
 import { channelOf, conversationKey, type ConversationRef } from '../chat/conversation-ref.js';
+import { acceptAtOnce } from './accept-at-once.js';
 import type { SessionStop } from '../chat/agent-session.js';
 import type { CommandReply, InboundAction, InboundCommand, InboundMessage, InboundSink } from '../chat/inbound.js';
 import { handleCommand } from '../commands/command-router.js';
@@ -134,7 +135,38 @@ export class Dispatcher implements InboundSink {
       }
     }
 
+    const intake = deps.attachments;
+    const attachments = intake ? (message.attachments ?? []) : [];
+    const empty = message.text.trim() === '';
+    const request = !empty
+      ? message.text
+      : attachments.length > 0
+        ? '(The user sent only attachments, without a message.)'
+        : '(The user mentioned you without a message.)';
+    const title = empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text);
+    const description = intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request;
+    // Where the store accepts a mention in one call (PostgreSQL), a plain request is: de-duplication to claim.
+    const atOnce = !stop && budgetNote === null && attachments.length === 0;
+    const requester = { requestedBy: message.userId, requesterRoles: message.roles ?? null };
+    const plain = {
+      title,
+      description,
+      timezone: message.timezone ?? null,
+      ...requester,
+      sourceMessageId: message.messageId,
+    };
     let hold: SlotHold | null = null;
+    const accepts = atOnce ? deps.data.store.mentions : undefined;
+    if (accepts) {
+      hold = deps.data.claimWithMessage === true ? deps.coordinator.reserve(conversationKey(ref)) : null;
+      const mention = { ...plain, dedupeKey: opensThread ? null : dedupeKey, ref };
+      const accepted = await acceptAtOnce(accepts, mention, hold).catch((err: unknown) => {
+        hold?.release();
+        throw err;
+      });
+      if (accepted?.kind === 'duplicate') return this.duplicate(message);
+      if (accepted) return { decision: accepted, ref, userId: message.userId };
+    }
     const decision = await deps.data.store
       .atomically(async (tx): Promise<Decision> => {
         if (!opensThread && !(await tx.dedupe.firstSight(dedupeKey, deps.clock.now()))) return { kind: 'duplicate' };
@@ -161,21 +193,12 @@ export class Dispatcher implements InboundSink {
           }
         }
         if (budgetNote !== null) return { kind: 'over_budget', conversationId, note: budgetNote };
-        const intake = deps.attachments;
-        const attachments = intake ? (message.attachments ?? []) : [];
-        const empty = message.text.trim() === '';
-        const request = !empty
-          ? message.text
-          : attachments.length > 0
-            ? '(The user sent only attachments, without a message.)'
-            : '(The user mentioned you without a message.)';
         const added = await tx.tasks.add({
           conversationId,
-          title: empty && attachments.length > 0 ? `📎 ${attachments[0]!.name}` : titleFrom(message.text),
-          description: intake && attachments.length > 0 ? intake.unreadRequest(request, attachments) : request,
+          title,
+          description,
           createdBy: 'user',
-          requestedBy: message.userId,
-          requesterRoles: message.roles ?? null,
+          ...requester,
           sourceMessageId: message.messageId,
         });
         if (!added.ok) throw new Error(added.error);
@@ -204,11 +227,13 @@ export class Dispatcher implements InboundSink {
         hold?.release();
         throw err;
       });
-    if (decision.kind === 'duplicate') {
-      deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
-      return null;
-    }
+    if (decision.kind === 'duplicate') return this.duplicate(message);
     return { decision, ref, userId: message.userId };
+  }
+
+  private duplicate(message: InboundMessage): null {
+    this.deps.logger.debug({ messageId: message.messageId }, 'duplicate delivery ignored');
+    return null;
   }
 
   async onCommand(command: InboundCommand): Promise<CommandReply> {

@@ -67,6 +67,11 @@ export interface ConnectionStore {
   saveClient(server: string, sealed: string): Promise<void>;
   /** Drops a registration the authorization server no longer knows, so the next sign-in registers again. */
   forgetClient(server: string): Promise<void>;
+  /**
+   * Stores the server's first registration; false (nothing written) when one is stored already. Two sign-ins that
+   * registered at once (in one process or two) keep one client: the other's Connect link must name that one.
+   */
+  addClient(server: string, sealed: string): Promise<boolean>;
 
   addPending(pending: NewPendingAuthorization): Promise<void>;
   /** Takes the sign-in started with `state` at `now` (see TakenPending): the one way a `state` is spent. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RunFence } from '../run-records/run-fence.js';
 import { OUTBOX_PURPOSES, type OutboxPayload, type OutboxPurpose, type OutboxStatus } from '../db/schema.js';
+import type { AnswerRows, AnswerRowsWritten } from './answer-rows.js';
 
 /** A pending outbox row as the poster reads it (payload validated). */
 export interface PendingPost {
@@ -107,6 +108,13 @@ export interface OutboxStore {
    * (nothing written). Absent: `holds` and `addPreview` in one transaction.
    */
   addFencedPreview?(conversationId: string, fence: RunFence): Promise<number | null>;
+  /**
+   * A model answer's whole write (the step count, the charge, the transcript row, the post's rows: see AnswerRows)
+   * only while `fence` holds, in one statement whose update of the run's row checks the fence and locks the row
+   * (as `RunStore.holds`): what it wrote, or null when another process owns the run now (nothing written).
+   * Absent: those calls in one transaction that begins with `holds`.
+   */
+  addFencedAnswer?(answer: AnswerRows, fence: RunFence): Promise<AnswerRowsWritten | null>;
   /** The platform answered the post of preview row `id`: its message id, unless one is recorded already. */
   setPreviewMessage(id: number, platformMessageId: string): Promise<void>;
   /**

@@ -18,6 +18,8 @@ import type { AuditStore } from '../audit/audit-store.js';
 import type { AdminSessionStore } from '../admin/admin-session-store.js';
 import type { ConsoleQueries } from '../admin/console-queries.js';
 import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
+import type { RunClaims } from '../run-records/run-claims.js';
+import type { MentionAccepts } from '../tasks/mention-accepts.js';
 
 /** The newest platform message Errand saw in a conversation (a transcript row or a task's source). */
 export interface SeenMessage {
@@ -83,6 +85,10 @@ export interface Store {
   readonly privateAnswers: PrivateAnswerStore;
   readonly catchUp: CatchUpQueries;
   readonly probe: DatabaseProbe;
+  /** A task's claim as one call (PostgreSQL: one function call); absent, the claim makes its calls one by one (run-claim.ts). */
+  readonly claims?: RunClaims;
+  /** A mention's accept as one call (PostgreSQL: one function call); absent, the dispatcher makes its calls one by one. */
+  readonly mentions?: MentionAccepts;
   /** Runs `work` in one transaction (see the interface's comment); resolves with its result once committed. */
   atomically<T>(work: (tx: Store) => Promise<T>): Promise<T>;
   /**

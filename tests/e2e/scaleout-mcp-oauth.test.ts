@@ -111,7 +111,19 @@ describe.skipIf(db.skip)('per-person OAuth across two Errand processes on one Po
     const back = new URL(await oauth.consent(link, { subject: 'ana' }));
     back.port = String(b.webPort);
     // A busy machine can drop the first connection (seen once in a full run as "fetch failed"): a browser tries again.
-    const page = await waitFor(() => fetch(back), 20_000, `B's callback page\n${b.errand.output()}`);
+    const page = await waitFor(
+      () => {
+        // B gone: trying again cannot help; say how it ended and what it printed.
+        const { exitCode, signalCode } = b.errand.child;
+        if (exitCode !== null || signalCode !== null)
+          throw new Error(`errand-b exited (${exitCode ?? signalCode}):\n${b.errand.output()}`);
+        return fetch(back).catch((err: unknown) => {
+          throw new Error(`B's callback page: ${String(err)} (${String((err as Error).cause)})\n${b.errand.output()}`);
+        });
+      },
+      20_000,
+      `B's callback page\n${b.errand.output()}`,
+    );
     expect(page!.status).toBe(200);
     expect(await page!.text()).toContain('Connected');
 

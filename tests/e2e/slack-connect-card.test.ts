@@ -6,7 +6,7 @@ import { startFakeOAuth, type FakeOAuth } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
-import { freePort } from '../support/free-port.js';
+import { startOnFreePort } from '../support/free-port.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
 
 const CHANNEL = 'C0GENERAL';
@@ -24,19 +24,21 @@ afterEach(async () => {
 
 describe('a Connect request as a task card', () => {
   it('a call that waits for its person to connect shows as a card waiting for them, and the stream is closed while the run waits', async () => {
-    fake = await startFakeOAuth();
-    const port = await freePort();
-    const env = {
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      WEB_PORT: String(port),
-      ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
-      ...errandFileEnv({ mcpServers: { linear: { url: fake.mcpUrl, auth: 'oauth' } } }),
-    };
-    const hub = createMcpHub({
-      servers: loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers,
-      logger: capturingLogger().logger,
+    const f = (fake = await startFakeOAuth());
+    // WEB_PORT is named before the start (PUBLIC_URL holds it): another process may take it meanwhile.
+    e = await startOnFreePort((port) => {
+      const env = {
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        WEB_PORT: String(port),
+        ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
+        ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth' } } }),
+      };
+      const hub = createMcpHub({
+        servers: loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers,
+        logger: capturingLogger().logger,
+      });
+      return startErrand({ externalTools: hub, env });
     });
-    e = await startErrand({ externalTools: hub, env });
     e.model.reply({ toolCalls: [{ id: 'call_sign_in', name: 'linear__sign_in', arguments: {} }] });
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'what is on my linear board?' });
     await waitFor(

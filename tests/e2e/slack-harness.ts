@@ -127,7 +127,16 @@ export async function startErrand(options: ErrandOptions = {}): Promise<Errand> 
     ...(options.externalTools ? { externalTools: options.externalTools } : {}),
     ...(options.workspaceInputs ? { workspaceInputs: options.workspaceInputs } : {}),
   });
-  await app.start();
+  try {
+    await app.start();
+  } catch (err) {
+    // Nothing stays running when the start fails (a port taken meanwhile: the caller may start again on another).
+    await app.stop().catch(() => {});
+    await slack.close();
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   slack.useHttpReceiver(`http://127.0.0.1:${adapter.httpPort()}/slack/events`);
   return {
     app,

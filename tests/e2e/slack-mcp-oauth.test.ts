@@ -8,7 +8,7 @@ import { waitFor } from '../fakes/wait-for.js';
 import { lastUserText } from '../fakes/fake-openai.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { errandFileEnv } from '../fixtures/errand-file.js';
-import { freePort } from '../support/free-port.js';
+import { freePort, startOnFreePort } from '../support/free-port.js';
 import { toolResults } from './mcp-e2e-kit.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
 import { startRestartableSlackErrand, type RestartableSlackErrand } from './slack-restart-harness.js';
@@ -35,10 +35,10 @@ afterEach(async () => {
  * its tool servers. Its results are marked public: sign-in is the subject here, so answers are posted in the thread at
  * once (what stays private by default is tests/e2e/slack-private-thread.test.ts's).
  */
-async function linearEnv(
+function linearEnv(
   f: FakeOAuth,
-): Promise<{ env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> }> {
-  const port = await freePort();
+  port: number,
+): { env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> } {
   const env = {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     WEB_PORT: String(port),
@@ -51,10 +51,13 @@ async function linearEnv(
 
 /** Errand on the Slack fake with the `linear` OAuth server. */
 async function startWithLinear(options: FakeOAuthOptions = {}): Promise<{ e: Errand; fake: FakeOAuth }> {
-  fake = await startFakeOAuth(options);
-  const { env, hub } = await linearEnv(fake);
-  e = await startErrand({ externalTools: hub(), env });
-  return { e, fake };
+  const f = (fake = await startFakeOAuth(options));
+  // WEB_PORT is named before the start (PUBLIC_URL holds it): another process may take it meanwhile.
+  e = await startOnFreePort((port) => {
+    const { env, hub } = linearEnv(f, port);
+    return startErrand({ externalTools: hub(), env });
+  });
+  return { e, fake: f };
 }
 
 /** What `/connections` (with `text`) answers `user`, as Slack shows the ephemeral reply. */
@@ -184,6 +187,18 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
     for (const t of fake.issued) expect(sent).not.toContain(t.accessToken);
   });
 
+  it("a Connect link whose random parts hold Markdown's emphasis marks (client id dcr__linear__client) reaches Slack whole and connects", async () => {
+    // Seen once in a whole-suite run as "unknown client or redirect_uri": the random client id, state or code challenge
+    // (base64url) hold `__` about once in 1300 links, and the notice's conversion to mrkdwn made `__x__` bold.
+    const { e, fake } = await startWithLinear({ clientIdOf: () => 'dcr__linear__client' });
+    e.model.reply({ toolCalls: [{ name: 'linear__sign_in', arguments: {} }] }, { text: 'Connected.' });
+    const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'connect linear' });
+    const link = (await waitFor(() => connectLink(e, ALICE), 10_000, 'the Connect notice'))!;
+    expect(new URL(link).searchParams.get('client_id')).toBe('dcr__linear__client');
+    expect((await fetch(await fake.consent(link, { subject: 'ana' }))).status).toBe(200);
+    await waitFor(() => texts(e.slack, ts).includes('Connected.'), 10_000, 'the answer');
+  });
+
   it('one sign-in resumes every run of the person waiting on that server, not only the run its link was made for; the callback page names the person and the server', async () => {
     const { e, fake } = await startWithLinear();
     e.model.respondWith((req) =>
@@ -309,7 +324,7 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
   it("a restart during the wait: the run still waits after it, and the callback to the new process runs the waiting call (the server's own tool, unknown to the new process until then)", async () => {
     fake = await startFakeOAuth();
     const f = fake;
-    const { env, hub } = await linearEnv(f);
+    const { env, hub } = linearEnv(f, await freePort());
     const r = (restartable = await startRestartableSlackErrand({ env, externalTools: hub }));
     const conversationOf = (ts: string) =>
       r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });

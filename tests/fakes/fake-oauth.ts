@@ -31,6 +31,8 @@ export interface FakeOAuthOptions {
   readonly resourceMetadataInHeader?: boolean;
   /** `expires_in` of access tokens (default 3600). */
   readonly accessTokenSeconds?: number;
+  /** How the n-th dynamic registration (from 0) names its client (default a random `dcr_…`, base64url). */
+  readonly clientIdOf?: (n: number) => string;
 }
 
 /** One token request as the fake saw it. */
@@ -183,6 +185,7 @@ export async function startFakeOAuth(options: FakeOAuthOptions = {}): Promise<Fa
       const method = options.registrationSecrets ? 'client_secret_post' : asked;
       const client: Client = {
         clientId: token('dcr'),
+        ...(options.clientIdOf ? { clientId: options.clientIdOf(registrations.length - 1) } : {}),
         method,
         redirectUris: (body.redirect_uris as string[]) ?? [],
         ...(method === 'none' ? {} : { clientSecret: token('sec') }),

@@ -87,14 +87,65 @@ describe.skipIf(!stores.kinds.includes('postgres'))('a request to an idle conver
       await h.adapter.say(thread, 'do one thing');
       await waitFor(() => h.model.requests.length === 1);
       const sent = texts().slice(before);
-      // The message's write claimed the task too: no second transaction before the model is asked.
-      expect(sent.filter((t) => t === 'begin')).toHaveLength(1);
+      // The message's write claimed the task too: one statement, a transaction of its own (issue 40), and no
+      // other transaction before the model is asked.
+      expect(sent.filter((t) => t.startsWith('select errand_accept_mention('))).toHaveLength(1);
+      expect(sent.filter((t) => t === 'begin')).toEqual([]);
       expect(sent.filter((t) => t.startsWith('savepoint'))).toEqual([]);
       const conversationId = conversationKey(thread);
       expect((await h.app.runs.active(conversationId))?.status).toBe('running');
       slow.open();
       await waitFor(async () => (await h.app.tasks.list(conversationId))[0]?.status === 'completed');
       expect(h.adapter.textsIn(thread)).toContain('done it');
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it("stores and claims a mention with one statement and no transaction around it, and a queued one's claim is one statement without a transaction (issue 40)", async () => {
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      h = await startHarness(await stores.env('postgres'));
+      const slow = gate();
+      h.model.reply({ text: 'first done', gate: slow.promise });
+      h.model.reply({ text: 'second done' });
+      const thread = h.adapter.thread('C1', 'one-call');
+      const texts = () =>
+        query.mock.calls.map(([config]) =>
+          (typeof config === 'string' ? config : ((config as { text?: string }).text ?? '')).toLowerCase(),
+        );
+      let before = texts().length;
+      const first = await h.adapter.say(thread, 'do one thing');
+      await waitFor(() => h.model.requests.length === 1);
+      let sent = texts().slice(before);
+      expect(sent.filter((t) => t.startsWith('select errand_accept_mention('))).toHaveLength(1);
+      expect(
+        sent.filter((t) => t === 'begin'),
+        'no transaction around it',
+      ).toEqual([]);
+      // A redelivery writes nothing: one call, no task.
+      before = texts().length;
+      await h.adapter.say(thread, 'do one thing', { messageId: first });
+      expect(
+        texts()
+          .slice(before)
+          .filter((t) => t.startsWith('select errand_accept_mention(')),
+      ).toHaveLength(1);
+      const conversationId = conversationKey(thread);
+      expect(await h.app.tasks.list(conversationId)).toHaveLength(1);
+      // A second request waits behind the running one; when that ends, its claim is one call.
+      await h.adapter.say(thread, 'then another');
+      await waitFor(async () => (await h.app.tasks.list(conversationId)).length === 2);
+      before = texts().length;
+      slow.open();
+      await waitFor(() => h.model.requests.length === 2);
+      sent = texts().slice(before);
+      const claim = sent.findIndex((t) => t.startsWith('select errand_claim_task('));
+      expect(claim).toBeGreaterThanOrEqual(0);
+      expect(sent[claim - 1], 'no transaction around the claim').not.toBe('begin');
+      expect(sent[claim + 1], 'no transaction around the claim').not.toBe('commit');
+      await waitFor(async () => (await h.app.tasks.list(conversationId)).every((t) => t.status === 'completed'));
+      expect(h.adapter.textsIn(thread)).toEqual(expect.arrayContaining(['first done', 'second done']));
     } finally {
       query.mockRestore();
     }

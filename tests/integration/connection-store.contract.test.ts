@@ -129,6 +129,20 @@ function connectionStoreContract(name: string, factory: ConnectionStoreFactory):
       }
     });
 
+    it('adds a registration only where none is stored, whichever process stored it', async () => {
+      const { store, peer, close } = await factory();
+      try {
+        expect(await store.addClient('linear', 'sealed-1')).toBe(true);
+        expect(await peer.addClient('linear', 'sealed-2')).toBe(false);
+        expect(await peer.client('linear')).toBe('sealed-1');
+        await peer.forgetClient('linear');
+        expect(await peer.addClient('linear', 'sealed-3')).toBe(true);
+        expect(await store.client('linear')).toBe('sealed-3');
+      } finally {
+        await close();
+      }
+    });
+
     it('keeps one registration per server, replaced or forgotten', async () => {
       const { store, peer, close } = await factory();
       try {

@@ -5,12 +5,15 @@ import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { createPostgresStore } from '../../src/composition/pg-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
+import type { OAuthConnectionsOptions } from '../../src/sign-in/mcp/oauth-connections.js';
+import { registrationsMeet, startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 
 const database = useTestDatabase();
 
 /** Two Errand processes on one PostgreSQL database, one key and one clock, against the same servers. */
-async function twoProcesses(): Promise<{ a: OAuthHarness; b: OAuthHarness; close(): Promise<void> }> {
+async function twoProcesses(
+  extra: Partial<OAuthConnectionsOptions> = {},
+): Promise<{ a: OAuthHarness; b: OAuthHarness; close(): Promise<void> }> {
   const pools: PgDb[] = await Promise.all([
     openPostgres(database.url, { poolSize: 2 }),
     openPostgres(database.url, { poolSize: 2 }),
@@ -18,7 +21,7 @@ async function twoProcesses(): Promise<{ a: OAuthHarness; b: OAuthHarness; close
   await pools[0]!.$client.query('truncate mcp_connections, mcp_oauth_clients, mcp_oauth_pending');
   const clock = new FakeClock();
   const box = createSecretBox(randomBytes(32));
-  const service = { refreshPollMs: 10 };
+  const service = { refreshPollMs: 10, ...extra };
   const a = await startOAuthHarness({ store: createPostgresStore(pools[0]!, clock).connections, clock, box, service });
   const b = await startOAuthHarness({
     store: createPostgresStore(pools[1]!, clock).connections,
@@ -61,6 +64,21 @@ describe.skipIf(database.skip)('OAuth connections shared by several processes (P
     expect(tb).toEqual(fresh);
     expect(a.fake.tokenRequests.map((t) => t.grantType)).toEqual(['authorization_code', 'refresh_token']);
     expect(a.fake.authorizeRequests).toHaveLength(1);
+  });
+
+  it('keeps one client when two processes register at the same moment: both Connect links work', async () => {
+    const { a, b, close } = await twoProcesses({ fetch: registrationsMeet(2) });
+    closing = close;
+    const [one, two] = await Promise.all([
+      a.connections.tokenFor('slack:U1', 'linear', { runId: 'run-1' }),
+      b.connections.tokenFor('slack:U2', 'linear', { runId: 'run-2' }),
+    ]);
+    if (one.kind !== 'authorize' || two.kind !== 'authorize') throw new Error('expected two sign-in URLs');
+    expect(a.fake.registrations).toHaveLength(2);
+    expect(new URL(one.url).searchParams.get('client_id')).toBe(new URL(two.url).searchParams.get('client_id'));
+    expect((await b.browse(await a.fake.consent(one.url, { subject: 'ana' }))).status).toBe(200);
+    expect((await a.browse(await a.fake.consent(two.url, { subject: 'bo' }))).status).toBe(200);
+    expect([...a.connected, ...b.connected].map((c) => c.principal).sort()).toEqual(['slack:U1', 'slack:U2']);
   });
 
   it('completes a sign-in on another process than the one that started it', async () => {

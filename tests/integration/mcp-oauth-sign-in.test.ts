@@ -7,7 +7,7 @@ import { closeDatabase, openDatabase } from '../../src/db/client.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { createSqliteStore } from '../../src/composition/sqlite-store.js';
 import { FakeClock } from '../fakes/fake-clock.js';
-import { startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
+import { registrationsMeet, startOAuthHarness, type OAuthHarness } from './oauth-harness.js';
 
 let h: OAuthHarness | null = null;
 afterEach(async () => {
@@ -201,6 +201,36 @@ describe('signing a person in to an OAuth MCP server', () => {
     }
     expect((await connections.tokenFor('slack:U3', 'linear')).kind).toBe('authorize');
     expect(new Set(fake.accepted.map((a) => a.token)).size).toBe(2);
+  });
+});
+
+describe('two sign-ins at once before Errand has a client of the server', () => {
+  it('keeps one registration: both Connect links name the client stored first, and both people connect', async () => {
+    const { fake, connections, browse } = await start({ service: { fetch: registrationsMeet(2) } });
+    // Both find no client and register; the second registration stored to win left Ana's link naming the first
+    // client while her code was exchanged under the other (invalid_grant: "the sign-in service failed").
+    const [ana, bo] = await Promise.all([
+      connections.tokenFor('slack:U1', 'linear', { runId: 'run-1' }),
+      connections.tokenFor('slack:U2', 'linear', { runId: 'run-2' }),
+    ]);
+    if (ana.kind !== 'authorize' || bo.kind !== 'authorize') throw new Error('expected two sign-in URLs');
+    expect(fake.registrations).toHaveLength(2);
+    const clientOf = (url: string) => new URL(url).searchParams.get('client_id');
+    expect(clientOf(ana.url)).toBe(clientOf(bo.url));
+    for (const [url, subject] of [
+      [ana.url, 'ana'],
+      [bo.url, 'bo'],
+    ] as const) {
+      const page = await browse(await fake.consent(url, { subject }));
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('Connected');
+    }
+    expect(fake.tokenRequests.map((t) => t.clientId)).toEqual([clientOf(ana.url), clientOf(ana.url)]);
+    // A later sign-in reuses that client without registering again.
+    expect(clientOf(((await connections.tokenFor('slack:U3', 'linear')) as { url: string }).url)).toBe(
+      clientOf(ana.url),
+    );
+    expect(fake.registrations).toHaveLength(2);
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { expect } from 'vitest';
 import type { ConnectionStore } from '../../src/sign-in/connection-store.js';
 import { closeDatabase, openDatabase } from '../../src/db/client.js';
@@ -17,6 +18,23 @@ import { RecordingMetrics } from '../fakes/recording-metrics.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { freePort } from '../support/free-port.js';
+
+/**
+ * A fetch for the OAuth service that holds every dynamic registration until `n` have been asked for: `n` sign-ins
+ * that all found no stored client register at the same moment, whatever the machine's pace.
+ */
+export function registrationsMeet(n: number): FetchLike {
+  let asked = 0;
+  let meet!: () => void;
+  const met = new Promise<void>((resolve) => (meet = resolve));
+  return async (url, init) => {
+    if (new URL(String(url)).pathname === '/register') {
+      if (++asked === n) meet();
+      await met;
+    }
+    return fetch(url, init);
+  };
+}
 
 export interface OAuthHarnessOptions {
   readonly fake?: FakeOAuthOptions;

@@ -13,7 +13,7 @@ import { useTestDatabase } from '../support/test-database.js';
 
 /*
  * Issue 40, sixth round: a run's settlement on PostgreSQL is one call of `errand_settle_run` (migration
- * 0017_settle_run), and the pump's reads one statement (`TaskService.dueWork`). The statements are read off the
+ * 0018_settle_run), and the pump's reads one statement (`TaskService.dueWork`). The statements are read off the
  * pooled connections, as in postgres-statements.test.ts.
  */
 

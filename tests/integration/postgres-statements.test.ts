@@ -11,6 +11,9 @@ import { FakeClock } from '../fakes/fake-clock.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useTestDatabase } from '../support/test-database.js';
+import { createBudget } from '../../src/budget/budget.js';
+import { runPrivacy } from '../../src/agent/run-privacy.js';
+import { writeAnswerStep } from '../../src/runs/agent/answer-write.js';
 
 /*
  * Issue 40: what a mention sends to PostgreSQL. Each statement is a round trip and costs both sides CPU, so
@@ -185,6 +188,84 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     expect(refusals).toHaveLength(1);
     expect(await previews(), 'the refused preview left no row').toHaveLength(1);
   });
+  it("records a model answer (its step, its charge, its transcript row, its post) in one statement that checks its fence, without a transaction; a stale owner's answer is refused and writes nothing", async () => {
+    const conversationId = await store.conversations.ensure(thread());
+    const run = await store.runs.create(conversationId, null);
+    const fence = await store.runs.fence(run.id);
+    const refusals: RunFencedError[] = [];
+    const outbox = createOutbox({
+      store,
+      clock: new FakeClock(1_000),
+      logger: silentLogger(),
+      adapters: new Map(),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    const writes = fenceRunWrites(fence, { posts: outbox, transcript: store.transcript, runs: store.runs }, (e) =>
+      refusals.push(e),
+    );
+    const budget = createBudget({
+      store: store.usage,
+      cost: store.cost,
+      limits: {},
+      pricing: { m: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 } },
+      now: () => Date.UTC(2026, 0, 2),
+    }).forRun(run.id, { platform: 'slack', userId: `U${seq}` }, 0);
+    const answer = (text: string) =>
+      writeAnswerStep(writes.posts, {
+        conversationId,
+        runId: run.id,
+        text,
+        toolCalls: [],
+        usage: { promptTokens: 3, completionTokens: 4, model: 'm' },
+        budget,
+        privacy: runPrivacy(`U${seq}`, false),
+        stream: undefined,
+      });
+
+    let written: Awaited<ReturnType<typeof answer>> | undefined;
+    const statements = await statementsOf(async () => {
+      written = await answer('the answer');
+    });
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(
+      /^with run as \(update runs set steps = steps \+ 1, .* lease_generation = .*\(insert into outbox/,
+    );
+    expect(written?.steps).toBe(1);
+    expect(written?.ticket).toHaveLength(1);
+    expect(budget.spent()).toBe(7);
+    expect(budget.spentUsd()).toBe(11);
+    expect(await store.runs.get(run.id)).toMatchObject({ steps: 1, tokens: 7 });
+    expect(await store.usage.userDay('2026-01-02', `slack:U${seq}`)).toEqual({ promptTokens: 3, completionTokens: 4 });
+    expect(await store.cost.runUsd(run.id)).toBe(11);
+    const rows = await store.transcript.recent(conversationId, 10);
+    expect(rows.map((r) => [r.role, r.content, r.runId])).toEqual([['assistant', 'the answer', run.id]]);
+    expect(await store.outbox.state(written!.ticket[0]!)).toMatchObject({ status: 'pending', conversationId });
+
+    const left = async () =>
+      (
+        await db.execute(
+          sql`select (select count(*) from messages where run_id = ${run.id}) as messages, (select count(*) from outbox where run_id = ${run.id}) as posts, (select cost_usd from run_costs where run_id = ${run.id}) as usd`,
+        )
+      ).rows;
+    const before = await left();
+    await db.execute(sql`update runs set owner = 'p2', lease_generation = lease_generation + 1 where id = ${run.id}`);
+    await expect(answer('a stale answer')).rejects.toBeInstanceOf(RunFencedError);
+    expect(refusals).toHaveLength(1);
+    expect(await store.runs.get(run.id), 'no step, no tokens counted').toMatchObject({
+      steps: 1,
+      tokens: 7,
+      owner: 'p2',
+    });
+    expect(await left(), 'no transcript row, no post, no cost').toEqual(before);
+    expect(await store.usage.userDay('2026-01-02', `slack:U${seq}`), 'no usage').toEqual({
+      promptTokens: 3,
+      completionTokens: 4,
+    });
+    expect(budget.spent(), 'the budget counted nothing of the refused answer').toBe(7);
+    // Refused once: later answers are refused without asking the database again.
+    expect(await statementsOf(() => answer('again').catch(() => undefined))).toEqual([]);
+  });
   it("claims a conversation's posts and reads its first pending row in one statement, and waits without reading the row's state: a post of one row sends four", async () => {
     const ref = thread();
     const conversationId = await store.conversations.ensure(ref);
@@ -218,5 +299,61 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     ]);
     expect(adapter.textsIn(ref)).toEqual(['one post']);
     await outbox.stop(1_000);
+  });
+  it("delivers an answer written in one statement by finishing its live preview, as `record` does: nothing posted anew, its row posted with the preview's message", async () => {
+    const ref = thread();
+    const conversationId = await store.conversations.ensure(ref);
+    const adapter = new MemoryAdapter();
+    const outbox = createOutbox({
+      store,
+      clock: new FakeClock(1_000),
+      logger: silentLogger(),
+      adapters: new Map([['memory', adapter]]),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    await outbox.start();
+    const run = await store.runs.create(conversationId, null);
+    const writes = fenceRunWrites(
+      await store.runs.fence(run.id),
+      { posts: outbox, transcript: store.transcript, runs: store.runs },
+      () => undefined,
+    );
+    const slot = await writes.posts.recordPreview(conversationId, run.id);
+    await slot.posted('preview-1');
+    const finished: string[] = [];
+    const stream = {
+      append: () => undefined,
+      finish: async (text: string) => {
+        finished.push(text);
+        return ['preview-1'];
+      },
+      stop: async () => undefined,
+    };
+    const { ticket } = await writeAnswerStep(writes.posts, {
+      conversationId,
+      runId: run.id,
+      text: 'The answer.',
+      toolCalls: [],
+      usage: undefined,
+      budget: undefined,
+      privacy: runPrivacy('U1', false),
+      stream,
+    });
+    expect(await writes.posts.delivered(ticket)).toBe('preview-1');
+    await outbox.idle();
+    expect(finished).toEqual(['The answer.']);
+    expect(adapter.textsIn(ref), 'not posted anew').toEqual([]);
+    expect(await store.outbox.state(ticket[0]!)).toMatchObject({ status: 'posted', platformMessageId: 'preview-1' });
+    const previews = await db.execute(
+      sql`select status from outbox where run_id = ${run.id} and purpose = 'answer' order by id`,
+    );
+    expect(
+      previews.rows.map((r) => r.status),
+      'the preview settled with its answer',
+    ).toEqual(['posted', 'posted']);
+    await outbox.stop(1_000);
+    const pool = db.$client;
+    await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
   });
 });

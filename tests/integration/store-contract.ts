@@ -7,6 +7,11 @@ import type { ErrandStore as Store } from '../../src/composition/errand-store.js
 import type { NewTask } from '../../src/tasks/task-service.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
+import type { RunPosts } from '../../src/agent/agent-types.js';
+import { runPrivacy } from '../../src/agent/run-privacy.js';
+import { createBudget } from '../../src/budget/budget.js';
+import { writeAnswerStep } from '../../src/runs/agent/answer-write.js';
+import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
 
 /**
  * Makes a fresh, empty, migrated store for one test, and disposes of it afterwards. `peer` is a second
@@ -638,6 +643,123 @@ export function storeContract(name: string, factory: StoreFactory): void {
       await peer.outbox.markNothingToRetract(lost);
       expect(await store.outbox.state(lost)).toMatchObject({ status: 'posted', platformMessageId: null });
       expect(await store.outbox.nextPending(c)).toMatchObject({ id: intent, purpose: 'retract' });
+    });
+    it("records a model answer's step, charge, transcript row and post alike whether the store writes it in one statement (writeAnswer) or in a transaction of its parts", async () => {
+      const outbox = createOutbox({
+        store,
+        clock: systemClock,
+        logger: silentLogger(),
+        adapters: new Map(),
+        refOf: (id) => store.conversations.refOf(id),
+        onQuestionPosted: async () => undefined,
+      });
+      // The parts in one transaction, as where the store offers no one-statement write (SQLite).
+      const transactional: RunPosts = {
+        atomically: outbox.atomically,
+        record: outbox.record,
+        delivered: outbox.delivered,
+        dropUnsent: outbox.dropUnsent,
+        recordPreview: outbox.recordPreview,
+        retractPreviews: outbox.retractPreviews,
+      };
+      const budgets = createBudget({
+        store: store.usage,
+        cost: store.cost,
+        limits: {},
+        pricing: { m: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000, cachedInputPerMTok: 500_000 } },
+        now: () => Date.UTC(2026, 0, 3),
+      });
+      const answers = async (thread: string, posts: RunPosts) => {
+        const c = await conversation(thread);
+        const run = await store.runs.create(c, null);
+        const writes = fenceRunWrites(await store.runs.fence(run.id), { ...store, posts }, () => undefined);
+        const budget = budgets.forRun(run.id, { platform: 'memory', userId: thread }, 0);
+        const calls = [{ id: 'call-1', name: 'list_tasks', arguments: '{}' }];
+        const steps = [
+          // Long enough to be posted as two messages; with tool calls; charged at the model's price.
+          {
+            text: `${'a'.repeat(1990)} ${'b'.repeat(100)}`,
+            toolCalls: calls,
+            usage: { promptTokens: 30, completionTokens: 4, cachedTokens: 10, model: 'm' },
+          },
+          // Tool calls only: nothing posted; charged to the unknown model.
+          { text: null, toolCalls: calls, usage: { promptTokens: 5, completionTokens: 1 } },
+          // No usage reported: nothing charged.
+          { text: 'done', toolCalls: [], usage: undefined },
+        ];
+        const written = [];
+        for (const step of steps)
+          written.push(
+            await writeAnswerStep(writes.posts, {
+              conversationId: c,
+              runId: run.id,
+              ...step,
+              budget,
+              privacy: runPrivacy('U1', false),
+              stream: undefined,
+            }),
+          );
+        // Private material in a 1:1 conversation: the row is private to its principal, the answer posted to them.
+        const privately = runPrivacy('U1', false);
+        privately.obtained();
+        written.push(
+          await writeAnswerStep(writes.posts, {
+            conversationId: c,
+            runId: run.id,
+            text: 'private',
+            toolCalls: [],
+            usage: { promptTokens: 1, completionTokens: 1, model: 'm' },
+            budget,
+            privacy: privately,
+            stream: undefined,
+          }),
+        );
+        const posted = [];
+        for (let row = await store.outbox.nextPending(c); row; row = await store.outbox.nextPending(c)) {
+          posted.push({ purpose: row.purpose, payload: row.payload, ofRun: row.runId === run.id });
+          await store.outbox.markPosted(row.id, `M${row.id}`);
+        }
+        const transcript = (await store.transcript.recent(c, 20)).map((r) => ({
+          role: r.role,
+          content: r.content,
+          toolCalls: r.toolCalls,
+          toolCallId: r.toolCallId,
+          privateTo: r.privateTo ?? null,
+          ofRun: r.runId === run.id,
+        }));
+        const row = await store.runs.get(run.id);
+        return {
+          steps: written.map((w) => w.steps),
+          posts: written.map((w) => w.ticket.length),
+          run: { steps: row?.steps, tokens: row?.tokens },
+          spent: [budget.spent(), budget.spentUsd()],
+          usage: await store.usage.userDay('2026-01-03', `memory:${thread}`),
+          models: await store.cost.modelsSince('2026-01-01', `memory:${thread}`),
+          runUsd: await store.cost.runUsd(run.id),
+          transcript,
+          posted,
+        };
+      };
+      const inOne = await answers('one-statement', outbox);
+      const inParts = await answers('in-parts', transactional);
+      expect(inOne).toEqual(inParts);
+      expect(inOne).toMatchObject({ steps: [1, 2, 3, 4], posts: [2, 0, 1, 1], run: { steps: 4, tokens: 42 } });
+      expect(inOne.usage).toEqual({ promptTokens: 36, completionTokens: 6 });
+      expect(inOne.models.map((m) => m.model).sort()).toEqual(['m', 'unknown']);
+      expect(inOne.runUsd).toBeGreaterThan(0);
+      expect(inOne.spent).toEqual([42, inOne.runUsd]);
+      expect(inOne.transcript.map((r) => [r.content?.length ?? null, r.toolCalls?.length ?? 0, r.privateTo])).toEqual([
+        [2091, 1, null],
+        [null, 1, null],
+        [4, 0, null],
+        [7, 0, 'U1'],
+      ]);
+      expect(inOne.posted.map((p) => [p.purpose, p.payload.text.length, p.ofRun])).toEqual([
+        ['answer', 1990, true],
+        ['answer', 100, true],
+        ['answer', 4, true],
+        ['answer', 7, true],
+      ]);
     });
   });
 }

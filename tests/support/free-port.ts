@@ -25,3 +25,25 @@ export function listening(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+/** Whether a listen failed because the port was taken. */
+export function addressInUse(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'EADDRINUSE';
+}
+
+/**
+ * Starts something that must listen on a port named before it starts (WEB_PORT, which PUBLIC_URL names too), again
+ * on another free port when the one found was taken meanwhile: any process on the machine may take a port between
+ * freePort() and the listen (a whole-suite run once failed with "listen EADDRINUSE" on WEB_PORT). `start` must leave
+ * nothing running when it throws.
+ */
+export async function startOnFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (err) {
+      if (attempt >= attempts || !addressInUse(err)) throw err;
+    }
+  }
+}

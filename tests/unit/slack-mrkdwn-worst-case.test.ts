@@ -23,6 +23,11 @@ describe('Markdown → mrkdwn on hostile long lines', () => {
     expect(out.length).toBeGreaterThanOrEqual(line.length / 2);
   });
 
+  it('converts one bare URL of half a million characters ending in unbalanced parentheses without stalling', () => {
+    const url = `https://x.test/${'a__('.repeat(UNCLOSED / 2)}${')'.repeat(UNCLOSED)}`;
+    expect(markdownToMrkdwn(`see ${url} now`)).toBe(`see ${url} now`);
+  });
+
   it('pairs each opener with the nearest closer after it, like a lazy match', () => {
     const wrap = (c: string) => `<${c}>`;
     expect(replacePairs('__a __b__ c__', ['__'], wrap)).toBe('<a __b> c__');

@@ -19,6 +19,7 @@ import { resumedStep, type ResumeInput } from './resume-step.js';
 import { runToolCalls, type AwaitPost, type ToolStepDeps } from './tool-step.js';
 import type { ToolContext } from '../../agent/tools/tool.js';
 import { PRIVATE_RESULT_SUMMARY, runPrivacy } from '../../agent/run-privacy.js';
+import { writeAnswerStep } from './answer-write.js';
 
 export interface RunnerDeps extends ToolStepDeps {
   llm: LlmClient;
@@ -215,27 +216,16 @@ async function executeSteps(input: RunInput, deps: RunnerDeps): Promise<RunOutco
     // The answer text, its transcript row, its usage and the step count are one write: a crash cannot post it twice or lose it.
     let ticket;
     try {
-      ticket = await deps.posts.atomically(async (tx) => {
-        steps = await tx.runs.countStep(runId);
-        if (usage) await input.budget?.record(usage, tx);
-        const row = await tx.transcript.append({
-          conversationId,
-          runId,
-          role: 'assistant',
-          content: text,
-          toolCalls: response.toolCalls,
-          privateTo: privacy.privateTo,
-        });
-        return text
-          ? deps.posts.record(
-              conversationId,
-              runId,
-              privacy.intent('answer', text, row),
-              tx,
-              preview.stream() ?? undefined,
-            )
-          : [];
-      });
+      ({ steps, ticket } = await writeAnswerStep(deps.posts, {
+        conversationId,
+        runId,
+        text,
+        toolCalls: response.toolCalls,
+        usage,
+        budget: input.budget,
+        privacy,
+        stream: preview.stream() ?? undefined,
+      }));
     } catch (err) {
       // Not recorded (a failed write, or refused because another process owns the run now): its preview goes too.
       await preview.stop(deps.shuttingDown?.() ? 'discard' : 'stopped');

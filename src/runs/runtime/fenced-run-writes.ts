@@ -1,4 +1,4 @@
-import type { RunPosts } from '../../agent/agent-types.js';
+import type { AnswerWrite, RunPosts, WrittenAnswer } from '../../agent/agent-types.js';
 import type { PreviewMessageSlot } from '../../chat/chat-adapter.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
 import type { RunEnd } from '../../run-records/run-end.js';
@@ -66,6 +66,20 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
       return result;
     });
 
+  // Where the store writes a model answer in one statement that checks the fence (PostgreSQL): no transaction.
+  const writeFencedAnswer = inner.posts.writeFencedAnswer?.bind(inner.posts);
+  const fencedAnswer = async (
+    answer: AnswerWrite,
+    write: NonNullable<RunPosts['writeFencedAnswer']>,
+  ): Promise<WrittenAnswer> => {
+    if (refused) throw refused;
+    if (answer.runId !== fence.runId)
+      throw new Error(`run ${fence.runId}'s writes cannot record run ${answer.runId}'s answer`);
+    const written = await write(answer, fence);
+    if (!written) throw refuse();
+    return written;
+  };
+
   const posts: RunPosts = {
     atomically,
     // With a `tx` the post joins a write that began with the check; alone it is a write of its own.
@@ -83,6 +97,7 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
           ? fencedPreview(conversationId, recordFencedPreview)
           : atomically((t) => inner.posts.recordPreview(conversationId, runId, t)),
     retractPreviews: (runId, tx) => inner.posts.retractPreviews(runId, tx),
+    ...(writeFencedAnswer ? { writeAnswer: (answer) => fencedAnswer(answer, writeFencedAnswer) } : {}),
   };
 
   // Where the store checks the fence in the preview's own statement (PostgreSQL): one statement, no transaction.

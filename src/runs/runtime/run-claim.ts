@@ -26,10 +26,12 @@ export interface SlotHold {
  * rolled back.
  */
 export async function claimNextTask(
-  store: Pick<Store, 'atomically'>,
+  store: Pick<Store, 'atomically' | 'claims'>,
   conversationId: string,
 ): Promise<ClaimedTask | 'busy' | null> {
   try {
+    // One call where the store has it (PostgreSQL: a transaction of its own); else a transaction of several.
+    if (store.claims) return await store.claims.claimNext(conversationId, false);
     return await store.atomically((tx) => claimIn(tx, conversationId));
   } catch (err) {
     if (err instanceof ConversationBusyError) return 'busy';
@@ -43,6 +45,7 @@ export async function claimNextTask(
  * transaction, after taking the conversation's row, so none can have started since.
  */
 export async function claimIn(tx: Store, conversationId: string, knownIdle = false): Promise<ClaimedTask | null> {
+  if (tx.claims) return tx.claims.claimNext(conversationId, knownIdle);
   if (!knownIdle && (await tx.runs.active(conversationId))) return null;
   const task = await tx.tasks.claimNext(conversationId);
   if (!task) return null;

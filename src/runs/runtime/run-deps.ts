@@ -38,7 +38,7 @@ export interface RunLimits {
 /** Where runs, their tasks, transcripts, grants and posts are kept: grouped because every part of a run's life reads some of them. */
 export interface RunData {
   /** Claims, resumes and settlements are transactions of this store. */
-  store: Pick<Store, 'atomically'>;
+  store: Pick<Store, 'atomically' | 'claims'>;
   conversations: ConversationStore;
   transcript: TranscriptStore;
   tasks: TaskService;

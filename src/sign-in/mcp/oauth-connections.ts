@@ -12,7 +12,12 @@ import { completeAuthorization } from './authorization-callback.js';
 import { probeChallenge, type Challenge } from './challenge-probe.js';
 import { coversScopes, scopeList, type OAuthServer } from './oauth-server.js';
 import { openTokens } from './sealed-records.js';
-import { RefreshNotCompleted, StoredOAuthProvider, type ProviderDeps } from './stored-oauth-provider.js';
+import {
+  ClientRegisteredMeanwhile,
+  RefreshNotCompleted,
+  StoredOAuthProvider,
+  type ProviderDeps,
+} from './stored-oauth-provider.js';
 import { SignInUnavailableError, type OAuthConnections, type TokenOutcome } from './oauth-connections-contract.js';
 
 export {
@@ -191,6 +196,8 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
           return { kind: 'authorize', url: provider.authorizationUrl.href };
         return unavailable(server);
       } catch (err) {
+        // Another sign-in's registration was stored first: start again at once with that client.
+        if (err instanceof ClientRegisteredMeanwhile && attempt < MAX_ATTEMPTS) continue;
         deps.discovery.delete(server.name);
         if (attempt >= MAX_ATTEMPTS) {
           report(server, 'the authorization server could not be discovered or refused Errand', err);

@@ -38,11 +38,30 @@ export type ProviderMode =
   | { readonly kind: 'refresh'; readonly holder: string }
   | { readonly kind: 'callback'; readonly codeVerifier: string; readonly scopes: readonly string[] };
 
+/** Whether two client registrations are for one authorization server (an unstamped one, saved before stamps, is). */
+function sameIssuer(a: OAuthClientInformationMixed, b: OAuthClientInformationMixed): boolean {
+  const [x, y] = [a.issuer, b.issuer];
+  if (typeof x !== 'string' || typeof y !== 'string') return true;
+  return URL.canParse(x) && URL.canParse(y) ? new URL(x).href === new URL(y).href : x === y;
+}
+
 /** Thrown inside the SDK's auth() when a refresh did not complete and it would go on to ask the person. */
 export class RefreshNotCompleted extends Error {
   constructor() {
     super('the refresh did not complete');
     this.name = 'RefreshNotCompleted';
+  }
+}
+
+/**
+ * Thrown inside the SDK's auth() when another sign-in (in this process or another) registered with the same
+ * authorization server at the same time and stored its client first: the sign-in starts again with that client, so
+ * its Connect link names the client its code will be exchanged under.
+ */
+export class ClientRegisteredMeanwhile extends Error {
+  constructor(server: string) {
+    super(`another sign-in registered Errand with the authorization server of ${server} first`);
+    this.name = 'ClientRegisteredMeanwhile';
   }
 }
 
@@ -98,10 +117,15 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     // A configured client lives in the configuration file; only registrations Errand obtained are stored.
     if (this.server.settings.clientId !== null) return;
-    await this.deps.store.saveClient(
-      this.server.name,
-      this.deps.box.seal(JSON.stringify(info), sealContext.client(this.server.name)),
-    );
+    const sealed = this.deps.box.seal(JSON.stringify(info), sealContext.client(this.server.name));
+    if (await this.deps.store.addClient(this.server.name, sealed)) return;
+    const stored = await this.clientInformation();
+    // Two registrations at once: the one stored first is the server's client (last-writer-wins left one person's
+    // link naming a client whose code was then exchanged under the other's: invalid_grant).
+    if (stored !== undefined && stored.client_id !== info.client_id && sameIssuer(stored, info))
+      throw new ClientRegisteredMeanwhile(this.server.name);
+    // The same client (the SDK stamping it with its issuer), or one of another authorization server or key: replace it.
+    await this.deps.store.saveClient(this.server.name, sealed);
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {

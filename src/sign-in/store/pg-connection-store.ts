@@ -101,6 +101,15 @@ export function createPgConnectionStore(db: PgExecutor, clock: Clock): Connectio
     async forgetClient(server) {
       await db.delete(mcpOauthClients).where(eq(mcpOauthClients.server, server));
     },
+    async addClient(server, sealed) {
+      const now = clock.now();
+      const added = await db
+        .insert(mcpOauthClients)
+        .values({ server, client: sealed, createdAt: now, updatedAt: now })
+        .onConflictDoNothing({ target: mcpOauthClients.server })
+        .returning({ server: mcpOauthClients.server });
+      return added.length === 1;
+    },
     async addPending(p) {
       await db.insert(mcpOauthPending).values({ ...p, scopes: [...p.scopes], usedAt: null, createdAt: clock.now() });
     },

@@ -109,6 +109,16 @@ export function createSqliteConnectionStore(db: Db, clock: Clock): Synchronous<C
     forgetClient(server) {
       db.delete(mcpOauthClients).where(eq(mcpOauthClients.server, server)).run();
     },
+    addClient(server, sealed) {
+      const now = clock.now();
+      return (
+        db
+          .insert(mcpOauthClients)
+          .values({ server, client: sealed, createdAt: now, updatedAt: now })
+          .onConflictDoNothing({ target: mcpOauthClients.server })
+          .run().changes === 1
+      );
+    },
     addPending(p) {
       db.insert(mcpOauthPending)
         .values({ ...p, scopes: [...p.scopes], usedAt: null, createdAt: clock.now() })

@@ -5,6 +5,7 @@ import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type Pendin
 import type { PgExecutor } from './pg-executor.js';
 import { createPgOutboxClaims } from './pg-outbox-claims.js';
 import { createPgOutboxPreviews } from './pg-outbox-previews.js';
+import { createPgAnswerWrite } from './pg-answer-write.js';
 import type { RunOwnership } from './pg-run-ownership.js';
 import { prepared } from './pg-prepared.js';
 
@@ -172,5 +173,6 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
     },
     ...createPgOutboxClaims(db, clock, ownership),
     ...createPgOutboxPreviews(db, clock),
+    ...createPgAnswerWrite(db, clock),
   };
 }
