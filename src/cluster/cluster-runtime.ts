@@ -83,9 +83,10 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     })();
   };
 
+  // Only while another process may listen: alone, a wake-up would reach only this process, which ignores its own.
   const notify = (kind: ClusterWake, conversationId: string) => {
     wake
-      .notify(kind, conversationId)
+      .wakeOthers(kind, conversationId)
       .catch((err: unknown) =>
         logger.warn(
           { err, kind, conversationId },
@@ -181,6 +182,9 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       logger.warn({ err }, 'taking over expired runs failed; retrying at the next tick');
     }
     await reviewSchedules(h);
+    await wake
+      .lookForOthers()
+      .catch((err: unknown) => logger.warn({ err }, 'looking for other processes failed; retrying at the next tick'));
   };
 
   const loop = () => {

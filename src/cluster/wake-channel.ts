@@ -17,8 +17,16 @@ export type WakeHandler = (event: WakeEvent) => void | Promise<void>;
 
 /** The NOTIFY channel every Errand process listens on. */
 export const WAKE_CHANNEL = 'errand_wake';
+/** Each listener's `application_name` starts so (the cluster view reads the live processes from it too). */
+const LISTENER_PREFIX = 'errand-wake:';
+/** What a process sends once it listens, so the others know a wake-up now has someone to reach; never handed to handlers. */
+const HELLO = 'hello';
 
-const payloadSchema = z.object({ kind: z.enum(WAKE_KINDS), conversationId: z.string().min(1), origin: z.string() });
+const payloadSchema = z.object({
+  kind: z.enum([...WAKE_KINDS, HELLO]),
+  conversationId: z.string().min(1),
+  origin: z.string(),
+});
 
 export interface WakeChannelOptions {
   /** DATABASE_URL: the listener needs a connection of its own, outside the pool. */
@@ -40,6 +48,15 @@ export interface WakeChannel {
    * the key is the schedule's id). Send it after the commit that made it true.
    */
   notify(kind: WakeKind, conversationId: string): Promise<void>;
+  /**
+   * As `notify`, but sent only while another process may be listening: not when this process listens and the last
+   * look found no other listener and no other process has spoken since (a wake-up would reach only this process,
+   * which ignores its own). Resolves whether it was sent. A process that starts says so at once (`hello`), so it
+   * is counted from its first moment; one that ends is forgotten at the next `lookForOthers`.
+   */
+  wakeOthers(kind: WakeKind, conversationId: string): Promise<boolean>;
+  /** Looks again whether another process listens (one read of pg_stat_activity): call it now and then. */
+  lookForOthers(): Promise<void>;
   /** Registers a handler; returns its unsubscribe. Handler errors are logged, never thrown back. */
   onWake(handler: WakeHandler): () => void;
   /** Stops listening for good. */
@@ -61,6 +78,10 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   let closed = false;
   let attempts = 0;
   let timer: unknown = null;
+  /** Whether another process listens, as last seen; null: not known (wake-ups are sent). */
+  let others: boolean | null = null;
+  /** Notifications heard from other processes: one heard while a look was under way outweighs what the look read. */
+  let heard = 0;
 
   const emit = (event: WakeEvent) => {
     for (const handler of handlers) {
@@ -83,13 +104,46 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
       logger.warn({ err, payload: msg.payload }, 'ignored a malformed wake notification');
       return;
     }
-    emit({ kind: parsed.kind, conversationId: parsed.conversationId, fromSelf: parsed.origin === processId });
+    const fromSelf = parsed.origin === processId;
+    if (!fromSelf) {
+      others = true;
+      heard += 1;
+    }
+    if (parsed.kind === HELLO) return;
+    emit({ kind: parsed.kind, conversationId: parsed.conversationId, fromSelf });
+  };
+
+  const send = (kind: WakeKind | typeof HELLO, key: string) =>
+    pool.query('select pg_notify($1, $2)', [
+      WAKE_CHANNEL,
+      JSON.stringify({ kind, conversationId: key, origin: processId }),
+    ]);
+
+  const lookForOthers = async (): Promise<void> => {
+    const before = heard;
+    const { rows } = await pool.query<{ others: boolean }>(
+      `select exists (select 1 from pg_stat_activity where datname = current_database()
+         and application_name like $1 and application_name <> left($2, 63)) as others`,
+      [`${LISTENER_PREFIX}%`, `${LISTENER_PREFIX}${processId}`],
+    );
+    others = heard !== before ? true : (rows[0]?.others ?? null);
+  };
+
+  /** Once listening: tells the others, then looks whether there are any (best effort: unknown means wake-ups are sent). */
+  const greet = async (): Promise<void> => {
+    try {
+      await send(HELLO, processId);
+      await lookForOthers();
+    } catch (err) {
+      others = null;
+      logger.warn({ err }, 'could not tell whether other processes listen; waking them on every change');
+    }
   };
 
   const connect = async (): Promise<void> => {
     const c = new pg.Client({
       connectionString: url,
-      application_name: `errand-wake:${processId}`,
+      application_name: `${LISTENER_PREFIX}${processId}`,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     });
@@ -120,6 +174,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
       return;
     }
     client = c;
+    await greet();
   };
 
   const scheduleReconnect = () => {
@@ -143,11 +198,15 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   return {
     start: connect,
     async notify(kind, conversationId) {
-      await pool.query('select pg_notify($1, $2)', [
-        WAKE_CHANNEL,
-        JSON.stringify({ kind, conversationId, origin: processId }),
-      ]);
+      await send(kind, conversationId);
     },
+    async wakeOthers(kind, conversationId) {
+      // While the listener is down nothing from the others is heard: send, as when nothing is known.
+      if (client !== null && others === false) return false;
+      await send(kind, conversationId);
+      return true;
+    },
+    lookForOthers,
     onWake(handler) {
       handlers.add(handler);
       return () => void handlers.delete(handler);

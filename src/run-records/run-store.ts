@@ -1,5 +1,6 @@
 import type { PendingQuestion, RunRow, RunStatus } from '../db/schema.js';
 import type { RunFence } from './run-fence.js';
+import type { RunEnd, RunEndAnswer } from './run-end.js';
 
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_user'];
 
@@ -81,4 +82,10 @@ export interface RunStore {
    * it, start the write, then call the function it returns: it resolves with whether the fence held.
    */
   expectFence?(fence: RunFence): () => Promise<boolean>;
+  /**
+   * Optional (PostgreSQL): a run's end in one call, as the settling transaction writes it (the fenced transition,
+   * the conversation's lock, the task's finish while in progress, its conversation's `blocked` flags), each
+   * statement reading what committed before it. Absent: the settler writes it in a transaction of its own.
+   */
+  settle?(fence: RunFence, end: RunEnd): Promise<RunEndAnswer>;
 }

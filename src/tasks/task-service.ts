@@ -54,4 +54,17 @@ export interface TaskService {
    * falls, and is absent when it is not: asked here, so nobody opens a claim transaction to find out.
    */
   findReadyConversations(limit: number, exclude: ReadonlySet<string>, prefer?: string): Promise<string[]>;
+  /**
+   * Optional (PostgreSQL): what the coordinator's pump asks, in one statement: whether a waiting run is due to
+   * resume (`RunStore.expiredQuestions` then reads them) and `findReadyConversations(limit, exclude, prefer)`.
+   */
+  dueWork?(limit: number, exclude: ReadonlySet<string>, prefer?: string): Promise<DueWork>;
+}
+
+/** What is due, as the pump asks it: waiting runs to resume (whether any), and the ready conversations. */
+export interface DueWork {
+  /** A waiting run's question expired, or an answer is recorded for it. */
+  readonly questionsDue: boolean;
+  /** As findReadyConversations answers. */
+  readonly ready: string[];
 }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWakeChannel, WAKE_CHANNEL, type WakeChannel, type WakeEvent } from '../../src/cluster/wake-channel.js';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
@@ -38,6 +39,41 @@ describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
     await waitFor(() => b.events.length === 1 && a.events.length === 1, 10_000, 'both processes to be woken');
     expect(b.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:1.0', fromSelf: false }]);
     expect(a.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:1.0', fromSelf: true }]);
+  });
+
+  it('wakes the others only while another process listens: alone it sends nothing, a process that starts counts from its hello, one that ends is forgotten at the next look', async () => {
+    // An onlooker on the channel that is no Errand process (its application_name is not a listener's).
+    const onlooker = new pg.Client({ connectionString: database.url, application_name: 'onlooker' });
+    await onlooker.connect();
+    cleanups.push(() => onlooker.end());
+    const heard: string[] = [];
+    onlooker.on('notification', (m) => void heard.push(m.payload ?? ''));
+    await onlooker.query(`listen ${WAKE_CHANNEL}`);
+
+    const a = await processWith('proc-a');
+    await waitFor(() => heard.length === 1, 10_000, "a's hello");
+    expect(await a.wake.wakeOthers('task', 'slack:T1:C1:3.0')).toBe(false);
+    const b = await processWith('proc-b');
+    await waitFor(() => heard.length === 2, 10_000, "b's hello");
+    // a heard b's hello: b is reached from its first moment, without waiting for a look.
+    expect(await a.wake.wakeOthers('task', 'slack:T1:C1:4.0')).toBe(true);
+    await waitFor(() => b.events.length === 1, 10_000, 'b woken');
+    expect(b.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:4.0', fromSelf: false }]);
+    // The hellos are nobody's work: no handler saw them.
+    expect(a.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:4.0', fromSelf: true }]);
+    expect(heard.map((p) => JSON.parse(p) as { kind: string })).toEqual([
+      expect.objectContaining({ kind: 'hello', origin: 'proc-a' }),
+      expect.objectContaining({ kind: 'hello', origin: 'proc-b' }),
+      expect.objectContaining({ kind: 'task', origin: 'proc-a' }),
+    ]);
+
+    await b.wake.close();
+    await a.wake.lookForOthers();
+    expect(await a.wake.wakeOthers('answer', 'slack:T1:C1:5.0')).toBe(false);
+    // notify still reaches everyone listening, this process included.
+    await a.wake.notify('stop', 'slack:T1:C1:6.0');
+    await waitFor(() => heard.length === 4, 10_000, 'the stop');
+    expect(heard).toHaveLength(4);
   });
 
   it('ignores a notification whose payload is not a wake-up, and keeps listening', async () => {

@@ -9,6 +9,7 @@ import { promiseHooksOn } from '../fakes/promise-hooks.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { storeContract, type StoreFactory } from './store-contract.js';
 import { privacyStoreContract } from './privacy-store-contract.js';
+import { settlementContract } from './settlement-contract.js';
 
 const database = useTestDatabase();
 
@@ -39,6 +40,7 @@ const factory: StoreFactory = async () => {
 describe.skipIf(database.skip)('PostgreSQL store', () => {
   storeContract('PostgreSQL', factory);
   privacyStoreContract('PostgreSQL', factory);
+  settlementContract('PostgreSQL', factory);
 
   it('records the owner and lease of a run, and at start-up interrupts only its own runs and those whose lease ran out', async () => {
     const { store, peer, close } = await factory();

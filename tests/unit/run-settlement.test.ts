@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { settleRun, type SettlementInput } from '../../src/runs/runtime/run-settlement.js';
+import {
+  attemptsMatter,
+  settleRun,
+  type RunEnding,
+  type SettlementInput,
+} from '../../src/runs/runtime/run-settlement.js';
 
 const base: Omit<SettlementInput, 'ending'> = {
   abortReason: null,
@@ -95,5 +100,27 @@ describe('how a run ending is recorded', () => {
       kind: 'fail',
       reason: 'Stopped after 25 steps (MAX_STEPS).',
     });
+  });
+
+  it('depends on the attempts so far exactly for the endings attemptsMatter names (the settler reads the task only then)', () => {
+    const endings: RunEnding[] = [
+      { kind: 'completed', summary: 'done' },
+      {
+        kind: 'waiting',
+        question: { question: 'q', options: [], toolCallId: 'c', askedAt: 0, messageId: null, userId: null },
+      },
+      { kind: 'aborted' },
+      { kind: 'step_limit', steps: 9 },
+      { kind: 'failed', reason: 'bad request', transient: false },
+      { kind: 'failed', reason: 'timeout', transient: true },
+      { kind: 'target_gone', reason: 'gone' },
+      { kind: 'over_budget', stop: { scope: 'run', unit: 'tokens', used: 10, limit: 5 }, runTokens: 5 },
+      { kind: 'crashed', error: new Error('boom') },
+    ];
+    for (const ending of endings) {
+      const first = settleRun({ ...base, attempts: 1, ending });
+      const last = settleRun({ ...base, attempts: 3, ending });
+      expect(attemptsMatter(ending), ending.kind).toBe(JSON.stringify(first) !== JSON.stringify(last));
+    }
   });
 });

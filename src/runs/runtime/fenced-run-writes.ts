@@ -1,6 +1,7 @@
 import type { AnswerWrite, RunPosts, WrittenAnswer } from '../../agent/agent-types.js';
 import type { PreviewMessageSlot } from '../../chat/chat-adapter.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
+import type { RunEnd } from '../../run-records/run-end.js';
 import { RunFencedError, type RunFence } from '../../run-records/run-fence.js';
 import type { RunStore } from '../../run-records/run-store.js';
 import type { Store } from '../../store/store.js';
@@ -16,6 +17,12 @@ export interface RunWrites {
    * are not writes of the run and so not fenced by them. Absent: the run cannot be taken over (one process).
    */
   readonly confirmHeld?: () => Promise<void>;
+  /**
+   * Where the store records a run's end in one call (`RunStore.settle`, PostgreSQL): resolves with whether it was
+   * recorded (false: the run was no longer in `from`), rejects with RunFencedError as the run's other writes do.
+   * Absent: the settler writes the end in a transaction (`posts.atomically`).
+   */
+  readonly settle?: (end: RunEnd) => Promise<boolean>;
 }
 
 /**
@@ -120,9 +127,22 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
     recordAnswer: (...args) => atomically((tx) => tx.runs.recordAnswer(...args)),
     unpark: (...args) => atomically((tx) => tx.runs.unpark(...args)),
     countStep: (...args) => atomically((tx) => tx.runs.countStep(...args)),
+    // The run's end goes through `settle` below, which holds this fence; never around it with another.
+    settle: undefined,
   };
+
+  // Where the store checks the fence in the settlement's own call (PostgreSQL): one round trip, no transaction.
+  const settleInStore = inner.runs.settle?.bind(inner.runs);
+  const settle =
+    settleInStore &&
+    (async (end: RunEnd): Promise<boolean> => {
+      if (refused) throw refused;
+      const answer = await settleInStore(fence, end);
+      if (answer === 'fenced') throw refuse();
+      return answer === 'settled';
+    });
 
   // A store that keeps no owners (SQLite: one process) cannot lose a run: nothing to ask.
   const confirmHeld = fence.owner === null ? undefined : () => atomically(async () => undefined);
-  return { posts, transcript, runs, ...(confirmHeld ? { confirmHeld } : {}) };
+  return { posts, transcript, runs, ...(confirmHeld ? { confirmHeld } : {}), ...(settle ? { settle } : {}) };
 }

@@ -128,18 +128,19 @@ export class RunCoordinator implements RunControl {
   /** Starts `prefer` first, then other ready conversations while slots are free (none: wakes the other processes for `prefer`). Returns how many started. */
   async pump(prefer?: string): Promise<number> {
     if (this.stopping) return 0;
+    const { tasks } = this.deps.data;
+    const busy = () => new Set([...this.active.keys(), ...this.claiming]);
+    // Where the store answers it in one statement (PostgreSQL): what is due, asked once before anything starts.
+    const opened = this.deps.limits.maxConcurrentRuns - this.inFlight;
+    const due = opened > 0 ? await tasks.dueWork?.(opened, busy(), prefer) : undefined;
     // Runs with an answer (or an expired question) go first: someone is already waiting on them.
-    let started = await this.resumeDue();
+    let started = !due || due.questionsDue ? await this.resumeDue() : 0;
     const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
     if (free <= 0 && prefer !== undefined) this.deps.cluster?.wake('task', prefer);
     if (free <= 0) return started;
     // One read of the ready conversations (most often none: a run just ended and nothing waits), `prefer`
     // first when it has something ready; a conversation with nothing ready gets no claim transaction.
-    const ready = await this.deps.data.tasks.findReadyConversations(
-      free,
-      new Set([...this.active.keys(), ...this.claiming]),
-      prefer,
-    );
+    const ready = due ? due.ready.slice(0, free) : await tasks.findReadyConversations(free, busy(), prefer);
     for (const id of ready) {
       if ((await this.startNext(id)).kind === 'started') started++;
     }

@@ -54,6 +54,14 @@ export function settleRun(input: SettlementInput): Settlement {
   return { ...decided, schedule };
 }
 
+/**
+ * Whether how `ending` is settled depends on the task's attempts so far (a transient failure: retried, or failed
+ * after the last attempt). Only then must the settler read the task before deciding.
+ */
+export function attemptsMatter(ending: RunEnding): boolean {
+  return ending.kind === 'crashed' || (ending.kind === 'failed' && ending.transient);
+}
+
 function decide(input: SettlementInput): Omit<Settlement, 'schedule'> {
   const { ending } = input;
   const retryOrFail = (reason: string, error: string, transient: boolean): Omit<Settlement, 'schedule'> => {

@@ -7,7 +7,8 @@ import type { ScheduleRunResult } from '../../run-records/run-store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import type { RunWrites } from './fenced-run-writes.js';
 import type { RunLimits } from './run-deps.js';
-import { settleRun, type AbortReason, type RunEnding } from './run-settlement.js';
+import type { RunEnd } from '../../run-records/run-end.js';
+import { attemptsMatter, settleRun, type AbortReason, type RunEnding, type Settlement } from './run-settlement.js';
 
 export interface SettlerDeps {
   tasks: TaskService;
@@ -44,13 +45,15 @@ export class RunSettler {
     reason: AbortReason | null,
     writes: RunWrites,
   ): Promise<void> {
-    const { tasks, limits, clock, posts } = this.deps;
-    const current = task ? await tasks.get(task.id) : null;
-    const attempts = current?.attempts ?? limits.maxAttempts;
+    const { tasks, limits } = this.deps;
+    // The task as it is now: its attempts (what a retry counts) and whether it is still in progress. A store that
+    // settles in one call reads the latter itself; the former is read first only when the ending counts attempts.
+    const read = () => (task ? tasks.get(task.id) : Promise.resolve(null));
+    const current = writes.settle && !attemptsMatter(ending) ? undefined : await read();
     const settlement = settleRun({
       ending,
       abortReason: reason,
-      attempts,
+      attempts: current?.attempts ?? limits.maxAttempts,
       maxAttempts: limits.maxAttempts,
       maxRunMinutes: Math.round(limits.maxRunMs / 60_000),
       retryDelayMs: limits.retryDelayMs,
@@ -58,7 +61,45 @@ export class RunSettler {
     });
     const change = settlement.run;
     if (!change) return;
-    const applied = await writes.posts.atomically(async (tx) => {
+    const t = settlement.task;
+    // One call (PostgreSQL) for an end without a note for the thread (a note is an outbox row of the transaction).
+    const applied =
+      writes.settle && !settlement.note && t?.kind !== 'requeue'
+        ? await writes.settle({
+            conversationId,
+            from: ['running'],
+            to: change.to,
+            ...(change.summary !== undefined ? { summary: change.summary } : {}),
+            ...(change.error ? { error: change.error } : {}),
+            task: task && t ? { id: task.id, finish: t } : null,
+          } satisfies RunEnd)
+        : await this.inTransaction(
+            conversationId,
+            run,
+            task,
+            current === undefined ? await read() : current,
+            settlement,
+            writes,
+          );
+    if (!applied) return;
+    if (settlement.schedule && task?.scheduleId != null)
+      await this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
+    this.countEnd(change.to, run);
+    if (settlement.task?.kind === 'requeue') this.deps.requeued(conversationId, settlement.task.delayMs);
+  }
+
+  /** Writes a settlement in one transaction: the run's status, the task change while it is in progress, the note. */
+  private inTransaction(
+    conversationId: string,
+    run: RunRow,
+    task: TaskRow | null,
+    current: TaskRow | null,
+    settlement: Settlement,
+    writes: RunWrites,
+  ): Promise<boolean> {
+    const { clock, posts } = this.deps;
+    const change = settlement.run!;
+    return writes.posts.atomically(async (tx) => {
       if (
         !(await tx.runs.transition(run.id, ['running'], change.to, {
           ...(change.summary !== undefined ? { summary: change.summary } : {}),
@@ -76,11 +117,6 @@ export class RunSettler {
       if (settlement.note) await posts.record(conversationId, run.id, { purpose: 'note', text: settlement.note }, tx);
       return true;
     });
-    if (!applied) return;
-    if (settlement.schedule && task?.scheduleId != null)
-      await this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
-    this.countEnd(change.to, run);
-    if (settlement.task?.kind === 'requeue') this.deps.requeued(conversationId, settlement.task.delayMs);
   }
 
   /** Fails a claimed run that cannot execute here: no adapter is connected for its platform. */

@@ -9,6 +9,7 @@ import type { RunOwnership } from '../../store/postgres/pg-run-ownership.js';
 import { isTransaction, withinTransaction } from '../../store/postgres/pg-within-transaction.js';
 import { prepared } from '../../store/postgres/pg-prepared.js';
 import { createPgRunFencing, fencedCountRunStep, fencedTransitionRun, FINAL_SET } from './pg-run-fencing.js';
+import { createPgRunSettle } from '../../store/postgres/pg-run-settle.js';
 
 const P = sql.placeholder;
 const ACTIVE = sql`${runs.status} in ('running', 'waiting_user')`;
@@ -221,5 +222,6 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     },
     holds: fencing.holds,
     expectFence: fencing.expectFence,
+    settle: createPgRunSettle(db, clock),
   };
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, getTableColumns, lte, or, sql } from 'drizzle-orm';
 import { conversations, runs, tasks } from '../../db/pg-schema.js';
-import { prepared } from './pg-prepared.js';
+import { prepared, preparedText } from './pg-prepared.js';
 
 /*
  * The to-do queue's hot-path statements on PostgreSQL (pg-task-store.ts), each built once by drizzle and
@@ -102,3 +102,18 @@ export const claimNextTask = prepared((d) => {
     .where(and(eq(tasks.id, next), eq(tasks.status, 'pending')))
     .returning();
 });
+/**
+ * The pump's reads in one statement (issue 40): whether a waiting run is due to resume (as the run store's
+ * expired-question read), whether `$2` (the conversation whose run just ended; null: none) has a ready task
+ * (`readyIn`), and the other ready conversations (`readyConversations`, skipping `$3`, at most `$4`).
+ */
+export const dueWorkRead = preparedText<{ due: boolean; here: boolean; ready: string[] }>(
+  `select exists (select 1 from runs where status = 'waiting_user' and ask_expires_at <= $1::bigint) as due,
+exists (select 1 from tasks t where t.conversation_id = $2::text and t.status = 'pending' and t.blocked = false
+and t.not_before <= $1::bigint and not exists (select 1 from runs r where r.conversation_id = t.conversation_id
+and r.status in ('running', 'waiting_user'))) as here,
+array (select t.conversation_id from tasks t where t.status = 'pending' and t.blocked = false and t.not_before <= $1::bigint
+and t.conversation_id <> all($3::text[]) and not exists (select 1 from runs r where r.conversation_id = t.conversation_id
+and r.status in ('running', 'waiting_user')) group by t.conversation_id order by min(t.not_before), t.conversation_id
+limit $4::integer) as ready`,
+);

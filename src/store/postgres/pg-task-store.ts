@@ -17,6 +17,7 @@ import { withinTransaction } from './pg-within-transaction.js';
 import {
   blockingOf,
   claimNextTask,
+  dueWorkRead,
   finishTask,
   lockConversationRow,
   readyConversations,
@@ -213,6 +214,14 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       const skip = prefer !== undefined ? new Set([...exclude, prefer]) : exclude;
       const rows = await readyConversations(db, { now: clock.now(), skip: [...skip], limit: limit - first.length });
       return [...first, ...rows.map((r) => r.id)];
+    },
+    async dueWork(limit, exclude, prefer) {
+      const asked = prefer !== undefined && !exclude.has(prefer) ? prefer : null;
+      const skip = prefer !== undefined ? [...exclude, prefer] : [...exclude];
+      const [row] = await dueWorkRead(db, [clock.now(), asked, skip, Math.max(limit, 0)]);
+      if (!row) throw new Error('the due-work read answered no row');
+      const ready = asked !== null && row.here ? [asked, ...row.ready] : row.ready;
+      return { questionsDue: row.due, ready: ready.slice(0, Math.max(limit, 0)) };
     },
   };
 }
