@@ -5,17 +5,13 @@ import type { Person } from '../access/access-policy.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { ImagePart } from '../records/stored-values.js';
 import { buildContext, type BuiltContext } from './context-builder.js';
+import type { ReadContext, StoredSummary } from './context-read.js';
 import type { SummaryWriter } from './context-summary.js';
 import { memoriesSection } from './system-prompt.js';
 import { privateRowUnits, withPrivateSummary } from './private-summary.js';
 import { transcriptUnits, type ContextUnit } from './transcript-units.js';
 
-/** A summary as the context reads it: its text, the newest message it took in, its version (the compare-and-swap). */
-export interface StoredSummary {
-  readonly summary: string;
-  readonly throughMessageId: number;
-  readonly version: number;
-}
+export type { StoredSummary } from './context-read.js';
 
 /**
  * Where summaries are kept (the memory feature's store is one): each conversation's, and each person's own summary
@@ -59,6 +55,11 @@ export interface RunMemory {
   readonly writeSummary?: SummaryWriter;
   /** MEMORY_TOKEN_BUDGET: most tokens of memories in one request. */
   readonly memoryTokens: number;
+  /**
+   * Reads what one build of a request needs (the summaries, the transcript's window, the memories `recall` would
+   * give) at once; present on PostgreSQL, where it is one statement instead of five. Absent: each is read on its own.
+   */
+  readonly readContext?: ReadContext;
 }
 
 /** The share of the context budget kept for the conversation's summary (1/SUMMARY_SHARE). */
@@ -128,10 +129,29 @@ export async function assembleContext(
   const { memory } = deps;
   const { viewer } = request;
   const goalText = request.goal ?? '';
-  const memories =
-    memory && request.memoryOf
-      ? await memory.recall(request.memoryOf.principal, request.memoryOf.place, goalText, memory.memoryTokens)
-      : [];
+  /** The request's memories: read once, with the first build. */
+  let memories: readonly RecalledMemory[] | undefined;
+  /** What one build reads: in one go where the memory offers it, else each part on its own (memories first). */
+  const read = async () => {
+    if (memory?.readContext) {
+      const { memoryOf } = request;
+      const got = await memory.readContext({
+        conversationId: request.conversationId,
+        viewer,
+        historyRows: request.historyRows,
+        memoryOf: memories === undefined && memoryOf ? { ...memoryOf, goal: goalText } : null,
+      });
+      memories ??= got.memories;
+      return got;
+    }
+    memories ??=
+      memory && request.memoryOf
+        ? await memory.recall(request.memoryOf.principal, request.memoryOf.place, goalText, memory.memoryTokens)
+        : [];
+    const summary = memory ? await memory.store.summary(request.conversationId) : null;
+    const mine = memory && viewer !== null ? await memory.store.privateSummary(request.conversationId, viewer) : null;
+    return { summary, mine, window: await deps.transcript.recent(request.conversationId, request.historyRows) };
+  };
   const writer = compaction.failed ? undefined : memory?.writeSummary;
   const reserve = memory?.writeSummary ? Math.floor(request.budgetTokens / SUMMARY_SHARE) : 0;
   const charge = async (usage: Parameters<RunBudget['record']>[0] | null) => {
@@ -139,15 +159,13 @@ export async function assembleContext(
   };
 
   const build = async () => {
-    const summary = memory ? await memory.store.summary(request.conversationId) : null;
-    const mine = memory && viewer !== null ? await memory.store.privateSummary(request.conversationId, viewer) : null;
+    const { summary, mine, window } = await read();
     const through = summary?.throughMessageId ?? 0;
-    const window = await deps.transcript.recent(request.conversationId, request.historyRows);
     const rows = window.filter((r) => r.id > through);
     const within = (budgetTokens: number) =>
       buildContext({
         systemPrompt: request.systemPrompt,
-        memories: memoriesSection(memories),
+        memories: memoriesSection(memories ?? []),
         summary: withPrivateSummary(summary?.summary ?? null, mine?.summary ?? null),
         summaryReserveTokens: reserve,
         goal: request.goal,

@@ -1,6 +1,7 @@
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
 import type { EnabledSkill } from '../skills/skill-enablement.js';
+import type { SkillPinRow } from '../skills/skill-pin-store.js';
 import type { SkillLibrary } from '../skills/skill-library.js';
 import type { SkillMountPlan, SkillMounts } from '../skills/skill-mounts.js';
 import type { LoadedSkill } from '../skills/skill-scan.js';
@@ -123,6 +124,8 @@ export interface RunSkillsRequest {
   /** The run has steps already (restarted, or resumed after a question): the skills it followed are read back. */
   readonly resumed: boolean;
   readonly transcript: Pick<TranscriptStore, 'recent'>;
+  /** The skill pins, when the launcher read them already (with the run's context, in one statement); absent: read here. */
+  readonly pins?: readonly SkillPinRow[];
 }
 
 /** Where each run gets its skills (absent from a run when none is enabled in its channel). */
@@ -147,7 +150,7 @@ export function createRunSkillsSource(deps: RunSkillsSourceDeps): RunSkillsSourc
   const sandbox = deps.sandboxAvailable ?? (() => false);
   return {
     async forRun(request) {
-      const enabled = await deps.library.enabledFor(request.conversation);
+      const enabled = await deps.library.enabledFor(request.conversation, request.pins);
       if (enabled.length === 0) return null;
       const run = createRunSkills(enabled, skillsSection(enabled, deps.tokenBudget), deps.mounts, sandbox);
       if (request.resumed)

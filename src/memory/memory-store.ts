@@ -1,4 +1,5 @@
 import type { ConversationSummaryRow, MemoryRow, MemoryScope, PrivateSummaryRow } from '../db/schema.js';
+import type { ConversationRow, MessageRow, SkillPinRow } from '../db/schema.js';
 
 export type { ConversationSummaryRow, MemoryRow, MemoryScope, PrivateSummaryRow };
 
@@ -84,4 +85,48 @@ export interface MemoryStore {
     summary: string,
     throughMessageId: number,
   ): Promise<boolean>;
+  /**
+   * A request's summaries, transcript window and memories (and at a run's start its conversation row and the skill
+   * pins) in one read, each part exactly as its own read gives it. PostgreSQL only (one statement for five to seven
+   * round trips); absent: the parts are read one by one.
+   */
+  readContext?(read: StoredContextRead): Promise<StoredContext>;
+}
+
+/**
+ * What a run's request reads from the store in one go (`MemoryStore.readContext`): the parts `summary`,
+ * `privateSummary`, `TranscriptStore.recent`, `search` and `newest` read one by one, and at a run's start the
+ * conversation's row and the skill pins.
+ */
+export interface StoredContextRead {
+  readonly conversationId: string;
+  /** Whose private summary; null: none is read. */
+  readonly owner: string | null;
+  /** The newest transcript rows to read. */
+  readonly historyRows: number;
+  /** The memories to read, as `search(visibility, query, matched)` and `newest(visibility, newest)`; null: none. */
+  readonly memories: {
+    readonly visibility: MemoryVisibility;
+    readonly query: string;
+    readonly matched: number;
+    readonly newest: number;
+  } | null;
+  readonly conversation: boolean;
+  readonly pins: boolean;
+}
+
+/** What a `StoredContextRead` found: each part exactly as its own read returns it. */
+export interface StoredContext {
+  readonly summary: ConversationSummaryRow | null;
+  readonly privateSummary: PrivateSummaryRow | null;
+  /** Oldest first, as `TranscriptStore.recent`. */
+  readonly window: MessageRow[];
+  /** As `search`: best match first (empty without memories, or when the query has no word). */
+  readonly matched: MemoryRow[];
+  /** As `newest`: newest first. */
+  readonly newest: MemoryRow[];
+  /** Asked with `conversation`, else undefined. */
+  readonly conversation?: ConversationRow | null;
+  /** Asked with `pins`, else undefined. */
+  readonly pins?: SkillPinRow[];
 }

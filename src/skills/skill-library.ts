@@ -9,7 +9,7 @@ import {
   type FilePins,
   type SkillStatus,
 } from './skill-enablement.js';
-import type { SkillPinStore } from './skill-pin-store.js';
+import type { SkillPinRow, SkillPinStore } from './skill-pin-store.js';
 import type { LoadedSkill, SkillScan } from './skill-scan.js';
 
 /** How often, at most, a run that finds a pin its loaded folder does not match reads SKILLS_DIR again. */
@@ -48,8 +48,8 @@ export interface SkillLibrary {
   current(): SkillScan;
   /** Reads SKILLS_DIR again (one reading at a time: callers during one share it). */
   reload(): Promise<SkillScan>;
-  /** The skills enabled in a channel now: pinned there, folder unchanged. */
-  enabledFor(channel: Pick<ChannelRef, 'platform' | 'channel'>): Promise<EnabledSkill[]>;
+  /** The skills enabled in a channel now: pinned there, folder unchanged. `pins`: the database's, read already. */
+  enabledFor(channel: Pick<ChannelRef, 'platform' | 'channel'>, pins?: readonly SkillPinRow[]): Promise<EnabledSkill[]>;
   /** Reads SKILLS_DIR again and says what each skill comes to. */
   report(): Promise<SkillsReport>;
   /** What each skill comes to against SKILLS_DIR as last read (no file is read: for the App Home). */
@@ -111,8 +111,8 @@ export function createSkillLibrary(initial: SkillScan, deps: SkillLibraryDeps): 
   return {
     current: () => scan,
     reload,
-    async enabledFor(channel) {
-      const database = await deps.pins.list();
+    async enabledFor(channel, pins) {
+      const database = pins ?? (await deps.pins.list());
       noticeStale(database);
       return enabledIn(channelKeyOf(channel), scan, deps.file, database);
     },

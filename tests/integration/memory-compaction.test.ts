@@ -3,8 +3,10 @@ import type { FakeStep, RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { isSummaryRequest, stepRequests } from '../support/summary-requests.js';
 import { startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
 import { payerKey } from '../../src/budget/budget.js';
 
+const stores = useStoreKinds();
 let h: Harness;
 afterEach(async () => h.close());
 
@@ -38,6 +40,7 @@ async function sayAndWait(text: string, thread = h.adapter.thread()): Promise<vo
   await h.app.coordinator.idle();
 }
 
+// The long thread on SQLite (its 300 runs take 20 s on PostgreSQL); compaction on both databases below.
 describe('compaction: long threads are summarised, not forgotten', () => {
   it('carries a fact from message 1 of a 300-message thread into the request at message 300, through the stored summary', async () => {
     h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1200' });
@@ -69,9 +72,15 @@ describe('compaction: long threads are summarised, not forgotten', () => {
     for (const s of summaries.slice(1)) expect(String(s.messages[1]!.content)).toContain('https://staging.acme.test');
     expect(h.model.requests.every((r) => r.problem === null)).toBe(true);
   }, 120_000);
+});
 
+describe.each(stores.kinds)('compaction: a summary kept and a failed one (%s)', (kind) => {
   it('keeps the summary across a restart, and charges summary requests to the run like any other', async () => {
-    h = await startHarness({ CONTEXT_TOKEN_BUDGET: '800', COMPACTION_MODEL: 'small-summariser' });
+    h = await startHarness({
+      ...(await stores.env(kind)),
+      CONTEXT_TOKEN_BUDGET: '800',
+      COMPACTION_MODEL: 'small-summariser',
+    });
     h.model.usageWith(() => ({ promptTokens: 10, completionTokens: 1 }));
     h.model.respondWith((req) => (isSummaryRequest(req) ? summarise(req) : { text: 'Noted.' }));
     await sayAndWait(FACT);
@@ -100,7 +109,7 @@ describe('compaction: long threads are summarised, not forgotten', () => {
   }, 60_000);
 
   it('answers when the summary request fails, leaving older messages out with the note, and asks once per run', async () => {
-    h = await startHarness({ CONTEXT_TOKEN_BUDGET: '600' });
+    h = await startHarness({ ...(await stores.env(kind)), CONTEXT_TOKEN_BUDGET: '600' });
     h.model.respondWith((req) =>
       isSummaryRequest(req)
         ? { status: 400, error: 'this model cannot summarise' }

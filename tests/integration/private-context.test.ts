@@ -5,8 +5,10 @@ import type { FakeStep, FakeToolCall, RecordedRequest } from '../fakes/fake-open
 import { waitFor } from '../fakes/wait-for.js';
 import { isSummaryRequest, stepRequests } from '../support/summary-requests.js';
 import { startHarness, type Harness } from './harness.js';
+import { useStoreKinds } from '../support/store-kinds.js';
 import { rememberPrivately } from '../support/private-memory.js';
 
+const stores = useStoreKinds();
 let h: Harness;
 afterEach(async () => h.close());
 
@@ -53,9 +55,9 @@ async function run(
   return stepRequests(h.model).slice(before);
 }
 
-describe('private stays private in a shared thread (in process, the memory adapter)', () => {
+describe.each(stores.kinds)('private stays private in a shared thread (in process, %s)', (kind) => {
   it("keeps Ana's recall result out of Bob's runs and of the shared summary, holds her answer for her, and a forget takes the memory out of every later request", async () => {
-    h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1400' });
+    h = await startHarness({ ...(await stores.env(kind)), CONTEXT_TOKEN_BUDGET: '1400' });
     const memory = await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     const conv = await h.app.conversations.ensure(thread);
@@ -120,7 +122,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
   }, 60_000);
 
   it('when her own run compacts the thread, her private steps go into her own summary and the shared one gets only the placeholders', async () => {
-    h = await startHarness({ CONTEXT_TOKEN_BUDGET: '1400' });
+    h = await startHarness({ ...(await stores.env(kind)), CONTEXT_TOKEN_BUDGET: '1400' });
     await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     const conv = await h.app.conversations.ensure(thread);
@@ -141,7 +143,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
   }, 60_000);
 
   it('Share in thread posts the held answer and makes it public for later runs; Keep private leaves a note without it; only its owner decides, once', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     await run(
@@ -193,7 +195,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
   });
 
   it('holds an update sent after a private result too, tells the model so, and records no private text as the task result', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const thread = h.adapter.thread('C1', 'T1');
     const requests = await run(
@@ -216,7 +218,7 @@ describe('private stays private in a shared thread (in process, the memory adapt
   });
 
   it('posts a private answer at once in a 1:1 DM, where nobody else reads it', async () => {
-    h = await startHarness();
+    h = await startHarness(await stores.env(kind));
     await rememberPrivately(h.app.store.memory, `memory:${ANA}`, SECRET);
     const dm = h.adapter.thread('D1', null);
     await run(

@@ -5,6 +5,7 @@ import type { MemoryScope } from '../../db/schema.js';
 import { isMemoryId, type MemoryStore, type MemoryVisibility } from '../memory-store.js';
 import { searchTerms, tsQuery } from '../search-terms.js';
 import { withoutMemory } from '../recall-redaction.js';
+import { pgReadContext } from './pg-context-read.js';
 import type { PgExecutor } from '../../store/postgres/pg-executor.js';
 import { prepared, type PreparedStatement } from '../../store/postgres/pg-prepared.js';
 
@@ -193,5 +194,6 @@ export function createPgMemoryStore(db: PgExecutor, clock: Clock): MemoryStore {
         .returning({ version: privateSummaries.version });
       return rows.length === 1;
     },
+    readContext: pgReadContext(db),
   };
 }

@@ -1,6 +1,8 @@
 import { executeRun, type RunInput } from '../agent/runner.js';
 import type { RunOutcome } from '../../run-records/run-outcome.js';
 import type { RunSkills } from '../../agent/run-skills.js';
+import { withFirstRead, type ContextRead, type ContextReadResult } from '../../agent/context-read.js';
+import type { RunMemory } from '../../agent/context-assembly.js';
 import { buildSystemPrompt } from '../../agent/system-prompt.js';
 import type { ToolContext } from '../../agent/tools/tool.js';
 import type { Person } from '../../access/access-policy.js';
@@ -32,6 +34,9 @@ function principalOf(
   const roles = run.principal !== null ? run.principalRoles : (task?.requesterRoles ?? null);
   return roles && roles.length > 0 ? { platform, userId, roles } : { platform, userId };
 }
+
+/** The transcript rows a run's request is built from (the runner's default, `RunnerDeps.historyRows` unset). */
+const HISTORY_ROWS = 400;
 
 /** How a parked run goes on: the approval it asked for and what was decided. */
 export type RunResume = NonNullable<RunInput['resume']>;
@@ -95,9 +100,10 @@ export class RunLauncher {
     const { deps } = this;
     const { conversationId, ref, run, task, writes, resume } = launch;
     launch.working.show();
-    const timezone = await this.timezoneFor(conversationId, ref.platform, task);
     const principal = principalOf(ref.platform, run, task);
-    const skills = await this.skillsFor(launch);
+    const start = await this.readStart(launch, principal);
+    const timezone = await this.timezoneFor(conversationId, ref.platform, task, start?.read);
+    const skills = await this.skillsFor(launch, start?.read.pins);
     const toolContext: ToolContext = {
       conversationId,
       conversation: ref,
@@ -173,7 +179,7 @@ export class RunLauncher {
           logger: deps.logger,
           maxSteps: deps.limits.maxSteps,
           contextBudget: deps.limits.contextBudget,
-          ...(agent.memory ? { memory: agent.memory } : {}),
+          ...(agent.memory ? { memory: start?.memory ?? agent.memory } : {}),
           askTimeoutMs: deps.limits.askTimeoutMs,
           posts: writes.posts,
           ...(writes.confirmHeld ? { confirmHeld: writes.confirmHeld } : {}),
@@ -200,8 +206,32 @@ export class RunLauncher {
     );
   }
 
+  /**
+   * Where the memory reads a request's context in one statement (PostgreSQL): the conversation's row and the skill
+   * pins are read with the first request's context, in that one statement, and the run's memory answers its first
+   * read with it. Null otherwise (SQLite), and for a resumed run (it writes before its first request): the parts are
+   * read one by one.
+   */
+  private async readStart(
+    launch: Launch,
+    principal: Person | null,
+  ): Promise<{ read: ContextReadResult; memory: RunMemory } | null> {
+    const memory = this.deps.agent.memory;
+    if (!memory?.readContext || launch.resume !== undefined) return null;
+    const { conversationId, ref, task } = launch;
+    // As the runner asks (runner.ts: viewer, historyRows' default of 400, memoryOf and the goal).
+    const asked: ContextRead = {
+      conversationId,
+      viewer: principal?.userId ?? null,
+      historyRows: HISTORY_ROWS,
+      memoryOf: { principal, place: ref, goal: task ? goalMessage(task) : '' },
+    };
+    const read = await memory.readContext({ ...asked, conversation: true, pins: this.deps.agent.skills !== undefined });
+    return { read, memory: { ...memory, readContext: withFirstRead(memory.readContext, asked, read) } };
+  }
+
   /** The skills of this run (null: none enabled here); a resumed run goes on following those it followed. Never fails the run. */
-  private async skillsFor(launch: Launch): Promise<RunSkills | null> {
+  private async skillsFor(launch: Launch, pins?: ContextReadResult['pins']): Promise<RunSkills | null> {
     const source = this.deps.agent.skills;
     if (!source) return null;
     const { conversationId, ref, run, resume, writes } = launch;
@@ -212,6 +242,7 @@ export class RunLauncher {
         runId: run.id,
         resumed: run.steps > 0 || resume !== undefined,
         transcript: writes.transcript,
+        ...(pins ? { pins } : {}),
       });
     } catch (err) {
       this.deps.logger.warn({ err, runId: run.id }, 'reading the skills of a run failed; it runs without them');
@@ -219,9 +250,16 @@ export class RunLauncher {
     }
   }
 
-  /** The conversation's stored timezone, else the requester's on the platform, else the default. */
-  private async timezoneFor(conversationId: string, platform: string, task: TaskRow | null): Promise<string> {
-    const stored = (await this.deps.conversations.get(conversationId))?.timezone;
+  /** The conversation's stored timezone, else the requester's on the platform, else the default. `start`: its row, read. */
+  private async timezoneFor(
+    conversationId: string,
+    platform: string,
+    task: TaskRow | null,
+    start?: ContextReadResult,
+  ): Promise<string> {
+    const row =
+      start?.conversation !== undefined ? start.conversation : await this.deps.conversations.get(conversationId);
+    const stored = row?.timezone;
     if (stored) return stored;
     if (task?.requestedBy) {
       const tz = await this.deps.platforms.userTimezone(platform, task.requestedBy);
