@@ -26,7 +26,9 @@ const releaseDrainedRow = prepared((d) =>
           d
             .select({ one: sql`1` })
             .from(outbox)
-            .where(and(eq(outbox.conversationId, P('conversationId')), eq(outbox.status, 'pending'))),
+            // The status as a literal, not a parameter: a plan made once for every call can then use the partial
+            // index of pending rows, so PostgreSQL keeps one plan instead of planning the statement at each call.
+            .where(and(eq(outbox.conversationId, P('conversationId')), sql`${outbox.status} = 'pending'`)),
         ),
       ),
     )
