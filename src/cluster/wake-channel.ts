@@ -57,6 +57,8 @@ export interface WakeChannel {
   wakeOthers(kind: WakeKind, conversationId: string): Promise<boolean>;
   /** Looks again whether another process listens (one read of pg_stat_activity): call it now and then. */
   lookForOthers(): Promise<void>;
+  /** Whether another process listens, as last seen or heard (null: not known, so `wakeOthers` sends). */
+  othersListening(): boolean | null;
   /** Registers a handler; returns its unsubscribe. Handler errors are logged, never thrown back. */
   onWake(handler: WakeHandler): () => void;
   /** Stops listening for good. */
@@ -207,6 +209,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
       return true;
     },
     lookForOthers,
+    othersListening: () => others,
     onWake(handler) {
       handlers.add(handler);
       return () => void handlers.delete(handler);

@@ -52,12 +52,14 @@ describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
 
     const a = await processWith('proc-a');
     await waitFor(() => heard.length === 1, 10_000, "a's hello");
+    expect(a.wake.othersListening()).toBe(false);
     expect(await a.wake.wakeOthers('task', 'slack:T1:C1:3.0')).toBe(false);
     const b = await processWith('proc-b');
     await waitFor(() => heard.length === 2, 10_000, "b's hello");
+    await waitFor(() => a.wake.othersListening() === true, 10_000, "a to hear b's hello");
     // a heard b's hello: b is reached from its first moment, without waiting for a look.
     expect(await a.wake.wakeOthers('task', 'slack:T1:C1:4.0')).toBe(true);
-    await waitFor(() => b.events.length === 1, 10_000, 'b woken');
+    await waitFor(() => b.events.length === 1 && a.events.length === 1 && heard.length === 3, 10_000, 'everyone woken');
     expect(b.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:4.0', fromSelf: false }]);
     // The hellos are nobody's work: no handler saw them.
     expect(a.events).toEqual([{ kind: 'task', conversationId: 'slack:T1:C1:4.0', fromSelf: true }]);
@@ -68,7 +70,15 @@ describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
     ]);
 
     await b.wake.close();
-    await a.wake.lookForOthers();
+    // Its backend ends a moment after the connection closes: the look sees it gone then.
+    await waitFor(
+      async () => {
+        await a.wake.lookForOthers();
+        return a.wake.othersListening() === false;
+      },
+      10_000,
+      "b's listener gone",
+    );
     expect(await a.wake.wakeOthers('answer', 'slack:T1:C1:5.0')).toBe(false);
     // notify still reaches everyone listening, this process included.
     await a.wake.notify('stop', 'slack:T1:C1:6.0');
