@@ -8,7 +8,7 @@ import type { OutboxFileStore } from '../store/outbox-file-store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { keepClaim } from './claim-keeper.js';
 import { PostWaiters, type PostSettled } from './post-waiters.js';
-import { RowDelivery } from './row-delivery.js';
+import { RowDelivery, type TurnClaim } from './row-delivery.js';
 import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 import { StreamedAnswers, type StreamedAnswer } from './streamed-answers.js';
 
@@ -232,7 +232,11 @@ export class OutboxPoster {
         this.later(conversationId, wait);
         return 'waiting';
       }
-      await this.deliver(row);
+      const turn: TurnClaim = { claim, released: undefined };
+      await this.deliver(row, turn);
+      // A streamed answer's mark looked for pending rows and gave the claim up if none: nothing to ask again.
+      if (turn.released === true) return 'released';
+      if (turn.released === false) continue;
       // Most turns post one row: whether another is pending and the release are then one statement, not three.
       if (claim.releaseIfDrained && !this.stopping && !lost() && (await claim.releaseIfDrained())) return 'released';
     }
@@ -240,9 +244,9 @@ export class OutboxPoster {
   }
 
   /** Delivers one row, in a `deliver <purpose>` span when traces are on (a failure marks it). */
-  private deliver(row: PendingPost): Promise<void> {
+  private deliver(row: PendingPost, turn: TurnClaim): Promise<void> {
     const traced = this.deps.tracing;
-    if (!traced?.tracing.enabled) return this.delivery.deliver(row);
+    if (!traced?.tracing.enabled) return this.delivery.deliver(row, turn);
     const attributes = {
       'errand.platform': this.deps.refOf(row.conversationId)?.platform,
       'errand.conversation_id': row.conversationId,
@@ -254,7 +258,7 @@ export class OutboxPoster {
     return traced.tracing.span(
       `deliver ${row.purpose}`,
       { kind: 'client', parent, attributes, active: false },
-      (span) => this.delivery.deliverIn(row, span),
+      (span) => this.delivery.deliverIn(row, span, turn),
     );
   }
 

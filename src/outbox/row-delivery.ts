@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
-import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
+import type { OutboxClaim, OutboxStore, PendingPost } from '../store/outbox-store.js';
 import type { OutboxFileStore } from '../store/outbox-file-store.js';
 import { postFileRow, UndeliverableFiles } from './file-delivery.js';
 import type { PostWaiters } from './post-waiters.js';
@@ -39,6 +39,16 @@ export interface RowDeliveryDeps {
 }
 
 /**
+ * The claim of the poster's turn, lent to a delivery so the write that settles a streamed answer can also give the
+ * claim up when nothing else is pending (`OutboxClaim.markStreamedReleasing`): `released` is true when it was given
+ * up, false when it was kept because a row is pending, undefined when no such write was made.
+ */
+export interface TurnClaim {
+  readonly claim: OutboxClaim;
+  released: boolean | undefined;
+}
+
+/**
  * Delivers one due outbox row: a post, the finish of its streamed preview, or the retraction of an
  * interrupted preview, then marks it posted, retries it later, or fails it. The poster decides which
  * row is due and holds the claim; this decides what happens to the row.
@@ -50,10 +60,10 @@ export class RowDelivery {
   constructor(private readonly deps: RowDeliveryDeps) {}
 
   /** `deliver`, in the delivery's span: a failure marks it (handed over, not looked up: it is no active span). */
-  async deliverIn(row: PendingPost, span: ActiveSpan): Promise<void> {
+  async deliverIn(row: PendingPost, span: ActiveSpan, turn?: TurnClaim): Promise<void> {
     this.spans.set(row.id, span);
     try {
-      await this.deliver(row);
+      await this.deliver(row, turn);
     } finally {
       this.spans.delete(row.id);
     }
@@ -63,7 +73,7 @@ export class RowDelivery {
    * A row tried before (a crash or a failure after the request left) is first looked up on the
    * platform where the adapter can (`findPosted`); Discord's nonce makes a second post return the first.
    */
-  async deliver(row: PendingPost): Promise<void> {
+  async deliver(row: PendingPost, turn?: TurnClaim): Promise<void> {
     const { store, logger } = this.deps;
     const ref = this.deps.refOf(row.conversationId);
     const adapter = ref ? this.deps.adapters.get(ref.platform) : undefined;
@@ -86,7 +96,7 @@ export class RowDelivery {
     if ((row.purpose === 'question' || row.purpose === 'approval') && row.payload.visibleTo !== undefined)
       return this.askPrivately(row, ref, adapter, row.payload.visibleTo);
     const streamed = this.deps.streamed.get(row.id);
-    if (streamed) return this.finishStream(row, streamed);
+    if (streamed) return this.finishStream(row, streamed, turn);
     const key = idempotencyKeyOf(row.id);
     try {
       const lookup = adapter.capabilities.postedLookup;
@@ -212,7 +222,7 @@ export class RowDelivery {
   }
 
   /** Delivers an answer's rows by finishing its preview; a preview that was stopped meanwhile leaves them to be posted. */
-  private async finishStream(row: PendingPost, answer: StreamedAnswer): Promise<void> {
+  private async finishStream(row: PendingPost, answer: StreamedAnswer, turn?: TurnClaim): Promise<void> {
     const first = answer.rows[0];
     if (first?.id !== row.id || first.text !== row.payload.text) {
       // Not the answer this preview was opened for (or not from its start): post as usual.
@@ -230,10 +240,10 @@ export class RowDelivery {
       this.deps.streamed.forget(answer);
       if (ids.length !== answer.rows.length) return this.deliver(row);
       // One write: the rows are posted and the run's preview records settled, so a crash cannot leave the answer to be taken back.
-      await this.deps.store.markStreamed(
-        row.runId,
-        answer.rows.map((r, i) => ({ id: r.id, platformMessageId: ids[i]! })),
-      );
+      const posted = answer.rows.map((r, i) => ({ id: r.id, platformMessageId: ids[i]! }));
+      const releasing = turn?.claim.markStreamedReleasing;
+      if (turn && releasing) turn.released = await releasing.call(turn.claim, row.runId, posted);
+      else await this.deps.store.markStreamed(row.runId, posted);
       for (const [i, r] of answer.rows.entries())
         this.deps.waiters.settle(r.id, { kind: 'posted', platformMessageId: ids[i]! });
     } catch (err) {

@@ -45,6 +45,11 @@ export interface OutboxClaim {
    * the turn's first `nextPending` is not sent. Absent: read it with `nextPending` (SQLite; an unreadable row).
    */
   readonly first?: PendingPost | null;
+  /**
+   * `OutboxStore.markStreamed`, and in the same statement `releaseIfDrained` counting the rows it marks as no longer
+   * pending: true when the claim was given up. Absent: `markStreamed`, then `releaseIfDrained`.
+   */
+  markStreamedReleasing?(runId: string | null, posted: Parameters<OutboxStore['markStreamed']>[1]): Promise<boolean>;
 }
 
 /** Whether a claim was won: `busy` means another holder's claim is live until `until` (epoch ms). */

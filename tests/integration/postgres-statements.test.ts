@@ -340,8 +340,21 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       privacy: runPrivacy('U1', false),
       stream,
     });
-    expect(await writes.posts.delivered(ticket)).toBe('preview-1');
-    await outbox.idle();
+    const delivering = await statementsOf(async () => {
+      expect(await writes.posts.delivered(ticket)).toBe('preview-1');
+      await outbox.idle();
+      const pool = db.$client;
+      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+    });
+    // The claim with its row, the attempt, then the mark and the drained claim's release in one statement.
+    expect(delivering.map((s) => s.split(' ').slice(0, 4).join(' '))).toEqual([
+      'with won as (insert',
+      'update "outbox" set "attempts"',
+      'with posted as (update',
+    ]);
+    expect(delivering[2]).toContain('released as (delete from outbox_claims');
+    const claims = await db.execute(sql`select owner from outbox_claims where conversation_id = ${conversationId}`);
+    expect(claims.rows, 'the drained claim given up').toEqual([]);
     expect(finished).toEqual(['The answer.']);
     expect(adapter.textsIn(ref), 'not posted anew').toEqual([]);
     expect(await store.outbox.state(ticket[0]!)).toMatchObject({ status: 'posted', platformMessageId: 'preview-1' });
@@ -355,5 +368,75 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     await outbox.stop(1_000);
     const pool = db.$client;
     await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+  });
+
+  it("keeps the claim when the streamed answer's mark finds another row pending, and posts that row in the same turn", async () => {
+    const ref = thread();
+    const conversationId = await store.conversations.ensure(ref);
+    const adapter = new MemoryAdapter();
+    const outbox = createOutbox({
+      store,
+      clock: new FakeClock(1_000),
+      logger: silentLogger(),
+      adapters: new Map([['memory', adapter]]),
+      refOf: (id) => store.conversations.refOf(id),
+      onQuestionPosted: async () => undefined,
+    });
+    await outbox.start();
+    const run = await store.runs.create(conversationId, null);
+    const writes = fenceRunWrites(
+      await store.runs.fence(run.id),
+      { posts: outbox, transcript: store.transcript, runs: store.runs },
+      () => undefined,
+    );
+    const slot = await writes.posts.recordPreview(conversationId, run.id);
+    await slot.posted('preview-2');
+    let finishing!: () => void;
+    const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
+    let letFinish!: () => void;
+    const finishMay = new Promise<void>((resolve) => (letFinish = resolve));
+    const stream = {
+      append: () => undefined,
+      finish: async () => {
+        finishing();
+        await finishMay;
+        return ['preview-2'];
+      },
+      stop: async () => undefined,
+    };
+    const statements = await statementsOf(async () => {
+      const { ticket } = await writeAnswerStep(writes.posts, {
+        conversationId,
+        runId: run.id,
+        text: 'The answer.',
+        toolCalls: [],
+        usage: undefined,
+        budget: undefined,
+        privacy: runPrivacy('U1', false),
+        stream,
+      });
+      await finishStarted;
+      // Recorded while the answer's stream finishes: pending when the answer's mark looks.
+      const [after] = await outbox.record(conversationId, null, { purpose: 'update', text: 'after' });
+      letFinish();
+      expect(await writes.posts.delivered(ticket)).toBe('preview-2');
+      expect(await outbox.delivered([after!])).not.toBeNull();
+      await outbox.idle();
+      const pool = db.$client;
+      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+    });
+    expect(adapter.textsIn(ref)).toEqual(['after']);
+    // The mark kept the claim (a row was pending): the same turn reads that row next, posts it, then gives the claim up.
+    const mark = statements.findIndex((s) => s.startsWith('with posted as (update'));
+    expect(mark).toBeGreaterThan(0);
+    expect(statements.slice(mark + 1, mark + 5).map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual([
+      'select "id", "conversation_id",',
+      'update "outbox" set',
+      'update "outbox" set',
+      'delete from "outbox_claims"',
+    ]);
+    const claims = await db.execute(sql`select owner from outbox_claims where conversation_id = ${conversationId}`);
+    expect(claims.rows).toEqual([]);
+    await outbox.stop(1_000);
   });
 });

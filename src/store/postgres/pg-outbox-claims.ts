@@ -6,7 +6,8 @@ import type { ClaimAttempt, OutboxClaim, OutboxStore, PendingPost } from '../out
 import { claimWithFirst } from './pg-outbox-first-row.js';
 import type { PgExecutor } from './pg-executor.js';
 import type { RunOwnership } from './pg-run-ownership.js';
-import { prepared } from './pg-prepared.js';
+import { MARK_STREAMED_SQL } from './pg-outbox-previews.js';
+import { prepared, preparedText } from './pg-prepared.js';
 
 const P = sql.placeholder;
 const releaseRow = prepared((d) =>
@@ -33,6 +34,19 @@ const releaseDrainedRow = prepared((d) =>
       ),
     )
     .returning({ id: outboxClaims.conversationId }),
+);
+
+/**
+ * A streamed answer marked posted (MARK_STREAMED_SQL, `$1`–`$4`) and the drained claim given up (`$5` the
+ * conversation, `$6` the owner) in one statement. Both parts read the snapshot from before the statement, so the
+ * rows being marked (`$1`) still read as pending there and are left out of the look for pending rows.
+ */
+const markStreamedReleasingRows = preparedText<{ released: boolean }>(
+  `with posted as (${MARK_STREAMED_SQL} returning o.id), ` +
+    `released as (delete from outbox_claims c where c.conversation_id = $5::text and c.owner = $6::text ` +
+    `and not exists (select 1 from outbox p where p.conversation_id = $5::text and p.status = 'pending' and p.id <> all($1::integer[])) ` +
+    `returning c.conversation_id) ` +
+    `select exists (select 1 from released) as released, (select count(*) from posted) as posted`,
 );
 
 /**
@@ -72,6 +86,13 @@ export function createPgOutboxClaims(
     // One statement where a drained turn sent three (the empty read, the release, the look for rows recorded meanwhile).
     async releaseIfDrained() {
       return (await releaseDrainedRow(db, { conversationId, owner })).length === 1;
+    },
+    // The streamed answer's mark and the release a drained turn sends after it, in one statement.
+    async markStreamedReleasing(runId, posted) {
+      const ids = posted.map((r) => r.id);
+      const messageIds = posted.map((r) => r.platformMessageId);
+      const [row] = await markStreamedReleasingRows(db, [ids, messageIds, clock.now(), runId, conversationId, owner]);
+      return row?.released === true;
     },
   });
 

@@ -42,12 +42,12 @@ const setPreviewMessageOf = prepared((d) =>
  * run's previews (`$4`, null for none) with them, in one statement of one text whatever the number of rows, so
  * it is prepared once. The two sets are disjoint (pending rows, preview rows).
  */
-const markStreamedRows = preparedText<never>(
+export const MARK_STREAMED_SQL =
   `update outbox o set status = 'posted', ` +
-    `platform_message_id = case when o.status = 'pending' then coalesce((select m.message_id from unnest($1::integer[], $2::text[]) as m(id, message_id) where m.id = o.id), o.platform_message_id) else o.platform_message_id end, ` +
-    `posted_at = $3::bigint, error = case when o.status = 'pending' then null else o.error end ` +
-    `where (o.id = any($1::integer[]) and o.status = 'pending') or (o.run_id = $4::text and o.status = 'preview')`,
-);
+  `platform_message_id = case when o.status = 'pending' then coalesce((select m.message_id from unnest($1::integer[], $2::text[]) as m(id, message_id) where m.id = o.id), o.platform_message_id) else o.platform_message_id end, ` +
+  `posted_at = $3::bigint, error = case when o.status = 'pending' then null else o.error end ` +
+  `where (o.id = any($1::integer[]) and o.status = 'pending') or (o.run_id = $4::text and o.status = 'preview')`;
+const markStreamedRows = preparedText<never>(MARK_STREAMED_SQL);
 
 type PreviewMethods = Pick<
   OutboxStore,
