@@ -8,6 +8,7 @@ import { goalMessage } from '../../src/runs/goal-message.js';
 import { claimNextTask } from '../../src/runs/runtime/run-claim.js';
 import type { MentionToAccept } from '../../src/tasks/mention-accepts.js';
 import { FakeClock } from '../fakes/fake-clock.js';
+import { statementLog } from '../support/statement-log.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 /*
@@ -21,23 +22,14 @@ let other: PgDb;
 let store: PostgresStore;
 /** A second process on the same database (its own pool and process id). */
 let second: PostgresStore;
-const sent: string[] = [];
-const watched = new WeakSet<object>();
+const log = statementLog();
+const { sent } = log;
 
 beforeAll(async () => {
   if (database.skip) return;
   db = await openPostgres(database.url, { poolSize: 3 });
   other = await openPostgres(database.url, { poolSize: 3 });
-  db.$client.on('acquire', (client) => {
-    if (watched.has(client)) return;
-    watched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
-      if (typeof text === 'string') sent.push(text.replace(/\s+/g, ' ').trim().toLowerCase());
-      return query(config, ...rest);
-    };
-  });
+  log.watch(db.$client);
   const clock = new FakeClock(1_000);
   store = createPostgresStore(db, clock, { ownership: { processId: 'p1', leaseMs: 30_000 } });
   second = createPostgresStore(other, clock, { ownership: { processId: 'p2', leaseMs: 30_000 } });

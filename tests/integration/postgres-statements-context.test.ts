@@ -7,6 +7,7 @@ import { MATCHED_MEMORIES, NEWEST_MEMORIES } from '../../src/memory/memory-choic
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useStoreKinds } from '../support/store-kinds.js';
+import { statementLog } from '../support/statement-log.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -20,27 +21,13 @@ const database = useTestDatabase();
 const stores = useStoreKinds();
 let db: PgDb;
 let store: PostgresStore;
-const sent: string[] = [];
-const watched = new WeakSet<object>();
-
-/** Records every statement text the pool's connections send from now on. */
-function watch(pool: PgDb['$client']): void {
-  pool.on('acquire', (client) => {
-    if (watched.has(client)) return;
-    watched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
-      if (typeof text === 'string') sent.push(text.replace(/\s+/g, ' ').trim().toLowerCase());
-      return query(config, ...rest);
-    };
-  });
-}
+const log = statementLog();
+const { sent } = log;
 
 beforeAll(async () => {
   if (database.skip) return;
   db = await openPostgres(database.url, { poolSize: 2 });
-  watch(db.$client);
+  log.watch(db.$client);
   store = createPostgresStore(db, new FakeClock(1_000));
 });
 afterAll(async () => {
@@ -218,7 +205,7 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's reads on PostgreSQL
     h = await startHarness({ ...(await stores.env('postgres')) });
     const app = h.app;
     if (!isPostgresStore(app.store)) throw new Error('the harness did not start on PostgreSQL');
-    watch(app.store.db.$client);
+    log.watch(app.store.db.$client);
     const where = h.adapter.thread('C1', 'T1');
     await app.store.memory.remember({
       scope: 'channel',

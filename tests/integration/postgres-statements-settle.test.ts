@@ -9,6 +9,7 @@ import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
 import { RunSettler } from '../../src/runs/runtime/run-settler.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { statementLog } from '../support/statement-log.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 /*
@@ -21,22 +22,13 @@ const database = useTestDatabase();
 let db: PgDb;
 let store: PostgresStore;
 const clock = new FakeClock(1_000);
-const sent: string[] = [];
-const watched = new WeakSet<object>();
+const log = statementLog();
+const { sent } = log;
 
 beforeAll(async () => {
   if (database.skip) return;
   db = await openPostgres(database.url, { poolSize: 4 });
-  db.$client.on('acquire', (client) => {
-    if (watched.has(client)) return;
-    watched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
-      if (typeof text === 'string') sent.push(text.replace(/\s+/g, ' ').trim().toLowerCase());
-      return query(config, ...rest);
-    };
-  });
+  log.watch(db.$client);
   store = createPostgresStore(db, clock, { ownership: { processId: 'p1', leaseMs: 30_000 } });
 });
 afterAll(async () => {

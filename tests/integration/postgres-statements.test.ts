@@ -10,6 +10,7 @@ import { createPostgresStore, type PostgresStore } from '../../src/composition/p
 import { FakeClock } from '../fakes/fake-clock.js';
 import { MemoryAdapter } from '../fakes/memory-adapter.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { statementLog } from '../support/statement-log.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { createBudget } from '../../src/budget/budget.js';
 import { runPrivacy } from '../../src/agent/run-privacy.js';
@@ -23,23 +24,13 @@ import { writeAnswerStep } from '../../src/runs/agent/answer-write.js';
 const database = useTestDatabase();
 let db: PgDb;
 let store: PostgresStore;
-const sent: string[] = [];
-const watched = new WeakSet<object>();
+const log = statementLog();
+const { sent } = log;
 
 beforeAll(async () => {
   if (database.skip) return;
   db = await openPostgres(database.url, { poolSize: 2 });
-  // Every statement of every pooled connection, as its text.
-  db.$client.on('acquire', (client) => {
-    if (watched.has(client)) return;
-    watched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
-      if (typeof text === 'string') sent.push(text.replace(/\s+/g, ' ').trim().toLowerCase());
-      return query(config, ...rest);
-    };
-  });
+  log.watch(db.$client);
   store = createPostgresStore(db, new FakeClock(1_000), { ownership: { processId: 'p1', leaseMs: 30_000 } });
 });
 afterAll(async () => {
