@@ -55,6 +55,35 @@ const blockerReads = (statements: string[]) =>
 let seq = 0;
 const thread = () => ({ platform: 'memory', workspace: 'W1', channel: 'C1', thread: `S${++seq}` });
 
+/** An outbox on the store, posting to `adapter` (none: it posts nowhere). */
+const outboxOf = (adapter?: MemoryAdapter) =>
+  createOutbox({
+    store,
+    clock: new FakeClock(1_000),
+    logger: silentLogger(),
+    adapters: new Map(adapter ? [['memory', adapter]] : []),
+    refOf: (id) => store.conversations.refOf(id),
+    onQuestionPosted: async () => undefined,
+  });
+
+/** A started outbox and a run on a new thread whose answer preview is posted as `previewMessage`, with its fenced writes. */
+async function streamingRun(previewMessage: string) {
+  const ref = thread();
+  const conversationId = await store.conversations.ensure(ref);
+  const adapter = new MemoryAdapter();
+  const outbox = outboxOf(adapter);
+  await outbox.start();
+  const run = await store.runs.create(conversationId, null);
+  const writes = fenceRunWrites(
+    await store.runs.fence(run.id),
+    { posts: outbox, transcript: store.transcript, runs: store.runs },
+    () => undefined,
+  );
+  const slot = await writes.posts.recordPreview(conversationId, run.id);
+  await slot.posted(previewMessage);
+  return { ref, conversationId, adapter, outbox, run, writes };
+}
+
 describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 40)', () => {
   it("does not lock a conversation again in the transaction whose upsert already holds its row: a message's task is added and claimed without it", async () => {
     const statements = await statementsOf(() =>
@@ -152,14 +181,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     const run = await store.runs.create(conversationId, null);
     const fence = await store.runs.fence(run.id);
     const refusals: RunFencedError[] = [];
-    const outbox = createOutbox({
-      store,
-      clock: new FakeClock(1_000),
-      logger: silentLogger(),
-      adapters: new Map(),
-      refOf: (id) => store.conversations.refOf(id),
-      onQuestionPosted: async () => undefined,
-    });
+    const outbox = outboxOf();
     const writes = fenceRunWrites(fence, { posts: outbox, transcript: store.transcript, runs: store.runs }, (e) =>
       refusals.push(e),
     );
@@ -184,14 +206,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     const run = await store.runs.create(conversationId, null);
     const fence = await store.runs.fence(run.id);
     const refusals: RunFencedError[] = [];
-    const outbox = createOutbox({
-      store,
-      clock: new FakeClock(1_000),
-      logger: silentLogger(),
-      adapters: new Map(),
-      refOf: (id) => store.conversations.refOf(id),
-      onQuestionPosted: async () => undefined,
-    });
+    const outbox = outboxOf();
     const writes = fenceRunWrites(fence, { posts: outbox, transcript: store.transcript, runs: store.runs }, (e) =>
       refusals.push(e),
     );
@@ -261,14 +276,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     const ref = thread();
     const conversationId = await store.conversations.ensure(ref);
     const adapter = new MemoryAdapter();
-    const outbox = createOutbox({
-      store,
-      clock: new FakeClock(1_000),
-      logger: silentLogger(),
-      adapters: new Map([['memory', adapter]]),
-      refOf: (id) => store.conversations.refOf(id),
-      onQuestionPosted: async () => undefined,
-    });
+    const outbox = outboxOf(adapter);
     await outbox.start();
     const [id] = await outbox.record(conversationId, null, { purpose: 'update', text: 'one post' });
     const statements = await statementsOf(async () => {
@@ -292,26 +300,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     await outbox.stop(1_000);
   });
   it("delivers an answer written in one statement by finishing its live preview, as `record` does: nothing posted anew, its row posted with the preview's message", async () => {
-    const ref = thread();
-    const conversationId = await store.conversations.ensure(ref);
-    const adapter = new MemoryAdapter();
-    const outbox = createOutbox({
-      store,
-      clock: new FakeClock(1_000),
-      logger: silentLogger(),
-      adapters: new Map([['memory', adapter]]),
-      refOf: (id) => store.conversations.refOf(id),
-      onQuestionPosted: async () => undefined,
-    });
-    await outbox.start();
-    const run = await store.runs.create(conversationId, null);
-    const writes = fenceRunWrites(
-      await store.runs.fence(run.id),
-      { posts: outbox, transcript: store.transcript, runs: store.runs },
-      () => undefined,
-    );
-    const slot = await writes.posts.recordPreview(conversationId, run.id);
-    await slot.posted('preview-1');
+    const { ref, conversationId, adapter, outbox, run, writes } = await streamingRun('preview-1');
     const finished: string[] = [];
     const stream = {
       append: () => undefined,
@@ -362,26 +351,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
   });
 
   it("keeps the claim when the streamed answer's mark finds another row pending, and posts that row in the same turn", async () => {
-    const ref = thread();
-    const conversationId = await store.conversations.ensure(ref);
-    const adapter = new MemoryAdapter();
-    const outbox = createOutbox({
-      store,
-      clock: new FakeClock(1_000),
-      logger: silentLogger(),
-      adapters: new Map([['memory', adapter]]),
-      refOf: (id) => store.conversations.refOf(id),
-      onQuestionPosted: async () => undefined,
-    });
-    await outbox.start();
-    const run = await store.runs.create(conversationId, null);
-    const writes = fenceRunWrites(
-      await store.runs.fence(run.id),
-      { posts: outbox, transcript: store.transcript, runs: store.runs },
-      () => undefined,
-    );
-    const slot = await writes.posts.recordPreview(conversationId, run.id);
-    await slot.posted('preview-2');
+    const { ref, conversationId, adapter, outbox, run, writes } = await streamingRun('preview-2');
     let finishing!: () => void;
     const finishStarted = new Promise<void>((resolve) => (finishing = resolve));
     let letFinish!: () => void;
