@@ -102,11 +102,7 @@ async function separately(read: StoredContextRead) {
 }
 
 /** The statements `work` sends. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  sent.length = 0;
-  await work();
-  return [...sent];
-}
+const statementsOf = (work: () => Promise<unknown>) => log.of(work);
 
 const memories = (visibility: MemoryVisibility, query: string) => ({
   visibility,

@@ -23,7 +23,6 @@ let db: PgDb;
 let store: PostgresStore;
 const clock = new FakeClock(1_000);
 const log = statementLog();
-const { sent } = log;
 
 beforeAll(async () => {
   if (database.skip) return;
@@ -36,11 +35,7 @@ afterAll(async () => {
 });
 
 /** The statements `work` sends. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  sent.length = 0;
-  await work();
-  return [...sent];
-}
+const statementsOf = (work: () => Promise<unknown>) => log.of(work);
 
 let seq = 0;
 /** A conversation with a claimed task, `dependents` pending tasks naming it as blocker, and its running run. */

@@ -25,7 +25,6 @@ const database = useTestDatabase();
 let db: PgDb;
 let store: PostgresStore;
 const log = statementLog();
-const { sent } = log;
 
 beforeAll(async () => {
   if (database.skip) return;
@@ -38,11 +37,7 @@ afterAll(async () => {
 });
 
 /** The statements `work` sends. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  sent.length = 0;
-  await work();
-  return [...sent];
-}
+const statementsOf = (work: () => Promise<unknown>) => log.of(work);
 
 /** The statements among `statements` that lock a conversation's row. */
 const conversationLocks = (statements: string[]) =>
@@ -64,6 +59,30 @@ const outboxOf = (adapter?: MemoryAdapter) =>
     adapters: new Map(adapter ? [['memory', adapter]] : []),
     refOf: (id) => store.conversations.refOf(id),
     onQuestionPosted: async () => undefined,
+  });
+
+/** Waits until every pooled connection is idle and none is asked for: whatever a worker sends later is sent by then. */
+async function poolIdle(): Promise<void> {
+  const pool = db.$client;
+  await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+}
+
+/** The answer 'The answer.' written in one statement through `writes`, finished through `stream`. */
+const answerStreamed = (
+  writes: ReturnType<typeof fenceRunWrites>,
+  conversationId: string,
+  runId: string,
+  stream: Parameters<typeof writeAnswerStep>[1]['stream'],
+) =>
+  writeAnswerStep(writes.posts, {
+    conversationId,
+    runId,
+    text: 'The answer.',
+    toolCalls: [],
+    usage: undefined,
+    budget: undefined,
+    privacy: runPrivacy('U1', false),
+    stream,
   });
 
 /** A started outbox and a run on a new thread whose answer preview is posted as `previewMessage`, with its fenced writes. */
@@ -283,8 +302,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       expect(await outbox.delivered([id!])).not.toBeNull();
       await outbox.idle();
       // What waits for a pooled connection is sent too (a read of the row's state would be).
-      const pool = db.$client;
-      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+      await poolIdle();
     });
     // The wait reads no state: this process's worker, running already, settles the row it posts.
     const posting = statements;
@@ -310,21 +328,11 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       },
       stop: async () => undefined,
     };
-    const { ticket } = await writeAnswerStep(writes.posts, {
-      conversationId,
-      runId: run.id,
-      text: 'The answer.',
-      toolCalls: [],
-      usage: undefined,
-      budget: undefined,
-      privacy: runPrivacy('U1', false),
-      stream,
-    });
+    const { ticket } = await answerStreamed(writes, conversationId, run.id, stream);
     const delivering = await statementsOf(async () => {
       expect(await writes.posts.delivered(ticket)).toBe('preview-1');
       await outbox.idle();
-      const pool = db.$client;
-      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+      await poolIdle();
     });
     // The claim with its row, the attempt, then the mark and the drained claim's release in one statement.
     expect(delivering.map((s) => s.split(' ').slice(0, 4).join(' '))).toEqual([
@@ -346,8 +354,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       'the preview settled with its answer',
     ).toEqual(['posted', 'posted']);
     await outbox.stop(1_000);
-    const pool = db.$client;
-    await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+    await poolIdle();
   });
 
   it("keeps the claim when the streamed answer's mark finds another row pending, and posts that row in the same turn", async () => {
@@ -366,16 +373,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       stop: async () => undefined,
     };
     const statements = await statementsOf(async () => {
-      const { ticket } = await writeAnswerStep(writes.posts, {
-        conversationId,
-        runId: run.id,
-        text: 'The answer.',
-        toolCalls: [],
-        usage: undefined,
-        budget: undefined,
-        privacy: runPrivacy('U1', false),
-        stream,
-      });
+      const { ticket } = await answerStreamed(writes, conversationId, run.id, stream);
       await finishStarted;
       // Recorded while the answer's stream finishes: pending when the answer's mark looks.
       const [after] = await outbox.record(conversationId, null, { purpose: 'update', text: 'after' });
@@ -383,8 +381,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       expect(await writes.posts.delivered(ticket)).toBe('preview-2');
       expect(await outbox.delivered([after!])).not.toBeNull();
       await outbox.idle();
-      const pool = db.$client;
-      await waitFor(() => pool.waitingCount === 0 && pool.idleCount === pool.totalCount, 5_000, 'an idle pool');
+      await poolIdle();
     });
     expect(adapter.textsIn(ref)).toEqual(['after']);
     // The mark kept the claim (a row was pending): the same turn reads that row next, posts it, then gives the claim up.

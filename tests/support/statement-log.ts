@@ -10,6 +10,8 @@ export interface StatementLog {
   readonly sent: string[];
   /** Records what `pool`'s connections send from now on (each connection wrapped once). */
   watch(pool: PgDb['$client']): void;
+  /** What `work` sends (the log emptied first). */
+  of(work: () => Promise<unknown>): Promise<string[]>;
 }
 
 export function statementLog(): StatementLog {
@@ -17,6 +19,11 @@ export function statementLog(): StatementLog {
   const watched = new WeakSet<object>();
   return {
     sent,
+    async of(work) {
+      sent.length = 0;
+      await work();
+      return [...sent];
+    },
     watch(pool) {
       pool.on('acquire', (client) => {
         if (watched.has(client)) return;
