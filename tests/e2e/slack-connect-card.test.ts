@@ -1,12 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { startFakeOAuth, type FakeOAuth } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { errandFileEnv } from '../fixtures/errand-file.js';
-import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { startOnFreePort } from '../support/free-port.js';
+import { linearEnv } from './linear-oauth-env.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
 
 const CHANNEL = 'C0GENERAL';
@@ -27,17 +23,8 @@ describe('a Connect request as a task card', () => {
     const f = (fake = await startFakeOAuth());
     // WEB_PORT is named before the start (PUBLIC_URL holds it): another process may take it meanwhile.
     e = await startOnFreePort((port) => {
-      const env = {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        WEB_PORT: String(port),
-        ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
-        ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth' } } }),
-      };
-      const hub = createMcpHub({
-        servers: loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers,
-        logger: capturingLogger().logger,
-      });
-      return startErrand({ externalTools: hub, env });
+      const { env, hub } = linearEnv(f, port);
+      return startErrand({ externalTools: hub(), env });
     });
     e.model.reply({ toolCalls: [{ id: 'call_sign_in', name: 'linear__sign_in', arguments: {} }] });
     const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'what is on my linear board?' });

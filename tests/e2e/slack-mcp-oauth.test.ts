@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { disconnectActionId } from '../../src/chat/home-connections.js';
 import { startFakeOAuth, type FakeOAuth, type FakeOAuthOptions } from '../fakes/fake-oauth.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { lastUserText } from '../fakes/fake-openai.js';
-import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
-import { errandFileEnv } from '../fixtures/errand-file.js';
 import { freePort, startOnFreePort } from '../support/free-port.js';
+import { linearEnv } from './linear-oauth-env.js';
 import { toolResults } from './mcp-e2e-kit.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
 import { startRestartableSlackErrand, type RestartableSlackErrand } from './slack-restart-harness.js';
@@ -31,30 +27,17 @@ afterEach(async () => {
 });
 
 /**
- * The environment of an Errand with one `auth: "oauth"` server, `linear`, in front of the fake authorization server, and
- * its tool servers. Its results are marked public: sign-in is the subject here, so answers are posted in the thread at
- * once (what stays private by default is tests/e2e/slack-private-thread.test.ts's).
+ * `linear`'s results are marked public here: sign-in is the subject, so answers are posted in the thread at once (what
+ * stays private by default is tests/e2e/slack-private-thread.test.ts's).
  */
-function linearEnv(
-  f: FakeOAuth,
-  port: number,
-): { env: Record<string, string>; hub: () => ReturnType<typeof createMcpHub> } {
-  const env = {
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    WEB_PORT: String(port),
-    ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
-    ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth', visibility: 'public' } } }),
-  };
-  const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
-  return { env, hub: () => createMcpHub({ servers, logger: capturingLogger().logger }) };
-}
+const linearEnvPublic = (f: FakeOAuth, port: number) => linearEnv(f, port, 'public');
 
 /** Errand on the Slack fake with the `linear` OAuth server. */
 async function startWithLinear(options: FakeOAuthOptions = {}): Promise<{ e: Errand; fake: FakeOAuth }> {
   const f = (fake = await startFakeOAuth(options));
   // WEB_PORT is named before the start (PUBLIC_URL holds it): another process may take it meanwhile.
   e = await startOnFreePort((port) => {
-    const { env, hub } = linearEnv(f, port);
+    const { env, hub } = linearEnvPublic(f, port);
     return startErrand({ externalTools: hub(), env });
   });
   return { e, fake: f };
@@ -324,7 +307,7 @@ describe('per-person OAuth for MCP servers on Slack (real Bolt, fake authorizati
   it("a restart during the wait: the run still waits after it, and the callback to the new process runs the waiting call (the server's own tool, unknown to the new process until then)", async () => {
     fake = await startFakeOAuth();
     const f = fake;
-    const { env, hub } = linearEnv(f, await freePort());
+    const { env, hub } = linearEnvPublic(f, await freePort());
     const r = (restartable = await startRestartableSlackErrand({ env, externalTools: hub }));
     const conversationOf = (ts: string) =>
       r.app().conversations.ensure({ platform: 'slack', workspace: r.slack.teamId, channel: CHANNEL, thread: ts });

@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createMcpHub } from '../../src/composition/mcp-hub.js';
 import { startFakeOAuth, type FakeOAuth } from '../fakes/fake-oauth.js';
 import type { RecordedRequest } from '../fakes/fake-openai.js';
 import { waitFor } from '../fakes/wait-for.js';
-import { errandFileEnv } from '../fixtures/errand-file.js';
-import { capturingLogger } from '../fixtures/mcp/mcp-test-kit.js';
 import { startOnFreePort } from '../support/free-port.js';
+import { linearEnv } from './linear-oauth-env.js';
 import { startErrand, texts, type Errand } from './slack-harness.js';
 
 const CHANNEL = 'C0GENERAL';
@@ -44,14 +40,8 @@ describe('private stays private in a shared Slack thread (real Bolt, the OAuth f
     // WEB_PORT is named before the start (PUBLIC_URL holds it): another process may take it meanwhile.
     e = await startOnFreePort((port) => {
       // `linear` people sign in to: its results are private by default (no `visibility` given).
-      const env = {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        WEB_PORT: String(port),
-        ERRAND_SECRET_KEY: randomBytes(32).toString('base64'),
-        ...errandFileEnv({ mcpServers: { linear: { url: f.mcpUrl, auth: 'oauth' } } }),
-      };
-      const servers = loadConfig({ OPENAI_API_KEY: 'k', ...env }).file.settings.mcpServers;
-      return startErrand({ externalTools: createMcpHub({ servers, logger: capturingLogger().logger }), env });
+      const { env, hub } = linearEnv(f, port);
+      return startErrand({ externalTools: hub(), env });
     });
     const { slack: s, model } = e;
     await e.app.store.memory.remember({
