@@ -61,6 +61,18 @@ const outboxOf = (adapter?: MemoryAdapter) =>
     onQuestionPosted: async () => undefined,
   });
 
+/**
+ * An outbox started on the store and done with what its start kicked: the conversations other tests left rows pending
+ * in (a run taken over by `p2`, a row never delivered), whose claims and releases must not fall into a test's count.
+ */
+async function startedOutbox(adapter: MemoryAdapter) {
+  const outbox = outboxOf(adapter);
+  await outbox.start();
+  await outbox.idle();
+  await poolIdle();
+  return outbox;
+}
+
 /** Waits until every pooled connection is idle and none is asked for: whatever a worker sends later is sent by then. */
 async function poolIdle(): Promise<void> {
   const pool = db.$client;
@@ -90,8 +102,7 @@ async function streamingRun(previewMessage: string) {
   const ref = thread();
   const conversationId = await store.conversations.ensure(ref);
   const adapter = new MemoryAdapter();
-  const outbox = outboxOf(adapter);
-  await outbox.start();
+  const outbox = await startedOutbox(adapter);
   const run = await store.runs.create(conversationId, null);
   const writes = fenceRunWrites(
     await store.runs.fence(run.id),
@@ -295,8 +306,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     const ref = thread();
     const conversationId = await store.conversations.ensure(ref);
     const adapter = new MemoryAdapter();
-    const outbox = outboxOf(adapter);
-    await outbox.start();
+    const outbox = await startedOutbox(adapter);
     const [id] = await outbox.record(conversationId, null, { purpose: 'update', text: 'one post' });
     const statements = await statementsOf(async () => {
       expect(await outbox.delivered([id!])).not.toBeNull();
