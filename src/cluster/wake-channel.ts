@@ -21,6 +21,13 @@ export const WAKE_CHANNEL = 'errand_wake';
 const LISTENER_PREFIX = 'errand-wake:';
 /** What a process sends once it listens, so the others know a wake-up now has someone to reach; never handed to handlers. */
 const HELLO = 'hello';
+/**
+ * How long a wake-up skipped while alone is kept: another process's hello may reach this one a moment after that
+ * process started listening, and what was skipped in between is sent to it then. Older work its start found itself.
+ */
+const SKIPPED_KEPT_MS = 5_000;
+/** At most this many skipped wake-ups are kept (the oldest go first). */
+const SKIPPED_KEPT_MAX = 100;
 
 const payloadSchema = z.object({
   kind: z.enum([...WAKE_KINDS, HELLO]),
@@ -52,7 +59,8 @@ export interface WakeChannel {
    * As `notify`, but sent only while another process may be listening: not when this process listens and the last
    * look found no other listener and no other process has spoken since (a wake-up would reach only this process,
    * which ignores its own). Resolves whether it was sent. A process that starts says so at once (`hello`), so it
-   * is counted from its first moment; one that ends is forgotten at the next `lookForOthers`.
+   * is counted from its first moment; one that ends is forgotten at the next `lookForOthers`. A wake-up skipped a
+   * moment before another process's hello was heard is sent when it is (that process already listened).
    */
   wakeOthers(kind: WakeKind, conversationId: string): Promise<boolean>;
   /** Looks again whether another process listens (one read of pg_stat_activity): call it now and then. */
@@ -84,6 +92,8 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   let others: boolean | null = null;
   /** Notifications heard from other processes: one heard while a look was under way outweighs what the look read. */
   let heard = 0;
+  /** Wake-ups not sent because nobody else listened, by kind and key, with when. */
+  const skipped = new Map<string, { kind: WakeKind; key: string; at: number }>();
 
   const emit = (event: WakeEvent) => {
     for (const handler of handlers) {
@@ -111,7 +121,10 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
       others = true;
       heard += 1;
     }
-    if (parsed.kind === HELLO) return;
+    if (parsed.kind === HELLO) {
+      if (!fromSelf) replaySkipped();
+      return;
+    }
     emit({ kind: parsed.kind, conversationId: parsed.conversationId, fromSelf });
   };
 
@@ -120,6 +133,28 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
       WAKE_CHANNEL,
       JSON.stringify({ kind, conversationId: key, origin: processId }),
     ]);
+
+  const skip = (kind: WakeKind, key: string) => {
+    const id = `${kind}\u0000${key}`;
+    skipped.delete(id);
+    skipped.set(id, { kind, key, at: clock.now() });
+    for (const [oldest] of skipped) {
+      if (skipped.size <= SKIPPED_KEPT_MAX) break;
+      skipped.delete(oldest);
+    }
+  };
+
+  /** A newcomer listens: what was skipped lately may concern work committed after its start looked. */
+  const replaySkipped = () => {
+    const since = clock.now() - SKIPPED_KEPT_MS;
+    const due = [...skipped.values()].filter((s) => s.at >= since);
+    skipped.clear();
+    for (const s of due) {
+      send(s.kind, s.key).catch((err: unknown) =>
+        logger.warn({ err, kind: s.kind }, 'could not send a skipped wake-up to a process that started'),
+      );
+    }
+  };
 
   const lookForOthers = async (): Promise<void> => {
     const before = heard;
@@ -204,7 +239,10 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
     },
     async wakeOthers(kind, conversationId) {
       // While the listener is down nothing from the others is heard: send, as when nothing is known.
-      if (client !== null && others === false) return false;
+      if (client !== null && others === false) {
+        skip(kind, conversationId);
+        return false;
+      }
       await send(kind, conversationId);
       return true;
     },
