@@ -149,7 +149,8 @@ async function attemptsOf(store: Store, id: number): Promise<number> {
   if (isPostgresStore(store))
     return Number((await store.db.$client.query('select attempts from outbox where id = $1', [id])).rows[0].attempts);
   if (isSqliteStore(store))
-    return (store.db.$client.prepare('select attempts from outbox where id = ?').get(id) as { attempts: number }).attempts;
+    return (store.db.$client.prepare('select attempts from outbox where id = ?').get(id) as { attempts: number })
+      .attempts;
   throw new Error('a store of neither kind');
 }
 
