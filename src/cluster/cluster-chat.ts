@@ -5,6 +5,7 @@ import { closePostgres, openPostgres, type PgDb } from '../db/pg-client.js';
 import type { Logger } from '../logger.js';
 import { createChannelPacing } from './channel-pacing.js';
 import { createLockGatewayGate } from './lock-gateway-gate.js';
+import type { ClusterPeers } from './wake-channel.js';
 import { createGatewayLock } from './gateway-lock.js';
 
 const DEFAULT_RETRY_MS = 5000;
@@ -17,6 +18,8 @@ export interface ClusterChatOptions {
   processId: string;
   clock: Clock;
   logger: Logger;
+  /** The other processes as the cluster runtime sees them: alone, a process paces its posts in memory. */
+  peers?: ClusterPeers;
   /** GATEWAY_LOCK_RETRY_SECONDS in ms: how often a standby tries to take the gateway over (default 5 000). */
   gatewayRetryMs?: number;
 }
@@ -50,7 +53,7 @@ export function createClusterChat(options: ClusterChatOptions): ClusterChat {
   });
   return {
     gateway,
-    pacer: createChannelPacing(options.db, options.clock),
+    pacer: createChannelPacing(options.db, options.clock, options.peers),
     onGatewayTakenOver: (handler) => gateway.onTakenOver(handler),
   };
 }

@@ -5,7 +5,7 @@ import type { Cluster, ClusterHooks } from '../runtime/process/cluster-hooks.js'
 import type { ClusterWake, RunLoss } from '../runs/runtime/cluster-membership.js';
 import type { InterruptedRun } from '../runtime/restarts/recovery.js';
 import { createRunLeases, type RunState } from './run-leases.js';
-import { createWakeChannel, type WakeEvent } from './wake-channel.js';
+import { createWakeChannel, type ClusterPeers, type WakeEvent } from './wake-channel.js';
 
 export interface PostgresClusterOptions {
   /** The pool the store uses; leases are kept and wake-ups sent through it. */
@@ -18,6 +18,11 @@ export interface PostgresClusterOptions {
   logger: Logger;
   /** RUN_LEASE_SECONDS in ms: how long a run stays ours without a renewal. Renewals and takeover looks come every third of it. */
   leaseMs: number;
+}
+
+/** The cluster of a process on PostgreSQL, with what it sees of the other processes (for the shared pacing). */
+export interface PostgresCluster extends Cluster {
+  readonly peers: ClusterPeers;
 }
 
 interface OwnedRun {
@@ -49,7 +54,7 @@ function lossOf(state: RunState | undefined, processId: string, adopted: boolean
  * schedule. The ticks stay the safety net for lost notifications: they take over runs and arm the
  * schedules due within the next three ticks that this process has not armed.
  */
-export function createPostgresCluster(options: PostgresClusterOptions): Cluster {
+export function createPostgresCluster(options: PostgresClusterOptions): PostgresCluster {
   const { db, processId, clock, logger, leaseMs } = options;
   const leases = createRunLeases(db, clock);
   const wake = createWakeChannel({ url: options.url, pool: db.$client, processId, clock, logger });
@@ -258,5 +263,6 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       owned.delete(runId);
     },
     wake: notify,
+    peers: { alone: wake.alone, onJoined: wake.onJoined },
   };
 }

@@ -15,6 +15,17 @@ export type WakeEvent = { kind: WakeKind; conversationId: string; fromSelf: bool
 
 export type WakeHandler = (event: WakeEvent) => void | Promise<void>;
 
+/**
+ * Whether other Errand processes share the database right now, as the wake channel sees them: what a process alone
+ * may skip (wake-ups, the shared pacing's write per post) it must do again from the moment another one appears.
+ */
+export interface ClusterPeers {
+  /** True only while this process listens and neither the last look nor any notification since found another. */
+  alone(): boolean;
+  /** Called each time another process appears after this one was alone (its hello, or a look that finds it). */
+  onJoined(handler: () => void): () => void;
+}
+
 /** The NOTIFY channel every Errand process listens on. */
 export const WAKE_CHANNEL = 'errand_wake';
 /** Each listener's `application_name` starts so (the cluster view reads the live processes from it too). */
@@ -47,7 +58,7 @@ export interface WakeChannelOptions {
   reconnectDelayMs?: (attempt: number) => number;
 }
 
-export interface WakeChannel {
+export interface WakeChannel extends ClusterPeers {
   /** Connects and LISTENs; resolves once notifications flow. Throws when the database cannot be reached. */
   start(): Promise<void>;
   /**
@@ -92,6 +103,21 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   let others: boolean | null = null;
   /** Notifications heard from other processes: one heard while a look was under way outweighs what the look read. */
   let heard = 0;
+  const joinedHandlers = new Set<() => void>();
+
+  /** Records what was seen of the others; a process appearing after this one was alone is announced. */
+  const seeOthers = (now: boolean | null) => {
+    const wasAlone = others === false;
+    others = now;
+    if (!wasAlone || now !== true) return;
+    for (const handler of joinedHandlers) {
+      try {
+        handler();
+      } catch (err) {
+        logger.error({ err }, 'a handler of another process appearing failed');
+      }
+    }
+  };
   /** Wake-ups not sent because nobody else listened, by kind and key, with when. */
   const skipped = new Map<string, { kind: WakeKind; key: string; at: number }>();
 
@@ -118,7 +144,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
     }
     const fromSelf = parsed.origin === processId;
     if (!fromSelf) {
-      others = true;
+      seeOthers(true);
       heard += 1;
     }
     if (parsed.kind === HELLO) {
@@ -163,7 +189,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
          and application_name like $1 and application_name <> left($2, 63)) as others`,
       [`${LISTENER_PREFIX}%`, `${LISTENER_PREFIX}${processId}`],
     );
-    others = heard !== before ? true : (rows[0]?.others ?? null);
+    seeOthers(heard !== before ? true : (rows[0]?.others ?? null));
   };
 
   /** Once listening: tells the others, then looks whether there are any (best effort: unknown means wake-ups are sent). */
@@ -172,7 +198,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
       await send(HELLO, processId);
       await lookForOthers();
     } catch (err) {
-      others = null;
+      seeOthers(null);
       logger.warn({ err }, 'could not tell whether other processes listen; waking them on every change');
     }
   };
@@ -232,14 +258,16 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
     }, delay(attempts));
   };
 
+  /** While the listener is down nothing from the others is heard: not alone, as when nothing is known. */
+  const alone = () => client !== null && others === false;
+
   return {
     start: connect,
     async notify(kind, conversationId) {
       await send(kind, conversationId);
     },
     async wakeOthers(kind, conversationId) {
-      // While the listener is down nothing from the others is heard: send, as when nothing is known.
-      if (client !== null && others === false) {
+      if (alone()) {
         skip(kind, conversationId);
         return false;
       }
@@ -248,6 +276,11 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
     },
     lookForOthers,
     othersListening: () => others,
+    alone,
+    onJoined(handler) {
+      joinedHandlers.add(handler);
+      return () => void joinedHandlers.delete(handler);
+    },
     onWake(handler) {
       handlers.add(handler);
       return () => void handlers.delete(handler);

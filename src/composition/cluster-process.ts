@@ -43,6 +43,7 @@ export async function openClusterProcess(
       processId,
       clock: systemClock,
       logger,
+      peers: cluster.peers,
       gatewayRetryMs: config.GATEWAY_LOCK_RETRY_SECONDS * 1000,
     });
     return {

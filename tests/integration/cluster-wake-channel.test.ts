@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWakeChannel, WAKE_CHANNEL, type WakeChannel, type WakeEvent } from '../../src/cluster/wake-channel.js';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import { createLogger } from '../../src/logger.js';
@@ -94,6 +94,25 @@ describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
     await a.wake.notify('stop', 'slack:T1:C1:6.0');
     await waitFor(() => heard.length === 5, 10_000, 'the stop');
     expect(heard).toHaveLength(5);
+  });
+
+  it('says whether this process is alone, and announces another appearing after it was', async () => {
+    const a = await processWith('proc-solo-a');
+    // Each test's processes end with it, but their backends may linger a moment in pg_stat_activity.
+    await vi.waitFor(async () => {
+      await a.wake.lookForOthers();
+      expect(a.wake.alone()).toBe(true);
+    }, 10_000);
+    let joined = 0;
+    a.wake.onJoined(() => void joined++);
+    const b = await processWith('proc-solo-b');
+    // b's own look at its start found a: never alone.
+    expect(b.wake.alone()).toBe(false);
+    await vi.waitFor(() => expect(joined).toBe(1), 10_000);
+    expect(a.wake.alone()).toBe(false);
+    // Seen again at a look: no second announcement.
+    await a.wake.lookForOthers();
+    expect(joined).toBe(1);
   });
 
   it('ignores a notification whose payload is not a wake-up, and keeps listening', async () => {
