@@ -4,6 +4,7 @@ import { AdapterError } from '../errors.js';
 import type { OutboxFileStore } from '../store/outbox-file-store.js';
 import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
+import { countAttempt } from './attempt-count.js';
 
 /** A `files` row that can never be posted as it is: failed at once, not tried again. */
 export class UndeliverableFiles extends Error {}
@@ -32,7 +33,7 @@ export async function postFileRow(
       `${over.name} is over the ${capability.limits.maxFileBytes} bytes ${adapter.platform} takes`,
     );
   const staged = stored.every((f) => f.stagedId !== null) ? stored.map((f) => f.stagedId!) : undefined;
-  await store.countAttempt(row.id);
+  await countAttempt(store, row);
   const post = {
     files: stored.map(({ name, bytes, mimeType }) => ({ name, bytes, mimeType })),
     idempotencyKey: idempotencyKeyOf(row.id),

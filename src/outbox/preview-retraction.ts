@@ -2,6 +2,7 @@ import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Logger } from '../logger.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
+import { countAttempt } from './attempt-count.js';
 import type { OutboxStore, PendingPost } from '../store/outbox-store.js';
 
 /** Shown instead of an interrupted run's unfinished preview where the platform refuses to delete it. */
@@ -35,7 +36,7 @@ export async function retractPreview(
 ): Promise<void> {
   const { store, logger } = deps;
   try {
-    await store.countAttempt(row.id);
+    await countAttempt(store, row);
     const target = (await store.state(row.id))?.platformMessageId ?? (await findUnrecorded(row, ref, adapter, store));
     if (target === null) {
       await store.markNothingToRetract(row.id);

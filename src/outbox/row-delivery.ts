@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { isTargetGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
+import { countAttempt, uncounted } from './attempt-count.js';
 import type { OutboxClaim, OutboxStore, PendingPost } from '../store/outbox-store.js';
 import type { OutboxFileStore } from '../store/outbox-file-store.js';
 import { postFileRow, UndeliverableFiles } from './file-delivery.js';
@@ -110,7 +111,7 @@ export class RowDelivery {
           return await this.posted(row, found);
         }
       }
-      await store.countAttempt(row.id);
+      await countAttempt(store, row);
       const posted = await adapter.postMessage(ref, { ...row.payload, idempotencyKey: key });
       await this.posted(row, posted.id);
     } catch (err) {
@@ -135,7 +136,7 @@ export class RowDelivery {
       return this.deps.waiters.settle(row.id, { kind: 'failed', error });
     }
     try {
-      await this.deps.store.countAttempt(row.id);
+      await countAttempt(this.deps.store, row);
       if (row.purpose === 'edit') await adapter.editMessage(ref, target, { text, ...(buttons ? { buttons } : {}) });
       else if (row.payload.secret)
         await (buttons
@@ -179,7 +180,7 @@ export class RowDelivery {
    */
   private async askPrivately(row: PendingPost, ref: ConversationRef, adapter: Delivery, userId: string): Promise<void> {
     try {
-      await this.deps.store.countAttempt(row.id);
+      await countAttempt(this.deps.store, row);
       const { text, buttons, mentionUserId } = row.payload;
       await deliverPrivateQuestion(
         adapter,
@@ -230,7 +231,7 @@ export class RowDelivery {
       return this.deliver(row);
     }
     try {
-      await this.deps.store.countAttempt(row.id);
+      await countAttempt(this.deps.store, row);
       const ids = await answer.stream.finish(
         answer.text,
         answer.rows.map((r) => r.text),
@@ -238,7 +239,7 @@ export class RowDelivery {
       // Discarded at shutdown while it finished: its preview is taken back, its rows stay pending for the next start.
       if (this.deps.streamed.wasDiscarded(answer)) return;
       this.deps.streamed.forget(answer);
-      if (ids.length !== answer.rows.length) return this.deliver(row);
+      if (ids.length !== answer.rows.length) return this.deliver(uncounted(row));
       // One write: the rows are posted and the run's preview records settled, so a crash cannot leave the answer to be taken back.
       const posted = answer.rows.map((r, i) => ({ id: r.id, platformMessageId: ids[i]! }));
       const releasing = turn?.claim.markStreamedReleasing;

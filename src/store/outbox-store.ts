@@ -19,6 +19,13 @@ export interface PendingPost {
    * there (ended, waiting, or taken over after its process died), any process may post them.
    */
   readonly runningElsewhere: boolean;
+  /**
+   * The statement that read the row counted this try already (`attempts` in the table is one more than here): the
+   * delivery sends no `countAttempt` for it. Set only by a claim that read the row for a try made right away
+   * (`OutboxClaim.first` on PostgreSQL, the row's first try): one statement fewer a post. A crash after that
+   * statement and before the try leaves the row counted once more than tried: the next try looks the post up first.
+   */
+  readonly attemptCounted?: true;
 }
 
 /**

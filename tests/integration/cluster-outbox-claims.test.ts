@@ -106,9 +106,68 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     const [retract] = await first.outbox.add(c, run.id, 'retract', [{ text: '' }]);
     const theirs = await second.outbox.claim(c);
     if (theirs.kind !== 'claimed') throw new Error('the claim was not won');
+    // Due, and its run runs in the claiming process: tried right away, so the claim counted the try (attempts as before it).
     expect(theirs.claim.first).toMatchObject({ id: retract, purpose: 'retract', attempts: 0, notBefore: 0 });
-    expect(theirs.claim.first).toEqual(await second.outbox.nextPending(c));
+    expect(theirs.claim.first).toEqual({
+      ...(await second.outbox.nextPending(c)),
+      attempts: 0,
+      attemptCounted: true,
+    });
     await theirs.claim.release();
+  });
+
+  it('counts the first try of the first pending row in the claim only when the turn tries it right away', async () => {
+    const c = await conversation(first);
+    const attemptsOf = async (id: number) =>
+      Number((await pools[0]!.$client.query('select attempts from outbox where id = $1', [id])).rows[0].attempts);
+    /** Claims `c` for the first process, and gives it up again: the first row as the claim handed it. */
+    const claimFirst = async () => {
+      const got = await first.outbox.claim(c);
+      if (got.kind !== 'claimed') throw new Error('the claim was not won');
+      await got.claim.release();
+      return got.claim.first;
+    };
+    const settle = (id: number) => first.outbox.markPosted(id, `P${id}`);
+
+    // Not due yet (a backoff): the turn sets a timer, tries nothing.
+    const [later] = await first.outbox.add(c, null, 'update', [{ text: 'after a backoff' }]);
+    await first.outbox.defer(later!, clock.now() + 5_000, 'socket hang up');
+    expect(await claimFirst()).toMatchObject({ id: later, attempts: 0 });
+    expect((await claimFirst())?.attemptCounted).toBeUndefined();
+    expect(await attemptsOf(later!)).toBe(0);
+    clock.advance(5_000);
+    // Due now: counted by the claim, handed back with the attempts from before it.
+    expect(await claimFirst()).toMatchObject({ id: later, attempts: 0, attemptCounted: true });
+    expect(await attemptsOf(later!)).toBe(1);
+    // Tried before: the delivery looks the post up before it counts, so the claim leaves the count to it.
+    expect(await claimFirst()).toMatchObject({ id: later, attempts: 1 });
+    expect((await claimFirst())?.attemptCounted).toBeUndefined();
+    expect(await attemptsOf(later!)).toBe(1);
+    await settle(later!);
+
+    // Its run runs in the other process: the turn leaves it there.
+    const run = await second.runs.create(c, null);
+    const [theirs] = await second.outbox.add(c, run.id, 'answer', [{ text: 'their answer' }]);
+    expect(await claimFirst()).toMatchObject({ id: theirs, runningElsewhere: true, attempts: 0 });
+    expect((await claimFirst())?.attemptCounted).toBeUndefined();
+    expect(await attemptsOf(theirs!)).toBe(0);
+    await settle(theirs!);
+
+    // A post of files reads its bytes (and may fail for lack of them) before it counts its try.
+    const [files] = await first.outbox.add(c, null, 'files', [{ text: '' }]);
+    expect(await claimFirst()).toMatchObject({ id: files, purpose: 'files', attempts: 0 });
+    expect((await claimFirst())?.attemptCounted).toBeUndefined();
+    expect(await attemptsOf(files!)).toBe(0);
+    await settle(files!);
+
+    // A lost claim reads and counts nothing.
+    const [row] = await first.outbox.add(c, null, 'update', [{ text: 'a post' }]);
+    const held = await second.outbox.claim(c);
+    if (held.kind !== 'claimed') throw new Error('the claim was not won');
+    expect((await first.outbox.claim(c)).kind).toBe('busy');
+    expect(await attemptsOf(row!)).toBe(1);
+    expect(held.claim.first).toMatchObject({ id: row, attempts: 0, attemptCounted: true });
+    await held.claim.release();
   });
 
   it('gives a process back the claim it already holds (a restart under the same name)', async () => {

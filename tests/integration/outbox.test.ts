@@ -144,6 +144,16 @@ async function insertUnreadable(store: Store, conversation: string): Promise<voi
 
 const texts = () => adapter.posts.map((p) => p.text);
 
+/** The tries counted for outbox row `id`, read straight from the database. */
+async function attemptsOf(store: Store, id: number): Promise<number> {
+  if (isPostgresStore(store))
+    return Number((await store.db.$client.query('select attempts from outbox where id = $1', [id])).rows[0].attempts);
+  if (isSqliteStore(store))
+    return (store.db.$client.prepare('select attempts from outbox where id = ?').get(id) as { attempts: number })
+      .attempts;
+  throw new Error('a store of neither kind');
+}
+
 describe.each(stores.kinds)('the outbox (%s)', (kind) => {
   useDatabase(kind);
 
@@ -209,6 +219,47 @@ describe.each(stores.kinds)('the outbox (%s)', (kind) => {
     expect(await done).toBe(adapter.posts[0]!.id);
     expect(texts()).toEqual(['Working on it.']);
     expect(adapter.lookups).toBe(1);
+  });
+
+  it('tries a post that keeps failing five times in all, looking for it on the platform before each try after the first, then gives it up', async () => {
+    const outbox = await makeOutbox();
+    await outbox.start();
+    adapter.known = new Map();
+    for (let i = 0; i < 6; i++) adapter.failures.push(new Error('socket hang up'));
+    const ticket = await outbox.record(conversationId, null, { purpose: 'update', text: 'Never there.' });
+    const done = outbox.delivered(ticket);
+    for (let tries = 1; tries <= 5; tries++) {
+      await waitFor(() => adapter.keys.length === tries, 5_000, `try ${tries}`);
+      await outbox.idle();
+      expect(await attemptsOf(opened[0]!, ticket[0]!), `counted after try ${tries}`).toBe(tries);
+      expect(adapter.lookups, `looked for before try ${tries}`).toBe(tries - 1);
+      clock.advance(1000);
+    }
+    expect(await done).toBeNull();
+    await outbox.idle();
+    expect((await outbox.store.state(ticket[0]!))?.status).toBe('failed');
+    clock.advance(60_000);
+    await outbox.idle();
+    expect(adapter.keys).toHaveLength(5);
+    expect(adapter.lookups).toBe(4);
+  });
+
+  it('a claim whose process died before it tried its first row: the next start looks for the post, then posts it once', async () => {
+    const first = await makeOutbox();
+    const ticket = await first.record(conversationId, null, { purpose: 'update', text: 'Once.' });
+    // The claim's statement (on PostgreSQL it counts the try it hands over), then the process dies before the try.
+    const claimed = await first.store.claim(conversationId);
+    if (claimed.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(await attemptsOf(opened[0]!, ticket[0]!)).toBe(kind === 'postgres' ? 1 : 0);
+    await claimed.claim.release();
+    adapter.known = new Map();
+    const second = await makeOutbox();
+    await second.start();
+    expect(await second.delivered(ticket)).toBe(adapter.posts[0]!.id);
+    expect(texts()).toEqual(['Once.']);
+    // Counted but never tried, it is looked for first (not found: posted); counted on SQLite only when tried.
+    expect(adapter.lookups).toBe(kind === 'postgres' ? 1 : 0);
+    expect(adapter.keys).toEqual([`e${ticket[0]}`]);
   });
 
   it('adopts a post an earlier try already made instead of posting it again', async () => {

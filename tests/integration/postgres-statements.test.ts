@@ -302,7 +302,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     // Refused once: later answers are refused without asking the database again.
     expect(await statementsOf(() => answer('again').catch(() => undefined))).toEqual([]);
   });
-  it("claims a conversation's posts and reads its first pending row in one statement, and waits without reading the row's state: a post of one row sends four", async () => {
+  it("claims a conversation's posts, reads its first pending row and counts its try in one statement, and waits without reading the row's state: a post of one row sends three", async () => {
     const ref = thread();
     const conversationId = await store.conversations.ensure(ref);
     const adapter = new MemoryAdapter();
@@ -317,14 +317,16 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     // The wait reads no state: this process's worker, running already, settles the row it posts.
     const posting = statements;
     expect(posting[0]).toMatch(
-      /^with won as \(insert into outbox_claims .* left join lateral \(select .* from outbox /,
+      /^with won as \(insert into outbox_claims .* left join lateral \(select .* from outbox .*counted as \(update outbox set attempts = outbox.attempts \+ 1 /,
     );
-    expect(posting.slice(1).map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual([
-      'update "outbox" set',
-      'update "outbox" set',
-      'delete from "outbox_claims"',
+    // No attempt count of its own: the claim counted the try. Then the row posted, and the drained claim given up.
+    expect(posting.slice(1).map((s) => s.split(' ').slice(0, 4).join(' '))).toEqual([
+      'update "outbox" set "status"',
+      'delete from "outbox_claims" where',
     ]);
     expect(adapter.textsIn(ref)).toEqual(['one post']);
+    const row = await db.execute(sql`select status, attempts from outbox where id = ${id!}`);
+    expect(row.rows, 'tried once, counted once').toEqual([{ status: 'posted', attempts: 1 }]);
     await outbox.stop(1_000);
   });
   it("delivers an answer written in one statement by finishing its live preview, as `record` does: nothing posted anew, its row posted with the preview's message", async () => {
@@ -344,13 +346,14 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       await outbox.idle();
       await poolIdle();
     });
-    // The claim with its row, the attempt, then the mark and the drained claim's release in one statement.
+    // The claim with its row and its attempt, then the mark and the drained claim's release in one statement.
     expect(delivering.map((s) => s.split(' ').slice(0, 4).join(' '))).toEqual([
       'with won as (insert',
-      'update "outbox" set "attempts"',
       'with posted as (update',
     ]);
-    expect(delivering[2]).toContain('released as (delete from outbox_claims');
+    expect(delivering[1]).toContain('released as (delete from outbox_claims');
+    const counted = await db.execute(sql`select attempts from outbox where id = ${ticket[0]!}`);
+    expect(counted.rows, 'the finish counted as one try').toEqual([{ attempts: 1 }]);
     const claims = await db.execute(sql`select owner from outbox_claims where conversation_id = ${conversationId}`);
     expect(claims.rows, 'the drained claim given up').toEqual([]);
     expect(finished).toEqual(['The answer.']);
@@ -394,14 +397,15 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       await poolIdle();
     });
     expect(adapter.textsIn(ref)).toEqual(['after']);
-    // The mark kept the claim (a row was pending): the same turn reads that row next, posts it, then gives the claim up.
+    // The mark kept the claim (a row was pending): the same turn reads that row next, counts its try as a row read
+    // after the first always is, posts it, then gives the claim up.
     const mark = statements.findIndex((s) => s.startsWith('with posted as (update'));
     expect(mark).toBeGreaterThan(0);
-    expect(statements.slice(mark + 1, mark + 5).map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual([
-      'select "id", "conversation_id",',
-      'update "outbox" set',
-      'update "outbox" set',
-      'delete from "outbox_claims"',
+    expect(statements.slice(mark + 1, mark + 5).map((s) => s.split(' ').slice(0, 4).join(' '))).toEqual([
+      'select "id", "conversation_id", "run_id",',
+      'update "outbox" set "attempts"',
+      'update "outbox" set "status"',
+      'delete from "outbox_claims" where',
     ]);
     const claims = await db.execute(sql`select owner from outbox_claims where conversation_id = ${conversationId}`);
     expect(claims.rows).toEqual([]);

@@ -11,6 +11,7 @@ interface FirstRowRaw {
   readonly attempts: number | null;
   readonly not_before: string | number | null;
   readonly running_elsewhere: boolean | null;
+  readonly counted: boolean;
 }
 
 /**
@@ -20,16 +21,27 @@ interface FirstRowRaw {
  * of nulls: won, nothing pending. The read sees what was committed when the statement began; a row committed
  * after that kicks its conversation, whose worker then runs again (the poster's re-kick), as after a
  * separate `nextPending`.
+ *
+ * The statement also counts the first try of that row (`attempts` 0 → 1) when the turn tries it right away (issue 40,
+ * seventh round: the poster's separate `countAttempt` is not sent): due at `$4`, its run not running elsewhere, and
+ * not a `files` row (whose delivery reads its bytes, and may fail for lack of them, before it counts). Only a first try
+ * is counted here: a row tried before is first looked up on the platform, and that lookup, which may find the post or
+ * fail, comes before its count. The row is returned with `attempts` as they were (0) and `counted` set; the update
+ * checks the row is still pending with no try counted, so a count another statement made meanwhile is not doubled.
  */
 const claimWithFirstRow = preparedText<FirstRowRaw>(
   `with won as (insert into outbox_claims (conversation_id, owner, claim_until) values ($1::text, $2::text, $3::bigint) ` +
     `on conflict (conversation_id) do update set owner = excluded.owner, claim_until = excluded.claim_until ` +
-    `where outbox_claims.owner = excluded.owner or outbox_claims.claim_until < $4::bigint returning conversation_id) ` +
-    `select o.id, o.run_id, o.purpose, o.payload, o.attempts, o.not_before, ` +
+    `where outbox_claims.owner = excluded.owner or outbox_claims.claim_until < $4::bigint returning conversation_id), ` +
+    `first as (select o.id, o.run_id, o.purpose, o.payload, o.attempts, o.not_before, ` +
     `exists (select 1 from runs r where r.id = o.run_id and r.status = 'running' and r.owner is distinct from $5::text) as running_elsewhere ` +
     `from won left join lateral (select id, run_id, purpose, payload, attempts, not_before from outbox ` +
     `where outbox.conversation_id = won.conversation_id and outbox.status = 'pending' ` +
-    `order by outbox.purpose = 'retract' desc, outbox.id limit 1) o on true`,
+    `order by outbox.purpose = 'retract' desc, outbox.id limit 1) o on true), ` +
+    `counted as (update outbox set attempts = outbox.attempts + 1 from first where outbox.id = first.id ` +
+    `and outbox.status = 'pending' and outbox.attempts = 0 and outbox.not_before <= $4::bigint ` +
+    `and outbox.purpose <> 'files' and not first.running_elsewhere returning outbox.id) ` +
+    `select first.*, exists (select 1 from counted) as counted from first`,
 );
 
 /** What the claim found: lost, or won with the first pending row (null: none; `unreadable`: a row to fail, then read on). */
@@ -65,6 +77,7 @@ export async function claimWithFirst(
       attempts: raw.attempts ?? 0,
       notBefore: Number(raw.not_before ?? 0),
       runningElsewhere: raw.running_elsewhere === true,
+      ...(raw.counted ? { attemptCounted: true as const } : {}),
     },
   };
 }
