@@ -28,7 +28,7 @@ type Counts = Map<string, number>;
 async function statementCounts(admin: pg.Client): Promise<Counts> {
   const { rows } = await admin.query<{ query: string; calls: string }>(
     `select query, sum(calls)::text as calls from pg_stat_statements s join pg_database d on d.oid = s.dbid
-      where d.datname = current_database() and query not like '%pg_stat%' group by query`,
+      where d.datname = current_database() and query not like '%pg_stat%' and s.toplevel group by query`,
   );
   return new Map(rows.map((r) => [r.query, Number(r.calls)]));
 }
@@ -36,19 +36,27 @@ async function statementCounts(admin: pg.Client): Promise<Counts> {
 /**
  * `BENCH_PG_EXEC_TIME=1`: the server's own time for each statement (pg_stat_statements' mean execution and
  * planning time, over the whole run, warm-up included), largest total first, on stderr: where PostgreSQL's
- * CPU per mention goes, statement by statement.
+ * CPU per mention goes, statement by statement. `BENCH_PG_EXEC_TIME=nested` also tracks the statements run inside
+ * functions (pg_stat_statements.track=all; marked `in fn`), so a PL/pgSQL call's time can be split by its statements.
  */
 async function printExecTimes(admin: pg.Client, label: string): Promise<void> {
-  const { rows } = await admin.query<{ query: string; calls: string; exec: number; plan: number; total: number }>(
-    `select query, sum(calls)::text as calls, sum(total_exec_time) / sum(calls) * 1000 as exec,
-            sum(total_plan_time) / sum(calls) * 1000 as plan, sum(total_exec_time + total_plan_time) as total
+  const { rows } = await admin.query<{
+    query: string;
+    calls: string;
+    exec: number;
+    plan: number;
+    total: number;
+    toplevel: boolean;
+  }>(
+    `select query, toplevel, sum(calls)::text as calls, coalesce(sum(total_exec_time) / nullif(sum(calls), 0), 0) * 1000 as exec,
+            coalesce(sum(total_plan_time) / nullif(sum(calls), 0), 0) * 1000 as plan, sum(total_exec_time + total_plan_time) as total
        from pg_stat_statements s join pg_database d on d.oid = s.dbid
-      where d.datname = current_database() and query not like '%pg_stat%' group by query order by total desc`,
+      where d.datname = current_database() and query not like '%pg_stat%' group by query, toplevel order by total desc`,
   );
   process.stderr.write(`# server time per statement (µs: execution + planning, mean over the run), ${label}\n`);
-  for (const r of rows.slice(0, 30))
+  for (const r of rows.slice(0, 40))
     process.stderr.write(
-      `${r.exec.toFixed(0).padStart(6)} + ${r.plan.toFixed(0).padStart(4)} µs × ${r.calls.padStart(6)}\t${r.query.replace(/\s+/g, ' ').slice(0, 160)}\n`,
+      `${r.exec.toFixed(0).padStart(6)} + ${r.plan.toFixed(0).padStart(4)} µs × ${r.calls.padStart(6)}${r.toplevel ? '' : ' in fn'}\t${r.query.replace(/\s+/g, ' ').slice(0, 160)}\n`,
     );
 }
 
@@ -179,6 +187,7 @@ export const benchmark: Benchmark = {
       'pg_stat_statements.max=10000',
       // Planning time is measured only when asked: it costs the server a clock read per plan.
       ...(process.env.BENCH_PG_EXEC_TIME ? ['-c', 'pg_stat_statements.track_planning=on'] : []),
+      ...(process.env.BENCH_PG_EXEC_TIME === 'nested' ? ['-c', 'pg_stat_statements.track=all'] : []),
     ]);
     const clusters: Cluster[] = [];
     const admins: pg.Client[] = [];
