@@ -97,18 +97,24 @@ const answerStreamed = (
     stream,
   });
 
-/** A started outbox and a run on a new thread whose answer preview is posted as `previewMessage`, with its fenced writes. */
-async function streamingRun(previewMessage: string) {
-  const ref = thread();
+/** A run on a new thread and its writes through `posts`, fenced as its owner holds it now; `refusals` collects the fence's. */
+async function fencedRun(posts: RunPosts, ref = thread()) {
   const conversationId = await store.conversations.ensure(ref);
-  const adapter = new MemoryAdapter();
-  const outbox = await startedOutbox(adapter);
   const run = await store.runs.create(conversationId, null);
+  const refusals: RunFencedError[] = [];
   const writes = fenceRunWrites(
     await store.runs.fence(run.id),
-    { posts: outbox, transcript: store.transcript, runs: store.runs },
-    () => undefined,
+    { posts, transcript: store.transcript, runs: store.runs },
+    (e) => refusals.push(e),
   );
+  return { ref, conversationId, run, writes, refusals };
+}
+
+/** A started outbox and a run on a new thread whose answer preview is posted as `previewMessage`, with its fenced writes. */
+async function streamingRun(previewMessage: string) {
+  const adapter = new MemoryAdapter();
+  const outbox = await startedOutbox(adapter);
+  const { ref, conversationId, run, writes } = await fencedRun(outbox);
   const slot = await writes.posts.recordPreview(conversationId, run.id);
   await slot.posted(previewMessage);
   return { ref, conversationId, adapter, outbox, run, writes };
@@ -171,14 +177,8 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
   });
 
   it("checks a run write's fence in the step count it starts with, and only there: no separate check, and a stale owner's count is refused", async () => {
-    const conversationId = await store.conversations.ensure(thread());
-    const run = await store.runs.create(conversationId, null);
-    const fence = await store.runs.fence(run.id);
-    const refusals: RunFencedError[] = [];
     const posts = { atomically: (w: Parameters<RunPosts['atomically']>[0]) => store.atomically(w) } as RunPosts;
-    const writes = fenceRunWrites(fence, { posts, transcript: store.transcript, runs: store.runs }, (e) =>
-      refusals.push(e),
-    );
+    const { conversationId, run, writes, refusals } = await fencedRun(posts);
     const fenceChecks = (statements: string[]) =>
       statements.filter((s) => s.includes('from "runs"') && s.includes('for no key update'));
     const step = () =>
@@ -207,14 +207,8 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     ).toEqual(['a step', 'another']);
   });
   it("records a run's answer preview in one statement that checks its fence, without a transaction; a stale owner's preview is refused and leaves no row", async () => {
-    const conversationId = await store.conversations.ensure(thread());
-    const run = await store.runs.create(conversationId, null);
-    const fence = await store.runs.fence(run.id);
-    const refusals: RunFencedError[] = [];
     const outbox = outboxOf();
-    const writes = fenceRunWrites(fence, { posts: outbox, transcript: store.transcript, runs: store.runs }, (e) =>
-      refusals.push(e),
-    );
+    const { conversationId, run, writes, refusals } = await fencedRun(outbox);
     let slot: Awaited<ReturnType<RunPosts['recordPreview']>> | undefined;
     const statements = await statementsOf(async () => {
       slot = await writes.posts.recordPreview(conversationId, run.id);
@@ -232,14 +226,8 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     expect(await previews(), 'the refused preview left no row').toHaveLength(1);
   });
   it("records a model answer (its step, its charge, its transcript row, its post) in one statement that checks its fence, without a transaction; a stale owner's answer is refused and writes nothing", async () => {
-    const conversationId = await store.conversations.ensure(thread());
-    const run = await store.runs.create(conversationId, null);
-    const fence = await store.runs.fence(run.id);
-    const refusals: RunFencedError[] = [];
     const outbox = outboxOf();
-    const writes = fenceRunWrites(fence, { posts: outbox, transcript: store.transcript, runs: store.runs }, (e) =>
-      refusals.push(e),
-    );
+    const { conversationId, run, writes, refusals } = await fencedRun(outbox);
     const budget = createBudget({
       store: store.usage,
       cost: store.cost,
