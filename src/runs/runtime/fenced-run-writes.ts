@@ -1,5 +1,4 @@
-import type { AnswerWrite, RunPosts, WrittenAnswer } from '../../agent/agent-types.js';
-import type { PreviewMessageSlot } from '../../chat/chat-adapter.js';
+import type { AnswerWrite, RunPosts } from '../../agent/agent-types.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
 import type { RunEnd } from '../../run-records/run-end.js';
 import { RunFencedError, type RunFence } from '../../run-records/run-fence.js';
@@ -66,19 +65,23 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
       return result;
     });
 
-  // Where the store writes a model answer in one statement that checks the fence (PostgreSQL): no transaction.
-  const writeFencedAnswer = inner.posts.writeFencedAnswer?.bind(inner.posts);
-  const fencedAnswer = async (
-    answer: AnswerWrite,
-    write: NonNullable<RunPosts['writeFencedAnswer']>,
-  ): Promise<WrittenAnswer> => {
+  /** A write the store checks against the fence in its own statement (PostgreSQL): no transaction; null: the fence failed. */
+  const fencedStatement = async <T>(write: () => Promise<T | null>): Promise<T> => {
     if (refused) throw refused;
-    if (answer.runId !== fence.runId)
-      throw new Error(`run ${fence.runId}'s writes cannot record run ${answer.runId}'s answer`);
-    const written = await write(answer, fence);
+    const written = await write();
     if (!written) throw refuse();
     return written;
   };
+  // Where the store writes a model answer in one statement that checks the fence (PostgreSQL).
+  const writeFencedAnswer = inner.posts.writeFencedAnswer?.bind(inner.posts);
+  const fencedAnswer = (answer: AnswerWrite, write: NonNullable<RunPosts['writeFencedAnswer']>) =>
+    fencedStatement(() =>
+      answer.runId === fence.runId
+        ? write(answer, fence)
+        : Promise.reject(new Error(`run ${fence.runId}'s writes cannot record run ${answer.runId}'s answer`)),
+    );
+  // Where the store checks the fence in the preview's own statement (PostgreSQL).
+  const recordFencedPreview = inner.posts.recordFencedPreview?.bind(inner.posts);
 
   const posts: RunPosts = {
     atomically,
@@ -94,22 +97,10 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
       tx
         ? inner.posts.recordPreview(conversationId, runId, tx)
         : recordFencedPreview && runId === fence.runId
-          ? fencedPreview(conversationId, recordFencedPreview)
+          ? fencedStatement(() => recordFencedPreview(conversationId, fence))
           : atomically((t) => inner.posts.recordPreview(conversationId, runId, t)),
     retractPreviews: (runId, tx) => inner.posts.retractPreviews(runId, tx),
     ...(writeFencedAnswer ? { writeAnswer: (answer) => fencedAnswer(answer, writeFencedAnswer) } : {}),
-  };
-
-  // Where the store checks the fence in the preview's own statement (PostgreSQL): one statement, no transaction.
-  const recordFencedPreview = inner.posts.recordFencedPreview?.bind(inner.posts);
-  const fencedPreview = async (
-    conversationId: string,
-    record: NonNullable<RunPosts['recordFencedPreview']>,
-  ): Promise<PreviewMessageSlot> => {
-    if (refused) throw refused;
-    const slot = await record(conversationId, fence);
-    if (!slot) throw refuse();
-    return slot;
   };
 
   const transcript: TranscriptStore = {
