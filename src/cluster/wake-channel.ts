@@ -71,7 +71,7 @@ export interface WakeChannel extends ClusterPeers {
    * look found no other listener and no other process has spoken since (a wake-up would reach only this process,
    * which ignores its own). Resolves whether it was sent. A process that starts says so at once (`hello`), so it
    * is counted from its first moment; one that ends is forgotten at the next `lookForOthers`. A wake-up skipped a
-   * moment before another process's hello was heard is sent when it is (that process already listened).
+   * moment before another process was heard or seen is sent then (that process already listened).
    */
   wakeOthers(kind: WakeKind, conversationId: string): Promise<boolean>;
   /** Looks again whether another process listens (one read of pg_stat_activity): call it now and then. */
@@ -105,11 +105,15 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
   let heard = 0;
   const joinedHandlers = new Set<() => void>();
 
-  /** Records what was seen of the others; a process appearing after this one was alone is announced. */
+  /**
+   * Records what was seen of the others. A process appearing after this one was alone is sent what was skipped
+   * meanwhile (it listened already when it said hello or was seen), and announced.
+   */
   const seeOthers = (now: boolean | null) => {
     const wasAlone = others === false;
     others = now;
     if (!wasAlone || now !== true) return;
+    replaySkipped();
     for (const handler of joinedHandlers) {
       try {
         handler();
@@ -147,10 +151,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
       seeOthers(true);
       heard += 1;
     }
-    if (parsed.kind === HELLO) {
-      if (!fromSelf) replaySkipped();
-      return;
-    }
+    if (parsed.kind === HELLO) return;
     emit({ kind: parsed.kind, conversationId: parsed.conversationId, fromSelf });
   };
 
@@ -170,7 +171,7 @@ export function createWakeChannel(options: WakeChannelOptions): WakeChannel {
     }
   };
 
-  /** A newcomer listens: what was skipped lately may concern work committed after its start looked. */
+  /** Another process listens: what was skipped lately may concern work committed after its start looked. */
   const replaySkipped = () => {
     const since = clock.now() - SKIPPED_KEPT_MS;
     const due = [...skipped.values()].filter((s) => s.at >= since);
