@@ -115,6 +115,26 @@ describe.skipIf(database.skip)('wake channel (LISTEN/NOTIFY)', () => {
     expect(joined).toBe(1);
   });
 
+  it('sends what it skipped while alone to a process a look finds whose hello it never heard', async () => {
+    const a = await processWith('proc-look-a');
+    await vi.waitFor(async () => {
+      await a.wake.lookForOthers();
+      expect(a.wake.alone()).toBe(true);
+    }, 10_000);
+    expect(await a.wake.wakeOthers('answer', 'slack:T1:C1:7.0')).toBe(false);
+    // A listener named as an Errand process's, that never says hello (its hello was lost to a's reconnect, say).
+    const silent = new pg.Client({ connectionString: database.url, application_name: 'errand-wake:proc-look-z' });
+    await silent.connect();
+    cleanups.push(() => silent.end());
+    const heard: string[] = [];
+    silent.on('notification', (m) => void heard.push(m.payload ?? ''));
+    await silent.query(`listen ${WAKE_CHANNEL}`);
+    await a.wake.lookForOthers();
+    expect(a.wake.alone()).toBe(false);
+    await vi.waitFor(() => expect(heard).toHaveLength(1), 10_000);
+    expect(JSON.parse(heard[0]!)).toEqual({ kind: 'answer', conversationId: 'slack:T1:C1:7.0', origin: 'proc-look-a' });
+  });
+
   it('ignores a notification whose payload is not a wake-up, and keeps listening', async () => {
     const a = await processWith('proc-a');
     await a.db.$client.query('select pg_notify($1, $2)', [WAKE_CHANNEL, '{"kind":"explode","conversationId":"x"}']);
