@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate, lastUserMessage, startHarness, type Harness } from './harness.js';
 import { useStoreKinds } from '../support/store-kinds.js';
@@ -167,10 +167,13 @@ describe.each(stores.kinds)('dispatcher and to-do queue (%s)', (kind) => {
     g.open();
     await waitFor(() => threads.every((t) => h.adapter.textsIn(t).includes('done')));
     await h.app.coordinator.idle();
+    const reads = vi.spyOn(h.app.tasks, 'get');
     h.clock.advance(BUSY_ELSEWHERE_NOTE_DELAY_MS * 2);
     await h.app.outbox.idle();
     expect(h.model.requests).toHaveLength(3);
     expect(h.adapter.textsIn(threads[2]!)).toEqual(['done']);
+    // The note was dropped when its task started here: nothing read the task back to decide.
+    expect(reads).not.toHaveBeenCalled();
   });
 
   it('opens a thread when the adapter asks, and the conversation is that thread', async () => {

@@ -8,6 +8,7 @@ import { RunLauncher, type RunResume } from './run-launch.js';
 import { RunResumer, type AnswerSource } from './run-resume.js';
 import { launchRun, type ActiveRun, type RunExecution } from './run-execution.js';
 import { RunSettler } from './run-settler.js';
+import { TaskStarts } from './task-starts.js';
 import { showSession } from './session-shown.js';
 
 export type { AgentSetup, CoordinatorDeps, RunData, RunLimits } from './run-deps.js';
@@ -30,6 +31,8 @@ export class RunCoordinator implements RunControl {
   private readonly claiming = this.underWay.conversations;
   private readonly stoppedBeforeLaunch = this.underWay.stoppedBeforeLaunch;
   private stopping = false;
+  /** Each task this process starts, as it starts (follow-up-teller.ts drops a waiting note with it). */
+  readonly taskStarts = new TaskStarts();
   private readonly launcher: RunLauncher;
   private readonly resumer: RunResumer;
   private readonly settler: RunSettler;
@@ -290,5 +293,6 @@ export class RunCoordinator implements RunControl {
   /** Starts executing a claimed run (run-execution.ts). */
   private launch(conversationId: string, run: RunRow, task: TaskRow | null, fence: RunFence, resume?: RunResume): void {
     launchRun(this.execution, conversationId, run, task, fence, resume);
+    if (task) this.taskStarts.started(task.id);
   }
 }

@@ -4,6 +4,7 @@ import type { CommandDeps } from '../../commands/command-deps.js';
 import type { Logger } from '../../logger.js';
 import type { OutboxChanges } from '../../outbox/outbox.js';
 import type { TaskService } from '../../tasks/task-service.js';
+import type { TaskStarts } from '../../runs/runtime/task-starts.js';
 import type { Saying } from './follow-up-sayings.js';
 
 /**
@@ -23,14 +24,19 @@ export interface FollowUpTellerDeps {
   /** Arms the wait before the "busy in other conversations" note. */
   clock: Clock;
   logger: Logger;
+  /** Tasks started in this process: a note waiting for one is dropped then, with no read of the task. */
+  starts?: Pick<TaskStarts, 'listen'>;
 }
 
 /** Says what the follow-up of a message has to say, each kind by its one route. */
 export class FollowUpTeller {
-  /** The "busy elsewhere" notes waiting for their moment, cleared at shutdown so none fires on a closed store. */
-  private readonly waitingNotes = new Set<unknown>();
+  /** The "busy elsewhere" notes waiting for their moment, by task, cleared at shutdown so none fires on a closed store. */
+  private readonly waitingNotes = new Map<number, unknown>();
+  private readonly unlisten: (() => void) | undefined;
 
-  constructor(private readonly deps: FollowUpTellerDeps) {}
+  constructor(private readonly deps: FollowUpTellerDeps) {
+    this.unlisten = deps.starts?.listen((taskId) => this.drop(taskId));
+  }
 
   async tell(sayings: readonly Saying[]): Promise<void> {
     const { deps } = this;
@@ -40,9 +46,11 @@ export class FollowUpTeller {
           deps.commands.note(s.conversationId, s.text);
           break;
         case 'thread_if_still_waiting': {
-          // Said once BUSY_ELSEWHERE_NOTE_DELAY_MS have passed and the task has still not started.
+          // Said once BUSY_ELSEWHERE_NOTE_DELAY_MS have passed and the task has still not started (here: the note
+          // is dropped when it starts; elsewhere: the read below).
+          this.drop(s.taskId);
           const timer = deps.clock.setTimer(() => {
-            this.waitingNotes.delete(timer);
+            this.waitingNotes.delete(s.taskId);
             deps.tasks
               .get(s.taskId)
               .then((task) => {
@@ -52,7 +60,7 @@ export class FollowUpTeller {
                 deps.logger.warn({ err, taskId: s.taskId }, 'checking whether a queued task has started failed'),
               );
           }, BUSY_ELSEWHERE_NOTE_DELAY_MS);
-          this.waitingNotes.add(timer);
+          this.waitingNotes.set(s.taskId, timer);
           break;
         }
         case 'person':
@@ -71,7 +79,16 @@ export class FollowUpTeller {
 
   /** Drops the notes still waiting: a task still queued at shutdown is picked up after the next start. */
   stop(): void {
-    for (const timer of this.waitingNotes) this.deps.clock.clearTimer(timer);
+    this.unlisten?.();
+    for (const timer of this.waitingNotes.values()) this.deps.clock.clearTimer(timer);
     this.waitingNotes.clear();
+  }
+
+  /** Drops the note waiting for `taskId`, if any. */
+  private drop(taskId: number): void {
+    const timer = this.waitingNotes.get(taskId);
+    if (timer === undefined) return;
+    this.deps.clock.clearTimer(timer);
+    this.waitingNotes.delete(taskId);
   }
 }

@@ -16,7 +16,7 @@ import type { StoredMessage } from './stored-message.js';
 export interface FollowUpDeps {
   runs: RunStore;
   tasks: TaskService;
-  coordinator: Pick<RunCoordinator, 'answer' | 'startNext' | 'startClaimed' | 'stopConversation'>;
+  coordinator: Pick<RunCoordinator, 'answer' | 'startNext' | 'startClaimed' | 'stopConversation' | 'taskStarts'>;
   commands: CommandDeps;
   /** Private notices in a conversation Errand holds: recorded, delivered in order with its posts. */
   changes: Pick<OutboxChanges, 'recordEphemeral'>;
@@ -40,7 +40,7 @@ export class MessageFollowUp {
   private readonly teller: FollowUpTeller;
 
   constructor(private readonly deps: FollowUpDeps) {
-    this.teller = new FollowUpTeller(deps);
+    this.teller = new FollowUpTeller({ ...deps, starts: deps.coordinator.taskStarts });
   }
 
   /** Drops the notes still waiting: a task still queued at shutdown is picked up after the next start. */
