@@ -36,7 +36,9 @@ async function statementCounts(admin: pg.Client): Promise<Counts> {
 /**
  * `BENCH_PG_EXEC_TIME=1`: the server's own time for each statement (pg_stat_statements' mean execution and
  * planning time, over the whole run, warm-up included), largest total first, on stderr: where PostgreSQL's
- * CPU per mention goes, statement by statement. `BENCH_PG_EXEC_TIME=nested` also tracks the statements run inside
+ * CPU per mention goes, statement by statement. The planning time is a mean over all calls; `plans` says how many
+ * of them were planned (a prepared statement's first five calls on each pooled connection, then once more whenever
+ * an ANALYZE or VACUUM of a table it reads invalidates its kept plan): a mean of 30 µs is not a plan at every call. `BENCH_PG_EXEC_TIME=nested` also tracks the statements run inside
  * functions (pg_stat_statements.track=all; marked `in fn`), so a PL/pgSQL call's time can be split by its statements.
  */
 async function printExecTimes(admin: pg.Client, label: string): Promise<void> {
@@ -45,18 +47,21 @@ async function printExecTimes(admin: pg.Client, label: string): Promise<void> {
     calls: string;
     exec: number;
     plan: number;
+    plans: string;
     total: number;
     toplevel: boolean;
   }>(
-    `select query, toplevel, sum(calls)::text as calls, coalesce(sum(total_exec_time) / nullif(sum(calls), 0), 0) * 1000 as exec,
+    `select query, toplevel, sum(calls)::text as calls, sum(plans)::text as plans, coalesce(sum(total_exec_time) / nullif(sum(calls), 0), 0) * 1000 as exec,
             coalesce(sum(total_plan_time) / nullif(sum(calls), 0), 0) * 1000 as plan, sum(total_exec_time + total_plan_time) as total
        from pg_stat_statements s join pg_database d on d.oid = s.dbid
       where d.datname = current_database() and query not like '%pg_stat%' group by query, toplevel order by total desc`,
   );
-  process.stderr.write(`# server time per statement (µs: execution + planning, mean over the run), ${label}\n`);
+  process.stderr.write(
+    `# server time per statement (µs: execution + planning, mean over the run's calls; calls planned), ${label}\n`,
+  );
   for (const r of rows.slice(0, 40))
     process.stderr.write(
-      `${r.exec.toFixed(0).padStart(6)} + ${r.plan.toFixed(0).padStart(4)} µs × ${r.calls.padStart(6)}${r.toplevel ? '' : ' in fn'}\t${r.query.replace(/\s+/g, ' ').slice(0, 160)}\n`,
+      `${r.exec.toFixed(0).padStart(6)} + ${r.plan.toFixed(0).padStart(4)} µs × ${r.calls.padStart(6)} (plans ${r.plans.padStart(5)})${r.toplevel ? '' : ' in fn'}\t${r.query.replace(/\s+/g, ' ').slice(0, 160)}\n`,
     );
 }
 

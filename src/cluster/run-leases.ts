@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { PgDb } from '../db/pg-client.js';
 import { runs } from '../db/pg-schema.js';
+import { prepared } from '../store/postgres/pg-prepared.js';
 
 /** A `running` run whose owner stopped renewing its lease: another process should take it over. */
 export interface ExpiredRun {
@@ -46,6 +47,30 @@ export interface RunState {
   owner: string | null;
 }
 
+const P = sql.placeholder;
+/**
+ * The two statements every process sends at each tick (a third of a lease), prepared by name with `'running'` written
+ * as a literal: a bound status left PostgreSQL's generic plan unable to use the partial index of running runs
+ * (`runs_lease_idx`), so it kept planning a custom plan at every call (≈ 75–160 µs of the server's CPU each: the
+ * biggest part of an idle process's cost to the server; bench/OVERHEAD.md, issue 40's eighth round). The renewal takes
+ * its ids as one array, so its text (and its prepared statement) is the same whatever the number of runs.
+ */
+const RUNNING = sql`${runs.status} = 'running'`;
+const renewLeases = prepared((d) =>
+  d
+    .update(runs)
+    .set({ leaseUntil: sql`${P('leaseUntil')}` })
+    .where(and(sql`${runs.id} = any(${P('ids')}::text[])`, eq(runs.owner, P('owner')), RUNNING))
+    .returning({ id: runs.id }),
+);
+const expiredLeases = prepared((d) =>
+  d
+    .select({ id: runs.id, conversationId: runs.conversationId, owner: runs.owner, leaseUntil: runs.leaseUntil })
+    .from(runs)
+    .where(and(RUNNING, or(lt(runs.leaseUntil, P('now')), isNull(runs.leaseUntil))))
+    .orderBy(sql`${runs.leaseUntil} asc nulls first`),
+);
+
 /**
  * Run ownership across processes: each `running` run has an owner and a lease its owner renews while it
  * works. A process that dies stops renewing; once the lease ends, any process may take the run over
@@ -56,20 +81,12 @@ export function createRunLeases(db: PgDb, clock: Pick<Clock, 'now'>): RunLeases 
   return {
     async renew(owner, runIds, leaseMs) {
       if (runIds.length === 0) return [];
-      const rows = await db
-        .update(runs)
-        .set({ leaseUntil: clock.now() + leaseMs })
-        .where(and(inArray(runs.id, [...runIds]), eq(runs.owner, owner), eq(runs.status, 'running')))
-        .returning({ id: runs.id });
+      const rows = await renewLeases(db, { ids: [...runIds], owner, leaseUntil: clock.now() + leaseMs });
       return rows.map((r) => r.id);
     },
 
     async expired(now) {
-      return db
-        .select({ id: runs.id, conversationId: runs.conversationId, owner: runs.owner, leaseUntil: runs.leaseUntil })
-        .from(runs)
-        .where(and(eq(runs.status, 'running'), or(lt(runs.leaseUntil, now), isNull(runs.leaseUntil))))
-        .orderBy(sql`${runs.leaseUntil} asc nulls first`);
+      return expiredLeases(db, { now });
     },
 
     async takeOver(runId, newOwner, oldLeaseUntil, leaseMs) {

@@ -4,9 +4,39 @@ import { scheduleLaunches, schedules } from '../../db/pg-schema.js';
 import type { ScheduleRow } from '../../db/schema.js';
 import type { ScheduleStore } from '../schedule-store.js';
 import type { PgExecutor } from '../../store/postgres/pg-executor.js';
+import { prepared } from '../../store/postgres/pg-prepared.js';
 
 const inChannel = (c: ChannelRef) =>
   and(eq(schedules.platform, c.platform), eq(schedules.workspace, c.workspace), eq(schedules.channel, c.channel));
+
+const P = sql.placeholder;
+/**
+ * The scheduler's looks at every cluster tick (a third of a lease) and sweep, prepared by name with their statuses
+ * written as literals: a bound status kept PostgreSQL from a generic plan on the partial index of pending launches,
+ * so each look was planned anew (≈ 65–180 µs of the server's CPU; bench/OVERHEAD.md, issue 40's eighth round).
+ */
+const PENDING_LAUNCH = sql`${scheduleLaunches.status} = 'pending'`;
+const dueLaunchIds = prepared((d) =>
+  d
+    .select({ id: scheduleLaunches.id })
+    .from(scheduleLaunches)
+    .where(and(PENDING_LAUNCH, lte(scheduleLaunches.notBefore, P('now'))))
+    .orderBy(asc(scheduleLaunches.id))
+    .limit(P('limit')),
+);
+const nextLaunchAt = prepared((d) =>
+  d
+    .select({ at: min(scheduleLaunches.notBefore) })
+    .from(scheduleLaunches)
+    .where(PENDING_LAUNCH),
+);
+const activeDueBy = prepared((d) =>
+  d
+    .select({ id: schedules.id, nextRunAt: schedules.nextRunAt })
+    .from(schedules)
+    .where(and(sql`${schedules.status} = 'active'`, lte(schedules.nextRunAt, P('until'))))
+    .orderBy(asc(schedules.nextRunAt)),
+);
 
 /**
  * Schedules on PostgreSQL. A fire is claimed with one conditional update (`where next_run_at = $dueAt`):
@@ -69,19 +99,11 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
       return row ?? null;
     },
     async dueLaunches(now, limit) {
-      const rows = await db
-        .select({ id: scheduleLaunches.id })
-        .from(scheduleLaunches)
-        .where(and(eq(scheduleLaunches.status, 'pending'), lte(scheduleLaunches.notBefore, now)))
-        .orderBy(asc(scheduleLaunches.id))
-        .limit(limit);
+      const rows = await dueLaunchIds(db, { now, limit });
       return rows.map((r) => r.id);
     },
     async nextLaunchDue() {
-      const [row] = await db
-        .select({ at: min(scheduleLaunches.notBefore) })
-        .from(scheduleLaunches)
-        .where(eq(scheduleLaunches.status, 'pending'));
+      const [row] = await nextLaunchAt(db);
       return row?.at ?? null;
     },
     async setLaunchNote(launchId, outboxId, now) {
@@ -134,11 +156,7 @@ export function createPgScheduleStore(db: PgExecutor): ScheduleStore {
         .orderBy(sql`${schedules.nextRunAt} asc nulls first`);
     },
     async listActiveDueBy(until) {
-      const rows = await db
-        .select({ id: schedules.id, nextRunAt: schedules.nextRunAt })
-        .from(schedules)
-        .where(and(eq(schedules.status, 'active'), lte(schedules.nextRunAt, until)))
-        .orderBy(asc(schedules.nextRunAt));
+      const rows = await activeDueBy(db, { until });
       return rows.flatMap((r) => (r.nextRunAt === null ? [] : [{ id: r.id, nextRunAt: r.nextRunAt }]));
     },
     async update(id, change, now) {

@@ -9,7 +9,12 @@ import { createPgAnswerWrite } from './pg-answer-write.js';
 import type { RunOwnership } from './pg-run-ownership.js';
 import { prepared } from './pg-prepared.js';
 
-const pending = eq(outbox.status, 'pending');
+/**
+ * A pending row, with the status written as a literal (not a bound parameter): only then can a plan PostgreSQL keeps
+ * for a prepared statement use the partial index of pending rows (`outbox_pending_idx`); with a bound status it
+ * planned a custom plan at every call (bench/OVERHEAD.md, issue 40's eighth round).
+ */
+const pending = sql`${outbox.status} = 'pending'`;
 /** `attempts + 1`, evaluated by the database so concurrent counts add up. */
 const sqlIncrement = () => sql`${outbox.attempts} + 1`;
 
@@ -59,6 +64,9 @@ const markRowPosted = prepared((d) =>
     })
     .where(and(eq(outbox.id, P('id')), pending))
     .returning({ id: outbox.id }),
+);
+const pendingConversationIds = prepared((d) =>
+  d.selectDistinct({ id: outbox.conversationId }).from(outbox).where(pending),
 );
 const rowState = prepared((d) =>
   d
@@ -127,7 +135,7 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
     },
     nextPending,
     async pendingConversations() {
-      const rows = await db.selectDistinct({ id: outbox.conversationId }).from(outbox).where(pending);
+      const rows = await pendingConversationIds(db);
       return rows.map((r) => r.id);
     },
     async countAttempt(id) {
