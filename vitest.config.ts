@@ -16,7 +16,12 @@ export default defineConfig({
   test: {
     // One PostgreSQL server per run for the tests that need one (each file gets its own database).
     // Errand built once (scripts/build.mjs) for the tests that start it as a process.
-    globalSetup: ['tests/support/postgres-global-setup.ts', 'tests/support/build-global-setup.ts'],
+    // First, so that everything after it (the server's cluster too) makes its temporary files in the run's own directory.
+    globalSetup: [
+      'tests/support/temp-dir-global-setup.ts',
+      'tests/support/postgres-global-setup.ts',
+      'tests/support/build-global-setup.ts',
+    ],
     include: ['tests/**/*.test.ts'],
     // The PostgreSQL store refuses a root-store call from inside an open transaction (pg-store.ts; off in production).
     env: { ERRAND_CHECK_TX_CONTEXT: '1' },

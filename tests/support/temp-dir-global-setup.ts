@@ -1,0 +1,53 @@
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PREFIX = 'errand-test-run-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+/** The directories of earlier runs that were killed before their teardown: their servers stopped, the directories removed. */
+function removeStaleRuns(root: string): void {
+  for (const name of readdirSync(root)) {
+    const owner = new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (!owner || alive(Number(owner))) continue;
+    const dir = join(root, name);
+    for (const cluster of readdirSync(dir)) {
+      try {
+        const postmaster = Number(readFileSync(join(dir, cluster, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+        if (postmaster > 0 && alive(postmaster)) process.kill(postmaster, 'SIGQUIT');
+      } catch {
+        // not a server's directory, or no server ever ran there
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Vitest globalSetup: the run's temporary files go under one directory of its own, removed when the run ends. The
+ * tests make fresh directories for configuration files, databases, workspaces and servers (hundreds a run), and
+ * many leave theirs behind when they end; without this every `npm test` left them in the machine's /tmp for good.
+ * The workers (forks) and the processes the tests start inherit TMPDIR, which is where `os.tmpdir()` looks.
+ */
+export default function setup(): () => void {
+  const root = tmpdir();
+  removeStaleRuns(root);
+  const dir = mkdtempSync(join(root, `${PREFIX}${process.pid}-`));
+  // As root the test server runs as `postgres` (postgres-server.ts), which must pass through this directory.
+  chmodSync(dir, 0o755);
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  return () => {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
