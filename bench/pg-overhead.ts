@@ -17,7 +17,8 @@ import { procCpuMs } from './proc-cpu.js';
 
 const WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 100);
 const BLOCK = Number(process.env.BENCH_PG_BLOCK ?? 100);
-const BLOCKS = Number(process.env.BENCH_PG_BLOCKS ?? 4);
+/** Blocks per process: by default 4, or 6 with a baseline (each of the six orders of three sides once). */
+const BLOCKS = Number(process.env.BENCH_PG_BLOCKS ?? (process.env.BENCH_PG_BASELINE ? 6 : 4));
 const MODEL_LATENCY_MS = 200;
 const OUTSTANDING = 2 * SLOTS;
 const IDLE_MS = 5_000;
@@ -71,6 +72,14 @@ async function databaseStats(admin: pg.Client): Promise<{ transactions: number; 
     `select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`,
   );
   return { transactions: Number(rows[0]!.n), sessions: Number(rows[0]!.s) };
+}
+
+/** Every order of `items` (six for three). */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((first, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [first, ...rest]),
+  );
 }
 
 function diff(after: Counts, before: Counts, into: Counts): void {
@@ -251,10 +260,15 @@ export const benchmark: Benchmark = {
         serverCpuMs(postmaster) - idleBefore[1]!,
         (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!,
       ].map((ms) => ms / (IDLE_MS / 1000));
-      // Each side goes first, second (and third) in turn: the machine's load falls on all alike.
+      // Each side goes first, second (and third) in turn, and after each other side: the machine's load (and the
+      // server's autovacuum of the block before, which runs in the next) falls on all alike. With a baseline the
+      // three sides take their six orders in turn: alternating one order and its reverse left this build always in
+      // the middle and the baseline always after a PostgreSQL block, and an A/A run (this build as its own
+      // baseline) read the baseline 0.03–0.17 higher.
       const rotation: (PgSide | Side)[] = [onSqlite, ...pgSides];
+      const orders = rotation.length === 3 ? permutations(rotation) : [rotation, [...rotation].reverse()];
       for (let i = 0; i < BLOCKS; i++) {
-        const order = i % 2 === 0 ? rotation : [...rotation].reverse();
+        const order = orders[i % orders.length]!;
         for (const s of order) {
           if (s === onSqlite) await block(onSqlite, BLOCK);
           else await pgBlock(s as PgSide, postmaster, BLOCK);
