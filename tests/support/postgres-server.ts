@@ -4,6 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './free-port.js';
+import { isProcessAlive } from '../../src/db/process-alive.js';
 import {
   embeddedBinaries,
   initCluster,
@@ -53,25 +54,18 @@ async function canConnect(url: string): Promise<void> {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, under another user.
-    return (err as { code?: unknown }).code === 'EPERM';
-  }
-}
-
-/** Clusters left behind by a test run that was killed: stops their postmaster and removes them. */
-function removeOrphanedClusters(): void {
-  for (const name of readdirSync(tmpdir())) {
+/**
+ * Clusters under `root` left behind by a test run that was killed: stops their postmaster and removes them (also
+ * what temp-dir-global-setup.ts does with a killed run's own directory).
+ */
+export function removeOrphanedClusters(root: string = tmpdir()): void {
+  for (const name of readdirSync(root)) {
     const owner = /^errand-pg-(\d+)-/.exec(name)?.[1];
-    if (!owner || alive(Number(owner))) continue;
-    const dir = join(tmpdir(), name);
+    if (!owner || isProcessAlive(Number(owner))) continue;
+    const dir = join(root, name);
     try {
       const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-      if (postmaster > 0 && alive(postmaster)) process.kill(postmaster, 'SIGQUIT');
+      if (postmaster > 0 && isProcessAlive(postmaster)) process.kill(postmaster, 'SIGQUIT');
     } catch {
       // no server ever ran there
     }

@@ -1,32 +1,18 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '../../src/db/process-alive.js';
+import { removeOrphanedClusters } from './postgres-server.js';
 
 const PREFIX = 'errand-test-run-';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: unknown }).code === 'EPERM';
-  }
-}
 
 /** The directories of earlier runs that were killed before their teardown: their servers stopped, the directories removed. */
 function removeStaleRuns(root: string): void {
   for (const name of readdirSync(root)) {
     const owner = new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1];
-    if (!owner || alive(Number(owner))) continue;
+    if (!owner || isProcessAlive(Number(owner))) continue;
     const dir = join(root, name);
-    for (const cluster of readdirSync(dir)) {
-      try {
-        const postmaster = Number(readFileSync(join(dir, cluster, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-        if (postmaster > 0 && alive(postmaster)) process.kill(postmaster, 'SIGQUIT');
-      } catch {
-        // not a server's directory, or no server ever ran there
-      }
-    }
+    removeOrphanedClusters(dir);
     rmSync(dir, { recursive: true, force: true });
   }
 }
