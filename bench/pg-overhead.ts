@@ -3,6 +3,7 @@ import { startTestPostgres } from '../tests/support/postgres-server.js';
 import type { Benchmark, BenchFigure } from './benchmark.js';
 import { answerAfter, answerMentions, createDatabase, SLOTS, startCluster, type Cluster } from './errand-cluster.js';
 import { postmasterPid, serverCpuMs } from './pg-server-cpu.js';
+import { median } from './overhead-figures.js';
 import { procCpuMs } from './proc-cpu.js';
 
 /**
@@ -96,6 +97,8 @@ interface Side {
   mentions: number;
   cpuMs: number;
   seconds: number;
+  /** CPU ms a mention in each block, in order (with the server's on PostgreSQL): the spread of the ratio. */
+  readonly perBlock: number[];
 }
 
 async function block(side: Side, count: number): Promise<{ cpu: number }> {
@@ -105,6 +108,7 @@ async function block(side: Side, count: number): Promise<{ cpu: number }> {
   side.next += count;
   side.mentions += count;
   side.cpuMs += cpu;
+  side.perBlock.push(cpu / count);
   return { cpu };
 }
 
@@ -170,7 +174,9 @@ async function pgBlock(side: PgSide, postmaster: number, count: number): Promise
   const statsBefore = await databaseStats(side.admin);
   const serverBefore = serverCpuMs(postmaster);
   await block(side, count);
-  side.serverMs += serverCpuMs(postmaster) - serverBefore;
+  const server = serverCpuMs(postmaster) - serverBefore;
+  side.serverMs += server;
+  side.perBlock[side.perBlock.length - 1]! += server / count;
   const statsAfter = await databaseStats(side.admin);
   // The two reads after the block's first one are the benchmark's own transactions.
   side.transactions += statsAfter.transactions - statsBefore.transactions - 1;
@@ -222,6 +228,7 @@ export const benchmark: Benchmark = {
           mentions: 0,
           cpuMs: 0,
           seconds: 0,
+          perBlock: [],
           admin,
           counts: new Map(),
           transactions: 0,
@@ -246,6 +253,7 @@ export const benchmark: Benchmark = {
         mentions: 0,
         cpuMs: 0,
         seconds: 0,
+        perBlock: [],
       };
       const onPg = pgSides[0]!;
       for (const s of [...pgSides, onSqlite]) {
@@ -279,6 +287,10 @@ export const benchmark: Benchmark = {
       const traffic = `${BLOCKS} alternating blocks of ${BLOCK} mentions per process after ${WARMUP} warm-up ones, ${OUTSTANDING} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS}`;
       const figures = (side: PgSide, prefix: string, pipelined: boolean): BenchFigure[] => {
         const perPg = side.cpuMs / side.mentions;
+        // Block i of this side against block i of SQLite's (the same round of the rotation): how far one block's
+        // reading strays from the whole run's, which is what a difference between two runs must beat.
+        const rounds = side.perBlock.map((pg, i) => pg / onSqlite.perBlock[i]!);
+        const spread = `per round of the rotation ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)} (median ${median(rounds).toFixed(2)})`;
         const perServer = side.serverMs / side.mentions;
         const b = breakdown(side.counts, side.mentions);
         if (process.env.BENCH_PG_STATEMENTS) {
@@ -291,7 +303,7 @@ export const benchmark: Benchmark = {
             name: `${prefix}_cpu_per_mention_ratio`,
             value: (perPg + perServer) / perSqlite,
             unit: 'x',
-            detail: `${side.label}: per mention: Errand on PostgreSQL ${perPg.toFixed(2)} ms + PostgreSQL server ${perServer.toFixed(2)} ms, against Errand on SQLite ${perSqlite.toFixed(2)} ms (target ≤ 1.5); mentions/s ${(side.mentions / side.seconds).toFixed(1)} on PostgreSQL, ${(onSqlite.mentions / onSqlite.seconds).toFixed(1)} on SQLite; idle CPU ms/s: Errand on PostgreSQL ${idle[0]!.toFixed(1)} + server ${idle[1]!.toFixed(1)}, Errand on SQLite ${idle[2]!.toFixed(1)}; ${traffic}`,
+            detail: `${side.label}: per mention: Errand on PostgreSQL ${perPg.toFixed(2)} ms + PostgreSQL server ${perServer.toFixed(2)} ms, against Errand on SQLite ${perSqlite.toFixed(2)} ms (target ≤ 1.5); ${spread}; mentions/s ${(side.mentions / side.seconds).toFixed(1)} on PostgreSQL, ${(onSqlite.mentions / onSqlite.seconds).toFixed(1)} on SQLite; idle CPU ms/s: Errand on PostgreSQL ${idle[0]!.toFixed(1)} + server ${idle[1]!.toFixed(1)}, Errand on SQLite ${idle[2]!.toFixed(1)}; ${traffic}`,
           },
           {
             name: `${prefix}_statements_per_mention`,
