@@ -89,7 +89,7 @@ interface PlanNode {
 async function planOfRead(): Promise<PlanNode> {
   const client = db.$client;
   await client.query(`prepare due_read(bigint, text, text[], integer) as ${DUE_WORK_SQL}`);
-  const args = `(${clock.now()}, null, '{}', 20)`;
+  const args = `(${clock.now()}, null, '{}', 8)`;
   // Past PostgreSQL's five custom plans, so the plan measured is the one it keeps.
   for (let i = 0; i < 6; i++) await client.query(`execute due_read${args}`);
   const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
@@ -162,5 +162,56 @@ describe.skipIf(database.skip)("the pump's due-work read on PostgreSQL", () => {
     // (a bitmap scan never learns an entry is dead) read them all again for every ready task.
     expect(after['Shared Hit Blocks'] - before['Shared Hit Blocks']).toBeLessThan(READY);
     expect((await dueWork()(20, new Set(), undefined)).ready).toHaveLength(READY);
+  });
+
+  it('reads as much for a backlog of 2 000 waiting conversations as for a few, each at its earliest ready task', async () => {
+    const before = await planOfRead();
+    const backlog = Array.from({ length: 2_000 }, (_, i) => `backlog-${i}`);
+    await addConversations(backlog);
+    await db.insert(tasks).values(
+      backlog.flatMap((name, i) => [
+        {
+          conversationId: key(name),
+          title: `first ${name}`,
+          description: 'first',
+          sequence: 1,
+          createdBy: 'user' as const,
+          notBefore: 1_000 + i,
+          createdAt: 1,
+          updatedAt: 1,
+        },
+        // Every tenth has a second to-do due earlier than anything else: the conversation counts from it.
+        ...(i % 10 === 0
+          ? [
+              {
+                conversationId: key(name),
+                title: `second ${name}`,
+                description: 'second',
+                sequence: 2,
+                createdBy: 'user' as const,
+                notBefore: -10_000 + i,
+                createdAt: 1,
+                updatedAt: 1,
+              },
+            ]
+          : []),
+      ]),
+    );
+    await db.execute('analyze');
+    const after = await planOfRead();
+    // The read stops at the limit: the backlog adds a few pages of the index, not a look at each waiting task.
+    expect(after['Shared Hit Blocks']).toBeLessThan(before['Shared Hit Blocks'] + 40);
+    const due = await dueWork()(5, new Set([key('backlog-10')]), undefined);
+    expect(due.ready).toEqual([
+      key('backlog-0'),
+      key('backlog-20'),
+      key('backlog-30'),
+      key('backlog-40'),
+      key('backlog-50'),
+    ]);
+    const all = await dueWork()(2_100, new Set(), undefined);
+    expect(new Set(all.ready).size).toBe(all.ready.length);
+    expect(all.ready).toHaveLength(2_000 + READY);
+    expect(all.ready.slice(200, 200 + READY)).toEqual(Array.from({ length: READY }, (_, i) => key(`ready-${i}`)));
   });
 });

@@ -107,18 +107,22 @@ export const claimNextTask = prepared((d) => {
  * expired-question read), whether `$2` (the conversation whose run just ended; null: none) has a ready task
  * (`readyIn`), and the other ready conversations (`readyConversations`, skipping `$3`, at most `$4`).
  *
- * Each ready task's "no active run there" is a lookup of its own conversation (`offset 0` keeps the subquery a
- * per-row index lookup): left to an anti-join, PostgreSQL scanned the whole partial index of active runs once per
- * ready task, and that index keeps an entry for every run that ended since the table's last vacuum, which a
- * bitmap scan never marks dead: the read grew with the runs a busy process had ended (151 buffers against 29 in
- * the benchmark, 231 µs against ≈ 100).
+ * The ready conversations are read in the order of the index of ready tasks (`not_before`, then conversation), each
+ * conversation at its earliest ready task, and the read stops at the `$4`th: its work follows how many it returns,
+ * not how many wait (a backlog of 5 000 ready conversations cost 3 ms a call when they were all grouped and sorted,
+ * 0.7 ms so). Each candidate's "no active run there" and "no earlier ready task there" are lookups of its own
+ * conversation (`offset 0` keeps PostgreSQL from turning them into anti-joins): as an anti-join the active-run check
+ * scanned the whole partial index of active runs once per ready task, and that index keeps an entry for every run
+ * ended since the table's last vacuum, which a bitmap scan never marks dead (231 µs a call in the benchmark).
  */
 export const DUE_WORK_SQL = `select exists (select 1 from runs where status = 'waiting_user' and ask_expires_at <= $1::bigint) as due,
 exists (select 1 from tasks t where t.conversation_id = $2::text and t.status = 'pending' and t.blocked = false
 and t.not_before <= $1::bigint and not exists (select 1 from runs r where r.conversation_id = t.conversation_id
 and r.status in ('running', 'waiting_user') offset 0)) as here,
 array (select t.conversation_id from tasks t where t.status = 'pending' and t.blocked = false and t.not_before <= $1::bigint
-and t.conversation_id <> all($3::text[]) and not exists (select 1 from runs r where r.conversation_id = t.conversation_id
-and r.status in ('running', 'waiting_user') offset 0) group by t.conversation_id order by min(t.not_before), t.conversation_id
-limit $4::integer) as ready`;
+and t.conversation_id <> all($3::text[])
+and not exists (select 1 from runs r where r.conversation_id = t.conversation_id and r.status in ('running', 'waiting_user') offset 0)
+and not exists (select 1 from tasks e where e.conversation_id = t.conversation_id and e.status = 'pending' and e.blocked = false
+and e.not_before <= $1::bigint and (e.not_before, e.id) < (t.not_before, t.id) offset 0)
+order by t.not_before, t.conversation_id limit $4::integer) as ready`;
 export const dueWorkRead = preparedText<{ due: boolean; here: boolean; ready: string[] }>(DUE_WORK_SQL);
