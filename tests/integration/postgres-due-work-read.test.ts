@@ -51,10 +51,8 @@ async function addTasks(names: string[]): Promise<void> {
   );
 }
 
-/** `count` runs that ran and ended, each in a conversation of its own, as a process that answers leaves them. */
-async function endRuns(count: number): Promise<void> {
-  const names = Array.from({ length: count }, () => `ended-${ended++}`);
-  await addConversations(names);
+/** A running run in each of `names`' conversations. */
+async function startRuns(names: string[]): Promise<void> {
   await db.insert(runs).values(
     names.map((name) => ({
       id: `run-${name}`,
@@ -66,6 +64,13 @@ async function endRuns(count: number): Promise<void> {
       updatedAt: 1,
     })),
   );
+}
+
+/** `count` runs that ran and ended, each in a conversation of its own, as a process that answers leaves them. */
+async function endRuns(count: number): Promise<void> {
+  const names = Array.from({ length: count }, () => `ended-${ended++}`);
+  await addConversations(names);
+  await startRuns(names);
   await db.execute(`update runs set status = 'completed' where id like 'run-ended-%' and status = 'running'`);
 }
 
@@ -125,17 +130,7 @@ beforeAll(async () => {
   const busy = Array.from({ length: BUSY }, (_, i) => `busy-${i}`);
   await addConversations([...ready, ...busy]);
   await addTasks([...ready, ...busy]);
-  await db.insert(runs).values(
-    busy.map((name) => ({
-      id: `run-${name}`,
-      conversationId: key(name),
-      status: 'running' as const,
-      owner: 'p1',
-      leaseUntil: 9e15,
-      startedAt: 1,
-      updatedAt: 1,
-    })),
-  );
+  await startRuns(busy);
   await endRuns(300);
   await db.execute('analyze');
 });
