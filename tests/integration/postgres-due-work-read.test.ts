@@ -204,6 +204,10 @@ describe.skipIf(database.skip)("the pump's due-work read on PostgreSQL", () => {
       key('backlog-40'),
       key('backlog-50'),
     ]);
+    // The store's other read of ready conversations (when no slot opened) answers the same.
+    expect(await createPgTaskStore(db, clock).findReadyConversations(5, new Set([key('backlog-10')]))).toEqual(
+      due.ready,
+    );
     const all = await dueWork()(2_100, new Set(), undefined);
     expect(new Set(all.ready).size).toBe(all.ready.length);
     expect(all.ready).toHaveLength(2_000 + READY);

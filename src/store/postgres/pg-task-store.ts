@@ -212,7 +212,7 @@ export function createPgTaskStore(db: PgExecutor, clock: Clock): TaskService {
       const first = prefer !== undefined && !exclude.has(prefer) && (await readyHere(prefer)) ? [prefer] : [];
       if (first.length >= limit) return first;
       const skip = prefer !== undefined ? new Set([...exclude, prefer]) : exclude;
-      const rows = await readyConversations(db, { now: clock.now(), skip: [...skip], limit: limit - first.length });
+      const rows = await readyConversations(db, [clock.now(), [...skip], limit - first.length]);
       return [...first, ...rows.map((r) => r.id)];
     },
     async dueWork(limit, exclude, prefer) {
