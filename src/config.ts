@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_PG_POOL_SIZE } from './settings/pg-pool-size.js';
 import { ConfigError } from './errors.js';
 import { decodeSecretKey } from './secrets/secret-key.js';
 import { loadErrandFile, type LoadedErrandFile } from './settings/errand-file.js';
@@ -43,7 +44,7 @@ const envSchema = z.object({
     message:
       'expected a PostgreSQL URL such as postgres://errand:secret@db-host:5432/errand (leave it unset to keep the embedded SQLite file at DATABASE_PATH)',
   }),
-  DATABASE_POOL_SIZE: int(10, 1, 100),
+  DATABASE_POOL_SIZE: int(DEFAULT_PG_POOL_SIZE, 1, 100),
   RUN_LEASE_SECONDS: int(30, 5, 3600),
   GATEWAY_LOCK_RETRY_SECONDS: int(5, 1, 60),
   ERRAND_PROCESS_ID: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9._:-]{1,60}$/.test(v), {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { DEFAULT_PG_POOL_SIZE } from '../settings/pg-pool-size.js';
 import { DatabaseError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProcessIdentity } from '../store/postgres/process-identity.js';
@@ -29,7 +30,10 @@ export async function openStore(config: StoreConfig, clock: Clock, logger?: Logg
       import('./pg-store.js'),
       import('../store/postgres/process-identity.js'),
     ]);
-  const db = await openPostgres(url, { poolSize: config.DATABASE_POOL_SIZE ?? 10, ...(logger ? { logger } : {}) });
+  const db = await openPostgres(url, {
+    poolSize: config.DATABASE_POOL_SIZE ?? DEFAULT_PG_POOL_SIZE,
+    ...(logger ? { logger } : {}),
+  });
   let identity: ProcessIdentity;
   try {
     identity = await claimProcessIdentity(url, config.ERRAND_PROCESS_ID);

@@ -7,6 +7,7 @@ import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
 import { nameStatements } from './pg-named-statements.js';
 import { pipelineBegin } from './pg-pipelined-begin.js';
+import { DEFAULT_PG_POOL_SIZE } from '../settings/pg-pool-size.js';
 import * as pgSchema from './pg-schema.js';
 
 export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: pg.Pool };
@@ -22,7 +23,7 @@ const MIGRATION_LOCK = advisoryLockKey('migrations');
 
 export interface OpenPostgresOptions {
   migrationsDir?: string;
-  /** Connections this process may hold (default 10). */
+  /** Connections this pool may hold (default DEFAULT_PG_POOL_SIZE: see there why so few). */
   poolSize?: number;
   /** Shown in pg_stat_activity, so an operator sees which process holds what (default `errand`). */
   applicationName?: string;
@@ -41,7 +42,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
   checkDatabaseUrl(url);
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? DEFAULT_PG_POOL_SIZE,
     application_name: options.applicationName ?? 'errand',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     // A new connection costs both sides a fork and a SCRAM login (milliseconds of CPU each); pg's default of 10 s

@@ -1,6 +1,7 @@
 import { asc, and, gte, lt } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import { DEFAULT_PG_POOL_SIZE } from '../../src/settings/pg-pool-size.js';
 import { conversations, runs, tasks } from '../../src/db/pg-schema.js';
 import { DatabaseError } from '../../src/errors.js';
 import { freePort } from '../support/free-port.js';
@@ -154,6 +155,36 @@ describe.skipIf(database.skip)('openPostgres', () => {
         ['begin%'],
       );
       expect(Number(again.rows[0]!.n)).toBe(0);
+    } finally {
+      await closePostgres(db);
+    }
+  });
+
+  it('keeps at most four connections by default however many statements wait, and answers them all', async () => {
+    const name = `errand-pool-${process.pid}`;
+    const db = await openPostgres(database.url, { applicationName: name });
+    const sessions = async () =>
+      Number(
+        (
+          await db.$client.query<{ n: string }>(
+            'select count(*) as n from pg_stat_activity where datname = current_database() and application_name = $1',
+            [name],
+          )
+        ).rows[0]!.n,
+      );
+    try {
+      let most = 0;
+      let waiting = true;
+      const sleeps = Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          db.$client.query<{ i: number }>('select $1::int as i, pg_sleep(0.1)', [i]),
+        ),
+      ).finally(() => (waiting = false));
+      // Each look waits for a connection behind the sleeps: it sees the pool at its fullest.
+      while (waiting) most = Math.max(most, await sessions());
+      const answers = await sleeps;
+      expect(answers.map((r) => r.rows[0]!.i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+      expect(most).toBe(DEFAULT_PG_POOL_SIZE);
     } finally {
       await closePostgres(db);
     }

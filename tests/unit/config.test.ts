@@ -25,7 +25,7 @@ describe('config', () => {
   it('keeps SQLite unless DATABASE_URL names a PostgreSQL server, and says what to put there', () => {
     const sqlite = loadConfig({ OPENAI_API_KEY: 'k', DATABASE_URL: '' });
     expect(sqlite.DATABASE_URL).toBeUndefined();
-    expect(sqlite).toMatchObject({ DATABASE_POOL_SIZE: 10, RUN_LEASE_SECONDS: 30, GATEWAY_LOCK_RETRY_SECONDS: 5 });
+    expect(sqlite).toMatchObject({ DATABASE_POOL_SIZE: 4, RUN_LEASE_SECONDS: 30, GATEWAY_LOCK_RETRY_SECONDS: 5 });
     expect(sqlite.ERRAND_PROCESS_ID).toBeUndefined();
     expect(loadConfig({ OPENAI_API_KEY: 'k', DATABASE_URL: 'postgresql://u:p@db:5432/errand' }).DATABASE_URL).toBe(
       'postgresql://u:p@db:5432/errand',
