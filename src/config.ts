@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_PG_POOL_SIZE } from './settings/pg-pool-size.js';
 import { ConfigError } from './errors.js';
 import { decodeSecretKey } from './secrets/secret-key.js';
 import { loadErrandFile, type LoadedErrandFile } from './settings/errand-file.js';
 import { boolish, int, optionalPort, optionalString, timezone, url } from './settings/env-values.js';
+import { DEFAULT_PG_POOL_SIZE } from './settings/pg-pool-size.js';
 
 const envSchema = z.object({
   OPENAI_API_KEY: optionalString,
