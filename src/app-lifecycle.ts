@@ -161,6 +161,7 @@ export function appLifecycle(parts: LifecycleParts): Pick<App, 'start' | 'stop' 
       await monitoring?.start({
         health: () => checkHealth({ database: store.probe, adapters, ...toolServers, sandbox: () => sandbox.status }),
         gauges: () => store.probe.gauges(),
+        ...(store.probe.pool ? { pool: store.probe.pool } : {}),
       });
       // Messages sent while Errand was down, past the platforms' redeliveries; start-up does not wait for it.
       void lifecycle.catchUp();

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock.js';
 import { closePostgres, type PgDb } from '../db/pg-client.js';
+import { poolUse } from '../db/pg-pool-use.js';
 // The whole Store, every feature's store included: what this file assembles.
 import type { ErrandStore as Store } from './errand-store.js';
 import { createPgAttachmentTaskStore } from '../store/postgres/pg-attachment-task-store.js';
@@ -226,7 +227,7 @@ export function createPostgresStore(db: PgDb, clock: Clock, options: PostgresSto
     db,
     ownership,
     ...(context ? checked(subs, inTransaction) : subs),
-    probe: { gauges: () => readPgGauges(db), writeProblem: () => pgWriteProblem(db) },
+    probe: { gauges: () => readPgGauges(db), writeProblem: () => pgWriteProblem(db), pool: () => poolUse(db.$client) },
     atomically,
     afterCommit(fn) {
       if (inTransaction()) throw misuse('afterCommit');

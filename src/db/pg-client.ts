@@ -7,6 +7,7 @@ import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
 import { nameStatements } from './pg-named-statements.js';
 import { pipelineBegin } from './pg-pipelined-begin.js';
+import { watchPoolUse } from './pg-pool-use.js';
 import { DEFAULT_PG_POOL_SIZE } from '../settings/pg-pool-size.js';
 import * as pgSchema from './pg-schema.js';
 
@@ -54,6 +55,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     // at a time, which awaits its statements, so nothing else changes.
     pipeline: true,
   });
+  watchPoolUse(pool);
   pool.on('error', (err) =>
     options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'),
   );

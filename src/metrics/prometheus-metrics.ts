@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
-import type { GaugeReadings } from './metric-gauges.js';
+import type { GaugeReadings, PoolReading } from './metric-gauges.js';
 import type { Metrics } from './metrics.js';
 
 /** Errand's metrics on a prom-client registry of their own (never the global one). */
@@ -8,6 +8,8 @@ export interface PrometheusMetrics {
   readonly metrics: Metrics;
   /** Where `errand_runs_active` and `errand_tasks_pending` are read at scrape time. */
   readGaugesFrom(read: () => Promise<GaugeReadings>): void;
+  /** Where the PostgreSQL pool's use is read at scrape time: the `errand_db_pool_*` metrics exist from this call on. */
+  readPoolFrom(read: () => PoolReading | null): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -136,6 +138,9 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
     readGaugesFrom(read) {
       readGauges = read;
     },
+    readPoolFrom(read) {
+      registerPoolMetrics(registers, read);
+    },
     async render() {
       current = await readNow();
       return { contentType: registry.contentType, body: await registry.metrics() };
@@ -146,4 +151,58 @@ export function createPrometheusMetrics(logger: Logger): PrometheusMetrics {
 /** An unreadable gauge shows NaN (unknown), never a made-up 0. */
 function setOrUnknown(gauge: Gauge, value: number | undefined): void {
   gauge.set(value ?? NaN);
+}
+
+/**
+ * The PostgreSQL pool's metrics, read in-process at each scrape. The two totals say whether `DATABASE_POOL_SIZE` is
+ * too small (statements queueing for a connection); a pool waited on rarely shows in the gauges of one instant.
+ */
+function registerPoolMetrics(registers: Registry[], read: () => PoolReading | null): void {
+  new Gauge({
+    name: 'errand_db_pool_size',
+    help: 'PostgreSQL connections this process may hold (DATABASE_POOL_SIZE).',
+    registers,
+    collect() {
+      setOrUnknown(this, read()?.size);
+    },
+  });
+  new Gauge({
+    name: 'errand_db_pool_connections',
+    help: 'PostgreSQL connections open in the pool, busy or idle.',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const use = read();
+      this.set({ state: 'busy' }, use?.busy ?? NaN);
+      this.set({ state: 'idle' }, use?.idle ?? NaN);
+    },
+  });
+  new Gauge({
+    name: 'errand_db_pool_waiting',
+    help: 'Statements or transactions waiting for a PostgreSQL connection now.',
+    registers,
+    collect() {
+      setOrUnknown(this, read()?.waiting);
+    },
+  });
+  new Counter({
+    name: 'errand_db_pool_waits_total',
+    help: 'Checkouts that found every PostgreSQL connection busy and waited for one.',
+    registers,
+    collect() {
+      const use = read();
+      this.reset();
+      if (use) this.inc(use.waits);
+    },
+  });
+  new Counter({
+    name: 'errand_db_pool_wait_seconds_total',
+    help: 'Seconds checkouts waited for a busy PostgreSQL connection, together.',
+    registers,
+    collect() {
+      const use = read();
+      this.reset();
+      if (use) this.inc(use.waitedSeconds);
+    },
+  });
 }

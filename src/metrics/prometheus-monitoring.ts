@@ -11,6 +11,7 @@ export function createPrometheusMonitoring(options: MonitoringOptions): Monitori
     async start(sources) {
       if (server) return;
       prometheus.readGaugesFrom(sources.gauges);
+      if (sources.pool) prometheus.readPoolFrom(sources.pool);
       server = await startMonitoringServer({
         port: options.port,
         host: options.host,

@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isPostgresStore } from '../../src/composition/pg-store.js';
+import { silentLogger } from '../../src/logger.js';
+import { loadMonitoring } from '../../src/metrics/load-monitoring.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { useStoreKinds } from '../support/store-kinds.js';
 import { startRestartableSlackErrand, type RestartableSlackErrand } from './slack-restart-harness.js';
 import { texts } from './slack-harness.js';
+import { parseExposition } from './prometheus-text.js';
 
 const CHANNEL = 'C0GENERAL';
 const ALICE = 'U0ALICE01';
@@ -18,12 +21,22 @@ afterEach(async () => {
 describe.skipIf(!stores.kinds.includes('postgres'))(
   'Errand on Slack with DATABASE_URL (PostgreSQL), end to end',
   () => {
-    it('answers a mention from the PostgreSQL store', async () => {
-      e = await startRestartableSlackErrand({ env: await stores.env('postgres') });
+    it('answers a mention from the PostgreSQL store, and /metrics shows its pool of four connections', async () => {
+      const monitoring = await loadMonitoring({ port: 0, host: '127.0.0.1', logger: silentLogger() });
+      e = await startRestartableSlackErrand({ env: await stores.env('postgres'), monitoring });
       expect(isPostgresStore(e.app().store)).toBe(true);
       e.model.reply({ text: 'Four.' });
       const { ts } = await e.slack.mention({ user: ALICE, channel: CHANNEL, text: 'what is 2+2?' });
       await waitFor(() => texts(e!.slack, ts).includes('Four.'));
+      const metrics = parseExposition(await (await fetch(`http://127.0.0.1:${monitoring.port()}/metrics`)).text());
+      expect(metrics.value('errand_db_pool_size')).toBe(4);
+      const busy = metrics.value('errand_db_pool_connections', { state: 'busy' })!;
+      const idle = metrics.value('errand_db_pool_connections', { state: 'idle' })!;
+      expect(idle).toBeGreaterThanOrEqual(1);
+      expect(busy + idle).toBeLessThanOrEqual(4);
+      expect(metrics.value('errand_db_pool_waiting')).toBe(0);
+      expect(metrics.types.get('errand_db_pool_waits_total')).toBe('counter');
+      expect(metrics.value('errand_db_pool_wait_seconds_total')).toBeGreaterThanOrEqual(0);
     });
 
     it('keeps a question waiting across a restart and resumes with the answer given after it', async () => {

@@ -8,6 +8,7 @@ import {
 } from '../../adapters/slack/create-slack-adapter.js';
 import { createApp, type App, type ManagedToolSource } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Monitoring } from '../../src/metrics/monitoring.js';
 import type { Logger } from '../../src/logger.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -36,6 +37,8 @@ export async function startRestartableSlackErrand(
     externalTools?: () => ManagedToolSource;
     logger?: Logger;
     outboxBackoffMs?: (attempts: number) => number;
+    /** `/healthz` and `/metrics` (as main.ts passes them with METRICS_PORT set); kept across restarts. */
+    monitoring?: Monitoring;
   } = {},
 ): Promise<RestartableSlackErrand> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-slack-restart-'));
@@ -83,6 +86,7 @@ export async function startRestartableSlackErrand(
         ...(externalTools ? { externalTools } : {}),
         ...(opts.logger ? { logger: opts.logger } : {}),
         ...(opts.outboxBackoffMs ? { outboxBackoffMs: opts.outboxBackoffMs } : {}),
+        ...(opts.monitoring ? { monitoring: opts.monitoring } : {}),
       });
       if (mode === 'http') {
         // Events sent while start-up runs (catch-up) must find the new receiver.

@@ -1,6 +1,7 @@
 import { asc, and, gte, lt } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
+import { poolUse } from '../../src/db/pg-pool-use.js';
 import { DEFAULT_PG_POOL_SIZE } from '../../src/settings/pg-pool-size.js';
 import { conversations, runs, tasks } from '../../src/db/pg-schema.js';
 import { DatabaseError } from '../../src/errors.js';
@@ -160,7 +161,7 @@ describe.skipIf(database.skip)('openPostgres', () => {
     }
   });
 
-  it('keeps at most four connections by default however many statements wait, and answers them all', async () => {
+  it('keeps at most four connections by default however many statements wait, answers them all, and counts the waits', async () => {
     const name = `errand-pool-${process.pid}`;
     const db = await openPostgres(database.url, { applicationName: name });
     const sessions = async () =>
@@ -185,6 +186,15 @@ describe.skipIf(database.skip)('openPostgres', () => {
       const answers = await sleeps;
       expect(answers.map((r) => r.rows[0]!.i)).toEqual(Array.from({ length: 12 }, (_, i) => i));
       expect(most).toBe(DEFAULT_PG_POOL_SIZE);
+      // Four checkouts opened the connections; the other eight sleeps (and the looks) waited for one, ≥ 0.1 s each
+      // behind a sleep of 0.1 s.
+      const use = poolUse(db.$client)!;
+      expect(use).toMatchObject({ size: 4, busy: 0, idle: 4, waiting: 0 });
+      expect(use.waits).toBeGreaterThanOrEqual(8);
+      expect(use.waitedSeconds).toBeGreaterThan(8 * 0.09);
+      // With connections idle, statements one after another never wait.
+      for (let i = 0; i < 3; i++) await db.$client.query('select 1');
+      expect(poolUse(db.$client)!.waits).toBe(use.waits);
     } finally {
       await closePostgres(db);
     }

@@ -72,6 +72,29 @@ describe('prom-client metrics', () => {
     expect(e.types.get('process_resident_memory_bytes')).toBe('gauge');
   });
 
+  it("shows the PostgreSQL pool's use read at scrape time, and no pool metrics where there is no pool", async () => {
+    const p = createPrometheusMetrics(silentLogger());
+    p.readGaugesFrom(async () => ({ runsActive: 0, tasksPending: 0 }));
+    expect(
+      [...parseExposition((await p.render()).body).types.keys()].filter((n) => n.startsWith('errand_db_pool')),
+    ).toEqual([]);
+    let use = { size: 4, busy: 3, idle: 1, waiting: 2, waits: 5, waitedSeconds: 0.25 };
+    p.readPoolFrom(() => use);
+    let e = parseExposition((await p.render()).body);
+    expect(e.value('errand_db_pool_size')).toBe(4);
+    expect(e.value('errand_db_pool_connections', { state: 'busy' })).toBe(3);
+    expect(e.value('errand_db_pool_connections', { state: 'idle' })).toBe(1);
+    expect(e.value('errand_db_pool_waiting')).toBe(2);
+    expect(e.value('errand_db_pool_waits_total')).toBe(5);
+    expect(e.value('errand_db_pool_wait_seconds_total')).toBe(0.25);
+    expect(e.types.get('errand_db_pool_waits_total')).toBe('counter');
+    use = { ...use, busy: 0, idle: 4, waiting: 0, waits: 7, waitedSeconds: 0.5 };
+    e = parseExposition((await p.render()).body);
+    expect(e.value('errand_db_pool_connections', { state: 'busy' })).toBe(0);
+    expect(e.value('errand_db_pool_waits_total')).toBe(7);
+    expect(e.value('errand_db_pool_wait_seconds_total')).toBe(0.5);
+  });
+
   it('reads the gauges once per scrape, at scrape time', async () => {
     const p = createPrometheusMetrics(silentLogger());
     let reads = 0;
