@@ -45,13 +45,15 @@ export interface Cluster {
 
 /**
  * `count` processes on one store (`DATABASE_URL`, or SQLite in a temporary directory when null), ready for events.
- * `mainJs` starts another build of Errand instead of this checkout's (an A/B comparison: its dist/src/main.js).
+ * `mainJs` starts another build of Errand instead of this checkout's (an A/B comparison: its dist/src/main.js);
+ * `env` adds to every process's environment.
  */
 export async function startCluster(
   count: number,
   databaseUrl: string | null,
   respond: (r: RecordedRequest) => FakeStep,
   mainJs?: string,
+  env: Record<string, string> = {},
 ): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'errand-bench-scaleout-'));
   const slack = await FakeSlack.start();
@@ -74,6 +76,7 @@ export async function startCluster(
         ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl, ERRAND_PROCESS_ID: id }),
         MAX_CONCURRENT_RUNS: String(SLOTS),
         RUN_LEASE_SECONDS: String(LEASE_SECONDS),
+        ...env,
       },
       { entry },
     );

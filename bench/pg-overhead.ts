@@ -3,6 +3,7 @@ import { startTestPostgres } from '../tests/support/postgres-server.js';
 import type { Benchmark, BenchFigure } from './benchmark.js';
 import { answerAfter, answerMentions, createDatabase, SLOTS, startCluster, type Cluster } from './errand-cluster.js';
 import { postmasterPid, serverCpuMs } from './pg-server-cpu.js';
+import { freePort } from '../tests/support/free-port.js';
 import { median } from './overhead-figures.js';
 import { procCpuMs } from './proc-cpu.js';
 
@@ -156,6 +157,37 @@ interface PgSide extends Side {
   transactions: number;
   sessions: number;
   serverMs: number;
+  /** With BENCH_PG_POOL_WAITS: where the process serves /metrics, and its pool's waits over the blocks. */
+  readonly metricsPort: number | null;
+  poolWaits: number;
+  poolWaitedS: number;
+}
+
+/**
+ * `BENCH_PG_POOL_WAITS=1`: every side (SQLite's too, so all carry prom-client alike) serves /metrics, and each
+ * PostgreSQL side's pool waits are read around its blocks (`errand_db_pool_waits_total`,
+ * `errand_db_pool_wait_seconds_total`) and printed as `pg_pool_waits_per_mention`.
+ */
+const POOL_WAITS = process.env.BENCH_PG_POOL_WAITS === '1';
+
+/** The pool's two totals from a process's /metrics. */
+async function poolTotals(port: number): Promise<{ waits: number; seconds: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`${name} `))
+        ?.slice(name.length + 1) ?? NaN,
+    );
+  return { waits: value('errand_db_pool_waits_total'), seconds: value('errand_db_pool_wait_seconds_total') };
+}
+
+/** The environment that makes a side serve /metrics (BENCH_PG_POOL_WAITS), on a port of its own. */
+async function metricsEnv(): Promise<{ port: number | null; env: Record<string, string> }> {
+  if (!POOL_WAITS) return { port: null, env: {} };
+  const port = await freePort();
+  return { port, env: { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' } };
 }
 
 /** A connection to `url` for the benchmark's own reads; a connection PostgreSQL ends would otherwise end the benchmark unexplained. */
@@ -172,9 +204,15 @@ async function adminClient(url: string): Promise<pg.Client> {
 async function pgBlock(side: PgSide, postmaster: number, count: number): Promise<void> {
   const before = await statementCounts(side.admin);
   const statsBefore = await databaseStats(side.admin);
+  const poolBefore = side.metricsPort === null ? null : await poolTotals(side.metricsPort);
   const serverBefore = serverCpuMs(postmaster);
   await block(side, count);
   const server = serverCpuMs(postmaster) - serverBefore;
+  if (poolBefore !== null) {
+    const poolAfter = await poolTotals(side.metricsPort!);
+    side.poolWaits += poolAfter.waits - poolBefore.waits;
+    side.poolWaitedS += poolAfter.seconds - poolBefore.seconds;
+  }
   side.serverMs += server;
   side.perBlock[side.perBlock.length - 1]! += server / count;
   const statsAfter = await databaseStats(side.admin);
@@ -218,9 +256,13 @@ export const benchmark: Benchmark = {
       await firstAdmin.query('create extension if not exists pg_stat_statements');
       const postmaster = await postmasterPid(url);
       const pgSide = async (label: string, dbUrl: string, admin: pg.Client, mainJs?: string): Promise<PgSide> => {
-        const cluster = await startCluster(1, dbUrl, answerAfter(MODEL_LATENCY_MS), mainJs);
+        const metrics = await metricsEnv();
+        const cluster = await startCluster(1, dbUrl, answerAfter(MODEL_LATENCY_MS), mainJs, metrics.env);
         clusters.push(cluster);
         return {
+          metricsPort: metrics.port,
+          poolWaits: 0,
+          poolWaitedS: 0,
           label,
           cluster,
           pid: cluster.processes[0]!.errand.child.pid!,
@@ -244,7 +286,13 @@ export const benchmark: Benchmark = {
         await baseAdmin.query('create extension if not exists pg_stat_statements');
         pgSides.push(await pgSide(`baseline ${BASELINE}`, baseUrl, baseAdmin, BASELINE));
       }
-      const sqliteCluster = await startCluster(1, null, answerAfter(MODEL_LATENCY_MS));
+      const sqliteCluster = await startCluster(
+        1,
+        null,
+        answerAfter(MODEL_LATENCY_MS),
+        undefined,
+        (await metricsEnv()).env,
+      );
       clusters.push(sqliteCluster);
       const onSqlite: Side = {
         cluster: sqliteCluster,
@@ -319,6 +367,18 @@ export const benchmark: Benchmark = {
               ? 'statements that wait for their answer before the next is sent: all but BEGIN and the fence checks, which go out behind the statement before them (by construction: pg-pipelined-begin.ts, fenced-run-writes.ts)'
               : 'every statement waits for its answer before the next is sent (a build without pipelining)',
           },
+          ...(side.metricsPort === null
+            ? []
+            : [
+                {
+                  name: `${prefix}_pool_waits_per_mention`,
+                  value: side.poolWaits / side.mentions,
+                  unit: 'waits',
+                  detail: Number.isNaN(side.poolWaits)
+                    ? `${side.label} serves no errand_db_pool_* metrics (a build before them)`
+                    : `checkouts that waited for a busy connection of the pool (DATABASE_POOL_SIZE), from /metrics: mean wait ${((1000 * side.poolWaitedS) / Math.max(1, side.poolWaits)).toFixed(2)} ms, ${((1000 * side.poolWaitedS) / side.mentions).toFixed(2)} ms a mention in all`,
+                },
+              ]),
           {
             name: `${prefix}_transactions_per_mention`,
             value: side.transactions / side.mentions,
