@@ -14,7 +14,7 @@ export interface PoolUse {
   readonly idle: number;
   /** Statements or transactions waiting for a connection now. */
   readonly waiting: number;
-  /** Since start: how many checkouts found every connection busy and the pool full, so waited for one. */
+  /** Since start: how many checkouts found the whole pool taken (in use, or promised to callers queued before). */
   readonly waits: number;
   /** Since start: the seconds those checkouts waited, together. */
   readonly waitedSeconds: number;
