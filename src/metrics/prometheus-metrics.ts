@@ -187,7 +187,7 @@ function registerPoolMetrics(registers: Registry[], read: () => PoolReading | nu
   });
   new Counter({
     name: 'errand_db_pool_waits_total',
-    help: 'Checkouts that found every PostgreSQL connection busy and waited for one.',
+    help: 'Checkouts that found every PostgreSQL connection of the pool taken and waited for one.',
     registers,
     collect() {
       const use = read();
