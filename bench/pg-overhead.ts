@@ -3,6 +3,7 @@ import { startTestPostgres } from '../tests/support/postgres-server.js';
 import type { Benchmark, BenchFigure } from './benchmark.js';
 import { answerAfter, answerMentions, createDatabase, SLOTS, startCluster, type Cluster } from './errand-cluster.js';
 import { postmasterPid, serverCpuMs } from './pg-server-cpu.js';
+import { parseExposition } from '../tests/e2e/prometheus-text.js';
 import { freePort } from '../tests/support/free-port.js';
 import { median } from './overhead-figures.js';
 import { procCpuMs } from './proc-cpu.js';
@@ -170,17 +171,13 @@ interface PgSide extends Side {
  */
 const POOL_WAITS = process.env.BENCH_PG_POOL_WAITS === '1';
 
-/** The pool's two totals from a process's /metrics. */
+/** The pool's two totals from a process's /metrics (NaN where the build serves none). */
 async function poolTotals(port: number): Promise<{ waits: number; seconds: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const value = (name: string) =>
-    Number(
-      text
-        .split('\n')
-        .find((l) => l.startsWith(`${name} `))
-        ?.slice(name.length + 1) ?? NaN,
-    );
-  return { waits: value('errand_db_pool_waits_total'), seconds: value('errand_db_pool_wait_seconds_total') };
+  const e = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+  return {
+    waits: e.value('errand_db_pool_waits_total') ?? NaN,
+    seconds: e.value('errand_db_pool_wait_seconds_total') ?? NaN,
+  };
 }
 
 /** The environment that makes a side serve /metrics (BENCH_PG_POOL_WAITS), on a port of its own. */
