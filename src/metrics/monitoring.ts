@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { HealthReport } from './health-check.js';
-import type { GaugeReadings, PoolReading } from './metric-gauges.js';
+import type { PoolUse } from '../db/pg-pool-use.js';
+import type { GaugeReadings } from './metric-gauges.js';
 import type { Metrics } from './metrics.js';
 
 /** What the monitoring server reads at request time; the app provides it once it is built. */
@@ -8,7 +9,7 @@ export interface MonitoringSources {
   health(): Promise<HealthReport>;
   gauges(): Promise<GaugeReadings>;
   /** The PostgreSQL pool's use (absent on SQLite): `errand_db_pool_*` appear only with it. */
-  pool?(): PoolReading | null;
+  pool?(): PoolUse | null;
 }
 
 /** `/healthz` and `/metrics`: the metrics the core reports into, and the server that shows them. */

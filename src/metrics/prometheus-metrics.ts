@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
-import type { GaugeReadings, PoolReading } from './metric-gauges.js';
+import type { PoolUse } from '../db/pg-pool-use.js';
+import type { GaugeReadings } from './metric-gauges.js';
 import type { Metrics } from './metrics.js';
 
 /** Errand's metrics on a prom-client registry of their own (never the global one). */
@@ -9,7 +10,7 @@ export interface PrometheusMetrics {
   /** Where `errand_runs_active` and `errand_tasks_pending` are read at scrape time. */
   readGaugesFrom(read: () => Promise<GaugeReadings>): void;
   /** Where the PostgreSQL pool's use is read at scrape time: the `errand_db_pool_*` metrics exist from this call on. */
-  readPoolFrom(read: () => PoolReading | null): void;
+  readPoolFrom(read: () => PoolUse | null): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -157,15 +158,30 @@ function setOrUnknown(gauge: Gauge, value: number | undefined): void {
  * The PostgreSQL pool's metrics, read in-process at each scrape. The two totals say whether `DATABASE_POOL_SIZE` is
  * too small (statements queueing for a connection); a pool waited on rarely shows in the gauges of one instant.
  */
-function registerPoolMetrics(registers: Registry[], read: () => PoolReading | null): void {
-  new Gauge({
-    name: 'errand_db_pool_size',
-    help: 'PostgreSQL connections this process may hold (DATABASE_POOL_SIZE).',
-    registers,
-    collect() {
-      setOrUnknown(this, read()?.size);
-    },
-  });
+function registerPoolMetrics(registers: Registry[], read: () => PoolUse | null): void {
+  const gauge = (name: string, help: string, of: (use: PoolUse) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const use = read();
+        setOrUnknown(this, use ? of(use) : undefined);
+      },
+    });
+  // A total kept by the pool itself: each scrape shows it as it stands.
+  const total = (name: string, help: string, of: (use: PoolUse) => number) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        const use = read();
+        this.reset();
+        if (use) this.inc(of(use));
+      },
+    });
+  gauge('errand_db_pool_size', 'PostgreSQL connections this process may hold (DATABASE_POOL_SIZE).', (u) => u.size);
   new Gauge({
     name: 'errand_db_pool_connections',
     help: 'PostgreSQL connections open in the pool, busy or idle.',
@@ -177,32 +193,19 @@ function registerPoolMetrics(registers: Registry[], read: () => PoolReading | nu
       this.set({ state: 'idle' }, use?.idle ?? NaN);
     },
   });
-  new Gauge({
-    name: 'errand_db_pool_waiting',
-    help: 'Statements or transactions waiting for a PostgreSQL connection now.',
-    registers,
-    collect() {
-      setOrUnknown(this, read()?.waiting);
-    },
-  });
-  new Counter({
-    name: 'errand_db_pool_waits_total',
-    help: 'Checkouts that found every PostgreSQL connection of the pool taken and waited for one.',
-    registers,
-    collect() {
-      const use = read();
-      this.reset();
-      if (use) this.inc(use.waits);
-    },
-  });
-  new Counter({
-    name: 'errand_db_pool_wait_seconds_total',
-    help: 'Seconds checkouts waited for a busy PostgreSQL connection, together.',
-    registers,
-    collect() {
-      const use = read();
-      this.reset();
-      if (use) this.inc(use.waitedSeconds);
-    },
-  });
+  gauge(
+    'errand_db_pool_waiting',
+    'Statements or transactions waiting for a PostgreSQL connection now.',
+    (u) => u.waiting,
+  );
+  total(
+    'errand_db_pool_waits_total',
+    'Checkouts that found every PostgreSQL connection of the pool taken and waited for one.',
+    (u) => u.waits,
+  );
+  total(
+    'errand_db_pool_wait_seconds_total',
+    'Seconds checkouts waited for a busy PostgreSQL connection, together.',
+    (u) => u.waitedSeconds,
+  );
 }

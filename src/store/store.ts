@@ -6,7 +6,8 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import type { OpenWorkStore } from '../conversations/open-work-by-person.js';
 import type { ToolGrantStore } from '../conversations/tool-grant-store.js';
 import type { TranscriptStore } from '../conversations/transcript-store.js';
-import type { GaugeReadings, PoolReading } from '../metrics/metric-gauges.js';
+import type { PoolUse } from '../db/pg-pool-use.js';
+import type { GaugeReadings } from '../metrics/metric-gauges.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { OutboxFileStore } from './outbox-file-store.js';
 import type { RunStore } from '../run-records/run-store.js';
@@ -42,7 +43,7 @@ export interface DatabaseProbe {
   /** Null when the database accepts writes now (nothing is committed by asking), else why not. */
   writeProblem(): Promise<string | null>;
   /** How the connection pool is used now and since start (PostgreSQL only: SQLite has one connection). */
-  pool?(): PoolReading | null;
+  pool?(): PoolUse | null;
 }
 
 /**
