@@ -3,7 +3,7 @@ import type { Delivery } from '../chat/delivery.js';
 import type { ConversationRef } from '../chat/conversation-ref.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { OutboxClaim, OutboxStore, PendingPost } from '../store/outbox-store.js';
+import type { ClaimAttempt, OutboxClaim, OutboxStore, PendingPost } from '../store/outbox-store.js';
 import type { OutboxFileStore } from '../store/outbox-file-store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { keepClaim } from './claim-keeper.js';
@@ -11,9 +11,11 @@ import { PostWaiters, type PostSettled } from './post-waiters.js';
 import { RowDelivery, type TurnClaim } from './row-delivery.js';
 import type { PrivateAnswerStore } from '../privacy/private-answer-store.js';
 import { StreamedAnswers, type StreamedAnswer } from './streamed-answers.js';
+import type { ClaimAhead } from './claim-ahead.js';
 
 export { idempotencyKeyOf } from './idempotency-key.js';
 export type { PostSettled } from './post-waiters.js';
+export type { ClaimAhead } from './claim-ahead.js';
 
 export interface OutboxPosterDeps {
   store: OutboxStore;
@@ -110,12 +112,28 @@ export class OutboxPoster {
       this.rekick.add(conversationId);
       return;
     }
-    const timer = this.timers.get(conversationId);
-    if (timer !== undefined) {
-      this.deps.clock.clearTimer(timer);
-      this.timers.delete(conversationId);
-    }
-    const work = this.work(conversationId)
+    this.clearTimer(conversationId);
+    this.startWorker(conversationId);
+  }
+
+  /**
+   * Starts the conversation's worker on the claim the caller's write takes (OutboxStore.addFencedAnswerClaiming), handed
+   * over (null: nothing claimed) exactly once; worked even if stopping meanwhile. Null: not started, stopping, or a turn
+   * here holds the claim (claim nothing and kick). Registered at once: kicks meanwhile wait for its turn, as for any.
+   */
+  claimAhead(conversationId: string): ClaimAhead | null {
+    if (!this.started || this.stopping || this.workers.has(conversationId)) return null;
+    let hand!: (attempt: ClaimAttempt | null) => void;
+    this.startWorker(conversationId, new Promise<ClaimAttempt | null>((resolve) => (hand = resolve)));
+    return (attempt, recorded) => {
+      if (attempt && recorded) this.waiters.recorded(recorded, conversationId);
+      if (attempt) this.clearTimer(conversationId);
+      hand(attempt);
+    };
+  }
+
+  private startWorker(conversationId: string, ahead?: Promise<ClaimAttempt | null>): void {
+    const work = this.work(conversationId, ahead)
       .catch((err: unknown) => this.deps.logger.error({ err, conversationId }, 'the outbox worker failed'))
       .finally(() => {
         if (this.workers.get(conversationId) !== work) return;
@@ -181,11 +199,11 @@ export class OutboxPoster {
     }
   }
 
-  private async work(conversationId: string): Promise<void> {
+  private async work(conversationId: string, ahead?: Promise<ClaimAttempt | null>): Promise<void> {
     // Starts on the next tick, so the worker is registered before it can finish.
     await Promise.resolve();
-    if (this.stopping) return;
-    const attempt = await this.deps.store.claim(conversationId);
+    const attempt = ahead ? await ahead : this.stopping ? null : await this.deps.store.claim(conversationId);
+    if (attempt === null) return;
     if (attempt.kind === 'busy') {
       // Another process is posting these rows (ours too, in order); look again soon, or once its claim lapses.
       const lapsesIn = attempt.until - this.deps.clock.now();
@@ -262,10 +280,15 @@ export class OutboxPoster {
     );
   }
 
+  private clearTimer(conversationId: string): void {
+    const timer = this.timers.get(conversationId);
+    if (timer !== undefined) this.deps.clock.clearTimer(timer);
+    this.timers.delete(conversationId);
+  }
+
   /** Kicks the conversation again in `ms` (replacing an earlier timer). */
   private later(conversationId: string, ms: number): void {
-    const earlier = this.timers.get(conversationId);
-    if (earlier !== undefined) this.deps.clock.clearTimer(earlier);
+    this.clearTimer(conversationId);
     this.timers.set(
       conversationId,
       this.deps.clock.setTimer(() => {

@@ -236,21 +236,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         }
       : {}),
     // Where the store writes an answer in one statement (PostgreSQL): its rows handed on as `record` hands them on.
-    ...(store.addFencedAnswer
-      ? {
-          writeFencedAnswer: fencedAnswerWrite(
-            store.addFencedAnswer.bind(store),
-            piecesOf,
-            (id, runId, rows, text, stream) => {
-              if (stream) poster.viaStream(rows, text, stream, runId);
-              poster.kick(
-                id,
-                rows.map((r) => r.id),
-              );
-            },
-          ),
-        }
-      : {}),
+    ...(store.addFencedAnswer ? { writeFencedAnswer: fencedAnswerWrite(store, poster, piecesOf) } : {}),
     async retractPreviews(runId, tx = deps.store) {
       const conversations = await tx.outbox.retractPreviews(runId, INTERRUPTED_PREVIEW_MARK);
       tx.afterCommit(() => conversations.forEach((id) => poster.kick(id)));

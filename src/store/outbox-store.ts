@@ -63,6 +63,15 @@ export interface OutboxClaim {
 export type ClaimAttempt =
   { readonly kind: 'claimed'; readonly claim: OutboxClaim } | { readonly kind: 'busy'; readonly until: number };
 
+/**
+ * What an answer's write that claimed its conversation's rows returned (OutboxStore.addFencedAnswerClaiming): the
+ * write, and the claim as `claim` would have answered right after it (won: with the conversation's first pending row,
+ * its first try counted as the claim counts it; or busy until when another process's live claim lapses).
+ */
+export interface AnswerRowsClaimed extends AnswerRowsWritten {
+  readonly claim: ClaimAttempt;
+}
+
 /** Persistence of the outbox table. Callers put writes that belong together in one `Store.atomically`. */
 export interface OutboxStore {
   /**
@@ -127,6 +136,13 @@ export interface OutboxStore {
    * Absent: those calls in one transaction that begins with `holds`.
    */
   addFencedAnswer?(answer: AnswerRows, fence: RunFence): Promise<AnswerRowsWritten | null>;
+  /**
+   * `addFencedAnswer` that also claims the conversation's rows for this process, in the same statement, as `claim`
+   * would right after it: what the poster's next turn there starts with (AnswerRowsClaimed.claim), so it sends no
+   * claim of its own. Nothing is claimed when the fence does not hold (null). Only for a poster about to run a turn
+   * there (OutboxPoster.claimAhead): a won claim must be worked and given up. Absent: `addFencedAnswer`, then `claim`.
+   */
+  addFencedAnswerClaiming?(answer: AnswerRows, fence: RunFence): Promise<AnswerRowsClaimed | null>;
   /** The platform answered the post of preview row `id`: its message id, unless one is recorded already. */
   setPreviewMessage(id: number, platformMessageId: string): Promise<void>;
   /**

@@ -328,17 +328,20 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
       },
       stop: async () => undefined,
     };
-    const { ticket } = await answerStreamed(writes, conversationId, run.id, stream);
+    let ticket: readonly number[] = [];
     const delivering = await statementsOf(async () => {
+      ({ ticket } = await answerStreamed(writes, conversationId, run.id, stream));
       expect(await writes.posts.delivered(ticket)).toBe('preview-1');
       await outbox.idle();
       await poolIdle();
     });
-    // The claim with its row and its attempt, then the mark and the drained claim's release in one statement.
+    // The answer's write with the claim, its row and its attempt (issue 40, eleventh round: no claim of the poster's
+    // own), the stream's stop, then the mark and the drained claim's release in one statement.
     expect(delivering.map((s) => s.split(' ').slice(0, 4).join(' '))).toEqual([
-      'with won as (insert',
+      'with run as (update',
       'with posted as (update',
     ]);
+    expect(delivering[0]).toContain('won as (insert into outbox_claims');
     expect(delivering[1]).toContain('released as (delete from outbox_claims');
     const counted = await db.execute(sql`select attempts from outbox where id = ${ticket[0]!}`);
     expect(counted.rows, 'the finish counted as one try').toEqual([{ attempts: 1 }]);

@@ -50,22 +50,24 @@ const markStreamedReleasingRows = preparedText<{ released: boolean }>(
 );
 
 /**
- * Outbox claims on PostgreSQL, modelled on the run leases: one `outbox_claims` row per conversation being
- * posted to, naming its holder (this process's owner name) and `claim_until`. Claiming is one atomic upsert
- * that wins only a free, lapsed or already-own claim, so of several processes kicking one conversation
- * exactly one posts; the holder renews every third of the lease and deletes the row when it has drained
- * the conversation. Writes happen per worker turn (a burst of posts), never per post.
+ * This process's side of the outbox claims: the owner name it claims under, the lease, the process id that
+ * `runningElsewhere` compares runs' owners with, and a won claim as the poster holds it. Shared by the claim's own
+ * statement and the answer's write that claims (pg-answer-claim.ts), so both claim under one name.
  */
-export function createPgOutboxClaims(
-  db: PgExecutor,
-  clock: Clock,
-  ownership: RunOwnership | null,
-): Pick<OutboxStore, 'claim'> {
+export interface PgClaimHolder {
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** Whose running runs post their own rows (PendingPost.runningElsewhere): as `nextPending` compares. */
+  readonly me: string | null;
+  /** The claim won on `conversationId`, with the first pending row its statement read (undefined: not read). */
+  held(conversationId: string, first?: PendingPost | null): OutboxClaim;
+}
+
+/** The claim holder of a store opened with `ownership` (none: tools and tests, under a name no other process uses). */
+export function pgClaimHolder(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): PgClaimHolder {
   // A store opened without an owner name (tools, tests) still needs one that no other process uses.
   const owner = ownership?.processId ?? `outbox-${randomUUID()}`;
   const leaseMs = ownership?.leaseMs ?? 30_000;
-  // Whose running runs post their own rows (PendingPost.runningElsewhere): as `nextPending` compares.
-  const me = ownership?.processId ?? null;
   const mine = (conversationId: string) =>
     and(eq(outboxClaims.conversationId, conversationId), eq(outboxClaims.owner, owner));
 
@@ -95,7 +97,18 @@ export function createPgOutboxClaims(
       return row?.released === true;
     },
   });
+  return { owner, leaseMs, me: ownership?.processId ?? null, held };
+}
 
+/**
+ * Outbox claims on PostgreSQL, modelled on the run leases: one `outbox_claims` row per conversation being
+ * posted to, naming its holder (this process's owner name) and `claim_until`. Claiming is one atomic upsert
+ * that wins only a free, lapsed or already-own claim, so of several processes kicking one conversation
+ * exactly one posts; the holder renews every third of the lease and deletes the row when it has drained
+ * the conversation. Writes happen per worker turn (a burst of posts), never per post.
+ */
+export function createPgOutboxClaims(db: PgExecutor, clock: Clock, holder: PgClaimHolder): Pick<OutboxStore, 'claim'> {
+  const { owner, leaseMs, me, held } = holder;
   return {
     async claim(conversationId): Promise<ClaimAttempt> {
       const now = clock.now();

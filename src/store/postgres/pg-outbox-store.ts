@@ -3,9 +3,10 @@ import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import { outboxPayloadSchema, outboxPurposeSchema, type OutboxStore, type PendingPost } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
-import { createPgOutboxClaims } from './pg-outbox-claims.js';
+import { createPgOutboxClaims, pgClaimHolder } from './pg-outbox-claims.js';
 import { createPgOutboxPreviews } from './pg-outbox-previews.js';
 import { createPgAnswerWrite } from './pg-answer-write.js';
+import { createPgAnswerClaim } from './pg-answer-claim.js';
 import type { RunOwnership } from './pg-run-ownership.js';
 import { prepared } from './pg-prepared.js';
 
@@ -82,6 +83,8 @@ const rowState = prepared((d) =>
 /** The outbox on PostgreSQL: jsonb payloads read back through the zod schema, conditional status updates. */
 export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: RunOwnership | null): OutboxStore {
   const me = ownership?.processId ?? null;
+  // One owner name for the claims this process takes, by their own statement or with an answer's write.
+  const holder = pgClaimHolder(db, clock, ownership);
   const markFailed = async (id: number, error: string) => {
     await db
       .update(outbox)
@@ -179,8 +182,9 @@ export function createPgOutboxStore(db: PgExecutor, clock: Clock, ownership: Run
       const [r] = await rowState(db, { id });
       return r ?? null;
     },
-    ...createPgOutboxClaims(db, clock, ownership),
+    ...createPgOutboxClaims(db, clock, holder),
     ...createPgOutboxPreviews(db, clock),
     ...createPgAnswerWrite(db, clock),
+    ...createPgAnswerClaim(db, clock, holder),
   };
 }
