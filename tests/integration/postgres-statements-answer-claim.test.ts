@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import { RunFencedError } from '../../src/run-records/run-fence.js';
@@ -111,7 +112,7 @@ describe.skipIf(database.skip)("the answer's write claims its conversation's out
     await outbox.stop(1_000);
   });
 
-  it('posts the rows pending before the answer first, the first of them counted in the write', async () => {
+  it('posts the rows pending before the answer first: the turn reads the first of them itself', async () => {
     const { conversationId, answer, outbox, texts } = await answering();
     const [before] = await store.outbox.add(conversationId, null, 'update', [{ text: 'before' }]);
     let id = 0;
@@ -125,19 +126,68 @@ describe.skipIf(database.skip)("the answer's write claims its conversation's out
     expect(texts()).toEqual(['before', 'The answer.']);
     expect(await attemptsOf(before!)).toEqual({ attempts: 1, status: 'posted' });
     expect(await attemptsOf(id)).toEqual({ attempts: 1, status: 'posted' });
-    // The older row's try counted by the write, its post, and the release that finds the answer pending; then the
-    // answer read and counted as any row after the first, posted, and the claim given up.
-    expect(heads(statements)).toEqual([
-      'with run as (update',
-      'update "outbox" set "status"',
-      'delete from "outbox_claims" where',
+    // Claimed by the write; each row then read, counted and posted, the release looking for rows after each.
+    const eachRow = [
       'select "id", "conversation_id", "run_id",',
       'update "outbox" set "attempts"',
       'update "outbox" set "status"',
       'delete from "outbox_claims" where',
-    ]);
+    ];
+    expect(heads(statements)).toEqual(['with run as (update', ...eachRow, ...eachRow]);
     expect(claimsOfTheirOwn(statements)).toEqual([]);
     await outbox.stop(1_000);
+  });
+
+  it("does not hand the turn a row the claim's last holder posted while the write waited for its claim", async () => {
+    const { conversationId, run, outbox } = await answering();
+    const [posted] = await store.outbox.add(conversationId, null, 'update', [{ text: 'posted by p2' }]);
+    const p2 = new pg.Client({ connectionString: database.url });
+    await p2.connect();
+    try {
+      // p2 holds the claim and, in one transaction, marks its row posted and gives the claim up (a streamed mark).
+      await p2.query('insert into outbox_claims (conversation_id, owner, claim_until) values ($1, $2, $3)', [
+        conversationId,
+        'p2',
+        clock.now() + LEASE_MS,
+      ]);
+      await p2.query('begin');
+      await p2.query("update outbox set status = 'posted', platform_message_id = 'P2' where id = $1", [posted]);
+      await p2.query('delete from outbox_claims where conversation_id = $1', [conversationId]);
+      // The write starts meanwhile (its snapshot sees the row pending) and waits for p2's lock on the claim.
+      const writing = store.outbox.addFencedAnswerClaiming!(
+        {
+          conversationId,
+          content: 'The answer.',
+          toolCalls: [],
+          privateTo: null,
+          purpose: 'answer',
+          pieces: [{ text: 'The answer.' }],
+          charge: null,
+        },
+        await store.runs.fence(run.id),
+      );
+      await waitFor(
+        async () =>
+          (
+            await db.execute(
+              sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+            )
+          ).rows.length > 0,
+        5_000,
+        'the write to wait for the claim',
+      );
+      await p2.query('commit');
+      const written = await writing;
+      expect(written?.claim.kind).toBe('claimed');
+      if (written?.claim.kind !== 'claimed') return;
+      // Not the row p2 posted: the turn reads the first pending row itself, after the write committed.
+      expect(written.claim.claim.first).toBeUndefined();
+      expect(await store.outbox.nextPending(conversationId)).toMatchObject({ id: written.postIds[0] });
+      await written.claim.claim.release();
+    } finally {
+      await p2.end();
+      await outbox.stop(1_000);
+    }
   });
 
   it("takes another process's lapsed claim over in the write", async () => {

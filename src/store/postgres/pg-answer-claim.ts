@@ -18,7 +18,10 @@ import { preparedText } from './pg-prepared.js';
 interface AnswerClaimRow extends AnswerWriteRow, Omit<FirstRowRaw, 'id'> {
   readonly won: boolean;
   readonly busy_until: string | number | null;
+  /** The answer's first row, handed as the first pending row (null: the claim was lost, or an older row is pending). */
   readonly first_id: string | number | null;
+  /** An older row was pending: the turn reads the first row itself. */
+  readonly older: boolean;
 }
 
 /**
@@ -28,47 +31,37 @@ interface AnswerClaimRow extends AnswerWriteRow, Omit<FirstRowRaw, 'id'> {
  *
  * - `won`: the upsert of `claimWithFirst` (a free, lapsed or already-own claim), from `run`: when the fence does not
  *   hold, nothing is claimed, as nothing is written.
- * - The first pending row. A CTE does not see the rows a sibling CTE inserts, so it is the first of two: `older`, the
- *   conversation's first pending row in the statement's snapshot (`nextPending`'s order and `runningElsewhere`), and
- *   the first of the rows `posts` inserts. Ordered as `nextPending` orders (retractions first, then by id); between
- *   the two, an older row comes first unless only the answer's row is a retraction: every row the snapshot sees was
- *   given its id before this statement began, so its id is the smaller.
- * - The first try, counted once as `claimWithFirst` counts it (due, its run not running elsewhere, not `files`, never
- *   tried): an older row by `counted`'s update (which re-checks the row is still pending and untried); the answer's
- *   own row is inserted with `attempts` 1 where it is the first (`ahead.count`), as an update of a row inserted by the
- *   same statement would not see it. Both come back with `attempts` as before the count (0) and `counted` set.
+ * - The first pending row, handed to the turn only when it is the answer's own first row: when no row of the
+ *   conversation is pending in the statement's snapshot (`older`). A CTE does not see the rows a sibling CTE inserts,
+ *   so `posts` returns them. An older pending row is not handed over: read from the snapshot, it may be one the claim's
+ *   last holder posted and gave up while this statement waited for that holder's lock on the claim (the snapshot is
+ *   from before), so the turn reads it itself (`nextPending`, after this commits). That costs a statement only where
+ *   rows wait before the answer; the usual answer is the conversation's only pending row.
+ * - Its first try, counted once as `claimWithFirst` counts it (due, its run not running elsewhere, not `files`): the
+ *   row is inserted with `attempts` 1 (an update of a row inserted by the same statement would not see it), and
+ *   comes back with `attempts` 0, as before the count, and `counted` set.
  * - `busy_until`: the holder's `claim_until` as the snapshot read it (a lost claim's next look, `claim`'s second read).
  */
 const writeAnswerClaiming = preparedText<AnswerClaimRow>(
   `${ANSWER_WRITE_CTES}, ` +
-    `older as (select o.id, o.run_id, o.purpose, o.payload, o.attempts, o.not_before, ` +
-    `exists (select 1 from runs r where r.id = o.run_id and r.status = 'running' and r.owner is distinct from $21::text) as running_elsewhere ` +
-    `from outbox o where o.conversation_id = $13::text and o.status = 'pending' ` +
-    `order by o.purpose = 'retract' desc, o.id limit 1), ` +
     `won as (insert into outbox_claims (conversation_id, owner, claim_until) select $13::text, $19::text, $20::bigint from run ` +
     `on conflict (conversation_id) do update set owner = excluded.owner, claim_until = excluded.claim_until ` +
     `where outbox_claims.owner = excluded.owner or outbox_claims.claim_until < $5::bigint returning conversation_id), ` +
-    `ahead as (select exists (select 1 from won) and $17::text <> 'files' ` +
-    `and not exists (select 1 from older where older.purpose = 'retract' or $17::text <> 'retract') ` +
-    `and not exists (select 1 from runs r where r.id = $1::text and r.status = 'running' and r.owner is distinct from $21::text) as count, ` +
+    `ahead as (select exists (select 1 from won) as won, ` +
+    `exists (select 1 from outbox o where o.conversation_id = $13::text and o.status = 'pending') as older, ` +
     `exists (select 1 from runs r where r.id = $1::text and r.status = 'running' and r.owner is distinct from $21::text) as elsewhere), ` +
     `posts as (insert into outbox (conversation_id, run_id, purpose, payload, status, created_at, attempts) ` +
-    `select $13::text, run.id, $17::text, p.payload, 'pending', $5::bigint, case when p.n = 1 and ahead.count then 1 else 0 end ` +
+    `select $13::text, run.id, $17::text, p.payload, 'pending', $5::bigint, ` +
+    `case when p.n = 1 and ahead.won and not ahead.older and not ahead.elsewhere and $17::text <> 'files' then 1 else 0 end ` +
     `from run, ahead, unnest($18::jsonb[]) with ordinality as p(payload, n) order by p.n ` +
     `returning id, run_id, purpose, payload, attempts, not_before), ` +
-    `first as (select u.* from won, lateral (select * from (` +
-    `select older.*, false as counted_now, true as is_older from older union all ` +
-    `(select p.id, p.run_id, p.purpose, p.payload, 0, p.not_before, ahead.elsewhere, p.attempts = 1, false ` +
-    `from posts p, ahead order by p.id limit 1)) c ` +
-    `order by c.purpose = 'retract' desc, c.is_older desc, c.id limit 1) u), ` +
-    `counted as (update outbox set attempts = outbox.attempts + 1 from first where first.is_older and outbox.id = first.id ` +
-    `and outbox.status = 'pending' and outbox.attempts = 0 and outbox.not_before <= $5::bigint ` +
-    `and outbox.purpose <> 'files' and not first.running_elsewhere returning outbox.id) ` +
-    `select ${ANSWER_WRITE_RESULT}, exists (select 1 from won) as won, ` +
+    `first as (select p.id, p.run_id, p.purpose, p.payload, p.not_before, p.attempts = 1 as counted ` +
+    `from posts p, ahead where ahead.won and not ahead.older order by p.id limit 1) ` +
+    `select ${ANSWER_WRITE_RESULT}, ahead.won, ahead.older, ` +
     `(select claim_until from outbox_claims where conversation_id = $13::text) as busy_until, ` +
-    `f.id as first_id, f.run_id, f.purpose, f.payload, f.attempts, f.not_before, f.running_elsewhere, ` +
-    `coalesce(f.counted_now, false) or exists (select 1 from counted) as counted ` +
-    `from run left join first f on true`,
+    `f.id as first_id, f.run_id, f.purpose, f.payload, 0 as attempts, f.not_before, ahead.elsewhere as running_elsewhere, ` +
+    `coalesce(f.counted, false) as counted ` +
+    `from run cross join ahead left join first f on true`,
 );
 
 /** The answer's write that claims its conversation's rows (OutboxStore.addFencedAnswerClaiming) on PostgreSQL. */
@@ -91,6 +84,8 @@ export function createPgAnswerClaim(
 /** The claim as `claim` answers it: won with its first row (left to `nextPending` when unreadable), or busy until. */
 function claimOf(row: AnswerClaimRow, conversationId: string, now: number, holder: PgClaimHolder): ClaimAttempt {
   if (!row.won) return { kind: 'busy', until: row.busy_until === null ? now : Number(row.busy_until) };
+  // An older row pending: the turn reads the first row itself (see above).
+  if (row.older) return { kind: 'claimed', claim: holder.held(conversationId) };
   const got = firstRowOf({ ...row, id: row.first_id }, conversationId);
   return { kind: 'claimed', claim: holder.held(conversationId, 'first' in got ? got.first : undefined) };
 }
