@@ -170,6 +170,41 @@ describe.skipIf(database.skip)('outbox claims across processes', () => {
     await held.claim.release();
   });
 
+  it("does not hand over a row the claim's last holder posted while the claim waited for it: the turn reads the first row itself", async () => {
+    const c = await conversation(first);
+    const [posted] = await first.outbox.add(c, null, 'update', [{ text: 'posted by the second process' }]);
+    const [next] = await first.outbox.add(c, null, 'update', [{ text: 'next' }]);
+    const held = await second.outbox.claim(c);
+    if (held.kind !== 'claimed') throw new Error('the claim was not won');
+    // The second process marks its row posted and gives the claim up in one transaction (as a streamed answer's mark).
+    const theirs = await pools[1]!.$client.connect();
+    try {
+      await theirs.query('begin');
+      await theirs.query("update outbox set status = 'posted', platform_message_id = 'P1' where id = $1", [posted]);
+      await theirs.query("delete from outbox_claims where conversation_id = $1 and owner = 'second'", [c]);
+      // The first process's claim begins meanwhile (its snapshot reads the row as pending) and waits for that lock.
+      const claiming = first.outbox.claim(c);
+      await waitFor(
+        async () =>
+          (
+            await pools[0]!.$client.query(
+              "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+            )
+          ).rows.length > 0,
+        5_000,
+        'the claim to wait for the lock',
+      );
+      await theirs.query('commit');
+      const got = await claiming;
+      if (got.kind !== 'claimed') throw new Error('the claim was not won');
+      expect(got.claim.first, 'not the row posted meanwhile: left for the turn to read').toBeUndefined();
+      expect(await first.outbox.nextPending(c)).toMatchObject({ id: next, attempts: 0 });
+      await got.claim.release();
+    } finally {
+      theirs.release();
+    }
+  });
+
   it('gives a process back the claim it already holds (a restart under the same name)', async () => {
     const c = await conversation(first);
     expect((await first.outbox.claim(c)).kind).toBe('claimed');

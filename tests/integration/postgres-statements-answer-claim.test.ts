@@ -83,8 +83,9 @@ async function answering() {
 
 /** The first words of each statement. */
 const heads = (statements: string[]) => statements.map((s) => s.split(' ').slice(0, 4).join(' '));
-/** A statement of the poster's own claim (pg-outbox-first-row.ts). */
-const claimsOfTheirOwn = (statements: string[]) => statements.filter((s) => s.startsWith('with won as (insert'));
+/** A statement of the poster's own claim (pg-outbox-first-row.ts): any upsert of a claim but the answer's write. */
+const claimsOfTheirOwn = (statements: string[]) =>
+  statements.filter((s) => s.includes('insert into outbox_claims') && !s.startsWith('with run as'));
 const claimOf = async (conversationId: string) =>
   (await db.execute(sql`select owner, claim_until from outbox_claims where conversation_id = ${conversationId}`)).rows;
 const attemptsOf = async (id: number) =>

@@ -305,7 +305,7 @@ describe.skipIf(database.skip)('statements a mention sends to PostgreSQL (issue 
     // The wait reads no state: this process's worker, running already, settles the row it posts.
     const posting = statements;
     expect(posting[0]).toMatch(
-      /^with won as \(insert into outbox_claims .* left join lateral \(select .* from outbox .*counted as \(update outbox set attempts = outbox.attempts \+ 1 /,
+      /^with prior as \(select .* won as \(insert into outbox_claims .* left join lateral \(select .* from outbox .*counted as \(update outbox set attempts = outbox.attempts \+ 1 /,
     );
     // No attempt count of its own: the claim counted the try. Then the row posted, and the drained claim given up.
     expect(posting.slice(1).map((s) => s.split(' ').slice(0, 4).join(' '))).toEqual([

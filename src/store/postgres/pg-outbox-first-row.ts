@@ -28,15 +28,23 @@ export interface FirstRowRaw {
  * is counted here: a row tried before is first looked up on the platform, and that lookup, which may find the post or
  * fail, comes before its count. The row is returned with `attempts` as they were (0) and `counted` set; the update
  * checks the row is still pending with no try counted, so a count another statement made meanwhile is not doubled.
+ *
+ * The row is read only when the snapshot holds no claim of another owner (`prior`). The snapshot is taken when the
+ * statement begins, before the upsert, which waits for a holder's lock on the claim row: a holder that marks its last
+ * row posted and gives the claim up in one transaction (a streamed answer's mark) makes the upsert wait, then win, while
+ * the snapshot still reads that row as pending, and a turn handed it would post it a second time. A claim taken over
+ * from another owner (given up meanwhile, or lapsed) therefore reads nothing (`taken`): the turn reads the first row
+ * itself, after this statement committed.
  */
-const claimWithFirstRow = preparedText<FirstRowRaw>(
-  `with won as (insert into outbox_claims (conversation_id, owner, claim_until) values ($1::text, $2::text, $3::bigint) ` +
+const claimWithFirstRow = preparedText<FirstRowRaw & { readonly taken: boolean | null }>(
+  `with prior as (select exists (select 1 from outbox_claims c where c.conversation_id = $1::text and c.owner <> $2::text) as taken), ` +
+    `won as (insert into outbox_claims (conversation_id, owner, claim_until) values ($1::text, $2::text, $3::bigint) ` +
     `on conflict (conversation_id) do update set owner = excluded.owner, claim_until = excluded.claim_until ` +
     `where outbox_claims.owner = excluded.owner or outbox_claims.claim_until < $4::bigint returning conversation_id), ` +
     `first as (select o.id, o.run_id, o.purpose, o.payload, o.attempts, o.not_before, ` +
-    `exists (select 1 from runs r where r.id = o.run_id and r.status = 'running' and r.owner is distinct from $5::text) as running_elsewhere ` +
-    `from won left join lateral (select id, run_id, purpose, payload, attempts, not_before from outbox ` +
-    `where outbox.conversation_id = won.conversation_id and outbox.status = 'pending' ` +
+    `exists (select 1 from runs r where r.id = o.run_id and r.status = 'running' and r.owner is distinct from $5::text) as running_elsewhere, ` +
+    `prior.taken from won cross join prior left join lateral (select id, run_id, purpose, payload, attempts, not_before from outbox ` +
+    `where not prior.taken and outbox.conversation_id = won.conversation_id and outbox.status = 'pending' ` +
     `order by outbox.purpose = 'retract' desc, outbox.id limit 1) o on true), ` +
     `counted as (update outbox set attempts = outbox.attempts + 1 from first where outbox.id = first.id ` +
     `and outbox.status = 'pending' and outbox.attempts = 0 and outbox.not_before <= $4::bigint ` +
@@ -44,9 +52,13 @@ const claimWithFirstRow = preparedText<FirstRowRaw>(
     `select first.*, exists (select 1 from counted) as counted from first`,
 );
 
-/** What the claim found: lost, or won with the first pending row (null: none; `unreadable`: a row to fail, then read on). */
+/**
+ * What the claim found: lost, or won with the first pending row (null: none; `unreadable`: a row to fail, then read on;
+ * `taken`: taken over from another owner, the row left for the turn to read).
+ */
 export type ClaimedFirst =
   | { readonly won: false }
+  | { readonly won: true; readonly taken: true }
   | { readonly won: true; readonly first: PendingPost | null }
   | { readonly won: true; readonly unreadable: number };
 
@@ -61,6 +73,7 @@ export async function claimWithFirst(
   const { conversationId, owner, until, now, me } = values;
   const [raw] = await claimWithFirstRow(db, [conversationId, owner, until, now, me]);
   if (!raw) return { won: false };
+  if (raw.taken) return { won: true, taken: true };
   return firstRowOf(raw, conversationId);
 }
 
