@@ -113,6 +113,36 @@ describe.skipIf(database.skip)("the answer's write claims its conversation's out
     await outbox.stop(1_000);
   });
 
+  it("hands the turn the answer's first row as `nextPending` reads it, its first try counted", async () => {
+    const { conversationId, run, outbox } = await answering();
+    const written = await store.outbox.addFencedAnswerClaiming!(
+      {
+        conversationId,
+        content: 'The answer.',
+        toolCalls: [],
+        privateTo: null,
+        purpose: 'answer',
+        pieces: [{ text: 'The answer,' }, { text: 'in two pieces.', mentionUserId: 'U1' }],
+        charge: null,
+      },
+      await store.runs.fence(run.id),
+    );
+    if (written?.claim.kind !== 'claimed') throw new Error('the claim was not won');
+    expect(written.postIds).toHaveLength(2);
+    expect(written.claim.claim.first).toEqual({
+      ...(await store.outbox.nextPending(conversationId)),
+      attempts: 0,
+      attemptCounted: true,
+    });
+    expect(await attemptsOf(written.postIds[1]!), 'only the first row counted').toEqual({
+      attempts: 0,
+      status: 'pending',
+    });
+    expect(await claimOf(conversationId)).toEqual([{ owner: 'p1', claim_until: String(clock.now() + LEASE_MS) }]);
+    await written.claim.claim.release();
+    await outbox.stop(1_000);
+  });
+
   it('posts the rows pending before the answer first: the turn reads the first of them itself', async () => {
     const { conversationId, answer, outbox, texts } = await answering();
     const [before] = await store.outbox.add(conversationId, null, 'update', [{ text: 'before' }]);

@@ -3,7 +3,7 @@ import type { PgExecutor } from './pg-executor.js';
 import { preparedText } from './pg-prepared.js';
 
 /** A conversation's first pending row as the claim's statement hands it back (node-postgres's own types). */
-export interface FirstRowRaw {
+interface FirstRowRaw {
   readonly id: string | number | null;
   readonly run_id: string | null;
   readonly purpose: string | null;
@@ -74,14 +74,6 @@ export async function claimWithFirst(
   const [raw] = await claimWithFirstRow(db, [conversationId, owner, until, now, me]);
   if (!raw) return { won: false };
   if (raw.taken) return { won: true, taken: true };
-  return firstRowOf(raw, conversationId);
-}
-
-/**
- * What a won claim's statement read as the conversation's first pending row (a row of nulls: none), as a PendingPost;
- * shared by the claim and the answer's write that claims (pg-answer-claim.ts).
- */
-export function firstRowOf(raw: FirstRowRaw, conversationId: string): ClaimedFirst {
   if (raw.id === null) return { won: true, first: null };
   const id = Number(raw.id);
   const payload = outboxPayloadSchema.safeParse(raw.payload);
