@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { conversationKey } from '../../src/chat/conversation-ref.js';
 import type { PostgresStore } from '../../src/composition/pg-store.js';
 import type { SettledNext } from '../../src/run-records/run-end.js';
 import type { RunStore } from '../../src/run-records/run-store.js';
@@ -194,6 +195,9 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's end claims the next
     // The shutdown has begun (the coordinator refuses starts) before the call returns.
     await waitFor(async () => (await old.coordinator.startNext('memory:W1:C1:none')).kind === 'stopping');
     held.release();
+    // The run's end has unwound (an event-loop turn: its continuations are microtasks) without launching the claim.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(old.coordinator.isExecuting(conversationKey(t2!))).toBe(false);
     await restarting;
     // The new process took the run over from its released lease and ran the task: once in all.
     await waitFor(() => x.adapter.textsIn(t2!).includes('ran once'), 10_000, 'the claimed task run after the restart');
