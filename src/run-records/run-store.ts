@@ -1,6 +1,6 @@
 import type { PendingQuestion, RunRow, RunStatus } from '../db/schema.js';
 import type { RunFence } from './run-fence.js';
-import type { RunEnd, RunEndAnswer } from './run-end.js';
+import type { NextAsk, RunEnd, RunEndAnswer, SettledNext } from './run-end.js';
 
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_user'];
 
@@ -88,4 +88,10 @@ export interface RunStore {
    * statement reading what committed before it. Absent: the settler writes it in a transaction of its own.
    */
   settle?(fence: RunFence, end: RunEnd): Promise<RunEndAnswer>;
+  /**
+   * Optional (PostgreSQL): `settle`, then in the same call, when the run settled, the pump's look for due work and
+   * the claim of the first ready conversation's next task for this process (the run's own conversation first), so
+   * the run's slot passes to the claimed run (issue 40). Nothing is claimed while a waiting run is due to resume.
+   */
+  settleNext?(fence: RunFence, end: RunEnd, ask: NextAsk): Promise<SettledNext>;
 }

@@ -102,7 +102,7 @@ describe.skipIf(!stores.kinds.includes('postgres'))('a request to an idle conver
     }
   });
 
-  it("stores and claims a mention with one statement and no transaction around it, and a queued one's claim is one statement without a transaction (issue 40)", async () => {
+  it("stores and claims a mention with one statement and no transaction around it, and a queued one's claim rides in the settlement's one statement, without a transaction (issue 40)", async () => {
     const query = vi.spyOn(pg.Client.prototype, 'query');
     try {
       h = await startHarness(await stores.env('postgres'));
@@ -133,14 +133,16 @@ describe.skipIf(!stores.kinds.includes('postgres'))('a request to an idle conver
       ).toHaveLength(1);
       const conversationId = conversationKey(thread);
       expect(await h.app.tasks.list(conversationId)).toHaveLength(1);
-      // A second request waits behind the running one; when that ends, its claim is one call.
+      // A second request waits behind the running one; when that ends, its claim is in the run's settlement call
+      // (errand_settle_run_next, issue 40's eleventh round): one call, no claim of its own.
       await h.adapter.say(thread, 'then another');
       await waitFor(async () => (await h.app.tasks.list(conversationId)).length === 2);
       before = texts().length;
       slow.open();
       await waitFor(() => h.model.requests.length === 2);
       sent = texts().slice(before);
-      const claim = sent.findIndex((t) => t.startsWith('select errand_claim_task('));
+      expect(sent.filter((t) => t.startsWith('select errand_claim_task('))).toEqual([]);
+      const claim = sent.findIndex((t) => t.startsWith('select errand_settle_run_next('));
       expect(claim).toBeGreaterThanOrEqual(0);
       expect(sent[claim - 1], 'no transaction around the claim').not.toBe('begin');
       expect(sent[claim + 1], 'no transaction around the claim').not.toBe('commit');

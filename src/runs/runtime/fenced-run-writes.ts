@@ -1,6 +1,6 @@
 import type { AnswerWrite, RunPosts } from '../../agent/agent-types.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
-import type { RunEnd } from '../../run-records/run-end.js';
+import type { NextAsk, RunEnd, SettledNext } from '../../run-records/run-end.js';
 import { RunFencedError, type RunFence } from '../../run-records/run-fence.js';
 import type { RunStore } from '../../run-records/run-store.js';
 import type { Store } from '../../store/store.js';
@@ -22,6 +22,11 @@ export interface RunWrites {
    * Absent: the settler writes the end in a transaction (`posts.atomically`).
    */
   readonly settle?: (end: RunEnd) => Promise<boolean>;
+  /**
+   * Where the store records a run's end and claims the next work in one call (`RunStore.settleNext`, PostgreSQL):
+   * as `settle`, and what it claimed for this process (never when the run was not recorded).
+   */
+  readonly settleNext?: (end: RunEnd, ask: NextAsk) => Promise<Omit<SettledNext, 'answer'> & { applied: boolean }>;
 }
 
 /**
@@ -120,6 +125,7 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
     countStep: (...args) => atomically((tx) => tx.runs.countStep(...args)),
     // The run's end goes through `settle` below, which holds this fence; never around it with another.
     settle: undefined,
+    settleNext: undefined,
   };
 
   // Where the store checks the fence in the settlement's own call (PostgreSQL): one round trip, no transaction.
@@ -133,7 +139,24 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
       return answer === 'settled';
     });
 
+  const settleNextInStore = inner.runs.settleNext?.bind(inner.runs);
+  const settleNext =
+    settleNextInStore &&
+    (async (end: RunEnd, ask: NextAsk) => {
+      if (refused) throw refused;
+      const { answer, claimed, more } = await settleNextInStore(fence, end, ask);
+      if (answer === 'fenced') throw refuse();
+      return { applied: answer === 'settled', claimed, more };
+    });
+
   // A store that keeps no owners (SQLite: one process) cannot lose a run: nothing to ask.
   const confirmHeld = fence.owner === null ? undefined : () => atomically(async () => undefined);
-  return { posts, transcript, runs, ...(confirmHeld ? { confirmHeld } : {}), ...(settle ? { settle } : {}) };
+  return {
+    posts,
+    transcript,
+    runs,
+    ...(confirmHeld ? { confirmHeld } : {}),
+    ...(settle ? { settle } : {}),
+    ...(settleNext ? { settleNext } : {}),
+  };
 }

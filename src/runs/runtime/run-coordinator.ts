@@ -2,6 +2,7 @@ import type { RunRow, TaskRow } from '../../db/schema.js';
 import type { RunControl, StopResult } from '../../commands/command-deps.js';
 import type { RunFence } from '../../run-records/run-fence.js';
 import { ClaimsUnderWay } from './claims-under-way.js';
+import { NextClaims, type NextTicket } from './next-claims.js';
 import { claimNextTask, type ClaimedTask, type SlotHold } from './run-claim.js';
 import type { CoordinatorDeps } from './run-deps.js';
 import { RunLauncher, type RunResume } from './run-launch.js';
@@ -9,7 +10,7 @@ import { RunResumer, type AnswerSource } from './run-resume.js';
 import { launchRun, type ActiveRun, type RunExecution } from './run-execution.js';
 import { RunSettler } from './run-settler.js';
 import { TaskStarts } from './task-starts.js';
-import { showSession } from './session-shown.js';
+import { stopConversationRun } from './run-stop.js';
 
 export type { AgentSetup, CoordinatorDeps, RunData, RunLimits } from './run-deps.js';
 export type { AnswerSource } from './run-resume.js';
@@ -31,6 +32,8 @@ export class RunCoordinator implements RunControl {
   private readonly claiming = this.underWay.conversations;
   private readonly stoppedBeforeLaunch = this.underWay.stoppedBeforeLaunch;
   private stopping = false;
+  /** Runs' ends that claim the next work in their settlement's call (PostgreSQL), and starts turned away meanwhile. */
+  private readonly next = new NextClaims();
   /** Each task this process starts, as it starts (follow-up-teller.ts drops a waiting note with it). */
   readonly taskStarts = new TaskStarts();
   private readonly launcher: RunLauncher;
@@ -69,7 +72,9 @@ export class RunCoordinator implements RunControl {
       active,
       stoppedBeforeLaunch,
       stopping: () => this.stopping,
-      pumpLater: (id) => this.pumpLater(id),
+      askNext: (id) =>
+        this.stopping ? undefined : this.next.ticket(id, active, this.claiming, deps.limits.maxConcurrentRuns),
+      afterEnd: (id, ticket) => this.afterEnd(id, ticket),
     };
   }
 
@@ -85,10 +90,14 @@ export class RunCoordinator implements RunControl {
   /** Starts the conversation's next ready task if it is idle and a slot is free. */
   async startNext(conversationId: string): Promise<StartResult> {
     if (this.stopping) return { kind: 'stopping' };
-    if (this.active.has(conversationId) || this.claiming.has(conversationId)) return { kind: 'busy_conversation' };
+    if (this.active.has(conversationId) || this.claiming.has(conversationId)) {
+      this.next.turnedAway();
+      return { kind: 'busy_conversation' };
+    }
     const hold = this.reserve(conversationId);
     if (!hold) {
       // No slot here: another process may have one.
+      this.next.turnedAway();
       this.deps.cluster?.wake('task', conversationId);
       return { kind: 'busy_global' };
     }
@@ -139,6 +148,7 @@ export class RunCoordinator implements RunControl {
     // Runs with an answer (or an expired question) go first: someone is already waiting on them.
     let started = !due || due.questionsDue ? await this.resumeDue() : 0;
     const free = this.deps.limits.maxConcurrentRuns - this.inFlight;
+    if (free <= 0) this.next.turnedAway();
     if (free <= 0 && prefer !== undefined) this.deps.cluster?.wake('task', prefer);
     if (free <= 0) return started;
     // One read of the ready conversations (most often none: a run just ended and nothing waits), `prefer`
@@ -210,6 +220,7 @@ export class RunCoordinator implements RunControl {
     if (this.stopping || this.inFlight >= this.deps.limits.maxConcurrentRuns) {
       // No slot (or shutting down): keep the answer with the run; the next free slot (here or in another process) or start-up resumes it.
       const recorded = await this.deps.data.runs.recordAnswer(run.id, { text: answer, userId, source });
+      this.next.turnedAway();
       if (recorded) this.deps.cluster?.wake('answer', conversationId);
       return recorded;
     }
@@ -231,46 +242,10 @@ export class RunCoordinator implements RunControl {
   }
 
   /** Stops the conversation's active run (and with `all` its pending tasks). Takes effect at once. */
-  async stopConversation(conversationId: string, all: boolean): Promise<StopResult> {
-    const { runs, tasks } = this.deps.data;
-    // Pending tasks go first: once the stopped run's task is cancelled its end may start the next one.
-    const cancelledPending = all ? await tasks.cancelPending(conversationId) : 0;
-    const run = await runs.active(conversationId);
-    let stoppedTaskId: number | null = null;
-    if (
-      run &&
-      (await runs.transition(run.id, ['running', 'waiting_user'], 'cancelled', { error: 'stopped by a user' }))
-    ) {
-      this.settler.countEnd('cancelled', run);
-      const entry = this.active.get(conversationId);
-      if (entry && entry.runId === run.id) {
-        entry.reason = 'stop';
-        entry.controller.abort();
-      } else if (this.claiming.has(conversationId)) {
-        this.stoppedBeforeLaunch.set(conversationId, run.id);
-      } else {
-        // Executing in another process (or nowhere): the cancelled row is the record; its owner aborts it when woken.
-        this.deps.cluster?.wake('stop', conversationId);
-      }
-      // Not executing here, so no end of it here shows its thread's session idle: shown now (an owner elsewhere shows it too).
-      if (entry?.runId !== run.id)
-        showSession(
-          {
-            presence: this.deps.platforms.presence,
-            conversations: this.deps.data.conversations,
-            logger: this.deps.logger,
-          },
-          conversationId,
-          'idle',
-        );
-      // Stop means stop: the rest of a long answer the platform has not taken yet is not posted.
-      const dropped = await this.deps.data.posts.dropUnsent(run.id);
-      if (dropped > 0) this.deps.logger.debug({ runId: run.id, dropped }, 'unsent pieces of a stopped run dropped');
-      stoppedTaskId = run.taskId;
-      if (run.taskId !== null) await tasks.cancel(conversationId, run.taskId);
-    }
-    if (!this.active.has(conversationId)) await this.pump(conversationId);
-    return { stoppedTaskId, stoppedRun: run !== null, cancelledPending };
+  stopConversation(conversationId: string, all: boolean): Promise<StopResult> {
+    const { execution, claiming, stoppedBeforeLaunch, next } = this;
+    const pump = (id: string) => this.pump(id);
+    return stopConversationRun({ execution, claiming, stoppedBeforeLaunch, next, pump }, conversationId, all);
   }
 
   /** Aborts every run for shutdown; their rows stay `running` and are recovered as interrupted on the next start. */
@@ -288,6 +263,29 @@ export class RunCoordinator implements RunControl {
     // A claim under way (its transaction may still wait on the database) ends as an active run or as nothing.
     while (this.active.size > 0 || this.underWay.count > 0)
       await Promise.allSettled([...this.active.values()].map((e) => e.done).concat(this.underWay.promises));
+  }
+
+  /**
+   * A run has left `active`: the run its settlement claimed (next-claims.ts) is launched now, in the same tick, under
+   * the slot it left, and the pump follows when more may be due. Nothing follows while shutting down.
+   */
+  private afterEnd(conversationId: string, ticket: NextTicket | undefined): void {
+    const { launch, pump } = this.next.afterEnd(ticket, this.stopping);
+    let again = pump;
+    if (launch && this.active.has(launch.run.conversationId)) {
+      // Cannot happen while the database keeps one active run per conversation; left to its lease, never doubled.
+      this.deps.logger.error(
+        { runId: launch.run.id },
+        "a run claimed at a run's end found its conversation executing here",
+      );
+      again = true;
+    } else if (launch) this.launch(launch.run.conversationId, launch.run, launch.task, launch.fence);
+    if (this.stopping && ticket?.answer?.claimed)
+      this.deps.logger.info(
+        { runId: ticket.answer.claimed.run.id },
+        'a run claimed as the shutdown began was not started; its lease is released for another process to take over',
+      );
+    if (again) this.pumpLater(conversationId);
   }
 
   /** Starts executing a claimed run (run-execution.ts). */

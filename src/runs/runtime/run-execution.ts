@@ -5,7 +5,8 @@ import type { RunLoss } from './cluster-membership.js';
 import { fenceRunWrites } from './fenced-run-writes.js';
 import type { CoordinatorDeps } from './run-deps.js';
 import type { RunLauncher, RunResume } from './run-launch.js';
-import type { AbortReason } from './run-settlement.js';
+import type { NextTicket } from './next-claims.js';
+import type { AbortReason, RunEnding } from './run-settlement.js';
 import type { RunSettler } from './run-settler.js';
 import { runWorkingStatus } from './run-working-status.js';
 
@@ -29,8 +30,13 @@ export interface RunExecution {
   readonly stoppedBeforeLaunch: ReadonlyMap<string, string>;
   /** Shutting down: a run that ends starts nothing after it, and its preview goes. */
   stopping(): boolean;
-  /** Starts the conversation's next work once this run has ended. */
-  pumpLater(conversationId: string): void;
+  /**
+   * The ticket for claiming the next work in the settlement's call (next-claims.ts), taken while the run still holds
+   * its slot; undefined: nothing is to start after it (shutting down).
+   */
+  askNext(conversationId: string): NextTicket | undefined;
+  /** Once this run has left `active`: launches what its settlement claimed, and starts the conversation's next work. */
+  afterEnd(conversationId: string, ticket: NextTicket | undefined): void;
 }
 
 /**
@@ -88,7 +94,14 @@ export function launchRun(
       shuttingDown,
       holdTime: deadline.hold,
     });
-    await x.settler.settle(conversationId, run, task, outcome, entry.reason, writes);
+    await settle(outcome);
+  };
+  // One ticket an execution, answered at most once: a crash after the call answered does not claim again.
+  let ticket: NextTicket | undefined;
+  const settle = (ending: RunEnding) => {
+    ticket ??= x.askNext(conversationId);
+    const next = ticket?.answer === undefined ? ticket : undefined;
+    return x.settler.settle(conversationId, run, task, ending, entry.reason, writes, next);
   };
   entry.done = execute()
     .catch(async (err: unknown) => {
@@ -96,12 +109,10 @@ export function launchRun(
       if (err instanceof RunFencedError) return;
       // An exception nobody expected (a failed write, a bug): end the run so the conversation is free again.
       logger.error({ err, runId: run.id, conversationId }, 'run crashed');
-      await x.settler
-        .settle(conversationId, run, task, { kind: 'crashed', error: err }, entry.reason, writes)
-        .catch((again: unknown) => {
-          if (!(again instanceof RunFencedError))
-            logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
-        });
+      await settle({ kind: 'crashed', error: err }).catch((again: unknown) => {
+        if (!(again instanceof RunFencedError))
+          logger.error({ err: again, runId: run.id }, 'recording the crashed run failed');
+      });
     })
     .finally(() => {
       if (entry.reason === 'taken_over')
@@ -110,7 +121,8 @@ export function launchRun(
       x.active.delete(conversationId);
       cluster?.runEnded(run.id);
       working.clear();
-      if (!x.stopping()) x.pumpLater(conversationId);
+      // In the same tick as the run left `active`: its slot passes to what its settlement claimed.
+      x.afterEnd(conversationId, ticket);
     });
 }
 

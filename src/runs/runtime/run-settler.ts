@@ -6,6 +6,7 @@ import type { RunStore } from '../../run-records/run-store.js';
 import type { ScheduleRunResult } from '../../run-records/run-store.js';
 import type { TaskService } from '../../tasks/task-service.js';
 import type { RunWrites } from './fenced-run-writes.js';
+import type { NextTicket } from './next-claims.js';
 import type { RunLimits } from './run-deps.js';
 import type { RunEnd } from '../../run-records/run-end.js';
 import { attemptsMatter, settleRun, type AbortReason, type RunEnding, type Settlement } from './run-settlement.js';
@@ -35,7 +36,8 @@ export class RunSettler {
 
   /**
    * Records how a run ended. The transaction is a write of the run like its steps (`writes`: refused when
-   * another process owns the run now).
+   * another process owns the run now). With `next`, where the store writes the end in one call that can claim the
+   * next work (PostgreSQL), it does, and its answer is set on `next` the moment the call answers.
    */
   async settle(
     conversationId: string,
@@ -44,6 +46,7 @@ export class RunSettler {
     ending: RunEnding,
     reason: AbortReason | null,
     writes: RunWrites,
+    next?: NextTicket,
   ): Promise<void> {
     const { tasks, limits } = this.deps;
     // The task as it is now: its attempts (what a retry counts) and whether it is still in progress. A store that
@@ -63,16 +66,20 @@ export class RunSettler {
     if (!change) return;
     const t = settlement.task;
     // One call (PostgreSQL) for an end without a note for the thread (a note is an outbox row of the transaction).
-    const applied =
+    const end: RunEnd | null =
       writes.settle && !settlement.note && t?.kind !== 'requeue'
-        ? await writes.settle({
+        ? {
             conversationId,
             from: ['running'],
             to: change.to,
             ...(change.summary !== undefined ? { summary: change.summary } : {}),
             ...(change.error ? { error: change.error } : {}),
             task: task && t ? { id: task.id, finish: t } : null,
-          } satisfies RunEnd)
+          }
+        : null;
+    const applied =
+      end && writes.settle
+        ? await (next && writes.settleNext ? this.settleNext(writes.settleNext, end, next) : writes.settle(end))
         : await this.inTransaction(
             conversationId,
             run,
@@ -86,6 +93,17 @@ export class RunSettler {
       await this.deps.scheduleRunEnded?.(task.scheduleId, settlement.schedule);
     this.countEnd(change.to, run);
     if (settlement.task?.kind === 'requeue') this.deps.requeued(conversationId, settlement.task.delayMs);
+  }
+
+  /** Writes the end and claims the next work in one call; what it claimed is on `next` before anything else can fail. */
+  private async settleNext(
+    settleNext: NonNullable<RunWrites['settleNext']>,
+    end: RunEnd,
+    next: NextTicket,
+  ): Promise<boolean> {
+    const { applied, claimed, more } = await settleNext(end, next.ask);
+    next.answer = { claimed, more };
+    return applied;
   }
 
   /** Writes a settlement in one transaction: the run's status, the task change while it is in progress, the note. */

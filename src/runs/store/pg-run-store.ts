@@ -10,6 +10,7 @@ import { isTransaction, withinTransaction } from '../../store/postgres/pg-within
 import { prepared } from '../../store/postgres/pg-prepared.js';
 import { createPgRunFencing, fencedCountRunStep, fencedTransitionRun, FINAL_SET } from './pg-run-fencing.js';
 import { createPgRunSettle } from '../../store/postgres/pg-run-settle.js';
+import { createPgSettleNext } from '../../store/postgres/pg-settle-next.js';
 
 const P = sql.placeholder;
 const ACTIVE = sql`${runs.status} in ('running', 'waiting_user')`;
@@ -223,5 +224,6 @@ export function createPgRunStore(db: PgExecutor, clock: Clock, ownership: RunOwn
     holds: fencing.holds,
     expectFence: fencing.expectFence,
     settle: createPgRunSettle(db, clock),
+    settleNext: createPgSettleNext(db, clock, ownership),
   };
 }

@@ -10,6 +10,26 @@ const settleRun = preparedText<{ answer: RunEndAnswer }>(
   'select errand_settle_run($1::text, $2::text, $3::integer, $4::text[], $5::text, $6::text, $7::text, $8::bigint, $9::text, $10::integer, $11::text, $12::text, $13::text) as answer',
 );
 
+/** errand_settle_run's thirteen arguments, in order (errand_settle_run_next takes them first too). */
+export function settleArgs(fence: RunFence, end: RunEnd, now: number): unknown[] {
+  const finish = end.task?.finish;
+  return [
+    fence.runId,
+    fence.owner,
+    fence.generation,
+    [...end.from],
+    end.to,
+    end.summary ?? null,
+    end.error ?? null,
+    now,
+    end.conversationId,
+    end.task?.id ?? null,
+    finish === undefined ? null : finish.kind === 'complete' ? 'completed' : 'failed',
+    finish?.kind === 'complete' ? finish.summary : null,
+    finish?.kind === 'fail' ? finish.reason : null,
+  ];
+}
+
 /**
  * A run's end on PostgreSQL in one round trip (issue 40): the settling transaction's six statements (begin, the
  * fenced transition, the conversation's lock, the task's finish, the read of its blockers, commit) as one call of
@@ -22,25 +42,8 @@ export function createPgRunSettle(
   clock: Clock,
 ): (fence: RunFence, end: RunEnd) => Promise<RunEndAnswer> {
   return async (fence, end) => {
-    const finish = end.task?.finish;
     // Again when the server broke a deadlock by rolling the call back, as the settling transaction was (`atomically`).
-    const [row] = await onPool(db, () =>
-      settleRun(db, [
-        fence.runId,
-        fence.owner,
-        fence.generation,
-        [...end.from],
-        end.to,
-        end.summary ?? null,
-        end.error ?? null,
-        clock.now(),
-        end.conversationId,
-        end.task?.id ?? null,
-        finish === undefined ? null : finish.kind === 'complete' ? 'completed' : 'failed',
-        finish?.kind === 'complete' ? finish.summary : null,
-        finish?.kind === 'fail' ? finish.reason : null,
-      ]),
-    );
+    const [row] = await onPool(db, () => settleRun(db, settleArgs(fence, end, clock.now())));
     if (!row) throw new Error('errand_settle_run answered no row');
     return row.answer;
   };
