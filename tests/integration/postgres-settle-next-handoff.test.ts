@@ -50,22 +50,40 @@ function holdSettleNext(runs: RunStore) {
 /** How many model requests had `text` as their run's goal. */
 const asked = (x: Harness, text: string) => x.model.requests.filter((r) => lastUserMessage(r) === text).length;
 
+/**
+ * T1's run ('first') under way in channel C1, its answer ('one') held until `answerFirst`; T2 and T3 are the channel's
+ * other threads, for the work that comes meanwhile.
+ */
+async function underWay(x: Harness) {
+  const first = gate();
+  x.model.reply({ text: 'one', gate: first.promise });
+  const [t1, t2, t3] = [x.adapter.thread('C1', 'T1'), x.adapter.thread('C1', 'T2'), x.adapter.thread('C1', 'T3')];
+  await x.adapter.say(t1, 'first');
+  await waitFor(() => x.model.requests.length === 1);
+  return { x, t1, t2, t3, answerFirst: first.open };
+}
+
+/** One slot, and its first run under way. */
+const firstRunUnderWay = async () => underWay(await start(1));
+
+/** As firstRunUnderWay, with the app's settlement calls held (holdSettleNext: installed before the run starts). */
+async function firstRunHeld() {
+  const x = await start(1);
+  const held = holdSettleNext(x.app.store.runs);
+  return { ...(await underWay(x)), held };
+}
+
 describe.skipIf(!stores.kinds.includes('postgres'))("a run's end claims the next work (postgres)", () => {
   it('sends the settlement with the claim as one statement: no due-work read and no claim of its own', async () => {
-    const x = await start(1);
+    const { x, t2, answerFirst } = await firstRunUnderWay();
     const log = statementLog();
     log.watch((x.app.store as PostgresStore).db.$client);
-    const g1 = gate();
-    x.model.reply({ text: 'one', gate: g1.promise });
     x.model.respondWith(() => ({ text: 'two' }));
-    const [t1, t2] = ['T1', 'T2'].map((t) => x.adapter.thread('C1', t));
-    await x.adapter.say(t1!, 'first');
-    await waitFor(() => x.model.requests.length === 1);
-    await x.adapter.say(t2!, 'second');
+    await x.adapter.say(t2, 'second');
     log.sent.length = 0;
     // T1's end claims T2's task (ready in another conversation); T2's end finds nothing ready.
-    g1.open();
-    await waitFor(() => x.adapter.textsIn(t2!).includes('two'));
+    answerFirst();
+    await waitFor(() => x.adapter.textsIn(t2).includes('two'));
     await x.app.coordinator.idle();
     const sent = [...log.sent];
     expect(sent.filter((s) => s.startsWith('select errand_settle_run_next('))).toHaveLength(2);
@@ -77,17 +95,12 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's end claims the next
   });
 
   it("starts the ended run's conversation first, then the others oldest first", async () => {
-    const x = await start(1);
-    const g1 = gate();
-    x.model.reply({ text: 'one', gate: g1.promise });
+    const { x, t1, t2, t3, answerFirst } = await firstRunUnderWay();
     x.model.respondWith(() => ({ text: 'ok' }));
-    const [t1, t2, t3] = ['T1', 'T2', 'T3'].map((t) => x.adapter.thread('C1', t));
-    await x.adapter.say(t1!, 'first');
-    await waitFor(() => x.model.requests.length === 1);
-    await x.adapter.say(t2!, 'older elsewhere');
-    await x.adapter.say(t3!, 'newer elsewhere');
-    await x.adapter.say(t1!, 'next here');
-    g1.open();
+    await x.adapter.say(t2, 'older elsewhere');
+    await x.adapter.say(t3, 'newer elsewhere');
+    await x.adapter.say(t1, 'next here');
+    answerFirst();
     await waitFor(() => x.model.requests.length === 4);
     await x.app.coordinator.idle();
     expect(x.model.requests.map(lastUserMessage)).toEqual(['first', 'next here', 'older elsewhere', 'newer elsewhere']);
@@ -129,37 +142,25 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's end claims the next
   });
 
   it('runs the pump after all when a start was turned away while a call that found nothing was under way', async () => {
-    const x = await start(1);
-    const held = holdSettleNext(x.app.store.runs);
-    const g1 = gate();
-    x.model.reply({ text: 'one', gate: g1.promise });
+    const { x, t2, answerFirst, held } = await firstRunHeld();
     x.model.respondWith(() => ({ text: 'late' }));
-    const [t1, t2] = ['T1', 'T2'].map((t) => x.adapter.thread('C1', t));
-    await x.adapter.say(t1!, 'first');
-    await waitFor(() => x.model.requests.length === 1);
-    g1.open();
+    answerFirst();
     await held.entered;
     // Its read found nothing: the mention below is written after it, and turned away for want of T1's slot.
     expect(held.answered()).toMatchObject({ answer: 'settled', claimed: null, more: false });
-    await x.adapter.say(t2!, 'after the read');
+    await x.adapter.say(t2, 'after the read');
     expect(x.model.requests).toHaveLength(1);
     held.release();
-    await waitFor(() => x.adapter.textsIn(t2!).includes('late'));
+    await waitFor(() => x.adapter.textsIn(t2).includes('late'));
     expect(asked(x, 'after the read')).toBe(1);
   });
 
   it('a /stop of the claimed conversation while the call is under way: the claimed run is not launched', async () => {
-    const x = await start(1);
-    const held = holdSettleNext(x.app.store.runs);
-    const g1 = gate();
-    x.model.reply({ text: 'one', gate: g1.promise });
+    const { x, t2, answerFirst, held } = await firstRunHeld();
     x.model.respondWith(() => ({ text: 'should not run' }));
-    const [t1, t2] = ['T1', 'T2'].map((t) => x.adapter.thread('C1', t));
-    await x.adapter.say(t1!, 'first');
-    await waitFor(() => x.model.requests.length === 1);
-    await x.adapter.say(t2!, 'second');
-    const second = await x.app.conversations.ensure(t2!);
-    g1.open();
+    await x.adapter.say(t2, 'second');
+    const second = await x.app.conversations.ensure(t2);
+    answerFirst();
     await held.entered;
     const run = held.answered()!.claimed!.run;
     expect(await x.app.runs.active(second)).toMatchObject({ id: run.id });
@@ -173,21 +174,15 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's end claims the next
   });
 
   it('a shutdown while the call is under way: the claimed run is not started here, its lease is released, and it runs once after', async () => {
-    const x = await start(1);
-    const held = holdSettleNext(x.app.store.runs);
-    const g1 = gate();
-    x.model.reply({ text: 'one', gate: g1.promise });
+    const { x, t2, answerFirst, held } = await firstRunHeld();
     const servedBy: string[] = [];
     let old = x.app;
     x.model.respondWith((req) => {
       if (lastUserMessage(req) === 'second') servedBy.push(x.app === old ? 'stopping process' : 'next process');
       return { text: 'ran once' };
     });
-    const [t1, t2] = ['T1', 'T2'].map((t) => x.adapter.thread('C1', t));
-    await x.adapter.say(t1!, 'first');
-    await waitFor(() => x.model.requests.length === 1);
-    await x.adapter.say(t2!, 'second');
-    g1.open();
+    await x.adapter.say(t2, 'second');
+    answerFirst();
     await held.entered;
     const claimed = held.answered()!.claimed!.run;
     old = x.app;
@@ -197,10 +192,10 @@ describe.skipIf(!stores.kinds.includes('postgres'))("a run's end claims the next
     held.release();
     // The run's end has unwound (an event-loop turn: its continuations are microtasks) without launching the claim.
     await new Promise((resolve) => setImmediate(resolve));
-    expect(old.coordinator.isExecuting(conversationKey(t2!))).toBe(false);
+    expect(old.coordinator.isExecuting(conversationKey(t2))).toBe(false);
     await restarting;
     // The new process took the run over from its released lease and ran the task: once in all.
-    await waitFor(() => x.adapter.textsIn(t2!).includes('ran once'), 10_000, 'the claimed task run after the restart');
+    await waitFor(() => x.adapter.textsIn(t2).includes('ran once'), 10_000, 'the claimed task run after the restart');
     await x.app.coordinator.idle();
     expect(servedBy).toEqual(['next process']);
     expect(await x.app.runs.get(claimed.id)).toMatchObject({ status: 'interrupted' });
