@@ -14,6 +14,7 @@ import { statementLog } from '../support/statement-log.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { runPrivacy } from '../../src/agent/run-privacy.js';
 import { writeAnswerStep } from '../../src/runs/agent/answer-write.js';
+import type { AnswerRows } from '../../src/store/answer-rows.js';
 
 /*
  * Issue 40, eleventh round: the answer's write claims its conversation's outbox rows in its own statement, so the
@@ -76,10 +77,33 @@ async function answering() {
       privacy: runPrivacy('U1', false),
       stream: undefined,
     });
+  /** The answer written and posted, with the statements that took: its first row's id and what was sent. */
+  const posted = async (text: string) => {
+    let id = 0;
+    const statements = await log.of(async () => {
+      const { ticket } = await answer(text);
+      id = ticket[0]!;
+      expect(await outbox.delivered(ticket)).not.toBeNull();
+      await outbox.idle();
+      await poolIdle();
+    });
+    return { id, statements };
+  };
   const texts = () => adapter.textsIn(ref);
   await poolIdle();
-  return { conversationId, run, outbox, answer, texts };
+  return { conversationId, run, outbox, answer, posted, texts };
 }
+
+/** A model answer's rows for the store's write: `pieces` to post, no charge. */
+const answerRows = (conversationId: string, pieces: AnswerRows['pieces']): AnswerRows => ({
+  conversationId,
+  content: 'The answer.',
+  toolCalls: [],
+  privateTo: null,
+  purpose: 'answer',
+  pieces,
+  charge: null,
+});
 
 /** The first words of each statement. */
 const heads = (statements: string[]) => statements.map((s) => s.split(' ').slice(0, 4).join(' '));
@@ -93,15 +117,8 @@ const attemptsOf = async (id: number) =>
 
 describe.skipIf(database.skip)("the answer's write claims its conversation's outbox (issue 40)", () => {
   it('sends the answer and no claim of the poster: the write, the post, the release', async () => {
-    const { answer, outbox, texts } = await answering();
-    let id = 0;
-    const statements = await log.of(async () => {
-      const { ticket } = await answer('The answer.');
-      id = ticket[0]!;
-      expect(await outbox.delivered(ticket)).not.toBeNull();
-      await outbox.idle();
-      await poolIdle();
-    });
+    const { posted, outbox, texts } = await answering();
+    const { id, statements } = await posted('The answer.');
     expect(statements[0]).toMatch(
       /^with run as \(update runs .* won as \(insert into outbox_claims .* posts as \(insert/,
     );
@@ -116,15 +133,7 @@ describe.skipIf(database.skip)("the answer's write claims its conversation's out
   it("hands the turn the answer's first row as `nextPending` reads it, its first try counted", async () => {
     const { conversationId, run, outbox } = await answering();
     const written = await store.outbox.addFencedAnswerClaiming!(
-      {
-        conversationId,
-        content: 'The answer.',
-        toolCalls: [],
-        privateTo: null,
-        purpose: 'answer',
-        pieces: [{ text: 'The answer,' }, { text: 'in two pieces.', mentionUserId: 'U1' }],
-        charge: null,
-      },
+      answerRows(conversationId, [{ text: 'The answer,' }, { text: 'in two pieces.', mentionUserId: 'U1' }]),
       await store.runs.fence(run.id),
     );
     if (written?.claim.kind !== 'claimed') throw new Error('the claim was not won');
@@ -144,16 +153,9 @@ describe.skipIf(database.skip)("the answer's write claims its conversation's out
   });
 
   it('posts the rows pending before the answer first: the turn reads the first of them itself', async () => {
-    const { conversationId, answer, outbox, texts } = await answering();
+    const { conversationId, posted, outbox, texts } = await answering();
     const [before] = await store.outbox.add(conversationId, null, 'update', [{ text: 'before' }]);
-    let id = 0;
-    const statements = await log.of(async () => {
-      const { ticket } = await answer('The answer.');
-      id = ticket[0]!;
-      expect(await outbox.delivered(ticket)).not.toBeNull();
-      await outbox.idle();
-      await poolIdle();
-    });
+    const { id, statements } = await posted('The answer.');
     expect(texts()).toEqual(['before', 'The answer.']);
     expect(await attemptsOf(before!)).toEqual({ attempts: 1, status: 'posted' });
     expect(await attemptsOf(id)).toEqual({ attempts: 1, status: 'posted' });
@@ -186,15 +188,7 @@ describe.skipIf(database.skip)("the answer's write claims its conversation's out
       await p2.query('delete from outbox_claims where conversation_id = $1', [conversationId]);
       // The write starts meanwhile (its snapshot sees the row pending) and waits for p2's lock on the claim.
       const writing = store.outbox.addFencedAnswerClaiming!(
-        {
-          conversationId,
-          content: 'The answer.',
-          toolCalls: [],
-          privateTo: null,
-          purpose: 'answer',
-          pieces: [{ text: 'The answer.' }],
-          charge: null,
-        },
+        answerRows(conversationId, [{ text: 'The answer.' }]),
         await store.runs.fence(run.id),
       );
       await waitFor(
@@ -222,16 +216,11 @@ describe.skipIf(database.skip)("the answer's write claims its conversation's out
   });
 
   it("takes another process's lapsed claim over in the write", async () => {
-    const { conversationId, answer, outbox, texts } = await answering();
+    const { conversationId, posted, outbox, texts } = await answering();
     await db.execute(
       sql`insert into outbox_claims (conversation_id, owner, claim_until) values (${conversationId}, 'p2', ${clock.now() - 1})`,
     );
-    const statements = await log.of(async () => {
-      const { ticket } = await answer('The answer.');
-      expect(await outbox.delivered(ticket)).not.toBeNull();
-      await outbox.idle();
-      await poolIdle();
-    });
+    const { statements } = await posted('The answer.');
     expect(claimsOfTheirOwn(statements)).toEqual([]);
     expect(texts()).toEqual(['The answer.']);
     expect(await claimOf(conversationId), 'taken over, then given up drained').toEqual([]);
