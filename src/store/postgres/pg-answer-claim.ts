@@ -10,6 +10,7 @@ import {
   type AnswerWriteRow,
 } from './pg-answer-write.js';
 import type { PgClaimHolder } from './pg-outbox-claims.js';
+import { claimUpsertSql, runningElsewhereSql } from './pg-outbox-claim-sql.js';
 import type { PgExecutor } from './pg-executor.js';
 import { preparedText } from './pg-prepared.js';
 
@@ -46,13 +47,11 @@ interface AnswerClaimRow extends AnswerWriteRow {
  */
 const writeAnswerClaiming = preparedText<AnswerClaimRow>(
   `${ANSWER_WRITE_CTES}, ` +
-    `won as (insert into outbox_claims (conversation_id, owner, claim_until) select $13::text, $19::text, $20::bigint from run ` +
-    `on conflict (conversation_id) do update set owner = excluded.owner, claim_until = excluded.claim_until ` +
-    `where outbox_claims.owner = excluded.owner or outbox_claims.claim_until < $5::bigint returning conversation_id), ` +
+    `won as (${claimUpsertSql('select $13::text, $19::text, $20::bigint from run', '$5::bigint')}), ` +
     `ahead as (select w.won, w.older, w.elsewhere, w.won and not w.older and not w.elsewhere and $17::text <> 'files' as count ` +
     `from (select exists (select 1 from won) as won, ` +
     `exists (select 1 from outbox o where o.conversation_id = $13::text and o.status = 'pending') as older, ` +
-    `exists (select 1 from runs r where r.id = $1::text and r.status = 'running' and r.owner is distinct from $21::text) as elsewhere) w), ` +
+    `${runningElsewhereSql('$1::text', '$21::text')} as elsewhere) w), ` +
     `posts as (insert into outbox (conversation_id, run_id, purpose, payload, status, created_at, attempts) ` +
     `select $13::text, run.id, $17::text, p.payload, 'pending', $5::bigint, case when p.n = 1 and ahead.count then 1 else 0 end ` +
     `from run, ahead, unnest($18::jsonb[]) with ordinality as p(payload, n) order by p.n returning id) ` +

@@ -1,5 +1,6 @@
 import { outboxPayloadSchema, outboxPurposeSchema, type PendingPost } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
+import { claimUpsertSql, runningElsewhereSql } from './pg-outbox-claim-sql.js';
 import { preparedText } from './pg-prepared.js';
 
 /** A conversation's first pending row as the claim's statement hands it back (node-postgres's own types). */
@@ -38,11 +39,9 @@ interface FirstRowRaw {
  */
 const claimWithFirstRow = preparedText<FirstRowRaw & { readonly taken: boolean | null }>(
   `with prior as (select exists (select 1 from outbox_claims c where c.conversation_id = $1::text and c.owner <> $2::text) as taken), ` +
-    `won as (insert into outbox_claims (conversation_id, owner, claim_until) values ($1::text, $2::text, $3::bigint) ` +
-    `on conflict (conversation_id) do update set owner = excluded.owner, claim_until = excluded.claim_until ` +
-    `where outbox_claims.owner = excluded.owner or outbox_claims.claim_until < $4::bigint returning conversation_id), ` +
+    `won as (${claimUpsertSql('values ($1::text, $2::text, $3::bigint)', '$4::bigint')}), ` +
     `first as (select o.id, o.run_id, o.purpose, o.payload, o.attempts, o.not_before, ` +
-    `exists (select 1 from runs r where r.id = o.run_id and r.status = 'running' and r.owner is distinct from $5::text) as running_elsewhere, ` +
+    `${runningElsewhereSql('o.run_id', '$5::text')} as running_elsewhere, ` +
     `prior.taken from won cross join prior left join lateral (select id, run_id, purpose, payload, attempts, not_before from outbox ` +
     `where not prior.taken and outbox.conversation_id = won.conversation_id and outbox.status = 'pending' ` +
     `order by outbox.purpose = 'retract' desc, outbox.id limit 1) o on true), ` +
