@@ -1,6 +1,6 @@
 import type { AnswerWrite, RunPosts } from '../../agent/agent-types.js';
 import type { TranscriptStore } from '../../conversations/transcript-store.js';
-import type { NextAsk, RunEnd, SettledNext } from '../../run-records/run-end.js';
+import type { NextAsk, RunEnd, RunEndAnswer, SettledNext } from '../../run-records/run-end.js';
 import { RunFencedError, type RunFence } from '../../run-records/run-fence.js';
 import type { RunStore } from '../../run-records/run-store.js';
 import type { Store } from '../../store/store.js';
@@ -128,15 +128,18 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
     settleNext: undefined,
   };
 
+  /** A run's end the store checked against the fence in its own call: refused when fenced, else whether it applied. */
+  const endApplied = (answer: RunEndAnswer): boolean => {
+    if (answer === 'fenced') throw refuse();
+    return answer === 'settled';
+  };
   // Where the store checks the fence in the settlement's own call (PostgreSQL): one round trip, no transaction.
   const settleInStore = inner.runs.settle?.bind(inner.runs);
   const settle =
     settleInStore &&
     (async (end: RunEnd): Promise<boolean> => {
       if (refused) throw refused;
-      const answer = await settleInStore(fence, end);
-      if (answer === 'fenced') throw refuse();
-      return answer === 'settled';
+      return endApplied(await settleInStore(fence, end));
     });
 
   const settleNextInStore = inner.runs.settleNext?.bind(inner.runs);
@@ -145,8 +148,7 @@ export function fenceRunWrites(fence: RunFence, inner: RunWrites, onRefused: (er
     (async (end: RunEnd, ask: NextAsk) => {
       if (refused) throw refused;
       const { answer, claimed, more } = await settleNextInStore(fence, end, ask);
-      if (answer === 'fenced') throw refuse();
-      return { applied: answer === 'settled', claimed, more };
+      return { applied: endApplied(answer), claimed, more };
     });
 
   // A store that keeps no owners (SQLite: one process) cannot lose a run: nothing to ask.
