@@ -15,6 +15,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   stream: () => import('./stream.js'),
   scaleout: () => import('./scaleout.js'),
   'pg-overhead': () => import('./pg-overhead.js'),
+  'pg-idle-backend': () => import('./pg-idle-backend.js'),
   oauth: () => import('./oauth.js'),
   memory: () => import('./memory.js'),
   tracing: () => import('./tracing.js'),

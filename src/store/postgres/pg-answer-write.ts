@@ -50,13 +50,15 @@ export interface AnswerWriteRow {
   readonly post_ids: string[];
 }
 
-const writeAnswer = preparedText<AnswerWriteRow>(
+/** The answer's write without the outbox's claim (`pg-answer-claim.ts` adds it), as sent. */
+export const ANSWER_WRITE_SQL =
   `${ANSWER_WRITE_CTES}, ` +
-    `posts as (insert into outbox (conversation_id, run_id, purpose, payload, status, created_at) ` +
-    `select $13::text, run.id, $17::text, p.payload, 'pending', $5::bigint ` +
-    `from run, unnest($18::jsonb[]) with ordinality as p(payload, n) order by p.n returning id) ` +
-    `select ${ANSWER_WRITE_RESULT} from run`,
-);
+  `posts as (insert into outbox (conversation_id, run_id, purpose, payload, status, created_at) ` +
+  `select $13::text, run.id, $17::text, p.payload, 'pending', $5::bigint ` +
+  `from run, unnest($18::jsonb[]) with ordinality as p(payload, n) order by p.n returning id) ` +
+  `select ${ANSWER_WRITE_RESULT} from run`;
+
+const writeAnswer = preparedText<AnswerWriteRow>(ANSWER_WRITE_SQL);
 
 /** The answer's write's values `$1`–`$18`, in the order ANSWER_WRITE_CTES and the post's rows read them. */
 export function answerWriteValues(answer: AnswerRows, fence: RunFence, now: number): unknown[] {
