@@ -5,12 +5,11 @@ import { createPostgresStore, type PostgresStore } from '../../src/composition/p
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../../src/db/schema.js';
 import { RunFencedError } from '../../src/run-records/run-fence.js';
-import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
 import { NextClaims, type NextTicket } from '../../src/runs/runtime/next-claims.js';
-import { RunSettler } from '../../src/runs/runtime/run-settler.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
 import { gate } from './harness.js';
+import { coordinatorSettler } from '../support/coordinator-settler.js';
 import { statementLog } from '../support/statement-log.js';
 import { useTestDatabase } from '../support/test-database.js';
 
@@ -75,20 +74,7 @@ async function settlerFor(run: RunRow, busy: string[] = [], maxRuns = 8) {
     // The note of an end that has one (a retry's), kept here: its path is a transaction, which is what is checked.
     record: async (_c: string, _r: string, intent: { text?: string }) => void notes.push(intent.text ?? ''),
   } as unknown as RunPosts;
-  const settler = new RunSettler({
-    tasks: store.tasks,
-    runs: store.runs,
-    posts,
-    clock,
-    limits: { maxAttempts: 3, maxRunMs: 600_000, retryDelayMs: () => 5_000 },
-    requeued: () => undefined,
-  });
-  const refusals: RunFencedError[] = [];
-  const writes = fenceRunWrites(
-    await store.runs.fence(run.id),
-    { posts, transcript: store.transcript, runs: store.runs },
-    (e) => refusals.push(e),
-  );
+  const { settler, writes, refusals } = await coordinatorSettler(store, run, { posts, clock });
   const active = new Map<string, unknown>([[run.conversationId, {}], ...busy.map((b) => [b, {}] as const)]);
   const ticket: NextTicket = new NextClaims().ticket(run.conversationId, active, new Set(), maxRuns);
   const task = run.taskId === null ? null : await store.tasks.get(run.taskId);

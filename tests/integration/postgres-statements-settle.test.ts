@@ -5,10 +5,9 @@ import { createPostgresStore, type PostgresStore } from '../../src/composition/p
 import { closePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.js';
 import type { PendingQuestion, RunRow, TaskRow } from '../../src/db/schema.js';
 import { RunFencedError } from '../../src/run-records/run-fence.js';
-import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
-import { RunSettler } from '../../src/runs/runtime/run-settler.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { waitFor } from '../fakes/wait-for.js';
+import { coordinatorSettler } from '../support/coordinator-settler.js';
 import { statementLog } from '../support/statement-log.js';
 import { useTestDatabase } from '../support/test-database.js';
 
@@ -70,22 +69,8 @@ async function claimed(
 
 /** A settler as the coordinator has it, and the run's fenced writes; `refusals` collects the fence's refusals. */
 async function settlerFor(run: RunRow) {
-  const refusals: RunFencedError[] = [];
   const posts = { atomically: (w: Parameters<RunPosts['atomically']>[0]) => store.atomically(w) } as RunPosts;
-  const settler = new RunSettler({
-    tasks: store.tasks,
-    runs: store.runs,
-    posts,
-    clock,
-    limits: { maxAttempts: 3, maxRunMs: 600_000, retryDelayMs: () => 5_000 },
-    requeued: () => undefined,
-  });
-  const writes = fenceRunWrites(
-    await store.runs.fence(run.id),
-    { posts, transcript: store.transcript, runs: store.runs },
-    (e) => refusals.push(e),
-  );
-  return { settler, writes, refusals };
+  return coordinatorSettler(store, run, { posts, clock });
 }
 
 describe.skipIf(database.skip)("a run's settlement and the pump on PostgreSQL (issue 40, sixth round)", () => {

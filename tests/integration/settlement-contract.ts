@@ -6,10 +6,9 @@ import { noopMetrics, type RunOutcomeLabel } from '../../src/metrics/metrics.js'
 import { createOutbox } from '../../src/outbox/outbox.js';
 import type { RunFencedError } from '../../src/run-records/run-fence.js';
 import { notices } from '../../src/runs/run-notices.js';
-import { fenceRunWrites } from '../../src/runs/runtime/fenced-run-writes.js';
 import type { RunEnding } from '../../src/runs/runtime/run-settlement.js';
-import { RunSettler } from '../../src/runs/runtime/run-settler.js';
 import { FakeClock } from '../fakes/fake-clock.js';
+import { coordinatorSettler } from '../support/coordinator-settler.js';
 import type { StoreFactory } from './store-contract.js';
 
 /**
@@ -65,21 +64,21 @@ export function settlementContract(name: string, factory: StoreFactory): void {
       return { conversationId, task, run, after };
     };
     const settle = async (conversationId: string, run: RunRow, task: TaskRow, ending: RunEnding) => {
-      const posts = outbox();
-      const settler = new RunSettler({
-        tasks: store.tasks,
-        runs: store.runs,
-        posts,
+      const {
+        settler,
+        writes,
+        refusals: refused,
+      } = await coordinatorSettler(store, run, {
+        posts: outbox(),
         clock,
-        limits: { maxAttempts: 3, maxRunMs: 600_000, retryDelayMs: () => 5_000 },
         metrics: { ...noopMetrics, runFinished: (outcome) => ended.push(outcome) },
         requeued: (_c, delayMs) => requeued.push(delayMs),
       });
-      const fence = await store.runs.fence(run.id);
-      const writes = fenceRunWrites(fence, { posts, transcript: store.transcript, runs: store.runs }, (e) =>
-        refusals.push(e),
-      );
-      await settler.settle(conversationId, run, task, ending, null, writes);
+      try {
+        await settler.settle(conversationId, run, task, ending, null, writes);
+      } finally {
+        refusals.push(...refused);
+      }
     };
     /** Whether a post (a note: a settlement posts nothing else) waits in the conversation's outbox. */
     const noted = async (conversationId: string) => (await store.outbox.nextPending(conversationId)) !== null;
