@@ -10,15 +10,27 @@ export interface TestDatabase {
   readonly url: string;
 }
 
-/** Runs one statement as the server's admin (create or drop a test database). */
-export async function adminQuery(adminUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
+/**
+ * One connection per URL for the whole worker (a worker runs many files: `isolate: false`), instead of a new
+ * connection, and so a new server process, for every database a file creates and drops (≈ 260 a run).
+ * Errors of an idle connection (the server stopping at the end of the run, a database dropped under it)
+ * are the connection's end, not a test's failure: the pool opens a new one when asked again.
+ */
+const adminPools = new Map<string, pg.Pool>();
+
+function adminPool(url: string): pg.Pool {
+  let pool = adminPools.get(url);
+  if (pool === undefined) {
+    pool = new pg.Pool({ connectionString: url, max: 1, allowExitOnIdle: true });
+    pool.on('error', () => undefined);
+    adminPools.set(url, pool);
   }
+  return pool;
+}
+
+/** Runs one statement as the server's admin (create or drop a test database) on the worker's admin connection. */
+export async function adminQuery(adminUrl: string, text: string): Promise<void> {
+  await adminPool(adminUrl).query(text);
 }
 
 /**
