@@ -5,6 +5,7 @@ import { ANSWER_WRITE_SQL } from '../src/store/postgres/pg-answer-write.js';
 import { startTestPostgres } from '../tests/support/postgres-server.js';
 import type { Benchmark, BenchFigure } from './benchmark.js';
 import { createDatabase } from './errand-cluster.js';
+import { median } from './overhead-figures.js';
 import { procStatFields, ticksToMs } from './proc-cpu.js';
 
 /*
@@ -32,8 +33,6 @@ function ticksMs(pid: number): { user: number; system: number } {
   if (!f) throw new Error(`PostgreSQL's backend ${String(pid)} is gone`);
   return { user: ticksToMs(Number(f[11])), system: ticksToMs(Number(f[12])) };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 export const benchmark: Benchmark = {
   name: 'pg-idle-backend',

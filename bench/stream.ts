@@ -10,6 +10,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../tests/fakes/fake-openai.js'
 import { waitFor } from '../tests/fakes/wait-for.js';
 import { startErrand } from '../tests/e2e/slack-harness.js';
 import type { Benchmark } from './benchmark.js';
+import { median } from './overhead-figures.js';
 
 const RUNS = 3;
 /** About 1 200 characters, written by the model in 8-character chunks every 10 ms (≈ 800 characters a second). */
@@ -25,7 +26,6 @@ interface Sample {
   callsPer1000: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const firstToken = (model: FakeOpenAI) =>
   model.requests.find((r) => r.firstTokenAt !== null)?.firstTokenAt ?? Number.NaN;
 
