@@ -74,20 +74,27 @@ function pruneOldBuilds(current) {
   }
 }
 
+/** What both steps of a build share: ES modules for Node.js 20, paths kept relative to the project. */
+const NODE_ESM = {
+  absWorkingDir: root,
+  outbase: '.',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+};
+
 /**
- * `src/main.js` is then replaced by the entry point bundled with everything it imports, node_modules included
- * (lazily imported parts, such as each platform's adapter, in chunks of their own under `chunks/`): a process
+ * Every source file is transpiled to its own module; `src/main.js` is then replaced by the entry point bundled
+ * with everything it imports, node_modules included (lazily imported parts, such as each platform's adapter, in chunks of their own under `chunks/`): a process
  * starts in about half the CPU time of loading some 3 000 module files one by one (526 of them Errand's), which
  * is most of what starting a process costs. The per-file tree stays beside it, for scripts that import one
  * module (scripts/check-production-install.sh). Left out of the bundle, and loaded from node_modules at run
  * time: packages with native code (better-sqlite3, koffi) and the optional native helpers of ws and discord.js.
  * CommonJS code in the bundle that calls `require` at run time gets one made for the bundle's own file.
  */
-const ENTRY_BUNDLE = (outdir) => ({
-  absWorkingDir: root,
+const ENTRY_BUNDLE = {
   entryPoints: ['src/main.ts'],
-  outdir,
-  outbase: '.',
   allowOverwrite: true,
   bundle: true,
   splitting: true,
@@ -96,11 +103,7 @@ const ENTRY_BUNDLE = (outdir) => ({
   banner: {
     js: "import { createRequire as __errandRequire } from 'node:module'; const require = __errandRequire(import.meta.url);",
   },
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-});
+};
 
 const files = TREES.flatMap(sources);
 const hash = buildHash(files);
@@ -108,17 +111,8 @@ const final = join(out, 'builds', hash);
 mkdirSync(join(out, 'builds'), { recursive: true });
 if (!existsSync(join(final, 'src', 'main.js'))) {
   const temp = join(out, 'builds', `.${hash}.${process.pid}.${Date.now()}`);
-  await build({
-    absWorkingDir: root,
-    entryPoints: files,
-    outdir: temp,
-    outbase: '.',
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-  await build(ENTRY_BUNDLE(temp));
+  await build({ ...NODE_ESM, entryPoints: files, outdir: temp });
+  await build({ ...NODE_ESM, ...ENTRY_BUNDLE, outdir: temp });
   try {
     renameSync(temp, final);
   } catch (err) {
