@@ -54,6 +54,9 @@ export interface AnswerStreamHooks {
 export interface PreviewMessageSlot {
   /** The post's idempotency key (see `OutboundMessage.idempotencyKey`); null when nothing could be recorded. */
   readonly key: string | null;
-  /** The platform answered with the message's id: awaited before the preview goes on. Never rejects. */
+  /**
+   * The platform answered with the message's id: records it without holding the preview up (on PostgreSQL it
+   * travels with the process's next statement, within 20 ms). Never rejects.
+   */
   posted(messageId: string): Promise<void>;
 }

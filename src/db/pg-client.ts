@@ -6,6 +6,7 @@ import { advisoryLockKey } from './advisory-lock-key.js';
 import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
 import { nameStatements } from './pg-named-statements.js';
+import { deferredWritesOf, deferWritesOnPool } from './pg-deferred-writes.js';
 import { pipelineBegin } from './pg-pipelined-begin.js';
 import { watchPoolUse } from './pg-pool-use.js';
 import { DEFAULT_PG_POOL_SIZE } from '../settings/pg-pool-size.js';
@@ -56,6 +57,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     pipeline: true,
   });
   watchPoolUse(pool);
+  deferWritesOnPool(pool);
   pool.on('error', (err) =>
     options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'),
   );
@@ -94,5 +96,7 @@ async function migrateUnderLock(pool: pg.Pool, migrationsFolder: string): Promis
 /** Closes every pooled connection; safe to call twice. */
 export async function closePostgres(db: PgDb): Promise<void> {
   if (db.$client.ended) return;
+  // What waits for company goes out first (a preview's message id, pg-deferred-writes.ts).
+  await deferredWritesOf(db.$client)?.flush();
   await db.$client.end();
 }

@@ -115,14 +115,17 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       const id = await add();
       return {
         key: id === null ? null : idempotencyKeyOf(id),
-        posted: (platformMessageId) =>
-          id === null
-            ? Promise.resolve()
-            : store
-                .setPreviewMessage(id, platformMessageId)
-                .catch((err: unknown) =>
-                  deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed'),
-                ),
+        // Not awaited: on PostgreSQL the id travels with the process's next statement (pg-deferred-writes.ts), and
+        // the stream need not wait for it; the row is found by time and the known ids until then.
+        posted: (platformMessageId) => {
+          if (id !== null)
+            void store
+              .setPreviewMessage(id, platformMessageId)
+              .catch((err: unknown) =>
+                deps.logger.warn({ err, conversationId, runId }, 'recording an answer preview message failed'),
+              );
+          return Promise.resolve();
+        },
       };
     } catch (err) {
       // The preview goes on: only a crash before its answer is finished would leave this message behind.

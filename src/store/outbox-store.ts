@@ -143,7 +143,10 @@ export interface OutboxStore {
    * there (OutboxPoster.claimAhead): a won claim must be worked and given up. Absent: `addFencedAnswer`, then `claim`.
    */
   addFencedAnswerClaiming?(answer: AnswerRows, fence: RunFence): Promise<AnswerRowsClaimed | null>;
-  /** The platform answered the post of preview row `id`: its message id, unless one is recorded already. */
+  /**
+   * The platform answered the post of preview row `id`: its message id, unless one is recorded already. Resolves
+   * once written; on PostgreSQL the write may wait up to 20 ms for the process's next statement to go with.
+   */
   setPreviewMessage(id: number, platformMessageId: string): Promise<void>;
   /**
    * What is needed to look for the message of a preview row whose post never got its answer: when the

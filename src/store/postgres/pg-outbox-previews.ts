@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { outbox } from '../../db/pg-schema.js';
 import type { OutboxStore } from '../outbox-store.js';
 import type { PgExecutor } from './pg-executor.js';
-import { prepared, preparedText } from './pg-prepared.js';
+import { deferrableText, prepared, preparedText } from './pg-prepared.js';
 
 const P = sql.placeholder;
 const addPreviewRow = prepared((d) =>
@@ -30,11 +30,14 @@ const addFencedPreviewRow = preparedText<{ id: string | number }>(
     `insert into outbox (conversation_id, run_id, purpose, payload, status, created_at) ` +
     `select $1::text, fence.id, 'answer', '{"text":""}'::jsonb, 'preview', $5::bigint from fence returning id`,
 );
-const setPreviewMessageOf = prepared((d) =>
-  d
-    .update(outbox)
-    .set({ platformMessageId: sql`${P('platformMessageId')}` })
-    .where(and(eq(outbox.id, P('id')), isNull(outbox.platformMessageId))),
+/**
+ * A preview's message id, once the platform answered with it. It waits for the process's next statement rather
+ * than waking a backend alone (pg-deferred-writes.ts): a crash within that window (≤ its 20 ms, or until the next
+ * statement under load) leaves the preview to be found by time and the known ids (`previewProbe`), as a crash
+ * within the platform's own round trip always did.
+ */
+const setPreviewMessageOf = deferrableText(
+  `update outbox set platform_message_id = $2::text where id = $1::bigint and platform_message_id is null`,
 );
 
 /**
@@ -79,7 +82,7 @@ export function createPgOutboxPreviews(db: PgExecutor, clock: Clock): PreviewMet
       return row ? Number(row.id) : null;
     },
     async setPreviewMessage(id, platformMessageId) {
-      await setPreviewMessageOf(db, { id, platformMessageId });
+      await setPreviewMessageOf(db, [id, platformMessageId]);
     },
     async previewProbe(id, marginMs) {
       const [row] = await db

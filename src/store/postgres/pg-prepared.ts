@@ -1,5 +1,7 @@
+import type pg from 'pg';
 import { Column, DrizzleQueryError, is, Param, Placeholder, SQL, Subquery } from 'drizzle-orm';
 import { nameOf } from '../../db/pg-named-statements.js';
+import { deferredWritesOf } from '../../db/pg-deferred-writes.js';
 import type { PgExecutor } from './pg-executor.js';
 
 /** A drizzle query prepared once: `execute` fills its placeholders, runs it and maps its rows. */
@@ -50,6 +52,20 @@ export function preparedText<R>(text: string): (ex: PgExecutor, values: unknown[
   return async (ex, values) => {
     const result = await clientOf(ex).query(name === undefined ? { text } : { name, text }, values);
     return result.rows as unknown as R[];
+  };
+}
+
+/**
+ * A hot-path write that may travel with the process's next statement (db/pg-deferred-writes.ts) when it is run on
+ * the pool; inside a transaction, or on a pool without deferred writes, it runs at once as `preparedText` does.
+ * The promise settles when PostgreSQL ran it either way.
+ */
+export function deferrableText(text: string): (ex: PgExecutor, values: unknown[]) => Promise<void> {
+  const now = preparedText<never>(text);
+  return async (ex, values) => {
+    const deferred = deferredWritesOf(clientOf(ex) as unknown as pg.Pool);
+    if (deferred === null) await now(ex, values);
+    else await deferred.defer(text, values);
   };
 }
 
