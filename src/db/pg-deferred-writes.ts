@@ -45,8 +45,8 @@ const REAL_TIMERS: DeferTimers = {
  * that go together. Every checkout of the pool (a `pool.query`, a transaction) first writes what waits on the
  * connection it hands out: the pool's connections are pipelined (pg-client.ts), so the waiting statements leave
  * in the same flight as the caller's first one, each with its own Sync (a failure of one touches neither the
- * others nor the caller's), and are answered before it. A statement issued on the pool after `defer` returned
- * therefore finds the write done, on that connection's session. When no statement comes within `windowMs`, a
+ * others nor the caller's), and are answered before it. A checkout made after `defer` was called therefore finds
+ * the write done (a transaction already open on another connection may not). When no statement comes within `windowMs`, a
  * connection is checked out for the waiting writes alone.
  */
 export function deferWritesOnPool(
