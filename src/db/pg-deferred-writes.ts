@@ -40,14 +40,15 @@ const REAL_TIMERS: DeferTimers = {
 };
 
 /**
- * Lets writes of `pool` wait for company (issue 40): on PostgreSQL most of a statement's server CPU is its backend
- * waking up with cold caches (bench/OVERHEAD.md, twelfth round), so a write that goes out alone costs about three
- * that go together. Every checkout of the pool (a `pool.query`, a transaction) first writes what waits on the
- * connection it hands out: the pool's connections are pipelined (pg-client.ts), so the waiting statements leave
- * in the same flight as the caller's first one, each with its own Sync (a failure of one touches neither the
- * others nor the caller's), and are answered before it. A checkout made after `defer` was called therefore finds
- * the write done (a transaction already open on another connection may not). When no statement comes within `windowMs`, a
- * connection is checked out for the waiting writes alone.
+ * Lets writes of `pool` wait for company (issue 40): on PostgreSQL much of a statement's server CPU is its backend
+ * waking up with cold caches (bench/OVERHEAD.md, twelfth round: a backend that slept 5 ms spends about twice the CPU
+ * on the same statements), so a write that need not go out at once is better sent beside another. Every checkout of
+ * the pool (a `pool.query`, a transaction) first writes what waits on the connection it hands out: the pool's
+ * connections are pipelined (pg-client.ts), so the waiting statements leave in the same flight as the caller's first
+ * one, each with its own Sync (a failure of one touches neither the others nor the caller's), and are answered
+ * before it. A checkout made after `defer` was called therefore finds the write done (a transaction already open on
+ * another connection may not). When no statement comes within `windowMs`, a connection is checked out for the
+ * waiting writes alone.
  */
 export function deferWritesOnPool(
   pool: pg.Pool,
