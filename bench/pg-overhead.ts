@@ -7,6 +7,7 @@ import { parseExposition } from '../tests/e2e/prometheus-text.js';
 import { freePort } from '../tests/support/free-port.js';
 import { median } from './overhead-figures.js';
 import { procCpuMs } from './proc-cpu.js';
+import { SET_PREVIEW_MESSAGE_SQL } from '../src/store/postgres/pg-outbox-previews.js';
 
 /**
  * What a mention costs on PostgreSQL against SQLite (issue 40): one Errand process on each store, both alive
@@ -128,7 +129,9 @@ function breakdown(counts: Counts, mentions: number) {
     if (s.includes('pg_notify') || s.startsWith('notify')) kinds.notify += n;
     if (s.includes(' for update') || s.includes(' for no key update')) kinds.forUpdate += n;
     if (FENCE_CHECK.test(s)) kinds.fence += n;
-    if (s.startsWith(DEFERRED_PREVIEW_ID)) kinds.deferred += n;
+    // A preview's message id waits for the process's next statement and goes out ahead of it, or alone after 20 ms
+    // (src/db/pg-deferred-writes.ts): counted among the round trips, which it is only when alone.
+    if (s === SET_PREVIEW_MESSAGE_SQL) kinds.deferred += n;
   }
   const per = (n: number) => n / mentions;
   return {
@@ -141,12 +144,6 @@ function breakdown(counts: Counts, mentions: number) {
     deferred: per(kinds.deferred),
   };
 }
-
-/**
- * A preview's message id, which waits for the process's next statement and goes out ahead of it in the same flight,
- * or alone after 20 ms (src/db/pg-deferred-writes.ts): counted among the round trips, which it is only when alone.
- */
-const DEFERRED_PREVIEW_ID = 'update outbox set platform_message_id = $2::text where id = $1::bigint';
 
 /**
  * The fence check of a run write (`RunStore.holds`): a `for no key update` read of the run's row by id, owner

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /** How long a deferred write may wait for another statement to travel with before it goes out alone. */
-export const DEFAULT_DEFER_WINDOW_MS = 20;
+const DEFAULT_DEFER_WINDOW_MS = 20;
 
 /**
  * Writes that need not go out at once: each waits for the next statement the process sends on the pool and is
@@ -57,20 +57,23 @@ export function deferWritesOnPool(
 ): DeferredWrites {
   let waiting: Waiting[] = [];
   let timer: unknown = null;
-  const writeOn = (client: pg.PoolClient): Promise<void> => {
+  /** Everything waiting, handed to whoever sends (or fails) it; the window closes with it. */
+  const take = (): Waiting[] => {
     const batch = waiting;
     waiting = [];
     if (timer !== null) timers.clear(timer);
     timer = null;
-    return Promise.all(
-      batch.map((w) =>
+    return batch;
+  };
+  const writeOn = (client: pg.PoolClient): Promise<void> =>
+    Promise.all(
+      take().map((w) =>
         client.query({ text: w.text }, w.values).then(
           () => w.resolve(),
           (err: unknown) => w.reject(err),
         ),
       ),
     ).then(() => undefined);
-  };
   const connect = pool.connect.bind(pool) as Connect;
   const withWaiting: Connect = (cb) => {
     if (cb)
@@ -85,21 +88,17 @@ export function deferWritesOnPool(
   };
   (pool as unknown as { connect: Connect }).connect = withWaiting;
   const flush = async (): Promise<void> => {
-    if (timer !== null) timers.clear(timer);
-    timer = null;
-    if (waiting.length === 0 || pool.ended) {
-      const stranded = waiting;
-      waiting = [];
-      stranded.forEach((w) => w.reject(new Error('the PostgreSQL pool closed before a deferred write was sent')));
+    if (pool.ended) {
+      const closed = new Error('the PostgreSQL pool closed before a deferred write was sent');
+      take().forEach((w) => w.reject(closed));
       return;
     }
+    if (waiting.length === 0) return;
     let client: pg.PoolClient;
     try {
       client = await (connect() as Promise<pg.PoolClient>);
     } catch (err) {
-      const failed = waiting;
-      waiting = [];
-      failed.forEach((w) => w.reject(err));
+      take().forEach((w) => w.reject(err));
       return;
     }
     try {

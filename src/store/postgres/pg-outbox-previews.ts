@@ -36,9 +36,8 @@ const addFencedPreviewRow = preparedText<{ id: string | number }>(
  * statement under load) leaves the preview to be found by time and the known ids (`previewProbe`), as a crash
  * within the platform's own round trip always did.
  */
-const setPreviewMessageOf = deferrableText(
-  `update outbox set platform_message_id = $2::text where id = $1::bigint and platform_message_id is null`,
-);
+export const SET_PREVIEW_MESSAGE_SQL = `update outbox set platform_message_id = $2::text where id = $1::bigint and platform_message_id is null`;
+const setPreviewMessageOf = deferrableText(SET_PREVIEW_MESSAGE_SQL);
 
 /**
  * The streamed rows posted with their message ids (`$1` ids, `$2` message ids, paired by position) and the
