@@ -21,7 +21,7 @@ import { SET_PREVIEW_MESSAGE_SQL } from '../src/store/postgres/pg-outbox-preview
 
 const WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 100);
 const BLOCK = Number(process.env.BENCH_PG_BLOCK ?? 100);
-/** Blocks per process: by default 4, or 6 with a baseline (each of the six orders of three sides once). */
+/** Blocks per process: by default 4, or 6 with a baseline (the two orders of the rotation below, three times each). */
 const BLOCKS = Number(process.env.BENCH_PG_BLOCKS ?? (process.env.BENCH_PG_BASELINE ? 6 : 4));
 const MODEL_LATENCY_MS = 200;
 const OUTSTANDING = 2 * SLOTS;
@@ -76,14 +76,6 @@ async function databaseStats(admin: pg.Client): Promise<{ transactions: number; 
     `select (xact_commit + xact_rollback)::text as n, sessions::text as s from pg_stat_database where datname = current_database()`,
   );
   return { transactions: Number(rows[0]!.n), sessions: Number(rows[0]!.s) };
-}
-
-/** Every order of `items` (six for three). */
-function permutations<T>(items: readonly T[]): T[][] {
-  if (items.length <= 1) return [[...items]];
-  return items.flatMap((first, i) =>
-    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [first, ...rest]),
-  );
 }
 
 function diff(after: Counts, before: Counts, into: Counts): void {
@@ -306,25 +298,24 @@ export const benchmark: Benchmark = {
         perBlock: [],
       };
       const onPg = pgSides[0]!;
-      for (const s of [...pgSides, onSqlite]) {
+      // Each side goes first and second in turn, and after each other side: the machine's load (and the server's
+      // autovacuum of the block before, which runs in the next) falls on all alike. With a baseline the blocks run
+      // SQLite, this build, baseline, SQLite, baseline, this build, …: every ordered pair of sides follows equally
+      // often and no side follows itself, so neither build runs after a PostgreSQL block more often than the other.
+      // (Alternating one order and its reverse left this build always in the middle; the six orders in turn had this
+      // build follow itself once and a PostgreSQL block four times in six, the baseline three. A/A runs still differ
+      // by up to ±1.5 ms a mention of Errand's CPU either way: bench/OVERHEAD.md, fifteenth round.)
+      const rotation: (PgSide | Side)[] = [onSqlite, ...pgSides];
+      const orders =
+        rotation.length === 3
+          ? [rotation, [rotation[0]!, rotation[2]!, rotation[1]!]]
+          : [rotation, [...rotation].reverse()];
+      // The warm-up runs in the first round's order, so each side waits as long before its first measured block as
+      // before every later one (the 5 s of quiet below came here and fell before this build's first block alone).
+      for (const s of orders[0]!) {
         await answerMentions(s.cluster, 0, WARMUP, OUTSTANDING);
         s.next = WARMUP;
       }
-      // What each costs while nothing happens (lease renewals, heartbeat, the wake-up listener): 5 s of quiet.
-      const idleBefore = [procCpuMs(onPg.pid) ?? 0, serverCpuMs(postmaster), procCpuMs(onSqlite.pid) ?? 0];
-      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-      const idle = [
-        (procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!,
-        serverCpuMs(postmaster) - idleBefore[1]!,
-        (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!,
-      ].map((ms) => ms / (IDLE_MS / 1000));
-      // Each side goes first, second (and third) in turn, and after each other side: the machine's load (and the
-      // server's autovacuum of the block before, which runs in the next) falls on all alike. With a baseline the
-      // three sides take their six orders in turn: alternating one order and its reverse left this build always in
-      // the middle and the baseline always after a PostgreSQL block, and an A/A run (this build as its own
-      // baseline) read the baseline 0.03–0.17 higher.
-      const rotation: (PgSide | Side)[] = [onSqlite, ...pgSides];
-      const orders = rotation.length === 3 ? permutations(rotation) : [rotation, [...rotation].reverse()];
       for (let i = 0; i < BLOCKS; i++) {
         const order = orders[i % orders.length]!;
         for (const s of order) {
@@ -332,6 +323,14 @@ export const benchmark: Benchmark = {
           else await pgBlock(s as PgSide, postmaster, BLOCK);
         }
       }
+      // What each costs while nothing happens (lease renewals, heartbeat, the wake-up listener): 5 s of quiet after the blocks.
+      const idleBefore = [procCpuMs(onPg.pid) ?? 0, serverCpuMs(postmaster), procCpuMs(onSqlite.pid) ?? 0];
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      const idle = [
+        (procCpuMs(onPg.pid) ?? 0) - idleBefore[0]!,
+        serverCpuMs(postmaster) - idleBefore[1]!,
+        (procCpuMs(onSqlite.pid) ?? 0) - idleBefore[2]!,
+      ].map((ms) => ms / (IDLE_MS / 1000));
       const perSqlite = onSqlite.cpuMs / onSqlite.mentions;
       if (process.env.BENCH_PG_EXEC_TIME) for (const side of pgSides) await printExecTimes(side.admin, side.label);
       const traffic = `${BLOCKS} alternating blocks of ${BLOCK} mentions per process after ${WARMUP} warm-up ones, ${OUTSTANDING} waiting at any time, model ${MODEL_LATENCY_MS} ms, MAX_CONCURRENT_RUNS ${SLOTS}`;
