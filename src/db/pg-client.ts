@@ -6,7 +6,7 @@ import { advisoryLockKey } from './advisory-lock-key.js';
 import { findMigrationsFolder } from './migrations-folder.js';
 import { checkDatabaseUrl, postgresOpenError } from './pg-connection-errors.js';
 import { nameStatements } from './pg-named-statements.js';
-import { deferredWritesOf, deferWritesOnPool } from './pg-deferred-writes.js';
+import { deferredWritesOf, deferWritesOnPool, type DeferTimers } from './pg-deferred-writes.js';
 import { pipelineBegin } from './pg-pipelined-begin.js';
 import { watchPoolUse } from './pg-pool-use.js';
 import { DEFAULT_PG_POOL_SIZE } from '../settings/pg-pool-size.js';
@@ -33,6 +33,8 @@ export interface OpenPostgresOptions {
   connectTimeoutMs?: number;
   /** Where errors of idle pooled connections go; without a listener node-postgres would crash the process. */
   logger?: Logger;
+  /** The timer a deferred write's window is kept with (pg-deferred-writes.ts; real timers unless a test injects its own). */
+  deferTimers?: DeferTimers;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     pipeline: true,
   });
   watchPoolUse(pool);
-  deferWritesOnPool(pool);
+  deferWritesOnPool(pool, undefined, options.deferTimers);
   pool.on('error', (err) =>
     options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'),
   );

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgres, openPostgres } from '../../src/db/pg-client.js';
-import { deferWritesOnPool, deferredWritesOf, type DeferTimers } from '../../src/db/pg-deferred-writes.js';
+import { deferredWritesOf, type DeferTimers } from '../../src/db/pg-deferred-writes.js';
 import { deferrableText } from '../../src/store/postgres/pg-prepared.js';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { useTestDatabase } from '../support/test-database.js';
@@ -46,16 +46,18 @@ function manualTimers(): DeferTimers & { fire(): void; pending(): number } {
   };
 }
 
-/** A pool as openPostgres makes it (pipelined), with deferred writes on manual timers. */
-function pipelinedPool(timers: DeferTimers) {
-  const pool = new pg.Pool({ connectionString: database.url, max: 2, pipeline: true } as pg.PoolConfig);
-  return { pool, deferred: deferWritesOnPool(pool, 20, timers) };
+/** The pool openPostgres makes (pipelined, statements named), with its deferred writes on manual timers. */
+async function pipelinedPool(timers: DeferTimers) {
+  const db = await openPostgres(database.url, { poolSize: 2, deferTimers: timers });
+  const deferred = deferredWritesOf(db.$client);
+  if (!deferred) throw new Error('openPostgres made a pool without deferred writes');
+  return { pool: db.$client, deferred };
 }
 
 describe.skipIf(database.skip)('writes that wait for company (issue 40)', () => {
   it("goes out with the pool's next statement, on that statement's connection and before it, without its window passing", async () => {
     const timers = manualTimers();
-    const { pool, deferred } = pipelinedPool(timers);
+    const { pool, deferred } = await pipelinedPool(timers);
     try {
       const written = deferred.defer(SET, [1, 'first']);
       expect((await bodyOf(1)).body, 'nothing sent before a statement goes out').toBeNull();
@@ -72,7 +74,7 @@ describe.skipIf(database.skip)('writes that wait for company (issue 40)', () => 
   });
 
   it('goes out with the next transaction too, as a statement of its own ahead of begin (a rollback keeps it)', async () => {
-    const { pool, deferred } = pipelinedPool(manualTimers());
+    const { pool, deferred } = await pipelinedPool(manualTimers());
     try {
       const written = deferred.defer(SET, [2, 'before-tx']);
       const client = await pool.connect();
@@ -93,7 +95,7 @@ describe.skipIf(database.skip)('writes that wait for company (issue 40)', () => 
 
   it('goes out alone, every waiting write together, when nothing else does within its window', async () => {
     const timers = manualTimers();
-    const { pool, deferred } = pipelinedPool(timers);
+    const { pool, deferred } = await pipelinedPool(timers);
     try {
       const both = Promise.all([deferred.defer(SET, [4, 'alone-a']), deferred.defer(SET, [5, 'alone-b'])]);
       expect(timers.pending()).toBe(1);
@@ -108,7 +110,7 @@ describe.skipIf(database.skip)('writes that wait for company (issue 40)', () => 
   });
 
   it("a failing write rejects its own promise only: the others and the caller's statement go through", async () => {
-    const { pool, deferred } = pipelinedPool(manualTimers());
+    const { pool, deferred } = await pipelinedPool(manualTimers());
     try {
       const bad = deferred.defer('update notes set id = $1::integer where id = $2::integer', [7, 6]); // 7 exists
       const good = deferred.defer(SET, [8, 'after-a-failure']);
