@@ -311,7 +311,8 @@ export const benchmark: Benchmark = {
           ? [rotation, [rotation[0]!, rotation[2]!, rotation[1]!]]
           : [rotation, [...rotation].reverse()];
       // The warm-up runs in the first round's order, so each side waits as long before its first measured block as
-      // before every later one (the warm-up used to run this build first, and the 5 s of quiet below came after it).
+      // before every later one (the warm-up ran the PostgreSQL sides first and the 5 s of quiet below came after it, so
+      // they sat idle longer than SQLite before their first block).
       for (const s of orders[0]!) {
         await answerMentions(s.cluster, 0, WARMUP, OUTSTANDING);
         s.next = WARMUP;
