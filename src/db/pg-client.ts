@@ -33,8 +33,8 @@ export interface OpenPostgresOptions {
   connectTimeoutMs?: number;
   /** Where errors of idle pooled connections go; without a listener node-postgres would crash the process. */
   logger?: Logger;
-  /** The timer a deferred write's window is kept with (pg-deferred-writes.ts; real timers unless a test injects its own). */
-  deferTimers?: DeferTimers;
+  /** The timers a deferred write's window is kept with (pg-deferred-writes.ts; default the system clock). */
+  clock?: DeferTimers;
 }
 
 /**
@@ -59,7 +59,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     pipeline: true,
   });
   watchPoolUse(pool);
-  deferWritesOnPool(pool, undefined, options.deferTimers);
+  deferWritesOnPool(pool, undefined, options.clock);
   pool.on('error', (err) =>
     options.logger?.warn({ err }, 'an idle PostgreSQL connection failed; the pool replaces it'),
   );

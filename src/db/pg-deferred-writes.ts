@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { systemClock, type Clock } from '../clock.js';
 
 /** How long a deferred write may wait for another statement to travel with before it goes out alone. */
 const DEFAULT_DEFER_WINDOW_MS = 20;
@@ -17,11 +18,8 @@ export interface DeferredWrites {
   flush(): Promise<void>;
 }
 
-/** The timer a window is kept with (injected in tests). */
-export interface DeferTimers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
+/** The timers a window is kept with: the app's clock (tests drive it). */
+export type DeferTimers = Pick<Clock, 'setTimer' | 'clearTimer'>;
 
 interface Waiting {
   readonly text: string;
@@ -33,11 +31,6 @@ interface Waiting {
 type Connect = (cb?: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => unknown;
 
 const registry = new WeakMap<pg.Pool, DeferredWrites>();
-
-const REAL_TIMERS: DeferTimers = {
-  set: (fn, ms) => setTimeout(fn, ms).unref(),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /**
  * Lets writes of `pool` wait for company (issue 40): on PostgreSQL much of a statement's server CPU is its backend
@@ -53,7 +46,7 @@ const REAL_TIMERS: DeferTimers = {
 export function deferWritesOnPool(
   pool: pg.Pool,
   windowMs = DEFAULT_DEFER_WINDOW_MS,
-  timers = REAL_TIMERS,
+  timers: DeferTimers = systemClock,
 ): DeferredWrites {
   let waiting: Waiting[] = [];
   let timer: unknown = null;
@@ -61,7 +54,7 @@ export function deferWritesOnPool(
   const take = (): Waiting[] => {
     const batch = waiting;
     waiting = [];
-    if (timer !== null) timers.clear(timer);
+    if (timer !== null) timers.clearTimer(timer);
     timer = null;
     return batch;
   };
@@ -111,7 +104,7 @@ export function deferWritesOnPool(
     defer(text, values) {
       return new Promise<void>((resolve, reject) => {
         waiting.push({ text, values, resolve, reject });
-        timer ??= timers.set(() => {
+        timer ??= timers.setTimer(() => {
           timer = null;
           void flush();
         }, windowMs);

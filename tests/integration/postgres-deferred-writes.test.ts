@@ -35,8 +35,8 @@ const bodyOf = async (id: number) =>
 function manualTimers(): DeferTimers & { fire(): void; pending(): number } {
   let fn: (() => void) | null = null;
   return {
-    set: (f) => ((fn = f), 'handle'),
-    clear: () => void (fn = null),
+    setTimer: (f) => ((fn = f), 'handle'),
+    clearTimer: () => void (fn = null),
     fire: () => {
       const f = fn;
       fn = null;
@@ -48,7 +48,7 @@ function manualTimers(): DeferTimers & { fire(): void; pending(): number } {
 
 /** The pool openPostgres makes (pipelined, statements named), with its deferred writes on manual timers. */
 async function pipelinedPool(timers: DeferTimers) {
-  const db = await openPostgres(database.url, { poolSize: 2, deferTimers: timers });
+  const db = await openPostgres(database.url, { poolSize: 2, clock: timers });
   const deferred = deferredWritesOf(db.$client);
   if (!deferred) throw new Error('openPostgres made a pool without deferred writes');
   return { pool: db.$client, deferred };
